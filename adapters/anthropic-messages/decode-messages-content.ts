@@ -1,0 +1,148 @@
+// Request content blocks -> IR parts, following the block table of
+// https://docs.anthropic.com/en/api/messages (content, "Content block types").
+// Keys a block does not need are tolerated: clients commonly send a response's content back as
+// history, and response blocks carry extra fields (`citations: null`, `caller`, ...).
+import type { CacheHint, ImagePart, MediaSource, Part, Role, TextPart, ToolResultPart } from '../../src/ir/chat-request.ts';
+import { invalid } from '../../src/ir/gateway-error.ts';
+import { arr, obj, oneOf, optBool, optStr, str, type Json } from '../shared/narrow.ts';
+import { citationsOfWire } from './messages-citations.ts';
+
+export const imageMediaTypes = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
+
+/** `cache_control: {type: ephemeral, ttl?}`. */
+export function cacheOf(v: unknown, field: string): CacheHint | undefined {
+  if (v === undefined || v === null) return undefined;
+  const c = obj(v, field);
+  oneOf(c.type, ['ephemeral'], `${field}.type`);
+  const ttl = optStr(c.ttl, `${field}.ttl`);
+  return ttl === undefined ? { type: 'ephemeral' } : { type: 'ephemeral', ttl };
+}
+
+const withCache = <T extends object>(part: T, cache: CacheHint | undefined): T => (cache ? { ...part, cache } : part);
+
+export function decodeTextBlock(b: Json, field: string): TextPart {
+  const text = str(b.text, `${field}.text`);
+  if (text.length === 0) throw invalid(`${field}.text`, `${field}.text: text content blocks must be non-empty`);
+  const citations = citationsOfWire(b.citations);
+  return withCache({ type: 'text', text, ...(citations ? { citations } : {}) }, cacheOf(b.cache_control, `${field}.cache_control`));
+}
+
+function nonEmpty(v: unknown, field: string): string {
+  const s = str(v, field);
+  if (s.length === 0) throw invalid(field, `${field}: must not be empty`);
+  return s;
+}
+
+function decodeImage(b: Json, field: string): ImagePart {
+  const f = `${field}.source`;
+  const src = obj(b.source, f);
+  const kind = oneOf(src.type, ['base64', 'url', 'file'], `${f}.type`);
+  let source: MediaSource;
+  if (kind === 'base64') source = { kind: 'base64', mediaType: oneOf(src.media_type, imageMediaTypes, `${f}.media_type`), data: nonEmpty(src.data, `${f}.data`) };
+  else if (kind === 'url') source = { kind: 'url', url: nonEmpty(src.url, `${f}.url`) };
+  else source = { kind: 'file-id', fileId: nonEmpty(src.file_id, `${f}.file_id`) };
+  return withCache({ type: 'image', source }, cacheOf(b.cache_control, `${field}.cache_control`));
+}
+
+function decodeDocument(b: Json, field: string): Part {
+  const f = `${field}.source`;
+  const src = obj(b.source, f);
+  const kind = oneOf(src.type, ['base64', 'text', 'url', 'file', 'content'], `${f}.type`);
+  let source: MediaSource;
+  if (kind === 'base64') source = { kind: 'base64', mediaType: oneOf(src.media_type, ['application/pdf'], `${f}.media_type`), data: nonEmpty(src.data, `${f}.data`) };
+  else if (kind === 'text') source = { kind: 'text', mediaType: oneOf(src.media_type, ['text/plain'], `${f}.media_type`), text: str(src.data, `${f}.data`) };
+  else if (kind === 'url') source = { kind: 'url', url: nonEmpty(src.url, `${f}.url`), mediaType: 'application/pdf' };
+  else if (kind === 'file') source = { kind: 'file-id', fileId: nonEmpty(src.file_id, `${f}.file_id`) };
+  else throw invalid(`${f}.type`, `${f}.type: 'content' document sources are not supported by polygate; send the text as text blocks`);
+  // The IR's file part has no place for these; refusing them beats answering without them.
+  const citations = b.citations;
+  if (citations !== undefined && citations !== null && obj(citations, `${field}.citations`).enabled === true) {
+    throw invalid(`${field}.citations`, `${field}.citations: document citations are not supported by polygate`);
+  }
+  if (b.context !== undefined && b.context !== null) throw invalid(`${field}.context`, `${field}.context: document context is not supported by polygate`);
+  const title = optStr(b.title, `${field}.title`);
+  return withCache({ type: 'file', source, ...(title !== undefined ? { title } : {}) }, cacheOf(b.cache_control, `${field}.cache_control`));
+}
+
+function decodeToolResult(b: Json, field: string): ToolResultPart {
+  const callId = nonEmpty(b.tool_use_id, `${field}.tool_use_id`);
+  const content: Array<TextPart | ImagePart> = [];
+  if (typeof b.content === 'string') {
+    if (b.content.length > 0) content.push({ type: 'text', text: b.content });
+  } else if (b.content !== undefined && b.content !== null) {
+    arr(b.content, `${field}.content`).forEach((item, j) => {
+      const f = `${field}.content.${j}`;
+      const inner = obj(item, f);
+      const type = oneOf(inner.type, ['text', 'image'], `${f}.type`);
+      content.push(type === 'text' ? decodeTextBlock(inner, f) : decodeImage(inner, f));
+    });
+  }
+  const isError = optBool(b.is_error, `${field}.is_error`) ?? false;
+  return withCache({ type: 'tool-result', callId, content, isError }, cacheOf(b.cache_control, `${field}.cache_control`));
+}
+
+/** Blocks that only make sense on one side of the conversation. */
+const roleOfBlock: Record<string, Role> = { tool_result: 'user', tool_use: 'assistant', thinking: 'assistant', redacted_thinking: 'assistant' };
+
+/** Server-side tool blocks: real, but polygate has no IR for them yet. */
+const serverBlocks = new Set([
+  'server_tool_use',
+  'web_search_tool_result',
+  'web_fetch_tool_result',
+  'code_execution_tool_result',
+  'bash_code_execution_tool_result',
+  'text_editor_code_execution_tool_result',
+  'tool_search_tool_result',
+  'mcp_tool_use',
+  'mcp_tool_result',
+  'container_upload',
+  'search_result',
+]);
+
+export function decodeBlock(v: unknown, field: string, role: Role): Part {
+  const b = obj(v, field);
+  const type = str(b.type, `${field}.type`);
+  const needs = roleOfBlock[type];
+  if (needs !== undefined && needs !== role) throw invalid(`${field}.type`, `${field}.type: '${type}' blocks are only allowed in ${needs} messages`);
+  const cache = (): CacheHint | undefined => cacheOf(b.cache_control, `${field}.cache_control`);
+  switch (type) {
+    case 'text':
+      return decodeTextBlock(b, field);
+    case 'image':
+      return decodeImage(b, field);
+    case 'document':
+      return decodeDocument(b, field);
+    case 'tool_use': {
+      const input = obj(b.input, `${field}.input`);
+      const part = { type: 'tool-call' as const, id: nonEmpty(b.id, `${field}.id`), name: nonEmpty(b.name, `${field}.name`), args: JSON.stringify(input) };
+      return withCache(part, cache());
+    }
+    case 'tool_result':
+      return decodeToolResult(b, field);
+    case 'thinking': {
+      // Signatures are opaque and valid only on Anthropic: kept byte-exact with their origin.
+      const signature = str(b.signature, `${field}.signature`);
+      const part = { type: 'reasoning' as const, text: str(b.thinking, `${field}.thinking`), ...(signature !== '' ? { signature } : {}), origin: 'anthropic' };
+      return withCache(part, cache());
+    }
+    case 'redacted_thinking':
+      return withCache({ type: 'reasoning', text: '', redacted: nonEmpty(b.data, `${field}.data`), origin: 'anthropic' }, cache());
+    default:
+      if (serverBlocks.has(type)) throw invalid(`${field}.type`, `${field}.type: '${type}' blocks are not supported by polygate`);
+      throw invalid(`${field}.type`, `${field}.type: unknown content block type '${type}'`);
+  }
+}
+
+/** A message's `content`: a string is one text block. */
+export function decodeContent(v: unknown, field: string, role: Role, mayBeEmpty: boolean): Part[] {
+  if (typeof v === 'string') {
+    if (v.length > 0) return [{ type: 'text', text: v }];
+    if (mayBeEmpty) return [];
+    throw invalid(field, `${field}: all messages must have non-empty content except for an optional final assistant message`);
+  }
+  const blocks = arr(v, field);
+  if (blocks.length === 0 && !mayBeEmpty) {
+    throw invalid(field, `${field}: all messages must have non-empty content except for an optional final assistant message`);
+  }
+  return blocks.map((b, j) => decodeBlock(b, `${field}.${j}`, role));
+}

@@ -1,0 +1,190 @@
+// Client request -> IR, validating every rule of the spec's family E tables and Limits table
+// (https://docs.anthropic.com/en/api/messages for the fields the spec leaves out). Each failure
+// is a 400 whose `param` and message name the field as the client spelled it.
+import type { ChatRequest, Message, OutputFormat, ReasoningConfig, SamplingKnobs, TextPart } from '../../src/ir/chat-request.ts';
+import { GatewayError, invalid } from '../../src/ir/gateway-error.ts';
+import type { InboundContext, WireHeaders } from '../shared/chat-adapter.ts';
+import { arr, int, isObject, num, obj, oneOf, optBool, optStr, str, type Json } from '../shared/narrow.ts';
+import { decodeContent, decodeTextBlock } from './decode-messages-content.ts';
+import { decodeToolChoice, decodeTools } from './decode-messages-tools.ts';
+
+/** Top-level fields decoded here; any other key travels in `extensions` by its wire name. */
+const modelled = new Set([
+  'model',
+  'max_tokens',
+  'messages',
+  'system',
+  'metadata',
+  'stop_sequences',
+  'stream',
+  'temperature',
+  'top_k',
+  'top_p',
+  'thinking',
+  'tool_choice',
+  'tools',
+  'output_config',
+  'output_format',
+]);
+
+function header(headers: WireHeaders, name: string): string[] {
+  const v = headers[name];
+  if (v === undefined) return [];
+  return Array.isArray(v) ? v : [v];
+}
+
+/** `anthropic-version` is required and date-shaped; every real date is accepted (old and new SDKs). */
+function checkVersion(headers: WireHeaders): void {
+  const [v] = header(headers, 'anthropic-version');
+  if (v === undefined || v.trim() === '') throw new GatewayError('invalid-request', 'anthropic-version: header is required', { param: 'anthropic-version' });
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v.trim());
+  const date = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : undefined;
+  if (!m || !date || date.getUTCMonth() !== Number(m[2]) - 1 || date.getUTCDate() !== Number(m[3])) {
+    throw new GatewayError('invalid-request', `anthropic-version: header must be a date of the form YYYY-MM-DD (got '${v}')`, { param: 'anthropic-version' });
+  }
+}
+
+/** `anthropic-beta` may be a comma-separated list and may repeat. */
+function betas(headers: WireHeaders): string[] {
+  return header(headers, 'anthropic-beta')
+    .flatMap((h) => h.split(','))
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+/** The spec's family E range for temperature and top_p is open at both ends. */
+function openUnit(v: unknown, field: string): number | undefined {
+  if (v === undefined || v === null) return undefined;
+  const x = num(v, field);
+  if (!(x > 0 && x < 1)) throw invalid(field, `${field}: must be above 0 and below 1 (got ${x})`);
+  return x;
+}
+
+function decodeSystem(v: unknown): TextPart[] {
+  if (v === undefined || v === null) return [];
+  if (typeof v === 'string') return v === '' ? [] : [{ type: 'text', text: v }];
+  return arr(v, 'system').map((item, i) => {
+    const b = obj(item, `system.${i}`);
+    oneOf(b.type, ['text'], `system.${i}.type`);
+    return decodeTextBlock(b, `system.${i}`);
+  });
+}
+
+function decodeMessages(v: unknown): Message[] {
+  if (v === undefined) throw invalid('messages', 'messages: field required');
+  const list = arr(v, 'messages');
+  if (list.length === 0) throw invalid('messages', 'messages: at least one message is required');
+  const out: Message[] = [];
+  list.forEach((item, i) => {
+    const m = obj(item, `messages.${i}`);
+    if (m.role === 'system') {
+      throw invalid(`messages.${i}.role`, `messages.${i}.role: there is no 'system' role in messages; use the top-level \`system\` parameter`);
+    }
+    const role = oneOf(m.role, ['user', 'assistant'], `messages.${i}.role`);
+    if (m.content === undefined) throw invalid(`messages.${i}.content`, `messages.${i}.content: field required`);
+    // A final assistant message is continued by the response (prefill), so it may be empty.
+    const parts = decodeContent(m.content, `messages.${i}.content`, role, role === 'assistant' && i === list.length - 1);
+    // Consecutive same-role messages are one turn (spec, family E `messages`).
+    const last = out.at(-1);
+    if (last && last.role === role) last.parts.push(...parts);
+    else out.push({ role, parts });
+  });
+  return out;
+}
+
+function decodeThinking(v: unknown, maxTokens: number): ReasoningConfig | undefined {
+  if (v === undefined || v === null) return undefined;
+  const t = obj(v, 'thinking');
+  const type = oneOf(t.type, ['enabled', 'disabled'], 'thinking.type');
+  if (type === 'disabled') return { enabled: false };
+  if (t.budget_tokens === undefined) throw invalid('thinking.budget_tokens', 'thinking.budget_tokens: field required');
+  const budget = int(t.budget_tokens, 'thinking.budget_tokens');
+  if (budget < 1024) throw invalid('thinking.budget_tokens', `thinking.budget_tokens: must be at least 1024 (got ${budget})`);
+  if (budget >= maxTokens) throw invalid('thinking.budget_tokens', `thinking.budget_tokens: must be below max_tokens (${budget} >= ${maxTokens})`);
+  return { enabled: true, budgetTokens: budget, includeThoughts: true };
+}
+
+/** Structured outputs: `output_config.format` (and the beta-era top-level `output_format`). */
+function decodeFormat(v: unknown, field: string): OutputFormat | undefined {
+  if (v === undefined || v === null) return undefined;
+  const f = obj(v, field);
+  oneOf(f.type, ['json_schema'], `${field}.type`);
+  if (f.schema === undefined) throw invalid(`${field}.schema`, `${field}.schema: field required`);
+  return { type: 'json-schema', name: 'response', schema: obj(f.schema, `${field}.schema`) };
+}
+
+function decodeMetadata(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  const m = obj(v, 'metadata');
+  for (const key of Object.keys(m)) if (key !== 'user_id') throw invalid(`metadata.${key}`, `metadata.${key}: extra inputs are not permitted`);
+  const user = optStr(m.user_id, 'metadata.user_id');
+  if (user !== undefined && user.length > 256) throw invalid('metadata.user_id', `metadata.user_id: must be at most 256 characters (got ${user.length})`);
+  return user;
+}
+
+function decodeSampling(b: Json): SamplingKnobs {
+  const s: SamplingKnobs = {};
+  const temperature = openUnit(b.temperature, 'temperature');
+  if (temperature !== undefined) s.temperature = temperature;
+  const topP = openUnit(b.top_p, 'top_p');
+  if (topP !== undefined) s.topP = topP;
+  if (b.top_k !== undefined && b.top_k !== null) {
+    const k = int(b.top_k, 'top_k');
+    if (k <= 0) throw invalid('top_k', `top_k: must be greater than 0 (got ${k})`);
+    s.topK = k;
+  }
+  if (b.stop_sequences !== undefined && b.stop_sequences !== null) {
+    s.stop = arr(b.stop_sequences, 'stop_sequences').map((x, i) => str(x, `stop_sequences.${i}`));
+  }
+  return s;
+}
+
+export function decodeMessagesRequest(body: unknown, ctx: InboundContext): ChatRequest {
+  checkVersion(ctx.headers);
+  if (!isObject(body)) throw invalid('body', 'request body: expected a JSON object');
+  const b = body;
+
+  if (b.model === undefined) throw invalid('model', 'model: field required');
+  const model = str(b.model, 'model');
+  if (model.length < 1 || model.length > 256) throw invalid('model', `model: must be 1 to 256 characters (got ${model.length})`);
+
+  if (b.max_tokens === undefined) throw invalid('max_tokens', 'max_tokens: field required');
+  const maxTokens = int(b.max_tokens, 'max_tokens');
+  if (maxTokens <= 1) throw invalid('max_tokens', `max_tokens: must be greater than 1 (got ${maxTokens})`);
+
+  const messages = decodeMessages(b.messages);
+  const system = decodeSystem(b.system);
+  const tools = decodeTools(b.tools);
+  const { toolChoice, parallelToolCalls } = decodeToolChoice(b.tool_choice);
+  const reasoning = decodeThinking(b.thinking, maxTokens);
+  const user = decodeMetadata(b.metadata);
+  const stream = optBool(b.stream, 'stream') ?? false;
+
+  const extensions: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(b)) if (!modelled.has(key)) extensions[key] = value;
+  let output = decodeFormat(b.output_format, 'output_format');
+  if (b.output_config !== undefined && b.output_config !== null) {
+    const { format, ...rest } = obj(b.output_config, 'output_config');
+    output = decodeFormat(format, 'output_config.format') ?? output;
+    // Other output_config settings (e.g. `effort`) are Anthropic's own: kept for the upstream to decide.
+    if (Object.keys(rest).length > 0) extensions.output_config = rest;
+  }
+  const beta = betas(ctx.headers);
+  if (beta.length > 0) extensions['anthropic-beta'] = beta;
+
+  return {
+    model,
+    system,
+    messages,
+    tools,
+    ...(toolChoice ? { toolChoice } : {}),
+    ...(parallelToolCalls !== undefined ? { parallelToolCalls } : {}),
+    ...(output ? { output } : {}),
+    maxTokens,
+    sampling: decodeSampling(b),
+    ...(reasoning ? { reasoning } : {}),
+    ...(user !== undefined ? { user } : {}),
+    stream,
+    extensions,
+  };
+}

@@ -1,0 +1,100 @@
+// `tools` and `tool_choice`, following https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/overview
+// and the spec's family E tool table. Built-in (Anthropic-run or Anthropic-schema) tools are
+// recognised by their dated `type`, so newer versions of a known kind work without a code change.
+import type { BuiltinTool, Tool, ToolChoice } from '../../src/ir/chat-request.ts';
+import { invalid } from '../../src/ir/gateway-error.ts';
+import { arr, bool, int, obj, oneOf, optBool, optStr, str, type Json } from '../shared/narrow.ts';
+import { cacheOf } from './decode-messages-content.ts';
+
+type Kind = BuiltinTool['kind'];
+
+/** Dated type prefix -> IR kind, and the tool names the API fixes for each kind. */
+const builtinKinds: Array<{ prefix: string; kind: Kind; names: string[] }> = [
+  { prefix: 'computer_', kind: 'computer-use', names: ['computer'] },
+  { prefix: 'bash_', kind: 'bash', names: ['bash'] },
+  { prefix: 'text_editor_', kind: 'text-editor', names: ['str_replace_editor', 'str_replace_based_edit_tool'] },
+  { prefix: 'web_search_', kind: 'web-search', names: ['web_search'] },
+  { prefix: 'code_execution_', kind: 'code-execution', names: ['code_execution'] },
+];
+
+/** Custom-tool keys the IR carries; anything else would be lost, so it is refused by name. */
+const customKeys = new Set(['type', 'name', 'description', 'input_schema', 'cache_control', 'strict']);
+
+function toolName(v: unknown, field: string): string {
+  const name = str(v, field);
+  if (name.length < 1 || name.length > 64) throw invalid(field, `${field}: must be 1 to 64 characters (got ${name.length})`);
+  return name;
+}
+
+function decodeCustom(t: Json, field: string): Tool {
+  for (const key of Object.keys(t)) {
+    if (!customKeys.has(key)) throw invalid(`${field}.${key}`, `${field}.${key}: this tool field is not supported by polygate`);
+  }
+  const name = toolName(t.name, `${field}.name`);
+  if (t.input_schema === undefined || t.input_schema === null) throw invalid(`${field}.input_schema`, `${field}.input_schema: field required`);
+  const parameters = obj(t.input_schema, `${field}.input_schema`);
+  const description = optStr(t.description, `${field}.description`);
+  const strict = optBool(t.strict, `${field}.strict`);
+  const cache = cacheOf(t.cache_control, `${field}.cache_control`);
+  return {
+    type: 'function',
+    name,
+    ...(description !== undefined ? { description } : {}),
+    parameters,
+    ...(strict !== undefined ? { strict } : {}),
+    ...(cache ? { cache } : {}),
+  };
+}
+
+function decodeBuiltin(t: Json, type: string, field: string): Tool {
+  const known = /^[a-z_]+_\d{8}$/.test(type) ? builtinKinds.find((k) => type.startsWith(k.prefix)) : undefined;
+  if (!known) throw invalid(`${field}.type`, `${field}.type: tool type '${type}' is not supported by polygate`);
+  const name = str(t.name, `${field}.name`);
+  if (!known.names.includes(name)) {
+    throw invalid(`${field}.name`, `${field}.name: a '${type}' tool must be named ${known.names.map((n) => `'${n}'`).join(' or ')}`);
+  }
+  if (known.kind === 'computer-use') {
+    for (const k of ['display_width_px', 'display_height_px']) {
+      if (t[k] === undefined) throw invalid(`${field}.${k}`, `${field}.${k}: field required`);
+      if (int(t[k], `${field}.${k}`) < 1) throw invalid(`${field}.${k}`, `${field}.${k}: must be a positive integer`);
+    }
+    if (t.display_number !== undefined && t.display_number !== null) int(t.display_number, `${field}.display_number`);
+  }
+  const cache = cacheOf(t.cache_control, `${field}.cache_control`);
+  // The vendor settings travel as they came, for a same-format upstream.
+  const { type: _type, name: _name, cache_control: _cache, ...options } = t;
+  return { type: 'builtin', kind: known.kind, name, options, ...(cache ? { cache } : {}) };
+}
+
+export function decodeTools(v: unknown): Tool[] {
+  if (v === undefined || v === null) return [];
+  const tools = arr(v, 'tools').map((item, i): Tool => {
+    const field = `tools.${i}`;
+    const t = obj(item, field);
+    const type = t.type === undefined || t.type === null ? 'custom' : str(t.type, `${field}.type`);
+    return type === 'custom' ? decodeCustom(t, field) : decodeBuiltin(t, type, field);
+  });
+  const seen = new Set<string>();
+  tools.forEach((t, i) => {
+    const name = t.type === 'function' ? t.name : (t.name ?? t.kind);
+    if (seen.has(name)) throw invalid(`tools.${i}.name`, `tools.${i}.name: tool names must be unique ('${name}' repeats)`);
+    seen.add(name);
+  });
+  return tools;
+}
+
+export type DecodedToolChoice = { toolChoice?: ToolChoice; parallelToolCalls?: boolean };
+
+export function decodeToolChoice(v: unknown): DecodedToolChoice {
+  if (v === undefined || v === null) return {};
+  const c = obj(v, 'tool_choice');
+  const type = oneOf(c.type, ['auto', 'any', 'tool', 'none'], 'tool_choice.type');
+  let toolChoice: ToolChoice;
+  if (type === 'auto') toolChoice = { type: 'auto' };
+  else if (type === 'any') toolChoice = { type: 'required' };
+  else if (type === 'none') toolChoice = { type: 'none' };
+  else toolChoice = { type: 'tool', name: toolName(c.name, 'tool_choice.name') };
+  const flag = c.disable_parallel_tool_use;
+  if (flag === undefined || flag === null) return { toolChoice };
+  return { toolChoice, parallelToolCalls: !bool(flag, 'tool_choice.disable_parallel_tool_use') };
+}

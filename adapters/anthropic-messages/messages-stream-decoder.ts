@@ -1,0 +1,166 @@
+// An upstream's Messages SSE stream -> IR stream events, one method per wire event of
+// https://docs.anthropic.com/en/docs/build-with-claude/streaming . Tool-input pieces are passed
+// on exactly as they came, so concatenating them rebuilds the upstream's arguments byte for byte.
+import { GatewayError } from '../../src/ir/gateway-error.ts';
+import type { StreamEvent } from '../../src/ir/stream-event.ts';
+import type { UpstreamStreamDecoder } from '../shared/chat-adapter.ts';
+import { int, isObject, obj, str, type Json } from '../shared/narrow.ts';
+import { decodeStreamError } from './messages-error.ts';
+import { completeUsage, usageOfWire } from './messages-usage.ts';
+import { finishOfStopReason } from './stop-reason-map.ts';
+
+type Kind = 'text' | 'reasoning' | 'tool';
+type Block = { index: number; kind: Kind; open: boolean };
+
+const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v !== '';
+
+export class MessagesStreamDecoder implements UpstreamStreamDecoder {
+  /** Wire block index -> IR part; server-tool blocks are not in the map (no IR part for them). */
+  readonly #blocks = new Map<number, Block>();
+  #next = 0;
+  /** Usage counters as the wire reported them; later events overwrite (they are cumulative). */
+  #usage: Json = {};
+  #stopReason: string | null = null;
+  #stopSequence: string | null = null;
+  #done = false;
+
+  readonly #handlers = new Map<string, (d: Json) => StreamEvent[]>([
+    ['message_start', (d) => this.messageStart(d)],
+    ['content_block_start', (d) => this.contentBlockStart(d)],
+    ['content_block_delta', (d) => this.contentBlockDelta(d)],
+    ['content_block_stop', (d) => this.contentBlockStop(d)],
+    ['message_delta', (d) => this.messageDelta(d)],
+    ['message_stop', () => this.messageStop()],
+    ['ping', () => []],
+    ['error', (d) => this.error(d)],
+  ]);
+
+  push(frame: { event?: string; data: string }): StreamEvent[] {
+    if (this.#done) return [];
+    let data: unknown;
+    try {
+      data = JSON.parse(frame.data);
+    } catch {
+      return this.#fail('anthropic upstream sent a stream event that is not JSON');
+    }
+    const name = frame.event ?? (isObject(data) && typeof data.type === 'string' ? data.type : '');
+    const handler = this.#handlers.get(name);
+    // Unknown events are skipped: the API may add event types (versioning policy).
+    if (!handler || !isObject(data)) return [];
+    try {
+      return handler(data);
+    } catch (e) {
+      if (e instanceof GatewayError) return this.#fail(`anthropic upstream sent a malformed '${name}' event (${e.message})`);
+      throw e;
+    }
+  }
+
+  end(): StreamEvent[] {
+    if (this.#done) return [];
+    return this.#fail('anthropic upstream stream ended early');
+  }
+
+  messageStart(d: Json): StreamEvent[] {
+    const m = obj(d.message, 'message');
+    this.#mergeUsage(m.usage);
+    return [{ type: 'start', id: str(m.id, 'message.id'), model: typeof m.model === 'string' ? m.model : '', usage: usageOfWire(this.#usage) }];
+  }
+
+  contentBlockStart(d: Json): StreamEvent[] {
+    const wire = int(d.index, 'index');
+    const b = obj(d.content_block, 'content_block');
+    const open = (kind: Kind): number => {
+      const index = this.#next++;
+      this.#blocks.set(wire, { index, kind, open: true });
+      return index;
+    };
+    switch (b.type) {
+      case 'text': {
+        const index = open('text');
+        return [{ type: 'text-start', index }, ...(nonEmpty(b.text) ? [{ type: 'text-delta' as const, index, text: b.text }] : [])];
+      }
+      case 'thinking': {
+        const index = open('reasoning');
+        const out: StreamEvent[] = [{ type: 'reasoning-start', index }];
+        if (nonEmpty(b.thinking)) out.push({ type: 'reasoning-delta', index, text: b.thinking });
+        if (nonEmpty(b.signature)) out.push({ type: 'reasoning-signature', index, signature: b.signature });
+        return out;
+      }
+      case 'redacted_thinking':
+        return [{ type: 'reasoning-start', index: open('reasoning'), redacted: str(b.data, 'content_block.data') }];
+      case 'tool_use': {
+        const id = str(b.id, 'content_block.id');
+        const name = str(b.name, 'content_block.name');
+        const index = open('tool');
+        // The input starts as {} and arrives through input_json_delta; a filled one is passed on.
+        const initial = isObject(b.input) && Object.keys(b.input).length > 0 ? [{ type: 'tool-input-delta' as const, index, json: JSON.stringify(b.input) }] : [];
+        return [{ type: 'tool-input-start', index, id, name }, ...initial];
+      }
+      default:
+        return [];
+    }
+  }
+
+  contentBlockDelta(d: Json): StreamEvent[] {
+    const block = this.#blocks.get(int(d.index, 'index'));
+    if (!block?.open) return [];
+    const delta = obj(d.delta, 'delta');
+    const { index } = block;
+    switch (delta.type) {
+      case 'text_delta':
+        return block.kind === 'text' ? [{ type: 'text-delta', index, text: str(delta.text, 'delta.text') }] : [];
+      case 'input_json_delta':
+        return block.kind === 'tool' ? [{ type: 'tool-input-delta', index, json: str(delta.partial_json, 'delta.partial_json') }] : [];
+      case 'thinking_delta':
+        return block.kind === 'reasoning' ? [{ type: 'reasoning-delta', index, text: str(delta.thinking, 'delta.thinking') }] : [];
+      case 'signature_delta':
+        return block.kind === 'reasoning' ? [{ type: 'reasoning-signature', index, signature: str(delta.signature, 'delta.signature') }] : [];
+      // citations_delta: the IR stream has no citation event, so citations reach only non-streamed results.
+      default:
+        return [];
+    }
+  }
+
+  contentBlockStop(d: Json): StreamEvent[] {
+    const block = this.#blocks.get(int(d.index, 'index'));
+    return block ? this.#close(block) : [];
+  }
+
+  messageDelta(d: Json): StreamEvent[] {
+    const delta = isObject(d.delta) ? d.delta : {};
+    if (typeof delta.stop_reason === 'string') this.#stopReason = delta.stop_reason;
+    if (typeof delta.stop_sequence === 'string') this.#stopSequence = delta.stop_sequence;
+    this.#mergeUsage(d.usage);
+    return [];
+  }
+
+  messageStop(): StreamEvent[] {
+    // Blocks left open by the upstream are closed so every IR part has its end.
+    const out = [...this.#blocks.values()].flatMap((b) => this.#close(b));
+    this.#done = true;
+    out.push({ type: 'finish', finish: finishOfStopReason(this.#stopReason, this.#stopSequence), usage: completeUsage(usageOfWire(this.#usage)) });
+    return out;
+  }
+
+  error(d: Json): StreamEvent[] {
+    this.#done = true;
+    return [{ type: 'error', error: decodeStreamError(d) }];
+  }
+
+  #close(block: Block): StreamEvent[] {
+    if (!block.open) return [];
+    block.open = false;
+    const type = block.kind === 'text' ? 'text-end' : block.kind === 'reasoning' ? 'reasoning-end' : 'tool-input-end';
+    return [{ type, index: block.index }];
+  }
+
+  #mergeUsage(u: unknown): void {
+    if (!isObject(u)) return;
+    for (const [k, v] of Object.entries(u)) if (v !== null && v !== undefined) this.#usage[k] = v;
+  }
+
+  #fail(message: string): StreamEvent[] {
+    this.#done = true;
+    return [{ type: 'error', error: new GatewayError('upstream', message) }];
+  }
+}

@@ -1,0 +1,153 @@
+// IR stream -> Messages SSE events, in the order of
+// https://docs.anthropic.com/en/docs/build-with-claude/streaming : message_start, per content
+// block content_block_start / _delta / _stop, message_delta (stop reason, usage), message_stop.
+// IR part indexes are remapped to contiguous block indexes in the order blocks open, which is
+// how the SDKs build `content` (they append on content_block_start).
+import type { ChatRequest } from '../../src/ir/chat-request.ts';
+import type { Usage } from '../../src/ir/chat-result.ts';
+import type { GatewayError } from '../../src/ir/gateway-error.ts';
+import { assertNever, type StreamEvent } from '../../src/ir/stream-event.ts';
+import type { ClientStreamEncoder, SseFrame } from '../shared/chat-adapter.ts';
+import type { Json } from '../shared/narrow.ts';
+import { messageId } from './encode-messages-result.ts';
+import { errorBodyOf } from './messages-error.ts';
+import { wireUsageOf } from './messages-usage.ts';
+import { stopReasonOf } from './stop-reason-map.ts';
+
+type BlockKind = 'text' | 'thinking' | 'redacted_thinking' | 'tool_use';
+type Block = { wire: number; kind: BlockKind; open: boolean };
+
+const frame = (event: string, body: Json): SseFrame => ({ event, data: JSON.stringify({ type: event, ...body }) });
+
+/** Later counters win unless they are zero where an earlier event had a real count. */
+function mergeUsage(a: Partial<Usage>, b: Partial<Usage>): Partial<Usage> {
+  const out: Partial<Usage> = { ...a };
+  for (const [k, v] of Object.entries(b) as Array<[keyof Usage, number | undefined]>) {
+    if (v !== undefined && (v !== 0 || out[k] === undefined)) out[k] = v;
+  }
+  return out;
+}
+
+export class MessagesStreamEncoder implements ClientStreamEncoder {
+  readonly #model: string;
+  readonly #blocks = new Map<number, Block>();
+  #next = 0;
+  #started = false;
+  #done = false;
+  #usage: Partial<Usage> = {};
+
+  constructor(request: ChatRequest) {
+    this.#model = request.model;
+  }
+
+  push(e: StreamEvent): SseFrame[] {
+    if (this.#done) return [];
+    const out: SseFrame[] = [];
+    switch (e.type) {
+      case 'start':
+        if (e.usage) this.#usage = mergeUsage(this.#usage, e.usage);
+        this.#start(out, e.id);
+        break;
+      case 'text-start':
+        this.#open(out, e.index, 'text');
+        break;
+      case 'text-delta':
+      case 'refusal-delta':
+        // A refusal is shown as text: Messages has no refusal block (stop_reason says `refusal`).
+        if (this.#open(out, e.index, 'text').kind === 'text') this.#delta(out, e.index, { type: 'text_delta', text: e.text });
+        break;
+      case 'reasoning-start':
+        if (e.redacted !== undefined) this.#open(out, e.index, 'redacted_thinking', { data: e.redacted });
+        else this.#open(out, e.index, 'thinking');
+        break;
+      case 'reasoning-delta':
+        if (this.#open(out, e.index, 'thinking').kind === 'thinking') this.#delta(out, e.index, { type: 'thinking_delta', thinking: e.text });
+        break;
+      case 'reasoning-signature': {
+        // Stream events carry no origin, so a signature is passed on as the upstream sent it.
+        if (this.#open(out, e.index, 'thinking').kind === 'thinking') this.#delta(out, e.index, { type: 'signature_delta', signature: e.signature });
+        break;
+      }
+      case 'tool-input-start':
+        this.#open(out, e.index, 'tool_use', { id: e.id, name: e.name, input: {} });
+        break;
+      case 'tool-input-delta':
+        // Without its start the block has no id or name, so a stray delta cannot be shown.
+        if (this.#blocks.get(e.index)?.kind === 'tool_use') this.#delta(out, e.index, { type: 'input_json_delta', partial_json: e.json });
+        break;
+      case 'text-end':
+      case 'reasoning-end':
+      case 'tool-input-end':
+        this.#close(out, e.index);
+        break;
+      case 'usage':
+        this.#usage = mergeUsage(this.#usage, e.usage);
+        break;
+      case 'finish':
+        this.#finish(out, e);
+        break;
+      case 'error':
+        this.#error(out, e.error);
+        break;
+      default:
+        return assertNever(e, 'stream event');
+    }
+    return out;
+  }
+
+  /** Lazily, so a stream whose upstream never sent 'start' still opens with message_start. */
+  #start(out: SseFrame[], id?: string): void {
+    if (this.#started) return;
+    this.#started = true;
+    const message = {
+      id: messageId(id ?? crypto.randomUUID().replace(/-/g, '')),
+      type: 'message',
+      role: 'assistant',
+      model: this.#model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: wireUsageOf(this.#usage),
+    };
+    out.push(frame('message_start', { message }));
+  }
+
+  /** Opens the block for an IR index unless it exists; returns the block (whatever its kind). */
+  #open(out: SseFrame[], index: number, kind: BlockKind, fields: Json = {}): Block {
+    const existing = this.#blocks.get(index);
+    if (existing) return existing;
+    this.#start(out);
+    const block: Block = { wire: this.#next++, kind, open: true };
+    this.#blocks.set(index, block);
+    const initial: Json = kind === 'text' ? { text: '' } : kind === 'thinking' ? { thinking: '', signature: '' } : {};
+    out.push(frame('content_block_start', { index: block.wire, content_block: { type: kind, ...initial, ...fields } }));
+    return block;
+  }
+
+  #delta(out: SseFrame[], index: number, delta: Json): void {
+    const block = this.#blocks.get(index);
+    if (block?.open) out.push(frame('content_block_delta', { index: block.wire, delta }));
+  }
+
+  #close(out: SseFrame[], index: number): void {
+    const block = this.#blocks.get(index);
+    if (!block?.open) return;
+    block.open = false;
+    out.push(frame('content_block_stop', { index: block.wire }));
+  }
+
+  #finish(out: SseFrame[], e: Extract<StreamEvent, { type: 'finish' }>): void {
+    this.#start(out);
+    for (const [index] of [...this.#blocks].sort((a, b) => a[1].wire - b[1].wire)) this.#close(out, index);
+    this.#usage = mergeUsage(this.#usage, e.usage);
+    out.push(frame('message_delta', { delta: { stop_reason: stopReasonOf(e.finish), stop_sequence: e.finish.stopSequence ?? null }, usage: wireUsageOf(this.#usage) }));
+    out.push(frame('message_stop', {}));
+    this.#done = true;
+  }
+
+  /** An error after the first byte travels inside the stream, in the family's error shape. */
+  #error(out: SseFrame[], err: GatewayError): void {
+    out.push({ event: 'error', data: JSON.stringify(errorBodyOf(err)) });
+    this.#done = true;
+  }
+}

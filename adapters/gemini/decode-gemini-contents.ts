@@ -1,0 +1,177 @@
+// Client request `contents` / `systemInstruction` → IR messages
+// (https://ai.google.dev/api/caching#Content, https://ai.google.dev/api/caching#Part).
+// Validation follows the spec's field tables; every failure names the field as the client
+// spelled it, e.g. `contents[1].parts[0].fileData`.
+import type { FilePart, ImagePart, Message, Part, TextPart } from '../../src/ir/chat-request.ts';
+import { invalid } from '../../src/ir/gateway-error.ts';
+import { assertNever } from '../../src/ir/stream-event.ts';
+import { arr, bool, obj, oneOf, str, type Json } from '../shared/narrow.ts';
+import type { CallIdMatcher } from './call-ids.ts';
+import { pick, rejectUnknown } from './gemini-fields.ts';
+import { pushSignature, pushThought } from './thought-signature.ts';
+
+const roles = ['user', 'model', 'function', 'tool'] as const;
+const dataFields = ['text', 'inlineData', 'fileData', 'functionCall', 'functionResponse', 'executableCode', 'codeExecutionResult'] as const;
+type DataField = (typeof dataFields)[number];
+/** `partMetadata` is the caller's own bookkeeping, never shown to the model; it is accepted and not forwarded. */
+const partFields = [...dataFields, 'thought', 'thoughtSignature', 'partMetadata'] as const;
+const languages = ['LANGUAGE_UNSPECIFIED', 'PYTHON'] as const;
+// The spec's Outcome enum, plus the short `OK` its example response shows.
+const outcomes = ['OUTCOME_UNSPECIFIED', 'OUTCOME_OK', 'OUTCOME_FAILED', 'OUTCOME_DEADLINE_EXCEEDED', 'OK'] as const;
+const outcomeMap = {
+  OUTCOME_UNSPECIFIED: 'unspecified',
+  OUTCOME_OK: 'ok',
+  OK: 'ok',
+  OUTCOME_FAILED: 'failed',
+  OUTCOME_DEADLINE_EXCEEDED: 'deadline-exceeded',
+} as const;
+const base64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+export function decodeContents(v: unknown, path: string, matcher: CallIdMatcher): Message[] {
+  const list = arr(v, path);
+  if (list.length === 0) throw invalid(path, `${path}: must contain at least one Content`);
+  return list.map((c, i) => decodeContent(c, `${path}[${i}]`, matcher));
+}
+
+function decodeContent(v: unknown, at: string, matcher: CallIdMatcher): Message {
+  const c = obj(v, at);
+  rejectUnknown(c, ['parts', 'role'], at);
+  const role = pick(c, 'role', at);
+  const r = role.value === undefined ? 'user' : oneOf(role.value, roles, role.path);
+  const parts = pick(c, 'parts', at);
+  if (parts.value === undefined) throw invalid(parts.path, `${parts.path}: is required`);
+  const list = arr(parts.value, parts.path);
+  if (list.length === 0) throw invalid(parts.path, `${parts.path}: must contain at least one Part`);
+  const out: Part[] = [];
+  list.forEach((p, j) => decodePart(p, `${parts.path}[${j}]`, matcher, out));
+  // `function` and `tool` turns carry functionResponse parts: the IR puts tool results in user turns.
+  return { role: r === 'model' ? 'assistant' : 'user', parts: out };
+}
+
+function decodePart(v: unknown, at: string, matcher: CallIdMatcher, out: Part[]): void {
+  const p = obj(v, at);
+  rejectUnknown(p, partFields, at);
+  const present = dataFields.map((field) => ({ field, ...pick(p, field, at) })).filter((f) => f.value !== undefined);
+  const sig = pick(p, 'thoughtSignature', at);
+  const signature = sig.value === undefined ? undefined : str(sig.value, sig.path);
+  const thoughtField = pick(p, 'thought', at);
+  const thought = thoughtField.value === undefined ? false : bool(thoughtField.value, thoughtField.path);
+  if (present.length > 1) throw invalid(present[1].path, `${present[1].path}: a Part holds exactly one of ${dataFields.join(', ')}; found a second one`);
+  const data = present[0];
+  if (!data) {
+    if (signature !== undefined) return pushSignature(out, signature);
+    throw invalid(at, `${at}: a Part must hold one of ${dataFields.join(', ')}`);
+  }
+  if (data.field === 'text') {
+    const text = str(data.value, data.path);
+    if (thought) return pushThought(out, text, signature);
+    if (signature !== undefined) pushSignature(out, signature);
+    if (text !== '') out.push({ type: 'text', text });
+    return;
+  }
+  if (thought) throw invalid(thoughtField.path, `${thoughtField.path}: only a text part can be a thought`);
+  if (signature !== undefined) pushSignature(out, signature);
+  out.push(decodeData(data.field, data.value, data.path, matcher));
+}
+
+function decodeData(field: Exclude<DataField, 'text'>, value: unknown, at: string, matcher: CallIdMatcher): Part {
+  switch (field) {
+    case 'inlineData':
+      return decodeInlineData(value, at);
+    case 'fileData':
+      throw invalid(at, `${at}: fileData (fileUri) is not supported by this service; send audio, video, PDF and images as base64 inlineData`);
+    case 'functionCall': {
+      const fc = obj(value, at);
+      rejectUnknown(fc, ['name', 'args', 'id'], at);
+      const name = requiredName(fc, at);
+      const args = pick(fc, 'args', at);
+      const id = pick(fc, 'id', at);
+      const callId = matcher.call(name, id.value === undefined ? undefined : str(id.value, id.path));
+      return { type: 'tool-call', id: callId, name, args: JSON.stringify(args.value === undefined ? {} : obj(args.value, args.path)) };
+    }
+    case 'functionResponse':
+      return decodeFunctionResponse(value, at, matcher);
+    case 'executableCode': {
+      const ec = obj(value, at);
+      rejectUnknown(ec, ['language', 'code'], at);
+      const lang = pick(ec, 'language', at);
+      if (lang.value === undefined) throw invalid(lang.path, `${lang.path}: is required`);
+      const language = oneOf(lang.value, languages, lang.path);
+      const code = pick(ec, 'code', at);
+      if (code.value === undefined) throw invalid(code.path, `${code.path}: is required`);
+      return { type: 'code', language: language === 'PYTHON' ? 'python' : '', code: str(code.value, code.path) };
+    }
+    case 'codeExecutionResult': {
+      const cr = obj(value, at);
+      rejectUnknown(cr, ['outcome', 'output'], at);
+      const oc = pick(cr, 'outcome', at);
+      if (oc.value === undefined) throw invalid(oc.path, `${oc.path}: is required`);
+      const output = pick(cr, 'output', at);
+      return { type: 'code-result', outcome: outcomeMap[oneOf(oc.value, outcomes, oc.path)], output: output.value === undefined ? '' : str(output.value, output.path) };
+    }
+    default:
+      return assertNever(field, 'part field');
+  }
+}
+
+function decodeInlineData(value: unknown, at: string): ImagePart | FilePart {
+  const blob = obj(value, at);
+  rejectUnknown(blob, ['mimeType', 'data', 'displayName'], at);
+  const mt = pick(blob, 'mimeType', at);
+  if (mt.value === undefined) throw invalid(mt.path, `${mt.path}: is required`);
+  const mediaType = str(mt.value, mt.path);
+  const d = pick(blob, 'data', at);
+  if (d.value === undefined) throw invalid(d.path, `${d.path}: is required`);
+  const data = str(d.value, d.path);
+  if (!base64.test(data)) throw invalid(d.path, `${d.path}: must be base64`);
+  const source = { kind: 'base64' as const, mediaType, data };
+  return mediaType.startsWith('image/') ? { type: 'image', source } : { type: 'file', source };
+}
+
+function decodeFunctionResponse(value: unknown, at: string, matcher: CallIdMatcher): Part {
+  const fr = obj(value, at);
+  rejectUnknown(fr, ['name', 'response', 'id', 'parts'], at);
+  const name = requiredName(fr, at);
+  const resp = pick(fr, 'response', at);
+  if (resp.value === undefined) throw invalid(resp.path, `${resp.path}: is required`);
+  const response = obj(resp.value, resp.path);
+  const id = pick(fr, 'id', at);
+  const callId = matcher.response(name, id.value === undefined ? undefined : str(id.value, id.path));
+  // Gemini's convention: an `error` key (and no `output`) reports a failed call.
+  const isError = response.error !== undefined && response.output === undefined;
+  const fp = pick(fr, 'parts', at);
+  const media = fp.value === undefined ? [] : arr(fp.value, fp.path).map((x, k) => functionResponseImage(x, `${fp.path}[${k}]`));
+  return { type: 'tool-result', callId, name, content: [{ type: 'text', text: JSON.stringify(response) }, ...media], isError };
+}
+
+/** Multimodal function responses (FunctionResponsePart): images only, as the IR's tool results hold. */
+function functionResponseImage(v: unknown, at: string): ImagePart {
+  const p = obj(v, at);
+  rejectUnknown(p, ['inlineData'], at);
+  const inline = pick(p, 'inlineData', at);
+  if (inline.value === undefined) throw invalid(at, `${at}: only inlineData is supported in functionResponse parts`);
+  const part = decodeInlineData(inline.value, inline.path);
+  if (part.type !== 'image') throw invalid(inline.path, `${inline.path}: only images can be returned in functionResponse parts`);
+  return part;
+}
+
+function requiredName(o: Json, at: string): string {
+  const name = pick(o, 'name', at);
+  if (name.value === undefined || name.value === '') throw invalid(name.path, `${name.path}: is required`);
+  return str(name.value, name.path);
+}
+
+/** `systemInstruction` is a Content whose parts must all be text (the spec: "text only"). */
+export function decodeSystemInstruction(v: unknown, path: string): TextPart[] {
+  const c = obj(v, path);
+  rejectUnknown(c, ['parts', 'role'], path);
+  const parts = pick(c, 'parts', path);
+  if (parts.value === undefined) throw invalid(parts.path, `${parts.path}: is required`);
+  return arr(parts.value, parts.path).map((p, j) => {
+    const at = `${parts.path}[${j}]`;
+    const part = obj(p, at);
+    const text = pick(part, 'text', at);
+    if (text.value === undefined || Object.keys(part).length !== 1) throw invalid(at, `${at}: systemInstruction accepts text parts only`);
+    return { type: 'text', text: str(text.value, text.path) };
+  });
+}

@@ -1,0 +1,129 @@
+// Client `tools` and `toolConfig` → IR tools and tool choice
+// (https://ai.google.dev/api/caching#Tool, https://ai.google.dev/api/caching#ToolConfig).
+import type { BuiltinTool, FunctionTool, Tool, ToolChoice } from '../../src/ir/chat-request.ts';
+import { invalid } from '../../src/ir/gateway-error.ts';
+import { assertNever } from '../../src/ir/stream-event.ts';
+import { arr, obj, oneOf, str, type Json } from '../shared/narrow.ts';
+import { pick, rejectUnknown, unknownKeys } from './gemini-fields.ts';
+import { jsonSchemaOfGeminiSchema } from './gemini-schema.ts';
+
+/** Same rule as the API: a letter or underscore, then letters, digits, `_ . : -`; at most 128. */
+const functionName = /^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$/;
+const modes = ['MODE_UNSPECIFIED', 'AUTO', 'ANY', 'NONE', 'VALIDATED'] as const;
+
+/**
+ * Gemini's own server-side tools. They keep their wire object in `options.gemini`, so a Gemini
+ * upstream gets exactly what the client sent; other upstreams see the IR kind.
+ */
+const builtinKinds: Record<string, BuiltinTool['kind']> = {
+  codeExecution: 'code-execution',
+  googleSearch: 'web-search',
+  googleSearchRetrieval: 'web-search',
+  computerUse: 'computer-use',
+  fileSearch: 'file-search',
+};
+
+export type DecodedTools = {
+  tools: Tool[];
+  /** Tools the IR has no kind for (urlContext, googleMaps…), by `tools.<name>`: relayed to Gemini only. */
+  extensions: Record<string, unknown>;
+  /** FunctionDeclaration.response / responseJsonSchema by function name: relayed to Gemini only. */
+  responseSchemas: Record<string, Json>;
+};
+
+export function decodeTools(v: unknown, path: string): DecodedTools {
+  const out: DecodedTools = { tools: [], extensions: {}, responseSchemas: {} };
+  arr(v, path).forEach((t, i) => {
+    const at = `${path}[${i}]`;
+    const tool = obj(t, at);
+    for (const { camel, key } of unknownKeys(tool, [])) {
+      const value = tool[key];
+      const kp = `${at}.${key}`;
+      if (camel === 'functionDeclarations') {
+        arr(value, kp).forEach((d, k) => out.tools.push(decodeDeclaration(d, `${kp}[${k}]`, out.responseSchemas)));
+      } else if (builtinKinds[camel] !== undefined) {
+        out.tools.push({ type: 'builtin', kind: builtinKinds[camel], options: { gemini: { [camel]: obj(value, kp) } } });
+      } else {
+        out.extensions[`tools.${camel}`] = obj(value, kp);
+      }
+    }
+  });
+  return out;
+}
+
+function decodeDeclaration(v: unknown, at: string, responseSchemas: Record<string, Json>): FunctionTool {
+  const d = obj(v, at);
+  rejectUnknown(d, ['name', 'description', 'parameters', 'parametersJsonSchema', 'response', 'responseJsonSchema'], at);
+  const n = pick(d, 'name', at);
+  if (n.value === undefined || n.value === '') throw invalid(n.path, `${n.path}: is required`);
+  const name = str(n.value, n.path);
+  if (!functionName.test(name)) {
+    throw invalid(n.path, `${n.path}: must start with a letter or underscore and contain only letters, digits, '_', '.', ':' or '-' (at most 128 characters)`);
+  }
+  const tool: FunctionTool = { type: 'function', name, parameters: { type: 'object', properties: {} } };
+  const desc = pick(d, 'description', at);
+  if (desc.value !== undefined) tool.description = str(desc.value, desc.path);
+  const params = pick(d, 'parameters', at);
+  const json = pick(d, 'parametersJsonSchema', at);
+  if (params.value !== undefined && json.value !== undefined) throw invalid(json.path, `${json.path}: parameters and parametersJsonSchema are mutually exclusive`);
+  if (params.value !== undefined) tool.parameters = jsonSchemaOfGeminiSchema(params.value, params.path);
+  if (json.value !== undefined) tool.parameters = obj(json.value, json.path);
+  const response = pick(d, 'response', at);
+  const responseJson = pick(d, 'responseJsonSchema', at);
+  if (response.value !== undefined && responseJson.value !== undefined) throw invalid(responseJson.path, `${responseJson.path}: response and responseJsonSchema are mutually exclusive`);
+  if (response.value !== undefined) {
+    jsonSchemaOfGeminiSchema(response.value, response.path);
+    responseSchemas[name] = { response: response.value };
+  }
+  if (responseJson.value !== undefined) responseSchemas[name] = { responseJsonSchema: obj(responseJson.value, responseJson.path) };
+  return tool;
+}
+
+export type DecodedToolConfig = { toolChoice?: ToolChoice; extensions: Record<string, unknown> };
+
+/**
+ * FunctionCallingConfig: AUTO / MODE_UNSPECIFIED → auto, NONE → none, ANY → required (one
+ * allowed name → that tool), VALIDATED (calls or text, names constrained) → allowed/auto.
+ * `allowedFunctionNames` is only meaningful with ANY or VALIDATED and must name declared functions.
+ */
+export function decodeToolConfig(v: unknown, path: string, tools: Tool[]): DecodedToolConfig {
+  const tc = obj(v, path);
+  const out: DecodedToolConfig = { extensions: {} };
+  for (const { camel, key } of unknownKeys(tc, ['functionCallingConfig'])) out.extensions[`toolConfig.${camel}`] = tc[key];
+  const fcc = pick(tc, 'functionCallingConfig', path);
+  if (fcc.value === undefined) return out;
+  const cfg = obj(fcc.value, fcc.path);
+  rejectUnknown(cfg, ['mode', 'allowedFunctionNames'], fcc.path);
+  const m = pick(cfg, 'mode', fcc.path);
+  const mode = m.value === undefined ? 'MODE_UNSPECIFIED' : oneOf(m.value, modes, m.path);
+  const an = pick(cfg, 'allowedFunctionNames', fcc.path);
+  const declared = new Set(tools.filter((t) => t.type === 'function').map((t) => t.name));
+  const names = an.value === undefined ? undefined : arr(an.value, an.path).map((x, i) => {
+    const name = str(x, `${an.path}[${i}]`);
+    if (!declared.has(name)) throw invalid(`${an.path}[${i}]`, `${an.path}[${i}]: '${name}' is not a declared function`);
+    return name;
+  });
+  if (names !== undefined && mode !== 'ANY' && mode !== 'VALIDATED') {
+    throw invalid(an.path, `${an.path}: may only be set when mode is ANY or VALIDATED`);
+  }
+  switch (mode) {
+    case 'MODE_UNSPECIFIED':
+    case 'AUTO':
+      out.toolChoice = { type: 'auto' };
+      break;
+    case 'NONE':
+      out.toolChoice = { type: 'none' };
+      break;
+    case 'ANY':
+      if (names === undefined || names.length === 0) out.toolChoice = { type: 'required' };
+      else if (names.length === 1) out.toolChoice = { type: 'tool', name: names[0] };
+      else out.toolChoice = { type: 'allowed', names, mode: 'required' };
+      break;
+    case 'VALIDATED':
+      out.toolChoice = names === undefined || names.length === 0 ? { type: 'auto' } : { type: 'allowed', names, mode: 'auto' };
+      break;
+    default:
+      assertNever(mode, 'function calling mode');
+  }
+  return out;
+}

@@ -1,0 +1,197 @@
+// Client `generationConfig` → IR sampling, output format and reasoning
+// (https://ai.google.dev/api/generate-content#generationconfig). Limits are the spec's:
+// stopSequences ≤ 5, temperature 0–2. Fields only Gemini can honour (speech, modalities, media
+// resolution, civic answers, logprobs) go to `extensions` under their camelCase wire name, so the
+// pipeline relays them to a Gemini upstream or rejects / warns for others: never a silent drop.
+import type { OutputFormat, ReasoningConfig, ReasoningEffort, SamplingKnobs } from '../../src/ir/chat-request.ts';
+import { invalid } from '../../src/ir/gateway-error.ts';
+import { arr, bool, int, num, obj, oneOf, str, type Json } from '../shared/narrow.ts';
+import { inRange, pick, rejectUnknown, unknownKeys, type Picked } from './gemini-fields.ts';
+import { jsonSchemaOfGeminiSchema, stringEnumOf } from './gemini-schema.ts';
+
+const mimeTypes = ['text/plain', 'application/json', 'text/x.enum'] as const;
+const modalities = ['TEXT', 'IMAGE', 'AUDIO'] as const;
+const mediaResolutions = ['MEDIA_RESOLUTION_UNSPECIFIED', 'MEDIA_RESOLUTION_LOW', 'MEDIA_RESOLUTION_MEDIUM', 'MEDIA_RESOLUTION_HIGH'] as const;
+const thinkingLevels = ['THINKING_LEVEL_UNSPECIFIED', 'MINIMAL', 'LOW', 'MEDIUM', 'HIGH'] as const;
+const languageCodes = ['zh-CN', 'en-US', 'ja-JP', 'ko-KR', 'fr-FR', 'de-DE', 'es-ES', 'pt-BR', 'hi-IN', 'ar-XA', 'it-IT', 'tr-TR', 'vi-VN', 'th-TH', 'ru-RU', 'pl-PL', 'nl-NL'] as const;
+const known = [
+  'stopSequences', 'responseMimeType', 'responseSchema', 'responseJsonSchema', 'responseModalities', 'candidateCount',
+  'maxOutputTokens', 'temperature', 'topP', 'topK', 'seed', 'presencePenalty', 'frequencyPenalty', 'responseLogprobs',
+  'logprobs', 'enableEnhancedCivicAnswers', 'speechConfig', 'thinkingConfig', 'mediaResolution',
+] as const;
+
+export type DecodedGenerationConfig = {
+  sampling: SamplingKnobs;
+  maxTokens?: number;
+  output?: OutputFormat;
+  reasoning?: ReasoningConfig;
+  extensions: Record<string, unknown>;
+};
+
+export function decodeGenerationConfig(v: unknown, path: string): DecodedGenerationConfig {
+  const g = obj(v, path);
+  const out: DecodedGenerationConfig = { sampling: {}, extensions: {} };
+  // Fields newer than this adapter (imageConfig, audioTranscriptionConfig…) are relayed to a
+  // Gemini upstream under `generationConfig.<name>` rather than refused.
+  for (const { camel, key } of unknownKeys(g, known)) out.extensions[`generationConfig.${camel}`] = g[key];
+  const f = (name: (typeof known)[number]): Picked => pick(g, name, path);
+  const s = out.sampling;
+
+  const stop = f('stopSequences');
+  if (stop.value !== undefined) {
+    const list = arr(stop.value, stop.path).map((x, i) => str(x, `${stop.path}[${i}]`));
+    if (list.length > 5) throw invalid(stop.path, `${stop.path}: at most 5 stop sequences are allowed (got ${list.length})`);
+    s.stop = list;
+  }
+  const temp = f('temperature');
+  if (temp.value !== undefined) s.temperature = inRange(num(temp.value, temp.path), 0, 2, temp.path);
+  const topP = f('topP');
+  if (topP.value !== undefined) s.topP = inRange(num(topP.value, topP.path), 0, 1, topP.path);
+  const topK = f('topK');
+  if (topK.value !== undefined) s.topK = positive(topK);
+  const seed = f('seed');
+  if (seed.value !== undefined) s.seed = int(seed.value, seed.path);
+  const pp = f('presencePenalty');
+  if (pp.value !== undefined) s.presencePenalty = num(pp.value, pp.path);
+  const fp = f('frequencyPenalty');
+  if (fp.value !== undefined) s.frequencyPenalty = num(fp.value, fp.path);
+  const cc = f('candidateCount');
+  if (cc.value !== undefined) {
+    const n = positive(cc);
+    // One candidate is what every upstream returns; several would need N parallel calls.
+    if (n > 1) throw invalid(cc.path, `${cc.path}: only 1 candidate is supported by this service (got ${n})`);
+    s.candidateCount = n;
+  }
+  const mot = f('maxOutputTokens');
+  if (mot.value !== undefined) out.maxTokens = positive(mot);
+
+  const rl = f('responseLogprobs');
+  const lp = f('logprobs');
+  if (rl.value !== undefined) {
+    s.logprobs = bool(rl.value, rl.path);
+    out.extensions.responseLogprobs = s.logprobs;
+  }
+  if (lp.value !== undefined) {
+    const n = inRange(int(lp.value, lp.path), 0, 20, lp.path);
+    if (s.logprobs !== true) throw invalid(lp.path, `${lp.path}: requires responseLogprobs to be true`);
+    s.topLogprobs = n;
+    out.extensions.logprobs = n;
+  }
+
+  decodeOutput(f, out);
+  const tc = f('thinkingConfig');
+  if (tc.value !== undefined) out.reasoning = decodeThinking(tc, out.extensions);
+
+  const rm = f('responseModalities');
+  if (rm.value !== undefined) out.extensions.responseModalities = arr(rm.value, rm.path).map((m, i) => oneOf(m, modalities, `${rm.path}[${i}]`));
+  const mr = f('mediaResolution');
+  if (mr.value !== undefined) out.extensions.mediaResolution = oneOf(mr.value, mediaResolutions, mr.path);
+  const civic = f('enableEnhancedCivicAnswers');
+  if (civic.value !== undefined) out.extensions.enableEnhancedCivicAnswers = bool(civic.value, civic.path);
+  const sc = f('speechConfig');
+  if (sc.value !== undefined) out.extensions.speechConfig = checkSpeechConfig(sc);
+  return out;
+}
+
+function positive(p: Picked): number {
+  const n = int(p.value, p.path);
+  if (n < 1) throw invalid(p.path, `${p.path}: must be a positive integer (got ${n})`);
+  return n;
+}
+
+/**
+ * responseMimeType + responseSchema / responseJsonSchema → OutputFormat. `text/x.enum` answers
+ * with the bare enum value; the IR models it as a string-enum schema, and the mime type stays in
+ * `extensions.responseMimeType` so the encoders can unquote the JSON string again.
+ */
+function decodeOutput(f: (name: (typeof known)[number]) => Picked, out: DecodedGenerationConfig): void {
+  const mt = f('responseMimeType');
+  const mime = mt.value === undefined ? 'text/plain' : oneOf(mt.value, mimeTypes, mt.path);
+  const rs = f('responseSchema');
+  const rjs = f('responseJsonSchema');
+  if (rs.value !== undefined && rjs.value !== undefined) throw invalid(rjs.path, `${rjs.path}: responseSchema and responseJsonSchema are mutually exclusive`);
+  const schemaField = rs.value !== undefined ? rs : rjs.value !== undefined ? rjs : undefined;
+  const schema = rs.value !== undefined ? jsonSchemaOfGeminiSchema(rs.value, rs.path) : rjs.value !== undefined ? obj(rjs.value, rjs.path) : undefined;
+  if (mime === 'text/plain') {
+    if (schemaField) throw invalid(schemaField.path, `${schemaField.path}: requires responseMimeType 'application/json' or 'text/x.enum'`);
+    return;
+  }
+  if (mime === 'application/json') {
+    out.output = schema ? { type: 'json-schema', name: 'response', schema } : { type: 'json' };
+    return;
+  }
+  if (!schema || !schemaField || stringEnumOf(schema) === undefined) {
+    const at = schemaField?.path ?? mt.path;
+    throw invalid(at, `${at}: responseMimeType 'text/x.enum' needs a responseSchema of type STRING with an enum`);
+  }
+  out.output = { type: 'json-schema', name: 'response', schema };
+  out.extensions.responseMimeType = 'text/x.enum';
+}
+
+const effortOfLevel: Record<Exclude<(typeof thinkingLevels)[number], 'THINKING_LEVEL_UNSPECIFIED'>, ReasoningEffort> = {
+  MINIMAL: 'minimal',
+  LOW: 'low',
+  MEDIUM: 'medium',
+  HIGH: 'high',
+};
+
+/** thinkingBudget 0 turns thinking off, -1 lets the model decide, N caps it; thinkingLevel is an effort. */
+function decodeThinking(tc: Picked, extensions: Record<string, unknown>): ReasoningConfig {
+  const t = obj(tc.value, tc.path);
+  rejectUnknown(t, ['includeThoughts', 'thinkingBudget', 'thinkingLevel'], tc.path);
+  const it = pick(t, 'includeThoughts', tc.path);
+  const tb = pick(t, 'thinkingBudget', tc.path);
+  const tl = pick(t, 'thinkingLevel', tc.path);
+  if (tb.value !== undefined && tl.value !== undefined) throw invalid(tl.path, `${tl.path}: thinkingBudget and thinkingLevel cannot both be set`);
+  const r: ReasoningConfig = { enabled: true };
+  if (it.value !== undefined) r.includeThoughts = bool(it.value, it.path);
+  if (tb.value !== undefined) {
+    const budget = int(tb.value, tb.path);
+    if (budget < -1) throw invalid(tb.path, `${tb.path}: must be -1 (dynamic), 0 (off) or a positive token count`);
+    r.enabled = budget !== 0;
+    if (budget > 0) r.budgetTokens = budget;
+  }
+  if (tl.value !== undefined) {
+    const level = oneOf(tl.value, thinkingLevels, tl.path);
+    if (level !== 'THINKING_LEVEL_UNSPECIFIED') {
+      r.effort = effortOfLevel[level];
+      extensions.thinkingLevel = level;
+    }
+  }
+  return r;
+}
+
+function checkSpeechConfig(sc: Picked): Json {
+  const c = obj(sc.value, sc.path);
+  rejectUnknown(c, ['voiceConfig', 'multiSpeakerVoiceConfig', 'languageCode'], sc.path);
+  const vc = pick(c, 'voiceConfig', sc.path);
+  if (vc.value !== undefined) checkVoiceConfig(vc);
+  const ms = pick(c, 'multiSpeakerVoiceConfig', sc.path);
+  if (ms.value !== undefined) {
+    const m = obj(ms.value, ms.path);
+    rejectUnknown(m, ['speakerVoiceConfigs'], ms.path);
+    const list = pick(m, 'speakerVoiceConfigs', ms.path);
+    arr(list.value, list.path).forEach((x, i) => {
+      const at = `${list.path}[${i}]`;
+      const s = obj(x, at);
+      rejectUnknown(s, ['speaker', 'voiceConfig'], at);
+      const sp = pick(s, 'speaker', at);
+      str(sp.value, sp.path);
+      checkVoiceConfig(pick(s, 'voiceConfig', at));
+    });
+  }
+  const lc = pick(c, 'languageCode', sc.path);
+  if (lc.value !== undefined) oneOf(lc.value, languageCodes, lc.path);
+  return c;
+}
+
+function checkVoiceConfig(vc: Picked): void {
+  const v = obj(vc.value, vc.path);
+  rejectUnknown(v, ['prebuiltVoiceConfig'], vc.path);
+  const pv = pick(v, 'prebuiltVoiceConfig', vc.path);
+  if (pv.value === undefined) return;
+  const p = obj(pv.value, pv.path);
+  rejectUnknown(p, ['voiceName'], pv.path);
+  const name = pick(p, 'voiceName', pv.path);
+  if (name.value !== undefined) str(name.value, name.path);
+}

@@ -1,0 +1,173 @@
+// IR ChatRequest → GenerateContentRequest for a Gemini upstream
+// (https://ai.google.dev/api/generate-content#request-body). The provider adds x-goog-api-key.
+import type { ChatRequest, Tool, ToolChoice } from '../../src/ir/chat-request.ts';
+import { invalid } from '../../src/ir/gateway-error.ts';
+import { assertNever } from '../../src/ir/stream-event.ts';
+import type { UpstreamHttpRequest, WarningSink } from '../shared/chat-adapter.ts';
+import { isObject, type Json } from '../shared/narrow.ts';
+import { budgetOfEffort } from '../shared/reasoning-map.ts';
+import { encodeContents, onceWarner } from './encode-gemini-contents.ts';
+import { geminiEnumSchema, stringEnumOf } from './gemini-schema.ts';
+
+/** Extensions a Gemini client brought that go back into the same place on the way out. */
+const topLevelExtensions = ['safetySettings', 'cachedContent', 'labels', 'serviceTier', 'store'];
+const generationExtensions = ['responseModalities', 'speechConfig', 'mediaResolution', 'enableEnhancedCivicAnswers'];
+/** Extensions this encoder consumes itself while mapping IR fields. */
+const consumed = ['responseLogprobs', 'logprobs', 'responseMimeType', 'thinkingLevel', 'functionResponseSchemas'];
+
+export function encodeGeminiUpstreamRequest(req: ChatRequest, upstreamModel: string, warnSink: WarningSink): UpstreamHttpRequest {
+  const warn = onceWarner(warnSink);
+  const model = upstreamModel.replace(/^models\//, '');
+  const body: Json = {};
+  body.contents = encodeContents(req.messages, warn);
+  if (req.system.length > 0) {
+    if (req.system.some((t) => t.cache !== undefined)) warn('cache', 'gemini caches prompts implicitly; cache hints were dropped');
+    body.systemInstruction = { parts: req.system.map((t) => ({ text: t.text })) };
+  }
+  const tools = encodeTools(req, warn);
+  if (tools.length > 0) body.tools = tools;
+  const toolConfig = encodeToolConfig(req.toolChoice);
+  const gen = encodeGenerationConfig(req);
+  relayExtensions(req.extensions, body, gen, tools, toolConfig, warn);
+  if (tools.length > 0 && body.tools === undefined) body.tools = tools;
+  if (Object.keys(toolConfig).length > 0) body.toolConfig = toolConfig;
+  if (Object.keys(gen).length > 0) body.generationConfig = gen;
+  if (req.parallelToolCalls === false) warn('parallelToolCalls', 'gemini cannot forbid parallel function calls; the setting was dropped');
+  if (req.user !== undefined) warn('user', 'gemini has no end-user field; it was dropped');
+  if (req.metadata !== undefined) warn('metadata', 'gemini has no request metadata; it was dropped');
+  return {
+    path: req.stream ? `/v1beta/models/${model}:streamGenerateContent?alt=sse` : `/v1beta/models/${model}:generateContent`,
+    body,
+    headers: {},
+  };
+}
+
+/**
+ * Function tools go out as `parametersJsonSchema` (exact JSON Schema, no lossy conversion to the
+ * OpenAPI subset). Built-in tools a Gemini client declared keep their wire object; others map by
+ * kind where Gemini has the tool, else the request is refused naming the tool.
+ */
+function encodeTools(req: ChatRequest, warn: WarningSink): Json[] {
+  const declarations: Json[] = [];
+  const out: Json[] = [];
+  const responseSchemas = isObject(req.extensions.functionResponseSchemas) ? req.extensions.functionResponseSchemas : {};
+  const allowed = req.toolChoice?.type === 'allowed' && req.toolChoice.mode === 'auto' ? new Set(req.toolChoice.names) : undefined;
+  req.tools.forEach((t: Tool, i) => {
+    if (t.cache !== undefined) warn('cache', 'gemini caches prompts implicitly; cache hints were dropped');
+    if (t.type === 'function') {
+      // "allowed, mode auto": Gemini's AUTO takes no name list, so only the allowed functions are declared.
+      if (allowed && !allowed.has(t.name)) return;
+      if (t.strict !== undefined) warn('strict', 'gemini has no strict flag for function schemas; it was dropped');
+      const d: Json = { name: t.name };
+      if (t.description !== undefined) d.description = t.description;
+      d.parametersJsonSchema = t.parameters;
+      const rs = responseSchemas[t.name];
+      if (isObject(rs)) Object.assign(d, rs);
+      declarations.push(d);
+      return;
+    }
+    const own = t.options.gemini;
+    if (isObject(own)) {
+      out.push(own);
+      return;
+    }
+    switch (t.kind) {
+      case 'code-execution':
+        out.push({ codeExecution: {} });
+        break;
+      case 'web-search':
+        out.push({ googleSearch: {} });
+        break;
+      case 'file-search':
+      case 'computer-use':
+      case 'bash':
+      case 'text-editor':
+        throw invalid(`tools[${i}]`, `tools[${i}]: built-in tool '${t.name ?? t.kind}' is not supported by provider format 'gemini'`);
+      default:
+        assertNever(t.kind, 'builtin tool kind');
+    }
+  });
+  return declarations.length > 0 ? [{ functionDeclarations: declarations }, ...out] : out;
+}
+
+function encodeToolConfig(choice: ToolChoice | undefined): Json {
+  if (!choice) return {};
+  switch (choice.type) {
+    case 'auto':
+      return { functionCallingConfig: { mode: 'AUTO' } };
+    case 'none':
+      return { functionCallingConfig: { mode: 'NONE' } };
+    case 'required':
+      return { functionCallingConfig: { mode: 'ANY' } };
+    case 'tool':
+      return { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [choice.name] } };
+    case 'allowed':
+      return choice.mode === 'required'
+        ? { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: choice.names } }
+        : { functionCallingConfig: { mode: 'AUTO' } };
+    default:
+      return assertNever(choice, 'tool choice');
+  }
+}
+
+function encodeGenerationConfig(req: ChatRequest): Json {
+  const s = req.sampling;
+  const g: Json = {};
+  if (s.stop !== undefined && s.stop.length > 0) {
+    if (s.stop.length > 5) throw invalid('stop', `stop: provider format 'gemini' accepts at most 5 stop sequences (got ${s.stop.length})`);
+    g.stopSequences = s.stop;
+  }
+  if (s.temperature !== undefined) g.temperature = s.temperature;
+  if (s.topP !== undefined) g.topP = s.topP;
+  if (s.topK !== undefined) g.topK = s.topK;
+  if (s.seed !== undefined) g.seed = s.seed;
+  if (s.presencePenalty !== undefined) g.presencePenalty = s.presencePenalty;
+  if (s.frequencyPenalty !== undefined) g.frequencyPenalty = s.frequencyPenalty;
+  if (s.candidateCount !== undefined) g.candidateCount = s.candidateCount;
+  if (req.maxTokens !== undefined) g.maxOutputTokens = req.maxTokens;
+  if (s.logprobs !== undefined) g.responseLogprobs = s.logprobs;
+  if (s.topLogprobs !== undefined) g.logprobs = s.topLogprobs;
+  const out = req.output;
+  if (out?.type === 'json') g.responseMimeType = 'application/json';
+  if (out?.type === 'json-schema') {
+    const values = stringEnumOf(out.schema);
+    if (req.extensions.responseMimeType === 'text/x.enum' && values) {
+      g.responseMimeType = 'text/x.enum';
+      g.responseSchema = geminiEnumSchema(values);
+    } else {
+      g.responseMimeType = 'application/json';
+      g.responseJsonSchema = out.schema;
+    }
+  }
+  const r = req.reasoning;
+  if (r) {
+    if (!r.enabled) g.thinkingConfig = { thinkingBudget: 0 };
+    else {
+      const tc: Json = {};
+      const level = req.extensions.thinkingLevel;
+      if (typeof level === 'string') tc.thinkingLevel = level;
+      else if (r.budgetTokens !== undefined) tc.thinkingBudget = r.budgetTokens;
+      else if (r.effort !== undefined) tc.thinkingBudget = budgetOfEffort[r.effort];
+      tc.includeThoughts = r.includeThoughts ?? true;
+      g.thinkingConfig = tc;
+    }
+  }
+  return g;
+}
+
+/**
+ * Gemini-only fields a Gemini client sent go back to their place; `generationConfig.X`,
+ * `toolConfig.X` and `tools.X` name fields newer than this adapter. Anything else came from
+ * another format and has no Gemini field: dropped with a warning.
+ */
+function relayExtensions(ext: Record<string, unknown>, body: Json, gen: Json, tools: Json[], toolConfig: Json, warn: WarningSink): void {
+  for (const [key, value] of Object.entries(ext)) {
+    if (value === undefined || consumed.includes(key)) continue;
+    if (topLevelExtensions.includes(key)) body[key] = value;
+    else if (generationExtensions.includes(key)) gen[key] = value;
+    else if (key.startsWith('generationConfig.')) gen[key.slice('generationConfig.'.length)] = value;
+    else if (key.startsWith('toolConfig.')) toolConfig[key.slice('toolConfig.'.length)] = value;
+    else if (key.startsWith('tools.')) tools.push({ [key.slice('tools.'.length)]: value });
+    else warn(key, `provider format 'gemini' has no equivalent of '${key}'; it was dropped`);
+  }
+}

@@ -1,0 +1,50 @@
+// Field access for Gemini request bodies. The API is proto3 JSON, which accepts both the
+// lowerCamelCase and the original snake_case field name (the spec's examples use both:
+// `inline_data`, `system_instruction`, `generation_config`…), so every read goes through `pick`,
+// and error paths name the field the way the client spelled it
+// (https://protobuf.dev/programming-guides/json/, https://ai.google.dev/api/generate-content).
+import { invalid } from '../../src/ir/gateway-error.ts';
+import type { Json } from '../shared/narrow.ts';
+
+export const snakeOf = (camel: string): string => camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+export const camelOf = (name: string): string => name.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+
+/** A field's value under either spelling, and its path in the client's own spelling. */
+export type Picked = { value: unknown; path: string };
+
+export const pathOf = (at: string, key: string): string => (at === '' ? key : `${at}.${key}`);
+
+export function pick(o: Json, camel: string, at: string): Picked {
+  if (o[camel] !== undefined) return { value: o[camel], path: pathOf(at, camel) };
+  const snake = snakeOf(camel);
+  return { value: o[snake], path: pathOf(at, snake !== camel && o[snake] !== undefined ? snake : camel) };
+}
+
+/** Keys of `o` (camelCased) that are not in `known`, with the spelling the client used. */
+export function unknownKeys(o: Json, known: readonly string[]): Array<{ camel: string; key: string }> {
+  const out: Array<{ camel: string; key: string }> = [];
+  for (const key of Object.keys(o)) {
+    const camel = camelOf(key);
+    if (!known.includes(camel) && o[key] !== undefined) out.push({ camel, key });
+  }
+  return out;
+}
+
+/** Rejects fields the API does not define, as the real API does ("Unknown name …"). */
+export function rejectUnknown(o: Json, known: readonly string[], at: string): void {
+  const [first] = unknownKeys(o, known);
+  if (first) throw invalid(pathOf(at, first.key), `${pathOf(at, first.key)}: unknown field '${first.key}'`);
+}
+
+/** A number inside [min, max], checked with the spec's limit in the message. */
+export function inRange(v: number, min: number, max: number, path: string): number {
+  if (v < min || v > max) throw invalid(path, `${path}: must be between ${min} and ${max} (got ${v})`);
+  return v;
+}
+
+/** proto3 JSON sends int64 as a string; int32 fields arrive as numbers. Both are accepted. */
+export function intLike(v: unknown, path: string): number {
+  const n = typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
+  if (typeof n !== 'number' || !Number.isInteger(n)) throw invalid(path, `${path}: expected an integer`);
+  return n;
+}

@@ -1,0 +1,93 @@
+// Gemini's `Schema` (an OpenAPI 3.0 subset with upper-case types and `nullable`) ⇄ JSON Schema,
+// the IR's schema language (https://ai.google.dev/api/caching#Schema). Requests to Gemini use
+// `parametersJsonSchema` / `responseJsonSchema`, so only the decode direction is general; the
+// encode direction exists for `text/x.enum`, which takes a `responseSchema` string enum.
+import { invalid } from '../../src/ir/gateway-error.ts';
+import { arr, obj, str, type Json } from '../shared/narrow.ts';
+import { intLike, pick, rejectUnknown } from './gemini-fields.ts';
+
+const schemaTypes = ['TYPE_UNSPECIFIED', 'STRING', 'NUMBER', 'INTEGER', 'BOOLEAN', 'ARRAY', 'OBJECT', 'NULL'] as const;
+const schemaFields = [
+  'type', 'format', 'title', 'description', 'nullable', 'enum', 'example', 'default', 'items', 'properties', 'required',
+  'minimum', 'maximum', 'minItems', 'maxItems', 'minLength', 'maxLength', 'minProperties', 'maxProperties', 'pattern',
+  'anyOf', 'propertyOrdering',
+] as const;
+const intFields = ['minItems', 'maxItems', 'minLength', 'maxLength', 'minProperties', 'maxProperties'] as const;
+
+/**
+ * Converts and validates one Schema. Types are matched case-insensitively because the official
+ * SDK forwards lower-case types it got from JSON-Schema-minded callers. `propertyOrdering` is a
+ * generation hint with no JSON Schema keyword; JSON object key order already carries it.
+ */
+export function jsonSchemaOfGeminiSchema(v: unknown, at: string): Json {
+  const s = obj(v, at);
+  rejectUnknown(s, schemaFields, at);
+  const out: Json = {};
+  const type = pick(s, 'type', at);
+  let t: string | undefined;
+  if (type.value !== undefined) {
+    const upper = str(type.value, type.path).toUpperCase();
+    if (!(schemaTypes as readonly string[]).includes(upper)) {
+      throw invalid(type.path, `${type.path}: must be one of ${schemaTypes.join(', ')}`);
+    }
+    if (upper !== 'TYPE_UNSPECIFIED') t = upper.toLowerCase();
+  }
+  const nullable = pick(s, 'nullable', at);
+  if (nullable.value !== undefined && typeof nullable.value !== 'boolean') throw invalid(nullable.path, `${nullable.path}: expected a boolean`);
+  const isNullable = nullable.value === true;
+  if (t !== undefined) out.type = isNullable && t !== 'null' ? [t, 'null'] : t;
+  for (const k of ['format', 'title', 'description', 'pattern'] as const) {
+    const f = pick(s, k, at);
+    if (f.value !== undefined) out[k] = str(f.value, f.path);
+  }
+  const en = pick(s, 'enum', at);
+  if (en.value !== undefined) {
+    const values = arr(en.value, en.path);
+    out.enum = isNullable && !values.includes(null) ? [...values, null] : values;
+  }
+  const example = pick(s, 'example', at);
+  if (example.value !== undefined) out.examples = [example.value];
+  const def = pick(s, 'default', at);
+  if (def.value !== undefined) out.default = def.value;
+  for (const k of ['minimum', 'maximum'] as const) {
+    const f = pick(s, k, at);
+    if (f.value !== undefined) {
+      if (typeof f.value !== 'number') throw invalid(f.path, `${f.path}: expected a number`);
+      out[k] = f.value;
+    }
+  }
+  for (const k of intFields) {
+    const f = pick(s, k, at);
+    if (f.value !== undefined) out[k] = intLike(f.value, f.path);
+  }
+  const items = pick(s, 'items', at);
+  if (items.value !== undefined) out.items = jsonSchemaOfGeminiSchema(items.value, items.path);
+  const props = pick(s, 'properties', at);
+  if (props.value !== undefined) {
+    const map = obj(props.value, props.path);
+    const converted: Json = {};
+    for (const [name, sub] of Object.entries(map)) converted[name] = jsonSchemaOfGeminiSchema(sub, `${props.path}.${name}`);
+    out.properties = converted;
+  }
+  const req = pick(s, 'required', at);
+  if (req.value !== undefined) out.required = arr(req.value, req.path).map((r, i) => str(r, `${req.path}[${i}]`));
+  const anyOf = pick(s, 'anyOf', at);
+  if (anyOf.value !== undefined) {
+    const subs = arr(anyOf.value, anyOf.path).map((sub, i) => jsonSchemaOfGeminiSchema(sub, `${anyOf.path}[${i}]`));
+    out.anyOf = isNullable && t === undefined ? [...subs, { type: 'null' }] : subs;
+  }
+  const ordering = pick(s, 'propertyOrdering', at);
+  if (ordering.value !== undefined) arr(ordering.value, ordering.path);
+  return out;
+}
+
+/** The values of a JSON Schema string enum (`{type: 'string', enum: [...]}`), or undefined. */
+export function stringEnumOf(schema: Json): string[] | undefined {
+  if (schema.type !== 'string' || !Array.isArray(schema.enum)) return undefined;
+  return schema.enum.every((e) => typeof e === 'string') ? (schema.enum as string[]) : undefined;
+}
+
+/** `text/x.enum` output needs a Gemini Schema; only a string enum is meaningful there. */
+export function geminiEnumSchema(values: string[]): Json {
+  return { type: 'STRING', enum: values };
+}

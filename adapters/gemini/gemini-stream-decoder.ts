@@ -1,0 +1,210 @@
+// `streamGenerateContent?alt=sse` from a Gemini upstream → IR stream events
+// (https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent).
+//
+// A small state machine. Every `data:` frame is a whole GenerateContentResponse with the next
+// parts; one method per kind of part. Consecutive text parts continue one IR text part, thought
+// parts one reasoning part; a functionCall arrives whole (Gemini never streams partial
+// arguments) and becomes start + one delta + end. usageMetadata is a running total, so the last
+// one wins. `finish` is emitted when the stream ends after a chunk carried a finishReason.
+import type { ChatFinish, Usage } from '../../src/ir/chat-result.ts';
+import { emptyUsage } from '../../src/ir/chat-result.ts';
+import { GatewayError } from '../../src/ir/gateway-error.ts';
+import { assertNever, type StreamEvent } from '../../src/ir/stream-event.ts';
+import type { UpstreamStreamDecoder } from '../shared/chat-adapter.ts';
+import { isObject, type Json } from '../shared/narrow.ts';
+import { syntheticCallId } from './call-ids.ts';
+import { decodeGeminiStreamError } from './gemini-error.ts';
+import { finishOfGemini } from './gemini-finish-reason.ts';
+import { usageOfGemini } from './gemini-usage.ts';
+import { reasoningOfSignature } from './thought-signature.ts';
+
+type OpenPart = { kind: 'text'; index: number } | { kind: 'reasoning'; index: number; signed: boolean };
+
+const s = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+export class GeminiStreamDecoder implements UpstreamStreamDecoder {
+  #out: StreamEvent[] = [];
+  #started = false;
+  #nextIndex = 0;
+  #open: OpenPart | undefined;
+  #toolCalls = 0;
+  #rawFinish: string | undefined;
+  #usage: Usage | undefined;
+  /** The finish word came from promptFeedback.blockReason: the prompt itself was refused. */
+  #promptBlocked = false;
+  #over = false;
+
+  push(frame: { event?: string; data: string }): StreamEvent[] {
+    if (this.#over) return [];
+    const data = frame.data.trim();
+    if (data !== '') this.onChunk(data);
+    return this.#flush();
+  }
+
+  end(): StreamEvent[] {
+    if (this.#over) return [];
+    if (this.#rawFinish === undefined) {
+      this.#fail(new GatewayError('upstream', 'gemini upstream stream ended early (no chunk carried a finishReason)'));
+      return this.#flush();
+    }
+    this.#closeOpen();
+    this.#over = true;
+    const finish: ChatFinish = this.#finish(this.#rawFinish);
+    this.#out.push({ type: 'finish', finish, usage: this.#usage ?? emptyUsage() });
+    return this.#flush();
+  }
+
+  onChunk(data: string): void {
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      return this.#fail(new GatewayError('upstream', 'gemini upstream sent a stream chunk that is not JSON'));
+    }
+    if (!isObject(chunk)) return this.#fail(new GatewayError('upstream', 'gemini upstream sent a stream chunk that is not an object'));
+    if (chunk.error !== undefined && chunk.error !== null) return this.#fail(decodeGeminiStreamError(chunk));
+    this.onStart(chunk);
+    if (chunk.usageMetadata !== undefined) this.#usage = usageOfGemini(chunk.usageMetadata);
+    const candidate = Array.isArray(chunk.candidates) ? chunk.candidates.find((c) => isObject(c) && (c.index === undefined || c.index === 0)) : undefined;
+    if (isObject(candidate)) {
+      const content = isObject(candidate.content) ? candidate.content : {};
+      for (const part of Array.isArray(content.parts) ? content.parts : []) if (isObject(part)) this.onPart(part);
+      const reason = s(candidate.finishReason);
+      if (reason !== undefined) this.onFinishReason(reason);
+    } else if (isObject(chunk.promptFeedback) && typeof chunk.promptFeedback.blockReason === 'string') {
+      this.onFinishReason(chunk.promptFeedback.blockReason, true);
+    }
+  }
+
+  onStart(chunk: Json): void {
+    if (this.#started) return;
+    this.#started = true;
+    const usage = isObject(chunk.usageMetadata) ? { inputTokens: usageOfGemini(chunk.usageMetadata).inputTokens } : undefined;
+    this.#out.push({ type: 'start', id: s(chunk.responseId) ?? '', model: s(chunk.modelVersion) ?? '', ...(usage ? { usage } : {}) });
+  }
+
+  onPart(part: Json): void {
+    const text = s(part.text);
+    const signature = s(part.thoughtSignature);
+    if (text !== undefined && part.thought === true) return this.onThought(text, signature);
+    if (signature !== undefined) this.onSignature(signature);
+    if (text !== undefined) return this.onText(text);
+    if (isObject(part.functionCall)) return this.onFunctionCall(part.functionCall);
+    if (isObject(part.executableCode) || isObject(part.codeExecutionResult)) return this.onCode(part);
+    if (isObject(part.inlineData) || isObject(part.fileData)) {
+      // The IR stream has no media events; failing beats silently losing an image.
+      return this.#fail(new GatewayError('upstream', 'gemini upstream streamed a media part, which polygate cannot relay in a translated stream; use generateContent'));
+    }
+  }
+
+  onThought(text: string, signature: string | undefined): void {
+    const envelope = signature !== undefined ? reasoningOfSignature(signature, text) : undefined;
+    let open = this.#open;
+    if (open?.kind !== 'reasoning' || open.signed) open = this.#openReasoning();
+    const index = open.index;
+    const t = envelope?.text ?? text;
+    if (t !== '') this.#out.push({ type: 'reasoning-delta', index, text: t });
+    if (envelope?.signature !== undefined) {
+      this.#out.push({ type: 'reasoning-signature', index, signature: envelope.signature });
+      open.signed = true;
+    }
+  }
+
+  /** A signature on a non-thought part: an empty reasoning part carrying it, before that part. */
+  onSignature(signature: string): void {
+    const r = reasoningOfSignature(signature, '');
+    if (r.origin !== 'gemini' && this.#open?.kind === 'reasoning' && !this.#open.signed && r.signature !== undefined) {
+      this.#out.push({ type: 'reasoning-signature', index: this.#open.index, signature: r.signature });
+      this.#open.signed = true;
+      this.#closeOpen();
+      return;
+    }
+    const open = this.#openReasoning(r.redacted);
+    if (r.text !== '') this.#out.push({ type: 'reasoning-delta', index: open.index, text: r.text });
+    if (r.signature !== undefined) this.#out.push({ type: 'reasoning-signature', index: open.index, signature: r.signature });
+    this.#closeOpen(r.encrypted);
+  }
+
+  onText(text: string): void {
+    if (text === '') return;
+    let open = this.#open;
+    if (open?.kind !== 'text') {
+      this.#closeOpen();
+      open = { kind: 'text', index: this.#nextIndex++ };
+      this.#open = open;
+      this.#out.push({ type: 'text-start', index: open.index });
+    }
+    this.#out.push({ type: 'text-delta', index: open.index, text });
+  }
+
+  onFunctionCall(fc: Json): void {
+    this.#closeOpen();
+    const name = s(fc.name) ?? '';
+    const index = this.#nextIndex++;
+    const id = s(fc.id) ?? syntheticCallId(name, this.#toolCalls);
+    this.#toolCalls++;
+    this.#out.push({ type: 'tool-input-start', index, id, name });
+    this.#out.push({ type: 'tool-input-delta', index, json: JSON.stringify(isObject(fc.args) ? fc.args : {}) });
+    this.#out.push({ type: 'tool-input-end', index });
+  }
+
+  /**
+   * Code execution parts have no IR stream event; they are shown as text (a fenced code block,
+   * then its output) rather than dropped.
+   */
+  onCode(part: Json): void {
+    if (isObject(part.executableCode)) {
+      const lang = s(part.executableCode.language) === 'PYTHON' ? 'python' : '';
+      this.onText(`\n\`\`\`${lang}\n${s(part.executableCode.code) ?? ''}\n\`\`\`\n`);
+    } else if (isObject(part.codeExecutionResult)) {
+      this.onText(`\n\`\`\`\n${s(part.codeExecutionResult.output) ?? ''}\n\`\`\`\n`);
+    }
+  }
+
+  onFinishReason(raw: string, promptBlocked = false): void {
+    this.#closeOpen();
+    this.#rawFinish = raw;
+    if (promptBlocked) this.#promptBlocked = true;
+  }
+
+  #finish(raw: string): ChatFinish {
+    if (this.#promptBlocked) return { reason: 'content-filter', raw };
+    return finishOfGemini(raw, this.#toolCalls > 0);
+  }
+
+  #openReasoning(redacted?: string): { kind: 'reasoning'; index: number; signed: boolean } {
+    this.#closeOpen();
+    const open = { kind: 'reasoning' as const, index: this.#nextIndex++, signed: false };
+    this.#open = open;
+    this.#out.push(redacted === undefined ? { type: 'reasoning-start', index: open.index } : { type: 'reasoning-start', index: open.index, redacted });
+    return open;
+  }
+
+  #closeOpen(encrypted?: string): void {
+    const open = this.#open;
+    if (!open) return;
+    this.#open = undefined;
+    switch (open.kind) {
+      case 'text':
+        this.#out.push({ type: 'text-end', index: open.index });
+        break;
+      case 'reasoning':
+        this.#out.push(encrypted === undefined ? { type: 'reasoning-end', index: open.index } : { type: 'reasoning-end', index: open.index, encrypted });
+        break;
+      default:
+        assertNever(open, 'open part');
+    }
+  }
+
+  #fail(error: GatewayError): void {
+    this.#over = true;
+    this.#out.push({ type: 'error', error });
+  }
+
+  #flush(): StreamEvent[] {
+    const out = this.#out;
+    this.#out = [];
+    const err = out.findIndex((e) => e.type === 'error');
+    return err >= 0 ? out.slice(0, err + 1) : out;
+  }
+}

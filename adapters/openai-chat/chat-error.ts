@@ -1,0 +1,92 @@
+// OpenAI's error body {error: {message, type, param, code}}, both ways
+// (https://platform.openai.com/docs/guides/error-codes, https://platform.openai.com/docs/api-reference/chat).
+import { GatewayError, kindOfStatus, type ErrorKind } from '../../src/ir/gateway-error.ts';
+import type { EncodedError, WireHeaders } from '../shared/chat-adapter.ts';
+import { isObject } from '../shared/narrow.ts';
+
+export type ChatErrorBody = { error: { message: string; type: string; param: string | null; code: string | null } };
+
+const typeOfKind: Record<ErrorKind, string> = {
+  'invalid-request': 'invalid_request_error',
+  authentication: 'authentication_error',
+  permission: 'permission_error',
+  'not-found': 'invalid_request_error',
+  'payload-too-large': 'invalid_request_error',
+  'rate-limit': 'rate_limit_error',
+  upstream: 'server_error',
+  overloaded: 'server_error',
+  timeout: 'server_error',
+  unavailable: 'server_error',
+  internal: 'server_error',
+};
+
+function codeOf(err: GatewayError): string | null {
+  switch (err.kind) {
+    case 'authentication':
+      return 'invalid_api_key';
+    case 'not-found':
+      return err.param === 'model' ? 'model_not_found' : null;
+    case 'rate-limit':
+      return 'rate_limit_exceeded';
+    default:
+      return null;
+  }
+}
+
+export function chatErrorBody(err: GatewayError): ChatErrorBody {
+  return { error: { message: err.message, type: typeOfKind[err.kind], param: err.param, code: codeOf(err) } };
+}
+
+/** A polygate error as a Chat Completions client sees it. */
+export function encodeChatError(err: GatewayError): EncodedError {
+  const headers = err.retryAfter !== undefined ? { 'retry-after': String(Math.ceil(err.retryAfter)) } : undefined;
+  return { status: err.status, body: chatErrorBody(err), ...(headers ? { headers } : {}) };
+}
+
+const header = (headers: WireHeaders, name: string): string | undefined => {
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return Array.isArray(v) ? v[0] : v;
+  return undefined;
+};
+
+/** `retry-after-ms` (OpenAI's own, more precise) or `retry-after` (seconds or an HTTP date), in seconds. */
+export function retryAfterOf(headers: WireHeaders): number | undefined {
+  const ms = Number(header(headers, 'retry-after-ms'));
+  if (Number.isFinite(ms) && ms >= 0 && header(headers, 'retry-after-ms') !== undefined) return Math.ceil(ms / 1000);
+  const ra = header(headers, 'retry-after');
+  if (ra === undefined) return undefined;
+  const s = Number(ra);
+  if (Number.isFinite(s) && s >= 0) return s;
+  const at = Date.parse(ra);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+}
+
+type WireError = { message: string; param: string | null; type: string | null; code: string | null };
+
+/** Reads {error: {...}} leniently: compatible servers send strings, bare objects or text. */
+function wireErrorOf(body: unknown): WireError {
+  const e = isObject(body) && body.error !== undefined ? body.error : body;
+  if (typeof e === 'string') return { message: e.slice(0, 500), param: null, type: null, code: null };
+  if (!isObject(e)) return { message: '', param: null, type: null, code: null };
+  const s = (v: unknown): string | null => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null);
+  return { message: s(e.message) ?? s(e.detail) ?? '', param: s(e.param), type: s(e.type), code: s(e.code) };
+}
+
+/** An upstream HTTP error as a GatewayError; the upstream's status picks the kind. */
+export function decodeChatUpstreamError(status: number, body: unknown, headers: WireHeaders): GatewayError {
+  const e = wireErrorOf(body);
+  if (status === 401 || status === 403) {
+    // The client's own key was fine (polygate checked it); the upstream refused polygate's
+    // provider key. That is a gateway configuration fault: 502, and the key is never echoed.
+    return new GatewayError('upstream', `the openai-chat provider rejected the gateway's credentials (HTTP ${status}); check the provider's api_key`);
+  }
+  const kind = kindOfStatus(status);
+  const detail = e.message || `HTTP ${status}`;
+  return new GatewayError(kind, `openai-chat upstream error: ${detail}`, { param: e.param, retryAfter: retryAfterOf(headers) });
+}
+
+/** An `{error}` object inside a stream: the upstream failed after the stream began. */
+export function decodeChatStreamError(body: unknown): GatewayError {
+  const e = wireErrorOf(body);
+  const kind: ErrorKind = e.type === 'rate_limit_error' || e.code === 'rate_limit_exceeded' ? 'rate-limit' : 'upstream';
+  return new GatewayError(kind, `openai-chat upstream error: ${e.message || 'the stream reported an error'}`, { param: e.param });
+}

@@ -1,0 +1,192 @@
+// Chat Completions stream (`data: {chat.completion.chunk}` … `data: [DONE]`) → IR stream events
+// (https://platform.openai.com/docs/api-reference/chat-streaming/streaming).
+//
+// A small state machine: one method per kind of delta. Chunks carry no part boundaries, so a
+// part closes when another kind of delta arrives or the finish_reason does. The usage chunk
+// (choices: [], usage) comes AFTER the finish_reason chunk, so `finish` waits for `[DONE]`.
+import type { ChatFinish, Usage } from '../../src/ir/chat-result.ts';
+import { emptyUsage } from '../../src/ir/chat-result.ts';
+import { GatewayError } from '../../src/ir/gateway-error.ts';
+import { assertNever, type StreamEvent } from '../../src/ir/stream-event.ts';
+import type { UpstreamStreamDecoder } from '../shared/chat-adapter.ts';
+import { isObject, type Json } from '../shared/narrow.ts';
+import { decodeChatStreamError } from './chat-error.ts';
+import { finishOfChatReason } from './chat-finish-reason.ts';
+import { decodeChatUsage } from './chat-usage.ts';
+
+type OpenPart = { kind: 'text' | 'reasoning' | 'refusal'; index: number } | { kind: 'tool'; index: number; wireIndex: number };
+type ToolState = { index: number; closed: boolean };
+
+export class ChatStreamDecoder implements UpstreamStreamDecoder {
+  #out: StreamEvent[] = [];
+  #started = false;
+  #nextIndex = 0;
+  #open: OpenPart | undefined;
+  /** Tool calls by the wire's `tool_calls[].index`: fragments are matched by index, not by id. */
+  #tools = new Map<number, ToolState>();
+  #finish: ChatFinish | undefined;
+  #usage: Usage | undefined;
+  /** A `finish` or `error` was emitted: the stream is over for the IR. */
+  #over = false;
+
+  push(frame: { event?: string; data: string }): StreamEvent[] {
+    if (this.#over) return [];
+    const data = frame.data.trim();
+    if (data === '[DONE]') this.onDone();
+    else this.onChunk(data);
+    return this.#flush();
+  }
+
+  end(): StreamEvent[] {
+    if (this.#over) return [];
+    // Some compatible servers close the stream after the finish chunk without `[DONE]`.
+    if (this.#finish) this.onDone();
+    else this.#fail(new GatewayError('upstream', 'openai-chat upstream stream ended early (no finish_reason and no [DONE])'));
+    return this.#flush();
+  }
+
+  onChunk(data: string): void {
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      return this.#fail(new GatewayError('upstream', 'openai-chat upstream sent a stream event that is not JSON'));
+    }
+    if (!isObject(chunk)) return this.#fail(new GatewayError('upstream', 'openai-chat upstream sent a stream event that is not an object'));
+    if (chunk.error !== undefined && chunk.error !== null) return this.onError(chunk);
+    this.onStart(chunk);
+    const choice = Array.isArray(chunk.choices) ? chunk.choices.find((c) => isObject(c) && (c.index === 0 || c.index === undefined)) : undefined;
+    if (isObject(choice)) {
+      const delta = isObject(choice.delta) ? choice.delta : {};
+      const reasoning = delta.reasoning_content ?? delta.reasoning;
+      if (typeof reasoning === 'string' && reasoning !== '') this.onReasoning(reasoning);
+      // The first chunk's `content: ""` opens nothing: a tool-call-only answer has no text part.
+      if (typeof delta.content === 'string' && delta.content !== '') this.onContent(delta.content);
+      if (typeof delta.refusal === 'string' && delta.refusal !== '') this.onRefusal(delta.refusal);
+      if (Array.isArray(delta.tool_calls)) for (const tc of delta.tool_calls) if (isObject(tc)) this.onToolCall(tc);
+      if (isObject(delta.function_call)) this.onToolCall({ index: 0, id: 'function_call', function: delta.function_call });
+      if (typeof choice.finish_reason === 'string') this.onFinishReason(choice.finish_reason);
+    }
+    if (isObject(chunk.usage)) this.onUsage(chunk.usage);
+  }
+
+  onStart(chunk: Json): void {
+    if (this.#started) return;
+    this.#started = true;
+    this.#out.push({ type: 'start', id: typeof chunk.id === 'string' ? chunk.id : '', model: typeof chunk.model === 'string' ? chunk.model : '' });
+  }
+
+  onReasoning(text: string): void {
+    const index = this.#openPart('reasoning');
+    this.#out.push({ type: 'reasoning-delta', index, text });
+  }
+
+  onContent(text: string): void {
+    const index = this.#openPart('text');
+    this.#out.push({ type: 'text-delta', index, text });
+  }
+
+  onRefusal(text: string): void {
+    const index = this.#openPart('refusal');
+    this.#out.push({ type: 'refusal-delta', index, text });
+  }
+
+  /** The first delta of an index carries id and name; later ones carry argument fragments only. */
+  onToolCall(tc: Json): void {
+    const fn = isObject(tc.function) ? tc.function : {};
+    const fragment = typeof fn.arguments === 'string' ? fn.arguments : '';
+    const wireIndex = typeof tc.index === 'number' ? tc.index : this.#wireIndexWithoutIndex(tc);
+    const known = this.#tools.get(wireIndex);
+    if (!known) {
+      this.#closeOpen();
+      const index = this.#nextIndex++;
+      this.#tools.set(wireIndex, { index, closed: false });
+      this.#open = { kind: 'tool', index, wireIndex };
+      const id = typeof tc.id === 'string' ? tc.id : `call_${wireIndex}`;
+      this.#out.push({ type: 'tool-input-start', index, id, name: typeof fn.name === 'string' ? fn.name : '' });
+      if (fragment !== '') this.#out.push({ type: 'tool-input-delta', index, json: fragment });
+      return;
+    }
+    if (fragment === '') return;
+    if (known.closed) {
+      // IR parts are sequential; a fragment for a call already closed cannot be placed.
+      return this.#fail(new GatewayError('upstream', `openai-chat upstream sent arguments for tool call ${wireIndex} after it ended`));
+    }
+    this.#out.push({ type: 'tool-input-delta', index: known.index, json: fragment });
+  }
+
+  onFinishReason(raw: string): void {
+    this.#closeOpen();
+    this.#finish = finishOfChatReason(raw);
+  }
+
+  onUsage(usage: Json): void {
+    this.#usage = decodeChatUsage(usage);
+  }
+
+  onDone(): void {
+    if (!this.#started) this.#out.push({ type: 'start', id: '', model: '' });
+    this.#closeOpen();
+    this.#over = true;
+    // `[DONE]` without a finish_reason: the stream ended by protocol, the reason is unknown.
+    this.#out.push({ type: 'finish', finish: this.#finish ?? { reason: 'other', raw: '' }, usage: this.#usage ?? emptyUsage() });
+  }
+
+  onError(chunk: Json): void {
+    this.#fail(decodeChatStreamError(chunk));
+  }
+
+  /** Servers that omit `index` (some compatible ones) send a new id for a new call. */
+  #wireIndexWithoutIndex(tc: Json): number {
+    if (typeof tc.id === 'string' || this.#open?.kind !== 'tool') return this.#tools.size;
+    return this.#open.wireIndex;
+  }
+
+  #openPart(kind: 'text' | 'reasoning' | 'refusal'): number {
+    if (this.#open?.kind === kind) return this.#open.index;
+    this.#closeOpen();
+    const index = this.#nextIndex++;
+    this.#open = { kind, index };
+    if (kind === 'text') this.#out.push({ type: 'text-start', index });
+    if (kind === 'reasoning') this.#out.push({ type: 'reasoning-start', index });
+    return index;
+  }
+
+  #closeOpen(): void {
+    const open = this.#open;
+    if (!open) return;
+    this.#open = undefined;
+    switch (open.kind) {
+      case 'text':
+        this.#out.push({ type: 'text-end', index: open.index });
+        break;
+      case 'reasoning':
+        this.#out.push({ type: 'reasoning-end', index: open.index });
+        break;
+      case 'tool': {
+        const t = this.#tools.get(open.wireIndex);
+        if (t) t.closed = true;
+        this.#out.push({ type: 'tool-input-end', index: open.index });
+        break;
+      }
+      case 'refusal':
+        // The IR's refusal has deltas only; nothing to close.
+        break;
+      default:
+        assertNever(open, 'open part');
+    }
+  }
+
+  #fail(error: GatewayError): void {
+    this.#over = true;
+    this.#out.push({ type: 'error', error });
+  }
+
+  #flush(): StreamEvent[] {
+    const out = this.#out;
+    this.#out = [];
+    // Nothing follows an error, even if the rest of its chunk still produced events.
+    const err = out.findIndex((e) => e.type === 'error');
+    return err >= 0 ? out.slice(0, err + 1) : out;
+  }
+}

@@ -1,0 +1,112 @@
+// IR stream events → Chat Completions stream frames for a client: `data: {chat.completion.chunk}`
+// lines without event names, a finish chunk, the usage chunk when asked for, then `data: [DONE]`
+// (https://platform.openai.com/docs/api-reference/chat-streaming/streaming).
+import type { ChatRequest } from '../../src/ir/chat-request.ts';
+import type { Usage } from '../../src/ir/chat-result.ts';
+import type { GatewayError } from '../../src/ir/gateway-error.ts';
+import { assertNever, type StreamEvent } from '../../src/ir/stream-event.ts';
+import type { ClientStreamEncoder, SseFrame } from '../shared/chat-adapter.ts';
+import { chatErrorBody } from './chat-error.ts';
+import { chatReasonOfFinish, type ChatFinishReason } from './chat-finish-reason.ts';
+import { encodeChatUsage } from './chat-usage.ts';
+import { chatCompletionId } from './encode-chat-result.ts';
+
+type Delta = Record<string, unknown>;
+
+export class ChatStreamEncoder implements ClientStreamEncoder {
+  readonly #model: string;
+  readonly #created = Math.floor(Date.now() / 1000);
+  /** `stream_options.include_usage`: only then does OpenAI send the usage chunk (and `usage: null` before it). */
+  readonly #includeUsage: boolean;
+  #id = 'chatcmpl-polygate';
+  #started = false;
+  #over = false;
+  /** IR part index → `tool_calls[].index`, which counts tool calls only, from 0. */
+  #toolIndex = new Map<number, number>();
+
+  constructor(request: ChatRequest) {
+    this.#model = request.model;
+    this.#includeUsage = request.extensions['stream_options.include_usage'] === true;
+  }
+
+  push(e: StreamEvent): SseFrame[] {
+    if (this.#over) return [];
+    switch (e.type) {
+      case 'start':
+        return this.onStart(e.id);
+      case 'text-delta':
+        return this.onDelta({ content: e.text });
+      case 'refusal-delta':
+        return this.onDelta({ refusal: e.text });
+      case 'tool-input-start':
+        return this.onToolStart(e.index, e.id, e.name);
+      case 'tool-input-delta':
+        return this.onToolDelta(e.index, e.json);
+      case 'finish':
+        return this.onFinish(chatReasonOfFinish(e.finish), e.usage);
+      case 'error':
+        return this.onError(e.error);
+      // Part boundaries have no frame of their own in this format; reasoning is not part of
+      // the Chat Completions format and must not leak into the answer text.
+      case 'text-start':
+      case 'text-end':
+      case 'tool-input-end':
+      case 'reasoning-start':
+      case 'reasoning-delta':
+      case 'reasoning-signature':
+      case 'reasoning-end':
+      case 'usage':
+        return [];
+      default:
+        return assertNever(e, 'stream event');
+    }
+  }
+
+  /** The first chunk announces the role with empty content, as OpenAI's does. */
+  onStart(id: string): SseFrame[] {
+    if (this.#started) return [];
+    this.#started = true;
+    if (id !== '') this.#id = chatCompletionId(id);
+    return [this.#frame({ role: 'assistant', content: '', refusal: null }, null)];
+  }
+
+  onDelta(delta: Delta): SseFrame[] {
+    return [...this.onStart(''), this.#frame(delta, null)];
+  }
+
+  /** A tool call's first chunk carries index, id, type and name, with empty arguments. */
+  onToolStart(part: number, id: string, name: string): SseFrame[] {
+    const index = this.#toolIndex.size;
+    this.#toolIndex.set(part, index);
+    return this.onDelta({ tool_calls: [{ index, id, type: 'function', function: { name, arguments: '' } }] });
+  }
+
+  /** Later chunks carry argument fragments exactly as they came. */
+  onToolDelta(part: number, json: string): SseFrame[] {
+    const index = this.#toolIndex.get(part) ?? this.#toolIndex.size;
+    return this.onDelta({ tool_calls: [{ index, function: { arguments: json } }] });
+  }
+
+  onFinish(reason: ChatFinishReason, usage: Usage): SseFrame[] {
+    this.#over = true;
+    const frames = [...this.onStart(''), this.#frame({}, reason)];
+    if (this.#includeUsage) frames.push({ data: JSON.stringify({ ...this.#envelope(), choices: [], usage: encodeChatUsage(usage) }) });
+    frames.push({ data: '[DONE]' });
+    return frames;
+  }
+
+  /** OpenAI reports a mid-stream failure as a data frame holding an error object; the SDK throws it as APIError. */
+  onError(error: GatewayError): SseFrame[] {
+    this.#over = true;
+    return [{ data: JSON.stringify(chatErrorBody(error)) }];
+  }
+
+  #envelope(): { id: string; object: 'chat.completion.chunk'; created: number; model: string } {
+    return { id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.#model };
+  }
+
+  #frame(delta: Delta, finishReason: ChatFinishReason | null): SseFrame {
+    const chunk = { ...this.#envelope(), choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }], ...(this.#includeUsage ? { usage: null } : {}) };
+    return { data: JSON.stringify(chunk) };
+  }
+}

@@ -1,0 +1,214 @@
+// IR messages → Chat Completions `messages`
+// (https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages).
+import type { ChatRequest, CodePart, CodeResultPart, FilePart, ImagePart, Part, TextPart, ToolCallPart, ToolResultPart } from '../../src/ir/chat-request.ts';
+import { invalid } from '../../src/ir/gateway-error.ts';
+import { assertNever } from '../../src/ir/stream-event.ts';
+import type { WarningSink } from '../shared/chat-adapter.ts';
+import { dataUrlOf } from './data-url.ts';
+
+export type ChatTextPart = { type: 'text'; text: string };
+export type ChatImagePart = { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } };
+export type ChatFilePart = { type: 'file'; file: { filename?: string; file_data?: string; file_id?: string } };
+export type ChatUserPart = ChatTextPart | ChatImagePart | ChatFilePart;
+export type ChatToolCall = { id: string; type: 'function'; function: { name: string; arguments: string } };
+
+export type ChatWireMessage =
+  | { role: 'system'; content: string | ChatTextPart[] }
+  | { role: 'user'; content: string | ChatUserPart[] }
+  | { role: 'assistant'; content: string | ChatTextPart[] | null; refusal?: string; tool_calls?: ChatToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string | ChatTextPart[] };
+
+/** One text part travels as a plain string: the form every compatible server accepts. */
+function textContent(parts: ChatTextPart[]): string | ChatTextPart[] {
+  return parts.length === 1 ? parts[0].text : parts;
+}
+
+const textPart = (text: string): ChatTextPart => ({ type: 'text', text });
+
+export function encodeChatMessages(req: ChatRequest, warn: WarningSink): ChatWireMessage[] {
+  const out: ChatWireMessage[] = [];
+  // One `system` message first. OpenAI treats `system` as `developer` for reasoning models by
+  // itself, and compatible servers (vLLM, Ollama, …) only know `system`.
+  if (req.system.length > 0) out.push({ role: 'system', content: textContent(req.system.map((p) => textPart(p.text))) });
+  req.messages.forEach((m, i) => {
+    if (m.role === 'user') out.push(...encodeUserTurn(m.parts, i, warn));
+    else out.push(...encodeAssistantTurn(m.parts, i, warn));
+  });
+  warnCacheHints(req, warn);
+  return out;
+}
+
+/**
+ * A user turn becomes: one `tool` message per tool result (they must directly follow the
+ * assistant message that made the calls, so they go BEFORE the turn's other user content), then
+ * one `user` message with everything else.
+ */
+function encodeUserTurn(parts: Part[], i: number, warn: WarningSink): ChatWireMessage[] {
+  const toolMessages: ChatWireMessage[] = [];
+  const toolImages: ChatUserPart[] = [];
+  const content: ChatUserPart[] = [];
+  let warnedReasoning = false;
+  parts.forEach((p, j) => {
+    const field = `messages.${i}.content.${j}`;
+    switch (p.type) {
+      case 'text':
+        content.push(textPart(p.text));
+        break;
+      case 'image':
+        content.push(encodeImage(p, field));
+        break;
+      case 'file':
+        content.push(encodeFile(p, field));
+        break;
+      case 'tool-result': {
+        const { message, images } = encodeToolResult(p, field);
+        toolMessages.push(message);
+        toolImages.push(...images);
+        break;
+      }
+      case 'refusal':
+        content.push(textPart(p.text));
+        break;
+      case 'code':
+      case 'code-result':
+        content.push(textPart(codeAsText(p)));
+        warn(field, 'code-execution parts are sent as text: Chat Completions has no code-execution content');
+        break;
+      case 'reasoning':
+        if (!warnedReasoning) warn(`messages.${i}.reasoning`, 'Chat Completions cannot carry reasoning in requests; dropped');
+        warnedReasoning = true;
+        break;
+      case 'tool-call':
+        throw invalid(field, `${field}: a tool call can only appear in an assistant message`);
+      default:
+        return assertNever(p, 'part');
+    }
+  });
+  const user = [...toolImages, ...content];
+  if (user.length === 0) return toolMessages;
+  const only = user.length === 1 ? user[0] : undefined;
+  return [...toolMessages, { role: 'user', content: only?.type === 'text' ? only.text : user }];
+}
+
+/**
+ * Tool messages hold text only. Chat Completions has no error flag on a tool result, so a failed
+ * call is marked with an `Error: ` prefix the model can read. Images a tool returned travel in a
+ * user message right after the tool messages, introduced by a line naming the call.
+ */
+function encodeToolResult(p: ToolResultPart, field: string): { message: ChatWireMessage; images: ChatUserPart[] } {
+  const texts = p.content.filter((c): c is TextPart => c.type === 'text').map((c) => textPart(c.text));
+  const imageParts = p.content.filter((c): c is ImagePart => c.type === 'image');
+  if (p.isError) {
+    if (texts.length === 0) texts.push(textPart('Error'));
+    else texts[0] = textPart(`Error: ${texts[0].text}`);
+  }
+  const message: ChatWireMessage = { role: 'tool', tool_call_id: p.callId, content: texts.length === 0 ? '' : textContent(texts) };
+  if (imageParts.length === 0) return { message, images: [] };
+  const images: ChatUserPart[] = [textPart(`Images returned by tool call ${p.callId}:`)];
+  imageParts.forEach((img, k) => images.push(encodeImage(img, `${field}.content.${k}`)));
+  return { message, images };
+}
+
+function encodeAssistantTurn(parts: Part[], i: number, warn: WarningSink): ChatWireMessage[] {
+  const texts: ChatTextPart[] = [];
+  const refusals: string[] = [];
+  const calls: ChatToolCall[] = [];
+  let warnedReasoning = false;
+  parts.forEach((p, j) => {
+    const field = `messages.${i}.content.${j}`;
+    switch (p.type) {
+      case 'text':
+        texts.push(textPart(p.text));
+        break;
+      case 'refusal':
+        refusals.push(p.text);
+        break;
+      case 'tool-call':
+        calls.push(encodeToolCall(p));
+        break;
+      case 'code':
+      case 'code-result':
+        texts.push(textPart(codeAsText(p)));
+        warn(field, 'code-execution parts are sent as text: Chat Completions has no code-execution content');
+        break;
+      case 'reasoning':
+        // Chat Completions has no reasoning input (DeepSeek-style servers even reject
+        // `reasoning_content` sent back), so earlier reasoning cannot be replayed.
+        if (!warnedReasoning) warn(`messages.${i}.reasoning`, 'Chat Completions cannot carry reasoning in requests; dropped');
+        warnedReasoning = true;
+        break;
+      case 'image':
+      case 'file':
+      case 'tool-result':
+        throw invalid(field, `${field}: the openai-chat upstream cannot carry ${p.type} content in an assistant message`);
+      default:
+        return assertNever(p, 'part');
+    }
+  });
+  if (texts.length === 0 && refusals.length === 0 && calls.length === 0) return [];
+  return [
+    {
+      role: 'assistant',
+      // `content` may be null only when the message carries tool calls.
+      content: texts.length > 0 ? textContent(texts) : calls.length > 0 ? null : '',
+      ...(refusals.length > 0 ? { refusal: refusals.join('') } : {}),
+      ...(calls.length > 0 ? { tool_calls: calls } : {}),
+    },
+  ];
+}
+
+/** Arguments go back byte-exact, as the model produced them. */
+const encodeToolCall = (p: ToolCallPart): ChatToolCall => ({ id: p.id, type: 'function', function: { name: p.name, arguments: p.args } });
+
+function encodeImage(p: ImagePart, field: string): ChatImagePart {
+  const detail = p.detail ? { detail: p.detail } : {};
+  switch (p.source.kind) {
+    case 'base64':
+      return { type: 'image_url', image_url: { url: dataUrlOf(p.source.mediaType, p.source.data), ...detail } };
+    case 'url':
+      return { type: 'image_url', image_url: { url: p.source.url, ...detail } };
+    case 'file-id':
+    case 'text':
+      throw invalid(field, `${field}: the openai-chat upstream takes images as URLs or inline data, not as ${p.source.kind === 'text' ? 'text' : 'a file id'}`);
+    default:
+      return assertNever(p.source, 'media source');
+  }
+}
+
+/** PDFs go as `file` parts with a data URL; text documents as text; images as image parts. */
+function encodeFile(p: FilePart, field: string): ChatUserPart {
+  const s = p.source;
+  switch (s.kind) {
+    case 'base64': {
+      if (s.mediaType.startsWith('image/')) return { type: 'image_url', image_url: { url: dataUrlOf(s.mediaType, s.data) } };
+      if (s.mediaType.startsWith('text/')) return textPart(decodeBase64Text(s.data));
+      const filename = p.filename ?? p.title ?? (s.mediaType === 'application/pdf' ? 'document.pdf' : 'document');
+      return { type: 'file', file: { filename, file_data: dataUrlOf(s.mediaType, s.data) } };
+    }
+    case 'text':
+      return textPart(s.text);
+    case 'file-id':
+      return { type: 'file', file: { file_id: s.fileId } };
+    case 'url':
+      if (s.mediaType?.startsWith('image/')) return { type: 'image_url', image_url: { url: s.url } };
+      throw invalid(field, `${field}: the openai-chat upstream cannot fetch documents by URL; send the file inline (base64)`);
+    default:
+      return assertNever(s, 'media source');
+  }
+}
+
+const decodeBase64Text = (data: string): string => new TextDecoder().decode(Uint8Array.from(atob(data), (c) => c.charCodeAt(0)));
+
+function codeAsText(p: CodePart | CodeResultPart): string {
+  if (p.type === 'code') return `\`\`\`${p.language.toLowerCase()}\n${p.code}\n\`\`\``;
+  return `Code execution result (${p.outcome}):\n\`\`\`\n${p.output}\n\`\`\``;
+}
+
+/** Anthropic-style cache breakpoints have no Chat Completions field: OpenAI caches prompts by itself. */
+function warnCacheHints(req: ChatRequest, warn: WarningSink): void {
+  const hinted =
+    req.system.some((p) => p.cache) ||
+    req.tools.some((t) => t.cache) ||
+    req.messages.some((m) => m.parts.some((p) => 'cache' in p && p.cache !== undefined));
+  if (hinted) warn('cache_control', 'prompt-cache hints dropped: OpenAI caches prompts automatically');
+}

@@ -1,0 +1,158 @@
+// IR ChatRequest → Chat Completions request body for an upstream
+// (https://platform.openai.com/docs/api-reference/chat/create).
+import type { ChatRequest, OutputFormat, Tool, ToolChoice } from '../../src/ir/chat-request.ts';
+import { GatewayError, invalid } from '../../src/ir/gateway-error.ts';
+import { assertNever } from '../../src/ir/stream-event.ts';
+import type { UpstreamHttpRequest, WarningSink } from '../shared/chat-adapter.ts';
+import { effortOfBudget } from '../shared/reasoning-map.ts';
+import { encodeChatMessages } from './encode-chat-messages.ts';
+
+/** Chat Completions accepts at most 4 stop sequences. */
+const maxStop = 4;
+
+/**
+ * Extensions (by Chat Completions wire name) this format carries as they are. A client in
+ * another format may have set the same knob under the same name (e.g. Responses `store`).
+ */
+export const relayedExtensions = [
+  'store',
+  'logit_bias',
+  'service_tier',
+  'prompt_cache_key',
+  'safety_identifier',
+  'verbosity',
+  'prediction',
+  'modalities',
+  'audio',
+  'web_search_options',
+] as const;
+
+/** Extensions that only steer polygate's own answer to the client, never the upstream. */
+const clientOnlyExtensions = new Set(['stream_options.include_usage', 'stream_options.include_obfuscation']);
+
+export function encodeChatUpstreamRequest(req: ChatRequest, upstreamModel: string, warn: WarningSink): UpstreamHttpRequest {
+  const body: Record<string, unknown> = { model: upstreamModel, messages: encodeChatMessages(req, warn) };
+  if (req.tools.length > 0) body.tools = req.tools.map(encodeTool);
+  if (req.toolChoice) body.tool_choice = encodeToolChoice(req.toolChoice);
+  if (req.parallelToolCalls !== undefined) body.parallel_tool_calls = req.parallelToolCalls;
+  const format = req.output ? encodeOutput(req.output) : undefined;
+  if (format) body.response_format = format;
+  if (req.maxTokens !== undefined) body.max_completion_tokens = req.maxTokens;
+  Object.assign(body, encodeSampling(req, warn));
+  const effort = encodeReasoning(req, warn);
+  if (effort) body.reasoning_effort = effort;
+  if (req.user !== undefined) body.user = req.user;
+  if (req.metadata && Object.keys(req.metadata).length > 0) {
+    // OpenAI accepts `metadata` for stored completions only; a label, not a knob.
+    if (req.extensions.store === true) body.metadata = req.metadata;
+    else warn('metadata', 'the openai-chat upstream keeps metadata only for stored completions; dropped');
+  }
+  relayExtensions(req, body, warn);
+  if (req.stream) {
+    body.stream = true;
+    // Always ask for the usage chunk: without it a streamed answer has no token counts at all.
+    body.stream_options = { include_usage: true };
+  }
+  return { path: '/chat/completions', body, headers: {} };
+}
+
+function encodeTool(t: Tool, n: number): Record<string, unknown> {
+  switch (t.type) {
+    case 'function':
+      return {
+        type: 'function',
+        function: {
+          name: t.name,
+          ...(t.description !== undefined ? { description: t.description } : {}),
+          parameters: t.parameters,
+          ...(t.strict !== undefined ? { strict: t.strict } : {}),
+        },
+      };
+    case 'builtin':
+      throw new GatewayError('invalid-request', `tools.${n}: the openai-chat upstream cannot run the built-in ${t.kind} tool; route this model to a provider that has it`, {
+        param: `tools.${n}`,
+      });
+    default:
+      return assertNever(t, 'tool');
+  }
+}
+
+/** https://platform.openai.com/docs/api-reference/chat/create#chat-create-tool_choice */
+function encodeToolChoice(c: ToolChoice): unknown {
+  switch (c.type) {
+    case 'auto':
+    case 'none':
+    case 'required':
+      return c.type;
+    case 'tool':
+      return { type: 'function', function: { name: c.name } };
+    case 'allowed':
+      return { type: 'allowed_tools', allowed_tools: { mode: c.mode, tools: c.names.map((name) => ({ type: 'function', function: { name } })) } };
+    default:
+      return assertNever(c, 'tool choice');
+  }
+}
+
+/** https://platform.openai.com/docs/api-reference/chat/create#chat-create-response_format */
+function encodeOutput(o: OutputFormat): unknown {
+  switch (o.type) {
+    case 'text':
+      return undefined;
+    case 'json':
+      return { type: 'json_object' };
+    case 'json-schema':
+      return {
+        type: 'json_schema',
+        json_schema: {
+          name: o.name,
+          schema: o.schema,
+          ...(o.strict !== undefined ? { strict: o.strict } : {}),
+          ...(o.description !== undefined ? { description: o.description } : {}),
+        },
+      };
+    default:
+      return assertNever(o, 'output format');
+  }
+}
+
+function encodeSampling(req: ChatRequest, warn: WarningSink): Record<string, unknown> {
+  const s = req.sampling;
+  const out: Record<string, unknown> = {};
+  if (s.temperature !== undefined) out.temperature = s.temperature;
+  if (s.topP !== undefined) out.top_p = s.topP;
+  if (s.seed !== undefined) out.seed = s.seed;
+  if (s.presencePenalty !== undefined) out.presence_penalty = s.presencePenalty;
+  if (s.frequencyPenalty !== undefined) out.frequency_penalty = s.frequencyPenalty;
+  if (s.candidateCount !== undefined) out.n = s.candidateCount;
+  if (s.logprobs !== undefined) out.logprobs = s.logprobs;
+  if (s.topLogprobs !== undefined) out.top_logprobs = s.topLogprobs;
+  if (s.stop && s.stop.length > 0) {
+    // Stop sequences change the answer, so more than the upstream takes is an error, not a drop.
+    if (s.stop.length > maxStop) throw invalid('stop', `stop: the openai-chat upstream accepts at most ${maxStop} stop sequences, got ${s.stop.length}`);
+    out.stop = s.stop;
+  }
+  if (s.topK !== undefined) warn('top_k', 'Chat Completions has no top_k; dropped');
+  return out;
+}
+
+/** https://platform.openai.com/docs/api-reference/chat/create#chat-create-reasoning_effort */
+function encodeReasoning(req: ChatRequest, warn: WarningSink): string | undefined {
+  const r = req.reasoning;
+  // Efforts the IR cannot name (`none`, `xhigh`) ride in extensions under the wire name.
+  const raw = req.extensions.reasoning_effort;
+  if (typeof raw === 'string') return raw;
+  if (!r || !r.enabled) return undefined;
+  if (r.includeThoughts) warn('reasoning.include_thoughts', 'Chat Completions does not return reasoning text; only the answer comes back');
+  if (r.effort) return r.effort;
+  if (r.budgetTokens !== undefined) return effortOfBudget(r.budgetTokens);
+  return undefined;
+}
+
+/** Every extension is carried, or named in a warning: never dropped silently (DESIGN.md). */
+function relayExtensions(req: ChatRequest, body: Record<string, unknown>, warn: WarningSink): void {
+  for (const [key, value] of Object.entries(req.extensions)) {
+    if (key === 'reasoning_effort' || clientOnlyExtensions.has(key) || value === undefined) continue;
+    if ((relayedExtensions as readonly string[]).includes(key)) body[key] = value;
+    else warn(key, 'the openai-chat upstream has no such field; dropped');
+  }
+}

@@ -1,0 +1,16 @@
+// The Responses API carries inline media as base64 `data:` URLs (`input_image.image_url`,
+// `input_file.file_data`; https://platform.openai.com/docs/guides/images-vision,
+// https://platform.openai.com/docs/guides/pdf-files).
+
+export type DataUrl = { mediaType: string; data: string };
+
+/** Parses a base64 `data:` URL; undefined for anything else. */
+export function parseDataUrl(url: string): DataUrl | undefined {
+  const m = /^data:([^;,]*)((?:;[^;,]*)*);base64,/i.exec(url);
+  if (!m) return undefined;
+  return { mediaType: m[1] || 'application/octet-stream', data: url.slice(m[0].length) };
+}
+
+export const dataUrlOf = (mediaType: string, data: string): string => `data:${mediaType};base64,${data}`;
+
+export const isHttpUrl = (s: string): boolean => /^https?:\/\/[^\s]+$/i.test(s);

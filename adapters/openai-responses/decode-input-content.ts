@@ -1,0 +1,139 @@
+// Content of `message` input items → IR parts
+// (https://platform.openai.com/docs/api-reference/responses/create#responses-create-input).
+// User turns carry input_text / input_image / input_file; assistant turns replay earlier output
+// (output_text with annotations, refusal; a plain string or input_text is accepted too, as the
+// EasyInputMessage shape allows); system and developer turns are text only, because the IR's
+// `system` is a list of text parts.
+import type { Citation, FilePart, ImagePart, MediaSource, RefusalPart, TextPart } from '../../src/ir/chat-request.ts';
+import { invalid } from '../../src/ir/gateway-error.ts';
+import { arr, isObject, obj, str, type Json } from '../shared/narrow.ts';
+import { isHttpUrl, parseDataUrl } from './data-url.ts';
+import { absent, enumOf, missing, required } from './responses-validate.ts';
+
+export type UserContent = TextPart | ImagePart | FilePart;
+export type AssistantContent = TextPart | RefusalPart;
+
+const userTypes = ['input_text', 'input_image', 'input_file'] as const;
+const assistantTypes = ['output_text', 'refusal', 'input_text'] as const;
+
+/** Each entry of a content list, as an object with a `type`, or the string shorthand. */
+function entries(content: unknown, param: string): Array<{ c: Json; p: string; type: unknown }> | string {
+  if (typeof content === 'string') return content;
+  return arr(content, param).map((raw, j) => {
+    const p = `${param}[${j}]`;
+    const c = obj(raw, p);
+    if (absent(c.type)) throw missing(`${p}.type`);
+    return { c, p, type: c.type };
+  });
+}
+
+export function decodeUserContent(content: unknown, param: string): UserContent[] {
+  const list = entries(content, param);
+  if (typeof list === 'string') return [{ type: 'text', text: list }];
+  return list.map(({ c, p, type }): UserContent => {
+    const t = enumOf(type, userTypes, `${p}.type`);
+    switch (t) {
+      case 'input_text':
+        return { type: 'text', text: required(c.text, `${p}.text`, str) };
+      case 'input_image':
+        return decodeImage(c, p);
+      case 'input_file':
+        return decodeFile(c, p);
+      default: {
+        const never: never = t;
+        return never;
+      }
+    }
+  });
+}
+
+export function decodeAssistantContent(content: unknown, param: string): AssistantContent[] {
+  const list = entries(content, param);
+  if (typeof list === 'string') return [{ type: 'text', text: list }];
+  return list.map(({ c, p, type }): AssistantContent => {
+    const t = enumOf(type, assistantTypes, `${p}.type`);
+    switch (t) {
+      case 'output_text': {
+        const part: TextPart = { type: 'text', text: required(c.text, `${p}.text`, str) };
+        const citations = decodeAnnotations(c.annotations, `${p}.annotations`);
+        if (citations.length > 0) part.citations = citations;
+        return part;
+      }
+      case 'input_text':
+        return { type: 'text', text: required(c.text, `${p}.text`, str) };
+      case 'refusal':
+        return { type: 'refusal', text: required(c.refusal, `${p}.refusal`, str) };
+      default: {
+        const never: never = t;
+        return never;
+      }
+    }
+  });
+}
+
+export function decodeSystemContent(content: unknown, param: string): TextPart[] {
+  const list = entries(content, param);
+  if (typeof list === 'string') return [{ type: 'text', text: list }];
+  return list.map(({ c, p, type }) => {
+    if (type !== 'input_text') {
+      throw invalid(`${p}.type`, `Invalid value for '${p}.type': system and developer messages can only carry 'input_text' through polygate.`);
+    }
+    return { type: 'text', text: required(c.text, `${p}.text`, str) };
+  });
+}
+
+/** `image_url` (a URL or a base64 data URL) or `file_id`; `detail` defaults to `auto`. */
+function decodeImage(c: Json, p: string): ImagePart {
+  const detail = absent(c.detail) ? undefined : enumOf(c.detail, ['auto', 'low', 'high'] as const, `${p}.detail`);
+  let source: MediaSource;
+  if (!absent(c.image_url)) source = urlSource(str(c.image_url, `${p}.image_url`), `${p}.image_url`);
+  else if (!absent(c.file_id)) source = { kind: 'file-id', fileId: str(c.file_id, `${p}.file_id`) };
+  else throw invalid(p, `Invalid '${p}': an input_image needs either 'image_url' or 'file_id'.`);
+  const part: ImagePart = { type: 'image', source };
+  if (detail) part.detail = detail;
+  return part;
+}
+
+/** `file_data` (a base64 data URL), `file_id` or `file_url`, with an optional `filename`. */
+function decodeFile(c: Json, p: string): FilePart {
+  let source: MediaSource;
+  if (!absent(c.file_data)) {
+    const d = parseDataUrl(str(c.file_data, `${p}.file_data`));
+    if (!d) throw invalid(`${p}.file_data`, `Invalid '${p}.file_data': expected a base64 data URL (data:<media type>;base64,<data>).`);
+    source = { kind: 'base64', mediaType: d.mediaType, data: d.data };
+  } else if (!absent(c.file_id)) source = { kind: 'file-id', fileId: str(c.file_id, `${p}.file_id`) };
+  else if (!absent(c.file_url)) source = urlSource(str(c.file_url, `${p}.file_url`), `${p}.file_url`);
+  else throw invalid(p, `Invalid '${p}': an input_file needs 'file_data', 'file_id' or 'file_url'.`);
+  const part: FilePart = { type: 'file', source };
+  if (!absent(c.filename)) part.filename = str(c.filename, `${p}.filename`);
+  return part;
+}
+
+function urlSource(url: string, param: string): MediaSource {
+  const d = parseDataUrl(url);
+  if (d) return { kind: 'base64', mediaType: d.mediaType, data: d.data };
+  if (isHttpUrl(url)) return { kind: 'url', url };
+  throw invalid(param, `Invalid '${param}'. Expected a valid URL, but got a value with an invalid format.`);
+}
+
+/**
+ * url_citation and file_citation map onto IR citations; file_path and container_file_citation
+ * point at files in OpenAI containers, which no other format can cite, so they stay behind.
+ */
+function decodeAnnotations(v: unknown, param: string): Citation[] {
+  if (absent(v)) return [];
+  const out: Citation[] = [];
+  arr(v, param).forEach((raw, k) => {
+    if (!isObject(raw)) throw invalid(`${param}[${k}]`, `Invalid type for '${param}[${k}]': expected an object.`);
+    if (raw.type === 'url_citation' && typeof raw.url === 'string') {
+      const c: Citation = { kind: 'url', url: raw.url };
+      if (typeof raw.title === 'string') c.title = raw.title;
+      if (typeof raw.start_index === 'number') c.start = raw.start_index;
+      if (typeof raw.end_index === 'number') c.end = raw.end_index;
+      out.push(c);
+    } else if (raw.type === 'file_citation' && typeof raw.file_id === 'string') {
+      out.push(typeof raw.index === 'number' ? { kind: 'file', fileId: raw.file_id, index: raw.index } : { kind: 'file', fileId: raw.file_id });
+    }
+  });
+  return out;
+}

@@ -1,0 +1,147 @@
+// A client's Responses request → IR ChatRequest, validated against the API reference and the
+// spec's Limits table (https://platform.openai.com/docs/api-reference/responses/create). Every
+// failure is a 400 whose `param` names the field the way OpenAI does (`metadata`,
+// `text.format.name`, `tools[0].max_num_results`, `input[2].content[0].type`). Fields the IR has
+// no place for are kept in `extensions` by wire name (see responses-extensions.ts), so encoders
+// can carry, emulate or reject them, and pass-through keeps them.
+import type { ChatRequest, ReasoningConfig, SamplingKnobs } from '../../src/ir/chat-request.ts';
+import { GatewayError, invalid } from '../../src/ir/gateway-error.ts';
+import type { InboundContext } from '../shared/chat-adapter.ts';
+import { arr, isObject, obj, optBool, optStr, str, type Json } from '../shared/narrow.ts';
+import { decodeInput } from './decode-input-items.ts';
+import { decodeTextFormat, decodeToolChoice, decodeTools } from './decode-responses-tools.ts';
+import { ext } from './responses-extensions.ts';
+import { absent, enumOf, integerIn, missing, numberIn, required } from './responses-validate.ts';
+
+/** Fields mapped onto the IR (or onto documented extensions); any other field is kept as sent. */
+const mapped = new Set([
+  'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'text', 'reasoning', 'max_output_tokens',
+  'temperature', 'top_p', 'top_logprobs', 'metadata', 'service_tier', 'user', 'include', 'truncation', 'store', 'stream',
+  'previous_response_id',
+]);
+
+export const includeValues = [
+  'file_search_call.results',
+  'web_search_call.results',
+  'web_search_call.action.sources',
+  'message.input_image.image_url',
+  'computer_call_output.output.image_url',
+  'code_interpreter_call.outputs',
+  'reasoning.encrypted_content',
+  'message.output_text.logprobs',
+] as const;
+
+const efforts = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+const summaries = ['auto', 'concise', 'detailed'] as const;
+
+export function decodeResponsesRequest(body: unknown, _ctx: InboundContext): ChatRequest {
+  if (!isObject(body)) throw new GatewayError('invalid-request', 'The request body must be a JSON object.');
+  const b = body;
+  const model = required(b.model, 'model', str);
+  if (absent(b.input)) throw missing('input');
+  const input = decodeInput(b.input);
+  const system = input.system;
+  const instructions = optStr(b.instructions, 'instructions');
+  // `instructions` is "inserted as the first system/developer message".
+  if (instructions !== undefined && instructions !== '') system.unshift({ type: 'text', text: instructions });
+  const tools = decodeTools(b.tools);
+  const include = decodeInclude(b.include);
+  const req: ChatRequest = {
+    model,
+    system,
+    messages: input.messages,
+    tools,
+    sampling: decodeSampling(b, include),
+    stream: optBool(b.stream, 'stream') ?? false,
+    extensions: {},
+  };
+  const e = req.extensions;
+  const toolChoice = decodeToolChoice(b.tool_choice, tools);
+  if (toolChoice) req.toolChoice = toolChoice;
+  const parallel = optBool(b.parallel_tool_calls, 'parallel_tool_calls');
+  if (parallel !== undefined) req.parallelToolCalls = parallel;
+  const text = decodeTextFormat(b.text);
+  if (text.output) req.output = text.output;
+  if (text.verbosity) e[ext.verbosity] = text.verbosity;
+  if (!absent(b.max_output_tokens)) req.maxTokens = integerIn(b.max_output_tokens, 'max_output_tokens', 16);
+  decodeReasoning(b.reasoning, req);
+  const user = optStr(b.user, 'user');
+  if (user !== undefined) req.user = user;
+  const metadata = decodeMetadata(b.metadata);
+  if (metadata) req.metadata = metadata;
+
+  if (instructions !== undefined) e[ext.instructions] = instructions;
+  const previous = optStr(b.previous_response_id, 'previous_response_id');
+  if (previous !== undefined) e[ext.previousResponseId] = previous;
+  e[ext.store] = optBool(b.store, 'store') ?? true;
+  if (include.length > 0) e[ext.include] = include;
+  if (!absent(b.truncation)) e[ext.truncation] = enumOf(b.truncation, ['auto', 'disabled'] as const, 'truncation');
+  if (!absent(b.service_tier)) e[ext.serviceTier] = enumOf(b.service_tier, ['auto', 'default', 'flex', 'scale', 'priority'] as const, 'service_tier');
+  if (input.references.length > 0) {
+    e[ext.itemReferences] = input.references.map((r) => r.id);
+    e[ext.itemReferenceSlots] = input.references;
+  }
+  for (const [key, value] of Object.entries(b)) if (!mapped.has(key) && value !== undefined && value !== null) e[key] = value;
+  return req;
+}
+
+function decodeInclude(v: unknown): string[] {
+  if (absent(v)) return [];
+  return arr(v, 'include').map((x, i) => enumOf(x, includeValues, `include[${i}]`));
+}
+
+function decodeSampling(b: Json, include: string[]): SamplingKnobs {
+  const s: SamplingKnobs = {};
+  if (!absent(b.temperature)) s.temperature = numberIn(b.temperature, 'temperature', 0, 2);
+  if (!absent(b.top_p)) s.topP = numberIn(b.top_p, 'top_p', 0, 1);
+  if (!absent(b.top_logprobs)) s.topLogprobs = integerIn(b.top_logprobs, 'top_logprobs', 0, 20);
+  // Responses returns logprobs only when `include` asks for them.
+  if (include.includes('message.output_text.logprobs')) s.logprobs = true;
+  return s;
+}
+
+/**
+ * `reasoning`: effort (default medium on the API side), summary, and the deprecated
+ * generate_summary (same values; summary wins). https://platform.openai.com/docs/guides/reasoning
+ */
+function decodeReasoning(v: unknown, req: ChatRequest): void {
+  if (absent(v)) return;
+  const r = obj(v, 'reasoning');
+  const effort = absent(r.effort) ? undefined : enumOf(r.effort, efforts, 'reasoning.effort');
+  const generate = absent(r.generate_summary) ? undefined : enumOf(r.generate_summary, summaries, 'reasoning.generate_summary');
+  const summary = absent(r.summary) ? generate : enumOf(r.summary, summaries, 'reasoning.summary');
+  if (effort === 'none') {
+    req.reasoning = { enabled: false };
+    req.extensions[ext.reasoningEffort] = effort;
+    return;
+  }
+  const cfg: ReasoningConfig = { enabled: true };
+  if (effort === 'xhigh') {
+    // Beyond the IR's scale: the nearest IR effort, plus the exact word for OpenAI upstreams.
+    cfg.effort = 'high';
+    req.extensions[ext.reasoningEffort] = effort;
+  } else if (effort !== undefined) cfg.effort = effort;
+  if (summary !== undefined) {
+    cfg.summary = summary;
+    cfg.includeThoughts = true;
+  }
+  req.reasoning = cfg;
+}
+
+/** Limits table: 16 pairs; keys up to 64 characters; values are strings up to 512 characters. */
+function decodeMetadata(v: unknown): Record<string, string> | undefined {
+  if (absent(v)) return undefined;
+  const m = obj(v, 'metadata');
+  const entries = Object.entries(m);
+  if (entries.length > 16) {
+    throw invalid('metadata', `Invalid 'metadata': too many properties. Expected an object with at most 16 properties, but got an object with ${entries.length} properties instead.`);
+  }
+  const out: Record<string, string> = {};
+  for (const [k, val] of entries) {
+    if (k.length > 64) throw invalid('metadata', `Invalid 'metadata': keys are at most 64 characters, but key '${k.slice(0, 16)}…' has ${k.length}.`);
+    if (typeof val !== 'string') throw invalid('metadata', `Invalid 'metadata': the value of '${k}' must be a string.`);
+    if (val.length > 512) throw invalid('metadata', `Invalid 'metadata': values are at most 512 characters, but the value of '${k}' has ${val.length}.`);
+    out[k] = val;
+  }
+  return out;
+}

@@ -1,0 +1,107 @@
+// IR result parts → Responses output items, in part order
+// (https://platform.openai.com/docs/api-reference/responses/object#responses/object-output).
+// Consecutive text parts form one output_text (Anthropic splits cited text into several blocks;
+// OpenAI has one text with annotations), a refusal is its own content entry of the same message,
+// tool calls are function_call items, reasoning parts are reasoning items.
+import type { Citation, Part, ReasoningPart } from '../../src/ir/chat-request.ts';
+import { assertNever } from '../../src/ir/stream-event.ts';
+import { isReasoningItemId, type IdSource } from './responses-ids.ts';
+import type { Annotation, MessageItem, OutputItem, OutputText, ReasoningItem } from './responses-wire-types.ts';
+
+export type ItemOptions = { ids: IdSource; includeEncrypted: boolean };
+
+export function encodeOutputItems(parts: Part[], opts: ItemOptions): OutputItem[] {
+  const items: OutputItem[] = [];
+  let message: MessageItem | undefined;
+  const openMessage = (): MessageItem => {
+    if (!message) {
+      message = { id: opts.ids.newId('msg'), type: 'message', status: 'completed', content: [], role: 'assistant' };
+      items.push(message);
+    }
+    return message;
+  };
+  const appendText = (text: string, citations: Citation[] = []): void => {
+    const m = openMessage();
+    const last = m.content[m.content.length - 1];
+    const out: OutputText = last && last.type === 'output_text' ? last : { type: 'output_text', annotations: [], logprobs: [], text: '' };
+    if (out !== last) m.content.push(out);
+    const offset = out.text.length;
+    out.text += text;
+    for (const c of citations) {
+      const a = annotationOf(c, offset, text.length);
+      if (a) out.annotations.push(a);
+    }
+  };
+  for (const p of parts) {
+    switch (p.type) {
+      case 'text':
+        appendText(p.text, p.citations);
+        break;
+      case 'refusal':
+        openMessage().content.push({ type: 'refusal', refusal: p.text });
+        break;
+      case 'code':
+        // Responses has no code part outside code_interpreter calls: shown as a fenced block.
+        appendText(`\n\`\`\`${p.language.toLowerCase()}\n${p.code}\n\`\`\`\n`);
+        break;
+      case 'code-result':
+        appendText(`\n\`\`\`\n${p.output}\n\`\`\`\n`);
+        break;
+      case 'image':
+        if (p.source.kind === 'base64') {
+          message = undefined;
+          items.push({ id: opts.ids.newId('ig'), type: 'image_generation_call', status: 'completed', result: p.source.data });
+        } else appendText(mediaReference(p.source.kind === 'url' ? p.source.url : p.source.kind === 'file-id' ? p.source.fileId : p.source.text));
+        break;
+      case 'file':
+        appendText(mediaReference(p.source.kind === 'url' ? p.source.url : p.source.kind === 'file-id' ? p.source.fileId : p.source.kind === 'text' ? p.source.text : `[${p.source.mediaType} file]`));
+        break;
+      case 'tool-call':
+        message = undefined;
+        items.push({ id: opts.ids.newId('fc'), type: 'function_call', status: 'completed', arguments: p.args, call_id: p.id, name: p.name });
+        break;
+      case 'reasoning':
+        message = undefined;
+        items.push(reasoningItem(p, opts));
+        break;
+      case 'tool-result':
+        // Results of the client's own tools are input, never model output: nothing to show.
+        break;
+      default:
+        assertNever(p, 'part');
+    }
+  }
+  return items;
+}
+
+const mediaReference = (ref: string): string => `\n${ref}\n`;
+
+/** The reasoning item id: the original one for OpenAI reasoning (encrypted_content is bound to it). */
+export function reasoningItemId(p: Pick<ReasoningPart, 'origin' | 'signature'>, ids: IdSource): string {
+  return p.origin === 'openai' && isReasoningItemId(p.signature) ? p.signature : ids.newId('rs');
+}
+
+function reasoningItem(p: ReasoningPart, opts: ItemOptions): ReasoningItem {
+  const item: ReasoningItem = { id: reasoningItemId(p, opts.ids), type: 'reasoning', summary: p.text ? [{ type: 'summary_text', text: p.text }] : [] };
+  // encrypted_content is returned only when `include` asks for 'reasoning.encrypted_content'.
+  if (opts.includeEncrypted) item.encrypted_content = p.origin === 'openai' ? (p.encrypted ?? null) : null;
+  return item;
+}
+
+/**
+ * IR citations → annotations. A citation without character offsets covers its whole text part.
+ * Document citations (Anthropic) have no Responses equivalent and are left out.
+ */
+function annotationOf(c: Citation, offset: number, length: number): Annotation | undefined {
+  switch (c.kind) {
+    case 'url':
+      return { type: 'url_citation', start_index: offset + (c.start ?? 0), end_index: offset + (c.end ?? length), title: c.title ?? '', url: c.url };
+    case 'file':
+      return { type: 'file_citation', file_id: c.fileId, index: c.index ?? offset };
+    case 'document':
+      return undefined;
+    default:
+      return assertNever(c, 'citation');
+  }
+}
+

@@ -1,0 +1,100 @@
+// OpenAI's error body {error: {message, type, param, code}}, both ways
+// (https://platform.openai.com/docs/guides/error-codes). Clients get polygate's errors in that
+// shape; an upstream's errors become GatewayErrors by HTTP status.
+import { GatewayError, kindOfStatus, type ErrorKind } from '../../src/ir/gateway-error.ts';
+import type { EncodedError, WireHeaders } from '../shared/chat-adapter.ts';
+import { isObject } from '../shared/narrow.ts';
+
+const typeOfKind: Record<ErrorKind, string> = {
+  'invalid-request': 'invalid_request_error',
+  authentication: 'authentication_error',
+  permission: 'permission_error',
+  'not-found': 'invalid_request_error',
+  'payload-too-large': 'invalid_request_error',
+  'rate-limit': 'rate_limit_error',
+  upstream: 'server_error',
+  overloaded: 'server_error',
+  timeout: 'server_error',
+  unavailable: 'server_error',
+  internal: 'server_error',
+};
+
+function codeOf(err: GatewayError): string | null {
+  switch (err.kind) {
+    case 'authentication':
+      return 'invalid_api_key';
+    case 'not-found':
+      return err.param === 'model' ? 'model_not_found' : null;
+    case 'rate-limit':
+      return 'rate_limit_exceeded';
+    default:
+      return null;
+  }
+}
+
+/** A polygate error as a Responses client sees it. */
+export function encodeResponsesError(err: GatewayError): EncodedError {
+  const body = { error: { message: err.message, type: typeOfKind[err.kind], param: err.param, code: codeOf(err) } };
+  const headers = err.retryAfter !== undefined ? { 'retry-after': String(Math.ceil(err.retryAfter)) } : undefined;
+  return { status: err.status, body, ...(headers ? { headers } : {}) };
+}
+
+/** The `code` of an in-stream `error` event and of `response.error` (ResponseErrorCode values). */
+export function responsesErrorCode(err: GatewayError): string {
+  switch (err.kind) {
+    case 'rate-limit':
+      return 'rate_limit_exceeded';
+    case 'invalid-request':
+      return 'invalid_prompt';
+    default:
+      return 'server_error';
+  }
+}
+
+const header = (headers: WireHeaders, name: string): string | undefined => {
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return Array.isArray(v) ? v[0] : v;
+  return undefined;
+};
+
+/** `retry-after-ms` (OpenAI's own) or `retry-after` (seconds or an HTTP date), in seconds. */
+export function retryAfterOf(headers: WireHeaders): number | undefined {
+  const ms = header(headers, 'retry-after-ms');
+  if (ms !== undefined && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Math.ceil(Number(ms) / 1000);
+  const ra = header(headers, 'retry-after');
+  if (ra === undefined) return undefined;
+  const s = Number(ra);
+  if (Number.isFinite(s) && s >= 0) return s;
+  const at = Date.parse(ra);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+}
+
+export type WireError = { message: string; type: string | null; param: string | null; code: string | null };
+
+/** Reads {error: {...}} leniently: compatible servers send strings or bare objects too. */
+export function wireErrorOf(body: unknown): WireError {
+  const e = isObject(body) && body.error !== undefined ? body.error : body;
+  if (typeof e === 'string') return { message: e.slice(0, 500), type: null, param: null, code: null };
+  if (!isObject(e)) return { message: '', type: null, param: null, code: null };
+  const s = (v: unknown): string | null => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null);
+  return { message: s(e.message) ?? '', type: s(e.type), param: s(e.param), code: s(e.code) };
+}
+
+/** An upstream HTTP error as a GatewayError; the upstream's status picks the kind. */
+export function decodeResponsesUpstreamError(status: number, body: unknown, headers: WireHeaders): GatewayError {
+  if (status === 401 || status === 403) {
+    // polygate already accepted the client's key; the upstream refused polygate's provider key.
+    // A gateway configuration fault: 502, and the upstream's text (which may quote the key) stays out.
+    return new GatewayError('upstream', `the openai-responses provider rejected the gateway's credentials (HTTP ${status}); check the provider's api_key`);
+  }
+  const e = wireErrorOf(body);
+  return new GatewayError(kindOfStatus(status), `openai-responses upstream error: ${e.message || `HTTP ${status}`}`, {
+    param: e.param,
+    retryAfter: retryAfterOf(headers),
+  });
+}
+
+/** An `error` event or a failed response inside a stream. */
+export function decodeResponsesStreamError(e: WireError): GatewayError {
+  const kind: ErrorKind = e.code === 'rate_limit_exceeded' || e.type === 'rate_limit_error' ? 'rate-limit' : 'upstream';
+  return new GatewayError(kind, `openai-responses upstream error: ${e.message || 'the stream reported an error'}`, { param: e.param });
+}

@@ -1,0 +1,267 @@
+// IR stream → Responses streaming events (https://platform.openai.com/docs/api-reference/responses-streaming).
+// Order: response.created → response.in_progress → per output item: output_item.added, then
+// content_part.added / output_text.delta… / output_text.done / content_part.done (messages),
+// function_call_arguments.delta… / .done (function calls), reasoning_summary_part.added /
+// reasoning_summary_text.delta… / .done / reasoning_summary_part.done (reasoning), then
+// output_item.done → response.completed (or response.incomplete / response.failed). Every event
+// carries `sequence_number`, counting from 0. Frames are `event: <type>` + `data: <json>`.
+import type { ChatRequest } from '../../src/ir/chat-request.ts';
+import type { ChatFinish, Usage } from '../../src/ir/chat-result.ts';
+import type { GatewayError } from '../../src/ir/gateway-error.ts';
+import { assertNever, type StreamEvent } from '../../src/ir/stream-event.ts';
+import type { ClientStreamEncoder, SseFrame } from '../shared/chat-adapter.ts';
+import { outcomeOf, responseEnvelope, responseIdOf, type Outcome } from './encode-response-object.ts';
+import { responsesErrorCode } from './responses-error.ts';
+import { readEcho } from './responses-extensions.ts';
+import { isReasoningItemId, type IdSource } from './responses-ids.ts';
+import type { FunctionCallItem, MessageItem, OutputItem, OutputText, ReasoningItem, RefusalContent } from './responses-wire-types.ts';
+
+type OpenMessage = { index: number; item: MessageItem; part: OutputText | RefusalContent | undefined };
+type OpenTool = { index: number; item: FunctionCallItem };
+/** A reasoning item is announced at its first delta, signature or end, so an OpenAI item id can still name it. */
+type OpenReasoning = { index: number | undefined; item: ReasoningItem; text: string; partOpen: boolean };
+
+export class ResponsesStreamEncoder implements ClientStreamEncoder {
+  readonly #request: ChatRequest;
+  readonly #ids: IdSource;
+  readonly #includeEncrypted: boolean;
+  #seq = 0;
+  #frames: SseFrame[] = [];
+  #id: string | undefined;
+  #createdAt = 0;
+  #ended = false;
+  readonly #output: OutputItem[] = [];
+  #message: OpenMessage | undefined;
+  readonly #tools = new Map<number, OpenTool>();
+  readonly #reasoning = new Map<number, OpenReasoning>();
+  #usage: Partial<Usage> = {};
+
+  constructor(request: ChatRequest, ids: IdSource) {
+    this.#request = request;
+    this.#ids = ids;
+    this.#includeEncrypted = readEcho(request).include.includes('reasoning.encrypted_content');
+  }
+
+  push(event: StreamEvent): SseFrame[] {
+    if (this.#ended) return [];
+    this.#frames = [];
+    this.#begin(event.type === 'start' ? event.id : undefined);
+    switch (event.type) {
+      case 'start':
+        if (event.usage) this.#usage = { ...this.#usage, ...event.usage };
+        break;
+      case 'text-start':
+      case 'text-delta':
+        this.#text(event.type === 'text-delta' ? event.text : '');
+        break;
+      case 'text-end':
+        // The message stays open: following text continues the same output_text.
+        break;
+      case 'refusal-delta':
+        this.#refusal(event.text);
+        break;
+      case 'reasoning-start':
+        this.#closeMessage();
+        this.#reasoning.set(event.index, { index: undefined, item: { id: '', type: 'reasoning', summary: [] }, text: '', partOpen: false });
+        break;
+      case 'reasoning-signature':
+        this.#reasoningSignature(event.index, event.signature);
+        break;
+      case 'reasoning-delta':
+        this.#reasoningDelta(event.index, event.text);
+        break;
+      case 'reasoning-end':
+        this.#reasoningEnd(event.index, event.encrypted);
+        break;
+      case 'tool-input-start':
+        this.#toolStart(event.index, event.id, event.name);
+        break;
+      case 'tool-input-delta':
+        this.#toolDelta(event.index, event.json);
+        break;
+      case 'tool-input-end':
+        this.#toolEnd(event.index);
+        break;
+      case 'usage':
+        this.#usage = { ...this.#usage, ...event.usage };
+        break;
+      case 'finish':
+        this.#finish(event.finish, event.usage);
+        break;
+      case 'error':
+        this.#error(event.error);
+        break;
+      default:
+        assertNever(event, 'stream event');
+    }
+    return this.#frames;
+  }
+
+  #emit(type: string, fields: Record<string, unknown>): void {
+    this.#frames.push({ event: type, data: JSON.stringify({ type, ...fields, sequence_number: this.#seq++ }) });
+  }
+
+  #begin(upstreamId: string | undefined): void {
+    if (this.#id !== undefined) return;
+    this.#id = responseIdOf(upstreamId, this.#ids);
+    this.#createdAt = this.#ids.now();
+    const response = responseEnvelope(this.#request, { id: this.#id, createdAt: this.#createdAt, outcome: 'in_progress', output: [], usage: null });
+    this.#emit('response.created', { response });
+    this.#emit('response.in_progress', { response });
+  }
+
+  #addItem(item: OutputItem): number {
+    const index = this.#output.length;
+    this.#output.push(item);
+    this.#emit('response.output_item.added', { output_index: index, item: structuredClone(item) });
+    return index;
+  }
+
+  #openMessage(): OpenMessage {
+    if (!this.#message) {
+      const item: MessageItem = { id: this.#ids.newId('msg'), type: 'message', status: 'in_progress', content: [], role: 'assistant' };
+      this.#message = { index: this.#addItem(item), item, part: undefined };
+    }
+    return this.#message;
+  }
+
+  #openPart(m: OpenMessage, part: OutputText | RefusalContent): void {
+    this.#closePart(m);
+    m.item.content.push(part);
+    m.part = part;
+    this.#emit('response.content_part.added', { item_id: m.item.id, output_index: m.index, content_index: m.item.content.length - 1, part: structuredClone(part) });
+  }
+
+  #closePart(m: OpenMessage): void {
+    const part = m.part;
+    if (!part) return;
+    const at = { item_id: m.item.id, output_index: m.index, content_index: m.item.content.length - 1 };
+    if (part.type === 'output_text') this.#emit('response.output_text.done', { ...at, text: part.text, logprobs: [] });
+    else this.#emit('response.refusal.done', { ...at, refusal: part.refusal });
+    this.#emit('response.content_part.done', { ...at, part: structuredClone(part) });
+    m.part = undefined;
+  }
+
+  #closeMessage(status: 'completed' | 'incomplete' = 'completed'): void {
+    const m = this.#message;
+    if (!m) return;
+    this.#closePart(m);
+    m.item.status = status;
+    this.#emit('response.output_item.done', { output_index: m.index, item: structuredClone(m.item) });
+    this.#message = undefined;
+  }
+
+  #text(delta: string): void {
+    const m = this.#openMessage();
+    if (m.part?.type !== 'output_text') this.#openPart(m, { type: 'output_text', annotations: [], logprobs: [], text: '' });
+    const part = m.part as OutputText;
+    if (delta === '') return;
+    part.text += delta;
+    this.#emit('response.output_text.delta', { item_id: m.item.id, output_index: m.index, content_index: m.item.content.length - 1, delta, logprobs: [] });
+  }
+
+  #refusal(delta: string): void {
+    const m = this.#openMessage();
+    if (m.part?.type !== 'refusal') this.#openPart(m, { type: 'refusal', refusal: '' });
+    const part = m.part as RefusalContent;
+    part.refusal += delta;
+    this.#emit('response.refusal.delta', { item_id: m.item.id, output_index: m.index, content_index: m.item.content.length - 1, delta });
+  }
+
+  #announce(r: OpenReasoning): number {
+    if (r.index === undefined) {
+      if (r.item.id === '') r.item.id = this.#ids.newId('rs');
+      r.index = this.#addItem(r.item);
+    }
+    return r.index;
+  }
+
+  #reasoningSignature(irIndex: number, signature: string): void {
+    const r = this.#reasoning.get(irIndex);
+    // Only an OpenAI reasoning item id can name the item (its encrypted_content is bound to it).
+    if (r && r.index === undefined && isReasoningItemId(signature)) r.item.id = signature;
+  }
+
+  #reasoningDelta(irIndex: number, delta: string): void {
+    const r = this.#reasoning.get(irIndex);
+    if (!r) return;
+    const index = this.#announce(r);
+    const at = { item_id: r.item.id, output_index: index, summary_index: 0 };
+    if (!r.partOpen) {
+      r.partOpen = true;
+      this.#emit('response.reasoning_summary_part.added', { ...at, part: { type: 'summary_text', text: '' } });
+    }
+    r.text += delta;
+    this.#emit('response.reasoning_summary_text.delta', { ...at, delta });
+  }
+
+  #reasoningEnd(irIndex: number, encrypted: string | undefined, status: 'completed' | 'incomplete' = 'completed'): void {
+    const r = this.#reasoning.get(irIndex);
+    if (!r) return;
+    this.#reasoning.delete(irIndex);
+    // Never announced and cut short: nothing to show.
+    if (status === 'incomplete' && r.index === undefined) return;
+    const index = this.#announce(r);
+    if (r.partOpen) {
+      const at = { item_id: r.item.id, output_index: index, summary_index: 0 };
+      this.#emit('response.reasoning_summary_text.done', { ...at, text: r.text });
+      this.#emit('response.reasoning_summary_part.done', { ...at, part: { type: 'summary_text', text: r.text } });
+    }
+    r.item.summary = r.text ? [{ type: 'summary_text', text: r.text }] : [];
+    if (this.#includeEncrypted) r.item.encrypted_content = encrypted ?? null;
+    if (status === 'completed') this.#emit('response.output_item.done', { output_index: index, item: structuredClone(r.item) });
+  }
+
+  #toolStart(irIndex: number, callId: string, name: string): void {
+    this.#closeMessage();
+    const item: FunctionCallItem = { id: this.#ids.newId('fc'), type: 'function_call', status: 'in_progress', arguments: '', call_id: callId, name };
+    this.#tools.set(irIndex, { index: this.#addItem(item), item });
+  }
+
+  #toolDelta(irIndex: number, delta: string): void {
+    const t = this.#tools.get(irIndex);
+    if (!t || delta === '') return;
+    t.item.arguments += delta;
+    this.#emit('response.function_call_arguments.delta', { item_id: t.item.id, output_index: t.index, delta });
+  }
+
+  #toolEnd(irIndex: number, status: 'completed' | 'incomplete' = 'completed'): void {
+    const t = this.#tools.get(irIndex);
+    if (!t) return;
+    this.#tools.delete(irIndex);
+    t.item.status = status;
+    if (status === 'incomplete') return;
+    this.#emit('response.function_call_arguments.done', { item_id: t.item.id, name: t.item.name, output_index: t.index, arguments: t.item.arguments });
+    this.#emit('response.output_item.done', { output_index: t.index, item: structuredClone(t.item) });
+  }
+
+  /** Closes what is still open (an upstream may leave parts unterminated before its finish). */
+  #closeAll(status: 'completed' | 'incomplete'): void {
+    if (status === 'completed') this.#closeMessage();
+    else if (this.#message) this.#message.item.status = 'incomplete';
+    for (const i of [...this.#reasoning.keys()]) this.#reasoningEnd(i, undefined, status);
+    for (const i of [...this.#tools.keys()]) this.#toolEnd(i, status);
+  }
+
+  #finish(finish: ChatFinish, usage: Usage): void {
+    this.#closeAll('completed');
+    const outcome = outcomeOf(finish);
+    const type = outcome.status === 'incomplete' ? 'response.incomplete' : outcome.status === 'failed' ? 'response.failed' : 'response.completed';
+    this.#terminal(type, outcome, usage);
+  }
+
+  /** An error mid-stream: OpenAI's `error` event, then response.failed with the partial output. */
+  #error(err: GatewayError): void {
+    this.#closeAll('incomplete');
+    const code = responsesErrorCode(err);
+    this.#emit('error', { code, message: err.message, param: err.param });
+    const usage = this.#usage.inputTokens !== undefined || this.#usage.outputTokens !== undefined ? { inputTokens: 0, outputTokens: 0, ...this.#usage } : null;
+    this.#terminal('response.failed', { status: 'failed', incomplete: null, error: { code, message: err.message } }, usage);
+  }
+
+  #terminal(type: string, outcome: Outcome, usage: Usage | null): void {
+    const response = responseEnvelope(this.#request, { id: this.#id ?? '', createdAt: this.#createdAt, outcome, output: structuredClone(this.#output), usage });
+    this.#emit(type, { response });
+    this.#ended = true;
+  }
+}

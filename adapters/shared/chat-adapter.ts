@@ -1,0 +1,72 @@
+// The contracts every chat wire-format adapter implements. Adapters are pure: no Koa, no I/O,
+// no globals (DESIGN.md); the pipeline in src/ does the talking.
+import type { ChatRequest } from '../../src/ir/chat-request.ts';
+import type { ChatResult } from '../../src/ir/chat-result.ts';
+import type { StreamEvent } from '../../src/ir/stream-event.ts';
+import type { GatewayError } from '../../src/ir/gateway-error.ts';
+
+/** One server-sent event. `event` is omitted for formats that frame with `data:` lines only. */
+export type SseFrame = { event?: string; data: string };
+
+export type WireHeaders = Record<string, string | string[] | undefined>;
+
+/** What the pipeline knows about the inbound HTTP request, beyond the body. */
+export type InboundContext = {
+  headers: WireHeaders;
+  /** Path parameters, e.g. Gemini's `{model}`. */
+  params: Record<string, string>;
+  query: Record<string, string | undefined>;
+  /** Was streaming chosen by the route itself (Gemini streamGenerateContent)? */
+  streamByRoute?: boolean;
+};
+
+export type EncodedError = { status: number; body: unknown; headers?: Record<string, string> };
+
+/** Encodes an IR stream into one client's SSE frames, event by event. Stateful, one per stream. */
+export interface ClientStreamEncoder {
+  /** Frames to write for this event (possibly none). */
+  push(event: StreamEvent): SseFrame[];
+}
+
+/** A chat format as spoken by clients of polygate. */
+export interface ChatClientCodec {
+  readonly format: ChatFormat;
+  /** Validates and decodes a request body; throws GatewayError naming the field. */
+  decodeRequest(body: unknown, ctx: InboundContext): ChatRequest;
+  /** `requestModel` is the model name to report back (the client's name). */
+  encodeResult(result: ChatResult, request: ChatRequest): unknown;
+  createStreamEncoder(request: ChatRequest): ClientStreamEncoder;
+  encodeError(error: GatewayError): EncodedError;
+}
+
+export type UpstreamHttpRequest = {
+  /** Path relative to the provider's base_url, with query string. */
+  path: string;
+  body: unknown;
+  /** Extra headers the format needs (auth is added by the provider). */
+  headers: Record<string, string>;
+};
+
+/** Decodes an upstream's SSE stream into IR events. Stateful, one per stream. */
+export interface UpstreamStreamDecoder {
+  /** One parsed SSE event (event name may be undefined). */
+  push(frame: { event?: string; data: string }): StreamEvent[];
+  /** Called when the upstream stream ends; returns closing events (or an error if it ended early). */
+  end(): StreamEvent[];
+}
+
+/** A chat format as spoken by upstream providers. */
+export interface ChatUpstreamCodec {
+  readonly format: ChatFormat;
+  /** `upstreamModel` is the provider's model name from the route. Throws GatewayError for fields it must reject. */
+  encodeRequest(request: ChatRequest, upstreamModel: string, warn: WarningSink): UpstreamHttpRequest;
+  decodeResult(body: unknown): ChatResult;
+  createStreamDecoder(): UpstreamStreamDecoder;
+  /** Maps an upstream error status and body onto a GatewayError (body already parsed if JSON). */
+  decodeError(status: number, body: unknown, headers: WireHeaders): GatewayError;
+}
+
+/** Collects "dropped field" warnings (x-polygate-warnings header and metric). */
+export type WarningSink = (field: string, message: string) => void;
+
+export type ChatFormat = 'anthropic-messages' | 'openai-chat' | 'openai-responses' | 'gemini';

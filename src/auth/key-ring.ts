@@ -1,0 +1,54 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { KeyConfig } from '../config/gateway-config.ts';
+
+/** What an authenticated request carries: never the secret, only who and what it may do. */
+export type ApiKey = {
+  id: string;
+  workspace: string;
+  /** Client-facing model names this key may use, compiled once from the config's globs. */
+  allows(model: string): boolean;
+  limits: { rpm: number; tpm: number; concurrency: number };
+};
+
+type Entry = { hash: Buffer; key: ApiKey };
+
+const sha256 = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
+
+/**
+ * Secrets are kept only as SHA-256 digests. A presented credential is hashed and compared against
+ * every entry with timingSafeEqual, without stopping at a match, so timing says nothing about
+ * which key (or how much of one) matched.
+ */
+export class KeyRing {
+  readonly #entries: Entry[];
+  constructor(keys: KeyConfig[]) {
+    this.#entries = keys.map((k) => ({
+      hash: k.secret_sha256 ? Buffer.from(k.secret_sha256, 'hex') : sha256(k.secret ?? ''),
+      key: {
+        id: k.id,
+        workspace: k.workspace,
+        allows: globMatcher(k.models ?? ['*']),
+        limits: { rpm: k.limits?.rpm ?? 0, tpm: k.limits?.tpm ?? 0, concurrency: k.limits?.concurrency ?? 0 },
+      },
+    }));
+  }
+
+  authenticate(credential: string | undefined): ApiKey | undefined {
+    if (!credential) return undefined;
+    const presented = sha256(credential);
+    let found: ApiKey | undefined;
+    for (const e of this.#entries) {
+      if (timingSafeEqual(presented, e.hash) && !found) found = e.key;
+    }
+    return found;
+  }
+}
+
+/** `*` matches any run of characters, `?` one; everything else literally. */
+export function globMatcher(globs: string[]): (name: string) => boolean {
+  if (globs.includes('*')) return () => true;
+  const res = globs.map(
+    (g) => new RegExp(`^${g.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`),
+  );
+  return (name) => res.some((r) => r.test(name));
+}

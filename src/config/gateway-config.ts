@@ -1,0 +1,63 @@
+// Types of config/gateway.yaml after interpolation and validation. The names are the operator
+// contract of DESIGN.md; config/gateway.schema.json is the source of truth for what is allowed.
+
+export type ProviderType = 'openai' | 'anthropic' | 'gemini' | 'tune' | 'echo' | 'local-speech' | 'sandbox-tune';
+
+export type ProviderConfig = {
+  type: ProviderType;
+  base_url?: string;
+  api_key?: string;
+  api?: 'chat_completions' | 'responses';
+  headers?: Record<string, string>;
+};
+
+export type RouteConfig = { provider: string; model: string; weight?: number };
+
+export type ModelConfig = {
+  strategy?: 'fallback' | 'weighted';
+  routes: RouteConfig[];
+  context_window?: number;
+};
+
+export type KeyConfig = {
+  id: string;
+  secret?: string;
+  secret_sha256?: string;
+  workspace: string;
+  models?: string[];
+  limits?: { rpm?: number; tpm?: number; concurrency?: number };
+};
+
+export type GatewayConfig = {
+  listen: { host: string; port: number };
+  storage: { driver: 'memory' | 'sqlite' | 'redis'; path?: string; url?: string };
+  outbound: { allow_private_addresses: boolean };
+  limits: { max_body_bytes: number; max_upload_bytes: number };
+  upstream: { connect_timeout_ms: number; first_byte_timeout_ms: number; idle_timeout_ms: number };
+  metrics: { bearer_token?: string };
+  log: { level: string; content: boolean };
+  keys: KeyConfig[];
+  providers: Record<string, ProviderConfig>;
+  models: Record<string, ModelConfig>;
+  tune: TuneConfig;
+};
+
+/** Family A music tasks (docs/tune.md). */
+export type TuneConfig = {
+  music_models: string[];
+  default_model: string;
+  lyrics_model?: string;
+  poll_interval_ms: number;
+  task_deadline_s: number;
+  sandbox_delay_ms: number;
+  public_base_url?: string;
+  callback: { secret: string; max_attempts: number; backoff_ms: number; max_backoff_ms: number; timeout_ms: number };
+};
+
+/** A config that passed validation, with what loading it found worth telling the operator. */
+export type LoadedConfig = {
+  config: GatewayConfig;
+  /** Providers switched off because a variable their key needs is unset. */
+  disabledProviders: Map<string, string>;
+  warnings: string[];
+};

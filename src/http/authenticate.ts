@@ -1,0 +1,16 @@
+import type Koa from 'koa';
+import { extractCredential } from '../auth/extract-credential.ts';
+import { GatewayError } from '../ir/gateway-error.ts';
+import type { RequestState } from '../pipeline/request-state.ts';
+import type { Family } from './family.ts';
+
+/** Resolves the caller's key from the family's credential; sets `ctx.state.key` or answers 401. */
+export function authenticate(family: Family): Koa.Middleware {
+  return async (ctx, next) => {
+    const state = ctx.state as RequestState;
+    const key = state.runtime.keys.authenticate(extractCredential(family, ctx.headers, ctx.query));
+    if (!key) throw new GatewayError('authentication', 'invalid or missing API key');
+    state.key = key;
+    await next();
+  };
+}

@@ -1,0 +1,145 @@
+// The canonical chat request. polygate's own words: no vendor field names live here, so an
+// adapter only ever translates between its wire format and these types (DESIGN.md, "IR").
+
+/** Prompt-cache hint carried from formats that have one (Anthropic `cache_control`). */
+export type CacheHint = { type: 'ephemeral'; ttl?: string };
+
+export type MediaSource =
+  | { kind: 'base64'; mediaType: string; data: string }
+  | { kind: 'url'; url: string; mediaType?: string }
+  | { kind: 'text'; mediaType: string; text: string }
+  /** A provider-side file handle (OpenAI `file_id`); only meaningful to the provider that issued it. */
+  | { kind: 'file-id'; fileId: string };
+
+export type TextPart = { type: 'text'; text: string; cache?: CacheHint; citations?: Citation[] };
+export type ImagePart = { type: 'image'; source: MediaSource; detail?: 'auto' | 'low' | 'high'; cache?: CacheHint };
+export type FilePart = { type: 'file'; source: MediaSource; filename?: string; title?: string; cache?: CacheHint };
+/**
+ * Model reasoning. `signature` (Anthropic), `encrypted` (OpenAI encrypted_content) and
+ * `redacted` (Anthropic redacted_thinking data) are opaque and kept byte-exact: they are valid only
+ * on the provider that produced them, named by `origin`.
+ */
+export type ReasoningPart = {
+  type: 'reasoning';
+  text: string;
+  signature?: string;
+  redacted?: string;
+  encrypted?: string;
+  origin?: string;
+  cache?: CacheHint;
+};
+/** `args` is the JSON text exactly as the model produced it: re-serializing could reorder or reformat it. */
+export type ToolCallPart = { type: 'tool-call'; id: string; name: string; args: string; cache?: CacheHint };
+export type ToolResultPart = {
+  type: 'tool-result';
+  callId: string;
+  /** The tool's name where the wire format carries it (Gemini needs it; Anthropic does not send it). */
+  name?: string;
+  content: Array<TextPart | ImagePart>;
+  isError: boolean;
+  cache?: CacheHint;
+};
+export type CodePart = { type: 'code'; language: string; code: string };
+export type CodeResultPart = { type: 'code-result'; outcome: 'ok' | 'failed' | 'deadline-exceeded' | 'unspecified'; output: string };
+export type RefusalPart = { type: 'refusal'; text: string };
+
+export type Part =
+  | TextPart
+  | ImagePart
+  | FilePart
+  | ReasoningPart
+  | ToolCallPart
+  | ToolResultPart
+  | CodePart
+  | CodeResultPart
+  | RefusalPart;
+
+export type Role = 'user' | 'assistant';
+export type Message = { role: Role; parts: Part[] };
+
+export type Citation =
+  | { kind: 'url'; url: string; title?: string; start?: number; end?: number }
+  | { kind: 'file'; fileId: string; index?: number }
+  | { kind: 'document'; documentIndex: number; title?: string; citedText?: string; start?: number; end?: number };
+
+export type FunctionTool = {
+  type: 'function';
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+  strict?: boolean;
+  cache?: CacheHint;
+};
+/** Tools the provider runs itself. `options` keeps the vendor's settings for same-format relay. */
+export type BuiltinTool = {
+  type: 'builtin';
+  kind: 'web-search' | 'file-search' | 'computer-use' | 'code-execution' | 'bash' | 'text-editor';
+  name?: string;
+  options: Record<string, unknown>;
+  cache?: CacheHint;
+};
+export type Tool = FunctionTool | BuiltinTool;
+
+export type ToolChoice =
+  | { type: 'auto' }
+  | { type: 'none' }
+  | { type: 'required' }
+  | { type: 'tool'; name: string }
+  /** Gemini `allowedFunctionNames` with mode ANY. */
+  | { type: 'allowed'; names: string[]; mode: 'auto' | 'required' };
+
+export type OutputFormat =
+  | { type: 'text' }
+  | { type: 'json' }
+  | { type: 'json-schema'; name: string; schema: Record<string, unknown>; description?: string; strict?: boolean };
+
+export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
+/**
+ * One reasoning setting for every format; DESIGN.md's mapping: a token budget and an effort are
+ * converted into each other by `adapters/shared/reasoning-map.ts`.
+ */
+export type ReasoningConfig = {
+  enabled: boolean;
+  budgetTokens?: number;
+  effort?: ReasoningEffort;
+  /** Whether the caller wants reasoning text (summaries, thoughts) returned. */
+  includeThoughts?: boolean;
+  summary?: 'auto' | 'concise' | 'detailed';
+};
+
+export type SamplingKnobs = {
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  seed?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  stop?: string[];
+  candidateCount?: number;
+  logprobs?: boolean;
+  topLogprobs?: number;
+};
+
+export type ChatRequest = {
+  /** The client-facing model name, as the caller sent it. */
+  model: string;
+  system: TextPart[];
+  messages: Message[];
+  tools: Tool[];
+  toolChoice?: ToolChoice;
+  parallelToolCalls?: boolean;
+  output?: OutputFormat;
+  maxTokens?: number;
+  sampling: SamplingKnobs;
+  reasoning?: ReasoningConfig;
+  /** End-user id (Anthropic metadata.user_id, OpenAI user). */
+  user?: string;
+  metadata?: Record<string, string>;
+  stream: boolean;
+  /**
+   * Fields the decoder saw but that only some upstreams can carry, by wire name. Encoders consult
+   * this to emulate, reject (400 naming field and provider) or drop-with-warning: never silently.
+   */
+  extensions: Record<string, unknown>;
+};

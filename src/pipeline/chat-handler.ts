@@ -1,0 +1,175 @@
+import type { Context } from 'koa';
+import type { ChatClientCodec, InboundContext } from '../../adapters/shared/chat-adapter.ts';
+import { anthropicUpstreamCodec } from '../../adapters/anthropic-messages/index.ts';
+import { openaiChatUpstreamCodec } from '../../adapters/openai-chat/index.ts';
+import type { ChatUpstreamCodec, ChatFormat } from '../../adapters/shared/chat-adapter.ts';
+import type { ApiKey } from '../auth/key-ring.ts';
+import type { ChatRequest } from '../ir/chat-request.ts';
+import type { Usage } from '../ir/chat-result.ts';
+import { GatewayError } from '../ir/gateway-error.ts';
+import type { StreamEvent } from '../ir/stream-event.ts';
+import { fallbacksTotal, openStreams, tokensTotal, translationWarnings } from '../metrics/registry.ts';
+import { HttpChatProvider } from '../providers/http-chat-provider.ts';
+import type { Route } from '../routing/model-router.ts';
+import type { Runtime } from '../runtime.ts';
+import type { Family } from '../http/family.ts';
+import { passThrough } from './pass-through.ts';
+import { firstEvent, pipeStream } from './pipe-stream.ts';
+import { isRetryable, toGatewayError } from './to-gateway-error.ts';
+import type { RequestState } from './request-state.ts';
+
+const upstreamCodecs: Partial<Record<ChatFormat, ChatUpstreamCodec>> = {
+  'anthropic-messages': anthropicUpstreamCodec,
+  'openai-chat': openaiChatUpstreamCodec,
+};
+
+/**
+ * Serves one chat request in any client format: decode to the IR, try the model's routes in
+ * order until one answers, encode the answer (or stream) back into the client's format.
+ */
+export function chatHandler(codec: ChatClientCodec, family: Family, opts: { streamByRoute?: boolean } = {}) {
+  return async (ctx: Context): Promise<void> => {
+    const state = ctx.state as RequestState;
+    const runtime = state.runtime;
+    if (!ctx.is('application/json')) throw new GatewayError('invalid-request', 'content-type must be application/json', { status: 415, param: 'content-type' });
+    const body: unknown = ctx.request.body;
+    const inbound: InboundContext = {
+      headers: ctx.headers,
+      params: (ctx as unknown as { params?: Record<string, string> }).params ?? {},
+      query: ctx.query as Record<string, string | undefined>,
+      streamByRoute: opts.streamByRoute,
+    };
+    const t0 = performance.now();
+    const request = codec.decodeRequest(body, inbound);
+    state.timings.decodeMs = performance.now() - t0;
+    state.model = request.model;
+    authorizeModel(runtime, state.key, request.model);
+
+    const routes = runtime.router.plan(request.model);
+    if (routes.length === 0) throw noRoute(runtime, request.model);
+
+    const abort = new AbortController();
+    ctx.res.once('close', () => {
+      if (!ctx.res.writableFinished) abort.abort();
+    });
+
+    let lastError: GatewayError | undefined;
+    for (let i = 0; i < routes.length; i++) {
+      const route = routes[i];
+      const isLast = i === routes.length - 1;
+      try {
+        const served = await serveRoute(ctx, codec, family, request, route, abort.signal, !isLast);
+        if (served) return;
+      } catch (e) {
+        const err = toGatewayError(e);
+        if (!isRetryable(err) || isLast || abort.signal.aborted) throw err;
+        lastError = err;
+      }
+      fallbacksTotal.inc({ provider: route.provider, cause: lastError ? String(lastError.status) : 'unavailable' });
+    }
+    throw lastError ?? noRoute(runtime, request.model);
+  };
+}
+
+function authorizeModel(runtime: Runtime, key: ApiKey, model: string): void {
+  if (!runtime.router.has(model)) throw new GatewayError('not-found', `model '${model}' does not exist`, { param: 'model' });
+  if (!key.allows(model)) throw new GatewayError('permission', `this API key may not use model '${model}'`, { param: 'model' });
+}
+
+function noRoute(runtime: Runtime, model: string): GatewayError {
+  const why = [...runtime.disabled.entries()].map(([p, r]) => `${p}: ${r}`).join('; ');
+  return new GatewayError('unavailable', `model '${model}' has no provider that can serve it now${why ? ` (${why})` : ''}`);
+}
+
+/** Serves the request through one route; false when the route cannot serve (try the next). */
+async function serveRoute(
+  ctx: Context,
+  codec: ChatClientCodec,
+  family: Family,
+  request: ChatRequest,
+  route: Route,
+  signal: AbortSignal,
+  canFallBack: boolean,
+): Promise<boolean> {
+  const state = ctx.state as RequestState;
+  const provider = state.runtime.chatProviders.get(route.provider);
+  if (!provider) return false;
+  const upstreamFormat = provider.wireFormat ?? provider.type;
+  state.path = { provider: route.provider, upstream_format: upstreamFormat, mode: 'translate', upstreamModel: route.model };
+  const routeHeader = { 'x-polygate-route': `${route.provider}/${route.model}`, 'x-request-id': state.requestId };
+
+  if (provider instanceof HttpChatProvider && provider.wireFormat === codec.format && canRelay(codec.format)) {
+    state.path.mode = 'passthrough';
+    ctx.respond = false;
+    const r = await passThrough({
+      req: ctx.req,
+      res: ctx.res,
+      provider,
+      codec: upstreamCodecs[codec.format] as ChatUpstreamCodec,
+      path: ctx.path,
+      body: ctx.request.body as Record<string, unknown>,
+      upstreamModel: route.model,
+      responseHeaders: routeHeader,
+      canFallBack,
+    });
+    if (r.kind === 'failed') {
+      ctx.respond = true;
+      throw r.error;
+    }
+    state.status = r.status;
+    state.outcome = r.status >= 400 ? 'upstream_error' : r.outcome;
+    if (r.usage) countTokens(route.provider, r.usage);
+    return true;
+  }
+
+  const warnings: string[] = [];
+  const warn = (field: string, message: string): void => {
+    warnings.push(`${field}: ${message}`);
+    translationWarnings.inc({ inbound_format: codec.format, upstream_format: upstreamFormat, field });
+  };
+  const headers: Record<string, string> = { ...routeHeader };
+  const setWarnings = (): void => {
+    // Header values must be one line of visible ASCII.
+    if (warnings.length > 0) headers['x-polygate-warnings'] = warnings.join('; ').replace(/[^\x20-\x7e]/g, '?');
+  };
+
+  if (!request.stream) {
+    const result = await provider.complete(request, route.model, { signal, warn });
+    countTokens(route.provider, result.usage);
+    const t1 = performance.now();
+    ctx.body = codec.encodeResult(result, request);
+    state.timings.encodeMs = performance.now() - t1;
+    setWarnings();
+    ctx.set(headers);
+    state.outcome = 'ok';
+    return true;
+  }
+
+  const events = await provider.openStream(request, route.model, { signal, warn });
+  const { first, rest } = await firstEvent(events);
+  setWarnings();
+  ctx.respond = false;
+  openStreams.inc({ family });
+  state.streaming = true;
+  try {
+    const r = await pipeStream(ctx.res, headers, codec.createStreamEncoder(request), first, rest, (e: StreamEvent) => {
+      if (e.type === 'finish') countTokens(route.provider, e.usage);
+    });
+    state.status = 200;
+    state.outcome = r.outcome === 'error' ? `stream_${r.error?.kind ?? 'error'}` : r.outcome;
+  } finally {
+    openStreams.dec({ family });
+  }
+  return true;
+}
+
+/** Formats whose pass-through is wired; the others arrive with their adapters. */
+const canRelay = (format: ChatFormat): boolean => format in upstreamCodecs;
+
+function countTokens(provider: string, u: Usage): void {
+  tokensTotal.inc({ provider, kind: 'input' }, u.inputTokens);
+  tokensTotal.inc({ provider, kind: 'output' }, u.outputTokens);
+  if (u.reasoningTokens) tokensTotal.inc({ provider, kind: 'reasoning' }, u.reasoningTokens);
+  if (u.cacheReadTokens) tokensTotal.inc({ provider, kind: 'cache_read' }, u.cacheReadTokens);
+  if (u.cacheWriteTokens) tokensTotal.inc({ provider, kind: 'cache_write' }, u.cacheWriteTokens);
+}

@@ -1,0 +1,104 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import httpProxy from 'http-proxy';
+import { createParser } from 'eventsource-parser';
+import type { ChatUpstreamCodec } from '../../adapters/shared/chat-adapter.ts';
+import type { Usage } from '../ir/chat-result.ts';
+import { GatewayError } from '../ir/gateway-error.ts';
+import { connectionError, type HttpChatProvider } from '../providers/http-chat-provider.ts';
+
+/**
+ * Same-format pass-through (DESIGN.md): the client's body is relayed with only the model name and
+ * credentials rewritten, and the upstream's bytes go back as they arrive, so fields polygate does
+ * not know still reach both ends. Usage is read off a copy of the response on the way back.
+ */
+
+type Handler = (proxyRes: IncomingMessage) => void;
+const handlers = new WeakMap<IncomingMessage, Handler>();
+
+const proxy = httpProxy.createProxyServer({ selfHandleResponse: true, changeOrigin: true, xfwd: false, ignorePath: true });
+proxy.on('proxyRes', (proxyRes, req) => handlers.get(req)?.(proxyRes));
+
+/** Client credentials of every family: none of them may reach an upstream. */
+const clientAuthHeaders = ['authorization', 'x-api-key', 'x-goog-api-key', 'cookie', 'host', 'content-length', 'accept-encoding'];
+const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'proxy-connection']);
+
+export type PassThroughResult =
+  | { kind: 'relayed'; status: number; usage?: Usage; outcome: 'ok' | 'client_closed' }
+  /** The upstream failed before anything was sent to the client: the next route may be tried. */
+  | { kind: 'failed'; error: GatewayError };
+
+export function passThrough(opts: {
+  req: IncomingMessage;
+  res: ServerResponse;
+  provider: HttpChatProvider;
+  codec: ChatUpstreamCodec;
+  path: string;
+  body: Record<string, unknown>;
+  upstreamModel: string;
+  responseHeaders: Record<string, string>;
+  /** When true, an upstream 5xx is not relayed but reported so the caller can fall back. */
+  canFallBack: boolean;
+}): Promise<PassThroughResult> {
+  const { req, res, provider, codec } = opts;
+  const payload = Buffer.from(JSON.stringify({ ...opts.body, model: opts.upstreamModel }));
+  for (const h of clientAuthHeaders) delete req.headers[h];
+  return new Promise((resolve) => {
+    handlers.set(req, (proxyRes) => {
+      const status = proxyRes.statusCode ?? 502;
+      if (status >= 500 && opts.canFallBack) {
+        proxyRes.resume();
+        resolve({ kind: 'failed', error: new GatewayError('upstream', `provider '${provider.name}' answered ${status}`, { status }) });
+        return;
+      }
+      const headers: Record<string, string | string[]> = { ...opts.responseHeaders };
+      for (const [k, v] of Object.entries(proxyRes.headers)) if (v !== undefined && !hopByHop.has(k)) headers[k] = v;
+      res.writeHead(status, headers);
+      const tap = usageTap(codec, String(proxyRes.headers['content-type'] ?? ''), status);
+      proxyRes.on('data', tap.feed);
+      proxyRes.pipe(res);
+      res.on('close', () => {
+        if (!proxyRes.complete) proxyRes.destroy();
+      });
+      proxyRes.on('end', () => resolve({ kind: 'relayed', status, usage: tap.usage(), outcome: 'ok' }));
+      proxyRes.on('error', () => resolve({ kind: 'relayed', status, usage: tap.usage(), outcome: 'client_closed' }));
+    });
+    proxy.web(
+      req,
+      res,
+      {
+        target: provider.baseUrl + opts.path,
+        buffer: Readable.from([payload]),
+        headers: { ...provider.upstreamHeaders, 'content-length': String(payload.length), 'content-type': 'application/json', 'accept-encoding': 'identity' },
+      },
+      (err) => resolve({ kind: 'failed', error: connectionError(err, provider.name) }),
+    );
+  });
+}
+
+/** Decodes the relayed bytes with the format's own decoder, only to learn the usage. */
+function usageTap(codec: ChatUpstreamCodec, contentType: string, status: number): { feed: (b: Buffer) => void; usage: () => Usage | undefined } {
+  if (status >= 400) return { feed: () => {}, usage: () => undefined };
+  if (contentType.includes('text/event-stream')) {
+    const decoder = codec.createStreamDecoder();
+    let usage: Usage | undefined;
+    const parser = createParser({
+      onEvent: (e) => {
+        for (const ev of decoder.push({ event: e.event, data: e.data })) if (ev.type === 'finish') usage = ev.usage;
+      },
+    });
+    const text = new TextDecoder();
+    return { feed: (b) => parser.feed(text.decode(b, { stream: true })), usage: () => usage };
+  }
+  const chunks: Buffer[] = [];
+  return {
+    feed: (b) => chunks.push(b),
+    usage: () => {
+      try {
+        return codec.decodeResult(JSON.parse(Buffer.concat(chunks).toString('utf8'))).usage;
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}

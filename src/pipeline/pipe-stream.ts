@@ -1,0 +1,58 @@
+import type { ServerResponse } from 'node:http';
+import type { ClientStreamEncoder } from '../../adapters/shared/chat-adapter.ts';
+import type { GatewayError } from '../ir/gateway-error.ts';
+import type { StreamEvent } from '../ir/stream-event.ts';
+import { SseWriter } from '../http/sse-writer.ts';
+import { toGatewayError } from './to-gateway-error.ts';
+
+/**
+ * Reads the first event before answering, so an upstream that fails at once still gets a proper
+ * HTTP error (and the next route); after that, errors travel inside the stream.
+ */
+export async function firstEvent(events: AsyncIterable<StreamEvent>): Promise<{ first: StreamEvent | undefined; rest: AsyncIterator<StreamEvent> }> {
+  const it = events[Symbol.asyncIterator]();
+  const r = await it.next();
+  if (!r.done && r.value.type === 'error') {
+    await it.return?.();
+    throw r.value.error;
+  }
+  return { first: r.done ? undefined : r.value, rest: it };
+}
+
+export type StreamOutcome = { outcome: 'ok' | 'error' | 'client_closed'; error?: GatewayError };
+
+export async function pipeStream(
+  res: ServerResponse,
+  headers: Record<string, string>,
+  encoder: ClientStreamEncoder,
+  first: StreamEvent | undefined,
+  rest: AsyncIterator<StreamEvent>,
+  observe: (e: StreamEvent) => void,
+): Promise<StreamOutcome> {
+  const writer = new SseWriter(res);
+  writer.open(200, headers);
+  let outcome: StreamOutcome = { outcome: 'ok' };
+  const send = async (e: StreamEvent): Promise<void> => {
+    observe(e);
+    if (e.type === 'error') outcome = { outcome: 'error', error: e.error };
+    await writer.write(encoder.push(e));
+  };
+  try {
+    if (first) await send(first);
+    while (!writer.closed) {
+      const r = await rest.next();
+      if (r.done) break;
+      await send(r.value);
+    }
+    if (writer.closed && outcome.outcome === 'ok') {
+      outcome = { outcome: 'client_closed' };
+      await rest.return?.();
+    }
+  } catch (e) {
+    const error = toGatewayError(e);
+    if (!writer.closed) await writer.write(encoder.push({ type: 'error', error }));
+    outcome = writer.closed ? { outcome: 'client_closed' } : { outcome: 'error', error };
+  }
+  writer.end();
+  return outcome;
+}

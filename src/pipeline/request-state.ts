@@ -1,0 +1,19 @@
+import type { ApiKey } from '../auth/key-ring.ts';
+import type { Family } from '../http/family.ts';
+import type { Runtime } from '../runtime.ts';
+
+/** What the pipeline learns about one request, for the response headers, metrics and the log. */
+export type RequestState = {
+  requestId: string;
+  family: Family | undefined;
+  /** The runtime in force when the request arrived; kept to the end (config reload). */
+  runtime: Runtime;
+  key: ApiKey;
+  model?: string;
+  path?: { provider: string; upstream_format: string; mode: 'passthrough' | 'translate'; upstreamModel: string };
+  /** Set by handlers that write the response themselves (streams, pass-through). */
+  status?: number;
+  outcome?: string;
+  streaming?: boolean;
+  timings: { decodeMs?: number; encodeMs?: number };
+};

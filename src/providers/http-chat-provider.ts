@@ -1,0 +1,118 @@
+import { errors as undiciErrors, request, type Dispatcher } from 'undici';
+import type { ChatUpstreamCodec, WireHeaders } from '../../adapters/shared/chat-adapter.ts';
+import type { ProviderConfig } from '../config/gateway-config.ts';
+import type { ChatRequest } from '../ir/chat-request.ts';
+import type { ChatResult } from '../ir/chat-result.ts';
+import { GatewayError } from '../ir/gateway-error.ts';
+import type { StreamEvent } from '../ir/stream-event.ts';
+import { upstreamDuration } from '../metrics/registry.ts';
+import { readSse } from '../upstream/read-sse.ts';
+import type { CallOptions, ChatProvider } from './chat-provider.ts';
+
+export type UpstreamTimeouts = { firstByteMs: number; idleMs: number };
+
+/** How each provider type presents its key; the client's credential is never forwarded. */
+export function authHeaders(cfg: ProviderConfig): Record<string, string> {
+  const key = cfg.api_key ?? '';
+  switch (cfg.type) {
+    case 'anthropic':
+      return { 'x-api-key': key };
+    case 'gemini':
+      return { 'x-goog-api-key': key };
+    default:
+      return { authorization: `Bearer ${key}` };
+  }
+}
+
+/** A chat upstream reached over HTTP and spoken to through one format codec. */
+export class HttpChatProvider implements ChatProvider {
+  readonly name: string;
+  readonly type: string;
+  readonly wireFormat: ChatUpstreamCodec['format'];
+  readonly baseUrl: string;
+  readonly #codec: ChatUpstreamCodec;
+  readonly #headers: Record<string, string>;
+  readonly #dispatcher: Dispatcher;
+  readonly #timeouts: UpstreamTimeouts;
+
+  constructor(name: string, cfg: ProviderConfig, codec: ChatUpstreamCodec, dispatcher: Dispatcher, timeouts: UpstreamTimeouts) {
+    this.name = name;
+    this.type = cfg.type;
+    this.wireFormat = codec.format;
+    this.baseUrl = (cfg.base_url ?? '').replace(/\/+$/, '');
+    this.#codec = codec;
+    this.#headers = { ...(cfg.headers ?? {}), ...authHeaders(cfg) };
+    this.#dispatcher = dispatcher;
+    this.#timeouts = timeouts;
+  }
+
+  /** Headers to present upstream (auth included), for the pass-through path. */
+  get upstreamHeaders(): Record<string, string> {
+    return this.#headers;
+  }
+
+  async complete(req: ChatRequest, model: string, opts: CallOptions): Promise<ChatResult> {
+    const res = await this.#send({ ...req, stream: false }, model, opts);
+    const body: unknown = await res.body.json().catch(() => {
+      throw new GatewayError('upstream', `provider '${this.name}' answered with a body that is not JSON`);
+    });
+    return this.#codec.decodeResult(body);
+  }
+
+  async openStream(req: ChatRequest, model: string, opts: CallOptions): Promise<AsyncIterable<StreamEvent>> {
+    const res = await this.#send({ ...req, stream: true }, model, opts);
+    return guardStream(readSse(res.body, this.#codec.createStreamDecoder()), this.name);
+  }
+
+  async #send(req: ChatRequest, model: string, opts: CallOptions): Promise<Dispatcher.ResponseData> {
+    const enc = this.#codec.encodeRequest(req, model, opts.warn);
+    const started = performance.now();
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(this.baseUrl + enc.path, {
+        method: 'POST',
+        dispatcher: this.#dispatcher,
+        signal: opts.signal,
+        headersTimeout: this.#timeouts.firstByteMs,
+        bodyTimeout: this.#timeouts.idleMs,
+        headers: { 'content-type': 'application/json', accept: req.stream ? 'text/event-stream' : 'application/json', ...enc.headers, ...this.#headers },
+        body: JSON.stringify(enc.body),
+      });
+    } catch (e) {
+      upstreamDuration.observe({ provider: this.name, upstream_format: this.wireFormat, outcome: 'error' }, (performance.now() - started) / 1000);
+      throw connectionError(e, this.name);
+    }
+    upstreamDuration.observe({ provider: this.name, upstream_format: this.wireFormat, outcome: String(res.statusCode) }, (performance.now() - started) / 1000);
+    if (res.statusCode >= 400) {
+      const text = await res.body.text().catch(() => '');
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // not JSON: the codec gets the text as it came
+      }
+      throw this.#codec.decodeError(res.statusCode, parsed, res.headers as WireHeaders);
+    }
+    return res;
+  }
+}
+
+/** Classifies a failed upstream call without leaking URLs or credentials into the message. */
+export function connectionError(e: unknown, provider: string): GatewayError {
+  if (e instanceof GatewayError) return e;
+  if (e instanceof undiciErrors.HeadersTimeoutError || e instanceof undiciErrors.ConnectTimeoutError || e instanceof undiciErrors.BodyTimeoutError) {
+    return new GatewayError('timeout', `provider '${provider}' timed out`);
+  }
+  if (e instanceof Error && e.name === 'AbortError') return new GatewayError('internal', 'request aborted', { status: 499 });
+  const code = (e as { code?: string }).code ?? (e as { cause?: { code?: string } }).cause?.code;
+  return new GatewayError('upstream', `provider '${provider}' could not be reached${code ? ` (${code})` : ''}`, { status: 502 });
+}
+
+/** Errors thrown while reading a stream (socket cut, idle timeout) become in-stream error events. */
+async function* guardStream(events: AsyncIterable<StreamEvent>, provider: string): AsyncIterable<StreamEvent> {
+  try {
+    yield* events;
+  } catch (e) {
+    yield { type: 'error', error: connectionError(e, provider) };
+  }
+}

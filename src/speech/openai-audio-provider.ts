@@ -1,0 +1,127 @@
+// An OpenAI-compatible upstream for family B (provider type `openai`): speech relayed as the
+// audio bytes the upstream sends, uploads streamed from the spool file, every transcript format
+// relayed as it comes (https://platform.openai.com/docs/api-reference/audio).
+import type { IncomingHttpHeaders } from 'node:http';
+import { Transform, type Readable } from 'node:stream';
+import { request, type Dispatcher } from 'undici';
+import {
+  decodeAudioUpstreamError,
+  encodeSpeechUpstreamRequest,
+  encodeTranscriptionUpstreamRequest,
+  speechContentType,
+  transcriptContentType,
+} from '../../adapters/openai-audio/index.ts';
+import type { ProviderConfig } from '../config/gateway-config.ts';
+import { pcmLayout, type SpeechRequest } from '../ir/speech-request.ts';
+import type { TranscriptionRequest } from '../ir/transcription.ts';
+import { upstreamDuration } from '../metrics/registry.ts';
+import { authHeaders, connectionError, type UpstreamTimeouts } from '../providers/http-chat-provider.ts';
+import type { AudioCall, AudioProvider, SpeechOutput, TranscriptionOutput } from './audio-provider.ts';
+import { probeDuration } from './ffmpeg.ts';
+import { multipartBody } from './multipart-body.ts';
+import { findExecutable } from './system-tools.ts';
+
+export class OpenAIAudioProvider implements AudioProvider {
+  readonly name: string;
+  readonly wireFormat = 'openai-audio' as const;
+  readonly #baseUrl: string;
+  readonly #headers: Record<string, string>;
+  readonly #dispatcher: Dispatcher;
+  readonly #timeouts: UpstreamTimeouts;
+
+  constructor(name: string, cfg: ProviderConfig, dispatcher: Dispatcher, timeouts: UpstreamTimeouts) {
+    this.name = name;
+    this.#baseUrl = (cfg.base_url ?? '').replace(/\/+$/, '');
+    this.#headers = { ...(cfg.headers ?? {}), ...authHeaders(cfg) };
+    this.#dispatcher = dispatcher;
+    this.#timeouts = timeouts;
+  }
+
+  async synthesize(req: SpeechRequest, upstreamModel: string, call: AudioCall): Promise<SpeechOutput> {
+    const enc = encodeSpeechUpstreamRequest(req, upstreamModel);
+    const res = await this.#send(enc.path, call.signal, {
+      headers: { 'content-type': 'application/json', accept: 'application/octet-stream' },
+      body: JSON.stringify(enc.body),
+    });
+    const contentType = headerOf(res.headers, 'content-type') ?? speechContentType(req.format);
+    // Raw PCM and WAV durations follow from their byte count; compressed formats would need decoding.
+    const bytesPerSecond = pcmLayout.sampleRate * pcmLayout.channels * pcmLayout.bytesPerSample;
+    if (req.format !== 'pcm' && req.format !== 'wav') return { contentType, body: res.body, outputSeconds: Promise.resolve(undefined) };
+    const header = req.format === 'wav' ? 44 : 0;
+    let bytes = 0;
+    let done: (s: number | undefined) => void = () => {};
+    const outputSeconds = new Promise<number | undefined>((resolve) => (done = resolve));
+    const counted = new Transform({
+      transform(chunk: Buffer, _enc, next) {
+        bytes += chunk.length;
+        next(null, chunk);
+      },
+      flush(next) {
+        done(Math.max(0, bytes - header) / bytesPerSecond);
+        next();
+      },
+    });
+    counted.once('close', () => done(undefined));
+    res.body.once('error', (e) => counted.destroy(e));
+    return { contentType, body: res.body.pipe(counted), outputSeconds };
+  }
+
+  async transcribe(req: TranscriptionRequest, upstreamModel: string, call: AudioCall): Promise<TranscriptionOutput> {
+    const enc = encodeTranscriptionUpstreamRequest(req, upstreamModel);
+    const body = multipartBody(enc.fields, enc.file);
+    // The upload's length in seconds for metrics, measured beside the upstream call when ffprobe exists.
+    const ffprobe = findExecutable('ffprobe');
+    const inputSeconds = ffprobe
+      ? probeDuration(ffprobe, req.file.path, { timeoutMs: 10_000 }).catch(() => undefined)
+      : Promise.resolve(undefined);
+    const res = await this.#send(enc.path, call.signal, {
+      headers: { 'content-type': body.contentType, 'content-length': String(body.length), accept: 'application/json' },
+      body: body.stream(),
+    });
+    return { kind: 'relay', contentType: headerOf(res.headers, 'content-type') ?? transcriptContentType(req.format), body: res.body, inputSeconds };
+  }
+
+  async #send(path: string, signal: AbortSignal, r: { headers: Record<string, string>; body: string | Readable }): Promise<Dispatcher.ResponseData> {
+    const started = performance.now();
+    const observe = (outcome: string): void =>
+      upstreamDuration.observe({ provider: this.name, upstream_format: this.wireFormat, outcome }, (performance.now() - started) / 1000);
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(this.#baseUrl + path, {
+        method: 'POST',
+        dispatcher: this.#dispatcher,
+        signal,
+        headersTimeout: this.#timeouts.firstByteMs,
+        bodyTimeout: this.#timeouts.idleMs,
+        headers: { ...r.headers, ...this.#headers },
+        body: r.body,
+      });
+    } catch (e) {
+      observe('error');
+      throw connectionError(e, this.name);
+    }
+    observe(String(res.statusCode));
+    if (res.statusCode < 400) return res;
+    const text = await res.body.text().catch(() => '');
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: the decoder takes the text as it came
+    }
+    throw decodeAudioUpstreamError(res.statusCode, parsed, retryAfterOf(res.headers));
+  }
+}
+
+function headerOf(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** `retry-after-ms` (OpenAI's own) or `retry-after` in seconds, as whole seconds. */
+function retryAfterOf(headers: IncomingHttpHeaders): number | undefined {
+  const ms = Number(headerOf(headers, 'retry-after-ms'));
+  if (headerOf(headers, 'retry-after-ms') !== undefined && Number.isFinite(ms) && ms >= 0) return Math.ceil(ms / 1000);
+  const s = Number(headerOf(headers, 'retry-after'));
+  return headerOf(headers, 'retry-after') !== undefined && Number.isFinite(s) && s >= 0 ? s : undefined;
+}

@@ -1,0 +1,76 @@
+// Lyrics through a chat model (tune.lyrics_model): lyrics tasks, and the lyrics, title and tags
+// of inspiration mode, are written by any configured chat upstream through the chat IR, so the
+// operator picks who writes words independently of who makes music.
+import type { ChatRequest } from '../ir/chat-request.ts';
+import { GatewayError } from '../ir/gateway-error.ts';
+import { isRetryable, toGatewayError } from '../pipeline/to-gateway-error.ts';
+import type { Runtime } from '../runtime.ts';
+
+export type WrittenLyrics = { title: string; tags: string; text: string };
+
+const songInstructions = [
+  'You write song lyrics. Reply in exactly this form and nothing else:',
+  'Title: <a short song title>',
+  'Tags: <3 to 5 comma-separated music style tags>',
+  'Lyrics:',
+  '<the lyrics, with sections such as [Verse], [Chorus] and [Bridge]>',
+].join('\n');
+
+const lyricsInstructions = [
+  'You write song lyrics on the theme or keywords the user gives. Reply in exactly this form and nothing else:',
+  'Title: <a short song title>',
+  'Lyrics:',
+  '<the lyrics, with sections such as [Verse], [Chorus] and [Bridge]>',
+].join('\n');
+
+/** A title from the first words of the theme, for answers that do not follow the form. */
+function titleFrom(theme: string): string {
+  const words = theme
+    .replace(/[^\p{L}\p{N}\s']/gu, ' ')
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, 5);
+  return words.map((w) => w[0].toUpperCase() + w.slice(1)).join(' ') || 'Untitled';
+}
+
+/**
+ * Reads `Title:` / `Tags:` / `Lyrics:` from the answer. A model that ignores the form (or the
+ * `echo` provider, which answers with the theme itself) still yields usable lyrics: the whole
+ * answer, with a title made from the theme.
+ */
+export function parseWrittenLyrics(answer: string, theme: string): WrittenLyrics {
+  const title = /^\s*\**title\**\s*:\s*(.+)$/im.exec(answer)?.[1]?.trim().replace(/^["*]+|["*]+$/g, '');
+  const tags = /^\s*\**tags\**\s*:\s*(.+)$/im.exec(answer)?.[1]?.trim();
+  const lyricsAt = /^\s*\**lyrics\**\s*:\s*$/im.exec(answer);
+  const text = (lyricsAt ? answer.slice(lyricsAt.index + lyricsAt[0].length) : title || tags ? answer.replace(/^\s*\**(title|tags)\**\s*:.*$/gim, '') : answer).trim();
+  return { title: title || titleFrom(theme), tags: tags || 'pop', text: text || theme.trim() };
+}
+
+/** Asks the configured chat model, trying its routes in order like a chat request would. */
+export async function writeLyrics(runtime: Runtime, model: string, theme: string, purpose: 'song' | 'lyrics', signal: AbortSignal): Promise<WrittenLyrics> {
+  const request: ChatRequest = {
+    model,
+    system: [{ type: 'text', text: purpose === 'song' ? songInstructions : lyricsInstructions }],
+    messages: [{ role: 'user', parts: [{ type: 'text', text: theme }] }],
+    tools: [],
+    maxTokens: 2000,
+    sampling: {},
+    stream: false,
+    extensions: {},
+  };
+  const routes = runtime.router.plan(model);
+  let last: GatewayError | undefined;
+  for (const route of routes) {
+    const provider = runtime.chatProviders.get(route.provider);
+    if (!provider) continue;
+    try {
+      const result = await provider.complete(request, route.model, { signal, warn: () => undefined });
+      const answer = result.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
+      return parseWrittenLyrics(answer, theme);
+    } catch (e) {
+      last = toGatewayError(e);
+      if (!isRetryable(last)) break;
+    }
+  }
+  throw last ?? new GatewayError('unavailable', `tune.lyrics_model '${model}' has no enabled chat provider`);
+}

@@ -1,0 +1,51 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Runtime } from '../runtime.ts';
+import { storeFilesDir } from '../store/open-store.ts';
+import type { Store } from '../store/store.ts';
+import { HttpTuneProvider } from './http-tune-provider.ts';
+import { SandboxTuneProvider } from './sandbox-tune-provider.ts';
+import type { TuneProvider } from './tune-provider.ts';
+
+// Music providers are built from a runtime on first use and cached with it (src/runtime.ts
+// builds the chat side), so a config reload brings fresh providers along with the new runtime.
+const byRuntime = new WeakMap<Runtime, Map<string, TuneProvider>>();
+/**
+ * Sandbox providers outlive a reload: their renders in flight are process state, and their
+ * jobs are in the store anyway.
+ */
+const sandboxes = new Map<string, SandboxTuneProvider>();
+let memoryAudioDir: string | undefined;
+
+/** Where sandbox audio lives: beside the sqlite file (it survives restarts with the tasks), else a temporary directory. */
+export function sandboxAudioDir(runtime: Runtime): string {
+  const dir = storeFilesDir(runtime.config.storage);
+  if (dir) return join(dir, 'tune-audio');
+  memoryAudioDir ??= mkdtempSync(join(tmpdir(), 'polygate-audio-'));
+  return memoryAudioDir;
+}
+
+/** Enabled music providers of this runtime by name (`tune` and `sandbox-tune` types). */
+export function tuneProvidersOf(runtime: Runtime, store: Store): Map<string, TuneProvider> {
+  let m = byRuntime.get(runtime);
+  if (m) return m;
+  m = new Map();
+  for (const [name, p] of Object.entries(runtime.config.providers)) {
+    if (runtime.disabled.has(name)) continue;
+    if (p.type === 'tune') m.set(name, new HttpTuneProvider(name, p, runtime.dispatcher));
+    else if (p.type === 'sandbox-tune') {
+      let s = sandboxes.get(name);
+      if (!s) sandboxes.set(name, (s = new SandboxTuneProvider(name, store, sandboxAudioDir(runtime), runtime.config.tune.sandbox_delay_ms)));
+      s.delayMs = runtime.config.tune.sandbox_delay_ms;
+      m.set(name, s);
+    }
+  }
+  byRuntime.set(runtime, m);
+  return m;
+}
+
+/** Any sandbox provider of this process, for serving its audio. */
+export function anySandbox(): SandboxTuneProvider | undefined {
+  return sandboxes.values().next().value;
+}

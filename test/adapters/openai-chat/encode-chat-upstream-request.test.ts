@@ -1,0 +1,258 @@
+import t from 'tap';
+import { openaiChatUpstreamCodec as codec } from '../../../adapters/openai-chat/index.ts';
+import type { ChatRequest } from '../../../src/ir/chat-request.ts';
+import { GatewayError } from '../../../src/ir/gateway-error.ts';
+import { fixtureJson, warnings } from './fixtures.ts';
+
+type Body = Record<string, unknown> & { messages: Array<Record<string, unknown>> };
+
+const base = (over: Partial<ChatRequest> = {}): ChatRequest => ({
+  model: 'client-model',
+  system: [],
+  messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
+  tools: [],
+  sampling: {},
+  stream: false,
+  extensions: {},
+  ...over,
+});
+
+function encode(req: ChatRequest): { body: Body; warned: Array<{ field: string; message: string }>; path: string; headers: Record<string, string> } {
+  const w = warnings();
+  const r = codec.encodeRequest(req, 'gpt-4.1', w.warn);
+  return { body: r.body as Body, warned: w.list, path: r.path, headers: r.headers };
+}
+
+function thrown(fn: () => unknown): GatewayError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof GatewayError) return e;
+    throw e;
+  }
+  throw new Error('expected a GatewayError');
+}
+
+t.test('golden: mixed request (system parts, pdf, image, reasoning, error tool result with an image)', async (t) => {
+  const { body, warned, path, headers } = encode(fixtureJson('upstream-mixed.ir.json') as ChatRequest);
+  t.strictSame(body, fixtureJson('upstream-mixed.request.json'));
+  t.equal(path, '/chat/completions', 'relative to a base_url that ends in /v1');
+  t.strictSame(headers, {}, 'auth is added by the provider');
+  t.strictSame(
+    warned.map((w) => w.field),
+    ['messages.1.reasoning', 'top_k'],
+    'reasoning and top_k are reported, nothing else',
+  );
+});
+
+t.test('a plain request: model rewritten, one system string first, no stream fields, no warnings', async (t) => {
+  const { body, warned } = encode(base({ system: [{ type: 'text', text: 'Be terse.' }] }));
+  t.equal(body.model, 'gpt-4.1');
+  t.strictSame(body.messages, [
+    { role: 'system', content: 'Be terse.' },
+    { role: 'user', content: 'hi' },
+  ]);
+  t.notOk('stream' in body);
+  t.notOk('stream_options' in body);
+  t.strictSame(warned, []);
+});
+
+t.test('no system parts: no system message', async (t) => {
+  t.equal(encode(base()).body.messages[0].role, 'user');
+});
+
+t.test('stream always asks for the usage chunk, whatever the client asked', async (t) => {
+  const { body } = encode(base({ stream: true, extensions: { 'stream_options.include_usage': false } }));
+  t.equal(body.stream, true);
+  t.strictSame(body.stream_options, { include_usage: true });
+});
+
+t.test('tool results become tool messages placed before the rest of the user turn', async (t) => {
+  const { body } = encode(
+    base({
+      messages: [
+        { role: 'user', parts: [{ type: 'text', text: 'go' }] },
+        {
+          role: 'assistant',
+          parts: [
+            { type: 'tool-call', id: 'c1', name: 'a', args: '{"x":1}' },
+            { type: 'tool-call', id: 'c2', name: 'b', args: ' { "y" : 2 } ' },
+          ],
+        },
+        {
+          role: 'user',
+          parts: [
+            { type: 'text', text: 'and also…' },
+            { type: 'tool-result', callId: 'c1', content: [{ type: 'text', text: 'one' }], isError: false },
+            { type: 'tool-result', callId: 'c2', content: [{ type: 'text', text: 'two' }, { type: 'text', text: 'parts' }], isError: false },
+          ],
+        },
+      ],
+    }),
+  );
+  t.strictSame(body.messages.slice(1), [
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: 'c1', type: 'function', function: { name: 'a', arguments: '{"x":1}' } },
+        { id: 'c2', type: 'function', function: { name: 'b', arguments: ' { "y" : 2 } ' } },
+      ],
+    },
+    { role: 'tool', tool_call_id: 'c1', content: 'one' },
+    { role: 'tool', tool_call_id: 'c2', content: [{ type: 'text', text: 'two' }, { type: 'text', text: 'parts' }] },
+    { role: 'user', content: 'and also…' },
+  ]);
+});
+
+t.test('a failed tool result is marked with an Error: prefix (no error flag in Chat Completions)', async (t) => {
+  const { body } = encode(base({ messages: [{ role: 'user', parts: [{ type: 'tool-result', callId: 'c1', content: [], isError: true }] }] }));
+  t.strictSame(body.messages, [{ role: 'tool', tool_call_id: 'c1', content: 'Error' }]);
+});
+
+t.test('a builtin tool is a 400 naming tools.N and the upstream', async (t) => {
+  const err = thrown(() =>
+    encode(
+      base({
+        tools: [
+          { type: 'function', name: 'f', parameters: { type: 'object' } },
+          { type: 'builtin', kind: 'web-search', options: {} },
+        ],
+      }),
+    ),
+  );
+  t.equal(err.kind, 'invalid-request');
+  t.equal(err.status, 400);
+  t.equal(err.param, 'tools.1');
+  t.match(err.message, /tools\.1.*openai-chat upstream.*web-search/);
+});
+
+t.test('tool_choice variants', async (t) => {
+  const tools: ChatRequest['tools'] = [{ type: 'function', name: 'f', parameters: { type: 'object' } }];
+  const choice = (toolChoice: ChatRequest['toolChoice']): unknown => encode(base({ tools, toolChoice })).body.tool_choice;
+  t.equal(choice({ type: 'auto' }), 'auto');
+  t.equal(choice({ type: 'none' }), 'none');
+  t.equal(choice({ type: 'required' }), 'required');
+  t.strictSame(choice({ type: 'tool', name: 'f' }), { type: 'function', function: { name: 'f' } });
+  t.strictSame(choice({ type: 'allowed', names: ['f'], mode: 'auto' }), { type: 'allowed_tools', allowed_tools: { mode: 'auto', tools: [{ type: 'function', function: { name: 'f' } }] } });
+});
+
+t.test('output formats and sampling knobs', async (t) => {
+  t.strictSame(encode(base({ output: { type: 'json' } })).body.response_format, { type: 'json_object' });
+  t.notOk('response_format' in encode(base({ output: { type: 'text' } })).body);
+  const { body, warned } = encode(
+    base({
+      parallelToolCalls: false,
+      maxTokens: 50,
+      sampling: { temperature: 1, topP: 0.5, seed: 3, presencePenalty: 0.1, frequencyPenalty: -0.1, stop: ['a', 'b'], candidateCount: 1, logprobs: true, topLogprobs: 2 },
+    }),
+  );
+  t.strictSame(
+    { ...body, messages: undefined, model: undefined },
+    {
+      messages: undefined,
+      model: undefined,
+      parallel_tool_calls: false,
+      max_completion_tokens: 50,
+      temperature: 1,
+      top_p: 0.5,
+      seed: 3,
+      presence_penalty: 0.1,
+      frequency_penalty: -0.1,
+      stop: ['a', 'b'],
+      n: 1,
+      logprobs: true,
+      top_logprobs: 2,
+    },
+  );
+  t.strictSame(warned, []);
+});
+
+t.test('more than 4 stop sequences is a 400, not a silent cut', async (t) => {
+  const err = thrown(() => encode(base({ sampling: { stop: ['1', '2', '3', '4', '5'] } })));
+  t.equal(err.param, 'stop');
+  t.match(err.message, /at most 4/);
+});
+
+t.test('reasoning: effort as is, budget through the shared map, raw wire effort wins, disabled sends none', async (t) => {
+  t.equal(encode(base({ reasoning: { enabled: true, effort: 'high' } })).body.reasoning_effort, 'high');
+  t.equal(encode(base({ reasoning: { enabled: true, budgetTokens: 1000 } })).body.reasoning_effort, 'minimal');
+  t.equal(encode(base({ reasoning: { enabled: true, budgetTokens: 30000 } })).body.reasoning_effort, 'high');
+  t.equal(encode(base({ reasoning: { enabled: true, effort: 'high' }, extensions: { reasoning_effort: 'xhigh' } })).body.reasoning_effort, 'xhigh');
+  t.notOk('reasoning_effort' in encode(base({ reasoning: { enabled: false } })).body);
+  const { warned } = encode(base({ reasoning: { enabled: true, effort: 'low', includeThoughts: true } }));
+  t.strictSame(warned.map((w) => w.field), ['reasoning.include_thoughts']);
+});
+
+t.test('extensions: Chat Completions fields relayed, unknown ones named in a warning, client-only ones ignored', async (t) => {
+  const { body, warned } = encode(
+    base({ metadata: { a: 'b' }, extensions: { store: true, logit_bias: { '50256': -100 }, thinking_budget_mode: 'x', 'stream_options.include_usage': true } }),
+  );
+  t.equal(body.store, true);
+  t.strictSame(body.logit_bias, { '50256': -100 });
+  t.strictSame(body.metadata, { a: 'b' }, 'metadata kept when the completion is stored');
+  t.notOk('thinking_budget_mode' in body);
+  t.strictSame(warned.map((w) => w.field), ['thinking_budget_mode']);
+  const unstored = encode(base({ metadata: { a: 'b' } }));
+  t.notOk('metadata' in unstored.body);
+  t.strictSame(unstored.warned.map((w) => w.field), ['metadata']);
+});
+
+t.test('cache hints are reported once', async (t) => {
+  const { warned } = encode(
+    base({
+      system: [{ type: 'text', text: 's', cache: { type: 'ephemeral' } }],
+      messages: [{ role: 'user', parts: [{ type: 'text', text: 'x', cache: { type: 'ephemeral' } }] }],
+    }),
+  );
+  t.strictSame(warned.map((w) => w.field), ['cache_control']);
+});
+
+t.test('media the format cannot carry is a 400 naming the part', async (t) => {
+  const fileIdImage = thrown(() => encode(base({ messages: [{ role: 'user', parts: [{ type: 'image', source: { kind: 'file-id', fileId: 'file_1' } }] }] })));
+  t.equal(fileIdImage.param, 'messages.0.content.0');
+  const pdfUrl = thrown(() => encode(base({ messages: [{ role: 'user', parts: [{ type: 'text', text: 'x' }, { type: 'file', source: { kind: 'url', url: 'https://x/a.pdf', mediaType: 'application/pdf' } }] }] })));
+  t.equal(pdfUrl.param, 'messages.0.content.1');
+  t.match(pdfUrl.message, /inline/);
+  const assistantImage = thrown(() => encode(base({ messages: [{ role: 'assistant', parts: [{ type: 'image', source: { kind: 'url', url: 'https://x/a.png' } }] }] })));
+  t.equal(assistantImage.param, 'messages.0.content.0');
+});
+
+t.test('documents: text sources and base64 text become text; file ids stay file ids', async (t) => {
+  const { body } = encode(
+    base({
+      messages: [
+        {
+          role: 'user',
+          parts: [
+            { type: 'file', source: { kind: 'text', mediaType: 'text/plain', text: 'plain doc' } },
+            { type: 'file', source: { kind: 'base64', mediaType: 'text/markdown', data: Buffer.from('# héllo').toString('base64') } },
+            { type: 'file', source: { kind: 'file-id', fileId: 'file-abc' } },
+          ],
+        },
+      ],
+    }),
+  );
+  t.strictSame(body.messages[0].content, [
+    { type: 'text', text: 'plain doc' },
+    { type: 'text', text: '# héllo' },
+    { type: 'file', file: { file_id: 'file-abc' } },
+  ]);
+});
+
+t.test('assistant refusal travels as refusal; reasoning-only assistant turns vanish with a warning', async (t) => {
+  const { body, warned } = encode(
+    base({
+      messages: [
+        { role: 'user', parts: [{ type: 'text', text: 'q' }] },
+        { role: 'assistant', parts: [{ type: 'refusal', text: 'I cannot help with that.' }] },
+        { role: 'assistant', parts: [{ type: 'reasoning', text: 'hmm' }] },
+      ],
+    }),
+  );
+  t.strictSame(body.messages, [
+    { role: 'user', content: 'q' },
+    { role: 'assistant', content: '', refusal: 'I cannot help with that.' },
+  ]);
+  t.strictSame(warned.map((w) => w.field), ['messages.2.reasoning']);
+});

@@ -1,0 +1,37 @@
+import t from 'tap';
+import { createHash } from 'node:crypto';
+import { globMatcher, KeyRing } from '../../src/auth/key-ring.ts';
+import { extractCredential } from '../../src/auth/extract-credential.ts';
+
+t.test('authenticates plain and pre-hashed secrets, rejects others', async (t) => {
+  const ring = new KeyRing([
+    { id: 'a', secret: 'sk-alpha-secret', workspace: 'w1', models: ['*'] },
+    { id: 'b', secret_sha256: createHash('sha256').update('sk-beta-secret').digest('hex'), workspace: 'w2', models: ['claude-*'] },
+  ]);
+  t.equal(ring.authenticate('sk-alpha-secret')?.id, 'a');
+  t.equal(ring.authenticate('sk-beta-secret')?.workspace, 'w2');
+  t.equal(ring.authenticate('sk-alpha-secreT'), undefined);
+  t.equal(ring.authenticate(''), undefined);
+  t.equal(ring.authenticate(undefined), undefined);
+  t.notOk(JSON.stringify(ring.authenticate('sk-alpha-secret')).includes('sk-alpha'), 'the resolved key carries no secret');
+});
+
+t.test('model allow-list globs', async (t) => {
+  const m = globMatcher(['claude-*', 'gpt-4.?']);
+  t.ok(m('claude-sonnet'));
+  t.ok(m('gpt-4.1'));
+  t.notOk(m('gpt-4.10'));
+  t.notOk(m('echo'));
+  t.ok(globMatcher(['*'])('anything'));
+});
+
+t.test('credentials are read the way each family sends them', async (t) => {
+  const bearer = { authorization: 'Bearer sk-1' };
+  for (const f of ['tune', 'audio', 'responses', 'chat'] as const) t.equal(extractCredential(f, bearer, {}), 'sk-1', f);
+  t.equal(extractCredential('messages', { 'x-api-key': 'sk-2' }, {}), 'sk-2');
+  t.equal(extractCredential('messages', bearer, {}), 'sk-1', 'current Anthropic SDK sends Bearer');
+  t.equal(extractCredential('gemini', { 'x-goog-api-key': 'sk-3' }, {}), 'sk-3');
+  t.equal(extractCredential('gemini', {}, { key: 'sk-4' }), 'sk-4');
+  t.equal(extractCredential('gemini', bearer, {}), undefined, 'gemini does not take Bearer');
+  t.equal(extractCredential('tune', { 'x-api-key': 'sk-2' }, {}), undefined);
+});

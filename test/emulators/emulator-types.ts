@@ -1,0 +1,28 @@
+// Shared shape of the upstream emulators: small HTTP servers on loopback that speak one vendor
+// wire format byte for byte. Tests script the next replies and read back what arrived.
+
+export type RecordedRequest = {
+  method: string;
+  path: string; // with query string
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown; // parsed JSON (or raw string if not JSON)
+};
+
+/** One scripted reply. With no script queued, an emulator echoes the last user text. */
+export type Reply =
+  | { kind: 'text'; text: string; chunks?: string[] }
+  | { kind: 'tool'; name: string; args: string; id?: string; argChunks?: string[]; text?: string }
+  | { kind: 'thinking'; thinking: string; signature: string; text: string }
+  | { kind: 'error'; status: number; message?: string; retryAfter?: number }
+  /** Sends the first text chunk, then destroys the socket: an upstream failing after the first byte. */
+  | { kind: 'cut'; text: string };
+
+export interface Emulator {
+  /** Base URL as a provider's base_url would name it (e.g. http://127.0.0.1:PORT or …/v1). */
+  readonly url: string;
+  readonly requests: RecordedRequest[];
+  /** Queue replies for the next requests, in order. */
+  script(...replies: Reply[]): void;
+  reset(): void;
+  close(): Promise<void>;
+}

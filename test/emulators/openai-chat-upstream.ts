@@ -1,0 +1,223 @@
+// An OpenAI Chat Completions upstream on loopback, speaking the wire format byte for byte:
+// `POST /v1/chat/completions` answers a `chat.completion` JSON object, or with `stream: true` an
+// SSE stream of `data: {chat.completion.chunk}` lines, the finish chunk, the usage chunk when
+// `stream_options.include_usage` is set, then `data: [DONE]`
+// (https://platform.openai.com/docs/api-reference/chat-streaming/streaming).
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { assertNever } from '../../src/ir/stream-event.ts';
+import type { Emulator, RecordedRequest, Reply } from './emulator-types.ts';
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** What one answer consists of, before it is framed as JSON or as chunks. */
+type Answer = { reasoning?: string; text?: string; textChunks: string[]; tool?: { id: string; name: string; args: string; argChunks: string[] } };
+
+const words = (s: string): string[] => s.match(/\S+\s*|\s+/g) ?? [];
+/** About 4 characters a token: plausible, non-zero counts. */
+const tokens = (s: string): number => Math.max(1, Math.ceil(s.length / 4));
+const randomId = (prefix: string, n = 24): string => `${prefix}${randomBytes(n).toString('base64url').replace(/[-_]/g, 'x').slice(0, n)}`;
+
+export async function startOpenAIChatUpstream(): Promise<Emulator> {
+  const requests: RecordedRequest[] = [];
+  const queue: Reply[] = [];
+  const server = createServer((req, res) => {
+    void handle(req, res, requests, queue).catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    script: (...replies: Reply[]) => void queue.push(...replies),
+    reset: () => {
+      requests.length = 0;
+      queue.length = 0;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, requests: RecordedRequest[], queue: Reply[]): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const raw = Buffer.concat(chunks).toString('utf8');
+  let body: unknown = raw;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    // recorded as the raw string
+  }
+  const path = req.url ?? '/';
+  requests.push({ method: req.method ?? '', path, headers: { ...req.headers }, body });
+  if (req.method !== 'POST' || path.split('?')[0] !== '/v1/chat/completions') {
+    return sendError(res, 404, `Invalid URL (${req.method} ${path})`);
+  }
+  if (!isObject(body) || typeof body.model !== 'string' || !Array.isArray(body.messages)) {
+    return sendError(res, 400, "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)");
+  }
+  const reply = queue.shift() ?? { kind: 'text', text: lastUserText(body.messages) };
+  const stream = body.stream === true;
+  const includeUsage = isObject(body.stream_options) && body.stream_options.include_usage === true;
+  const promptTokens = tokens(JSON.stringify(body.messages));
+  const ctx = { model: body.model, id: randomId('chatcmpl-', 29), created: Math.floor(Date.now() / 1000), promptTokens, includeUsage };
+  switch (reply.kind) {
+    case 'error':
+      return sendError(res, reply.status, reply.message, reply.retryAfter);
+    case 'cut':
+      return cut(res, reply.text, stream, ctx);
+    default: {
+      const answer = answerOf(reply);
+      return stream ? sendStream(res, answer, ctx) : sendJson(res, 200, completion(answer, ctx));
+    }
+  }
+}
+
+/** With nothing scripted the emulator echoes the last user (or tool result) text. */
+function lastUserText(messages: unknown[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (!isObject(m) || (m.role !== 'user' && m.role !== 'tool')) continue;
+    if (typeof m.content === 'string') return m.content;
+    if (Array.isArray(m.content)) {
+      const texts = m.content.flatMap((p) => (isObject(p) && p.type === 'text' && typeof p.text === 'string' ? [p.text] : []));
+      if (texts.length > 0) return texts.join('\n');
+    }
+  }
+  return 'echo';
+}
+
+function answerOf(reply: Exclude<Reply, { kind: 'error' } | { kind: 'cut' }>): Answer {
+  switch (reply.kind) {
+    case 'text':
+      return { text: reply.text, textChunks: reply.chunks ?? words(reply.text) };
+    case 'tool': {
+      const tool = { id: reply.id ?? randomId('call_'), name: reply.name, args: reply.args, argChunks: reply.argChunks ?? [reply.args] };
+      return { text: reply.text, textChunks: reply.text ? words(reply.text) : [], tool };
+    }
+    case 'thinking':
+      // Compatible servers (DeepSeek, vLLM) return reasoning as `reasoning_content`; the
+      // signature has no Chat Completions field.
+      return { reasoning: reply.thinking, text: reply.text, textChunks: words(reply.text) };
+    default:
+      return assertNever(reply, 'reply');
+  }
+}
+
+type Ctx = { model: string; id: string; created: number; promptTokens: number; includeUsage: boolean };
+
+function usageOf(a: Answer, ctx: Ctx): Json {
+  const reasoning = a.reasoning ? tokens(a.reasoning) : 0;
+  const completion = tokens((a.text ?? '') + (a.tool?.args ?? '')) + reasoning;
+  return {
+    prompt_tokens: ctx.promptTokens,
+    completion_tokens: completion,
+    total_tokens: ctx.promptTokens + completion,
+    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: reasoning, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+  };
+}
+
+function completion(a: Answer, ctx: Ctx): Json {
+  const message: Json = { role: 'assistant', content: a.text ?? null, refusal: null, annotations: [] };
+  if (a.reasoning) message.reasoning_content = a.reasoning;
+  if (a.tool) message.tool_calls = [{ id: a.tool.id, type: 'function', function: { name: a.tool.name, arguments: a.tool.args } }];
+  return {
+    id: ctx.id,
+    object: 'chat.completion',
+    created: ctx.created,
+    model: ctx.model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: a.tool ? 'tool_calls' : 'stop' }],
+    usage: usageOf(a, ctx),
+    service_tier: 'default',
+    system_fingerprint: 'fp_polygate_emulator',
+  };
+}
+
+/** One chunk as OpenAI frames it: `usage: null` on every chunk once include_usage is on. */
+function chunk(ctx: Ctx, delta: Json, finishReason: string | null = null): string {
+  const c: Json = {
+    id: ctx.id,
+    object: 'chat.completion.chunk',
+    created: ctx.created,
+    model: ctx.model,
+    service_tier: 'default',
+    system_fingerprint: 'fp_polygate_emulator',
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+  };
+  if (ctx.includeUsage) c.usage = null;
+  return `data: ${JSON.stringify(c)}\n\n`;
+}
+
+function openStream(res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': randomId('req_', 32) });
+  res.flushHeaders();
+}
+
+async function sendStream(res: ServerResponse, a: Answer, ctx: Ctx): Promise<void> {
+  openStream(res);
+  const write = async (s: string): Promise<void> => {
+    res.write(s);
+    await new Promise((r) => setImmediate(r)); // one network write per chunk, like the real service
+  };
+  await write(chunk(ctx, { role: 'assistant', content: '', refusal: null }));
+  for (const r of a.reasoning ? words(a.reasoning) : []) await write(chunk(ctx, { reasoning_content: r }));
+  for (const t of a.textChunks) await write(chunk(ctx, { content: t }));
+  if (a.tool) {
+    await write(chunk(ctx, { tool_calls: [{ index: 0, id: a.tool.id, type: 'function', function: { name: a.tool.name, arguments: '' } }] }));
+    for (const piece of a.tool.argChunks) await write(chunk(ctx, { tool_calls: [{ index: 0, function: { arguments: piece } }] }));
+  }
+  await write(chunk(ctx, {}, a.tool ? 'tool_calls' : 'stop'));
+  if (ctx.includeUsage) {
+    const u = { id: ctx.id, object: 'chat.completion.chunk', created: ctx.created, model: ctx.model, service_tier: 'default', system_fingerprint: 'fp_polygate_emulator', choices: [], usage: usageOf(a, ctx) };
+    await write(`data: ${JSON.stringify(u)}\n\n`);
+  }
+  res.end('data: [DONE]\n\n');
+}
+
+/** The first bytes of an answer, then a dead socket: an upstream failing mid-response. */
+async function cut(res: ServerResponse, text: string, stream: boolean, ctx: Ctx): Promise<void> {
+  if (stream) {
+    openStream(res);
+    res.write(chunk(ctx, { role: 'assistant', content: '', refusal: null }));
+    res.write(chunk(ctx, { content: text }));
+  } else {
+    const whole = JSON.stringify(completion({ text, textChunks: [text] }, ctx));
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(whole)) });
+    res.write(whole.slice(0, Math.floor(whole.length / 2)));
+  }
+  await new Promise((r) => setTimeout(r, 20));
+  res.destroy();
+}
+
+/** OpenAI's error body and types (https://platform.openai.com/docs/guides/error-codes). */
+function sendError(res: ServerResponse, status: number, message?: string, retryAfter?: number): void {
+  const [type, code] =
+    status === 401
+      ? ['invalid_request_error', 'invalid_api_key']
+      : status === 404
+        ? ['invalid_request_error', 'model_not_found']
+        : status === 429
+          ? ['requests', 'rate_limit_exceeded']
+          : status >= 500
+            ? ['server_error', null]
+            : ['invalid_request_error', null];
+  const headers: Record<string, string> = {};
+  if (retryAfter !== undefined) {
+    headers['retry-after'] = String(retryAfter);
+    headers['retry-after-ms'] = String(retryAfter * 1000);
+  }
+  sendJson(res, status, { error: { message: message ?? `The server had an error while processing your request (HTTP ${status}).`, type, param: null, code } }, headers);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), 'x-request-id': randomId('req_', 32), ...headers });
+  res.end(text);
+}

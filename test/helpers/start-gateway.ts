@@ -1,0 +1,85 @@
+// Starts a real polygate process on a loopback port with a config written for the test, the way
+// an operator would run it (`GATEWAY_CONFIG=FILE npm start`), and stops it afterwards.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { stringify } from 'yaml';
+
+export const repoRoot = resolve(import.meta.dirname, '../..');
+/** Node 24 from the `node` devDependency, whichever node runs the test runner. */
+export const node24 = join(repoRoot, 'node_modules/.bin/node');
+
+export const TEST_KEY = 'sk-test-key-0001';
+export const OTHER_KEY = 'sk-test-key-0002';
+
+export type Gateway = {
+  url: string;
+  port: number;
+  configFile: string;
+  /** Everything the process printed (JSON log lines). */
+  output: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  process: ChildProcess;
+};
+
+/** A config with two keys (workspaces `ws1`, `ws2`) and the given providers and models. */
+export function testConfig(extra: { providers?: Record<string, unknown>; models?: Record<string, unknown>; [k: string]: unknown }): Record<string, unknown> {
+  const { providers = {}, models = {}, ...rest } = extra;
+  return {
+    listen: { host: '127.0.0.1', port: 0 },
+    storage: { driver: 'memory' },
+    keys: [
+      { id: 'test', secret: TEST_KEY, workspace: 'ws1', models: ['*'] },
+      { id: 'other', secret: OTHER_KEY, workspace: 'ws2', models: ['echo*'] },
+    ],
+    providers: { echo: { type: 'echo' }, ...providers },
+    models: { echo: { routes: [{ provider: 'echo', model: 'echo-1' }] }, ...models },
+    ...rest,
+  };
+}
+
+export async function startGateway(config: Record<string, unknown> | string, env: Record<string, string> = {}): Promise<Gateway> {
+  let configFile: string;
+  if (typeof config === 'string') configFile = config;
+  else {
+    configFile = join(mkdtempSync(join(tmpdir(), 'polygate-test-')), 'gateway.yaml');
+    writeFileSync(configFile, stringify(config));
+  }
+  const child = spawn(node24, ['src/main.ts'], {
+    cwd: repoRoot,
+    env: { ...process.env, GATEWAY_CONFIG: configFile, POLYGATE_ANNOUNCE: '1', PORT: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const port = await new Promise<number>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`polygate did not start:\n${out}`)), 20_000);
+    const onData = (b: Buffer): void => {
+      out += b.toString();
+      const m = /POLYGATE_LISTENING (\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        ok(Number(m[1]));
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`polygate exited with ${code}:\n${out}`));
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    configFile,
+    output: () => out,
+    process: child,
+    stop: (signal = 'SIGTERM') =>
+      new Promise((done) => {
+        if (child.exitCode !== null) return done(child.exitCode);
+        child.once('exit', (code) => done(code));
+        child.kill(signal);
+      }),
+  };
+}
