@@ -1,19 +1,31 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
 import { anthropicClientCodec } from '../adapters/anthropic-messages/index.ts';
 import { openaiChatClientCodec } from '../adapters/openai-chat/index.ts';
+import { responsesClientCodec } from '../adapters/openai-responses/index.ts';
+import { registerGeminiRoutes } from './http/gemini-routes.ts';
 import { authenticate } from './http/authenticate.ts';
 import { jsonBody as json } from './http/json-body.ts';
 import { encodeFamilyError } from './http/encode-family-error.ts';
 import { familyOfPath, type Family } from './http/family.ts';
 import { GatewayError } from './ir/gateway-error.ts';
-import { inFlight, registry, requestDuration, requestsTotal } from './metrics/registry.ts';
-import { chatHandler } from './pipeline/chat-handler.ts';
-import type { RequestState } from './pipeline/request-state.ts';
+import {
+  inFlight,
+  primeMetrics,
+  registry,
+  requestDuration,
+  requestsTotal,
+  streamChunksTotal,
+  timeToFirstByte,
+  translationDuration,
+} from './metrics/registry.ts';
+import { chatHandler, type ChatState } from './pipeline/chat-handler.ts';
 import { toGatewayError } from './pipeline/to-gateway-error.ts';
 import type { RuntimeRef } from './runtime.ts';
+import { registerSpeechRoutes } from './speech/speech-routes.ts';
 import { registerTuneRoutes } from './tune/tune-routes.ts';
 
 const inboundFormat: Record<Family, string> = {
@@ -38,18 +50,22 @@ export function createApp(ref: RuntimeRef, log: Logger): Koa {
   });
   router.get('/metrics', async (ctx) => {
     const token = ref.current.config.metrics.bearer_token;
-    if (token && ctx.get('authorization') !== `Bearer ${token}`) {
+    if (token && !sameSecret(ctx.get('authorization'), `Bearer ${token}`)) {
       ctx.status = 401;
       ctx.body = 'unauthorized\n';
       return;
     }
+    primeMetrics(ref.current);
     ctx.type = registry.contentType;
     ctx.body = await registry.metrics();
   });
 
   router.post('/v1/messages', authenticate('messages'), json, chatHandler(anthropicClientCodec, 'messages'));
   router.post('/v1/chat/completions', authenticate('chat'), json, chatHandler(openaiChatClientCodec, 'chat'));
+  router.post('/v1/responses', authenticate('responses'), json, chatHandler(responsesClientCodec, 'responses'));
+  registerGeminiRoutes(router);
   registerTuneRoutes(router, ref);
+  registerSpeechRoutes(router, ref, log);
 
   app.use(router.routes());
   app.use(router.allowedMethods());
@@ -64,40 +80,60 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
   return async (ctx, next) => {
     const started = performance.now();
     const family = familyOfPath(ctx.path);
-    const state = ctx.state as RequestState;
+    const state = ctx.state as ChatState;
     state.requestId = ctx.get('x-request-id').slice(0, 128) || randomUUID();
     state.family = family;
     state.runtime = ref.current;
     state.timings = {};
     ctx.set('x-request-id', state.requestId);
+    const stream = family ? watchEventStream(ctx.res) : undefined;
     if (family) inFlight.inc({ family });
     ctx.res.once('close', () => {
-      if (family) inFlight.dec({ family });
       if (!family) return;
+      inFlight.dec({ family });
       const status = state.status ?? ctx.status;
-      const labels = {
+      const path = {
         family,
         inbound_format: inboundFormat[family],
         upstream_format: state.path?.upstream_format ?? 'none',
         provider: state.path?.provider ?? 'none',
         mode: state.path?.mode ?? 'none',
-        outcome: state.outcome ?? (status < 400 ? 'ok' : `http_${status}`),
       };
+      const labels = { ...path, outcome: state.outcome ?? (status < 400 ? 'ok' : `http_${status}`) };
       const seconds = (performance.now() - started) / 1000;
       requestsTotal.inc(labels);
       requestDuration.observe(labels, seconds);
+      const { decodeMs, encodeMs } = state.timings;
+      if (decodeMs !== undefined) translationDuration.observe({ ...path, direction: 'decode' }, decodeMs / 1000);
+      if (encodeMs !== undefined) translationDuration.observe({ ...path, direction: 'encode' }, encodeMs / 1000);
+      const ttfbMs = stream?.firstByteAt === undefined ? undefined : stream.firstByteAt - started;
+      if (stream && ttfbMs !== undefined) {
+        timeToFirstByte.observe(path, ttfbMs / 1000);
+        streamChunksTotal.inc(path, stream.chunks);
+      }
+      const u = state.usage;
       log.info({
         request_id: state.requestId,
         method: ctx.method,
-        route: ctx.path,
+        // The route pattern, not the path: paths can carry ids and audio capability URLs.
+        route: String((ctx as { _matchedRoute?: unknown })._matchedRoute ?? ctx.path),
         key: state.key?.id,
         model: state.model,
         upstream_model: state.path?.upstreamModel,
         ...labels,
         status,
-        duration_ms: Math.round(seconds * 1e4) / 10,
-        decode_ms: state.timings.decodeMs,
-        encode_ms: state.timings.encodeMs,
+        duration_ms: ms(seconds * 1000),
+        ttfb_ms: ms(ttfbMs),
+        decode_ms: ms(decodeMs),
+        encode_ms: ms(encodeMs),
+        stream_chunks: stream?.chunks || undefined,
+        tokens_in: u?.inputTokens,
+        tokens_out: u?.outputTokens,
+        tokens_reasoning: u?.reasoningTokens,
+        tokens_cache_read: u?.cacheReadTokens,
+        tokens_cache_write: u?.cacheWriteTokens,
+        // Message content only when the operator asks for it (log.content, for debugging).
+        request_body: state.runtime.config.log.content && ctx.is('application/json') ? ctx.request.body : undefined,
       });
     });
     try {
@@ -115,4 +151,33 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
       state.outcome = state.outcome ?? err.kind;
     }
   };
+}
+
+/** Milliseconds to the microsecond, for the log line. */
+const ms = (v: number | undefined): number | undefined => (v === undefined ? undefined : Math.round(v * 1000) / 1000);
+
+/**
+ * Notes when the first body byte of an event stream is written and counts the writes. Watching
+ * the socket writes covers translated streams and pass-through relays alike, whatever the family.
+ */
+function watchEventStream(res: ServerResponse): { firstByteAt?: number; chunks: number } {
+  const seen: { firstByteAt?: number; chunks: number } = { chunks: 0 };
+  const write = res.write as (...args: unknown[]) => boolean;
+  let isStream: boolean | undefined;
+  res.write = ((...args: unknown[]): boolean => {
+    // Headers are out before the first body write, so the content type is known by then.
+    isStream ??= String(res.getHeader('content-type') ?? '').startsWith('text/event-stream');
+    if (isStream) {
+      seen.firstByteAt ??= performance.now();
+      seen.chunks++;
+    }
+    return write.apply(res, args);
+  }) as ServerResponse['write'];
+  return seen;
+}
+
+/** Compares digests, so neither the token's characters nor its length show in the timing. */
+function sameSecret(presented: string, expected: string): boolean {
+  const digest = (v: string): Buffer => createHash('sha256').update(v).digest();
+  return timingSafeEqual(digest(presented), digest(expected));
 }

@@ -1,7 +1,6 @@
 import { Agent } from 'undici';
-import { anthropicUpstreamCodec } from '../adapters/anthropic-messages/index.ts';
-import { openaiChatUpstreamCodec } from '../adapters/openai-chat/index.ts';
 import type { ChatUpstreamCodec } from '../adapters/shared/chat-adapter.ts';
+import { upstreamCodecOf } from './pipeline/upstream-codecs.ts';
 import type { GatewayConfig, LoadedConfig, ProviderConfig } from './config/gateway-config.ts';
 import { KeyRing } from './auth/key-ring.ts';
 import type { ChatProvider } from './providers/chat-provider.ts';
@@ -48,10 +47,11 @@ export class Runtime {
 function chatCodecOf(p: ProviderConfig): ChatUpstreamCodec | undefined {
   switch (p.type) {
     case 'anthropic':
-      return anthropicUpstreamCodec;
+      return upstreamCodecOf('anthropic-messages');
     case 'openai':
-      return p.api === 'responses' ? undefined : openaiChatUpstreamCodec;
+      return upstreamCodecOf(p.api === 'responses' ? 'openai-responses' : 'openai-chat');
     case 'gemini':
+      return upstreamCodecOf('gemini');
     case 'tune':
     case 'echo':
     case 'local-speech':

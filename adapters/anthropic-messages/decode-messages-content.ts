@@ -82,7 +82,12 @@ function decodeToolResult(b: Json, field: string): ToolResultPart {
 }
 
 /** Blocks that only make sense on one side of the conversation. */
-const roleOfBlock: Record<string, Role> = { tool_result: 'user', tool_use: 'assistant', thinking: 'assistant', redacted_thinking: 'assistant' };
+const roleOfBlock = new Map<string, Role>([
+  ['tool_result', 'user'],
+  ['tool_use', 'assistant'],
+  ['thinking', 'assistant'],
+  ['redacted_thinking', 'assistant'],
+]);
 
 /** Server-side tool blocks: real, but polygate has no IR for them yet. */
 const serverBlocks = new Set([
@@ -102,7 +107,7 @@ const serverBlocks = new Set([
 export function decodeBlock(v: unknown, field: string, role: Role): Part {
   const b = obj(v, field);
   const type = str(b.type, `${field}.type`);
-  const needs = roleOfBlock[type];
+  const needs = roleOfBlock.get(type);
   if (needs !== undefined && needs !== role) throw invalid(`${field}.type`, `${field}.type: '${type}' blocks are only allowed in ${needs} messages`);
   const cache = (): CacheHint | undefined => cacheOf(b.cache_control, `${field}.cache_control`);
   switch (type) {

@@ -29,7 +29,8 @@ const fence = (lang: string, body: string): string => `\`\`\`${lang}\n${body}${b
 export function responseBlockOf(p: Part): Json | undefined {
   switch (p.type) {
     case 'text':
-      // Response text blocks are 1 to 5000000 characters (spec, Limits): empty ones are not sent.
+      // Response text blocks are 1 to 5000000 characters (spec, Limits): empty ones are not sent
+      // (longer ones are split by encodeMessagesResult).
       if (p.text === '') return undefined;
       return p.citations && p.citations.length > 0 ? { type: 'text', text: p.text, citations: p.citations.map(wireCitationOf) } : { type: 'text', text: p.text };
     case 'reasoning':
@@ -53,13 +54,28 @@ export function responseBlockOf(p: Part): Json | undefined {
   }
 }
 
+export const MAX_TEXT_BLOCK = 5_000_000;
+
+/** A text block over the spec's limit becomes several; citations stay on the first. */
+function splitLongText(block: Json): Json[] {
+  if (block.type !== 'text' || typeof block.text !== 'string' || block.text.length <= MAX_TEXT_BLOCK) return [block];
+  const out: Json[] = [];
+  for (let i = 0; i < block.text.length; i += MAX_TEXT_BLOCK) {
+    out.push(i === 0 ? { ...block, text: block.text.slice(0, MAX_TEXT_BLOCK) } : { type: 'text', text: block.text.slice(i, i + MAX_TEXT_BLOCK) });
+  }
+  return out;
+}
+
 export function encodeMessagesResult(result: ChatResult, request: ChatRequest): Json {
   return {
     id: messageId(result.id),
     type: 'message',
     role: 'assistant',
     model: request.model,
-    content: result.parts.map(responseBlockOf).filter((b): b is Json => b !== undefined),
+    content: result.parts.flatMap((p) => {
+      const block = responseBlockOf(p);
+      return block === undefined ? [] : splitLongText(block);
+    }),
     stop_reason: stopReasonOf(result.finish),
     stop_sequence: result.finish.stopSequence ?? null,
     usage: wireUsageOf(result.usage),

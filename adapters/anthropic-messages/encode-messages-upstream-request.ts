@@ -4,7 +4,7 @@
 import type { ChatRequest, SamplingKnobs } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import type { UpstreamHttpRequest, WarningSink } from '../shared/chat-adapter.ts';
-import type { Json } from '../shared/narrow.ts';
+import { isObject, type Json } from '../shared/narrow.ts';
 import { budgetOfEffort } from '../shared/reasoning-map.ts';
 import { encodeMessages, encodeSystem } from './encode-messages-upstream-content.ts';
 import { encodeToolChoice, encodeTools } from './encode-messages-upstream-tools.ts';
@@ -74,7 +74,7 @@ function extensionsOf(req: ChatRequest, warn: WarningSink): { body: Json; output
   let betas: string[] = [];
   for (const [key, value] of Object.entries(req.extensions)) {
     if (key === 'anthropic-beta' && Array.isArray(value)) betas = value.filter((v): v is string => typeof v === 'string');
-    else if (key === 'output_config' && typeof value === 'object' && value !== null && !Array.isArray(value)) outputConfig = { ...(value as Json) };
+    else if (key === 'output_config' && isObject(value)) outputConfig = { ...value };
     // OpenAI's service_tier shares the name but not the values.
     else if (key === 'service_tier' && (value === 'auto' || value === 'standard_only')) body[key] = value;
     else if (nativeExtensions.has(key)) body[key] = value;

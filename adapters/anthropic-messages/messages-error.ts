@@ -80,7 +80,7 @@ export function decodeMessagesError(status: number, body: unknown, headers: Wire
 /** An `event: error` inside an upstream stream. */
 export function decodeStreamError(data: unknown): GatewayError {
   const { type, message } = wireError(data);
-  const kind = (type !== undefined ? kindOfType[type] : undefined) ?? 'upstream';
+  const kind = type !== undefined && Object.hasOwn(kindOfType, type) ? kindOfType[type] : 'upstream';
   if (type === 'authentication_error' || type === 'permission_error') return new GatewayError('upstream', credentialsMessage(type === 'authentication_error' ? 401 : 403));
   return new GatewayError(kind, `anthropic upstream: ${message ?? type ?? 'stream error'}`);
 }

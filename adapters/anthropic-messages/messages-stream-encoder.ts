@@ -19,10 +19,13 @@ type Block = { wire: number; kind: BlockKind; open: boolean };
 
 const frame = (event: string, body: Json): SseFrame => ({ event, data: JSON.stringify({ type: event, ...body }) });
 
+const usageKeys: ReadonlyArray<keyof Usage> = ['inputTokens', 'outputTokens', 'reasoningTokens', 'cacheReadTokens', 'cacheWriteTokens'];
+
 /** Later counters win unless they are zero where an earlier event had a real count. */
 function mergeUsage(a: Partial<Usage>, b: Partial<Usage>): Partial<Usage> {
   const out: Partial<Usage> = { ...a };
-  for (const [k, v] of Object.entries(b) as Array<[keyof Usage, number | undefined]>) {
+  for (const k of usageKeys) {
+    const v = b[k];
     if (v !== undefined && (v !== 0 || out[k] === undefined)) out[k] = v;
   }
   return out;

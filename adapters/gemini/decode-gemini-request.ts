@@ -16,6 +16,7 @@ import { pick, rejectUnknown } from './gemini-fields.ts';
  * under their camelCase name. Any other unknown field is refused, as the real API does.
  */
 const relayedTopLevel = ['safetySettings', 'cachedContent', 'labels', 'serviceTier', 'store'] as const;
+/** `model` in the body is tolerated (some clients send it) but the path names the model. */
 const known = ['contents', 'tools', 'toolConfig', 'systemInstruction', 'generationConfig', 'model', ...relayedTopLevel] as const;
 
 const harmCategories = [

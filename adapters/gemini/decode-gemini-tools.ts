@@ -4,7 +4,7 @@ import type { BuiltinTool, FunctionTool, Tool, ToolChoice } from '../../src/ir/c
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import { arr, obj, oneOf, str, type Json } from '../shared/narrow.ts';
-import { pick, rejectUnknown, unknownKeys } from './gemini-fields.ts';
+import { camelOf, pick, rejectUnknown, unknownKeys } from './gemini-fields.ts';
 import { jsonSchemaOfGeminiSchema } from './gemini-schema.ts';
 
 /** Same rule as the API: a letter or underscore, then letters, digits, `_ . : -`; at most 128. */
@@ -36,8 +36,8 @@ export function decodeTools(v: unknown, path: string): DecodedTools {
   arr(v, path).forEach((t, i) => {
     const at = `${path}[${i}]`;
     const tool = obj(t, at);
-    for (const { camel, key } of unknownKeys(tool, [])) {
-      const value = tool[key];
+    for (const [key, value] of Object.entries(tool)) {
+      const camel = camelOf(key);
       const kp = `${at}.${key}`;
       if (camel === 'functionDeclarations') {
         arr(value, kp).forEach((d, k) => out.tools.push(decodeDeclaration(d, `${kp}[${k}]`, out.responseSchemas)));

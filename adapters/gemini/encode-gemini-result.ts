@@ -4,6 +4,7 @@ import type { ChatRequest, MediaSource, Part, ToolResultPart } from '../../src/i
 import type { ChatResult, SafetyRating } from '../../src/ir/chat-result.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import { isObject, parseJsonObject, type Json } from '../shared/narrow.ts';
+import { isSyntheticCallId } from './call-ids.ts';
 import { geminiBlockReason, geminiFinishMessage, geminiFinishReason } from './gemini-finish-reason.ts';
 import { geminiUsageMetadata } from './gemini-usage.ts';
 import { codeExecutionResult, executableCode, inlineMedia } from './gemini-wire-parts.ts';
@@ -80,10 +81,10 @@ export function encodeResultParts(parts: Part[], includeThoughts: boolean, enumO
         }
         break;
       case 'tool-call':
-        push({ functionCall: { id: p.id, name: p.name, args: parseJsonObject(p.args, `arguments of tool call '${p.name}'`) } });
+        push({ functionCall: functionCallOf(p.id, p.name, parseJsonObject(p.args, `arguments of tool call '${p.name}'`)) });
         break;
       case 'tool-result':
-        push({ functionResponse: functionResponseOf(p, p.name ?? '', p.callId) });
+        push({ functionResponse: functionResponseOf(p, p.name ?? '', isSyntheticCallId(p.callId, p.name ?? '') ? undefined : p.callId) });
         break;
       case 'image':
       case 'file':
@@ -101,6 +102,15 @@ export function encodeResultParts(parts: Part[], includeThoughts: boolean, enumO
   }
   flushPending();
   return out;
+}
+
+/**
+ * A functionCall for the client. Ids polygate synthesized are left out, as Gemini leaves them
+ * out: the client's next request then numbers the call by its place in the conversation, so two
+ * turns can never share an id. Real ids (Gemini's own, or another upstream's) are kept.
+ */
+export function functionCallOf(id: string, name: string, args: Json): Json {
+  return isSyntheticCallId(id, name) ? { name, args } : { id, name, args };
 }
 
 /** Output media Gemini cannot inline (an https URL, a file id) is referenced, not dropped. */

@@ -8,7 +8,7 @@ import { GatewayError } from '../../src/ir/gateway-error.ts';
 import { assertNever, type StreamEvent } from '../../src/ir/stream-event.ts';
 import type { ClientStreamEncoder, SseFrame } from '../shared/chat-adapter.ts';
 import { parseJsonObject, type Json } from '../shared/narrow.ts';
-import { isEnumOutput, unquoteEnum } from './encode-gemini-result.ts';
+import { functionCallOf, isEnumOutput, unquoteEnum } from './encode-gemini-result.ts';
 import { encodeGeminiError } from './gemini-error.ts';
 import { geminiFinishMessage, geminiFinishReason } from './gemini-finish-reason.ts';
 import { geminiUsageMetadata } from './gemini-usage.ts';
@@ -128,7 +128,7 @@ export class GeminiStreamEncoder implements ClientStreamEncoder {
     } catch (e) {
       return this.#fail(e instanceof GatewayError ? e : new GatewayError('upstream', String(e)));
     }
-    return this.#chunk([{ functionCall: { id: t.id, name: t.name, args } }]);
+    return this.#chunk([{ functionCall: functionCallOf(t.id, t.name, args) }]);
   }
 
   onFinish(finish: ChatFinish, usage: Usage): SseFrame[] {

@@ -24,6 +24,8 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
   #open: OpenPart | undefined;
   /** Tool calls by the wire's `tool_calls[].index`: fragments are matched by index, not by id. */
   #tools = new Map<number, ToolState>();
+  /** Wire index by call id, for servers that omit `index`. */
+  #toolIds = new Map<string, number>();
   #finish: ChatFinish | undefined;
   #usage: Usage | undefined;
   /** A `finish` or `error` was emitted: the stream is over for the IR. */
@@ -103,6 +105,7 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
       this.#tools.set(wireIndex, { index, closed: false });
       this.#open = { kind: 'tool', index, wireIndex };
       const id = typeof tc.id === 'string' ? tc.id : `call_${wireIndex}`;
+      this.#toolIds.set(id, wireIndex);
       this.#out.push({ type: 'tool-input-start', index, id, name: typeof fn.name === 'string' ? fn.name : '' });
       if (fragment !== '') this.#out.push({ type: 'tool-input-delta', index, json: fragment });
       return;
@@ -136,10 +139,10 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
     this.#fail(decodeChatStreamError(chunk));
   }
 
-  /** Servers that omit `index` (some compatible ones) send a new id for a new call. */
+  /** Servers that omit `index` (some compatible ones) name the call by id, or continue the open one. */
   #wireIndexWithoutIndex(tc: Json): number {
-    if (typeof tc.id === 'string' || this.#open?.kind !== 'tool') return this.#tools.size;
-    return this.#open.wireIndex;
+    if (typeof tc.id === 'string') return this.#toolIds.get(tc.id) ?? this.#tools.size;
+    return this.#open?.kind === 'tool' ? this.#open.wireIndex : this.#tools.size;
   }
 
   #openPart(kind: 'text' | 'reasoning' | 'refusal'): number {

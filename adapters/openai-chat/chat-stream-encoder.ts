@@ -19,6 +19,7 @@ export class ChatStreamEncoder implements ClientStreamEncoder {
   /** `stream_options.include_usage`: only then does OpenAI send the usage chunk (and `usage: null` before it). */
   readonly #includeUsage: boolean;
   #id = 'chatcmpl-polygate';
+  /** The role chunk was sent. */
   #started = false;
   #over = false;
   /** IR part index → `tool_calls[].index`, which counts tool calls only, from 0. */
@@ -62,23 +63,28 @@ export class ChatStreamEncoder implements ClientStreamEncoder {
     }
   }
 
-  /** The first chunk announces the role with empty content, as OpenAI's does. */
+  /**
+   * Remembers the id. The role announcement waits for the first content, because OpenAI shapes
+   * it by what comes first: `content: ""` before text, `content: null` together with the first
+   * tool call (so SDKs rebuild `content: null` for a tool-call-only answer).
+   */
   onStart(id: string): SseFrame[] {
-    if (this.#started) return [];
-    this.#started = true;
     if (id !== '') this.#id = chatCompletionId(id);
-    return [this.#frame({ role: 'assistant', content: '', refusal: null }, null)];
+    return [];
   }
 
   onDelta(delta: Delta): SseFrame[] {
-    return [...this.onStart(''), this.#frame(delta, null)];
+    return [...this.#announce(), this.#frame(delta, null)];
   }
 
   /** A tool call's first chunk carries index, id, type and name, with empty arguments. */
   onToolStart(part: number, id: string, name: string): SseFrame[] {
     const index = this.#toolIndex.size;
     this.#toolIndex.set(part, index);
-    return this.onDelta({ tool_calls: [{ index, id, type: 'function', function: { name, arguments: '' } }] });
+    const call = { tool_calls: [{ index, id, type: 'function', function: { name, arguments: '' } }] };
+    if (this.#started) return [this.#frame(call, null)];
+    this.#started = true;
+    return [this.#frame({ role: 'assistant', content: null, ...call, refusal: null }, null)];
   }
 
   /** Later chunks carry argument fragments exactly as they came. */
@@ -89,7 +95,7 @@ export class ChatStreamEncoder implements ClientStreamEncoder {
 
   onFinish(reason: ChatFinishReason, usage: Usage): SseFrame[] {
     this.#over = true;
-    const frames = [...this.onStart(''), this.#frame({}, reason)];
+    const frames = [...this.#announce(), this.#frame({}, reason)];
     if (this.#includeUsage) frames.push({ data: JSON.stringify({ ...this.#envelope(), choices: [], usage: encodeChatUsage(usage) }) });
     frames.push({ data: '[DONE]' });
     return frames;
@@ -99,6 +105,13 @@ export class ChatStreamEncoder implements ClientStreamEncoder {
   onError(error: GatewayError): SseFrame[] {
     this.#over = true;
     return [{ data: JSON.stringify(chatErrorBody(error)) }];
+  }
+
+  /** The role chunk before text, a refusal or an empty answer. */
+  #announce(): SseFrame[] {
+    if (this.#started) return [];
+    this.#started = true;
+    return [this.#frame({ role: 'assistant', content: '', refusal: null }, null)];
   }
 
   #envelope(): { id: string; object: 'chat.completion.chunk'; created: number; model: string } {

@@ -70,3 +70,9 @@ export interface ChatUpstreamCodec {
 export type WarningSink = (field: string, message: string) => void;
 
 export type ChatFormat = 'anthropic-messages' | 'openai-chat' | 'openai-responses' | 'gemini';
+
+/**
+ * Same-format pass-through: where a client's raw body goes on an upstream of the same format and
+ * how the model is renamed in it. Everything else in the body is relayed untouched.
+ */
+export type RelayTarget = (body: Record<string, unknown>, upstreamModel: string, stream: boolean) => { path: string; body: Record<string, unknown> };

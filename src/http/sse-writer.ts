@@ -36,9 +36,7 @@ export class SseWriter {
   /** Writes frames as one chunk; resolves when the socket can take more (backpressure). */
   async write(frames: SseFrame[]): Promise<void> {
     if (frames.length === 0 || this.closed) return;
-    let text = '';
-    for (const f of frames) text += f.event === undefined ? `data: ${f.data}\n\n` : `event: ${f.event}\ndata: ${f.data}\n\n`;
-    if (!this.#res.write(text)) {
+    if (!this.#res.write(serializeFrames(frames))) {
       await new Promise<void>((resolve) => {
         const done = (): void => {
           this.#res.off('drain', done);
@@ -54,4 +52,11 @@ export class SseWriter {
   end(): void {
     if (!this.closed) this.#res.end();
   }
+}
+
+/** SSE framing, the one place it is written: an `event:` line only for formats that name events. */
+export function serializeFrames(frames: SseFrame[]): string {
+  let text = '';
+  for (const f of frames) text += f.event === undefined ? `data: ${f.data}\n\n` : `event: ${f.event}\ndata: ${f.data}\n\n`;
+  return text;
 }

@@ -2,6 +2,9 @@
 // Labels are bounded: families, formats, provider and key ids come from code or the config,
 // never from request content.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Family } from '../http/family.ts';
+import { taskActions } from '../ir/music-task.ts';
+import type { Runtime } from '../runtime.ts';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'polygate_' });
@@ -40,8 +43,8 @@ export const translationWarnings = new Counter({
 
 export const tokensTotal = new Counter({
   name: 'polygate_tokens_total',
-  help: 'Tokens reported by upstreams (kind: input, output, reasoning, cache_read, cache_write)',
-  labelNames: ['provider', 'kind'],
+  help: 'Tokens reported by upstreams (kind: input, output, reasoning, cache_read, cache_write), by family, provider and client-facing model',
+  labelNames: ['family', 'provider', 'model', 'kind'],
   registers: [registry],
 });
 
@@ -65,6 +68,113 @@ export const fallbacksTotal = new Counter({
   labelNames: ['provider', 'cause'],
   registers: [registry],
 });
+
+// Streams and translation, per translation path (outcome is on the request metrics).
+const streamLabels = ['family', 'inbound_format', 'upstream_format', 'provider', 'mode'] as const;
+
+export const timeToFirstByte = new Histogram({
+  name: 'polygate_time_to_first_byte_seconds',
+  help: 'Time from a request arriving to the first body byte of its event stream leaving for the client',
+  labelNames: streamLabels,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  registers: [registry],
+});
+
+export const streamChunksTotal = new Counter({
+  name: 'polygate_stream_chunks_total',
+  help: 'Chunks written to client event streams (one socket write each; a translated chunk holds the frames of one IR event)',
+  labelNames: streamLabels,
+  registers: [registry],
+});
+
+export const translationDuration = new Histogram({
+  name: 'polygate_translation_duration_seconds',
+  help: 'Time polygate spends translating, apart from upstream time: decode (client request to the IR), encode (the IR answer to the client format, summed over a stream)',
+  labelNames: [...streamLabels, 'direction'],
+  buckets: [0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1],
+  registers: [registry],
+});
+
+// Upstream health. Retries, the breaker and rate limits are driven by the resilience code; their
+// label vocabularies are exported so that code and the zero series below agree.
+export const retryCauses = ['timeout', 'connection', 'rate_limited', 'server_error'] as const;
+export const breakerStates = { closed: 0, half_open: 1, open: 2 } as const;
+export const limitKinds = ['rpm', 'tpm', 'concurrency'] as const;
+
+export const retriesTotal = new Counter({
+  name: 'polygate_upstream_retries_total',
+  help: 'Upstream calls repeated on the same route, by cause (timeout, connection, rate_limited, server_error)',
+  labelNames: ['provider', 'cause'],
+  registers: [registry],
+});
+
+export const breakerState = new Gauge({
+  name: 'polygate_circuit_breaker_state',
+  help: 'Circuit breaker per upstream provider: 0 closed (calls flow), 1 half-open (probing), 2 open (calls skipped)',
+  labelNames: ['provider'],
+  registers: [registry],
+});
+
+export const rateLimitedTotal = new Counter({
+  name: 'polygate_rate_limited_requests_total',
+  help: 'Requests refused with 429 by a key limit (limit: rpm, tpm, concurrency), by key id',
+  labelNames: ['key', 'limit'],
+  registers: [registry],
+});
+
+export const configReloadsTotal = new Counter({
+  name: 'polygate_config_reloads_total',
+  help: 'Config reloads by outcome (ok: the new config is in force, error: rejected, the old one stays)',
+  labelNames: ['outcome'],
+  registers: [registry],
+});
+
+export const providerEnabled = new Gauge({
+  name: 'polygate_provider_enabled',
+  help: 'Configured providers: 1 enabled, 0 disabled (a key variable is unset or the type is not served)',
+  labelNames: ['provider', 'type'],
+  registers: [registry],
+});
+
+const families: Record<Family, true> = { messages: true, chat: true, responses: true, gemini: true, audio: true, tune: true };
+/** Provider types reached over the network: the ones retries and the breaker apply to. */
+const remoteTypes = new Set(['openai', 'anthropic', 'gemini', 'tune']);
+const primed = new WeakSet<Runtime>();
+
+/**
+ * Creates at zero every series whose label set the config already names, so each dashboard panel
+ * has a series from the first scrape: a counter that never moved reads 0 rather than "no data",
+ * and rate() sees its first increase. Runs on scrape, once per runtime (a reload may name new
+ * providers and keys); `inc(…, 0)` leaves a value that is already there untouched.
+ */
+export function primeMetrics(runtime: Runtime): void {
+  if (primed.has(runtime)) return;
+  primed.add(runtime);
+  const { config } = runtime;
+  for (const family of Object.keys(families)) {
+    inFlight.inc({ family }, 0);
+    openStreams.inc({ family }, 0);
+  }
+  providerEnabled.reset();
+  for (const [provider, p] of Object.entries(config.providers)) {
+    providerEnabled.set({ provider, type: p.type }, runtime.disabled.has(provider) ? 0 : 1);
+    if (remoteTypes.has(p.type)) {
+      breakerState.inc({ provider }, 0);
+      for (const cause of retryCauses) retriesTotal.inc({ provider, cause }, 0);
+    }
+    if (p.type === 'tune' || p.type === 'sandbox-tune') {
+      for (const action of taskActions) for (const status of ['IN_PROGRESS', 'SUCCESS', 'FAIL']) tasksTotal.inc({ provider, action, status }, 0);
+      for (const outcome of ['ok', 'error']) upstreamPollsTotal.inc({ provider, outcome }, 0);
+    }
+    if (p.type === 'local-speech') {
+      for (const direction of ['in', 'out']) audioSecondsTotal.inc({ provider, direction }, 0);
+      speechCharactersTotal.inc({ provider }, 0);
+    }
+  }
+  for (const key of config.keys) for (const limit of limitKinds) rateLimitedTotal.inc({ key: key.id, limit }, 0);
+  for (const outcome of ['ok', 'error']) configReloadsTotal.inc({ outcome }, 0);
+  for (const outcome of ['delivered', 'http_error', 'network_error', 'refused', 'abandoned']) callbackDeliveriesTotal.inc({ outcome }, 0);
+}
 
 // Family A music tasks (src/tune/).
 export const tasksTotal = new Counter({

@@ -1,8 +1,6 @@
 import type { Context } from 'koa';
 import type { ChatClientCodec, InboundContext } from '../../adapters/shared/chat-adapter.ts';
-import { anthropicUpstreamCodec } from '../../adapters/anthropic-messages/index.ts';
-import { openaiChatUpstreamCodec } from '../../adapters/openai-chat/index.ts';
-import type { ChatUpstreamCodec, ChatFormat } from '../../adapters/shared/chat-adapter.ts';
+import { upstreamCodecOf, relayOf } from './upstream-codecs.ts';
 import type { ApiKey } from '../auth/key-ring.ts';
 import type { ChatRequest } from '../ir/chat-request.ts';
 import type { Usage } from '../ir/chat-result.ts';
@@ -17,11 +15,6 @@ import { passThrough } from './pass-through.ts';
 import { firstEvent, pipeStream } from './pipe-stream.ts';
 import { isRetryable, toGatewayError } from './to-gateway-error.ts';
 import type { RequestState } from './request-state.ts';
-
-const upstreamCodecs: Partial<Record<ChatFormat, ChatUpstreamCodec>> = {
-  'anthropic-messages': anthropicUpstreamCodec,
-  'openai-chat': openaiChatUpstreamCodec,
-};
 
 /**
  * Serves one chat request in any client format: decode to the IR, try the model's routes in
@@ -91,26 +84,32 @@ async function serveRoute(
   signal: AbortSignal,
   canFallBack: boolean,
 ): Promise<boolean> {
-  const state = ctx.state as RequestState;
+  const state = ctx.state as ChatState;
   const provider = state.runtime.chatProviders.get(route.provider);
   if (!provider) return false;
   const upstreamFormat = provider.wireFormat ?? provider.type;
   state.path = { provider: route.provider, upstream_format: upstreamFormat, mode: 'translate', upstreamModel: route.model };
   const routeHeader = { 'x-polygate-route': `${route.provider}/${route.model}`, 'x-request-id': state.requestId };
 
-  if (provider instanceof HttpChatProvider && provider.wireFormat === codec.format && canRelay(codec.format)) {
+  if (provider instanceof HttpChatProvider && provider.wireFormat === codec.format && canRelay(request)) {
     state.path.mode = 'passthrough';
     ctx.respond = false;
+    const target = relayOf(codec.format)(ctx.request.body as Record<string, unknown>, route.model, request.stream);
     const r = await passThrough({
       req: ctx.req,
       res: ctx.res,
       provider,
-      codec: upstreamCodecs[codec.format] as ChatUpstreamCodec,
-      path: ctx.path,
-      body: ctx.request.body as Record<string, unknown>,
-      upstreamModel: route.model,
+      codec: upstreamCodecOf(codec.format),
+      path: target.path,
+      body: target.body,
       responseHeaders: routeHeader,
       canFallBack,
+      streamErrorFrames: (error) => {
+        // A fresh encoder that has seen the stream start answers the error as mid-stream.
+        const enc = codec.createStreamEncoder(request);
+        enc.push({ type: 'start', id: 'relay', model: request.model });
+        return enc.push({ type: 'error', error });
+      },
     });
     if (r.kind === 'failed') {
       ctx.respond = true;
@@ -118,7 +117,7 @@ async function serveRoute(
     }
     state.status = r.status;
     state.outcome = r.status >= 400 ? 'upstream_error' : r.outcome;
-    if (r.usage) countTokens(route.provider, r.usage);
+    if (r.usage) countTokens(state, r.usage);
     return true;
   }
 
@@ -135,7 +134,7 @@ async function serveRoute(
 
   if (!request.stream) {
     const result = await provider.complete(request, route.model, { signal, warn });
-    countTokens(route.provider, result.usage);
+    countTokens(state, result.usage);
     const t1 = performance.now();
     ctx.body = codec.encodeResult(result, request);
     state.timings.encodeMs = performance.now() - t1;
@@ -153,8 +152,9 @@ async function serveRoute(
   state.streaming = true;
   try {
     const r = await pipeStream(ctx.res, headers, codec.createStreamEncoder(request), first, rest, (e: StreamEvent) => {
-      if (e.type === 'finish') countTokens(route.provider, e.usage);
+      if (e.type === 'finish') countTokens(state, e.usage);
     });
+    state.timings.encodeMs = r.encodeMs;
     state.status = 200;
     state.outcome = r.outcome === 'error' ? `stream_${r.error?.kind ?? 'error'}` : r.outcome;
   } finally {
@@ -163,13 +163,23 @@ async function serveRoute(
   return true;
 }
 
-/** Formats whose pass-through is wired; the others arrive with their adapters. */
-const canRelay = (format: ChatFormat): boolean => format in upstreamCodecs;
+/**
+ * Pass-through needs nothing emulated. State kept by polygate (a Responses chain, item references,
+ * storing the answer) is emulation: such requests are translated so polygate sees the result.
+ */
+const canRelay = (request: ChatRequest): boolean =>
+  request.extensions['previous_response_id'] === undefined && request.extensions['item_references'] === undefined && request.extensions['store'] !== true;
 
-function countTokens(provider: string, u: Usage): void {
-  tokensTotal.inc({ provider, kind: 'input' }, u.inputTokens);
-  tokensTotal.inc({ provider, kind: 'output' }, u.outputTokens);
-  if (u.reasoningTokens) tokensTotal.inc({ provider, kind: 'reasoning' }, u.reasoningTokens);
-  if (u.cacheReadTokens) tokensTotal.inc({ provider, kind: 'cache_read' }, u.cacheReadTokens);
-  if (u.cacheWriteTokens) tokensTotal.inc({ provider, kind: 'cache_write' }, u.cacheWriteTokens);
+/** The request state as the chat pipeline fills it: the usage goes into the request's log line. */
+export type ChatState = RequestState & { usage?: Usage };
+
+/** The model label is the client-facing name, which the config bounds (authorizeModel ran). */
+function countTokens(state: ChatState, u: Usage): void {
+  state.usage = u;
+  const labels = { family: state.family ?? 'none', provider: state.path?.provider ?? 'none', model: state.model ?? 'none' };
+  tokensTotal.inc({ ...labels, kind: 'input' }, u.inputTokens);
+  tokensTotal.inc({ ...labels, kind: 'output' }, u.outputTokens);
+  if (u.reasoningTokens) tokensTotal.inc({ ...labels, kind: 'reasoning' }, u.reasoningTokens);
+  if (u.cacheReadTokens) tokensTotal.inc({ ...labels, kind: 'cache_read' }, u.cacheReadTokens);
+  if (u.cacheWriteTokens) tokensTotal.inc({ ...labels, kind: 'cache_write' }, u.cacheWriteTokens);
 }

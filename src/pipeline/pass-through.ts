@@ -2,9 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import httpProxy from 'http-proxy';
 import { createParser } from 'eventsource-parser';
-import type { ChatUpstreamCodec } from '../../adapters/shared/chat-adapter.ts';
+import type { ChatUpstreamCodec, SseFrame } from '../../adapters/shared/chat-adapter.ts';
 import type { Usage } from '../ir/chat-result.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
+import { serializeFrames } from '../http/sse-writer.ts';
 import { connectionError, type HttpChatProvider } from '../providers/http-chat-provider.ts';
 
 /**
@@ -24,7 +25,7 @@ const clientAuthHeaders = ['authorization', 'x-api-key', 'x-goog-api-key', 'cook
 const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'proxy-connection']);
 
 export type PassThroughResult =
-  | { kind: 'relayed'; status: number; usage?: Usage; outcome: 'ok' | 'client_closed' }
+  | { kind: 'relayed'; status: number; usage?: Usage; outcome: 'ok' | 'client_closed' | 'upstream_cut' }
   /** The upstream failed before anything was sent to the client: the next route may be tried. */
   | { kind: 'failed'; error: GatewayError };
 
@@ -35,13 +36,14 @@ export function passThrough(opts: {
   codec: ChatUpstreamCodec;
   path: string;
   body: Record<string, unknown>;
-  upstreamModel: string;
   responseHeaders: Record<string, string>;
   /** When true, an upstream 5xx is not relayed but reported so the caller can fall back. */
   canFallBack: boolean;
+  /** The client format's in-stream error event, for an upstream that fails mid-stream. */
+  streamErrorFrames: (error: GatewayError) => SseFrame[];
 }): Promise<PassThroughResult> {
   const { req, res, provider, codec } = opts;
-  const payload = Buffer.from(JSON.stringify({ ...opts.body, model: opts.upstreamModel }));
+  const payload = Buffer.from(JSON.stringify(opts.body));
   for (const h of clientAuthHeaders) delete req.headers[h];
   return new Promise((resolve) => {
     handlers.set(req, (proxyRes) => {
@@ -54,14 +56,35 @@ export function passThrough(opts: {
       const headers: Record<string, string | string[]> = { ...opts.responseHeaders };
       for (const [k, v] of Object.entries(proxyRes.headers)) if (v !== undefined && !hopByHop.has(k)) headers[k] = v;
       res.writeHead(status, headers);
-      const tap = usageTap(codec, String(proxyRes.headers['content-type'] ?? ''), status);
+      const contentType = String(proxyRes.headers['content-type'] ?? '');
+      const tap = usageTap(codec, contentType, status);
       proxyRes.on('data', tap.feed);
-      proxyRes.pipe(res);
+      proxyRes.pipe(res, { end: false });
+      let settled = false;
+      const finish = (outcome: 'ok' | 'client_closed' | 'upstream_cut'): void => {
+        if (settled) return;
+        settled = true;
+        resolve({ kind: 'relayed', status, usage: tap.usage(), outcome });
+      };
       res.on('close', () => {
         if (!proxyRes.complete) proxyRes.destroy();
+        finish(proxyRes.complete ? 'ok' : 'client_closed');
       });
-      proxyRes.on('end', () => resolve({ kind: 'relayed', status, usage: tap.usage(), outcome: 'ok' }));
-      proxyRes.on('error', () => resolve({ kind: 'relayed', status, usage: tap.usage(), outcome: 'client_closed' }));
+      proxyRes.on('end', () => {
+        if (!proxyRes.complete) return;
+        res.end();
+        finish('ok');
+      });
+      // The upstream went away mid-body. A stream gets the family's own error event, never a
+      // bare cut (DESIGN.md); a JSON body cannot be mended, so the client sees the cut.
+      proxyRes.on('close', () => {
+        if (proxyRes.complete || res.writableEnded) return;
+        if (contentType.includes('text/event-stream') && !res.destroyed) {
+          const err = new GatewayError('upstream', `provider '${provider.name}' closed the stream before it ended`);
+          res.end(serializeFrames(opts.streamErrorFrames(err)));
+        } else res.destroy();
+        finish('upstream_cut');
+      });
     });
     proxy.web(
       req,

@@ -19,7 +19,8 @@ export async function firstEvent(events: AsyncIterable<StreamEvent>): Promise<{ 
   return { first: r.done ? undefined : r.value, rest: it };
 }
 
-export type StreamOutcome = { outcome: 'ok' | 'error' | 'client_closed'; error?: GatewayError };
+/** encodeMs: time spent in the client encoder over the whole stream (the translation cost). */
+export type StreamOutcome = { outcome: 'ok' | 'error' | 'client_closed'; error?: GatewayError; encodeMs: number };
 
 export async function pipeStream(
   res: ServerResponse,
@@ -31,11 +32,18 @@ export async function pipeStream(
 ): Promise<StreamOutcome> {
   const writer = new SseWriter(res);
   writer.open(200, headers);
-  let outcome: StreamOutcome = { outcome: 'ok' };
+  let outcome: Omit<StreamOutcome, 'encodeMs'> = { outcome: 'ok' };
+  let encodeMs = 0;
+  const encode = (e: StreamEvent): ReturnType<ClientStreamEncoder['push']> => {
+    const t0 = performance.now();
+    const frames = encoder.push(e);
+    encodeMs += performance.now() - t0;
+    return frames;
+  };
   const send = async (e: StreamEvent): Promise<void> => {
     observe(e);
     if (e.type === 'error') outcome = { outcome: 'error', error: e.error };
-    await writer.write(encoder.push(e));
+    await writer.write(encode(e));
   };
   try {
     if (first) await send(first);
@@ -50,9 +58,9 @@ export async function pipeStream(
     }
   } catch (e) {
     const error = toGatewayError(e);
-    if (!writer.closed) await writer.write(encoder.push({ type: 'error', error }));
+    if (!writer.closed) await writer.write(encode({ type: 'error', error }));
     outcome = writer.closed ? { outcome: 'client_closed' } : { outcome: 'error', error };
   }
   writer.end();
-  return outcome;
+  return { ...outcome, encodeMs };
 }

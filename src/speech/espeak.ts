@@ -34,7 +34,7 @@ export function rateFor(speed: number): { rate: number; tempo: number } {
 }
 
 /**
- * Speaks `text` into `dir`/speech.wav (22.05 kHz mono 16-bit). The text goes through a file, not
+ * Speaks `text` into `dir`/espeak.wav (22.05 kHz mono 16-bit). The text goes through a file, not
  * argv, so a leading `-` is never taken for an option.
  */
 export async function synthesizeWav(
@@ -46,7 +46,7 @@ export async function synthesizeWav(
   opts: { timeoutMs: number; signal?: AbortSignal },
 ): Promise<string> {
   const textFile = join(dir, 'input.txt');
-  const wav = join(dir, 'speech.wav');
+  const wav = join(dir, 'espeak.wav');
   await writeFile(textFile, text, 'utf8');
   const v = espeakVoices[voice];
   await runTool(bin, ['-v', v.voice, '-p', String(v.pitch), '-s', String(rate), '-b', '1', '-f', textFile, '-w', wav], opts);

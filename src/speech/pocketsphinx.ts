@@ -63,12 +63,15 @@ export function parseJsonLinesOutput(text: string): Utterance[] {
     const words = Array.isArray(v.w) ? (v.w as JsonWord[]) : [];
     const tokens = words
       .filter((w) => typeof w.t === 'string' && typeof w.b === 'number' && typeof w.d === 'number')
-      .map((w) => ({ token: w.t as string, start: w.b as number, end: (w.b as number) + (w.d as number), p: typeof w.p === 'number' ? w.p : 1 }));
+      .map((w) => ({ token: w.t as string, start: w.b as number, end: ms((w.b as number) + (w.d as number)), p: typeof w.p === 'number' ? w.p : 1 }));
     if (tokens.length > 0) utterances.push(utteranceOf(tokens));
-    else if (typeof v.b === 'number' && typeof v.d === 'number') utterances.push({ start: v.b, end: v.b + v.d, tokens: [] });
+    else if (typeof v.b === 'number' && typeof v.d === 'number') utterances.push({ start: v.b, end: ms(v.b + v.d), tokens: [] });
   }
   return utterances;
 }
+
+/** The CLI prints milliseconds; sums of them should not grow float noise. */
+const ms = (seconds: number): number => Math.round(seconds * 1000) / 1000;
 
 function utteranceOf(tokens: RecognizedToken[]): Utterance {
   return { start: tokens[0].start, end: tokens[tokens.length - 1].end, tokens };

@@ -26,6 +26,9 @@ import { anySandbox, sandboxAudioDir } from './tune-providers.ts';
 const st = (ctx: Context): RequestState => ctx.state as RequestState;
 const storeOf = (ctx: Context) => processStoreOf(st(ctx).runtime.config.storage);
 
+/** Scheme and host the client used (Koa 3's ctx.origin is the Origin header, not this). */
+const clientOrigin = (ctx: Context): string => `${ctx.protocol}://${ctx.host || 'localhost'}`;
+
 function requireJson(ctx: Context): void {
   if (!ctx.is('application/json')) throw new GatewayError('invalid-request', 'content-type must be application/json', { status: 415, param: 'content-type' });
 }
@@ -117,13 +120,13 @@ export function registerTuneRoutes(router: Router, ref: RuntimeRef): void {
     requireJson(ctx);
     const q = decodeFetchQuery(ctx.request.body);
     const tasks = await fetchTasks(storeOf(ctx), st(ctx).key.workspace, q.ids, q.action);
-    ctx.body = successEnvelope(tasks.map((t) => encodeTask(t, { origin: ctx.origin })));
+    ctx.body = successEnvelope(tasks.map((t) => encodeTask(t, { origin: clientOrigin(ctx) })));
   });
 
   router.get('/tune/fetch/:task_id', auth, async (ctx) => {
     const id = String((ctx as unknown as { params: Record<string, string> }).params.task_id ?? '');
     const task = await getTask(storeOf(ctx), st(ctx).key.workspace, id);
-    ctx.body = successEnvelope(encodeTask(task, { origin: ctx.origin }));
+    ctx.body = successEnvelope(encodeTask(task, { origin: clientOrigin(ctx) }));
   });
 
   router.get('/tune/audio/:file', serveAudio);

@@ -63,7 +63,7 @@ for (const target of targets) {
       });
       t.equal(msg.type, 'message');
       t.equal(msg.role, 'assistant');
-      t.equal(msg.model, target.model, 'reports the client-facing model name');
+      t.equal(msg.model, target.emu === anth ? 'claude-upstream-1' : target.model, 'pass-through relays the upstream model; translation reports the client name');
       t.equal(msg.content[0].type === 'text' && msg.content[0].text, 'say hello back');
       t.equal(msg.stop_reason, 'end_turn');
       t.ok(msg.usage.input_tokens > 0 && msg.usage.output_tokens > 0, 'usage reported');
@@ -145,7 +145,8 @@ for (const target of targets) {
         t.same(body.tools[0], { type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: weather.input_schema } });
         const assistant = body.messages.find((m: Json) => m.role === 'assistant');
         t.equal(assistant.tool_calls[0].id, use.id);
-        t.equal(assistant.tool_calls[0].function.arguments, args, 'arguments relayed byte for byte');
+        // Messages carries tool input as an object, so the second turn re-serializes it: equal as JSON.
+        t.same(JSON.parse(assistant.tool_calls[0].function.arguments), JSON.parse(args), 'arguments carried back');
         const tool = body.messages.find((m: Json) => m.role === 'tool');
         t.same({ id: tool.tool_call_id, content: tool.content }, { id: use.id, content: 'sunny, 21C' });
       }

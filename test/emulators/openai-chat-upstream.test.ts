@@ -101,11 +101,13 @@ t.test('streamed tool call: accumulated arguments equal the scripted ones', asyn
   t.equal(finish, 'tool_calls');
 });
 
-t.test('the SDK stream helper rebuilds the tool call and the reasoning-less final message', async (t) => {
+t.test('the SDK stream helper rebuilds a tool-call-only message with content null', async (t) => {
   emu.script({ kind: 'tool', name: 'lookup', args: '{"q":"x"}', argChunks: ['{"q"', ':"x"}'] });
   const runner = client.chat.completions.stream({ model: 'gpt-test', messages: [{ role: 'user', content: 'q' }], tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }] });
   const final = await runner.finalChatCompletion();
   t.equal(final.choices[0].message.tool_calls?.[0]?.type === 'function' && final.choices[0].message.tool_calls[0].function.arguments, '{"q":"x"}');
+  t.equal(final.choices[0].message.content, null, 'the first chunk carried content: null with the tool call');
+  t.equal(final.choices[0].finish_reason, 'tool_calls');
 });
 
 t.test('thinking: reasoning_content deltas, then the text', async (t) => {

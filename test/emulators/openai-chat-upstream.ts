@@ -166,11 +166,15 @@ async function sendStream(res: ServerResponse, a: Answer, ctx: Ctx): Promise<voi
     res.write(s);
     await new Promise((r) => setImmediate(r)); // one network write per chunk, like the real service
   };
-  await write(chunk(ctx, { role: 'assistant', content: '', refusal: null }));
+  // OpenAI's first chunk announces the role: with `content: ""` before text, or with
+  // `content: null` and the first tool-call delta when the answer opens with a tool call.
+  const opensWithTool = a.tool !== undefined && a.textChunks.length === 0 && !a.reasoning;
+  if (!opensWithTool) await write(chunk(ctx, { role: 'assistant', content: '', refusal: null }));
   for (const r of a.reasoning ? words(a.reasoning) : []) await write(chunk(ctx, { reasoning_content: r }));
   for (const t of a.textChunks) await write(chunk(ctx, { content: t }));
   if (a.tool) {
-    await write(chunk(ctx, { tool_calls: [{ index: 0, id: a.tool.id, type: 'function', function: { name: a.tool.name, arguments: '' } }] }));
+    const start = { tool_calls: [{ index: 0, id: a.tool.id, type: 'function', function: { name: a.tool.name, arguments: '' } }] };
+    await write(chunk(ctx, opensWithTool ? { role: 'assistant', content: null, ...start, refusal: null } : start));
     for (const piece of a.tool.argChunks) await write(chunk(ctx, { tool_calls: [{ index: 0, function: { arguments: piece } }] }));
   }
   await write(chunk(ctx, {}, a.tool ? 'tool_calls' : 'stop'));

@@ -94,3 +94,10 @@ t.test('tool arguments that are not JSON are the upstream fault', async (t) => {
   t.match(caught(() => encode(result({ parts: [{ type: 'tool-call', id: 'c', name: 'f', args: '{"city":' }] }))), { kind: 'upstream', status: 502 });
   t.same(encode(result({ parts: [{ type: 'tool-call', id: 'c', name: 'f', args: '' }] })).content, [{ type: 'tool_use', id: 'c', name: 'f', input: {} }]);
 });
+
+t.test('a text over the 5000000-character block limit is split into several blocks', async (t) => {
+  const text = 'a'.repeat(5_000_000) + 'bc';
+  const content = encode(result({ parts: [{ type: 'text', text }] })).content as Array<{ type: string; text: string }>;
+  t.same(content.map((b) => [b.type, b.text.length]), [['text', 5_000_000], ['text', 2]]);
+  t.equal(content.map((b) => b.text).join(''), text);
+});

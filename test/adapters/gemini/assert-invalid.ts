@@ -18,3 +18,13 @@ export function assertInvalid(t: Asserts, fn: () => unknown, param: string, mess
     if (message) t.match(err.message, message);
   }
 }
+
+/** The GatewayError kind a call throws, or undefined if it returns or throws something else. */
+export function thrownKind(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (e) {
+    return e instanceof GatewayError ? e.kind : undefined;
+  }
+  return undefined;
+}

@@ -113,3 +113,18 @@ t.test('data that is not JSON is an upstream error', async (t) => {
   t.equal(events.length, 1);
   t.equal(events[0].type, 'error');
 });
+
+t.test('without index, fragments that repeat the id continue the same call', async (t) => {
+  const events = run([
+    chunk({ tool_calls: [{ id: 'c9', type: 'function', function: { name: 'f', arguments: '{"a":' } }] }),
+    chunk({ tool_calls: [{ id: 'c9', function: { arguments: '1}' } }] }),
+    chunk({}, 'tool_calls'),
+    done,
+  ]);
+  t.strictSame(events.filter((e) => e.type.startsWith('tool')), [
+    { type: 'tool-input-start', index: 0, id: 'c9', name: 'f' },
+    { type: 'tool-input-delta', index: 0, json: '{"a":' },
+    { type: 'tool-input-delta', index: 0, json: '1}' },
+    { type: 'tool-input-end', index: 0 },
+  ]);
+});

@@ -108,3 +108,23 @@ t.test('refusal deltas and a finish without start still produce a valid stream',
   );
   t.equal(chunks.at(-1)?.choices[0]?.finish_reason, 'stop');
 });
+
+t.test('an answer that starts with a tool call announces the role with content null in the same chunk', async (t) => {
+  const enc = codec.createStreamEncoder(request());
+  const frames = [
+    ...enc.push({ type: 'start', id: 'x1', model: 'm' }),
+    ...enc.push({ type: 'reasoning-start', index: 0 }),
+    ...enc.push({ type: 'reasoning-delta', index: 0, text: 'hidden' }),
+    ...enc.push({ type: 'reasoning-end', index: 0 }),
+    ...enc.push({ type: 'tool-input-start', index: 1, id: 'call_1', name: 'f' }),
+    ...enc.push({ type: 'tool-input-delta', index: 1, json: '{}' }),
+    ...enc.push({ type: 'tool-input-end', index: 1 }),
+    ...enc.push({ type: 'finish', finish: { reason: 'tool-calls', raw: 'tool_calls' }, usage: { inputTokens: 1, outputTokens: 1 } }),
+  ];
+  const chunks = frames.filter((f) => f.data !== '[DONE]').map((f) => JSON.parse(f.data));
+  t.strictSame(chunks[0].choices[0].delta, { role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '' } }], refusal: null });
+  t.equal(chunks[0].id, 'chatcmpl-x1');
+  t.strictSame(chunks[1].choices[0].delta, { tool_calls: [{ index: 0, function: { arguments: '{}' } }] });
+  t.equal(chunks[2].choices[0].finish_reason, 'tool_calls');
+  t.equal(chunks.length, 3, 'reasoning produced no frames');
+});

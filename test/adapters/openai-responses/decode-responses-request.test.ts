@@ -1,6 +1,6 @@
 // The client decoder: every rule of the Responses request tables and the Limits table is a 400
 // naming the field as OpenAI spells it, and valid requests map onto the IR exactly.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import { responsesClientCodec } from '../../../adapters/openai-responses/index.ts';
 
@@ -8,7 +8,7 @@ const ctx = { headers: {}, params: {}, query: {} };
 const decode = (body: unknown) => responsesClientCodec.decodeRequest(body, ctx);
 const base = { model: 'gpt-test', input: 'hi' };
 
-function rejects(t: Tap.Test, body: unknown, param: string, msg?: RegExp): void {
+function rejects(t: Test, body: unknown, param: string, msg?: RegExp): void {
   try {
     decode(body);
     t.fail(`expected a 400 naming ${param}`);

@@ -1,0 +1,60 @@
+// What the benchmark measures: one line per gateway path. A path whose adapter has not landed yet
+// stays listed; the runner probes it once and reports it as "not served" instead of failing, so
+// the table grows by itself as adapters land.
+import type { WireFormat } from './wire-requests.ts';
+
+export type Upstream = 'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini' | 'echo';
+
+/** `inbound`: the format the client speaks to polygate; `upstream`: the provider it is routed to. */
+export type BenchPath = { name: string; inbound: WireFormat; upstream: Upstream };
+
+export const benchPaths: BenchPath[] = [
+  { name: 'E → anthropic (pass-through)', inbound: 'messages', upstream: 'anthropic' },
+  { name: 'E → openai-chat (translate)', inbound: 'messages', upstream: 'openai-chat' },
+  { name: 'E → echo', inbound: 'messages', upstream: 'echo' },
+  { name: 'chat → openai-chat (pass-through)', inbound: 'chat', upstream: 'openai-chat' },
+  { name: 'chat → anthropic (translate)', inbound: 'chat', upstream: 'anthropic' },
+  { name: 'D → anthropic (translate)', inbound: 'responses', upstream: 'anthropic' },
+  { name: 'C → openai-chat (translate)', inbound: 'gemini', upstream: 'openai-chat' },
+  { name: 'chat → gemini (translate)', inbound: 'chat', upstream: 'gemini' },
+];
+
+/** The format each upstream speaks; `echo` has none, its baseline is the client's own format. */
+export const upstreamFormat: Record<Exclude<Upstream, 'echo'>, WireFormat> = {
+  anthropic: 'messages',
+  'openai-chat': 'chat',
+  'openai-responses': 'responses',
+  gemini: 'gemini',
+};
+
+/** The "direct" baseline of a path: the same load straight at the mock, in the upstream's format. */
+export const baselineFormat = (p: BenchPath): WireFormat => (p.upstream === 'echo' ? p.inbound : upstreamFormat[p.upstream]);
+
+export const modelFor = (u: Upstream): string => `bench-${u}`;
+
+export const BENCH_KEY = 'sk-polygate-bench';
+export const MOCK_KEY = 'sk-mock-upstream';
+
+/** A polygate config with every upstream type pointed at the mock and one model per upstream. */
+export function polygateConfig(mockUrl: string): Record<string, unknown> {
+  const upstream = (model: string, provider: string): Record<string, unknown> => ({ routes: [{ provider, model }] });
+  return {
+    listen: { host: '127.0.0.1', port: 0 },
+    storage: { driver: 'memory' },
+    keys: [{ id: 'bench', secret: BENCH_KEY, workspace: 'bench', models: ['*'] }],
+    providers: {
+      anthropic: { type: 'anthropic', base_url: mockUrl, api_key: MOCK_KEY },
+      openai: { type: 'openai', base_url: `${mockUrl}/v1`, api_key: MOCK_KEY, api: 'chat_completions' },
+      'openai-responses': { type: 'openai', base_url: `${mockUrl}/v1`, api_key: MOCK_KEY, api: 'responses' },
+      gemini: { type: 'gemini', base_url: mockUrl, api_key: MOCK_KEY },
+      echo: { type: 'echo' },
+    },
+    models: {
+      [modelFor('anthropic')]: upstream('claude-bench', 'anthropic'),
+      [modelFor('openai-chat')]: upstream('gpt-bench', 'openai'),
+      [modelFor('openai-responses')]: upstream('gpt-bench', 'openai-responses'),
+      [modelFor('gemini')]: upstream('gemini-bench', 'gemini'),
+      [modelFor('echo')]: upstream('echo', 'echo'),
+    },
+  };
+}

@@ -1,0 +1,158 @@
+// Starting, pinning and stopping the processes a benchmark run is made of. The gateway under test
+// gets one core to itself; the mock upstream and the load generator share the other, so what is
+// measured is the gateway's own cost, not a fight for the same core.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { stringify } from 'yaml';
+import { sleep } from './stats.ts';
+
+export const repoRoot = resolve(import.meta.dirname, '..');
+/** Node 24 from the `node` devDependency (a real binary, so pids and RSS are the gateway's own). */
+export const node24 = existsSync(join(repoRoot, 'node_modules/.bin/node')) ? join(repoRoot, 'node_modules/.bin/node') : process.execPath;
+
+export const GATEWAY_CORE = 0;
+export const LOAD_CORE = 1;
+
+const hasTaskset = ((): boolean => {
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+export const pinning = hasTaskset ? 'taskset' : 'none (taskset not found: processes float across cores)';
+
+/** Pins the calling process (the load generator) to the load core. */
+export function pinSelf(core: number): void {
+  if (hasTaskset) execFileSync('taskset', ['-pc', String(core), String(process.pid)], { stdio: 'ignore' });
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      s.close(() => ok(port));
+    });
+  });
+}
+
+export type Proc = {
+  name: string;
+  port: number;
+  url: string;
+  /** The pid of the measured process itself (taskset execs into it). */
+  pid: number;
+  child: ChildProcess;
+  /** What it printed on stderr (and stdout when captured), for error messages. */
+  output(): string;
+  stop(): Promise<void>;
+};
+
+type SpawnOpts = { core: number; cwd?: string; env?: Record<string, string>; captureStdout?: boolean };
+
+function spawnPinned(command: string, args: string[], opts: SpawnOpts): ChildProcess {
+  // stdout of a gateway is its per-request log: written to /dev/null it costs what a log write
+  // costs, without the load generator's core spending time reading it.
+  const stdout = opts.captureStdout ? 'pipe' : openSync('/dev/null', 'w');
+  const [cmd, argv] = hasTaskset ? ['taskset', ['-c', String(opts.core), command, ...args]] : [command, args];
+  return spawn(cmd, argv, { cwd: opts.cwd ?? repoRoot, env: { ...process.env, ...opts.env }, stdio: ['ignore', stdout, 'pipe'] });
+}
+
+function wrap(name: string, child: ChildProcess, port: number, output: () => string): Proc {
+  return {
+    name,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid ?? 0,
+    child,
+    output,
+    stop: () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null || child.signalCode !== null) return done();
+        const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        child.once('exit', () => {
+          clearTimeout(force);
+          done();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Waits until `GET url` answers at all (any status), or fails with what the process printed. */
+async function waitForHttp(url: string, child: ChildProcess, output: () => string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode}:\n${output()}`);
+    try {
+      const r = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      await r.arrayBuffer();
+      return;
+    } catch {
+      await sleep(100);
+    }
+  }
+  throw new Error(`no answer from ${url} within ${timeoutMs} ms:\n${output()}`);
+}
+
+/** Starts a Node program on its own port (picked here) and waits until it answers HTTP. */
+export async function startNodeProcess(
+  name: string,
+  script: string,
+  opts: SpawnOpts & { args?: (port: number) => string[]; nodeArgs?: string[]; readyPath?: string; port?: number },
+): Promise<Proc> {
+  const port = opts.port ?? (await freePort());
+  const child = spawnPinned(node24, [...(opts.nodeArgs ?? []), script, ...(opts.args?.(port) ?? [])], { ...opts, env: { PORT: String(port), ...opts.env } });
+  let out = '';
+  child.stderr?.on('data', (b: Buffer) => (out = (out + b.toString()).slice(-20_000)));
+  child.stdout?.on('data', (b: Buffer) => (out = (out + b.toString()).slice(-20_000)));
+  const proc = wrap(name, child, port, () => out);
+  try {
+    await waitForHttp(`${proc.url}${opts.readyPath ?? '/'}`, child, () => out);
+  } catch (e) {
+    await proc.stop();
+    throw e;
+  }
+  return proc;
+}
+
+export type MockProcOptions = { latencyMs?: number; chunks: number; intervalMs: number };
+
+export function startMockProcess(opts: MockProcOptions): Promise<Proc> {
+  return startNodeProcess('mock', join(repoRoot, 'bench/mock-upstream.ts'), {
+    core: LOAD_CORE,
+    readyPath: '/__stats',
+    args: (port) => ['--port', String(port), '--latency-ms', String(opts.latencyMs ?? 0), '--chunks', String(opts.chunks), '--interval-ms', String(opts.intervalMs)],
+  });
+}
+
+/** polygate as an operator runs it (`GATEWAY_CONFIG=FILE node src/main.ts`), on the gateway core. */
+export function startPolygate(config: Record<string, unknown>, opts: { nodeArgs?: string[]; env?: Record<string, string> } = {}): Promise<Proc> {
+  const file = join(mkdtempSync(join(tmpdir(), 'polygate-bench-')), 'gateway.yaml');
+  writeFileSync(file, stringify(config));
+  return startNodeProcess('polygate', join(repoRoot, 'src/main.ts'), {
+    core: GATEWAY_CORE,
+    readyPath: '/healthz',
+    nodeArgs: opts.nodeArgs,
+    env: { GATEWAY_CONFIG: file, ...(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}), ...opts.env },
+  });
+}
+
+/** Resident set size now and its peak since start (VmHWM), in bytes, from /proc. */
+export function memoryOf(pid: number): { rss: number; peak: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
+    return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+  } catch {
+    return undefined;
+  }
+}

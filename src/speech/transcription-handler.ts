@@ -1,0 +1,54 @@
+// POST /v1/audio/transcriptions and /v1/audio/translations: an uploaded file in, text out in the
+// requested response_format (https://platform.openai.com/docs/api-reference/audio/createTranscription,
+// https://platform.openai.com/docs/api-reference/audio/createTranslation).
+import type { Context } from 'koa';
+import { decodeTranscriptionRequest, encodeTranscript } from '../../adapters/openai-audio/index.ts';
+import type { TranscriptionTask } from '../ir/transcription.ts';
+import { audioSecondsTotal } from '../metrics/registry.ts';
+import type { RequestState } from '../pipeline/request-state.ts';
+import { serveAudio } from './audio-routes-plan.ts';
+import { parseUpload } from './parse-upload.ts';
+
+export function transcriptionHandler(task: TranscriptionTask) {
+  return async (ctx: Context): Promise<void> => {
+    const state = ctx.state as RequestState;
+    const upload = await parseUpload(ctx);
+    try {
+      const t0 = performance.now();
+      const request = decodeTranscriptionRequest(task, upload.form);
+      state.timings.decodeMs = performance.now() - t0;
+      const what = task === 'translate' ? 'translate audio' : 'transcribe audio';
+      const out = await serveAudio(ctx, request.model, what, async (provider, route, call) => ({
+        provider: route.provider,
+        result: await provider.transcribe(request, route.model, call),
+      }));
+      const countIn = (s: number | undefined): void => {
+        if (s !== undefined) audioSecondsTotal.inc({ provider: out.provider, direction: 'in' }, s);
+      };
+      ctx.status = 200;
+      switch (out.result.kind) {
+        case 'transcript': {
+          countIn(out.result.transcript.durationSeconds);
+          const t1 = performance.now();
+          const enc = encodeTranscript(out.result.transcript, request.format, request.granularities);
+          state.timings.encodeMs = performance.now() - t1;
+          ctx.body = enc.body;
+          ctx.set('content-type', enc.contentType);
+          return;
+        }
+        case 'relay':
+          void out.result.inputSeconds.then(countIn);
+          ctx.body = out.result.body;
+          ctx.set('content-type', out.result.contentType);
+          return;
+        default: {
+          const never: never = out.result;
+          return never;
+        }
+      }
+    } finally {
+      // The upstream has received the whole upload by the time it answers; the spool can go.
+      await upload.cleanup();
+    }
+  };
+}

@@ -1,0 +1,226 @@
+import t from 'tap';
+import { geminiUpstreamCodec } from '../../../adapters/gemini/index.ts';
+import type { ChatRequest } from '../../../src/ir/chat-request.ts';
+import { assertInvalid } from './assert-invalid.ts';
+
+const base = (extra: Partial<ChatRequest> = {}): ChatRequest => ({
+  model: 'client-name',
+  system: [],
+  messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
+  tools: [],
+  sampling: {},
+  stream: false,
+  extensions: {},
+  ...extra,
+});
+type Body = Record<string, unknown> & { contents: Array<{ role: string; parts: Array<Record<string, unknown>> }>; generationConfig?: Record<string, unknown> };
+function encode(req: ChatRequest, warnings: string[] = []): { path: string; body: Body; headers: Record<string, string> } {
+  const r = geminiUpstreamCodec.encodeRequest(req, 'gemini-2.5-flash', (field, message) => warnings.push(`${field}: ${message}`));
+  return { path: r.path, body: r.body as Body, headers: r.headers };
+}
+
+t.test('paths: generateContent, or streamGenerateContent with alt=sse; no auth header from the codec', async (t) => {
+  t.equal(encode(base()).path, '/v1beta/models/gemini-2.5-flash:generateContent');
+  t.equal(encode(base({ stream: true })).path, '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
+  t.same(encode(base()).headers, {});
+  t.equal(geminiUpstreamCodec.encodeRequest(base(), 'models/gemini-pro', () => {}).path, '/v1beta/models/gemini-pro:generateContent');
+});
+
+t.test('system, roles, media, tool calls and results map onto contents', async (t) => {
+  const { body } = encode(
+    base({
+      system: [{ type: 'text', text: 'Be terse.' }],
+      messages: [
+        {
+          role: 'user',
+          parts: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBOR' } },
+            { type: 'image', source: { kind: 'url', url: 'data:image/jpeg;base64,/9j/' } },
+            { type: 'file', source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVBER' } },
+            { type: 'file', source: { kind: 'text', mediaType: 'text/plain', text: 'notes' } },
+          ],
+        },
+        { role: 'assistant', parts: [{ type: 'tool-call', id: 'toolu_abc', name: 'lookup', args: '{"q":"x"}' }, { type: 'tool-call', id: 'call_lookup_1', name: 'lookup', args: '' }] },
+        {
+          role: 'user',
+          parts: [
+            { type: 'tool-result', callId: 'toolu_abc', content: [{ type: 'text', text: '{"hits":3}' }], isError: false },
+            { type: 'tool-result', callId: 'call_lookup_1', name: 'lookup', content: [{ type: 'text', text: 'plain text' }], isError: false },
+          ],
+        },
+        { role: 'assistant', parts: [{ type: 'code', language: 'python', code: 'print(1)' }, { type: 'code-result', outcome: 'ok', output: '1' }] },
+        { role: 'user', parts: [{ type: 'tool-result', callId: 'toolu_abc', content: [{ type: 'text', text: 'bad' }], isError: true }] },
+      ],
+    }),
+  );
+  t.same(body.systemInstruction, { parts: [{ text: 'Be terse.' }] });
+  t.same(body.contents, [
+    {
+      role: 'user',
+      parts: [
+        { text: 'What is this?' },
+        { inlineData: { mimeType: 'image/png', data: 'iVBOR' } },
+        { inlineData: { mimeType: 'image/jpeg', data: '/9j/' } },
+        { inlineData: { mimeType: 'application/pdf', data: 'JVBER' } },
+        { text: 'notes' },
+      ],
+    },
+    { role: 'model', parts: [{ functionCall: { id: 'toolu_abc', name: 'lookup', args: { q: 'x' } } }, { functionCall: { name: 'lookup', args: {} } }] },
+    {
+      role: 'user',
+      parts: [
+        { functionResponse: { id: 'toolu_abc', name: 'lookup', response: { hits: 3 } } },
+        { functionResponse: { name: 'lookup', response: { content: 'plain text' } } },
+      ],
+    },
+    { role: 'model', parts: [{ executableCode: { language: 'PYTHON', code: 'print(1)' } }, { codeExecutionResult: { outcome: 'OUTCOME_OK', output: '1' } }] },
+    { role: 'user', parts: [{ functionResponse: { id: 'toolu_abc', name: 'lookup', response: { error: 'bad' } } }] },
+  ]);
+});
+
+t.test('fields Gemini cannot take are refused naming field and provider', async (t) => {
+  const msg = (parts: ChatRequest['messages'][0]['parts']) => base({ messages: [{ role: 'user', parts }] });
+  assertInvalid(t, () => encode(msg([{ type: 'image', source: { kind: 'url', url: 'https://x.test/a.png' } }])), 'messages[0].parts[0]', /gemini/);
+  assertInvalid(t, () => encode(msg([{ type: 'file', source: { kind: 'file-id', fileId: 'file-1' } }])), 'messages[0].parts[0]', /gemini/);
+  assertInvalid(t, () => encode(msg([{ type: 'tool-result', callId: 'nowhere', content: [], isError: false }])), 'messages[0].parts[0].callId', /function name/);
+  assertInvalid(t, () => encode(base({ sampling: { stop: ['1', '2', '3', '4', '5', '6'] } })), 'stop', /gemini.*at most 5/);
+  assertInvalid(t, () => encode(base({ tools: [{ type: 'builtin', kind: 'computer-use', name: 'computer', options: {} }] })), 'tools[0]', /computer.*gemini/);
+});
+
+t.test('tools use parametersJsonSchema; builtins map by kind or relay their Gemini object', async (t) => {
+  const schema = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'], additionalProperties: false };
+  const { body } = encode(
+    base({
+      tools: [
+        { type: 'function', name: 'search', description: 'Search', parameters: schema },
+        { type: 'builtin', kind: 'code-execution', options: {} },
+        { type: 'builtin', kind: 'web-search', options: { user_location: {} } },
+        { type: 'builtin', kind: 'web-search', options: { gemini: { googleSearchRetrieval: { dynamicRetrievalConfig: { mode: 'MODE_DYNAMIC' } } } } },
+      ],
+    }),
+  );
+  t.same(body.tools, [
+    { functionDeclarations: [{ name: 'search', description: 'Search', parametersJsonSchema: schema }] },
+    { codeExecution: {} },
+    { googleSearch: {} },
+    { googleSearchRetrieval: { dynamicRetrievalConfig: { mode: 'MODE_DYNAMIC' } } },
+  ]);
+});
+
+t.test('tool choice maps onto functionCallingConfig', async (t) => {
+  const tools: ChatRequest['tools'] = [
+    { type: 'function', name: 'a', parameters: {} },
+    { type: 'function', name: 'b', parameters: {} },
+  ];
+  const cfg = (toolChoice: ChatRequest['toolChoice']) => encode(base({ tools, toolChoice })).body;
+  t.same(cfg({ type: 'auto' }).toolConfig, { functionCallingConfig: { mode: 'AUTO' } });
+  t.same(cfg({ type: 'none' }).toolConfig, { functionCallingConfig: { mode: 'NONE' } });
+  t.same(cfg({ type: 'required' }).toolConfig, { functionCallingConfig: { mode: 'ANY' } });
+  t.same(cfg({ type: 'tool', name: 'b' }).toolConfig, { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['b'] } });
+  t.same(cfg({ type: 'allowed', names: ['a', 'b'], mode: 'required' }).toolConfig, { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['a', 'b'] } });
+  const auto = cfg({ type: 'allowed', names: ['b'], mode: 'auto' });
+  t.same(auto.toolConfig, { functionCallingConfig: { mode: 'AUTO' } }, 'AUTO takes no names…');
+  t.same(auto.tools, [{ functionDeclarations: [{ name: 'b', parametersJsonSchema: {} }] }], '…so only the allowed functions are declared');
+  const warnings: string[] = [];
+  encode(base({ tools, parallelToolCalls: false }), warnings);
+  t.match(warnings, [/^parallelToolCalls: /]);
+});
+
+t.test('sampling, output format and reasoning map onto generationConfig', async (t) => {
+  const g = encode(
+    base({
+      sampling: { temperature: 0.2, topP: 0.8, topK: 5, seed: 3, presencePenalty: 0.1, frequencyPenalty: 0.2, stop: ['END'], candidateCount: 1, logprobs: true, topLogprobs: 2 },
+      maxTokens: 256,
+      output: { type: 'json-schema', name: 'x', schema: { type: 'object', properties: { a: { type: 'integer' } } } },
+      reasoning: { enabled: true, effort: 'medium' },
+    }),
+  ).body.generationConfig;
+  t.same(g, {
+    stopSequences: ['END'],
+    temperature: 0.2,
+    topP: 0.8,
+    topK: 5,
+    seed: 3,
+    presencePenalty: 0.1,
+    frequencyPenalty: 0.2,
+    candidateCount: 1,
+    maxOutputTokens: 256,
+    responseLogprobs: true,
+    logprobs: 2,
+    responseMimeType: 'application/json',
+    responseJsonSchema: { type: 'object', properties: { a: { type: 'integer' } } },
+    thinkingConfig: { thinkingBudget: 8192, includeThoughts: true },
+  });
+  t.same(encode(base({ output: { type: 'json' } })).body.generationConfig, { responseMimeType: 'application/json' });
+  t.same(encode(base({ reasoning: { enabled: false } })).body.generationConfig, { thinkingConfig: { thinkingBudget: 0 } });
+  t.same(encode(base({ reasoning: { enabled: true, budgetTokens: 3000, includeThoughts: false } })).body.generationConfig, { thinkingConfig: { thinkingBudget: 3000, includeThoughts: false } });
+  t.same(encode(base({ reasoning: { enabled: true, effort: 'high' }, extensions: { thinkingLevel: 'HIGH' } })).body.generationConfig, { thinkingConfig: { thinkingLevel: 'HIGH', includeThoughts: true } });
+  t.same(
+    encode(base({ output: { type: 'json-schema', name: 'response', schema: { type: 'string', enum: ['y', 'n'] } }, extensions: { responseMimeType: 'text/x.enum' } })).body.generationConfig,
+    { responseMimeType: 'text/x.enum', responseSchema: { type: 'STRING', enum: ['y', 'n'] } },
+  );
+});
+
+t.test('reasoning: Gemini thoughts and signatures go back in place, foreign reasoning is dropped with a warning', async (t) => {
+  const warnings: string[] = [];
+  const { body } = encode(
+    base({
+      messages: [
+        { role: 'user', parts: [{ type: 'text', text: 'q' }] },
+        {
+          role: 'assistant',
+          parts: [
+            { type: 'reasoning', text: 'thinking', origin: 'gemini' },
+            { type: 'reasoning', text: '', signature: 'U0lHMQ==', origin: 'gemini' },
+            { type: 'tool-call', id: 'call_f_0', name: 'f', args: '{}' },
+            { type: 'reasoning', text: 'claude thoughts', signature: 'EqX', origin: 'anthropic' },
+            { type: 'text', text: 'done' },
+            { type: 'reasoning', text: '', signature: 'VEFJTA==', origin: 'gemini' },
+          ],
+        },
+        { role: 'assistant', parts: [{ type: 'reasoning', text: 'only foreign', encrypted: 'enc', origin: 'openai' }] },
+      ],
+    }),
+    warnings,
+  );
+  t.same(body.contents, [
+    { role: 'user', parts: [{ text: 'q' }] },
+    {
+      role: 'model',
+      parts: [{ text: 'thinking', thought: true }, { functionCall: { name: 'f', args: {} }, thoughtSignature: 'U0lHMQ==' }, { text: 'done' }, { text: '', thoughtSignature: 'VEFJTA==' }],
+    },
+  ]);
+  t.equal(warnings.length, 1, 'one warning per field, not per part');
+  t.match(warnings[0], /^reasoning: reasoning from anthropic cannot be replayed to gemini/);
+});
+
+t.test('Gemini client extensions are relayed to their places; foreign ones warn', async (t) => {
+  const warnings: string[] = [];
+  const { body } = encode(
+    base({
+      tools: [{ type: 'function', name: 'f', parameters: {} }],
+      extensions: {
+        safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }],
+        cachedContent: 'cachedContents/c1',
+        responseModalities: ['TEXT'],
+        speechConfig: { languageCode: 'en-US' },
+        mediaResolution: 'MEDIA_RESOLUTION_LOW',
+        enableEnhancedCivicAnswers: false,
+        responseLogprobs: true,
+        'generationConfig.imageConfig': { aspectRatio: '1:1' },
+        'toolConfig.retrievalConfig': { languageCode: 'en' },
+        'tools.urlContext': {},
+        functionResponseSchemas: { f: { responseJsonSchema: { type: 'string' } } },
+        service_tier: 'flex',
+      },
+    }),
+    warnings,
+  );
+  t.same(body.safetySettings, [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }]);
+  t.equal(body.cachedContent, 'cachedContents/c1');
+  t.same(body.generationConfig, { responseModalities: ['TEXT'], speechConfig: { languageCode: 'en-US' }, mediaResolution: 'MEDIA_RESOLUTION_LOW', enableEnhancedCivicAnswers: false, imageConfig: { aspectRatio: '1:1' } });
+  t.same(body.toolConfig, { retrievalConfig: { languageCode: 'en' } });
+  t.same(body.tools, [{ functionDeclarations: [{ name: 'f', parametersJsonSchema: {}, responseJsonSchema: { type: 'string' } }] }, { urlContext: {} }]);
+  t.same(warnings, ["service_tier: provider format 'gemini' has no equivalent of 'service_tier'; it was dropped"]);
+});

@@ -1,0 +1,125 @@
+import t from 'tap';
+import { geminiClientCodec } from '../../../adapters/gemini/index.ts';
+import type { ChatRequest } from '../../../src/ir/chat-request.ts';
+import { GatewayError } from '../../../src/ir/gateway-error.ts';
+import type { StreamEvent } from '../../../src/ir/stream-event.ts';
+import type { Asserts } from './assert-invalid.ts';
+
+const request = (extra: Partial<ChatRequest> = {}): ChatRequest => ({
+  model: 'gemini-client-name',
+  system: [],
+  messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
+  tools: [],
+  sampling: {},
+  stream: true,
+  extensions: {},
+  ...extra,
+});
+
+/** Runs events through a fresh encoder; returns the parsed `data:` payloads (and checks framing). */
+function run(t: Asserts, events: StreamEvent[], req: ChatRequest = request()): Array<Record<string, unknown>> {
+  const enc = geminiClientCodec.createStreamEncoder(req);
+  const frames = events.flatMap((e) => enc.push(e));
+  for (const f of frames) t.equal(f.event, undefined, 'data-only frames, no event names');
+  return frames.map((f) => JSON.parse(f.data) as Record<string, unknown>);
+}
+const partsOf = (chunk: Record<string, unknown>): unknown => (chunk.candidates as Array<{ content?: { parts: unknown } }>)[0].content?.parts;
+
+const finish: StreamEvent = { type: 'finish', finish: { reason: 'stop', raw: 'end_turn' }, usage: { inputTokens: 5, outputTokens: 3 } };
+
+t.test('text deltas become chunks of text parts; the last chunk has finishReason and usage', async (t) => {
+  const chunks = run(t, [
+    { type: 'start', id: 'r1', model: 'claude-x', usage: { inputTokens: 5 } },
+    { type: 'text-start', index: 0 },
+    { type: 'text-delta', index: 0, text: 'Hel' },
+    { type: 'text-delta', index: 0, text: 'lo' },
+    { type: 'text-end', index: 0 },
+    finish,
+  ]);
+  t.same(chunks, [
+    { candidates: [{ content: { parts: [{ text: 'Hel' }], role: 'model' }, index: 0 }], usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 }, modelVersion: 'gemini-client-name', responseId: 'r1' },
+    { candidates: [{ content: { parts: [{ text: 'lo' }], role: 'model' }, index: 0 }], usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 }, modelVersion: 'gemini-client-name', responseId: 'r1' },
+    { candidates: [{ finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 3, totalTokenCount: 8 }, modelVersion: 'gemini-client-name', responseId: 'r1' },
+  ]);
+});
+
+t.test('tool input is sent whole, as one functionCall part, when it ends', async (t) => {
+  const chunks = run(t, [
+    { type: 'start', id: 'r2', model: 'm' },
+    { type: 'tool-input-start', index: 0, id: 'call_1', name: 'weather' },
+    { type: 'tool-input-delta', index: 0, json: '{"ci' },
+    { type: 'tool-input-delta', index: 0, json: 'ty":"Oslo"}' },
+    { type: 'tool-input-end', index: 0 },
+    { type: 'finish', finish: { reason: 'tool-calls', raw: 'tool_calls' }, usage: { inputTokens: 1, outputTokens: 1 } },
+  ]);
+  t.equal(chunks.length, 2);
+  t.same(partsOf(chunks[0]), [{ functionCall: { id: 'call_1', name: 'weather', args: { city: 'Oslo' } } }]);
+  t.match(chunks[1], { candidates: [{ finishReason: 'STOP' }] });
+});
+
+t.test('broken tool arguments end the stream with an in-stream error, not a silent {}', async (t) => {
+  const chunks = run(t, [
+    { type: 'start', id: 'r', model: 'm' },
+    { type: 'tool-input-start', index: 0, id: 'c', name: 'f' },
+    { type: 'tool-input-delta', index: 0, json: '{"a":' },
+    { type: 'tool-input-end', index: 0 },
+    finish,
+  ]);
+  t.equal(chunks.length, 1, 'nothing after the error');
+  t.match(chunks[0], { error: { code: 500, status: 'INTERNAL' } });
+});
+
+t.test('thoughts stream as thought parts only when asked; signatures ride on the next part', async (t) => {
+  const events: StreamEvent[] = [
+    { type: 'start', id: 'r3', model: 'm' },
+    { type: 'reasoning-start', index: 0 },
+    { type: 'reasoning-delta', index: 0, text: 'Hmm' },
+    { type: 'reasoning-signature', index: 0, signature: 'U0lH' },
+    { type: 'reasoning-end', index: 0 },
+    { type: 'text-start', index: 1 },
+    { type: 'text-delta', index: 1, text: 'Yes' },
+    { type: 'text-end', index: 1 },
+    finish,
+  ];
+  const shown = run(t, events, request({ reasoning: { enabled: true, includeThoughts: true } }));
+  t.same(shown.slice(0, 3).map(partsOf), [[{ text: 'Hmm', thought: true }], [{ text: '', thought: true, thoughtSignature: 'U0lH' }], [{ text: 'Yes' }]]);
+  const hidden = run(t, events, request({ reasoning: { enabled: true } }));
+  t.same(hidden.slice(0, -1).map(partsOf), [[{ text: 'Yes', thoughtSignature: 'U0lH' }]]);
+  const trailing = run(t, [{ type: 'start', id: 'r', model: 'm' }, { type: 'reasoning-start', index: 0 }, { type: 'reasoning-signature', index: 0, signature: 'QQ==' }, { type: 'reasoning-end', index: 0 }, finish]);
+  t.same(trailing, [
+    { candidates: [{ content: { parts: [{ text: '', thoughtSignature: 'QQ==' }], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 3, totalTokenCount: 8 }, modelVersion: 'gemini-client-name', responseId: 'r' },
+  ]);
+});
+
+t.test('an error event becomes a {error} frame and ends the stream', async (t) => {
+  const chunks = run(t, [
+    { type: 'start', id: 'r', model: 'm' },
+    { type: 'text-start', index: 0 },
+    { type: 'text-delta', index: 0, text: 'par' },
+    { type: 'error', error: new GatewayError('overloaded', 'upstream overloaded') },
+    { type: 'text-delta', index: 0, text: 'tial' },
+  ]);
+  t.equal(chunks.length, 2);
+  t.same(chunks[1], { error: { code: 503, message: 'upstream overloaded', status: 'UNAVAILABLE' } });
+});
+
+t.test('safety finish stays visible in the stream', async (t) => {
+  const chunks = run(t, [{ type: 'start', id: 'r', model: 'm' }, { type: 'finish', finish: { reason: 'content-filter', raw: 'SAFETY' }, usage: { inputTokens: 2, outputTokens: 0 } }]);
+  t.match(chunks[0], { candidates: [{ finishReason: 'SAFETY', index: 0 }] });
+});
+
+t.test('text/x.enum streams the bare value once the text part ends', async (t) => {
+  const chunks = run(
+    t,
+    [
+      { type: 'start', id: 'r', model: 'm' },
+      { type: 'text-start', index: 0 },
+      { type: 'text-delta', index: 0, text: '"neg' },
+      { type: 'text-delta', index: 0, text: 'ative"' },
+      { type: 'text-end', index: 0 },
+      finish,
+    ],
+    request({ extensions: { responseMimeType: 'text/x.enum' } }),
+  );
+  t.same(partsOf(chunks[0]), [{ text: 'negative' }]);
+});

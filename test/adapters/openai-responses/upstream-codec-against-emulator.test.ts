@@ -1,0 +1,101 @@
+// The upstream codec end to end against the Responses emulator: encodeRequest's body is what the
+// emulator receives, and decodeResult / the stream decoder (through polygate's own SSE reader)
+// rebuild what the emulator was scripted to answer.
+import t from 'tap';
+import type { ChatRequest } from '../../../src/ir/chat-request.ts';
+import type { StreamEvent } from '../../../src/ir/stream-event.ts';
+import { readSse } from '../../../src/upstream/read-sse.ts';
+import { responsesUpstreamCodec as codec } from '../../../adapters/openai-responses/index.ts';
+import { startOpenAIResponsesUpstream } from '../../emulators/openai-responses-upstream.ts';
+
+const emu = await startOpenAIResponsesUpstream();
+t.teardown(() => emu.close());
+t.beforeEach(() => emu.reset());
+
+const request = (over: Partial<ChatRequest> = {}): ChatRequest => ({
+  model: 'client',
+  system: [{ type: 'text', text: 'Be brief.' }],
+  messages: [{ role: 'user', parts: [{ type: 'text', text: 'ping' }] }],
+  tools: [],
+  sampling: {},
+  stream: false,
+  extensions: {},
+  ...over,
+});
+
+async function send(req: ChatRequest): Promise<Response> {
+  const enc = codec.encodeRequest(req, 'gpt-up', () => {});
+  return fetch(emu.url + enc.path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer k', ...enc.headers }, body: JSON.stringify(enc.body) });
+}
+
+/** The IR events of a streamed call; a socket failure (which the pipeline turns into an error event) ends the list with 'thrown'. */
+async function streamOf(req: ChatRequest): Promise<Array<StreamEvent | { type: 'thrown' }>> {
+  const res = await send({ ...req, stream: true });
+  const out: Array<StreamEvent | { type: 'thrown' }> = [];
+  try {
+    for await (const e of readSse(res.body as unknown as AsyncIterable<Uint8Array>, codec.createStreamDecoder())) out.push(e);
+  } catch {
+    out.push({ type: 'thrown' });
+  }
+  return out;
+}
+
+t.test('non-streaming echo: the request arrives as encoded, the result decodes', async (t) => {
+  const res = await send(request());
+  const result = codec.decodeResult(await res.json());
+  t.same(result.parts, [{ type: 'text', text: 'ping' }]);
+  t.same(result.finish, { reason: 'stop', raw: 'completed' });
+  t.ok(result.usage.inputTokens > 0 && result.usage.outputTokens > 0);
+  t.match(result.id, /^resp_/);
+  t.same(emu.requests[0].body, { model: 'gpt-up', input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'ping' }] }], instructions: 'Be brief.', store: false, stream: false });
+});
+
+t.test('streamed tool call: arguments in the scripted pieces, exact when joined', async (t) => {
+  const args = '{"city":"Zürich","days":[1,2]}';
+  emu.script({ kind: 'tool', name: 'forecast', args, id: 'call_z', argChunks: ['{"ci', 'ty":"Zü', 'rich","days":[1,', '2]}'], text: 'Checking.' });
+  const evs = await streamOf(request({ tools: [{ type: 'function', name: 'forecast', parameters: { type: 'object' } }] }));
+  t.same(evs.map((e) => e.type), ['start', 'text-start', 'text-delta', 'text-end', 'tool-input-start', 'tool-input-delta', 'tool-input-delta', 'tool-input-delta', 'tool-input-delta', 'tool-input-end', 'finish']);
+  t.same(evs[4], { type: 'tool-input-start', index: 1, id: 'call_z', name: 'forecast' });
+  t.equal(evs.flatMap((e) => (e.type === 'tool-input-delta' ? [e.json] : [])).join(''), args);
+  const fin = evs[evs.length - 1];
+  t.ok(fin.type === 'finish' && fin.finish.reason === 'tool-calls');
+});
+
+t.test('reasoning: summary streamed, encrypted content and item id kept for replay', async (t) => {
+  emu.script({ kind: 'thinking', thinking: 'Because.', signature: 'ENC-1', text: 'Yes.' });
+  const evs = await streamOf(request({ reasoning: { enabled: true, effort: 'low', includeThoughts: true } }));
+  const sent = emu.requests[0].body as Record<string, unknown>;
+  t.same(sent.reasoning, { effort: 'low', summary: 'auto' });
+  t.same(sent.include, ['reasoning.encrypted_content']);
+  const sig = evs.find((e) => e.type === 'reasoning-signature');
+  t.ok(sig && sig.type === 'reasoning-signature' && /^rs_/.test(sig.signature), 'the item id travels as the signature');
+  t.equal(evs.flatMap((e) => (e.type === 'reasoning-delta' ? [e.text] : [])).join(''), 'Because.');
+  t.same(evs.find((e) => e.type === 'reasoning-end'), { type: 'reasoning-end', index: 0, encrypted: 'ENC-1' });
+
+  emu.script({ kind: 'thinking', thinking: 'Again.', signature: 'ENC-2', text: 'Ok.' });
+  const result = codec.decodeResult(await (await send(request({ reasoning: { enabled: true, includeThoughts: true } }))).json());
+  const rs = result.parts[0];
+  t.ok(rs.type === 'reasoning' && rs.encrypted === 'ENC-2' && rs.origin === 'openai' && /^rs_/.test(rs.signature ?? ''));
+  // The next turn replays it: same id, same encrypted content.
+  emu.script({ kind: 'text', text: 'fine' });
+  await send(request({ messages: [{ role: 'user', parts: [{ type: 'text', text: 'q' }] }, { role: 'assistant', parts: result.parts }, { role: 'user', parts: [{ type: 'text', text: 'more' }] }] }));
+  const replay = (emu.requests[2].body as { input: Array<Record<string, unknown>> }).input[1];
+  t.same(replay, { type: 'reasoning', id: rs.type === 'reasoning' ? rs.signature : '', summary: [{ type: 'summary_text', text: 'Again.' }], encrypted_content: 'ENC-2' });
+});
+
+t.test('errors: status and retry-after through decodeError', async (t) => {
+  emu.script({ kind: 'error', status: 429, retryAfter: 3 });
+  const res = await send(request());
+  const err = codec.decodeError(res.status, await res.json(), Object.fromEntries(res.headers));
+  t.equal(err.kind, 'rate-limit');
+  t.equal(err.retryAfter, 3);
+});
+
+t.test('a cut stream ends in an IR error', async (t) => {
+  emu.script({ kind: 'cut', text: 'half of it' });
+  const types = (await streamOf(request())).map((e) => e.type);
+  t.equal(types[0], 'start');
+  t.ok(types.includes('text-delta'), 'the first delta arrived');
+  t.ok(types[types.length - 1] === 'error' || types[types.length - 1] === 'thrown', 'then an error, never a clean finish');
+  t.notOk(types.includes('finish'));
+});

@@ -1,0 +1,142 @@
+// Every family A validation rule: one test each, asserting the envelope's code, a message that
+// names the field, and the 4xx status.
+import t from 'tap';
+import { OTHER_KEY } from '../helpers/start-gateway.ts';
+import { startTuneUpstream } from '../emulators/tune-upstream.ts';
+import { call, startGateway, submit, untilFinished, upstreamConfig } from './tune-helpers.ts';
+
+const up = await startTuneUpstream();
+const gw = await startGateway(upstreamConfig(up, { outbound: { allow_private_addresses: true } }));
+t.teardown(async () => {
+  await gw.stop();
+  await up.close();
+});
+
+const custom = { prompt: 'la la', title: 'Song', tags: 'pop' };
+const long = (n: number): string => 'x'.repeat(n);
+
+type Case = { name: string; path: string; body: unknown; status: number; code: string; message: RegExp; key?: string };
+
+const music = '/tune/submit/music';
+const lyrics = '/tune/submit/lyrics';
+const fetchPath = '/tune/fetch';
+
+const cases: Case[] = [
+  { name: 'a body that is not an object', path: music, body: [custom], status: 400, code: 'invalid_request', message: /body: expected a JSON object/ },
+  { name: 'no mode fields at all', path: music, body: {}, status: 400, code: 'invalid_request', message: /prompt: required .*gpt_description_prompt.*continuation/ },
+  { name: 'custom mode without prompt', path: music, body: { title: 'T', tags: 'pop' }, status: 400, code: 'invalid_request', message: /^prompt: required in custom mode/ },
+  { name: 'custom mode without title', path: music, body: { prompt: 'p', tags: 'pop' }, status: 400, code: 'invalid_request', message: /^title: required in custom mode/ },
+  { name: 'custom mode without tags', path: music, body: { prompt: 'p', title: 'T' }, status: 400, code: 'invalid_request', message: /^tags: required in custom mode/ },
+  { name: 'prompt that is not a string', path: music, body: { ...custom, prompt: 42 }, status: 400, code: 'invalid_request', message: /^prompt: expected a string/ },
+  { name: 'prompt over its length limit', path: music, body: { ...custom, prompt: long(5001) }, status: 400, code: 'invalid_request', message: /^prompt: at most 5000 characters/ },
+  { name: 'title over its length limit', path: music, body: { ...custom, title: long(201) }, status: 400, code: 'invalid_request', message: /^title: at most 200 characters/ },
+  { name: 'tags over their length limit', path: music, body: { ...custom, tags: long(1001) }, status: 400, code: 'invalid_request', message: /^tags: at most 1000 characters/ },
+  { name: 'inspiration mode with a prompt', path: music, body: { gpt_description_prompt: 'idea', prompt: 'lyrics' }, status: 400, code: 'invalid_request', message: /^prompt: not allowed with gpt_description_prompt/ },
+  { name: 'inspiration mode with a title', path: music, body: { gpt_description_prompt: 'idea', title: 'T' }, status: 400, code: 'invalid_request', message: /^title: not allowed with gpt_description_prompt/ },
+  { name: 'inspiration mode with tags', path: music, body: { gpt_description_prompt: 'idea', tags: 'pop' }, status: 400, code: 'invalid_request', message: /^tags: not allowed with gpt_description_prompt/ },
+  { name: 'gpt_description_prompt over its length limit', path: music, body: { gpt_description_prompt: long(3001) }, status: 400, code: 'invalid_request', message: /^gpt_description_prompt: at most 3000/ },
+  { name: 'continuation without continue_at', path: music, body: { task_id: 'x', continue_clip_id: 'c' }, status: 400, code: 'invalid_request', message: /^continue_at: required for a continuation/ },
+  { name: 'continuation without continue_clip_id', path: music, body: { task_id: 'x', continue_at: 10 }, status: 400, code: 'invalid_request', message: /^continue_clip_id: required for a continuation/ },
+  { name: 'continuation without task_id', path: music, body: { continue_at: 10, continue_clip_id: 'c' }, status: 400, code: 'invalid_request', message: /^task_id: required for a continuation/ },
+  { name: 'continue_at that is not a number', path: music, body: { task_id: 'x', continue_at: '10', continue_clip_id: 'c' }, status: 400, code: 'invalid_request', message: /^continue_at: expected a number/ },
+  { name: 'a negative continue_at', path: music, body: { task_id: 'x', continue_at: -1, continue_clip_id: 'c' }, status: 400, code: 'invalid_request', message: /^continue_at: must be 0 or more/ },
+  { name: 'continuation with gpt_description_prompt', path: music, body: { task_id: 'x', continue_at: 1, continue_clip_id: 'c', gpt_description_prompt: 'idea' }, status: 400, code: 'invalid_request', message: /^gpt_description_prompt: not allowed in a continuation/ },
+  { name: 'continuation of an unknown task', path: music, body: { task_id: 'no-such-task', continue_at: 1, continue_clip_id: 'c' }, status: 400, code: 'invalid_request', message: /^task_id: no task 'no-such-task' in this workspace/ },
+  { name: 'an mv that is not a configured music model', path: music, body: { ...custom, mv: 'tune-v4' }, status: 400, code: 'invalid_request', message: /^mv: 'tune-v4' is not a music model here; use one of 'tune-v3-0', 'tune-v3-5'/ },
+  { name: 'an mv that is not a string', path: music, body: { ...custom, mv: 3 }, status: 400, code: 'invalid_request', message: /^mv: expected a string/ },
+  { name: 'an mv outside the key’s allow-list', path: music, body: custom, key: OTHER_KEY, status: 403, code: 'forbidden', message: /^mv: this API key may not use model 'tune-v3-0'/ },
+  { name: 'make_instrumental that is not a boolean', path: music, body: { ...custom, make_instrumental: 'yes' }, status: 400, code: 'invalid_request', message: /^make_instrumental: expected a boolean/ },
+  { name: 'a notify_hook that is not a URL', path: music, body: { ...custom, notify_hook: 'not a url' }, status: 400, code: 'invalid_request', message: /^notify_hook: expected an absolute http or https URL/ },
+  { name: 'a notify_hook with another scheme', path: music, body: { ...custom, notify_hook: 'ftp://example.com/x' }, status: 400, code: 'invalid_request', message: /^notify_hook: expected an http or https URL/ },
+  { name: 'a notify_hook with credentials', path: music, body: { ...custom, notify_hook: 'https://u:p@example.com/x' }, status: 400, code: 'invalid_request', message: /^notify_hook: credentials in the URL/ },
+  { name: 'a notify_hook over its length limit', path: music, body: { ...custom, notify_hook: `https://example.com/${long(2100)}` }, status: 400, code: 'invalid_request', message: /^notify_hook: at most 2048/ },
+  { name: 'an unknown music field', path: music, body: { ...custom, negative_tags: 'metal' }, status: 400, code: 'invalid_request', message: /^negative_tags: unknown field/ },
+  { name: 'lyrics without prompt', path: lyrics, body: {}, status: 400, code: 'invalid_request', message: /^prompt: required/ },
+  { name: 'a lyrics prompt that is not a string', path: lyrics, body: { prompt: ['a'] }, status: 400, code: 'invalid_request', message: /^prompt: expected a string/ },
+  { name: 'a lyrics prompt over its length limit', path: lyrics, body: { prompt: long(3001) }, status: 400, code: 'invalid_request', message: /^prompt: at most 3000/ },
+  { name: 'an unknown lyrics field', path: lyrics, body: { prompt: 'p', mv: 'tune-v3-0' }, status: 400, code: 'invalid_request', message: /^mv: unknown field/ },
+  { name: 'a lyrics notify_hook that is not a URL', path: lyrics, body: { prompt: 'p', notify_hook: 'nope' }, status: 400, code: 'invalid_request', message: /^notify_hook: expected an absolute/ },
+  { name: 'a fetch without ids', path: fetchPath, body: {}, status: 400, code: 'invalid_request', message: /^ids: required/ },
+  { name: 'ids that are not an array', path: fetchPath, body: { ids: 'abc' }, status: 400, code: 'invalid_request', message: /^ids: expected an array/ },
+  { name: 'an id that is not a string', path: fetchPath, body: { ids: ['a', 7] }, status: 400, code: 'invalid_request', message: /^ids\.1: expected a task id string/ },
+  { name: 'more ids than one fetch takes', path: fetchPath, body: { ids: Array.from({ length: 101 }, (_, i) => `t${i}`) }, status: 400, code: 'invalid_request', message: /^ids: at most 100/ },
+  { name: 'an unknown action filter', path: fetchPath, body: { ids: ['a'], action: 'VIDEO' }, status: 400, code: 'invalid_request', message: /^action: must be one of 'MUSIC', 'LYRICS'/ },
+];
+
+for (const c of cases) {
+  t.test(`refuses ${c.name}`, async (t) => {
+    const r = await call(gw, 'POST', c.path, c.body, c.key);
+    t.equal(r.status, c.status);
+    t.equal(r.body.code, c.code);
+    t.match(r.body.message, c.message);
+    t.equal(r.body.data, null);
+  });
+}
+
+t.test('refuses a body that is not JSON', async (t) => {
+  const r = await call(gw, 'POST', music, '{"prompt": ');
+  t.equal(r.status, 400);
+  t.equal(r.body.code, 'invalid_request');
+  t.match(r.body.message, /JSON/);
+});
+
+t.test('refuses a content type other than JSON', async (t) => {
+  const r = await call(gw, 'POST', music, undefined, undefined, { 'content-type': 'text/plain' });
+  t.equal(r.status, 415);
+  t.equal(r.body.code, 'invalid_request');
+  t.match(r.body.message, /content-type/);
+});
+
+t.test('refuses a missing or wrong key with 401', async (t) => {
+  for (const key of [null, 'sk-wrong-key-000']) {
+    const r = await call(gw, 'POST', music, custom, key);
+    t.equal(r.status, 401);
+    t.equal(r.body.code, 'unauthorized');
+    t.equal(r.body.data, null);
+  }
+  const g = await call(gw, 'GET', '/tune/fetch/anything', undefined, null);
+  t.equal(g.status, 401);
+});
+
+t.test('answers an unknown task id with a 404 envelope', async (t) => {
+  const r = await call(gw, 'GET', '/tune/fetch/no-such-task');
+  t.equal(r.status, 404);
+  t.same(r.body, { code: 'not_found', message: "task 'no-such-task' not found", data: null });
+});
+
+t.test('answers an unknown /tune/ route with a 404 envelope', async (t) => {
+  const r = await call(gw, 'POST', '/tune/submit/video', custom);
+  t.equal(r.status, 404);
+  t.equal(r.body.code, 'not_found');
+});
+
+t.test('custom mode takes an empty prompt when make_instrumental is true', async (t) => {
+  const id = await submit(gw, music, { title: 'Instrumental', tags: 'ambient', make_instrumental: true });
+  t.same(up.submissions().at(-1)!.body, { prompt: '', title: 'Instrumental', tags: 'ambient', mv: 'chirp-v3-0', make_instrumental: true });
+  t.ok(id);
+});
+
+t.test('continuation rules that need a real task', async (t) => {
+  up.script({ statuses: ['IN_PROGRESS'], hold: true });
+  const running = await submit(gw, music, custom);
+  const r1 = await call(gw, 'POST', music, { task_id: running, continue_at: 1, continue_clip_id: 'c' });
+  t.equal(r1.status, 400);
+  t.match(r1.body.message, /^task_id: task '.*' has not succeeded \(status IN_PROGRESS\)/, 'an unfinished task');
+
+  const lyricsTask = await submit(gw, lyrics, { prompt: 'p' });
+  await untilFinished(gw, lyricsTask);
+  const r2 = await call(gw, 'POST', music, { task_id: lyricsTask, continue_at: 1, continue_clip_id: 'c' });
+  t.equal(r2.status, 400);
+  t.match(r2.body.message, /^task_id: task '.*' is a LYRICS task/, 'a lyrics task');
+
+  const done = await submit(gw, music, custom);
+  const finished = await untilFinished(gw, done);
+  const clip = (finished.data as Array<{ id: string }>)[0].id;
+  const r3 = await call(gw, 'POST', music, { task_id: done, continue_at: 1, continue_clip_id: 'clip-of-someone-else' });
+  t.equal(r3.status, 400);
+  t.match(r3.body.message, /^continue_clip_id: task '.*' has no clip 'clip-of-someone-else'/, 'a clip not in the task');
+  const r4 = await call(gw, 'POST', music, { task_id: done, continue_at: 500, continue_clip_id: clip });
+  t.equal(r4.status, 400);
+  t.match(r4.body.message, /^continue_at: 500 s is past the end of clip/, 'an offset past the clip’s end');
+  for (const r of [r1, r2, r3, r4]) t.equal(r.body.code, 'invalid_request');
+});
