@@ -2,22 +2,32 @@
 // folder (never into this repo) and run the way its README says, headless, on the gateway core.
 // It reaches the mock through its "custom host" headers, on the Chat Completions pass-through path.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GATEWAY_CORE, startNodeProcess, type Proc } from './processes.ts';
 
 /** Pinned so reruns compare the same peer; BENCH_PORTKEY_VERSION overrides. */
 export const PORTKEY_VERSION = process.env.BENCH_PORTKEY_VERSION ?? '1.15.2';
+/**
+ * Portkey's package leaves @hono/node-server at ^1.3.3 and ships no lockfile. In the releases npm
+ * resolves today (1.14.4, 1.19.x tried), that server's Response keeps the upstream fetch
+ * Response's immutable Headers when Portkey re-wraps a stream with `new Response(body, upstream)`,
+ * and Portkey then appends its own headers: every stream fails with a 500 ("TypeError:
+ * immutable"). With 1.13.8 Portkey streams as its authors ran it.
+ */
+export const HONO_NODE_SERVER_VERSION = process.env.BENCH_PORTKEY_HONO_NODE_SERVER ?? '1.13.8';
 
 /** Installs @portkey-ai/gateway into os.tmpdir() once per version; returns its start script. */
 export function installPortkey(): string {
-  const dir = join(tmpdir(), `polygate-bench-portkey-${PORTKEY_VERSION}`);
+  const dir = join(tmpdir(), `polygate-bench-portkey-${PORTKEY_VERSION}-hono-${HONO_NODE_SERVER_VERSION}`);
   const script = join(dir, 'node_modules/@portkey-ai/gateway/build/start-server.js');
   if (!existsSync(script)) {
     mkdirSync(dir, { recursive: true });
+    const manifest = { private: true, dependencies: { '@portkey-ai/gateway': PORTKEY_VERSION }, overrides: { '@hono/node-server': HONO_NODE_SERVER_VERSION } };
+    writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest, null, 2));
     process.stderr.write(`installing @portkey-ai/gateway@${PORTKEY_VERSION} into ${dir}\n`);
-    execFileSync('npm', ['install', '--prefix', dir, `@portkey-ai/gateway@${PORTKEY_VERSION}`, '--no-audit', '--no-fund', '--loglevel=error'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error'], { stdio: ['ignore', 'ignore', 'inherit'] });
   }
   return script;
 }

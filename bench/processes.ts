@@ -27,9 +27,9 @@ const hasTaskset = ((): boolean => {
 
 export const pinning = hasTaskset ? 'taskset' : 'none (taskset not found: processes float across cores)';
 
-/** Pins the calling process (the load generator) to the load core. */
+/** Pins the calling process (the load generator), all its threads (-a), to the load core. */
 export function pinSelf(core: number): void {
-  if (hasTaskset) execFileSync('taskset', ['-pc', String(core), String(process.pid)], { stdio: 'ignore' });
+  if (hasTaskset) execFileSync('taskset', ['-a', '-pc', String(core), String(process.pid)], { stdio: 'ignore' });
 }
 
 export function freePort(): Promise<number> {
@@ -154,5 +154,28 @@ export function memoryOf(pid: number): { rss: number; peak: number } | undefined
     return { rss: kb('VmRSS'), peak: kb('VmHWM') };
   } catch {
     return undefined;
+  }
+}
+
+/** CPU time (user + system) a process has used so far, in seconds. */
+export function cpuSecondsOf(pid: number): number {
+  try {
+    // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time all cores have spent busy since boot, in seconds (from /proc/stat). */
+export function machineBusySeconds(): number {
+  try {
+    const [, ...v] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+    // user nice system idle iowait irq softirq steal: busy = all but idle and iowait.
+    return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / 100;
+  } catch {
+    return 0;
   }
 }

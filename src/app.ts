@@ -5,8 +5,8 @@ import Router from '@koa/router';
 import type { Logger } from 'pino';
 import { anthropicClientCodec } from '../adapters/anthropic-messages/index.ts';
 import { openaiChatClientCodec } from '../adapters/openai-chat/index.ts';
-import { responsesClientCodec } from '../adapters/openai-responses/index.ts';
 import { registerGeminiRoutes } from './http/gemini-routes.ts';
+import { registerResponsesRoutes } from './responses/responses-routes.ts';
 import { authenticate } from './http/authenticate.ts';
 import { jsonBody as json } from './http/json-body.ts';
 import { encodeFamilyError } from './http/encode-family-error.ts';
@@ -62,7 +62,7 @@ export function createApp(ref: RuntimeRef, log: Logger): Koa {
 
   router.post('/v1/messages', authenticate('messages'), json, chatHandler(anthropicClientCodec, 'messages'));
   router.post('/v1/chat/completions', authenticate('chat'), json, chatHandler(openaiChatClientCodec, 'chat'));
-  router.post('/v1/responses', authenticate('responses'), json, chatHandler(responsesClientCodec, 'responses'));
+  registerResponsesRoutes(router);
   registerGeminiRoutes(router);
   registerTuneRoutes(router, ref);
   registerSpeechRoutes(router, ref, log);

@@ -17,7 +17,8 @@ const consumed = ['responseLogprobs', 'logprobs', 'responseMimeType', 'thinkingL
 
 export function encodeGeminiUpstreamRequest(req: ChatRequest, upstreamModel: string, warnSink: WarningSink): UpstreamHttpRequest {
   const warn = onceWarner(warnSink);
-  const model = upstreamModel.replace(/^models\//, '');
+  // A route may name the model in its long form (`models/{model}`); the path wants the short one.
+  const model = encodeURIComponent(upstreamModel.replace(/^models\//, ''));
   const body: Json = {};
   body.contents = encodeContents(req.messages, warn);
   if (req.system.length > 0) {

@@ -5,6 +5,6 @@ import type { RelayTarget } from '../shared/chat-adapter.ts';
  * streaming by the method (https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent).
  */
 export const geminiRelay: RelayTarget = (body, upstreamModel, stream) => ({
-  path: `/v1beta/models/${encodeURIComponent(upstreamModel)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+  path: `/v1beta/models/${encodeURIComponent(upstreamModel.replace(/^models\//, ''))}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
   body,
 });

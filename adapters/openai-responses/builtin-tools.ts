@@ -6,6 +6,7 @@ import type { BuiltinTool } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { arr, isObject, obj, str, type Json } from '../shared/narrow.ts';
 import { absent, enumOf, integerIn, missing, numberIn, required } from './responses-validate.ts';
+import { assertNever } from '../../src/ir/stream-event.ts';
 
 export const builtinKinds = {
   file_search: 'file-search',
@@ -40,10 +41,8 @@ export function decodeBuiltinTool(t: Json, type: BuiltinWireType, p: string): Bu
       if (absent(t.container)) throw missing(`${p}.container`);
       if (typeof t.container !== 'string') obj(t.container, `${p}.container`);
       break;
-    default: {
-      const never: never = type;
-      return never;
-    }
+    default:
+      return assertNever(type, 'tool type');
   }
   return { type: 'builtin', kind: builtinKinds[type], name: type, options: { ...t } };
 }

@@ -9,6 +9,7 @@ import { invalid } from '../../src/ir/gateway-error.ts';
 import { arr, isObject, obj, str, type Json } from '../shared/narrow.ts';
 import { isHttpUrl, parseDataUrl } from './data-url.ts';
 import { absent, enumOf, missing, required } from './responses-validate.ts';
+import { assertNever } from '../../src/ir/stream-event.ts';
 
 export type UserContent = TextPart | ImagePart | FilePart;
 export type AssistantContent = TextPart | RefusalPart;
@@ -39,10 +40,8 @@ export function decodeUserContent(content: unknown, param: string): UserContent[
         return decodeImage(c, p);
       case 'input_file':
         return decodeFile(c, p);
-      default: {
-        const never: never = t;
-        return never;
-      }
+      default:
+        return assertNever(t, 'content type');
     }
   });
 }
@@ -63,10 +62,8 @@ export function decodeAssistantContent(content: unknown, param: string): Assista
         return { type: 'text', text: required(c.text, `${p}.text`, str) };
       case 'refusal':
         return { type: 'refusal', text: required(c.refusal, `${p}.refusal`, str) };
-      default: {
-        const never: never = t;
-        return never;
-      }
+      default:
+        return assertNever(t, 'content type');
     }
   });
 }

@@ -12,6 +12,7 @@ import { arr, obj, str, type Json } from '../shared/narrow.ts';
 import { decodeAssistantContent, decodeSystemContent, decodeUserContent } from './decode-input-content.ts';
 import type { ItemReferenceSlot } from './responses-extensions.ts';
 import { absent, enumOf, missing, required } from './responses-validate.ts';
+import { assertNever } from '../../src/ir/stream-event.ts';
 
 export type DecodedInput = { system: TextPart[]; messages: Message[]; references: ItemReferenceSlot[] };
 
@@ -45,10 +46,11 @@ function push(out: DecodedInput, role: Role, parts: Part[]): void {
 
 function decodeItem(item: Json, i: number, out: DecodedInput, callNames: Map<string, string>): void {
   const p = `input[${i}]`;
-  // EasyInputMessage may omit `type`: an object with a `role` is a message.
-  const type = absent(item.type) && !absent(item.role) ? 'message' : item.type;
+  // EasyInputMessage may omit `type` (an object with a `role` is a message), and so may an
+  // item reference (an object with just an `id`).
+  const type = !absent(item.type) ? item.type : !absent(item.role) ? 'message' : !absent(item.id) ? 'item_reference' : undefined;
   if (absent(type)) throw missing(`${p}.type`);
-  if (typeof type === 'string' && !(itemTypes as readonly string[]).includes(type) ) {
+  if (typeof type === 'string' && !(itemTypes as readonly string[]).includes(type)) {
     throw invalid(`${p}.type`, `Invalid value for '${p}.type': items of type '${type}' cannot be translated by polygate; send the conversation as messages and function calls.`);
   }
   const t = enumOf(type, itemTypes, `${p}.type`);
@@ -75,10 +77,8 @@ function decodeItem(item: Json, i: number, out: DecodedInput, callNames: Map<str
       out.references.push(slot);
       return;
     }
-    default: {
-      const never: never = t;
-      return never;
-    }
+    default:
+      return assertNever(t, 'input item');
   }
 }
 
@@ -94,10 +94,8 @@ function decodeMessage(item: Json, p: string, out: DecodedInput): void {
       return push(out, 'user', decodeUserContent(item.content, `${p}.content`));
     case 'assistant':
       return push(out, 'assistant', decodeAssistantContent(item.content, `${p}.content`));
-    default: {
-      const never: never = role;
-      return never;
-    }
+    default:
+      return assertNever(role, 'message role');
   }
 }
 

@@ -6,6 +6,7 @@ import { invalid } from '../../src/ir/gateway-error.ts';
 import { arr, bool, obj, str, type Json } from '../shared/narrow.ts';
 import { builtinKinds, decodeBuiltinTool, isBuiltinWireType } from './builtin-tools.ts';
 import { absent, enumOf, identifier, missing, required } from './responses-validate.ts';
+import { assertNever } from '../../src/ir/stream-event.ts';
 
 const toolTypes = ['function', ...Object.keys(builtinKinds)] as const;
 
@@ -40,6 +41,7 @@ export function decodeToolChoice(v: unknown, tools: Tool[]): ToolChoice | undefi
   if (absent(v)) return undefined;
   if (typeof v === 'string') {
     const mode = enumOf(v, ['none', 'auto', 'required'] as const, 'tool_choice');
+    if (mode === 'required' && tools.length === 0) throw invalid('tool_choice', "Tool choice 'required' must be specified with 'tools' parameter.");
     return { type: mode };
   }
   const c = obj(v, 'tool_choice');
@@ -93,10 +95,8 @@ export function decodeTextFormat(v: unknown): { output?: OutputFormat; verbosity
       out.output = format;
       break;
     }
-    default: {
-      const never: never = type;
-      return never;
-    }
+    default:
+      return assertNever(type, 'text format');
   }
   return out;
 }

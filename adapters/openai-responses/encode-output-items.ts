@@ -3,7 +3,7 @@
 // Consecutive text parts form one output_text (Anthropic splits cited text into several blocks;
 // OpenAI has one text with annotations), a refusal is its own content entry of the same message,
 // tool calls are function_call items, reasoning parts are reasoning items.
-import type { Citation, Part, ReasoningPart } from '../../src/ir/chat-request.ts';
+import type { Citation, MediaSource, Part, ReasoningPart } from '../../src/ir/chat-request.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import { isReasoningItemId, type IdSource } from './responses-ids.ts';
 import type { Annotation, MessageItem, OutputItem, OutputText, ReasoningItem } from './responses-wire-types.ts';
@@ -51,10 +51,10 @@ export function encodeOutputItems(parts: Part[], opts: ItemOptions): OutputItem[
         if (p.source.kind === 'base64') {
           message = undefined;
           items.push({ id: opts.ids.newId('ig'), type: 'image_generation_call', status: 'completed', result: p.source.data });
-        } else appendText(mediaReference(p.source.kind === 'url' ? p.source.url : p.source.kind === 'file-id' ? p.source.fileId : p.source.text));
+        } else appendText(mediaReference(p.source));
         break;
       case 'file':
-        appendText(mediaReference(p.source.kind === 'url' ? p.source.url : p.source.kind === 'file-id' ? p.source.fileId : p.source.kind === 'text' ? p.source.text : `[${p.source.mediaType} file]`));
+        appendText(mediaReference(p.source));
         break;
       case 'tool-call':
         message = undefined;
@@ -74,7 +74,21 @@ export function encodeOutputItems(parts: Part[], opts: ItemOptions): OutputItem[
   return items;
 }
 
-const mediaReference = (ref: string): string => `\n${ref}\n`;
+/** Media a message item cannot hold is named in the text, on a line of its own. */
+function mediaReference(s: MediaSource): string {
+  switch (s.kind) {
+    case 'url':
+      return `\n${s.url}\n`;
+    case 'file-id':
+      return `\n[file ${s.fileId}]\n`;
+    case 'text':
+      return `\n${s.text}\n`;
+    case 'base64':
+      return `\n[${s.mediaType} attachment]\n`;
+    default:
+      return assertNever(s, 'media source');
+  }
+}
 
 /** The reasoning item id: the original one for OpenAI reasoning (encrypted_content is bound to it). */
 export function reasoningItemId(p: Pick<ReasoningPart, 'origin' | 'signature'>, ids: IdSource): string {

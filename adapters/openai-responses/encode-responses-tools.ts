@@ -40,6 +40,9 @@ function encodeBuiltin(t: BuiltinTool, i: number, warn: WarningSink): Json {
     case 'code-execution':
       return { type: 'code_interpreter', container: { type: 'auto' } };
     case 'file-search':
+      // Vector stores live at OpenAI: only a definition that names them can be carried.
+      if (Array.isArray(t.options.vector_store_ids)) return { type: 'file_search', vector_store_ids: t.options.vector_store_ids };
+      throw invalid(p, `${p}: a file search without vector_store_ids cannot be translated for ${provider}`);
     case 'computer-use':
     case 'bash':
     case 'text-editor':

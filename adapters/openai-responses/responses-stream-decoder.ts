@@ -5,11 +5,11 @@
 // annotation.added, …) are ignored; the stream ends with response.completed / .incomplete
 // (finish with usage), response.failed or error (an error event), or early (an error from end()).
 import { GatewayError } from '../../src/ir/gateway-error.ts';
-import type { StreamEvent } from '../../src/ir/stream-event.ts';
 import type { UpstreamStreamDecoder } from '../shared/chat-adapter.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
 import { decodeResponsesUsage, finishOf } from './decode-response-object.ts';
 import { decodeResponsesStreamError, wireErrorOf } from './responses-error.ts';
+import { assertNever, type StreamEvent } from '../../src/ir/stream-event.ts';
 
 type ToolItem = { kind: 'tool'; index: number; open: boolean; args: string };
 type ReasoningItemState = { kind: 'reasoning'; index: number; open: boolean; parts: number; sawText: boolean };
@@ -225,10 +225,8 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
         out.push(encrypted !== undefined ? { type: 'reasoning-end', index: s.index, encrypted } : { type: 'reasoning-end', index: s.index });
         return out;
       }
-      default: {
-        const never: never = s;
-        return never;
-      }
+      default:
+        return assertNever(s, 'output item state');
     }
   }
 

@@ -24,6 +24,8 @@ const dispatch: Koa.Middleware = async (ctx) => {
     case 'generateContent':
       return generate(ctx as Koa.Context);
     case 'streamGenerateContent':
+      // Without alt=sse the real API answers one JSON array at the end; every SDK asks for SSE.
+      if (ctx.query.alt !== 'sse') throw new GatewayError('invalid-request', 'streamGenerateContent is served as server-sent events only: add alt=sse', { param: 'alt' });
       return streamGenerate(ctx as Koa.Context);
     default:
       throw new GatewayError('not-found', `method '${method || segment}' is not supported; use generateContent or streamGenerateContent`);

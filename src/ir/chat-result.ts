@@ -17,6 +17,11 @@ export type FinishReason =
 
 export type ChatFinish = { reason: FinishReason; raw: string; stopSequence?: string | null };
 
+/**
+ * Token counts with OpenAI's meaning: `inputTokens` is the whole prompt, cached tokens included
+ * (Anthropic's `input_tokens` excludes them; its adapter converts), and `outputTokens` includes
+ * `reasoningTokens`.
+ */
 export type Usage = {
   inputTokens: number;
   outputTokens: number;

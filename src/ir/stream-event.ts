@@ -1,4 +1,4 @@
-import type { ChatFinish, Usage } from './chat-result.ts';
+import type { ChatFinish, SafetyRating, Usage } from './chat-result.ts';
 import type { GatewayError } from './gateway-error.ts';
 
 /**
@@ -11,7 +11,8 @@ export type StreamEvent =
   | { type: 'text-start'; index: number }
   | { type: 'text-delta'; index: number; text: string }
   | { type: 'text-end'; index: number }
-  | { type: 'reasoning-start'; index: number; redacted?: string }
+  /** `origin` names the provider whose signature / encrypted content this reasoning carries. */
+  | { type: 'reasoning-start'; index: number; redacted?: string; origin?: string }
   | { type: 'reasoning-delta'; index: number; text: string }
   | { type: 'reasoning-signature'; index: number; signature: string }
   | { type: 'reasoning-end'; index: number; encrypted?: string }
@@ -20,7 +21,7 @@ export type StreamEvent =
   | { type: 'tool-input-end'; index: number }
   | { type: 'refusal-delta'; index: number; text: string }
   | { type: 'usage'; usage: Partial<Usage> }
-  | { type: 'finish'; finish: ChatFinish; usage: Usage }
+  | { type: 'finish'; finish: ChatFinish; usage: Usage; safety?: SafetyRating[]; promptBlocked?: { reason: string } }
   | { type: 'error'; error: GatewayError };
 
 export type StreamEventType = StreamEvent['type'];

@@ -1,5 +1,7 @@
 import type { Context } from 'koa';
-import type { ChatClientCodec, InboundContext } from '../../adapters/shared/chat-adapter.ts';
+import type { ChatClientCodec, ClientStreamEncoder, InboundContext } from '../../adapters/shared/chat-adapter.ts';
+import type { ChatSession } from './chat-session.ts';
+import { StreamAccumulator } from './stream-accumulator.ts';
 import { upstreamCodecOf, relayOf } from './upstream-codecs.ts';
 import type { ApiKey } from '../auth/key-ring.ts';
 import type { ChatRequest } from '../ir/chat-request.ts';
@@ -20,12 +22,23 @@ import type { RequestState } from './request-state.ts';
  * Serves one chat request in any client format: decode to the IR, try the model's routes in
  * order until one answers, encode the answer (or stream) back into the client's format.
  */
-export function chatHandler(codec: ChatClientCodec, family: Family, opts: { streamByRoute?: boolean } = {}) {
+export type ChatHandlerOptions = {
+  streamByRoute?: boolean;
+  /** State a family keeps around requests (family D); one session per request. */
+  session?: (ctx: Context) => ChatSession;
+};
+
+export function chatHandler(codec: ChatClientCodec, family: Family, opts: ChatHandlerOptions = {}) {
   return async (ctx: Context): Promise<void> => {
     const state = ctx.state as RequestState;
     const runtime = state.runtime;
     if (!ctx.is('application/json')) throw new GatewayError('invalid-request', 'content-type must be application/json', { status: 415, param: 'content-type' });
-    const body: unknown = ctx.request.body;
+    const session = opts.session?.(ctx);
+    let body: unknown = ctx.request.body;
+    if (session?.prepareBody) {
+      body = await session.prepareBody(body);
+      (ctx.request as { body: unknown }).body = body;
+    }
     const inbound: InboundContext = {
       headers: ctx.headers,
       params: (ctx as unknown as { params?: Record<string, string> }).params ?? {},
@@ -37,6 +50,7 @@ export function chatHandler(codec: ChatClientCodec, family: Family, opts: { stre
     state.timings.decodeMs = performance.now() - t0;
     state.model = request.model;
     authorizeModel(runtime, state.key, request.model);
+    await session?.prepareRequest?.(request);
 
     const routes = runtime.router.plan(request.model);
     if (routes.length === 0) throw noRoute(runtime, request.model);
@@ -51,7 +65,7 @@ export function chatHandler(codec: ChatClientCodec, family: Family, opts: { stre
       const route = routes[i];
       const isLast = i === routes.length - 1;
       try {
-        const served = await serveRoute(ctx, codec, family, request, route, abort.signal, !isLast);
+        const served = await serveRoute(ctx, codec, family, request, route, abort.signal, !isLast, session);
         if (served) return;
       } catch (e) {
         const err = toGatewayError(e);
@@ -83,6 +97,7 @@ async function serveRoute(
   route: Route,
   signal: AbortSignal,
   canFallBack: boolean,
+  session: ChatSession | undefined,
 ): Promise<boolean> {
   const state = ctx.state as ChatState;
   const provider = state.runtime.chatProviders.get(route.provider);
@@ -90,6 +105,20 @@ async function serveRoute(
   const upstreamFormat = provider.wireFormat ?? provider.type;
   state.path = { provider: route.provider, upstream_format: upstreamFormat, mode: 'translate', upstreamModel: route.model };
   const routeHeader = { 'x-polygate-route': `${route.provider}/${route.model}`, 'x-request-id': state.requestId };
+
+  const warnings: string[] = [];
+  const warn = (field: string, message: string): void => {
+    warnings.push(`${field}: ${message}`);
+    // Indices would make one label value per position: `messages.3.reasoning` counts as `messages.N.reasoning`.
+    translationWarnings.inc({ inbound_format: codec.format, upstream_format: upstreamFormat, field: field.replace(/\.\d+(?=\.|$)|\[\d+\]/g, '.N') });
+  };
+  const headers: Record<string, string> = { ...routeHeader };
+  const setWarnings = (): void => {
+    // Header values must be one line of visible ASCII.
+    if (warnings.length > 0) headers['x-polygate-warnings'] = warnings.join('; ').replace(/[^\x20-\x7e]/g, '?');
+  };
+
+  const routed = session?.forRoute ? session.forRoute(request, route, warn) : request;
 
   if (provider instanceof HttpChatProvider && provider.wireFormat === codec.format && canRelay(request)) {
     state.path.mode = 'passthrough';
@@ -121,39 +150,44 @@ async function serveRoute(
     return true;
   }
 
-  const warnings: string[] = [];
-  const warn = (field: string, message: string): void => {
-    warnings.push(`${field}: ${message}`);
-    translationWarnings.inc({ inbound_format: codec.format, upstream_format: upstreamFormat, field });
-  };
-  const headers: Record<string, string> = { ...routeHeader };
-  const setWarnings = (): void => {
-    // Header values must be one line of visible ASCII.
-    if (warnings.length > 0) headers['x-polygate-warnings'] = warnings.join('; ').replace(/[^\x20-\x7e]/g, '?');
-  };
-
-  if (!request.stream) {
-    const result = await provider.complete(request, route.model, { signal, warn });
+  if (!routed.stream) {
+    const result = await provider.complete(routed, route.model, { signal, warn });
     countTokens(state, result.usage);
     const t1 = performance.now();
-    ctx.body = codec.encodeResult(result, request);
+    // The client's encoder sees the client's request; `routed` is what the upstream saw.
+    const body = codec.encodeResult(result, request);
     state.timings.encodeMs = performance.now() - t1;
+    await session?.completed?.({ request: routed, route, result, body });
+    ctx.body = body;
     setWarnings();
     ctx.set(headers);
     state.outcome = 'ok';
     return true;
   }
 
-  const events = await provider.openStream(request, route.model, { signal, warn });
+  const events = await provider.openStream(routed, route.model, { signal, warn });
   const { first, rest } = await firstEvent(events);
   setWarnings();
   ctx.respond = false;
   openStreams.inc({ family });
   state.streaming = true;
   try {
-    const r = await pipeStream(ctx.res, headers, codec.createStreamEncoder(request), first, rest, (e: StreamEvent) => {
+    const encoder = codec.createStreamEncoder(request);
+    const accumulator = session?.streamEnded ? new StreamAccumulator() : undefined;
+    const observed: ClientStreamEncoder = session?.observeFrames
+      ? {
+          push: (e) => {
+            const frames = encoder.push(e);
+            session.observeFrames?.(frames);
+            return frames;
+          },
+        }
+      : encoder;
+    const r = await pipeStream(ctx.res, headers, observed, first, rest, (e: StreamEvent) => {
+      accumulator?.push(e);
       if (e.type === 'finish') countTokens(state, e.usage);
     });
+    if (accumulator) await session?.streamEnded?.({ request: routed, route, parts: accumulator.parts(), outcome: r.outcome });
     state.timings.encodeMs = r.encodeMs;
     state.status = 200;
     state.outcome = r.outcome === 'error' ? `stream_${r.error?.kind ?? 'error'}` : r.outcome;

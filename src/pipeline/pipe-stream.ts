@@ -42,7 +42,8 @@ export async function pipeStream(
   };
   const send = async (e: StreamEvent): Promise<void> => {
     observe(e);
-    if (e.type === 'error') outcome = { outcome: 'error', error: e.error };
+    // An error after the client left is the abort it caused, not an upstream failure.
+    if (e.type === 'error') outcome = writer.closed ? { outcome: 'client_closed' } : { outcome: 'error', error: e.error };
     await writer.write(encode(e));
   };
   try {

@@ -2,7 +2,7 @@
 // listens (US English). Everything runs as child processes in a private temporary directory
 // that is removed when the request is done.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { speechContentType } from '../../adapters/openai-audio/index.ts';
 import { GatewayError, invalid } from '../ir/gateway-error.ts';
@@ -22,9 +22,17 @@ export const localEngines = { synthesis: 'espeak', recognition: 'pocketsphinx' }
 
 const toolTimeoutMs = 60_000;
 
+/**
+ * At most this many requests run their programs at once; the rest wait their turn. Recognition
+ * keeps a core busy, so more at once would only slow every one of them down.
+ */
+const maxConcurrent = Math.max(2, availableParallelism());
+
 export class LocalSpeechProvider implements AudioProvider {
   readonly name: string;
   readonly wireFormat = 'local-speech' as const;
+  #running = 0;
+  readonly #waiting: Array<() => void> = [];
 
   constructor(name: string) {
     this.name = name;
@@ -106,24 +114,41 @@ export class LocalSpeechProvider implements AudioProvider {
   }
 
   async #inTempDir<T>(work: (dir: string) => Promise<T>): Promise<T> {
-    const dir = await mkdtemp(join(tmpdir(), 'polygate-speech-'));
+    if (this.#running >= maxConcurrent) await new Promise<void>((go) => this.#waiting.push(go));
+    this.#running++;
+    const dir = await mkdtemp(join(tmpdir(), 'polygate-speech-')).catch((e: unknown) => {
+      this.#release();
+      throw e;
+    });
     try {
       return await work(dir);
     } catch (e) {
       throw toolFailure(e, this.name);
     } finally {
       await rm(dir, { recursive: true, force: true });
+      this.#release();
     }
+  }
+
+  #release(): void {
+    this.#running--;
+    this.#waiting.shift()?.();
   }
 }
 
 /** A child process failure as the client should see it; stderr stays in the log, not the answer. */
 function toolFailure(e: unknown, provider: string): unknown {
   if (!(e instanceof ToolError)) return e;
-  if (e.missing) return new GatewayError('unavailable', `provider '${provider}' (local-speech): ${e.message}`);
-  if (e.timedOut) return new GatewayError('timeout', `provider '${provider}' (local-speech): ${e.message}`);
-  if (e.aborted) return new GatewayError('internal', 'request aborted', { status: 499 });
-  return new GatewayError('internal', `provider '${provider}' (local-speech): ${e.message}`);
+  const err = e.missing
+    ? new GatewayError('unavailable', `provider '${provider}' (local-speech): ${e.message}`)
+    : e.timedOut
+      ? new GatewayError('timeout', `provider '${provider}' (local-speech): ${e.message}`)
+      : e.aborted
+        ? new GatewayError('internal', 'request aborted', { status: 499 })
+        : new GatewayError('internal', `provider '${provider}' (local-speech): ${e.message}`);
+  // Kept for the request log (see logToolFailure); never part of the client's answer.
+  Object.defineProperty(err, 'cause', { value: e });
+  return err;
 }
 
 let tokenizer: Promise<Tokenize> | undefined;

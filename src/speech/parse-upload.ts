@@ -81,9 +81,26 @@ export async function parseUpload(ctx: Context): Promise<Upload> {
   }
 }
 
+/**
+ * The 413, and what happens to the rest of the upload. Clients (the openai SDK's fetch among
+ * them) keep writing until the body is sent and fail with EPIPE if the socket closes first, never
+ * reading the answer. So the rest is read and discarded, up to `drainFactor` times the limit;
+ * past that, or when the declared length is already beyond it, the connection is closed.
+ */
+const drainFactor = 4;
+
 function tooLarge(ctx: Context, limit: number): GatewayError {
-  // The rest of the upload is not read: close the connection after the answer.
-  ctx.set('connection', 'close');
+  const cap = drainFactor * limit;
+  const declared = Number(ctx.get('content-length'));
+  if (Number.isFinite(declared) && declared > cap) ctx.set('connection', 'close');
+  else {
+    let seen = 0;
+    ctx.req.on('data', (b: Buffer) => {
+      seen += b.length;
+      if (seen > cap) ctx.req.destroy();
+    });
+    ctx.req.resume();
+  }
   return new GatewayError('payload-too-large', `the upload is larger than this gateway accepts (${limit} bytes)`);
 }
 

@@ -1,13 +1,15 @@
 // POST /v1/audio/speech: JSON in, the audio file out
 // (https://platform.openai.com/docs/api-reference/audio/createSpeech).
 import type { Context } from 'koa';
+import type { Logger } from 'pino';
 import { decodeSpeechRequest } from '../../adapters/openai-audio/index.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
 import { audioSecondsTotal, speechCharactersTotal } from '../metrics/registry.ts';
 import type { RequestState } from '../pipeline/request-state.ts';
 import { serveAudio } from './audio-routes-plan.ts';
+import { logToolFailure } from './log-tool-failure.ts';
 
-export async function speechHandler(ctx: Context): Promise<void> {
+export const speechHandler = (log: Logger) => async (ctx: Context): Promise<void> => {
   const state = ctx.state as RequestState;
   if (!ctx.is('application/json')) throw new GatewayError('invalid-request', 'content-type must be application/json', { status: 415, param: 'content-type' });
   const t0 = performance.now();
@@ -17,7 +19,10 @@ export async function speechHandler(ctx: Context): Promise<void> {
   const out = await serveAudio(ctx, request.model, 'synthesize speech', async (provider, route, call) => ({
     provider: route.provider,
     audio: await provider.synthesize(request, route.model, call),
-  }));
+  })).catch((e: unknown) => {
+    logToolFailure(log, ctx, e);
+    throw e;
+  });
   speechCharactersTotal.inc({ provider: out.provider }, [...request.input].length);
   void out.audio.outputSeconds.then((s) => {
     if (s !== undefined) audioSecondsTotal.inc({ provider: out.provider, direction: 'out' }, s);
@@ -26,4 +31,4 @@ export async function speechHandler(ctx: Context): Promise<void> {
   ctx.body = out.audio.body;
   // After the body: Koa would otherwise guess a type from it.
   ctx.set('content-type', out.audio.contentType);
-}
+};

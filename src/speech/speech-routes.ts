@@ -11,9 +11,9 @@ import { describeMissing, missingTools, type MissingTool } from './system-tools.
 import { transcriptionHandler } from './transcription-handler.ts';
 
 export function registerSpeechRoutes(router: Router, ref: RuntimeRef, log: Logger): void {
-  router.post('/v1/audio/speech', authenticate('audio'), jsonBody, speechHandler);
-  router.post('/v1/audio/transcriptions', authenticate('audio'), transcriptionHandler('transcribe'));
-  router.post('/v1/audio/translations', authenticate('audio'), transcriptionHandler('translate'));
+  router.post('/v1/audio/speech', authenticate('audio'), jsonBody, speechHandler(log));
+  router.post('/v1/audio/transcriptions', authenticate('audio'), transcriptionHandler('transcribe', log));
+  router.post('/v1/audio/translations', authenticate('audio'), transcriptionHandler('translate', log));
   for (const w of speechStartupWarnings(ref.current)) log.warn(w);
 }
 

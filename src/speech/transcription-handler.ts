@@ -2,17 +2,21 @@
 // requested response_format (https://platform.openai.com/docs/api-reference/audio/createTranscription,
 // https://platform.openai.com/docs/api-reference/audio/createTranslation).
 import type { Context } from 'koa';
+import type { Logger } from 'pino';
 import { decodeTranscriptionRequest, encodeTranscript } from '../../adapters/openai-audio/index.ts';
 import type { TranscriptionTask } from '../ir/transcription.ts';
 import { audioSecondsTotal } from '../metrics/registry.ts';
 import type { RequestState } from '../pipeline/request-state.ts';
 import { serveAudio } from './audio-routes-plan.ts';
+import { logToolFailure } from './log-tool-failure.ts';
 import { parseUpload } from './parse-upload.ts';
 
-export function transcriptionHandler(task: TranscriptionTask) {
+export function transcriptionHandler(task: TranscriptionTask, log: Logger) {
   return async (ctx: Context): Promise<void> => {
     const state = ctx.state as RequestState;
     const upload = await parseUpload(ctx);
+    // The spool file stays until every reader is done: the upstream call and the duration probe.
+    let readers: Promise<unknown> = Promise.resolve();
     try {
       const t0 = performance.now();
       const request = decodeTranscriptionRequest(task, upload.form);
@@ -21,7 +25,10 @@ export function transcriptionHandler(task: TranscriptionTask) {
       const out = await serveAudio(ctx, request.model, what, async (provider, route, call) => ({
         provider: route.provider,
         result: await provider.transcribe(request, route.model, call),
-      }));
+      })).catch((e: unknown) => {
+        logToolFailure(log, ctx, e);
+        throw e;
+      });
       const countIn = (s: number | undefined): void => {
         if (s !== undefined) audioSecondsTotal.inc({ provider: out.provider, direction: 'in' }, s);
       };
@@ -37,7 +44,7 @@ export function transcriptionHandler(task: TranscriptionTask) {
           return;
         }
         case 'relay':
-          void out.result.inputSeconds.then(countIn);
+          readers = out.result.inputSeconds.then(countIn);
           ctx.body = out.result.body;
           ctx.set('content-type', out.result.contentType);
           return;
@@ -47,8 +54,8 @@ export function transcriptionHandler(task: TranscriptionTask) {
         }
       }
     } finally {
-      // The upstream has received the whole upload by the time it answers; the spool can go.
-      await upload.cleanup();
+      // The upstream has received the whole upload by the time it answers.
+      void readers.finally(() => upload.cleanup());
     }
   };
 }

@@ -10,7 +10,7 @@ export function openStore(storage: GatewayConfig['storage']): Store {
     case 'memory':
       return new MemoryStore();
     case 'sqlite':
-      return new SqliteStore(resolve(storage.path ?? './data/polygate.db'));
+      return new SqliteStore(storage.path === ':memory:' ? ':memory:' : resolve(storage.path ?? './data/polygate.db'));
     case 'redis':
       // The Redis driver (ioredis; claimDue as a Lua script over a sorted set) is a later issue.
       throw new Error('storage.driver "redis" is not available in this build yet; use "sqlite" or "memory"');
@@ -46,5 +46,5 @@ export async function closeProcessStore(): Promise<void> {
 
 /** Where files that belong with the store live (sandbox audio): beside the sqlite file, else undefined. */
 export function storeFilesDir(storage: GatewayConfig['storage']): string | undefined {
-  return storage.driver === 'sqlite' ? resolve(storage.path ?? './data/polygate.db', '..') : undefined;
+  return storage.driver === 'sqlite' && storage.path !== ':memory:' ? resolve(storage.path ?? './data/polygate.db', '..') : undefined;
 }

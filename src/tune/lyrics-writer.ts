@@ -39,10 +39,12 @@ function titleFrom(theme: string): string {
  * answer, with a title made from the theme.
  */
 export function parseWrittenLyrics(answer: string, theme: string): WrittenLyrics {
-  const title = /^\s*\**title\**\s*:\s*(.+)$/im.exec(answer)?.[1]?.trim().replace(/^["*]+|["*]+$/g, '');
-  const tags = /^\s*\**tags\**\s*:\s*(.+)$/im.exec(answer)?.[1]?.trim();
-  const lyricsAt = /^\s*\**lyrics\**\s*:\s*$/im.exec(answer);
-  const text = (lyricsAt ? answer.slice(lyricsAt.index + lyricsAt[0].length) : title || tags ? answer.replace(/^\s*\**(title|tags)\**\s*:.*$/gim, '') : answer).trim();
+  // Labels as models write them: `Title:`, `**Title:**`, `## Title:`.
+  const clean = (v: string | undefined): string | undefined => v?.trim().replace(/^["'*_\s]+|["'*_\s]+$/g, '');
+  const title = clean(/^[\s*_#]*title[\s*_]*:(.+)$/im.exec(answer)?.[1]);
+  const tags = clean(/^[\s*_#]*tags[\s*_]*:(.+)$/im.exec(answer)?.[1]);
+  const lyricsAt = /^[\s*_#]*lyrics[\s*_]*:[\s*_]*$/im.exec(answer);
+  const text = (lyricsAt ? answer.slice(lyricsAt.index + lyricsAt[0].length) : title || tags ? answer.replace(/^[\s*_#]*(title|tags)[\s*_]*:.*$/gim, '') : answer).trim();
   return { title: title || titleFrom(theme), tags: tags || 'pop', text: text || theme.trim() };
 }
 

@@ -18,7 +18,8 @@ type Block =
   | { type: 'text'; text: string; chunks: string[] }
   | { type: 'thinking'; thinking: string; signature: string; chunks: string[] }
   | { type: 'tool_use'; id: string; name: string; args: string; argChunks: string[] };
-type Answer = { blocks: Block[]; stopReason: 'end_turn' | 'tool_use' };
+/** `stopReason` is usually end_turn / tool_use; a scripted `stop` reply sets any word. */
+type Answer = { blocks: Block[]; stopReason: string };
 
 const words = (s: string): string[] => s.match(/\S+\s*|\s+/g) ?? [];
 /** About 4 characters a token: plausible, non-zero counts. */
@@ -126,6 +127,8 @@ function answerOf(reply: Exclude<Reply, { kind: 'error' } | { kind: 'cut' }>): A
         ],
         stopReason: 'end_turn',
       };
+    case 'stop':
+      return { blocks: [{ type: 'text', text: reply.text, chunks: words(reply.text) }], stopReason: reply.word };
     default:
       return assertNever(reply, 'reply');
   }

@@ -13,6 +13,12 @@ export type Reply =
   | { kind: 'text'; text: string; chunks?: string[] }
   | { kind: 'tool'; name: string; args: string; id?: string; argChunks?: string[]; text?: string }
   | { kind: 'thinking'; thinking: string; signature: string; text: string }
+  /**
+   * Text that ends with the upstream's own stop word put verbatim where the format puts it
+   * (Anthropic `refusal`, Chat `content_filter`, Responses incomplete reason `max_output_tokens`,
+   * Gemini `SAFETY`…). `blocked`: Gemini's whole-prompt block (promptFeedback.blockReason, no candidate).
+   */
+  | { kind: 'stop'; word: string; text: string; blocked?: boolean }
   | { kind: 'error'; status: number; message?: string; retryAfter?: number }
   /** Sends the first text chunk, then destroys the socket: an upstream failing after the first byte. */
   | { kind: 'cut'; text: string };

@@ -69,7 +69,7 @@ function promptTokens(body: Json): number {
 }
 
 /** One answer as the parts it streams, chunk by chunk (the unary answer joins them). */
-type Plan = { chunks: Json[][]; thoughts: number };
+type Plan = { chunks: Json[][]; thoughts: number; finishReason?: string; blockReason?: string };
 
 function plan(reply: Reply): Plan {
   switch (reply.kind) {
@@ -90,6 +90,10 @@ function plan(reply: Reply): Plan {
         chunks: [[{ text: reply.thinking, thought: true, thoughtSignature: reply.signature }], ...(reply.text.match(/\S+\s*/g) ?? ['']).map((text) => [{ text }])],
         thoughts: tokens(reply.thinking),
       };
+    case 'stop':
+      // A blocked prompt has no candidate at all: one chunk with promptFeedback only.
+      if (reply.blocked) return { chunks: [[]], thoughts: 0, blockReason: reply.word };
+      return { chunks: (reply.text.match(/\S+\s*|\s+/g) ?? ['']).map((text) => [{ text }]), thoughts: 0, finishReason: reply.word };
     case 'error':
       return { chunks: [], thoughts: 0 };
     default:
@@ -154,12 +158,15 @@ export async function startGeminiUpstream(): Promise<Emulator> {
     const prompt = promptTokens(b);
     const responseId = randomBytes(16).toString('base64url');
     const output = p.chunks.flat().map((x) => (typeof x.text === 'string' && x.thought !== true ? x.text : JSON.stringify(x.functionCall ?? ''))).join('');
-    const chunkBody = (parts: Json[], final: boolean): Json => ({
-      candidates: [{ content: { parts, role: 'model' }, ...(final ? { finishReason: 'STOP' } : {}), index: 0 }],
-      usageMetadata: usage(prompt, output, p.thoughts, final),
-      modelVersion: model,
-      responseId,
-    });
+    const chunkBody = (parts: Json[], final: boolean): Json =>
+      p.blockReason !== undefined
+        ? { promptFeedback: { blockReason: p.blockReason }, usageMetadata: usage(prompt, '', 0, false), modelVersion: model, responseId }
+        : {
+            candidates: [{ content: { parts, role: 'model' }, ...(final ? { finishReason: p.finishReason ?? 'STOP' } : {}), index: 0 }],
+            usageMetadata: usage(prompt, output, p.thoughts, final),
+            modelVersion: model,
+            responseId,
+          };
 
     if (!stream) {
       if (reply.kind === 'cut') {

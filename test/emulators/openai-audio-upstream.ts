@@ -134,7 +134,7 @@ async function transcription(req: IncomingMessage, res: ServerResponse, rec: Aud
   if (!contentType.startsWith('multipart/form-data')) return sendError(res, { status: 400, message: 'Could not parse multipart form' });
   let form: FormData;
   try {
-    form = await new Request('http://upstream.invalid/', { method: 'POST', headers: { 'content-type': contentType }, body: rec.raw }).formData();
+    form = await new Request('http://upstream.invalid/', { method: 'POST', headers: { 'content-type': contentType }, body: new Uint8Array(rec.raw) }).formData();
   } catch {
     return sendError(res, { status: 400, message: 'Could not parse multipart form' });
   }

@@ -13,7 +13,7 @@ type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** What one answer consists of, before it is framed as JSON or as chunks. */
-type Answer = { reasoning?: string; text?: string; textChunks: string[]; tool?: { id: string; name: string; args: string; argChunks: string[] } };
+type Answer = { reasoning?: string; text?: string; textChunks: string[]; tool?: { id: string; name: string; args: string; argChunks: string[] }; finishReason?: string };
 
 const words = (s: string): string[] => s.match(/\S+\s*|\s+/g) ?? [];
 /** About 4 characters a token: plausible, non-zero counts. */
@@ -105,10 +105,14 @@ function answerOf(reply: Exclude<Reply, { kind: 'error' } | { kind: 'cut' }>): A
       // Compatible servers (DeepSeek, vLLM) return reasoning as `reasoning_content`; the
       // signature has no Chat Completions field.
       return { reasoning: reply.thinking, text: reply.text, textChunks: words(reply.text) };
+    case 'stop':
+      return { text: reply.text, textChunks: words(reply.text), finishReason: reply.word };
     default:
       return assertNever(reply, 'reply');
   }
 }
+
+const finishOf = (a: Answer): string => a.finishReason ?? (a.tool ? 'tool_calls' : 'stop');
 
 type Ctx = { model: string; id: string; created: number; promptTokens: number; includeUsage: boolean };
 
@@ -133,7 +137,7 @@ function completion(a: Answer, ctx: Ctx): Json {
     object: 'chat.completion',
     created: ctx.created,
     model: ctx.model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: a.tool ? 'tool_calls' : 'stop' }],
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finishOf(a) }],
     usage: usageOf(a, ctx),
     service_tier: 'default',
     system_fingerprint: 'fp_polygate_emulator',
@@ -177,7 +181,7 @@ async function sendStream(res: ServerResponse, a: Answer, ctx: Ctx): Promise<voi
     await write(chunk(ctx, opensWithTool ? { role: 'assistant', content: null, ...start, refusal: null } : start));
     for (const piece of a.tool.argChunks) await write(chunk(ctx, { tool_calls: [{ index: 0, function: { arguments: piece } }] }));
   }
-  await write(chunk(ctx, {}, a.tool ? 'tool_calls' : 'stop'));
+  await write(chunk(ctx, {}, finishOf(a)));
   if (ctx.includeUsage) {
     const u = { id: ctx.id, object: 'chat.completion.chunk', created: ctx.created, model: ctx.model, service_tier: 'default', system_fingerprint: 'fp_polygate_emulator', choices: [], usage: usageOf(a, ctx) };
     await write(`data: ${JSON.stringify(u)}\n\n`);

@@ -118,7 +118,7 @@ class Turn {
   }
 
   /** The response object around an output list, echoing the request like the real API. */
-  envelope(status: string, output: unknown[], usage: Json | null): Json {
+  envelope(status: string, output: unknown[], usage: Json | null, incomplete: Json | null = null): Json {
     const b = this.body;
     const reasoning = isObj(b.reasoning) ? b.reasoning : {};
     const tools = Array.isArray(b.tools) ? b.tools.map((t) => (isObj(t) && t.type === 'function' ? { description: null, strict: true, ...t } : t)) : [];
@@ -129,7 +129,7 @@ class Turn {
       status,
       background: false,
       error: null,
-      incomplete_details: null,
+      incomplete_details: incomplete,
       instructions: b.instructions ?? null,
       max_output_tokens: b.max_output_tokens ?? null,
       max_tool_calls: null,
@@ -169,6 +169,9 @@ class Turn {
       case 'text':
       case 'cut':
         return [message(reply.text)];
+      case 'stop':
+        // A response cut short (max_output_tokens, content_filter) leaves its message incomplete.
+        return [{ ...message(reply.text), status: 'incomplete' }];
       case 'tool': {
         const call: Json = { id: newId('fc'), type: 'function_call', status: 'completed', arguments: reply.args, call_id: reply.id ?? `call_${hex(12)}`, name: reply.name };
         return reply.text ? [message(reply.text), call] : [call];
@@ -190,7 +193,9 @@ class Turn {
 
   final(reply: Exclude<Reply, { kind: 'error' }>): Json {
     const items = this.#items(reply);
-    return this.envelope('completed', items, this.#usage(items, reply));
+    return reply.kind === 'stop'
+      ? this.envelope('incomplete', items, this.#usage(items, reply), { reason: reply.word })
+      : this.envelope('completed', items, this.#usage(items, reply));
   }
 
   #frame(type: string, fields: Json): string {
@@ -216,7 +221,8 @@ class Turn {
         await send(frame);
       }
     }
-    res.end(this.#frame('response.completed', { response: this.envelope('completed', items, this.#usage(items, reply)) }));
+    const final = this.final(reply);
+    res.end(this.#frame(final.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: { ...final, output: items } }));
   }
 
   *#itemFrames(index: number, item: Json, reply: Exclude<Reply, { kind: 'error' }>): Generator<string | 'cut'> {

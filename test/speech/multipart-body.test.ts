@@ -29,7 +29,7 @@ t.test('a standard parser reads back every field and the file', async (t) => {
   );
   const raw = await collect(body.stream());
   t.equal(raw.length, body.length, 'content-length is exact');
-  const form = await new Request('http://x.invalid/', { method: 'POST', headers: { 'content-type': body.contentType }, body: raw }).formData();
+  const form = await new Request('http://x.invalid/', { method: 'POST', headers: { 'content-type': body.contentType }, body: new Uint8Array(raw) }).formData();
   t.same(form.getAll('timestamp_granularities[]'), ['word', 'segment']);
   t.equal(form.get('prompt'), 'Line one\r\nline "two"');
   const file = form.get('file') as File;

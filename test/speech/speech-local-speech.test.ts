@@ -73,6 +73,12 @@ t.test('tts-1-hd is served too', async (t) => {
   t.equal(probe(Buffer.from(await res.arrayBuffer())).codec, 'flac');
 });
 
+t.test('instructions cannot be followed by espeak: dropped, and said so', async (t) => {
+  const { response } = await client.audio.speech.create({ model: 'tts-1', input: 'Hi.', voice: 'echo', instructions: 'Sound cheerful.' }).withResponse();
+  t.match(response.headers.get('x-polygate-warnings'), /^instructions: provider 'speech' \(local-speech\) has no style control/);
+  t.ok((await metricValue(gw, 'polygate_translation_warnings_total', { inbound_format: 'openai-audio', upstream_format: 'local-speech', field: 'instructions' })) >= 1);
+});
+
 t.test('metrics: characters synthesized and seconds of audio out, per provider', async (t) => {
   const chars = await metricValue(gw, 'polygate_speech_characters_total', { provider: 'speech' });
   const out = await metricValue(gw, 'polygate_audio_seconds_total', { provider: 'speech', direction: 'out' });

@@ -14,17 +14,27 @@ const key = 'sk-polygate-demo';
 const dir = mkdtempSync(join(tmpdir(), 'polygate-sandbox-'));
 const config = parse(readFileSync(join(repoRoot, 'config/gateway.yaml'), 'utf8')) as Record<string, Record<string, unknown>>;
 config.storage = { driver: 'sqlite', path: join(dir, 'polygate.db') };
-config.tune = { ...config.tune, sandbox_delay_ms: 700, poll_interval_ms: 50 };
+// Long enough to observe the running state with margin on a busy machine; the tasks below run concurrently.
+config.tune = { ...config.tune, sandbox_delay_ms: 1500, poll_interval_ms: 50 };
 const file = join(dir, 'gateway.yaml');
 writeFileSync(file, stringify(config));
 const gw = await startGateway(file, { POLYGATE_KEY: '' });
 t.teardown(() => gw.stop());
 
+// Submitted together so their delays overlap; each test below then follows its own task.
+const submitted = {
+  custom: submit(gw, '/tune/submit/music', { prompt: '[Verse]\nHello from the sandbox\n[Chorus]\nSing along', title: 'Sandbox Song', tags: 'synth, pop', mv: 'tune-v3-5' }, key),
+  inspiration: submit(gw, '/tune/submit/music', { gpt_description_prompt: 'a song about quiet harbours at night' }, key),
+  instrumental: submit(gw, '/tune/submit/music', { title: 'Ambient', tags: 'ambient', make_instrumental: true }, key),
+  lyrics: submit(gw, '/tune/submit/lyrics', { prompt: 'autumn leaves and trains' }, key),
+  doomed: submit(gw, '/tune/submit/music', { prompt: 'x [sandbox:fail]', title: 'Doomed', tags: 'pop' }, key),
+};
+
 type Song = { id: string; status: string; title: string; audio_url: string; image_url: string; model_name: string; major_model_version: string; metadata: { duration: number | null; prompt: string; tags: string; gpt_description_prompt: string } };
 const songs = (x: WireTask) => x.data as unknown as Song[];
 
 t.test('custom mode: streaming songs while in progress, then two complete songs with playable MP3s', async (t) => {
-  const id = await submit(gw, '/tune/submit/music', { prompt: '[Verse]\nHello from the sandbox\n[Chorus]\nSing along', title: 'Sandbox Song', tags: 'synth, pop', mv: 'tune-v3-5' }, key);
+  const id = await submitted.custom;
   const running = await waitFor('streaming songs', async () => {
     const x = await getTask(gw, id, key);
     return songs(x).length > 0 || x.status !== 'IN_PROGRESS' ? x : undefined;
@@ -63,7 +73,7 @@ t.test('custom mode: streaming songs while in progress, then two complete songs 
 });
 
 t.test('inspiration mode: the sandbox writes lyrics, title and tags from the description', async (t) => {
-  const id = await submit(gw, '/tune/submit/music', { gpt_description_prompt: 'a song about quiet harbours at night' }, key);
+  const id = await submitted.inspiration;
   const done = await untilFinished(gw, id, key);
   t.equal(done.status, 'SUCCESS');
   const [s] = songs(done);
@@ -74,7 +84,7 @@ t.test('inspiration mode: the sandbox writes lyrics, title and tags from the des
 });
 
 t.test('continuation and instrumental run through the sandbox too', async (t) => {
-  const src = await untilFinished(gw, await submit(gw, '/tune/submit/music', { title: 'Ambient', tags: 'ambient', make_instrumental: true }, key), key);
+  const src = await untilFinished(gw, await submitted.instrumental, key);
   t.equal(src.status, 'SUCCESS');
   const clip = songs(src)[0];
   t.equal(clip.metadata.prompt, '');
@@ -84,13 +94,13 @@ t.test('continuation and instrumental run through the sandbox too', async (t) =>
 });
 
 t.test('lyrics: one lyrics object, complete', async (t) => {
-  const done = await untilFinished(gw, await submit(gw, '/tune/submit/lyrics', { prompt: 'autumn leaves and trains' }, key), key);
+  const done = await untilFinished(gw, await submitted.lyrics, key);
   t.equal(done.action, 'LYRICS');
   t.match(done.data, { title: 'Autumn Leaves And Trains', status: 'complete', text: /autumn leaves and trains/ });
 });
 
 t.test('[sandbox:fail] makes the task fail, so clients can test that path', async (t) => {
-  const done = await untilFinished(gw, await submit(gw, '/tune/submit/music', { prompt: 'x [sandbox:fail]', title: 'Doomed', tags: 'pop' }, key), key);
+  const done = await untilFinished(gw, await submitted.doomed, key);
   t.equal(done.status, 'FAIL');
   t.match(done.fail_reason, /sandbox: failure requested/);
   t.same(songs(done).map((s) => s.status), ['error', 'error']);

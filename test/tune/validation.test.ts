@@ -6,7 +6,8 @@ import { startTuneUpstream } from '../emulators/tune-upstream.ts';
 import { call, startGateway, submit, untilFinished, upstreamConfig } from './tune-helpers.ts';
 
 const up = await startTuneUpstream();
-const gw = await startGateway(upstreamConfig(up, { outbound: { allow_private_addresses: true } }));
+// The default SSRF guard: hooks on private addresses are refused.
+const gw = await startGateway(upstreamConfig(up));
 t.teardown(async () => {
   await gw.stop();
   await up.close();
@@ -139,4 +140,19 @@ t.test('continuation rules that need a real task', async (t) => {
   t.equal(r4.status, 400);
   t.match(r4.body.message, /^continue_at: 500 s is past the end of clip/, 'an offset past the clip’s end');
   for (const r of [r1, r2, r3, r4]) t.equal(r.body.code, 'invalid_request');
+});
+
+t.test('a hook on a private address is refused at submission by default', async (t) => {
+  const before = up.submissions().length;
+  for (const hook of [`http://127.0.0.1:9/x`, 'http://localhost:9/x', 'http://[::1]:9/x', 'http://[::ffff:127.0.0.1]:9/x', 'http://169.254.169.254/latest/meta-data', 'http://10.0.0.8/x']) {
+    const r = await call(gw, 'POST', '/tune/submit/music', { ...custom, notify_hook: hook });
+    t.equal(r.status, 400, hook);
+    t.equal(r.body.code, 'invalid_request');
+    t.match(r.body.message, /^notify_hook: refused: /);
+    t.match(r.body.message, /allow_private_addresses/);
+  }
+  const lyr = await call(gw, 'POST', '/tune/submit/lyrics', { prompt: 'p', notify_hook: `http://127.0.0.1:9/x` });
+  t.equal(lyr.status, 400);
+  t.match(lyr.body.message, /^notify_hook: refused/);
+  t.equal(up.submissions().length, before, 'nothing was submitted upstream');
 });

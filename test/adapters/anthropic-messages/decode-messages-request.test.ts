@@ -218,6 +218,7 @@ t.test('content blocks: text, image, document', async (t) => {
   rejects(t, user([{ type: 'text' }]), 'messages.0.content.0.text');
   rejects(t, user([{ type: 'text', text: 'a' }, { type: 'video', url: 'x' }]), 'messages.0.content.1.type');
   rejects(t, user([{ text: 'a' }]), 'messages.0.content.0.type');
+  rejects(t, user([{ type: 'constructor' }]), 'messages.0.content.0.type');
   rejects(t, user([{ type: 'image', source: { type: 'base64', media_type: 'image/bmp', data: 'AAAA' } }]), 'messages.0.content.0.source.media_type');
   rejects(t, user([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: '' } }]), 'messages.0.content.0.source.data');
   rejects(t, user([{ type: 'image', source: { type: 'ftp', url: 'x' } }]), 'messages.0.content.0.source.type');

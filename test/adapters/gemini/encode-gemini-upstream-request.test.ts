@@ -1,4 +1,5 @@
 import t from 'tap';
+import { geminiRelay } from '../../../adapters/gemini/gemini-relay.ts';
 import { geminiUpstreamCodec } from '../../../adapters/gemini/index.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import { assertInvalid } from './assert-invalid.ts';
@@ -223,4 +224,10 @@ t.test('Gemini client extensions are relayed to their places; foreign ones warn'
   t.same(body.toolConfig, { retrievalConfig: { languageCode: 'en' } });
   t.same(body.tools, [{ functionDeclarations: [{ name: 'f', parametersJsonSchema: {}, responseJsonSchema: { type: 'string' } }] }, { urlContext: {} }]);
   t.same(warnings, ["service_tier: provider format 'gemini' has no equivalent of 'service_tier'; it was dropped"]);
+});
+
+t.test('same-format relay: model goes in the path (short form), the body is untouched', async (t) => {
+  const body = { contents: [{ parts: [{ text: 'x' }] }], generationConfig: { someFutureField: 1 } };
+  t.same(geminiRelay(body, 'models/gemini-2.5-pro', false), { path: '/v1beta/models/gemini-2.5-pro:generateContent', body });
+  t.equal(geminiRelay(body, 'gemini-2.5-pro', true).path, '/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse');
 });

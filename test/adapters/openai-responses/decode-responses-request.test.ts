@@ -139,6 +139,7 @@ t.test('tool_choice: strings, function by name, hosted tool, allowed_tools', asy
     mode: 'required',
   });
   rejects(t, { ...base, tools, tool_choice: 'sometimes' }, 'tool_choice');
+  rejects(t, { ...base, tool_choice: 'required' }, 'tool_choice', /must be specified with 'tools'/);
   rejects(t, { ...base, tools, tool_choice: { type: 'function', name: 'g' } }, 'tool_choice', /not found/);
   rejects(t, { ...base, tools, tool_choice: { type: 'web_search_preview' } }, 'tool_choice', /not found/);
   t.equal(decode({ ...base, parallel_tool_calls: false }).parallelToolCalls, false);
@@ -268,7 +269,7 @@ t.test('item_reference: ids plus where each stood, for the pipeline to resolve',
     input: [
       { type: 'item_reference', id: 'msg_a' },
       { role: 'user', content: 'q' },
-      { type: 'item_reference', id: 'fc_b' },
+      { id: 'fc_b' },
       { type: 'function_call_output', call_id: 'c', output: 'r' },
     ],
   });

@@ -131,6 +131,8 @@ t.test('tools, tool choice, parallel calls, output format', async (t) => {
   t.same(encode(req({ tools: [{ type: 'builtin', kind: 'file-search', name: 'file_search', options: { type: 'file_search', vector_store_ids: ['vs'] } }], toolChoice: { type: 'tool', name: 'file_search' } })).body.tool_choice, { type: 'file_search' });
   t.same(encode(req({ toolChoice: { type: 'allowed', names: ['a'], mode: 'auto' } })).body.tool_choice, { type: 'allowed_tools', mode: 'auto', tools: [{ type: 'function', name: 'a' }] });
   rejects(t, req({ tools: [{ type: 'builtin', kind: 'bash', name: 'bash', options: { type: 'bash_20250124' } }] }), 'tools[0]', /openai-responses/);
+  rejects(t, req({ tools: [{ type: 'builtin', kind: 'file-search', options: {} }] }), 'tools[0]', /vector_store_ids/);
+  t.same(encode(req({ tools: [{ type: 'builtin', kind: 'code-execution', name: 'code_execution', options: { type: 'code_execution_20250522' } }] })).body.tools, [{ type: 'code_interpreter', container: { type: 'auto' } }]);
   rejects(t, req({ tools: [{ type: 'builtin', kind: 'computer-use', name: 'computer', options: { type: 'computer_20241022', display_width_px: 1 } }] }), 'tools[0]', /openai-responses/);
 });
 
@@ -203,4 +205,11 @@ t.test('unresolved stored state and unknown extensions are never sent silently',
   rejects(t, req({ extensions: { background: true } }), 'background', /not supported/);
   const { warnings } = encode(req({ extensions: { 'anthropic-beta': 'x', store: true } }));
   t.same(warnings, ['anthropic-beta: not supported by the openai-responses upstream; dropped']);
+});
+
+t.test('same-format relay: /responses with only the model renamed', async (t) => {
+  const { responsesRelay } = await import('../../../adapters/openai-responses/responses-relay.ts');
+  const body = { model: 'client', input: 'x', store: false, unknown_future_field: 1 };
+  t.same(responsesRelay(body, 'gpt-up', false), { path: '/responses', body: { model: 'gpt-up', input: 'x', store: false, unknown_future_field: 1 } });
+  t.equal(body.model, 'client', 'the client body is not mutated');
 });

@@ -1,0 +1,192 @@
+// Turns the repeats into medians and overheads, and the medians into the markdown of
+// bench/results/latest.md (pasted into bench/RESULTS.md). Overhead = the target minus the direct
+// baseline at the same load, each the median of its repeats.
+import type { LoadResult } from './load-autocannon.ts';
+import type { StreamLoadResult } from './load-streams.ts';
+import { median } from './stats.ts';
+import type { SoakReport } from './soak.ts';
+import type { Target, Via } from './targets.ts';
+
+export type Measured = { target: Target; mode: 'json' | 'stream'; connections: number; repeats: (LoadResult | StreamLoadResult)[] };
+
+type RowBase = { id: string; path: string; via: Via; connections: number };
+export type JsonRow = RowBase & { rps: number; p50: number; p99: number; addP50?: number; addP99?: number; errors: number };
+export type StreamRow = RowBase & {
+  sps: number;
+  ttfbP50: number;
+  ttfbP99: number;
+  totalP50: number;
+  totalP99: number;
+  addTtfbP50?: number;
+  addTtfbP99?: number;
+  addTotalP50?: number;
+  errors: number;
+  incomplete: number;
+};
+
+export type Report = {
+  meta: Record<string, string | number>;
+  json: JsonRow[];
+  stream: StreamRow[];
+  skipped: { id: string; reason: string }[];
+  soak?: SoakReport;
+};
+
+const med = <T>(rs: T[], f: (r: T) => number): number => median(rs.map(f));
+const sum = <T>(rs: T[], f: (r: T) => number): number => rs.reduce((n, r) => n + f(r), 0);
+
+export function aggregate(measured: Measured[]): { json: JsonRow[]; stream: StreamRow[] } {
+  const json: JsonRow[] = [];
+  const stream: StreamRow[] = [];
+  for (const m of measured) {
+    const base = { id: m.target.id, path: m.target.path, via: m.target.via, connections: m.connections };
+    if (m.mode === 'json') {
+      const rs = m.repeats as LoadResult[];
+      json.push({ ...base, rps: med(rs, (r) => r.rps), p50: med(rs, (r) => r.p50), p99: med(rs, (r) => r.p99), errors: sum(rs, (r) => r.errors) });
+    } else {
+      const rs = m.repeats as StreamLoadResult[];
+      stream.push({
+        ...base,
+        sps: med(rs, (r) => r.sps),
+        ttfbP50: med(rs, (r) => r.ttfbP50),
+        ttfbP99: med(rs, (r) => r.ttfbP99),
+        totalP50: med(rs, (r) => r.totalP50),
+        totalP99: med(rs, (r) => r.totalP99),
+        errors: sum(rs, (r) => r.errors),
+        incomplete: sum(rs, (r) => r.incomplete),
+      });
+    }
+  }
+  const baseOf = <R extends RowBase>(rows: R[], m: Measured): R | undefined => rows.find((r) => r.id === m.target.baselineId && r.connections === m.connections);
+  for (const m of measured) {
+    if (m.target.via === 'direct') continue;
+    if (m.mode === 'json') {
+      const row = json.find((r) => r.id === m.target.id && r.connections === m.connections)!;
+      const b = baseOf(json, m);
+      if (b) Object.assign(row, { addP50: row.p50 - b.p50, addP99: row.p99 - b.p99 });
+    } else {
+      const row = stream.find((r) => r.id === m.target.id && r.connections === m.connections)!;
+      const b = baseOf(stream, m);
+      if (b) Object.assign(row, { addTtfbP50: row.ttfbP50 - b.ttfbP50, addTtfbP99: row.ttfbP99 - b.ttfbP99, addTotalP50: row.totalP50 - b.totalP50 });
+    }
+  }
+  return { json, stream };
+}
+
+const ms = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(2));
+const add = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? '–' : `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(2)}`);
+const int = (v: number): string => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '–');
+const mark = (ok: boolean): string => (ok ? '✅' : '❌');
+const who = (r: RowBase): string => (r.via === 'direct' ? `direct to ${r.path}` : `${r.via} · ${r.path}`);
+
+function jsonTable(rows: JsonRow[]): string[] {
+  const out = ['| connections | target | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms | errors |', '|---:|---|---:|---:|---:|---:|---:|---:|'];
+  for (const r of rows) out.push(`| ${r.connections} | ${who(r)} | ${int(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${add(r.addP50)} | ${add(r.addP99)} | ${r.errors} |`);
+  return out;
+}
+
+function streamTable(rows: StreamRow[]): string[] {
+  const out = [
+    '| connections | target | streams/s | TTFB p50 ms | TTFB p99 ms | whole p50 ms | whole p99 ms | added TTFB p50 | added TTFB p99 | added whole p50 | errors/incomplete |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of rows) {
+    out.push(
+      `| ${r.connections} | ${who(r)} | ${int(r.sps)} | ${ms(r.ttfbP50)} | ${ms(r.ttfbP99)} | ${ms(r.totalP50)} | ${ms(r.totalP99)} | ${add(r.addTtfbP50)} | ${add(r.addTtfbP99)} | ${add(r.addTotalP50)} | ${r.errors}/${r.incomplete} |`,
+    );
+  }
+  return out;
+}
+
+/** The issue's goals, per polygate path: throughput at the best load, overheads at one connection. */
+function goals(r: Report): string[] {
+  const out = [
+    '| path | best req/s (≥ 5,000) | added p50 @1 (< 0.3 ms) | added p99 @1 (< 1 ms) | added TTFB p50 @1 (< 0.5 ms) |',
+    '|---|---:|---:|---:|---:|',
+  ];
+  for (const id of [...new Set(r.json.filter((x) => x.via === 'polygate').map((x) => x.id))]) {
+    const rows = r.json.filter((x) => x.id === id);
+    const best = Math.max(...rows.map((x) => x.rps));
+    const one = rows.find((x) => x.connections === 1);
+    const s1 = r.stream.find((x) => x.id === id && x.connections === 1);
+    const cell = (v: number | undefined, ok: (v: number) => boolean, f: (v: number) => string): string => (v === undefined ? '–' : `${f(v)} ${mark(ok(v))}`);
+    out.push(
+      `| ${rows[0].path} | ${cell(best, (v) => v >= 5000, int)} | ${cell(one?.addP50, (v) => v < 0.3, add)} | ${cell(one?.addP99, (v) => v < 1, add)} | ${cell(s1?.addTtfbP50, (v) => v < 0.5, add)} |`,
+    );
+  }
+  return out;
+}
+
+/** polygate, the peer and the floor on the one path they share. */
+function sideBySide(r: Report): string[] {
+  const vias: Via[] = ['polygate', 'portkey', 'floor'];
+  const chatPath = r.json.find((x) => x.via === 'floor' || x.via === 'portkey')?.path;
+  if (!chatPath) return [];
+  const j = (via: Via, c: number): JsonRow | undefined => r.json.find((x) => x.via === via && x.path === chatPath && x.connections === c);
+  const s = (via: Via, c: number): StreamRow | undefined => r.stream.find((x) => x.via === via && x.path === chatPath && x.connections === c);
+  const conns = [...new Set(r.json.map((x) => x.connections))];
+  const metrics: [string, (via: Via) => number | undefined, (v: number | undefined) => string][] = [
+    ...conns.filter((c) => c > 1).map((c): [string, (via: Via) => number | undefined, (v: number | undefined) => string] => [`req/s @${c}`, (v) => j(v, c)?.rps, (v) => (v === undefined ? '–' : int(v))]),
+    ['added p50 @1 (ms)', (v) => j(v, 1)?.addP50, add],
+    ['added p99 @1 (ms)', (v) => j(v, 1)?.addP99, add],
+    ['added TTFB p50 @1 (ms)', (v) => s(v, 1)?.addTtfbP50, add],
+    ['added whole-stream p50 @1 (ms)', (v) => s(v, 1)?.addTotalP50, add],
+    ...conns.filter((c) => c > 1).map((c): [string, (via: Via) => number | undefined, (v: number | undefined) => string] => [`streams/s @${c}`, (v) => s(v, c)?.sps, (v) => (v === undefined ? '–' : int(v))]),
+  ];
+  const out = [`Path: ${chatPath}.`, '', '| metric | polygate | portkey | bare hop (floor) | polygate ÷ portkey |', '|---|---:|---:|---:|---:|'];
+  for (const [name, get, f] of metrics) {
+    const [a, b] = [get('polygate'), get('portkey')];
+    const ratio = a !== undefined && b !== undefined && b !== 0 ? `${(a / b).toFixed(2)}×` : '–';
+    out.push(`| ${name} | ${vias.map((v) => f(get(v))).join(' | ')} | ${ratio} |`);
+  }
+  return out;
+}
+
+export function renderSoak(s: SoakReport): string[] {
+  const o = s.options;
+  const out = [
+    `${o.streams} concurrent streams of ${o.chunks} chunks every ${o.intervalMs} ms through polygate, path ${s.path}, ${s.rounds.length} rounds.`,
+    '',
+    '| round | completed | stalled | incomplete/errors | wall s | TTFB p50/p99/max ms | peak RSS MB | RSS after MB | heap after GC MB | client gap p50/p99/max ms | mock gap p50/p99/max ms |',
+    '|---:|---:|---:|---:|---:|---|---:|---:|---:|---|---|',
+  ];
+  s.rounds.forEach((r, i) =>
+    out.push(
+      `| ${i + 1} | ${r.completed}/${o.streams} | ${r.stalled} | ${r.incomplete}/${r.errors} | ${r.wallS.toFixed(1)} | ${ms(r.ttfb.p50)} / ${ms(r.ttfb.p99)} / ${ms(r.ttfb.max)} | ${r.peakRssMb.toFixed(0)} | ${r.rssAfterMb.toFixed(0)} | ${ms(r.heapAfterMb)} | ${ms(r.clientGap.p50)} / ${ms(r.clientGap.p99)} / ${ms(r.clientGap.max)} | ${ms(r.mockGap.p50)} / ${ms(r.mockGap.p99)} / ${ms(r.mockGap.max)} |`,
+    ),
+  );
+  out.push('', `Heap after GC before the first round: ${ms(s.heapBeforeMb)} MB; growth from round 1 to round ${s.rounds.length}: ${add(s.heapGrowthMb)} MB.`);
+  return out;
+}
+
+export function renderReport(r: Report): string {
+  const m = r.meta;
+  const lines = [
+    `Generated ${m.date} by \`${m.command}\` (${m.wallMinutes} min).`,
+    '',
+    `Machine: ${m.cpu}, ${m.memoryGb} GB, Linux ${m.kernel}; Node ${m.node}; autocannon ${m.autocannon}; @portkey-ai/gateway ${m.portkey}.`,
+    `Pinning: ${m.pinning}. Each figure is the median of ${m.repeats} repeat(s) of ${m.durationS} s after ${m.warmupS} s of warm-up per load level;`,
+    `streams carry ${m.streamChunks} text chunks with no delay between them. "added" = the target minus the same load sent straight to the mock in the upstream's format.`,
+    `Other work on the machine during the measurements: ${m.otherCpuSeconds} CPU-seconds (1-min load average ${m.loadAtStart} at the start)${Number(m.otherCpuSeconds) > 10 ? ' — the machine was shared; figures are noisier than on an idle one' : ''}.`,
+    '',
+    '### Goals (issue #9)',
+    '',
+    ...goals(r),
+    '',
+    '### Side by side on the shared path',
+    '',
+    ...sideBySide(r),
+    '',
+    '### Non-streaming',
+    '',
+    ...jsonTable(r.json),
+    '',
+    '### Streaming',
+    '',
+    ...streamTable(r.stream),
+    '',
+  ];
+  if (r.skipped.length > 0) lines.push('### Not measured (the path does not answer yet)', '', ...r.skipped.map((s) => `- ${s.id}: ${s.reason}`), '');
+  if (r.soak) lines.push('### Soak', '', ...renderSoak(r.soak), '');
+  return `${lines.join('\n')}\n`;
+}

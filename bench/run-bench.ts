@@ -1,0 +1,137 @@
+// `npm run bench`: polygate, the peer (Portkey) and a bare pass-through hop side by side against
+// one mock upstream, non-streaming and streaming, at 1, 32 and 256 connections; then the soak.
+// Writes bench/results/latest.{md,json} and prints the table. Performance is never asserted.
+//
+// Environment: BENCH_QUICK=1 (~2 min smoke), BENCH_DURATION / BENCH_WARMUP (s per measurement),
+// BENCH_REPEATS, BENCH_CONNECTIONS=1,32,256, BENCH_PATHS=substring,…, BENCH_PEER=0 (no Portkey),
+// BENCH_SOAK=0, BENCH_LOG_LEVEL (polygate's log level; default: the config's, info).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, release, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { runAutocannon, type LoadResult } from './load-autocannon.ts';
+import { runStreams, type StreamLoadResult } from './load-streams.ts';
+import { benchPaths, baselineFormat, polygateConfig } from './paths.ts';
+import { HONO_NODE_SERVER_VERSION, installPortkey, PORTKEY_VERSION, startPortkey } from './peer-portkey.ts';
+import { cpuSecondsOf, GATEWAY_CORE, LOAD_CORE, machineBusySeconds, node24, pinning, pinSelf, repoRoot, startMockProcess, startNodeProcess, startPolygate, type Proc } from './processes.ts';
+import { aggregate, renderReport, type Measured, type Report } from './render-report.ts';
+import { runSoak } from './soak.ts';
+import { chatRelayTarget, directTarget, polygateTarget, probe, type Target } from './targets.ts';
+import type { WireFormat } from './wire-requests.ts';
+
+const env = process.env;
+const quick = env.BENCH_QUICK === '1';
+const durationS = Number(env.BENCH_DURATION ?? (quick ? 1 : 3));
+const warmupS = Number(env.BENCH_WARMUP ?? (quick ? 0.5 : 1));
+const repeats = Number(env.BENCH_REPEATS ?? (quick ? 1 : 3));
+const connections = (env.BENCH_CONNECTIONS ?? '1,32,256').split(',').map(Number);
+const pathFilter = env.BENCH_PATHS?.split(',').map((s) => s.trim().toLowerCase());
+/** Text chunks per stream in the throughput cells (zero interval: the gateway's cost, not the model's pace). */
+const STREAM_CHUNKS = 20;
+
+const log = (s: string): void => void process.stderr.write(`${s}\n`);
+
+async function measure(t: Target, mode: 'json' | 'stream', conns: number, seconds: number): Promise<LoadResult | StreamLoadResult> {
+  const req = t.request(mode === 'stream');
+  return mode === 'json' ? runAutocannon(t.baseUrl, req, conns, seconds) : runStreams(t.baseUrl, req, conns, seconds, t.endMarker);
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  pinSelf(LOAD_CORE);
+  const procs: Proc[] = [];
+  const stopAll = async (): Promise<void> => void (await Promise.all(procs.map((p) => p.stop())));
+  process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
+  try {
+    if (env.BENCH_PEER !== '0') installPortkey();
+    // The machine may be shared: CPU time spent by anything else during the run is reported.
+    const busyAtStart = machineBusySeconds();
+    const selfAtStart = process.cpuUsage();
+    const loadAtStart = loadavg()[0];
+    const mock = await startMockProcess({ chunks: STREAM_CHUNKS, intervalMs: 0 });
+    procs.push(mock);
+    const polygate = await startPolygate(polygateConfig(mock.url));
+    procs.push(polygate);
+    const floor = await startNodeProcess('floor', join(repoRoot, 'bench/floor-proxy.ts'), { core: GATEWAY_CORE, args: (port) => ['--port', String(port), '--target', mock.url] });
+    procs.push(floor);
+
+    const paths = benchPaths.filter((p) => !pathFilter || pathFilter.some((f) => p.name.toLowerCase().includes(f)));
+    const candidates: Target[] = paths.map((p) => polygateTarget(p, polygate.url));
+    if (env.BENCH_PEER !== '0') {
+      const peer = await startPortkey(mock.url);
+      procs.push(peer.proc);
+      candidates.push(chatRelayTarget('portkey', peer.proc.url, peer.headers));
+    }
+    candidates.push(chatRelayTarget('floor', floor.url, {}));
+
+    const skipped: Report['skipped'] = [];
+    const served: Target[] = [];
+    for (const t of candidates) {
+      const why = await probe(t);
+      if (why) skipped.push({ id: t.id, reason: why });
+      else served.push(t);
+    }
+    const formats = new Set<WireFormat>(served.filter((t) => t.via === 'polygate').map((t) => baselineFormat(paths.find((p) => p.name === t.path)!)));
+    if (served.some((t) => t.via !== 'polygate')) formats.add('chat');
+    const targets = [...[...formats].map((f) => directTarget(f, mock.url)), ...served];
+    for (const t of skipped) log(`not measured: ${t.id}: ${t.reason}`);
+
+    const measured: Measured[] = [];
+    for (const mode of ['json', 'stream'] as const) {
+      for (const conns of connections) {
+        log(`${mode} · ${conns} connection(s): warm-up`);
+        for (const t of targets) await measure(t, mode, conns, warmupS);
+        const cell = targets.map((t) => ({ target: t, mode, connections: conns, repeats: [] as (LoadResult | StreamLoadResult)[] }));
+        // Repeats interleave the targets, so a slow moment of the machine hits all of them alike.
+        for (let r = 0; r < repeats; r++) {
+          for (const c of cell) {
+            c.repeats.push(await measure(c.target, mode, conns, durationS));
+            log(`  ${mode} ${conns}c r${r + 1} ${c.target.id}`);
+          }
+        }
+        measured.push(...cell);
+      }
+    }
+    const ours = procs.reduce((n, p) => n + cpuSecondsOf(p.pid), 0) + (process.cpuUsage(selfAtStart).user + process.cpuUsage(selfAtStart).system) / 1e6;
+    const otherCpuSeconds = Math.max(0, machineBusySeconds() - busyAtStart - ours);
+    await stopAll();
+    procs.length = 0;
+
+    const soak = env.BENCH_SOAK === '0' ? undefined : await runSoak(quick ? { chunks: 50 } : {});
+    const report: Report = {
+      meta: {
+        date: new Date().toISOString(),
+        command: `${quick ? 'BENCH_QUICK=1 ' : ''}npm run bench`,
+        cpu: `${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}`,
+        memoryGb: Math.round(totalmem() / 2 ** 30),
+        kernel: release(),
+        node: execFileSync(node24, ['--version'], { encoding: 'utf8' }).trim(),
+        autocannon: (JSON.parse(readFileSync(join(repoRoot, 'node_modules/autocannon/package.json'), 'utf8')) as { version: string }).version,
+        portkey: env.BENCH_PEER === '0' ? 'not run' : `${PORTKEY_VERSION} (with @hono/node-server ${HONO_NODE_SERVER_VERSION})`,
+        pinning: `${pinning}: gateways on core ${GATEWAY_CORE}; mock upstream and load on core ${LOAD_CORE}`,
+        durationS,
+        warmupS,
+        repeats,
+        streamChunks: STREAM_CHUNKS,
+        wallMinutes: 0,
+        loadAtStart: Math.round(loadAtStart * 100) / 100,
+        otherCpuSeconds: Math.round(otherCpuSeconds),
+      },
+      ...aggregate(measured),
+      skipped,
+      soak,
+    };
+    report.meta.wallMinutes = Math.round((Date.now() - started) / 6000) / 10;
+    const dir = join(repoRoot, 'bench/results');
+    mkdirSync(dir, { recursive: true });
+    const md = renderReport(report);
+    writeFileSync(join(dir, 'latest.md'), md);
+    writeFileSync(join(dir, 'latest.json'), JSON.stringify(report, null, 2));
+    process.stdout.write(md);
+    log(`wrote bench/results/latest.md and latest.json in ${report.meta.wallMinutes} min`);
+  } finally {
+    await stopAll();
+  }
+}
+
+await main();

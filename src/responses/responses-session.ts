@@ -1,0 +1,133 @@
+import type { Context } from 'koa';
+import type { SseFrame } from '../../adapters/shared/chat-adapter.ts';
+import type { ChatRequest, Message, Part } from '../ir/chat-request.ts';
+import { GatewayError } from '../ir/gateway-error.ts';
+import type { ChatSession } from '../pipeline/chat-session.ts';
+import type { RequestState } from '../pipeline/request-state.ts';
+import type { Route } from '../routing/model-router.ts';
+import { processStoreOf } from '../store/open-store.ts';
+import { normalizeInputItems, resolveItemReferences } from './input-items.ts';
+import { ResponseRepository, type StoredResponse } from './response-repository.ts';
+import { applyTruncation } from './truncate-conversation.ts';
+
+/** Extension keys the Responses decoder writes that polygate itself answers (never sent upstream). */
+const stateKeys = ['previous_response_id', 'item_references', 'item_reference_slots', 'store', 'truncation'];
+
+/** Final stream events that carry the whole response object. */
+const finalEvents = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+export const repositoryOf = (ctx: Context): ResponseRepository => {
+  const state = ctx.state as RequestState;
+  return new ResponseRepository(processStoreOf(state.runtime.config.storage));
+};
+
+/**
+ * Family D's state around one request (DESIGN.md "State"): `previous_response_id` and
+ * `item_reference` are resolved from polygate's store, so a conversation continues on any
+ * upstream, none of which keeps state for polygate; the answer is stored unless `store: false`.
+ */
+export class ResponsesSession implements ChatSession {
+  readonly #repo: ResponseRepository;
+  readonly #workspace: string;
+  readonly #contextWindow: (model: string) => number | undefined;
+  #inputItems: Record<string, unknown>[] = [];
+  /** Which provider produced each stored message; by identity, so truncation cannot misalign it. */
+  #producers = new Map<Message, string>();
+  #store = true;
+  #messages: Message[] = [];
+  #created: Record<string, unknown> | undefined;
+  #final: Record<string, unknown> | undefined;
+
+  constructor(repo: ResponseRepository, workspace: string, contextWindow: (model: string) => number | undefined) {
+    this.#repo = repo;
+    this.#workspace = workspace;
+    this.#contextWindow = contextWindow;
+  }
+
+  static of(ctx: Context): ResponsesSession {
+    const state = ctx.state as RequestState;
+    return new ResponsesSession(repositoryOf(ctx), state.key.workspace, (m) => state.runtime.config.models[m]?.context_window);
+  }
+
+  async prepareBody(body: unknown): Promise<unknown> {
+    const resolved = await resolveItemReferences(body, this.#repo, this.#workspace);
+    this.#inputItems = normalizeInputItems((resolved as { input?: unknown } | null)?.input);
+    return resolved;
+  }
+
+  async prepareRequest(request: ChatRequest): Promise<void> {
+    this.#store = request.extensions['store'] !== false;
+    const previousId = request.extensions['previous_response_id'];
+    if (typeof previousId === 'string') {
+      const previous = await this.#repo.get(previousId, this.#workspace);
+      if (!previous) throw new GatewayError('not-found', `Previous response with id '${previousId}' not found.`, { param: 'previous_response_id' });
+      // `instructions` are not carried over (spec): only the conversation is.
+      previous.history.forEach((m, i) => this.#producers.set(m, previous.producers[i] ?? ''));
+      request.messages = [...previous.history, ...request.messages];
+    }
+    const truncation = request.extensions['truncation'] === 'auto' ? 'auto' : 'disabled';
+    applyTruncation(request, this.#contextWindow(request.model), truncation);
+    this.#messages = request.messages;
+  }
+
+  /**
+   * Reasoning signatures and encrypted content are valid only on the provider that produced them:
+   * replayed to it, and dropped with a warning for any other.
+   */
+  forRoute(request: ChatRequest, route: Route, warn: (field: string, message: string) => void): ChatRequest {
+    const extensions = { ...request.extensions };
+    for (const k of stateKeys) delete extensions[k];
+    let dropped = 0;
+    const messages = request.messages.map((m) => {
+      const producer = this.#producers.get(m);
+      if (!producer || producer === route.provider || !m.parts.some((p) => p.type === 'reasoning')) return m;
+      const parts = m.parts.filter((p) => p.type !== 'reasoning');
+      dropped += m.parts.length - parts.length;
+      return { ...m, parts };
+    });
+    if (dropped > 0) warn('input.reasoning', `${dropped} reasoning item(s) from another provider are not replayed to '${route.provider}'`);
+    return { ...request, extensions, messages: messages.filter((m) => m.parts.length > 0) };
+  }
+
+  async completed(done: { request: ChatRequest; route: Route; body: unknown; result: { parts: Part[] } }): Promise<void> {
+    const response = done.body as Record<string, unknown>;
+    await this.#save(done.route, response, done.result.parts);
+  }
+
+  observeFrames(frames: SseFrame[]): void {
+    for (const f of frames) {
+      if (f.event === 'response.created') this.#created = (JSON.parse(f.data) as { response: Record<string, unknown> }).response;
+      else if (f.event !== undefined && finalEvents.has(f.event)) this.#final = (JSON.parse(f.data) as { response: Record<string, unknown> }).response;
+    }
+  }
+
+  /** A stream is stored with its real ending: never `completed` unless `response.completed` was sent. */
+  async streamEnded(done: { request: ChatRequest; route: Route; parts: Part[]; outcome: 'ok' | 'error' | 'client_closed' }): Promise<void> {
+    // A client that left before the end made the stream end, whatever the encoder wrote after.
+    const final = done.outcome === 'client_closed' && this.#final?.status !== 'completed' ? undefined : this.#final;
+    if (final) return this.#save(done.route, final, final.status === 'completed' ? done.parts : undefined);
+    if (!this.#created) return;
+    const status = done.outcome === 'client_closed' ? 'cancelled' : 'failed';
+    await this.#save(done.route, { ...this.#created, status, output: [] }, undefined);
+  }
+
+  async #save(route: Route, response: Record<string, unknown>, output: Part[] | undefined): Promise<void> {
+    if (!this.#store || typeof response.id !== 'string') return;
+    const status = (['completed', 'incomplete', 'failed', 'cancelled'] as const).find((s) => s === response.status) ?? 'failed';
+    const history = output && output.length > 0 ? [...this.#messages, { role: 'assistant' as const, parts: output }] : this.#messages;
+    const producers = history.map((m, i) => (i >= this.#messages.length ? route.provider : (this.#producers.get(m) ?? '')));
+    const record: StoredResponse = {
+      id: response.id,
+      model: String(response.model ?? ''),
+      provider: route.provider,
+      upstreamModel: route.model,
+      status,
+      createdAt: typeof response.created_at === 'number' ? response.created_at : Math.floor(Date.now() / 1000),
+      response,
+      inputItems: this.#inputItems,
+      history,
+      producers,
+    };
+    await this.#repo.save(this.#workspace, record);
+  }
+}

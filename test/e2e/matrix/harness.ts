@@ -1,0 +1,62 @@
+// One polygate process with a provider for every chat upstream type: the four emulators and the
+// built-in echo. Each upstream type serves one client-facing model, so a matrix cell is just
+// (driver, model). Emulators are shared, so cells run one after the other and reset between.
+import { startAnthropicUpstream } from '../../emulators/anthropic-upstream.ts';
+import type { Emulator } from '../../emulators/emulator-types.ts';
+import { startGeminiUpstream } from '../../emulators/gemini-upstream.ts';
+import { startOpenAIChatUpstream } from '../../emulators/openai-chat-upstream.ts';
+import { startOpenAIResponsesUpstream } from '../../emulators/openai-responses-upstream.ts';
+import { startGateway, testConfig, type Gateway } from '../../helpers/start-gateway.ts';
+
+export type UpstreamName = 'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini' | 'echo';
+export const upstreamNames: UpstreamName[] = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'echo'];
+
+/** The key each provider presents upstream; a cell checks it arrived instead of the client's. */
+export const upstreamKeys: Record<Exclude<UpstreamName, 'echo'>, string> = {
+  anthropic: 'sk-upstream-anthropic',
+  'openai-chat': 'sk-upstream-chat',
+  'openai-responses': 'sk-upstream-responses',
+  gemini: 'upstream-gemini-key',
+};
+
+/** Client-facing model → the upstream model name its route names. */
+export const models: Record<UpstreamName, { client: string; upstream: string }> = {
+  anthropic: { client: 'm-anthropic', upstream: 'claude-up-1' },
+  'openai-chat': { client: 'm-chat', upstream: 'gpt-chat-up-1' },
+  'openai-responses': { client: 'm-responses', upstream: 'gpt-resp-up-1' },
+  gemini: { client: 'm-gemini', upstream: 'gemini-up-1' },
+  echo: { client: 'm-echo', upstream: 'echo-1' },
+};
+
+export type Harness = { gw: Gateway; emulators: Record<Exclude<UpstreamName, 'echo'>, Emulator>; close(): Promise<void> };
+
+export async function startHarness(): Promise<Harness> {
+  const [anthropic, chat, responses, gemini] = await Promise.all([startAnthropicUpstream(), startOpenAIChatUpstream(), startOpenAIResponsesUpstream(), startGeminiUpstream()]);
+  const route = (provider: string, u: UpstreamName): Record<string, unknown> => ({ routes: [{ provider, model: models[u].upstream }] });
+  const gw = await startGateway(
+    testConfig({
+      providers: {
+        anth: { type: 'anthropic', base_url: anthropic.url, api_key: upstreamKeys.anthropic },
+        chat: { type: 'openai', base_url: chat.url, api_key: upstreamKeys['openai-chat'], api: 'chat_completions' },
+        resp: { type: 'openai', base_url: responses.url, api_key: upstreamKeys['openai-responses'], api: 'responses' },
+        gem: { type: 'gemini', base_url: gemini.url, api_key: upstreamKeys.gemini },
+      },
+      models: {
+        [models.anthropic.client]: route('anth', 'anthropic'),
+        [models['openai-chat'].client]: route('chat', 'openai-chat'),
+        [models['openai-responses'].client]: route('resp', 'openai-responses'),
+        [models.gemini.client]: route('gem', 'gemini'),
+        [models.echo.client]: route('echo', 'echo'),
+      },
+    }),
+  );
+  const emulators = { anthropic, 'openai-chat': chat, 'openai-responses': responses, gemini };
+  return {
+    gw,
+    emulators,
+    close: async () => {
+      await gw.stop();
+      await Promise.all(Object.values(emulators).map((e) => e.close()));
+    },
+  };
+}
