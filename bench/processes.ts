@@ -179,3 +179,15 @@ export function machineBusySeconds(): number {
     return 0;
   }
 }
+
+/** Connections the kernel dropped because a listener's accept queue was full (machine-wide, since boot). */
+export function listenOverflows(): number {
+  try {
+    const lines = readFileSync('/proc/net/netstat', 'utf8').split('\n').filter((l) => l.startsWith('TcpExt:'));
+    const names = lines[0].split(/\s+/);
+    const values = lines[1].split(/\s+/);
+    return Number(values[names.indexOf('ListenOverflows')] ?? 0);
+  } catch {
+    return 0;
+  }
+}

@@ -144,18 +144,22 @@ function sideBySide(r: Report): string[] {
 
 export function renderSoak(s: SoakReport): string[] {
   const o = s.options;
+  const pct = (v: number): string => (Number.isFinite(v) ? `${Math.round(v * 100)} %` : '–');
+  const mb = (v: number): string => (Number.isFinite(v) ? v.toFixed(0) : '–');
+  const gaps = (g: { p50: number; p99: number; max: number }): string => `${ms(g.p50)} / ${ms(g.p99)} / ${ms(g.max)}`;
   const out = [
-    `${o.streams} concurrent streams of ${o.chunks} chunks every ${o.intervalMs} ms through polygate, path ${s.path}, ${s.rounds.length} rounds.`,
+    `${o.streams} concurrent streams of ${o.chunks} chunks every ${o.intervalMs} ms (opened 10 every ${o.rampStepMs} ms), path ${s.path}: first straight at the mock (the harness's own limits), then ${s.rounds.length - 1} rounds through polygate.`,
+    `A stream has stalled when it waits more than ${o.stallMs} ms for its first byte or between two chunks. CPU is core-seconds used ÷ wall time (100 % = one saturated core); the load core runs the mock and the client.`,
     '',
-    '| round | completed | stalled | incomplete/errors | wall s | TTFB p50/p99/max ms | peak RSS MB | RSS after MB | heap after GC MB | client gap p50/p99/max ms | mock gap p50/p99/max ms |',
-    '|---:|---:|---:|---:|---:|---|---:|---:|---:|---|---|',
+    '| round | completed | stalled | incomplete / errors | wall s | TTFB p50 / p99 / max ms | client gap p50 / p99 / max ms | mock gap p50 / p99 / max ms | CPU polygate | CPU load core | SYNs dropped | peak RSS MB | RSS after MB | heap after GC MB |',
+    '|---|---:|---:|---:|---:|---|---|---|---:|---:|---:|---:|---:|---:|',
   ];
-  s.rounds.forEach((r, i) =>
+  for (const r of s.rounds) {
     out.push(
-      `| ${i + 1} | ${r.completed}/${o.streams} | ${r.stalled} | ${r.incomplete}/${r.errors} | ${r.wallS.toFixed(1)} | ${ms(r.ttfb.p50)} / ${ms(r.ttfb.p99)} / ${ms(r.ttfb.max)} | ${r.peakRssMb.toFixed(0)} | ${r.rssAfterMb.toFixed(0)} | ${ms(r.heapAfterMb)} | ${ms(r.clientGap.p50)} / ${ms(r.clientGap.p99)} / ${ms(r.clientGap.max)} | ${ms(r.mockGap.p50)} / ${ms(r.mockGap.p99)} / ${ms(r.mockGap.max)} |`,
-    ),
-  );
-  out.push('', `Heap after GC before the first round: ${ms(s.heapBeforeMb)} MB; growth from round 1 to round ${s.rounds.length}: ${add(s.heapGrowthMb)} MB.`);
+      `| ${r.label} | ${r.completed}/${o.streams} | ${r.stalled} | ${r.incomplete} / ${r.errors} | ${r.wallS.toFixed(1)} | ${gaps(r.ttfb)} | ${gaps(r.clientGap)} | ${gaps(r.mockGap)} | ${pct(r.gatewayCpu)} | ${pct(r.loadCoreCpu)} | ${r.listenOverflows} | ${mb(r.peakRssMb)} | ${mb(r.rssAfterMb)} | ${ms(r.heapAfterMb)} |`,
+    );
+  }
+  out.push('', `Heap after GC before the first polygate round: ${ms(s.heapBeforeMb)} MB; growth from the first to the last polygate round: ${add(s.heapGrowthMb)} MB.`);
   return out;
 }
 
@@ -165,7 +169,7 @@ export function renderReport(r: Report): string {
     `Generated ${m.date} by \`${m.command}\` (${m.wallMinutes} min).`,
     '',
     `Machine: ${m.cpu}, ${m.memoryGb} GB, Linux ${m.kernel}; Node ${m.node}; autocannon ${m.autocannon}; @portkey-ai/gateway ${m.portkey}.`,
-    `Pinning: ${m.pinning}. Each figure is the median of ${m.repeats} repeat(s) of ${m.durationS} s after ${m.warmupS} s of warm-up per load level;`,
+    `Pinning: ${m.pinning}. Each figure is the median of ${m.repeats} repeat(s) of ${m.durationS} s, interleaved across targets (warm-up: ${m.warmupS});`,
     `streams carry ${m.streamChunks} text chunks with no delay between them. "added" = the target minus the same load sent straight to the mock in the upstream's format.`,
     `Other work on the machine during the measurements: ${m.otherCpuSeconds} CPU-seconds (1-min load average ${m.loadAtStart} at the start)${Number(m.otherCpuSeconds) > 10 ? ' — the machine was shared; figures are noisier than on an idle one' : ''}.`,
     '',

@@ -4,17 +4,20 @@
 // inter-arrival times beside the mock's own inter-write times: the gateway's added jitter.
 //
 //   npm run bench:soak    (BENCH_SOAK_STREAMS, BENCH_SOAK_CHUNKS, BENCH_SOAK_INTERVAL_MS, BENCH_SOAK_PATH)
-import { Pool } from 'undici';
+import { Client } from 'undici';
+import { streamOnce } from './stream-client.ts';
 import { benchPaths, polygateConfig } from './paths.ts';
-import { freePort, LOAD_CORE, memoryOf, pinSelf, startMockProcess, startPolygate, type Proc } from './processes.ts';
+import { cpuSecondsOf, freePort, listenOverflows, LOAD_CORE, memoryOf, pinSelf, startMockProcess, startPolygate, type Proc } from './processes.ts';
 import { renderSoak } from './render-report.ts';
 import { Samples, sleep } from './stats.ts';
-import { polygateTarget } from './targets.ts';
+import { directTarget, polygateTarget, type Target } from './targets.ts';
 import type { MockStats } from './mock-upstream.ts';
 
-export type SoakOptions = { streams: number; chunks: number; intervalMs: number; rounds: number; path: string; stallMs: number };
+export type SoakOptions = { streams: number; chunks: number; intervalMs: number; rounds: number; path: string; stallMs: number; rampStepMs: number };
 export type GapStats = { p50: number; p99: number; max: number };
 export type SoakRound = {
+  /** `direct` (client straight to the mock: the harness's own jitter) or `polygate N`. */
+  label: string;
   completed: number;
   stalled: number;
   incomplete: number;
@@ -26,6 +29,11 @@ export type SoakRound = {
   heapAfterMb: number;
   clientGap: GapStats;
   mockGap: GapStats;
+  /** CPU used over the round ÷ its wall time: 1.0 = a saturated core. */
+  gatewayCpu: number;
+  loadCoreCpu: number;
+  /** Connections the kernel dropped at a full accept queue during the round (each costs a 1 s SYN retry). */
+  listenOverflows: number;
 };
 export type SoakReport = { options: SoakOptions; path: string; heapBeforeMb: number; heapGrowthMb: number; rounds: SoakRound[] };
 
@@ -38,6 +46,8 @@ const defaults: SoakOptions = {
   path: env.BENCH_SOAK_PATH ?? 'openai-chat (translate)',
   // A stream that waits longer than this for its first byte or between two chunks has stalled.
   stallMs: 1000,
+  // 1,000 streams opened over 2 s; each lasts 4 s, so all are open at once for 2 s.
+  rampStepMs: 20,
 };
 const MB = 2 ** 20;
 
@@ -70,10 +80,11 @@ const statsOf = (s: Samples): GapStats => {
   return { p50, p99, max: s.max() };
 };
 
-async function round(o: SoakOptions, gw: Proc, mock: Proc, streams: number): Promise<Omit<SoakRound, 'heapAfterMb' | 'rssAfterMb'>> {
-  const target = polygateTarget(benchPaths.find((p) => p.name.includes(o.path))!, gw.url);
+type RoundResult = Omit<SoakRound, 'label' | 'heapAfterMb' | 'rssAfterMb'>;
+
+/** One round of `streams` concurrent streams at `target`; `gw` is the gateway in between, if any. */
+async function round(o: SoakOptions, target: Target, gw: Proc | undefined, mock: Proc, streams: number): Promise<RoundResult> {
   const req = target.request(true);
-  const pool = new Pool(gw.url, { connections: streams, pipelining: 1, keepAliveTimeout: 60_000 });
   const gaps = new Samples();
   const ttfb = new Samples();
   let completed = 0;
@@ -81,7 +92,9 @@ async function round(o: SoakOptions, gw: Proc, mock: Proc, streams: number): Pro
   let incomplete = 0;
   let errors = 0;
   let peakRss = 0;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, memoryOf(gw.pid)?.rss ?? 0)), 100);
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, gw ? (memoryOf(gw.pid)?.rss ?? 0) : 0)), 100);
+  const cpu0 = { gw: gw ? cpuSecondsOf(gw.pid) : 0, mock: cpuSecondsOf(mock.pid), self: process.cpuUsage() };
+  const overflows0 = listenOverflows();
   const expectedMs = o.chunks * o.intervalMs;
 
   const one = async (): Promise<void> => {
@@ -92,47 +105,46 @@ async function round(o: SoakOptions, gw: Proc, mock: Proc, streams: number): Pro
       ac.abort();
     }, expectedMs + 10_000);
     const t0 = performance.now();
-    try {
-      const res = await pool.request({ path: req.path, method: 'POST', headers: req.headers, body: req.body, signal: ac.signal });
-      if (res.statusCode !== 200) {
-        errors++;
-        await res.body.dump();
-        return;
-      }
-      let last = -1;
-      let tail = '';
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        const now = performance.now();
-        if (last < 0) ttfb.push(now - t0);
-        else gaps.push(now - last);
-        if ((last < 0 ? now - t0 : now - last) > o.stallMs) wasStalled = true;
+    let last = -1;
+    // One connection per stream, as a thousand separate users would open (a shared pool may
+    // queue a new stream behind a running one on a connection that is still being set up).
+    const client = new Client(target.baseUrl, { pipelining: 1 });
+    const r = await streamOnce(client, req, target.endMarker, {
+      signal: ac.signal,
+      onChunk: (now) => {
+        // Chunks delivered by the same socket read arrive together: one arrival, not a 0 ms gap.
+        if (last >= 0 && now - last < 0.05) return;
+        if (now - (last < 0 ? t0 : last) > o.stallMs) wasStalled = true;
+        if (last >= 0) gaps.push(now - last);
         last = now;
-        tail = (tail + chunk.toString('latin1')).slice(-512);
-      }
-      if (tail.includes(target.endMarker)) completed++;
-      else incomplete++;
-    } catch {
-      if (!wasStalled) errors++;
-    } finally {
-      clearTimeout(deadline);
-      if (wasStalled) stalled++;
-    }
+      },
+    });
+    clearTimeout(deadline);
+    void client.destroy();
+    if (r.ttfbMs >= 0) ttfb.push(r.ttfbMs);
+    if (wasStalled) stalled++;
+    if (r.whole) completed++;
+    else if (r.status !== 200 || (r.error && !wasStalled)) errors++;
+    else if (!wasStalled) incomplete++;
   };
 
   const started = performance.now();
   const all: Promise<void>[] = [];
-  // Ramped over half a second: a thousand SYNs at once would overflow the listen backlog (511),
-  // which measures the kernel, not the gateway.
+  // Ramped (10 streams every o.rampStepMs): a thousand SYNs at once overflow Node's listen
+  // backlog (511) whenever the event loop is busy, and a dropped SYN is retried after a second,
+  // which would measure the kernel's retry timer, not the gateway.
   for (let i = 0; i < streams; i++) {
     all.push(one());
-    if (i % 10 === 9) await sleep(5);
+    if (i % 10 === 9) await sleep(o.rampStepMs);
   }
   await Promise.all(all);
   const wallS = (performance.now() - started) / 1000;
   clearInterval(sampler);
-  await pool.close();
+  const self = process.cpuUsage(cpu0.self);
+  const gatewayCpu = gw ? (cpuSecondsOf(gw.pid) - cpu0.gw) / wallS : Number.NaN;
+  const loadCoreCpu = (cpuSecondsOf(mock.pid) - cpu0.mock + (self.user + self.system) / 1e6) / wallS;
   const m = (await (await fetch(`${mock.url}/__stats`)).json()) as MockStats;
-  return { completed, stalled, incomplete, errors, wallS, ttfb: statsOf(ttfb), peakRssMb: peakRss / MB, clientGap: statsOf(gaps), mockGap: m.gaps };
+  return { completed, stalled, incomplete, errors, wallS, ttfb: statsOf(ttfb), peakRssMb: gw ? peakRss / MB : Number.NaN, clientGap: statsOf(gaps), mockGap: m.gaps, gatewayCpu, loadCoreCpu, listenOverflows: listenOverflows() - overflows0 };
 }
 
 export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakReport> {
@@ -148,18 +160,23 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
     await inspector.call('HeapProfiler.collectGarbage');
     return Number((await inspector.call('Runtime.getHeapUsage')).usedSize) / MB;
   };
+  const through = polygateTarget(path, gw.url);
+  const report = (label: string, r: RoundResult): void => void process.stderr.write(`soak ${label}: ${r.completed}/${o.streams} completed, ${r.stalled} stalled\n`);
   try {
-    // A small first round loads and optimizes the code, so round 1 and 2 compare like with like.
-    await round({ ...o, chunks: Math.min(o.chunks, 20) }, gw, mock, Math.min(o.streams, 50));
+    // The same streams straight at the mock first: what the harness itself can hold on its core.
+    const direct = { label: 'direct', ...(await round(o, directTarget(path.inbound, mock.url), undefined, mock, o.streams)), heapAfterMb: Number.NaN, rssAfterMb: Number.NaN };
+    report('direct', direct);
+    // A small first round loads and optimizes the code, so the measured rounds compare like with like.
+    await round(o, through, gw, mock, Math.min(o.streams, 50));
     const heapBeforeMb = await heapAfterGc();
     const rounds: SoakRound[] = [];
     for (let i = 0; i < o.rounds; i++) {
-      const r = await round(o, gw, mock, o.streams);
+      const r = await round(o, through, gw, mock, o.streams);
       await sleep(500);
-      rounds.push({ ...r, heapAfterMb: await heapAfterGc(), rssAfterMb: (memoryOf(gw.pid)?.rss ?? 0) / MB });
-      process.stderr.write(`soak round ${i + 1}: ${r.completed}/${o.streams} completed, ${r.stalled} stalled\n`);
+      rounds.push({ label: `polygate ${i + 1}`, ...r, heapAfterMb: await heapAfterGc(), rssAfterMb: (memoryOf(gw.pid)?.rss ?? 0) / MB });
+      report(`polygate ${i + 1}`, r);
     }
-    return { options: o, path: path.name, heapBeforeMb, heapGrowthMb: rounds[rounds.length - 1].heapAfterMb - rounds[0].heapAfterMb, rounds };
+    return { options: o, path: path.name, heapBeforeMb, heapGrowthMb: rounds[rounds.length - 1].heapAfterMb - rounds[0].heapAfterMb, rounds: [direct, ...rounds] };
   } finally {
     inspector.close();
     await Promise.all([gw.stop(), mock.stop()]);

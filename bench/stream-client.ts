@@ -25,8 +25,12 @@ export function streamOnce(
       resolve({ status, ttfbMs: ttfb, totalMs: performance.now() - t0, whole: status === 200 && tail.includes(endMarker), error });
     };
     pool.dispatch(
-      { origin: undefined, path: req.path, method: 'POST', headers: req.headers, body: req.body, signal: opts.signal },
+      { path: req.path, method: 'POST', headers: req.headers, body: req.body },
       {
+        onRequestStart: (controller) => {
+          if (opts.signal?.aborted) controller.abort(opts.signal.reason);
+          else opts.signal?.addEventListener('abort', () => controller.abort(opts.signal?.reason), { once: true });
+        },
         onResponseStart: (_c, statusCode) => void (status = statusCode),
         onResponseData: (_c, chunk) => {
           const now = performance.now();

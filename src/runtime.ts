@@ -1,4 +1,4 @@
-import { Agent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { ChatUpstreamCodec } from '../adapters/shared/chat-adapter.ts';
 import { upstreamCodecOf } from './pipeline/upstream-codecs.ts';
 import type { GatewayConfig, LoadedConfig, ProviderConfig } from './config/gateway-config.ts';
@@ -21,6 +21,11 @@ export class Runtime {
   readonly disabled: Map<string, string>;
   readonly warnings: string[];
   readonly dispatcher: Agent;
+  /** Pools for routes with their own connect timeout: undici sets that timeout per pool. */
+  readonly #pools = new Map<number, Agent>();
+  /** Requests that started on this runtime and have not ended (src/app.ts holds and releases). */
+  #inFlight = 0;
+  #idle: (() => void) | undefined;
 
   constructor(loaded: LoadedConfig) {
     this.config = loaded.config;
@@ -34,13 +39,51 @@ export class Runtime {
       if (this.disabled.has(name)) continue;
       const codec = chatCodecOf(p);
       if (p.type === 'echo') this.chatProviders.set(name, new EchoProvider(name));
-      else if (codec) this.chatProviders.set(name, new HttpChatProvider(name, p, codec, this.dispatcher, timeouts));
+      else if (codec) this.chatProviders.set(name, new HttpChatProvider(name, p, codec, this.dispatcher, timeouts, (ms) => this.dispatcherFor(ms)));
     }
-    this.router = new ModelRouter(this.config.models, this.disabled);
+    this.router = new ModelRouter(this.config.models, this.disabled, this.config.upstream);
   }
 
+  dispatcherFor(connectMs: number): Dispatcher {
+    if (connectMs === this.config.upstream.connect_timeout_ms) return this.dispatcher;
+    let pool = this.#pools.get(connectMs);
+    if (!pool) this.#pools.set(connectMs, (pool = new Agent({ connectTimeout: connectMs, keepAliveTimeout: 30_000, connections: 256 })));
+    return pool;
+  }
+
+  /** Marks a request as served by this runtime until the returned function is called. */
+  hold(): () => void {
+    this.#inFlight++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.#inFlight > 0) return;
+      const idle = this.#idle;
+      this.#idle = undefined;
+      idle?.();
+    };
+  }
+
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** Resolves once no request holds this runtime (at once when none does). */
+  idle(): Promise<void> {
+    if (this.#inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const before = this.#idle;
+      this.#idle = () => {
+        before?.();
+        resolve();
+      };
+    });
+  }
+
+  /** Closes the upstream pools; undici lets requests already sent finish first. */
   async close(): Promise<void> {
-    await this.dispatcher.close();
+    await Promise.all([this.dispatcher.close(), ...[...this.#pools.values()].map((p) => p.close())]);
   }
 }
 

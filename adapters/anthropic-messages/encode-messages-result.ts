@@ -3,6 +3,7 @@
 import type { ChatRequest, Part, ReasoningPart } from '../../src/ir/chat-request.ts';
 import type { ChatResult } from '../../src/ir/chat-result.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
+import { failedFinish } from '../shared/failed-finish.ts';
 import { parseJsonObject, type Json } from '../shared/narrow.ts';
 import { wireCitationOf } from './messages-citations.ts';
 import { wireUsageOf } from './messages-usage.ts';
@@ -67,6 +68,8 @@ function splitLongText(block: Json): Json[] {
 }
 
 export function encodeMessagesResult(result: ChatResult, request: ChatRequest): Json {
+  const failed = failedFinish(result.finish);
+  if (failed) throw failed;
   return {
     id: messageId(result.id),
     type: 'message',

@@ -4,6 +4,7 @@
 import type { ChatRequest, SamplingKnobs } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import type { UpstreamHttpRequest, WarningSink } from '../shared/chat-adapter.ts';
+import { isClientSideExtension } from '../shared/client-side-extensions.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
 import { budgetOfEffort } from '../shared/reasoning-map.ts';
 import { encodeMessages, encodeSystem } from './encode-messages-upstream-content.ts';
@@ -73,6 +74,7 @@ function extensionsOf(req: ChatRequest, warn: WarningSink): { body: Json; output
   let outputConfig: Json = {};
   let betas: string[] = [];
   for (const [key, value] of Object.entries(req.extensions)) {
+    if (isClientSideExtension(key)) continue;
     if (key === 'anthropic-beta' && Array.isArray(value)) betas = value.filter((v): v is string => typeof v === 'string');
     else if (key === 'output_config' && isObject(value)) outputConfig = { ...value };
     // OpenAI's service_tier shares the name but not the values.

@@ -8,6 +8,7 @@ import type { Usage } from '../../src/ir/chat-result.ts';
 import type { GatewayError } from '../../src/ir/gateway-error.ts';
 import { assertNever, type StreamEvent } from '../../src/ir/stream-event.ts';
 import type { ClientStreamEncoder, SseFrame } from '../shared/chat-adapter.ts';
+import { failedFinish } from '../shared/failed-finish.ts';
 import type { Json } from '../shared/narrow.ts';
 import { messageId } from './encode-messages-result.ts';
 import { errorBodyOf } from './messages-error.ts';
@@ -15,7 +16,11 @@ import { wireUsageOf } from './messages-usage.ts';
 import { stopReasonOf } from './stop-reason-map.ts';
 
 type BlockKind = 'text' | 'thinking' | 'redacted_thinking' | 'tool_use';
-type Block = { wire: number; kind: BlockKind; open: boolean };
+/** `foreign`: reasoning another provider produced; its signature is not Anthropic's to show. */
+type Block = { wire: number; kind: BlockKind; open: boolean; foreign?: boolean };
+
+/** Reasoning without an origin is Anthropic's (the Messages decoders mark theirs; others name theirs). */
+const isAnthropic = (origin: string | undefined): boolean => origin === undefined || origin === 'anthropic';
 
 const frame = (event: string, body: Json): SseFrame => ({ event, data: JSON.stringify({ type: event, ...body }) });
 
@@ -60,15 +65,17 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
         if (this.#open(out, e.index, 'text').kind === 'text') this.#delta(out, e.index, { type: 'text_delta', text: e.text });
         break;
       case 'reasoning-start':
-        if (e.redacted !== undefined) this.#open(out, e.index, 'redacted_thinking', { data: e.redacted });
-        else this.#open(out, e.index, 'thinking');
+        if (e.redacted !== undefined && isAnthropic(e.origin)) this.#open(out, e.index, 'redacted_thinking', { data: e.redacted });
+        else this.#open(out, e.index, 'thinking').foreign = !isAnthropic(e.origin);
         break;
       case 'reasoning-delta':
         if (this.#open(out, e.index, 'thinking').kind === 'thinking') this.#delta(out, e.index, { type: 'thinking_delta', thinking: e.text });
         break;
       case 'reasoning-signature': {
-        // Stream events carry no origin, so a signature is passed on as the upstream sent it.
-        if (this.#open(out, e.index, 'thinking').kind === 'thinking') this.#delta(out, e.index, { type: 'signature_delta', signature: e.signature });
+        // Another provider's token must not come back later looking like an Anthropic signature
+        // (the block keeps its empty one, as encodeMessagesResult shows it).
+        const block = this.#open(out, e.index, 'thinking');
+        if (block.kind === 'thinking' && !block.foreign) this.#delta(out, e.index, { type: 'signature_delta', signature: e.signature });
         break;
       }
       case 'tool-input-start':
@@ -141,6 +148,8 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
 
   #finish(out: SseFrame[], e: Extract<StreamEvent, { type: 'finish' }>): void {
     this.#start(out);
+    const failed = failedFinish(e.finish);
+    if (failed) return this.#error(out, failed);
     for (const [index] of [...this.#blocks].sort((a, b) => a[1].wire - b[1].wire)) this.#close(out, index);
     this.#usage = mergeUsage(this.#usage, e.usage);
     out.push(frame('message_delta', { delta: { stop_reason: stopReasonOf(e.finish), stop_sequence: e.finish.stopSequence ?? null }, usage: wireUsageOf(this.#usage) }));

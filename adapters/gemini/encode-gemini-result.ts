@@ -140,7 +140,7 @@ export function functionResponseOf(p: ToolResultPart, name: string, id: string |
   return fr;
 }
 
-const safetyRatings = (list: SafetyRating[]): Json[] =>
+export const safetyRatings = (list: SafetyRating[]): Json[] =>
   list.map((r) => (r.blocked === undefined ? { category: r.category, probability: r.probability } : { category: r.category, probability: r.probability, blocked: r.blocked }));
 
 /** URL citations as citationSources, offsets shifted to the candidate's whole text. */

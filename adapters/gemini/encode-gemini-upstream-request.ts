@@ -4,6 +4,7 @@ import type { ChatRequest, Tool, ToolChoice } from '../../src/ir/chat-request.ts
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import type { UpstreamHttpRequest, WarningSink } from '../shared/chat-adapter.ts';
+import { isClientSideExtension } from '../shared/client-side-extensions.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
 import { budgetOfEffort } from '../shared/reasoning-map.ts';
 import { encodeContents, onceWarner } from './encode-gemini-contents.ts';
@@ -13,7 +14,7 @@ import { geminiEnumSchema, stringEnumOf } from './gemini-schema.ts';
 const topLevelExtensions = ['safetySettings', 'cachedContent', 'labels', 'serviceTier', 'store'];
 const generationExtensions = ['responseModalities', 'speechConfig', 'mediaResolution', 'enableEnhancedCivicAnswers'];
 /** Extensions this encoder consumes itself while mapping IR fields. */
-const consumed = ['responseLogprobs', 'logprobs', 'responseMimeType', 'thinkingLevel', 'functionResponseSchemas'];
+const consumed = ['responseLogprobs', 'logprobs', 'functionResponseSchemas'];
 
 export function encodeGeminiUpstreamRequest(req: ChatRequest, upstreamModel: string, warnSink: WarningSink): UpstreamHttpRequest {
   const warn = onceWarner(warnSink);
@@ -163,7 +164,7 @@ function encodeGenerationConfig(req: ChatRequest): Json {
  */
 function relayExtensions(ext: Record<string, unknown>, body: Json, gen: Json, tools: Json[], toolConfig: Json, warn: WarningSink): void {
   for (const [key, value] of Object.entries(ext)) {
-    if (value === undefined || consumed.includes(key)) continue;
+    if (value === undefined || consumed.includes(key) || isClientSideExtension(key)) continue;
     if (topLevelExtensions.includes(key)) body[key] = value;
     else if (generationExtensions.includes(key)) gen[key] = value;
     else if (key.startsWith('generationConfig.')) gen[key.slice('generationConfig.'.length)] = value;

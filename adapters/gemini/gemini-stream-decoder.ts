@@ -6,13 +6,14 @@
 // parts one reasoning part; a functionCall arrives whole (Gemini never streams partial
 // arguments) and becomes start + one delta + end. usageMetadata is a running total, so the last
 // one wins. `finish` is emitted when the stream ends after a chunk carried a finishReason.
-import type { ChatFinish, Usage } from '../../src/ir/chat-result.ts';
+import type { ChatFinish, SafetyRating, Usage } from '../../src/ir/chat-result.ts';
 import { emptyUsage } from '../../src/ir/chat-result.ts';
 import { GatewayError } from '../../src/ir/gateway-error.ts';
 import { assertNever, type StreamEvent } from '../../src/ir/stream-event.ts';
 import type { UpstreamStreamDecoder } from '../shared/chat-adapter.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
 import { syntheticCallId } from './call-ids.ts';
+import { safetyOf } from './decode-gemini-upstream-result.ts';
 import { decodeGeminiStreamError } from './gemini-error.ts';
 import { finishOfGemini } from './gemini-finish-reason.ts';
 import { usageOfGemini } from './gemini-usage.ts';
@@ -32,6 +33,8 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
   #usage: Usage | undefined;
   /** The finish word came from promptFeedback.blockReason: the prompt itself was refused. */
   #promptBlocked = false;
+  /** The latest safety ratings (of the candidate, or of the prompt when it was blocked). */
+  #safety: SafetyRating[] | undefined;
   #over = false;
 
   push(frame: { event?: string; data: string }): StreamEvent[] {
@@ -50,7 +53,13 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
     this.#closeOpen();
     this.#over = true;
     const finish: ChatFinish = this.#finish(this.#rawFinish);
-    this.#out.push({ type: 'finish', finish, usage: this.#usage ?? emptyUsage() });
+    this.#out.push({
+      type: 'finish',
+      finish,
+      usage: this.#usage ?? emptyUsage(),
+      ...(this.#safety ? { safety: this.#safety } : {}),
+      ...(this.#promptBlocked ? { promptBlocked: { reason: this.#rawFinish } } : {}),
+    });
     return this.#flush();
   }
 
@@ -69,9 +78,11 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
     if (isObject(candidate)) {
       const content = isObject(candidate.content) ? candidate.content : {};
       for (const part of Array.isArray(content.parts) ? content.parts : []) if (isObject(part)) this.onPart(part);
+      this.#safety = safetyOf(candidate.safetyRatings) ?? this.#safety;
       const reason = s(candidate.finishReason);
       if (reason !== undefined) this.onFinishReason(reason);
     } else if (isObject(chunk.promptFeedback) && typeof chunk.promptFeedback.blockReason === 'string') {
+      this.#safety = safetyOf(chunk.promptFeedback.safetyRatings) ?? this.#safety;
       this.onFinishReason(chunk.promptFeedback.blockReason, true);
     }
   }
@@ -100,7 +111,7 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
   onThought(text: string, signature: string | undefined): void {
     const envelope = signature !== undefined ? reasoningOfSignature(signature, text) : undefined;
     let open = this.#open;
-    if (open?.kind !== 'reasoning' || open.signed) open = this.#openReasoning();
+    if (open?.kind !== 'reasoning' || open.signed) open = this.#openReasoning(undefined, envelope?.origin ?? 'gemini');
     const index = open.index;
     const t = envelope?.text ?? text;
     if (t !== '') this.#out.push({ type: 'reasoning-delta', index, text: t });
@@ -119,7 +130,7 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
       this.#closeOpen();
       return;
     }
-    const open = this.#openReasoning(r.redacted);
+    const open = this.#openReasoning(r.redacted, r.origin ?? 'gemini');
     if (r.text !== '') this.#out.push({ type: 'reasoning-delta', index: open.index, text: r.text });
     if (r.signature !== undefined) this.#out.push({ type: 'reasoning-signature', index: open.index, signature: r.signature });
     this.#closeOpen(r.encrypted);
@@ -172,11 +183,12 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
     return finishOfGemini(raw, this.#toolCalls > 0);
   }
 
-  #openReasoning(redacted?: string): { kind: 'reasoning'; index: number; signed: boolean } {
+  /** `origin` names whose signature the part carries: Gemini's own, or another provider's from an envelope. */
+  #openReasoning(redacted: string | undefined, origin: string): { kind: 'reasoning'; index: number; signed: boolean } {
     this.#closeOpen();
     const open = { kind: 'reasoning' as const, index: this.#nextIndex++, signed: false };
     this.#open = open;
-    this.#out.push(redacted === undefined ? { type: 'reasoning-start', index: open.index } : { type: 'reasoning-start', index: open.index, redacted });
+    this.#out.push(redacted === undefined ? { type: 'reasoning-start', index: open.index, origin } : { type: 'reasoning-start', index: open.index, redacted, origin });
     return open;
   }
 

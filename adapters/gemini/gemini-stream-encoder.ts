@@ -3,18 +3,18 @@
 // finishReason and usageMetadata (https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent).
 // Gemini never streams partial function arguments, so a tool call is sent whole when its input ends.
 import type { ChatRequest, ReasoningPart } from '../../src/ir/chat-request.ts';
-import type { ChatFinish, Usage } from '../../src/ir/chat-result.ts';
+import type { ChatFinish, SafetyRating, Usage } from '../../src/ir/chat-result.ts';
 import { GatewayError } from '../../src/ir/gateway-error.ts';
 import { assertNever, type StreamEvent } from '../../src/ir/stream-event.ts';
 import type { ClientStreamEncoder, SseFrame } from '../shared/chat-adapter.ts';
 import { parseJsonObject, type Json } from '../shared/narrow.ts';
-import { functionCallOf, isEnumOutput, unquoteEnum } from './encode-gemini-result.ts';
+import { functionCallOf, isEnumOutput, safetyRatings, unquoteEnum } from './encode-gemini-result.ts';
 import { encodeGeminiError } from './gemini-error.ts';
-import { geminiFinishMessage, geminiFinishReason } from './gemini-finish-reason.ts';
+import { geminiBlockReason, geminiFinishMessage, geminiFinishReason } from './gemini-finish-reason.ts';
 import { geminiUsageMetadata } from './gemini-usage.ts';
 import { signatureOfReasoning } from './thought-signature.ts';
 
-type Thinking = { text: string; signature?: string; redacted?: string; encrypted?: string };
+type Thinking = { text: string; signature?: string; redacted?: string; encrypted?: string; origin?: string };
 type ToolInput = { id: string; name: string; json: string };
 
 export class GeminiStreamEncoder implements ClientStreamEncoder {
@@ -60,9 +60,14 @@ export class GeminiStreamEncoder implements ClientStreamEncoder {
       }
       case 'refusal-delta':
         return e.text === '' ? [] : this.#chunk([{ text: e.text }]);
-      case 'reasoning-start':
-        this.#thinking.set(e.index, e.redacted === undefined ? { text: '' } : { text: '', redacted: e.redacted });
+      case 'reasoning-start': {
+        // The origin decides whether a signature goes out as Gemini's own or in an envelope.
+        const t: Thinking = { text: '' };
+        if (e.redacted !== undefined) t.redacted = e.redacted;
+        if (e.origin !== undefined) t.origin = e.origin;
+        this.#thinking.set(e.index, t);
         return [];
+      }
       case 'reasoning-delta':
         return this.onReasoningDelta(e.index, e.text);
       case 'reasoning-signature': {
@@ -86,7 +91,7 @@ export class GeminiStreamEncoder implements ClientStreamEncoder {
         this.#usage = { ...this.#usage, ...e.usage };
         return [];
       case 'finish':
-        return this.onFinish(e.finish, e.usage);
+        return this.onFinish(e.finish, e.usage, e.safety, e.promptBlocked);
       case 'error':
         return this.#fail(e.error);
       default:
@@ -109,6 +114,7 @@ export class GeminiStreamEncoder implements ClientStreamEncoder {
     if (t.signature !== undefined) part.signature = t.signature;
     if (t.redacted !== undefined) part.redacted = t.redacted;
     if (encrypted !== undefined) part.encrypted = encrypted;
+    if (t.origin !== undefined) part.origin = t.origin;
     const shown = this.#includeThoughts && t.text !== '';
     const sig = signatureOfReasoning(part, !shown);
     if (sig === undefined) return [];
@@ -131,14 +137,24 @@ export class GeminiStreamEncoder implements ClientStreamEncoder {
     return this.#chunk([{ functionCall: functionCallOf(t.id, t.name, args) }]);
   }
 
-  onFinish(finish: ChatFinish, usage: Usage): SseFrame[] {
+  /**
+   * The last chunk: finishReason, safety ratings and usage. A blocked prompt has no candidate at
+   * all, only promptFeedback, as Gemini itself answers it.
+   */
+  onFinish(finish: ChatFinish, usage: Usage, safety: SafetyRating[] | undefined, blocked: { reason: string } | undefined): SseFrame[] {
     this.#over = true;
+    if (blocked) {
+      const feedback: Json = { blockReason: geminiBlockReason(blocked.reason) };
+      if (safety?.length) feedback.safetyRatings = safetyRatings(safety);
+      return [this.#frame({ promptFeedback: feedback, usageMetadata: geminiUsageMetadata(usage) })];
+    }
     const candidate: Json = {};
     if (this.#pendingSignature !== undefined) candidate.content = { parts: [this.#signed({ text: '' })], role: 'model' };
     candidate.finishReason = geminiFinishReason(finish);
     const message = geminiFinishMessage(finish);
     if (message !== undefined) candidate.finishMessage = message;
     candidate.index = 0;
+    if (safety?.length) candidate.safetyRatings = safetyRatings(safety);
     return [this.#frame({ candidates: [candidate], usageMetadata: geminiUsageMetadata(usage) })];
   }
 

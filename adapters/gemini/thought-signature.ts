@@ -7,15 +7,11 @@
 //
 // Reasoning from other providers (Anthropic thinking signatures, redacted thinking, OpenAI
 // encrypted reasoning) has to survive a round trip through a Gemini client too, or the next turn
-// fails upstream. Such reasoning travels in thoughtSignature as an envelope: base64 of a fixed
-// prefix plus JSON. Real Gemini signatures are binary protobuf, so the prefix cannot collide.
+// fails upstream: it travels in thoughtSignature as an envelope (adapters/shared/reasoning-envelope.ts).
 import type { Part, ReasoningPart } from '../../src/ir/chat-request.ts';
-import { isObject } from '../shared/narrow.ts';
+import { hasOpaque, openReasoning, sealReasoning } from '../shared/reasoning-envelope.ts';
 
-const MAGIC = 'polygate-sig/1:'; // 15 bytes: its base64 is a fixed 20-character prefix
-const MAGIC_B64 = Buffer.from(MAGIC).toString('base64');
-
-type Envelope = { o?: string; s?: string; r?: string; e?: string; t?: string };
+export { hasOpaque } from '../shared/reasoning-envelope.ts';
 
 const isGeminiOrigin = (origin: string | undefined): boolean => origin === undefined || origin === 'gemini';
 
@@ -25,38 +21,14 @@ const isGeminiOrigin = (origin: string | undefined): boolean => origin === undef
  */
 export function signatureOfReasoning(p: ReasoningPart, withText: boolean): string | undefined {
   if (isGeminiOrigin(p.origin) && p.redacted === undefined && p.encrypted === undefined) return p.signature;
-  if (p.signature === undefined && p.redacted === undefined && p.encrypted === undefined) return undefined;
-  const env: Envelope = { o: p.origin, s: p.signature, r: p.redacted, e: p.encrypted, t: withText && p.text !== '' ? p.text : undefined };
-  return Buffer.from(MAGIC + JSON.stringify(env)).toString('base64');
+  if (!hasOpaque(p)) return undefined;
+  return sealReasoning(p, withText);
 }
 
 /** A reasoning part rebuilt from a thoughtSignature (and the thought text, if the part had one). */
 export function reasoningOfSignature(signature: string, text: string): ReasoningPart {
-  const env = signature.startsWith(MAGIC_B64) ? openEnvelope(signature) : undefined;
-  if (!env) return { type: 'reasoning', text, signature, origin: 'gemini' };
-  const part: ReasoningPart = { type: 'reasoning', text: text !== '' ? text : (env.t ?? '') };
-  if (env.s !== undefined) part.signature = env.s;
-  if (env.r !== undefined) part.redacted = env.r;
-  if (env.e !== undefined) part.encrypted = env.e;
-  if (env.o !== undefined) part.origin = env.o;
-  return part;
+  return openReasoning(signature, text) ?? { type: 'reasoning', text, signature, origin: 'gemini' };
 }
-
-function openEnvelope(signature: string): Envelope | undefined {
-  const text = Buffer.from(signature, 'base64').toString('utf8');
-  if (!text.startsWith(MAGIC)) return undefined;
-  try {
-    const v: unknown = JSON.parse(text.slice(MAGIC.length));
-    if (!isObject(v)) return undefined;
-    const s = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);
-    return { o: s(v.o), s: s(v.s), r: s(v.r), e: s(v.e), t: s(v.t) };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Does the reasoning part hold opaque data a later turn needs? */
-export const hasOpaque = (p: ReasoningPart): boolean => p.signature !== undefined || p.redacted !== undefined || p.encrypted !== undefined;
 
 /**
  * Appends a thought part (`thought: true`) as reasoning, merging streamed thought fragments: a

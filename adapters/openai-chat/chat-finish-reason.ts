@@ -38,13 +38,15 @@ function chatReasonOf(reason: FinishReason): ChatFinishReason {
       return 'length';
     case 'tool-calls':
       return 'tool_calls';
+    // Anthropic's `refusal` stop reason is its safety classifiers stopping the answer
+    // (https://docs.anthropic.com/en/api/handling-stop-reasons#refusal): a content filter here.
     case 'content-filter':
+    case 'refusal':
       return 'content_filter';
-    // A refusal is ordinary content in Chat Completions (message.refusal) and ends with `stop`,
-    // as do a matched stop sequence and an Anthropic `pause_turn`; the format has no other word.
+    // A matched stop sequence and an Anthropic `pause_turn` end with `stop`: the format has no
+    // other word. (`error` never gets here: the encoders answer it as an error; see failedFinish.)
     case 'stop':
     case 'stop-sequence':
-    case 'refusal':
     case 'pause':
     case 'error':
     case 'other':

@@ -6,6 +6,7 @@ import type { Usage } from '../../src/ir/chat-result.ts';
 import type { GatewayError } from '../../src/ir/gateway-error.ts';
 import { assertNever, type StreamEvent } from '../../src/ir/stream-event.ts';
 import type { ClientStreamEncoder, SseFrame } from '../shared/chat-adapter.ts';
+import { failedFinish } from '../shared/failed-finish.ts';
 import { chatErrorBody } from './chat-error.ts';
 import { chatReasonOfFinish, type ChatFinishReason } from './chat-finish-reason.ts';
 import { encodeChatUsage } from './chat-usage.ts';
@@ -43,8 +44,10 @@ export class ChatStreamEncoder implements ClientStreamEncoder {
         return this.onToolStart(e.index, e.id, e.name);
       case 'tool-input-delta':
         return this.onToolDelta(e.index, e.json);
-      case 'finish':
-        return this.onFinish(chatReasonOfFinish(e.finish), e.usage);
+      case 'finish': {
+        const failed = failedFinish(e.finish);
+        return failed ? this.onError(failed) : this.onFinish(chatReasonOfFinish(e.finish), e.usage);
+      }
       case 'error':
         return this.onError(e.error);
       // Part boundaries have no frame of their own in this format; reasoning is not part of

@@ -3,6 +3,7 @@
 import type { ChatRequest, Citation, Part } from '../../src/ir/chat-request.ts';
 import type { ChatResult } from '../../src/ir/chat-result.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
+import { failedFinish } from '../shared/failed-finish.ts';
 import { chatReasonOfFinish, type ChatFinishReason } from './chat-finish-reason.ts';
 import { encodeChatUsage, type ChatUsage } from './chat-usage.ts';
 import type { ChatToolCall } from './encode-chat-messages.ts';
@@ -27,6 +28,8 @@ export type ChatCompletion = {
 export const chatCompletionId = (id: string): string => (id.startsWith('chatcmpl-') ? id : `chatcmpl-${id}`);
 
 export function encodeChatResult(result: ChatResult, request: ChatRequest): ChatCompletion {
+  const failed = failedFinish(result.finish);
+  if (failed) throw failed;
   let content = '';
   let refusal: string | null = null;
   const calls: ChatToolCall[] = [];

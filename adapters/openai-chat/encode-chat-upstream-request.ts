@@ -4,6 +4,7 @@ import type { ChatRequest, OutputFormat, Tool, ToolChoice } from '../../src/ir/c
 import { GatewayError, invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import type { UpstreamHttpRequest, WarningSink } from '../shared/chat-adapter.ts';
+import { isClientSideExtension } from '../shared/client-side-extensions.ts';
 import { effortOfBudget } from '../shared/reasoning-map.ts';
 import { encodeChatMessages } from './encode-chat-messages.ts';
 
@@ -30,8 +31,6 @@ export const relayedExtensions = [
   'web_search_options',
 ] as const;
 
-/** Extensions that only steer polygate's own answer to the client, never the upstream. */
-const clientOnlyExtensions = new Set(['stream_options.include_usage', 'stream_options.include_obfuscation']);
 
 export function encodeChatUpstreamRequest(req: ChatRequest, upstreamModel: string, warn: WarningSink): UpstreamHttpRequest {
   const body: Record<string, unknown> = { model: upstreamModel, messages: encodeChatMessages(req, warn) };
@@ -154,7 +153,7 @@ function encodeReasoning(req: ChatRequest, warn: WarningSink): string | undefine
 /** Every extension is carried, or named in a warning: never dropped silently (DESIGN.md). */
 function relayExtensions(req: ChatRequest, body: Record<string, unknown>, warn: WarningSink): void {
   for (const [key, value] of Object.entries(req.extensions)) {
-    if (key === 'reasoning_effort' || clientOnlyExtensions.has(key) || value === undefined) continue;
+    if (key === 'reasoning_effort' || isClientSideExtension(key) || value === undefined) continue;
     if ((relayedExtensions as readonly string[]).includes(key)) body[key] = value;
     else warn(key, 'the openai-chat upstream has no such field; dropped');
   }

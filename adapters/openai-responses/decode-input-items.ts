@@ -9,6 +9,7 @@
 import type { Message, Part, ReasoningPart, Role, TextPart, ToolResultPart } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { arr, obj, str, type Json } from '../shared/narrow.ts';
+import { openReasoning } from '../shared/reasoning-envelope.ts';
 import { decodeAssistantContent, decodeSystemContent, decodeUserContent } from './decode-input-content.ts';
 import type { ItemReferenceSlot } from './responses-extensions.ts';
 import { absent, enumOf, missing, required } from './responses-validate.ts';
@@ -129,8 +130,12 @@ function decodeReasoning(item: Json, p: string): ReasoningPart {
     enumOf(s.type, ['summary_text'] as const, `${p}.summary[${k}].type`);
     return required(s.text, `${p}.summary[${k}].text`, str);
   });
+  const encrypted = absent(item.encrypted_content) ? undefined : str(item.encrypted_content, `${p}.encrypted_content`);
+  // Another provider's reasoning that polygate sealed into encrypted_content goes back to its origin.
+  const sealed = encrypted === undefined ? undefined : openReasoning(encrypted, texts.join('\n\n'));
+  if (sealed) return sealed;
   const part: ReasoningPart = { type: 'reasoning', text: texts.join('\n\n'), origin: 'openai', signature: id };
-  if (!absent(item.encrypted_content)) part.encrypted = str(item.encrypted_content, `${p}.encrypted_content`);
+  if (encrypted !== undefined) part.encrypted = encrypted;
   return part;
 }
 

@@ -5,6 +5,7 @@
 // tool calls are function_call items, reasoning parts are reasoning items.
 import type { Citation, MediaSource, Part, ReasoningPart } from '../../src/ir/chat-request.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
+import { hasOpaque, sealReasoning } from '../shared/reasoning-envelope.ts';
 import { isReasoningItemId, type IdSource } from './responses-ids.ts';
 import type { Annotation, MessageItem, OutputItem, OutputText, ReasoningItem } from './responses-wire-types.ts';
 
@@ -98,8 +99,18 @@ export function reasoningItemId(p: Pick<ReasoningPart, 'origin' | 'signature'>, 
 function reasoningItem(p: ReasoningPart, opts: ItemOptions): ReasoningItem {
   const item: ReasoningItem = { id: reasoningItemId(p, opts.ids), type: 'reasoning', summary: p.text ? [{ type: 'summary_text', text: p.text }] : [] };
   // encrypted_content is returned only when `include` asks for 'reasoning.encrypted_content'.
-  if (opts.includeEncrypted) item.encrypted_content = p.origin === 'openai' ? (p.encrypted ?? null) : null;
+  if (opts.includeEncrypted) item.encrypted_content = encryptedContentOf(p);
   return item;
+}
+
+/**
+ * OpenAI's own encrypted content as it came. Another provider's signature or redacted thinking
+ * is sealed into it (reasoning-envelope.ts): a stateless client replays the item, and the
+ * conversation can continue on the provider that produced the reasoning.
+ */
+export function encryptedContentOf(p: ReasoningPart): string | null {
+  if (p.origin === 'openai') return p.encrypted ?? null;
+  return hasOpaque(p) ? sealReasoning(p, false) : null;
 }
 
 /**

@@ -26,7 +26,9 @@ export function outcomeOf(finish: ChatFinish): Outcome {
   switch (finish.reason) {
     case 'length':
       return { status: 'incomplete', incomplete: { reason: 'max_output_tokens' }, error: null };
+    // Anthropic's `refusal` stop reason is its safety classifiers stopping the answer: a content filter.
     case 'content-filter':
+    case 'refusal':
       return { status: 'incomplete', incomplete: { reason: 'content_filter' }, error: null };
     case 'error':
       return { status: 'failed', incomplete: null, error: { code: 'server_error', message: 'The model failed to generate a response.' } };

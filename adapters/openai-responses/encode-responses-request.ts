@@ -6,6 +6,7 @@
 import type { ChatRequest } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import type { UpstreamHttpRequest, WarningSink } from '../shared/chat-adapter.ts';
+import { isClientSideExtension } from '../shared/client-side-extensions.ts';
 import type { Json } from '../shared/narrow.ts';
 import { effortOfBudget } from '../shared/reasoning-map.ts';
 import { encodeInputItems } from './encode-input-items.ts';
@@ -17,7 +18,7 @@ const provider = 'the openai-responses upstream';
 /** Responses fields that other decoders may have kept in `extensions` by the same name: relayed as they are. */
 const relayed = ['truncation', 'service_tier', 'prompt_cache_key', 'prompt_cache_retention', 'safety_identifier', 'max_tool_calls', 'prompt'] as const;
 /** Extensions this encoder consumes in other ways, or that concern only the client side. */
-const consumed = new Set<string>([ext.store, ext.include, ext.instructions, ext.verbosity, ext.reasoningEffort, 'stream_options', 'top_logprobs']);
+const consumed = new Set<string>([ext.store, ext.verbosity, ext.reasoningEffort, 'stream_options', 'top_logprobs']);
 
 export function encodeResponsesRequest(req: ChatRequest, upstreamModel: string, warn: WarningSink): UpstreamHttpRequest {
   rejectUnresolvedState(req);
@@ -45,7 +46,7 @@ export function encodeResponsesRequest(req: ChatRequest, upstreamModel: string, 
   if (req.metadata !== undefined) body.metadata = req.metadata;
   for (const key of relayed) if (req.extensions[key] !== undefined) body[key] = req.extensions[key];
   for (const key of Object.keys(req.extensions)) {
-    if (!consumed.has(key) && !(relayed as readonly string[]).includes(key) && !key.startsWith('stream_options')) {
+    if (!consumed.has(key) && !(relayed as readonly string[]).includes(key) && !isClientSideExtension(key)) {
       warn(key, `not supported by ${provider}; dropped`);
     }
   }

@@ -5,12 +5,13 @@
 // reasoning_summary_text.delta… / .done / reasoning_summary_part.done (reasoning), then
 // output_item.done → response.completed (or response.incomplete / response.failed). Every event
 // carries `sequence_number`, counting from 0. Frames are `event: <type>` + `data: <json>`.
-import type { ChatRequest } from '../../src/ir/chat-request.ts';
+import type { ChatRequest, ReasoningPart } from '../../src/ir/chat-request.ts';
 import type { ChatFinish, Usage } from '../../src/ir/chat-result.ts';
 import type { GatewayError } from '../../src/ir/gateway-error.ts';
 import { assertNever, type StreamEvent } from '../../src/ir/stream-event.ts';
 import type { ClientStreamEncoder, SseFrame } from '../shared/chat-adapter.ts';
 import { outcomeOf, responseEnvelope, responseIdOf, type Outcome } from './encode-response-object.ts';
+import { encryptedContentOf } from './encode-output-items.ts';
 import { responsesErrorCode } from './responses-error.ts';
 import { readEcho } from './responses-extensions.ts';
 import { isReasoningItemId, type IdSource } from './responses-ids.ts';
@@ -19,7 +20,7 @@ import type { FunctionCallItem, MessageItem, OutputItem, OutputText, ReasoningIt
 type OpenMessage = { index: number; item: MessageItem; part: OutputText | RefusalContent | undefined };
 type OpenTool = { index: number; item: FunctionCallItem };
 /** A reasoning item is announced at its first delta, signature or end, so an OpenAI item id can still name it. */
-type OpenReasoning = { index: number | undefined; item: ReasoningItem; text: string; partOpen: boolean };
+type OpenReasoning = { index: number | undefined; item: ReasoningItem; text: string; partOpen: boolean; origin?: string; signature?: string; redacted?: string };
 
 export class ResponsesStreamEncoder implements ClientStreamEncoder {
   readonly #request: ChatRequest;
@@ -62,7 +63,14 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
         break;
       case 'reasoning-start':
         this.#closeMessage();
-        this.#reasoning.set(event.index, { index: undefined, item: { id: '', type: 'reasoning', summary: [] }, text: '', partOpen: false });
+        this.#reasoning.set(event.index, {
+          index: undefined,
+          item: { id: '', type: 'reasoning', summary: [] },
+          text: '',
+          partOpen: false,
+          ...(event.origin !== undefined ? { origin: event.origin } : {}),
+          ...(event.redacted !== undefined ? { redacted: event.redacted } : {}),
+        });
         break;
       case 'reasoning-signature':
         this.#reasoningSignature(event.index, event.signature);
@@ -178,8 +186,12 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
 
   #reasoningSignature(irIndex: number, signature: string): void {
     const r = this.#reasoning.get(irIndex);
-    // Only an OpenAI reasoning item id can name the item (its encrypted_content is bound to it).
-    if (r && r.index === undefined && isReasoningItemId(signature)) r.item.id = signature;
+    if (!r) return;
+    // OpenAI's "signature" is the item id its encrypted_content is bound to: it names the item.
+    // Any other provider's is kept, to be sealed into encrypted_content at the end.
+    if (r.origin === 'openai') {
+      if (r.index === undefined && isReasoningItemId(signature)) r.item.id = signature;
+    } else r.signature = signature;
   }
 
   #reasoningDelta(irIndex: number, delta: string): void {
@@ -208,7 +220,14 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
       this.#emit('response.reasoning_summary_part.done', { ...at, part: { type: 'summary_text', text: r.text } });
     }
     r.item.summary = r.text ? [{ type: 'summary_text', text: r.text }] : [];
-    if (this.#includeEncrypted) r.item.encrypted_content = encrypted ?? null;
+    if (this.#includeEncrypted) {
+      const part: ReasoningPart = { type: 'reasoning', text: r.text };
+      if (r.origin !== undefined) part.origin = r.origin;
+      if (r.signature !== undefined) part.signature = r.signature;
+      if (r.redacted !== undefined) part.redacted = r.redacted;
+      if (encrypted !== undefined) part.encrypted = encrypted;
+      r.item.encrypted_content = encryptedContentOf(part);
+    }
     if (status === 'completed') this.#emit('response.output_item.done', { output_index: index, item: structuredClone(r.item) });
   }
 

@@ -11,12 +11,22 @@ export type ProviderConfig = {
   headers?: Record<string, string>;
 };
 
-export type RouteConfig = { provider: string; model: string; weight?: number };
+/** Per-route overrides of the upstream.*_timeout_ms settings (docs/resilience.md). */
+export type TimeoutsConfig = { connect_ms?: number; first_byte_ms?: number; idle_ms?: number };
+
+/** Retries of one route before the next one is tried (docs/resilience.md). */
+export type RetriesConfig = { max_retries: number; base_delay_ms: number; max_delay_ms: number; max_retry_after_ms: number };
+
+/** Circuit breaker per provider and upstream model (docs/resilience.md). */
+export type BreakerConfig = { consecutive_failures: number; failure_ratio: number; min_calls: number; window_ms: number; cooldown_ms: number };
+
+export type RouteConfig = { provider: string; model: string; weight?: number; timeouts?: TimeoutsConfig; retries?: Partial<RetriesConfig> };
 
 export type ModelConfig = {
   strategy?: 'fallback' | 'weighted';
   routes: RouteConfig[];
   context_window?: number;
+  breaker?: Partial<BreakerConfig>;
 };
 
 export type KeyConfig = {
@@ -33,7 +43,10 @@ export type GatewayConfig = {
   storage: { driver: 'memory' | 'sqlite' | 'redis'; path?: string; url?: string };
   outbound: { allow_private_addresses: boolean };
   limits: { max_body_bytes: number; max_upload_bytes: number };
-  upstream: { connect_timeout_ms: number; first_byte_timeout_ms: number; idle_timeout_ms: number };
+  upstream: { connect_timeout_ms: number; first_byte_timeout_ms: number; idle_timeout_ms: number; retries: RetriesConfig; breaker: BreakerConfig };
+  reload: { watch: boolean; debounce_ms: number };
+  /** On SIGTERM, how long in-flight requests and streams may take before they are cut. */
+  shutdown_deadline_ms: number;
   metrics: { bearer_token?: string };
   log: { level: string; content: boolean };
   keys: KeyConfig[];
@@ -49,6 +62,8 @@ export type TuneConfig = {
   lyrics_model?: string;
   poll_interval_ms: number;
   task_deadline_s: number;
+  /** How long one instance holds a claimed task step before another may take it over. */
+  task_lease_ms: number;
   sandbox_delay_ms: number;
   public_base_url?: string;
   callback: { secret: string; max_attempts: number; backoff_ms: number; max_backoff_ms: number; timeout_ms: number };

@@ -5,6 +5,7 @@ import type { ErrorObject } from 'ajv';
 import schema from '../../config/gateway.schema.json' with { type: 'json' };
 import type { GatewayConfig, LoadedConfig } from './gateway-config.ts';
 import { interpolateEnv } from './interpolate-env.ts';
+import { defaultBreaker, defaultRetries } from '../resilience/route-policy.ts';
 
 /** Every problem of a refused file, each naming its path (and line where known). */
 export class ConfigError extends Error {
@@ -99,7 +100,11 @@ function withDefaults(c: GatewayConfig): GatewayConfig {
       connect_timeout_ms: c.upstream?.connect_timeout_ms ?? 10_000,
       first_byte_timeout_ms: c.upstream?.first_byte_timeout_ms ?? 120_000,
       idle_timeout_ms: c.upstream?.idle_timeout_ms ?? 120_000,
+      retries: { ...defaultRetries, ...c.upstream?.retries },
+      breaker: { ...defaultBreaker, ...c.upstream?.breaker },
     },
+    reload: { watch: c.reload?.watch ?? true, debounce_ms: c.reload?.debounce_ms ?? 250 },
+    shutdown_deadline_ms: c.shutdown_deadline_ms ?? 30_000,
     metrics: c.metrics ?? {},
     log: { level: c.log?.level ?? 'info', content: c.log?.content ?? false },
     tune: {
@@ -108,6 +113,7 @@ function withDefaults(c: GatewayConfig): GatewayConfig {
       default_model: c.tune?.default_model ?? 'tune-v3-0',
       poll_interval_ms: c.tune?.poll_interval_ms ?? 3000,
       task_deadline_s: c.tune?.task_deadline_s ?? 900,
+      task_lease_ms: c.tune?.task_lease_ms ?? 120_000,
       sandbox_delay_ms: c.tune?.sandbox_delay_ms ?? 4000,
       callback: {
         secret: c.tune?.callback?.secret ?? '',

@@ -129,6 +129,21 @@ export const configReloadsTotal = new Counter({
   registers: [registry],
 });
 
+export const breakerRouteState = new Gauge({
+  name: 'polygate_circuit_breaker_route_state',
+  help: 'Circuit breaker per provider and upstream model (a config-bounded name): 0 closed, 1 half-open, 2 open',
+  labelNames: ['provider', 'upstream_model'],
+  registers: [registry],
+});
+
+export const upstreamAttempts = new Histogram({
+  name: 'polygate_upstream_attempts',
+  help: 'Upstream calls one request made (retries and fallbacks included), by family and final outcome (ok, or the cause of the last failure: timeout, connection, rate_limited, server_error, breaker_open, or the error kind)',
+  labelNames: ['family', 'outcome'],
+  buckets: [1, 2, 3, 4, 6, 8, 12],
+  registers: [registry],
+});
+
 export const providerEnabled = new Gauge({
   name: 'polygate_provider_enabled',
   help: 'Configured providers: 1 enabled, 0 disabled (a key variable is unset or the type is not served)',

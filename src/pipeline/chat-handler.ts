@@ -8,15 +8,16 @@ import type { ChatRequest } from '../ir/chat-request.ts';
 import type { Usage } from '../ir/chat-result.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
 import type { StreamEvent } from '../ir/stream-event.ts';
-import { fallbacksTotal, openStreams, tokensTotal, translationWarnings } from '../metrics/registry.ts';
+import { openStreams, tokensTotal, translationWarnings } from '../metrics/registry.ts';
 import { HttpChatProvider } from '../providers/http-chat-provider.ts';
 import type { Route } from '../routing/model-router.ts';
 import type { Runtime } from '../runtime.ts';
 import type { Family } from '../http/family.ts';
 import { passThrough } from './pass-through.ts';
 import { firstEvent, pipeStream } from './pipe-stream.ts';
-import { isRetryable, toGatewayError } from './to-gateway-error.ts';
 import type { RequestState } from './request-state.ts';
+import { runRoutes, type RouteAttempts, type ServeResult } from '../resilience/run-routes.ts';
+import { reserveTokens, settleTokens } from '../limits/key-limits.ts';
 
 /**
  * Serves one chat request in any client format: decode to the IR, try the model's routes in
@@ -51,6 +52,8 @@ export function chatHandler(codec: ChatClientCodec, family: Family, opts: ChatHa
     state.model = request.model;
     authorizeModel(runtime, state.key, request.model);
     await session?.prepareRequest?.(request);
+    // The key's tpm: the prompt's estimate now, corrected by the upstream's usage when it comes.
+    await reserveTokens(state, request);
 
     const routes = runtime.router.plan(request.model);
     if (routes.length === 0) throw noRoute(runtime, request.model);
@@ -60,21 +63,18 @@ export function chatHandler(codec: ChatClientCodec, family: Family, opts: ChatHa
       if (!ctx.res.writableFinished) abort.abort();
     });
 
-    let lastError: GatewayError | undefined;
-    for (let i = 0; i < routes.length; i++) {
-      const route = routes[i];
-      const isLast = i === routes.length - 1;
-      try {
-        const served = await serveRoute(ctx, codec, family, request, route, abort.signal, !isLast, session);
-        if (served) return;
-      } catch (e) {
-        const err = toGatewayError(e);
-        if (!isRetryable(err) || isLast || abort.signal.aborted) throw err;
-        lastError = err;
-      }
-      fallbacksTotal.inc({ provider: route.provider, cause: lastError ? String(lastError.status) : 'unavailable' });
-    }
-    throw lastError ?? noRoute(runtime, request.model);
+    // Retries, breakers and fallbacks (src/resilience/): a route is left only while nothing has
+    // reached the client.
+    state.attempts = { attempts: 0 };
+    await runRoutes({
+      family,
+      model: request.model,
+      routes,
+      signal: abort.signal,
+      report: state.attempts,
+      serve: (route, final) => serveRoute(ctx, codec, family, request, route, abort.signal, !final, session),
+      noRoute: () => noRoute(runtime, request.model),
+    });
   };
 }
 
@@ -88,7 +88,7 @@ function noRoute(runtime: Runtime, model: string): GatewayError {
   return new GatewayError('unavailable', `model '${model}' has no provider that can serve it now${why ? ` (${why})` : ''}`);
 }
 
-/** Serves the request through one route; false when the route cannot serve (try the next). */
+/** Serves the request through one route; not served when the route has no provider here (try the next). */
 async function serveRoute(
   ctx: Context,
   codec: ChatClientCodec,
@@ -98,10 +98,10 @@ async function serveRoute(
   signal: AbortSignal,
   canFallBack: boolean,
   session: ChatSession | undefined,
-): Promise<boolean> {
+): Promise<ServeResult> {
   const state = ctx.state as ChatState;
   const provider = state.runtime.chatProviders.get(route.provider);
-  if (!provider) return false;
+  if (!provider) return { served: false };
   const upstreamFormat = provider.wireFormat ?? provider.type;
   state.path = { provider: route.provider, upstream_format: upstreamFormat, mode: 'translate', upstreamModel: route.model };
   const routeHeader = { 'x-polygate-route': `${route.provider}/${route.model}`, 'x-request-id': state.requestId };
@@ -133,6 +133,7 @@ async function serveRoute(
       body: target.body,
       responseHeaders: routeHeader,
       canFallBack,
+      timeouts: route.timeouts,
       streamErrorFrames: (error) => {
         // A fresh encoder that has seen the stream start answers the error as mid-stream.
         const enc = codec.createStreamEncoder(request);
@@ -147,11 +148,11 @@ async function serveRoute(
     state.status = r.status;
     state.outcome = r.status >= 400 ? 'upstream_error' : r.outcome;
     if (r.usage) countTokens(state, r.usage);
-    return true;
+    return { served: true, upstreamFailed: r.status >= 500 || r.outcome === 'upstream_cut' };
   }
 
   if (!routed.stream) {
-    const result = await provider.complete(routed, route.model, { signal, warn });
+    const result = await provider.complete(routed, route.model, { signal, warn, timeouts: route.timeouts });
     countTokens(state, result.usage);
     const t1 = performance.now();
     // The client's encoder sees the client's request; `routed` is what the upstream saw.
@@ -162,15 +163,16 @@ async function serveRoute(
     setWarnings();
     ctx.set(headers);
     state.outcome = 'ok';
-    return true;
+    return { served: true, upstreamFailed: false };
   }
 
-  const events = await provider.openStream(routed, route.model, { signal, warn });
+  const events = await provider.openStream(routed, route.model, { signal, warn, timeouts: route.timeouts });
   const { first, rest } = await firstEvent(events);
   setWarnings();
   ctx.respond = false;
   openStreams.inc({ family });
   state.streaming = true;
+  let upstreamFailed = false;
   try {
     const encoder = codec.createStreamEncoder(request);
     const accumulator = session?.streamEnded ? new StreamAccumulator() : undefined;
@@ -191,10 +193,11 @@ async function serveRoute(
     state.timings.encodeMs = r.encodeMs;
     state.status = 200;
     state.outcome = r.outcome === 'error' ? `stream_${r.error?.kind ?? 'error'}` : r.outcome;
+    upstreamFailed = r.outcome === 'error';
   } finally {
     openStreams.dec({ family });
   }
-  return true;
+  return { served: true, upstreamFailed };
 }
 
 /**
@@ -204,12 +207,13 @@ async function serveRoute(
 const canRelay = (request: ChatRequest): boolean =>
   request.extensions['previous_response_id'] === undefined && request.extensions['item_references'] === undefined && request.extensions['store'] !== true;
 
-/** The request state as the chat pipeline fills it: the usage goes into the request's log line. */
-export type ChatState = RequestState & { usage?: Usage };
+/** The request state as the chat pipeline fills it: usage and upstream attempts go into the request's log line. */
+export type ChatState = RequestState & { usage?: Usage; attempts?: RouteAttempts };
 
 /** The model label is the client-facing name, which the config bounds (authorizeModel ran). */
 function countTokens(state: ChatState, u: Usage): void {
   state.usage = u;
+  settleTokens(state, u);
   const labels = { family: state.family ?? 'none', provider: state.path?.provider ?? 'none', model: state.model ?? 'none' };
   tokensTotal.inc({ ...labels, kind: 'input' }, u.inputTokens);
   tokensTotal.inc({ ...labels, kind: 'output' }, u.outputTokens);

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import httpProxy from 'http-proxy';
 import { createParser } from 'eventsource-parser';
@@ -7,6 +7,8 @@ import type { Usage } from '../ir/chat-result.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
 import { serializeFrames } from '../http/sse-writer.ts';
 import { connectionError, type HttpChatProvider } from '../providers/http-chat-provider.ts';
+import type { RouteTimeouts } from '../resilience/route-policy.ts';
+import { relayTimers, retryableStatus, UpstreamTimeout } from './relay-timers.ts';
 
 /**
  * Same-format pass-through (DESIGN.md): the client's body is relayed with only the model name and
@@ -16,9 +18,11 @@ import { connectionError, type HttpChatProvider } from '../providers/http-chat-p
 
 type Handler = (proxyRes: IncomingMessage) => void;
 const handlers = new WeakMap<IncomingMessage, Handler>();
+const requestHooks = new WeakMap<IncomingMessage, (proxyReq: ClientRequest) => void>();
 
 const proxy = httpProxy.createProxyServer({ selfHandleResponse: true, changeOrigin: true, xfwd: false, ignorePath: true });
 proxy.on('proxyRes', (proxyRes, req) => handlers.get(req)?.(proxyRes));
+proxy.on('proxyReq', (proxyReq, req) => requestHooks.get(req)?.(proxyReq));
 
 /** Client credentials of every family: none of them may reach an upstream. */
 const clientAuthHeaders = ['authorization', 'x-api-key', 'x-goog-api-key', 'cookie', 'host', 'content-length', 'accept-encoding'];
@@ -37,8 +41,13 @@ export function passThrough(opts: {
   path: string;
   body: Record<string, unknown>;
   responseHeaders: Record<string, string>;
-  /** When true, an upstream 5xx is not relayed but reported so the caller can fall back. */
+  /**
+   * When true (another attempt follows), an upstream 408, 429 or 5xx is not relayed but reported,
+   * so the caller can retry or fall back.
+   */
   canFallBack: boolean;
+  /** Connect, first-byte (response headers) and idle (between body chunks) limits. */
+  timeouts: RouteTimeouts;
   /** The client format's in-stream error event, for an upstream that fails mid-stream. */
   streamErrorFrames: (error: GatewayError) => SseFrame[];
 }): Promise<PassThroughResult> {
@@ -46,11 +55,18 @@ export function passThrough(opts: {
   const payload = Buffer.from(JSON.stringify(opts.body));
   for (const h of clientAuthHeaders) delete req.headers[h];
   return new Promise((resolve) => {
+    const timers = relayTimers(provider.name, opts.timeouts);
+    requestHooks.set(req, timers.watchRequest);
     handlers.set(req, (proxyRes) => {
+      timers.responded(proxyRes);
       const status = proxyRes.statusCode ?? 502;
-      if (status >= 500 && opts.canFallBack) {
-        proxyRes.resume();
-        resolve({ kind: 'failed', error: new GatewayError('upstream', `provider '${provider.name}' answered ${status}`, { status }) });
+      if (opts.canFallBack && retryableStatus(status)) {
+        // Nothing went to the client yet: read the upstream's error (its Retry-After included)
+        // in its own format, so the next attempt knows how long to wait.
+        void readErrorBody(proxyRes).then((body) => {
+          timers.clear();
+          resolve({ kind: 'failed', error: codec.decodeError(status, body, proxyRes.headers as Record<string, string | string[]>) });
+        });
         return;
       }
       const headers: Record<string, string | string[]> = { ...opts.responseHeaders };
@@ -64,6 +80,7 @@ export function passThrough(opts: {
       const finish = (outcome: 'ok' | 'client_closed' | 'upstream_cut'): void => {
         if (settled) return;
         settled = true;
+        timers.clear();
         resolve({ kind: 'relayed', status, usage: tap.usage(), outcome });
       };
       res.on('close', () => {
@@ -80,7 +97,7 @@ export function passThrough(opts: {
       proxyRes.on('close', () => {
         if (proxyRes.complete || res.writableEnded) return;
         if (contentType.includes('text/event-stream') && !res.destroyed) {
-          const err = new GatewayError('upstream', `provider '${provider.name}' closed the stream before it ended`);
+          const err = timers.fired() ?? new GatewayError('upstream', `provider '${provider.name}' closed the stream before it ended`);
           res.end(serializeFrames(opts.streamErrorFrames(err)));
         } else res.destroy();
         finish('upstream_cut');
@@ -94,9 +111,32 @@ export function passThrough(opts: {
         buffer: Readable.from([payload]),
         headers: { ...provider.upstreamHeaders, 'content-length': String(payload.length), 'content-type': 'application/json', 'accept-encoding': 'identity' },
       },
-      (err) => resolve({ kind: 'failed', error: connectionError(err, provider.name) }),
+      (err) => {
+        timers.clear();
+        resolve({ kind: 'failed', error: err instanceof UpstreamTimeout ? err.error : connectionError(err, provider.name, opts.timeouts) });
+      },
     );
   });
+}
+
+/** An upstream error body, parsed as JSON when it is; at most 64 KiB is kept. */
+async function readErrorBody(res: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const c of res) {
+      if (size < 65_536) chunks.push(c as Buffer);
+      size += (c as Buffer).length;
+    }
+  } catch {
+    // cut or timed out while reading: decode what arrived
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 /** Decodes the relayed bytes with the format's own decoder, only to learn the usage. */

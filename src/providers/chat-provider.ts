@@ -2,10 +2,13 @@ import type { ChatRequest } from '../ir/chat-request.ts';
 import type { ChatResult } from '../ir/chat-result.ts';
 import type { StreamEvent } from '../ir/stream-event.ts';
 import type { ChatFormat, WarningSink } from '../../adapters/shared/chat-adapter.ts';
+import type { RouteTimeouts } from '../resilience/route-policy.ts';
 
 export type CallOptions = {
   signal: AbortSignal;
   warn: WarningSink;
+  /** The route's timeouts (src/resilience/route-policy.ts); the provider's defaults when absent. */
+  timeouts?: RouteTimeouts;
 };
 
 /**

@@ -94,7 +94,7 @@ async function* streamOf(result: ChatResult, signal: AbortSignal): AsyncIterable
       for (const word of p.text.match(/\S+\s*|\s+/g) ?? []) yield { type: 'text-delta', index, text: word };
       yield { type: 'text-end', index };
     } else if (p.type === 'reasoning') {
-      yield { type: 'reasoning-start', index };
+      yield { type: 'reasoning-start', index, origin: 'echo' };
       yield { type: 'reasoning-delta', index, text: p.text };
       yield { type: 'reasoning-end', index };
     } else if (p.type === 'tool-call') {

@@ -6,6 +6,8 @@ import type { ChatResult } from '../ir/chat-result.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
 import type { StreamEvent } from '../ir/stream-event.ts';
 import { upstreamDuration } from '../metrics/registry.ts';
+import { markCause } from '../resilience/failure-cause.ts';
+import type { RouteTimeouts } from '../resilience/route-policy.ts';
 import { readSse } from '../upstream/read-sse.ts';
 import type { CallOptions, ChatProvider } from './chat-provider.ts';
 
@@ -34,8 +36,17 @@ export class HttpChatProvider implements ChatProvider {
   readonly #headers: Record<string, string>;
   readonly #dispatcher: Dispatcher;
   readonly #timeouts: UpstreamTimeouts;
+  readonly #dispatcherFor: ((connectMs: number) => Dispatcher) | undefined;
 
-  constructor(name: string, cfg: ProviderConfig, codec: ChatUpstreamCodec, dispatcher: Dispatcher, timeouts: UpstreamTimeouts) {
+  /** `dispatcherFor` gives the pool for a route's own connect timeout (undici sets it per pool). */
+  constructor(
+    name: string,
+    cfg: ProviderConfig,
+    codec: ChatUpstreamCodec,
+    dispatcher: Dispatcher,
+    timeouts: UpstreamTimeouts,
+    dispatcherFor?: (connectMs: number) => Dispatcher,
+  ) {
     this.name = name;
     this.type = cfg.type;
     this.wireFormat = codec.format;
@@ -44,6 +55,12 @@ export class HttpChatProvider implements ChatProvider {
     this.#headers = { ...(cfg.headers ?? {}), ...authHeaders(cfg) };
     this.#dispatcher = dispatcher;
     this.#timeouts = timeouts;
+    this.#dispatcherFor = dispatcherFor;
+  }
+
+  /** The pool for a route's connect timeout, for the pass-through path too. */
+  dispatcherFor(connectMs: number | undefined): Dispatcher {
+    return connectMs !== undefined && this.#dispatcherFor ? this.#dispatcherFor(connectMs) : this.#dispatcher;
   }
 
   /** Headers to present upstream (auth included), for the pass-through path. */
@@ -61,26 +78,27 @@ export class HttpChatProvider implements ChatProvider {
 
   async openStream(req: ChatRequest, model: string, opts: CallOptions): Promise<AsyncIterable<StreamEvent>> {
     const res = await this.#send({ ...req, stream: true }, model, opts);
-    return guardStream(readSse(res.body, this.#codec.createStreamDecoder()), this.name);
+    return guardStream(readSse(res.body, this.#codec.createStreamDecoder()), this.name, opts.timeouts ?? this.#timeouts);
   }
 
   async #send(req: ChatRequest, model: string, opts: CallOptions): Promise<Dispatcher.ResponseData> {
     const enc = this.#codec.encodeRequest(req, model, opts.warn);
     const started = performance.now();
+    const timeouts = opts.timeouts ?? this.#timeouts;
     let res: Dispatcher.ResponseData;
     try {
       res = await request(this.baseUrl + enc.path, {
         method: 'POST',
-        dispatcher: this.#dispatcher,
+        dispatcher: this.dispatcherFor(opts.timeouts?.connectMs),
         signal: opts.signal,
-        headersTimeout: this.#timeouts.firstByteMs,
-        bodyTimeout: this.#timeouts.idleMs,
+        headersTimeout: timeouts.firstByteMs,
+        bodyTimeout: timeouts.idleMs,
         headers: { 'content-type': 'application/json', accept: req.stream ? 'text/event-stream' : 'application/json', ...enc.headers, ...this.#headers },
         body: JSON.stringify(enc.body),
       });
     } catch (e) {
       upstreamDuration.observe({ provider: this.name, upstream_format: this.wireFormat, outcome: 'error' }, (performance.now() - started) / 1000);
-      throw connectionError(e, this.name);
+      throw connectionError(e, this.name, timeouts);
     }
     upstreamDuration.observe({ provider: this.name, upstream_format: this.wireFormat, outcome: String(res.statusCode) }, (performance.now() - started) / 1000);
     if (res.statusCode >= 400) {
@@ -97,22 +115,32 @@ export class HttpChatProvider implements ChatProvider {
   }
 }
 
-/** Classifies a failed upstream call without leaking URLs or credentials into the message. */
-export function connectionError(e: unknown, provider: string): GatewayError {
+/**
+ * Classifies a failed upstream call without leaking URLs or credentials into the message. A
+ * timeout says which one fired, so an operator knows which setting to look at.
+ */
+export function connectionError(e: unknown, provider: string, timeouts?: Partial<RouteTimeouts>): GatewayError {
   if (e instanceof GatewayError) return e;
-  if (e instanceof undiciErrors.HeadersTimeoutError || e instanceof undiciErrors.ConnectTimeoutError || e instanceof undiciErrors.BodyTimeoutError) {
-    return new GatewayError('timeout', `provider '${provider}' timed out`);
+  const within = (ms: number | undefined, setting: string): string => `${ms !== undefined ? ` within ${ms} ms` : ''} (${setting})`;
+  if (e instanceof undiciErrors.ConnectTimeoutError) {
+    return new GatewayError('timeout', `provider '${provider}' did not accept the connection${within(timeouts?.connectMs, 'connect timeout')}`);
+  }
+  if (e instanceof undiciErrors.HeadersTimeoutError) {
+    return new GatewayError('timeout', `provider '${provider}' did not start answering${within(timeouts?.firstByteMs, 'first-byte timeout')}`);
+  }
+  if (e instanceof undiciErrors.BodyTimeoutError) {
+    return new GatewayError('timeout', `provider '${provider}' sent nothing more${within(timeouts?.idleMs, 'idle timeout')}`);
   }
   if (e instanceof Error && e.name === 'AbortError') return new GatewayError('internal', 'request aborted', { status: 499 });
   const code = (e as { code?: string }).code ?? (e as { cause?: { code?: string } }).cause?.code;
-  return new GatewayError('upstream', `provider '${provider}' could not be reached${code ? ` (${code})` : ''}`, { status: 502 });
+  return markCause(new GatewayError('upstream', `provider '${provider}' could not be reached${code ? ` (${code})` : ''}`, { status: 502 }), 'connection');
 }
 
 /** Errors thrown while reading a stream (socket cut, idle timeout) become in-stream error events. */
-async function* guardStream(events: AsyncIterable<StreamEvent>, provider: string): AsyncIterable<StreamEvent> {
+async function* guardStream(events: AsyncIterable<StreamEvent>, provider: string, timeouts: Partial<RouteTimeouts>): AsyncIterable<StreamEvent> {
   try {
     yield* events;
   } catch (e) {
-    yield { type: 'error', error: connectionError(e, provider) };
+    yield { type: 'error', error: connectionError(e, provider, timeouts) };
   }
 }

@@ -1,20 +1,25 @@
-import type { ModelConfig } from '../config/gateway-config.ts';
+import type { GatewayConfig, ModelConfig } from '../config/gateway-config.ts';
+import { defaultUpstream, resolvePolicy, type RoutePolicy } from '../resilience/route-policy.ts';
 
-export type Route = { provider: string; model: string; weight: number };
+/** One way to serve a model: a provider, its model name, and what the route may spend on resilience. */
+export type Route = { provider: string; model: string; weight: number } & RoutePolicy;
 
 /**
  * Client model name → the ordered routes to try. `fallback` tries them as configured;
  * `weighted` draws the first by weight and keeps the rest, in weight order, as fallbacks.
+ * Each route carries its resolved timeouts, retries and breaker settings (src/resilience/).
  */
 export class ModelRouter {
   readonly #models: Map<string, { strategy: 'fallback' | 'weighted'; routes: Route[] }>;
-  constructor(models: Record<string, ModelConfig>, disabled: ReadonlyMap<string, string>) {
+  constructor(models: Record<string, ModelConfig>, disabled: ReadonlyMap<string, string>, upstream: GatewayConfig['upstream'] = defaultUpstream) {
     this.#models = new Map(
       Object.entries(models).map(([name, m]) => [
         name,
         {
           strategy: m.strategy ?? 'fallback',
-          routes: m.routes.filter((r) => !disabled.has(r.provider)).map((r) => ({ provider: r.provider, model: r.model, weight: r.weight ?? 1 })),
+          routes: m.routes
+            .filter((r) => !disabled.has(r.provider))
+            .map((r) => ({ provider: r.provider, model: r.model, weight: r.weight ?? 1, ...resolvePolicy(upstream, m, r) })),
         },
       ]),
     );

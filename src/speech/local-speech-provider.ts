@@ -64,7 +64,7 @@ export class LocalSpeechProvider implements AudioProvider {
     if (req.language !== undefined && req.language !== 'en') {
       const message =
         req.task === 'translate'
-          ? `language: provider '${this.name}' (local-speech) translates English audio only, and English needs no translation; '${req.language}' audio is not supported`
+          ? `language: provider '${this.name}' (local-speech) recognizes English only, so it translates only English audio; '${req.language}' audio is not supported`
           : `language: provider '${this.name}' (local-speech) recognizes English only; '${req.language}' is not supported`;
       throw invalid('language', message);
     }

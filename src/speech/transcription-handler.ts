@@ -15,8 +15,6 @@ export function transcriptionHandler(task: TranscriptionTask, log: Logger) {
   return async (ctx: Context): Promise<void> => {
     const state = ctx.state as RequestState;
     const upload = await parseUpload(ctx);
-    // The spool file stays until every reader is done: the upstream call and the duration probe.
-    let readers: Promise<unknown> = Promise.resolve();
     try {
       const t0 = performance.now();
       const request = decodeTranscriptionRequest(task, upload.form);
@@ -44,7 +42,8 @@ export function transcriptionHandler(task: TranscriptionTask, log: Logger) {
           return;
         }
         case 'relay':
-          readers = out.result.inputSeconds.then(countIn);
+          // The probe ran beside the upstream call; it is done long before a real upstream answers.
+          countIn(await out.result.inputSeconds);
           ctx.body = out.result.body;
           ctx.set('content-type', out.result.contentType);
           return;
@@ -54,8 +53,8 @@ export function transcriptionHandler(task: TranscriptionTask, log: Logger) {
         }
       }
     } finally {
-      // The upstream has received the whole upload by the time it answers.
-      void readers.finally(() => upload.cleanup());
+      // Every reader is done: the upstream has the whole upload once it answers, the probe is awaited.
+      await upload.cleanup();
     }
   };
 }

@@ -15,8 +15,6 @@ export type TuneRunner = { stop(): Promise<void> };
 /** Bounds on work in flight, so a burst of due tasks cannot open unbounded upstream calls. */
 const maxTasksInFlight = 200;
 const maxCallbacksInFlight = 50;
-/** Long enough for the slowest step (a 30 s upstream call, a sandbox render); a crash costs at most this. */
-const taskLeaseMs = 120_000;
 
 /** Where clients reach polygate, for audio URLs in callback bodies. */
 export function publicOrigin(runtime: Runtime, port: number): string {
@@ -65,7 +63,9 @@ export function startTuneRunner(ref: RuntimeRef, log: Logger, opts: { port: numb
     }
     const now = Date.now();
     if (tasksBusy < maxTasksInFlight) {
-      const claimed = await tasks.claimDue(now, Math.min(100, maxTasksInFlight - tasksBusy), taskLeaseMs);
+      // tune.task_lease_ms (default 120 s): long enough for the slowest step (a 30 s upstream call, a
+      // sandbox render); a crashed holder's task waits at most this long for another instance.
+      const claimed = await tasks.claimDue(now, Math.min(100, maxTasksInFlight - tasksBusy), runtime.config.tune.task_lease_ms);
       if (claimed.length > 0) {
         tasksBusy += claimed.length;
         const deps = {

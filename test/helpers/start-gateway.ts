@@ -48,7 +48,9 @@ export async function startGateway(config: Record<string, unknown> | string, env
   }
   const child = spawn(node24, ['src/main.ts'], {
     cwd: repoRoot,
-    env: { ...process.env, GATEWAY_CONFIG: configFile, POLYGATE_ANNOUNCE: '1', PORT: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', ...env },
+    // POLYGATE_DB: a config that stores in sqlite at the default path (the shipped one) gets a
+    // database of its own, so parallel test files never share ./data/polygate.db.
+    env: { ...process.env, GATEWAY_CONFIG: configFile, POLYGATE_ANNOUNCE: '1', PORT: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', POLYGATE_DB: join(mkdtempSync(join(tmpdir(), 'polygate-db-')), 'polygate.db'), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

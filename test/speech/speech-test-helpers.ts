@@ -46,11 +46,3 @@ export async function metricValue(gw: Gateway, name: string, labels: Record<stri
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
 
-/** Polls until `check` holds (metrics updated after the response, e.g. an upload's probed length). */
-export async function eventually(check: () => Promise<boolean>, tries = 50): Promise<boolean> {
-  for (let i = 0; i < tries; i++) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return false;
-}

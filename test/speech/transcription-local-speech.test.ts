@@ -85,12 +85,8 @@ t.test('translation of English audio is its English transcript', async (t) => {
   t.equal(out.words, undefined, 'and no words');
 });
 
-t.test('another container is accepted: the same kind of audio as wav', async (t) => {
-  const wav = Buffer.from(await (await client.audio.speech.create({ model: 'tts-1', input: 'Hello world.', voice: 'alloy', response_format: 'wav' })).arrayBuffer());
-  const out = await client.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(wav, 'hello.wav'), response_format: 'text' });
-  t.ok(wordRecall('hello world', out) >= 0.5, `heard "${out.trim()}"`);
-});
-
 t.test('metrics: seconds of audio in, per provider', async (t) => {
-  t.ok((await metricValue(gw, 'polygate_audio_seconds_total', { provider: 'speech', direction: 'in' })) >= seconds * 6);
+  // Six uploads of the sentence; decoded length, so an mp3's encoder padding is not counted.
+  const counted = await metricValue(gw, 'polygate_audio_seconds_total', { provider: 'speech', direction: 'in' });
+  t.ok(Math.abs(counted - 6 * seconds) < 6 * 0.1, `${counted}s for 6 × ${seconds}s`);
 });

@@ -60,3 +60,19 @@ export async function startHarness(): Promise<Harness> {
     },
   };
 }
+
+/**
+ * The headers of the last response polygate sent to this process. Every SDK calls the global
+ * fetch, so wrapping it once sees them all (x-polygate-warnings, x-polygate-route).
+ */
+export function recordResponseHeaders(gatewayUrl: string): { last: () => Headers | undefined } {
+  let seen: Headers | undefined;
+  const original = globalThis.fetch;
+  globalThis.fetch = async (input, init) => {
+    const res = await original(input, init);
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (url.startsWith(gatewayUrl)) seen = res.headers;
+    return res;
+  };
+  return { last: () => seen };
+}

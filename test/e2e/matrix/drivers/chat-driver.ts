@@ -20,7 +20,7 @@ export function chatDriver(baseURL: string, apiKey: string): Driver {
 
     async text(model, system, prompt) {
       const r = await client.chat.completions.create({ model, messages: [{ role: 'system', content: system }, { role: 'user', content: prompt }] });
-      return { text: r.choices[0].message.content ?? '', finish: r.choices[0].finish_reason, model: r.model };
+      return { text: r.choices[0].message.content ?? '', finish: r.choices[0].finish_reason, model: r.model, usage: { input: r.usage?.prompt_tokens ?? 0, output: r.usage?.completion_tokens ?? 0 } };
     },
 
     async stream(model, prompt) {

@@ -6,7 +6,8 @@ export type Family = 'messages' | 'chat' | 'responses' | 'gemini';
 
 export type ToolDef = { name: string; description: string; schema: JsonSchema };
 
-export type TextOutcome = { text: string; finish: string; model: string };
+/** `usage`: the prompt and answer token counts in the family's own usage fields. */
+export type TextOutcome = { text: string; finish: string; model: string; usage: { input: number; output: number } };
 
 export type StreamOutcome = { deltas: string[]; text: string; finish: string };
 

@@ -61,7 +61,12 @@ export function geminiDriver(baseUrl: string, apiKey: string, opts: { schemaFiel
 
     async text(model, system, prompt) {
       const r = await ai.models.generateContent({ model, contents: prompt, config: { systemInstruction: system } });
-      return { text: r.text ?? '', finish: r.candidates?.[0]?.finishReason ?? (r.promptFeedback?.blockReason ? `blocked:${r.promptFeedback.blockReason}` : ''), model: r.modelVersion ?? '' };
+      return {
+        text: r.text ?? '',
+        finish: r.candidates?.[0]?.finishReason ?? (r.promptFeedback?.blockReason ? `blocked:${r.promptFeedback.blockReason}` : ''),
+        model: r.modelVersion ?? '',
+        usage: { input: r.usageMetadata?.promptTokenCount ?? 0, output: r.usageMetadata?.candidatesTokenCount ?? 0 },
+      };
     },
 
     async stream(model, prompt) {

@@ -20,7 +20,7 @@ export function messagesDriver(baseURL: string, apiKey: string): Driver {
 
     async text(model, system, prompt) {
       const msg = await client.messages.create({ model, max_tokens: 256, system, messages: [{ role: 'user', content: prompt }] });
-      return { text: textOf(msg.content), finish: msg.stop_reason ?? '', model: msg.model };
+      return { text: textOf(msg.content), finish: msg.stop_reason ?? '', model: msg.model, usage: { input: msg.usage.input_tokens, output: msg.usage.output_tokens } };
     },
 
     async stream(model, prompt) {

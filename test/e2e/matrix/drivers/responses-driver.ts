@@ -26,7 +26,7 @@ export function responsesDriver(baseURL: string, apiKey: string): Driver {
 
     async text(model, system, prompt) {
       const r = await client.responses.create({ model, instructions: system, input: prompt, store: false });
-      return { text: r.output_text, finish: finishOf(r), model: r.model };
+      return { text: r.output_text, finish: finishOf(r), model: r.model, usage: { input: r.usage?.input_tokens ?? 0, output: r.usage?.output_tokens ?? 0 } };
     },
 
     async stream(model, prompt) {
