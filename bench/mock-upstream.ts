@@ -6,9 +6,9 @@
 //
 //   node bench/mock-upstream.ts [--port 0] [--latency-ms 0] [--chunks 20] [--interval-ms 0]
 //
-// prints `MOCK_LISTENING <port>`. `GET /__stats` answers (and resets) how many requests and
-// streams were served and the gaps between the mock's own chunk writes, the reference a soak
-// compares the client's inter-arrival times against.
+// prints `MOCK_LISTENING <port>`. `GET /__stats` answers (and resets) how many requests, streams
+// and new connections it served, and the gaps between its own chunk writes: the reference a
+// soak compares the client's inter-arrival times against.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -26,7 +26,7 @@ export type MockOptions = {
   intervalMs: number;
 };
 
-export type MockStats = { requests: number; streams: number; gaps: { count: number; p50: number; p99: number; max: number } };
+export type MockStats = { requests: number; streams: number; connections: number; gaps: { count: number; p50: number; p99: number; max: number } };
 
 export type MockUpstream = { port: number; url: string; close(): Promise<void> };
 
@@ -45,6 +45,8 @@ export function startMockUpstream(opts: MockOptions): Promise<MockUpstream> {
   const answers = buildMockAnswers(opts.chunks);
   let requests = 0;
   let streams = 0;
+  // New TCP connections: a client that does not keep its upstream connections alive shows here.
+  let connections = 0;
   let gaps = new Samples();
 
   const sendStream = (res: ServerResponse, frames: Buffer[]): void => {
@@ -86,9 +88,10 @@ export function startMockUpstream(opts: MockOptions): Promise<MockUpstream> {
   const server = createServer({ keepAliveTimeout: 120_000, requestTimeout: 0 }, (req, res) => {
     if (req.method === 'GET' && req.url === '/__stats') {
       const [p50, p99] = gaps.percentiles(50, 99);
-      const stats: MockStats = { requests, streams, gaps: { count: gaps.count, p50, p99, max: gaps.max() } };
+      const stats: MockStats = { requests, streams, connections, gaps: { count: gaps.count, p50, p99, max: gaps.max() } };
       requests = 0;
       streams = 0;
+      connections = 0;
       gaps = new Samples();
       res.writeHead(200, { 'content-type': 'application/json' });
       return void res.end(JSON.stringify(stats));
@@ -102,6 +105,7 @@ export function startMockUpstream(opts: MockOptions): Promise<MockUpstream> {
     });
   });
   server.maxRequestsPerSocket = 0;
+  server.on('connection', () => connections++);
   return new Promise((resolve) => {
     server.listen(opts.port ?? 0, '127.0.0.1', () => {
       const { port } = server.address() as AddressInfo;

@@ -134,12 +134,20 @@ export function startMockProcess(opts: MockProcOptions): Promise<Proc> {
   });
 }
 
+/**
+ * The polygate checkout under test: this one, or BENCH_POLYGATE_DIR (another checkout or a copy of
+ * this tree), to compare two versions with the same harness or to measure a snapshot while the
+ * working tree is being edited.
+ */
+export const polygateDir = resolve(process.env.BENCH_POLYGATE_DIR ?? repoRoot);
+
 /** polygate as an operator runs it (`GATEWAY_CONFIG=FILE node src/main.ts`), on the gateway core. */
 export function startPolygate(config: Record<string, unknown>, opts: { nodeArgs?: string[]; env?: Record<string, string> } = {}): Promise<Proc> {
   const file = join(mkdtempSync(join(tmpdir(), 'polygate-bench-')), 'gateway.yaml');
   writeFileSync(file, stringify(config));
-  return startNodeProcess('polygate', join(repoRoot, 'src/main.ts'), {
+  return startNodeProcess('polygate', join(polygateDir, 'src/main.ts'), {
     core: GATEWAY_CORE,
+    cwd: polygateDir,
     readyPath: '/healthz',
     nodeArgs: opts.nodeArgs,
     env: { GATEWAY_CONFIG: file, ...(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}), ...opts.env },
@@ -173,8 +181,10 @@ export function cpuSecondsOf(pid: number): number {
 export function machineBusySeconds(): number {
   try {
     const [, ...v] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
-    // user nice system idle iowait irq softirq steal: busy = all but idle and iowait.
-    return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / 100;
+    // user nice system idle iowait irq softirq steal. Interrupt time is left out: loopback traffic
+    // is processed there and charged to no process, so it would count our own work as someone
+    // else's. Steal (another VM on the host) is counted: it disturbs the measurement all the same.
+    return (v[0] + v[1] + v[2] + v[7]) / 100;
   } catch {
     return 0;
   }
@@ -190,4 +200,18 @@ export function listenOverflows(): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * Starts watching how much CPU work that is not ours the machine does: busy time of all cores
+ * minus the CPU time of `pids` and of this process. The returned function gives core-seconds so far.
+ */
+export function watchOtherCpu(pids: number[]): () => number {
+  const ours = (): number => {
+    const self = process.cpuUsage();
+    return pids.reduce((n, pid) => n + cpuSecondsOf(pid), 0) + (self.user + self.system) / 1e6;
+  };
+  const busy0 = machineBusySeconds();
+  const ours0 = ours();
+  return () => Math.max(0, machineBusySeconds() - busy0 - (ours() - ours0));
 }

@@ -28,7 +28,7 @@ try {
   for (const s of scenarios) {
     const tmp = join(dir, `.${s.name}`);
     rmSync(tmp, { recursive: true, force: true });
-    const gw = await startPolygate(polygateConfig(mock.url), { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${tmp}`, '--cpu-prof-interval=250'] });
+    const gw = await startPolygate(polygateConfig(mock.url), { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${tmp}`] });
     const t = polygateTarget(benchPaths.find((p) => p.name === s.path)!, gw.url);
     const req = t.request(s.stream);
     // Warm-up first, so the profile shows optimized code, not the JIT's first passes.

@@ -7,9 +7,15 @@ import { median } from './stats.ts';
 import type { SoakReport } from './soak.ts';
 import type { Target, Via } from './targets.ts';
 
-export type Measured = { target: Target; mode: 'json' | 'stream'; connections: number; repeats: (LoadResult | StreamLoadResult)[] };
+/** One measurement, with the new upstream connections the mock saw per request meanwhile. */
+export type Repeat = (LoadResult | StreamLoadResult) & {
+  upstreamConnsPerRequest: number;
+  /** Cores' worth of CPU other work on the machine used during the measurement. */
+  otherCores: number;
+};
+export type Measured = { target: Target; mode: 'json' | 'stream'; connections: number; repeats: Repeat[] };
 
-type RowBase = { id: string; path: string; via: Via; connections: number };
+type RowBase = { id: string; path: string; via: Via; connections: number; upstreamConnsPerRequest: number };
 export type JsonRow = RowBase & { rps: number; p50: number; p99: number; addP50?: number; addP99?: number; errors: number };
 export type StreamRow = RowBase & {
   sps: number;
@@ -39,12 +45,12 @@ export function aggregate(measured: Measured[]): { json: JsonRow[]; stream: Stre
   const json: JsonRow[] = [];
   const stream: StreamRow[] = [];
   for (const m of measured) {
-    const base = { id: m.target.id, path: m.target.path, via: m.target.via, connections: m.connections };
+    const base = { id: m.target.id, path: m.target.path, via: m.target.via, connections: m.connections, upstreamConnsPerRequest: med(m.repeats, (r) => r.upstreamConnsPerRequest) };
     if (m.mode === 'json') {
-      const rs = m.repeats as LoadResult[];
+      const rs = m.repeats as (LoadResult & Repeat)[];
       json.push({ ...base, rps: med(rs, (r) => r.rps), p50: med(rs, (r) => r.p50), p99: med(rs, (r) => r.p99), errors: sum(rs, (r) => r.errors) });
     } else {
-      const rs = m.repeats as StreamLoadResult[];
+      const rs = m.repeats as (StreamLoadResult & Repeat)[];
       stream.push({
         ...base,
         sps: med(rs, (r) => r.sps),
@@ -80,19 +86,19 @@ const mark = (ok: boolean): string => (ok ? '✅' : '❌');
 const who = (r: RowBase): string => (r.via === 'direct' ? `direct to ${r.path}` : `${r.via} · ${r.path}`);
 
 function jsonTable(rows: JsonRow[]): string[] {
-  const out = ['| connections | target | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms | errors |', '|---:|---|---:|---:|---:|---:|---:|---:|'];
-  for (const r of rows) out.push(`| ${r.connections} | ${who(r)} | ${int(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${add(r.addP50)} | ${add(r.addP99)} | ${r.errors} |`);
+  const out = ['| connections | target | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms | errors | new upstream conns / req |', '|---:|---|---:|---:|---:|---:|---:|---:|---:|'];
+  for (const r of rows) out.push(`| ${r.connections} | ${who(r)} | ${int(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${add(r.addP50)} | ${add(r.addP99)} | ${r.errors} | ${ms(r.upstreamConnsPerRequest)} |`);
   return out;
 }
 
 function streamTable(rows: StreamRow[]): string[] {
   const out = [
-    '| connections | target | streams/s | TTFB p50 ms | TTFB p99 ms | whole p50 ms | whole p99 ms | added TTFB p50 | added TTFB p99 | added whole p50 | errors/incomplete |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| connections | target | streams/s | TTFB p50 ms | TTFB p99 ms | whole p50 ms | whole p99 ms | added TTFB p50 | added TTFB p99 | added whole p50 | errors/incomplete | new upstream conns / req |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
     out.push(
-      `| ${r.connections} | ${who(r)} | ${int(r.sps)} | ${ms(r.ttfbP50)} | ${ms(r.ttfbP99)} | ${ms(r.totalP50)} | ${ms(r.totalP99)} | ${add(r.addTtfbP50)} | ${add(r.addTtfbP99)} | ${add(r.addTotalP50)} | ${r.errors}/${r.incomplete} |`,
+      `| ${r.connections} | ${who(r)} | ${int(r.sps)} | ${ms(r.ttfbP50)} | ${ms(r.ttfbP99)} | ${ms(r.totalP50)} | ${ms(r.totalP99)} | ${add(r.addTtfbP50)} | ${add(r.addTtfbP99)} | ${add(r.addTotalP50)} | ${r.errors}/${r.incomplete} | ${ms(r.upstreamConnsPerRequest)} |`,
     );
   }
   return out;
@@ -149,14 +155,14 @@ export function renderSoak(s: SoakReport): string[] {
   const gaps = (g: { p50: number; p99: number; max: number }): string => `${ms(g.p50)} / ${ms(g.p99)} / ${ms(g.max)}`;
   const out = [
     `${o.streams} concurrent streams of ${o.chunks} chunks every ${o.intervalMs} ms (opened 10 every ${o.rampStepMs} ms), path ${s.path}: first straight at the mock (the harness's own limits), then ${s.rounds.length - 1} rounds through polygate.`,
-    `A stream has stalled when it waits more than ${o.stallMs} ms for its first byte or between two chunks. CPU is core-seconds used ÷ wall time (100 % = one saturated core); the load core runs the mock and the client.`,
+    `"Slow start": waited more than ${o.stallMs} ms for the first byte; "stalled": more than ${o.stallMs} ms between two chunks, or not finished ${o.chunks * o.intervalMs + 10_000} ms after it started (then cut). CPU is core-seconds used ÷ wall time (100 % = one saturated core); the load core runs the mock and the client.`,
     '',
-    '| round | completed | stalled | incomplete / errors | wall s | TTFB p50 / p99 / max ms | client gap p50 / p99 / max ms | mock gap p50 / p99 / max ms | CPU polygate | CPU load core | SYNs dropped | peak RSS MB | RSS after MB | heap after GC MB |',
-    '|---|---:|---:|---:|---:|---|---|---|---:|---:|---:|---:|---:|---:|',
+    '| round | completed | slow start | stalled | incomplete / errors | wall s | TTFB p50 / p99 / max ms | client gap p50 / p99 / max ms | mock gap p50 / p99 / max ms | CPU polygate | CPU load core | CPU other work | SYNs dropped | peak RSS MB | RSS after MB | heap after GC MB |',
+    '|---|---:|---:|---:|---:|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of s.rounds) {
     out.push(
-      `| ${r.label} | ${r.completed}/${o.streams} | ${r.stalled} | ${r.incomplete} / ${r.errors} | ${r.wallS.toFixed(1)} | ${gaps(r.ttfb)} | ${gaps(r.clientGap)} | ${gaps(r.mockGap)} | ${pct(r.gatewayCpu)} | ${pct(r.loadCoreCpu)} | ${r.listenOverflows} | ${mb(r.peakRssMb)} | ${mb(r.rssAfterMb)} | ${ms(r.heapAfterMb)} |`,
+      `| ${r.label} | ${r.completed}/${o.streams} | ${r.slowStart} | ${r.stalled} | ${r.incomplete} / ${r.errors} | ${r.wallS.toFixed(1)} | ${gaps(r.ttfb)} | ${gaps(r.clientGap)} | ${gaps(r.mockGap)} | ${pct(r.gatewayCpu)} | ${pct(r.loadCoreCpu)} | ${pct(r.otherCores)} | ${r.listenOverflows} | ${mb(r.peakRssMb)} | ${mb(r.rssAfterMb)} | ${ms(r.heapAfterMb)} |`,
     );
   }
   out.push('', `Heap after GC before the first polygate round: ${ms(s.heapBeforeMb)} MB; growth from the first to the last polygate round: ${add(s.heapGrowthMb)} MB.`);
@@ -168,10 +174,11 @@ export function renderReport(r: Report): string {
   const lines = [
     `Generated ${m.date} by \`${m.command}\` (${m.wallMinutes} min).`,
     '',
-    `Machine: ${m.cpu}, ${m.memoryGb} GB, Linux ${m.kernel}; Node ${m.node}; autocannon ${m.autocannon}; @portkey-ai/gateway ${m.portkey}.`,
+    `Machine: ${m.cpu}, ${m.memoryGb} GB, Linux ${m.kernel}; Node ${m.node}; autocannon ${m.autocannon}; @portkey-ai/gateway ${m.portkey}. polygate: ${m.polygate}.`,
     `Pinning: ${m.pinning}. Each figure is the median of ${m.repeats} repeat(s) of ${m.durationS} s, interleaved across targets (warm-up: ${m.warmupS});`,
     `streams carry ${m.streamChunks} text chunks with no delay between them. "added" = the target minus the same load sent straight to the mock in the upstream's format.`,
     `Other work on the machine during the measurements: ${m.otherCpuSeconds} CPU-seconds (1-min load average ${m.loadAtStart} at the start)${Number(m.otherCpuSeconds) > 10 ? ' — the machine was shared; figures are noisier than on an idle one' : ''}.`,
+    `Measurements disturbed by it (other work above 0.1 core) were taken again ${m.retried} time(s); ${m.keptDisturbed} of ${m.measurements} kept measurements remained disturbed.`,
     '',
     '### Goals (issue #9)',
     '',

@@ -1,13 +1,13 @@
 // The soak: 1,000 concurrent streams of 200 chunks at 20 ms through polygate, twice. Reports peak
 // RSS, the heap after a forced GC after each round (through the inspector protocol, so src/ stays
-// untouched; growth from round to round is a leak), streams that stalled, and the client's chunk
+// untouched; growth from round to round is a leak), streams slow to start or stalled midway, and the client's chunk
 // inter-arrival times beside the mock's own inter-write times: the gateway's added jitter.
 //
 //   npm run bench:soak    (BENCH_SOAK_STREAMS, BENCH_SOAK_CHUNKS, BENCH_SOAK_INTERVAL_MS, BENCH_SOAK_PATH)
 import { Client } from 'undici';
 import { streamOnce } from './stream-client.ts';
 import { benchPaths, polygateConfig } from './paths.ts';
-import { cpuSecondsOf, freePort, listenOverflows, LOAD_CORE, memoryOf, pinSelf, startMockProcess, startPolygate, type Proc } from './processes.ts';
+import { cpuSecondsOf, freePort, listenOverflows, LOAD_CORE, memoryOf, pinSelf, startMockProcess, startPolygate, watchOtherCpu, type Proc } from './processes.ts';
 import { renderSoak } from './render-report.ts';
 import { Samples, sleep } from './stats.ts';
 import { directTarget, polygateTarget, type Target } from './targets.ts';
@@ -19,6 +19,9 @@ export type SoakRound = {
   /** `direct` (client straight to the mock: the harness's own jitter) or `polygate N`. */
   label: string;
   completed: number;
+  /** Waited more than stallMs for the first byte (queued, not yet served). */
+  slowStart: number;
+  /** Went quiet for more than stallMs between two chunks, or never finished. */
   stalled: number;
   incomplete: number;
   errors: number;
@@ -34,6 +37,8 @@ export type SoakRound = {
   loadCoreCpu: number;
   /** Connections the kernel dropped at a full accept queue during the round (each costs a 1 s SYN retry). */
   listenOverflows: number;
+  /** Cores' worth of CPU that other work on the machine used during the round. */
+  otherCores: number;
 };
 export type SoakReport = { options: SoakOptions; path: string; heapBeforeMb: number; heapGrowthMb: number; rounds: SoakRound[] };
 
@@ -44,7 +49,7 @@ const defaults: SoakOptions = {
   intervalMs: Number(env.BENCH_SOAK_INTERVAL_MS ?? 20),
   rounds: 2,
   path: env.BENCH_SOAK_PATH ?? 'openai-chat (translate)',
-  // A stream that waits longer than this for its first byte or between two chunks has stalled.
+  // Waiting longer than this for the first byte is a slow start; between two chunks, a stall.
   stallMs: 1000,
   // 1,000 streams opened over 2 s; each lasts 4 s, so all are open at once for 2 s.
   rampStepMs: 20,
@@ -89,17 +94,20 @@ async function round(o: SoakOptions, target: Target, gw: Proc | undefined, mock:
   const ttfb = new Samples();
   let completed = 0;
   let stalled = 0;
+  let slowStart = 0;
   let incomplete = 0;
   let errors = 0;
   let peakRss = 0;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, gw ? (memoryOf(gw.pid)?.rss ?? 0) : 0)), 100);
   const cpu0 = { gw: gw ? cpuSecondsOf(gw.pid) : 0, mock: cpuSecondsOf(mock.pid), self: process.cpuUsage() };
   const overflows0 = listenOverflows();
+  const other = watchOtherCpu(gw ? [gw.pid, mock.pid] : [mock.pid]);
   const expectedMs = o.chunks * o.intervalMs;
 
   const one = async (): Promise<void> => {
     const ac = new AbortController();
     let wasStalled = false;
+    let wasSlow = false;
     const deadline = setTimeout(() => {
       wasStalled = true;
       ac.abort();
@@ -114,7 +122,8 @@ async function round(o: SoakOptions, target: Target, gw: Proc | undefined, mock:
       onChunk: (now) => {
         // Chunks delivered by the same socket read arrive together: one arrival, not a 0 ms gap.
         if (last >= 0 && now - last < 0.05) return;
-        if (now - (last < 0 ? t0 : last) > o.stallMs) wasStalled = true;
+        if (last < 0 && now - t0 > o.stallMs) wasSlow = true;
+        if (last >= 0 && now - last > o.stallMs) wasStalled = true;
         if (last >= 0) gaps.push(now - last);
         last = now;
       },
@@ -123,6 +132,7 @@ async function round(o: SoakOptions, target: Target, gw: Proc | undefined, mock:
     void client.destroy();
     if (r.ttfbMs >= 0) ttfb.push(r.ttfbMs);
     if (wasStalled) stalled++;
+    if (wasSlow) slowStart++;
     if (r.whole) completed++;
     else if (r.status !== 200 || (r.error && !wasStalled)) errors++;
     else if (!wasStalled) incomplete++;
@@ -140,11 +150,12 @@ async function round(o: SoakOptions, target: Target, gw: Proc | undefined, mock:
   await Promise.all(all);
   const wallS = (performance.now() - started) / 1000;
   clearInterval(sampler);
+  const otherCores = other() / wallS;
   const self = process.cpuUsage(cpu0.self);
   const gatewayCpu = gw ? (cpuSecondsOf(gw.pid) - cpu0.gw) / wallS : Number.NaN;
   const loadCoreCpu = (cpuSecondsOf(mock.pid) - cpu0.mock + (self.user + self.system) / 1e6) / wallS;
   const m = (await (await fetch(`${mock.url}/__stats`)).json()) as MockStats;
-  return { completed, stalled, incomplete, errors, wallS, ttfb: statsOf(ttfb), peakRssMb: gw ? peakRss / MB : Number.NaN, clientGap: statsOf(gaps), mockGap: m.gaps, gatewayCpu, loadCoreCpu, listenOverflows: listenOverflows() - overflows0 };
+  return { completed, slowStart, stalled, incomplete, errors, wallS, ttfb: statsOf(ttfb), peakRssMb: gw ? peakRss / MB : Number.NaN, clientGap: statsOf(gaps), mockGap: m.gaps, gatewayCpu, loadCoreCpu, listenOverflows: listenOverflows() - overflows0, otherCores };
 }
 
 export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakReport> {
@@ -161,7 +172,7 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
     return Number((await inspector.call('Runtime.getHeapUsage')).usedSize) / MB;
   };
   const through = polygateTarget(path, gw.url);
-  const report = (label: string, r: RoundResult): void => void process.stderr.write(`soak ${label}: ${r.completed}/${o.streams} completed, ${r.stalled} stalled\n`);
+  const report = (label: string, r: RoundResult): void => void process.stderr.write(`soak ${label}: ${r.completed}/${o.streams} completed, ${r.slowStart} slow to start, ${r.stalled} stalled\n`);
   try {
     // The same streams straight at the mock first: what the harness itself can hold on its core.
     const direct = { label: 'direct', ...(await round(o, directTarget(path.inbound, mock.url), undefined, mock, o.streams)), heapAfterMb: Number.NaN, rssAfterMb: Number.NaN };

@@ -4,7 +4,7 @@
 // profile reads as "what to make faster next" (a cost spread over many small natives, such as a
 // log line's serialization and write, only shows up whole in the inclusive view).
 //
-//   node bench/summarize-profile.ts FILE.cpuprofile [--top 25]
+//   node bench/summarize-profile.ts FILE.cpuprofile [--top 25] [--callers writeUtf8String]
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
@@ -13,7 +13,16 @@ type ProfileNode = { id: number; callFrame: CallFrame; children?: number[] };
 type CpuProfile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number };
 
 export type Entry = { name: string; where: string; ms: number; share: number };
-export type ProfileSummary = { totalMs: number; busyMs: number; selfFunctions: Entry[]; selfPlaces: Entry[]; inclusivePlaces: Entry[]; inclusiveOwn: Entry[] };
+export type ProfileSummary = {
+  totalMs: number;
+  busyMs: number;
+  selfFunctions: Entry[];
+  selfPlaces: Entry[];
+  inclusivePlaces: Entry[];
+  inclusiveOwn: Entry[];
+  /** For `callersOf`: where the samples of that function came from, as chains of places. */
+  callers: Entry[];
+};
 
 /** Where a function lives: `src/…` and `adapters/…` files by path, dependencies by package name. */
 function placeOf(url: string, fn: string): string {
@@ -42,7 +51,7 @@ const isOwn = (url: string): boolean => /\/(src|adapters)\//.test(url) && !url.i
  * `window` (µs on the monotonic clock, the one `process.hrtime` reads and V8 stamps samples
  * with) keeps only the samples taken under load, leaving out start-up and warm-up.
  */
-export function summarizeProfile(file: string, top = 25, window?: { fromUs: number; toUs: number }): ProfileSummary {
+export function summarizeProfile(file: string, top = 25, window?: { fromUs: number; toUs: number }, callersOf?: string): ProfileSummary {
   const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -72,6 +81,7 @@ export function summarizeProfile(file: string, top = 25, window?: { fromUs: numb
   const selfPlaces = new Map<string, Entry>();
   const inclusivePlaces = new Map<string, Entry>();
   const inclusiveOwn = new Map<string, Entry>();
+  const callers = new Map<string, Entry>();
   let totalMs = 0;
   let idleMs = 0;
   for (const [id, ms] of self) {
@@ -87,8 +97,10 @@ export function summarizeProfile(file: string, top = 25, window?: { fromUs: numb
     // Each place and each own function counts once per sample, however deep it recurses.
     const places = new Set<string>();
     const own = new Set<string>();
+    const chain: string[] = [];
     for (let n: ProfileNode | undefined = leaf; n; n = byId.get(parent.get(n.id) ?? -1)) {
       const x = label(n);
+      if (x.place !== chain[chain.length - 1] && chain.length < 8) chain.push(x.place);
       if (!places.has(x.place)) {
         places.add(x.place);
         add(inclusivePlaces, x.place, x.place, '', ms);
@@ -98,6 +110,7 @@ export function summarizeProfile(file: string, top = 25, window?: { fromUs: numb
         add(inclusiveOwn, x.key, x.name, x.where, ms);
       }
     }
+    if (callersOf && l.name === callersOf) add(callers, chain.join(' ← '), chain.join(' ← '), '', ms);
   }
   const busyMs = totalMs - idleMs;
   const rank = (m: Map<string, Entry>): Entry[] =>
@@ -105,7 +118,17 @@ export function summarizeProfile(file: string, top = 25, window?: { fromUs: numb
       .map((e) => ({ ...e, share: e.ms / busyMs }))
       .sort((a, b) => b.ms - a.ms)
       .slice(0, top);
-  return { totalMs, busyMs, selfFunctions: rank(selfFunctions), selfPlaces: rank(selfPlaces), inclusivePlaces: rank(inclusivePlaces), inclusiveOwn: rank(inclusiveOwn) };
+  // The root and the task-queue frames are on every stack: they say nothing about where time goes.
+  for (const frame of ['(root)', 'node: internal/process']) inclusivePlaces.delete(frame);
+  return {
+    totalMs,
+    busyMs,
+    selfFunctions: rank(selfFunctions),
+    selfPlaces: rank(selfPlaces),
+    inclusivePlaces: rank(inclusivePlaces),
+    inclusiveOwn: rank(inclusiveOwn),
+    callers: rank(callers),
+  };
 }
 
 export function renderProfile(s: ProfileSummary): string[] {
@@ -129,10 +152,13 @@ export function renderProfile(s: ProfileSummary): string[] {
     '| inclusive | polygate function | where |',
     '|---:|---|---|',
     ...s.inclusiveOwn.map((f) => `| ${pct(f.share)} | \`${f.name}\` | ${f.where} |`),
+    ...(s.callers.length > 0 ? ['', '| self | called from (leaf ← … ← root, by place) |', '|---:|---|', ...s.callers.map((c) => `| ${pct(c.share)} | ${c.name} |`)] : []),
   ];
 }
 
 if (import.meta.main) {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' } } });
-  for (const file of positionals) process.stdout.write(`## ${file}\n\n${renderProfile(summarizeProfile(file, Number(values.top))).join('\n')}\n\n`);
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' }, callers: { type: 'string' } } });
+  for (const file of positionals) {
+    process.stdout.write(`## ${file}\n\n${renderProfile(summarizeProfile(file, Number(values.top), undefined, values.callers)).join('\n')}\n\n`);
+  }
 }

@@ -23,6 +23,8 @@ import {
   translationDuration,
 } from './metrics/registry.ts';
 import { chatHandler, type ChatState } from './pipeline/chat-handler.ts';
+import { logLimitsTo } from './limits/key-limits.ts';
+import { logBreakersTo } from './resilience/breaker-board.ts';
 import { toGatewayError } from './pipeline/to-gateway-error.ts';
 import type { RuntimeRef } from './runtime.ts';
 import { registerSpeechRoutes } from './speech/speech-routes.ts';
@@ -42,6 +44,8 @@ export function createApp(ref: RuntimeRef, log: Logger): Koa {
   app.proxy = false;
   // Koa's own error printing would duplicate our request log line.
   app.silent = true;
+  logBreakersTo(log);
+  logLimitsTo(log);
   app.use(requestScope(ref, log));
 
   const router = new Router();
@@ -84,6 +88,8 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
     state.requestId = ctx.get('x-request-id').slice(0, 128) || randomUUID();
     state.family = family;
     state.runtime = ref.current;
+    // A config reload closes the old runtime's upstream pools only after this request has ended.
+    ctx.res.once('close', state.runtime.hold());
     state.timings = {};
     ctx.set('x-request-id', state.requestId);
     const stream = family ? watchEventStream(ctx.res) : undefined;
@@ -127,6 +133,9 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
         decode_ms: ms(decodeMs),
         encode_ms: ms(encodeMs),
         stream_chunks: stream?.chunks || undefined,
+        // Upstream calls made (retries and fallbacks included) and the cause of the last failed one.
+        upstream_attempts: state.attempts?.attempts || undefined,
+        upstream_cause: state.attempts?.cause,
         tokens_in: u?.inputTokens,
         tokens_out: u?.outputTokens,
         tokens_reasoning: u?.reasoningTokens,

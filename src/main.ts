@@ -2,9 +2,11 @@
 import { createServer } from 'node:http';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfigFile } from './config/load-config.ts';
+import { startConfigReload } from './config/reload-config.ts';
 import { createLogger } from './log/logger.ts';
 import { Runtime, type RuntimeRef } from './runtime.ts';
 import { closeProcessStore, openProcessStore } from './store/open-store.ts';
+import { RedisStore } from './store/redis-store.ts';
 import { startTuneRunner, type TuneRunner } from './tune/task-runner.ts';
 
 const file = process.env.GATEWAY_CONFIG ?? 'config/gateway.yaml';
@@ -22,9 +24,11 @@ const log = createLogger(process.env.LOG_LEVEL ?? ref.current.config.log.level);
 for (const w of ref.current.warnings) log.warn(w);
 // One store per process (tasks, callbacks, stored responses), opened before serving and kept across reloads.
 try {
-  openProcessStore(ref.current.config.storage);
+  const store = openProcessStore(ref.current.config.storage);
+  if (store instanceof RedisStore) await store.ready();
 } catch (e) {
   console.error(`cannot open storage (${ref.current.config.storage.driver}): ${(e as Error).message}`);
+  await closeProcessStore().catch(() => {});
   process.exit(1);
 }
 let tuneRunner: TuneRunner | undefined;
@@ -34,6 +38,20 @@ const server = createServer(app.callback());
 // Streams can be long: no server-side request timeout; upstream timeouts bound the work instead.
 server.requestTimeout = 0;
 server.keepAliveTimeout = 65_000;
+
+// Requests being served, whatever their runtime: a shutdown waits for this to reach zero.
+let active = 0;
+let draining = false;
+let drained: (() => void) | undefined;
+server.on('request', (_req, res) => {
+  active++;
+  // While draining, each response ends its connection, so keep-alive clients move elsewhere.
+  if (draining) res.setHeader('connection', 'close');
+  res.once('close', () => {
+    if (--active === 0) drained?.();
+  });
+});
+
 const { host, port } = ref.current.config.listen;
 const listenPort = process.env.PORT ? Number(process.env.PORT) : port;
 server.listen(listenPort, host, () => {
@@ -46,11 +64,39 @@ server.listen(listenPort, host, () => {
   if (process.env.POLYGATE_ANNOUNCE) process.stdout.write(`POLYGATE_LISTENING ${actual}\n`);
 });
 
-const stop = (): void => {
+const reloader = startConfigReload(file, ref, log);
+process.on('SIGHUP', () => void reloader.reload('SIGHUP'));
+
+/**
+ * SIGTERM (and SIGINT): stop accepting connections, let requests and streams in flight finish up
+ * to shutdown_deadline_ms, then cut what is left, let background task steps end, close the store
+ * (sqlite flushes, Redis quits) and the upstream pools, and exit 0. Work cut short is in the store
+ * and resumes at the next start (or on another instance).
+ */
+async function shutdown(signal: string): Promise<void> {
+  if (draining) return;
+  draining = true;
+  const deadlineMs = ref.current.config.shutdown_deadline_ms;
+  log.info({ signal, in_flight: active, deadline_ms: deadlineMs }, 'shutting down: draining requests in flight');
+  // A last resort, should closing itself hang.
+  setTimeout(() => process.exit(0), deadlineMs + 15_000).unref();
+  reloader.close();
   const tuneStopped = tuneRunner?.stop() ?? Promise.resolve();
-  server.close(() => void tuneStopped.then(closeProcessStore).then(() => ref.current.close()).then(() => process.exit(0)));
+  server.close();
   server.closeIdleConnections();
-  setTimeout(() => process.exit(0), 10_000).unref();
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+  const allDone = active === 0 ? Promise.resolve(true) : new Promise<boolean>((resolve) => (drained = () => resolve(true)));
+  const inTime = await Promise.race([allDone, new Promise<boolean>((resolve) => setTimeout(() => resolve(false), deadlineMs).unref())]);
+  if (!inTime) {
+    log.warn({ in_flight: active }, 'shutdown deadline reached: cutting the requests still in flight');
+    server.closeAllConnections();
+  }
+  await tuneStopped;
+  await reloader.retiring();
+  await closeProcessStore().catch((err: unknown) => log.error({ err }, 'closing the store failed'));
+  await ref.current.close().catch(() => {});
+  log.info('polygate stopped');
+  // pino writes synchronously to stdout; nothing is left to flush.
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -5,6 +5,7 @@ import type { ChatRequest, SamplingKnobs } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import type { UpstreamHttpRequest, WarningSink } from '../shared/chat-adapter.ts';
 import { isClientSideExtension } from '../shared/client-side-extensions.ts';
+import { outputChangingExtension } from '../shared/output-changing-extensions.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
 import { budgetOfEffort } from '../shared/reasoning-map.ts';
 import { encodeMessages, encodeSystem } from './encode-messages-upstream-content.ts';
@@ -80,7 +81,11 @@ function extensionsOf(req: ChatRequest, warn: WarningSink): { body: Json; output
     // OpenAI's service_tier shares the name but not the values.
     else if (key === 'service_tier' && (value === 'auto' || value === 'standard_only')) body[key] = value;
     else if (nativeExtensions.has(key)) body[key] = value;
-    else warn(key, `not supported by ${FORMAT}; dropped`);
+    else {
+      const rejected = outputChangingExtension(key, value, FORMAT);
+      if (rejected) throw rejected;
+      warn(key, `not supported by ${FORMAT}; dropped`);
+    }
   }
   return { body, outputConfig, betas };
 }

@@ -48,6 +48,8 @@ function builtinTool(t: BuiltinTool, field: string, warn: WarningSink): Json {
   const spec = specOf(t, field);
   const settings: Json = {};
   for (const [key, value] of Object.entries(t.options)) {
+    // Another format's own tool type, name and wire object (`gemini`) describe the tool, not settings.
+    if (key === 'type' || key === 'name' || key === 'gemini') continue;
     const wire = spec.rename?.[key] ?? key;
     if (spec.keys.includes(wire)) settings[wire] = value;
     else warn(`${field}.${key}`, `not supported by the ${FORMAT} ${spec.name} tool; dropped`);
@@ -90,8 +92,12 @@ export function encodeToolChoice(tools: Tool[], choice: ToolChoice | undefined, 
       return { tools, toolChoice: { type: 'none' } };
     case 'required':
       return { tools, toolChoice: { type: 'any', ...noParallel } };
-    case 'tool':
-      return { tools, toolChoice: { type: 'tool', name: choice.name, ...noParallel } };
+    case 'tool': {
+      // A hosted tool is named by the other format's word (`web_search_preview`): Anthropic's own name goes out.
+      const hosted = tools.find((t): t is BuiltinTool => t.type === 'builtin' && (t.name === choice.name || t.kind === choice.name));
+      const name = hosted ? specOf(hosted, 'tool_choice').name : choice.name;
+      return { tools, toolChoice: { type: 'tool', name, ...noParallel } };
+    }
     case 'allowed': {
       const kept = tools.filter((t) => t.type === 'builtin' || choice.names.includes(t.name));
       return { tools: kept, toolChoice: { type: choice.mode === 'required' ? 'any' : 'auto', ...noParallel } };

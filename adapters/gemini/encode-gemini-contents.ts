@@ -26,10 +26,25 @@ export function encodeContents(messages: Message[], warn: WarningSink): Json[] {
     const parts = new PartList();
     m.parts.forEach((p, j) => encodePart(p, `messages[${i}].parts[${j}]`, parts, names, warn));
     const list = parts.done();
+    if (m.role === 'assistant') signFunctionCalls(list);
     // A turn left empty (only foreign reasoning) is skipped: Gemini rejects a Content without parts.
     if (list.length > 0) contents.push({ role: m.role === 'assistant' ? 'model' : 'user', parts: list });
   });
   return contents;
+}
+
+/**
+ * Gemini 3 rejects a model turn whose function call carries no thought signature. A call another
+ * provider made (or one a client could not carry a signature for) has none, so the first call of
+ * such a turn gets the placeholder Google documents for history from elsewhere
+ * (https://ai.google.dev/gemini-api/docs/thought-signatures, "dummy signatures").
+ */
+export const SKIP_SIGNATURE = 'skip_thought_signature_validator';
+
+function signFunctionCalls(parts: Json[]): void {
+  if (parts.some((p) => p.thoughtSignature !== undefined)) return;
+  const call = parts.find((p) => p.functionCall !== undefined);
+  if (call) call.thoughtSignature = SKIP_SIGNATURE;
 }
 
 /** Parts of one Content; a pending thoughtSignature lands on the next part, where Gemini put it. */

@@ -5,6 +5,7 @@ import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import type { UpstreamHttpRequest, WarningSink } from '../shared/chat-adapter.ts';
 import { isClientSideExtension } from '../shared/client-side-extensions.ts';
+import { outputChangingExtension } from '../shared/output-changing-extensions.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
 import { budgetOfEffort } from '../shared/reasoning-map.ts';
 import { encodeContents, onceWarner } from './encode-gemini-contents.ts';
@@ -28,7 +29,7 @@ export function encodeGeminiUpstreamRequest(req: ChatRequest, upstreamModel: str
   }
   const tools = encodeTools(req, warn);
   if (tools.length > 0) body.tools = tools;
-  const toolConfig = encodeToolConfig(req.toolChoice);
+  const toolConfig = encodeToolConfig(req.toolChoice, req.tools);
   const gen = encodeGenerationConfig(req);
   relayExtensions(req.extensions, body, gen, tools, toolConfig, warn);
   if (tools.length > 0 && body.tools === undefined) body.tools = tools;
@@ -77,9 +78,13 @@ function encodeTools(req: ChatRequest, warn: WarningSink): Json[] {
       case 'code-execution':
         out.push({ codeExecution: {} });
         break;
-      case 'web-search':
+      case 'web-search': {
+        // Google Search takes no settings: another format's (domains, location, uses) are reported.
+        const settings = Object.keys(t.options).filter((k) => k !== 'type' && k !== 'name');
+        if (settings.length > 0) warn(`tools[${i}]`, `gemini's googleSearch has no settings; ${settings.join(', ')} dropped`);
         out.push({ googleSearch: {} });
         break;
+      }
       case 'file-search':
       case 'computer-use':
       case 'bash':
@@ -92,8 +97,12 @@ function encodeTools(req: ChatRequest, warn: WarningSink): Json[] {
   return declarations.length > 0 ? [{ functionDeclarations: declarations }, ...out] : out;
 }
 
-function encodeToolConfig(choice: ToolChoice | undefined): Json {
+function encodeToolConfig(choice: ToolChoice | undefined, tools: Tool[]): Json {
   if (!choice) return {};
+  // functionCallingConfig forces functions only: a forced built-in tool cannot be asked for.
+  if (choice.type === 'tool' && tools.some((t) => t.type === 'builtin' && (t.name === choice.name || t.kind === choice.name))) {
+    throw invalid('tool_choice', `tool_choice: provider format 'gemini' cannot force the built-in tool '${choice.name}'`);
+  }
   switch (choice.type) {
     case 'auto':
       return { functionCallingConfig: { mode: 'AUTO' } };
@@ -170,6 +179,10 @@ function relayExtensions(ext: Record<string, unknown>, body: Json, gen: Json, to
     else if (key.startsWith('generationConfig.')) gen[key.slice('generationConfig.'.length)] = value;
     else if (key.startsWith('toolConfig.')) toolConfig[key.slice('toolConfig.'.length)] = value;
     else if (key.startsWith('tools.')) tools.push({ [key.slice('tools.'.length)]: value });
-    else warn(key, `provider format 'gemini' has no equivalent of '${key}'; it was dropped`);
+    else {
+      const rejected = outputChangingExtension(key, value, 'gemini');
+      if (rejected) throw rejected;
+      warn(key, `provider format 'gemini' has no equivalent of '${key}'; it was dropped`);
+    }
   }
 }

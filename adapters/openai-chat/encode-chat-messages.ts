@@ -182,6 +182,8 @@ function encodeFile(p: FilePart, field: string): ChatUserPart {
     case 'base64': {
       if (s.mediaType.startsWith('image/')) return { type: 'image_url', image_url: { url: dataUrlOf(s.mediaType, s.data) } };
       if (s.mediaType.startsWith('text/')) return textPart(decodeBase64Text(s.data));
+      // File parts carry documents; sound and video (Gemini inlineData) would be refused upstream.
+      if (/^(audio|video)\//.test(s.mediaType)) throw invalid(field, `${field}: ${s.mediaType} input is not supported by the openai-chat upstream (documents and images only)`);
       const filename = p.filename ?? p.title ?? (s.mediaType === 'application/pdf' ? 'document.pdf' : 'document');
       return { type: 'file', file: { filename, file_data: dataUrlOf(s.mediaType, s.data) } };
     }

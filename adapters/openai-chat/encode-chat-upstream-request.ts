@@ -5,6 +5,7 @@ import { GatewayError, invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import type { UpstreamHttpRequest, WarningSink } from '../shared/chat-adapter.ts';
 import { isClientSideExtension } from '../shared/client-side-extensions.ts';
+import { outputChangingExtension } from '../shared/output-changing-extensions.ts';
 import { effortOfBudget } from '../shared/reasoning-map.ts';
 import { encodeChatMessages } from './encode-chat-messages.ts';
 
@@ -155,6 +156,10 @@ function relayExtensions(req: ChatRequest, body: Record<string, unknown>, warn: 
   for (const [key, value] of Object.entries(req.extensions)) {
     if (key === 'reasoning_effort' || isClientSideExtension(key) || value === undefined) continue;
     if ((relayedExtensions as readonly string[]).includes(key)) body[key] = value;
-    else warn(key, 'the openai-chat upstream has no such field; dropped');
+    else {
+      const rejected = outputChangingExtension(key, value, 'openai-chat');
+      if (rejected) throw rejected;
+      warn(key, 'the openai-chat upstream has no such field; dropped');
+    }
   }
 }

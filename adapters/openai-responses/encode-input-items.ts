@@ -51,7 +51,7 @@ function userPart(p: Part, i: number): Encoded {
     case 'image':
       return { kind: 'content', json: imageContent(p, `messages[${i}]`) };
     case 'file':
-      return { kind: 'content', json: fileContent(p) };
+      return { kind: 'content', json: fileContent(p, `messages[${i}]`) };
     case 'tool-result':
       return { kind: 'item', json: callOutput(p, i) };
     case 'code':
@@ -114,9 +114,11 @@ function imageContent(p: ImagePart, where: string): Json {
   }
 }
 
-function fileContent(p: FilePart): Json {
+function fileContent(p: FilePart, where: string): Json {
   switch (p.source.kind) {
     case 'base64':
+      // input_file carries documents; sound and video (Gemini inlineData) would be refused upstream.
+      if (/^(audio|video)\//.test(p.source.mediaType)) throw invalid(where, `${where}: ${p.source.mediaType} input is not supported by an OpenAI Responses upstream (documents and images only)`);
       // OpenAI requires a filename alongside inline file data.
       return { type: 'input_file', filename: p.filename ?? p.title ?? 'file', file_data: dataUrlOf(p.source.mediaType, p.source.data) };
     case 'url':
@@ -131,10 +133,21 @@ function fileContent(p: FilePart): Json {
   }
 }
 
-/** Text-only results are one string (the common case); with images, the list form of `output`. */
+/**
+ * Text-only results are one string (the common case); with images, the list form of `output`.
+ * function_call_output has no error flag, so a failed call is marked with an `Error: ` prefix
+ * the model can read (the same convention as the Chat Completions encoder).
+ */
 function callOutput(p: ToolResultPart, i: number): Json {
-  const texts = p.content.filter((c) => c.type === 'text');
-  if (texts.length === p.content.length) return { type: 'function_call_output', call_id: p.callId, output: texts.map((c) => c.text).join('\n') };
-  const output = p.content.map((c) => (c.type === 'text' ? { type: 'input_text', text: c.text } : imageContent(c, `messages[${i}]`)));
+  const content = p.isError ? markError(p.content) : p.content;
+  const texts = content.filter((c) => c.type === 'text');
+  if (texts.length === content.length) return { type: 'function_call_output', call_id: p.callId, output: texts.map((c) => c.text).join('\n') };
+  const output = content.map((c) => (c.type === 'text' ? { type: 'input_text', text: c.text } : imageContent(c, `messages[${i}]`)));
   return { type: 'function_call_output', call_id: p.callId, output };
+}
+
+function markError(content: ToolResultPart['content']): ToolResultPart['content'] {
+  const at = content.findIndex((c) => c.type === 'text');
+  if (at < 0) return [{ type: 'text', text: 'Error' }, ...content];
+  return content.map((c, k) => (k === at && c.type === 'text' ? { ...c, text: `Error: ${c.text}` } : c));
 }

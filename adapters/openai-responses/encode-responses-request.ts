@@ -6,7 +6,9 @@
 import type { ChatRequest } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import type { UpstreamHttpRequest, WarningSink } from '../shared/chat-adapter.ts';
+import { hasCacheHints } from '../shared/cache-hints.ts';
 import { isClientSideExtension } from '../shared/client-side-extensions.ts';
+import { outputChangingExtension } from '../shared/output-changing-extensions.ts';
 import type { Json } from '../shared/narrow.ts';
 import { effortOfBudget } from '../shared/reasoning-map.ts';
 import { encodeInputItems } from './encode-input-items.ts';
@@ -24,6 +26,7 @@ export function encodeResponsesRequest(req: ChatRequest, upstreamModel: string, 
   rejectUnresolvedState(req);
   const input = encodeInputItems(req.messages, warn);
   const body: Json = { model: upstreamModel, input: input.items };
+  if (hasCacheHints(req)) warn('cache_control', `prompt-cache hints are not supported by ${provider} (OpenAI caches prompts automatically); dropped`);
   const include = new Set<string>(Array.isArray(req.extensions[ext.include]) ? (req.extensions[ext.include] as unknown[]).filter((v) => typeof v === 'string') : []);
 
   let instructions = req.system.map((p) => p.text).join('\n\n');
@@ -47,6 +50,8 @@ export function encodeResponsesRequest(req: ChatRequest, upstreamModel: string, 
   for (const key of relayed) if (req.extensions[key] !== undefined) body[key] = req.extensions[key];
   for (const key of Object.keys(req.extensions)) {
     if (!consumed.has(key) && !(relayed as readonly string[]).includes(key) && !isClientSideExtension(key)) {
+      const rejected = outputChangingExtension(key, req.extensions[key], 'openai-responses');
+      if (rejected) throw rejected;
       warn(key, `not supported by ${provider}; dropped`);
     }
   }

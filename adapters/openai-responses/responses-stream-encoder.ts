@@ -189,7 +189,9 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     if (!r) return;
     // OpenAI's "signature" is the item id its encrypted_content is bound to: it names the item.
     // Any other provider's is kept, to be sealed into encrypted_content at the end.
-    if (r.origin === 'openai') {
+    // (An item id without an origin is taken for OpenAI's, as before origins were named.)
+    if (r.origin === 'openai' || (r.origin === undefined && isReasoningItemId(signature))) {
+      r.origin = 'openai';
       if (r.index === undefined && isReasoningItemId(signature)) r.item.id = signature;
     } else r.signature = signature;
   }

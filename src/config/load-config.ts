@@ -137,6 +137,7 @@ function crossCheck(c: GatewayConfig): string[] {
       problems.push(`/models/${model}: strategy 'weighted' needs a weight on every route`);
     }
   }
+  if (c.storage.driver === 'redis' && !c.storage.url) problems.push(`/storage/url: required with driver 'redis' (redis://host:port/db)`);
   const seen = new Set<string>();
   c.keys.forEach((k, i) => {
     if (seen.has(k.id)) problems.push(`/keys/${i}/id: duplicate key id '${k.id}'`);

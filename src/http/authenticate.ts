@@ -1,16 +1,20 @@
 import type Koa from 'koa';
 import { extractCredential } from '../auth/extract-credential.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
+import { enforceKeyLimits } from '../limits/key-limits.ts';
 import type { RequestState } from '../pipeline/request-state.ts';
 import type { Family } from './family.ts';
 
-/** Resolves the caller's key from the family's credential; sets `ctx.state.key` or answers 401. */
+/**
+ * Resolves the caller's key from the family's credential; sets `ctx.state.key` or answers 401.
+ * The key's rpm and concurrency limits apply right after, for every family (src/limits/).
+ */
 export function authenticate(family: Family): Koa.Middleware {
   return async (ctx, next) => {
     const state = ctx.state as RequestState;
     const key = state.runtime.keys.authenticate(extractCredential(family, ctx.headers, ctx.query));
     if (!key) throw new GatewayError('authentication', 'invalid or missing API key');
     state.key = key;
-    await next();
+    await enforceKeyLimits(ctx, next);
   };
 }

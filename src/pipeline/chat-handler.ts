@@ -31,7 +31,7 @@ export type ChatHandlerOptions = {
 
 export function chatHandler(codec: ChatClientCodec, family: Family, opts: ChatHandlerOptions = {}) {
   return async (ctx: Context): Promise<void> => {
-    const state = ctx.state as RequestState;
+    const state = ctx.state as ChatState;
     const runtime = state.runtime;
     if (!ctx.is('application/json')) throw new GatewayError('invalid-request', 'content-type must be application/json', { status: 415, param: 'content-type' });
     const session = opts.session?.(ctx);

@@ -1,4 +1,5 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { GatewayError } from '../ir/gateway-error.ts';
 import type { RouteTimeouts } from '../resilience/route-policy.ts';
 
@@ -42,12 +43,15 @@ export function relayTimers(provider: string, t: RouteTimeouts): RelayTimers {
         proxyReq.destroy(new UpstreamTimeout(fired));
       };
       arm(t.connectMs, () => fail('did not accept the connection', t.connectMs, 'connect timeout'));
-      proxyReq.once('socket', (socket) => {
+      const watchSocket = (socket: Socket): void => {
         const connected = (): void => arm(t.firstByteMs, () => fail('did not start answering', t.firstByteMs, 'first-byte timeout'));
         // A kept-alive socket is connected already.
         if (socket.connecting) socket.once('connect', connected);
         else connected();
-      });
+      };
+      // http-proxy announces the request once it has its socket, usually.
+      if (proxyReq.socket) watchSocket(proxyReq.socket);
+      else proxyReq.once('socket', watchSocket);
     },
     responded(proxyRes) {
       const idle = (): void =>

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChatRequest, FunctionTool, Part } from '../ir/chat-request.ts';
 import type { ChatFinish, ChatResult, Usage } from '../ir/chat-result.ts';
+import { invalid } from '../ir/gateway-error.ts';
 import type { StreamEvent } from '../ir/stream-event.ts';
 import type { CallOptions, ChatProvider } from './chat-provider.ts';
 import { sampleFromSchema } from './sample-from-schema.ts';
@@ -19,12 +20,23 @@ export class EchoProvider implements ChatProvider {
   }
 
   async complete(request: ChatRequest, upstreamModel: string, _opts: CallOptions): Promise<ChatResult> {
+    rejectBuiltinTools(request, this.name);
     return answer(request, upstreamModel);
   }
 
   async openStream(request: ChatRequest, upstreamModel: string, opts: CallOptions): Promise<AsyncIterable<StreamEvent>> {
+    rejectBuiltinTools(request, this.name);
     return streamOf(answer(request, upstreamModel), opts.signal);
   }
+}
+
+/** Echo runs no web search, code or computer: a request that offers such a tool gets a 400, not a pretend answer. */
+function rejectBuiltinTools(request: ChatRequest, provider: string): void {
+  const i = request.tools.findIndex((t) => t.type === 'builtin');
+  if (i < 0) return;
+  const t = request.tools[i];
+  const what = t.type === 'builtin' ? (t.name ?? t.kind) : '';
+  throw invalid(`tools[${i}]`, `tools[${i}]: the built-in tool '${what}' is not supported by provider '${provider}' (echo)`);
 }
 
 function lastUserText(request: ChatRequest): string {

@@ -1,48 +1,88 @@
 // Builds a small value that a JSON Schema accepts. The echo provider uses it to answer forced tool
 // calls and JSON-schema output with schema-valid data, so clients can test those paths offline.
+// It honours the keywords structured-output schemas use (types, enum/const, bounds, lengths,
+// item counts, formats, anyOf/oneOf/allOf, local $ref); `pattern` is not searched for a match.
 
 type Schema = Record<string, unknown>;
 const isSchema = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
+const numberOr = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
-export function sampleFromSchema(schema: unknown, depth = 0): unknown {
+export function sampleFromSchema(schema: unknown, root: unknown = schema, depth = 0): unknown {
   if (!isSchema(schema) || depth > 12) return null;
+  const ref = typeof schema.$ref === 'string' ? resolveRef(root, schema.$ref) : undefined;
+  if (ref) return sampleFromSchema(ref, root, depth + 1);
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
   if ('default' in schema) return schema.default;
   for (const k of ['anyOf', 'oneOf'] as const) {
     const alts = schema[k];
-    if (Array.isArray(alts) && alts.length > 0) return sampleFromSchema(alts[0], depth + 1);
+    if (Array.isArray(alts) && alts.length > 0) return sampleFromSchema(alts.find((a) => !(isSchema(a) && a.type === 'null')) ?? alts[0], root, depth + 1);
   }
   if (Array.isArray(schema.allOf)) {
-    return Object.assign({}, ...schema.allOf.map((s) => sampleFromSchema(s, depth + 1)).filter(isSchema));
+    return Object.assign({}, ...schema.allOf.map((s) => sampleFromSchema(s, root, depth + 1)).filter(isSchema));
   }
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
   switch (typeof type === 'string' ? type.toLowerCase() : isSchema(schema.properties) ? 'object' : 'string') {
     case 'object': {
       const out: Record<string, unknown> = {};
       const props = isSchema(schema.properties) ? schema.properties : {};
-      for (const [name, sub] of Object.entries(props)) out[name] = sampleFromSchema(sub, depth + 1);
+      for (const [name, sub] of Object.entries(props)) out[name] = sampleFromSchema(sub, root, depth + 1);
       return out;
     }
     case 'array': {
-      const n = typeof schema.minItems === 'number' ? schema.minItems : 1;
-      return Array.from({ length: n }, () => sampleFromSchema(schema.items, depth + 1));
+      const min = numberOr(schema.minItems) ?? 1;
+      const n = Math.min(min, numberOr(schema.maxItems) ?? min);
+      return Array.from({ length: n }, () => sampleFromSchema(schema.items, root, depth + 1));
     }
     case 'integer':
-      return typeof schema.minimum === 'number' ? Math.ceil(schema.minimum) : typeof schema.exclusiveMinimum === 'number' ? Math.floor(schema.exclusiveMinimum) + 1 : 1;
+      return sampleNumber(schema, true);
     case 'number':
-      return typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum + 1 : 1;
+      return sampleNumber(schema, false);
     case 'boolean':
       return true;
     case 'null':
       return null;
-    default: {
-      if (schema.format === 'date-time') return '2026-01-01T00:00:00Z';
-      if (schema.format === 'date') return '2026-01-01';
-      if (schema.format === 'email') return 'echo@example.com';
-      if (schema.format === 'uri') return 'https://example.com/';
-      const min = typeof schema.minLength === 'number' ? schema.minLength : 0;
-      return 'echo'.padEnd(min, 'o');
-    }
+    default:
+      return sampleString(schema);
   }
+}
+
+/** `#/$defs/name` (or any local JSON pointer) inside the root schema. */
+function resolveRef(root: unknown, ref: string): Schema | undefined {
+  if (!ref.startsWith('#')) return undefined;
+  let at: unknown = root;
+  for (const raw of ref.slice(1).split('/').filter((s) => s !== '')) {
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    at = isSchema(at) ? at[key] : undefined;
+  }
+  return isSchema(at) ? at : undefined;
+}
+
+/** 1 when the bounds allow it, else the nearest allowed value (a multiple of multipleOf if set). */
+function sampleNumber(s: Schema, integer: boolean): number {
+  const step = numberOr(s.multipleOf) ?? (integer ? 1 : undefined);
+  const exMin = numberOr(s.exclusiveMinimum);
+  const exMax = numberOr(s.exclusiveMaximum);
+  let lo = numberOr(s.minimum) ?? -Infinity;
+  let hi = numberOr(s.maximum) ?? Infinity;
+  if (exMin !== undefined) lo = Math.max(lo, exMin + (step ?? Math.max(Math.abs(exMin) * 1e-6, 1e-6)));
+  if (exMax !== undefined) hi = Math.min(hi, exMax - (step ?? Math.max(Math.abs(exMax) * 1e-6, 1e-6)));
+  let v = Math.min(Math.max(1, lo), hi);
+  if (step !== undefined) {
+    const up = Math.ceil(v / step) * step;
+    v = up <= hi ? up : Math.floor(v / step) * step;
+  }
+  return v;
+}
+
+function sampleString(s: Schema): string {
+  if (s.format === 'date-time') return '2026-01-01T00:00:00Z';
+  if (s.format === 'date') return '2026-01-01';
+  if (s.format === 'time') return '00:00:00Z';
+  if (s.format === 'email') return 'echo@example.com';
+  if (s.format === 'uri' || s.format === 'url') return 'https://example.com/';
+  if (s.format === 'uuid') return '00000000-0000-4000-8000-000000000000';
+  const min = numberOr(s.minLength) ?? 0;
+  const max = numberOr(s.maxLength) ?? Infinity;
+  return 'echo'.padEnd(min, 'o').slice(0, max);
 }

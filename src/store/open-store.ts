@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { MemoryStore } from './memory-store.ts';
+import { RedisStore } from './redis-store.ts';
 import { SqliteStore } from './sqlite-store.ts';
 import type { Store } from './store.ts';
 
@@ -12,8 +13,9 @@ export function openStore(storage: GatewayConfig['storage']): Store {
     case 'sqlite':
       return new SqliteStore(storage.path === ':memory:' ? ':memory:' : resolve(storage.path ?? './data/polygate.db'));
     case 'redis':
-      // The Redis driver (ioredis; claimDue as a Lua script over a sorted set) is a later issue.
-      throw new Error('storage.driver "redis" is not available in this build yet; use "sqlite" or "memory"');
+      // Several instances on one Redis share stored responses, tasks, callbacks and key limits.
+      if (!storage.url) throw new Error('storage.url (redis://host:port/db) is required with driver "redis"');
+      return new RedisStore(storage.url);
     default: {
       const never: never = storage.driver;
       return never;

@@ -15,7 +15,9 @@ const ok = { contents };
 
 const post = async (body: unknown, opts: { method?: string; key?: string | null; header?: string | null } = {}) => {
   const key = opts.key === undefined ? TEST_KEY : opts.key;
-  const url = `${gw.url}/v1beta/models/echo:${opts.method ?? 'generateContent'}${key === null ? '' : `?key=${encodeURIComponent(key)}`}`;
+  const url = new URL(`${gw.url}/v1beta/models/echo:${opts.method ?? 'generateContent'}`);
+  if (opts.method === 'streamGenerateContent') url.searchParams.set('alt', 'sse');
+  if (key !== null) url.searchParams.set('key', key);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (opts.header) headers['x-goog-api-key'] = opts.header;
   const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
@@ -66,7 +68,7 @@ for (const [name, body, field] of cases) {
 }
 
 t.test('the same limits on streamGenerateContent', async (t) => {
-  const r = await post({ ...ok, generationConfig: { stopSequences: ['a', 'b', 'c', 'd', 'e', 'f'] } }, { method: 'streamGenerateContent?alt=sse&' });
+  const r = await post({ ...ok, generationConfig: { stopSequences: ['a', 'b', 'c', 'd', 'e', 'f'] } }, { method: 'streamGenerateContent' });
   t.equal(r.status, 400);
   t.match(r.body, { error: { code: 400, status: 'INVALID_ARGUMENT', message: /generationConfig\.stopSequences/ } });
 });

@@ -49,9 +49,10 @@ t.test('every finish reason maps onto a stop_reason', async (t) => {
     ['refusal', 'refusal'],
     ['content-filter', 'refusal'],
     ['other', 'end_turn'],
-    ['error', 'end_turn'],
   ];
   for (const [reason, wire] of cases) t.equal(encode(result({ finish: { reason, raw: 'whatever' } })).stop_reason, wire, reason);
+  // Messages has no failed stop reason: a failed answer (Gemini MALFORMED_FUNCTION_CALL) is an error, never end_turn.
+  t.throws(() => encode(result({ finish: { reason: 'error', raw: 'MALFORMED_FUNCTION_CALL' } })), { kind: 'upstream', status: 502, message: /MALFORMED_FUNCTION_CALL/ });
   const exact: ChatFinish = { reason: 'length', raw: 'model_context_window_exceeded' };
   t.equal(encode(result({ finish: exact })).stop_reason, 'model_context_window_exceeded', 'an Anthropic raw word with the same meaning is kept');
   const seq = encode(result({ finish: { reason: 'stop-sequence', raw: 'stop_sequence', stopSequence: '###' } }));

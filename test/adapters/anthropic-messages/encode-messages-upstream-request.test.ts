@@ -288,3 +288,21 @@ t.test('user, metadata, stream and extensions', async (t) => {
   t.equal(out.headers['anthropic-beta'], 'b1,b2');
   t.same(out.warnings.map((w) => w.field).sort(), ['metadata', 'service_tier', 'store']);
 });
+
+t.test('hosted tools from other formats: their own type, name and wire object are not settings; a forced one is named the Anthropic way', async (t) => {
+  const out = encode(
+    ir({
+      tools: [
+        { type: 'builtin', kind: 'web-search', name: 'web_search_preview', options: { type: 'web_search_preview', user_location: { type: 'approximate', country: 'FR' } } },
+        { type: 'builtin', kind: 'code-execution', options: { gemini: { codeExecution: {} } } },
+      ],
+      toolChoice: { type: 'tool', name: 'web_search_preview' },
+    }),
+  );
+  t.same(out.body.tools, [
+    { type: 'web_search_20250305', name: 'web_search', user_location: { type: 'approximate', country: 'FR' } },
+    { type: 'code_execution_20250825', name: 'code_execution' },
+  ]);
+  t.same(out.body.tool_choice, { type: 'tool', name: 'web_search' });
+  t.same(out.warnings, [], 'nothing reported as dropped');
+});

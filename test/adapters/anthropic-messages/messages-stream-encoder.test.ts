@@ -170,3 +170,26 @@ t.test('the official SDK parses the golden streams into the expected messages', 
   t.type(err, Anthropic.APIError);
   t.match((err as InstanceType<typeof Anthropic.APIError>).error, { type: 'error', error: { type: 'overloaded_error' } });
 });
+
+t.test('only Anthropic’s own signatures are presented as signatures; a failed answer is an error', async (t) => {
+  const thinking = (origin: string | undefined): StreamEvent[] => [
+    { type: 'start', id: 'x', model: 'm' },
+    origin === undefined ? { type: 'reasoning-start', index: 0 } : { type: 'reasoning-start', index: 0, origin },
+    { type: 'reasoning-delta', index: 0, text: 'hmm' },
+    { type: 'reasoning-signature', index: 0, signature: 'opaque-token' },
+    { type: 'reasoning-end', index: 0 },
+    finish,
+  ];
+  const signatures = (events: StreamEvent[]): unknown[] =>
+    parsed(encodeAll(events)).flatMap((e) => (e.type === 'content_block_delta' && (e.delta as { type: string }).type === 'signature_delta' ? [(e.delta as { signature: string }).signature] : []));
+  t.same(signatures(thinking('anthropic')), ['opaque-token'], 'Anthropic’s: relayed');
+  t.same(signatures(thinking(undefined)), ['opaque-token'], 'no origin: Anthropic’s, as the non-streamed encoder treats it');
+  t.same(signatures(thinking('gemini')), [], 'a Gemini thought signature is not shown as an Anthropic one');
+  t.same(signatures(thinking('openai')), [], 'nor an OpenAI reasoning item id');
+  const foreignRedacted = parsed(encodeAll([{ type: 'start', id: 'x', model: 'm' }, { type: 'reasoning-start', index: 0, redacted: 'r', origin: 'openai' }, { type: 'reasoning-end', index: 0 }, finish]));
+  t.equal((foreignRedacted.find((e) => e.type === 'content_block_start')?.content_block as { type: string }).type, 'thinking', 'redacted data of another provider is not an Anthropic redacted_thinking block');
+
+  const failed = encodeAll([{ type: 'start', id: 'x', model: 'm' }, { type: 'finish', finish: { reason: 'error', raw: 'MALFORMED_FUNCTION_CALL' }, usage: { inputTokens: 1, outputTokens: 0 } }]);
+  t.same(failed.map((f) => f.event), ['message_start', 'error'], 'an error event instead of message_delta / message_stop');
+  t.match(JSON.parse(failed[1].data), { type: 'error', error: { type: 'server_error', message: /MALFORMED_FUNCTION_CALL/ } });
+});

@@ -67,7 +67,8 @@ t.test('system, roles, media, tool calls and results map onto contents', async (
         { text: 'notes' },
       ],
     },
-    { role: 'model', parts: [{ functionCall: { id: 'toolu_abc', name: 'lookup', args: { q: 'x' } } }, { functionCall: { name: 'lookup', args: {} } }] },
+    // Calls another provider made carry no thought signature: Gemini 3's documented placeholder goes on the first.
+    { role: 'model', parts: [{ functionCall: { id: 'toolu_abc', name: 'lookup', args: { q: 'x' } }, thoughtSignature: 'skip_thought_signature_validator' }, { functionCall: { name: 'lookup', args: {} } }] },
     {
       role: 'user',
       parts: [
@@ -230,4 +231,17 @@ t.test('same-format relay: model goes in the path (short form), the body is unto
   const body = { contents: [{ parts: [{ text: 'x' }] }], generationConfig: { someFutureField: 1 } };
   t.same(geminiRelay(body, 'models/gemini-2.5-pro', false), { path: '/v1beta/models/gemini-2.5-pro:generateContent', body });
   t.equal(geminiRelay(body, 'gemini-2.5-pro', true).path, '/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse');
+});
+
+t.test('a model turn whose calls have Gemini’s own signature keeps it; no placeholder is added', async (t) => {
+  const { body } = encode(
+    base({
+      messages: [
+        { role: 'user', parts: [{ type: 'text', text: 'q' }] },
+        { role: 'assistant', parts: [{ type: 'reasoning', text: '', signature: 'R2VtaW5p', origin: 'gemini' }, { type: 'tool-call', id: 'call_f_0', name: 'f', args: '{}' }] },
+        { role: 'user', parts: [{ type: 'tool-result', callId: 'call_f_0', name: 'f', content: [{ type: 'text', text: 'ok' }], isError: false }] },
+      ],
+    }),
+  );
+  t.same((body.contents as Array<{ parts: unknown[] }>)[1].parts, [{ functionCall: { name: 'f', args: {} }, thoughtSignature: 'R2VtaW5p' }]);
 });

@@ -36,12 +36,12 @@ t.test('thought parts stream as reasoning with their signature; a function call 
     chunk([{ functionCall: { name: 'weather', args: { city: 'Oslo' } }, thoughtSignature: 'U0lHMg==' }, { functionCall: { name: 'weather', args: { city: 'Bergen' } } }], { finishReason: 'STOP' }, finalUsage),
   ]);
   t.same(events.slice(1), [
-    { type: 'reasoning-start', index: 0 },
+    { type: 'reasoning-start', index: 0, origin: 'gemini' },
     { type: 'reasoning-delta', index: 0, text: 'Let me ' },
     { type: 'reasoning-delta', index: 0, text: 'check.' },
     { type: 'reasoning-signature', index: 0, signature: 'U0lHMQ==' },
     { type: 'reasoning-end', index: 0 },
-    { type: 'reasoning-start', index: 1 },
+    { type: 'reasoning-start', index: 1, origin: 'gemini' },
     { type: 'reasoning-signature', index: 1, signature: 'U0lHMg==' },
     { type: 'reasoning-end', index: 1 },
     { type: 'tool-input-start', index: 2, id: 'call_weather_0', name: 'weather' },
@@ -60,22 +60,23 @@ t.test('a trailing empty text part with a signature becomes a signed reasoning p
     { type: 'text-start', index: 0 },
     { type: 'text-delta', index: 0, text: 'Answer' },
     { type: 'text-end', index: 0 },
-    { type: 'reasoning-start', index: 1 },
+    { type: 'reasoning-start', index: 1, origin: 'gemini' },
     { type: 'reasoning-signature', index: 1, signature: 'VA==' },
     { type: 'reasoning-end', index: 1 },
   ]);
 });
 
 t.test('safety stops and blocked prompts finish as content-filter, malformed calls as error', async (t) => {
-  const safety = decode([chunk([{ text: 'Some' }]), { candidates: [{ finishReason: 'SAFETY', index: 0, safetyRatings: [] }], usageMetadata: finalUsage, modelVersion: 'm', responseId: 'r' }]);
-  t.match(safety[safety.length - 1], { type: 'finish', finish: { reason: 'content-filter', raw: 'SAFETY' } });
+  const ratings = [{ category: 'HARM_CATEGORY_HARASSMENT', probability: 'HIGH', blocked: true }];
+  const safety = decode([chunk([{ text: 'Some' }]), { candidates: [{ finishReason: 'SAFETY', index: 0, safetyRatings: ratings }], usageMetadata: finalUsage, modelVersion: 'm', responseId: 'r' }]);
+  t.match(safety[safety.length - 1], { type: 'finish', finish: { reason: 'content-filter', raw: 'SAFETY' }, safety: ratings }, 'the ratings travel on the finish');
   const recitation = decode([chunk([], { finishReason: 'RECITATION' })]);
   t.match(recitation[recitation.length - 1], { type: 'finish', finish: { reason: 'content-filter', raw: 'RECITATION' } });
   const blocked = decode([{ promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 3, totalTokenCount: 3 }, modelVersion: 'm', responseId: 'r' }]);
   t.same(blocked, [
     { type: 'start', id: 'r', model: 'm', usage: { inputTokens: 3 } },
-    { type: 'finish', finish: { reason: 'content-filter', raw: 'SAFETY' }, usage: { inputTokens: 3, outputTokens: 0 } },
-  ]);
+    { type: 'finish', finish: { reason: 'content-filter', raw: 'SAFETY' }, usage: { inputTokens: 3, outputTokens: 0 }, promptBlocked: { reason: 'SAFETY' } },
+  ], 'a blocked prompt says so on the finish, not only as a content filter');
   const malformed = decode([chunk([], { finishReason: 'MALFORMED_FUNCTION_CALL' })]);
   t.match(malformed[malformed.length - 1], { type: 'finish', finish: { reason: 'error', raw: 'MALFORMED_FUNCTION_CALL' } });
 });

@@ -123,3 +123,44 @@ t.test('text/x.enum streams the bare value once the text part ends', async (t) =
   );
   t.same(partsOf(chunks[0]), [{ text: 'negative' }]);
 });
+
+t.test('a blocked prompt is promptFeedback with no candidate; safety ratings ride on the last candidate', async (t) => {
+  const ratings = [{ category: 'HARM_CATEGORY_HATE_SPEECH', probability: 'HIGH', blocked: true }];
+  const blocked = run(t, [
+    { type: 'start', id: 'r1', model: 'up', usage: { inputTokens: 4 } },
+    { type: 'finish', finish: { reason: 'content-filter', raw: 'SAFETY' }, usage: { inputTokens: 4, outputTokens: 0 }, safety: ratings, promptBlocked: { reason: 'SAFETY' } },
+  ]);
+  t.same(blocked, [
+    { promptFeedback: { blockReason: 'SAFETY', safetyRatings: ratings }, usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 0, totalTokenCount: 4 }, modelVersion: 'gemini-client-name', responseId: 'r1' },
+  ]);
+  const stopped = run(t, [
+    { type: 'start', id: 'r2', model: 'up' },
+    { type: 'finish', finish: { reason: 'content-filter', raw: 'SAFETY' }, usage: { inputTokens: 4, outputTokens: 1 }, safety: ratings },
+  ]);
+  t.match(stopped.at(-1), { candidates: [{ finishReason: 'SAFETY', index: 0, safetyRatings: ratings }] });
+});
+
+t.test('another provider’s signature travels in an envelope; Gemini’s own as it came', async (t) => {
+  const withOrigin = (origin: string): StreamEvent[] => [
+    { type: 'start', id: 'r', model: 'up' },
+    { type: 'reasoning-start', index: 0, origin },
+    { type: 'reasoning-delta', index: 0, text: 'thought' },
+    { type: 'reasoning-signature', index: 0, signature: 'sig-1' },
+    { type: 'reasoning-end', index: 0 },
+    { type: 'text-start', index: 1 },
+    { type: 'text-delta', index: 1, text: 'answer' },
+    { type: 'text-end', index: 1 },
+    finish,
+  ];
+  const signatureOf = (chunks: Array<Record<string, unknown>>): string | undefined =>
+    chunks.flatMap((c) => ((partsOf(c) as Array<{ thoughtSignature?: string }> | undefined) ?? [])).find((p) => p.thoughtSignature !== undefined)?.thoughtSignature;
+  const req = request({ reasoning: { enabled: true, includeThoughts: true } });
+  t.equal(signatureOf(run(t, withOrigin('gemini'), req)), 'sig-1');
+  const sealed = signatureOf(run(t, withOrigin('anthropic'), req));
+  t.not(sealed, 'sig-1', 'an Anthropic signature is not passed off as a Gemini one');
+  const back = geminiClientCodec.decodeRequest(
+    { contents: [{ role: 'user', parts: [{ text: 'q' }] }, { role: 'model', parts: [{ text: 'thought', thought: true, thoughtSignature: sealed }, { text: 'answer' }] }] },
+    { headers: {}, params: { model: 'm' }, query: {} },
+  );
+  t.match(back.messages[1].parts[0], { type: 'reasoning', text: 'thought', signature: 'sig-1', origin: 'anthropic' }, 'and opens again on the way back');
+});

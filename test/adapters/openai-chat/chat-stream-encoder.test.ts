@@ -106,7 +106,19 @@ t.test('refusal deltas and a finish without start still produce a valid stream',
     chunks.map((c) => c.choices[0]?.delta),
     [{ role: 'assistant', content: '', refusal: null }, { refusal: 'No.' }, {}],
   );
-  t.equal(chunks.at(-1)?.choices[0]?.finish_reason, 'stop');
+  t.equal(chunks.at(-1)?.choices[0]?.finish_reason, 'content_filter', 'an Anthropic refusal stop is a content filter');
+});
+
+t.test('a failed answer (Gemini MALFORMED_FUNCTION_CALL) ends the stream with an error, not a stop', async (t) => {
+  const sse = encodeAll([
+    { type: 'start', id: 'x', model: 'm' },
+    { type: 'finish', finish: { reason: 'error', raw: 'MALFORMED_FUNCTION_CALL' }, usage: { inputTokens: 1, outputTokens: 0 } },
+  ]);
+  const err = await (async () => {
+    for await (const _ of sdkChunks(sse)) void _;
+  })().catch((e: unknown) => e);
+  t.type(err, OpenAI.APIError);
+  t.match((err as Error).message, /MALFORMED_FUNCTION_CALL/);
 });
 
 t.test('an answer that starts with a tool call announces the role with content null in the same chunk', async (t) => {

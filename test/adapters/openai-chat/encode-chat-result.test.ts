@@ -65,10 +65,12 @@ t.test('finish reasons: other formats\' words mapped, Chat Completions words kep
     [{ reason: 'length', raw: 'max_tokens' }, 'length'],
     [{ reason: 'stop-sequence', raw: 'stop_sequence' }, 'stop'],
     [{ reason: 'content-filter', raw: 'SAFETY' }, 'content_filter'],
-    [{ reason: 'refusal', raw: 'refusal' }, 'stop'],
+    // Anthropic's `refusal` stop reason is its safety classifiers ending the answer.
+    [{ reason: 'refusal', raw: 'refusal' }, 'content_filter'],
     [{ reason: 'other', raw: 'function_call' }, 'function_call'],
   ];
   for (const [finish, want] of cases) t.equal(encode(result({ parts: [{ type: 'text', text: 'x' }], finish })).choices[0].finish_reason, want, finish.raw);
+  t.throws(() => encode(result({ parts: [], finish: { reason: 'error', raw: 'MALFORMED_FUNCTION_CALL' } })), { kind: 'upstream', status: 502, message: /MALFORMED_FUNCTION_CALL/ }, 'a failed answer is an error, never a plain stop');
 });
 
 t.test('refusal goes to message.refusal, content null', async (t) => {

@@ -213,3 +213,18 @@ t.test('same-format relay: /responses with only the model renamed', async (t) =>
   t.same(responsesRelay(body, 'gpt-up', false), { path: '/responses', body: { model: 'gpt-up', input: 'x', store: false, unknown_future_field: 1 } });
   t.equal(body.model, 'client', 'the client body is not mutated');
 });
+
+t.test('a failed tool result is marked for the model; cache hints are reported, not silently dropped', async (t) => {
+  const { body, warnings } = encode(
+    req({
+      system: [{ type: 'text', text: 'sys', cache: { type: 'ephemeral' } }],
+      messages: [
+        { role: 'user', parts: [{ type: 'text', text: 'go' }] },
+        { role: 'assistant', parts: [{ type: 'tool-call', id: 'call_1', name: 'f', args: '{}' }] },
+        { role: 'user', parts: [{ type: 'tool-result', callId: 'call_1', content: [{ type: 'text', text: 'disk full' }], isError: true }] },
+      ],
+    }),
+  );
+  t.match((body.input as Array<Record<string, unknown>>).find((i) => i.type === 'function_call_output'), { call_id: 'call_1', output: 'Error: disk full' });
+  t.match(warnings, [/^cache_control: /]);
+});

@@ -28,11 +28,14 @@ export const models: Record<UpstreamName, { client: string; upstream: string }> 
   echo: { client: 'm-echo', upstream: 'echo-1' },
 };
 
+/** The provider name each upstream type has in the config (what `x-polygate-route` names). */
+export const providerNames: Record<UpstreamName, string> = { anthropic: 'anth', 'openai-chat': 'chat', 'openai-responses': 'resp', gemini: 'gem', echo: 'echo' };
+
 export type Harness = { gw: Gateway; emulators: Record<Exclude<UpstreamName, 'echo'>, Emulator>; close(): Promise<void> };
 
 export async function startHarness(): Promise<Harness> {
   const [anthropic, chat, responses, gemini] = await Promise.all([startAnthropicUpstream(), startOpenAIChatUpstream(), startOpenAIResponsesUpstream(), startGeminiUpstream()]);
-  const route = (provider: string, u: UpstreamName): Record<string, unknown> => ({ routes: [{ provider, model: models[u].upstream }] });
+  const route = (u: UpstreamName): Record<string, unknown> => ({ routes: [{ provider: providerNames[u], model: models[u].upstream }] });
   const gw = await startGateway(
     testConfig({
       providers: {
@@ -42,11 +45,11 @@ export async function startHarness(): Promise<Harness> {
         gem: { type: 'gemini', base_url: gemini.url, api_key: upstreamKeys.gemini },
       },
       models: {
-        [models.anthropic.client]: route('anth', 'anthropic'),
-        [models['openai-chat'].client]: route('chat', 'openai-chat'),
-        [models['openai-responses'].client]: route('resp', 'openai-responses'),
-        [models.gemini.client]: route('gem', 'gemini'),
-        [models.echo.client]: route('echo', 'echo'),
+        [models.anthropic.client]: route('anthropic'),
+        [models['openai-chat'].client]: route('openai-chat'),
+        [models['openai-responses'].client]: route('openai-responses'),
+        [models.gemini.client]: route('gemini'),
+        [models.echo.client]: route('echo'),
       },
     }),
   );

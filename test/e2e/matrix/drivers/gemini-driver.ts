@@ -1,7 +1,7 @@
 // Family C through the official @google/genai SDK (generateContent, generateContentStream), on
 // the spec's /v1beta paths. Structured output goes as `responseSchema` (Gemini's OpenAPI-style
 // Schema) or as `responseJsonSchema`, chosen per driver.
-import { ApiError, FunctionCallingConfigMode, GoogleGenAI, type Content, type GenerateContentResponse, type Part, type Schema } from '@google/genai';
+import { ApiError, FunctionCallingConfigMode, GoogleGenAI, Type, type Content, type GenerateContentResponse, type Part, type Schema } from '@google/genai';
 import type { Driver, ErrorOutcome, ReasoningOutcome, ToolCallOutcome, ToolDef } from './driver.ts';
 import { reasoningBudget, type JsonSchema } from '../fixtures.ts';
 
@@ -35,7 +35,9 @@ export function viaGeminiSchema(s: JsonSchema): JsonSchema {
   return out;
 }
 
-export function geminiDriver(baseUrl: string, apiKey: string, opts: { schemaField: 'responseSchema' | 'responseJsonSchema' } = { schemaField: 'responseSchema' }): Driver {
+export type GeminiDriver = Driver & { enumOutput(model: string, values: string[], prompt: string): Promise<string> };
+
+export function geminiDriver(baseUrl: string, apiKey: string, opts: { schemaField: 'responseSchema' | 'responseJsonSchema' } = { schemaField: 'responseSchema' }): GeminiDriver {
   const ai = new GoogleGenAI({ apiKey, apiVersion: 'v1beta', httpOptions: { baseUrl } });
   const declaration = (d: ToolDef) => ({ name: d.name, description: d.description, parametersJsonSchema: d.schema });
   /** Streams, returning every part in order (what a client appends to its history) and the last finish. */
@@ -117,6 +119,12 @@ export function geminiDriver(baseUrl: string, apiKey: string, opts: { schemaFiel
       const config = opts.schemaField === 'responseSchema' ? { responseMimeType: 'application/json', responseSchema: geminiSchemaOf(schema) } : { responseMimeType: 'application/json', responseJsonSchema: schema };
       const r = await ai.models.generateContent({ model, contents: prompt, config });
       return { text: r.text ?? '' };
+    },
+
+    /** `text/x.enum` output: the answer is the bare enum value. */
+    async enumOutput(model, values, prompt) {
+      const r = await ai.models.generateContent({ model, contents: prompt, config: { responseMimeType: 'text/x.enum', responseSchema: { type: Type.STRING, enum: values } } });
+      return r.text ?? '';
     },
 
     async reasoning(model, prompt) {
