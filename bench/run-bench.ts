@@ -41,7 +41,7 @@ import type { WireFormat } from './wire-requests.ts';
 const env = process.env;
 const quick = env.BENCH_QUICK === '1';
 const durationS = Number(env.BENCH_DURATION ?? (quick ? 1 : 2));
-const warmupS = Number(env.BENCH_WARMUP ?? (quick ? 0.5 : 1));
+const warmupS = Number(env.BENCH_WARMUP ?? (quick ? 0.25 : 1));
 const repeats = Number(env.BENCH_REPEATS ?? (quick ? 1 : 3));
 const connections = (env.BENCH_CONNECTIONS ?? '1,32,256').split(',').map(Number);
 const pathFilter = env.BENCH_PATHS?.split(',').map((s) => s.trim().toLowerCase());

@@ -4,7 +4,7 @@
 // profile reads as "what to make faster next" (a cost spread over many small natives, such as a
 // log line's serialization and write, only shows up whole in the inclusive view).
 //
-//   node bench/summarize-profile.ts FILE.cpuprofile [--top 25] [--callers writeUtf8String]
+//   node bench/summarize-profile.ts FILE.cpuprofile [--top 25] [--skip-s 3] [--callers writeUtf8String]
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
@@ -157,8 +157,14 @@ export function renderProfile(s: ProfileSummary): string[] {
 }
 
 if (import.meta.main) {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' }, callers: { type: 'string' } } });
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { top: { type: 'string', default: '25' }, callers: { type: 'string' }, 'skip-s': { type: 'string', default: '0' } },
+  });
   for (const file of positionals) {
-    process.stdout.write(`## ${file}\n\n${renderProfile(summarizeProfile(file, Number(values.top), undefined, values.callers)).join('\n')}\n\n`);
+    // --skip-s leaves out the first seconds (start-up, module loading, warm-up).
+    const { startTime } = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+    const window = { fromUs: startTime + Number(values['skip-s']) * 1e6, toUs: Number.POSITIVE_INFINITY };
+    process.stdout.write(`## ${file}\n\n${renderProfile(summarizeProfile(file, Number(values.top), window, values.callers)).join('\n')}\n\n`);
   }
 }
