@@ -61,7 +61,8 @@ type SpawnOpts = { core: number; cwd?: string; env?: Record<string, string>; cap
 function spawnPinned(command: string, args: string[], opts: SpawnOpts): ChildProcess {
   // stdout of a gateway is its per-request log: written to /dev/null it costs what a log write
   // costs, without the load generator's core spending time reading it.
-  const stdout = opts.captureStdout ? 'pipe' : openSync('/dev/null', 'w');
+  // BENCH_GATEWAY_LOG=FILE keeps it instead, to read polygate's own timings of a run.
+  const stdout = opts.captureStdout ? 'pipe' : openSync(process.env.BENCH_GATEWAY_LOG ?? '/dev/null', 'a');
   const [cmd, argv] = hasTaskset ? ['taskset', ['-c', String(opts.core), command, ...args]] : [command, args];
   return spawn(cmd, argv, { cwd: opts.cwd ?? repoRoot, env: { ...process.env, ...opts.env }, stdio: ['ignore', stdout, 'pipe'] });
 }

@@ -54,7 +54,9 @@ server.on('request', (_req, res) => {
 
 const { host, port } = ref.current.config.listen;
 const listenPort = process.env.PORT ? Number(process.env.PORT) : port;
-server.listen(listenPort, host, () => {
+// A deep accept backlog: while the loop is busy, a burst of new connections (a thousand streams
+// opening at once) would otherwise overflow Node's default of 511 and wait out a 1 s SYN retry.
+server.listen({ port: listenPort, host, backlog: 4096 }, () => {
   const addr = server.address();
   const actual = typeof addr === 'object' && addr ? addr.port : listenPort;
   log.info({ host, port: actual, config: file }, 'polygate listening');

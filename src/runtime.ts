@@ -33,13 +33,13 @@ export class Runtime {
     this.disabled = new Map(loaded.disabledProviders);
     this.keys = new KeyRing(this.config.keys);
     // One keep-alive pool for every upstream: connection setup stays off the request path.
-    this.dispatcher = new Agent({ connectTimeout: this.config.upstream.connect_timeout_ms, keepAliveTimeout: 30_000, connections: 256 });
+    this.dispatcher = new Agent({ connectTimeout: this.config.upstream.connect_timeout_ms, keepAliveTimeout: 30_000, connections: this.config.upstream.max_connections });
     const timeouts = { firstByteMs: this.config.upstream.first_byte_timeout_ms, idleMs: this.config.upstream.idle_timeout_ms };
     for (const [name, p] of Object.entries(this.config.providers)) {
       if (this.disabled.has(name)) continue;
       const codec = chatCodecOf(p);
       if (p.type === 'echo') this.chatProviders.set(name, new EchoProvider(name));
-      else if (codec) this.chatProviders.set(name, new HttpChatProvider(name, p, codec, this.dispatcher, timeouts, (ms) => this.dispatcherFor(ms)));
+      else if (codec) this.chatProviders.set(name, new HttpChatProvider(name, p, codec, this.dispatcher, timeouts, (ms) => this.dispatcherFor(ms), this.config.upstream.max_connections));
     }
     this.router = new ModelRouter(this.config.models, this.disabled, this.config.upstream);
   }
@@ -47,7 +47,7 @@ export class Runtime {
   dispatcherFor(connectMs: number): Dispatcher {
     if (connectMs === this.config.upstream.connect_timeout_ms) return this.dispatcher;
     let pool = this.#pools.get(connectMs);
-    if (!pool) this.#pools.set(connectMs, (pool = new Agent({ connectTimeout: connectMs, keepAliveTimeout: 30_000, connections: 256 })));
+    if (!pool) this.#pools.set(connectMs, (pool = new Agent({ connectTimeout: connectMs, keepAliveTimeout: 30_000, connections: this.config.upstream.max_connections })));
     return pool;
   }
 
@@ -83,6 +83,7 @@ export class Runtime {
 
   /** Closes the upstream pools; undici lets requests already sent finish first. */
   async close(): Promise<void> {
+    for (const p of this.chatProviders.values()) if (p instanceof HttpChatProvider) p.close();
     await Promise.all([this.dispatcher.close(), ...[...this.#pools.values()].map((p) => p.close())]);
   }
 }

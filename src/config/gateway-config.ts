@@ -43,7 +43,7 @@ export type GatewayConfig = {
   storage: { driver: 'memory' | 'sqlite' | 'redis'; path?: string; url?: string };
   outbound: { allow_private_addresses: boolean };
   limits: { max_body_bytes: number; max_upload_bytes: number };
-  upstream: { connect_timeout_ms: number; first_byte_timeout_ms: number; idle_timeout_ms: number; retries: RetriesConfig; breaker: BreakerConfig };
+  upstream: { connect_timeout_ms: number; first_byte_timeout_ms: number; idle_timeout_ms: number; max_connections: number; retries: RetriesConfig; breaker: BreakerConfig };
   reload: { watch: boolean; debounce_ms: number };
   /** On SIGTERM, how long in-flight requests and streams may take before they are cut. */
   shutdown_deadline_ms: number;

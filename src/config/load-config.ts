@@ -100,6 +100,7 @@ function withDefaults(c: GatewayConfig): GatewayConfig {
       connect_timeout_ms: c.upstream?.connect_timeout_ms ?? 10_000,
       first_byte_timeout_ms: c.upstream?.first_byte_timeout_ms ?? 120_000,
       idle_timeout_ms: c.upstream?.idle_timeout_ms ?? 120_000,
+      max_connections: c.upstream?.max_connections ?? 4096,
       retries: { ...defaultRetries, ...c.upstream?.retries },
       breaker: { ...defaultBreaker, ...c.upstream?.breaker },
     },

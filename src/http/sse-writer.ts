@@ -17,6 +17,15 @@ export class SseWriter {
   }
 
   open(status: number, headers: Record<string, string>): void {
+    // Node corks the socket for the rest of the tick on a body write, so all the frames decoded
+    // from one upstream read already leave together; flushHeaders alone does not, and would send
+    // the headers in a packet of their own. Corking here lets them travel with the first frames
+    // (written in this same tick), while a first event that encodes to nothing still sends them.
+    const socket = this.#res.socket;
+    if (socket && !socket.writableCorked) {
+      socket.cork();
+      process.nextTick(() => socket.uncork());
+    }
     this.#res.writeHead(status, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',

@@ -26,6 +26,8 @@ proxy.on('proxyReq', (proxyReq, req) => requestHooks.get(req)?.(proxyReq));
 
 /** Client credentials of every family: none of them may reach an upstream. */
 const clientAuthHeaders = ['authorization', 'x-api-key', 'x-goog-api-key', 'cookie', 'host', 'content-length', 'accept-encoding'];
+/** The client's connection management is its own: the relay keeps its upstream socket alive. */
+const clientHopHeaders = ['connection', 'keep-alive', 'proxy-connection', 'te', 'upgrade'];
 const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'proxy-connection']);
 
 export type PassThroughResult =
@@ -54,6 +56,7 @@ export function passThrough(opts: {
   const { req, res, provider, codec } = opts;
   const payload = Buffer.from(JSON.stringify(opts.body));
   for (const h of clientAuthHeaders) delete req.headers[h];
+  for (const h of clientHopHeaders) delete req.headers[h];
   return new Promise((resolve) => {
     const timers = relayTimers(provider.name, opts.timeouts);
     requestHooks.set(req, timers.watchRequest);
@@ -108,6 +111,7 @@ export function passThrough(opts: {
       res,
       {
         target: provider.baseUrl + opts.path,
+        agent: provider.relayAgent,
         buffer: Readable.from([payload]),
         headers: { ...provider.upstreamHeaders, 'content-length': String(payload.length), 'content-type': 'application/json', 'accept-encoding': 'identity' },
       },

@@ -1,3 +1,5 @@
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { errors as undiciErrors, request, type Dispatcher } from 'undici';
 import type { ChatUpstreamCodec, WireHeaders } from '../../adapters/shared/chat-adapter.ts';
 import type { ProviderConfig } from '../config/gateway-config.ts';
@@ -37,6 +39,11 @@ export class HttpChatProvider implements ChatProvider {
   readonly #dispatcher: Dispatcher;
   readonly #timeouts: UpstreamTimeouts;
   readonly #dispatcherFor: ((connectMs: number) => Dispatcher) | undefined;
+  /**
+   * Keep-alive sockets for same-format pass-through (http-proxy speaks node:http, not undici).
+   * Without an agent http-proxy sends `Connection: close` and opens a connection per request.
+   */
+  readonly relayAgent: HttpAgent;
 
   /** `dispatcherFor` gives the pool for a route's own connect timeout (undici sets it per pool). */
   constructor(
@@ -46,6 +53,7 @@ export class HttpChatProvider implements ChatProvider {
     dispatcher: Dispatcher,
     timeouts: UpstreamTimeouts,
     dispatcherFor?: (connectMs: number) => Dispatcher,
+    maxConnections = 4096,
   ) {
     this.name = name;
     this.type = cfg.type;
@@ -56,6 +64,13 @@ export class HttpChatProvider implements ChatProvider {
     this.#dispatcher = dispatcher;
     this.#timeouts = timeouts;
     this.#dispatcherFor = dispatcherFor;
+    const pool = { keepAlive: true, maxSockets: maxConnections, scheduling: 'lifo' as const };
+    this.relayAgent = this.baseUrl.startsWith('https:') ? new HttpsAgent(pool) : new HttpAgent(pool);
+  }
+
+  /** Ends the relay's idle sockets; sockets of relays in flight close when their response ends. */
+  close(): void {
+    this.relayAgent.destroy();
   }
 
   /** The pool for a route's connect timeout, for the pass-through path too. */

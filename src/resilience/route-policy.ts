@@ -20,6 +20,7 @@ export const defaultUpstream: GatewayConfig['upstream'] = {
   connect_timeout_ms: 10_000,
   first_byte_timeout_ms: 120_000,
   idle_timeout_ms: 120_000,
+  max_connections: 4096,
   retries: defaultRetries,
   breaker: defaultBreaker,
 };
