@@ -110,7 +110,7 @@ export function passThrough(opts: {
       req,
       res,
       {
-        target: provider.baseUrl + opts.path,
+        target: provider.relayTarget(opts.path),
         agent: provider.relayAgent,
         buffer: Readable.from([payload]),
         headers: { ...provider.upstreamHeaders, 'content-length': String(payload.length), 'content-type': 'application/json', 'accept-encoding': 'identity' },

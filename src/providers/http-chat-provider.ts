@@ -1,5 +1,6 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
+import { parse as parseUrl, type Url } from 'node:url';
 import { errors as undiciErrors, request, type Dispatcher } from 'undici';
 import type { ChatUpstreamCodec, WireHeaders } from '../../adapters/shared/chat-adapter.ts';
 import type { ProviderConfig } from '../config/gateway-config.ts';
@@ -44,6 +45,8 @@ export class HttpChatProvider implements ChatProvider {
    * Without an agent http-proxy sends `Connection: close` and opens a connection per request.
    */
   readonly relayAgent: HttpAgent;
+  /** Parsed relay targets by upstream path: http-proxy would re-parse a string target per request. */
+  readonly #relayTargets = new Map<string, Url>();
 
   /** `dispatcherFor` gives the pool for a route's own connect timeout (undici sets it per pool). */
   constructor(
@@ -66,6 +69,16 @@ export class HttpChatProvider implements ChatProvider {
     this.#dispatcherFor = dispatcherFor;
     const pool = { keepAlive: true, maxSockets: maxConnections, scheduling: 'lifo' as const };
     this.relayAgent = this.baseUrl.startsWith('https:') ? new HttpsAgent(pool) : new HttpAgent(pool);
+  }
+
+  /**
+   * The relay target for an upstream path, in the legacy `url.parse` shape http-proxy reads
+   * (`path`, `host`, `port`). Paths come from the config's model names, so the map stays small.
+   */
+  relayTarget(path: string): Url {
+    let target = this.#relayTargets.get(path);
+    if (!target) this.#relayTargets.set(path, (target = parseUrl(this.baseUrl + path)));
+    return target;
   }
 
   /** Ends the relay's idle sockets; sockets of relays in flight close when their response ends. */

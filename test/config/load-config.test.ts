@@ -43,6 +43,10 @@ t.test('defaults are filled in', async (t) => {
   t.same(c.config.listen, { host: '127.0.0.1', port: 8080 });
   t.same(c.config.storage, { driver: 'sqlite', path: './data/polygate.db' });
   t.equal(c.config.outbound.allow_private_addresses, false);
+  t.equal(c.config.upstream.max_connections, 4096, 'upstream connections per origin');
+  const capped = parseConfig(`${base}\nupstream: { max_connections: 64 }\n`, 'c.yaml', {});
+  t.equal(capped.config.upstream.max_connections, 64);
+  t.throws(() => parseConfig(`${base}\nupstream: { max_connections: 0 }\n`, 'c.yaml', {}), /max_connections/);
 });
 
 t.test('every problem is listed by path and line', async (t) => {

@@ -278,6 +278,24 @@ t.test('fallback: a refused connection sends the request to the next route, stre
   t.equal(msg.content[0].type === 'text' && msg.content[0].text, 'streamed rescue');
 });
 
+t.test('pass-through keeps its upstream connection alive across requests', async (t) => {
+  anth.reset();
+  // Each request on a fresh client connection that asks to be closed: the client's connection
+  // management is its own, and must not make polygate open a new upstream connection per request.
+  for (let i = 0; i < 4; i++) {
+    const res = await fetch(`${gw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', connection: 'close' },
+      body: JSON.stringify({ model: 'claude-pass', max_tokens: 16, messages: [{ role: 'user', content: `turn ${i}` }] }),
+    });
+    t.equal(res.status, 200);
+    t.equal(((await res.json()) as Json).content[0].text, `turn ${i}`);
+  }
+  t.equal(anth.requests.length, 4);
+  t.same(new Set(anth.requests.map((r) => r.remotePort)).size, 1, 'all four relayed over one upstream connection');
+  for (const r of anth.requests) t.not(r.headers.connection, 'close', 'the client\'s Connection: close stays with the client');
+});
+
 t.test('a client that disconnects aborts the upstream request', async (t) => {
   // An Anthropic-format upstream that sends one delta and then holds the stream open, noting when
   // its socket closes: only polygate aborting the upstream request can close it.

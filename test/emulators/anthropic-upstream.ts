@@ -62,7 +62,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, requests: Recor
     // recorded as the raw string
   }
   const path = req.url ?? '/';
-  requests.push({ method: req.method ?? '', path, headers: { ...req.headers }, body });
+  requests.push({ method: req.method ?? '', path, headers: { ...req.headers }, body, remotePort: req.socket.remotePort });
   if (req.method !== 'POST' || path.split('?')[0] !== '/v1/messages') return sendError(res, 404, 'Not Found');
   if (!req.headers['x-api-key'] && !req.headers.authorization) return sendError(res, 401, 'x-api-key header is required');
   if (!req.headers['anthropic-version']) return sendError(res, 400, 'anthropic-version: header is required');

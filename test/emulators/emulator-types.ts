@@ -6,6 +6,8 @@ export type RecordedRequest = {
   path: string; // with query string
   headers: Record<string, string | string[] | undefined>;
   body: unknown; // parsed JSON (or raw string if not JSON)
+  /** The caller's port: requests that came over one kept-alive connection share it. */
+  remotePort?: number;
 };
 
 /** One scripted reply. With no script queued, an emulator echoes the last user text. */

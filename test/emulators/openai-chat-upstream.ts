@@ -55,7 +55,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, requests: Recor
     // recorded as the raw string
   }
   const path = req.url ?? '/';
-  requests.push({ method: req.method ?? '', path, headers: { ...req.headers }, body });
+  requests.push({ method: req.method ?? '', path, headers: { ...req.headers }, body, remotePort: req.socket.remotePort });
   if (req.method !== 'POST' || path.split('?')[0] !== '/v1/chat/completions') {
     return sendError(res, 404, `Invalid URL (${req.method} ${path})`);
   }
