@@ -4,6 +4,7 @@ import type { BuiltinTool, Tool, ToolChoice } from '../../src/ir/chat-request.ts
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import type { WarningSink } from '../shared/chat-adapter.ts';
+import { forcedBuiltinTool } from '../shared/forced-builtin-tool.ts';
 import type { Json } from '../shared/narrow.ts';
 
 const FORMAT = 'anthropic-messages';
@@ -48,8 +49,8 @@ function builtinTool(t: BuiltinTool, field: string, warn: WarningSink): Json {
   const spec = specOf(t, field);
   const settings: Json = {};
   for (const [key, value] of Object.entries(t.options)) {
-    // Another format's own tool type, name and wire object (`gemini`) describe the tool, not settings.
-    if (key === 'type' || key === 'name' || key === 'gemini') continue;
+    // A Responses tool's options are its whole wire object: its `type` names the tool, not a setting.
+    if (key === 'type') continue;
     const wire = spec.rename?.[key] ?? key;
     if (spec.keys.includes(wire)) settings[wire] = value;
     else warn(`${field}.${key}`, `not supported by the ${FORMAT} ${spec.name} tool; dropped`);
@@ -94,7 +95,7 @@ export function encodeToolChoice(tools: Tool[], choice: ToolChoice | undefined, 
       return { tools, toolChoice: { type: 'any', ...noParallel } };
     case 'tool': {
       // A hosted tool is named by the other format's word (`web_search_preview`): Anthropic's own name goes out.
-      const hosted = tools.find((t): t is BuiltinTool => t.type === 'builtin' && (t.name === choice.name || t.kind === choice.name));
+      const hosted = forcedBuiltinTool(tools, choice);
       const name = hosted ? specOf(hosted, 'tool_choice').name : choice.name;
       return { tools, toolChoice: { type: 'tool', name, ...noParallel } };
     }

@@ -12,10 +12,11 @@ const functionName = /^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$/;
 const modes = ['MODE_UNSPECIFIED', 'AUTO', 'ANY', 'NONE', 'VALIDATED'] as const;
 
 /**
- * Gemini's own server-side tools. They keep their wire object in `options.gemini`, so a Gemini
- * upstream gets exactly what the client sent; other upstreams see the IR kind.
+ * Gemini's own server-side tools, by wire name. A decoded one keeps that name and its settings
+ * object as `options` (as every format's decoder does), so a Gemini upstream gets exactly what
+ * the client sent; other upstreams see the IR kind, and settings they lack are reported.
  */
-const builtinKinds: Record<string, BuiltinTool['kind']> = {
+export const geminiBuiltinKinds: Record<string, BuiltinTool['kind']> = {
   codeExecution: 'code-execution',
   googleSearch: 'web-search',
   googleSearchRetrieval: 'web-search',
@@ -41,8 +42,8 @@ export function decodeTools(v: unknown, path: string): DecodedTools {
       const kp = `${at}.${key}`;
       if (camel === 'functionDeclarations') {
         arr(value, kp).forEach((d, k) => out.tools.push(decodeDeclaration(d, `${kp}[${k}]`, out.responseSchemas)));
-      } else if (builtinKinds[camel] !== undefined) {
-        out.tools.push({ type: 'builtin', kind: builtinKinds[camel], options: { gemini: { [camel]: obj(value, kp) } } });
+      } else if (Object.hasOwn(geminiBuiltinKinds, camel)) {
+        out.tools.push({ type: 'builtin', kind: geminiBuiltinKinds[camel], name: camel, options: obj(value, kp) });
       } else {
         out.extensions[`tools.${camel}`] = obj(value, kp);
       }

@@ -5,9 +5,11 @@ import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import type { UpstreamHttpRequest, WarningSink } from '../shared/chat-adapter.ts';
 import { isClientSideExtension } from '../shared/client-side-extensions.ts';
+import { forcedBuiltinTool } from '../shared/forced-builtin-tool.ts';
 import { outputChangingExtension } from '../shared/output-changing-extensions.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
 import { budgetOfEffort } from '../shared/reasoning-map.ts';
+import { geminiBuiltinKinds } from './decode-gemini-tools.ts';
 import { encodeContents, onceWarner } from './encode-gemini-contents.ts';
 import { geminiEnumSchema, stringEnumOf } from './gemini-schema.ts';
 
@@ -69,9 +71,9 @@ function encodeTools(req: ChatRequest, warn: WarningSink): Json[] {
       declarations.push(d);
       return;
     }
-    const own = t.options.gemini;
-    if (isObject(own)) {
-      out.push(own);
+    // A Gemini client's own tool goes back as it came: its wire name and settings.
+    if (t.name !== undefined && Object.hasOwn(geminiBuiltinKinds, t.name)) {
+      out.push({ [t.name]: t.options });
       return;
     }
     switch (t.kind) {
@@ -80,7 +82,7 @@ function encodeTools(req: ChatRequest, warn: WarningSink): Json[] {
         break;
       case 'web-search': {
         // Google Search takes no settings: another format's (domains, location, uses) are reported.
-        const settings = Object.keys(t.options).filter((k) => k !== 'type' && k !== 'name');
+        const settings = Object.keys(t.options).filter((k) => k !== 'type');
         if (settings.length > 0) warn(`tools[${i}]`, `gemini's googleSearch has no settings; ${settings.join(', ')} dropped`);
         out.push({ googleSearch: {} });
         break;
@@ -100,9 +102,8 @@ function encodeTools(req: ChatRequest, warn: WarningSink): Json[] {
 function encodeToolConfig(choice: ToolChoice | undefined, tools: Tool[]): Json {
   if (!choice) return {};
   // functionCallingConfig forces functions only: a forced built-in tool cannot be asked for.
-  if (choice.type === 'tool' && tools.some((t) => t.type === 'builtin' && (t.name === choice.name || t.kind === choice.name))) {
-    throw invalid('tool_choice', `tool_choice: provider format 'gemini' cannot force the built-in tool '${choice.name}'`);
-  }
+  const forced = forcedBuiltinTool(tools, choice);
+  if (forced) throw invalid('tool_choice', `tool_choice: provider format 'gemini' cannot force the built-in tool '${forced.name ?? forced.kind}'`);
   switch (choice.type) {
     case 'auto':
       return { functionCallingConfig: { mode: 'AUTO' } };

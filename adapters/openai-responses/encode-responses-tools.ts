@@ -33,8 +33,7 @@ function encodeBuiltin(t: BuiltinTool, i: number, warn: WarningSink): Json {
       const out: Json = { type: 'web_search_preview' };
       const loc = t.options.user_location;
       if (isObject(loc) && loc.type === 'approximate') out.user_location = loc;
-      // `gemini` is a Gemini client's own wire object for the tool, not a setting.
-      const dropped = Object.keys(t.options).filter((k) => k !== 'type' && k !== 'name' && k !== 'user_location' && k !== 'gemini');
+      const dropped = Object.keys(t.options).filter((k) => k !== 'type' && k !== 'user_location');
       if (dropped.length > 0) warn(p, `web search options ${dropped.join(', ')} have no equivalent on ${provider} and were dropped`);
       return out;
     }

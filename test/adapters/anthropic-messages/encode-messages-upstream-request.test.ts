@@ -289,12 +289,12 @@ t.test('user, metadata, stream and extensions', async (t) => {
   t.same(out.warnings.map((w) => w.field).sort(), ['metadata', 'service_tier', 'store']);
 });
 
-t.test('hosted tools from other formats: their own type, name and wire object are not settings; a forced one is named the Anthropic way', async (t) => {
+t.test('hosted tools from other formats: their own type and name are not settings; a forced one is named the Anthropic way', async (t) => {
   const out = encode(
     ir({
       tools: [
         { type: 'builtin', kind: 'web-search', name: 'web_search_preview', options: { type: 'web_search_preview', user_location: { type: 'approximate', country: 'FR' } } },
-        { type: 'builtin', kind: 'code-execution', options: { gemini: { codeExecution: {} } } },
+        { type: 'builtin', kind: 'code-execution', name: 'codeExecution', options: {} },
       ],
       toolChoice: { type: 'tool', name: 'web_search_preview' },
     }),
@@ -305,4 +305,10 @@ t.test('hosted tools from other formats: their own type, name and wire object ar
   ]);
   t.same(out.body.tool_choice, { type: 'tool', name: 'web_search' });
   t.same(out.warnings, [], 'nothing reported as dropped');
+});
+
+t.test("a Gemini tool's settings Anthropic has no place for are reported, not carried silently", async (t) => {
+  const out = encode(ir({ tools: [{ type: 'builtin', kind: 'web-search', name: 'googleSearchRetrieval', options: { dynamicRetrievalConfig: { mode: 'MODE_DYNAMIC' } } }] }));
+  t.same(out.body.tools, [{ type: 'web_search_20250305', name: 'web_search' }]);
+  t.same(out.warnings.map((w) => w.field), ['tools.0.dynamicRetrievalConfig']);
 });

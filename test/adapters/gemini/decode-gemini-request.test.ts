@@ -101,7 +101,7 @@ t.test('snake_case spellings are accepted everywhere and errors use the client s
   ]);
   t.same(r.tools, [
     { type: 'function', name: 'f', parameters: { type: 'object', properties: { a: { type: 'string' } } } },
-    { type: 'builtin', kind: 'code-execution', options: { gemini: { codeExecution: {} } } },
+    { type: 'builtin', kind: 'code-execution', name: 'codeExecution', options: {} },
   ]);
   t.same(r.toolChoice, { type: 'none' });
   t.equal(r.maxTokens, 64);

@@ -98,7 +98,7 @@ t.test('tools use parametersJsonSchema; builtins map by kind or relay their Gemi
         { type: 'function', name: 'search', description: 'Search', parameters: schema },
         { type: 'builtin', kind: 'code-execution', options: {} },
         { type: 'builtin', kind: 'web-search', options: { user_location: {} } },
-        { type: 'builtin', kind: 'web-search', options: { gemini: { googleSearchRetrieval: { dynamicRetrievalConfig: { mode: 'MODE_DYNAMIC' } } } } },
+        { type: 'builtin', kind: 'web-search', name: 'googleSearchRetrieval', options: { dynamicRetrievalConfig: { mode: 'MODE_DYNAMIC' } } },
       ],
     }),
   );
