@@ -24,11 +24,13 @@ const proxy = httpProxy.createProxyServer({ selfHandleResponse: true, changeOrig
 proxy.on('proxyRes', (proxyRes, req) => handlers.get(req)?.(proxyRes));
 proxy.on('proxyReq', (proxyReq, req) => requestHooks.get(req)?.(proxyReq));
 
-/** Client credentials of every family: none of them may reach an upstream. */
-const clientAuthHeaders = ['authorization', 'x-api-key', 'x-goog-api-key', 'cookie', 'host', 'content-length', 'accept-encoding'];
-/** The client's connection management is its own: the relay keeps its upstream socket alive. */
-const clientHopHeaders = ['connection', 'keep-alive', 'proxy-connection', 'te', 'upgrade'];
-const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'proxy-connection']);
+/** Client credentials of every family (none may reach an upstream), and headers the relay sets itself. */
+const clientOnlyHeaders = ['authorization', 'x-api-key', 'x-goog-api-key', 'cookie', 'host', 'accept-encoding'];
+/**
+ * Headers of one connection and its framing, relayed in neither direction: the relay keeps its
+ * own upstream socket alive and re-frames both bodies (the request is sent with a content-length).
+ */
+const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length']);
 
 export type PassThroughResult =
   | { kind: 'relayed'; status: number; usage?: Usage; outcome: 'ok' | 'client_closed' | 'upstream_cut' }
@@ -55,8 +57,8 @@ export function passThrough(opts: {
 }): Promise<PassThroughResult> {
   const { req, res, provider, codec } = opts;
   const payload = Buffer.from(JSON.stringify(opts.body));
-  for (const h of clientAuthHeaders) delete req.headers[h];
-  for (const h of clientHopHeaders) delete req.headers[h];
+  for (const h of clientOnlyHeaders) delete req.headers[h];
+  for (const h of hopByHop) delete req.headers[h];
   return new Promise((resolve) => {
     const timers = relayTimers(provider.name, opts.timeouts);
     requestHooks.set(req, timers.watchRequest);

@@ -294,6 +294,20 @@ t.test('pass-through keeps its upstream connection alive across requests', async
   t.equal(anth.requests.length, 4);
   t.same(new Set(anth.requests.map((r) => r.remotePort)).size, 1, 'all four relayed over one upstream connection');
   for (const r of anth.requests) t.not(r.headers.connection, 'close', 'the client\'s Connection: close stays with the client');
+
+  // A body the client sent chunked is relayed with a length, never with both framings.
+  anth.reset();
+  const body = JSON.stringify({ model: 'claude-pass', max_tokens: 16, messages: [{ role: 'user', content: 'chunked in' }] });
+  const res = await fetch(`${gw.url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+    body: new Blob([body]).stream(),
+    duplex: 'half',
+  } as RequestInit);
+  t.equal(res.status, 200);
+  t.equal(((await res.json()) as Json).content[0].text, 'chunked in');
+  t.equal(anth.requests[0].headers['transfer-encoding'], undefined, 'no transfer-encoding upstream');
+  t.ok(Number(anth.requests[0].headers['content-length']) > 0, 'a content-length instead');
 });
 
 t.test('a client that disconnects aborts the upstream request', async (t) => {
