@@ -39,17 +39,10 @@ const server = createServer(app.callback());
 server.requestTimeout = 0;
 server.keepAliveTimeout = 65_000;
 
-// Requests being served, whatever their runtime: a shutdown waits for this to reach zero.
-let active = 0;
 let draining = false;
-let drained: (() => void) | undefined;
 server.on('request', (_req, res) => {
-  active++;
   // While draining, each response ends its connection, so keep-alive clients move elsewhere.
   if (draining) res.setHeader('connection', 'close');
-  res.once('close', () => {
-    if (--active === 0) drained?.();
-  });
 });
 
 const { host, port } = ref.current.config.listen;
@@ -79,17 +72,19 @@ async function shutdown(signal: string): Promise<void> {
   if (draining) return;
   draining = true;
   const deadlineMs = ref.current.config.shutdown_deadline_ms;
-  log.info({ signal, in_flight: active, deadline_ms: deadlineMs }, 'shutting down: draining requests in flight');
+  log.info({ signal, in_flight: ref.current.inFlight, deadline_ms: deadlineMs }, 'shutting down: draining requests in flight');
   // A last resort, should closing itself hang.
   setTimeout(() => process.exit(0), deadlineMs + 15_000).unref();
   reloader.close();
   const tuneStopped = tuneRunner?.stop() ?? Promise.resolve();
   server.close();
   server.closeIdleConnections();
-  const allDone = active === 0 ? Promise.resolve(true) : new Promise<boolean>((resolve) => (drained = () => resolve(true)));
+  // Every request holds the runtime it started on (src/app.ts): the current one idle and the
+  // ones replaced by reloads retired means no request is left.
+  const allDone = Promise.all([ref.current.idle(), reloader.retiring()]).then(() => true);
   const inTime = await Promise.race([allDone, new Promise<boolean>((resolve) => setTimeout(() => resolve(false), deadlineMs).unref())]);
   if (!inTime) {
-    log.warn({ in_flight: active }, 'shutdown deadline reached: cutting the requests still in flight');
+    log.warn({ in_flight: ref.current.inFlight }, 'shutdown deadline reached: cutting the requests still in flight');
     server.closeAllConnections();
   }
   await tuneStopped;

@@ -10,7 +10,8 @@ export class MemoryRateCounter implements RateCounter {
     this.#now = now;
   }
 
-  #entry(key: string, windowMs: number): { window: number; cur: number; prev: number; elapsed: number } {
+  /** The key's counts, rolled forward to the current window, and how far into it `now` is. */
+  #entry(key: string, windowMs: number): { e: { window: number; cur: number; prev: number }; elapsed: number } {
     const now = this.#now();
     const window = Math.floor(now / windowMs);
     let e = this.#windows.get(key);
@@ -20,20 +21,19 @@ export class MemoryRateCounter implements RateCounter {
       e.cur = 0;
       e.window = window;
     }
-    return { ...e, elapsed: now - window * windowMs };
+    return { e, elapsed: now - window * windowMs };
   }
 
   async take(key: string, amount: number, limit: number, windowMs: number): Promise<TakeResult> {
-    const e = this.#entry(key, windowMs);
-    const r = slidingWindow(e.cur, e.prev, e.elapsed, windowMs, amount, limit);
+    const { e, elapsed } = this.#entry(key, windowMs);
+    const r = slidingWindow(e.cur, e.prev, elapsed, windowMs, amount, limit);
     if (!r.ok) return r;
-    this.#windows.get(key)!.cur += amount;
+    e.cur += amount;
     return { ok: true, window: e.window };
   }
 
   async add(key: string, amount: number, windowMs: number, window: number): Promise<void> {
-    this.#entry(key, windowMs);
-    const e = this.#windows.get(key)!;
+    const { e } = this.#entry(key, windowMs);
     if (e.window === window) e.cur += amount;
     else if (e.window === window + 1) e.prev += amount;
   }

@@ -32,11 +32,9 @@ export class EchoProvider implements ChatProvider {
 
 /** Echo runs no web search, code or computer: a request that offers such a tool gets a 400, not a pretend answer. */
 function rejectBuiltinTools(request: ChatRequest, provider: string): void {
-  const i = request.tools.findIndex((t) => t.type === 'builtin');
-  if (i < 0) return;
-  const t = request.tools[i];
-  const what = t.type === 'builtin' ? (t.name ?? t.kind) : '';
-  throw invalid(`tools[${i}]`, `tools[${i}]: the built-in tool '${what}' is not supported by provider '${provider}' (echo)`);
+  request.tools.forEach((t, i) => {
+    if (t.type === 'builtin') throw invalid(`tools[${i}]`, `tools[${i}]: the built-in tool '${t.name ?? t.kind}' is not supported by provider '${provider}' (echo)`);
+  });
 }
 
 function lastUserText(request: ChatRequest): string {

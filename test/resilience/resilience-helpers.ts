@@ -19,16 +19,7 @@ export async function metricValue(gw: Gateway, name: string, labels: Record<stri
   return found ? sum : 0;
 }
 
-/** Polls until `probe` yields a value, up to `ms` (the bound only keeps a broken run from hanging). */
-export async function waitUntil<T>(what: string, probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+export { waitFor as waitUntil } from '../helpers/wait-for.ts';
 
 export type SseEvent = { event?: string; data: string };
 

@@ -2,6 +2,7 @@
 // sandbox), envelope calls, and bounded waits for a task to reach a state (never timing asserts).
 import { startGateway, testConfig, TEST_KEY, type Gateway } from '../helpers/start-gateway.ts';
 import type { TuneUpstream } from '../emulators/tune-upstream.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 export type Envelope = { code: string; message: string; data: unknown };
 export type WireTask = {
@@ -51,16 +52,6 @@ export async function submit(gw: Gateway, path: '/tune/submit/music' | '/tune/su
   return r.body.data;
 }
 
-/** Retries `probe` until it yields a value, up to `ms`; the bound only keeps a broken run from hanging. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 export async function getTask(gw: Gateway, id: string, key: string = TEST_KEY): Promise<WireTask> {
   const r = await call(gw, 'GET', `/tune/fetch/${id}`, undefined, key);
@@ -82,4 +73,4 @@ export async function metric(gw: Gateway, line: RegExp): Promise<number> {
   return m ? Number(m.split(' ').pop()) : 0;
 }
 
-export { startGateway, testConfig };
+export { startGateway, testConfig, waitFor };
