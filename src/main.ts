@@ -92,7 +92,7 @@ async function shutdown(signal: string): Promise<void> {
   await closeProcessStore().catch((err: unknown) => log.error({ err }, 'closing the store failed'));
   await ref.current.close().catch(() => {});
   log.info('polygate stopped');
-  // pino writes synchronously to stdout; nothing is left to flush.
+  // Log lines are written asynchronously; pino writes out what is pending as the process exits.
   process.exit(0);
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -5,6 +5,10 @@ import { pino, type Logger } from 'pino';
  * pipelines (Loki, Elasticsearch, jq) read them without pino's numeric conventions. Header values
  * that carry credentials are redacted wherever they appear, as a second line of defence behind
  * never logging request bodies unless `log.content` asks for them.
+ *
+ * Lines are written asynchronously (sonic-boom, `sync: false`): a request never waits on a write
+ * to stdout, and lines that pile up while one write is in flight leave together in the next.
+ * pino flushes what is pending when the process exits.
  */
 export function createLogger(level: string): Logger {
   return pino({
@@ -16,5 +20,5 @@ export function createLogger(level: string): Logger {
       paths: ['*.authorization', '*.["x-api-key"]', '*.["x-goog-api-key"]', '*.api_key', '*.secret', 'request_body.*.api_key', 'request_body.*.secret'],
       censor: '[redacted]',
     },
-  });
+  }, pino.destination({ dest: 1, sync: false }));
 }
