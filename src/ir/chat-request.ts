@@ -94,7 +94,12 @@ export type OutputFormat =
   | { type: 'json' }
   | { type: 'json-schema'; name: string; schema: Record<string, unknown>; description?: string; strict?: boolean };
 
-export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
+/**
+ * The union of every format's effort levels, lowest to highest: OpenAI `none`…`xhigh`, Anthropic
+ * `output_config.effort` `low`…`max`, Gemini `thinkingLevel` MINIMAL…HIGH. An encoder maps a level
+ * its upstream lacks to the nearest one it has (adapters/shared/reasoning-map.ts).
+ */
+export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 /**
  * One reasoning setting for every format; DESIGN.md's mapping: a token budget and an effort are
  * converted into each other by `adapters/shared/reasoning-map.ts`.
@@ -103,6 +108,8 @@ export type ReasoningConfig = {
   enabled: boolean;
   budgetTokens?: number;
   effort?: ReasoningEffort;
+  /** The model decides whether and how long to think (Anthropic `thinking.type: adaptive`). */
+  adaptive?: boolean;
   /** Whether the caller wants reasoning text (summaries, thoughts) returned. */
   includeThoughts?: boolean;
   summary?: 'auto' | 'concise' | 'detailed';
