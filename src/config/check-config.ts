@@ -1,13 +1,18 @@
-// `npm run check-config -- FILE`: validates a config file the way the gateway would load it and
-// exits non-zero on any problem, so an operator (or a CI job) checks before reloading.
+// `npm run check-config -- FILE [--explain NAME]…`: validates a config file the way the gateway
+// would load it and exits non-zero on any problem, so an operator (or a CI job) checks before
+// reloading. `--explain NAME` tells where a client-facing model name goes (docs/models.md).
+import { parseArgs } from 'node:util';
+import { explainModel } from './explain-model.ts';
 import { ConfigError, loadConfigFile } from './load-config.ts';
 
-const file = process.argv[2] ?? process.env.GATEWAY_CONFIG ?? 'config/gateway.yaml';
+const { values, positionals } = parseArgs({ options: { explain: { type: 'string', multiple: true } }, allowPositionals: true });
+const file = positionals[0] ?? process.env.GATEWAY_CONFIG ?? 'config/gateway.yaml';
 try {
   const loaded = loadConfigFile(file);
   for (const w of loaded.warnings) console.warn(`warning: ${w}`);
   const c = loaded.config;
   console.log(`${file}: ok (${c.keys.length} keys, ${Object.keys(c.providers).length} providers, ${Object.keys(c.models).length} models)`);
+  for (const name of values.explain ?? []) console.log(explainModel(loaded, name).join('\n'));
 } catch (e) {
   if (e instanceof ConfigError) {
     console.error(e.message);

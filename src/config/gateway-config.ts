@@ -20,13 +20,23 @@ export type RetriesConfig = { max_retries: number; base_delay_ms: number; max_de
 /** Circuit breaker per provider and upstream model (docs/resilience.md). */
 export type BreakerConfig = { consecutive_failures: number; failure_ratio: number; min_calls: number; window_ms: number; cooldown_ms: number };
 
-export type RouteConfig = { provider: string; model: string; weight?: number; timeouts?: TimeoutsConfig; retries?: Partial<RetriesConfig> };
+/**
+ * `model` is the upstream's name; omitted or `{model}` it is the client's own name, and `{1}`…
+ * are the parts a glob entry's `*`s matched (docs/models.md). A `standby` route serves only while
+ * no other route of the model has an enabled provider.
+ */
+export type RouteConfig = { provider: string; model?: string; standby?: boolean; weight?: number; timeouts?: TimeoutsConfig; retries?: Partial<RetriesConfig> };
 
+/** A `models:` entry; its key is an exact client-facing name or a glob (`*`, `?`). */
 export type ModelConfig = {
   strategy?: 'fallback' | 'weighted';
   routes: RouteConfig[];
   context_window?: number;
   breaker?: Partial<BreakerConfig>;
+  /** Reported by the discovery endpoints (docs/discovery.md). */
+  max_output_tokens?: number;
+  display_name?: string;
+  description?: string;
 };
 
 export type KeyConfig = {

@@ -6,6 +6,7 @@ import schema from '../../config/gateway.schema.json' with { type: 'json' };
 import type { GatewayConfig, LoadedConfig } from './gateway-config.ts';
 import { interpolateEnv } from './interpolate-env.ts';
 import { defaultBreaker, defaultRetries } from '../resilience/route-policy.ts';
+import { isGlob, servingRoutes } from '../routing/model-router.ts';
 
 /** Every problem of a refused file, each naming its path (and line where known). */
 export class ConfigError extends Error {
@@ -66,8 +67,10 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
     if (!/^\/providers\/[^/]+\/api_key$/.test(path)) warnings.push(`${path}: environment variable ${names.join(', ')} is unset; used ''`);
   }
   for (const [model, m] of Object.entries(config.models)) {
-    if (m.routes.every((r) => disabledProviders.has(r.provider))) {
-      warnings.push(`model '${model}' has no enabled provider; it answers 503 until one is configured`);
+    const serving = servingRoutes(m.routes, disabledProviders);
+    if (serving.length === 0) warnings.push(`model '${model}' has no enabled provider; it answers 503 until one is configured`);
+    else if (serving.every((r) => r.standby)) {
+      warnings.push(`model '${model}' is answered by its standby route (${serving.map((r) => r.provider).join(', ')}) until one of its other providers is configured`);
     }
   }
   return { config, disabledProviders, warnings };
@@ -133,6 +136,14 @@ function crossCheck(c: GatewayConfig): string[] {
   for (const [model, m] of Object.entries(c.models)) {
     m.routes.forEach((r, i) => {
       if (!c.providers[r.provider]) problems.push(`/models/${model}/routes/${i}/provider: unknown provider '${r.provider}'`);
+    });
+    const stars = isGlob(model) ? (model.match(/\*/g) ?? []).length : 0;
+    m.routes.forEach((r, i) => {
+      for (const [, k] of (r.model ?? '').matchAll(/\{([^}]*)\}/g)) {
+        if (k === 'model' || (/^[1-9]$/.test(k) && Number(k) <= stars)) continue;
+        const known = stars > 0 ? `{model}, or {1} to {${Math.min(stars, 9)}} for this glob's *` : '{model} (only a glob entry has {1}…)';
+        problems.push(`/models/${model}/routes/${i}/model: unknown placeholder {${k}}; use ${known}`);
+      }
     });
     if (m.strategy === 'weighted' && m.routes.some((r) => r.weight === undefined)) {
       problems.push(`/models/${model}: strategy 'weighted' needs a weight on every route`);

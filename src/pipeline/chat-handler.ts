@@ -210,11 +210,11 @@ const canRelay = (request: ChatRequest): boolean =>
 /** The request state as the chat pipeline fills it: usage and upstream attempts go into the request's log line. */
 export type ChatState = RequestState & { usage?: Usage; attempts?: RouteAttempts };
 
-/** The model label is the client-facing name, which the config bounds (authorizeModel ran). */
+/** The model label is the `models:` entry the name hit (a glob for names it matched), which the config bounds. */
 function countTokens(state: ChatState, u: Usage): void {
   state.usage = u;
   settleTokens(state, u);
-  const labels = { family: state.family ?? 'none', provider: state.path?.provider ?? 'none', model: state.model ?? 'none' };
+  const labels = { family: state.family ?? 'none', provider: state.path?.provider ?? 'none', model: state.runtime.router.resolve(state.model ?? '')?.entry ?? 'none' };
   tokensTotal.inc({ ...labels, kind: 'input' }, u.inputTokens);
   tokensTotal.inc({ ...labels, kind: 'output' }, u.outputTokens);
   if (u.reasoningTokens) tokensTotal.inc({ ...labels, kind: 'reasoning' }, u.reasoningTokens);

@@ -43,7 +43,7 @@ export async function runRoutes(o: RunRoutesOptions): Promise<void> {
   try {
     for (let i = 0; i < o.routes.length; i++) {
       const route = o.routes[i];
-      const breaker = breakerOf(route.provider, route.model);
+      const breaker = breakerOf(route.provider, route.breakerModel);
       const hasNextRoute = i < o.routes.length - 1;
       let cause: FailureCause | 'breaker_open' | 'unavailable' | undefined;
       for (let attempt = 1; ; attempt++) {

@@ -46,7 +46,7 @@ export class ResponsesSession implements ChatSession {
 
   static of(ctx: Context): ResponsesSession {
     const state = ctx.state as RequestState;
-    return new ResponsesSession(repositoryOf(ctx), state.key.workspace, (m) => state.runtime.config.models[m]?.context_window);
+    return new ResponsesSession(repositoryOf(ctx), state.key.workspace, (m) => state.runtime.router.resolve(m)?.config.context_window);
   }
 
   async prepareBody(body: unknown): Promise<unknown> {

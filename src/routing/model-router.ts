@@ -1,37 +1,119 @@
 import type { GatewayConfig, ModelConfig } from '../config/gateway-config.ts';
 import { defaultUpstream, resolvePolicy, type RoutePolicy } from '../resilience/route-policy.ts';
 
-/** One way to serve a model: a provider, its model name, and what the route may spend on resilience. */
-export type Route = { provider: string; model: string; weight: number } & RoutePolicy;
+/**
+ * One way to serve a model: a provider, its model name, and what the route may spend on resilience.
+ * `breakerModel` is the upstream name as the config writes it (`{model}` for a pass-through), so
+ * breakers and their metric series stay bounded by the config whatever names clients send.
+ */
+export type Route = { provider: string; model: string; weight: number; breakerModel: string } & RoutePolicy;
+
+/** What a client-facing model name resolved to. */
+export type ModelMatch = {
+  /** The `models:` key that matched: the name itself or a glob. Bounded by the config (a metric label). */
+  entry: string;
+  glob: boolean;
+  config: ModelConfig;
+  /** The routes that serve now, upstream names filled in (empty when every provider is disabled). */
+  routes: Route[];
+};
+
+type Entry = {
+  name: string;
+  pattern: RegExp | undefined;
+  /** Characters that are not wildcards: the more, the more specific the glob. */
+  literals: number;
+  config: ModelConfig;
+  strategy: 'fallback' | 'weighted';
+  /** Routes in use (see `serving`), upstream model still a template. */
+  routes: (Route & { template: string })[];
+};
+
+/** The upstream model a route names when it names none: the client's own name. */
+export const PASS_THROUGH = '{model}';
+/** Names resolved through globs are remembered up to this many; then the memory starts over. */
+const CACHE_LIMIT = 1024;
+
+export const isGlob = (name: string): boolean => /[*?]/.test(name);
+
+/** `*` matches any run of characters (each one a numbered capture, `{1}`…), `?` one character. */
+export function globPattern(glob: string): RegExp {
+  return new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '(.*)').replace(/\?/g, '.')}$`, 's');
+}
+
+/** A route's upstream model with `{model}` (the client's name) and `{1}`… (the glob's `*` parts) filled in. */
+export function fillTemplate(template: string, name: string, captures: readonly string[] = []): string {
+  return template.replace(/\{(model|[1-9])\}/g, (_, k: string) => (k === 'model' ? name : (captures[Number(k) - 1] ?? '')));
+}
 
 /**
- * Client model name → the ordered routes to try. `fallback` tries them as configured;
- * `weighted` draws the first by weight and keeps the rest, in weight order, as fallbacks.
- * Each route carries its resolved timeouts, retries and breaker settings (src/resilience/).
+ * The routes of a model that serve now: its enabled routes, except that `standby` routes serve
+ * only while none of the model's other routes has an enabled provider (the default config's echo
+ * stand-in answers without keys and never hides a real provider's failures).
+ */
+export function servingRoutes<R extends { provider: string; standby?: boolean }>(routes: readonly R[], disabled: ReadonlyMap<string, string>): R[] {
+  const enabled = routes.filter((r) => !disabled.has(r.provider));
+  const primary = enabled.filter((r) => !r.standby);
+  return primary.length > 0 ? primary : enabled;
+}
+
+/**
+ * Client model name → the ordered routes to try. Exact names under `models:` win; otherwise the
+ * glob with the most literal characters that matches, and among equally specific globs the one
+ * written first. `fallback` tries routes as configured; `weighted` draws the first by weight and
+ * keeps the rest, in weight order, as fallbacks. Each route carries its resolved timeouts, retries
+ * and breaker settings (src/resilience/).
  */
 export class ModelRouter {
-  readonly #models: Map<string, { strategy: 'fallback' | 'weighted'; routes: Route[] }>;
+  readonly #exact = new Map<string, ModelMatch & { strategy: Entry['strategy'] }>();
+  readonly #globs: Entry[] = [];
+  readonly #resolved = new Map<string, (ModelMatch & { strategy: Entry['strategy'] }) | null>();
+
   constructor(models: Record<string, ModelConfig>, disabled: ReadonlyMap<string, string>, upstream: GatewayConfig['upstream'] = defaultUpstream) {
-    this.#models = new Map(
-      Object.entries(models).map(([name, m]) => [
-        name,
-        {
-          strategy: m.strategy ?? 'fallback',
-          routes: m.routes
-            .filter((r) => !disabled.has(r.provider))
-            .map((r) => ({ provider: r.provider, model: r.model, weight: r.weight ?? 1, ...resolvePolicy(upstream, m, r) })),
-        },
-      ]),
-    );
+    for (const [name, m] of Object.entries(models)) {
+      const routes = servingRoutes(m.routes, disabled).map((r) => {
+        const template = r.model ?? PASS_THROUGH;
+        return { provider: r.provider, model: template, template, breakerModel: template, weight: r.weight ?? 1, ...resolvePolicy(upstream, m, r) };
+      });
+      const entry: Entry = { name, pattern: undefined, literals: name.replace(/[*?]/g, '').length, config: m, strategy: m.strategy ?? 'fallback', routes };
+      if (isGlob(name)) this.#globs.push({ ...entry, pattern: globPattern(name) });
+      else this.#exact.set(name, { entry: name, glob: false, config: m, strategy: entry.strategy, routes: routes.map(({ template: _, ...r }) => ({ ...r, model: fillTemplate(r.model, name), breakerModel: fillTemplate(r.model, name) })) });
+    }
+    // Stable sort: equally specific globs keep the file's order.
+    this.#globs.sort((a, b) => b.literals - a.literals);
+  }
+
+  /** The entry a name hits, or undefined when none does (the client gets 404). */
+  resolve(model: string): ModelMatch | undefined {
+    return this.#lookup(model) ?? undefined;
+  }
+
+  #lookup(model: string): (ModelMatch & { strategy: Entry['strategy'] }) | null {
+    const exact = this.#exact.get(model);
+    if (exact) return exact;
+    let hit = this.#resolved.get(model);
+    if (hit !== undefined) return hit;
+    hit = null;
+    for (const g of this.#globs) {
+      const m = g.pattern!.exec(model);
+      if (!m) continue;
+      const captures = m.slice(1);
+      const routes = g.routes.map(({ template, ...r }) => ({ ...r, model: fillTemplate(template, model, captures) }));
+      hit = { entry: g.name, glob: true, config: g.config, strategy: g.strategy, routes };
+      break;
+    }
+    if (this.#resolved.size >= CACHE_LIMIT) this.#resolved.clear();
+    this.#resolved.set(model, hit);
+    return hit;
   }
 
   has(model: string): boolean {
-    return this.#models.has(model);
+    return this.#lookup(model) !== null;
   }
 
-  /** Routes in the order to try; empty when every route's provider is disabled. */
+  /** Routes in the order to try; empty when every route's provider is disabled or the name is unknown. */
   plan(model: string, random: () => number = Math.random): Route[] {
-    const m = this.#models.get(model);
+    const m = this.#lookup(model);
     if (!m) return [];
     if (m.strategy === 'fallback' || m.routes.length < 2) return m.routes;
     const total = m.routes.reduce((n, r) => n + r.weight, 0);
@@ -40,7 +122,8 @@ export class ModelRouter {
     return [first, ...m.routes.filter((r) => r !== first).sort((a, b) => b.weight - a.weight)];
   }
 
+  /** The exact names under `models:`, in the file's order; globs cannot be listed. */
   names(): string[] {
-    return [...this.#models.keys()];
+    return [...this.#exact.keys()];
   }
 }

@@ -30,8 +30,8 @@ export function speechStartupWarnings(runtime: Runtime): string[] {
   const engines: string[] = Object.values(localEngines);
   for (const [model, m] of Object.entries(runtime.config.models)) {
     for (const r of m.routes) {
-      if (runtime.config.providers[r.provider]?.type === 'local-speech' && !engines.includes(r.model)) {
-        warnings.push(`model '${model}': local-speech route model '${r.model}' is not an engine (${engines.join(', ')}); it answers 400`);
+      if (runtime.config.providers[r.provider]?.type === 'local-speech' && !engines.includes(r.model ?? '')) {
+        warnings.push(`model '${model}': local-speech route model '${r.model ?? '{model}'}' is not an engine (${engines.join(', ')}); it answers 400`);
       }
     }
   }
