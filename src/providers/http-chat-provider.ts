@@ -73,11 +73,15 @@ export class HttpChatProvider implements ChatProvider {
 
   /**
    * The relay target for an upstream path, in the legacy `url.parse` shape http-proxy reads
-   * (`path`, `host`, `port`). Paths come from the config's model names, so the map stays small.
+   * (`path`, `host`, `port`). A route that passes the client's model name through (a glob entry)
+   * puts client-chosen names in Gemini paths, so the memory starts over past a bound.
    */
   relayTarget(path: string): Url {
     let target = this.#relayTargets.get(path);
-    if (!target) this.#relayTargets.set(path, (target = parseUrl(this.baseUrl + path)));
+    if (!target) {
+      if (this.#relayTargets.size >= 1024) this.#relayTargets.clear();
+      this.#relayTargets.set(path, (target = parseUrl(this.baseUrl + path)));
+    }
     return target;
   }
 
