@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { anthropicClientCodec } from '../adapters/anthropic-messages/index.ts';
 import { openaiChatClientCodec } from '../adapters/openai-chat/index.ts';
 import { registerGeminiRoutes } from './http/gemini-routes.ts';
+import { registerModelsRoutes } from './discovery/models-routes.ts';
 import { registerResponsesRoutes } from './responses/responses-routes.ts';
 import { authenticate } from './http/authenticate.ts';
 import { jsonBody as json } from './http/json-body.ts';
@@ -68,6 +69,7 @@ export function createApp(ref: RuntimeRef, log: Logger): Koa {
   router.post('/v1/chat/completions', authenticate('chat'), json, chatHandler(openaiChatClientCodec, 'chat'));
   registerResponsesRoutes(router);
   registerGeminiRoutes(router);
+  registerModelsRoutes(router);
   registerTuneRoutes(router, ref);
   registerSpeechRoutes(router, ref, log);
 
@@ -86,7 +88,7 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
   const accessLog = log.child({}, { redact: [] });
   return async (ctx, next) => {
     const started = performance.now();
-    const family = familyOfPath(ctx.path);
+    const family = familyOfPath(ctx.path, ctx.headers, ctx.query);
     const state = ctx.state as ChatState;
     state.requestId = ctx.get('x-request-id').slice(0, 128) || randomUUID();
     state.family = family;
