@@ -7,6 +7,7 @@ import { anthropicClientCodec } from '../adapters/anthropic-messages/index.ts';
 import { openaiChatClientCodec } from '../adapters/openai-chat/index.ts';
 import { registerGeminiRoutes } from './http/gemini-routes.ts';
 import { registerModelsRoutes } from './discovery/models-routes.ts';
+import { registerCountTokensRoutes } from './discovery/count-tokens-routes.ts';
 import { registerResponsesRoutes } from './responses/responses-routes.ts';
 import { authenticate } from './http/authenticate.ts';
 import { jsonBody as json } from './http/json-body.ts';
@@ -70,6 +71,7 @@ export function createApp(ref: RuntimeRef, log: Logger): Koa {
   registerResponsesRoutes(router);
   registerGeminiRoutes(router);
   registerModelsRoutes(router);
+  registerCountTokensRoutes(router);
   registerTuneRoutes(router, ref);
   registerSpeechRoutes(router, ref, log);
 

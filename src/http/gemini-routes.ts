@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import { geminiClientCodec } from '../../adapters/gemini/index.ts';
+import { geminiCountTokens } from '../discovery/count-tokens-routes.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
 import { chatHandler } from '../pipeline/chat-handler.ts';
 import { authenticate } from './authenticate.ts';
@@ -27,8 +28,10 @@ const dispatch: Koa.Middleware = async (ctx) => {
       // Without alt=sse the real API answers one JSON array at the end; every SDK asks for SSE.
       if (ctx.query.alt !== 'sse') throw new GatewayError('invalid-request', 'streamGenerateContent is served as server-sent events only: add alt=sse', { param: 'alt' });
       return streamGenerate(ctx as Koa.Context);
+    case 'countTokens':
+      return geminiCountTokens(ctx as Koa.Context);
     default:
-      throw new GatewayError('not-found', `method '${method || segment}' is not supported; use generateContent or streamGenerateContent`);
+      throw new GatewayError('not-found', `method '${method || segment}' is not supported; use generateContent, streamGenerateContent or countTokens`);
   }
 };
 

@@ -78,12 +78,12 @@ export function chatHandler(codec: ChatClientCodec, family: Family, opts: ChatHa
   };
 }
 
-function authorizeModel(runtime: Runtime, key: ApiKey, model: string): void {
+export function authorizeModel(runtime: Runtime, key: ApiKey, model: string): void {
   if (!runtime.router.has(model)) throw new GatewayError('not-found', `model '${model}' does not exist`, { param: 'model' });
   if (!key.allows(model)) throw new GatewayError('permission', `this API key may not use model '${model}'`, { param: 'model' });
 }
 
-function noRoute(runtime: Runtime, model: string): GatewayError {
+export function noRoute(runtime: Runtime, model: string): GatewayError {
   const why = [...runtime.disabled.entries()].map(([p, r]) => `${p}: ${r}`).join('; ');
   return new GatewayError('unavailable', `model '${model}' has no provider that can serve it now${why ? ` (${why})` : ''}`);
 }

@@ -115,18 +115,27 @@ export class HttpChatProvider implements ChatProvider {
 
   async #send(req: ChatRequest, model: string, opts: CallOptions): Promise<Dispatcher.ResponseData> {
     const enc = this.#codec.encodeRequest(req, model, opts.warn);
+    return this.post(enc.path, enc.body, { accept: req.stream ? 'text/event-stream' : 'application/json', ...enc.headers }, opts);
+  }
+
+  /**
+   * POSTs a JSON body to a path under base_url with the provider's credentials: 2xx resolves,
+   * any other status rejects with the format's own error decoded, a failed connection with a
+   * GatewayError that names which timeout fired. Also used for the upstream's token counting.
+   */
+  async post(path: string, body: unknown, headers: Record<string, string>, opts: Pick<CallOptions, 'signal' | 'timeouts'>): Promise<Dispatcher.ResponseData> {
     const started = performance.now();
     const timeouts = opts.timeouts ?? this.#timeouts;
     let res: Dispatcher.ResponseData;
     try {
-      res = await request(this.baseUrl + enc.path, {
+      res = await request(this.baseUrl + path, {
         method: 'POST',
         dispatcher: this.dispatcherFor(opts.timeouts?.connectMs),
         signal: opts.signal,
         headersTimeout: timeouts.firstByteMs,
         bodyTimeout: timeouts.idleMs,
-        headers: { 'content-type': 'application/json', accept: req.stream ? 'text/event-stream' : 'application/json', ...enc.headers, ...this.#headers },
-        body: JSON.stringify(enc.body),
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...headers, ...this.#headers },
+        body: JSON.stringify(body),
       });
     } catch (e) {
       upstreamDuration.observe({ provider: this.name, upstream_format: this.wireFormat, outcome: 'error' }, (performance.now() - started) / 1000);

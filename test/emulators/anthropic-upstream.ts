@@ -63,6 +63,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, requests: Recor
   }
   const path = req.url ?? '/';
   requests.push({ method: req.method ?? '', path, headers: { ...req.headers }, body, remotePort: req.socket.remotePort });
+  if (req.method === 'POST' && path.split('?')[0] === '/v1/messages/count_tokens') return countTokens(req, res, body);
   if (req.method !== 'POST' || path.split('?')[0] !== '/v1/messages') return sendError(res, 404, 'Not Found');
   if (!req.headers['x-api-key'] && !req.headers.authorization) return sendError(res, 401, 'x-api-key header is required');
   if (!req.headers['anthropic-version']) return sendError(res, 400, 'anthropic-version: header is required');
@@ -84,6 +85,23 @@ async function handle(req: IncomingMessage, res: ServerResponse, requests: Recor
       return stream ? sendStream(res, answer, ctx) : sendJson(res, 200, message(answer, ctx));
     }
   }
+}
+
+/** The fields count_tokens takes (https://docs.anthropic.com/en/api/messages-count-tokens); others are refused like the API does. */
+const countFields = new Set(['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'output_config', 'cache_control', 'speed', 'context_management', 'mcp_servers']);
+
+/** The emulator's count: about 4 characters a token over system, messages and tools. */
+export const anthropicCountOf = (body: Json): number => tokens(JSON.stringify([body.system ?? '', body.messages, body.tools ?? []]));
+
+function countTokens(req: IncomingMessage, res: ServerResponse, body: unknown): void {
+  if (!req.headers['x-api-key'] && !req.headers.authorization) return sendError(res, 401, 'x-api-key header is required');
+  if (!req.headers['anthropic-version']) return sendError(res, 400, 'anthropic-version: header is required');
+  if (!isObject(body)) return sendError(res, 400, 'There was an error parsing the body of your request');
+  const extra = Object.keys(body).find((k) => !countFields.has(k));
+  if (extra) return sendError(res, 400, `${extra}: Extra inputs are not permitted`);
+  if (typeof body.model !== 'string') return sendError(res, 400, 'model: Field required');
+  if (!Array.isArray(body.messages)) return sendError(res, 400, 'messages: Field required');
+  sendJson(res, 200, { input_tokens: anthropicCountOf(body) });
 }
 
 const textOf = (content: unknown): string[] => {

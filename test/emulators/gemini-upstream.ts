@@ -15,7 +15,7 @@ import type { Emulator, RecordedRequest, Reply } from './emulator-types.ts';
 
 type Json = Record<string, unknown>;
 
-const route = /^\/(v1beta|v1)\/models\/([^:]+):(generateContent|streamGenerateContent)$/;
+const route = /^\/(v1beta|v1)\/models\/([^:]+):(generateContent|streamGenerateContent|countTokens)$/;
 
 const statusNames: Record<number, string> = {
   400: 'INVALID_ARGUMENT',
@@ -62,6 +62,9 @@ function lastUserText(body: Json): string {
   }
   return '';
 }
+
+/** The emulator's countTokens answer: about 4 characters a token over the contents, system and tools. */
+export const geminiCountOf = (req: Json): number => tokens(JSON.stringify([req.contents, req.systemInstruction ?? null, req.tools ?? null]));
 
 function promptTokens(body: Json): number {
   const contents = Array.isArray(body.contents) ? body.contents : [];
@@ -132,6 +135,19 @@ export async function startGeminiUpstream(): Promise<Emulator> {
   const sendError = (res: ServerResponse, status: number, message: string, retryAfter?: number): void =>
     sendJson(res, status, errorBody(status, message, retryAfter), retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {});
 
+  /**
+   * https://ai.google.dev/api/tokens#method:-models.counttokens: `contents`, or a
+   * `generateContentRequest` naming the model (`models/…`); never both.
+   */
+  const countTokens = (res: ServerResponse, b: Json): void => {
+    const g = b.generateContentRequest as Json | undefined;
+    if (g !== undefined && b.contents !== undefined) return sendError(res, 400, 'contents and generateContentRequest are mutually exclusive.');
+    if (g !== undefined && (typeof g.model !== 'string' || !g.model.startsWith('models/'))) return sendError(res, 400, '* CountTokensRequest.generate_content_request.model: model is required');
+    const req = g ?? b;
+    if (!Array.isArray(req.contents) || req.contents.length === 0) return sendError(res, 400, '* CountTokensRequest.contents: contents is not specified\n');
+    sendJson(res, 200, { totalTokens: geminiCountOf(req), promptTokensDetails: [{ modality: 'TEXT', tokenCount: geminiCountOf(req) }] });
+  };
+
   const handle = (req: IncomingMessage, res: ServerResponse, raw: string): void => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     let body: unknown = raw;
@@ -148,6 +164,7 @@ export async function startGeminiUpstream(): Promise<Emulator> {
       return sendError(res, 403, "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.");
     }
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return sendError(res, 400, 'Invalid JSON payload received. Unexpected token.');
+    if (m[3] === 'countTokens') return countTokens(res, body as Json);
     const b = body as Json;
     if (!Array.isArray(b.contents) || b.contents.length === 0) return sendError(res, 400, '* GenerateContentRequest.contents: contents is not specified\n');
     const model = m[2].replace(/^models\//, '');

@@ -32,6 +32,7 @@ export async function startOpenAIResponsesUpstream(): Promise<Emulator> {
       // recorded as the raw text
     }
     requests.push({ method: req.method ?? '', path: req.url ?? '', headers: { ...req.headers }, body });
+    if (req.method === 'POST' && (req.url ?? '').split('?')[0] === '/v1/responses/input_tokens') return inputTokens(res, body);
     if (req.method !== 'POST' || (req.url ?? '').split('?')[0] !== '/v1/responses') {
       return sendError(res, 404, `Invalid URL (${req.method} ${req.url})`, 'invalid_request_error', null);
     }
@@ -83,6 +84,20 @@ function lastUserText(body: Json): string {
     }
   }
   return '';
+}
+
+/** The fields `POST /v1/responses/input_tokens` takes; others are refused like the API does. */
+const inputTokenFields = new Set(['model', 'input', 'instructions', 'tools', 'tool_choice', 'reasoning', 'text', 'truncation', 'conversation', 'previous_response_id', 'parallel_tool_calls', 'personality']);
+
+/** The emulator's count: about 4 characters a token over instructions, input and tools. */
+export const responsesCountOf = (body: Json): number => Math.max(1, Math.ceil(JSON.stringify([body.instructions ?? '', body.input ?? '', body.tools ?? []]).length / 4));
+
+function inputTokens(res: ServerResponse, body: unknown): void {
+  if (!isObj(body)) return sendError(res, 400, 'We could not parse the JSON body of your request.', 'invalid_request_error', null);
+  const extra = Object.keys(body).find((k) => !inputTokenFields.has(k));
+  if (extra) return sendError(res, 400, `Unknown parameter: '${extra}'.`, 'invalid_request_error', 'unknown_parameter');
+  res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `req_${hex(16)}` });
+  res.end(JSON.stringify({ object: 'response.input_tokens', input_tokens: responsesCountOf(body) }, null, 2));
 }
 
 function sendError(res: ServerResponse, status: number, message: string, type: string, code: string | null, headers: Record<string, string> = {}): void {

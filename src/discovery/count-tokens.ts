@@ -1,0 +1,100 @@
+import type { Context } from 'koa';
+import type { InboundContext } from '../../adapters/shared/chat-adapter.ts';
+import { isObject, type Json } from '../../adapters/shared/narrow.ts';
+import type { ChatRequest } from '../ir/chat-request.ts';
+import { GatewayError } from '../ir/gateway-error.ts';
+import { authorizeModel, noRoute, type ChatState } from '../pipeline/chat-handler.ts';
+import type { ChatSession } from '../pipeline/chat-session.ts';
+import { upstreamCodecOf } from '../pipeline/upstream-codecs.ts';
+import { HttpChatProvider } from '../providers/http-chat-provider.ts';
+import { estimateTokens } from '../responses/truncate-conversation.ts';
+import type { Route } from '../routing/model-router.ts';
+import { decodeCountRequest, type CountClient } from './count-clients.ts';
+import { countWires } from './count-wire.ts';
+
+/** Upstream answers that say the input itself is wrong: the client gets them, not an estimate. */
+const clientFaults = new Set([400, 413, 422]);
+
+/**
+ * Token counting for every chat family (docs/discovery.md): exact from the model's first usable
+ * route when its upstream counts (Anthropic count_tokens, Gemini countTokens, Responses
+ * input_tokens), else polygate's own estimate. `x-polygate-token-count` says which; an upstream
+ * that fails to count is reported in `x-polygate-warnings` and estimated for.
+ */
+export function countTokensHandler(client: CountClient, session?: (ctx: Context) => ChatSession) {
+  return async (ctx: Context): Promise<void> => {
+    const state = ctx.state as ChatState;
+    const runtime = state.runtime;
+    if (!ctx.is('application/json')) throw new GatewayError('invalid-request', 'content-type must be application/json', { status: 415, param: 'content-type' });
+    const s = session?.(ctx);
+    let raw: unknown = ctx.request.body;
+    if (s?.prepareBody) raw = await s.prepareBody(raw);
+    const inbound: InboundContext = { headers: ctx.headers, params: (ctx as unknown as { params?: Record<string, string> }).params ?? {}, query: ctx.query as Record<string, string | undefined> };
+    const t0 = performance.now();
+    const request = decodeCountRequest(client, raw, inbound);
+    state.timings.decodeMs = performance.now() - t0;
+    state.model = request.model;
+    authorizeModel(runtime, state.key, request.model);
+    await s?.prepareRequest?.(request);
+    const route = runtime.router.plan(request.model).find((r) => runtime.chatProviders.has(r.provider));
+    if (!route) throw noRoute(runtime, request.model);
+
+    const warnings: string[] = [];
+    const warn = (field: string, message: string): void => void warnings.push(`${field}: ${message}`);
+    // State polygate keeps (a Responses chain, item references) is in the request, not the body.
+    const relayable = request.extensions['previous_response_id'] === undefined && request.extensions['item_references'] === undefined;
+    const routed = s?.forRoute ? s.forRoute(request, route, warn) : request;
+    const exact = await countUpstream(ctx, client, routed, route, relayable && isObject(raw) ? raw : undefined, warn);
+    ctx.set('x-polygate-token-count', exact === undefined ? 'estimate' : 'exact');
+    if (warnings.length > 0) ctx.set('x-polygate-warnings', warnings.join('; ').replace(/[^\x20-\x7e]/g, '?'));
+    ctx.body = client.encode(exact ?? estimate(request));
+    state.outcome = 'ok';
+  };
+}
+
+/** polygate's estimate (gpt-tokenizer, src/responses/truncate-conversation.ts), tool definitions included. */
+function estimate(request: ChatRequest): number {
+  if (request.tools.length === 0) return estimateTokens(request);
+  return estimateTokens({ ...request, system: [...request.system, { type: 'text', text: JSON.stringify(request.tools) }] });
+}
+
+/** The upstream's own count through the route, or undefined when it cannot count (then: estimate). */
+/** `raw`: the client's body when it may be relayed as it came. */
+async function countUpstream(ctx: Context, client: CountClient, request: ChatRequest, route: Route, raw: Json | undefined, warn: (field: string, message: string) => void): Promise<number | undefined> {
+  const state = ctx.state as ChatState;
+  const provider = state.runtime.chatProviders.get(route.provider);
+  const wire = provider instanceof HttpChatProvider ? countWires[provider.wireFormat] : undefined;
+  if (!(provider instanceof HttpChatProvider) || !wire) return undefined;
+  const relay = provider.wireFormat === client.codec.format ? raw : undefined;
+  state.path = { provider: route.provider, upstream_format: provider.wireFormat, mode: relay ? 'passthrough' : 'translate', upstreamModel: route.model };
+  const headers: Record<string, string> = {};
+  let target: { path: string; body: unknown };
+  if (relay) {
+    target = wire.relay(relay, route.model);
+    for (const h of wire.relayHeaders) {
+      const v = ctx.get(h);
+      if (v) headers[h] = v;
+    }
+  } else {
+    const generate = upstreamCodecOf(provider.wireFormat).encodeRequest(request, route.model, warn);
+    target = wire.translate(generate, route.model);
+    Object.assign(headers, generate.headers);
+  }
+  const abort = new AbortController();
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableFinished) abort.abort();
+  });
+  let answer: unknown;
+  try {
+    const res = await provider.post(target.path, target.body, headers, { signal: abort.signal, timeouts: route.timeouts });
+    answer = await res.body.json();
+  } catch (e) {
+    if (e instanceof GatewayError && clientFaults.has(e.status)) throw e;
+    warn('count', `provider '${route.provider}' could not count (${e instanceof GatewayError ? e.message : 'its answer is not JSON'}); estimated`);
+    return undefined;
+  }
+  const n = wire.read(answer);
+  if (n === undefined) warn('count', `provider '${route.provider}' answered without a token count; estimated`);
+  else ctx.set('x-polygate-route', `${route.provider}/${route.model}`);
+  return n;
+}
