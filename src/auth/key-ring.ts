@@ -1,5 +1,6 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { KeyConfig } from '../config/gateway-config.ts';
+import { matchGlob } from '../routing/match-glob.ts';
 
 /** What an authenticated request carries: never the secret, only who and what it may do. */
 export type ApiKey = {
@@ -45,11 +46,8 @@ export class KeyRing {
   }
 }
 
-/** `*` matches any run of characters, `?` one; everything else literally. */
+/** `*` matches any run of characters, `?` one; everything else literally (src/routing/match-glob.ts). */
 export function globMatcher(globs: string[]): (name: string) => boolean {
   if (globs.includes('*')) return () => true;
-  const res = globs.map(
-    (g) => new RegExp(`^${g.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`),
-  );
-  return (name) => res.some((r) => r.test(name));
+  return (name) => globs.some((g) => matchGlob(g, name) !== undefined);
 }

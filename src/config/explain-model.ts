@@ -1,5 +1,6 @@
 import { globMatcher } from '../auth/key-ring.ts';
-import { fillTemplate, globPattern, ModelRouter, PASS_THROUGH, servingRoutes } from '../routing/model-router.ts';
+import { matchGlob } from '../routing/match-glob.ts';
+import { fillTemplate, ModelRouter, PASS_THROUGH, servingRoutes } from '../routing/model-router.ts';
 import type { LoadedConfig } from './gateway-config.ts';
 
 /**
@@ -11,7 +12,7 @@ export function explainModel(loaded: LoadedConfig, name: string): string[] {
   const match = new ModelRouter(config.models, disabledProviders, config.upstream).resolve(name);
   if (!match) return [`${name}: no entry under models: matches; clients get 404 (model not found)`];
   const m = config.models[match.entry];
-  const captures = match.glob ? (globPattern(match.entry).exec(name)?.slice(1) ?? []) : [];
+  const captures = match.glob ? (matchGlob(match.entry, name) ?? []) : [];
   const lines = [
     match.glob
       ? `${name}: glob entry '${match.entry}' (no exact entry of this name; the matching glob with the most literal characters, then the first written, wins)`

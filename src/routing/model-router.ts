@@ -1,5 +1,6 @@
 import type { GatewayConfig, ModelConfig } from '../config/gateway-config.ts';
 import { defaultUpstream, resolvePolicy, type RoutePolicy } from '../resilience/route-policy.ts';
+import { matchGlob } from './match-glob.ts';
 
 /**
  * One way to serve a model: a provider, its model name, and what the route may spend on resilience.
@@ -20,7 +21,6 @@ export type ModelMatch = {
 
 type Entry = {
   name: string;
-  pattern: RegExp | undefined;
   /** Characters that are not wildcards: the more, the more specific the glob. */
   literals: number;
   config: ModelConfig;
@@ -33,13 +33,10 @@ type Entry = {
 export const PASS_THROUGH = '{model}';
 /** Names resolved through globs are remembered up to this many; then the memory starts over. */
 const CACHE_LIMIT = 1024;
+/** Longer names are not remembered (real model names are far shorter; Anthropic caps them at 256). */
+const CACHE_NAME_LIMIT = 256;
 
 export const isGlob = (name: string): boolean => /[*?]/.test(name);
-
-/** `*` matches any run of characters (each one a numbered capture, `{1}`…), `?` one character. */
-export function globPattern(glob: string): RegExp {
-  return new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '(.*)').replace(/\?/g, '.')}$`, 's');
-}
 
 /** A route's upstream model with `{model}` (the client's name) and `{1}`… (the glob's `*` parts) filled in. */
 export function fillTemplate(template: string, name: string, captures: readonly string[] = []): string {
@@ -75,9 +72,14 @@ export class ModelRouter {
         const template = r.model ?? PASS_THROUGH;
         return { provider: r.provider, model: template, template, breakerModel: template, weight: r.weight ?? 1, ...resolvePolicy(upstream, m, r) };
       });
-      const entry: Entry = { name, pattern: undefined, literals: name.replace(/[*?]/g, '').length, config: m, strategy: m.strategy ?? 'fallback', routes };
-      if (isGlob(name)) this.#globs.push({ ...entry, pattern: globPattern(name) });
-      else this.#exact.set(name, { entry: name, glob: false, config: m, strategy: entry.strategy, routes: routes.map(({ template: _, ...r }) => ({ ...r, model: fillTemplate(r.model, name), breakerModel: fillTemplate(r.model, name) })) });
+      const strategy = m.strategy ?? 'fallback';
+      if (isGlob(name)) {
+        this.#globs.push({ name, literals: name.replace(/[*?]/g, '').length, config: m, strategy, routes });
+        continue;
+      }
+      // An exact entry's names are known now: `{model}` is the entry's own name.
+      const filled = routes.map(({ template, ...r }) => ({ ...r, model: fillTemplate(template, name), breakerModel: fillTemplate(template, name) }));
+      this.#exact.set(name, { entry: name, glob: false, config: m, strategy, routes: filled });
     }
     // Stable sort: equally specific globs keep the file's order.
     this.#globs.sort((a, b) => b.literals - a.literals);
@@ -95,13 +97,13 @@ export class ModelRouter {
     if (hit !== undefined) return hit;
     hit = null;
     for (const g of this.#globs) {
-      const m = g.pattern!.exec(model);
-      if (!m) continue;
-      const captures = m.slice(1);
+      const captures = matchGlob(g.name, model);
+      if (!captures) continue;
       const routes = g.routes.map(({ template, ...r }) => ({ ...r, model: fillTemplate(template, model, captures) }));
       hit = { entry: g.name, glob: true, config: g.config, strategy: g.strategy, routes };
       break;
     }
+    if (model.length > CACHE_NAME_LIMIT) return hit;
     if (this.#resolved.size >= CACHE_LIMIT) this.#resolved.clear();
     this.#resolved.set(model, hit);
     return hit;

@@ -71,3 +71,9 @@ t.test('glob resolutions are remembered within a bound', async (t) => {
   t.same(wrong, [], 'every name resolves to itself across cache restarts');
   t.equal(r.resolve('nope'), undefined);
 });
+
+
+t.test('a hostile name against a backtracking-prone glob resolves at once', async (t) => {
+  const r = new ModelRouter({ '*a*a*a*a*b': { routes: [route('p')] }, '*': { routes: [route('any')] } }, new Map());
+  t.equal(r.resolve('a'.repeat(5000))?.entry, '*');
+});
