@@ -22,4 +22,6 @@ t.test('key allow-lists use the same globs', async (t) => {
   t.ok(allows('gpt-4o'));
   t.notOk(allows('gpt-4o-mini'));
   t.notOk(allows('claude-x'));
+  // Froze the process when allow-lists compiled to regular expressions (found with this test).
+  t.notOk(globMatcher(['*a*a*a*a*b'])('a'.repeat(5000)), 'a hostile model name against a many-star allow-list answers at once');
 });
