@@ -16,12 +16,7 @@ t.test('glob matching: ? is one character, * parts are captured leftmost, and ho
   t.equal(matchGlob('*a*a*a*a*b', hostile), undefined);
 });
 
-t.test('key allow-lists use the same globs', async (t) => {
-  const allows = globMatcher(['echo*', 'gpt-?o']);
-  t.ok(allows('echo-big'));
-  t.ok(allows('gpt-4o'));
-  t.notOk(allows('gpt-4o-mini'));
-  t.notOk(allows('claude-x'));
+t.test('key allow-lists use the same matcher (test/auth/key-ring.test.ts has their globs)', async (t) => {
   // Froze the process when allow-lists compiled to regular expressions (found with this test).
   t.notOk(globMatcher(['*a*a*a*a*b'])('a'.repeat(5000)), 'a hostile model name against a many-star allow-list answers at once');
 });
