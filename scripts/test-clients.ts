@@ -14,16 +14,13 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { startAnthropicUpstream } from '../test/emulators/anthropic-upstream.ts';
+import { models, startHarness, type UpstreamName } from '../test/e2e/matrix/harness.ts';
 import type { Emulator } from '../test/emulators/emulator-types.ts';
-import { startGeminiUpstream } from '../test/emulators/gemini-upstream.ts';
-import { startOpenAIChatUpstream } from '../test/emulators/openai-chat-upstream.ts';
-import { startOpenAIResponsesUpstream } from '../test/emulators/openai-responses-upstream.ts';
 import { startCaptureProxy, type CaptureProxy } from '../test/clients/capture-proxy.ts';
 import { clis, type Cli, type CliName } from '../test/clients/cli-clients.ts';
 import { toFixture } from '../test/clients/fixtures.ts';
 import { toolResponder } from '../test/clients/tool-responder.ts';
-import { node24, repoRoot, startGateway, testConfig, TEST_KEY } from '../test/helpers/start-gateway.ts';
+import { node24, repoRoot, TEST_KEY } from '../test/helpers/start-gateway.ts';
 
 const arg = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const only = arg('only')?.split(',');
@@ -42,28 +39,18 @@ if (!selected.every((c) => existsSync(join(clientsDir, 'node_modules/.bin', c.bi
   if (npm.status !== 0) throw new Error(`npm install failed (${npm.status})`);
 }
 
-// 2. Four emulated upstreams and polygate: per CLI one model name translated, one relayed.
-const [anth, chat, resp, gem] = await Promise.all([startAnthropicUpstream(), startOpenAIChatUpstream(), startOpenAIResponsesUpstream(), startGeminiUpstream()]);
+// 2. polygate with the four emulated upstreams and echo (the harness of test/e2e/matrix/): per CLI
+// one model name whose route translates, one whose route relays.
+const h = await startHarness();
+const gw = h.gw;
 type Route = 'translated' | 'relayed';
-const targets: Record<CliName, Record<Route, { emu: Emulator; provider: string }>> = {
-  'claude-code': { translated: { emu: chat, provider: 'chat' }, relayed: { emu: anth, provider: 'anth' } },
-  codex: { translated: { emu: anth, provider: 'anth' }, relayed: { emu: resp, provider: 'resp' } },
-  'gemini-cli': { translated: { emu: chat, provider: 'chat' }, relayed: { emu: gem, provider: 'gem' } },
+const targets: Record<CliName, Record<Route, UpstreamName>> = {
+  'claude-code': { translated: 'openai-chat', relayed: 'anthropic' },
+  codex: { translated: 'anthropic', relayed: 'openai-responses' },
+  'gemini-cli': { translated: 'openai-chat', relayed: 'gemini' },
 };
-const modelName = (cli: CliName, route: Route): string => `${cli === 'gemini-cli' ? 'gemini' : cli}-${route}`;
-const models: Record<string, unknown> = {};
-for (const cli of selected) for (const route of ['translated', 'relayed'] as const) models[modelName(cli.name, route)] = { routes: [{ provider: targets[cli.name][route].provider, model: `up-${cli.name}-${route}` }] };
-const gw = await startGateway(
-  testConfig({
-    providers: {
-      anth: { type: 'anthropic', base_url: anth.url, api_key: 'sk-upstream-anthropic' },
-      chat: { type: 'openai', base_url: chat.url, api_key: 'sk-upstream-chat', api: 'chat_completions' },
-      resp: { type: 'openai', base_url: resp.url, api_key: 'sk-upstream-responses', api: 'responses' },
-      gem: { type: 'gemini', base_url: gem.url, api_key: 'upstream-gemini-key' },
-    },
-    models,
-  }),
-);
+const emulatorOf = (cli: CliName, route: Route): Emulator => h.emulators[targets[cli][route] as Exclude<UpstreamName, 'echo'>];
+const modelName = (cli: CliName, route: Route): string => models[targets[cli][route]].client;
 const proxy = await startCaptureProxy(gw.url);
 
 // 3. Each CLI × route through polygate. With --capture, first each CLI straight against the
@@ -73,7 +60,7 @@ type Result = { cli: CliName; route: Route | 'direct'; ok: boolean; problems: st
 const results: Result[] = [];
 for (const cli of selected) {
   if (capture) {
-    const { emu } = targets[cli.name].relayed;
+    const emu = emulatorOf(cli.name, 'relayed');
     const direct = await startCaptureProxy(emu.url);
     emu.reset();
     const result = await runOne(cli, 'direct', emu, direct);
@@ -88,7 +75,7 @@ for (const cli of selected) {
     await direct.close();
   }
   for (const route of ['translated', 'relayed'] as const) {
-    const { emu } = targets[cli.name][route];
+    const emu = emulatorOf(cli.name, route);
     emu.reset();
     const result = await runOne(cli, route, emu, proxy);
     results.push(result);
@@ -96,8 +83,7 @@ for (const cli of selected) {
   }
 }
 await proxy.close();
-await gw.stop();
-await Promise.all([anth, chat, resp, gem].map((e) => e.close()));
+await h.close();
 const failed = results.filter((r) => !r.ok);
 console.log(`\nclients: ${results.length - failed.length} passed, ${failed.length} failed`);
 process.exit(failed.length === 0 ? 0 : 1);

@@ -18,6 +18,7 @@ import { fixturesDir, toFixture } from './fixtures.ts';
 const version = (pkg: string): string => (JSON.parse(readFileSync(join(repoRoot, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
 const pkgOf = { anthropic: '@ai-sdk/anthropic', 'openai-chat': '@ai-sdk/openai', 'openai-responses': '@ai-sdk/openai', google: '@ai-sdk/google' } as const;
 
+(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 const emulators: Record<string, Emulator> = {
   anthropic: await startAnthropicUpstream(),
   'openai-chat': await startOpenAIChatUpstream(),
