@@ -1,7 +1,11 @@
 // Stores what the AI SDK's providers send (`node test/clients/capture-sdks.ts`): each provider runs
 // the three calls of ai-sdk-scenarios.ts straight against the emulator of its own format (no
 // polygate in between), through the capture proxy, and every request becomes a fixture under
-// test/clients/fixtures/ai-sdk-<provider>/ for test/clients/replay.test.ts.
+// test/clients/fixtures/ai-sdk-<provider>/ for test/clients/replay.test.ts. Also the official
+// SDKs' discovery calls (test/clients/fixtures/sdk-<name>/).
+import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
+import OpenAI from 'openai';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -41,6 +45,46 @@ for (const provider of sdkProviders) {
   const meta = { client: `ai-sdk-${provider}`, version: `ai ${version('ai')}, ${pkgOf[provider]} ${version(pkgOf[provider])}`, route: 'direct', model: 'capture-model' };
   for (const [i, c] of proxy.captured.entries()) writeFileSync(join(dir, `${i + 1}.json`), `${JSON.stringify(toFixture(c, meta), null, 2)}\n`);
   console.log(`${provider}: ${proxy.captured.length} requests captured`);
+  await proxy.close();
+}
+
+// The official SDKs' discovery calls (model lists, token counts): what clients ask before they
+// chat. The emulators answer only generation, so these fail here; the requests are what counts.
+const discovery: Record<string, { format: string; version: string; calls: (root: string) => Array<() => Promise<unknown>> }> = {
+  'sdk-openai': {
+    format: 'openai-responses',
+    version: `openai ${version('openai')}`,
+    calls: (root) => {
+      const c = new OpenAI({ apiKey: 'sk-capture', baseURL: `${root}/v1`, maxRetries: 0 });
+      return [() => c.models.list(), () => c.responses.inputTokens.count({ model: 'capture-model', input: 'count these words' })];
+    },
+  },
+  'sdk-anthropic': {
+    format: 'anthropic',
+    version: `@anthropic-ai/sdk ${version('@anthropic-ai/sdk')}`,
+    calls: (root) => {
+      const c = new Anthropic({ apiKey: 'sk-capture', baseURL: root, maxRetries: 0 });
+      return [() => c.models.list(), () => c.messages.countTokens({ model: 'capture-model', messages: [{ role: 'user', content: 'count these words' }] })];
+    },
+  },
+  'sdk-genai': {
+    format: 'gemini',
+    version: `@google/genai ${version('@google/genai')}`,
+    calls: (root) => {
+      const c = new GoogleGenAI({ apiKey: 'sk-capture', httpOptions: { baseUrl: root } });
+      return [() => c.models.list(), () => c.models.get({ model: 'capture-model' }), () => c.models.countTokens({ model: 'capture-model', contents: 'count these words' })];
+    },
+  },
+};
+for (const [client, d] of Object.entries(discovery)) {
+  const proxy = await startCaptureProxy(emulators[d.format]!.url);
+  // One after the other, so the fixtures' order is the calls' order.
+  for (const call of d.calls(proxy.url)) await call().catch(() => undefined);
+  const dir = join(fixturesDir, client);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  for (const [i, c] of proxy.captured.entries()) writeFileSync(join(dir, `${i + 1}.json`), `${JSON.stringify(toFixture(c, { client, version: d.version, route: 'direct', model: 'capture-model' }), null, 2)}\n`);
+  console.log(`${client}: ${proxy.captured.length} requests captured`);
   await proxy.close();
 }
 await Promise.all(Object.values(emulators).map((e) => e.close()));
