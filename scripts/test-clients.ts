@@ -105,7 +105,7 @@ async function runOne(cli: Cli, route: Route | 'direct', emu: Emulator, proxy: C
   const problems: string[] = [];
   if (out.timedOut) problems.push(`timed out after ${timeoutMs / 1000} s`);
   else if (out.code !== 0) problems.push(`exit code ${out.code}`);
-  if (responder.calls === 0) problems.push('the upstream never offered-and-called the tool (no request reached the emulator with the tool offered)');
+  if (responder.calls === 0) problems.push('no request offering the tool reached the upstream, so it never called it');
   if (responder.resultsSeen === 0) problems.push(`the upstream never saw the tool result carrying ${marker}`);
   if (responder.leaks > 0) problems.push(`the marker ${marker} reached the upstream before the tool ran: the check proves nothing`);
   if (!out.stdout.includes(marker)) problems.push(`stdout lacks the marker ${marker}`);
