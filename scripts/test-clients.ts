@@ -65,14 +65,18 @@ for (const cli of selected) {
     emu.reset();
     const result = await runOne(cli, 'direct', emu, direct);
     console.log(`${result.ok ? 'PASS' : 'FAIL'} ${cli.name} direct to the emulator (capture)${result.ok ? '' : `\n  ${result.problems.join('\n  ')}`}`);
-    const dir = join(repoRoot, 'test/clients/fixtures', cli.name);
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
-    for (const [i, c] of direct.captured.entries()) {
-      const fixture = toFixture(c, { client: cli.name, version: cli.version, route: 'direct', model: modelName(cli.name, 'relayed') });
-      writeFileSync(join(dir, `${i + 1}.json`), `${JSON.stringify(fixture, null, 2)}\n`);
-    }
     await direct.close();
+    // A conversation that failed even without polygate is the harness's fault: counted, stored nowhere.
+    if (!result.ok) results.push(result);
+    else {
+      const dir = join(repoRoot, 'test/clients/fixtures', cli.name);
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+      for (const [i, c] of direct.captured.entries()) {
+        const fixture = toFixture(c, { client: cli.name, version: cli.version, route: 'direct', model: modelName(cli.name, 'relayed') });
+        writeFileSync(join(dir, `${i + 1}.json`), `${JSON.stringify(fixture, null, 2)}\n`);
+      }
+    }
   }
   for (const route of ['translated', 'relayed'] as const) {
     const emu = emulatorOf(cli.name, route);
@@ -95,6 +99,7 @@ async function runOne(cli: Cli, route: Route | 'direct', emu: Emulator, proxy: C
   mkdirSync(home, { recursive: true });
   mkdirSync(work, { recursive: true });
   const firstRequest = proxy.captured.length;
+  const logFrom = gw.output().length;
   const marker = `PGMARK${randomBytes(6).toString('hex').toUpperCase()}`;
   const responder = toolResponder(cli.plan({ work, marker }));
   emu.respond(responder);
@@ -114,7 +119,7 @@ async function runOne(cli: Cli, route: Route | 'direct', emu: Emulator, proxy: C
     problems.push(`what reached the upstream: ${join(scratch, 'upstream-requests.json')}`);
     problems.push(`requests the CLI sent: ${proxy.captured.slice(firstRequest).map((c) => `${c.method} ${c.path} -> ${c.status}`).join(', ')}`);
     problems.push(`stdout:\n${out.stdout.slice(-4000)}`, `stderr:\n${out.stderr.slice(-4000)}`);
-    problems.push(`polygate log (tail):\n${gw.output().split('\n').filter((l) => /"level":(40|50)|warn|error/i.test(l)).slice(-10).join('\n')}`);
+    problems.push(`polygate log (tail):\n${gw.output().slice(logFrom).split('\n').filter((l) => l.includes('request_id') || l.includes('"level":"error"')).slice(-10).join('\n')}`);
   } else rmSync(scratch, { recursive: true, force: true });
   emu.respond(undefined);
   return { cli: cli.name, route, ok: problems.length === 0, problems };
