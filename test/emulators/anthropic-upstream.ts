@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { assertNever } from '../../src/ir/stream-event.ts';
-import type { Emulator, RecordedRequest, Reply } from './emulator-types.ts';
+import type { Emulator, RecordedRequest, Reply, Responder } from './emulator-types.ts';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -30,8 +30,9 @@ const randomId = (prefix: string): string => `${prefix}01${base62(22)}`;
 export async function startAnthropicUpstream(): Promise<Emulator> {
   const requests: RecordedRequest[] = [];
   const queue: Reply[] = [];
+  let responder: Responder | undefined;
   const server = createServer((req, res) => {
-    void handle(req, res, requests, queue).catch(() => res.destroy());
+    void handle(req, res, requests, queue, () => responder).catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -39,9 +40,11 @@ export async function startAnthropicUpstream(): Promise<Emulator> {
     url: `http://127.0.0.1:${port}`,
     requests,
     script: (...replies: Reply[]) => void queue.push(...replies),
+    respond: (r) => void (responder = r),
     reset: () => {
       requests.length = 0;
       queue.length = 0;
+      responder = undefined;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -51,7 +54,7 @@ export async function startAnthropicUpstream(): Promise<Emulator> {
   };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, requests: RecordedRequest[], queue: Reply[]): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, requests: RecordedRequest[], queue: Reply[], responder: () => Responder | undefined): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   const raw = Buffer.concat(chunks).toString('utf8');
@@ -62,7 +65,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, requests: Recor
     // recorded as the raw string
   }
   const path = req.url ?? '/';
-  requests.push({ method: req.method ?? '', path, headers: { ...req.headers }, body, remotePort: req.socket.remotePort });
+  const recorded: RecordedRequest = { method: req.method ?? '', path, headers: { ...req.headers }, body, raw, remotePort: req.socket.remotePort };
+  requests.push(recorded);
   if (req.method === 'POST' && path.split('?')[0] === '/v1/messages/count_tokens') return countTokens(req, res, body);
   if (req.method !== 'POST' || path.split('?')[0] !== '/v1/messages') return sendError(res, 404, 'Not Found');
   if (!req.headers['x-api-key'] && !req.headers.authorization) return sendError(res, 401, 'x-api-key header is required');
@@ -72,7 +76,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, requests: Recor
   if (typeof body.max_tokens !== 'number') return sendError(res, 400, 'max_tokens: Field required');
   if (!Array.isArray(body.messages)) return sendError(res, 400, 'messages: Field required');
 
-  const reply = queue.shift() ?? { kind: 'text', text: lastUserText(body.messages) };
+  const reply = queue.shift() ?? responder()?.(recorded) ?? { kind: 'text', text: lastUserText(body.messages) };
   const ctx: Ctx = { model: body.model, id: randomId('msg_'), inputTokens: tokens(JSON.stringify([body.system ?? '', body.messages, body.tools ?? []])) };
   const stream = body.stream === true;
   switch (reply.kind) {

@@ -6,6 +6,8 @@ export type RecordedRequest = {
   path: string; // with query string
   headers: Record<string, string | string[] | undefined>;
   body: unknown; // parsed JSON (or raw string if not JSON)
+  /** The body exactly as it arrived (UTF-8): what a byte-for-byte relay check compares. */
+  raw?: string;
   /** The caller's port: requests that came over one kept-alive connection share it. */
   remotePort?: number;
 };
@@ -25,12 +27,21 @@ export type Reply =
   /** Sends the first text chunk, then destroys the socket: an upstream failing after the first byte. */
   | { kind: 'cut'; text: string };
 
+/**
+ * Chooses the reply to a request when nothing is queued (`undefined`: the default echo). Lets a
+ * test answer a client that sends requests of its own (a coding CLI's background calls) by what
+ * each request holds rather than by arrival order.
+ */
+export type Responder = (req: RecordedRequest) => Reply | undefined;
+
 export interface Emulator {
   /** Base URL as a provider's base_url would name it (e.g. http://127.0.0.1:PORT or …/v1). */
   readonly url: string;
   readonly requests: RecordedRequest[];
   /** Queue replies for the next requests, in order. */
   script(...replies: Reply[]): void;
+  /** Sets (or with `undefined` removes) the responder consulted after the queue; `reset` removes it. */
+  respond(responder: Responder | undefined): void;
   reset(): void;
   close(): Promise<void>;
 }

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { assertNever } from '../../src/ir/stream-event.ts';
-import type { Emulator, RecordedRequest, Reply } from './emulator-types.ts';
+import type { Emulator, RecordedRequest, Reply, Responder } from './emulator-types.ts';
 
 type Json = Record<string, unknown>;
 
@@ -127,6 +127,7 @@ export function errorBody(status: number, message: string, retryAfter?: number):
 export async function startGeminiUpstream(): Promise<Emulator> {
   const requests: RecordedRequest[] = [];
   const queue: Reply[] = [];
+  let responder: Responder | undefined;
 
   const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
     res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', server: 'scaffolding on HTTPServer2', vary: 'Origin, X-Origin, Referer', ...headers });
@@ -156,7 +157,8 @@ export async function startGeminiUpstream(): Promise<Emulator> {
     } catch {
       // recorded as text; answered below
     }
-    requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
+    const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, raw };
+    requests.push(recorded);
     const m = route.exec(url.pathname);
     if (req.method !== 'POST' || !m) return sendError(res, 404, `Requested entity was not found.`);
     const key = req.headers['x-goog-api-key'] ?? url.searchParams.get('key');
@@ -169,7 +171,7 @@ export async function startGeminiUpstream(): Promise<Emulator> {
     if (!Array.isArray(b.contents) || b.contents.length === 0) return sendError(res, 400, '* GenerateContentRequest.contents: contents is not specified\n');
     const model = m[2].replace(/^models\//, '');
     const stream = m[3] === 'streamGenerateContent';
-    const reply = queue.shift() ?? { kind: 'text', text: lastUserText(b) };
+    const reply = queue.shift() ?? responder?.(recorded) ?? { kind: 'text', text: lastUserText(b) };
     if (reply.kind === 'error') return sendError(res, reply.status, reply.message ?? defaultMessages[reply.status] ?? 'Request failed.', reply.retryAfter);
     const p = plan(reply);
     const prompt = promptTokens(b);
@@ -229,9 +231,11 @@ export async function startGeminiUpstream(): Promise<Emulator> {
     url: `http://127.0.0.1:${port}`,
     requests,
     script: (...replies: Reply[]) => void queue.push(...replies),
+    respond: (r) => void (responder = r),
     reset: () => {
       requests.length = 0;
       queue.length = 0;
+      responder = undefined;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { assertNever } from '../../src/ir/stream-event.ts';
-import type { Emulator, RecordedRequest, Reply } from './emulator-types.ts';
+import type { Emulator, RecordedRequest, Reply, Responder } from './emulator-types.ts';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -23,8 +23,9 @@ const randomId = (prefix: string, n = 24): string => `${prefix}${randomBytes(n).
 export async function startOpenAIChatUpstream(): Promise<Emulator> {
   const requests: RecordedRequest[] = [];
   const queue: Reply[] = [];
+  let responder: Responder | undefined;
   const server = createServer((req, res) => {
-    void handle(req, res, requests, queue).catch(() => res.destroy());
+    void handle(req, res, requests, queue, () => responder).catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -32,9 +33,11 @@ export async function startOpenAIChatUpstream(): Promise<Emulator> {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     script: (...replies: Reply[]) => void queue.push(...replies),
+    respond: (r) => void (responder = r),
     reset: () => {
       requests.length = 0;
       queue.length = 0;
+      responder = undefined;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -44,7 +47,7 @@ export async function startOpenAIChatUpstream(): Promise<Emulator> {
   };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, requests: RecordedRequest[], queue: Reply[]): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, requests: RecordedRequest[], queue: Reply[], responder: () => Responder | undefined): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   const raw = Buffer.concat(chunks).toString('utf8');
@@ -55,14 +58,15 @@ async function handle(req: IncomingMessage, res: ServerResponse, requests: Recor
     // recorded as the raw string
   }
   const path = req.url ?? '/';
-  requests.push({ method: req.method ?? '', path, headers: { ...req.headers }, body, remotePort: req.socket.remotePort });
+  const recorded: RecordedRequest = { method: req.method ?? '', path, headers: { ...req.headers }, body, raw, remotePort: req.socket.remotePort };
+  requests.push(recorded);
   if (req.method !== 'POST' || path.split('?')[0] !== '/v1/chat/completions') {
     return sendError(res, 404, `Invalid URL (${req.method} ${path})`);
   }
   if (!isObject(body) || typeof body.model !== 'string' || !Array.isArray(body.messages)) {
     return sendError(res, 400, "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)");
   }
-  const reply = queue.shift() ?? { kind: 'text', text: lastUserText(body.messages) };
+  const reply = queue.shift() ?? responder()?.(recorded) ?? { kind: 'text', text: lastUserText(body.messages) };
   const stream = body.stream === true;
   const includeUsage = isObject(body.stream_options) && body.stream_options.include_usage === true;
   const promptTokens = tokens(JSON.stringify(body.messages));

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Emulator, RecordedRequest, Reply } from './emulator-types.ts';
+import type { Emulator, RecordedRequest, Reply, Responder } from './emulator-types.ts';
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -17,6 +17,7 @@ const tokens = (s: string): number => Math.max(1, Math.ceil(s.length / 4));
 export async function startOpenAIResponsesUpstream(): Promise<Emulator> {
   const requests: RecordedRequest[] = [];
   let queue: Reply[] = [];
+  let responder: Responder | undefined;
   const server = createServer((req, res) => {
     void handle(req, res).catch(() => res.destroy());
   });
@@ -31,13 +32,14 @@ export async function startOpenAIResponsesUpstream(): Promise<Emulator> {
     } catch {
       // recorded as the raw text
     }
-    requests.push({ method: req.method ?? '', path: req.url ?? '', headers: { ...req.headers }, body });
+    const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: { ...req.headers }, body, raw };
+    requests.push(recorded);
     if (req.method === 'POST' && (req.url ?? '').split('?')[0] === '/v1/responses/input_tokens') return inputTokens(res, body);
     if (req.method !== 'POST' || (req.url ?? '').split('?')[0] !== '/v1/responses') {
       return sendError(res, 404, `Invalid URL (${req.method} ${req.url})`, 'invalid_request_error', null);
     }
     if (!isObj(body)) return sendError(res, 400, 'We could not parse the JSON body of your request.', 'invalid_request_error', null);
-    const reply = queue.shift() ?? { kind: 'text', text: lastUserText(body) };
+    const reply = queue.shift() ?? responder?.(recorded) ?? { kind: 'text', text: lastUserText(body) };
     if (reply.kind === 'error') return replyError(res, reply);
     const turn = new Turn(body);
     if (body.stream === true) return turn.stream(res, reply);
@@ -58,9 +60,11 @@ export async function startOpenAIResponsesUpstream(): Promise<Emulator> {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     script: (...replies) => void queue.push(...replies),
+    respond: (r) => void (responder = r),
     reset: () => {
       queue = [];
       requests.length = 0;
+      responder = undefined;
     },
     close: () =>
       new Promise<void>((ok) => {
