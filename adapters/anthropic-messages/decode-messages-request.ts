@@ -4,10 +4,11 @@
 // not name is not an error (DESIGN.md "Open world"): it is kept in `extensions` or, where the IR
 // has no place for it, reported in `unmapped`; this decoder runs only for translated routes.
 import type { ChatRequest, Message, OutputFormat, ReasoningConfig, ReasoningEffort, SamplingKnobs, TextPart, Unmapped } from '../../src/ir/chat-request.ts';
-import { GatewayError, invalid } from '../../src/ir/gateway-error.ts';
+import { invalid } from '../../src/ir/gateway-error.ts';
 import type { InboundContext, WireHeaders } from '../shared/chat-adapter.ts';
 import { arr, int, isObject, num, obj, oneOf, optBool, optStr, str, type Json } from '../shared/narrow.ts';
 import { decodeContent, decodeTextBlock, type UnmappedSink } from './decode-messages-content.ts';
+import { checkVersion, header } from './messages-version.ts';
 import { decodeToolChoice, decodeTools } from './decode-messages-tools.ts';
 
 /** Top-level fields decoded here; any other key travels in `extensions` by its wire name. */
@@ -28,23 +29,6 @@ const modelled = new Set([
   'output_config',
   'output_format',
 ]);
-
-function header(headers: WireHeaders, name: string): string[] {
-  const v = headers[name];
-  if (v === undefined) return [];
-  return Array.isArray(v) ? v : [v];
-}
-
-/** `anthropic-version` is required and date-shaped; every real date is accepted (old and new SDKs). */
-function checkVersion(headers: WireHeaders): void {
-  const [v] = header(headers, 'anthropic-version');
-  if (v === undefined || v.trim() === '') throw new GatewayError('invalid-request', 'anthropic-version: header is required', { param: 'anthropic-version' });
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v.trim());
-  const date = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : undefined;
-  if (!m || !date || date.getUTCMonth() !== Number(m[2]) - 1 || date.getUTCDate() !== Number(m[3])) {
-    throw new GatewayError('invalid-request', `anthropic-version: header must be a date of the form YYYY-MM-DD (got '${v}')`, { param: 'anthropic-version' });
-  }
-}
 
 /** `anthropic-beta` may be a comma-separated list and may repeat. */
 function betas(headers: WireHeaders): string[] {
