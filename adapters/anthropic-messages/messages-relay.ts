@@ -12,5 +12,11 @@ export function peekMessagesRequest(body: unknown, ctx: InboundContext): Routing
   return { ...fields, relayable: true };
 }
 
-/** Same-format pass-through: the client's body goes to /v1/messages with only the model renamed. */
-export const messagesRelay: RelayTarget = (body, upstreamModel) => ({ path: '/v1/messages', body: { ...body, model: upstreamModel } });
+/**
+ * Same-format pass-through: the client's body goes to /v1/messages with only the model renamed;
+ * `?beta=true` (the SDK's beta namespace, as Claude Code calls it) goes along.
+ */
+export const messagesRelay: RelayTarget = (body, upstreamModel, _stream, query) => ({
+  path: query?.beta === 'true' ? '/v1/messages?beta=true' : '/v1/messages',
+  body: { ...body, model: upstreamModel },
+});

@@ -83,4 +83,10 @@ export type ChatFormat = 'anthropic-messages' | 'openai-chat' | 'openai-response
  * Same-format pass-through: where a client's raw body goes on an upstream of the same format and
  * how the model is renamed in it. Everything else in the body is relayed untouched.
  */
-export type RelayTarget = (body: Record<string, unknown>, upstreamModel: string, stream: boolean) => { path: string; body: Record<string, unknown> };
+export type RelayTarget = (
+  body: Record<string, unknown>,
+  upstreamModel: string,
+  stream: boolean,
+  /** The client's query string: a format relays the parameters of its own API, never credentials. */
+  query?: Record<string, string | undefined>,
+) => { path: string; body: Record<string, unknown> };

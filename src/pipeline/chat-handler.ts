@@ -212,7 +212,7 @@ async function relayRoute(ctx: Context, codec: ChatClientCodec, fields: RoutingF
   state.path = { provider: route.provider, upstream_format: provider.wireFormat, mode: 'passthrough', upstreamModel: route.model };
   const routeHeader = { 'x-polygate-route': `${route.provider}/${route.model}`, 'x-request-id': state.requestId };
   ctx.respond = false;
-  const target = relayOf(codec.format)(ctx.request.body as Record<string, unknown>, route.model, fields.stream);
+  const target = relayOf(codec.format)(ctx.request.body as Record<string, unknown>, route.model, fields.stream, ctx.query as Record<string, string | undefined>);
   const r = await passThrough({
     req: ctx.req,
     res: ctx.res,
