@@ -32,7 +32,8 @@ export const responsesClientCodec: ChatClientCodec = createResponsesClientCodec(
 
 export const responsesUpstreamCodec: ChatUpstreamCodec = {
   format: 'openai-responses',
-  hostedTools: new Set(['web-search', 'code-execution', 'file-search']),
+  // computer-use: a Responses client's own `computer_use_preview` goes back as it came.
+  hostedTools: new Set(['web-search', 'code-execution', 'file-search', 'computer-use']),
   encodeRequest: encodeResponsesRequest,
   decodeResult: decodeResponseObject,
   createStreamDecoder: () => new ResponsesStreamDecoder(),
