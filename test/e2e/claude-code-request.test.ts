@@ -23,6 +23,7 @@ const gw = await startGateway(
     models: {
       'claude-relay': { routes: [{ provider: 'anth', model: 'claude-upstream-9' }] },
       'claude-via-openai': { routes: [{ provider: 'oai', model: 'gpt-upstream-1' }] },
+      'claude-fallback': { routes: [{ provider: 'anth', model: 'claude-upstream-9' }, { provider: 'oai', model: 'gpt-upstream-1' }] },
     },
   }),
 );
@@ -155,4 +156,38 @@ t.test('(c) an OpenAI Chat upstream gets it translated, the system message in pl
   t.equal(body.reasoning_effort, 'high', 'adaptive thinking with effort high');
   t.equal(body.tools.length, 24);
   t.notOk(body.tools.some((x: Json) => 'eager_input_streaming' in x || 'eager_input_streaming' in x.function), 'the hint is not sent to OpenAI');
+});
+
+t.test('a fallback from the relay to a translated route decodes the body then', async (t) => {
+  anth.reset();
+  oai.reset();
+  anth.script({ kind: 'error', status: 529, message: 'Overloaded' });
+  const { client } = recordingClient();
+  const r = await run(client, 'claude-fallback');
+  t.equal(r.route, 'oai/gpt-upstream-1', 'the second route served');
+  t.equal(r.text, 'say hi');
+  t.equal(anth.requests.length, 1, 'the relay was tried first');
+  t.same((oai.requests[0].body as Json).messages.map((m: Json) => m.role), ['system', 'user', 'assistant', 'tool', 'assistant', 'system', 'user']);
+});
+
+t.test('what only the full decode refuses: relayed as is, and a 400 only once a translated route needs the decode', async (t) => {
+  anth.reset();
+  oai.reset();
+  const post = (model: string) =>
+    fetch(`${gw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-api-key': TEST_KEY },
+      // A budget below the Messages minimum: for the upstream to judge when relayed.
+      body: JSON.stringify({ model, max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 100 }, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+  const relayed = await post('claude-relay');
+  t.equal(relayed.status, 200, 'the emulated upstream takes it, so the relay does');
+  t.equal(anth.requests.length, 1);
+  anth.script({ kind: 'error', status: 529, message: 'Overloaded' });
+  const fellBack = await post('claude-fallback');
+  const body = (await fellBack.json()) as Json;
+  t.equal(fellBack.status, 400, 'the translated route decodes, and the decode refuses');
+  t.equal(body.error.type, 'invalid_request_error');
+  t.match(body.error.message, /thinking\.budget_tokens/);
+  t.equal(oai.requests.length, 0, 'nothing reached the translated upstream');
 });
