@@ -23,6 +23,12 @@ export function applyHostedToolPolicy(
     warn(u.field, u.message);
   }
   const dropped = request.tools.filter((t): t is BuiltinTool => t.type === 'builtin' && !carried.has(t.kind));
+  const choice = request.toolChoice;
+  const offers = (name: string): boolean => request.tools.some((t) => (t.type === 'function' ? t.name === name : t.name === name || t.kind === name));
+  // A forced tool the decoder could not carry (a tool type without an IR kind) is not offered at all.
+  if (choice?.type === 'tool' && request.unmapped?.some((u) => u.hostedTool) && !offers(choice.name)) {
+    throw invalid('tool_choice', `tool_choice: the forced tool '${choice.name}' is not available on provider '${provider}'`);
+  }
   if (dropped.length === 0) return request;
   const forced = forcedBuiltinTool(request.tools, request.toolChoice);
   request.tools.forEach((t, i) => {
