@@ -5,20 +5,29 @@ import t from 'tap';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { jsonSchema, streamText, tool } from 'ai';
 import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
+import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
 import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
 type Json = Record<string, any>;
 
 const anth = await startAnthropicUpstream();
+const oai = await startOpenAIChatUpstream();
 const gw = await startGateway(
   testConfig({
-    providers: { anth: { type: 'anthropic', base_url: anth.url, api_key: 'sk-upstream-anthropic' } },
-    models: { 'claude-relay': { routes: [{ provider: 'anth', model: 'claude-upstream-1' }] } },
+    providers: {
+      anth: { type: 'anthropic', base_url: anth.url, api_key: 'sk-upstream-anthropic' },
+      oai: { type: 'openai', base_url: oai.url, api_key: 'sk-upstream-openai', api: 'chat_completions' },
+    },
+    models: {
+      'claude-relay': { routes: [{ provider: 'anth', model: 'claude-upstream-1' }] },
+      'claude-via-openai': { routes: [{ provider: 'oai', model: 'gpt-upstream-1' }] },
+    },
   }),
 );
 t.teardown(async () => {
   await gw.stop();
   await anth.close();
+  await oai.close();
 });
 
 const provider = createAnthropic({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1` });
@@ -26,9 +35,10 @@ const tools = {
   weather: tool({ description: 'Weather for a city', inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }) }),
 };
 
-for (const model of ['echo', 'claude-relay']) {
+for (const model of ['echo', 'claude-relay', 'claude-via-openai']) {
   t.test(`streamText with a tool through ${model}`, async (t) => {
     anth.reset();
+    oai.reset();
     const result = streamText({ model: provider(model), prompt: 'hello there', tools });
     let text = '';
     for await (const chunk of result.textStream) text += chunk;
@@ -37,6 +47,11 @@ for (const model of ['echo', 'claude-relay']) {
     if (model === 'claude-relay') {
       const body = anth.requests[0].body as Json;
       t.equal(body.tools[0].eager_input_streaming, true, 'the hint reached the Anthropic upstream untouched');
+    }
+    if (model === 'claude-via-openai') {
+      const body = oai.requests[0].body as Json;
+      t.same(Object.keys(body.tools[0]), ['type', 'function'], 'translated: the hint is not sent');
+      t.equal(body.tools[0].function.name, 'weather');
     }
   });
 }
