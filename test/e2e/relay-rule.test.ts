@@ -37,14 +37,16 @@ t.teardown(async () => {
 });
 const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 
-t.test('chat: a newer field and a value polygate would refuse reach the upstream untouched', async (t) => {
+t.test('chat: a newer field and content part type reach the upstream untouched', async (t) => {
+  const messages = [{ role: 'user', content: [{ type: 'video_url', video_url: { url: 'https://example.com/v.mp4' } }, { type: 'text', text: 'hi' }] }];
   const res = await openai.chat.completions
-    .create({ model: 'chat-relay', messages: [{ role: 'user', content: 'hi' }], verbosity_2030: { level: 9 }, temperature: 1.5 } as any, { headers: { 'openai-beta': 'assistants=v9' } })
+    .create({ model: 'chat-relay', messages, verbosity_2030: { level: 9 } } as any, { headers: { 'openai-beta': 'assistants=v9' } })
     .withResponse();
   t.equal(res.data.choices[0].message.content, 'hi');
   t.equal(res.response.headers.get('x-polygate-route'), 'chat/gpt-up');
   const got = chat.requests[0];
   t.same((got.body as Json).verbosity_2030, { level: 9 });
+  t.same((got.body as Json).messages, messages);
   t.equal((got.body as Json).model, 'gpt-up');
   t.equal(got.headers['openai-beta'], 'assistants=v9');
 });
