@@ -6,31 +6,17 @@
 // (c) an emulated OpenAI Chat Completions upstream: translated, with the system message in place.
 import t from 'tap';
 import Anthropic from '@anthropic-ai/sdk';
-import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
-import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { gatewayWithUpstreams } from '../helpers/gateway-with-upstreams.ts';
+import { TEST_KEY } from '../helpers/start-gateway.ts';
 
 type Json = Record<string, any>;
 
-const anth = await startAnthropicUpstream();
-const oai = await startOpenAIChatUpstream();
-const gw = await startGateway(
-  testConfig({
-    providers: {
-      anth: { type: 'anthropic', base_url: anth.url, api_key: 'sk-upstream-anthropic' },
-      oai: { type: 'openai', base_url: oai.url, api_key: 'sk-upstream-openai', api: 'chat_completions' },
-    },
-    models: {
-      'claude-relay': { routes: [{ provider: 'anth', model: 'claude-upstream-9' }] },
-      'claude-via-openai': { routes: [{ provider: 'oai', model: 'gpt-upstream-1' }] },
-      'claude-fallback': { routes: [{ provider: 'anth', model: 'claude-upstream-9' }, { provider: 'oai', model: 'gpt-upstream-1' }] },
-    },
-  }),
-);
-t.teardown(async () => {
-  await gw.stop();
-  await anth.close();
-  await oai.close();
+const { gw, anth, oai } = await gatewayWithUpstreams(t, {
+  models: {
+    'claude-relay': { routes: [{ provider: 'anth', model: 'claude-upstream-9' }] },
+    'claude-via-openai': { routes: [{ provider: 'oai', model: 'gpt-upstream-1' }] },
+    'claude-fallback': { routes: [{ provider: 'anth', model: 'claude-upstream-9' }, { provider: 'oai', model: 'gpt-upstream-1' }] },
+  },
 });
 
 const betas = ['claude-code-20250219', 'interleaved-thinking-2025-05-14', 'mid-conversation-system-2026-04-07', 'effort-2025-11-24', 'context-management-2025-06-27'];

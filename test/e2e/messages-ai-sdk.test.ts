@@ -4,30 +4,16 @@
 import t from 'tap';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { jsonSchema, streamText, tool } from 'ai';
-import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
-import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { gatewayWithUpstreams } from '../helpers/gateway-with-upstreams.ts';
+import { TEST_KEY } from '../helpers/start-gateway.ts';
 
 type Json = Record<string, any>;
 
-const anth = await startAnthropicUpstream();
-const oai = await startOpenAIChatUpstream();
-const gw = await startGateway(
-  testConfig({
-    providers: {
-      anth: { type: 'anthropic', base_url: anth.url, api_key: 'sk-upstream-anthropic' },
-      oai: { type: 'openai', base_url: oai.url, api_key: 'sk-upstream-openai', api: 'chat_completions' },
-    },
-    models: {
-      'claude-relay': { routes: [{ provider: 'anth', model: 'claude-upstream-1' }] },
-      'claude-via-openai': { routes: [{ provider: 'oai', model: 'gpt-upstream-1' }] },
-    },
-  }),
-);
-t.teardown(async () => {
-  await gw.stop();
-  await anth.close();
-  await oai.close();
+const { gw, anth, oai } = await gatewayWithUpstreams(t, {
+  models: {
+    'claude-relay': { routes: [{ provider: 'anth', model: 'claude-upstream-1' }] },
+    'claude-via-openai': { routes: [{ provider: 'oai', model: 'gpt-upstream-1' }] },
+  },
 });
 
 const provider = createAnthropic({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1` });
