@@ -142,8 +142,7 @@ async function serveRoute(
   };
   const headers: Record<string, string> = { ...routeHeader };
   const setWarnings = (): void => {
-    // Header values must be one line of visible ASCII.
-    if (warnings.length > 0) headers['x-polygate-warnings'] = warnings.join('; ').replace(/[^\x20-\x7e]/g, '?');
+    if (warnings.length > 0) headers['x-polygate-warnings'] = warningsHeader(warnings);
   };
 
   const policy = state.runtime.config.providers[route.provider]?.unsupported_tools ?? 'drop';
@@ -198,6 +197,21 @@ async function serveRoute(
     openStreams.dec({ family });
   }
   return { served: true, upstreamFailed };
+}
+
+/**
+ * Header values must be one line of visible ASCII, and clients cap a response's headers (Node's
+ * parser at 16 KiB): a long history of untranslatable blocks is summarised past 4 KiB. The
+ * warnings metric still counts every one.
+ */
+export function warningsHeader(warnings: string[]): string {
+  let out = '';
+  for (let i = 0; i < warnings.length; i++) {
+    const next = (out === '' ? '' : '; ') + warnings[i].replace(/[^\x20-\x7e]/g, '?');
+    if (out.length + next.length > 4096) return `${out}; and ${warnings.length - i} more`;
+    out += next;
+  }
+  return out;
 }
 
 /** Built-in providers (echo) run no hosted tools. */

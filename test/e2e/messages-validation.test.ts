@@ -120,3 +120,17 @@ t.test('forcing a hosted tool the provider lacks is refused even under drop', as
   t.equal(r.status, 400);
   t.match(r.body.error.message, /tools\.0.*tool_choice forces it/);
 });
+
+t.test('a long history of blocks echo cannot take still answers: the warnings header stays small', async (t) => {
+  const blocks = Array.from({ length: 1500 }, (_, i) => ({ type: 'server_tool_use', id: `srvtoolu_${i}`, name: 'web_search', input: { query: 'q' } }));
+  const body = { ...ok, messages: [{ role: 'user', content: 'look' }, { role: 'assistant', content: [...blocks, { type: 'text', text: 'found' }] }, { role: 'user', content: 'hi' }] };
+  const res = await fetch(`${gw.url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', authorization: `Bearer ${TEST_KEY}` },
+    body: JSON.stringify(body),
+  });
+  t.equal(res.status, 200);
+  const warnings = res.headers.get('x-polygate-warnings') ?? '';
+  t.ok(warnings.length <= 4200, `${warnings.length} characters`);
+  t.match(warnings, /and \d+ more$/);
+});
