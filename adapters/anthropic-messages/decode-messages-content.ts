@@ -1,8 +1,10 @@
 // Request content blocks -> IR parts, following the block table of
 // https://docs.anthropic.com/en/api/messages (content, "Content block types").
 // Keys a block does not need are tolerated: clients commonly send a response's content back as
-// history, and response blocks carry extra fields (`citations: null`, `caller`, ...).
-import type { CacheHint, ImagePart, MediaSource, Part, Role, TextPart, ToolResultPart } from '../../src/ir/chat-request.ts';
+// history, and response blocks carry extra fields (`citations: null`, `caller`, ...). A block type
+// the IR has no part for is not an error (DESIGN.md "Open world"): this decoder runs only for
+// translated routes, whose upstream cannot take it, so it is left out and reported.
+import type { CacheHint, ImagePart, MediaSource, Part, Role, TextPart, ToolResultPart, Unmapped } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { arr, obj, oneOf, optBool, optStr, str, type Json } from '../shared/narrow.ts';
 import { citationsOfWire } from './messages-citations.ts';
@@ -64,7 +66,7 @@ function decodeDocument(b: Json, field: string): Part {
   return withCache({ type: 'file', source, ...(title !== undefined ? { title } : {}) }, cacheOf(b.cache_control, `${field}.cache_control`));
 }
 
-function decodeToolResult(b: Json, field: string): ToolResultPart {
+function decodeToolResult(b: Json, field: string, note: UnmappedSink): ToolResultPart {
   const callId = nonEmpty(b.tool_use_id, `${field}.tool_use_id`);
   const content: Array<TextPart | ImagePart> = [];
   if (typeof b.content === 'string') {
@@ -73,8 +75,10 @@ function decodeToolResult(b: Json, field: string): ToolResultPart {
     arr(b.content, `${field}.content`).forEach((item, j) => {
       const f = `${field}.content.${j}`;
       const inner = obj(item, f);
-      const type = oneOf(inner.type, ['text', 'image'], `${f}.type`);
-      content.push(type === 'text' ? decodeTextBlock(inner, f) : decodeImage(inner, f));
+      const type = str(inner.type, `${f}.type`);
+      if (type === 'text') content.push(decodeTextBlock(inner, f));
+      else if (type === 'image') content.push(decodeImage(inner, f));
+      else note({ field: f, message: `'${type}' blocks in a tool result cannot be translated; dropped` });
     });
   }
   const isError = optBool(b.is_error, `${field}.is_error`) ?? false;
@@ -89,7 +93,7 @@ const roleOfBlock = new Map<string, Role>([
   ['redacted_thinking', 'assistant'],
 ]);
 
-/** Server-side tool blocks: real, but polygate has no IR for them yet. */
+/** Server-side tool blocks: real, but the IR has no part for them yet (reported as such when left out). */
 const serverBlocks = new Set([
   'server_tool_use',
   'web_search_tool_result',
@@ -104,7 +108,11 @@ const serverBlocks = new Set([
   'search_result',
 ]);
 
-export function decodeBlock(v: unknown, field: string, role: Role): Part {
+/** Reports what a decoder leaves out because the IR cannot carry it. */
+export type UnmappedSink = (u: Unmapped) => void;
+
+/** One block; undefined when its type has no IR part (reported through `note`). */
+export function decodeBlock(v: unknown, field: string, role: Role, note: UnmappedSink): Part | undefined {
   const b = obj(v, field);
   const type = str(b.type, `${field}.type`);
   const needs = roleOfBlock.get(type);
@@ -123,7 +131,7 @@ export function decodeBlock(v: unknown, field: string, role: Role): Part {
       return withCache(part, cache());
     }
     case 'tool_result':
-      return decodeToolResult(b, field);
+      return decodeToolResult(b, field, note);
     case 'thinking': {
       // Signatures are opaque and valid only on Anthropic: kept byte-exact with their origin.
       const signature = str(b.signature, `${field}.signature`);
@@ -131,15 +139,15 @@ export function decodeBlock(v: unknown, field: string, role: Role): Part {
       return withCache(part, cache());
     }
     case 'redacted_thinking':
-      return withCache({ type: 'reasoning', text: '', redacted: nonEmpty(b.data, `${field}.data`), origin: 'anthropic' }, cache());
+      return withCache({ type: 'reasoning' as const, text: '', redacted: nonEmpty(b.data, `${field}.data`), origin: 'anthropic' }, cache());
     default:
-      if (serverBlocks.has(type)) throw invalid(`${field}.type`, `${field}.type: '${type}' blocks are not supported by polygate`);
-      throw invalid(`${field}.type`, `${field}.type: unknown content block type '${type}'`);
+      note({ field, message: serverBlocks.has(type) ? `'${type}' blocks of server-run tools cannot be translated; dropped` : `content block type '${type}' cannot be translated; dropped` });
+      return undefined;
   }
 }
 
 /** A message's `content`: a string is one text block. */
-export function decodeContent(v: unknown, field: string, role: Role, mayBeEmpty: boolean): Part[] {
+export function decodeContent(v: unknown, field: string, role: Role, mayBeEmpty: boolean, note: UnmappedSink): Part[] {
   if (typeof v === 'string') {
     if (v.length > 0) return [{ type: 'text', text: v }];
     if (mayBeEmpty) return [];
@@ -149,5 +157,5 @@ export function decodeContent(v: unknown, field: string, role: Role, mayBeEmpty:
   if (blocks.length === 0 && !mayBeEmpty) {
     throw invalid(field, `${field}: all messages must have non-empty content except for an optional final assistant message`);
   }
-  return blocks.map((b, j) => decodeBlock(b, `${field}.${j}`, role));
+  return blocks.flatMap((b, j) => decodeBlock(b, `${field}.${j}`, role, note) ?? []);
 }

@@ -1,11 +1,14 @@
 // Client request -> IR, validating every rule of the spec's family E tables and Limits table
 // (https://docs.anthropic.com/en/api/messages for the fields the spec leaves out). Each failure
-// is a 400 whose `param` and message name the field as the client spelled it.
-import type { ChatRequest, Message, OutputFormat, ReasoningConfig, SamplingKnobs, TextPart } from '../../src/ir/chat-request.ts';
-import { GatewayError, invalid } from '../../src/ir/gateway-error.ts';
+// is a 400 whose `param` and message name the field as the client spelled it. What the spec does
+// not name is not an error (DESIGN.md "Open world"): it is kept in `extensions` or, where the IR
+// has no place for it, reported in `unmapped`; this decoder runs only for translated routes.
+import type { ChatRequest, Message, OutputFormat, ReasoningConfig, ReasoningEffort, SamplingKnobs, TextPart, Unmapped } from '../../src/ir/chat-request.ts';
+import { invalid } from '../../src/ir/gateway-error.ts';
 import type { InboundContext, WireHeaders } from '../shared/chat-adapter.ts';
 import { arr, int, isObject, num, obj, oneOf, optBool, optStr, str, type Json } from '../shared/narrow.ts';
-import { decodeContent, decodeTextBlock } from './decode-messages-content.ts';
+import { decodeContent, decodeTextBlock, type UnmappedSink } from './decode-messages-content.ts';
+import { checkVersion, header } from './messages-version.ts';
 import { decodeToolChoice, decodeTools } from './decode-messages-tools.ts';
 
 /** Top-level fields decoded here; any other key travels in `extensions` by its wire name. */
@@ -27,23 +30,6 @@ const modelled = new Set([
   'output_format',
 ]);
 
-function header(headers: WireHeaders, name: string): string[] {
-  const v = headers[name];
-  if (v === undefined) return [];
-  return Array.isArray(v) ? v : [v];
-}
-
-/** `anthropic-version` is required and date-shaped; every real date is accepted (old and new SDKs). */
-function checkVersion(headers: WireHeaders): void {
-  const [v] = header(headers, 'anthropic-version');
-  if (v === undefined || v.trim() === '') throw new GatewayError('invalid-request', 'anthropic-version: header is required', { param: 'anthropic-version' });
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v.trim());
-  const date = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : undefined;
-  if (!m || !date || date.getUTCMonth() !== Number(m[2]) - 1 || date.getUTCDate() !== Number(m[3])) {
-    throw new GatewayError('invalid-request', `anthropic-version: header must be a date of the form YYYY-MM-DD (got '${v}')`, { param: 'anthropic-version' });
-  }
-}
-
 /** `anthropic-beta` may be a comma-separated list and may repeat. */
 function betas(headers: WireHeaders): string[] {
   return header(headers, 'anthropic-beta')
@@ -52,38 +38,46 @@ function betas(headers: WireHeaders): string[] {
     .filter((s) => s !== '');
 }
 
-/** The spec's family E range for temperature and top_p is open at both ends. */
-function openUnit(v: unknown, field: string): number | undefined {
+/** temperature and top_p: 0 to 1, both ends included, as the real API accepts them (DESIGN.md). */
+function unit(v: unknown, field: string): number | undefined {
   if (v === undefined || v === null) return undefined;
   const x = num(v, field);
-  if (!(x > 0 && x < 1)) throw invalid(field, `${field}: must be above 0 and below 1 (got ${x})`);
+  if (!(x >= 0 && x <= 1)) throw invalid(field, `${field}: must be between 0 and 1 (got ${x})`);
   return x;
+}
+
+function decodeTextBlocks(v: unknown, field: string): TextPart[] {
+  if (typeof v === 'string') return v === '' ? [] : [{ type: 'text', text: v }];
+  return arr(v, field).map((item, i) => {
+    const b = obj(item, `${field}.${i}`);
+    oneOf(b.type, ['text'], `${field}.${i}.type`);
+    return decodeTextBlock(b, `${field}.${i}`);
+  });
 }
 
 function decodeSystem(v: unknown): TextPart[] {
   if (v === undefined || v === null) return [];
-  if (typeof v === 'string') return v === '' ? [] : [{ type: 'text', text: v }];
-  return arr(v, 'system').map((item, i) => {
-    const b = obj(item, `system.${i}`);
-    oneOf(b.type, ['text'], `system.${i}.type`);
-    return decodeTextBlock(b, `system.${i}`);
-  });
+  return decodeTextBlocks(v, 'system');
 }
 
-function decodeMessages(v: unknown): Message[] {
+function decodeMessages(v: unknown, note: UnmappedSink): Message[] {
   if (v === undefined) throw invalid('messages', 'messages: field required');
   const list = arr(v, 'messages');
   if (list.length === 0) throw invalid('messages', 'messages: at least one message is required');
   const out: Message[] = [];
   list.forEach((item, i) => {
     const m = obj(item, `messages.${i}`);
-    if (m.role === 'system') {
-      throw invalid(`messages.${i}.role`, `messages.${i}.role: there is no 'system' role in messages; use the top-level \`system\` parameter`);
-    }
-    const role = oneOf(m.role, ['user', 'assistant'], `messages.${i}.role`);
+    const role = oneOf(m.role, ['user', 'assistant', 'system'], `messages.${i}.role`);
     if (m.content === undefined) throw invalid(`messages.${i}.content`, `messages.${i}.content: field required`);
+    // A mid-conversation instruction (SystemMessageParam in node_modules/@anthropic-ai/sdk/resources/messages/messages.d.ts): text only, its own message.
+    if (role === 'system') {
+      const parts = decodeTextBlocks(m.content, `messages.${i}.content`);
+      if (parts.length === 0) throw invalid(`messages.${i}.content`, `messages.${i}.content: a system message must have non-empty content`);
+      out.push({ role, parts });
+      return;
+    }
     // A final assistant message is continued by the response (prefill), so it may be empty.
-    const parts = decodeContent(m.content, `messages.${i}.content`, role, role === 'assistant' && i === list.length - 1);
+    const parts = decodeContent(m.content, `messages.${i}.content`, role, role === 'assistant' && i === list.length - 1, note);
     // Consecutive same-role messages are one turn (spec, family E `messages`).
     const last = out.at(-1);
     if (last && last.role === role) last.parts.push(...parts);
@@ -92,16 +86,37 @@ function decodeMessages(v: unknown): Message[] {
   return out;
 }
 
-function decodeThinking(v: unknown, maxTokens: number): ReasoningConfig | undefined {
-  if (v === undefined || v === null) return undefined;
+/** `output_config.effort` levels (OutputConfig in node_modules/@anthropic-ai/sdk/resources/messages/messages.d.ts). */
+const efforts = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
+
+/**
+ * `thinking` (enabled with a budget, disabled, adaptive) together with `output_config.effort`.
+ * A thinking type the spec does not name is thinking the model manages itself: read as adaptive
+ * and reported.
+ */
+function decodeThinking(v: unknown, effort: ReasoningEffort | undefined, maxTokens: number, note: UnmappedSink): ReasoningConfig | undefined {
+  const withEffort = effort !== undefined ? { effort } : {};
+  if (v === undefined || v === null) return effort !== undefined ? { enabled: true, ...withEffort } : undefined;
   const t = obj(v, 'thinking');
-  const type = oneOf(t.type, ['enabled', 'disabled'], 'thinking.type');
-  if (type === 'disabled') return { enabled: false };
-  if (t.budget_tokens === undefined) throw invalid('thinking.budget_tokens', 'thinking.budget_tokens: field required');
-  const budget = int(t.budget_tokens, 'thinking.budget_tokens');
-  if (budget < 1024) throw invalid('thinking.budget_tokens', `thinking.budget_tokens: must be at least 1024 (got ${budget})`);
-  if (budget >= maxTokens) throw invalid('thinking.budget_tokens', `thinking.budget_tokens: must be below max_tokens (${budget} >= ${maxTokens})`);
-  return { enabled: true, budgetTokens: budget, includeThoughts: true };
+  const type = str(t.type, 'thinking.type');
+  const display = t.display === undefined || t.display === null ? undefined : oneOf(t.display, ['summarized', 'omitted'], 'thinking.display');
+  const includeThoughts = display !== 'omitted';
+  switch (type) {
+    case 'disabled':
+      return { enabled: false, ...withEffort };
+    case 'enabled': {
+      if (t.budget_tokens === undefined) throw invalid('thinking.budget_tokens', 'thinking.budget_tokens: field required');
+      const budget = int(t.budget_tokens, 'thinking.budget_tokens');
+      if (budget < 1024) throw invalid('thinking.budget_tokens', `thinking.budget_tokens: must be at least 1024 (got ${budget})`);
+      if (budget >= maxTokens) throw invalid('thinking.budget_tokens', `thinking.budget_tokens: must be below max_tokens (${budget} >= ${maxTokens})`);
+      return { enabled: true, budgetTokens: budget, includeThoughts, ...withEffort };
+    }
+    case 'adaptive':
+      return { enabled: true, adaptive: true, includeThoughts, ...withEffort };
+    default:
+      note({ field: 'thinking.type', message: `thinking type '${type}' has no translation; sent as adaptive thinking` });
+      return { enabled: true, adaptive: true, includeThoughts, ...withEffort };
+  }
 }
 
 /** Structured outputs: `output_config.format` (and the beta-era top-level `output_format`). */
@@ -113,10 +128,10 @@ function decodeFormat(v: unknown, field: string): OutputFormat | undefined {
   return { type: 'json-schema', name: 'response', schema: obj(f.schema, `${field}.schema`) };
 }
 
-function decodeMetadata(v: unknown): string | undefined {
+function decodeMetadata(v: unknown, note: UnmappedSink): string | undefined {
   if (v === undefined || v === null) return undefined;
   const m = obj(v, 'metadata');
-  for (const key of Object.keys(m)) if (key !== 'user_id') throw invalid(`metadata.${key}`, `metadata.${key}: extra inputs are not permitted`);
+  for (const key of Object.keys(m)) if (key !== 'user_id') note({ field: `metadata.${key}`, message: 'this metadata field cannot be translated; dropped' });
   const user = optStr(m.user_id, 'metadata.user_id');
   if (user !== undefined && user.length > 256) throw invalid('metadata.user_id', `metadata.user_id: must be at most 256 characters (got ${user.length})`);
   return user;
@@ -124,9 +139,9 @@ function decodeMetadata(v: unknown): string | undefined {
 
 function decodeSampling(b: Json): SamplingKnobs {
   const s: SamplingKnobs = {};
-  const temperature = openUnit(b.temperature, 'temperature');
+  const temperature = unit(b.temperature, 'temperature');
   if (temperature !== undefined) s.temperature = temperature;
-  const topP = openUnit(b.top_p, 'top_p');
+  const topP = unit(b.top_p, 'top_p');
   if (topP !== undefined) s.topP = topP;
   if (b.top_k !== undefined && b.top_k !== null) {
     const k = int(b.top_k, 'top_k');
@@ -152,23 +167,31 @@ export function decodeMessagesRequest(body: unknown, ctx: InboundContext): ChatR
   const maxTokens = int(b.max_tokens, 'max_tokens');
   if (maxTokens <= 1) throw invalid('max_tokens', `max_tokens: must be greater than 1 (got ${maxTokens})`);
 
-  const messages = decodeMessages(b.messages);
+  const unmapped: Unmapped[] = [];
+  const note: UnmappedSink = (u) => unmapped.push(u);
+  const messages = decodeMessages(b.messages, note);
   const system = decodeSystem(b.system);
-  const tools = decodeTools(b.tools);
+  const tools = decodeTools(b.tools, note);
   const { toolChoice, parallelToolCalls } = decodeToolChoice(b.tool_choice);
-  const reasoning = decodeThinking(b.thinking, maxTokens);
-  const user = decodeMetadata(b.metadata);
+  const user = decodeMetadata(b.metadata, note);
   const stream = optBool(b.stream, 'stream') ?? false;
 
   const extensions: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(b)) if (!modelled.has(key)) extensions[key] = value;
   let output = decodeFormat(b.output_format, 'output_format');
+  let effort: ReasoningEffort | undefined;
   if (b.output_config !== undefined && b.output_config !== null) {
-    const { format, ...rest } = obj(b.output_config, 'output_config');
+    const { format, effort: wireEffort, ...rest } = obj(b.output_config, 'output_config');
     output = decodeFormat(format, 'output_config.format') ?? output;
-    // Other output_config settings (e.g. `effort`) are Anthropic's own: kept for the upstream to decide.
+    if (wireEffort !== undefined && wireEffort !== null) {
+      const word = str(wireEffort, 'output_config.effort');
+      if ((efforts as readonly string[]).includes(word)) effort = word as ReasoningEffort;
+      else note({ field: 'output_config.effort', message: `effort '${word}' has no translation; dropped` });
+    }
+    // Other output_config settings are Anthropic's own: kept for the upstream to decide.
     if (Object.keys(rest).length > 0) extensions.output_config = rest;
   }
+  const reasoning = decodeThinking(b.thinking, effort, maxTokens, note);
   const beta = betas(ctx.headers);
   if (beta.length > 0) extensions['anthropic-beta'] = beta;
 
@@ -185,6 +208,7 @@ export function decodeMessagesRequest(body: unknown, ctx: InboundContext): ChatR
     ...(reasoning ? { reasoning } : {}),
     ...(user !== undefined ? { user } : {}),
     stream,
+    ...(unmapped.length > 0 ? { unmapped } : {}),
     extensions,
   };
 }

@@ -4,7 +4,7 @@
 import type { BuiltinTool, Tool, ToolChoice } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { arr, bool, int, obj, oneOf, optBool, optStr, str, type Json } from '../shared/narrow.ts';
-import { cacheOf } from './decode-messages-content.ts';
+import { cacheOf, type UnmappedSink } from './decode-messages-content.ts';
 
 type Kind = BuiltinTool['kind'];
 
@@ -17,8 +17,14 @@ const builtinKinds: Array<{ prefix: string; kind: Kind; names: string[] }> = [
   { prefix: 'code_execution_', kind: 'code-execution', names: ['code_execution'] },
 ];
 
-/** Custom-tool keys the IR carries; anything else would be lost, so it is refused by name. */
+/** Custom-tool keys the IR carries; any other is left out and reported (a translated route cannot carry it). */
 const customKeys = new Set(['type', 'name', 'description', 'input_schema', 'cache_control', 'strict']);
+/**
+ * Custom-tool keys that change how the answer is delivered, never what it says: left out without
+ * a warning. `eager_input_streaming` streams a tool's input unbuffered; a translated stream is
+ * re-encoded by polygate event by event anyway (the Vercel AI SDK sets it on every tool).
+ */
+const deliveryHints = new Set(['eager_input_streaming']);
 
 function toolName(v: unknown, field: string): string {
   const name = str(v, field);
@@ -26,9 +32,11 @@ function toolName(v: unknown, field: string): string {
   return name;
 }
 
-function decodeCustom(t: Json, field: string): Tool {
+function decodeCustom(t: Json, field: string, note: UnmappedSink): Tool {
   for (const key of Object.keys(t)) {
-    if (!customKeys.has(key)) throw invalid(`${field}.${key}`, `${field}.${key}: this tool field is not supported by polygate`);
+    if (!customKeys.has(key) && !deliveryHints.has(key) && t[key] !== undefined && t[key] !== null) {
+      note({ field: `${field}.${key}`, message: 'this tool field cannot be translated; dropped' });
+    }
   }
   const name = toolName(t.name, `${field}.name`);
   if (t.input_schema === undefined || t.input_schema === null) throw invalid(`${field}.input_schema`, `${field}.input_schema: field required`);
@@ -46,9 +54,13 @@ function decodeCustom(t: Json, field: string): Tool {
   };
 }
 
-function decodeBuiltin(t: Json, type: string, field: string): Tool {
+/** A tool of a type the IR has no kind for is one the provider runs: undefined, reported as a hosted tool. */
+function decodeBuiltin(t: Json, type: string, field: string, note: UnmappedSink): Tool | undefined {
   const known = /^[a-z_]+_\d{8}$/.test(type) ? builtinKinds.find((k) => type.startsWith(k.prefix)) : undefined;
-  if (!known) throw invalid(`${field}.type`, `${field}.type: tool type '${type}' is not supported by polygate`);
+  if (!known) {
+    note({ field, message: `tool type '${type}' cannot be translated; dropped`, hostedTool: true });
+    return undefined;
+  }
   const name = str(t.name, `${field}.name`);
   if (!known.names.includes(name)) {
     throw invalid(`${field}.name`, `${field}.name: a '${type}' tool must be named ${known.names.map((n) => `'${n}'`).join(' or ')}`);
@@ -66,21 +78,20 @@ function decodeBuiltin(t: Json, type: string, field: string): Tool {
   return { type: 'builtin', kind: known.kind, name, options, ...(cache ? { cache } : {}) };
 }
 
-export function decodeTools(v: unknown): Tool[] {
+export function decodeTools(v: unknown, note: UnmappedSink): Tool[] {
   if (v === undefined || v === null) return [];
-  const tools = arr(v, 'tools').map((item, i): Tool => {
+  const seen = new Set<string>();
+  return arr(v, 'tools').flatMap((item, i): Tool[] => {
     const field = `tools.${i}`;
     const t = obj(item, field);
     const type = t.type === undefined || t.type === null ? 'custom' : str(t.type, `${field}.type`);
-    return type === 'custom' ? decodeCustom(t, field) : decodeBuiltin(t, type, field);
-  });
-  const seen = new Set<string>();
-  tools.forEach((t, i) => {
-    const name = t.type === 'function' ? t.name : (t.name ?? t.kind);
-    if (seen.has(name)) throw invalid(`tools.${i}.name`, `tools.${i}.name: tool names must be unique ('${name}' repeats)`);
+    const tool = type === 'custom' ? decodeCustom(t, field, note) : decodeBuiltin(t, type, field, note);
+    if (!tool) return [];
+    const name = tool.type === 'function' ? tool.name : (tool.name ?? tool.kind);
+    if (seen.has(name)) throw invalid(`${field}.name`, `${field}.name: tool names must be unique ('${name}' repeats)`);
     seen.add(name);
+    return [tool];
   });
-  return tools;
 }
 
 export type DecodedToolChoice = { toolChoice?: ToolChoice; parallelToolCalls?: boolean };

@@ -6,6 +6,7 @@ import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import type { WarningSink } from '../shared/chat-adapter.ts';
 import { parseJsonObject, type Json } from '../shared/narrow.ts';
+import { foldSystemMessages } from '../shared/system-message.ts';
 import { imageMediaTypes } from './decode-messages-content.ts';
 
 const FORMAT = 'anthropic-messages';
@@ -116,9 +117,19 @@ function blockOf(p: Part, role: Role, field: string, msgField: string, warn: War
   }
 }
 
-export function encodeMessages(messages: Message[], warn: WarningSink): Json[] {
-  const turns: Array<{ role: Role; content: Json[] }> = [];
-  messages.forEach((m, i) => {
+/**
+ * `keepSystem`: the upstream takes mid-conversation `role: system` messages (the client asked for
+ * the beta that has them); otherwise they are folded into user turns (adapters/shared/system-message.ts).
+ */
+export function encodeMessages(messages: Message[], warn: WarningSink, keepSystem = false): Json[] {
+  const turns: Array<{ role: Role | 'system'; content: Json[] }> = [];
+  (keepSystem ? messages : foldSystemMessages(messages, FORMAT, warn)).forEach((m, i) => {
+    if (m.role === 'system') {
+      // Its own message, never merged: it is an instruction at this point of the conversation.
+      const content = m.parts.map(textBlock).filter((b): b is Json => b !== undefined);
+      if (content.length > 0) turns.push({ role: 'system', content });
+      return;
+    }
     m.parts.forEach((p, j) => {
       const [role, block] = blockOf(p, m.role, `messages.${i}.content.${j}`, `messages.${i}`, warn);
       if (block === undefined) return;

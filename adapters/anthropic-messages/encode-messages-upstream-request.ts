@@ -7,7 +7,7 @@ import type { UpstreamHttpRequest, WarningSink } from '../shared/chat-adapter.ts
 import { isClientSideExtension } from '../shared/client-side-extensions.ts';
 import { outputChangingExtension } from '../shared/output-changing-extensions.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
-import { budgetOfEffort } from '../shared/reasoning-map.ts';
+import { budgetOfEffort, nearestEffort } from '../shared/reasoning-map.ts';
 import { encodeMessages, encodeSystem } from './encode-messages-upstream-content.ts';
 import { encodeToolChoice, encodeTools } from './encode-messages-upstream-tools.ts';
 
@@ -20,12 +20,25 @@ const MIN_BUDGET = 1024;
 /** Request fields that are Anthropic's own, carried by wire name from an Anthropic client. */
 const nativeExtensions = new Set(['container', 'mcp_servers', 'context_management', 'inference_geo', 'speed', 'cache_control', 'diagnostics', 'user_profile_id']);
 
-type Thinking = { thinking?: Json; maxTokens: number };
+/** `output_config.effort` levels (node_modules/@anthropic-ai/sdk/resources/messages/messages.d.ts, OutputConfig). */
+const anthropicEfforts = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
+/** The beta that lets `messages` hold `role: system` messages after the first turn. */
+const midConversationSystemBeta = 'mid-conversation-system-';
+
+type Thinking = { thinking?: Json; maxTokens: number; effort?: string };
 
 function thinkingOf(req: ChatRequest, warn: WarningSink): Thinking {
   const r = req.reasoning;
   if (!r) return { maxTokens: req.maxTokens ?? DEFAULT_MAX_TOKENS };
   if (!r.enabled) return { thinking: { type: 'disabled' }, maxTokens: req.maxTokens ?? DEFAULT_MAX_TOKENS };
+  // The model decides how long to think; the effort, if any, is its own setting (output_config).
+  if (r.adaptive && r.budgetTokens === undefined) {
+    return {
+      thinking: { type: 'adaptive', ...(r.includeThoughts === false ? { display: 'omitted' } : {}) },
+      maxTokens: req.maxTokens ?? DEFAULT_MAX_TOKENS,
+      ...(r.effort !== undefined && r.effort !== 'none' ? { effort: nearestEffort(r.effort, anthropicEfforts) } : {}),
+    };
+  }
   let budget = Math.max(MIN_BUDGET, r.budgetTokens ?? budgetOfEffort[r.effort ?? 'medium']);
   // The budget counts toward max_tokens and must stay below it.
   if (req.maxTokens === undefined) return { thinking: { type: 'enabled', budget_tokens: budget }, maxTokens: budget + DEFAULT_MAX_TOKENS };
@@ -91,12 +104,12 @@ function extensionsOf(req: ChatRequest, warn: WarningSink): { body: Json; output
 }
 
 export function encodeMessagesUpstreamRequest(req: ChatRequest, upstreamModel: string, warn: WarningSink): UpstreamHttpRequest {
-  const { thinking, maxTokens } = thinkingOf(req, warn);
+  const { thinking, maxTokens, effort } = thinkingOf(req, warn);
   const system = encodeSystem(req.system, req.output);
   const { tools: offered, toolChoice } = encodeToolChoice(req.tools, req.toolChoice, req.parallelToolCalls);
   const tools = encodeTools(req.tools, warn).filter((_, i) => offered.includes(req.tools[i]));
   const ext = extensionsOf(req, warn);
-  const outputConfig: Json = { ...ext.outputConfig };
+  const outputConfig: Json = { ...ext.outputConfig, ...(effort !== undefined ? { effort } : {}) };
   if (req.output?.type === 'json-schema') outputConfig.format = { type: 'json_schema', schema: req.output.schema };
 
   const metadata: Json = req.user !== undefined ? { user_id: req.user } : {};
@@ -106,11 +119,12 @@ export function encodeMessagesUpstreamRequest(req: ChatRequest, upstreamModel: s
     model: upstreamModel,
     max_tokens: maxTokens,
     ...(system.length > 0 ? { system } : {}),
-    messages: encodeMessages(req.messages, warn),
+    // Kept as messages only where the client's own betas say the model takes them.
+    messages: encodeMessages(req.messages, warn, ext.betas.some((b) => b.startsWith(midConversationSystemBeta))),
     ...(tools.length > 0 ? { tools } : {}),
     ...(toolChoice ? { tool_choice: toolChoice } : {}),
     ...(thinking ? { thinking } : {}),
-    ...sampling(req.sampling, thinking?.type === 'enabled', warn),
+    ...sampling(req.sampling, thinking?.type === 'enabled' || thinking?.type === 'adaptive', warn),
     ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
     ...(Object.keys(outputConfig).length > 0 ? { output_config: outputConfig } : {}),
     ...ext.body,

@@ -8,9 +8,11 @@ import { encodeMessagesUpstreamRequest } from './encode-messages-upstream-reques
 import { decodeMessagesError, encodeMessagesError } from './messages-error.ts';
 import { MessagesStreamDecoder } from './messages-stream-decoder.ts';
 import { MessagesStreamEncoder } from './messages-stream-encoder.ts';
+import { peekMessagesRequest } from './messages-relay.ts';
 
 export const anthropicClientCodec: ChatClientCodec = {
   format: 'anthropic-messages',
+  peekRequest: peekMessagesRequest,
   decodeRequest: decodeMessagesRequest,
   encodeResult: encodeMessagesResult,
   createStreamEncoder: (request) => new MessagesStreamEncoder(request),
@@ -19,6 +21,7 @@ export const anthropicClientCodec: ChatClientCodec = {
 
 export const anthropicUpstreamCodec: ChatUpstreamCodec = {
   format: 'anthropic-messages',
+  hostedTools: new Set(['web-search', 'computer-use', 'bash', 'text-editor', 'code-execution']),
   encodeRequest: encodeMessagesUpstreamRequest,
   decodeResult: decodeMessagesUpstreamResult,
   createStreamDecoder: () => new MessagesStreamDecoder(),

@@ -4,6 +4,7 @@ import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import type { WarningSink } from '../shared/chat-adapter.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
+import { foldSystemMessages } from '../shared/system-message.ts';
 import { isSyntheticCallId } from './call-ids.ts';
 import { functionResponseOf } from './encode-gemini-result.ts';
 import { codeExecutionResult, executableCode, inlineMedia } from './gemini-wire-parts.ts';
@@ -22,7 +23,7 @@ export function onceWarner(warn: WarningSink): WarningSink {
 export function encodeContents(messages: Message[], warn: WarningSink): Json[] {
   const names = new Map<string, string>();
   const contents: Json[] = [];
-  messages.forEach((m, i) => {
+  foldSystemMessages(messages, 'gemini', warn).forEach((m, i) => {
     const parts = new PartList();
     m.parts.forEach((p, j) => encodePart(p, `messages[${i}].parts[${j}]`, parts, names, warn));
     const list = parts.done();

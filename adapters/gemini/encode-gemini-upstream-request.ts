@@ -8,7 +8,7 @@ import { isClientSideExtension } from '../shared/client-side-extensions.ts';
 import { forcedBuiltinTool } from '../shared/forced-builtin-tool.ts';
 import { outputChangingExtension } from '../shared/output-changing-extensions.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
-import { budgetOfEffort } from '../shared/reasoning-map.ts';
+import { budgetOfEffort, nearestEffort } from '../shared/reasoning-map.ts';
 import { geminiBuiltinKinds } from './decode-gemini-tools.ts';
 import { encodeContents, onceWarner } from './encode-gemini-contents.ts';
 import { geminiEnumSchema, stringEnumOf } from './gemini-schema.ts';
@@ -159,7 +159,11 @@ function encodeGenerationConfig(req: ChatRequest): Json {
       const level = req.extensions.thinkingLevel;
       if (typeof level === 'string') tc.thinkingLevel = level;
       else if (r.budgetTokens !== undefined) tc.thinkingBudget = r.budgetTokens;
-      else if (r.effort !== undefined) tc.thinkingBudget = budgetOfEffort[r.effort];
+      // Levels above `high` (`xhigh`, Anthropic's `max`) ask for more than every Gemini model's
+      // budget cap takes: the nearest of Gemini's own four levels keeps the budget valid.
+      else if (r.effort !== undefined) tc.thinkingBudget = budgetOfEffort[r.effort === 'none' ? 'none' : nearestEffort(r.effort, ['minimal', 'low', 'medium', 'high'] as const)];
+      // Adaptive thinking without an effort is Gemini's dynamic budget.
+      else if (r.adaptive) tc.thinkingBudget = -1;
       tc.includeThoughts = r.includeThoughts ?? true;
       g.thinkingConfig = tc;
     }

@@ -1,4 +1,14 @@
-import type { RelayTarget } from '../shared/chat-adapter.ts';
+import type { InboundContext, RelayTarget } from '../shared/chat-adapter.ts';
+import { invalid } from '../../src/ir/gateway-error.ts';
+import { bodyObject, type RoutingFields } from '../shared/routing-fields.ts';
+
+/** The model is in the path and streaming is the method's; Gemini needs no state kept by polygate. */
+export function peekGeminiRequest(body: unknown, ctx: InboundContext): RoutingFields {
+  bodyObject(body);
+  const model = (ctx.params.model ?? '').replace(/^models\//, '');
+  if (model === '') throw invalid('model', 'model: the path must name a model (/v1beta/models/{model}:generateContent)');
+  return { model, stream: ctx.streamByRoute === true, relayable: true };
+}
 
 /**
  * Same-format pass-through: Gemini names the model in the path, not the body, and chooses

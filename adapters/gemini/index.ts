@@ -3,6 +3,7 @@
 // upstreams (https://ai.google.dev/api/generate-content).
 import type { ChatClientCodec, ChatUpstreamCodec } from '../shared/chat-adapter.ts';
 import { decodeGeminiRequest } from './decode-gemini-request.ts';
+import { peekGeminiRequest } from './gemini-relay.ts';
 import { decodeGeminiUpstreamResult } from './decode-gemini-upstream-result.ts';
 import { encodeGeminiResult } from './encode-gemini-result.ts';
 import { encodeGeminiUpstreamRequest } from './encode-gemini-upstream-request.ts';
@@ -12,6 +13,7 @@ import { GeminiStreamEncoder } from './gemini-stream-encoder.ts';
 
 export const geminiClientCodec: ChatClientCodec = {
   format: 'gemini',
+  peekRequest: peekGeminiRequest,
   decodeRequest: decodeGeminiRequest,
   encodeResult: encodeGeminiResult,
   createStreamEncoder: (request) => new GeminiStreamEncoder(request),
@@ -20,6 +22,7 @@ export const geminiClientCodec: ChatClientCodec = {
 
 export const geminiUpstreamCodec: ChatUpstreamCodec = {
   format: 'gemini',
+  hostedTools: new Set(['web-search', 'code-execution']),
   encodeRequest: encodeGeminiUpstreamRequest,
   decodeResult: decodeGeminiUpstreamResult,
   createStreamDecoder: () => new GeminiStreamDecoder(),

@@ -1,7 +1,7 @@
 // Chat Completions `messages` from a client → IR system + messages
 // (https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages).
 // Params name the field the way OpenAI does: `messages[2].content[0].image_url.url`.
-import type { FilePart, ImagePart, Message, Part, TextPart, ToolCallPart, ToolResultPart } from '../../src/ir/chat-request.ts';
+import type { FilePart, ImagePart, Message, Part, TextPart, ToolCallPart, ToolResultPart, TurnMessage } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import { arr, obj, oneOf, optStr, str, type Json } from '../shared/narrow.ts';
@@ -20,7 +20,7 @@ export function decodeChatMessages(v: unknown): DecodedMessages {
   const toolNames = new Map<string, string>();
   // Tool messages and the user message right after them form ONE IR user turn: the IR has no
   // tool role, and formats like Anthropic's need results and new user text in the same turn.
-  let openToolTurn: Message | undefined;
+  let openToolTurn: TurnMessage | undefined;
   list.forEach((raw, i) => {
     const field = `messages[${i}]`;
     const m = obj(raw, field);

@@ -30,10 +30,36 @@ export function encodeChatMessages(req: ChatRequest, warn: WarningSink): ChatWir
   // One `system` message first. OpenAI treats `system` as `developer` for reasoning models by
   // itself, and compatible servers (vLLM, Ollama, …) only know `system`.
   if (req.system.length > 0) out.push({ role: 'system', content: textContent(req.system.map((p) => textPart(p.text))) });
+  // A mid-conversation instruction stays in place as a `system` message, but never between an
+  // assistant's tool calls and the `tool` messages answering them, which must follow it directly:
+  // it waits until the next turn's tool messages are out.
+  let pending: ChatWireMessage[] = [];
+  const flush = (): void => {
+    out.push(...pending);
+    pending = [];
+  };
   req.messages.forEach((m, i) => {
-    if (m.role === 'user') out.push(...encodeUserTurn(m.parts, i, warn));
-    else out.push(...encodeAssistantTurn(m.parts, i, warn));
+    switch (m.role) {
+      case 'system':
+        pending.push({ role: 'system', content: textContent(m.parts.map((p) => textPart(p.text))) });
+        break;
+      case 'user': {
+        const turn = encodeUserTurn(m.parts, i, warn);
+        const tools = turn.filter((w) => w.role === 'tool');
+        out.push(...tools);
+        flush();
+        out.push(...turn.slice(tools.length));
+        break;
+      }
+      case 'assistant':
+        flush();
+        out.push(...encodeAssistantTurn(m.parts, i, warn));
+        break;
+      default:
+        assertNever(m, 'message role');
+    }
   });
+  flush();
   warnCacheHints(req, warn);
   return out;
 }

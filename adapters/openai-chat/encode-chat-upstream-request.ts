@@ -6,7 +6,7 @@ import { assertNever } from '../../src/ir/stream-event.ts';
 import type { UpstreamHttpRequest, WarningSink } from '../shared/chat-adapter.ts';
 import { isClientSideExtension } from '../shared/client-side-extensions.ts';
 import { outputChangingExtension } from '../shared/output-changing-extensions.ts';
-import { effortOfBudget } from '../shared/reasoning-map.ts';
+import { effortOfBudget, nearestEffort } from '../shared/reasoning-map.ts';
 import { encodeChatMessages } from './encode-chat-messages.ts';
 
 /** Chat Completions accepts at most 4 stop sequences. */
@@ -146,7 +146,8 @@ function encodeReasoning(req: ChatRequest, warn: WarningSink): string | undefine
   if (typeof raw === 'string') return raw;
   if (!r || !r.enabled) return undefined;
   if (r.includeThoughts) warn('reasoning.include_thoughts', 'Chat Completions does not return reasoning text; only the answer comes back');
-  if (r.effort) return r.effort;
+  // Anthropic's `max` (and adaptive thinking's effort) become the nearest level Chat Completions has.
+  if (r.effort) return nearestEffort(r.effort, ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const);
   if (r.budgetTokens !== undefined) return effortOfBudget(r.budgetTokens);
   return undefined;
 }

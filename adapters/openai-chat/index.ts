@@ -5,6 +5,7 @@ import type { ChatClientCodec, ChatUpstreamCodec } from '../shared/chat-adapter.
 import { decodeChatUpstreamError, encodeChatError } from './chat-error.ts';
 import { ChatStreamDecoder } from './chat-stream-decoder.ts';
 import { ChatStreamEncoder } from './chat-stream-encoder.ts';
+import { peekChatRequest } from './chat-relay.ts';
 import { decodeChatRequest } from './decode-chat-request.ts';
 import { decodeChatUpstreamResult } from './decode-chat-upstream-result.ts';
 import { encodeChatResult } from './encode-chat-result.ts';
@@ -12,6 +13,8 @@ import { encodeChatUpstreamRequest } from './encode-chat-upstream-request.ts';
 
 export const openaiChatUpstreamCodec: ChatUpstreamCodec = {
   format: 'openai-chat',
+  // Chat Completions runs no tools itself.
+  hostedTools: new Set(),
   encodeRequest: encodeChatUpstreamRequest,
   decodeResult: decodeChatUpstreamResult,
   createStreamDecoder: () => new ChatStreamDecoder(),
@@ -20,6 +23,7 @@ export const openaiChatUpstreamCodec: ChatUpstreamCodec = {
 
 export const openaiChatClientCodec: ChatClientCodec = {
   format: 'openai-chat',
+  peekRequest: peekChatRequest,
   decodeRequest: decodeChatRequest,
   encodeResult: encodeChatResult,
   createStreamEncoder: (request) => new ChatStreamEncoder(request),

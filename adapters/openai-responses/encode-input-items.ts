@@ -18,6 +18,12 @@ export function encodeInputItems(messages: Message[], warn: WarningSink): Encode
   const out: EncodedInput = { items: [], replaysEncryptedReasoning: false };
   let droppedReasoning = 0;
   messages.forEach((m, i) => {
+    // A mid-conversation instruction is a `developer` message in place: the role OpenAI gives
+    // instructions (it reads `system` as `developer` anyway).
+    if (m.role === 'system') {
+      out.items.push({ type: 'message', role: 'developer', content: m.parts.map((p) => ({ type: 'input_text', text: p.text })) });
+      return;
+    }
     let content: Json[] = [];
     const flush = (): void => {
       if (content.length > 0) out.items.push({ type: 'message', role: m.role, content });

@@ -10,7 +10,7 @@ import { hasCacheHints } from '../shared/cache-hints.ts';
 import { isClientSideExtension } from '../shared/client-side-extensions.ts';
 import { outputChangingExtension } from '../shared/output-changing-extensions.ts';
 import type { Json } from '../shared/narrow.ts';
-import { effortOfBudget } from '../shared/reasoning-map.ts';
+import { effortOfBudget, nearestEffort } from '../shared/reasoning-map.ts';
 import { encodeInputItems } from './encode-input-items.ts';
 import { encodeTextFormat, encodeToolChoice, encodeTools } from './encode-responses-tools.ts';
 import { ext } from './responses-extensions.ts';
@@ -109,7 +109,8 @@ function encodeReasoning(req: ChatRequest, body: Json): boolean {
     return false;
   }
   const reasoning: Json = {};
-  const effort = wide ?? r.effort ?? (r.budgetTokens !== undefined ? effortOfBudget(r.budgetTokens) : undefined);
+  // Anthropic's `max` (and adaptive thinking's effort) become the nearest level Responses has.
+  const effort = wide ?? (r.effort ? nearestEffort(r.effort, ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const) : undefined) ?? (r.budgetTokens !== undefined ? effortOfBudget(r.budgetTokens) : undefined);
   if (effort !== undefined) reasoning.effort = effort;
   const summary = r.summary ?? (r.includeThoughts ? 'auto' : undefined);
   if (summary !== undefined) reasoning.summary = summary;

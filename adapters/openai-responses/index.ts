@@ -7,6 +7,7 @@ import { decodeResponsesRequest } from './decode-responses-request.ts';
 import { encodeResponseObject } from './encode-response-object.ts';
 import { encodeResponsesRequest } from './encode-responses-request.ts';
 import { decodeResponsesUpstreamError, encodeResponsesError } from './responses-error.ts';
+import { peekResponsesRequest } from './responses-relay.ts';
 import { randomIds, type IdSource } from './responses-ids.ts';
 import { ResponsesStreamDecoder } from './responses-stream-decoder.ts';
 import { ResponsesStreamEncoder } from './responses-stream-encoder.ts';
@@ -19,6 +20,7 @@ export { ext as responsesExtensions, readItemReferenceSlots, type ItemReferenceS
 export function createResponsesClientCodec(ids: IdSource = randomIds): ChatClientCodec {
   return {
     format: 'openai-responses',
+    peekRequest: peekResponsesRequest,
     decodeRequest: decodeResponsesRequest,
     encodeResult: (result, request) => encodeResponseObject(result, request, ids),
     createStreamEncoder: (request) => new ResponsesStreamEncoder(request, ids),
@@ -30,6 +32,8 @@ export const responsesClientCodec: ChatClientCodec = createResponsesClientCodec(
 
 export const responsesUpstreamCodec: ChatUpstreamCodec = {
   format: 'openai-responses',
+  // computer-use: a Responses client's own `computer_use_preview` goes back as it came.
+  hostedTools: new Set(['web-search', 'code-execution', 'file-search', 'computer-use']),
   encodeRequest: encodeResponsesRequest,
   decodeResult: decodeResponseObject,
   createStreamDecoder: () => new ResponsesStreamDecoder(),

@@ -1,6 +1,7 @@
 // The contracts every chat wire-format adapter implements. Adapters are pure: no Koa, no I/O,
 // no globals (DESIGN.md); the pipeline in src/ does the talking.
-import type { ChatRequest } from '../../src/ir/chat-request.ts';
+import type { BuiltinTool, ChatRequest } from '../../src/ir/chat-request.ts';
+import type { RoutingFields } from './routing-fields.ts';
 import type { ChatResult } from '../../src/ir/chat-result.ts';
 import type { StreamEvent } from '../../src/ir/stream-event.ts';
 import type { GatewayError } from '../../src/ir/gateway-error.ts';
@@ -31,6 +32,11 @@ export interface ClientStreamEncoder {
 /** A chat format as spoken by clients of polygate. */
 export interface ChatClientCodec {
   readonly format: ChatFormat;
+  /**
+   * Reads only what routing needs (adapters/shared/routing-fields.ts); throws GatewayError naming
+   * the field when even that is missing. A same-format route relays the body after this alone.
+   */
+  peekRequest(body: unknown, ctx: InboundContext): RoutingFields;
   /** Validates and decodes a request body; throws GatewayError naming the field. */
   decodeRequest(body: unknown, ctx: InboundContext): ChatRequest;
   /** `requestModel` is the model name to report back (the client's name). */
@@ -58,6 +64,8 @@ export interface UpstreamStreamDecoder {
 /** A chat format as spoken by upstream providers. */
 export interface ChatUpstreamCodec {
   readonly format: ChatFormat;
+  /** The provider-run tools this format can carry; others are dropped or refused before encoding (src/pipeline/hosted-tool-policy.ts). */
+  readonly hostedTools: ReadonlySet<BuiltinTool['kind']>;
   /** `upstreamModel` is the provider's model name from the route. Throws GatewayError for fields it must reject. */
   encodeRequest(request: ChatRequest, upstreamModel: string, warn: WarningSink): UpstreamHttpRequest;
   decodeResult(body: unknown): ChatResult;
@@ -75,4 +83,10 @@ export type ChatFormat = 'anthropic-messages' | 'openai-chat' | 'openai-response
  * Same-format pass-through: where a client's raw body goes on an upstream of the same format and
  * how the model is renamed in it. Everything else in the body is relayed untouched.
  */
-export type RelayTarget = (body: Record<string, unknown>, upstreamModel: string, stream: boolean) => { path: string; body: Record<string, unknown> };
+export type RelayTarget = (
+  body: Record<string, unknown>,
+  upstreamModel: string,
+  stream: boolean,
+  /** The client's query string: a format relays the parameters of its own API, never credentials. */
+  query?: Record<string, string | undefined>,
+) => { path: string; body: Record<string, unknown> };

@@ -9,6 +9,8 @@ export type ProviderConfig = {
   api_key?: string;
   api?: 'chat_completions' | 'responses';
   headers?: Record<string, string>;
+  /** A hosted tool the provider's format cannot carry: dropped with a warning (default) or refused (docs/open-world.md). */
+  unsupported_tools?: 'drop' | 'refuse';
 };
 
 /** Per-route overrides of the upstream.*_timeout_ms settings (docs/resilience.md). */

@@ -55,7 +55,16 @@ export type Part =
   | RefusalPart;
 
 export type Role = 'user' | 'assistant';
-export type Message = { role: Role; parts: Part[] };
+/** A user or assistant turn. */
+export type TurnMessage = { role: Role; parts: Part[] };
+/**
+ * An instruction placed inside the conversation, after turns it follows (Anthropic `role: system`
+ * messages, an OpenAI `system`/`developer` message after the first, a Responses `developer`
+ * input item). The leading system prompt stays in `ChatRequest.system`. Upstreams without a
+ * mid-conversation instruction fold it (adapters/shared/system-message.ts).
+ */
+export type SystemMessage = { role: 'system'; parts: TextPart[] };
+export type Message = TurnMessage | SystemMessage;
 
 export type Citation =
   | { kind: 'url'; url: string; title?: string; start?: number; end?: number }
@@ -145,8 +154,17 @@ export type ChatRequest = {
   metadata?: Record<string, string>;
   stream: boolean;
   /**
+   * What the client sent that the IR has no place for (an unknown block type, tool field or tool
+   * type). Reported as a warning on every translated route, which cannot carry it; a same-format
+   * route relays the body and never decodes. `hostedTool` marks a tool the provider would run,
+   * which a provider configured with `unsupported_tools: refuse` refuses instead.
+   */
+  unmapped?: Unmapped[];
+  /**
    * Fields the decoder saw but that only some upstreams can carry, by wire name. Encoders consult
    * this to emulate, reject (400 naming field and provider) or drop-with-warning: never silently.
    */
   extensions: Record<string, unknown>;
 };
+
+export type Unmapped = { field: string; message: string; hostedTool?: boolean };

@@ -78,13 +78,16 @@ export async function enforceKeyLimits(ctx: Koa.Context, next: Koa.Next): Promis
   await next();
 }
 
-/** Chat requests: reserves the prompt's estimated tokens against the key's tpm, or answers 429. */
-export async function reserveTokens(state: RequestState, request: ChatRequest): Promise<void> {
+/**
+ * Chat requests: reserves the prompt's estimated tokens against the key's tpm, or answers 429.
+ * `prompt` is the decoded request, or (for a relayed body, never decoded) the estimate itself.
+ */
+export async function reserveTokens(state: RequestState, prompt: ChatRequest | (() => number)): Promise<void> {
   const key = state.key;
   const tpm = key.limits.tpm;
   if (tpm === 0) return;
   const counter = rateCounterOf(state.runtime.config.storage);
-  const estimate = estimateTokens(request);
+  const estimate = typeof prompt === 'function' ? prompt() : estimateTokens(prompt);
   const r = (await failOpen('tpm', () => counter.take(`${key.id}:tpm`, estimate, tpm, minute)))?.value;
   if (!r) return;
   if (!r.ok) throw refuse(key, 'tpm', tpm, r.retryAfterMs, estimate > tpm ? `; this request alone is about ${estimate} tokens` : '');

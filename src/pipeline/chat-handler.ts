@@ -4,7 +4,10 @@ import type { ChatSession } from './chat-session.ts';
 import { StreamAccumulator } from './stream-accumulator.ts';
 import { upstreamCodecOf, relayOf } from './upstream-codecs.ts';
 import type { ApiKey } from '../auth/key-ring.ts';
-import type { ChatRequest } from '../ir/chat-request.ts';
+import type { BuiltinTool, ChatRequest } from '../ir/chat-request.ts';
+import type { ChatFormat } from '../../adapters/shared/chat-adapter.ts';
+import type { RoutingFields } from '../../adapters/shared/routing-fields.ts';
+import { applyHostedToolPolicy } from './hosted-tool-policy.ts';
 import type { Usage } from '../ir/chat-result.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
 import type { StreamEvent } from '../ir/stream-event.ts';
@@ -20,8 +23,10 @@ import { runRoutes, type RouteAttempts, type ServeResult } from '../resilience/r
 import { reserveTokens, settleTokens } from '../limits/key-limits.ts';
 
 /**
- * Serves one chat request in any client format: decode to the IR, try the model's routes in
- * order until one answers, encode the answer (or stream) back into the client's format.
+ * Serves one chat request in any client format: read what routing needs, try the model's routes
+ * in order until one answers. A same-format route relays the body as it came; a translated route
+ * decodes it to the IR (once, when the first such route is tried) and encodes the answer (or
+ * stream) back into the client's format (DESIGN.md "Open world").
  */
 export type ChatHandlerOptions = {
   streamByRoute?: boolean;
@@ -36,27 +41,39 @@ export function chatHandler(codec: ChatClientCodec, family: Family, opts: ChatHa
     if (!ctx.is('application/json')) throw new GatewayError('invalid-request', 'content-type must be application/json', { status: 415, param: 'content-type' });
     const session = opts.session?.(ctx);
     let body: unknown = ctx.request.body;
-    if (session?.prepareBody) {
-      body = await session.prepareBody(body);
-      (ctx.request as { body: unknown }).body = body;
-    }
     const inbound: InboundContext = {
       headers: ctx.headers,
       params: (ctx as unknown as { params?: Record<string, string> }).params ?? {},
       query: ctx.query as Record<string, string | undefined>,
       streamByRoute: opts.streamByRoute,
     };
-    const t0 = performance.now();
-    const request = codec.decodeRequest(body, inbound);
-    state.timings.decodeMs = performance.now() - t0;
-    state.model = request.model;
-    authorizeModel(runtime, state.key, request.model);
-    await session?.prepareRequest?.(request);
-    // The key's tpm: the prompt's estimate now, corrected by the upstream's usage when it comes.
-    await reserveTokens(state, request);
+    const fields = codec.peekRequest(body, inbound);
+    state.model = fields.model;
+    authorizeModel(runtime, state.key, fields.model);
+    const routes = runtime.router.plan(fields.model);
+    if (routes.length === 0) throw noRoute(runtime, fields.model);
 
-    const routes = runtime.router.plan(request.model);
-    if (routes.length === 0) throw noRoute(runtime, request.model);
+    // The full decode (validation included) runs once, for the first route that translates; its
+    // 400 is the client's, whichever route asked for it.
+    let decoded: Promise<ChatRequest> | undefined;
+    const decode = (): Promise<ChatRequest> =>
+      (decoded ??= (async () => {
+        const t0 = performance.now();
+        if (session?.prepareBody) {
+          body = await session.prepareBody(body);
+          (ctx.request as { body: unknown }).body = body;
+        }
+        const request = codec.decodeRequest(body, inbound);
+        state.timings.decodeMs = performance.now() - t0;
+        await session?.prepareRequest?.(request);
+        return request;
+      })());
+    const relays = (route: Route): boolean => fields.relayable && relayProvider(runtime, route, codec.format) !== undefined;
+    // A first route that translates decodes now, so its errors come before any token is reserved.
+    const first = relays(routes[0]) ? undefined : await decode();
+    // The key's tpm: the prompt's estimate now, corrected by the upstream's usage when it comes.
+    // A relayed body is not decoded: its size stands for the prompt.
+    await reserveTokens(state, first ?? (() => Math.ceil((Number(ctx.request.length) || JSON.stringify(body).length) / 4)));
 
     const abort = new AbortController();
     ctx.res.once('close', () => {
@@ -68,14 +85,25 @@ export function chatHandler(codec: ChatClientCodec, family: Family, opts: ChatHa
     state.attempts = { attempts: 0 };
     await runRoutes({
       family,
-      model: request.model,
+      model: fields.model,
       routes,
       signal: abort.signal,
       report: state.attempts,
-      serve: (route, final) => serveRoute(ctx, codec, family, request, route, abort.signal, !final, session),
-      noRoute: () => noRoute(runtime, request.model),
+      serve: async (route, final) => {
+        if (!runtime.chatProviders.has(route.provider)) return { served: false };
+        const relay = relays(route) ? relayProvider(runtime, route, codec.format) : undefined;
+        if (relay) return relayRoute(ctx, codec, fields, relay, route, !final);
+        return serveRoute(ctx, codec, family, await decode(), route, abort.signal, !final, session);
+      },
+      noRoute: () => noRoute(runtime, fields.model),
     });
   };
+}
+
+/** The route's provider when it speaks the client's format over HTTP: the body can be relayed to it. */
+function relayProvider(runtime: Runtime, route: Route, format: ChatFormat): HttpChatProvider | undefined {
+  const provider = runtime.chatProviders.get(route.provider);
+  return provider instanceof HttpChatProvider && provider.wireFormat === format ? provider : undefined;
 }
 
 export function authorizeModel(runtime: Runtime, key: ApiKey, model: string): void {
@@ -114,42 +142,13 @@ async function serveRoute(
   };
   const headers: Record<string, string> = { ...routeHeader };
   const setWarnings = (): void => {
-    // Header values must be one line of visible ASCII.
-    if (warnings.length > 0) headers['x-polygate-warnings'] = warnings.join('; ').replace(/[^\x20-\x7e]/g, '?');
+    if (warnings.length > 0) headers['x-polygate-warnings'] = warningsHeader(warnings);
   };
 
-  const routed = session?.forRoute ? session.forRoute(request, route, warn) : request;
-
-  if (provider instanceof HttpChatProvider && provider.wireFormat === codec.format && canRelay(request)) {
-    state.path.mode = 'passthrough';
-    ctx.respond = false;
-    const target = relayOf(codec.format)(ctx.request.body as Record<string, unknown>, route.model, request.stream);
-    const r = await passThrough({
-      req: ctx.req,
-      res: ctx.res,
-      provider,
-      codec: upstreamCodecOf(codec.format),
-      path: target.path,
-      body: target.body,
-      responseHeaders: routeHeader,
-      canFallBack,
-      timeouts: route.timeouts,
-      streamErrorFrames: (error) => {
-        // A fresh encoder that has seen the stream start answers the error as mid-stream.
-        const enc = codec.createStreamEncoder(request);
-        enc.push({ type: 'start', id: 'relay', model: request.model });
-        return enc.push({ type: 'error', error });
-      },
-    });
-    if (r.kind === 'failed') {
-      ctx.respond = true;
-      throw r.error;
-    }
-    state.status = r.status;
-    state.outcome = r.status >= 400 ? 'upstream_error' : r.outcome;
-    if (r.usage) countTokens(state, r.usage);
-    return { served: true, upstreamFailed: r.status >= 500 || r.outcome === 'upstream_cut' };
-  }
+  const policy = state.runtime.config.providers[route.provider]?.unsupported_tools ?? 'drop';
+  const hosted = provider.wireFormat ? upstreamCodecOf(provider.wireFormat).hostedTools : noHostedTools;
+  const supported = applyHostedToolPolicy(request, route.provider, hosted, policy, warn);
+  const routed = session?.forRoute ? session.forRoute(supported, route, warn) : supported;
 
   if (!routed.stream) {
     const result = await provider.complete(routed, route.model, { signal, warn, timeouts: route.timeouts });
@@ -201,11 +200,62 @@ async function serveRoute(
 }
 
 /**
- * Pass-through needs nothing emulated. State kept by polygate (a Responses chain, item references,
- * storing the answer) is emulation: such requests are translated so polygate sees the result.
+ * Header values must be one line of visible ASCII, and clients cap a response's headers (Node's
+ * parser at 16 KiB): a long history of untranslatable blocks is summarised past 4 KiB. The
+ * warnings metric still counts every one.
  */
-const canRelay = (request: ChatRequest): boolean =>
-  request.extensions['previous_response_id'] === undefined && request.extensions['item_references'] === undefined && request.extensions['store'] !== true;
+export function warningsHeader(warnings: string[]): string {
+  let out = '';
+  for (let i = 0; i < warnings.length; i++) {
+    const next = (out === '' ? '' : '; ') + warnings[i].replace(/[^\x20-\x7e]/g, '?');
+    if (out.length + next.length > 4096) return `${out}; and ${warnings.length - i} more`;
+    out += next;
+  }
+  return out;
+}
+
+/** Built-in providers (echo) run no hosted tools. */
+const noHostedTools: ReadonlySet<BuiltinTool['kind']> = new Set();
+
+/**
+ * Same-format pass-through: the body as the client sent it, the model renamed, headers other than
+ * credentials and hop-by-hop ones (`anthropic-beta`, `openai-beta` included) relayed as they came.
+ */
+async function relayRoute(ctx: Context, codec: ChatClientCodec, fields: RoutingFields, provider: HttpChatProvider, route: Route, canFallBack: boolean): Promise<ServeResult> {
+  const state = ctx.state as ChatState;
+  state.path = { provider: route.provider, upstream_format: provider.wireFormat, mode: 'passthrough', upstreamModel: route.model };
+  const routeHeader = { 'x-polygate-route': `${route.provider}/${route.model}`, 'x-request-id': state.requestId };
+  ctx.respond = false;
+  const target = relayOf(codec.format)(ctx.request.body as Record<string, unknown>, route.model, fields.stream, ctx.query as Record<string, string | undefined>);
+  const r = await passThrough({
+    req: ctx.req,
+    res: ctx.res,
+    provider,
+    codec: upstreamCodecOf(codec.format),
+    path: target.path,
+    body: target.body,
+    responseHeaders: routeHeader,
+    canFallBack,
+    timeouts: route.timeouts,
+    streamErrorFrames: (error) => {
+      // A fresh encoder that has seen the stream start answers the error as mid-stream. It needs
+      // a request only for the names it echoes: the undecoded body gives the model.
+      const enc = codec.createStreamEncoder(bareRequest(fields));
+      enc.push({ type: 'start', id: 'relay', model: fields.model });
+      return enc.push({ type: 'error', error });
+    },
+  });
+  if (r.kind === 'failed') {
+    ctx.respond = true;
+    throw r.error;
+  }
+  state.status = r.status;
+  state.outcome = r.status >= 400 ? 'upstream_error' : r.outcome;
+  if (r.usage) countTokens(state, r.usage);
+  return { served: true, upstreamFailed: r.status >= 500 || r.outcome === 'upstream_cut' };
+}
+
+const bareRequest = (f: RoutingFields): ChatRequest => ({ model: f.model, system: [], messages: [], tools: [], sampling: {}, stream: f.stream, extensions: {} });
 
 /** The request state as the chat pipeline fills it: usage and upstream attempts go into the request's log line. */
 export type ChatState = RequestState & { usage?: Usage; attempts?: RouteAttempts };

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isItemReference } from '../../adapters/openai-responses/responses-relay.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
 import type { ResponseRepository } from './response-repository.ts';
 
@@ -7,7 +8,7 @@ const isObject = (v: unknown): v is Item => typeof v === 'object' && v !== null 
 const newId = (prefix: string): string => `${prefix}_${randomUUID().replace(/-/g, '')}`;
 
 /** An `item_reference` as the Responses API accepts it: `{type: 'item_reference', id}`, or an item that is only an id. */
-const isReference = (item: Item): boolean => item.type === 'item_reference' || (item.type === undefined && item.role === undefined && typeof item.id === 'string');
+const isReference = (item: Item): boolean => isItemReference(item);
 
 /**
  * Replaces each `item_reference` in `input` with the stored item it names, inside the caller's

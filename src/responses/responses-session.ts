@@ -80,7 +80,7 @@ export class ResponsesSession implements ChatSession {
     let dropped = 0;
     const messages = request.messages.map((m) => {
       const producer = this.#producers.get(m);
-      if (!producer || producer === route.provider || !m.parts.some((p) => p.type === 'reasoning')) return m;
+      if (m.role === 'system' || !producer || producer === route.provider || !m.parts.some((p) => p.type === 'reasoning')) return m;
       const parts = m.parts.filter((p) => p.type !== 'reasoning');
       dropped += m.parts.length - parts.length;
       return { ...m, parts };

@@ -5,34 +5,22 @@ import t from 'tap';
 import Anthropic from '@anthropic-ai/sdk';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
-import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
+import { gatewayWithUpstreams } from '../helpers/gateway-with-upstreams.ts';
 import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
 type Json = Record<string, any>;
 
-const anth = await startAnthropicUpstream();
-const oai = await startOpenAIChatUpstream();
-const gw = await startGateway(
-  testConfig({
-    providers: {
-      anth: { type: 'anthropic', base_url: anth.url, api_key: 'sk-upstream-anthropic' },
-      oai: { type: 'openai', base_url: oai.url, api_key: 'sk-upstream-openai', api: 'chat_completions' },
-      // Port 1 on loopback refuses connections.
-      dead: { type: 'openai', base_url: 'http://127.0.0.1:1/v1', api_key: 'sk-upstream-dead' },
-    },
-    models: {
-      'claude-pass': { routes: [{ provider: 'anth', model: 'claude-upstream-1' }] },
-      'claude-via-openai': { routes: [{ provider: 'oai', model: 'gpt-upstream-1' }] },
-      'fallback-500': { routes: [{ provider: 'oai', model: 'gpt-upstream-1' }, { provider: 'anth', model: 'claude-upstream-2' }] },
-      'fallback-refused': { routes: [{ provider: 'dead', model: 'gpt-dead' }, { provider: 'echo', model: 'echo-1' }] },
-    },
-  }),
-);
-t.teardown(async () => {
-  await gw.stop();
-  await anth.close();
-  await oai.close();
+const { gw, anth, oai } = await gatewayWithUpstreams(t, {
+  providers: {
+    // Port 1 on loopback refuses connections.
+    dead: { type: 'openai', base_url: 'http://127.0.0.1:1/v1', api_key: 'sk-upstream-dead' },
+  },
+  models: {
+    'claude-pass': { routes: [{ provider: 'anth', model: 'claude-upstream-1' }] },
+    'claude-via-openai': { routes: [{ provider: 'oai', model: 'gpt-upstream-1' }] },
+    'fallback-500': { routes: [{ provider: 'oai', model: 'gpt-upstream-1' }, { provider: 'anth', model: 'claude-upstream-2' }] },
+    'fallback-refused': { routes: [{ provider: 'dead', model: 'gpt-dead' }, { provider: 'echo', model: 'echo-1' }] },
+  },
 });
 const client = new Anthropic({ apiKey: TEST_KEY, baseURL: gw.url, maxRetries: 0 });
 const last = <T>(xs: T[]): T => xs[xs.length - 1];

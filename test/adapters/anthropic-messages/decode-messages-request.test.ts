@@ -78,10 +78,26 @@ t.test('messages: present, non-empty, user/assistant roles, string or block cont
   rejects(t, withBody({ messages: [{ role: 'user', content: [] }] }), 'messages.0.content');
 });
 
-t.test('a system role inside messages is refused with a pointer to top-level system', async (t) => {
-  const body = withBody({ messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'system', content: 'be nice' }] });
-  rejects(t, body, 'messages.2.role');
-  t.throws(() => decode(body), /top-level `system`/);
+t.test('a system role inside messages is a mid-conversation instruction in place, never merged', async (t) => {
+  const body = withBody({
+    messages: [
+      { role: 'user', content: 'a' },
+      { role: 'assistant', content: 'b' },
+      { role: 'system', content: 'be nice' },
+      { role: 'system', content: [{ type: 'text', text: 'and brief', cache_control: { type: 'ephemeral', ttl: '1h' } }] },
+      { role: 'user', content: 'c' },
+    ],
+  });
+  t.same(decode(body).messages, [
+    { role: 'user', parts: [{ type: 'text', text: 'a' }] },
+    { role: 'assistant', parts: [{ type: 'text', text: 'b' }] },
+    { role: 'system', parts: [{ type: 'text', text: 'be nice' }] },
+    { role: 'system', parts: [{ type: 'text', text: 'and brief', cache: { type: 'ephemeral', ttl: '1h' } }] },
+    { role: 'user', parts: [{ type: 'text', text: 'c' }] },
+  ]);
+  rejects(t, withBody({ messages: [{ role: 'user', content: 'a' }, { role: 'system', content: '' }] }), 'messages.1.content');
+  rejects(t, withBody({ messages: [{ role: 'user', content: 'a' }, { role: 'system', content: [{ type: 'image', source: {} }] }] }), 'messages.1.content.0.type');
+  rejects(t, withBody({ messages: [{ role: 'tool', content: 'a' }] }), 'messages.0.role');
 });
 
 t.test('consecutive same-role messages merge into one turn; a final assistant message may be empty', async (t) => {
@@ -112,12 +128,13 @@ t.test('system: string or text blocks with cache_control', async (t) => {
   rejects(t, withBody({ system: [{ type: 'text', text: 'x', cache_control: { type: 'forever' } }] }), 'system.0.cache_control.type');
 });
 
-t.test('temperature and top_p lie strictly between 0 and 1 (spec family E)', async (t) => {
+t.test('temperature and top_p lie between 0 and 1, both included, as the real API accepts them', async (t) => {
   for (const field of ['temperature', 'top_p']) {
-    for (const bad of [0, 1, -0.1, 1.5, 'warm']) rejects(t, withBody({ [field]: bad }), field);
+    for (const bad of [-0.1, 1.5, 'warm']) rejects(t, withBody({ [field]: bad }), field);
   }
-  const ir = decode(withBody({ temperature: 0.2, top_p: 0.95 }));
-  t.same(ir.sampling, { temperature: 0.2, topP: 0.95 });
+  t.same(decode(withBody({ temperature: 0.2, top_p: 0.95 })).sampling, { temperature: 0.2, topP: 0.95 });
+  t.same(decode(withBody({ temperature: 0, top_p: 1 })).sampling, { temperature: 0, topP: 1 });
+  t.same(decode(withBody({ temperature: 1, top_p: 0 })).sampling, { temperature: 1, topP: 0 });
 });
 
 t.test('top_k is an integer above 0; stop_sequences a string array', async (t) => {
@@ -139,17 +156,24 @@ t.test('metadata.user_id: a string of at most 256 characters', async (t) => {
   rejects(t, withBody({ metadata: 'u' }), 'metadata');
   rejects(t, withBody({ metadata: { user_id: 5 } }), 'metadata.user_id');
   rejects(t, withBody({ metadata: { user_id: 'u'.repeat(257) } }), 'metadata.user_id');
-  rejects(t, withBody({ metadata: { user_id: 'u', team: 'x' } }), 'metadata.team');
+  t.same(decode(withBody({ metadata: { user_id: 'u', team: 'x' } })).unmapped, [{ field: 'metadata.team', message: 'this metadata field cannot be translated; dropped' }], 'an unknown metadata key is reported, not refused');
   t.equal(decode(withBody({ metadata: { user_id: 'u'.repeat(256) } })).user, 'u'.repeat(256));
 });
 
-t.test('thinking: enabled with 1024 <= budget_tokens < max_tokens, or disabled', async (t) => {
+t.test('thinking: enabled with 1024 <= budget_tokens < max_tokens, disabled, or adaptive with an effort', async (t) => {
   rejects(t, withBody({ thinking: { type: 'enabled' } }), 'thinking.budget_tokens');
   rejects(t, withBody({ thinking: { type: 'enabled', budget_tokens: 1023 } }), 'thinking.budget_tokens');
   rejects(t, withBody({ thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 1024 }), 'thinking.budget_tokens');
   rejects(t, withBody({ thinking: { type: 'enabled', budget_tokens: 2048.5 }, max_tokens: 4096 }), 'thinking.budget_tokens');
-  rejects(t, withBody({ thinking: { type: 'sometimes' } }), 'thinking.type');
+  rejects(t, withBody({ thinking: { type: 5 } }), 'thinking.type');
   rejects(t, withBody({ thinking: true }), 'thinking');
+  rejects(t, withBody({ thinking: { type: 'adaptive', display: 'loud' } }), 'thinking.display');
+  t.same(decode(withBody({ thinking: { type: 'adaptive' }, output_config: { effort: 'max' } })).reasoning, { enabled: true, adaptive: true, includeThoughts: true, effort: 'max' });
+  t.same(decode(withBody({ thinking: { type: 'adaptive', display: 'omitted' } })).reasoning, { enabled: true, adaptive: true, includeThoughts: false });
+  t.same(decode(withBody({ output_config: { effort: 'low' } })).reasoning, { enabled: true, effort: 'low' }, 'an effort alone');
+  const later = decode(withBody({ thinking: { type: 'sometimes' }, output_config: { effort: 'turbo' } }));
+  t.same(later.reasoning, { enabled: true, adaptive: true, includeThoughts: true }, 'a newer thinking type is read as adaptive');
+  t.same(later.unmapped?.map((u) => u.field), ['output_config.effort', 'thinking.type'], 'and reported, as is an unknown effort');
   t.same(decode(withBody({ thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 1025 })).reasoning, { enabled: true, budgetTokens: 1024, includeThoughts: true });
   t.same(decode(withBody({ thinking: { type: 'disabled' } })).reasoning, { enabled: false });
 });
@@ -162,7 +186,13 @@ t.test('custom tools: name 1 to 64 characters, input_schema object required', as
   rejects(t, withBody({ tools: [{ name: 'f' }] }), 'tools.0.input_schema');
   rejects(t, withBody({ tools: [{ name: 'f', input_schema: 'object' }] }), 'tools.0.input_schema');
   rejects(t, withBody({ tools: [{ name: 'f', input_schema: schema }, { name: 'f', input_schema: schema }] }), 'tools.1.name');
-  rejects(t, withBody({ tools: [{ name: 'f', input_schema: schema, defer_loading: true }] }), 'tools.0.defer_loading');
+  const hinted = decode(withBody({ tools: [{ name: 'f', input_schema: schema, defer_loading: true, eager_input_streaming: true, input_examples: [{}], allowed_callers: ['direct'] }] }));
+  t.same(hinted.tools, [{ type: 'function', name: 'f', parameters: schema }], 'unknown tool fields are left out of the IR');
+  t.same(
+    hinted.unmapped?.map((u) => u.field),
+    ['tools.0.defer_loading', 'tools.0.input_examples', 'tools.0.allowed_callers'],
+    'and reported, except eager_input_streaming which changes only how the input is streamed',
+  );
   const ir = decode(withBody({ tools: [{ type: 'custom', name: 'n'.repeat(64), description: 'd', input_schema: schema, strict: true, cache_control: { type: 'ephemeral' } }] }));
   t.same(ir.tools, [{ type: 'function', name: 'n'.repeat(64), description: 'd', parameters: schema, strict: true, cache: { type: 'ephemeral' } }]);
 });
@@ -195,8 +225,12 @@ t.test('built-in tools of every dated version become BuiltinTools with their set
   rejects(t, withBody({ tools: [{ type: 'computer_20241022', name: 'screen', display_width_px: 1, display_height_px: 1 }] }), 'tools.0.name');
   rejects(t, withBody({ tools: [{ type: 'bash_20241022', name: 'shell' }] }), 'tools.0.name');
   rejects(t, withBody({ tools: [{ type: 'text_editor_20241022', name: 'editor' }] }), 'tools.0.name');
-  rejects(t, withBody({ tools: [{ type: 'web_fetch_20250910', name: 'web_fetch' }] }), 'tools.0.type');
-  rejects(t, withBody({ tools: [{ type: 'teleport_20990101', name: 'x' }] }), 'tools.0.type');
+  const unknown = decode(withBody({ tools: [{ type: 'web_fetch_20250910', name: 'web_fetch' }, { name: 'f', input_schema: { type: 'object' } }, { type: 'mcp_toolset', mcp_server_name: 'm' }] }));
+  t.same(unknown.tools.map((x) => x.type), ['function'], 'tool types without an IR kind are left out');
+  t.same(unknown.unmapped, [
+    { field: 'tools.0', message: "tool type 'web_fetch_20250910' cannot be translated; dropped", hostedTool: true },
+    { field: 'tools.2', message: "tool type 'mcp_toolset' cannot be translated; dropped", hostedTool: true },
+  ]);
 });
 
 t.test('tool_choice: auto/any/tool/none, disable_parallel_tool_use', async (t) => {
@@ -216,9 +250,11 @@ t.test('tool_choice: auto/any/tool/none, disable_parallel_tool_use', async (t) =
 t.test('content blocks: text, image, document', async (t) => {
   rejects(t, user([{ type: 'text', text: '' }]), 'messages.0.content.0.text');
   rejects(t, user([{ type: 'text' }]), 'messages.0.content.0.text');
-  rejects(t, user([{ type: 'text', text: 'a' }, { type: 'video', url: 'x' }]), 'messages.0.content.1.type');
+  const video = decode(user([{ type: 'text', text: 'a' }, { type: 'video', url: 'x' }]));
+  t.same(video.messages[0].parts, [{ type: 'text', text: 'a' }], 'an unknown block type is left out');
+  t.same(video.unmapped, [{ field: 'messages.0.content.1', message: "content block type 'video' cannot be translated; dropped" }]);
   rejects(t, user([{ text: 'a' }]), 'messages.0.content.0.type');
-  rejects(t, user([{ type: 'constructor' }]), 'messages.0.content.0.type');
+  t.same(decode(user([{ type: 'text', text: 'a' }, { type: 'constructor' }])).unmapped?.[0]?.field, 'messages.0.content.1');
   rejects(t, user([{ type: 'image', source: { type: 'base64', media_type: 'image/bmp', data: 'AAAA' } }]), 'messages.0.content.0.source.media_type');
   rejects(t, user([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: '' } }]), 'messages.0.content.0.source.data');
   rejects(t, user([{ type: 'image', source: { type: 'ftp', url: 'x' } }]), 'messages.0.content.0.source.type');
@@ -251,7 +287,8 @@ t.test('content blocks: tool_use and tool_result', async (t) => {
   rejects(t, user([{ type: 'tool_use', id: 't1', name: 'f', input: {} }]), 'messages.0.content.0.type');
   rejects(t, assistantThen([{ type: 'tool_result', tool_use_id: 't1', content: 'x' }]), 'messages.1.content.0.type');
   rejects(t, user([{ type: 'tool_result', content: 'x' }]), 'messages.0.content.0.tool_use_id');
-  rejects(t, user([{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'document', source: {} }] }]), 'messages.0.content.0.content.0.type');
+  const doc = decode(user([{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'search_result', source: 's' }] }]));
+  t.same(doc.unmapped?.[0]?.field, 'messages.0.content.0.content.0', 'a tool-result block without an IR part is reported');
   rejects(t, user([{ type: 'tool_result', tool_use_id: 't1', is_error: 'no' }]), 'messages.0.content.0.is_error');
   const ir = decode(assistantThen([{ type: 'tool_use', id: 't1', name: 'f', input: { b: 2, a: [1] } }]));
   t.same(ir.messages[1].parts, [{ type: 'tool-call', id: 't1', name: 'f', args: '{"b":2,"a":[1]}' }]);
@@ -275,16 +312,22 @@ t.test('content blocks: thinking and redacted_thinking are kept byte-exact with 
   rejects(t, user([{ type: 'thinking', thinking: 'x', signature: 's' }]), 'messages.0.content.0.type');
 });
 
-t.test('server-tool blocks are refused with a clear 400', async (t) => {
-  rejects(t, assistantThen([{ type: 'server_tool_use', id: 's1', name: 'web_search', input: {} }]), 'messages.1.content.0.type');
-  t.throws(() => decode(assistantThen([{ type: 'web_search_tool_result', tool_use_id: 's1', content: [] }])), /not supported by polygate/);
+t.test('server-tool blocks in history are left out and reported (translated routes cannot carry them)', async (t) => {
+  const ir = decode(assistantThen([{ type: 'server_tool_use', id: 's1', name: 'web_search', input: {} }, { type: 'web_search_tool_result', tool_use_id: 's1', content: [] }, { type: 'text', text: 'found' }]));
+  t.same(ir.messages[1].parts, [{ type: 'text', text: 'found' }]);
+  t.same(
+    ir.unmapped?.map((u) => u.field),
+    ['messages.1.content.0', 'messages.1.content.1'],
+  );
+  t.match(ir.unmapped?.[0]?.message, /server-run tools/);
 });
 
 t.test('structured outputs and unmodelled fields', async (t) => {
   const schema = { type: 'object', properties: { a: { type: 'string' } } };
   const ir = decode(withBody({ output_config: { format: { type: 'json_schema', schema }, effort: 'low' }, service_tier: 'auto', container: 'c_1', mcp_servers: [{ type: 'url', url: 'https://mcp', name: 'm' }] }));
   t.same(ir.output, { type: 'json-schema', name: 'response', schema });
-  t.same(ir.extensions, { service_tier: 'auto', container: 'c_1', mcp_servers: [{ type: 'url', url: 'https://mcp', name: 'm' }], output_config: { effort: 'low' } });
+  t.same(ir.extensions, { service_tier: 'auto', container: 'c_1', mcp_servers: [{ type: 'url', url: 'https://mcp', name: 'm' }] });
+  t.same(ir.reasoning, { enabled: true, effort: 'low' }, 'output_config.effort is the reasoning effort');
   t.same(decode(withBody({ output_format: { type: 'json_schema', schema } })).output, { type: 'json-schema', name: 'response', schema }, 'beta-era output_format');
   rejects(t, withBody({ output_config: { format: { type: 'json_object' } } }), 'output_config.format.type');
   rejects(t, withBody({ output_config: { format: { type: 'json_schema' } } }), 'output_config.format.schema');

@@ -312,3 +312,43 @@ t.test("a Gemini tool's settings Anthropic has no place for are reported, not ca
   t.same(out.body.tools, [{ type: 'web_search_20250305', name: 'web_search' }]);
   t.same(out.warnings.map((w) => w.field), ['tools.0.dynamicRetrievalConfig']);
 });
+
+t.test('adaptive thinking with an effort: thinking adaptive, output_config.effort at the nearest Anthropic level', async (t) => {
+  const adaptive = encode(ir({ reasoning: { enabled: true, adaptive: true, effort: 'high', includeThoughts: true } }));
+  t.same(adaptive.body.thinking, { type: 'adaptive' });
+  t.same(adaptive.body.output_config, { effort: 'high' });
+  t.equal(adaptive.body.max_tokens, 4096, 'no budget to make room for');
+  t.same(encode(ir({ reasoning: { enabled: true, adaptive: true, effort: 'minimal' } })).body.output_config, { effort: 'low' }, 'minimal -> low');
+  t.same(encode(ir({ reasoning: { enabled: true, adaptive: true, includeThoughts: false } })).body.thinking, { type: 'adaptive', display: 'omitted' });
+  t.notOk('output_config' in encode(ir({ reasoning: { enabled: true, adaptive: true, effort: 'none' } })).body, "'none' has no Anthropic effort");
+  const budget = encode(ir({ reasoning: { enabled: true, adaptive: true, budgetTokens: 2048, effort: 'low' } }));
+  t.same(budget.body.thinking, { type: 'enabled', budget_tokens: 2048 }, 'a budget the client gave wins');
+  const knobs = encode(ir({ reasoning: { enabled: true, adaptive: true }, sampling: { topK: 5 } }));
+  t.notOk('top_k' in knobs.body, 'adaptive thinking has the same knob limits as enabled thinking');
+});
+
+t.test('mid-conversation system messages: kept with the client beta, folded as marked user text otherwise', async (t) => {
+  const messages: ChatRequest['messages'] = [
+    { role: 'user', parts: [{ type: 'text', text: 'a' }] },
+    { role: 'assistant', parts: [{ type: 'text', text: 'b' }] },
+    { role: 'system', parts: [{ type: 'text', text: 'be brief', cache: { type: 'ephemeral', ttl: '1h' } }] },
+    { role: 'user', parts: [{ type: 'text', text: 'c' }] },
+  ];
+  const kept = encode(ir({ messages, extensions: { 'anthropic-beta': ['mid-conversation-system-2026-04-07'] } }));
+  t.same(kept.body.messages, [
+    { role: 'user', content: [{ type: 'text', text: 'a' }] },
+    { role: 'assistant', content: [{ type: 'text', text: 'b' }] },
+    { role: 'system', content: [{ type: 'text', text: 'be brief', cache_control: { type: 'ephemeral', ttl: '1h' } }] },
+    { role: 'user', content: [{ type: 'text', text: 'c' }] },
+  ]);
+  t.same(kept.headers['anthropic-beta'], 'mid-conversation-system-2026-04-07');
+  t.same(kept.warnings, []);
+  const folded = encode(ir({ messages }));
+  t.same(folded.body.messages, [
+    { role: 'user', content: [{ type: 'text', text: 'a' }] },
+    { role: 'assistant', content: [{ type: 'text', text: 'b' }] },
+    { role: 'user', content: [{ type: 'text', text: '<system-instruction>\nbe brief\n</system-instruction>' }, { type: 'text', text: 'c' }] },
+  ]);
+  t.same(folded.warnings.map((w) => w.field), ['messages.2']);
+  t.match(folded.warnings[0].message, /folded into user turns/);
+});

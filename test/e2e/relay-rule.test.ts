@@ -1,0 +1,82 @@
+// The relay rule for every chat family (docs/open-world.md): on a same-format route only what
+// routing needs is read, so what polygate's own decoder would refuse (a newer field, item type or
+// value) still reaches an upstream that takes it, with the family's beta header. Each family's
+// official SDK against a running polygate and an emulated upstream of its own format.
+import t from 'tap';
+import OpenAI from 'openai';
+import { GoogleGenAI } from '@google/genai';
+import { startGeminiUpstream } from '../emulators/gemini-upstream.ts';
+import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
+import { startOpenAIResponsesUpstream } from '../emulators/openai-responses-upstream.ts';
+import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+
+type Json = Record<string, any>;
+
+const chat = await startOpenAIChatUpstream();
+const responses = await startOpenAIResponsesUpstream();
+const gemini = await startGeminiUpstream();
+const gw = await startGateway(
+  testConfig({
+    providers: {
+      chat: { type: 'openai', base_url: chat.url, api_key: 'sk-up-chat', api: 'chat_completions' },
+      resp: { type: 'openai', base_url: responses.url, api_key: 'sk-up-resp', api: 'responses' },
+      gem: { type: 'gemini', base_url: gemini.url, api_key: 'up-gemini' },
+    },
+    models: {
+      'chat-relay': { routes: [{ provider: 'chat', model: 'gpt-up' }] },
+      'resp-relay': { routes: [{ provider: 'resp', model: 'gpt-up-r' }] },
+      'gem-relay': { routes: [{ provider: 'gem', model: 'gemini-up' }] },
+    },
+  }),
+);
+t.teardown(async () => {
+  await gw.stop();
+  await chat.close();
+  await responses.close();
+  await gemini.close();
+});
+const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+
+t.test('chat: a newer field and content part type reach the upstream untouched', async (t) => {
+  const messages = [{ role: 'user', content: [{ type: 'video_url', video_url: { url: 'https://example.com/v.mp4' } }, { type: 'text', text: 'hi' }] }];
+  const res = await openai.chat.completions
+    .create({ model: 'chat-relay', messages, verbosity_2030: { level: 9 } } as any, { headers: { 'openai-beta': 'assistants=v9' } })
+    .withResponse();
+  t.equal(res.data.choices[0].message.content, 'hi');
+  t.equal(res.response.headers.get('x-polygate-route'), 'chat/gpt-up');
+  const got = chat.requests[0];
+  t.same((got.body as Json).verbosity_2030, { level: 9 });
+  t.same((got.body as Json).messages, messages);
+  t.equal((got.body as Json).model, 'gpt-up');
+  t.equal(got.headers['openai-beta'], 'assistants=v9');
+});
+
+t.test('responses with store: false: an item type polygate cannot translate is relayed', async (t) => {
+  const input = [
+    { type: 'message', role: 'user', content: 'find it' },
+    { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'x' } },
+    { type: 'message', role: 'user', content: 'and now?' },
+  ];
+  const res = await openai.responses.create({ model: 'resp-relay', store: false, input, future_knob: true } as any, { headers: { 'openai-beta': 'responses_websockets=2026-02-06' } }).withResponse();
+  t.equal(res.data.output_text, 'and now?');
+  const got = responses.requests[0];
+  t.same((got.body as Json).input, input, 'the input items as sent');
+  t.equal((got.body as Json).future_knob, true);
+  t.equal(got.headers['openai-beta'], 'responses_websockets=2026-02-06');
+});
+
+t.test('gemini: a newer field is relayed (sent raw: the GenAI SDK keeps only fields it knows)', async (t) => {
+  const ai = new GoogleGenAI({ apiKey: TEST_KEY, httpOptions: { baseUrl: gw.url } });
+  t.equal((await ai.models.generateContent({ model: 'gem-relay', contents: 'hello' })).text, 'hello', 'the SDK through the relay');
+  gemini.reset();
+  const res = await fetch(`${gw.url}/v1beta/models/gem-relay:generateContent`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-goog-api-key': TEST_KEY },
+    body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'raw' }] }], generationConfig: { futureKnob: 3 }, futureTopLevel: { a: 1 } }),
+  });
+  t.equal(res.status, 200);
+  const got = gemini.requests[0];
+  t.match(got.path, /\/v1beta\/models\/gemini-up:generateContent/);
+  t.same((got.body as Json).generationConfig, { futureKnob: 3 });
+  t.same((got.body as Json).futureTopLevel, { a: 1 });
+});
