@@ -1,14 +1,30 @@
 // The client-facing API families and which one a path belongs to. Used to answer every error,
-// including ones raised before a route matched (bad JSON, 413, 401), in the family's own shape.
+// including ones raised before a route matched (bad JSON, 413, 401, 404, 405), in the family's
+// own shape, and to label every request's metrics and log line.
 
 export type Family = 'tune' | 'audio' | 'gemini' | 'responses' | 'messages' | 'chat';
 
-export function familyOfPath(path: string): Family | undefined {
-  if (path.startsWith('/tune/')) return 'tune';
+/**
+ * The router (src/app.ts) matches paths case-insensitively and with one optional trailing slash
+ * (@koa/router's `sensitive: false, strict: false`). Family detection reads the path through the
+ * same rule, so `/V1/MESSAGES` and `/v1/chat/completions/` get the family of the route that
+ * serves them. Only the comparison is normalised: the path itself (ids, model names) is not.
+ */
+export function routeComparable(path: string): string {
+  const lower = path.toLowerCase();
+  return lower.length > 1 && lower.endsWith('/') ? lower.slice(0, -1) : lower;
+}
+
+export function familyOfPath(rawPath: string): Family | undefined {
+  const path = routeComparable(rawPath);
+  if (path === '/tune' || path.startsWith('/tune/')) return 'tune';
   if (path.startsWith('/v1/audio/')) return 'audio';
-  if (path.startsWith('/v1beta/') || path.startsWith('/v1/models/')) return 'gemini';
+  if (path === '/v1beta' || path.startsWith('/v1beta/')) return 'gemini';
+  // `/v1/models/{model}:{method}` is Gemini's; `/v1/models` and `/v1/models/{id}` without a method
+  // are OpenAI / Anthropic model discovery.
+  if (path.startsWith('/v1/models/') && path.includes(':')) return 'gemini';
   if (path === '/v1/responses' || path.startsWith('/v1/responses/')) return 'responses';
   if (path === '/v1/messages' || path.startsWith('/v1/messages/')) return 'messages';
-  if (path === '/v1/chat/completions') return 'chat';
+  if (path === '/v1/chat/completions' || path.startsWith('/v1/chat/')) return 'chat';
   return undefined;
 }
