@@ -4,10 +4,14 @@
 // authenticated one gets a 408 in its family's shape once listen.body_timeout_ms has passed
 // (before: held as long as the client kept trickling). Streams answering a request whose body has
 // arrived are not cut by that timeout. The server keeps answering /healthz throughout.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
 import { startFaultUpstream } from '../emulators/fault-upstream.ts';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { node24, repoRoot, startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const fault = await startFaultUpstream();
@@ -105,4 +109,40 @@ t.test('a stream that outlasts the receive timeouts is not cut', async (t) => {
   const text = await res.text();
   t.match(text, /event: message_stop/, 'the stream ran to its end');
   t.match(text, /delta/, 'with every word');
+});
+
+t.test('a spawn that fails for want of descriptors rejects its call and leaves the process alive', async (t) => {
+  // A process with a small descriptor limit uses them all up, then renders a sandbox song (as a
+  // music task does) and runs a speech tool: both must fail as calls. Before, the spawn's EMFILE
+  // was an 'error' event nobody listened to, which ended the process.
+  const dir = mkdtempSync(join(tmpdir(), 'polygate-emfile-'));
+  const script = join(dir, 'exhaust.mjs');
+  writeFileSync(
+    script,
+    `import { openSync } from 'node:fs';
+import { renderSong } from ${JSON.stringify(join(repoRoot, 'src/tune/sandbox-renderer.ts'))};
+import { runTool } from ${JSON.stringify(join(repoRoot, 'src/speech/run-tool.ts'))};
+const held = [];
+try { for (;;) held.push(openSync('/dev/null', 'r')); } catch (e) { if (e.code !== 'EMFILE') throw e; }
+// Leave two descriptors: enough for the renderer's temporary directory, not for the child's pipes.
+const { closeSync } = await import('node:fs');
+closeSync(held.pop()); closeSync(held.pop());
+const outcomes = [];
+for (const attempt of [
+  () => renderSong(${JSON.stringify(join(dir, 'song.mp3'))}, { lyrics: 'la la', title: 'T', instrumental: false, variant: 0 }),
+  () => runTool('espeak-ng', ['--version'], { timeoutMs: 5000 }),
+]) {
+  try { await attempt(); outcomes.push('ok'); } catch (e) { outcomes.push(String(e.message)); }
+}
+await new Promise((r) => setTimeout(r, 200));
+console.log('SURVIVED ' + JSON.stringify(outcomes));
+`,
+  );
+  const r = spawnSync('bash', ['-c', `ulimit -n 64 && exec "$0" "$1"`, node24, script], { encoding: 'utf8', timeout: 60_000 });
+  t.equal(r.status, 0, `the process ended normally (stderr: ${r.stderr.slice(-400)})`);
+  const line = /SURVIVED (.*)/.exec(r.stdout)?.[1];
+  t.ok(line, 'it got past both calls');
+  const outcomes = JSON.parse(line ?? '[]') as string[];
+  t.equal(outcomes.length, 2);
+  for (const o of outcomes) t.match(o, /EMFILE|could not be started/, 'each call failed with the reason');
 });
