@@ -9,6 +9,7 @@ import type { Usage } from '../ir/chat-result.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
 import type { StreamEvent } from '../ir/stream-event.ts';
 import { openStreams, tokensTotal, translationWarnings } from '../metrics/registry.ts';
+import { warningFieldLabel, warningsHeader } from '../metrics/warning-fields.ts';
 import { HttpChatProvider } from '../providers/http-chat-provider.ts';
 import type { Route } from '../routing/model-router.ts';
 import type { Runtime } from '../runtime.ts';
@@ -109,13 +110,13 @@ async function serveRoute(
   const warnings: string[] = [];
   const warn = (field: string, message: string): void => {
     warnings.push(`${field}: ${message}`);
-    // Indices would make one label value per position: `messages.3.reasoning` counts as `messages.N.reasoning`.
-    translationWarnings.inc({ inbound_format: codec.format, upstream_format: upstreamFormat, field: field.replace(/\.\d+(?=\.|$)|\[\d+\]/g, '.N') });
+    // The label is bounded (src/metrics/warning-fields.ts); the header names the field in full.
+    translationWarnings.inc({ inbound_format: codec.format, upstream_format: upstreamFormat, field: warningFieldLabel(codec.format, field) });
   };
   const headers: Record<string, string> = { ...routeHeader };
   const setWarnings = (): void => {
-    // Header values must be one line of visible ASCII.
-    if (warnings.length > 0) headers['x-polygate-warnings'] = warnings.join('; ').replace(/[^\x20-\x7e]/g, '?');
+    const value = warningsHeader(warnings);
+    if (value) headers['x-polygate-warnings'] = value;
   };
 
   const routed = session?.forRoute ? session.forRoute(request, route, warn) : request;
