@@ -11,7 +11,7 @@ import { authenticate } from './http/authenticate.ts';
 import { jsonBody as json } from './http/json-body.ts';
 import { encodeFamilyError } from './http/encode-family-error.ts';
 import { familyOfPath, type Family } from './http/family.ts';
-import { announcesBody, receiveDeadline } from './http/receive-deadline.ts';
+import { closeUnfinished, receiveDeadline } from './http/receive-deadline.ts';
 import pkg from '../package.json' with { type: 'json' };
 import { GatewayError } from './ir/gateway-error.ts';
 import {
@@ -120,6 +120,8 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
     });
     const stream = family ? watchEventStream(ctx.res) : undefined;
     if (!ops) inFlight.inc({ family: familyLabel });
+    // Answered before the body arrived: the rest may not keep the socket (src/http/receive-deadline.ts).
+    ctx.res.once('finish', () => closeUnfinished(ctx.req));
     ctx.res.once('close', () => {
       cancelDeadline();
       if (!ops) inFlight.dec({ family: familyLabel });
@@ -190,9 +192,6 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
       if (enc.headers) ctx.set(enc.headers);
       state.outcome = state.outcome ?? err.kind;
     }
-    // Answered before the body arrived (a 401, 404, 413…): Node would read the rest of it to keep
-    // the connection, so a client trickling a large body would hold its socket. Close instead.
-    if (!ctx.headerSent && announcesBody(ctx.req) && !ctx.req.complete) ctx.set('connection', 'close');
   };
 }
 

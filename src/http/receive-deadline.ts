@@ -35,3 +35,24 @@ export function receiveDeadline(req: IncomingMessage, res: ServerResponse, ms: n
   req.once('end', cancel);
   return cancel;
 }
+
+/** How long a client answered before its body arrived may go on sending it (see closeUnfinished). */
+const lingerMs = 3_000;
+
+/**
+ * Called when a response has been written. If the request's body has not all arrived (the answer
+ * came first: a 401, 404, 413…), Node reads and discards the rest to keep the connection, so a
+ * client trickling a large body would hold its socket for as long as it liked. It gets
+ * `lingerMs` to finish (an honest client uploading over a fast link does, and keeps its
+ * connection), then the socket is closed. Closing at once (`connection: close`) would reset the
+ * connection under a client still sending, which can lose the answer it has not read yet.
+ */
+export function closeUnfinished(req: IncomingMessage): void {
+  if (!announcesBody(req) || req.complete) return;
+  const timer = setTimeout(() => {
+    if (!req.complete) req.socket.destroy();
+  }, lingerMs);
+  timer.unref();
+  req.once('end', () => clearTimeout(timer));
+  req.socket.once('close', () => clearTimeout(timer));
+}

@@ -1,5 +1,5 @@
 // Finding 3 of the hardening issue: clients that trickle a body. An unauthenticated request
-// declaring a large body gets its 401 and its connection closed at once (before: the 401 came but
+// declaring a large body gets its 401 and, a short linger later, its connection closed (before: the 401 came but
 // the socket stayed open while Node read the body, until the process ran out of descriptors); an
 // authenticated one gets a 408 in its family's shape once listen.body_timeout_ms has passed
 // (before: held as long as the client kept trickling). Streams answering a request whose body has
@@ -64,7 +64,6 @@ t.test('unauthenticated tricklers get their 401 and their connection closed', as
   await waitFor('every trickling socket closed', async () => (clients.every((c) => c.closed()) ? true : undefined), 15_000);
   for (const c of clients) {
     t.match(c.response(), /^HTTP\/1\.1 401 /, 'answered 401');
-    t.match(c.response(), /\r\nconnection: close\r\n/i, 'with connection: close');
     t.match(c.response(), /"type":"authentication_error"/, "in the Messages family's shape");
   }
   t.ok(await healthy(), '/healthz still answers');
