@@ -63,7 +63,12 @@ const baseline = { fds: fds(), rssMb: rssMb() };
 const started = Date.now();
 const clients: { unauth: Client[]; auth: Client[] } = { unauth: [], auth: [] };
 let peak = { ...baseline };
-let health = { ok: 0, failed: 0 };
+const health = { ok: 0, failed: 0, failed_at_s: [] as number[] };
+/** A probe that failed or took over 2 s, with when it was sent (seconds since the start). */
+const fail = (): void => {
+  health.failed++;
+  health.failed_at_s.push(Math.round((Date.now() - started) / 100) / 10 - 2);
+};
 const sampler = setInterval(() => {
   if (exited !== undefined) return;
   try {
@@ -72,8 +77,8 @@ const sampler = setInterval(() => {
     // the process is gone: reported below
   }
   fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2000) }).then(
-    (r) => (r.status === 200 ? health.ok++ : health.failed++),
-    () => health.failed++,
+    (r) => (r.status === 200 ? health.ok++ : fail()),
+    fail,
   );
 }, 500);
 
@@ -97,6 +102,7 @@ const count = (cs: Client[], status: number): { answered: number; closed: number
 const report = {
   unauthenticated: { sockets: unauthenticated, ...count(clients.unauth, 401) },
   authenticated: { sockets: authenticated, ...count(clients.auth, 408) },
+  opening_took_s: (opened - started) / 1000,
   all_closed_after_s: allClosedAfterS,
   gateway_fds: { baseline: baseline.fds, peak: peak.fds, after: after?.fds },
   gateway_rss_mb: { baseline: Math.round(baseline.rssMb), peak: Math.round(peak.rssMb), after: after ? Math.round(after.rssMb) : undefined },
