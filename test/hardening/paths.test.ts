@@ -41,6 +41,15 @@ t.test('a malformed percent escape in a Gemini model name is a 404 in the Gemini
   t.equal(body.error.code, 404);
 });
 
+t.test('a malformed percent escape in other path parameters is a 404 in the family shape', async (t) => {
+  const responses = await fetch(`${gw.url}/v1/responses/%E0%A4%A`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+  t.equal(responses.status, 404);
+  t.equal(((await responses.json()) as Json).error.type, 'invalid_request_error');
+  const task = await fetch(`${gw.url}/tune/fetch/%E0%A4%A`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+  t.equal(task.status, 404);
+  t.equal(((await task.json()) as Json).code, 'not_found');
+});
+
 t.test('a model name is decoded once', async (t) => {
   const r = await gemini('ech%256f');
   t.equal(r.status, 404, 'ech%6f is not echo');
