@@ -98,7 +98,7 @@ function withDefaults(c: GatewayConfig): GatewayConfig {
       headers_timeout_ms: c.listen?.headers_timeout_ms ?? 20_000,
       body_timeout_ms: c.listen?.body_timeout_ms ?? 60_000,
       // Unset: main.ts sizes it from the process's descriptor limit.
-      max_connections: c.listen?.max_connections,
+      ...(c.listen?.max_connections !== undefined ? { max_connections: c.listen.max_connections } : {}),
     },
     storage: c.storage ?? { driver: 'sqlite', path: './data/polygate.db' },
     outbound: { allow_private_addresses: c.outbound?.allow_private_addresses ?? false },
