@@ -13,6 +13,8 @@ import { authenticate } from './http/authenticate.ts';
 import { jsonBody as json } from './http/json-body.ts';
 import { encodeFamilyError } from './http/encode-family-error.ts';
 import { familyOfPath, type Family } from './http/family.ts';
+import { closeUnfinished, receiveDeadline } from './http/receive-deadline.ts';
+import pkg from '../package.json' with { type: 'json' };
 import { GatewayError } from './ir/gateway-error.ts';
 import {
   inFlight,
@@ -50,7 +52,13 @@ export function createApp(ref: RuntimeRef, log: Logger): Koa {
   logLimitsTo(log);
   app.use(requestScope(ref, log));
 
-  const router = new Router();
+  // Case-insensitive, one optional trailing slash: family detection (src/http/family.ts,
+  // routeComparable) reads paths through the same rule, so both always agree.
+  const router = new Router({ sensitive: false, strict: false });
+  // Claude Code sends `HEAD /` before its first call; a GET says what answers here.
+  router.get('/', (ctx) => {
+    ctx.body = { name: pkg.name, version: pkg.version, links: { health: '/healthz', metrics: '/metrics' } };
+  });
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
@@ -80,42 +88,61 @@ export function createApp(ref: RuntimeRef, log: Logger): Koa {
   return app;
 }
 
+/** Paths of the operator's own tools: probed every few seconds, so they are logged at debug level and not counted. */
+const opsPaths = new Set(['/', '/healthz', '/metrics']);
+
 /**
  * Per request: an id, the runtime in force, errors in the family's own shape, one metrics sample
- * and one log line when the response is done (streams included).
+ * and one log line when the response is done (streams and unmatched paths included; `family`
+ * is `none` where the path names none).
  */
 function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
   // The access line's fields are fixed and carry no credential, so it skips the redaction walk
   // (several per cent of a request's CPU); a line with the request body keeps it.
   const accessLog = log.child({}, { redact: [] });
+  // `listen` is read once at start, like the listener itself (src/config/reload-config.ts).
+  const bodyTimeoutMs = ref.current.config.listen.body_timeout_ms;
   return async (ctx, next) => {
     const started = performance.now();
     const family = familyOfPath(ctx.path, ctx.headers, ctx.query);
+    const familyLabel = family ?? 'none';
+    const ops = !family && opsPaths.has(ctx.path);
     const state = ctx.state as ChatState;
-    state.requestId = ctx.get('x-request-id').slice(0, 128) || randomUUID();
+    // Header values echo no client bytes outside visible ASCII (no CR/LF reaches a response header).
+    state.requestId = ctx.get('x-request-id').slice(0, 128).replace(/[^\x21-\x7e]/g, '') || randomUUID();
     state.family = family;
     state.runtime = ref.current;
     // A config reload closes the old runtime's upstream pools only after this request has ended.
     ctx.res.once('close', state.runtime.hold());
     state.timings = {};
     ctx.set('x-request-id', state.requestId);
+    const cancelDeadline = receiveDeadline(ctx.req, ctx.res, bodyTimeoutMs, () => {
+      state.status = 408;
+      state.outcome = 'body_timeout';
+      const err = new GatewayError('timeout', `the request body did not arrive within ${bodyTimeoutMs} ms (listen.body_timeout_ms)`, { status: 408 });
+      return { ...encodeFamilyError(family, err), extraHeaders: { 'x-request-id': state.requestId } };
+    });
     const stream = family ? watchEventStream(ctx.res) : undefined;
-    if (family) inFlight.inc({ family });
+    if (!ops) inFlight.inc({ family: familyLabel });
+    // Answered before the body arrived: the rest may not keep the socket (src/http/receive-deadline.ts).
+    ctx.res.once('finish', () => closeUnfinished(ctx.req));
     ctx.res.once('close', () => {
-      if (!family) return;
-      inFlight.dec({ family });
+      cancelDeadline();
+      if (!ops) inFlight.dec({ family: familyLabel });
       const status = state.status ?? ctx.status;
       const path = {
-        family,
-        inbound_format: inboundFormat[family],
+        family: familyLabel,
+        inbound_format: family ? inboundFormat[family] : 'none',
         upstream_format: state.path?.upstream_format ?? 'none',
         provider: state.path?.provider ?? 'none',
         mode: state.path?.mode ?? 'none',
       };
       const labels = { ...path, outcome: state.outcome ?? (status < 400 ? 'ok' : `http_${status}`) };
       const seconds = (performance.now() - started) / 1000;
-      requestsTotal.inc(labels);
-      requestDuration.observe(labels, seconds);
+      if (!ops) {
+        requestsTotal.inc(labels);
+        requestDuration.observe(labels, seconds);
+      }
       const { decodeMs, encodeMs } = state.timings;
       if (decodeMs !== undefined) translationDuration.observe({ ...path, direction: 'decode' }, decodeMs / 1000);
       if (encodeMs !== undefined) translationDuration.observe({ ...path, direction: 'encode' }, encodeMs / 1000);
@@ -126,11 +153,13 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
       }
       const u = state.usage;
       const withBody = state.runtime.config.log.content && ctx.is('application/json');
-      (withBody ? log : accessLog).info({
+      const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+      (withBody ? log : accessLog)[ops ? 'debug' : 'info']({
         request_id: state.requestId,
         method: ctx.method,
-        // The route pattern, not the path: paths can carry ids and audio capability URLs.
-        route: String((ctx as { _matchedRoute?: unknown })._matchedRoute ?? ctx.path),
+        // The route pattern, not the path: paths can carry ids and audio capability URLs. An
+        // unmatched path is client text: cut short and without control characters.
+        route: matched !== undefined ? String(matched) : ctx.path.slice(0, 200).replace(/[^\x20-\x7e]/g, '?'),
         key: state.key?.id,
         model: state.model,
         upstream_model: state.path?.upstreamModel,
@@ -155,7 +184,7 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
     });
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined && family) throw new GatewayError('not-found', `no route ${ctx.method} ${ctx.path}`);
+      unmatched(ctx);
     } catch (e) {
       const err = toGatewayError(e);
       if (err.kind === 'internal' && !(e instanceof GatewayError)) log.error({ request_id: state.requestId, err: e }, 'unhandled error');
@@ -169,6 +198,23 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
     }
   };
 }
+
+/**
+ * No route answered: 405 (with `allow`) for a known path and another method, else 404, both in
+ * the family's shape (OpenAI's for paths of no family). @koa/router answers 501 to methods it
+ * has no verb for (PROPFIND…); on a known path that is a 405 as well.
+ */
+function unmatched(ctx: Koa.Context): void {
+  if (ctx.body !== undefined && ctx.body !== null) return;
+  const allow = ctx.response.get('allow');
+  if ((ctx.status === 405 || ctx.status === 501) && allow) {
+    throw new GatewayError('invalid-request', `method ${ctx.method} is not allowed on ${printable(ctx.path)}; allowed: ${allow}`, { status: 405 });
+  }
+  if (ctx.status === 404) throw new GatewayError('not-found', `no route ${printable(ctx.method)} ${printable(ctx.path)}`);
+}
+
+/** Client text quoted in an error message: bounded and without control characters. */
+const printable = (s: string): string => s.slice(0, 200).replace(/[^\x20-\x7e]/g, '?');
 
 /** Milliseconds to the microsecond, for the log line. */
 const ms = (v: number | undefined): number | undefined => (v === undefined ? undefined : Math.round(v * 1000) / 1000);

@@ -1,4 +1,5 @@
 // Entry point: `npm start` (config/gateway.yaml) or `GATEWAY_CONFIG=FILE npm start`.
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfigFile } from './config/load-config.ts';
@@ -34,10 +35,23 @@ try {
 let tuneRunner: TuneRunner | undefined;
 
 const app = createApp(ref, log);
-const server = createServer(app.callback());
-// Streams can be long: no server-side request timeout; upstream timeouts bound the work instead.
-server.requestTimeout = 0;
+const listen = ref.current.config.listen;
+const server = createServer(
+  {
+    // Node's request timer bounds receiving a request (headers and body), never the response, so
+    // long streams are not cut. The family-shaped 408 of the body deadline (src/app.ts) comes
+    // first; this is the backstop for a request no handler reads.
+    headersTimeout: listen.headers_timeout_ms,
+    requestTimeout: listen.body_timeout_ms > 0 ? listen.headers_timeout_ms + listen.body_timeout_ms + 5_000 : 0,
+    // How often Node looks for expired requests (its default, 30 s, would stretch short timeouts).
+    connectionsCheckingInterval: Math.max(250, Math.min(5_000, Math.floor(listen.headers_timeout_ms / 4))),
+  },
+  app.callback(),
+);
 server.keepAliveTimeout = 65_000;
+// Each connection is a descriptor: past the cap new ones are closed at once, so a flood of idle or
+// trickling clients cannot take the descriptors that upstream calls and spawned tools need.
+server.maxConnections = listen.max_connections ?? defaultMaxConnections();
 
 let draining = false;
 server.on('request', (_req, res) => {
@@ -45,14 +59,14 @@ server.on('request', (_req, res) => {
   if (draining) res.setHeader('connection', 'close');
 });
 
-const { host, port } = ref.current.config.listen;
+const { host, port } = listen;
 const listenPort = process.env.PORT ? Number(process.env.PORT) : port;
 // A deep accept backlog: while the loop is busy, a burst of new connections (a thousand streams
 // opening at once) would otherwise overflow Node's default of 511 and wait out a 1 s SYN retry.
 server.listen({ port: listenPort, host, backlog: 4096 }, () => {
   const addr = server.address();
   const actual = typeof addr === 'object' && addr ? addr.port : listenPort;
-  log.info({ host, port: actual, config: file }, 'polygate listening');
+  log.info({ host, port: actual, config: file, max_connections: server.maxConnections }, 'polygate listening');
   // Music task polling and callback delivery resume from the store (tasks left by a previous run included).
   tuneRunner = startTuneRunner(ref, log, { port: actual });
   // A machine-readable line for tests and supervisors that start polygate on port 0.
@@ -97,3 +111,35 @@ async function shutdown(signal: string): Promise<void> {
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
+
+/**
+ * Half the process's descriptor limit (Node raises the soft limit to the hard one at start): each
+ * client connection may hold an upstream socket too, and the rest is kept for the store, spawned
+ * tools (three pipes each) and the log. 1024 where the limit cannot be read.
+ */
+function defaultMaxConnections(): number {
+  try {
+    const line = readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
+    const soft = Number(line?.split(/\s{2,}/)[1]);
+    if (Number.isFinite(soft) && soft > 0) return Math.max(64, Math.floor((soft - 256) / 2));
+  } catch {
+    // not Linux: fall through
+  }
+  return 1024;
+}
+
+// A safety net that only records: an error nothing handled is logged as such before the process
+// ends as it would have anyway. Every known failure (a spawn's EMFILE included) is handled where
+// it happens; this makes an unknown one visible in the JSON log.
+process.on('uncaughtException', (err) => {
+  log.fatal({ err }, 'uncaught exception: exiting');
+  log.flush();
+  process.exit(1);
+});
+process.on('unhandledRejection', (err) => {
+  log.fatal({ err }, 'unhandled promise rejection: exiting');
+  log.flush();
+  process.exit(1);
+});

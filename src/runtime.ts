@@ -6,6 +6,7 @@ import { KeyRing } from './auth/key-ring.ts';
 import type { ChatProvider } from './providers/chat-provider.ts';
 import { EchoProvider } from './providers/echo-provider.ts';
 import { HttpChatProvider } from './providers/http-chat-provider.ts';
+import { secretsOf } from './providers/scrub-secrets.ts';
 import { ModelRouter } from './routing/model-router.ts';
 
 /**
@@ -34,12 +35,13 @@ export class Runtime {
     this.keys = new KeyRing(this.config.keys);
     // One keep-alive pool for every upstream: connection setup stays off the request path.
     this.dispatcher = new Agent({ connectTimeout: this.config.upstream.connect_timeout_ms, keepAliveTimeout: 30_000, connections: this.config.upstream.max_connections });
+    const secrets = secretsOf(this.config);
     const timeouts = { firstByteMs: this.config.upstream.first_byte_timeout_ms, idleMs: this.config.upstream.idle_timeout_ms };
     for (const [name, p] of Object.entries(this.config.providers)) {
       if (this.disabled.has(name)) continue;
       const codec = chatCodecOf(p);
       if (p.type === 'echo') this.chatProviders.set(name, new EchoProvider(name));
-      else if (codec) this.chatProviders.set(name, new HttpChatProvider(name, p, codec, this.dispatcher, timeouts, (ms) => this.dispatcherFor(ms), this.config.upstream.max_connections));
+      else if (codec) this.chatProviders.set(name, new HttpChatProvider(name, p, codec, this.dispatcher, timeouts, (ms) => this.dispatcherFor(ms), this.config.upstream.max_connections, secrets));
     }
     this.router = new ModelRouter(this.config.models, this.disabled, this.config.upstream);
   }

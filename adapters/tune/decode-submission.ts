@@ -40,8 +40,17 @@ function text(b: Json, field: string, max: number): string | undefined {
   if (v === undefined || v === null || v === '') return undefined;
   if (typeof v !== 'string') throw invalid(field, `${field}: expected a string`);
   if (v.length > max) throw invalid(field, `${field}: at most ${max} characters (got ${v.length})`);
+  const ctl = controlChar.exec(v);
+  if (ctl) throw invalid(field, `${field}: control character U+${ctl[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')} is not allowed (only tab, line feed and carriage return)`);
   return v;
 }
+
+/**
+ * C0 controls other than tab, LF and CR (and DEL): no title, lyric or tag needs them, a NUL cannot
+ * be passed to a program's arguments (the sandbox renderer's ffmpeg metadata), and a music
+ * service would refuse them too. Refused here, where the field can still be named.
+ */
+const controlChar = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/;
 
 function required(b: Json, field: string, max: number, why: string): string {
   const v = text(b, field, max);

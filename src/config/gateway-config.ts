@@ -51,7 +51,8 @@ export type KeyConfig = {
 };
 
 export type GatewayConfig = {
-  listen: { host: string; port: number };
+  /** Client connections (docs/security.md): receive timeouts and a cap on open connections. */
+  listen: { host: string; port: number; headers_timeout_ms: number; body_timeout_ms: number; max_connections?: number };
   storage: { driver: 'memory' | 'sqlite' | 'redis'; path?: string; url?: string };
   outbound: { allow_private_addresses: boolean };
   limits: { max_body_bytes: number; max_upload_bytes: number };

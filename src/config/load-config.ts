@@ -95,7 +95,14 @@ function withDefaults(c: GatewayConfig): GatewayConfig {
   // ajv's useDefaults fills defaults only inside objects that exist; sections may be absent.
   return {
     ...c,
-    listen: { host: c.listen?.host ?? '127.0.0.1', port: c.listen?.port ?? 8080 },
+    listen: {
+      host: c.listen?.host ?? '127.0.0.1',
+      port: c.listen?.port ?? 8080,
+      headers_timeout_ms: c.listen?.headers_timeout_ms ?? 20_000,
+      body_timeout_ms: c.listen?.body_timeout_ms ?? 60_000,
+      // Unset: main.ts sizes it from the process's descriptor limit.
+      ...(c.listen?.max_connections !== undefined ? { max_connections: c.listen.max_connections } : {}),
+    },
     storage: c.storage ?? { driver: 'sqlite', path: './data/polygate.db' },
     outbound: { allow_private_addresses: c.outbound?.allow_private_addresses ?? false },
     limits: { max_body_bytes: c.limits?.max_body_bytes ?? 32 * 1024 * 1024, max_upload_bytes: c.limits?.max_upload_bytes ?? 25 * 1024 * 1024 },

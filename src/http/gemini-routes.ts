@@ -20,7 +20,9 @@ const dispatch: Koa.Middleware = async (ctx) => {
   const colon = segment.lastIndexOf(':');
   const method = colon < 0 ? '' : segment.slice(colon + 1);
   const params = (ctx as unknown as { params: Record<string, string> }).params;
-  params.model = decodeURIComponent(colon < 0 ? segment : segment.slice(0, colon));
+  // The router decoded the segment once already (a malformed escape is left as it came, and then
+  // names no model: 404). Decoding again would serve `ech%256f` as `echo`.
+  params.model = colon < 0 ? segment : segment.slice(0, colon);
   switch (method) {
     case 'generateContent':
       return generate(ctx as Koa.Context);

@@ -1,7 +1,7 @@
 // Keeps addresses a caller supplies (notify_hook; later url / image_url fetches) from reaching
 // polygate's own network: loopback, private ranges, link-local (cloud metadata at
-// 169.254.169.254), CGNAT, multicast, unspecified, and IPv6 forms that embed such an IPv4
-// address. `outbound.allow_private_addresses: true` turns the guard off (local development,
+// 169.254.169.254), CGNAT, multicast, unspecified, IPv6 forms that embed such an IPv4 address,
+// and IPv6 transition prefixes (NAT64, Teredo, 6to4) and the discard prefix. `outbound.allow_private_addresses: true` turns the guard off (local development,
 // tests with a loopback receiver).
 //
 // Checking a name and then connecting by name would let DNS answer differently the second time
@@ -39,6 +39,13 @@ for (const [net, prefix] of [
   ['fe80::', 10], // link-local
   ['fec0::', 10], // site-local (deprecated, still routed by some stacks)
   ['ff00::', 8], // multicast
+  // Transition prefixes route to an IPv4 host chosen by the address's bits (or by a relay), which
+  // a check of the IPv6 address alone cannot judge; a caller's hook has no need for them.
+  ['64:ff9b::', 96], // NAT64 well-known prefix
+  ['64:ff9b:1::', 48], // NAT64 local-use prefix
+  ['2001::', 32], // Teredo
+  ['2002::', 16], // 6to4
+  ['100::', 64], // discard-only
 ] as const) {
   blocked.addSubnet(net, prefix, 'ipv6');
 }
@@ -93,20 +100,21 @@ function resolveAll(host: string): Promise<LookupAddress[]> {
 /** Resolves `host` (every address) and refuses it if any address is forbidden. */
 export async function resolveChecked(host: string): Promise<LookupAddress[]> {
   const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  // One wording for every refusal: saying what a name resolves to (or that it does not resolve)
+  // would let a caller map polygate's internal network through error messages.
+  const refused = (): SsrfRefused => new SsrfRefused(`host ${bare} is not allowed (private, loopback, internal or unresolvable)`);
   if (isIP(bare)) {
-    if (isForbiddenAddress(bare)) throw new SsrfRefused(`${bare} is a private, loopback or otherwise internal address`);
+    if (isForbiddenAddress(bare)) throw refused();
     return [{ address: bare, family: isIP(bare) }];
   }
   let addrs: LookupAddress[];
   try {
     addrs = await resolveAll(bare);
-  } catch (e) {
-    throw new SsrfRefused(`cannot resolve host ${bare}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  } catch {
+    throw refused();
   }
   // One internal address is enough to refuse: a resolver may hand any of them to the connection.
-  const bad = addrs.find((a) => isForbiddenAddress(a.address));
-  if (bad) throw new SsrfRefused(`${bare} resolves to ${bad.address}, a private, loopback or otherwise internal address`);
-  if (addrs.length === 0) throw new SsrfRefused(`host ${bare} has no address`);
+  if (addrs.length === 0 || addrs.some((a) => isForbiddenAddress(a.address))) throw refused();
   return addrs;
 }
 

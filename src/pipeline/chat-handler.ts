@@ -12,6 +12,7 @@ import type { Usage } from '../ir/chat-result.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
 import type { StreamEvent } from '../ir/stream-event.ts';
 import { openStreams, tokensTotal, translationWarnings } from '../metrics/registry.ts';
+import { warningFieldLabel, warningsHeader } from '../metrics/warning-fields.ts';
 import { HttpChatProvider } from '../providers/http-chat-provider.ts';
 import type { Route } from '../routing/model-router.ts';
 import type { Runtime } from '../runtime.ts';
@@ -137,12 +138,13 @@ async function serveRoute(
   const warnings: string[] = [];
   const warn = (field: string, message: string): void => {
     warnings.push(`${field}: ${message}`);
-    // Indices would make one label value per position: `messages.3.reasoning` counts as `messages.N.reasoning`.
-    translationWarnings.inc({ inbound_format: codec.format, upstream_format: upstreamFormat, field: field.replace(/\.\d+(?=\.|$)|\[\d+\]/g, '.N') });
+    // The label is bounded (src/metrics/warning-fields.ts); the header names the field in full.
+    translationWarnings.inc({ inbound_format: codec.format, upstream_format: upstreamFormat, field: warningFieldLabel(codec.format, field) });
   };
   const headers: Record<string, string> = { ...routeHeader };
   const setWarnings = (): void => {
-    if (warnings.length > 0) headers['x-polygate-warnings'] = warningsHeader(warnings);
+    const value = warningsHeader(warnings);
+    if (value) headers['x-polygate-warnings'] = value;
   };
 
   const policy = state.runtime.config.providers[route.provider]?.unsupported_tools ?? 'drop';
@@ -197,21 +199,6 @@ async function serveRoute(
     openStreams.dec({ family });
   }
   return { served: true, upstreamFailed };
-}
-
-/**
- * Header values must be one line of visible ASCII, and clients cap a response's headers (Node's
- * parser at 16 KiB): a long history of untranslatable blocks is summarised past 4 KiB. The
- * warnings metric still counts every one.
- */
-export function warningsHeader(warnings: string[]): string {
-  let out = '';
-  for (let i = 0; i < warnings.length; i++) {
-    const next = (out === '' ? '' : '; ') + warnings[i].replace(/[^\x20-\x7e]/g, '?');
-    if (out.length + next.length > 4096) return `${out}; and ${warnings.length - i} more`;
-    out += next;
-  }
-  return out;
 }
 
 /** Built-in providers (echo) run no hosted tools. */

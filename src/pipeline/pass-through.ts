@@ -25,12 +25,25 @@ proxy.on('proxyRes', (proxyRes, req) => handlers.get(req)?.(proxyRes));
 proxy.on('proxyReq', (proxyReq, req) => requestHooks.get(req)?.(proxyReq));
 
 /** Client credentials of every family (none may reach an upstream), and headers the relay sets itself. */
-const clientOnlyHeaders = ['authorization', 'x-api-key', 'x-goog-api-key', 'cookie', 'host', 'accept-encoding'];
+const clientOnlyHeaders = new Set(['authorization', 'x-api-key', 'x-goog-api-key', 'cookie', 'host', 'accept-encoding']);
 /**
- * Headers of one connection and its framing, relayed in neither direction: the relay keeps its
+ * Headers of one connection and its framing, relayed in neither direction (RFC 9110 7.6.1: the
+ * `Connection` header, every field it names, and the classic hop-by-hop set): the relay keeps its
  * own upstream socket alive and re-frames both bodies (the request is sent with a content-length).
+ * Also dropped both ways: `Proxy-*` (credentials and challenges for a proxy, not for the origin),
+ * and `Forwarded`, `X-Forwarded-*`, `X-Real-IP` and `Via`: polygate calls the upstream as its own
+ * client (with its own key), so a client's claims about addresses and proxies on its side are not
+ * passed on, and the upstream's proxy chain is not shown to the client.
  */
-const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length']);
+const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length', 'forwarded', 'via', 'x-real-ip']);
+
+/** Whether a header stays on this side of the relay; `connection` is the message's own Connection header. */
+function dropped(name: string, connection: string | string[] | undefined): boolean {
+  if (hopByHop.has(name) || name.startsWith('proxy-') || name.startsWith('x-forwarded-')) return true;
+  if (connection === undefined) return false;
+  const named = (Array.isArray(connection) ? connection.join(',') : connection).toLowerCase().split(',');
+  return named.some((token) => token.trim() === name);
+}
 
 export type PassThroughResult =
   | { kind: 'relayed'; status: number; usage?: Usage; outcome: 'ok' | 'client_closed' | 'upstream_cut' }
@@ -57,25 +70,46 @@ export function passThrough(opts: {
 }): Promise<PassThroughResult> {
   const { req, res, provider, codec } = opts;
   const payload = Buffer.from(JSON.stringify(opts.body));
-  for (const h of clientOnlyHeaders) delete req.headers[h];
-  for (const h of hopByHop) delete req.headers[h];
+  const connection = req.headers.connection;
+  for (const h of Object.keys(req.headers)) if (clientOnlyHeaders.has(h) || dropped(h, connection)) delete req.headers[h];
   return new Promise((resolve) => {
     const timers = relayTimers(provider.name, opts.timeouts);
     requestHooks.set(req, timers.watchRequest);
     handlers.set(req, (proxyRes) => {
       timers.responded(proxyRes);
       const status = proxyRes.statusCode ?? 502;
+      if (status === 401 || status === 403) {
+        // The upstream refused polygate's key, not the client's: never relayed as the client's 401.
+        void readErrorText(proxyRes).then(() => {
+          timers.clear();
+          resolve({ kind: 'failed', error: provider.rejectedCredentials(status) });
+        });
+        return;
+      }
       if (opts.canFallBack && retryableStatus(status)) {
         // Nothing went to the client yet: read the upstream's error (its Retry-After included)
         // in its own format, so the next attempt knows how long to wait.
-        void readErrorBody(proxyRes).then((body) => {
+        void readErrorText(proxyRes).then((text) => {
           timers.clear();
-          resolve({ kind: 'failed', error: codec.decodeError(status, body, proxyRes.headers as Record<string, string | string[]>) });
+          resolve({ kind: 'failed', error: codec.decodeError(status, parsed(provider.scrub(text)), proxyRes.headers as Record<string, string | string[]>) });
         });
         return;
       }
       const headers: Record<string, string | string[]> = { ...opts.responseHeaders };
-      for (const [k, v] of Object.entries(proxyRes.headers)) if (v !== undefined && !hopByHop.has(k)) headers[k] = v;
+      for (const [k, v] of Object.entries(proxyRes.headers)) if (v !== undefined && !dropped(k, proxyRes.headers.connection)) headers[k] = v;
+      const encoded = proxyRes.headers['content-encoding'] !== undefined && proxyRes.headers['content-encoding'] !== 'identity';
+      if (status >= 400 && !encoded) {
+        // An error body may echo what the upstream was sent (a misconfigured or hostile upstream
+        // quoting the provider key): relayed with every configured secret scrubbed.
+        void readErrorText(proxyRes).then((text) => {
+          timers.clear();
+          const body = Buffer.from(provider.scrub(text));
+          res.writeHead(status, { ...headers, 'content-length': String(body.length) });
+          res.end(body);
+          resolve({ kind: 'relayed', status, outcome: 'ok' });
+        });
+        return;
+      }
       res.writeHead(status, headers);
       const contentType = String(proxyRes.headers['content-type'] ?? '');
       const tap = usageTap(codec, contentType, status);
@@ -125,8 +159,8 @@ export function passThrough(opts: {
   });
 }
 
-/** An upstream error body, parsed as JSON when it is; at most 64 KiB is kept. */
-async function readErrorBody(res: IncomingMessage): Promise<unknown> {
+/** An upstream error body as text; at most 64 KiB is kept. */
+async function readErrorText(res: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -137,7 +171,11 @@ async function readErrorBody(res: IncomingMessage): Promise<unknown> {
   } catch {
     // cut or timed out while reading: decode what arrived
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks).subarray(0, 65_536).toString('utf8');
+}
+
+/** JSON when the text is JSON, else the text: error decoders take either. */
+function parsed(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

@@ -12,6 +12,7 @@ import { upstreamDuration } from '../metrics/registry.ts';
 import { markCause } from '../resilience/failure-cause.ts';
 import type { RouteTimeouts } from '../resilience/route-policy.ts';
 import { readSse } from '../upstream/read-sse.ts';
+import { scrubSecrets } from './scrub-secrets.ts';
 import type { CallOptions, ChatProvider } from './chat-provider.ts';
 
 export type UpstreamTimeouts = { firstByteMs: number; idleMs: number };
@@ -47,6 +48,8 @@ export class HttpChatProvider implements ChatProvider {
   readonly relayAgent: HttpAgent;
   /** Parsed relay targets by upstream path: http-proxy would re-parse a string target per request. */
   readonly #relayTargets = new Map<string, Url>();
+  /** Secrets scrubbed from upstream error text (src/providers/scrub-secrets.ts). */
+  readonly #secrets: readonly string[];
 
   /** `dispatcherFor` gives the pool for a route's own connect timeout (undici sets it per pool). */
   constructor(
@@ -57,6 +60,7 @@ export class HttpChatProvider implements ChatProvider {
     timeouts: UpstreamTimeouts,
     dispatcherFor?: (connectMs: number) => Dispatcher,
     maxConnections = 4096,
+    secrets: readonly string[] = [],
   ) {
     this.name = name;
     this.type = cfg.type;
@@ -64,6 +68,8 @@ export class HttpChatProvider implements ChatProvider {
     this.baseUrl = (cfg.base_url ?? '').replace(/\/+$/, '');
     this.#codec = codec;
     this.#headers = { ...(cfg.headers ?? {}), ...authHeaders(cfg) };
+    // What this provider is sent (its key, its extra headers) is scrubbed whatever the caller passed.
+    this.#secrets = [...new Set([...secrets, ...Object.values(this.#headers).filter((v) => v.length >= 8)])].sort((a, b) => b.length - a.length);
     this.#dispatcher = dispatcher;
     this.#timeouts = timeouts;
     this.#dispatcherFor = dispatcherFor;
@@ -93,6 +99,19 @@ export class HttpChatProvider implements ChatProvider {
   /** The pool for a route's connect timeout, for the pass-through path too. */
   dispatcherFor(connectMs: number | undefined): Dispatcher {
     return connectMs !== undefined && this.#dispatcherFor ? this.#dispatcherFor(connectMs) : this.#dispatcher;
+  }
+
+  /** Upstream text with every configured secret replaced by `[redacted]`, before a client may see it. */
+  scrub(text: string): string {
+    return scrubSecrets(text, this.#secrets);
+  }
+
+  /**
+   * The upstream refused polygate's own credentials (401/403): the operator's fault, not the
+   * client's, whose key polygate already accepted. A 502 naming the provider, never the upstream's text.
+   */
+  rejectedCredentials(status: number): GatewayError {
+    return new GatewayError('upstream', `provider '${this.name}' rejected polygate's credentials (HTTP ${status}); the operator must check providers.${this.name}.api_key`);
   }
 
   /** Headers to present upstream (auth included), for the pass-through path. */
@@ -142,8 +161,12 @@ export class HttpChatProvider implements ChatProvider {
       throw connectionError(e, this.name, timeouts);
     }
     upstreamDuration.observe({ provider: this.name, upstream_format: this.wireFormat, outcome: String(res.statusCode) }, (performance.now() - started) / 1000);
+    if (res.statusCode === 401 || res.statusCode === 403) {
+      await res.body.dump().catch(() => {});
+      throw this.rejectedCredentials(res.statusCode);
+    }
     if (res.statusCode >= 400) {
-      const text = await res.body.text().catch(() => '');
+      const text = this.scrub(await res.body.text().catch(() => ''));
       let parsed: unknown = text;
       try {
         parsed = JSON.parse(text);

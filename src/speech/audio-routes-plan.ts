@@ -1,5 +1,6 @@
 // Model → route → audio provider for family B, with the same rules as chat: unknown model 404,
 // outside the key's allow-list 403, next route on a retryable failure.
+import { warningFieldLabel, warningsHeader } from '../metrics/warning-fields.ts';
 import type { Context } from 'koa';
 import { GatewayError, invalid } from '../ir/gateway-error.ts';
 import { fallbacksTotal, translationWarnings } from '../metrics/registry.ts';
@@ -51,14 +52,14 @@ export async function serveAudio<T>(ctx: Context, model: string, what: string, a
       signal: abort.signal,
       warn: (field, message) => {
         warnings.push(`${field}: ${message}`);
-        translationWarnings.inc({ inbound_format: 'openai-audio', upstream_format: provider.wireFormat, field });
+        translationWarnings.inc({ inbound_format: 'openai-audio', upstream_format: provider.wireFormat, field: warningFieldLabel('openai-audio', field) });
       },
     };
     try {
       const result = await attempt(provider, route, call);
       ctx.set('x-polygate-route', `${route.provider}/${route.model}`);
-      // Header values must be one line of visible ASCII.
-      if (warnings.length > 0) ctx.set('x-polygate-warnings', warnings.join('; ').replace(/[^\x20-\x7e]/g, '?'));
+      const header = warningsHeader(warnings);
+      if (header) ctx.set('x-polygate-warnings', header);
       return result;
     } catch (e) {
       const err = toGatewayError(e);

@@ -2,9 +2,9 @@
 // kick) with the lyrics spoken by espeak-ng on top, mixed and encoded to MP3 by ffmpeg. It is a
 // stand-in so clients can exercise the whole task lifecycle and play a real file; it is not a
 // music model. Both tools come from Debian packages (`apt-get install espeak-ng ffmpeg`).
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { runTool, ToolError } from '../speech/run-tool.ts';
 
 /** Spoken text is capped so a long prompt renders in about a second, not a minute. */
 const maxSpokenChars = 400;
@@ -18,15 +18,15 @@ const variants = [
 
 export type RenderedSong = { duration: number };
 
-function run(cmd: string, args: string[], stdin?: string): Promise<void> {
-  return new Promise((ok, fail) => {
-    const child = spawn(cmd, args, { stdio: ['pipe', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (b: Buffer) => (err += b.toString()).length > 4000 && (err = err.slice(-4000)));
-    child.once('error', (e) => fail(new Error(`${cmd} could not start: ${e.message}`)));
-    child.once('close', (code) => (code === 0 ? ok() : fail(new Error(`${cmd} exited with ${code}: ${err.trim().split('\n').slice(-3).join(' ')}`))));
-    child.stdin.end(stdin ?? '');
-  });
+/** One render step; a program that hangs is killed (a render takes a second or two). */
+async function run(cmd: string, args: string[], stdin?: string): Promise<void> {
+  try {
+    await runTool(cmd, args, { timeoutMs: 60_000, stdin });
+  } catch (e) {
+    if (!(e instanceof ToolError)) throw e;
+    const tail = e.stderr.trim().split('\n').slice(-3).join(' ');
+    throw Object.assign(new ToolError(e.tool, `${e.message}${tail ? `: ${tail}` : ''}`, e), { cause: e });
+  }
 }
 
 /** Seconds of audio in a PCM WAV file written by espeak-ng. */

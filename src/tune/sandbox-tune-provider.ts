@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { GatewayError, invalid } from '../ir/gateway-error.ts';
 import type { Song, TaskAction, TaskSubmission, UpstreamTaskView } from '../ir/music-task.ts';
 import type { Store } from '../store/store.ts';
+import { ToolError } from '../speech/run-tool.ts';
 import { renderSong } from './sandbox-renderer.ts';
 import type { TuneProvider } from './tune-provider.ts';
 
@@ -32,7 +33,12 @@ type SandboxJob = {
   /** Seconds per clip once rendered. */
   durations: number[] | null;
   failReason: string;
+  /** Renders that failed so far (absent in jobs stored before it existed). */
+  renderFailures?: number;
 };
+
+/** Renders tried before a task fails: a fault that repeats is the input's, not the moment's. */
+const maxRenderAttempts = 3;
 
 /** Lyrics the sandbox writes itself from a theme, when no tune.lyrics_model is configured. */
 export function sandboxLyrics(theme: string): { title: string; text: string } {
@@ -170,7 +176,17 @@ export class SandboxTuneProvider implements TuneProvider {
       try {
         job.durations = await this.#render(job);
       } catch (e) {
-        throw new GatewayError('upstream', `sandbox could not render audio: ${(e as Error).message}`);
+        const reason = `sandbox could not render audio: ${(e as Error).message}`;
+        job.renderFailures = (job.renderFailures ?? 0) + 1;
+        // A render that can never succeed (the tool refused the input, or is not installed) or
+        // that failed every time fails the task now, rather than being retried to its deadline.
+        if ((e instanceof ToolError && e.permanent) || job.renderFailures >= maxRenderAttempts) {
+          job.failReason = reason;
+          await this.#store.put<SandboxJob>(JOBS, { id: job.id, workspace: '', data: job, dueAt: null });
+          return this.#view(job);
+        }
+        await this.#store.put<SandboxJob>(JOBS, { id: job.id, workspace: '', data: job, dueAt: null });
+        throw new GatewayError('upstream', reason);
       }
       await this.#store.put<SandboxJob>(JOBS, { id: job.id, workspace: '', data: job, dueAt: null });
     }

@@ -54,3 +54,22 @@ t.test('the guarded agent refuses to connect to a name that resolves inward', as
   const res = await request(`http://localhost:${port}/`, { dispatcher: outboundAgent(true) });
   t.equal(await res.body.text(), 'ok', 'reached when private addresses are allowed');
 });
+
+// Finding 12 of the hardening issue: transition and discard prefixes were accepted as literals.
+t.test('NAT64, Teredo, 6to4 and discard-prefix literals are refused, whatever they embed', async (t) => {
+  for (const a of ['64:ff9b::8.8.8.8', '64:ff9b::a00:1', '64:ff9b:1::1', '64:ff9b:1:ffff::8.8.8.8', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001::1', '2002:0808:0808::1', '2002::1', '100::1', '100::ffff:1']) {
+    t.equal(isForbiddenAddress(a), true, a);
+    await t.rejects(checkOutboundUrl(`http://[${a}]/hook`, false), SsrfRefused, `URL with ${a}`);
+  }
+});
+
+t.test('a refusal says "not allowed" and not what a name resolves to', async (t) => {
+  const internal = await checkOutboundUrl('http://localhost:9/x', false).catch((e: Error) => e);
+  const unknown = await checkOutboundUrl('http://no-such-host.invalid/x', false).catch((e: Error) => e);
+  for (const e of [internal, unknown]) {
+    t.ok(e instanceof SsrfRefused);
+    t.match((e as Error).message, /not allowed/);
+    t.notMatch((e as Error).message, /127\.0\.0\.1|::1|resolves to|ENOTFOUND|EAI_AGAIN/);
+  }
+  t.equal((internal as Error).message.replace('localhost', 'X'), (unknown as Error).message.replace('no-such-host.invalid', 'X'), 'one wording for both');
+});

@@ -1,0 +1,56 @@
+// An OpenAI Chat Completions upstream that misbehaves on purpose, for the hardening tests: by the
+// requested model it quotes the credentials it was sent in an error body (`leak`, `leak-500`),
+// refuses polygate's key (`reject`), or answers normally with headers a relay must not pass on
+// (`hop`). Every request's headers are recorded.
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type HostileUpstream = { url: string; seen: IncomingHttpHeaders[]; close(): Promise<void> };
+
+export async function startHostileUpstream(): Promise<HostileUpstream> {
+  const seen: IncomingHttpHeaders[] = [];
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    seen.push({ ...req.headers });
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { model?: string };
+    const auth = String(req.headers.authorization ?? '');
+    const json = (status: number, value: unknown, headers: Record<string, string> = {}): void => {
+      const text = JSON.stringify(value);
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
+      res.end(text);
+    };
+    switch (body.model) {
+      case 'leak':
+        return json(400, { error: { message: `invalid request; you sent Authorization: ${auth}`, type: 'invalid_request_error', param: null, code: null } });
+      case 'leak-500':
+        res.writeHead(500, { 'content-type': 'text/plain' });
+        return void res.end(`upstream crashed while checking ${auth}`);
+      case 'reject':
+        return json(401, { error: { message: `Incorrect API key provided: ${auth.slice(7)}`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } });
+      default:
+        return json(
+          200,
+          {
+            id: 'chatcmpl-hop',
+            object: 'chat.completion',
+            created: 1,
+            model: body.model,
+            choices: [{ index: 0, message: { role: 'assistant', content: 'fine' }, finish_reason: 'stop', logprobs: null }],
+            usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+          },
+          { connection: 'x-hop-secret', 'x-hop-secret': 'upstream-only', 'proxy-authenticate': 'Basic realm="inner"', via: '1.1 inner-proxy', 'x-forwarded-for': '10.0.0.5', 'x-kept': 'yes' },
+        );
+    }
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    seen,
+    close: () =>
+      new Promise<void>((ok) => {
+        server.closeAllConnections();
+        server.close(() => ok());
+      }),
+  };
+}
