@@ -7,9 +7,11 @@ import type { Citation, MediaSource, Part, ReasoningPart } from '../../src/ir/ch
 import { assertNever } from '../../src/ir/stream-event.ts';
 import { hasOpaque, sealReasoning } from '../shared/reasoning-envelope.ts';
 import { isReasoningItemId, type IdSource } from './responses-ids.ts';
+import { wireToolName, type ToolIdentities } from './tool-identities.ts';
 import type { Annotation, MessageItem, OutputItem, OutputText, ReasoningItem } from './responses-wire-types.ts';
 
-export type ItemOptions = { ids: IdSource; includeEncrypted: boolean };
+/** `toolIdentities` restores namespaced function names (tool-identities.ts). */
+export type ItemOptions = { ids: IdSource; includeEncrypted: boolean; toolIdentities: ToolIdentities };
 
 export function encodeOutputItems(parts: Part[], opts: ItemOptions): OutputItem[] {
   const items: OutputItem[] = [];
@@ -59,7 +61,7 @@ export function encodeOutputItems(parts: Part[], opts: ItemOptions): OutputItem[
         break;
       case 'tool-call':
         message = undefined;
-        items.push({ id: opts.ids.newId('fc'), type: 'function_call', status: 'completed', arguments: p.args, call_id: p.id, name: p.name });
+        items.push({ id: opts.ids.newId('fc'), type: 'function_call', status: 'completed', arguments: p.args, call_id: p.id, ...wireToolName(p.name, opts.toolIdentities) });
         break;
       case 'reasoning':
         message = undefined;

@@ -15,6 +15,7 @@ import { encryptedContentOf } from './encode-output-items.ts';
 import { responsesErrorCode } from './responses-error.ts';
 import { readEcho } from './responses-extensions.ts';
 import { isReasoningItemId, type IdSource } from './responses-ids.ts';
+import { readToolIdentities, wireToolName, type ToolIdentities } from './tool-identities.ts';
 import type { FunctionCallItem, MessageItem, OutputItem, OutputText, ReasoningItem, RefusalContent } from './responses-wire-types.ts';
 
 type OpenMessage = { index: number; item: MessageItem; part: OutputText | RefusalContent | undefined };
@@ -26,6 +27,7 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
   readonly #request: ChatRequest;
   readonly #ids: IdSource;
   readonly #includeEncrypted: boolean;
+  readonly #toolIdentities: ToolIdentities;
   #seq = 0;
   #frames: SseFrame[] = [];
   #id: string | undefined;
@@ -41,6 +43,7 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     this.#request = request;
     this.#ids = ids;
     this.#includeEncrypted = readEcho(request).include.includes('reasoning.encrypted_content');
+    this.#toolIdentities = readToolIdentities(request);
   }
 
   push(event: StreamEvent): SseFrame[] {
@@ -235,7 +238,8 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
 
   #toolStart(irIndex: number, callId: string, name: string): void {
     this.#closeMessage();
-    const item: FunctionCallItem = { id: this.#ids.newId('fc'), type: 'function_call', status: 'in_progress', arguments: '', call_id: callId, name };
+    const wire = wireToolName(name, this.#toolIdentities);
+    const item: FunctionCallItem = { id: this.#ids.newId('fc'), type: 'function_call', status: 'in_progress', arguments: '', call_id: callId, ...wire };
     this.#tools.set(irIndex, { index: this.#addItem(item), item });
   }
 

@@ -97,7 +97,10 @@ t.test('function tools: strict defaults to true; name pattern; parameters requir
   rejects(t, { ...base, tools: [{ type: 'function', name: 'bad name', parameters: params }] }, 'tools[0].name');
   rejects(t, { ...base, tools: [{ type: 'function', parameters: params }] }, 'tools[0].name');
   rejects(t, { ...base, tools: [{ type: 'function', name: 'f' }] }, 'tools[0].parameters');
-  rejects(t, { ...base, tools: [{ type: 'mcp', server_label: 'x' }] }, 'tools[0].type');
+  // Open world: a tool type without an IR form is dropped and named (was a 400).
+  const mcp = decode({ ...base, tools: [{ type: 'mcp', server_label: 'x', headers: { authorization: 'secret' } }] });
+  t.same(mcp.tools, []);
+  t.equal(mcp.extensions['tools[0]'], 'mcp', 'noted by its param path; only the type, never the settings');
   rejects(t, { ...base, tools: [{ name: 'f' }] }, 'tools[0].type');
 });
 
@@ -182,9 +185,12 @@ t.test('state and service fields land in documented extensions', async (t) => {
   });
   t.equal(r.user, 'u-1');
   t.same(r.system, [{ type: 'text', text: 'Be brief.' }]);
-  rejects(t, { ...base, include: ['everything'] }, 'include[0]');
+  // Open world: include values and tiers polygate does not act on are kept for an OpenAI upstream (were 400s).
+  t.same(decode({ ...base, include: ['everything'] }).extensions.include, ['everything']);
+  t.equal(decode({ ...base, service_tier: 'ultrafast' }).extensions.service_tier, 'ultrafast');
+  rejects(t, { ...base, include: [3] }, 'include[0]');
   rejects(t, { ...base, truncation: 'middle' }, 'truncation');
-  rejects(t, { ...base, service_tier: 'gold' }, 'service_tier');
+  rejects(t, { ...base, service_tier: 7 }, 'service_tier');
   rejects(t, { ...base, store: 'yes' }, 'store');
 });
 
@@ -246,19 +252,27 @@ t.test('input items: roles, content types, function calls and outputs, reasoning
 });
 
 t.test('input validation names the item and content index', async (t) => {
-  rejects(t, { model: 'm', input: [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }, { role: 'user', content: [{ type: 'text', text: 'x' }] }] }, 'input[2].content[0].type');
-  rejects(t, { model: 'm', input: [{ role: 'user', content: [{ type: 'output_text', text: 'x' }] }] }, 'input[0].content[0].type');
+  // Open world (these were 400s): an unknown content type is dropped and named; output_text in a user turn is text.
+  const unknownPart = decode({ model: 'm', input: [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }, { role: 'user', content: [{ type: 'text', text: 'x' }] }] });
+  t.same(unknownPart.messages, [{ role: 'user', parts: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }]);
+  t.equal(unknownPart.extensions['input[2].content[0]'], 'text');
+  t.same(decode({ model: 'm', input: [{ role: 'user', content: [{ type: 'output_text', text: 'x' }] }] }).messages, [{ role: 'user', parts: [{ type: 'text', text: 'x' }] }]);
+  rejects(t, { model: 'm', input: [{ role: 'user', content: [{ text: 'x' }] }] }, 'input[0].content[0].type');
   rejects(t, { model: 'm', input: [{ role: 'robot', content: 'x' }] }, 'input[0].role');
   rejects(t, { model: 'm', input: [{ role: 'user' }] }, 'input[0].content');
   rejects(t, { model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'not a url' }] }] }, 'input[0].content[0].image_url');
   rejects(t, { model: 'm', input: [{ role: 'user', content: [{ type: 'input_image' }] }] }, 'input[0].content[0]');
   rejects(t, { model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'f', detail: 'huge' }] }] }, 'input[0].content[0].detail');
   rejects(t, { model: 'm', input: [{ role: 'user', content: [{ type: 'input_file', file_data: 'JVBE' }] }] }, 'input[0].content[0].file_data');
-  rejects(t, { model: 'm', input: [{ role: 'system', content: [{ type: 'input_image', file_id: 'f' }] }] }, 'input[0].content[0].type');
+  const systemImage = decode({ model: 'm', input: [{ role: 'system', content: [{ type: 'input_image', file_id: 'f' }, { type: 'input_text', text: 's' }] }] });
+  t.same(systemImage.system, [{ type: 'text', text: 's' }], 'the system prompt is text: an image there is dropped and named (was a 400)');
+  t.equal(systemImage.extensions['input[0].content[0]'], 'input_image');
   rejects(t, { model: 'm', input: [{ type: 'function_call', call_id: 'c', name: 'f' }] }, 'input[0].arguments');
   rejects(t, { model: 'm', input: [{ type: 'function_call_output', output: 'x' }] }, 'input[0].call_id');
   rejects(t, { model: 'm', input: [{ type: 'reasoning', summary: [] }] }, 'input[0].id');
-  rejects(t, { model: 'm', input: [{ type: 'computer_call', call_id: 'c', action: {} }] }, 'input[0].type', /cannot be translated/);
+  const hosted = decode({ model: 'm', input: [{ type: 'computer_call', call_id: 'c', action: {} }, { role: 'user', content: 'go on' }] });
+  t.same(hosted.messages, [{ role: 'user', parts: [{ type: 'text', text: 'go on' }] }], 'hosted-tool traffic is dropped (was a 400)');
+  t.equal(hosted.extensions['input[0]'], 'computer_call');
   rejects(t, { model: 'm', input: [{ content: 'x' }] }, 'input[0].type');
   rejects(t, { model: 'm', input: 42 }, 'input');
 });
