@@ -10,6 +10,7 @@ import type { InboundContext } from '../shared/chat-adapter.ts';
 import { arr, isObject, obj, optBool, optStr, str, type Json } from '../shared/narrow.ts';
 import { decodeInput } from './decode-input-items.ts';
 import { decodeTextFormat, decodeToolChoice, decodeTools } from './decode-responses-tools.ts';
+import { recordDropped } from '../shared/dropped-fields.ts';
 import { newNotes } from './decode-notes.ts';
 import { ext } from './responses-extensions.ts';
 import { toolIdentitiesKey } from './tool-identities.ts';
@@ -87,7 +88,7 @@ export function decodeResponsesRequest(body: unknown, _ctx: InboundContext): Cha
   }
   for (const [key, value] of Object.entries(b)) if (!mapped.has(key) && value !== undefined && value !== null) e[key] = value;
   if (Object.keys(notes.identities).length > 0) e[toolIdentitiesKey] = notes.identities;
-  for (const d of notes.dropped) e[d.field] = d.value;
+  recordDropped(req, notes.dropped);
   return req;
 }
 
