@@ -294,3 +294,41 @@ t.test('item_reference: ids plus where each stood, for the pipeline to resolve',
   ]);
   t.same(r.messages, [{ role: 'user', parts: [{ type: 'text', text: 'q' }, { type: 'tool-result', callId: 'c', content: [{ type: 'text', text: 'r' }], isError: false }] }]);
 });
+
+// Codex resends its earlier output items as input. Each is carried when the IR has a place for
+// it, else noted by its param path (every upstream encoder warns about it): never a 400.
+t.test('resent output items: custom calls carried, reasoning without summary, hosted-tool calls noted', async (t) => {
+  const r = decode({
+    model: 'm',
+    input: [
+      { role: 'user', content: 'patch it' },
+      { type: 'reasoning', id: 'rs_1', summary: [], content: [{ type: 'reasoning_text', text: 'thinking' }], encrypted_content: 'enc' },
+      { type: 'custom_tool_call', call_id: 'c1', name: 'apply_patch', input: '*** Begin Patch' },
+      { type: 'custom_tool_call_output', call_id: 'c1', output: 'Done!' },
+      { type: 'local_shell_call', id: 'l1', call_id: 'c2', status: 'completed', action: { type: 'exec', command: ['ls'] } },
+      { type: 'mcp_call', id: 'm1', server_label: 's', name: 'n', arguments: '{}' },
+      { type: 'image_generation_call', id: 'ig1', status: 'completed', result: 'AAAA' },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'ok', annotations: [{ type: 'container_file_citation', file_id: 'f' }] }, { type: 'output_audio', data: 'x' }] },
+    ],
+  });
+  t.same(r.messages[1], {
+    role: 'assistant',
+    parts: [
+      { type: 'reasoning', text: 'thinking', origin: 'openai', signature: 'rs_1', encrypted: 'enc' },
+      { type: 'tool-call', id: 'c1', name: 'apply_patch', args: '{"input":"*** Begin Patch"}' },
+    ],
+  });
+  t.same(r.messages[2], { role: 'user', parts: [{ type: 'tool-result', callId: 'c1', name: 'apply_patch', content: [{ type: 'text', text: 'Done!' }], isError: false }] });
+  t.same(r.messages[3], { role: 'assistant', parts: [{ type: 'text', text: 'ok' }] });
+  t.match(r.extensions, { 'input[4]': 'local_shell_call', 'input[5]': 'mcp_call', 'input[6]': 'image_generation_call', 'input[7].content[1]': 'output_audio' });
+});
+
+t.test('every reasoning effort the SDK knows is an IR effort; none keeps its word', async (t) => {
+  for (const effort of ['minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const) {
+    t.same(decode({ ...base, reasoning: { effort } }).reasoning, { enabled: true, effort }, effort);
+  }
+  const none = decode({ ...base, reasoning: { effort: 'none' } });
+  t.same(none.reasoning, { enabled: false });
+  t.equal(none.extensions.reasoning_effort, 'none');
+  t.equal(decode({ ...base, text: { verbosity: 'terse' } }).extensions.verbosity, 'terse', 'a verbosity word newer than polygate is relayed');
+});
