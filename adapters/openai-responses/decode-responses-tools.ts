@@ -7,7 +7,7 @@ import { arr, bool, obj, str, type Json } from '../shared/narrow.ts';
 import { builtinKinds, decodeBuiltinTool, isBuiltinWireType } from './builtin-tools.ts';
 import type { DecodeNotes } from './decode-notes.ts';
 import { absent, enumOf, identifier, missing, required } from './responses-validate.ts';
-import { flatToolName } from './tool-identities.ts';
+import { customToolParameters, flatToolName } from './tool-identities.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 
 /**
@@ -26,12 +26,13 @@ export function decodeTools(v: unknown, notes: DecodeNotes): Tool[] {
     if (type === 'function') out.push(decodeFunctionTool(t, p));
     else if (isBuiltinWireType(type)) out.push(decodeBuiltinTool(t, type, p));
     else if (type === 'namespace') out.push(...decodeNamespace(t, p, notes));
+    else if (type === 'custom') out.push(decodeCustomTool(t, p, notes, undefined));
     else notes.dropped.push({ field: p, value: type });
   });
   return out;
 }
 
-/** A namespace holds function tools (and custom tools, which have no IR form: dropped like above). */
+/** A namespace holds function and custom tools; each gets a flat name. */
 function decodeNamespace(t: Json, p: string, notes: DecodeNotes): FunctionTool[] {
   const namespace = required(t.name, `${p}.name`, str);
   const out: FunctionTool[] = [];
@@ -39,6 +40,10 @@ function decodeNamespace(t: Json, p: string, notes: DecodeNotes): FunctionTool[]
     const q = `${p}.tools[${k}]`;
     const inner = obj(raw, q);
     const type = required(inner.type, `${q}.type`, str);
+    if (type === 'custom') {
+      out.push(decodeCustomTool(inner, q, notes, namespace));
+      return;
+    }
     if (type !== 'function') {
       notes.dropped.push({ field: q, value: type });
       return;
@@ -49,6 +54,26 @@ function decodeNamespace(t: Json, p: string, notes: DecodeNotes): FunctionTool[]
     out.push({ ...fn, name: flat });
   });
   return out;
+}
+
+/**
+ * A custom (free-form) tool → an IR function with one string argument, `input`; a grammar
+ * format is shown to the model in that argument's description (no other format constrains
+ * output by grammar). Its identity lets the encoders answer with a custom_tool_call.
+ */
+function decodeCustomTool(t: Json, p: string, notes: DecodeNotes, namespace: string | undefined): FunctionTool {
+  const name = required(t.name, `${p}.name`, identifier);
+  let grammar: string | undefined;
+  if (!absent(t.format)) {
+    const f = obj(t.format, `${p}.format`);
+    const type = required(f.type, `${p}.format.type`, str);
+    if (type === 'grammar') grammar = `${str(f.syntax ?? 'lark', `${p}.format.syntax`)}:\n${required(f.definition, `${p}.format.definition`, str)}`;
+  }
+  const flat = namespace === undefined ? name : flatToolName(namespace, name);
+  notes.identities[flat] = namespace === undefined ? { name, custom: true } : { name, namespace, custom: true };
+  const tool: FunctionTool = { type: 'function', name: flat, parameters: customToolParameters(grammar) };
+  if (!absent(t.description)) tool.description = str(t.description, `${p}.description`);
+  return tool;
 }
 
 /**

@@ -1,13 +1,15 @@
-// Tool names the Responses wire keeps in two fields (a `namespace` tool's function: `namespace` +
-// `name`, node_modules/openai/resources/responses/responses.d.ts NamespaceTool and
-// ResponseFunctionToolCall.namespace) become one flat IR function name, because no other format
-// has namespaces. The decoder records each flat name's identity in the request's extensions, and
-// this adapter's encoders restore it on every tool call they send back, so the client sees the
-// namespaced call it offered.
+// Responses tools other formats lack, offered to them as plain IR function tools and restored on
+// every tool call this adapter sends back, so the client sees the call it offered
+// (node_modules/openai/resources/responses/responses.d.ts):
+// - a `namespace` tool's function (NamespaceTool; ResponseFunctionToolCall.namespace) gets one flat
+//   name, `<namespace>__<name>`;
+// - a `custom` (free-form) tool (CustomTool; ResponseCustomToolCall) takes one string argument,
+//   `input`, and its call goes back as a custom_tool_call with that text.
+// The decoder records each such name's identity in the request's extensions.
 import type { ChatRequest } from '../../src/ir/chat-request.ts';
 import { isObject } from '../shared/narrow.ts';
 
-export type ToolIdentity = { namespace: string; name: string };
+export type ToolIdentity = { name: string; namespace?: string; custom?: boolean };
 export type ToolIdentities = Record<string, ToolIdentity>;
 
 /** The extensions key (client-side: adapters/shared/client-side-extensions.ts). */
@@ -37,13 +39,37 @@ export function readToolIdentities(req: ChatRequest): ToolIdentities {
   if (!isObject(v)) return {};
   const out: ToolIdentities = {};
   for (const [flat, id] of Object.entries(v)) {
-    if (isObject(id) && typeof id.namespace === 'string' && typeof id.name === 'string') out[flat] = { namespace: id.namespace, name: id.name };
+    if (!isObject(id) || typeof id.name !== 'string') continue;
+    const identity: ToolIdentity = { name: id.name };
+    if (typeof id.namespace === 'string') identity.namespace = id.namespace;
+    if (id.custom === true) identity.custom = true;
+    out[flat] = identity;
   }
   return out;
 }
 
+export const identityOf = (flat: string, ids: ToolIdentities): ToolIdentity | undefined => (Object.hasOwn(ids, flat) ? ids[flat] : undefined);
+
 /** The wire `name` and `namespace` of a tool call the IR names `flat`. */
 export function wireToolName(flat: string, ids: ToolIdentities): { name: string; namespace?: string } {
-  const id = Object.hasOwn(ids, flat) ? ids[flat] : undefined;
-  return id ? { name: id.name, namespace: id.namespace } : { name: flat };
+  const id = identityOf(flat, ids);
+  if (!id) return { name: flat };
+  return id.namespace !== undefined ? { name: id.name, namespace: id.namespace } : { name: id.name };
+}
+
+/** The IR parameters of a custom tool: its free-form text is the one argument. */
+export function customToolParameters(grammar: string | undefined): Record<string, unknown> {
+  const description = grammar === undefined ? 'The free-form input of the tool.' : `The free-form input of the tool. It must match this grammar:\n${grammar}`;
+  return { type: 'object', properties: { input: { type: 'string', description } }, required: ['input'], additionalProperties: false };
+}
+
+/** The text a custom tool call carries: the `input` argument, or the arguments as they came when the model sent something else. */
+export function customInput(args: string): string {
+  try {
+    const v: unknown = JSON.parse(args);
+    if (isObject(v) && typeof v.input === 'string') return v.input;
+  } catch {
+    // not JSON: the model wrote the input itself
+  }
+  return args;
 }

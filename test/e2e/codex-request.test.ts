@@ -87,7 +87,13 @@ const namespaceTool = {
     },
   ],
 };
-const tools = [shellTool, planTool, viewImageTool, { type: 'web_search', external_web_access: false }, namespaceTool];
+const applyPatchTool = {
+  type: 'custom',
+  name: 'apply_patch',
+  description: 'Use the `apply_patch` tool to edit files.',
+  format: { type: 'grammar', syntax: 'lark', definition: 'start: begin_patch hunk+ end_patch\nbegin_patch: "*** Begin Patch" LF\nend_patch: "*** End Patch" LF?' },
+};
+const tools = [shellTool, planTool, viewImageTool, { type: 'web_search', external_web_access: false }, namespaceTool, applyPatchTool];
 
 const history = [
   { type: 'message', role: 'developer', content: [{ type: 'input_text', text: '<permissions instructions>Filesystem sandboxing: workspace-write.</permissions instructions>' }] },
@@ -194,7 +200,11 @@ for (const [name, model, emu] of [
 ] as const) {
   t.test(`${name}, translated: no 400, drops named, namespaced calls restored`, async (t) => {
     emu.reset();
-    emu.script({ kind: 'tool', name: 'mcp__docs__search', args: '{"query":"loader"}' }, { kind: 'text', text: 'It reads config/gateway.yaml.' });
+    emu.script(
+      { kind: 'tool', name: 'mcp__docs__search', args: '{"query":"loader"}' },
+      { kind: 'tool', name: 'apply_patch', args: JSON.stringify({ input: '*** Begin Patch\n*** End Patch\n' }) },
+      { kind: 'text', text: 'It reads config/gateway.yaml.' },
+    );
     const one = await run(turn(model, history));
     const call = completed(one.events).output.find((o: Json) => o.type === 'function_call');
     t.match(call, { type: 'function_call', name: 'search', namespace: 'mcp__docs', arguments: '{"query":"loader"}' }, 'the namespaced call restored');
@@ -204,6 +214,13 @@ for (const [name, model, emu] of [
     const names = JSON.stringify(sent1.tools);
     t.match(names, /mcp__docs__search/, 'the namespaced function offered under its flat name');
     t.match(names, /shell_command/);
+
+    const patch = await run(turn(model, history));
+    t.match(
+      completed(patch.events).output.find((o: Json) => o.type === 'custom_tool_call'),
+      { type: 'custom_tool_call', name: 'apply_patch', input: '*** Begin Patch\n*** End Patch\n' },
+      'the free-form tool, offered as a function, is called back as a custom_tool_call',
+    );
 
     const two = await run(turn(model, turn2Input));
     t.equal(completed(two.events).status, 'completed');
