@@ -28,9 +28,13 @@ function fnv1a(s: string): string {
   return h.toString(16).padStart(8, '0');
 }
 
-/** `crm` + `lookup` → `crm__lookup` (the double underscore reads as a separator and is legal everywhere). */
+/**
+ * `crm` + `lookup` → `crm__lookup` (the double underscore reads as a separator and is legal
+ * everywhere). A namespace name is free text on the wire; characters function names may not
+ * hold become `_` (the identity keeps the original).
+ */
 export function flatToolName(namespace: string, name: string): string {
-  const flat = `${namespace}__${name}`;
+  const flat = `${namespace.replace(/[^A-Za-z0-9_-]/g, '_')}__${name}`;
   return flat.length <= maxName ? flat : `${flat.slice(0, maxName - 9)}_${fnv1a(flat)}`;
 }
 

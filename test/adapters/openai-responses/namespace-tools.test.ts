@@ -37,6 +37,7 @@ t.test('a flattened name longer than 64 characters is shortened with a stable ta
   t.equal(long, flatToolName('n'.repeat(40), 'f'.repeat(40)), 'stable');
   t.not(long, flatToolName('n'.repeat(40), `${'f'.repeat(39)}g`), 'distinct names stay distinct');
   t.equal(flatToolName('crm', 'lookup'), 'crm__lookup');
+  t.equal(flatToolName('my crm.v2', 'lookup'), 'my_crm_v2__lookup', 'characters a function name may not hold become _');
 });
 
 const called = (name: string): ChatResult => ({
