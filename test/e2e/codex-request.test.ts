@@ -164,6 +164,10 @@ t.test('echo: both turns answer, the web_search tool is dropped with a warning',
   const two = await run(turn('echo', turn2Input));
   t.equal(completed(two.events).status, 'completed');
   t.match(JSON.stringify(completed(two.events).output), /thanks, now summarise it/);
+  // Offering a hosted tool echo lacks is fine; forcing it would promise an answer echo cannot give.
+  const forced = await run({ ...turn('echo', history), tool_choice: { type: 'web_search' } }).catch((e: unknown) => e);
+  t.type(forced, OpenAI.BadRequestError);
+  t.equal((forced as InstanceType<typeof OpenAI.BadRequestError>).param, 'tool_choice');
 });
 
 t.test('openai responses upstream, relay (store: false): the body arrives untouched but for the model', async (t) => {
