@@ -77,3 +77,9 @@ export function customInput(args: string): string {
   }
   return args;
 }
+
+/** An upstream's function call in IR words: a namespaced one gets its flat name, as its tool had. */
+export function irCallName(item: Record<string, unknown>): string {
+  const name = typeof item.name === 'string' ? item.name : '';
+  return typeof item.namespace === 'string' && item.namespace !== '' ? flatToolName(item.namespace, name) : name;
+}
