@@ -11,10 +11,10 @@ import { customToolParameters, flatToolName } from './tool-identities.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 
 /**
- * Function tools, hosted tools with an IR kind, and `namespace` tools (flattened: tool-identities.ts).
- * Any other type (custom, mcp, local_shell, image_generation, shell, apply_patch, a type newer
- * than polygate) is no error: it has no IR form, so it is noted as dropped and every upstream
- * encoder names it in a warning (a same-format relay never decodes it).
+ * Function tools, hosted tools with an IR kind, `namespace` and `custom` tools (as functions:
+ * tool-identities.ts). Any other type (mcp, local_shell, image_generation, shell, apply_patch, a
+ * type newer than polygate) is no error: it has no IR form, so it is noted as dropped and every
+ * upstream encoder names it in a warning (a same-format relay sends the body as it came).
  */
 export function decodeTools(v: unknown, notes: DecodeNotes): Tool[] {
   if (absent(v)) return [];

@@ -4,7 +4,7 @@
 // param path (`tools[4]`, `input[7]`, `messages[2].content[1]`), where every upstream encoder
 // names each unknown extension in a warning (x-polygate-warnings, the warnings metric, the log
 // line). The value is only the wire type, never the field's content, which may hold secrets
-// (an MCP server's headers) or be large. A same-format relay never decodes, so keeps it all.
+// (an MCP server's headers) or be large. A same-format relay sends the body as it came.
 import type { ChatRequest } from '../../src/ir/chat-request.ts';
 
 export type DroppedField = { field: string; value: string };
