@@ -15,7 +15,7 @@ import { pick, unknownKeys } from './gemini-fields.ts';
 /**
  * Top-level fields the SDK may send that only Gemini understands; they ride in `extensions`
  * under their camelCase name, and so does any field newer than this adapter (open world,
- * DESIGN.md): relayed to a Gemini upstream, named in a warning by the others.
+ * docs/open-world.md): relayed to a Gemini upstream, named in a warning by the others.
  */
 const relayedTopLevel = ['safetySettings', 'cachedContent', 'labels', 'serviceTier', 'store'] as const;
 /** `model` in the body is tolerated (some clients send it) but the path names the model. */

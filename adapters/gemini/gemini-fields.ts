@@ -32,7 +32,7 @@ export function unknownKeys(o: Json, known: readonly string[]): Array<{ camel: s
 }
 
 /**
- * Open world (DESIGN.md): a field this adapter does not know is no error. It is noted under its
+ * Open world (docs/open-world.md): a field this adapter does not know is no error. It is noted under its
  * path (adapters/shared/dropped-fields.ts), so each upstream encoder names it in a warning; a
  * Gemini upstream gets the whole body by relay anyway.
  */

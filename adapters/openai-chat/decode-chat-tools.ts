@@ -18,7 +18,7 @@ function name(v: unknown, field: string): string {
 
 /**
  * Function tools. A custom (free-form grammar) tool has no IR form, nor has a type newer than
- * polygate: both are dropped and named in a warning (DESIGN.md "Open world").
+ * polygate: both are dropped and named in a warning (docs/open-world.md).
  */
 export function decodeChatTools(v: unknown, dropped: DroppedField[]): FunctionTool[] {
   if (v === undefined || v === null) return [];

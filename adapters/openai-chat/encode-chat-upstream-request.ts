@@ -76,7 +76,7 @@ function encodeTool(t: Tool, n: number, warn: WarningSink): Array<Record<string,
         },
       }];
     case 'builtin':
-      // An offered tool the upstream cannot run is dropped with a warning (DESIGN.md "Open world");
+      // An offered tool the upstream cannot run is dropped with a warning (docs/open-world.md);
       // forcing it is refused in encodeToolChoice.
       warn(`tools.${n}`, `the openai-chat upstream cannot run the built-in ${t.kind} tool; dropped`);
       return [];

@@ -1,4 +1,4 @@
-// Open world on translated routes (DESIGN.md): what a client decoder meets but the IR cannot hold
+// Open world on translated routes (docs/open-world.md): what a client decoder meets but the IR cannot hold
 // (a tool, item or content type newer than polygate, a hosted-tool call only its provider can
 // read) is no error. The decoder notes it here; the notes go into `extensions` under the field's
 // param path (`tools[4]`, `input[7]`, `messages[2].content[1]`), where every upstream encoder

@@ -24,7 +24,7 @@ const reasons: Record<string, string> = {
 /** A 400 for an extension the upstream cannot carry and must not drop; undefined when dropping it is honest. */
 export function outputChangingExtension(key: string, value: unknown, provider: string): GatewayError | undefined {
   // Gemini tools without an IR kind (urlContext, googleMaps…) are offered, not forced: like every
-  // hosted tool an upstream lacks, they are dropped with a warning (DESIGN.md "Open world").
+  // hosted tool an upstream lacks, they are dropped with a warning (docs/open-world.md).
   // Only non-text modalities change the answer; ['TEXT'] is what every upstream returns.
   if (key === 'responseModalities') {
     const other = Array.isArray(value) ? value.filter((m) => m !== 'TEXT') : [];

@@ -33,7 +33,7 @@ export class EchoProvider implements ChatProvider {
 
 /**
  * Echo runs no web search, code or computer. An offered tool is not used by itself, so it is
- * dropped with a warning (DESIGN.md "Open world"); forcing one would promise an answer echo cannot
+ * dropped with a warning (docs/open-world.md); forcing one would promise an answer echo cannot
  * give: that stays a 400.
  */
 function dropBuiltinTools(request: ChatRequest, provider: string, warn: CallOptions['warn']): void {

@@ -63,7 +63,7 @@ for (const [name, body, field] of cases) {
   });
 }
 
-// Open world (DESIGN.md): these were 400s; words polygate does not act on are no error (a Gemini
+// Open world (docs/open-world.md): these were 400s; words polygate does not act on are no error (a Gemini
 // upstream gets them by relay; a translated route refuses only output it cannot produce).
 const accepted: Array<[string, Record<string, unknown>]> = [
   ['an unknown HarmCategory', { ...ok, safetySettings: [{ category: 'HARM_CATEGORY_RUDENESS', threshold: 'BLOCK_NONE' }] }],

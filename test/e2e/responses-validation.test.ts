@@ -58,7 +58,7 @@ const cases: Array<[string, Record<string, unknown>, string]> = [
   ['a message with an unknown role', { ...ok, input: [{ role: 'robot', content: 'x' }] }, 'input[0].role'],
 ];
 
-// Open world (DESIGN.md): these were 400s. polygate does not act on a service tier, an include
+// Open world (docs/open-world.md): these were 400s. polygate does not act on a service tier, an include
 // value it does not know, a tool or item type without an IR form: kept for an OpenAI upstream,
 // dropped with a warning elsewhere.
 const accepted: Array<[string, Record<string, unknown>]> = [
