@@ -7,7 +7,8 @@ import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import { arr, bool, obj, oneOf, str, type Json } from '../shared/narrow.ts';
 import type { CallIdMatcher } from './call-ids.ts';
-import { pick, rejectUnknown } from './gemini-fields.ts';
+import type { DroppedField } from '../shared/dropped-fields.ts';
+import { noteUnknown, pick } from './gemini-fields.ts';
 import { pushSignature, pushThought } from './thought-signature.ts';
 
 const roles = ['user', 'model', 'function', 'tool'] as const;
@@ -15,6 +16,11 @@ const dataFields = ['text', 'inlineData', 'fileData', 'functionCall', 'functionR
 type DataField = (typeof dataFields)[number];
 /** `partMetadata` is the caller's own bookkeeping, never shown to the model; it is accepted and not forwarded. */
 const partFields = [...dataFields, 'thought', 'thoughtSignature', 'partMetadata'] as const;
+/**
+ * Part fields the IR has no place for: data of server-side tools (toolCall, toolResponse) and
+ * transcriptions only Gemini reads, and per-part hints (videoMetadata, mediaResolution…). A part
+ * holding only such data is dropped; a hint beside known data is ignored; both are noted.
+ */
 const languages = ['LANGUAGE_UNSPECIFIED', 'PYTHON'] as const;
 // The spec's Outcome enum, plus the short `OK` its example response shows.
 const outcomes = ['OUTCOME_UNSPECIFIED', 'OUTCOME_OK', 'OUTCOME_FAILED', 'OUTCOME_DEADLINE_EXCEEDED', 'OK'] as const;
@@ -27,15 +33,15 @@ const outcomeMap = {
 } as const;
 const base64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
-export function decodeContents(v: unknown, path: string, matcher: CallIdMatcher): Message[] {
+export function decodeContents(v: unknown, path: string, matcher: CallIdMatcher, dropped: DroppedField[]): Message[] {
   const list = arr(v, path);
   if (list.length === 0) throw invalid(path, `${path}: must contain at least one Content`);
-  return list.map((c, i) => decodeContent(c, `${path}[${i}]`, matcher));
+  return list.map((c, i) => decodeContent(c, `${path}[${i}]`, matcher, dropped));
 }
 
-function decodeContent(v: unknown, at: string, matcher: CallIdMatcher): Message {
+function decodeContent(v: unknown, at: string, matcher: CallIdMatcher, dropped: DroppedField[]): Message {
   const c = obj(v, at);
-  rejectUnknown(c, ['parts', 'role'], at);
+  noteUnknown(c, ['parts', 'role'], at, dropped);
   const role = pick(c, 'role', at);
   const r = role.value === undefined ? 'user' : oneOf(role.value, roles, role.path);
   const parts = pick(c, 'parts', at);
@@ -43,14 +49,16 @@ function decodeContent(v: unknown, at: string, matcher: CallIdMatcher): Message 
   const list = arr(parts.value, parts.path);
   if (list.length === 0) throw invalid(parts.path, `${parts.path}: must contain at least one Part`);
   const out: Part[] = [];
-  list.forEach((p, j) => decodePart(p, `${parts.path}[${j}]`, matcher, out));
+  list.forEach((p, j) => decodePart(p, `${parts.path}[${j}]`, matcher, out, dropped));
   // `function` and `tool` turns carry functionResponse parts: the IR puts tool results in user turns.
   return { role: r === 'model' ? 'assistant' : 'user', parts: out };
 }
 
-function decodePart(v: unknown, at: string, matcher: CallIdMatcher, out: Part[]): void {
+function decodePart(v: unknown, at: string, matcher: CallIdMatcher, out: Part[], dropped: DroppedField[]): void {
   const p = obj(v, at);
-  rejectUnknown(p, partFields, at);
+  const before = dropped.length;
+  noteUnknown(p, partFields, at, dropped);
+  const unknownData = dropped.length > before;
   const present = dataFields.map((field) => ({ field, ...pick(p, field, at) })).filter((f) => f.value !== undefined);
   const sig = pick(p, 'thoughtSignature', at);
   const signature = sig.value === undefined ? undefined : str(sig.value, sig.path);
@@ -60,6 +68,7 @@ function decodePart(v: unknown, at: string, matcher: CallIdMatcher, out: Part[])
   const data = present[0];
   if (!data) {
     if (signature !== undefined) return pushSignature(out, signature);
+    if (unknownData) return;
     throw invalid(at, `${at}: a Part must hold one of ${dataFields.join(', ')}`);
   }
   if (data.field === 'text') {
@@ -71,18 +80,18 @@ function decodePart(v: unknown, at: string, matcher: CallIdMatcher, out: Part[])
   }
   if (thought) throw invalid(thoughtField.path, `${thoughtField.path}: only a text part can be a thought`);
   if (signature !== undefined) pushSignature(out, signature);
-  out.push(decodeData(data.field, data.value, data.path, matcher));
+  out.push(decodeData(data.field, data.value, data.path, matcher, dropped));
 }
 
-function decodeData(field: Exclude<DataField, 'text'>, value: unknown, at: string, matcher: CallIdMatcher): Part {
+function decodeData(field: Exclude<DataField, 'text'>, value: unknown, at: string, matcher: CallIdMatcher, dropped: DroppedField[]): Part {
   switch (field) {
     case 'inlineData':
-      return decodeInlineData(value, at);
+      return decodeInlineData(value, at, dropped);
     case 'fileData':
       throw invalid(at, `${at}: fileData (fileUri) is not supported by this service; send audio, video, PDF and images as base64 inlineData`);
     case 'functionCall': {
       const fc = obj(value, at);
-      rejectUnknown(fc, ['name', 'args', 'id'], at);
+      noteUnknown(fc, ['name', 'args', 'id'], at, dropped);
       const name = requiredName(fc, at);
       const args = pick(fc, 'args', at);
       const id = pick(fc, 'id', at);
@@ -90,10 +99,10 @@ function decodeData(field: Exclude<DataField, 'text'>, value: unknown, at: strin
       return { type: 'tool-call', id: callId, name, args: JSON.stringify(args.value === undefined ? {} : obj(args.value, args.path)) };
     }
     case 'functionResponse':
-      return decodeFunctionResponse(value, at, matcher);
+      return decodeFunctionResponse(value, at, matcher, dropped);
     case 'executableCode': {
       const ec = obj(value, at);
-      rejectUnknown(ec, ['language', 'code'], at);
+      noteUnknown(ec, ['language', 'code'], at, dropped);
       const lang = pick(ec, 'language', at);
       if (lang.value === undefined) throw invalid(lang.path, `${lang.path}: is required`);
       const language = oneOf(lang.value, languages, lang.path);
@@ -103,7 +112,7 @@ function decodeData(field: Exclude<DataField, 'text'>, value: unknown, at: strin
     }
     case 'codeExecutionResult': {
       const cr = obj(value, at);
-      rejectUnknown(cr, ['outcome', 'output'], at);
+      noteUnknown(cr, ['outcome', 'output'], at, dropped);
       const oc = pick(cr, 'outcome', at);
       if (oc.value === undefined) throw invalid(oc.path, `${oc.path}: is required`);
       const output = pick(cr, 'output', at);
@@ -114,9 +123,9 @@ function decodeData(field: Exclude<DataField, 'text'>, value: unknown, at: strin
   }
 }
 
-function decodeInlineData(value: unknown, at: string): ImagePart | FilePart {
+function decodeInlineData(value: unknown, at: string, dropped: DroppedField[]): ImagePart | FilePart {
   const blob = obj(value, at);
-  rejectUnknown(blob, ['mimeType', 'data', 'displayName'], at);
+  noteUnknown(blob, ['mimeType', 'data', 'displayName'], at, dropped);
   const mt = pick(blob, 'mimeType', at);
   if (mt.value === undefined) throw invalid(mt.path, `${mt.path}: is required`);
   const mediaType = str(mt.value, mt.path);
@@ -128,9 +137,10 @@ function decodeInlineData(value: unknown, at: string): ImagePart | FilePart {
   return mediaType.startsWith('image/') ? { type: 'image', source } : { type: 'file', source };
 }
 
-function decodeFunctionResponse(value: unknown, at: string, matcher: CallIdMatcher): Part {
+function decodeFunctionResponse(value: unknown, at: string, matcher: CallIdMatcher, dropped: DroppedField[]): Part {
   const fr = obj(value, at);
-  rejectUnknown(fr, ['name', 'response', 'id', 'parts'], at);
+  // `willContinue` / `scheduling` (Live API) and newer fields: noted.
+  noteUnknown(fr, ['name', 'response', 'id', 'parts'], at, dropped);
   const name = requiredName(fr, at);
   const resp = pick(fr, 'response', at);
   if (resp.value === undefined) throw invalid(resp.path, `${resp.path}: is required`);
@@ -140,17 +150,17 @@ function decodeFunctionResponse(value: unknown, at: string, matcher: CallIdMatch
   // Gemini's convention: an `error` key (and no `output`) reports a failed call.
   const isError = response.error !== undefined && response.output === undefined;
   const fp = pick(fr, 'parts', at);
-  const media = fp.value === undefined ? [] : arr(fp.value, fp.path).map((x, k) => functionResponseImage(x, `${fp.path}[${k}]`));
+  const media = fp.value === undefined ? [] : arr(fp.value, fp.path).map((x, k) => functionResponseImage(x, `${fp.path}[${k}]`, dropped));
   return { type: 'tool-result', callId, name, content: [{ type: 'text', text: JSON.stringify(response) }, ...media], isError };
 }
 
 /** Multimodal function responses (FunctionResponsePart): images only, as the IR's tool results hold. */
-function functionResponseImage(v: unknown, at: string): ImagePart {
+function functionResponseImage(v: unknown, at: string, dropped: DroppedField[]): ImagePart {
   const p = obj(v, at);
-  rejectUnknown(p, ['inlineData'], at);
+  noteUnknown(p, ['inlineData'], at, dropped);
   const inline = pick(p, 'inlineData', at);
   if (inline.value === undefined) throw invalid(at, `${at}: only inlineData is supported in functionResponse parts`);
-  const part = decodeInlineData(inline.value, inline.path);
+  const part = decodeInlineData(inline.value, inline.path, dropped);
   if (part.type !== 'image') throw invalid(inline.path, `${inline.path}: only images can be returned in functionResponse parts`);
   return part;
 }
@@ -162,9 +172,9 @@ function requiredName(o: Json, at: string): string {
 }
 
 /** `systemInstruction` is a Content whose parts must all be text (the spec: "text only"). */
-export function decodeSystemInstruction(v: unknown, path: string): TextPart[] {
+export function decodeSystemInstruction(v: unknown, path: string, dropped: DroppedField[]): TextPart[] {
   const c = obj(v, path);
-  rejectUnknown(c, ['parts', 'role'], path);
+  noteUnknown(c, ['parts', 'role'], path, dropped);
   const parts = pick(c, 'parts', path);
   if (parts.value === undefined) throw invalid(parts.path, `${parts.path}: is required`);
   return arr(parts.value, parts.path).map((p, j) => {

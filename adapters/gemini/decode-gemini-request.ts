@@ -4,31 +4,27 @@
 import type { ChatRequest } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import type { InboundContext } from '../shared/chat-adapter.ts';
-import { arr, obj, oneOf, str } from '../shared/narrow.ts';
+import { recordDropped, type DroppedField } from '../shared/dropped-fields.ts';
+import { arr, obj, str, type Json } from '../shared/narrow.ts';
 import { CallIdMatcher } from './call-ids.ts';
 import { decodeContents, decodeSystemInstruction } from './decode-gemini-contents.ts';
 import { decodeToolConfig, decodeTools } from './decode-gemini-tools.ts';
 import { decodeGenerationConfig } from './decode-generation-config.ts';
-import { pick, rejectUnknown } from './gemini-fields.ts';
+import { pick, unknownKeys } from './gemini-fields.ts';
 
 /**
  * Top-level fields the SDK may send that only Gemini understands; they ride in `extensions`
- * under their camelCase name. Any other unknown field is refused, as the real API does.
+ * under their camelCase name, and so does any field newer than this adapter (open world,
+ * docs/open-world.md): relayed to a Gemini upstream, named in a warning by the others.
  */
 const relayedTopLevel = ['safetySettings', 'cachedContent', 'labels', 'serviceTier', 'store'] as const;
 /** `model` in the body is tolerated (some clients send it) but the path names the model. */
 const known = ['contents', 'tools', 'toolConfig', 'systemInstruction', 'generationConfig', 'model', ...relayedTopLevel] as const;
 
-const harmCategories = [
-  'HARM_CATEGORY_HARASSMENT', 'HARM_CATEGORY_HATE_SPEECH', 'HARM_CATEGORY_SEXUALLY_EXPLICIT', 'HARM_CATEGORY_DANGEROUS_CONTENT',
-  'HARM_CATEGORY_CIVIC_INTEGRITY', 'HARM_CATEGORY_UNSPECIFIED', 'HARM_CATEGORY_DEROGATORY', 'HARM_CATEGORY_TOXICITY',
-  'HARM_CATEGORY_VIOLENCE', 'HARM_CATEGORY_SEXUAL', 'HARM_CATEGORY_MEDICAL', 'HARM_CATEGORY_DANGEROUS',
-] as const;
-const thresholds = ['HARM_BLOCK_THRESHOLD_UNSPECIFIED', 'BLOCK_LOW_AND_ABOVE', 'BLOCK_MEDIUM_AND_ABOVE', 'BLOCK_ONLY_HIGH', 'BLOCK_NONE', 'OFF'] as const;
 
 export function decodeGeminiRequest(body: unknown, ctx: InboundContext): ChatRequest {
   const b = obj(body, 'body');
-  rejectUnknown(b, known, '');
+  const dropped: DroppedField[] = [];
   const model = (ctx.params.model ?? '').replace(/^models\//, '');
   if (model === '') throw invalid('model', 'model: the path must name a model (/v1beta/models/{model}:generateContent)');
 
@@ -37,7 +33,7 @@ export function decodeGeminiRequest(body: unknown, ctx: InboundContext): ChatReq
   const req: ChatRequest = {
     model,
     system: [],
-    messages: decodeContents(contents.value, contents.path, new CallIdMatcher()),
+    messages: decodeContents(contents.value, contents.path, new CallIdMatcher(), dropped),
     tools: [],
     sampling: {},
     stream: ctx.streamByRoute === true,
@@ -45,25 +41,25 @@ export function decodeGeminiRequest(body: unknown, ctx: InboundContext): ChatReq
   };
 
   const sys = pick(b, 'systemInstruction', '');
-  if (sys.value !== undefined) req.system = decodeSystemInstruction(sys.value, sys.path);
+  if (sys.value !== undefined) req.system = decodeSystemInstruction(sys.value, sys.path, dropped);
 
   const tools = pick(b, 'tools', '');
   if (tools.value !== undefined) {
-    const t = decodeTools(tools.value, tools.path);
+    const t = decodeTools(tools.value, tools.path, dropped);
     req.tools = t.tools;
     Object.assign(req.extensions, t.extensions);
     if (Object.keys(t.responseSchemas).length > 0) req.extensions.functionResponseSchemas = t.responseSchemas;
   }
   const tc = pick(b, 'toolConfig', '');
   if (tc.value !== undefined) {
-    const c = decodeToolConfig(tc.value, tc.path, req.tools);
+    const c = decodeToolConfig(tc.value, tc.path, req.tools, dropped);
     if (c.toolChoice) req.toolChoice = c.toolChoice;
     Object.assign(req.extensions, c.extensions);
   }
 
   const gc = pick(b, 'generationConfig', '');
   if (gc.value !== undefined) {
-    const g = decodeGenerationConfig(gc.value, gc.path);
+    const g = decodeGenerationConfig(gc.value, gc.path, dropped);
     req.sampling = g.sampling;
     if (g.maxTokens !== undefined) req.maxTokens = g.maxTokens;
     if (g.output) req.output = g.output;
@@ -83,19 +79,26 @@ export function decodeGeminiRequest(body: unknown, ctx: InboundContext): ChatReq
     const f = pick(b, name, '');
     if (f.value !== undefined) req.extensions[name] = f.value;
   }
+  for (const { camel, key } of unknownKeys(b, known)) req.extensions[camel] = b[key];
+  recordDropped(req, dropped);
   return req;
 }
 
-/** SafetySetting: category and threshold are both required enums. */
-function checkSafetySettings(v: unknown, path: string): Array<{ category: string; threshold: string }> {
+/**
+ * SafetySetting: category and threshold are both required. polygate never acts on them (a Gemini
+ * upstream gets them, the others warn them away), so a category or threshold newer than polygate
+ * is no error, nor is another setting (`method`): the objects are kept as sent.
+ */
+function checkSafetySettings(v: unknown, path: string): Json[] {
   return arr(v, path).map((x, i) => {
     const at = `${path}[${i}]`;
     const s = obj(x, at);
-    rejectUnknown(s, ['category', 'threshold'], at);
     const c = pick(s, 'category', at);
     const t = pick(s, 'threshold', at);
     if (c.value === undefined) throw invalid(c.path, `${c.path}: is required`);
     if (t.value === undefined) throw invalid(t.path, `${t.path}: is required`);
-    return { category: oneOf(c.value, harmCategories, c.path), threshold: oneOf(t.value, thresholds, t.path) };
+    str(c.value, c.path);
+    str(t.value, t.path);
+    return s;
   });
 }

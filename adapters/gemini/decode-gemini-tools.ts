@@ -4,7 +4,8 @@ import type { BuiltinTool, FunctionTool, Tool, ToolChoice } from '../../src/ir/c
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import { arr, obj, oneOf, str, type Json } from '../shared/narrow.ts';
-import { camelOf, pick, rejectUnknown, unknownKeys } from './gemini-fields.ts';
+import type { DroppedField } from '../shared/dropped-fields.ts';
+import { camelOf, noteUnknown, pick, unknownKeys } from './gemini-fields.ts';
 import { jsonSchemaOfGeminiSchema } from './gemini-schema.ts';
 
 /** Same rule as the API: a letter or underscore, then letters, digits, `_ . : -`; at most 128. */
@@ -32,7 +33,7 @@ export type DecodedTools = {
   responseSchemas: Record<string, Json>;
 };
 
-export function decodeTools(v: unknown, path: string): DecodedTools {
+export function decodeTools(v: unknown, path: string, dropped: DroppedField[]): DecodedTools {
   const out: DecodedTools = { tools: [], extensions: {}, responseSchemas: {} };
   arr(v, path).forEach((t, i) => {
     const at = `${path}[${i}]`;
@@ -41,7 +42,7 @@ export function decodeTools(v: unknown, path: string): DecodedTools {
       const camel = camelOf(key);
       const kp = `${at}.${key}`;
       if (camel === 'functionDeclarations') {
-        arr(value, kp).forEach((d, k) => out.tools.push(decodeDeclaration(d, `${kp}[${k}]`, out.responseSchemas)));
+        arr(value, kp).forEach((d, k) => out.tools.push(decodeDeclaration(d, `${kp}[${k}]`, out.responseSchemas, dropped)));
       } else if (Object.hasOwn(geminiBuiltinKinds, camel)) {
         out.tools.push({ type: 'builtin', kind: geminiBuiltinKinds[camel], name: camel, options: obj(value, kp) });
       } else {
@@ -52,9 +53,10 @@ export function decodeTools(v: unknown, path: string): DecodedTools {
   return out;
 }
 
-function decodeDeclaration(v: unknown, at: string, responseSchemas: Record<string, Json>): FunctionTool {
+function decodeDeclaration(v: unknown, at: string, responseSchemas: Record<string, Json>, dropped: DroppedField[]): FunctionTool {
   const d = obj(v, at);
-  rejectUnknown(d, ['name', 'description', 'parameters', 'parametersJsonSchema', 'response', 'responseJsonSchema'], at);
+  // `behavior` (Live API only) and fields newer than this adapter: noted, never an error.
+  noteUnknown(d, ['name', 'description', 'parameters', 'parametersJsonSchema', 'response', 'responseJsonSchema'], at, dropped);
   const n = pick(d, 'name', at);
   if (n.value === undefined || n.value === '') throw invalid(n.path, `${n.path}: is required`);
   const name = str(n.value, n.path);
@@ -67,13 +69,13 @@ function decodeDeclaration(v: unknown, at: string, responseSchemas: Record<strin
   const params = pick(d, 'parameters', at);
   const json = pick(d, 'parametersJsonSchema', at);
   if (params.value !== undefined && json.value !== undefined) throw invalid(json.path, `${json.path}: parameters and parametersJsonSchema are mutually exclusive`);
-  if (params.value !== undefined) tool.parameters = jsonSchemaOfGeminiSchema(params.value, params.path);
+  if (params.value !== undefined) tool.parameters = jsonSchemaOfGeminiSchema(params.value, params.path, dropped);
   if (json.value !== undefined) tool.parameters = obj(json.value, json.path);
   const response = pick(d, 'response', at);
   const responseJson = pick(d, 'responseJsonSchema', at);
   if (response.value !== undefined && responseJson.value !== undefined) throw invalid(responseJson.path, `${responseJson.path}: response and responseJsonSchema are mutually exclusive`);
   if (response.value !== undefined) {
-    jsonSchemaOfGeminiSchema(response.value, response.path);
+    jsonSchemaOfGeminiSchema(response.value, response.path, dropped);
     responseSchemas[name] = { response: response.value };
   }
   if (responseJson.value !== undefined) responseSchemas[name] = { responseJsonSchema: obj(responseJson.value, responseJson.path) };
@@ -87,14 +89,15 @@ export type DecodedToolConfig = { toolChoice?: ToolChoice; extensions: Record<st
  * allowed name → that tool), VALIDATED (calls or text, names constrained) → allowed/auto.
  * `allowedFunctionNames` is only meaningful with ANY or VALIDATED and must name declared functions.
  */
-export function decodeToolConfig(v: unknown, path: string, tools: Tool[]): DecodedToolConfig {
+export function decodeToolConfig(v: unknown, path: string, tools: Tool[], dropped: DroppedField[]): DecodedToolConfig {
   const tc = obj(v, path);
   const out: DecodedToolConfig = { extensions: {} };
   for (const { camel, key } of unknownKeys(tc, ['functionCallingConfig'])) out.extensions[`toolConfig.${camel}`] = tc[key];
   const fcc = pick(tc, 'functionCallingConfig', path);
   if (fcc.value === undefined) return out;
   const cfg = obj(fcc.value, fcc.path);
-  rejectUnknown(cfg, ['mode', 'allowedFunctionNames'], fcc.path);
+  // `streamFunctionCallArguments` and newer settings: noted (a non-Gemini upstream has no such knob).
+  noteUnknown(cfg, ['mode', 'allowedFunctionNames'], fcc.path, dropped);
   const m = pick(cfg, 'mode', fcc.path);
   const mode = m.value === undefined ? 'MODE_UNSPECIFIED' : oneOf(m.value, modes, m.path);
   const an = pick(cfg, 'allowedFunctionNames', fcc.path);

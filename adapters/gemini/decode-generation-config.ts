@@ -5,15 +5,13 @@
 // pipeline relays them to a Gemini upstream or rejects / warns for others: never a silent drop.
 import type { OutputFormat, ReasoningConfig, ReasoningEffort, SamplingKnobs } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
-import { arr, bool, int, num, obj, oneOf, str, type Json } from '../shared/narrow.ts';
-import { inRange, pick, rejectUnknown, unknownKeys, type Picked } from './gemini-fields.ts';
+import { arr, bool, int, num, obj, oneOf, str } from '../shared/narrow.ts';
+import type { DroppedField } from '../shared/dropped-fields.ts';
+import { inRange, noteUnknown, pick, unknownKeys, type Picked } from './gemini-fields.ts';
 import { jsonSchemaOfGeminiSchema, stringEnumOf } from './gemini-schema.ts';
 
 const mimeTypes = ['text/plain', 'application/json', 'text/x.enum'] as const;
-const modalities = ['TEXT', 'IMAGE', 'AUDIO'] as const;
-const mediaResolutions = ['MEDIA_RESOLUTION_UNSPECIFIED', 'MEDIA_RESOLUTION_LOW', 'MEDIA_RESOLUTION_MEDIUM', 'MEDIA_RESOLUTION_HIGH'] as const;
 const thinkingLevels = ['THINKING_LEVEL_UNSPECIFIED', 'MINIMAL', 'LOW', 'MEDIUM', 'HIGH'] as const;
-const languageCodes = ['zh-CN', 'en-US', 'ja-JP', 'ko-KR', 'fr-FR', 'de-DE', 'es-ES', 'pt-BR', 'hi-IN', 'ar-XA', 'it-IT', 'tr-TR', 'vi-VN', 'th-TH', 'ru-RU', 'pl-PL', 'nl-NL'] as const;
 const known = [
   'stopSequences', 'responseMimeType', 'responseSchema', 'responseJsonSchema', 'responseModalities', 'candidateCount',
   'maxOutputTokens', 'temperature', 'topP', 'topK', 'seed', 'presencePenalty', 'frequencyPenalty', 'responseLogprobs',
@@ -28,7 +26,7 @@ export type DecodedGenerationConfig = {
   extensions: Record<string, unknown>;
 };
 
-export function decodeGenerationConfig(v: unknown, path: string): DecodedGenerationConfig {
+export function decodeGenerationConfig(v: unknown, path: string, dropped: DroppedField[]): DecodedGenerationConfig {
   const g = obj(v, path);
   const out: DecodedGenerationConfig = { sampling: {}, extensions: {} };
   // Fields newer than this adapter (imageConfig, audioTranscriptionConfig…) are relayed to a
@@ -78,18 +76,22 @@ export function decodeGenerationConfig(v: unknown, path: string): DecodedGenerat
     out.extensions.logprobs = n;
   }
 
-  decodeOutput(f, out);
+  decodeOutput(f, out, dropped);
   const tc = f('thinkingConfig');
-  if (tc.value !== undefined) out.reasoning = decodeThinking(tc, out.extensions);
+  if (tc.value !== undefined) out.reasoning = decodeThinking(tc, out.extensions, dropped);
 
   const rm = f('responseModalities');
-  if (rm.value !== undefined) out.extensions.responseModalities = arr(rm.value, rm.path).map((m, i) => oneOf(m, modalities, `${rm.path}[${i}]`));
+  // Any modality word is kept: an upstream encoder refuses every one but TEXT (it changes the
+  // answer), a Gemini upstream gets them as sent.
+  if (rm.value !== undefined) out.extensions.responseModalities = arr(rm.value, rm.path).map((m, i) => str(m, `${rm.path}[${i}]`));
   const mr = f('mediaResolution');
-  if (mr.value !== undefined) out.extensions.mediaResolution = oneOf(mr.value, mediaResolutions, mr.path);
+  // A tuning knob polygate only relays or warns away: a resolution newer than polygate is no error.
+  if (mr.value !== undefined) out.extensions.mediaResolution = str(mr.value, mr.path);
   const civic = f('enableEnhancedCivicAnswers');
   if (civic.value !== undefined) out.extensions.enableEnhancedCivicAnswers = bool(civic.value, civic.path);
   const sc = f('speechConfig');
-  if (sc.value !== undefined) out.extensions.speechConfig = checkSpeechConfig(sc);
+  // Spoken output: refused with a 400 by every non-Gemini encoder, relayed to Gemini as sent.
+  if (sc.value !== undefined) out.extensions.speechConfig = obj(sc.value, sc.path);
   return out;
 }
 
@@ -104,14 +106,14 @@ function positive(p: Picked): number {
  * with the bare enum value; the IR models it as a string-enum schema, and the mime type stays in
  * `extensions.responseMimeType` so the encoders can unquote the JSON string again.
  */
-function decodeOutput(f: (name: (typeof known)[number]) => Picked, out: DecodedGenerationConfig): void {
+function decodeOutput(f: (name: (typeof known)[number]) => Picked, out: DecodedGenerationConfig, dropped: DroppedField[]): void {
   const mt = f('responseMimeType');
   const mime = mt.value === undefined ? 'text/plain' : oneOf(mt.value, mimeTypes, mt.path);
   const rs = f('responseSchema');
   const rjs = f('responseJsonSchema');
   if (rs.value !== undefined && rjs.value !== undefined) throw invalid(rjs.path, `${rjs.path}: responseSchema and responseJsonSchema are mutually exclusive`);
   const schemaField = rs.value !== undefined ? rs : rjs.value !== undefined ? rjs : undefined;
-  const schema = rs.value !== undefined ? jsonSchemaOfGeminiSchema(rs.value, rs.path) : rjs.value !== undefined ? obj(rjs.value, rjs.path) : undefined;
+  const schema = rs.value !== undefined ? jsonSchemaOfGeminiSchema(rs.value, rs.path, dropped) : rjs.value !== undefined ? obj(rjs.value, rjs.path) : undefined;
   if (mime === 'text/plain') {
     if (schemaField) throw invalid(schemaField.path, `${schemaField.path}: requires responseMimeType 'application/json' or 'text/x.enum'`);
     return;
@@ -136,9 +138,9 @@ const effortOfLevel: Record<Exclude<(typeof thinkingLevels)[number], 'THINKING_L
 };
 
 /** thinkingBudget 0 turns thinking off, -1 lets the model decide, N caps it; thinkingLevel is an effort. */
-function decodeThinking(tc: Picked, extensions: Record<string, unknown>): ReasoningConfig {
+function decodeThinking(tc: Picked, extensions: Record<string, unknown>, dropped: DroppedField[]): ReasoningConfig {
   const t = obj(tc.value, tc.path);
-  rejectUnknown(t, ['includeThoughts', 'thinkingBudget', 'thinkingLevel'], tc.path);
+  noteUnknown(t, ['includeThoughts', 'thinkingBudget', 'thinkingLevel'], tc.path, dropped);
   const it = pick(t, 'includeThoughts', tc.path);
   const tb = pick(t, 'thinkingBudget', tc.path);
   const tl = pick(t, 'thinkingLevel', tc.path);
@@ -159,39 +161,4 @@ function decodeThinking(tc: Picked, extensions: Record<string, unknown>): Reason
     }
   }
   return r;
-}
-
-function checkSpeechConfig(sc: Picked): Json {
-  const c = obj(sc.value, sc.path);
-  rejectUnknown(c, ['voiceConfig', 'multiSpeakerVoiceConfig', 'languageCode'], sc.path);
-  const vc = pick(c, 'voiceConfig', sc.path);
-  if (vc.value !== undefined) checkVoiceConfig(vc);
-  const ms = pick(c, 'multiSpeakerVoiceConfig', sc.path);
-  if (ms.value !== undefined) {
-    const m = obj(ms.value, ms.path);
-    rejectUnknown(m, ['speakerVoiceConfigs'], ms.path);
-    const list = pick(m, 'speakerVoiceConfigs', ms.path);
-    arr(list.value, list.path).forEach((x, i) => {
-      const at = `${list.path}[${i}]`;
-      const s = obj(x, at);
-      rejectUnknown(s, ['speaker', 'voiceConfig'], at);
-      const sp = pick(s, 'speaker', at);
-      str(sp.value, sp.path);
-      checkVoiceConfig(pick(s, 'voiceConfig', at));
-    });
-  }
-  const lc = pick(c, 'languageCode', sc.path);
-  if (lc.value !== undefined) oneOf(lc.value, languageCodes, lc.path);
-  return c;
-}
-
-function checkVoiceConfig(vc: Picked): void {
-  const v = obj(vc.value, vc.path);
-  rejectUnknown(v, ['prebuiltVoiceConfig'], vc.path);
-  const pv = pick(v, 'prebuiltVoiceConfig', vc.path);
-  if (pv.value === undefined) return;
-  const p = obj(pv.value, pv.path);
-  rejectUnknown(p, ['voiceName'], pv.path);
-  const name = pick(p, 'voiceName', pv.path);
-  if (name.value !== undefined) str(name.value, name.path);
 }

@@ -11,7 +11,7 @@ import { isObject, type Json } from '../shared/narrow.ts';
 import { budgetOfEffort, nearestEffort } from '../shared/reasoning-map.ts';
 import { geminiBuiltinKinds } from './decode-gemini-tools.ts';
 import { encodeContents, onceWarner } from './encode-gemini-contents.ts';
-import { geminiEnumSchema, stringEnumOf } from './gemini-schema.ts';
+import { geminiEnumSchema, geminiJsonSchema, stringEnumOf } from './gemini-schema.ts';
 
 /** Extensions a Gemini client brought that go back into the same place on the way out. */
 const topLevelExtensions = ['safetySettings', 'cachedContent', 'labels', 'serviceTier', 'store'];
@@ -65,7 +65,7 @@ function encodeTools(req: ChatRequest, warn: WarningSink): Json[] {
       if (t.strict !== undefined) warn('strict', 'gemini has no strict flag for function schemas; it was dropped');
       const d: Json = { name: t.name };
       if (t.description !== undefined) d.description = t.description;
-      d.parametersJsonSchema = t.parameters;
+      d.parametersJsonSchema = geminiJsonSchema(t.parameters);
       const rs = responseSchemas[t.name];
       if (isObject(rs)) Object.assign(d, rs);
       declarations.push(d);
@@ -148,7 +148,7 @@ function encodeGenerationConfig(req: ChatRequest): Json {
       g.responseSchema = geminiEnumSchema(values);
     } else {
       g.responseMimeType = 'application/json';
-      g.responseJsonSchema = out.schema;
+      g.responseJsonSchema = geminiJsonSchema(out.schema);
     }
   }
   const r = req.reasoning;

@@ -4,6 +4,7 @@
 // and error paths name the field the way the client spelled it
 // (https://protobuf.dev/programming-guides/json/, https://ai.google.dev/api/generate-content).
 import { invalid } from '../../src/ir/gateway-error.ts';
+import type { DroppedField } from '../shared/dropped-fields.ts';
 import type { Json } from '../shared/narrow.ts';
 
 export const snakeOf = (camel: string): string => camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -30,10 +31,13 @@ export function unknownKeys(o: Json, known: readonly string[]): Array<{ camel: s
   return out;
 }
 
-/** Rejects fields the API does not define, as the real API does ("Unknown name …"). */
-export function rejectUnknown(o: Json, known: readonly string[], at: string): void {
-  const [first] = unknownKeys(o, known);
-  if (first) throw invalid(pathOf(at, first.key), `${pathOf(at, first.key)}: unknown field '${first.key}'`);
+/**
+ * Open world (docs/open-world.md): a field this adapter does not know is no error. It is noted under its
+ * path (adapters/shared/dropped-fields.ts), so each upstream encoder names it in a warning; a
+ * Gemini upstream gets the whole body by relay anyway.
+ */
+export function noteUnknown(o: Json, known: readonly string[], at: string, dropped: DroppedField[]): void {
+  for (const { camel, key } of unknownKeys(o, known)) dropped.push({ field: pathOf(at, key), value: camel });
 }
 
 /** A number inside [min, max], checked with the spec's limit in the message. */

@@ -4,7 +4,8 @@
 // encode direction exists for `text/x.enum`, which takes a `responseSchema` string enum.
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { arr, obj, str, type Json } from '../shared/narrow.ts';
-import { intLike, pick, rejectUnknown } from './gemini-fields.ts';
+import type { DroppedField } from '../shared/dropped-fields.ts';
+import { intLike, noteUnknown, pick } from './gemini-fields.ts';
 
 const schemaTypes = ['TYPE_UNSPECIFIED', 'STRING', 'NUMBER', 'INTEGER', 'BOOLEAN', 'ARRAY', 'OBJECT', 'NULL'] as const;
 const schemaFields = [
@@ -19,9 +20,9 @@ const intFields = ['minItems', 'maxItems', 'minLength', 'maxLength', 'minPropert
  * SDK forwards lower-case types it got from JSON-Schema-minded callers. `propertyOrdering` is a
  * generation hint with no JSON Schema keyword; JSON object key order already carries it.
  */
-export function jsonSchemaOfGeminiSchema(v: unknown, at: string): Json {
+export function jsonSchemaOfGeminiSchema(v: unknown, at: string, dropped: DroppedField[]): Json {
   const s = obj(v, at);
-  rejectUnknown(s, schemaFields, at);
+  noteUnknown(s, schemaFields, at, dropped);
   const out: Json = {};
   const type = pick(s, 'type', at);
   let t: string | undefined;
@@ -61,19 +62,19 @@ export function jsonSchemaOfGeminiSchema(v: unknown, at: string): Json {
     if (f.value !== undefined) out[k] = intLike(f.value, f.path);
   }
   const items = pick(s, 'items', at);
-  if (items.value !== undefined) out.items = jsonSchemaOfGeminiSchema(items.value, items.path);
+  if (items.value !== undefined) out.items = jsonSchemaOfGeminiSchema(items.value, items.path, dropped);
   const props = pick(s, 'properties', at);
   if (props.value !== undefined) {
     const map = obj(props.value, props.path);
     const converted: Json = {};
-    for (const [name, sub] of Object.entries(map)) converted[name] = jsonSchemaOfGeminiSchema(sub, `${props.path}.${name}`);
+    for (const [name, sub] of Object.entries(map)) converted[name] = jsonSchemaOfGeminiSchema(sub, `${props.path}.${name}`, dropped);
     out.properties = converted;
   }
   const req = pick(s, 'required', at);
   if (req.value !== undefined) out.required = arr(req.value, req.path).map((r, i) => str(r, `${req.path}[${i}]`));
   const anyOf = pick(s, 'anyOf', at);
   if (anyOf.value !== undefined) {
-    const subs = arr(anyOf.value, anyOf.path).map((sub, i) => jsonSchemaOfGeminiSchema(sub, `${anyOf.path}[${i}]`));
+    const subs = arr(anyOf.value, anyOf.path).map((sub, i) => jsonSchemaOfGeminiSchema(sub, `${anyOf.path}[${i}]`, dropped));
     out.anyOf = isNullable && t === undefined ? [...subs, { type: 'null' }] : subs;
   }
   const ordering = pick(s, 'propertyOrdering', at);
@@ -90,4 +91,36 @@ export function stringEnumOf(schema: Json): string[] | undefined {
 /** `text/x.enum` output needs a Gemini Schema; only a string enum is meaningful there. */
 export function geminiEnumSchema(values: string[]): Json {
   return { type: 'STRING', enum: values };
+}
+
+/**
+ * Keywords Gemini refuses even on its JSON Schema path (`parametersJsonSchema`,
+ * `responseJsonSchema`) with "Invalid JSON payload received. Unknown name …": `$schema` (every
+ * MCP server and zod-to-json-schema emit it), `$comment`, and VS Code's `enumDescriptions` /
+ * `markdownDescription`. Gemini's supported list (`$id`, `$defs`, `$ref`, `$anchor`, type, format,
+ * title, description, enum, items, prefixItems, min/maxItems, minimum, maximum, anyOf, oneOf,
+ * properties, additionalProperties, required, propertyOrdering) has none of them, and none changes
+ * what a valid argument is, so they are removed rather than reported.
+ */
+const refusedKeywords = new Set(['$schema', '$comment', 'enumDescriptions', 'markdownDescription', 'markdownEnumDescriptions', 'deprecationMessage']);
+/** Keywords whose value is a map of names to schemas (the names themselves are data, not keywords). */
+const schemaMaps = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+/** Deeper than any real tool schema; bounds the walk on hostile input. */
+const maxDepth = 64;
+
+/** A copy of a JSON Schema without the keywords Gemini refuses, at any depth. */
+export function geminiJsonSchema(schema: Json): Json {
+  const walk = (v: unknown, depth: number, isMap: boolean): unknown => {
+    if (depth > maxDepth) return v;
+    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1, false));
+    if (typeof v !== 'object' || v === null) return v;
+    const out: Json = {};
+    for (const [k, x] of Object.entries(v)) {
+      if (!isMap && refusedKeywords.has(k)) continue;
+      // `enum`, `const`, `default` and `examples` hold data, never schemas: copied as they are.
+      out[k] = !isMap && (k === 'enum' || k === 'const' || k === 'default' || k === 'examples') ? x : walk(x, depth + 1, !isMap && schemaMaps.has(k));
+    }
+    return out;
+  };
+  return walk(schema, 0, false) as Json;
 }

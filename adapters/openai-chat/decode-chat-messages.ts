@@ -5,13 +5,18 @@ import type { FilePart, ImagePart, Message, Part, TextPart, ToolCallPart, ToolRe
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import { arr, obj, oneOf, optStr, str, type Json } from '../shared/narrow.ts';
+import type { DroppedField } from '../shared/dropped-fields.ts';
 import { parseDataUrl } from './data-url.ts';
 
 const roles = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
 
 export type DecodedMessages = { system: TextPart[]; messages: Message[] };
 
-export function decodeChatMessages(v: unknown): DecodedMessages {
+/**
+ * Content part and tool call types outside the known ones (a type newer than polygate) are no
+ * error: they go into `dropped` and every upstream encoder names them in a warning.
+ */
+export function decodeChatMessages(v: unknown, dropped: DroppedField[]): DecodedMessages {
   const list = arr(v, 'messages');
   if (list.length === 0) throw invalid('messages', "messages: must contain at least one message (got [])");
   const system: TextPart[] = [];
@@ -31,21 +36,21 @@ export function decodeChatMessages(v: unknown): DecodedMessages {
       case 'developer':
         // Instructions anywhere in the conversation join the one IR system list, in order: the
         // IR has no mid-conversation system turn, and models read all of them as instructions.
-        system.push(...decodeTextContent(m.content, `${field}.content`));
+        system.push(...decodeTextContent(m.content, `${field}.content`, dropped));
         break;
       case 'user': {
-        const parts = decodeUserContent(m.content, `${field}.content`);
+        const parts = decodeUserContent(m.content, `${field}.content`, dropped);
         if (openToolTurn) openToolTurn.parts.push(...parts);
         else messages.push({ role: 'user', parts });
         openToolTurn = undefined;
         break;
       }
       case 'assistant':
-        messages.push({ role: 'assistant', parts: decodeAssistant(m, field, toolNames) });
+        messages.push({ role: 'assistant', parts: decodeAssistant(m, field, toolNames, dropped) });
         openToolTurn = undefined;
         break;
       case 'tool': {
-        const part = decodeToolMessage(m, field, toolNames);
+        const part = decodeToolMessage(m, field, toolNames, dropped);
         if (openToolTurn) openToolTurn.parts.push(part);
         else messages.push((openToolTurn = { role: 'user', parts: [part] }));
         break;
@@ -65,35 +70,45 @@ function contentArray(v: unknown, field: string): unknown[] {
   return v;
 }
 
-/** System, developer and tool messages: a string or an array of text parts. */
-function decodeTextContent(v: unknown, field: string): TextPart[] {
+/** A part's type: one of `known`, or noted as dropped (undefined). */
+function known<T extends string>(p: Json, allowed: readonly T[], field: string, dropped: DroppedField[]): T | undefined {
+  const type = str(p.type, `${field}.type`);
+  if ((allowed as readonly string[]).includes(type)) return type as T;
+  dropped.push({ field, value: type });
+  return undefined;
+}
+
+/** System, developer and tool messages: a string or an array of text parts (others dropped). */
+function decodeTextContent(v: unknown, field: string, dropped: DroppedField[]): TextPart[] {
   if (typeof v === 'string') return [{ type: 'text', text: v }];
   const parts = contentArray(v, field);
   if (parts.length === 0) throw invalid(field, `${field}: expected a string or a non-empty array of text parts`);
-  return parts.map((p, j) => {
+  return parts.flatMap((p, j): TextPart[] => {
     const part = obj(p, `${field}[${j}]`);
-    if (part.type !== 'text') throw invalid(`${field}[${j}].type`, `${field}[${j}].type: only 'text' parts are allowed here`);
-    return { type: 'text', text: str(part.text, `${field}[${j}].text`) };
+    return known(part, ['text'] as const, `${field}[${j}]`, dropped) ? [{ type: 'text', text: str(part.text, `${field}[${j}].text`) }] : [];
   });
 }
 
-function decodeUserContent(v: unknown, field: string): Part[] {
+function decodeUserContent(v: unknown, field: string, dropped: DroppedField[]): Part[] {
   if (typeof v === 'string') return [{ type: 'text', text: v }];
   const parts = contentArray(v, field);
   if (parts.length === 0) throw invalid(field, `${field}: expected a string or a non-empty array of content parts`);
-  return parts.map((p, j) => decodeUserPart(obj(p, `${field}[${j}]`), `${field}[${j}]`));
+  return parts.flatMap((p, j) => decodeUserPart(obj(p, `${field}[${j}]`), `${field}[${j}]`, dropped));
 }
 
-function decodeUserPart(p: Json, field: string): Part {
-  const type = oneOf(p.type, ['text', 'image_url', 'input_audio', 'file'] as const, `${field}.type`);
+function decodeUserPart(p: Json, field: string, dropped: DroppedField[]): Part[] {
+  const type = known(p, ['text', 'image_url', 'input_audio', 'file'] as const, field, dropped);
   switch (type) {
+    case undefined:
+      return [];
     case 'text':
-      return { type: 'text', text: str(p.text, `${field}.text`) };
+      return [{ type: 'text', text: str(p.text, `${field}.text`) }];
     case 'image_url':
-      return decodeImage(obj(p.image_url, `${field}.image_url`), `${field}.image_url`);
+      return [decodeImage(obj(p.image_url, `${field}.image_url`), `${field}.image_url`)];
     case 'file':
-      return decodeFile(obj(p.file, `${field}.file`), `${field}.file`);
+      return [decodeFile(obj(p.file, `${field}.file`), `${field}.file`)];
     case 'input_audio':
+      // Audio the model is meant to hear cannot be dropped without answering another question.
       throw invalid(`${field}.type`, `${field}.type: audio input is not supported by polygate's chat completions endpoint`);
     default:
       return assertNever(type, 'content part type');
@@ -134,7 +149,7 @@ function decodeFile(f: Json, field: string): FilePart {
   throw invalid(field, `${field}: expected file_data or file_id`);
 }
 
-function decodeAssistant(m: Json, field: string, toolNames: Map<string, string>): Part[] {
+function decodeAssistant(m: Json, field: string, toolNames: Map<string, string>, dropped: DroppedField[]): Part[] {
   if (m.function_call !== undefined && m.function_call !== null) {
     throw invalid(`${field}.function_call`, `${field}.function_call: deprecated; send tool_calls instead`);
   }
@@ -147,33 +162,42 @@ function decodeAssistant(m: Json, field: string, toolNames: Map<string, string>)
       arr(m.content, `${field}.content`).forEach((p, j) => {
         const f = `${field}.content[${j}]`;
         const part = obj(p, f);
-        const type = oneOf(part.type, ['text', 'refusal'] as const, `${f}.type`);
-        parts.push(type === 'text' ? { type: 'text', text: str(part.text, `${f}.text`) } : { type: 'refusal', text: str(part.refusal, `${f}.refusal`) });
+        const type = known(part, ['text', 'refusal'] as const, f, dropped);
+        if (type === 'text') parts.push({ type: 'text', text: str(part.text, `${f}.text`) });
+        else if (type === 'refusal') parts.push({ type: 'refusal', text: str(part.refusal, `${f}.refusal`) });
       });
     }
   }
   const refusal = optStr(m.refusal, `${field}.refusal`);
   if (refusal !== undefined) parts.push({ type: 'refusal', text: refusal });
   if (m.tool_calls !== undefined && m.tool_calls !== null) {
-    arr(m.tool_calls, `${field}.tool_calls`).forEach((tc, k) => parts.push(decodeToolCall(obj(tc, `${field}.tool_calls[${k}]`), `${field}.tool_calls[${k}]`, toolNames)));
+    arr(m.tool_calls, `${field}.tool_calls`).forEach((tc, k) => parts.push(...decodeToolCall(obj(tc, `${field}.tool_calls[${k}]`), `${field}.tool_calls[${k}]`, toolNames, dropped)));
   }
   if (parts.length === 0 && m.content === undefined) throw invalid(`${field}.content`, `${field}.content: required unless tool_calls is set`);
   return parts;
 }
 
-function decodeToolCall(tc: Json, field: string, toolNames: Map<string, string>): ToolCallPart {
-  oneOf(tc.type, ['function'] as const, `${field}.type`);
+/** A function call, or a custom (free-form) call whose text input travels as `{"input": …}`. */
+function decodeToolCall(tc: Json, field: string, toolNames: Map<string, string>, dropped: DroppedField[]): ToolCallPart[] {
+  const type = known(tc, ['function', 'custom'] as const, field, dropped);
+  if (type === undefined) return [];
   const id = str(tc.id, `${field}.id`);
+  if (type === 'custom') {
+    const c = obj(tc.custom, `${field}.custom`);
+    const name = str(c.name, `${field}.custom.name`);
+    toolNames.set(id, name);
+    return [{ type: 'tool-call', id, name, args: JSON.stringify({ input: str(c.input, `${field}.custom.input`) }) }];
+  }
   const fn = obj(tc.function, `${field}.function`);
   const name = str(fn.name, `${field}.function.name`);
   toolNames.set(id, name);
   // Arguments are kept as the exact text the client sent (a model produced it).
-  return { type: 'tool-call', id, name, args: str(fn.arguments, `${field}.function.arguments`) };
+  return [{ type: 'tool-call', id, name, args: str(fn.arguments, `${field}.function.arguments`) }];
 }
 
-function decodeToolMessage(m: Json, field: string, toolNames: Map<string, string>): ToolResultPart {
+function decodeToolMessage(m: Json, field: string, toolNames: Map<string, string>, dropped: DroppedField[]): ToolResultPart {
   const callId = str(m.tool_call_id, `${field}.tool_call_id`);
-  const content = decodeTextContent(m.content, `${field}.content`);
+  const content = decodeTextContent(m.content, `${field}.content`, dropped);
   // Chat Completions has no error flag on tool results.
   const part: ToolResultPart = { type: 'tool-result', callId, content, isError: false };
   const name = toolNames.get(callId);

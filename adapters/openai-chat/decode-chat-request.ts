@@ -1,18 +1,27 @@
 // A client's Chat Completions request → IR ChatRequest, validated field by field
 // (https://platform.openai.com/docs/api-reference/chat/create). Every failure is a 400 whose
 // `param` names the field the way OpenAI does (`messages[2].role`, `temperature`).
-import type { ChatRequest, ReasoningConfig, SamplingKnobs } from '../../src/ir/chat-request.ts';
+import type { ChatRequest, ReasoningConfig, SamplingKnobs, Tool } from '../../src/ir/chat-request.ts';
 import { GatewayError, invalid } from '../../src/ir/gateway-error.ts';
 import type { InboundContext } from '../shared/chat-adapter.ts';
 import { arr, isObject, obj, oneOf, optBool, optInt, optNum, optStr, str, type Json } from '../shared/narrow.ts';
 import { decodeChatMessages } from './decode-chat-messages.ts';
-import { decodeChatResponseFormat, decodeChatToolChoice, decodeChatTools } from './decode-chat-tools.ts';
+import { recordDropped, type DroppedField } from '../shared/dropped-fields.ts';
+import {
+  decodeChatFunctionCall,
+  decodeChatFunctions,
+  decodeChatResponseFormat,
+  decodeChatToolChoice,
+  decodeChatTools,
+  decodeWebSearchOptions,
+} from './decode-chat-tools.ts';
 
 /** The fields this decoder maps onto the IR; every other field is kept in `extensions`. */
 const mapped = new Set([
   'model', 'messages', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'max_tokens', 'max_completion_tokens',
   'temperature', 'top_p', 'top_k', 'seed', 'presence_penalty', 'frequency_penalty', 'stop', 'n', 'logprobs', 'top_logprobs',
   'reasoning_effort', 'user', 'metadata', 'stream', 'stream_options', 'functions', 'function_call', 'audio', 'modalities',
+  'web_search_options',
 ]);
 
 const efforts = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
@@ -21,14 +30,18 @@ export function decodeChatRequest(body: unknown, _ctx: InboundContext): ChatRequ
   if (!isObject(body)) throw new GatewayError('invalid-request', 'the request body must be a JSON object');
   const b = body;
   rejectUnsupported(b);
+  const dropped: DroppedField[] = [];
   if (b.model === undefined || b.model === null || b.model === '') throw invalid('model', 'model: you must provide a model parameter');
   const model = str(b.model, 'model');
   if (b.messages === undefined || b.messages === null) throw invalid('messages', "messages: required (an array of messages)");
-  const { system, messages } = decodeChatMessages(b.messages);
-  const tools = decodeChatTools(b.tools);
+  const { system, messages } = decodeChatMessages(b.messages, dropped);
+  // The deprecated `functions` / `function_call` are the same functions and choice, older spelling.
+  const functions = [...decodeChatTools(b.tools, dropped), ...decodeChatFunctions(b.functions)];
+  const search = decodeWebSearchOptions(b.web_search_options);
+  const tools: Tool[] = search ? [...functions, search] : functions;
   const stream = optBool(b.stream, 'stream') ?? false;
   const req: ChatRequest = { model, system, messages, tools, sampling: decodeSampling(b), stream, extensions: {} };
-  const toolChoice = decodeChatToolChoice(b.tool_choice, tools);
+  const toolChoice = decodeChatToolChoice(b.tool_choice, functions, dropped) ?? decodeChatFunctionCall(b.function_call, functions);
   if (toolChoice) req.toolChoice = toolChoice;
   const parallel = optBool(b.parallel_tool_calls, 'parallel_tool_calls');
   if (parallel !== undefined) req.parallelToolCalls = parallel;
@@ -44,13 +57,12 @@ export function decodeChatRequest(body: unknown, _ctx: InboundContext): ChatRequ
   if (metadata) req.metadata = metadata;
   decodeStreamOptions(b, stream, req.extensions);
   for (const [key, value] of Object.entries(b)) if (!mapped.has(key) && value !== undefined && value !== null) req.extensions[key] = value;
+  recordDropped(req, dropped);
   return req;
 }
 
-/** Fields the translation cannot serve at all: a clear 400 rather than a silent drop. */
+/** Output polygate cannot produce: a clear 400 rather than an answer of another kind. */
 function rejectUnsupported(b: Json): void {
-  if (b.functions !== undefined) throw invalid('functions', 'functions: deprecated; send tools instead');
-  if (b.function_call !== undefined) throw invalid('function_call', 'function_call: deprecated; send tool_choice instead');
   if (b.audio !== undefined && b.audio !== null) throw invalid('audio', 'audio: audio output is not supported by polygate');
   if (b.modalities !== undefined && b.modalities !== null) {
     arr(b.modalities, 'modalities').forEach((m, i) => oneOf(m, ['text'] as const, `modalities[${i}]`));
@@ -122,12 +134,11 @@ function decodeReasoning(b: Json, req: ChatRequest): void {
     case 'low':
     case 'medium':
     case 'high':
-      reasoning = { enabled: true, effort };
-      break;
     case 'xhigh':
     case 'max':
-      // Beyond the IR's scale: the nearest IR effort, plus the exact word for OpenAI upstreams.
-      reasoning = { enabled: true, effort: 'high' };
+      // The IR has every level; an encoder maps it to the nearest its upstream knows
+      // (adapters/shared/reasoning-map.ts nearestEffort).
+      reasoning = { enabled: true, effort };
       break;
     default: {
       const never: never = effort;
@@ -135,7 +146,8 @@ function decodeReasoning(b: Json, req: ChatRequest): void {
     }
   }
   req.reasoning = reasoning;
-  if (effort === 'none' || effort === 'xhigh' || effort === 'max') req.extensions.reasoning_effort = effort;
+  // 'none' has no IR effort (reasoning is off); the word goes on for OpenAI upstreams that take it.
+  if (effort === 'none') req.extensions.reasoning_effort = effort;
 }
 
 /** Up to 16 pairs, keys up to 64 characters, string values up to 512 characters. */

@@ -1,9 +1,10 @@
 // Chat Completions `tools`, `tool_choice` and `response_format` from a client → IR
 // (https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools).
-import type { FunctionTool, OutputFormat, ToolChoice } from '../../src/ir/chat-request.ts';
+import type { BuiltinTool, FunctionTool, OutputFormat, ToolChoice } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
-import { arr, obj, oneOf, optBool, optStr, str } from '../shared/narrow.ts';
+import type { DroppedField } from '../shared/dropped-fields.ts';
+import { arr, obj, oneOf, optBool, optStr, str, type Json } from '../shared/narrow.ts';
 
 /** Function and schema names: "a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum length of 64". */
 const namePattern = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -15,60 +16,115 @@ function name(v: unknown, field: string): string {
   return s;
 }
 
-export function decodeChatTools(v: unknown): FunctionTool[] {
+/**
+ * Function tools. A custom (free-form grammar) tool has no IR form, nor has a type newer than
+ * polygate: both are dropped and named in a warning (docs/open-world.md).
+ */
+export function decodeChatTools(v: unknown, dropped: DroppedField[]): FunctionTool[] {
   if (v === undefined || v === null) return [];
   const list = arr(v, 'tools');
   if (list.length > maxTools) throw invalid('tools', `tools: at most ${maxTools} tools are allowed (got ${list.length})`);
-  return list.map((raw, i) => {
+  return list.flatMap((raw, i) => {
     const field = `tools[${i}]`;
     const t = obj(raw, field);
-    const type = oneOf(t.type, ['function', 'custom'] as const, `${field}.type`);
-    if (type === 'custom') throw invalid(`${field}.type`, `${field}.type: custom (free-form) tools are not supported by polygate; use function tools`);
-    const fn = obj(t.function, `${field}.function`);
-    const tool: FunctionTool = { type: 'function', name: name(fn.name, `${field}.function.name`), parameters: { type: 'object', properties: {} } };
-    const description = optStr(fn.description, `${field}.function.description`);
-    if (description !== undefined) tool.description = description;
-    // A function without `parameters` takes no arguments (the documented default).
-    if (fn.parameters !== undefined && fn.parameters !== null) tool.parameters = obj(fn.parameters, `${field}.function.parameters`);
-    const strict = optBool(fn.strict, `${field}.function.strict`);
-    if (strict !== undefined) tool.strict = strict;
-    return tool;
+    const type = str(t.type, `${field}.type`);
+    if (type !== 'function') {
+      dropped.push({ field, value: type });
+      return [];
+    }
+    return [functionTool(obj(t.function, `${field}.function`), `${field}.function`)];
   });
 }
 
-/** https://platform.openai.com/docs/api-reference/chat/create#chat-create-tool_choice */
-export function decodeChatToolChoice(v: unknown, tools: FunctionTool[]): ToolChoice | undefined {
+/**
+ * The deprecated `functions` list: the same function objects without the `tools` wrapper
+ * (https://platform.openai.com/docs/api-reference/chat/create#chat-create-functions).
+ */
+export function decodeChatFunctions(v: unknown): FunctionTool[] {
+  if (v === undefined || v === null) return [];
+  return arr(v, 'functions').map((raw, i) => functionTool(obj(raw, `functions[${i}]`), `functions[${i}]`));
+}
+
+/** The deprecated `function_call`: 'none' | 'auto' | {name}. */
+export function decodeChatFunctionCall(v: unknown, tools: FunctionTool[]): ToolChoice | undefined {
   if (v === undefined || v === null) return undefined;
-  const choice = decodeChoice(v);
+  if (typeof v === 'string') return { type: oneOf(v, ['none', 'auto'] as const, 'function_call') };
+  const n = name(obj(v, 'function_call').name, 'function_call.name');
+  if (!tools.some((t) => t.name === n)) throw invalid('function_call', `function_call: the function '${n}' is not in 'functions'`);
+  return { type: 'tool', name: n };
+}
+
+function functionTool(fn: Json, field: string): FunctionTool {
+  const tool: FunctionTool = { type: 'function', name: name(fn.name, `${field}.name`), parameters: { type: 'object', properties: {} } };
+  const description = optStr(fn.description, `${field}.description`);
+  if (description !== undefined) tool.description = description;
+  // A function without `parameters` takes no arguments (the documented default).
+  if (fn.parameters !== undefined && fn.parameters !== null) tool.parameters = obj(fn.parameters, `${field}.parameters`);
+  const strict = optBool(fn.strict, `${field}.strict`);
+  if (strict !== undefined) tool.strict = strict;
+  return tool;
+}
+
+/** https://platform.openai.com/docs/api-reference/chat/create#chat-create-tool_choice */
+export function decodeChatToolChoice(v: unknown, tools: FunctionTool[], dropped: DroppedField[]): ToolChoice | undefined {
+  if (v === undefined || v === null) return undefined;
+  const choice = decodeChoice(v, dropped);
+  if (!choice) return undefined;
   if (choice.type !== 'none' && choice.type !== 'auto' && tools.length === 0) {
     throw invalid('tool_choice', "tool_choice: only allowed when 'tools' are specified");
   }
   return choice;
 }
 
-function decodeChoice(v: unknown): ToolChoice {
+/** A choice naming a dropped tool type (custom, or newer) cannot be honoured: dropped too. */
+function decodeChoice(v: unknown, dropped: DroppedField[]): ToolChoice | undefined {
   if (typeof v === 'string') return { type: oneOf(v, ['none', 'auto', 'required'] as const, 'tool_choice') };
   const c = obj(v, 'tool_choice');
-  const type = oneOf(c.type, ['function', 'allowed_tools', 'custom'] as const, 'tool_choice.type');
+  const type = str(c.type, 'tool_choice.type');
   switch (type) {
     case 'function':
       return { type: 'tool', name: name(obj(c.function, 'tool_choice.function').name, 'tool_choice.function.name') };
     case 'allowed_tools': {
       const a = obj(c.allowed_tools, 'tool_choice.allowed_tools');
       const mode = oneOf(a.mode, ['auto', 'required'] as const, 'tool_choice.allowed_tools.mode');
-      const names = arr(a.tools, 'tool_choice.allowed_tools.tools').map((t, i) => {
+      const names = arr(a.tools, 'tool_choice.allowed_tools.tools').flatMap((t, i) => {
         const f = `tool_choice.allowed_tools.tools[${i}]`;
         const tool = obj(t, f);
-        oneOf(tool.type, ['function'] as const, `${f}.type`);
-        return name(obj(tool.function, `${f}.function`).name, `${f}.function.name`);
+        // Only functions are named: another type was dropped from `tools` already.
+        return str(tool.type, `${f}.type`) === 'function' ? [name(obj(tool.function, `${f}.function`).name, `${f}.function.name`)] : [];
       });
       return { type: 'allowed', mode, names };
     }
-    case 'custom':
-      throw invalid('tool_choice.type', 'tool_choice.type: custom tools are not supported by polygate');
     default:
-      return assertNever(type, 'tool choice type');
+      dropped.push({ field: 'tool_choice', value: type });
+      return undefined;
   }
+}
+
+/**
+ * `web_search_options` (OpenAI's search models always search) → the IR's web search tool, so an
+ * upstream with a web search tool offers one; `user_location.approximate` is flattened into the
+ * Responses shape the encoders read (city, country, region, timezone).
+ * https://platform.openai.com/docs/api-reference/chat/create#chat-create-web_search_options
+ */
+export function decodeWebSearchOptions(v: unknown): BuiltinTool | undefined {
+  if (v === undefined || v === null) return undefined;
+  const o = obj(v, 'web_search_options');
+  const options: Json = {};
+  if (o.search_context_size !== undefined && o.search_context_size !== null) {
+    options.search_context_size = oneOf(o.search_context_size, ['low', 'medium', 'high'] as const, 'web_search_options.search_context_size');
+  }
+  if (o.user_location !== undefined && o.user_location !== null) {
+    const loc = obj(o.user_location, 'web_search_options.user_location');
+    const approx = obj(loc.approximate, 'web_search_options.user_location.approximate');
+    const flat: Json = { type: 'approximate' };
+    for (const k of ['city', 'country', 'region', 'timezone'] as const) {
+      const s = optStr(approx[k], `web_search_options.user_location.approximate.${k}`);
+      if (s !== undefined) flat[k] = s;
+    }
+    options.user_location = flat;
+  }
+  return { type: 'builtin', kind: 'web-search', name: 'web_search', options };
 }
 
 /** https://platform.openai.com/docs/api-reference/chat/create#chat-create-response_format */

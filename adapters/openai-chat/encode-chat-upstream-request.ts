@@ -5,6 +5,7 @@ import { GatewayError, invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import type { UpstreamHttpRequest, WarningSink } from '../shared/chat-adapter.ts';
 import { isClientSideExtension } from '../shared/client-side-extensions.ts';
+import { forcedBuiltinTool } from '../shared/forced-builtin-tool.ts';
 import { outputChangingExtension } from '../shared/output-changing-extensions.ts';
 import { effortOfBudget, nearestEffort } from '../shared/reasoning-map.ts';
 import { encodeChatMessages } from './encode-chat-messages.ts';
@@ -35,7 +36,10 @@ export const relayedExtensions = [
 
 export function encodeChatUpstreamRequest(req: ChatRequest, upstreamModel: string, warn: WarningSink): UpstreamHttpRequest {
   const body: Record<string, unknown> = { model: upstreamModel, messages: encodeChatMessages(req, warn) };
-  if (req.tools.length > 0) body.tools = req.tools.map(encodeTool);
+  const tools = req.tools.flatMap((t, n) => encodeTool(t, n, warn));
+  if (tools.length > 0) body.tools = tools;
+  const forced = forcedBuiltinTool(req.tools, req.toolChoice);
+  if (forced) throw new GatewayError('invalid-request', `tool_choice: the openai-chat upstream cannot run the built-in ${forced.kind} tool; route this model to a provider that has it`, { param: 'tool_choice' });
   if (req.toolChoice) body.tool_choice = encodeToolChoice(req.toolChoice);
   if (req.parallelToolCalls !== undefined) body.parallel_tool_calls = req.parallelToolCalls;
   const format = req.output ? encodeOutput(req.output) : undefined;
@@ -59,10 +63,10 @@ export function encodeChatUpstreamRequest(req: ChatRequest, upstreamModel: strin
   return { path: '/chat/completions', body, headers: {} };
 }
 
-function encodeTool(t: Tool, n: number): Record<string, unknown> {
+function encodeTool(t: Tool, n: number, warn: WarningSink): Array<Record<string, unknown>> {
   switch (t.type) {
     case 'function':
-      return {
+      return [{
         type: 'function',
         function: {
           name: t.name,
@@ -70,11 +74,12 @@ function encodeTool(t: Tool, n: number): Record<string, unknown> {
           parameters: t.parameters,
           ...(t.strict !== undefined ? { strict: t.strict } : {}),
         },
-      };
+      }];
     case 'builtin':
-      throw new GatewayError('invalid-request', `tools.${n}: the openai-chat upstream cannot run the built-in ${t.kind} tool; route this model to a provider that has it`, {
-        param: `tools.${n}`,
-      });
+      // An offered tool the upstream cannot run is dropped with a warning (docs/open-world.md);
+      // forcing it is refused in encodeToolChoice.
+      warn(`tools.${n}`, `the openai-chat upstream cannot run the built-in ${t.kind} tool; dropped`);
+      return [];
     default:
       return assertNever(t, 'tool');
   }

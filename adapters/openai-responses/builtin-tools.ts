@@ -13,6 +13,7 @@ export const builtinKinds = {
   web_search_preview: 'web-search',
   web_search_preview_2025_03_11: 'web-search',
   web_search: 'web-search',
+  web_search_2025_08_26: 'web-search',
   computer_use_preview: 'computer-use',
   code_interpreter: 'code-execution',
 } as const satisfies Record<string, BuiltinTool['kind']>;
@@ -30,6 +31,7 @@ export function decodeBuiltinTool(t: Json, type: BuiltinWireType, p: string): Bu
     case 'web_search_preview':
     case 'web_search_preview_2025_03_11':
     case 'web_search':
+    case 'web_search_2025_08_26':
       validateWebSearch(t, p);
       break;
     case 'computer_use_preview':
@@ -109,7 +111,8 @@ export function echoBuiltinTool(options: Record<string, unknown>): Json {
     }
     case 'web_search_preview':
     case 'web_search_preview_2025_03_11':
-    case 'web_search': {
+    case 'web_search':
+    case 'web_search_2025_08_26': {
       const loc = isObject(options.user_location) ? { type: 'approximate', city: null, country: null, region: null, timezone: null, ...options.user_location } : null;
       return { search_context_size: 'medium', ...options, user_location: loc };
     }

@@ -8,13 +8,15 @@ import type { Citation, FilePart, ImagePart, MediaSource, RefusalPart, TextPart 
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { arr, isObject, obj, str, type Json } from '../shared/narrow.ts';
 import { isHttpUrl, parseDataUrl } from './data-url.ts';
+import type { DecodeNotes } from './decode-notes.ts';
 import { absent, enumOf, missing, required } from './responses-validate.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 
 export type UserContent = TextPart | ImagePart | FilePart;
 export type AssistantContent = TextPart | RefusalPart;
 
-const userTypes = ['input_text', 'input_image', 'input_file'] as const;
+// output_text in a user turn is text all the same (a client replaying items into the wrong role).
+const userTypes = ['input_text', 'output_text', 'input_image', 'input_file'] as const;
 const assistantTypes = ['output_text', 'refusal', 'input_text'] as const;
 
 /** Each entry of a content list, as an object with a `type`, or the string shorthand. */
@@ -28,60 +30,77 @@ function entries(content: unknown, param: string): Array<{ c: Json; p: string; t
   });
 }
 
-export function decodeUserContent(content: unknown, param: string): UserContent[] {
+/**
+ * A content type outside the known ones (input_audio, a type newer than polygate) is no error: it
+ * is noted as dropped and every upstream encoder names it in a warning.
+ */
+function known<T extends string>(type: unknown, allowed: readonly T[], p: string, notes: DecodeNotes): T | undefined {
+  const t = str(type, `${p}.type`);
+  if ((allowed as readonly string[]).includes(t)) return t as T;
+  notes.dropped.push({ field: p, value: t });
+  return undefined;
+}
+
+export function decodeUserContent(content: unknown, param: string, notes: DecodeNotes): UserContent[] {
   const list = entries(content, param);
   if (typeof list === 'string') return [{ type: 'text', text: list }];
-  return list.map(({ c, p, type }): UserContent => {
-    const t = enumOf(type, userTypes, `${p}.type`);
+  return list.flatMap(({ c, p, type }): UserContent[] => {
+    const t = known(type, userTypes, p, notes);
     switch (t) {
+      case undefined:
+        return [];
       case 'input_text':
-        return { type: 'text', text: required(c.text, `${p}.text`, str) };
+      case 'output_text':
+        return [{ type: 'text', text: required(c.text, `${p}.text`, str) }];
       case 'input_image':
-        return decodeImage(c, p);
+        return [decodeImage(c, p)];
       case 'input_file':
-        return decodeFile(c, p);
+        return [decodeFile(c, p)];
       default:
         return assertNever(t, 'content type');
     }
   });
 }
 
-export function decodeAssistantContent(content: unknown, param: string): AssistantContent[] {
+export function decodeAssistantContent(content: unknown, param: string, notes: DecodeNotes): AssistantContent[] {
   const list = entries(content, param);
   if (typeof list === 'string') return [{ type: 'text', text: list }];
-  return list.map(({ c, p, type }): AssistantContent => {
-    const t = enumOf(type, assistantTypes, `${p}.type`);
+  return list.flatMap(({ c, p, type }): AssistantContent[] => {
+    const t = known(type, assistantTypes, p, notes);
     switch (t) {
+      case undefined:
+        return [];
       case 'output_text': {
         const part: TextPart = { type: 'text', text: required(c.text, `${p}.text`, str) };
         const citations = decodeAnnotations(c.annotations, `${p}.annotations`);
         if (citations.length > 0) part.citations = citations;
-        return part;
+        return [part];
       }
       case 'input_text':
-        return { type: 'text', text: required(c.text, `${p}.text`, str) };
+        return [{ type: 'text', text: required(c.text, `${p}.text`, str) }];
       case 'refusal':
-        return { type: 'refusal', text: required(c.refusal, `${p}.refusal`, str) };
+        return [{ type: 'refusal', text: required(c.refusal, `${p}.refusal`, str) }];
       default:
         return assertNever(t, 'content type');
     }
   });
 }
 
-export function decodeSystemContent(content: unknown, param: string): TextPart[] {
+/** The IR's system prompt is text: text parts are kept, anything else is dropped with a warning. */
+export function decodeSystemContent(content: unknown, param: string, notes: DecodeNotes): TextPart[] {
   const list = entries(content, param);
   if (typeof list === 'string') return [{ type: 'text', text: list }];
-  return list.map(({ c, p, type }) => {
-    if (type !== 'input_text') {
-      throw invalid(`${p}.type`, `Invalid value for '${p}.type': system and developer messages can only carry 'input_text' through polygate.`);
-    }
-    return { type: 'text', text: required(c.text, `${p}.text`, str) };
-  });
+  return list.flatMap(({ c, p, type }): TextPart[] =>
+    known(type, ['input_text', 'output_text'] as const, p, notes) === undefined ? [] : [{ type: 'text', text: required(c.text, `${p}.text`, str) }],
+  );
 }
 
 /** `image_url` (a URL or a base64 data URL) or `file_id`; `detail` defaults to `auto`. */
 function decodeImage(c: Json, p: string): ImagePart {
-  const detail = absent(c.detail) ? undefined : enumOf(c.detail, ['auto', 'low', 'high'] as const, `${p}.detail`);
+  // 'original' (ImageDetail in node_modules/openai/resources/responses/responses.d.ts) keeps the
+  // full resolution: 'high' is the nearest other formats have.
+  const given = absent(c.detail) ? undefined : enumOf(c.detail, ['auto', 'low', 'high', 'original'] as const, `${p}.detail`);
+  const detail = given === 'original' ? 'high' : given;
   let source: MediaSource;
   if (!absent(c.image_url)) source = urlSource(str(c.image_url, `${p}.image_url`), `${p}.image_url`);
   else if (!absent(c.file_id)) source = { kind: 'file-id', fileId: str(c.file_id, `${p}.file_id`) };

@@ -3,12 +3,14 @@
 // A string is one user text. Items become parts of IR turns: consecutive items of the same role
 // share one IR message, as IR turns alternate the way the Messages API needs them.
 // function_call → assistant tool-call (call_id as id, arguments kept byte-exact);
-// function_call_output → user tool-result; reasoning → assistant reasoning part (origin 'openai',
+// function_call_output → user tool-result; custom_tool_call(_output) → the same, the freeform
+// input as `{"input": …}`; reasoning → assistant reasoning part (origin 'openai',
 // summary texts joined, encrypted_content → encrypted, the item id in `signature`, see below);
 // item_reference → recorded in extensions for the pipeline to resolve (ItemReferenceSlot).
 import type { Message, Part, ReasoningPart, Role, TextPart, ToolResultPart } from '../../src/ir/chat-request.ts';
-import { invalid } from '../../src/ir/gateway-error.ts';
 import { arr, obj, str, type Json } from '../shared/narrow.ts';
+import type { DecodeNotes } from './decode-notes.ts';
+import { flatToolName } from './tool-identities.ts';
 import { openReasoning } from '../shared/reasoning-envelope.ts';
 import { decodeAssistantContent, decodeSystemContent, decodeUserContent } from './decode-input-content.ts';
 import type { ItemReferenceSlot } from './responses-extensions.ts';
@@ -20,12 +22,17 @@ export type DecodedInput = { system: TextPart[]; messages: Message[]; references
 const roles = ['user', 'assistant', 'system', 'developer'] as const;
 
 /**
- * Item types with a place in the IR. Others (file_search_call, web_search_call, computer_call,
- * computer_call_output, …) are provider-side tool traffic the IR cannot carry: a 400 names them.
+ * Item types with a place in the IR. Every other type is earlier output a client resends (Codex
+ * replays its whole turn: web_search_call, local_shell_call, mcp_call, image_generation_call,
+ * computer_call, …) or a type newer than polygate: hosted-tool traffic only the provider that ran
+ * it can read. It is never a 400: noted as dropped, so each upstream encoder warns about it; the
+ * model still sees the answer text that followed the call. A same-format relay keeps it.
  */
-const itemTypes = ['message', 'function_call', 'function_call_output', 'reasoning', 'item_reference'] as const;
+const itemTypes = ['message', 'function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output', 'reasoning', 'item_reference'] as const;
+type ItemType = (typeof itemTypes)[number];
+const isItemType = (t: string): t is ItemType => (itemTypes as readonly string[]).includes(t);
 
-export function decodeInput(input: unknown): DecodedInput {
+export function decodeInput(input: unknown, notes: DecodeNotes): DecodedInput {
   const out: DecodedInput = { system: [], messages: [], references: [] };
   if (typeof input === 'string') {
     out.messages.push({ role: 'user', parts: [{ type: 'text', text: input }] });
@@ -34,9 +41,11 @@ export function decodeInput(input: unknown): DecodedInput {
   const items = arr(input, 'input');
   /** call_id → function name, so tool results can name their tool (Gemini needs it). */
   const callNames = new Map<string, string>();
-  items.forEach((raw, i) => decodeItem(obj(raw, `input[${i}]`), i, out, callNames));
+  items.forEach((raw, i) => decodeItem(obj(raw, `input[${i}]`), i, out, { callNames, notes }));
   return out;
 }
+
+type ItemContext = { callNames: Map<string, string>; notes: DecodeNotes };
 
 function push(out: DecodedInput, role: Role, parts: Part[]): void {
   if (parts.length === 0) return;
@@ -45,28 +54,48 @@ function push(out: DecodedInput, role: Role, parts: Part[]): void {
   else out.messages.push({ role, parts });
 }
 
-function decodeItem(item: Json, i: number, out: DecodedInput, callNames: Map<string, string>): void {
+/** A call's IR name: a namespaced call gets the flat name its tool was declared under. */
+function callName(item: Json, p: string, notes: DecodeNotes): string {
+  const name = required(item.name, `${p}.name`, str);
+  if (absent(item.namespace)) return name;
+  const namespace = str(item.namespace, `${p}.namespace`);
+  const flat = flatToolName(namespace, name);
+  notes.identities[flat] = { namespace, name };
+  return flat;
+}
+
+function decodeItem(item: Json, i: number, out: DecodedInput, cx: ItemContext): void {
   const p = `input[${i}]`;
   // EasyInputMessage may omit `type` (an object with a `role` is a message), and so may an
   // item reference (an object with just an `id`).
   const type = !absent(item.type) ? item.type : !absent(item.role) ? 'message' : !absent(item.id) ? 'item_reference' : undefined;
   if (absent(type)) throw missing(`${p}.type`);
-  if (typeof type === 'string' && !(itemTypes as readonly string[]).includes(type)) {
-    throw invalid(`${p}.type`, `Invalid value for '${p}.type': items of type '${type}' cannot be translated by polygate; send the conversation as messages and function calls.`);
+  const t = str(type, `${p}.type`);
+  if (!isItemType(t)) {
+    cx.notes.dropped.push({ field: p, value: t });
+    return;
   }
-  const t = enumOf(type, itemTypes, `${p}.type`);
   switch (t) {
     case 'message':
-      return decodeMessage(item, p, out);
+      return decodeMessage(item, p, out, cx.notes);
     case 'function_call': {
       const id = required(item.call_id, `${p}.call_id`, str);
-      const name = required(item.name, `${p}.name`, str);
+      const name = callName(item, p, cx.notes);
       const args = required(item.arguments, `${p}.arguments`, str);
-      callNames.set(id, name);
+      cx.callNames.set(id, name);
       return push(out, 'assistant', [{ type: 'tool-call', id, name, args }]);
     }
+    case 'custom_tool_call': {
+      // A freeform call: its text input travels as the one argument of an IR tool call.
+      const id = required(item.call_id, `${p}.call_id`, str);
+      const name = callName(item, p, cx.notes);
+      const input = required(item.input, `${p}.input`, str);
+      cx.callNames.set(id, name);
+      return push(out, 'assistant', [{ type: 'tool-call', id, name, args: JSON.stringify({ input }) }]);
+    }
     case 'function_call_output':
-      return push(out, 'user', [decodeCallOutput(item, p, callNames)]);
+    case 'custom_tool_call_output':
+      return push(out, 'user', [decodeCallOutput(item, p, cx)]);
     case 'reasoning':
       return push(out, 'assistant', [decodeReasoning(item, p)]);
     case 'item_reference': {
@@ -83,36 +112,38 @@ function decodeItem(item: Json, i: number, out: DecodedInput, callNames: Map<str
   }
 }
 
-function decodeMessage(item: Json, p: string, out: DecodedInput): void {
+function decodeMessage(item: Json, p: string, out: DecodedInput, notes: DecodeNotes): void {
   const role = required(item.role, `${p}.role`, (v, f) => enumOf(v, roles, f));
   if (absent(item.content)) throw missing(`${p}.content`);
   switch (role) {
     case 'system':
     case 'developer':
-      out.system.push(...decodeSystemContent(item.content, `${p}.content`));
+      // The IR has one system prompt: a system or developer message anywhere joins it, in order.
+      out.system.push(...decodeSystemContent(item.content, `${p}.content`, notes));
       return;
     case 'user':
-      return push(out, 'user', decodeUserContent(item.content, `${p}.content`));
+      return push(out, 'user', decodeUserContent(item.content, `${p}.content`, notes));
     case 'assistant':
-      return push(out, 'assistant', decodeAssistantContent(item.content, `${p}.content`));
+      return push(out, 'assistant', decodeAssistantContent(item.content, `${p}.content`, notes));
     default:
       return assertNever(role, 'message role');
   }
 }
 
-/** `output` is a string (usually JSON) or, in newer API versions, a list of input_text / input_image. */
-function decodeCallOutput(item: Json, p: string, callNames: Map<string, string>): ToolResultPart {
+/** `output` is a string (usually JSON) or, in newer API versions, a list of input_text / input_image / input_file. */
+function decodeCallOutput(item: Json, p: string, cx: ItemContext): ToolResultPart {
   const callId = required(item.call_id, `${p}.call_id`, str);
   if (absent(item.output)) throw missing(`${p}.output`);
   const part: ToolResultPart = { type: 'tool-result', callId, content: [], isError: false };
   if (typeof item.output === 'string') part.content.push({ type: 'text', text: item.output });
   else {
-    for (const c of decodeUserContent(item.output, `${p}.output`)) {
-      if (c.type === 'file') throw invalid(`${p}.output`, `Invalid '${p}.output': files in function call outputs cannot be translated by polygate.`);
-      part.content.push(c);
-    }
+    decodeUserContent(item.output, `${p}.output`, cx.notes).forEach((c, k) => {
+      // An IR tool result holds text and images; a file there has no place on any upstream.
+      if (c.type === 'file') cx.notes.dropped.push({ field: `${p}.output[${k}]`, value: 'input_file' });
+      else part.content.push(c);
+    });
   }
-  const name = callNames.get(callId);
+  const name = cx.callNames.get(callId);
   if (name !== undefined) part.name = name;
   return part;
 }
@@ -121,21 +152,25 @@ function decodeCallOutput(item: Json, p: string, callNames: Map<string, string>)
  * A reasoning item replayed by the client. Its encrypted_content is bound to the item id
  * (OpenAI rejects it under another id), and the IR has no field for an item id, so the id travels
  * in `signature` of an 'openai'-origin part: the one place this adapter reads it back from.
+ * The text is the summary, or the raw reasoning `content` when there is no summary (Codex sends
+ * `summary: []` with only encrypted content; summary parts of unknown types are skipped).
  */
 function decodeReasoning(item: Json, p: string): ReasoningPart {
   const id = required(item.id, `${p}.id`, str);
-  if (absent(item.summary)) throw missing(`${p}.summary`);
-  const texts = arr(item.summary, `${p}.summary`).map((raw, k) => {
-    const s = obj(raw, `${p}.summary[${k}]`);
-    enumOf(s.type, ['summary_text'] as const, `${p}.summary[${k}].type`);
-    return required(s.text, `${p}.summary[${k}].text`, str);
-  });
+  const texts = (key: 'summary' | 'content', type: string): string[] =>
+    absent(item[key])
+      ? []
+      : arr(item[key], `${p}.${key}`).flatMap((raw, k) => {
+          const s = obj(raw, `${p}.${key}[${k}]`);
+          return s.type === type ? [required(s.text, `${p}.${key}[${k}].text`, str)] : [];
+        });
+  const summary = texts('summary', 'summary_text');
+  const text = (summary.length > 0 ? summary : texts('content', 'reasoning_text')).join('\n\n');
   const encrypted = absent(item.encrypted_content) ? undefined : str(item.encrypted_content, `${p}.encrypted_content`);
   // Another provider's reasoning that polygate sealed into encrypted_content goes back to its origin.
-  const sealed = encrypted === undefined ? undefined : openReasoning(encrypted, texts.join('\n\n'));
+  const sealed = encrypted === undefined ? undefined : openReasoning(encrypted, text);
   if (sealed) return sealed;
-  const part: ReasoningPart = { type: 'reasoning', text: texts.join('\n\n'), origin: 'openai', signature: id };
+  const part: ReasoningPart = { type: 'reasoning', text, origin: 'openai', signature: id };
   if (encrypted !== undefined) part.encrypted = encrypted;
   return part;
 }
-

@@ -7,6 +7,7 @@ import type { ChatFinish, ChatResult, Usage } from '../../src/ir/chat-result.ts'
 import { GatewayError } from '../../src/ir/gateway-error.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
 import { decodeResponsesStreamError, wireErrorOf } from './responses-error.ts';
+import { irCallName } from './tool-identities.ts';
 
 const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -83,7 +84,7 @@ export function partsOfItem(item: Json): Part[] {
       });
     }
     case 'function_call':
-      return [{ type: 'tool-call', id: text(item.call_id), name: text(item.name), args: text(item.arguments) }];
+      return [{ type: 'tool-call', id: text(item.call_id), name: irCallName(item), args: text(item.arguments) }];
     case 'reasoning':
       return [reasoningPartOf(item)];
     case 'code_interpreter_call': {

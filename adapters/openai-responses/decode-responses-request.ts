@@ -10,7 +10,10 @@ import type { InboundContext } from '../shared/chat-adapter.ts';
 import { arr, isObject, obj, optBool, optStr, str, type Json } from '../shared/narrow.ts';
 import { decodeInput } from './decode-input-items.ts';
 import { decodeTextFormat, decodeToolChoice, decodeTools } from './decode-responses-tools.ts';
+import { recordDropped } from '../shared/dropped-fields.ts';
+import { newNotes } from './decode-notes.ts';
 import { ext } from './responses-extensions.ts';
+import { toolIdentitiesKey } from './tool-identities.ts';
 import { absent, enumOf, integerIn, missing, numberIn, required } from './responses-validate.ts';
 
 /** Fields mapped onto the IR (or onto documented extensions); any other field is kept as sent. */
@@ -31,7 +34,7 @@ export const includeValues = [
   'message.output_text.logprobs',
 ] as const;
 
-const efforts = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+const efforts = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
 const summaries = ['auto', 'concise', 'detailed'] as const;
 
 export function decodeResponsesRequest(body: unknown, _ctx: InboundContext): ChatRequest {
@@ -39,12 +42,13 @@ export function decodeResponsesRequest(body: unknown, _ctx: InboundContext): Cha
   const b = body;
   const model = required(b.model, 'model', str);
   if (absent(b.input)) throw missing('input');
-  const input = decodeInput(b.input);
+  const notes = newNotes();
+  const input = decodeInput(b.input, notes);
   const system = input.system;
   const instructions = optStr(b.instructions, 'instructions');
   // `instructions` is "inserted as the first system/developer message".
   if (instructions !== undefined && instructions !== '') system.unshift({ type: 'text', text: instructions });
-  const tools = decodeTools(b.tools);
+  const tools = decodeTools(b.tools, notes);
   const include = decodeInclude(b.include);
   const req: ChatRequest = {
     model,
@@ -56,7 +60,7 @@ export function decodeResponsesRequest(body: unknown, _ctx: InboundContext): Cha
     extensions: {},
   };
   const e = req.extensions;
-  const toolChoice = decodeToolChoice(b.tool_choice, tools);
+  const toolChoice = decodeToolChoice(b.tool_choice, tools, notes);
   if (toolChoice) req.toolChoice = toolChoice;
   const parallel = optBool(b.parallel_tool_calls, 'parallel_tool_calls');
   if (parallel !== undefined) req.parallelToolCalls = parallel;
@@ -76,18 +80,25 @@ export function decodeResponsesRequest(body: unknown, _ctx: InboundContext): Cha
   e[ext.store] = optBool(b.store, 'store') ?? true;
   if (include.length > 0) e[ext.include] = include;
   if (!absent(b.truncation)) e[ext.truncation] = enumOf(b.truncation, ['auto', 'disabled'] as const, 'truncation');
-  if (!absent(b.service_tier)) e[ext.serviceTier] = enumOf(b.service_tier, ['auto', 'default', 'flex', 'scale', 'priority'] as const, 'service_tier');
+  // polygate relays the tier (or warns it away) and never acts on it: a tier newer than polygate is no error.
+  if (!absent(b.service_tier)) e[ext.serviceTier] = str(b.service_tier, 'service_tier');
   if (input.references.length > 0) {
     e[ext.itemReferences] = input.references.map((r) => r.id);
     e[ext.itemReferenceSlots] = input.references;
   }
   for (const [key, value] of Object.entries(b)) if (!mapped.has(key) && value !== undefined && value !== null) e[key] = value;
+  if (Object.keys(notes.identities).length > 0) e[toolIdentitiesKey] = notes.identities;
+  recordDropped(req, notes.dropped);
   return req;
 }
 
+/**
+ * Known values shape polygate's answer; a value newer than polygate is kept (an OpenAI upstream
+ * gets it) and means nothing to the other encoders, which only read the ones they know.
+ */
 function decodeInclude(v: unknown): string[] {
   if (absent(v)) return [];
-  return arr(v, 'include').map((x, i) => enumOf(x, includeValues, `include[${i}]`));
+  return arr(v, 'include').map((x, i) => str(x, `include[${i}]`));
 }
 
 function decodeSampling(b: Json, include: string[]): SamplingKnobs {
@@ -116,11 +127,9 @@ function decodeReasoning(v: unknown, req: ChatRequest): void {
     return;
   }
   const cfg: ReasoningConfig = { enabled: true };
-  if (effort === 'xhigh') {
-    // Beyond the IR's scale: the nearest IR effort, plus the exact word for OpenAI upstreams.
-    cfg.effort = 'high';
-    req.extensions[ext.reasoningEffort] = effort;
-  } else if (effort !== undefined) cfg.effort = effort;
+  // The IR has every level (xhigh and max included); each encoder maps it to the nearest one its
+  // upstream knows (adapters/shared/reasoning-map.ts nearestEffort).
+  if (effort !== undefined) cfg.effort = effort;
   if (summary !== undefined) {
     cfg.summary = summary;
     cfg.includeThoughts = true;

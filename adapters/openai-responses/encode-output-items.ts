@@ -2,14 +2,17 @@
 // (https://platform.openai.com/docs/api-reference/responses/object#responses/object-output).
 // Consecutive text parts form one output_text (Anthropic splits cited text into several blocks;
 // OpenAI has one text with annotations), a refusal is its own content entry of the same message,
-// tool calls are function_call items, reasoning parts are reasoning items.
+// tool calls are function_call items (custom_tool_call for a free-form tool, tool-identities.ts),
+// reasoning parts are reasoning items.
 import type { Citation, MediaSource, Part, ReasoningPart } from '../../src/ir/chat-request.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import { hasOpaque, sealReasoning } from '../shared/reasoning-envelope.ts';
 import { isReasoningItemId, type IdSource } from './responses-ids.ts';
+import { customInput, identityOf, wireToolName, type ToolIdentities } from './tool-identities.ts';
 import type { Annotation, MessageItem, OutputItem, OutputText, ReasoningItem } from './responses-wire-types.ts';
 
-export type ItemOptions = { ids: IdSource; includeEncrypted: boolean };
+/** `toolIdentities` restores namespaced function names (tool-identities.ts). */
+export type ItemOptions = { ids: IdSource; includeEncrypted: boolean; toolIdentities: ToolIdentities };
 
 export function encodeOutputItems(parts: Part[], opts: ItemOptions): OutputItem[] {
   const items: OutputItem[] = [];
@@ -59,7 +62,11 @@ export function encodeOutputItems(parts: Part[], opts: ItemOptions): OutputItem[
         break;
       case 'tool-call':
         message = undefined;
-        items.push({ id: opts.ids.newId('fc'), type: 'function_call', status: 'completed', arguments: p.args, call_id: p.id, name: p.name });
+        items.push(
+          identityOf(p.name, opts.toolIdentities)?.custom
+            ? { id: opts.ids.newId('ctc'), type: 'custom_tool_call', status: 'completed', call_id: p.id, input: customInput(p.args), ...wireToolName(p.name, opts.toolIdentities) }
+            : { id: opts.ids.newId('fc'), type: 'function_call', status: 'completed', arguments: p.args, call_id: p.id, ...wireToolName(p.name, opts.toolIdentities) },
+        );
         break;
       case 'reasoning':
         message = undefined;

@@ -5,6 +5,7 @@ import type { ChatRequest } from '../../src/ir/chat-request.ts';
 import type { ChatFinish, ChatResult, Usage } from '../../src/ir/chat-result.ts';
 import { echoRequestFields } from './echo-request-fields.ts';
 import { encodeOutputItems } from './encode-output-items.ts';
+import { readToolIdentities } from './tool-identities.ts';
 import type { IdSource } from './responses-ids.ts';
 import { readEcho } from './responses-extensions.ts';
 import type { IncompleteDetails, OutputItem, ResponseErrorObject, ResponseObject, ResponseStatus, ResponseUsage } from './responses-wire-types.ts';
@@ -82,7 +83,7 @@ export function encodeResponseObject(result: ChatResult, request: ChatRequest, i
     id: responseIdOf(result.id, ids),
     createdAt: ids.now(),
     outcome: outcomeOf(result.finish),
-    output: encodeOutputItems(result.parts, { ids, includeEncrypted }),
+    output: encodeOutputItems(result.parts, { ids, includeEncrypted, toolIdentities: readToolIdentities(request) }),
     usage: result.usage,
   });
 }

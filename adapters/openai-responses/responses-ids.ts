@@ -5,7 +5,7 @@
 
 export type IdSource = {
   /** A fresh id with the given prefix, e.g. `resp` → `resp_3f…`. */
-  newId(prefix: 'resp' | 'msg' | 'rs' | 'fc' | 'ig'): string;
+  newId(prefix: 'resp' | 'msg' | 'rs' | 'fc' | 'ctc' | 'ig'): string;
   /** Unix time in seconds. */
   now(): number;
 };

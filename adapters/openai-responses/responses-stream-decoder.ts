@@ -9,6 +9,7 @@ import type { UpstreamStreamDecoder } from '../shared/chat-adapter.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
 import { decodeResponsesUsage, finishOf } from './decode-response-object.ts';
 import { decodeResponsesStreamError, wireErrorOf } from './responses-error.ts';
+import { irCallName } from './tool-identities.ts';
 import { assertNever, type StreamEvent } from '../../src/ir/stream-event.ts';
 
 type ToolItem = { kind: 'tool'; index: number; open: boolean; args: string };
@@ -89,7 +90,7 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
         const state: ToolItem = { kind: 'tool', index: this.#nextIndex++, open: true, args: str(item.arguments) };
         this.#items.set(at, state);
         this.#calledFunctions = true;
-        const out: StreamEvent[] = [{ type: 'tool-input-start', index: state.index, id: str(item.call_id), name: str(item.name) }];
+        const out: StreamEvent[] = [{ type: 'tool-input-start', index: state.index, id: str(item.call_id), name: irCallName(item) }];
         if (state.args) out.push({ type: 'tool-input-delta', index: state.index, json: state.args });
         return out;
       }

@@ -15,10 +15,15 @@ import { encryptedContentOf } from './encode-output-items.ts';
 import { responsesErrorCode } from './responses-error.ts';
 import { readEcho } from './responses-extensions.ts';
 import { isReasoningItemId, type IdSource } from './responses-ids.ts';
-import type { FunctionCallItem, MessageItem, OutputItem, OutputText, ReasoningItem, RefusalContent } from './responses-wire-types.ts';
+import { customInput, identityOf, readToolIdentities, wireToolName, type ToolIdentities } from './tool-identities.ts';
+import type { CustomToolCallItem, FunctionCallItem, MessageItem, OutputItem, OutputText, ReasoningItem, RefusalContent } from './responses-wire-types.ts';
 
 type OpenMessage = { index: number; item: MessageItem; part: OutputText | RefusalContent | undefined };
-type OpenTool = { index: number; item: FunctionCallItem };
+/**
+ * A custom (free-form) tool's call arrives as IR JSON arguments `{"input": …}` (tool-identities.ts):
+ * they are gathered in `args` and its input sent as one delta when the call ends.
+ */
+type OpenTool = { index: number; item: FunctionCallItem | CustomToolCallItem; args: string };
 /** A reasoning item is announced at its first delta, signature or end, so an OpenAI item id can still name it. */
 type OpenReasoning = { index: number | undefined; item: ReasoningItem; text: string; partOpen: boolean; origin?: string; signature?: string; redacted?: string };
 
@@ -26,6 +31,7 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
   readonly #request: ChatRequest;
   readonly #ids: IdSource;
   readonly #includeEncrypted: boolean;
+  readonly #toolIdentities: ToolIdentities;
   #seq = 0;
   #frames: SseFrame[] = [];
   #id: string | undefined;
@@ -41,6 +47,7 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     this.#request = request;
     this.#ids = ids;
     this.#includeEncrypted = readEcho(request).include.includes('reasoning.encrypted_content');
+    this.#toolIdentities = readToolIdentities(request);
   }
 
   push(event: StreamEvent): SseFrame[] {
@@ -235,13 +242,18 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
 
   #toolStart(irIndex: number, callId: string, name: string): void {
     this.#closeMessage();
-    const item: FunctionCallItem = { id: this.#ids.newId('fc'), type: 'function_call', status: 'in_progress', arguments: '', call_id: callId, name };
-    this.#tools.set(irIndex, { index: this.#addItem(item), item });
+    const wire = wireToolName(name, this.#toolIdentities);
+    const item: FunctionCallItem | CustomToolCallItem = identityOf(name, this.#toolIdentities)?.custom
+      ? { id: this.#ids.newId('ctc'), type: 'custom_tool_call', status: 'in_progress', call_id: callId, input: '', ...wire }
+      : { id: this.#ids.newId('fc'), type: 'function_call', status: 'in_progress', arguments: '', call_id: callId, ...wire };
+    this.#tools.set(irIndex, { index: this.#addItem(item), item, args: '' });
   }
 
   #toolDelta(irIndex: number, delta: string): void {
     const t = this.#tools.get(irIndex);
     if (!t || delta === '') return;
+    t.args += delta;
+    if (t.item.type !== 'function_call') return;
     t.item.arguments += delta;
     this.#emit('response.function_call_arguments.delta', { item_id: t.item.id, output_index: t.index, delta });
   }
@@ -251,8 +263,14 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     if (!t) return;
     this.#tools.delete(irIndex);
     t.item.status = status;
+    if (t.item.type === 'custom_tool_call') t.item.input = customInput(t.args);
     if (status === 'incomplete') return;
-    this.#emit('response.function_call_arguments.done', { item_id: t.item.id, name: t.item.name, output_index: t.index, arguments: t.item.arguments });
+    if (t.item.type === 'function_call') {
+      this.#emit('response.function_call_arguments.done', { item_id: t.item.id, name: t.item.name, output_index: t.index, arguments: t.item.arguments });
+    } else {
+      this.#emit('response.custom_tool_call_input.delta', { item_id: t.item.id, output_index: t.index, delta: t.item.input });
+      this.#emit('response.custom_tool_call_input.done', { item_id: t.item.id, output_index: t.index, input: t.item.input });
+    }
     this.#emit('response.output_item.done', { output_index: t.index, item: structuredClone(t.item) });
   }
 

@@ -15,6 +15,9 @@ export const clientSideExtensions: ReadonlySet<string> = new Set([
   'stream_options',
   // Gemini: `text/x.enum` is carried as a string-enum schema; the client encoder unquotes the value.
   'responseMimeType',
+  // Responses: the wire name and namespace of each flattened namespaced tool, for the client
+  // encoder to restore (adapters/openai-responses/tool-identities.ts).
+  'tool_identities',
   // Gemini: `thinkingLevel` is carried as the reasoning effort.
   'thinkingLevel',
 ]);

@@ -23,8 +23,8 @@ const reasons: Record<string, string> = {
 
 /** A 400 for an extension the upstream cannot carry and must not drop; undefined when dropping it is honest. */
 export function outputChangingExtension(key: string, value: unknown, provider: string): GatewayError | undefined {
-  // Gemini tools without an IR kind (urlContext, googleMaps…) are capabilities the model would use.
-  if (key.startsWith('tools.')) return invalid(key, `${key}: the tool '${key.slice('tools.'.length)}' is not supported by provider format '${provider}'`);
+  // Gemini tools without an IR kind (urlContext, googleMaps…) are offered, not forced: like every
+  // hosted tool an upstream lacks, they are dropped with a warning (docs/open-world.md).
   // Only non-text modalities change the answer; ['TEXT'] is what every upstream returns.
   if (key === 'responseModalities') {
     const other = Array.isArray(value) ? value.filter((m) => m !== 'TEXT') : [];

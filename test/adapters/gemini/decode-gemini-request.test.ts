@@ -34,8 +34,9 @@ t.test('spec validation rules each answer 400 naming the field', async (t) => {
   rejects(t, { contents: [{ role: 'user', parts: [{ functionResponse: { name: 'f' } }] }] }, 'contents[0].parts[0].functionResponse.response');
   rejects(t, { contents: [{ role: 'model', parts: [{ executableCode: { language: 'JS', code: '1' } }] }] }, 'contents[0].parts[0].executableCode.language');
   rejects(t, { contents: [{ role: 'model', parts: [{ codeExecutionResult: { output: '1' } }] }] }, 'contents[0].parts[0].codeExecutionResult.outcome');
-  rejects(t, { contents: [{ parts: [{ text: 'x', bogus: 1 }] }] }, 'contents[0].parts[0].bogus', /unknown field/);
-  rejects(t, { contents: [user('x')], bogus: true }, 'bogus', /unknown field/);
+  // Open world (both were 400s): unknown fields are noted by path or kept for a Gemini upstream.
+  t.equal(decode({ contents: [{ parts: [{ text: 'x', bogus: 1 }] }] }).extensions['contents[0].parts[0].bogus'], 'bogus');
+  t.equal(decode({ contents: [user('x')], bogus: true }).extensions.bogus, true);
   rejects(t, { contents: [user('x')], systemInstruction: { parts: [{ inlineData: { mimeType: 'image/png', data: 'AA==' } }] } }, 'systemInstruction.parts[0]', /text parts only/);
 });
 
@@ -54,13 +55,16 @@ t.test('generationConfig limits and enums', async (t) => {
   rejects(t, g({ responseMimeType: 'application/json', responseSchema: { type: 'STRING' }, responseJsonSchema: {} }), 'generationConfig.responseJsonSchema', /mutually exclusive/);
   rejects(t, g({ responseMimeType: 'application/json', responseSchema: { type: 'TEXT' } }), 'generationConfig.responseSchema.type');
   rejects(t, g({ responseMimeType: 'text/x.enum' }), 'generationConfig.responseMimeType', /enum/);
-  rejects(t, g({ responseModalities: ['TEXT', 'VIDEO'] }), 'generationConfig.responseModalities[1]');
-  rejects(t, g({ mediaResolution: 'MEDIA_RESOLUTION_ULTRA' }), 'generationConfig.mediaResolution');
+  // Open world (these were 400s): words polygate does not act on are kept as sent; a non-TEXT
+  // modality and speechConfig are refused by the upstream encoders that cannot produce them.
+  t.same(decode(g({ responseModalities: ['TEXT', 'VIDEO'] })).extensions.responseModalities, ['TEXT', 'VIDEO']);
+  t.equal(decode(g({ mediaResolution: 'MEDIA_RESOLUTION_ULTRA' })).extensions.mediaResolution, 'MEDIA_RESOLUTION_ULTRA');
+  rejects(t, g({ responseModalities: ['TEXT', 7] }), 'generationConfig.responseModalities[1]');
   rejects(t, g({ logprobs: 3 }), 'generationConfig.logprobs', /responseLogprobs/);
   rejects(t, g({ thinkingConfig: { thinkingBudget: 100, thinkingLevel: 'LOW' } }), 'generationConfig.thinkingConfig.thinkingLevel');
-  rejects(t, g({ speechConfig: { languageCode: 'xx-YY' } }), 'generationConfig.speechConfig.languageCode');
-  rejects(t, { contents: [user('x')], safetySettings: [{ category: 'HARM_CATEGORY_FOO', threshold: 'BLOCK_NONE' }] }, 'safetySettings[0].category');
-  rejects(t, { contents: [user('x')], safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_SOME' }] }, 'safetySettings[0].threshold');
+  t.same(decode(g({ speechConfig: { languageCode: 'xx-YY' } })).extensions.speechConfig, { languageCode: 'xx-YY' });
+  t.same(decode({ contents: [user('x')], safetySettings: [{ category: 'HARM_CATEGORY_FOO', threshold: 'BLOCK_SOME' }] }).extensions.safetySettings, [{ category: 'HARM_CATEGORY_FOO', threshold: 'BLOCK_SOME' }]);
+  rejects(t, { contents: [user('x')], safetySettings: [{ category: 3, threshold: 'BLOCK_NONE' }] }, 'safetySettings[0].category');
   rejects(t, { contents: [user('x')], safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT' }] }, 'safetySettings[0].threshold', /required/);
   rejects(t, { contents: [user('x')], cachedContent: 'abc' }, 'cachedContent');
 });
@@ -291,4 +295,37 @@ t.test('thought parts become reasoning; thoughtSignature on other parts is kept 
     { type: 'code-result', outcome: 'ok', output: '1\n' },
   ]);
   rejects(t, { contents: [{ role: 'model', parts: [{ functionCall: { name: 'f' }, thought: true }] }] }, 'contents[0].parts[0].thought');
+});
+
+// What Gemini CLI 0.61 sends: thinkingConfig with thinkingLevel / includeThoughts, function
+// declarations with parametersJsonSchema, fields polygate does not know. None is a 400.
+t.test('open world: thinkingConfig levels and budgets, parametersJsonSchema, unknown fields noted by path', async (t) => {
+  const levels = { MINIMAL: 'minimal', LOW: 'low', MEDIUM: 'medium', HIGH: 'high' } as const;
+  for (const [level, effort] of Object.entries(levels)) {
+    const r = decode({ contents: [user('x')], generationConfig: { thinkingConfig: { thinkingLevel: level, includeThoughts: true } } });
+    t.same(r.reasoning, { enabled: true, includeThoughts: true, effort }, level);
+  }
+  t.same(decode({ contents: [user('x')], generationConfig: { thinkingConfig: { thinkingBudget: -1 } } }).reasoning, { enabled: true }, '-1: dynamic');
+  t.same(decode({ contents: [user('x')], generationConfig: { thinkingConfig: { thinkingBudget: 0 } } }).reasoning, { enabled: false }, '0: off');
+  rejects(t, { contents: [user('x')], generationConfig: { thinkingConfig: { thinkingLevel: 'ULTRA' } } }, 'generationConfig.thinkingConfig.thinkingLevel');
+
+  const schema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false, $schema: 'http://json-schema.org/draft-07/schema#' };
+  const r = decode({
+    contents: [{ role: 'user', parts: [{ text: 'x', videoMetadata: { fps: 1 } }, { toolCall: { id: 't1' } }] }],
+    tools: [{ functionDeclarations: [{ name: 'read_file', description: 'Reads a file', parametersJsonSchema: schema, behavior: 'BLOCKING' }] }],
+    toolConfig: { functionCallingConfig: { mode: 'VALIDATED', streamFunctionCallArguments: true } },
+    generationConfig: { thinkingConfig: { thinkingLevel: 'HIGH', thinkingSummaries: 'AUTO' } },
+    futureTopLevel: { a: 1 },
+  });
+  t.same(r.tools, [{ type: 'function', name: 'read_file', description: 'Reads a file', parameters: schema }], 'the JSON Schema is kept as sent (the Gemini encoder cleans it)');
+  t.same(r.toolChoice, { type: 'auto' }, 'VALIDATED without names: auto');
+  t.same(r.messages, [{ role: 'user', parts: [{ type: 'text', text: 'x' }] }], 'a part of unknown data dropped');
+  t.match(r.extensions, {
+    'contents[0].parts[0].videoMetadata': 'videoMetadata',
+    'contents[0].parts[1].toolCall': 'toolCall',
+    'tools[0].functionDeclarations[0].behavior': 'behavior',
+    'toolConfig.functionCallingConfig.streamFunctionCallArguments': 'streamFunctionCallArguments',
+    'generationConfig.thinkingConfig.thinkingSummaries': 'thinkingSummaries',
+    futureTopLevel: { a: 1 },
+  });
 });

@@ -245,3 +245,34 @@ t.test('a model turn whose calls have Gemini’s own signature keeps it; no plac
   );
   t.same((body.contents as Array<{ parts: unknown[] }>)[1].parts, [{ functionCall: { name: 'f', args: {} }, thoughtSignature: 'R2VtaW5p' }]);
 });
+
+// Peer pain #8: Gemini answers "Invalid JSON payload received. Unknown name \"$schema\"" for
+// keywords outside its JSON Schema subset, even on parametersJsonSchema.
+t.test('tool and response schemas lose the keywords Gemini refuses, at any depth; data and property names are kept', async (t) => {
+  const parameters = {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $comment: 'generated',
+    type: 'object',
+    properties: {
+      $schema: { type: 'string', description: 'a property that happens to be called $schema' },
+      mode: { type: 'string', enum: ['a', 'b'], enumDescriptions: ['A', 'B'], default: 'a' },
+      list: { type: 'array', items: { type: 'object', properties: { x: { type: 'integer', $comment: 'c' } }, additionalProperties: false } },
+    },
+    required: ['mode'],
+    additionalProperties: false,
+  };
+  const { body } = encode(base({ tools: [{ type: 'function', name: 'f', parameters }], output: { type: 'json-schema', name: 'r', schema: { $schema: 'x', type: 'object' } } }));
+  const decl = (body.tools as Array<{ functionDeclarations: Array<{ parametersJsonSchema: unknown }> }>)[0].functionDeclarations[0];
+  t.same(decl.parametersJsonSchema, {
+    type: 'object',
+    properties: {
+      $schema: { type: 'string', description: 'a property that happens to be called $schema' },
+      mode: { type: 'string', enum: ['a', 'b'], default: 'a' },
+      list: { type: 'array', items: { type: 'object', properties: { x: { type: 'integer' } }, additionalProperties: false } },
+    },
+    required: ['mode'],
+    additionalProperties: false,
+  });
+  t.same(body.generationConfig?.responseJsonSchema, { type: 'object' });
+  t.ok('$schema' in parameters, 'the request itself is not changed');
+});

@@ -48,19 +48,16 @@ const rules: Array<[string, (b: Body) => unknown, string]> = [
   ['user content required', (b) => ({ ...b, messages: [{ role: 'user' }] }), 'messages[0].content'],
   ['user content parts non-empty', (b) => ({ ...b, messages: [{ role: 'user', content: [] }] }), 'messages[0].content'],
   ['audio input unsupported', (b) => ({ ...b, messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAA', format: 'wav' } }] }] }), 'messages[0].content[0].type'],
-  ['unknown part type', (b) => ({ ...b, messages: [{ role: 'user', content: [{ type: 'video', video: {} }] }] }), 'messages[0].content[0].type'],
   ['text part needs text', (b) => ({ ...b, messages: [{ role: 'user', content: [{ type: 'text' }] }] }), 'messages[0].content[0].text'],
   ['image_url needs a URL', (b) => ({ ...b, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }] }), 'messages[0].content[0].image_url.url'],
   ['image_url must be http(s) or data', (b) => ({ ...b, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'file:///etc/passwd' } }] }] }), 'messages[0].content[0].image_url.url'],
   ['image detail enum', (b) => ({ ...b, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png', detail: 'ultra' } }] }] }), 'messages[0].content[0].image_url.detail'],
   ['file needs data or id', (b) => ({ ...b, messages: [{ role: 'user', content: [{ type: 'file', file: { filename: 'a.pdf' } }] }] }), 'messages[0].content[0].file'],
-  ['system parts are text only', (b) => ({ ...b, messages: [{ role: 'system', content: [{ type: 'image_url', image_url: { url: 'https://x' } }] }, { role: 'user', content: 'x' }] }), 'messages[0].content[0].type'],
   ['tool message needs tool_call_id', (b) => ({ ...b, messages: [{ role: 'user', content: 'x' }, { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }, { role: 'tool', content: 'r' }] }), 'messages[2].tool_call_id'],
   ['tool message needs content', (b) => ({ ...b, messages: [{ role: 'tool', tool_call_id: 'c' }] }), 'messages[0].content'],
   ['assistant needs content or tool_calls', (b) => ({ ...b, messages: [{ role: 'user', content: 'x' }, { role: 'assistant' }] }), 'messages[1].content'],
   ['assistant function_call is deprecated', (b) => ({ ...b, messages: [{ role: 'assistant', content: null, function_call: { name: 'f', arguments: '{}' } }] }), 'messages[0].function_call'],
   ['tool call arguments must be a string', (b) => ({ ...b, messages: [{ role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: { a: 1 } } }] }] }), 'messages[0].tool_calls[0].function.arguments'],
-  ['tool call type', (b) => ({ ...b, messages: [{ role: 'assistant', tool_calls: [{ id: 'c', type: 'custom', custom: { name: 'f', input: '' } }] }] }), 'messages[0].tool_calls[0].type'],
   ['temperature above 2', (b) => ({ ...b, temperature: 2.5 }), 'temperature'],
   ['temperature below 0', (b) => ({ ...b, temperature: -0.1 }), 'temperature'],
   ['temperature must be a number', (b) => ({ ...b, temperature: 'hot' }), 'temperature'],
@@ -83,8 +80,6 @@ const rules: Array<[string, (b: Body) => unknown, string]> = [
   ['json_schema needs json_schema', (b) => ({ ...b, response_format: { type: 'json_schema' } }), 'response_format.json_schema'],
   ['json_schema needs a name', (b) => ({ ...b, response_format: { type: 'json_schema', json_schema: { schema: {} } } }), 'response_format.json_schema.name'],
   ['tools must be an array', (b) => ({ ...b, tools: {} }), 'tools'],
-  ['tool type', (b) => ({ ...b, tools: [{ type: 'retrieval' }] }), 'tools[0].type'],
-  ['custom tools unsupported', (b) => ({ ...b, tools: [{ type: 'custom', custom: { name: 'x' } }] }), 'tools[0].type'],
   ['tool name pattern', (b) => ({ ...b, tools: [{ type: 'function', function: { name: 'has spaces' } }] }), 'tools[0].function.name'],
   ['tool parameters object', (b) => ({ ...b, tools: [{ type: 'function', function: { name: 'f', parameters: [] } }] }), 'tools[0].function.parameters'],
   ['tool_choice value', (b) => ({ ...b, tools: [{ type: 'function', function: { name: 'f' } }], tool_choice: 'sometimes' }), 'tool_choice'],
@@ -98,8 +93,6 @@ const rules: Array<[string, (b: Body) => unknown, string]> = [
   ['stream_options.include_usage boolean', (b) => ({ ...b, stream: true, stream_options: { include_usage: 'yes' } }), 'stream_options.include_usage'],
   ['metadata values are strings', (b) => ({ ...b, metadata: { a: 1 } }), 'metadata.a'],
   ['user string', (b) => ({ ...b, user: 42 }), 'user'],
-  ['functions deprecated', (b) => ({ ...b, functions: [{ name: 'f' }] }), 'functions'],
-  ['function_call deprecated', (b) => ({ ...b, function_call: 'auto' }), 'function_call'],
   ['audio output unsupported', (b) => ({ ...b, modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' } }), 'audio'],
   ['modalities text only', (b) => ({ ...b, modalities: ['text', 'audio'] }), 'modalities[1]'],
 ];
@@ -127,12 +120,67 @@ t.test('string content, stop string, max_tokens fallback, top_k, safety_identifi
   t.equal(decode({ ...valid(), max_tokens: 10, max_completion_tokens: 20 }).maxTokens, 20, 'max_completion_tokens wins');
 });
 
-t.test('reasoning_effort beyond the IR scale keeps the exact word in extensions', async (t) => {
-  const r = decode({ ...valid(), reasoning_effort: 'xhigh' });
-  t.strictSame(r.reasoning, { enabled: true, effort: 'high' });
-  t.equal(r.extensions.reasoning_effort, 'xhigh');
+t.test('reasoning_effort: every level is an IR effort; none keeps its word for OpenAI upstreams', async (t) => {
+  for (const effort of ['minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const) {
+    const r = decode({ ...valid(), reasoning_effort: effort });
+    t.strictSame(r.reasoning, { enabled: true, effort }, effort);
+    t.equal(r.extensions.reasoning_effort, undefined);
+  }
   const none = decode({ ...valid(), reasoning_effort: 'none' });
   t.strictSame(none.reasoning, { enabled: false });
+  t.equal(none.extensions.reasoning_effort, 'none');
+});
+
+// Open world (each of these was a 400): what has no IR form is dropped and named by its param
+// path in extensions, where every upstream encoder warns about it.
+t.test('unknown content parts, tool types, tool call types and tool choices are dropped and named', async (t) => {
+  const r = decode({
+    model: 'gpt-4.1',
+    messages: [
+      { role: 'system', content: [{ type: 'image_url', image_url: { url: 'https://x' } }, { type: 'text', text: 'sys' }] },
+      { role: 'user', content: [{ type: 'video', video: {} }, { type: 'text', text: 'hi' }] },
+      { role: 'assistant', tool_calls: [{ id: 'c1', type: 'custom', custom: { name: 'apply_patch', input: '*** Begin Patch' } }, { id: 'c2', type: 'hologram' }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'done' },
+    ],
+    tools: [{ type: 'custom', custom: { name: 'apply_patch' } }, { type: 'retrieval' }, { type: 'function', function: { name: 'f' } }],
+    tool_choice: { type: 'custom', custom: { name: 'apply_patch' } },
+  });
+  t.strictSame(r.system, [{ type: 'text', text: 'sys' }]);
+  t.strictSame(r.messages[0], { role: 'user', parts: [{ type: 'text', text: 'hi' }] });
+  t.strictSame(r.messages[1], { role: 'assistant', parts: [{ type: 'tool-call', id: 'c1', name: 'apply_patch', args: '{"input":"*** Begin Patch"}' }] }, 'a custom call is carried');
+  t.strictSame(r.tools.map((x) => (x.type === 'function' ? x.name : x.kind)), ['f']);
+  t.equal(r.toolChoice, undefined);
+  t.match(r.extensions, {
+    'messages[0].content[0]': 'image_url',
+    'messages[1].content[0]': 'video',
+    'messages[2].tool_calls[1]': 'hologram',
+    'tools[0]': 'custom',
+    'tools[1]': 'retrieval',
+    tool_choice: 'custom',
+  });
+});
+
+t.test('the deprecated functions / function_call are mapped like tools / tool_choice', async (t) => {
+  const r = decode({ ...valid(), functions: [{ name: 'f', parameters: { type: 'object' } }], function_call: { name: 'f' } });
+  t.strictSame(r.tools, [{ type: 'function', name: 'f', parameters: { type: 'object' } }]);
+  t.strictSame(r.toolChoice, { type: 'tool', name: 'f' });
+  t.strictSame(decode({ ...valid(), functions: [{ name: 'f' }], function_call: 'none' }).toolChoice, { type: 'none' });
+  t.equal(rejection({ ...valid(), functions: [{ name: 'f' }], function_call: { name: 'g' } }).param, 'function_call');
+});
+
+t.test('web_search_options is the IR web search tool; knobs polygate only relays stay extensions', async (t) => {
+  const r = decode({
+    ...valid(),
+    web_search_options: { search_context_size: 'low', user_location: { type: 'approximate', approximate: { city: 'Paris', country: 'FR' } } },
+    verbosity: 'low',
+    prompt_cache_key: 'k',
+    service_tier: 'flex',
+    store: true,
+    some_future_field: { a: 1 },
+  });
+  t.strictSame(r.tools, [{ type: 'builtin', kind: 'web-search', name: 'web_search', options: { search_context_size: 'low', user_location: { type: 'approximate', city: 'Paris', country: 'FR' } } }]);
+  t.strictSame(r.extensions, { verbosity: 'low', prompt_cache_key: 'k', service_tier: 'flex', store: true, some_future_field: { a: 1 } });
+  t.equal(rejection({ ...valid(), web_search_options: { search_context_size: 'huge' } }).param, 'web_search_options.search_context_size');
 });
 
 t.test('response formats, tool choices and unknown fields', async (t) => {

@@ -110,21 +110,19 @@ t.test('a failed tool result is marked with an Error: prefix (no error flag in C
   t.strictSame(body.messages, [{ role: 'tool', tool_call_id: 'c1', content: 'Error' }]);
 });
 
-t.test('a builtin tool is a 400 naming tools.N and the upstream', async (t) => {
-  const err = thrown(() =>
-    encode(
-      base({
-        tools: [
-          { type: 'function', name: 'f', parameters: { type: 'object' } },
-          { type: 'builtin', kind: 'web-search', options: {} },
-        ],
-      }),
-    ),
-  );
-  t.equal(err.kind, 'invalid-request');
+t.test('an offered builtin tool is dropped with a warning naming tools.N (open world); forcing it is a 400', async (t) => {
+  const tools: ChatRequest['tools'] = [
+    { type: 'function', name: 'f', parameters: { type: 'object' } },
+    { type: 'builtin', kind: 'web-search', name: 'web_search', options: {} },
+  ];
+  const { body, warned } = encode(base({ tools }));
+  t.same((body.tools as Array<{ function: { name: string } }>).map((x) => x.function.name), ['f']);
+  t.equal(warned.length, 1);
+  t.equal(warned[0]?.field, 'tools.1');
+  t.match(warned[0]?.message, /openai-chat upstream.*web-search.*dropped/);
+  const err = thrown(() => encode(base({ tools, toolChoice: { type: 'tool', name: 'web_search' } })));
   t.equal(err.status, 400);
-  t.equal(err.param, 'tools.1');
-  t.match(err.message, /tools\.1.*openai-chat upstream.*web-search/);
+  t.equal(err.param, 'tool_choice');
 });
 
 t.test('tool_choice variants', async (t) => {

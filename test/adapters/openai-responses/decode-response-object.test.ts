@@ -73,3 +73,15 @@ t.test('decodeError: status → kind, retry-after, credentials never echoed', as
   }
   t.equal(responsesUpstreamCodec.decodeError(500, {}, {}).kind, 'internal');
 });
+
+t.test('a namespaced function call from the upstream gets the flat IR name its tool has', async (t) => {
+  const call = { type: 'function_call', id: 'fc_1', call_id: 'c1', name: 'search', namespace: 'mcp__docs', arguments: '{}', status: 'completed' };
+  const r = responsesUpstreamCodec.decodeResult(response({ output: [call] }));
+  t.match(r.parts[0], { type: 'tool-call', id: 'c1', name: 'mcp__docs__search' });
+  const dec = responsesUpstreamCodec.createStreamDecoder();
+  const events = [
+    dec.push({ event: 'response.created', data: JSON.stringify({ type: 'response.created', response: response({ status: 'in_progress' }) }) }),
+    dec.push({ event: 'response.output_item.added', data: JSON.stringify({ type: 'response.output_item.added', output_index: 0, item: { ...call, arguments: '', status: 'in_progress' } }) }),
+  ].flat();
+  t.match(events.find((e) => e.type === 'tool-input-start'), { name: 'mcp__docs__search' });
+});

@@ -97,7 +97,10 @@ t.test('function tools: strict defaults to true; name pattern; parameters requir
   rejects(t, { ...base, tools: [{ type: 'function', name: 'bad name', parameters: params }] }, 'tools[0].name');
   rejects(t, { ...base, tools: [{ type: 'function', parameters: params }] }, 'tools[0].name');
   rejects(t, { ...base, tools: [{ type: 'function', name: 'f' }] }, 'tools[0].parameters');
-  rejects(t, { ...base, tools: [{ type: 'mcp', server_label: 'x' }] }, 'tools[0].type');
+  // Open world: a tool type without an IR form is dropped and named (was a 400).
+  const mcp = decode({ ...base, tools: [{ type: 'mcp', server_label: 'x', headers: { authorization: 'secret' } }] });
+  t.same(mcp.tools, []);
+  t.equal(mcp.extensions['tools[0]'], 'mcp', 'noted by its param path; only the type, never the settings');
   rejects(t, { ...base, tools: [{ name: 'f' }] }, 'tools[0].type');
 });
 
@@ -182,9 +185,12 @@ t.test('state and service fields land in documented extensions', async (t) => {
   });
   t.equal(r.user, 'u-1');
   t.same(r.system, [{ type: 'text', text: 'Be brief.' }]);
-  rejects(t, { ...base, include: ['everything'] }, 'include[0]');
+  // Open world: include values and tiers polygate does not act on are kept for an OpenAI upstream (were 400s).
+  t.same(decode({ ...base, include: ['everything'] }).extensions.include, ['everything']);
+  t.equal(decode({ ...base, service_tier: 'ultrafast' }).extensions.service_tier, 'ultrafast');
+  rejects(t, { ...base, include: [3] }, 'include[0]');
   rejects(t, { ...base, truncation: 'middle' }, 'truncation');
-  rejects(t, { ...base, service_tier: 'gold' }, 'service_tier');
+  rejects(t, { ...base, service_tier: 7 }, 'service_tier');
   rejects(t, { ...base, store: 'yes' }, 'store');
 });
 
@@ -246,19 +252,27 @@ t.test('input items: roles, content types, function calls and outputs, reasoning
 });
 
 t.test('input validation names the item and content index', async (t) => {
-  rejects(t, { model: 'm', input: [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }, { role: 'user', content: [{ type: 'text', text: 'x' }] }] }, 'input[2].content[0].type');
-  rejects(t, { model: 'm', input: [{ role: 'user', content: [{ type: 'output_text', text: 'x' }] }] }, 'input[0].content[0].type');
+  // Open world (these were 400s): an unknown content type is dropped and named; output_text in a user turn is text.
+  const unknownPart = decode({ model: 'm', input: [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }, { role: 'user', content: [{ type: 'text', text: 'x' }] }] });
+  t.same(unknownPart.messages, [{ role: 'user', parts: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }]);
+  t.equal(unknownPart.extensions['input[2].content[0]'], 'text');
+  t.same(decode({ model: 'm', input: [{ role: 'user', content: [{ type: 'output_text', text: 'x' }] }] }).messages, [{ role: 'user', parts: [{ type: 'text', text: 'x' }] }]);
+  rejects(t, { model: 'm', input: [{ role: 'user', content: [{ text: 'x' }] }] }, 'input[0].content[0].type');
   rejects(t, { model: 'm', input: [{ role: 'robot', content: 'x' }] }, 'input[0].role');
   rejects(t, { model: 'm', input: [{ role: 'user' }] }, 'input[0].content');
   rejects(t, { model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'not a url' }] }] }, 'input[0].content[0].image_url');
   rejects(t, { model: 'm', input: [{ role: 'user', content: [{ type: 'input_image' }] }] }, 'input[0].content[0]');
   rejects(t, { model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'f', detail: 'huge' }] }] }, 'input[0].content[0].detail');
   rejects(t, { model: 'm', input: [{ role: 'user', content: [{ type: 'input_file', file_data: 'JVBE' }] }] }, 'input[0].content[0].file_data');
-  rejects(t, { model: 'm', input: [{ role: 'system', content: [{ type: 'input_image', file_id: 'f' }] }] }, 'input[0].content[0].type');
+  const systemImage = decode({ model: 'm', input: [{ role: 'system', content: [{ type: 'input_image', file_id: 'f' }, { type: 'input_text', text: 's' }] }] });
+  t.same(systemImage.system, [{ type: 'text', text: 's' }], 'the system prompt is text: an image there is dropped and named (was a 400)');
+  t.equal(systemImage.extensions['input[0].content[0]'], 'input_image');
   rejects(t, { model: 'm', input: [{ type: 'function_call', call_id: 'c', name: 'f' }] }, 'input[0].arguments');
   rejects(t, { model: 'm', input: [{ type: 'function_call_output', output: 'x' }] }, 'input[0].call_id');
   rejects(t, { model: 'm', input: [{ type: 'reasoning', summary: [] }] }, 'input[0].id');
-  rejects(t, { model: 'm', input: [{ type: 'computer_call', call_id: 'c', action: {} }] }, 'input[0].type', /cannot be translated/);
+  const hosted = decode({ model: 'm', input: [{ type: 'computer_call', call_id: 'c', action: {} }, { role: 'user', content: 'go on' }] });
+  t.same(hosted.messages, [{ role: 'user', parts: [{ type: 'text', text: 'go on' }] }], 'hosted-tool traffic is dropped (was a 400)');
+  t.equal(hosted.extensions['input[0]'], 'computer_call');
   rejects(t, { model: 'm', input: [{ content: 'x' }] }, 'input[0].type');
   rejects(t, { model: 'm', input: 42 }, 'input');
 });
@@ -279,4 +293,42 @@ t.test('item_reference: ids plus where each stood, for the pipeline to resolve',
     { id: 'fc_b', inputIndex: 2, messageIndex: 0, partIndex: 1 },
   ]);
   t.same(r.messages, [{ role: 'user', parts: [{ type: 'text', text: 'q' }, { type: 'tool-result', callId: 'c', content: [{ type: 'text', text: 'r' }], isError: false }] }]);
+});
+
+// Codex resends its earlier output items as input. Each is carried when the IR has a place for
+// it, else noted by its param path (every upstream encoder warns about it): never a 400.
+t.test('resent output items: custom calls carried, reasoning without summary, hosted-tool calls noted', async (t) => {
+  const r = decode({
+    model: 'm',
+    input: [
+      { role: 'user', content: 'patch it' },
+      { type: 'reasoning', id: 'rs_1', summary: [], content: [{ type: 'reasoning_text', text: 'thinking' }], encrypted_content: 'enc' },
+      { type: 'custom_tool_call', call_id: 'c1', name: 'apply_patch', input: '*** Begin Patch' },
+      { type: 'custom_tool_call_output', call_id: 'c1', output: 'Done!' },
+      { type: 'local_shell_call', id: 'l1', call_id: 'c2', status: 'completed', action: { type: 'exec', command: ['ls'] } },
+      { type: 'mcp_call', id: 'm1', server_label: 's', name: 'n', arguments: '{}' },
+      { type: 'image_generation_call', id: 'ig1', status: 'completed', result: 'AAAA' },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'ok', annotations: [{ type: 'container_file_citation', file_id: 'f' }] }, { type: 'output_audio', data: 'x' }] },
+    ],
+  });
+  t.same(r.messages[1], {
+    role: 'assistant',
+    parts: [
+      { type: 'reasoning', text: 'thinking', origin: 'openai', signature: 'rs_1', encrypted: 'enc' },
+      { type: 'tool-call', id: 'c1', name: 'apply_patch', args: '{"input":"*** Begin Patch"}' },
+    ],
+  });
+  t.same(r.messages[2], { role: 'user', parts: [{ type: 'tool-result', callId: 'c1', name: 'apply_patch', content: [{ type: 'text', text: 'Done!' }], isError: false }] });
+  t.same(r.messages[3], { role: 'assistant', parts: [{ type: 'text', text: 'ok' }] });
+  t.match(r.extensions, { 'input[4]': 'local_shell_call', 'input[5]': 'mcp_call', 'input[6]': 'image_generation_call', 'input[7].content[1]': 'output_audio' });
+});
+
+t.test('every reasoning effort the SDK knows is an IR effort; none keeps its word', async (t) => {
+  for (const effort of ['minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const) {
+    t.same(decode({ ...base, reasoning: { effort } }).reasoning, { enabled: true, effort }, effort);
+  }
+  const none = decode({ ...base, reasoning: { effort: 'none' } });
+  t.same(none.reasoning, { enabled: false });
+  t.equal(none.extensions.reasoning_effort, 'none');
+  t.equal(decode({ ...base, text: { verbosity: 'terse' } }).extensions.verbosity, 'terse', 'a verbosity word newer than polygate is relayed');
 });

@@ -1,0 +1,14 @@
+// Open world on translated routes (docs/open-world.md): what a client decoder meets but the IR cannot hold
+// (a tool, item or content type newer than polygate, a hosted-tool call only its provider can
+// read) is no error. The decoder notes it here; the notes go into `extensions` under the field's
+// param path (`tools[4]`, `input[7]`, `messages[2].content[1]`), where every upstream encoder
+// names each unknown extension in a warning (x-polygate-warnings, the warnings metric, the log
+// line). The value is only the wire type, never the field's content, which may hold secrets
+// (an MCP server's headers) or be large. A same-format relay sends the body as it came.
+import type { ChatRequest } from '../../src/ir/chat-request.ts';
+
+export type DroppedField = { field: string; value: string };
+
+export function recordDropped(req: ChatRequest, dropped: readonly DroppedField[]): void {
+  for (const d of dropped) req.extensions[d.field] = d.value;
+}
