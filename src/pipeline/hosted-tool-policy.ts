@@ -34,7 +34,9 @@ export function applyHostedToolPolicy(
   request.tools.forEach((t, i) => {
     if (t.type !== 'builtin' || carried.has(t.kind)) return;
     const what = `the built-in tool '${t.name ?? t.kind}' is not available on provider '${provider}'`;
-    if (policy === 'refuse' || t === forced) throw invalid(`tools.${i}`, `tools.${i}: ${what}${t === forced ? ' and tool_choice forces it' : ''}`);
+    // A forced tool is the client's tool_choice at fault: the tool alone would only be dropped.
+    if (t === forced) throw invalid('tool_choice', `tool_choice: forces tools.${i}, but ${what}`);
+    if (policy === 'refuse') throw invalid(`tools.${i}`, `tools.${i}: ${what}`);
     warn(`tools.${i}`, `${what}; dropped`);
   });
   const tools = request.tools.filter((t) => !dropped.includes(t as BuiltinTool));

@@ -118,7 +118,7 @@ t.test('a hosted tool is refused where the operator chose unsupported_tools: ref
 t.test('forcing a hosted tool the provider lacks is refused even under drop', async (t) => {
   const r = await post({ ...ok, tools: [{ type: 'web_search_20250305', name: 'web_search' }], tool_choice: { type: 'tool', name: 'web_search' } });
   t.equal(r.status, 400);
-  t.match(r.body.error.message, /tools\.0.*tool_choice forces it/);
+  t.match(r.body.error.message, /^tool_choice: forces tools\.0/);
 });
 
 t.test('a long history of blocks echo cannot take still answers: the warnings header stays small', async (t) => {
@@ -132,5 +132,5 @@ t.test('a long history of blocks echo cannot take still answers: the warnings he
   t.equal(res.status, 200);
   const warnings = res.headers.get('x-polygate-warnings') ?? '';
   t.ok(warnings.length <= 4200, `${warnings.length} characters`);
-  t.match(warnings, /and \d+ more$/);
+  t.match(warnings, /\(\d+ more\)$/);
 });
