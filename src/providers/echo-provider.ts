@@ -4,7 +4,7 @@ import type { ChatFinish, ChatResult, Usage } from '../ir/chat-result.ts';
 import { invalid } from '../ir/gateway-error.ts';
 import type { StreamEvent } from '../ir/stream-event.ts';
 import type { CallOptions, ChatProvider } from './chat-provider.ts';
-import { sampleFromSchema } from './sample-from-schema.ts';
+import { SampleTooLarge, sampleFromSchema } from './sample-from-schema.ts';
 
 /**
  * Built-in `echo`: answers with the last user text, streams it word by word, and calls a tool
@@ -69,8 +69,37 @@ function forcedTool(request: ChatRequest): FunctionTool | undefined {
 }
 
 /** Rough token estimate (4 characters a token): echo has no tokenizer of its own to be exact about. */
-const estimate = (s: string): number => Math.max(1, Math.ceil(s.length / 4));
+const estimate = (chars: number): number => Math.max(1, Math.ceil(chars / 4));
 
+/** Characters of a part's text, counted without serializing the conversation (which may be megabytes). */
+function partChars(p: Part): number {
+  switch (p.type) {
+    case 'text':
+    case 'reasoning':
+    case 'refusal':
+      return p.text.length;
+    case 'tool-call':
+      return p.name.length + p.args.length;
+    case 'tool-result':
+      return p.content.reduce((n, c) => n + partChars(c), 0);
+    case 'code':
+      return p.code.length;
+    case 'code-result':
+      return p.output.length;
+    case 'image':
+    case 'file':
+      return 340;
+    default: {
+      const never: never = p;
+      return never;
+    }
+  }
+}
+
+/**
+ * Echo's answer. Its text is only referenced (the client's own text, or a schema sample bounded
+ * by src/providers/sample-from-schema.ts): a stream cuts it into words as the client reads.
+ */
 function answer(request: ChatRequest, model: string): ChatResult {
   const text = lastUserText(request) || 'echo';
   const parts: Part[] = [];
@@ -78,22 +107,37 @@ function answer(request: ChatRequest, model: string): ChatResult {
   const tool = forcedTool(request);
   let finish: ChatFinish;
   if (tool) {
-    parts.push({ type: 'tool-call', id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, name: tool.name, args: JSON.stringify(sampleFromSchema(tool.parameters)) });
+    const args = JSON.stringify(sample(tool.parameters, `tools[${request.tools.indexOf(tool)}]`, `the parameters schema of tool '${tool.name}'`));
+    parts.push({ type: 'tool-call', id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, name: tool.name, args });
     finish = { reason: 'tool-calls', raw: 'tool_calls' };
   } else {
     const out = request.output;
-    const body = out?.type === 'json-schema' ? JSON.stringify(sampleFromSchema(out.schema)) : out?.type === 'json' ? JSON.stringify({ echo: text }) : text;
+    const body = out?.type === 'json-schema' ? JSON.stringify(sample(out.schema, 'json_schema', `the JSON schema '${out.name}' of the output format`)) : out?.type === 'json' ? JSON.stringify({ echo: text }) : text;
     parts.push({ type: 'text', text: body });
     finish = { reason: 'stop', raw: 'stop' };
   }
-  const inputChars = JSON.stringify(request.messages).length + request.system.reduce((n, p) => n + p.text.length, 0);
-  const outText = parts.map((p) => (p.type === 'text' ? p.text : p.type === 'tool-call' ? p.args : p.type === 'reasoning' ? p.text : '')).join('');
-  const reasoningTokens = parts.some((p) => p.type === 'reasoning') ? estimate((parts[0] as { text: string }).text) : undefined;
-  const usage: Usage = { inputTokens: estimate(' '.repeat(inputChars)), outputTokens: estimate(outText), ...(reasoningTokens ? { reasoningTokens } : {}) };
+  const inputChars = request.messages.reduce((n, m) => m.parts.reduce((k, p) => k + partChars(p), n + 8), 0) + request.system.reduce((n, p) => n + p.text.length, 0);
+  const outChars = parts.reduce((n, p) => n + partChars(p), 0);
+  const reasoning = parts.find((p) => p.type === 'reasoning');
+  const usage: Usage = { inputTokens: estimate(inputChars), outputTokens: estimate(outChars), ...(reasoning ? { reasoningTokens: estimate(partChars(reasoning)) } : {}) };
   return { id: `echo_${randomUUID().replace(/-/g, '')}`, model, parts, finish, usage };
 }
 
-/** Replays a result as a stream: text word by word, tool arguments in two pieces. */
+/** A schema sample, or a 400 naming the field when the smallest valid value is too large to generate. */
+function sample(schema: unknown, param: string, what: string): unknown {
+  try {
+    return sampleFromSchema(schema);
+  } catch (e) {
+    if (e instanceof SampleTooLarge) throw invalid(param, `${param}: ${what} cannot be answered by echo: ${e.message}`);
+    throw e;
+  }
+}
+
+/**
+ * Replays a result as a stream: text word by word, tool arguments in two pieces. Words are cut as
+ * the consumer pulls them (pipeStream pulls only when the client's socket drained), so a client
+ * that stops reading holds one word, not an array of all of them.
+ */
 async function* streamOf(result: ChatResult, signal: AbortSignal): AsyncIterable<StreamEvent> {
   yield { type: 'start', id: result.id, model: result.model, usage: { inputTokens: result.usage.inputTokens } };
   let index = 0;
@@ -101,7 +145,11 @@ async function* streamOf(result: ChatResult, signal: AbortSignal): AsyncIterable
     if (signal.aborted) return;
     if (p.type === 'text') {
       yield { type: 'text-start', index };
-      for (const word of p.text.match(/\S+\s*|\s+/g) ?? []) yield { type: 'text-delta', index, text: word };
+      const words = /\S+\s*|\s+/g;
+      for (let m = words.exec(p.text); m !== null; m = words.exec(p.text)) {
+        if (signal.aborted) return;
+        yield { type: 'text-delta', index, text: m[0] };
+      }
       yield { type: 'text-end', index };
     } else if (p.type === 'reasoning') {
       yield { type: 'reasoning-start', index, origin: 'echo' };

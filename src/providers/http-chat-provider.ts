@@ -101,7 +101,13 @@ export class HttpChatProvider implements ChatProvider {
     const body: unknown = await res.body.json().catch(() => {
       throw new GatewayError('upstream', `provider '${this.name}' answered with a body that is not JSON`);
     });
-    return this.#codec.decodeResult(body);
+    try {
+      return this.#codec.decodeResult(body);
+    } catch (e) {
+      // The upstream's answer did not decode: its failure (502), not an internal error of ours.
+      if (e instanceof GatewayError) throw e;
+      throw new GatewayError('upstream', `provider '${this.name}' answered with a body polygate could not read`);
+    }
   }
 
   async openStream(req: ChatRequest, model: string, opts: CallOptions): Promise<AsyncIterable<StreamEvent>> {
@@ -111,6 +117,9 @@ export class HttpChatProvider implements ChatProvider {
 
   async #send(req: ChatRequest, model: string, opts: CallOptions): Promise<Dispatcher.ResponseData> {
     const enc = this.#codec.encodeRequest(req, model, opts.warn);
+    // Serialized before the call: a body that cannot be serialized is polygate's fault, not an
+    // upstream that "could not be reached" (which would be retried and trip the breaker).
+    const body = JSON.stringify(enc.body);
     const started = performance.now();
     const timeouts = opts.timeouts ?? this.#timeouts;
     let res: Dispatcher.ResponseData;
@@ -122,7 +131,7 @@ export class HttpChatProvider implements ChatProvider {
         headersTimeout: timeouts.firstByteMs,
         bodyTimeout: timeouts.idleMs,
         headers: { 'content-type': 'application/json', accept: req.stream ? 'text/event-stream' : 'application/json', ...enc.headers, ...this.#headers },
-        body: JSON.stringify(enc.body),
+        body,
       });
     } catch (e) {
       upstreamDuration.observe({ provider: this.name, upstream_format: this.wireFormat, outcome: 'error' }, (performance.now() - started) / 1000);
