@@ -4,6 +4,7 @@ import type { ChatFinish, ChatResult, Usage } from '../ir/chat-result.ts';
 import { invalid } from '../ir/gateway-error.ts';
 import type { StreamEvent } from '../ir/stream-event.ts';
 import type { CallOptions, ChatProvider } from './chat-provider.ts';
+import { conversationChars } from '../limits/estimate-tokens.ts';
 import { SampleTooLarge, sampleFromSchema } from './sample-from-schema.ts';
 
 /**
@@ -71,31 +72,6 @@ function forcedTool(request: ChatRequest): FunctionTool | undefined {
 /** Rough token estimate (4 characters a token): echo has no tokenizer of its own to be exact about. */
 const estimate = (chars: number): number => Math.max(1, Math.ceil(chars / 4));
 
-/** Characters of a part's text, counted without serializing the conversation (which may be megabytes). */
-function partChars(p: Part): number {
-  switch (p.type) {
-    case 'text':
-    case 'reasoning':
-    case 'refusal':
-      return p.text.length;
-    case 'tool-call':
-      return p.name.length + p.args.length;
-    case 'tool-result':
-      return p.content.reduce((n, c) => n + partChars(c), 0);
-    case 'code':
-      return p.code.length;
-    case 'code-result':
-      return p.output.length;
-    case 'image':
-    case 'file':
-      return 340;
-    default: {
-      const never: never = p;
-      return never;
-    }
-  }
-}
-
 /**
  * Echo's answer. Its text is only referenced (the client's own text, or a schema sample bounded
  * by src/providers/sample-from-schema.ts): a stream cuts it into words as the client reads.
@@ -116,10 +92,14 @@ function answer(request: ChatRequest, model: string): ChatResult {
     parts.push({ type: 'text', text: body });
     finish = { reason: 'stop', raw: 'stop' };
   }
-  const inputChars = request.messages.reduce((n, m) => m.parts.reduce((k, p) => k + partChars(p), n + 8), 0) + request.system.reduce((n, p) => n + p.text.length, 0);
-  const outChars = parts.reduce((n, p) => n + partChars(p), 0);
+  // Counted, not serialized: the conversation may be megabytes.
+  const inputChars = conversationChars(request.messages) + request.system.reduce((n, p) => n + p.text.length, 0);
   const reasoning = parts.find((p) => p.type === 'reasoning');
-  const usage: Usage = { inputTokens: estimate(inputChars), outputTokens: estimate(outChars), ...(reasoning ? { reasoningTokens: estimate(partChars(reasoning)) } : {}) };
+  const usage: Usage = {
+    inputTokens: estimate(inputChars),
+    outputTokens: estimate(conversationChars([{ role: 'assistant', parts }])),
+    ...(reasoning ? { reasoningTokens: estimate(reasoning.text.length) } : {}),
+  };
   return { id: `echo_${randomUUID().replace(/-/g, '')}`, model, parts, finish, usage };
 }
 
