@@ -82,14 +82,15 @@ function collect(p: Part, slot: number, texts: { slot: number; text: string }[])
   }
 }
 
-/** Counts text in slices, each cut after a space where one is near its end, so few words are split. */
+/** Counts text in slices, each cut before a space where one is near its end, so few words are split. */
 function countSliced(text: string, count: SliceCounter): number {
   let n = 0;
   for (let at = 0; at < text.length; ) {
     let end = Math.min(text.length, at + tokenSample.slice);
     if (end < text.length) {
       const space = text.lastIndexOf(' ', end);
-      if (space > at + tokenSample.slice / 2) end = space + 1;
+      // The next slice starts with the space: o200k counts a word with its leading space.
+      if (space > at + tokenSample.slice / 2) end = space;
     }
     n += count(text.slice(at, end));
     at = end;

@@ -13,7 +13,9 @@ type Schema = Record<string, unknown>;
  */
 export const sampleBounds = { maxValues: 10_000, maxChars: 1024 * 1024 };
 
-export class SampleTooLarge extends Error {}
+export class SampleTooLarge extends Error {
+  override name = 'SampleTooLarge';
+}
 
 type Budget = { values: number; chars: number };
 
