@@ -4,8 +4,10 @@
 // request, in slices of at most `tokenSample.slice`; the assertions are on those bounds, not on time.
 import t from 'tap';
 import { countTokens } from 'gpt-tokenizer';
+import Anthropic from '@anthropic-ai/sdk';
 import type { ChatRequest } from '../../src/ir/chat-request.ts';
 import { estimateTokens, tokenSample } from '../../src/limits/estimate-tokens.ts';
+import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
 const request = (texts: string[]): ChatRequest =>
   ({
@@ -65,4 +67,17 @@ t.test('a small prompt is counted (almost) exactly', async (t) => {
 
 t.test('special-token text is ordinary text to count, not an exception', async (t) => {
   t.ok(estimateTokens(request(['before <|endoftext|> after'])) > 0);
+});
+
+t.test('through a running gateway: a key with tpm gets its 429 for a 1 MB single-word prompt (the estimate finishes)', async (t) => {
+  const gw = await startGateway(
+    testConfig({ keys: [{ id: 'metered', secret: TEST_KEY, workspace: 'ws1', models: ['*'], limits: { tpm: 1000 } }] }),
+  );
+  t.teardown(() => gw.stop());
+  const client = new Anthropic({ apiKey: TEST_KEY, baseURL: gw.url, maxRetries: 0 });
+  const err = await client.messages.create({ model: 'echo', max_tokens: 64, messages: [{ role: 'user', content: 'a'.repeat(1_000_000) }] }).catch((e: unknown) => e);
+  t.type(err, Anthropic.RateLimitError);
+  t.match((err as Error).message, /this request alone is about \d+ tokens/);
+  const health = await fetch(`${gw.url}/healthz`);
+  t.equal(health.status, 200);
 });
