@@ -113,6 +113,9 @@ function sample(schema: unknown, param: string, what: string): unknown {
   }
 }
 
+/** Words streamed between two turns of the event loop. */
+const yieldEvery = 256;
+
 /**
  * Replays a result as a stream: text word by word, tool arguments in two pieces. Words are cut as
  * the consumer pulls them (pipeStream pulls only when the client's socket drained), so a client
@@ -126,9 +129,14 @@ async function* streamOf(result: ChatResult, signal: AbortSignal): AsyncIterable
     if (p.type === 'text') {
       yield { type: 'text-start', index };
       const words = /\S+\s*|\s+/g;
+      let sent = 0;
       for (let m = words.exec(p.text); m !== null; m = words.exec(p.text)) {
         if (signal.aborted) return;
         yield { type: 'text-delta', index, text: m[0] };
+        // A socket that accepts every write never makes pipeStream wait, and a stream with no
+        // upstream I/O would then hold the event loop until its whole answer is written: every
+        // so many words, give other requests (and /healthz) their turn.
+        if (++sent % yieldEvery === 0) await new Promise<void>((resolve) => setImmediate(resolve));
       }
       yield { type: 'text-end', index };
     } else if (p.type === 'reasoning') {
