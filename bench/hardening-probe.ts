@@ -4,7 +4,9 @@
 // process: the gateway's event loop stall as a client sees it) and the gateway's RSS. Measures,
 // never asserts. POLYGATE_DIR=<checkout> measures another checkout (e.g. the unfixed code).
 //
-// Env: PROBE_ONLY=1,2,4,5,6 (a subset), PROBE_STREAMS (repro 5, default 250), PROBE_CHAIN (repro 6, default 40).
+// Env: PROBE_ONLY=1,2,4,5,6 (a subset), PROBE_LEVELS (repro 1, default 2,3), PROBE_BYTES (repro 2's body
+// size, default 1000000), PROBE_STREAMS (repro 5, default 250), PROBE_CHAIN (repro 6, default 40).
+// The unfixed code needs small values: 3 levels ran out of heap after minutes, 1 MB took 639 s.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, type ClientRequest } from 'node:http';
@@ -107,20 +109,22 @@ const gw = await start(config());
 console.log(`gateway ${dir} (pid ${gw.pid}); idle RSS ${rssMb(gw.pid).toFixed(0)} MB`);
 try {
   if (only.has('1')) {
-    for (const levels of [2, 3]) {
+    for (const levels of (process.env.PROBE_LEVELS ?? '2,3').split(',').map(Number)) {
       const body = JSON.stringify({ model: 'echo', messages: [{ role: 'user', content: 'hi' }], response_format: { type: 'json_schema', json_schema: { name: 's', schema: nestedArrays(levels) } } });
       const r = await watched(gw, `1. json_schema ${levels}x minItems 1000 (${body.length} B)`, () => post(gw, '/v1/chat/completions', body));
       console.log(`   -> ${r.status}, ${r.text.length} B: ${r.text.slice(0, 140)}`);
     }
   }
   if (only.has('2')) {
+    const bytes = Number(process.env.PROBE_BYTES ?? 1_000_000);
+    const prose = 'The gateway routes each request and encodes the answer back. ';
     for (const [name, text] of [
-      ['1 MB single word', 'a'.repeat(1_000_000)],
-      ['1 MB CJK', '中文字'.repeat(110_000)],
-      ['1 MB prose', 'The gateway routes each request and encodes the answer back. '.repeat(16_500)],
+      ['single word', 'a'.repeat(bytes)],
+      ['CJK', '中文字'.repeat(Math.round(bytes / 9))],
+      ['prose', prose.repeat(Math.round(bytes / prose.length))],
     ] as const) {
       const body = JSON.stringify({ model: 'echo', max_tokens: 64, messages: [{ role: 'user', content: text }] });
-      const r = await watched(gw, `2. Messages, tpm key, ${name} (${(body.length / 1e6).toFixed(1)} MB)`, () => post(gw, '/v1/messages', body));
+      const r = await watched(gw, `2. Messages, tpm key, ${name} (${(Buffer.byteLength(body) / 1e6).toFixed(2)} MB)`, () => post(gw, '/v1/messages', body));
       console.log(`   -> ${r.status}`);
     }
   }
