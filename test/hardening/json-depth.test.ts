@@ -75,7 +75,14 @@ t.test('a realistically nested tool schema (30 levels, JSON depth ~65) is served
 t.test('the depth check counts nesting, not width, and honours the configured limit', async (t) => {
   const { assertJsonDepth } = await import('../../src/http/json-body.ts');
   t.doesNotThrow(() => assertJsonDepth({ a: { b: [1, 2] } }, 3));
-  t.throws(() => assertJsonDepth({ a: { b: [{}] } }, 3), { param: 'body', status: 400 });
+  const err = (() => {
+    try {
+      assertJsonDepth({ a: { b: [{}] } }, 3);
+    } catch (e) {
+      return e as { param: string; status: number };
+    }
+  })();
+  t.match(err, { param: 'body', status: 400 });
   t.doesNotThrow(() => assertJsonDepth(Array.from({ length: 100_000 }, () => ({ x: [1] })), 3), 'a wide body is fine');
   t.doesNotThrow(() => assertJsonDepth('text', 1));
 });
