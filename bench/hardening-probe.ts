@@ -4,6 +4,7 @@
 // process: the gateway's event loop stall as a client sees it) and the gateway's RSS. Measures,
 // never asserts. POLYGATE_DIR=<checkout> measures another checkout (e.g. the unfixed code).
 //
+// Repro 6 uses the key without tpm, so it measures storage alone, not the estimate (repro 2).
 // Env: PROBE_ONLY=1,2,4,5,6 (a subset), PROBE_LEVELS (repro 1, default 2,3), PROBE_BYTES (repro 2's body
 // size, default 1000000), PROBE_STREAMS (repro 5, default 250), PROBE_CHAIN (repro 6, default 40).
 // The unfixed code needs small values: 3 levels ran out of heap after minutes, 1 MB took 639 s.
@@ -172,7 +173,7 @@ try {
     await watched(gw, `6. ${steps} chained previous_response_id requests of 0.9 MB`, async () => {
       for (let i = 0; i < steps; i++) {
         const t0 = performance.now();
-        const r = await post(gw, '/v1/responses', JSON.stringify({ model: 'echo', input: `${i} ${'y'.repeat(900_000)}`, ...(previous ? { previous_response_id: previous } : {}) }));
+        const r = await post(gw, '/v1/responses', JSON.stringify({ model: 'echo', input: `${i} ${'y'.repeat(900_000)}`, ...(previous ? { previous_response_id: previous } : {}) }), OTHER);
         lastMs = performance.now() - t0;
         statuses.push(r.status);
         if (r.status === 200) previous = (JSON.parse(r.text) as { id: string }).id;
@@ -198,7 +199,7 @@ if (only.has('6') && !process.env.POLYGATE_DIR) {
     await watched(g2, `6'. same chain, cap raised to 1 GB (turn storage only)`, async () => {
       for (let i = 0; i < steps; i++) {
         const t0 = performance.now();
-        const r = await post(g2, '/v1/responses', JSON.stringify({ model: 'echo', input: `${i} ${'y'.repeat(900_000)}`, ...(previous ? { previous_response_id: previous } : {}) }));
+        const r = await post(g2, '/v1/responses', JSON.stringify({ model: 'echo', input: `${i} ${'y'.repeat(900_000)}`, ...(previous ? { previous_response_id: previous } : {}) }), OTHER);
         lastMs = performance.now() - t0;
         previous = (JSON.parse(r.text) as { id: string }).id;
       }
