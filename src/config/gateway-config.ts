@@ -55,7 +55,14 @@ export type GatewayConfig = {
   listen: { host: string; port: number; headers_timeout_ms: number; body_timeout_ms: number; max_connections?: number };
   storage: { driver: 'memory' | 'sqlite' | 'redis'; path?: string; url?: string };
   outbound: { allow_private_addresses: boolean };
-  limits: { max_body_bytes: number; max_upload_bytes: number };
+  limits: {
+    max_body_bytes: number;
+    max_upload_bytes: number;
+    /** JSON bodies nested deeper get 400 (src/http/json-body.ts). */
+    max_json_depth: number;
+    /** A `previous_response_id` chain whose stored conversation would grow past this gets 400. */
+    max_conversation_bytes: number;
+  };
   upstream: { connect_timeout_ms: number; first_byte_timeout_ms: number; idle_timeout_ms: number; max_connections: number; retries: RetriesConfig; breaker: BreakerConfig };
   reload: { watch: boolean; debounce_ms: number };
   /** On SIGTERM, how long in-flight requests and streams may take before they are cut. */

@@ -105,7 +105,12 @@ function withDefaults(c: GatewayConfig): GatewayConfig {
     },
     storage: c.storage ?? { driver: 'sqlite', path: './data/polygate.db' },
     outbound: { allow_private_addresses: c.outbound?.allow_private_addresses ?? false },
-    limits: { max_body_bytes: c.limits?.max_body_bytes ?? 32 * 1024 * 1024, max_upload_bytes: c.limits?.max_upload_bytes ?? 25 * 1024 * 1024 },
+    limits: {
+      max_body_bytes: c.limits?.max_body_bytes ?? 32 * 1024 * 1024,
+      max_upload_bytes: c.limits?.max_upload_bytes ?? 25 * 1024 * 1024,
+      max_json_depth: c.limits?.max_json_depth ?? 128,
+      max_conversation_bytes: c.limits?.max_conversation_bytes ?? 8 * 1024 * 1024,
+    },
     upstream: {
       connect_timeout_ms: c.upstream?.connect_timeout_ms ?? 10_000,
       first_byte_timeout_ms: c.upstream?.first_byte_timeout_ms ?? 120_000,

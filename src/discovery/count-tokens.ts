@@ -7,7 +7,7 @@ import { authorizeModel, noRoute, type ChatState } from '../pipeline/chat-handle
 import type { ChatSession } from '../pipeline/chat-session.ts';
 import { upstreamCodecOf } from '../pipeline/upstream-codecs.ts';
 import { HttpChatProvider } from '../providers/http-chat-provider.ts';
-import { estimateTokens } from '../responses/truncate-conversation.ts';
+import { estimateTokens } from '../limits/estimate-tokens.ts';
 import type { Route } from '../routing/model-router.ts';
 import { decodeCountRequest, type CountClient } from './count-clients.ts';
 import { countWires } from './count-wire.ts';

@@ -9,7 +9,7 @@ import type { Usage } from '../ir/chat-result.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
 import { limitKinds, rateLimitedTotal } from '../metrics/registry.ts';
 import type { RequestState } from '../pipeline/request-state.ts';
-import { estimateTokens } from '../responses/truncate-conversation.ts';
+import { estimateTokens } from './estimate-tokens.ts';
 import { rateCounterOf } from './open-rate-counter.ts';
 import type { RateCounter } from './rate-counter.ts';
 

@@ -194,7 +194,7 @@ async function serveRoute(
     state.timings.encodeMs = r.encodeMs;
     state.status = 200;
     state.outcome = r.outcome === 'error' ? `stream_${r.error?.kind ?? 'error'}` : r.outcome;
-    upstreamFailed = r.outcome === 'error';
+    upstreamFailed = r.outcome === 'error' && !r.local;
   } finally {
     openStreams.dec({ family });
   }

@@ -19,8 +19,12 @@ export async function firstEvent(events: AsyncIterable<StreamEvent>): Promise<{ 
   return { first: r.done ? undefined : r.value, rest: it };
 }
 
-/** encodeMs: time spent in the client encoder over the whole stream (the translation cost). */
-export type StreamOutcome = { outcome: 'ok' | 'error' | 'client_closed'; error?: GatewayError; encodeMs: number };
+/**
+ * encodeMs: time spent in the client encoder over the whole stream (the translation cost).
+ * `local`: the error was thrown inside polygate (the encoder, a built-in provider), not reported
+ * by the upstream, so it says nothing about the upstream's health.
+ */
+export type StreamOutcome = { outcome: 'ok' | 'error' | 'client_closed'; error?: GatewayError; local?: boolean; encodeMs: number };
 
 export async function pipeStream(
   res: ServerResponse,
@@ -60,7 +64,9 @@ export async function pipeStream(
   } catch (e) {
     const error = toGatewayError(e);
     if (!writer.closed) await writer.write(encode({ type: 'error', error }));
-    outcome = writer.closed ? { outcome: 'client_closed' } : { outcome: 'error', error };
+    // HTTP providers turn every upstream failure into an error event (src/providers/http-chat-provider.ts),
+    // so what is thrown here comes from polygate itself.
+    outcome = writer.closed ? { outcome: 'client_closed' } : { outcome: 'error', error, local: true };
   }
   writer.end();
   return { ...outcome, encodeMs };

@@ -4,7 +4,8 @@ import type { ChatFinish, ChatResult, Usage } from '../ir/chat-result.ts';
 import { invalid } from '../ir/gateway-error.ts';
 import type { StreamEvent } from '../ir/stream-event.ts';
 import type { CallOptions, ChatProvider } from './chat-provider.ts';
-import { sampleFromSchema } from './sample-from-schema.ts';
+import { conversationChars } from '../limits/estimate-tokens.ts';
+import { SampleTooLarge, sampleFromSchema } from './sample-from-schema.ts';
 import { forcedBuiltinTool } from '../../adapters/shared/forced-builtin-tool.ts';
 
 /**
@@ -76,8 +77,12 @@ function forcedTool(request: ChatRequest): FunctionTool | undefined {
 }
 
 /** Rough token estimate (4 characters a token): echo has no tokenizer of its own to be exact about. */
-const estimate = (s: string): number => Math.max(1, Math.ceil(s.length / 4));
+const estimate = (chars: number): number => Math.max(1, Math.ceil(chars / 4));
 
+/**
+ * Echo's answer. Its text is only referenced (the client's own text, or a schema sample bounded
+ * by src/providers/sample-from-schema.ts): a stream cuts it into words as the client reads.
+ */
 function answer(request: ChatRequest, model: string): ChatResult {
   const text = lastUserText(request) || 'echo';
   const parts: Part[] = [];
@@ -85,22 +90,44 @@ function answer(request: ChatRequest, model: string): ChatResult {
   const tool = forcedTool(request);
   let finish: ChatFinish;
   if (tool) {
-    parts.push({ type: 'tool-call', id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, name: tool.name, args: JSON.stringify(sampleFromSchema(tool.parameters)) });
+    const args = JSON.stringify(sample(tool.parameters, `tools[${request.tools.indexOf(tool)}]`, `the parameters schema of tool '${tool.name}'`));
+    parts.push({ type: 'tool-call', id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, name: tool.name, args });
     finish = { reason: 'tool-calls', raw: 'tool_calls' };
   } else {
     const out = request.output;
-    const body = out?.type === 'json-schema' ? JSON.stringify(sampleFromSchema(out.schema)) : out?.type === 'json' ? JSON.stringify({ echo: text }) : text;
+    const body = out?.type === 'json-schema' ? JSON.stringify(sample(out.schema, 'json_schema', `the JSON schema '${out.name}' of the output format`)) : out?.type === 'json' ? JSON.stringify({ echo: text }) : text;
     parts.push({ type: 'text', text: body });
     finish = { reason: 'stop', raw: 'stop' };
   }
-  const inputChars = JSON.stringify(request.messages).length + request.system.reduce((n, p) => n + p.text.length, 0);
-  const outText = parts.map((p) => (p.type === 'text' ? p.text : p.type === 'tool-call' ? p.args : p.type === 'reasoning' ? p.text : '')).join('');
-  const reasoningTokens = parts.some((p) => p.type === 'reasoning') ? estimate((parts[0] as { text: string }).text) : undefined;
-  const usage: Usage = { inputTokens: estimate(' '.repeat(inputChars)), outputTokens: estimate(outText), ...(reasoningTokens ? { reasoningTokens } : {}) };
+  // Counted, not serialized: the conversation may be megabytes.
+  const inputChars = conversationChars(request.messages) + request.system.reduce((n, p) => n + p.text.length, 0);
+  const reasoning = parts.find((p) => p.type === 'reasoning');
+  const usage: Usage = {
+    inputTokens: estimate(inputChars),
+    outputTokens: estimate(conversationChars([{ role: 'assistant', parts }])),
+    ...(reasoning ? { reasoningTokens: estimate(reasoning.text.length) } : {}),
+  };
   return { id: `echo_${randomUUID().replace(/-/g, '')}`, model, parts, finish, usage };
 }
 
-/** Replays a result as a stream: text word by word, tool arguments in two pieces. */
+/** A schema sample, or a 400 naming the field when the smallest valid value is too large to generate. */
+function sample(schema: unknown, param: string, what: string): unknown {
+  try {
+    return sampleFromSchema(schema);
+  } catch (e) {
+    if (e instanceof SampleTooLarge) throw invalid(param, `${param}: ${what} cannot be answered by echo: ${e.message}`);
+    throw e;
+  }
+}
+
+/** Words streamed between two turns of the event loop. */
+const yieldEvery = 256;
+
+/**
+ * Replays a result as a stream: text word by word, tool arguments in two pieces. Words are cut as
+ * the consumer pulls them (pipeStream pulls only when the client's socket drained), so a client
+ * that stops reading holds one word, not an array of all of them.
+ */
 async function* streamOf(result: ChatResult, signal: AbortSignal): AsyncIterable<StreamEvent> {
   yield { type: 'start', id: result.id, model: result.model, usage: { inputTokens: result.usage.inputTokens } };
   let index = 0;
@@ -108,7 +135,16 @@ async function* streamOf(result: ChatResult, signal: AbortSignal): AsyncIterable
     if (signal.aborted) return;
     if (p.type === 'text') {
       yield { type: 'text-start', index };
-      for (const word of p.text.match(/\S+\s*|\s+/g) ?? []) yield { type: 'text-delta', index, text: word };
+      const words = /\S+\s*|\s+/g;
+      let sent = 0;
+      for (let m = words.exec(p.text); m !== null; m = words.exec(p.text)) {
+        if (signal.aborted) return;
+        yield { type: 'text-delta', index, text: m[0] };
+        // A socket that accepts every write never makes pipeStream wait, and a stream with no
+        // upstream I/O would then hold the event loop until its whole answer is written: every
+        // so many words, give other requests (and /healthz) their turn.
+        if (++sent % yieldEvery === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
       yield { type: 'text-end', index };
     } else if (p.type === 'reasoning') {
       yield { type: 'reasoning-start', index, origin: 'echo' };

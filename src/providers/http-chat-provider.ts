@@ -124,7 +124,13 @@ export class HttpChatProvider implements ChatProvider {
     const body: unknown = await res.body.json().catch(() => {
       throw new GatewayError('upstream', `provider '${this.name}' answered with a body that is not JSON`);
     });
-    return this.#codec.decodeResult(body);
+    try {
+      return this.#codec.decodeResult(body);
+    } catch (e) {
+      // The upstream's answer did not decode: its failure (502), not an internal error of ours.
+      if (e instanceof GatewayError) throw e;
+      throw new GatewayError('upstream', `provider '${this.name}' answered with a body polygate could not read`);
+    }
   }
 
   async openStream(req: ChatRequest, model: string, opts: CallOptions): Promise<AsyncIterable<StreamEvent>> {
@@ -143,6 +149,9 @@ export class HttpChatProvider implements ChatProvider {
    * GatewayError that names which timeout fired. Also used for the upstream's token counting.
    */
   async post(path: string, body: unknown, headers: Record<string, string>, opts: Pick<CallOptions, 'signal' | 'timeouts'>): Promise<Dispatcher.ResponseData> {
+    // Serialized before the call: a body that cannot be serialized is polygate's fault, not an
+    // upstream that "could not be reached" (which would be retried and trip the breaker).
+    const payload = JSON.stringify(body);
     const started = performance.now();
     const timeouts = opts.timeouts ?? this.#timeouts;
     let res: Dispatcher.ResponseData;
@@ -154,7 +163,7 @@ export class HttpChatProvider implements ChatProvider {
         headersTimeout: timeouts.firstByteMs,
         bodyTimeout: timeouts.idleMs,
         headers: { 'content-type': 'application/json', accept: 'application/json', ...headers, ...this.#headers },
-        body: JSON.stringify(body),
+        body: payload,
       });
     } catch (e) {
       upstreamDuration.observe({ provider: this.name, upstream_format: this.wireFormat, outcome: 'error' }, (performance.now() - started) / 1000);

@@ -56,6 +56,7 @@ export async function runRoutes(o: RunRoutesOptions): Promise<void> {
         report.attempts++;
         const final = !hasNextRoute && attempt > route.retries.max_retries;
         let err: GatewayError;
+        let own = false;
         try {
           const r = await o.serve(route, final);
           if (!r.served) {
@@ -71,8 +72,12 @@ export async function runRoutes(o: RunRoutesOptions): Promise<void> {
           return;
         } catch (e) {
           err = toGatewayError(e);
+          // Providers report every upstream failure as a GatewayError; anything else thrown is
+          // polygate's own fault (a bug, a stack overflow), which no other attempt would mend and
+          // which must not count against the upstream's breaker.
+          own = !(e instanceof GatewayError);
         }
-        const why = o.signal.aborted ? undefined : failureCauseOf(err);
+        const why = o.signal.aborted || own ? undefined : failureCauseOf(err);
         if (!why) {
           // The request's own fault (or the client left): no other attempt would do better.
           permit.release();

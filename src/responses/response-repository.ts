@@ -1,9 +1,13 @@
 import type { Message } from '../ir/chat-request.ts';
+import { conversationChars } from '../limits/estimate-tokens.ts';
 import type { Store } from '../store/store.ts';
 
 /**
- * What a stored Responses answer keeps (family D state): enough to return it (`response`), to
- * list what it was asked (`inputItems`) and to continue it (`history`) on any provider.
+ * What a stored Responses answer keeps (family D state): enough to return it (`response`) and to
+ * list what it was asked (`inputItems`). The conversation lives in turns (`StoredTurn`), one per
+ * response, each holding only what that response added: a chain of n answers stores its text
+ * once, not n times (a whole-history record per answer made a chain of 40 requests of 0.9 MB
+ * grow the database by 1.7 GB).
  */
 export type StoredResponse = {
   id: string;
@@ -17,19 +21,33 @@ export type StoredResponse = {
   response: Record<string, unknown>;
   /** This request's input items in wire form, each with an id. */
   inputItems: Record<string, unknown>[];
-  /**
-   * The whole conversation through this response, in the IR, materialized so that continuing a
-   * chain of any length reads one record, never the chain.
-   */
-  history: Message[];
-  /** The provider that produced each history message; '' where the client supplied it. */
-  producers: string[];
+  /** Records written before turns existed carry the whole conversation here. */
+  history?: Message[];
+  producers?: string[];
 };
+
+/** One response's share of a conversation, in the IR, so a chain continues on any provider. */
+export type StoredTurn = {
+  /** The response this one continued; null at the start of a chain. */
+  previousId: string | null;
+  /** The messages this request sent (after the previous response's) and its answer. */
+  messages: Message[];
+  /** The provider that produced each message; '' where the client supplied it. */
+  producers: string[];
+  /** Size of the conversation through this turn (src/limits/estimate-tokens.ts conversationChars), for the chain cap. */
+  chainChars: number;
+  /** Turns in the chain through this one. */
+  length: number;
+};
+
+/** A conversation read back from its turns. */
+export type Conversation = { messages: Message[]; producers: string[]; chainChars: number; length: number };
 
 /** A wire item (input or output) that a later `item_reference` may name. */
 export type StoredItem = { item: Record<string, unknown> };
 
 const RESPONSES = 'responses';
+const TURNS = 'responses.turns';
 const ITEMS = 'responses.items';
 
 /** Typed access to stored responses, scoped by workspace on every read. */
@@ -43,7 +61,8 @@ export class ResponseRepository {
     return (await this.#store.get<StoredResponse>(RESPONSES, id, workspace))?.data;
   }
 
-  async save(workspace: string, r: StoredResponse): Promise<void> {
+  async save(workspace: string, r: StoredResponse, turn: StoredTurn): Promise<void> {
+    await this.#store.put(TURNS, { id: r.id, workspace, data: turn, dueAt: null });
     await this.#store.put(RESPONSES, { id: r.id, workspace, data: r, dueAt: null });
     const items = [...r.inputItems, ...((r.response.output as Record<string, unknown>[] | undefined) ?? [])];
     for (const item of items) {
@@ -51,11 +70,41 @@ export class ResponseRepository {
     }
   }
 
+  /**
+   * The conversation through response `id`, walking its turns back to the chain's start. The walk
+   * reads at most the chain's turns, whose size and count the chain cap bounds.
+   */
+  async conversation(id: string, workspace: string, legacy: StoredResponse): Promise<Conversation> {
+    const turns: StoredTurn[] = [];
+    let base: Conversation = { messages: [], producers: [], chainChars: 0, length: 0 };
+    for (let at: string | null = id; at !== null; ) {
+      const turn: StoredTurn | undefined = (await this.#store.get<StoredTurn>(TURNS, at, workspace))?.data;
+      if (!turn) {
+        // A record from before turns: its history is the whole conversation up to it.
+        const old = at === id ? legacy : await this.get(at, workspace);
+        if (old?.history) base = { messages: old.history, producers: old.producers ?? [], chainChars: conversationChars(old.history), length: 1 };
+        break;
+      }
+      turns.push(turn);
+      at = turn.previousId;
+    }
+    const messages = [...base.messages];
+    const producers = [...base.producers];
+    for (let i = turns.length - 1; i >= 0; i--) {
+      messages.push(...turns[i].messages);
+      producers.push(...turns[i].producers);
+    }
+    return { messages, producers, chainChars: turns[0]?.chainChars ?? base.chainChars, length: turns[0]?.length ?? base.length };
+  }
+
   async item(id: string, workspace: string): Promise<Record<string, unknown> | undefined> {
     return (await this.#store.get<StoredItem>(ITEMS, id, workspace))?.data.item;
   }
 
-  /** Deletes the response and the items only it introduced; false when absent in this workspace. */
+  /**
+   * Deletes the response and the items only it introduced; false when absent in this workspace.
+   * Its turn stays: responses that continued it still read their conversation through it.
+   */
   async delete(id: string, workspace: string): Promise<boolean> {
     const r = await this.get(id, workspace);
     if (!r) return false;

@@ -7,8 +7,9 @@ import type { RequestState } from '../pipeline/request-state.ts';
 import type { Route } from '../routing/model-router.ts';
 import { processStoreOf } from '../store/open-store.ts';
 import { normalizeInputItems, resolveItemReferences } from './input-items.ts';
-import { ResponseRepository, type StoredResponse } from './response-repository.ts';
+import { ResponseRepository, type StoredResponse, type StoredTurn } from './response-repository.ts';
 import { applyTruncation } from './truncate-conversation.ts';
+import { conversationChars } from '../limits/estimate-tokens.ts';
 
 /** Extension keys the Responses decoder writes that polygate itself answers (never sent upstream). */
 const stateKeys = ['previous_response_id', 'item_references', 'item_reference_slots', 'store', 'truncation'];
@@ -34,19 +35,26 @@ export class ResponsesSession implements ChatSession {
   /** Which provider produced each stored message; by identity, so truncation cannot misalign it. */
   #producers = new Map<Message, string>();
   #store = true;
-  #messages: Message[] = [];
+  /** The messages this request sent, stored as its turn (the chain before it is stored already). */
+  #own: Message[] = [];
+  #previousId: string | null = null;
+  /** Size and length of the chain through this request's input (src/responses/response-repository.ts). */
+  #chain = { chars: 0, length: 0 };
+  readonly #maxChainChars: number;
   #created: Record<string, unknown> | undefined;
   #final: Record<string, unknown> | undefined;
 
-  constructor(repo: ResponseRepository, workspace: string, contextWindow: (model: string) => number | undefined) {
+  constructor(repo: ResponseRepository, workspace: string, contextWindow: (model: string) => number | undefined, maxChainChars = Infinity) {
     this.#repo = repo;
+    this.#maxChainChars = maxChainChars;
     this.#workspace = workspace;
     this.#contextWindow = contextWindow;
   }
 
   static of(ctx: Context): ResponsesSession {
     const state = ctx.state as RequestState;
-    return new ResponsesSession(repositoryOf(ctx), state.key.workspace, (m) => state.runtime.router.resolve(m)?.config.context_window);
+    const config = state.runtime.config;
+    return new ResponsesSession(repositoryOf(ctx), state.key.workspace, (m) => state.runtime.router.resolve(m)?.config.context_window, config.limits.max_conversation_bytes);
   }
 
   async prepareBody(body: unknown): Promise<unknown> {
@@ -57,17 +65,29 @@ export class ResponsesSession implements ChatSession {
 
   async prepareRequest(request: ChatRequest): Promise<void> {
     this.#store = request.extensions['store'] !== false;
+    this.#own = request.messages;
     const previousId = request.extensions['previous_response_id'];
+    let chain = { chars: 0, length: 0 };
     if (typeof previousId === 'string') {
       const previous = await this.#repo.get(previousId, this.#workspace);
       if (!previous) throw new GatewayError('not-found', `Previous response with id '${previousId}' not found.`, { param: 'previous_response_id' });
+      const conversation = await this.#repo.conversation(previousId, this.#workspace, previous);
       // `instructions` are not carried over (spec): only the conversation is.
-      previous.history.forEach((m, i) => this.#producers.set(m, previous.producers[i] ?? ''));
-      request.messages = [...previous.history, ...request.messages];
+      conversation.messages.forEach((m, i) => this.#producers.set(m, conversation.producers[i] ?? ''));
+      request.messages = [...conversation.messages, ...request.messages];
+      this.#previousId = previousId;
+      chain = { chars: conversation.chainChars, length: conversation.length };
+    }
+    this.#chain = { chars: chain.chars + turnChars(this.#own), length: chain.length + 1 };
+    if (this.#previousId !== null && this.#chain.chars > this.#maxChainChars) {
+      throw new GatewayError(
+        'invalid-request',
+        `previous_response_id: the conversation of response '${this.#previousId}' with this input would exceed the ${this.#maxChainChars} characters a stored conversation may hold (limits.max_conversation_bytes). Start a new conversation, or send the input without previous_response_id.`,
+        { param: 'previous_response_id' },
+      );
     }
     const truncation = request.extensions['truncation'] === 'auto' ? 'auto' : 'disabled';
     applyTruncation(request, this.#contextWindow(request.model), truncation);
-    this.#messages = request.messages;
   }
 
   /**
@@ -114,8 +134,14 @@ export class ResponsesSession implements ChatSession {
   async #save(route: Route, response: Record<string, unknown>, output: Part[] | undefined): Promise<void> {
     if (!this.#store || typeof response.id !== 'string') return;
     const status = (['completed', 'incomplete', 'failed', 'cancelled'] as const).find((s) => s === response.status) ?? 'failed';
-    const history = output && output.length > 0 ? [...this.#messages, { role: 'assistant' as const, parts: output }] : this.#messages;
-    const producers = history.map((m, i) => (i >= this.#messages.length ? route.provider : (this.#producers.get(m) ?? '')));
+    const answer: Message[] = output && output.length > 0 ? [{ role: 'assistant', parts: output }] : [];
+    const turn: StoredTurn = {
+      previousId: this.#previousId,
+      messages: [...this.#own, ...answer],
+      producers: [...this.#own.map(() => ''), ...answer.map(() => route.provider)],
+      chainChars: this.#chain.chars + conversationChars(answer),
+      length: this.#chain.length,
+    };
     const record: StoredResponse = {
       id: response.id,
       model: String(response.model ?? ''),
@@ -125,9 +151,13 @@ export class ResponsesSession implements ChatSession {
       createdAt: typeof response.created_at === 'number' ? response.created_at : Math.floor(Date.now() / 1000),
       response,
       inputItems: this.#inputItems,
-      history,
-      producers,
     };
-    await this.#repo.save(this.#workspace, record);
+    await this.#repo.save(this.#workspace, record, turn);
   }
 }
+
+/**
+ * What a turn adds to its chain's size: its characters plus a flat 4096 per turn, so the cap also
+ * bounds how many turns reading a conversation walks (2048 at the default 8 MiB).
+ */
+const turnChars = (messages: Message[]): number => (messages.length === 0 ? 0 : 4096) + conversationChars(messages);

@@ -1,41 +1,6 @@
-import { countTokens } from 'gpt-tokenizer';
-import type { ChatRequest, Message, Part } from '../ir/chat-request.ts';
-import { assertNever } from '../ir/stream-event.ts';
+import type { ChatRequest, Message } from '../ir/chat-request.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
-
-/**
- * Token estimate of one part with OpenAI's o200k tokenizer: exact for text, a flat cost for media
- * (OpenAI bills a low-detail image at 85 tokens), which is what an estimate before sending can do.
- */
-function partTokens(p: Part): number {
-  switch (p.type) {
-    case 'text':
-    case 'reasoning':
-    case 'refusal':
-      return countTokens(p.text);
-    case 'tool-call':
-      return countTokens(p.name) + countTokens(p.args);
-    case 'tool-result':
-      return p.content.reduce((n, c) => n + partTokens(c), 0);
-    case 'code':
-      return countTokens(p.code);
-    case 'code-result':
-      return countTokens(p.output);
-    case 'image':
-      return 85;
-    case 'file':
-      return p.source.kind === 'text' ? countTokens(p.source.text) : 85;
-    default:
-      return assertNever(p, 'part');
-  }
-}
-
-/** Per-message overhead of chat formatting (role and separators), as OpenAI's cookbook counts it. */
-const messageTokens = (m: Message): number => 4 + m.parts.reduce((n, p) => n + partTokens(p), 0);
-
-export function estimateTokens(request: ChatRequest): number {
-  return request.system.reduce((n, p) => n + countTokens(p.text), 0) + request.messages.reduce((n, m) => n + messageTokens(m), 0);
-}
+import { estimateRequest, estimateTokens } from '../limits/estimate-tokens.ts';
 
 /**
  * Applies `truncation` against the model's context window: `disabled` answers 400 on overflow;
@@ -47,7 +12,9 @@ export function applyTruncation(request: ChatRequest, contextWindow: number | un
   if (contextWindow === undefined) return;
   // The answer needs room too: reserve what the request caps it at, if it says.
   const budget = contextWindow - (request.maxTokens ?? 0);
-  let total = estimateTokens(request);
+  // One bounded estimate (src/limits/estimate-tokens.ts), per message, so dropping one costs nothing.
+  const estimate = estimateRequest(request);
+  let total = estimate.total;
   if (total <= budget) return;
   if (mode === 'disabled') {
     throw new GatewayError(
@@ -58,8 +25,9 @@ export function applyTruncation(request: ChatRequest, contextWindow: number | un
   }
   const msgs = request.messages;
   while (total > budget && msgs.length > 2) {
-    total -= messageTokens(msgs[1]);
+    total -= estimate.messages[1];
     msgs.splice(1, 1);
+    estimate.messages.splice(1, 1);
   }
   dropOrphanToolParts(msgs);
   if (estimateTokens(request) > budget) {
