@@ -1,0 +1,60 @@
+// Fuzzing every decoder of the anthropic-messages adapter (test/fuzz/chat-fuzz.ts says the property):
+// client requests with their headers, upstream messages, upstream SSE streams and error answers.
+import fc from 'fast-check';
+import t from 'tap';
+import { anthropicClientCodec, anthropicUpstreamCodec } from '../../adapters/anthropic-messages/index.ts';
+import type { InboundContext } from '../../adapters/shared/chat-adapter.ts';
+import { fuzzChatFormat } from './chat-fuzz.ts';
+import { fixtureJsons, fixtureStreams } from './fixtures.ts';
+
+const contexts: fc.Arbitrary<InboundContext> = fc.record({
+  headers: fc.record(
+    {
+      'anthropic-version': fc.oneof(fc.constant('2023-06-01'), fc.constantFrom('', '2023-02-30', 'latest', '9999-99-99'), fc.string({ maxLength: 12 })),
+      'anthropic-beta': fc.oneof(fc.constantFrom('prompt-caching-2024-07-31', 'a,,b', ',', ' '), fc.array(fc.string({ maxLength: 12 }), { maxLength: 3 }), fc.string({ maxLength: 20 })),
+    },
+    { requiredKeys: [] },
+  ),
+  params: fc.constant({}),
+  query: fc.constant({}),
+});
+
+const message = {
+  id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-sonnet-4-5-20250929',
+  content: [
+    { type: 'thinking', thinking: 'Let me see.', signature: 'sig/+==' },
+    { type: 'redacted_thinking', data: 'opaque' },
+    {
+      type: 'text',
+      text: 'Paris.',
+      citations: [
+        { type: 'char_location', cited_text: 'Paris is the capital', document_index: 0, document_title: 'Atlas', start_char_index: 0, end_char_index: 20 },
+        { type: 'web_search_result_location', cited_text: 'x', url: 'https://example.com', title: 'Example', encrypted_index: 'enc' },
+        { type: 'page_location', cited_text: 'p', document_index: 1, document_title: null, start_page_number: 2, end_page_number: 3 },
+      ],
+    },
+    { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'q' } },
+    { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris', n: [1, 2] } },
+  ],
+  stop_reason: 'tool_use',
+  stop_sequence: null,
+  usage: { input_tokens: 50, cache_creation_input_tokens: 200, cache_read_input_tokens: 1000, output_tokens: 80, output_tokens_details: { thinking_tokens: 30 }, service_tier: 'standard' },
+};
+
+t.test('anthropic-messages decoders answer any input with a value or a GatewayError', async (t) => {
+  fuzzChatFormat(t, {
+    client: anthropicClientCodec,
+    upstream: anthropicUpstreamCodec,
+    requests: fixtureJsons('anthropic-messages', '.request.json'),
+    contexts,
+    results: [message, { ...message, content: [{ type: 'text', text: 'Hi!' }], stop_reason: 'end_turn' }],
+    streams: fixtureStreams('anthropic-messages', true),
+    errors: [
+      { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+      { type: 'error', error: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit' }, request_id: 'req_1' },
+    ],
+  });
+});

@@ -1,0 +1,47 @@
+// Fuzzing every decoder of the gemini adapter (test/fuzz/chat-fuzz.ts says the property):
+// generateContent client requests with their path and query, upstream GenerateContentResponses,
+// upstream `data:` streams, HTTP errors and in-stream `{error}` chunks.
+import fc from 'fast-check';
+import t from 'tap';
+import { decodeGeminiStreamError, geminiClientCodec, geminiUpstreamCodec } from '../../adapters/gemini/index.ts';
+import type { InboundContext } from '../../adapters/shared/chat-adapter.ts';
+import { GatewayError } from '../../src/ir/gateway-error.ts';
+import { clientSides, fuzz, fuzzChatFormat } from './chat-fuzz.ts';
+import { fixtureJsons, fixtureStreams } from './fixtures.ts';
+import { bodies } from './mutate-json.ts';
+
+const contexts: fc.Arbitrary<InboundContext> = fc.record({
+  headers: fc.constant({}),
+  params: fc.record({ model: fc.oneof(fc.constantFrom('gemini-2.5-flash', 'models/gemini-2.5-pro', '', 'models/'), fc.string({ maxLength: 20 })) }),
+  query: fc.record({ alt: fc.constantFrom(undefined, 'sse', 'json', '') }, { requiredKeys: [] }),
+  streamByRoute: fc.boolean(),
+});
+
+const streams = fixtureStreams('gemini', false);
+const errors = [
+  { error: { code: 429, message: 'Resource has been exhausted', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '30s' }] } },
+  { error: { code: 400, message: 'API key not valid.', status: 'INVALID_ARGUMENT', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID' }] } },
+];
+
+t.test('gemini decoders answer any input with a value or a GatewayError', async (t) => {
+  fuzzChatFormat(t, {
+    client: geminiClientCodec,
+    upstream: geminiUpstreamCodec,
+    requests: fixtureJsons('gemini', '.request.json'),
+    contexts,
+    // Each recorded chunk is a whole GenerateContentResponse, as a non-streaming answer is.
+    results: streams.flat().map((f) => JSON.parse(f.data) as unknown),
+    streams,
+    errors,
+  });
+});
+
+t.test('an in-stream {error} chunk decodes to a GatewayError every client encodes', async (t) => {
+  const clients = clientSides();
+  fuzz(t, 'decodeGeminiStreamError', bodies(errors), (body) => {
+    const err = decodeGeminiStreamError(body);
+    if (!(err instanceof GatewayError)) throw new TypeError('decodeGeminiStreamError returned something other than a GatewayError');
+    for (const c of clients) JSON.stringify(c.codec.encodeError(err));
+  });
+});
+
