@@ -6,7 +6,7 @@ import t from 'tap';
 import { decodeGeminiStreamError, geminiClientCodec, geminiUpstreamCodec } from '../../adapters/gemini/index.ts';
 import type { InboundContext } from '../../adapters/shared/chat-adapter.ts';
 import { GatewayError } from '../../src/ir/gateway-error.ts';
-import { clientSides, fuzz, fuzzChatFormat } from './chat-fuzz.ts';
+import { clientSides, fuzz, fuzzChatFormat, regression } from './chat-fuzz.ts';
 import { fixtureJsons, fixtureStreams } from './fixtures.ts';
 import { bodies } from './mutate-json.ts';
 
@@ -45,3 +45,16 @@ t.test('an in-stream {error} chunk decodes to a GatewayError every client encode
   });
 });
 
+// Counterexamples the fuzzer found, kept as plain cases (each failed before its fix).
+t.test('regressions', async (t) => {
+  const ctx: InboundContext = { headers: {}, params: { model: 'gemini-2.5-flash' }, query: {} };
+  const longName = 'x'.repeat(100_000);
+  regression(t, 'a 100,000-character function name: the synthetic call id check built a RegExp too large to compile', () => {
+    const req = geminiClientCodec.decodeRequest(
+      { contents: [{ role: 'user', parts: [{ text: 'hi' }] }, { role: 'model', parts: [{ functionCall: { name: longName, args: {} } }] }, { role: 'user', parts: [{ functionResponse: { name: longName, response: {} } }] }] },
+      ctx,
+    );
+    const body = geminiUpstreamCodec.encodeRequest(req, 'gemini-2.5-flash', () => {}).body as { contents: Array<{ parts: Array<Record<string, unknown>> }> };
+    t.same(body.contents[1].parts[0].functionCall, { name: longName, args: {} }, 'the synthetic id stays out of the upstream request');
+  });
+});
