@@ -82,7 +82,8 @@ type Edit =
   | { op: 'reverse'; at: number }
   | { op: 'empty'; at: number }
   | { op: 'wrap'; at: number }
-  | { op: 'deep'; at: number; depth: number; inObject: boolean };
+  | { op: 'deep'; at: number; depth: number; inObject: boolean }
+  | { op: 'recurse'; at: number; inner: number; depth: number };
 
 /** Random edits drawn from a format's vocabulary; apply them with `applyEdits`. */
 export function edits(pools: Pools, max = 4): fc.Arbitrary<Edit[]> {
@@ -102,19 +103,43 @@ export function edits(pools: Pools, max = 4): fc.Arbitrary<Edit[]> {
     { weight: 1, arbitrary: fc.record({ op: fc.constant('empty' as const), at }) },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('wrap' as const), at }) },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('deep' as const), at, depth: fc.integer({ min: 1, max: 200 }), inObject: fc.boolean() }) },
+    { weight: 1, arbitrary: fc.record({ op: fc.constant('recurse' as const), at, inner: fc.noBias(fc.nat()), depth: fc.integer({ min: 1, max: 200 }) }) },
   );
   return fc.array(edit, { minLength: 1, maxLength: max });
 }
 
-type Slot = { parent: Json[] | { [k: string]: Json } | null; key: string | number; value: Json };
+type Slot = { parent: Json[] | { [k: string]: Json } | null; key: string | number; value: Json; path: Array<string | number> };
 
 /** Every position in `root` (the root itself first), at most 2,000 of them. */
 function slots(root: Json): Slot[] {
-  const out: Slot[] = [{ parent: null, key: '', value: root }];
+  const out: Slot[] = [{ parent: null, key: '', value: root, path: [] }];
   for (let i = 0; i < out.length && out.length < 2000; i++) {
-    const v = out[i].value;
-    if (Array.isArray(v)) v.forEach((x, k) => out.push({ parent: v, key: k, value: x }));
-    else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) out.push({ parent: v, key: k, value: x });
+    const { value: v, path } = out[i];
+    if (Array.isArray(v)) v.forEach((x, k) => out.push({ parent: v, key: k, value: x, path: [...path, k] }));
+    else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) out.push({ parent: v, key: k, value: x, path: [...path, k] });
+  }
+  return out;
+}
+
+/**
+ * `v` nested in itself `depth` times at one of its own positions: a schema in its own `items`, a
+ * filter in its own `filters`, a content block in its own `content`: recursion on client data.
+ */
+function selfNested(v: Json, inner: number, depth: number): Json {
+  const inside = slots(v).slice(1);
+  if (inside.length === 0) return v;
+  const path = inside[inner % inside.length].path;
+  // At most 200 levels of JSON in all, and no more than ~200 kB of copies.
+  const size = wireText(v).length;
+  if (size > 50_000) return v;
+  const times = Math.max(1, Math.min(depth, Math.floor(200 / path.length), Math.floor(200_000 / size)));
+  let out = v;
+  for (let i = 0; i < times; i++) {
+    const copy = clone(v) as { [k: string]: Json };
+    let at: { [k: string]: Json } = copy;
+    for (const k of path.slice(0, -1)) at = at[k] as { [k: string]: Json };
+    at[path[path.length - 1]] = out;
+    out = copy;
   }
   return out;
 }
@@ -164,6 +189,9 @@ export function applyEdits(seed: unknown, list: Edit[]): Json {
         break;
       case 'deep':
         root = set(root, s, nested(e.depth, clone(v), e.inObject));
+        break;
+      case 'recurse':
+        root = set(root, s, selfNested(v, e.inner, e.depth));
         break;
       default: {
         const never: never = e;
