@@ -22,6 +22,12 @@ export type Json = null | boolean | number | string | Json[] | { [k: string]: Js
 
 const huge = 'x'.repeat(100_000);
 const hugeUnicode = '\u{1F600}\u0000\uD800é'.repeat(20_000);
+/**
+ * JSON text nested 10,000 deep: the parse-time depth limit of the HTTP layer cannot see inside a
+ * string, yet tool arguments and tool results are JSON texts that encoders parse.
+ */
+const deepArrayText = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+const deepObjectText = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
 
 /** A value nested `depth` levels deep in arrays or objects (decoders must not recurse into a stack overflow). */
 export function nested(depth: number, leaf: Json, inObject: boolean): Json {
@@ -32,7 +38,7 @@ export function nested(depth: number, leaf: Json, inObject: boolean): Json {
 
 const nastyScalar: fc.Arbitrary<Json> = fc.oneof(
   fc.constantFrom<Json>(null, true, false, 0, -0, -1, 1, 0.5, 2 ** 31, 2 ** 53 + 2, 1e308, -1e308, Infinity, -Infinity, '', ' ', '\u0000', 'a\u0000b', '\uD800', '\u{1F600}', '0', 'null', '{"a":', '[]', '-1', 'NaN', '1e999'),
-  fc.constantFrom<Json>(huge, hugeUnicode),
+  fc.constantFrom<Json>(huge, hugeUnicode, deepArrayText, deepObjectText),
   fc.string({ unit: 'binary', maxLength: 20 }),
   fc.double().map((d) => (Number.isNaN(d) ? Infinity : d)),
   fc.integer(),
@@ -83,7 +89,8 @@ type Edit =
   | { op: 'empty'; at: number }
   | { op: 'wrap'; at: number }
   | { op: 'deep'; at: number; depth: number; inObject: boolean }
-  | { op: 'recurse'; at: number; inner: number; depth: number };
+  | { op: 'recurse'; at: number; inner: number; depth: number }
+  | { op: 'restring'; at: number; value: string };
 
 /** Random edits drawn from a format's vocabulary; apply them with `applyEdits`. */
 export function edits(pools: Pools, max = 4): fc.Arbitrary<Edit[]> {
@@ -104,8 +111,18 @@ export function edits(pools: Pools, max = 4): fc.Arbitrary<Edit[]> {
     { weight: 1, arbitrary: fc.record({ op: fc.constant('wrap' as const), at }) },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('deep' as const), at, depth: fc.integer({ min: 1, max: 200 }), inObject: fc.boolean() }) },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('recurse' as const), at, inner: fc.noBias(fc.nat()), depth: fc.integer({ min: 1, max: 200 }) }) },
+    { weight: 2, arbitrary: fc.record({ op: fc.constant('restring' as const), at, value: nastyString(pools) }) },
   );
   return fc.array(edit, { minLength: 1, maxLength: max });
+}
+
+/** Strings that are JSON texts (tool arguments, tool results), huge, deep or odd. */
+function nastyString(pools: Pools): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.constantFrom(huge, hugeUnicode, deepArrayText, deepObjectText, '', '\u0000', '\uD800', '{', '[]', 'null', '1e999', '"x"', '{"a":1e999}', '{"__proto__":{"x":1}}'),
+    pools.subtrees.length > 0 ? fc.constantFrom(...pools.subtrees).map((v) => wireText(v)) : fc.string(),
+    fc.string({ unit: 'binary', maxLength: 20 }),
+  );
 }
 
 type Slot = { parent: Json[] | { [k: string]: Json } | null; key: string | number; value: Json; path: Array<string | number> };
@@ -190,6 +207,12 @@ export function applyEdits(seed: unknown, list: Edit[]): Json {
       case 'deep':
         root = set(root, s, nested(e.depth, clone(v), e.inObject));
         break;
+      case 'restring': {
+        // A string position of the whole value, not just the one picked: most fields worth it are strings.
+        const strings = all.filter((x) => typeof x.value === 'string');
+        root = set(root, strings.length > 0 ? strings[e.at % strings.length] : s, e.value);
+        break;
+      }
       case 'recurse':
         root = set(root, s, selfNested(v, e.inner, e.depth));
         break;
