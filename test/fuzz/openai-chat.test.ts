@@ -2,9 +2,10 @@
 // /v1/chat/completions client requests, upstream completions, upstream chunk streams and errors.
 import fc from 'fast-check';
 import t from 'tap';
+import { geminiUpstreamCodec } from '../../adapters/gemini/index.ts';
 import { openaiChatClientCodec, openaiChatUpstreamCodec } from '../../adapters/openai-chat/index.ts';
 import type { InboundContext } from '../../adapters/shared/chat-adapter.ts';
-import { fuzzChatFormat } from './chat-fuzz.ts';
+import { clientSides, fuzzChatFormat, regression, upstreamCodecs } from './chat-fuzz.ts';
 import { fixtureJsons, fixtureStreams } from './fixtures.ts';
 
 const contexts: fc.Arbitrary<InboundContext> = fc.constant({ headers: {}, params: {}, query: {} });
@@ -48,4 +49,53 @@ t.test('openai-chat decoders answer any input with a value or a GatewayError', a
       { error: { message: "Invalid value: 'x'.", type: 'invalid_request_error', param: 'messages[0].role', code: 'invalid_value' } },
     ],
   });
+});
+
+// Counterexamples the fuzzer found, kept as plain cases (each failed before its fix).
+t.test('regressions', async (t) => {
+  const ctx: InboundContext = { headers: {}, params: {}, query: {} };
+  const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+  const request = openaiChatClientCodec.decodeRequest(
+    {
+      model: 'gpt-4.1',
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: `{"a":${deep}}` } }] },
+        { role: 'tool', tool_call_id: 'call_1', content: `{"a":${deep}}` },
+      ],
+    },
+    ctx,
+  );
+  for (const up of upstreamCodecs) {
+    regression(t, `tool arguments and a tool result nested 10,000 deep inside a JSON string: the ${up.format} request serializes or is refused`, () => {
+      JSON.stringify(up.encodeRequest(request, 'm', () => {}));
+    });
+  }
+  const deepResultBody = {
+    model: 'gpt-4.1',
+    messages: [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'call_1', content: `{"a":${deep}}` },
+    ],
+  };
+  const deepResult = openaiChatClientCodec.decodeRequest(deepResultBody, ctx);
+  for (const up of upstreamCodecs) {
+    regression(t, `a tool result nested 10,000 deep inside a JSON string: the ${up.format} request serializes, the result as text`, () => {
+      const text = JSON.stringify(up.encodeRequest(deepResult, 'm', () => {}));
+      t.ok(text.includes(`{\\"a\\":[[[`), `${up.format}: the result travels as the text it was`);
+    });
+  }
+  regression(t, 'brackets inside JSON strings do not count as nesting: such a tool result stays an object', () => {
+    const inString = JSON.stringify({ text: `${deep}\\"]` });
+    const req = openaiChatClientCodec.decodeRequest({ ...deepResultBody, messages: [...deepResultBody.messages.slice(0, 2), { role: 'tool', tool_call_id: 'call_1', content: inString }] }, ctx);
+    const body = geminiUpstreamCodec.encodeRequest(req, 'm', () => {}).body as { contents: Array<{ parts: Array<{ functionResponse?: { response: unknown } }> }> };
+    t.same(body.contents[2].parts[0].functionResponse?.response, JSON.parse(inString));
+  });
+  const result = openaiChatUpstreamCodec.decodeResult({ ...completion, choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: `{"a":${deep}}` } }] }, finish_reason: 'tool_calls' }] });
+  for (const c of clientSides()) {
+    regression(t, `an upstream's tool arguments nested 10,000 deep: the ${c.codec.format} answer serializes or is an error`, () => {
+      JSON.stringify(c.codec.encodeResult(result, c.request));
+    });
+  }
 });
