@@ -5,6 +5,7 @@
 // which mostly die at the first `typeof` check. The edits are plain data, so fast-check shrinks a
 // failure to the few edits that matter.
 import fc from 'fast-check';
+import { sealReasoning } from '../../adapters/shared/reasoning-envelope.ts';
 
 /**
  * Runs per property: modest in `npm test`, far more under `npm run fuzz` (FUZZ_RUNS). The seed of
@@ -28,6 +29,17 @@ const hugeUnicode = '\u{1F600}\u0000\uD800é'.repeat(20_000);
  */
 const deepArrayText = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
 const deepObjectText = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+/**
+ * Reasoning envelopes (adapters/shared/reasoning-envelope.ts) as another format's client sends
+ * them back in a signature or encrypted_content field: sealed, and forged with odd JSON inside.
+ */
+const envelopes = [
+  ...(['anthropic', 'gemini', 'openai-responses', ''] as const).flatMap((origin) => [
+    sealReasoning({ type: 'reasoning', text: 'Let me see.', origin, signature: 'sig/+==' }, true),
+    sealReasoning({ type: 'reasoning', text: '', origin, redacted: 'opaque', encrypted: 'gAAAA' }, false),
+  ]),
+  ...['{"o":1,"s":null}', '[]', '{', `{"t":${deepArrayText}}`, '{"__proto__":{"s":"x"}}'].map((json) => Buffer.from(`polygate-sig/1:${json}`).toString('base64')),
+];
 
 /** A value nested `depth` levels deep in arrays or objects (decoders must not recurse into a stack overflow). */
 export function nested(depth: number, leaf: Json, inObject: boolean): Json {
@@ -121,6 +133,7 @@ function nastyString(pools: Pools): fc.Arbitrary<string> {
   return fc.oneof(
     fc.constantFrom(huge, hugeUnicode, deepArrayText, deepObjectText, '', '\u0000', '\uD800', '{', '[]', 'null', '1e999', '"x"', '{"a":1e999}', '{"__proto__":{"x":1}}'),
     pools.subtrees.length > 0 ? fc.constantFrom(...pools.subtrees).map((v) => wireText(v)) : fc.string(),
+    fc.constantFrom(...envelopes),
     fc.string({ unit: 'binary', maxLength: 20 }),
   );
 }
