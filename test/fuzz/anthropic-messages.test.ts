@@ -44,11 +44,35 @@ const message = {
   usage: { input_tokens: 50, cache_creation_input_tokens: 200, cache_read_input_tokens: 1000, output_tokens: 80, output_tokens_details: { thinking_tokens: 30 }, service_tier: 'standard' },
 };
 
+/** A Claude Code turn (/work/shared/real-clients.md): adaptive thinking, cached system, tools. */
+const claudeCodeTurn = {
+  model: 'claude-opus-4-5',
+  max_tokens: 32000,
+  stream: true,
+  thinking: { type: 'adaptive' },
+  system: [{ type: 'text', text: 'You are Claude Code.', cache_control: { type: 'ephemeral' } }],
+  messages: [
+    { role: 'user', content: [{ type: 'text', text: '<system-reminder>ctx</system-reminder>' }, { type: 'text', text: 'Fix the bug.', cache_control: { type: 'ephemeral' } }] },
+    { role: 'assistant', content: [{ type: 'thinking', thinking: 'Read it.', signature: 'EqQB' }, { type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: '/a.ts' } }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'code' }, { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }] }] },
+    { role: 'assistant', content: [{ type: 'text', text: 'Found it.' }] },
+    { role: 'user', content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' }}] },
+  ],
+  tools: [
+    { name: 'Read', description: 'Reads a file', input_schema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'], additionalProperties: false, $schema: 'http://json-schema.org/draft-07/schema#' } },
+    { type: 'web_search_20250305', name: 'web_search', max_uses: 5, allowed_domains: ['example.com'] },
+    { type: 'text_editor_20250728', name: 'str_replace_based_edit_tool' },
+  ],
+  tool_choice: { type: 'tool', name: 'Read' },
+  metadata: { user_id: 'user_abc' },
+  context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] },
+};
+
 t.test('anthropic-messages decoders answer any input with a value or a GatewayError', async (t) => {
   fuzzChatFormat(t, {
     client: anthropicClientCodec,
     upstream: anthropicUpstreamCodec,
-    requests: fixtureJsons('anthropic-messages', '.request.json'),
+    requests: [...fixtureJsons('anthropic-messages', '.request.json'), claudeCodeTurn],
     contexts,
     results: [message, { ...message, content: [{ type: 'text', text: 'Hi!' }], stop_reason: 'end_turn' }],
     streams: fixtureStreams('anthropic-messages', true),

@@ -17,6 +17,26 @@ const contexts: fc.Arbitrary<InboundContext> = fc.record({
   streamByRoute: fc.boolean(),
 });
 
+/** A Gemini CLI turn (/work/shared/real-clients.md): system instruction, JSON-schema tools, thinking. */
+const geminiCliTurn = {
+  systemInstruction: { role: 'user', parts: [{ text: 'You are an interactive CLI agent.' }] },
+  contents: [
+    { role: 'user', parts: [{ text: 'Read a.ts' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }] },
+    { role: 'model', parts: [{ text: 'Reading.', thought: true, thoughtSignature: 'CiQB' }, { functionCall: { id: 'fc-1', name: 'read_file', args: { path: 'a.ts' } } }] },
+    { role: 'user', parts: [{ functionResponse: { id: 'fc-1', name: 'read_file', response: { output: 'code' } } }] },
+    { role: 'model', parts: [{ executableCode: { language: 'PYTHON', code: 'print(1)' } }, { codeExecutionResult: { outcome: 'OUTCOME_OK', output: '1' } }] },
+  ],
+  tools: [
+    { functionDeclarations: [{ name: 'read_file', description: 'Reads', parametersJsonSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }] },
+    { googleSearch: {} },
+    { codeExecution: {} },
+  ],
+  toolConfig: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['read_file'] } },
+  safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }],
+  generationConfig: { temperature: 0, topP: 1, topK: 64, maxOutputTokens: 8192, candidateCount: 1, stopSequences: ['END'], responseMimeType: 'application/json', responseJsonSchema: { type: 'object' }, thinkingConfig: { includeThoughts: true, thinkingLevel: 'HIGH' }, seed: 7 },
+  cachedContent: 'cachedContents/abc',
+};
+
 const streams = fixtureStreams('gemini', false);
 const errors = [
   { error: { code: 429, message: 'Resource has been exhausted', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '30s' }] } },
@@ -27,7 +47,7 @@ t.test('gemini decoders answer any input with a value or a GatewayError', async 
   fuzzChatFormat(t, {
     client: geminiClientCodec,
     upstream: geminiUpstreamCodec,
-    requests: fixtureJsons('gemini', '.request.json'),
+    requests: [...fixtureJsons('gemini', '.request.json'), geminiCliTurn],
     contexts,
     // Each recorded chunk is a whole GenerateContentResponse, as a non-streaming answer is.
     results: streams.flat().map((f) => JSON.parse(f.data) as unknown),

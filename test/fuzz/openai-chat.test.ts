@@ -36,11 +36,44 @@ const completion = {
   usage: { prompt_tokens: 1200, completion_tokens: 300, total_tokens: 1500, prompt_tokens_details: { cached_tokens: 1024, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 256, audio_tokens: 0 } },
 };
 
+/** A Chat Completions request with every commonly sent field. */
+const fullRequest = {
+  model: 'gpt-4.1',
+  messages: [
+    { role: 'system', content: [{ type: 'text', text: 'Be brief.' }] },
+    { role: 'user', name: 'ann', content: [{ type: 'text', text: 'Hi' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }, { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0=', filename: 'a.pdf' } }] },
+    { role: 'assistant', content: [{ type: 'text', text: 'Calling.' }], refusal: null, reasoning_content: 'think', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] },
+    { role: 'tool', tool_call_id: 'call_1', content: [{ type: 'text', text: '{"ok":true}' }] },
+  ],
+  tools: [{ type: 'function', function: { name: 'f', description: 'F', parameters: { type: 'object', properties: { a: { type: 'integer' } } }, strict: true } }],
+  tool_choice: { type: 'function', function: { name: 'f' } },
+  parallel_tool_calls: false,
+  response_format: { type: 'json_schema', json_schema: { name: 'out', schema: { type: 'object', properties: { a: { type: 'string' } } }, strict: true } },
+  temperature: 1,
+  top_p: 1,
+  n: 1,
+  stop: ['END'],
+  max_completion_tokens: 100,
+  presence_penalty: 0,
+  frequency_penalty: 0,
+  logit_bias: { '50256': -100 },
+  seed: 1,
+  user: 'u',
+  stream: true,
+  stream_options: { include_usage: true },
+  reasoning_effort: 'low',
+  metadata: { a: 'b' },
+  store: false,
+  service_tier: 'auto',
+  web_search_options: {},
+  prediction: { type: 'content', content: 'x' },
+};
+
 t.test('openai-chat decoders answer any input with a value or a GatewayError', async (t) => {
   fuzzChatFormat(t, {
     client: openaiChatClientCodec,
     upstream: openaiChatUpstreamCodec,
-    requests: fixtureJsons('openai-chat', '.request.json'),
+    requests: [...fixtureJsons('openai-chat', '.request.json'), fullRequest],
     contexts,
     results: [completion, { ...completion, choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: 'I cannot help with that.' }, finish_reason: 'stop' }] }],
     streams: fixtureStreams('openai-chat', false).map((frames) => [...frames, { data: '[DONE]' }]),
