@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import { createResponsesClientCodec, responsesUpstreamCodec, sequentialIds } from '../../adapters/openai-responses/index.ts';
 import type { InboundContext } from '../../adapters/shared/chat-adapter.ts';
-import { fuzzChatFormat } from './chat-fuzz.ts';
+import { fuzzChatFormat, regression } from './chat-fuzz.ts';
 import { finalResponses, fixtureJsons, fixtureStreams } from './fixtures.ts';
 
 const contexts: fc.Arbitrary<InboundContext> = fc.record({
@@ -13,11 +13,39 @@ const contexts: fc.Arbitrary<InboundContext> = fc.record({
   query: fc.constant({}),
 });
 
+/** A later turn as Codex CLI sends it (/work/shared/real-clients.md): earlier output items resent as input. */
+const codexTurn = {
+  model: 'gpt-5-codex',
+  instructions: 'You are a coding agent.',
+  input: [
+    { type: 'message', role: 'developer', content: [{ type: 'input_text', text: '<permissions>' }] },
+    { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'List the files.' }, { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'auto' }] },
+    { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Run ls.' }], content: null, encrypted_content: 'gAAAAABo' },
+    { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'shell', arguments: '{"command":["ls"]}' },
+    { type: 'function_call_output', call_id: 'call_1', output: 'README.md\nsrc' },
+    { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Two files.', annotations: [] }] },
+    { type: 'item_reference', id: 'msg_1' },
+    { role: 'user', content: 'Thanks' },
+  ],
+  tools: [
+    { type: 'function', name: 'shell', description: 'Runs a command', strict: false, parameters: { type: 'object', properties: { command: { type: 'array', items: { type: 'string' } } }, required: ['command'] } },
+    { type: 'web_search', external_web_access: false },
+  ],
+  tool_choice: { type: 'function', name: 'shell' },
+  parallel_tool_calls: true,
+  reasoning: { effort: 'high', summary: 'auto' },
+  store: false,
+  stream: true,
+  include: ['reasoning.encrypted_content'],
+  prompt_cache_key: 'k-1',
+  text: { verbosity: 'low', format: { type: 'json_object' } },
+};
+
 t.test('openai-responses decoders answer any input with a value or a GatewayError', async (t) => {
   fuzzChatFormat(t, {
     client: createResponsesClientCodec(sequentialIds()),
     upstream: responsesUpstreamCodec,
-    requests: fixtureJsons('openai-responses', '.request.json'),
+    requests: [...fixtureJsons('openai-responses', '.request.json'), codexTurn],
     contexts,
     results: finalResponses('openai-responses'),
     streams: fixtureStreams('openai-responses', true),
@@ -26,4 +54,15 @@ t.test('openai-responses decoders answer any input with a value or a GatewayErro
       { error: { message: "Invalid 'input[0]'.", type: 'invalid_request_error', param: 'input[0]', code: 'invalid_value' } },
     ],
   });
+});
+
+// Counterexamples the fuzzer found, kept as plain cases (each failed before its fix).
+t.test('regressions', async (t) => {
+  for (const event of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+    regression(t, `an upstream event named '${event}' (a name of Object.prototype) is an unknown event, not a handler lookup that throws TypeError`, () => {
+      const dec = responsesUpstreamCodec.createStreamDecoder();
+      const first = fixtureStreams('openai-responses', true)[0][0];
+      t.same(dec.push({ event, data: first.data }), [], `${event}: ignored like any unknown event`);
+    });
+  }
 });
