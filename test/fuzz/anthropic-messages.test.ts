@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import { anthropicClientCodec, anthropicUpstreamCodec } from '../../adapters/anthropic-messages/index.ts';
 import type { InboundContext } from '../../adapters/shared/chat-adapter.ts';
-import { fuzzChatFormat } from './chat-fuzz.ts';
+import { fuzzChatFormat, upstreamCodecs } from './chat-fuzz.ts';
 import { fixtureJsons, fixtureStreams } from './fixtures.ts';
 
 const contexts: fc.Arbitrary<InboundContext> = fc.record({
@@ -49,7 +49,7 @@ const claudeCodeTurn = {
   model: 'claude-opus-4-5',
   max_tokens: 32000,
   stream: true,
-  thinking: { type: 'adaptive' },
+  thinking: { type: 'enabled', budget_tokens: 8000 },
   system: [{ type: 'text', text: 'You are Claude Code.', cache_control: { type: 'ephemeral' } }],
   messages: [
     { role: 'user', content: [{ type: 'text', text: '<system-reminder>ctx</system-reminder>' }, { type: 'text', text: 'Fix the bug.', cache_control: { type: 'ephemeral' } }] },
@@ -81,4 +81,15 @@ t.test('anthropic-messages decoders answer any input with a value or a GatewayEr
       { type: 'error', error: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit' }, request_id: 'req_1' },
     ],
   });
+});
+
+// Counterexamples the fuzzer found, kept as plain cases (each failed before its fix).
+t.test('regressions', async (t) => {
+  for (const key of ['constructor', 'hasOwnProperty', 'valueOf', 'toString']) {
+    const body = JSON.parse(`{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"${key}":1}`) as unknown;
+    const request = anthropicClientCodec.decodeRequest(body, { headers: { 'anthropic-version': '2023-06-01' }, params: {}, query: {} });
+    for (const up of upstreamCodecs) {
+      t.doesNotThrow(() => up.encodeRequest(request, 'm', () => {}), `an unknown field '${key}' (an Object.prototype name) is no output-changing extension for ${up.format}: no 400 quoting its native code`);
+    }
+  }
 });
