@@ -17,12 +17,19 @@ import type { StreamEvent } from '../../src/ir/stream-event.ts';
 import { streams, type Frame, type Stream } from './mutate-frames.ts';
 import { bodies, fuzzParams, nastyValue, type Json } from './mutate-json.ts';
 
-/** Runs `body`; a GatewayError is an answer, anything else thrown is a finding. */
+/**
+ * Runs `body`; a GatewayError is an answer, anything else thrown is a finding. So is a GatewayError
+ * whose message shows a function's source or `[object Object]`: a wire key or value looked up on
+ * Object.prototype (a field named `constructor`) or an object printed where a string was expected.
+ */
 export function gatewayErrorOr<T>(body: () => T): T | GatewayError {
   try {
     return body();
   } catch (e) {
-    if (e instanceof GatewayError) return e;
+    if (e instanceof GatewayError) {
+      if (/\[native code\]|\[object Object\]/.test(e.message)) throw new TypeError(`a GatewayError message printing an object: ${e.message.slice(0, 300)}`);
+      return e;
+    }
     throw e;
   }
 }

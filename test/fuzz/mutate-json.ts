@@ -186,8 +186,9 @@ export function applyEdits(seed: unknown, list: Edit[]): Json {
   let root = clone(seed as Json);
   for (const e of list) {
     const all = slots(root);
-    // The root itself only when there is nothing else: replacing it is what fc.anything() does.
-    const s = all.length === 1 ? all[0] : all[1 + (e.at % (all.length - 1))];
+    // The root itself only when there is nothing else (replacing it is what fc.anything() does),
+    // but new keys go on the root too: unknown top-level fields are the commonest novelty.
+    const s = all.length === 1 || (e.op === 'add-key' && e.at % 4 === 0) ? all[0] : all[1 + (e.at % (all.length - 1))];
     const v = s.value;
     switch (e.op) {
       case 'replace':
