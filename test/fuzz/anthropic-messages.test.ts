@@ -1,5 +1,6 @@
 // Fuzzing every decoder of the anthropic-messages adapter (test/fuzz/chat-fuzz.ts says the property):
 // client requests with their headers, upstream messages, upstream SSE streams and error answers.
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import t from 'tap';
 import { anthropicClientCodec, anthropicUpstreamCodec } from '../../adapters/anthropic-messages/index.ts';
@@ -19,30 +20,8 @@ const contexts: fc.Arbitrary<InboundContext> = fc.record({
   query: fc.constant({}),
 });
 
-const message = {
-  id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
-  type: 'message',
-  role: 'assistant',
-  model: 'claude-sonnet-4-5-20250929',
-  content: [
-    { type: 'thinking', thinking: 'Let me see.', signature: 'sig/+==' },
-    { type: 'redacted_thinking', data: 'opaque' },
-    {
-      type: 'text',
-      text: 'Paris.',
-      citations: [
-        { type: 'char_location', cited_text: 'Paris is the capital', document_index: 0, document_title: 'Atlas', start_char_index: 0, end_char_index: 20 },
-        { type: 'web_search_result_location', cited_text: 'x', url: 'https://example.com', title: 'Example', encrypted_index: 'enc' },
-        { type: 'page_location', cited_text: 'p', document_index: 1, document_title: null, start_page_number: 2, end_page_number: 3 },
-      ],
-    },
-    { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'q' } },
-    { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris', n: [1, 2] } },
-  ],
-  stop_reason: 'tool_use',
-  stop_sequence: null,
-  usage: { input_tokens: 50, cache_creation_input_tokens: 200, cache_read_input_tokens: 1000, output_tokens: 80, output_tokens_details: { thinking_tokens: 30 }, service_tier: 'standard' },
-};
+/** An upstream Message with every block kind and citation type (a seed kept in test/fuzz/corpus/). */
+const message = JSON.parse(readFileSync(new URL('corpus/anthropic-messages.result.json', import.meta.url), 'utf8')) as Record<string, unknown>;
 
 /** A Claude Code turn (/work/shared/real-clients.md): adaptive thinking, cached system, tools. */
 const claudeCodeTurn = {
