@@ -65,6 +65,16 @@ export function fuzz<T>(t: Test, name: string, arb: fc.Arbitrary<T>, check: (val
   }
 }
 
+/** What `fn` throws, or undefined. */
+export function caught(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
+
 /** The same, for a counterexample found once and kept: must hold as a plain call. */
 export function regression(t: Test, name: string, check: () => void): void {
   try {

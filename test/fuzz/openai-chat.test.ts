@@ -2,10 +2,13 @@
 // /v1/chat/completions client requests, upstream completions, upstream chunk streams and errors.
 import fc from 'fast-check';
 import t from 'tap';
-import { geminiUpstreamCodec } from '../../adapters/gemini/index.ts';
+import { geminiClientCodec, geminiUpstreamCodec } from '../../adapters/gemini/index.ts';
+import { responsesClientCodec } from '../../adapters/openai-responses/index.ts';
+import type { ChatRequest } from '../../src/ir/chat-request.ts';
+import { GatewayError } from '../../src/ir/gateway-error.ts';
 import { openaiChatClientCodec, openaiChatUpstreamCodec } from '../../adapters/openai-chat/index.ts';
 import type { InboundContext } from '../../adapters/shared/chat-adapter.ts';
-import { clientSides, fuzzChatFormat, regression, upstreamCodecs } from './chat-fuzz.ts';
+import { caught, clientSides, fuzzChatFormat, regression, upstreamCodecs } from './chat-fuzz.ts';
 import { fixtureJsons, fixtureStreams } from './fixtures.ts';
 
 const contexts: fc.Arbitrary<InboundContext> = fc.constant({ headers: {}, params: {}, query: {} });
@@ -69,11 +72,19 @@ const fullRequest = {
   prediction: { type: 'content', content: 'x' },
 };
 
+/** Small seeds have few positions, so edits land on the media fields often. */
+const mediaTurn = {
+  model: 'gpt-4.1',
+  messages: [
+    { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }, { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0=', filename: 'a.pdf' } }, { type: 'file', file: { file_data: 'data:text/plain;base64,SGVsbG8=', filename: 'a.txt' } }] },
+  ],
+};
+
 t.test('openai-chat decoders answer any input with a value or a GatewayError', async (t) => {
   fuzzChatFormat(t, {
     client: openaiChatClientCodec,
     upstream: openaiChatUpstreamCodec,
-    requests: [...fixtureJsons('openai-chat', '.request.json'), fullRequest],
+    requests: [...fixtureJsons('openai-chat', '.request.json'), fullRequest, mediaTurn],
     contexts,
     results: [completion, { ...completion, choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: 'I cannot help with that.' }, finish_reason: 'stop' }] }],
     streams: fixtureStreams('openai-chat', false).map((frames) => [...frames, { data: '[DONE]' }]),
@@ -130,5 +141,18 @@ t.test('regressions', async (t) => {
     regression(t, `an upstream's tool arguments nested 10,000 deep: the ${c.codec.format} answer serializes or is an error`, () => {
       JSON.stringify(c.codec.encodeResult(result, c.request));
     });
+  }
+});
+
+t.test('regressions: a text file whose base64 atob refuses', async (t) => {
+  const cases: Array<[string, () => ChatRequest]> = [
+    ['a Responses input_file', () => responsesClientCodec.decodeRequest({ model: 'm', input: [{ role: 'user', content: [{ type: 'input_file', filename: 'a.txt', file_data: 'data:text/plain;base64,SGVs!G8=' }] }] }, { headers: {}, params: {}, query: {} })],
+    ['a Gemini inlineData', () => geminiClientCodec.decodeRequest({ contents: [{ role: 'user', parts: [{ inlineData: { mimeType: 'text/plain', data: 'SGV-bG8=' } }] }] }, { headers: {}, params: { model: 'm' }, query: {} })],
+  ];
+  for (const [name, decode] of cases) {
+    const request = decode();
+    const err = caught(() => openaiChatUpstreamCodec.encodeRequest(request, 'm', () => {}));
+    t.type(err, GatewayError, `${name}: the openai-chat upstream request is a 400, not an InvalidCharacterError`);
+    t.match((err as GatewayError).param, /^messages\.0\.content\.0/, `${name}: naming the part`);
   }
 });
