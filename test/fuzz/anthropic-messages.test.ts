@@ -47,11 +47,28 @@ const claudeCodeTurn = {
   context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] },
 };
 
+/** Small seeds have few positions, so edits land on the media fields often. */
+const mediaTurn = {
+  model: 'm',
+  max_tokens: 64,
+  messages: [
+    {
+      role: 'user',
+      content: [
+        { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'Hello' }, title: 'a.txt' },
+        { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } },
+        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+        { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } },
+      ],
+    },
+  ],
+};
+
 t.test('anthropic-messages decoders answer any input with a value or a GatewayError', async (t) => {
   fuzzChatFormat(t, {
     client: anthropicClientCodec,
     upstream: anthropicUpstreamCodec,
-    requests: [...fixtureJsons('anthropic-messages', '.request.json'), claudeCodeTurn],
+    requests: [...fixtureJsons('anthropic-messages', '.request.json'), claudeCodeTurn, mediaTurn],
     contexts,
     results: [message, { ...message, content: [{ type: 'text', text: 'Hi!' }], stop_reason: 'end_turn' }],
     streams: fixtureStreams('anthropic-messages', true),

@@ -37,6 +37,13 @@ const geminiCliTurn = {
   cachedContent: 'cachedContents/abc',
 };
 
+/** Small seeds have few positions, so edits land on the media fields often. */
+const mediaTurn = {
+  contents: [
+    { role: 'user', parts: [{ inlineData: { mimeType: 'text/plain', data: 'SGVsbG8=' } }, { inlineData: { mimeType: 'application/pdf', data: 'JVBERi0=' } }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }] },
+  ],
+};
+
 const streams = fixtureStreams('gemini', false);
 const errors = [
   { error: { code: 429, message: 'Resource has been exhausted', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '30s' }] } },
@@ -47,7 +54,7 @@ t.test('gemini decoders answer any input with a value or a GatewayError', async 
   fuzzChatFormat(t, {
     client: geminiClientCodec,
     upstream: geminiUpstreamCodec,
-    requests: [...fixtureJsons('gemini', '.request.json'), geminiCliTurn],
+    requests: [...fixtureJsons('gemini', '.request.json'), geminiCliTurn, mediaTurn],
     contexts,
     // Each recorded chunk is a whole GenerateContentResponse, as a non-streaming answer is.
     results: streams.flat().map((f) => JSON.parse(f.data) as unknown),

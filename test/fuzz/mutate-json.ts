@@ -102,7 +102,8 @@ type Edit =
   | { op: 'wrap'; at: number }
   | { op: 'deep'; at: number; depth: number; inObject: boolean }
   | { op: 'recurse'; at: number; inner: number; depth: number }
-  | { op: 'restring'; at: number; value: string };
+  | { op: 'restring'; at: number; value: string }
+  | { op: 'splice'; at: number; pos: number; cut: number; insert: string };
 
 /** Random edits drawn from a format's vocabulary; apply them with `applyEdits`. */
 export function edits(pools: Pools, max = 4): fc.Arbitrary<Edit[]> {
@@ -124,6 +125,16 @@ export function edits(pools: Pools, max = 4): fc.Arbitrary<Edit[]> {
     { weight: 1, arbitrary: fc.record({ op: fc.constant('deep' as const), at, depth: fc.integer({ min: 1, max: 200 }), inObject: fc.boolean() }) },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('recurse' as const), at, inner: fc.noBias(fc.nat()), depth: fc.integer({ min: 1, max: 200 }) }) },
     { weight: 2, arbitrary: fc.record({ op: fc.constant('restring' as const), at, value: nastyString(pools) }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        op: fc.constant('splice' as const),
+        at,
+        pos: fc.noBias(fc.nat()),
+        cut: fc.nat({ max: 3 }),
+        insert: fc.oneof(fc.constantFrom('', '!', '\u0000', '%', '=', '"', '\\', '\uD800', ' ', '\n', '{', 'é', '\u{1F600}', ',', ';', '/', ':', '.'), fc.string({ maxLength: 4 })),
+      }),
+    },
   );
   return fc.array(edit, { minLength: 1, maxLength: max });
 }
@@ -225,6 +236,16 @@ export function applyEdits(seed: unknown, list: Edit[]): Json {
         // A string position of the whole value, not just the one picked: most fields worth it are strings.
         const strings = all.filter((x) => typeof x.value === 'string');
         root = set(root, strings.length > 0 ? strings[e.at % strings.length] : s, e.value);
+        break;
+      }
+      case 'splice': {
+        // A small edit inside a string (a data URL, a date, an id): near misses of valid values.
+        const strings = all.filter((x) => typeof x.value === 'string');
+        if (strings.length === 0) break;
+        const str = strings[e.at % strings.length];
+        const text = str.value as string;
+        const i = e.pos % (text.length + 1);
+        root = set(root, str, text.slice(0, i) + e.insert + text.slice(i + e.cut));
         break;
       }
       case 'recurse':

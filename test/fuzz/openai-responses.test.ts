@@ -19,7 +19,7 @@ const codexTurn = {
   instructions: 'You are a coding agent.',
   input: [
     { type: 'message', role: 'developer', content: [{ type: 'input_text', text: '<permissions>' }] },
-    { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'List the files.' }, { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'auto' }] },
+    { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'List the files.' }, { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'auto' }, { type: 'input_file', filename: 'notes.txt', file_data: 'data:text/plain;base64,SGVsbG8=' }] },
     { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Run ls.' }], content: null, encrypted_content: 'gAAAAABo' },
     { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'shell', arguments: '{"command":["ls"]}' },
     { type: 'function_call_output', call_id: 'call_1', output: 'README.md\nsrc' },
@@ -41,11 +41,33 @@ const codexTurn = {
   text: { verbosity: 'low', format: { type: 'json_object' } },
 };
 
+/** The same turn without what only a Responses upstream takes, so every encoder reads all of it. */
+const portableTurn = {
+  ...codexTurn,
+  input: codexTurn.input.filter((i) => i.type !== 'item_reference'),
+  tools: codexTurn.tools.filter((tool) => tool.type === 'function'),
+};
+
+/** Small seeds have few positions, so edits land on the media fields often. */
+const mediaTurn = {
+  model: 'gpt-4.1',
+  input: [
+    {
+      role: 'user',
+      content: [
+        { type: 'input_file', filename: 'notes.txt', file_data: 'data:text/plain;base64,SGVsbG8=' },
+        { type: 'input_file', filename: 'a.pdf', file_data: 'data:application/pdf;base64,JVBERi0=' },
+        { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=' },
+      ],
+    },
+  ],
+};
+
 t.test('openai-responses decoders answer any input with a value or a GatewayError', async (t) => {
   fuzzChatFormat(t, {
     client: createResponsesClientCodec(sequentialIds()),
     upstream: responsesUpstreamCodec,
-    requests: [...fixtureJsons('openai-responses', '.request.json'), codexTurn],
+    requests: [...fixtureJsons('openai-responses', '.request.json'), codexTurn, portableTurn, mediaTurn],
     contexts,
     results: finalResponses('openai-responses'),
     streams: fixtureStreams('openai-responses', true),
