@@ -6,10 +6,14 @@
 
 export const syntheticCallId = (name: string, n: number): string => `call_${name}_${n}`;
 
-/** Ids polygate made up are not sent to Gemini: only ids Gemini itself issued go back. */
-export const isSyntheticCallId = (id: string, name: string): boolean => new RegExp(`^call_${escape(name)}_\\d+$`).test(id);
-
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/**
+ * Ids polygate made up are not sent to Gemini: only ids Gemini itself issued go back. Plain string
+ * tests, not a RegExp built from the name: a long client-chosen name made one too large to compile.
+ */
+export function isSyntheticCallId(id: string, name: string): boolean {
+  const prefix = `call_${name}_`;
+  return id.length > prefix.length && id.startsWith(prefix) && /^\d+$/.test(id.slice(prefix.length));
+}
 
 /** Walks one conversation in order, handing out call ids and matching responses back. */
 export class CallIdMatcher {

@@ -3,6 +3,7 @@ import type { Message, Part } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import type { WarningSink } from '../shared/chat-adapter.ts';
+import { jsonTextTooDeep, maxJsonTextDepth } from '../shared/json-depth.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
 import { foldSystemMessages } from '../shared/system-message.ts';
 import { isSyntheticCallId } from './call-ids.ts';
@@ -133,6 +134,7 @@ function encodePart(p: Part, at: string, parts: PartList, names: Map<string, str
 /** FunctionCall.args is an object; the IR keeps the model's JSON text. */
 function argsOf(text: string, at: string): Json {
   if (text.trim() === '') return {};
+  if (jsonTextTooDeep(text)) throw invalid(at, `${at}: tool call arguments nest deeper than ${maxJsonTextDepth} levels`);
   let v: unknown;
   try {
     v = JSON.parse(text);

@@ -3,6 +3,7 @@
 import type { ChatRequest, MediaSource, Part, ToolResultPart } from '../../src/ir/chat-request.ts';
 import type { ChatResult, SafetyRating } from '../../src/ir/chat-result.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
+import { jsonTextTooDeep } from '../shared/json-depth.ts';
 import { isObject, parseJsonObject, type Json } from '../shared/narrow.ts';
 import { isSyntheticCallId } from './call-ids.ts';
 import { geminiBlockReason, geminiFinishMessage, geminiFinishReason } from './gemini-finish-reason.ts';
@@ -128,7 +129,8 @@ export function functionResponseOf(p: ToolResultPart, name: string, id: string |
   const text = p.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
   let response: Json | undefined;
   try {
-    const v: unknown = JSON.parse(text);
+    // Too deep to serialize again: sent as the plain text it arrived as.
+    const v: unknown = jsonTextTooDeep(text) ? undefined : JSON.parse(text);
     if (isObject(v)) response = v;
   } catch {
     // plain text result

@@ -207,7 +207,7 @@ function encodeFile(p: FilePart, field: string): ChatUserPart {
   switch (s.kind) {
     case 'base64': {
       if (s.mediaType.startsWith('image/')) return { type: 'image_url', image_url: { url: dataUrlOf(s.mediaType, s.data) } };
-      if (s.mediaType.startsWith('text/')) return textPart(decodeBase64Text(s.data));
+      if (s.mediaType.startsWith('text/')) return textPart(decodeBase64Text(s.data, field));
       // File parts carry documents; sound and video (Gemini inlineData) would be refused upstream.
       if (/^(audio|video)\//.test(s.mediaType)) throw invalid(field, `${field}: ${s.mediaType} input is not supported by the openai-chat upstream (documents and images only)`);
       const filename = p.filename ?? p.title ?? (s.mediaType === 'application/pdf' ? 'document.pdf' : 'document');
@@ -225,7 +225,14 @@ function encodeFile(p: FilePart, field: string): ChatUserPart {
   }
 }
 
-const decodeBase64Text = (data: string): string => new TextDecoder().decode(Uint8Array.from(atob(data), (c) => c.charCodeAt(0)));
+/** Client decoders check base64 more loosely than atob (Gemini takes the URL-safe alphabet): a 400, not a DOMException. */
+function decodeBase64Text(data: string, field: string): string {
+  try {
+    return new TextDecoder().decode(Uint8Array.from(atob(data), (c) => c.charCodeAt(0)));
+  } catch {
+    throw invalid(field, `${field}: the text file's data is not valid base64`);
+  }
+}
 
 function codeAsText(p: CodePart | CodeResultPart): string {
   if (p.type === 'code') return `\`\`\`${p.language.toLowerCase()}\n${p.code}\n\`\`\``;

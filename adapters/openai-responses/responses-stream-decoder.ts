@@ -58,7 +58,8 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
     }
     if (!isObject(data)) return [];
     const type = frame.event ?? str(data.type);
-    const handler = this.#handlers[type];
+    // Own keys only: an event named `constructor` or `__proto__` is unknown, not Object.prototype's.
+    const handler = Object.hasOwn(this.#handlers, type) ? this.#handlers[type] : undefined;
     if (!handler) return [];
     const out: StreamEvent[] = [];
     if (!this.#started && type !== 'response.created') out.push(...this.#created({}));

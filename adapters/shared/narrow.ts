@@ -1,6 +1,7 @@
 // Wire input arrives as `unknown`; these helpers narrow it and throw a GatewayError naming the
 // field, so every adapter reports bad input the same way.
 import { GatewayError, invalid } from '../../src/ir/gateway-error.ts';
+import { jsonTextTooDeep, maxJsonTextDepth } from './json-depth.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -45,6 +46,7 @@ export function oneOf<T extends string>(v: unknown, allowed: readonly T[], field
 /** Parses a JSON text that must hold an object (tool arguments); bad JSON is the upstream's fault. */
 export function parseJsonObject(text: string, what: string): Json {
   if (text.trim() === '') return {};
+  if (jsonTextTooDeep(text)) throw new GatewayError('upstream', `${what} nest deeper than ${maxJsonTextDepth} levels`);
   let v: unknown;
   try {
     v = JSON.parse(text);

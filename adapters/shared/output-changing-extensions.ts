@@ -30,6 +30,7 @@ export function outputChangingExtension(key: string, value: unknown, provider: s
     const other = Array.isArray(value) ? value.filter((m) => m !== 'TEXT') : [];
     return other.length === 0 ? undefined : invalid(key, `${key}: ${other.join(', ')} output is not supported by provider format '${provider}'`);
   }
-  const why = reasons[key];
+  // Own keys only: a client field named `constructor` or `toString` is unknown, not Object.prototype's.
+  const why = Object.hasOwn(reasons, key) ? reasons[key] : undefined;
   return why === undefined ? undefined : invalid(key, `${key}: not supported by provider format '${provider}' (${why})`);
 }
