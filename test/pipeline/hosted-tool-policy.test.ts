@@ -39,7 +39,7 @@ t.test('refuse: a 400 naming the tool and the provider', async (t) => {
 });
 
 t.test('a forced tool that would be dropped is refused under drop too', async (t) => {
-  refused(t, () => apply(ir({ tools: [search], toolChoice: { type: 'tool', name: 'web_search' } })), 'tools.0');
+  refused(t, () => apply(ir({ tools: [search], toolChoice: { type: 'tool', name: 'web_search' } })), 'tool_choice');
   refused(t, () => apply(ir({ tools: [fn], toolChoice: { type: 'tool', name: 'web_fetch' }, unmapped: [{ field: 'tools.1', message: 'x', hostedTool: true }] })), 'tool_choice');
   refused(t, () => apply(ir({ tools: [search], toolChoice: { type: 'required' } })), 'tool_choice');
   const moot = apply(ir({ tools: [search], toolChoice: { type: 'auto' } })).out;
