@@ -1,4 +1,4 @@
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -8,6 +8,7 @@ import { openaiChatClientCodec } from '../adapters/openai-chat/index.ts';
 import { registerGeminiRoutes } from './http/gemini-routes.ts';
 import { registerResponsesRoutes } from './responses/responses-routes.ts';
 import { authenticate } from './http/authenticate.ts';
+import { sameSecret } from './auth/same-secret.ts';
 import { jsonBody as json } from './http/json-body.ts';
 import { encodeFamilyError } from './http/encode-family-error.ts';
 import { familyOfPath, type Family } from './http/family.ts';
@@ -29,6 +30,8 @@ import { toGatewayError } from './pipeline/to-gateway-error.ts';
 import type { RuntimeRef } from './runtime.ts';
 import { registerSpeechRoutes } from './speech/speech-routes.ts';
 import { registerTuneRoutes } from './tune/tune-routes.ts';
+import { recordUsage } from './usage/record-usage.ts';
+import { registerUsageRoutes } from './usage/admin-routes.ts';
 
 const inboundFormat: Record<Family, string> = {
   messages: 'anthropic-messages',
@@ -70,6 +73,7 @@ export function createApp(ref: RuntimeRef, log: Logger): Koa {
   registerGeminiRoutes(router);
   registerTuneRoutes(router, ref);
   registerSpeechRoutes(router, ref, log);
+  registerUsageRoutes(router, log);
 
   app.use(router.routes());
   app.use(router.allowedMethods());
@@ -112,6 +116,7 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
       const seconds = (performance.now() - started) / 1000;
       requestsTotal.inc(labels);
       requestDuration.observe(labels, seconds);
+      recordUsage(state, labels, status);
       const { decodeMs, encodeMs } = state.timings;
       if (decodeMs !== undefined) translationDuration.observe({ ...path, direction: 'decode' }, decodeMs / 1000);
       if (encodeMs !== undefined) translationDuration.observe({ ...path, direction: 'encode' }, encodeMs / 1000);
@@ -187,10 +192,4 @@ function watchEventStream(res: ServerResponse): { firstByteAt?: number; chunks: 
     return write.apply(res, args);
   }) as ServerResponse['write'];
   return seen;
-}
-
-/** Compares digests, so neither the token's characters nor its length show in the timing. */
-function sameSecret(presented: string, expected: string): boolean {
-  const digest = (v: string): Buffer => createHash('sha256').update(v).digest();
-  return timingSafeEqual(digest(presented), digest(expected));
 }

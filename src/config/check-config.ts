@@ -1,12 +1,15 @@
 // `npm run check-config -- FILE`: validates a config file the way the gateway would load it and
 // exits non-zero on any problem, so an operator (or a CI job) checks before reloading.
 import { ConfigError, loadConfigFile } from './load-config.ts';
+import { unpricedModels } from '../usage/prices.ts';
 
 const file = process.argv[2] ?? process.env.GATEWAY_CONFIG ?? 'config/gateway.yaml';
 try {
   const loaded = loadConfigFile(file);
   for (const w of loaded.warnings) console.warn(`warning: ${w}`);
   const c = loaded.config;
+  const unpriced = unpricedModels(c);
+  if (unpriced.length > 0) console.log(`note: no price in usage.prices for ${unpriced.map((m) => `'${m}'`).join(', ')}: these models cost 0 in the usage ledger`);
   console.log(`${file}: ok (${c.keys.length} keys, ${Object.keys(c.providers).length} providers, ${Object.keys(c.models).length} models)`);
 } catch (e) {
   if (e instanceof ConfigError) {
