@@ -31,6 +31,7 @@ import type { RuntimeRef } from './runtime.ts';
 import { registerSpeechRoutes } from './speech/speech-routes.ts';
 import { registerTuneRoutes } from './tune/tune-routes.ts';
 import { recordUsage } from './usage/record-usage.ts';
+import { endRequestTrace, startRequestTrace } from './tracing/request-trace.ts';
 import { registerUsageRoutes } from './usage/admin-routes.ts';
 
 const inboundFormat: Record<Family, string> = {
@@ -98,6 +99,7 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
     // A config reload closes the old runtime's upstream pools only after this request has ended.
     ctx.res.once('close', state.runtime.hold());
     state.timings = {};
+    startRequestTrace(ctx, started);
     ctx.set('x-request-id', state.requestId);
     const stream = family ? watchEventStream(ctx.res) : undefined;
     if (family) inFlight.inc({ family });
@@ -125,6 +127,7 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
         timeToFirstByte.observe(path, ttfbMs / 1000);
         streamChunksTotal.inc(path, stream.chunks);
       }
+      endRequestTrace(ctx, labels, status, ttfbMs);
       const u = state.usage;
       const withBody = state.runtime.config.log.content && ctx.is('application/json');
       (withBody ? log : accessLog).info({

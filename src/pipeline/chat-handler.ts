@@ -18,6 +18,7 @@ import { firstEvent, pipeStream } from './pipe-stream.ts';
 import type { RequestState } from './request-state.ts';
 import { runRoutes, type RouteAttempts, type ServeResult } from '../resilience/run-routes.ts';
 import { reserveTokens, settleTokens } from '../limits/key-limits.ts';
+import { traceOf, traceStep } from '../tracing/request-trace.ts';
 
 /**
  * Serves one chat request in any client format: decode to the IR, try the model's routes in
@@ -49,6 +50,7 @@ export function chatHandler(codec: ChatClientCodec, family: Family, opts: ChatHa
     const t0 = performance.now();
     const request = codec.decodeRequest(body, inbound);
     state.timings.decodeMs = performance.now() - t0;
+    traceOf(state)?.decoded(request, t0);
     state.model = request.model;
     authorizeModel(runtime, state.key, request.model);
     await session?.prepareRequest?.(request);
@@ -72,6 +74,7 @@ export function chatHandler(codec: ChatClientCodec, family: Family, opts: ChatHa
       routes,
       signal: abort.signal,
       report: state.attempts,
+      trace: traceOf(state),
       serve: (route, final) => serveRoute(ctx, codec, family, request, route, abort.signal, !final, session),
       noRoute: () => noRoute(runtime, request.model),
     });
@@ -116,6 +119,7 @@ async function serveRoute(
   const setWarnings = (): void => {
     // Header values must be one line of visible ASCII.
     if (warnings.length > 0) headers['x-polygate-warnings'] = warnings.join('; ').replace(/[^\x20-\x7e]/g, '?');
+    traceOf(state)?.warnings(warnings);
   };
 
   const routed = session?.forRoute ? session.forRoute(request, route, warn) : request;
@@ -134,6 +138,7 @@ async function serveRoute(
       responseHeaders: routeHeader,
       canFallBack,
       timeouts: route.timeouts,
+      trace: traceOf(state)?.upstream(route.provider, codec.format, route.model),
       streamErrorFrames: (error) => {
         // A fresh encoder that has seen the stream start answers the error as mid-stream.
         const enc = codec.createStreamEncoder(request);
@@ -152,12 +157,13 @@ async function serveRoute(
   }
 
   if (!routed.stream) {
-    const result = await provider.complete(routed, route.model, { signal, warn, timeouts: route.timeouts });
+    const result = await provider.complete(routed, route.model, { signal, warn, timeouts: route.timeouts, trace: traceOf(state) });
     countTokens(state, result.usage);
     const t1 = performance.now();
     // The client's encoder sees the client's request; `routed` is what the upstream saw.
     const body = codec.encodeResult(result, request);
     state.timings.encodeMs = performance.now() - t1;
+    traceStep(state, 'polygate.encode', t1);
     await session?.completed?.({ request: routed, route, result, body });
     ctx.body = body;
     setWarnings();
@@ -166,13 +172,14 @@ async function serveRoute(
     return { served: true, upstreamFailed: false };
   }
 
-  const events = await provider.openStream(routed, route.model, { signal, warn, timeouts: route.timeouts });
+  const events = await provider.openStream(routed, route.model, { signal, warn, timeouts: route.timeouts, trace: traceOf(state) });
   const { first, rest } = await firstEvent(events);
   setWarnings();
   ctx.respond = false;
   openStreams.inc({ family });
   state.streaming = true;
   let upstreamFailed = false;
+  const streamedAt = performance.now();
   try {
     const encoder = codec.createStreamEncoder(request);
     const accumulator = session?.streamEnded ? new StreamAccumulator() : undefined;
@@ -191,6 +198,7 @@ async function serveRoute(
     });
     if (accumulator) await session?.streamEnded?.({ request: routed, route, parts: accumulator.parts(), outcome: r.outcome });
     state.timings.encodeMs = r.encodeMs;
+    traceStep(state, 'polygate.stream', streamedAt, { 'polygate.encode_ms': r.encodeMs, 'polygate.stream.outcome': r.outcome });
     state.status = 200;
     state.outcome = r.outcome === 'error' ? `stream_${r.error?.kind ?? 'error'}` : r.outcome;
     upstreamFailed = r.outcome === 'error';

@@ -113,6 +113,7 @@ export class HttpChatProvider implements ChatProvider {
     const enc = this.#codec.encodeRequest(req, model, opts.warn);
     const started = performance.now();
     const timeouts = opts.timeouts ?? this.#timeouts;
+    const span = opts.trace?.upstream(this.name, this.wireFormat, model);
     let res: Dispatcher.ResponseData;
     try {
       res = await request(this.baseUrl + enc.path, {
@@ -121,14 +122,16 @@ export class HttpChatProvider implements ChatProvider {
         signal: opts.signal,
         headersTimeout: timeouts.firstByteMs,
         bodyTimeout: timeouts.idleMs,
-        headers: { 'content-type': 'application/json', accept: req.stream ? 'text/event-stream' : 'application/json', ...enc.headers, ...this.#headers },
+        headers: { 'content-type': 'application/json', accept: req.stream ? 'text/event-stream' : 'application/json', ...enc.headers, ...this.#headers, ...span?.headers },
         body: JSON.stringify(enc.body),
       });
     } catch (e) {
       upstreamDuration.observe({ provider: this.name, upstream_format: this.wireFormat, outcome: 'error' }, (performance.now() - started) / 1000);
+      span?.end(undefined, e as Error);
       throw connectionError(e, this.name, timeouts);
     }
     upstreamDuration.observe({ provider: this.name, upstream_format: this.wireFormat, outcome: String(res.statusCode) }, (performance.now() - started) / 1000);
+    span?.end(res.statusCode);
     if (res.statusCode >= 400) {
       const text = await res.body.text().catch(() => '');
       let parsed: unknown = text;

@@ -34,6 +34,8 @@ export type RunRoutesOptions = {
   serve: (route: Route, final: boolean) => Promise<ServeResult>;
   /** The error when no route had a provider to serve it. */
   noRoute: () => GatewayError;
+  /** A span per attempt (src/tracing/request-trace.ts), when the request is traced. */
+  trace?: { attempt(route: Route, n: number): (error?: GatewayError) => void };
 };
 
 export async function runRoutes(o: RunRoutesOptions): Promise<void> {
@@ -56,8 +58,10 @@ export async function runRoutes(o: RunRoutesOptions): Promise<void> {
         report.attempts++;
         const final = !hasNextRoute && attempt > route.retries.max_retries;
         let err: GatewayError;
+        const endSpan = o.trace?.attempt(route, attempt);
         try {
           const r = await o.serve(route, final);
+          endSpan?.();
           if (!r.served) {
             permit.release();
             report.attempts--;
@@ -71,6 +75,7 @@ export async function runRoutes(o: RunRoutesOptions): Promise<void> {
           return;
         } catch (e) {
           err = toGatewayError(e);
+          endSpan?.(err);
         }
         const why = o.signal.aborted ? undefined : failureCauseOf(err);
         if (!why) {

@@ -28,7 +28,6 @@ export type AdminConfig = { token?: string };
 
 export type TracingConfig = {
   endpoint?: string;
-  encoding: 'protobuf' | 'json';
   headers: Record<string, string>;
   service_name: string;
   sample_ratio: number;
@@ -52,7 +51,6 @@ export function usageDefaults(u: RawUsage | undefined): UsageConfig {
 export function tracingDefaults(t: Partial<TracingConfig> | undefined): TracingConfig {
   return {
     endpoint: t?.endpoint || undefined,
-    encoding: t?.encoding ?? 'protobuf',
     headers: t?.headers ?? {},
     service_name: t?.service_name ?? 'polygate',
     sample_ratio: t?.sample_ratio ?? 1,
