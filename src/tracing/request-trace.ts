@@ -110,6 +110,8 @@ export class RequestTrace implements UpstreamTracer {
       'polygate.time_to_first_byte_ms': ttfbMs,
     };
     if (this.#warnings.length > 0) a['polygate.warnings'] = this.#warnings;
+    // Unset values would each be checked and refused by the SDK.
+    for (const k in a) if (a[k] === undefined) delete a[k];
     this.#root.setAttributes(a);
     if (status >= 500 || (state.outcome ?? labels.outcome).startsWith('stream_')) this.#root.setStatus({ code: SpanStatusCode.ERROR, message: state.outcome ?? labels.outcome });
     this.#root.end();
