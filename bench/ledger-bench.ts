@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { runAutocannon } from './load-autocannon.ts';
 import { runStreams } from './load-streams.ts';
 import { benchPaths, polygateConfig } from './paths.ts';
-import { LOAD_CORE, machineBusySeconds, pinning, pinSelf, startMockProcess, startPolygate, type Proc } from './processes.ts';
+import { cpuSecondsOf, LOAD_CORE, machineBusySeconds, pinning, pinSelf, startMockProcess, startPolygate, type Proc } from './processes.ts';
 import { median, sleep } from './stats.ts';
 import { polygateTarget } from './targets.ts';
 
@@ -59,12 +59,14 @@ const configs = {
 if (env.LEDGER_BENCH_ON === 'tracing') configs.on.usage = { ledger: false } as typeof configs.on.usage;
 const gateways: Record<'off' | 'on', Proc> = { off: await startPolygate(configs.off), on: await startPolygate(configs.on) };
 
-type Row = { mode: string; off: number[]; on: number[] };
+// Rates swing with whatever else the machine runs; the gateway's own CPU time per request does
+// not, so it is reported beside them (on a core of its own, 1 / CPU per request is the ceiling).
+type Row = { mode: string; off: number[]; on: number[]; cpuOff: number[]; cpuOn: number[] };
 const rows: Row[] = [];
 const busyBefore = machineBusySeconds();
 const started = Date.now();
 for (const mode of modes) {
-  const row: Row = { mode, off: [], on: [] };
+  const row: Row = { mode, off: [], on: [], cpuOff: [], cpuOn: [] };
   for (let i = 0; i < repeats; i++) {
     // Alternate which goes first, so neither always runs on a warmer (or busier) machine.
     const order: ('off' | 'on')[] = i % 2 === 0 ? ['off', 'on'] : ['on', 'off'];
@@ -72,11 +74,14 @@ for (const mode of modes) {
       const t = polygateTarget(path, gateways[which].url);
       const req = t.request(mode === 'stream');
       if (i === 0) await (mode === 'json' ? runAutocannon(t.baseUrl, req, conns, 1) : runStreams(t.baseUrl, req, conns, 1, t.endMarker));
+      const cpu0 = cpuSecondsOf(gateways[which].pid);
       const r = mode === 'json' ? await runAutocannon(t.baseUrl, req, conns, durationS) : await runStreams(t.baseUrl, req, conns, durationS, t.endMarker);
       const rate = 'rps' in r ? r.rps : r.sps;
+      const cpuUs = ((cpuSecondsOf(gateways[which].pid) - cpu0) / Math.max(1, r.count)) * 1e6;
+      row[which === 'off' ? 'cpuOff' : 'cpuOn'].push(cpuUs);
       if (r.errors > 0) log(`  ${which} ${mode}: ${r.errors} errors`);
       row[which].push(rate);
-      log(`${mode} repeat ${i + 1} ${which}: ${rate.toFixed(0)}/s`);
+      log(`${mode} repeat ${i + 1} ${which}: ${rate.toFixed(0)}/s, ${cpuUs.toFixed(0)} µs CPU each`);
       await sleep(200);
     }
   }
@@ -90,12 +95,15 @@ const lines = [
   '',
   `${repeats} interleaved runs of ${durationS} s per cell; pinning: ${pinning}; the machine was busy ${others.toFixed(2)} cores on average during the run (all processes).`,
   '',
-  '| mode | off (median/s) | on (median/s) | change | runs off | runs on |',
-  '|---|---:|---:|---:|---|---|',
+  '| mode | off (median/s) | on (median/s) | change | CPU µs each, off | CPU µs each, on | ceiling change (1 / CPU) | runs off | runs on |',
+  '|---|---:|---:|---:|---:|---:|---:|---|---|',
   ...rows.map((r) => {
     const off = median(r.off);
     const on = median(r.on);
-    return `| ${r.mode === 'json' ? 'requests' : 'streams'} | ${off.toFixed(0)} | ${on.toFixed(0)} | ${(((on - off) / off) * 100).toFixed(1)} % | ${r.off.map((v) => v.toFixed(0)).join(' ')} | ${r.on.map((v) => v.toFixed(0)).join(' ')} |`;
+    const cOff = median(r.cpuOff);
+    const cOn = median(r.cpuOn);
+    const pct = (v: number): string => `${(v * 100).toFixed(1)} %`;
+    return `| ${r.mode === 'json' ? 'requests' : 'streams'} | ${off.toFixed(0)} | ${on.toFixed(0)} | ${pct((on - off) / off)} | ${cOff.toFixed(0)} | ${cOn.toFixed(0)} | ${pct(cOff / cOn - 1)} | ${r.off.map((v) => v.toFixed(0)).join(' ')} | ${r.on.map((v) => v.toFixed(0)).join(' ')} |`;
   }),
   '',
   `OTLP exports received: ${exports}.`,

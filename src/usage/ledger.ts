@@ -25,6 +25,9 @@ export class Ledger {
   readonly #pending = new Map<string, SpendTotals>();
   /** Records still being measured (speech seconds known when the audio ends). */
   readonly #measuring = new Set<Promise<void>>();
+  /** Store totals by `key\nday` (local stores only; cleared by every append). */
+  readonly #stored = new Map<string, { day: SpendTotals; month: SpendTotals }>();
+  #appended = 0;
   #flushing: Promise<void> | undefined;
   readonly #timer: NodeJS.Timeout;
   #prunedAt = 0;
@@ -62,12 +65,32 @@ export class Ledger {
   async spent(key: string, now = Date.now()): Promise<{ day: SpendTotals; month: SpendTotals }> {
     const day = dayOf(now);
     const month = monthOf(now);
-    const stored = await this.store.totals(key, day, month);
+    const stored = await this.#storedTotals(key, day, month);
     const plus = (t: SpendTotals, period: string): SpendTotals => {
       const p = this.#pending.get(`${key}\n${period}`);
       return p ? { costNano: t.costNano + p.costNano, tokens: t.tokens + p.tokens } : t;
     };
     return { day: plus(stored.day, `d:${day}`), month: plus(stored.month, `m:${month}`) };
+  }
+
+  /**
+   * A store only this process writes (memory, sqlite) changes only when a batch is appended, so
+   * its totals are read once per key and period until then. Redis is read every time: other
+   * instances add to it.
+   */
+  async #storedTotals(key: string, day: string, month: string): Promise<{ day: SpendTotals; month: SpendTotals }> {
+    if (!this.store.local) return this.store.totals(key, day, month);
+    const id = `${key}\n${day}`;
+    for (;;) {
+      const cached = this.#stored.get(id);
+      if (cached) return cached;
+      // A batch appended while reading may or may not be in what was read: read again.
+      const generation = this.#appended;
+      const t = await this.store.totals(key, day, month);
+      if (generation !== this.#appended) continue;
+      this.#stored.set(id, t);
+      return t;
+    }
   }
 
   /** Writes what is queued, in batches; a failed batch goes back to the queue for the next try. False when a write failed. */
@@ -80,6 +103,8 @@ export class Ledger {
     const batch = this.#queue.splice(0, this.#opts.batchSize * 4);
     this.#flushing = this.store.append(batch).then(
       () => {
+        this.#stored.clear();
+        this.#appended++;
         for (const r of batch) this.#count(r, -1);
         ledgerRecordsTotal.inc({ outcome: 'written' }, batch.length);
       },

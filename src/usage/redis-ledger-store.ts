@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { LedgerStore, RowFilter, SpendTotals } from './ledger-store.ts';
-import { toMs, zeroTotals } from './ledger-store.ts';
-import { addTo, budgetTokensOf, dayOf, emptyRow, measuresOf, measures, monthOf, type Measure, type UsageRecord, type UsageRow } from './usage-record.ts';
+import { batchTotals, toMs, zeroTotals } from './ledger-store.ts';
+import { addTo, dayOf, emptyRow, measuresOf, measures, type Measure, type UsageRecord, type UsageRow } from './usage-record.ts';
 
 // Layout (after the store's prefix, `polygate:`), every key expiring with the retention:
 //   usage:rec:<day>            list of the day's records as JSON
@@ -15,6 +15,7 @@ const dayMs = 86_400_000;
 
 /** The `redis` driver's ledger, on the store's connection: every instance sees one set of totals. */
 export class RedisLedgerStore implements LedgerStore {
+  readonly local = false;
   readonly #r: Redis;
   readonly #p: string;
   readonly #retentionMs: number;
@@ -28,24 +29,30 @@ export class RedisLedgerStore implements LedgerStore {
   async append(records: UsageRecord[]): Promise<void> {
     const m = this.#r.pipeline();
     const touched = new Map<string, number>();
+    // One HINCRBY per measure of each day, key, model and provider in the batch, not per record.
+    const rows = new Map<string, UsageRow>();
     for (const r of records) {
       const rec = `${this.#p}rec:${r.day}`;
-      const agg = `${this.#p}agg:${r.day}`;
       m.rpush(rec, JSON.stringify(r));
       touched.set(rec, this.#retentionMs);
+      const id = `${r.day}\n${r.key}\n${r.model}\n${r.provider}`;
+      let row = rows.get(id);
+      if (!row) rows.set(id, (row = emptyRow(r.day, r.key, r.model, r.provider)));
+      addTo(row, measuresOf(r));
+    }
+    for (const row of rows.values()) {
+      const agg = `${this.#p}agg:${row.day}`;
       touched.set(agg, this.#retentionMs);
-      const values = measuresOf(r);
       for (const name of measures) {
-        const v = name === 'audio_seconds' ? toMs(values[name]) : values[name];
-        if (v !== 0) m.hincrby(agg, `${r.key}\n${r.model}\n${r.provider}\n${name}`, v);
+        const v = name === 'audio_seconds' ? toMs(row[name]) : row[name];
+        if (v !== 0) m.hincrby(agg, `${row.key}\n${row.model}\n${row.provider}\n${name}`, v);
       }
-      const tokens = budgetTokensOf(r);
-      for (const [period, ttl] of [[`d:${r.day}`, 2 * dayMs], [`m:${monthOf(r.ts)}`, 32 * dayMs]] as const) {
-        const total = `${this.#p}total:${r.key}:${period}`;
-        m.hincrby(total, 'cost_nano', r.cost_nano);
-        m.hincrby(total, 'tokens', tokens);
-        touched.set(total, ttl);
-      }
+    }
+    for (const t of batchTotals(records).values()) {
+      const total = `${this.#p}total:${t.key}:${t.period}`;
+      m.hincrby(total, 'cost_nano', t.costNano);
+      m.hincrby(total, 'tokens', t.tokens);
+      touched.set(total, t.period.startsWith('d:') ? 2 * dayMs : 32 * dayMs);
     }
     for (const [k, ttl] of touched) m.pexpire(k, ttl);
     const results = await m.exec();

@@ -2,8 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { LedgerStore, RowFilter, SpendTotals } from './ledger-store.ts';
-import { toMs, zeroTotals } from './ledger-store.ts';
-import { budgetTokensOf, monthOf, type UsageRecord, type UsageRow } from './usage-record.ts';
+import { batchTotals, toMs, zeroTotals } from './ledger-store.ts';
+import type { UsageRecord, UsageRow } from './usage-record.ts';
 
 // Tables of their own in the store's database file, opened on a second connection: the WAL journal
 // lets the ledger's batch writes and the store's reads run side by side. `IF NOT EXISTS` instead
@@ -35,6 +35,7 @@ const sums = `COUNT(*) AS requests, SUM(input_tokens) AS input_tokens, SUM(outpu
 
 /** The `sqlite` driver's ledger: tables beside the store's in the same file. */
 export class SqliteLedgerStore implements LedgerStore {
+  readonly local = true;
   readonly #db: DatabaseSync;
   readonly #q: Record<'insert' | 'addTotal' | 'total' | 'rows' | 'rowsOfKey' | 'pruneRecords' | 'pruneTotals', StatementSync>;
 
@@ -62,12 +63,8 @@ export class SqliteLedgerStore implements LedgerStore {
   async append(records: UsageRecord[]): Promise<void> {
     this.#db.exec('BEGIN IMMEDIATE');
     try {
-      for (const r of records) {
-        this.#q.insert.run(...columns.map((c) => (c === 'audio_ms' ? toMs(r.audio_seconds) : c === 'priced' ? (r.priced ? 1 : 0) : r[c])));
-        const tokens = budgetTokensOf(r);
-        this.#q.addTotal.run(r.key, `d:${r.day}`, r.cost_nano, tokens);
-        this.#q.addTotal.run(r.key, `m:${monthOf(r.ts)}`, r.cost_nano, tokens);
-      }
+      for (const r of records) this.#q.insert.run(...columns.map((c) => (c === 'audio_ms' ? toMs(r.audio_seconds) : c === 'priced' ? (r.priced ? 1 : 0) : r[c])));
+      for (const t of batchTotals(records).values()) this.#q.addTotal.run(t.key, t.period, t.costNano, t.tokens);
       this.#db.exec('COMMIT');
     } catch (e) {
       this.#db.exec('ROLLBACK');

@@ -53,8 +53,17 @@ export type Measure = (typeof measures)[number];
 /** Daily totals of one key, model and provider. */
 export type UsageRow = { day: string; key: string; model: string; provider: string } & Record<Measure, number>;
 
-export const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
-export const monthOf = (ms: number): string => new Date(ms).toISOString().slice(0, 7);
+/** The UTC day last asked for and its bounds: every request of a day asks for the same one. */
+let cached = { start: 0, end: 0, iso: '1970-01-01' };
+
+export function dayOf(ms: number): string {
+  if (ms >= cached.start && ms < cached.end) return cached.iso;
+  const start = ms - (((ms % 86_400_000) + 86_400_000) % 86_400_000);
+  cached = { start, end: start + 86_400_000, iso: new Date(ms).toISOString().slice(0, 10) };
+  return cached.iso;
+}
+
+export const monthOf = (ms: number): string => dayOf(ms).slice(0, 7);
 
 /** The record's contribution to its row's measures. */
 export function measuresOf(r: UsageRecord): Record<Measure, number> {

@@ -1,12 +1,12 @@
 // The admin API answers only its own token (never a client key), and the ledger loses nothing on
 // SIGTERM: records of streams still in flight when the signal comes are in the store after exit.
-import { request } from 'node:http';
+import Anthropic from '@anthropic-ai/sdk';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { startFaultUpstream } from '../emulators/fault-upstream.ts';
-import { OTHER_KEY, startGateway, testConfig, TEST_KEY, type Gateway } from '../helpers/start-gateway.ts';
+import { OTHER_KEY, startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { ADMIN_TOKEN, tokenNano, usage } from './usage-helpers.ts';
 
 const fault = await startFaultUpstream();
@@ -53,39 +53,21 @@ t.test('with no admin.token the admin API does not exist', async (t) => {
   t.equal(res.status, 404);
 });
 
-/** A Messages stream translated to the chat upstream; resolves once the response has ended. */
-function openStream(gw: Gateway): { status: Promise<number>; done: Promise<string> } {
-  let setStatus!: (n: number) => void;
-  const status = new Promise<number>((r) => (setStatus = r));
-  const done = new Promise<string>((resolve) => {
-    const req = request(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' } });
-    req.on('response', (res) => {
-      setStatus(res.statusCode ?? 0);
-      let text = '';
-      res.on('data', (b: Buffer) => (text += b.toString()));
-      res.on('close', () => resolve(text));
-    });
-    req.on('error', () => resolve(''));
-    req.end(JSON.stringify({ model: 'streamer', max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'x' }] }));
-  });
-  return { status, done };
-}
-
 t.test('SIGTERM with streams in flight: every record is in the database after exit', async (t) => {
   const gw = await startGateway(config);
   const text = 'one two three four five six';
   const n = 3;
   fault.reset();
   fault.script(...Array.from({ length: n }, () => ({ kind: 'ok' as const, text, pauseAfterChunks: 2 })));
-  const streams = Array.from({ length: n }, () => openStream(gw));
-  for (const s of streams) t.equal(await s.status, 200);
+  const client = new Anthropic({ baseURL: gw.url, apiKey: TEST_KEY, maxRetries: 0 });
+  const streams = Array.from({ length: n }, () => client.messages.stream({ model: 'streamer', max_tokens: 32, messages: [{ role: 'user', content: 'x' }] }).finalMessage());
   await fault.waitForRequests(n);
   const exit = new Promise<number | null>((resolve) => gw.process.once('exit', resolve));
   gw.process.kill('SIGTERM');
   // Let the drain begin before the streams go on.
   await new Promise((r) => setTimeout(r, 100));
   fault.resume();
-  for (const s of streams) t.match(await s.done, /message_stop/, 'the stream ran to its end');
+  for (const m of await Promise.all(streams)) t.match(m, { stop_reason: 'end_turn', content: [{ type: 'text', text }] }, 'the stream ran to its end');
   t.equal(await exit, 0);
 
   const again = await startGateway(config);
