@@ -6,7 +6,7 @@
 //
 // Environment: LEDGER_BENCH_DURATION (s per run, 3), LEDGER_BENCH_REPEATS (5),
 // LEDGER_BENCH_CONNECTIONS (32), BENCH_MODES=json,stream, LEDGER_BENCH_ON=both|ledger|tracing (what
-// the "on" gateway turns on).
+// the "on" gateway turns on), LEDGER_BENCH_SAMPLE (tracing.sample_ratio, 1).
 import { createServer } from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,7 +53,7 @@ const configs = {
       prices: { models: Object.fromEntries(models.map((m) => [m, { input: 3, output: 15 }])) },
       budgets: { bench: { usd_per_day: 1_000_000 } },
     },
-    ...(env.LEDGER_BENCH_ON === 'ledger' ? {} : { tracing: { endpoint: sinkUrl } }),
+    ...(env.LEDGER_BENCH_ON === 'ledger' ? {} : { tracing: { endpoint: sinkUrl, sample_ratio: Number(env.LEDGER_BENCH_SAMPLE ?? 1) } }),
   },
 };
 if (env.LEDGER_BENCH_ON === 'tracing') configs.on.usage = { ledger: false } as typeof configs.on.usage;
@@ -91,7 +91,7 @@ const elapsed = (Date.now() - started) / 1000;
 const others = (machineBusySeconds() - busyBefore) / elapsed;
 
 const lines = [
-  `## Ledger and traces on vs off — ${path.name}, ${conns} connections`,
+  `## ${env.LEDGER_BENCH_ON ?? 'both'} on vs off (tracing.sample_ratio ${env.LEDGER_BENCH_SAMPLE ?? 1}) — ${path.name}, ${conns} connections`,
   '',
   `${repeats} interleaved runs of ${durationS} s per cell; pinning: ${pinning}; the machine was busy ${others.toFixed(2)} cores on average during the run (all processes).`,
   '',
