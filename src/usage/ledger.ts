@@ -28,6 +28,8 @@ export class Ledger {
   /** Store totals by `key\nday` (local stores only; cleared by every append). */
   readonly #stored = new Map<string, { day: SpendTotals; month: SpendTotals }>();
   #appended = 0;
+  /** Records waiting for `addSoon`'s next turn. */
+  #soon = 0;
   #flushing: Promise<void> | undefined;
   readonly #timer: NodeJS.Timeout;
   #prunedAt = 0;
@@ -49,6 +51,19 @@ export class Ledger {
       ledgerRecordsTotal.inc({ outcome: 'dropped' }, dropped.length);
     }
     if (this.#queue.length >= this.#opts.batchSize && !this.#flushing) void this.flush();
+  }
+
+  /** A record built on the next turn of the event loop (what the request learns last is known then); `close` waits for it. */
+  addSoon(build: () => UsageRecord): void {
+    this.#soon++;
+    setImmediate(() => {
+      this.#soon--;
+      try {
+        this.add(build());
+      } catch (err) {
+        this.#log()?.error({ err }, 'usage record lost');
+      }
+    });
   }
 
   /** A record whose quantities are still being measured; `close` waits for it. */
@@ -130,6 +145,7 @@ export class Ledger {
   /** Waits for records being measured (bounded), writes everything, stops the timer. */
   async close(waitMs = 10_000): Promise<void> {
     clearInterval(this.#timer);
+    while (this.#soon > 0) await new Promise((r) => setImmediate(r));
     const measured = Promise.allSettled([...this.#measuring]);
     await Promise.race([measured, new Promise((r) => setTimeout(r, waitMs).unref())]);
     // A store that keeps failing must not hold the exit: a few tries, then what is left is logged.

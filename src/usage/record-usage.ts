@@ -65,8 +65,12 @@ export function recordUsage(state: ChatState, labels: PathLabels, status: number
   // The response's 'close' comes before the handler has read a relay's usage off the stream
   // (src/pipeline/pass-through.ts resolves on the same event): the record is built a turn later,
   // and speech seconds once the audio has been written.
-  const later = new Promise<void>((resolve) => setImmediate(resolve)).then(() => m?.audioSeconds).then(build);
   const ledger = ledgerOf(runtime.config);
-  if (ledger) ledger.addLater(later);
-  else void later.catch(() => {});
+  const seconds = m?.audioSeconds;
+  if (seconds instanceof Promise) {
+    const later = new Promise<void>((resolve) => setImmediate(resolve)).then(() => seconds).then(build);
+    if (ledger) ledger.addLater(later);
+    else void later.catch(() => {});
+  } else if (ledger) ledger.addSoon(() => build(seconds));
+  else setImmediate(() => build(seconds));
 }
