@@ -22,6 +22,8 @@ export class RequestTrace implements UpstreamTracer {
   readonly #tracestate: string | undefined;
   readonly #content: boolean;
   readonly #operation: string;
+  /** False when the sampler left this trace out: then only the traceparent travels on, no span is made. */
+  readonly #recording: boolean;
   #attemptCtx: Context | undefined;
   #warnings: string[] = [];
 
@@ -34,14 +36,17 @@ export class RequestTrace implements UpstreamTracer {
     this.#content = state.runtime.config.log.content;
     this.#root = tracer.startSpan(ctx.method, { kind: SpanKind.SERVER, startTime: epoch(startedAt), attributes: { 'http.request.method': ctx.method, 'gen_ai.operation.name': this.#operation, 'polygate.request_id': state.requestId } }, parent);
     this.#rootCtx = trace.setSpan(parent, this.#root);
+    this.#recording = this.#root.isRecording();
   }
 
   /** A finished step of the request (decode, encode, the stream), from `startedAt` to now. */
   step(name: string, startedAt: number, attributes?: Attributes): void {
+    if (!this.#recording) return;
     this.#tracer.startSpan(name, { startTime: epoch(startedAt), attributes }, this.#rootCtx).end();
   }
 
   decoded(request: ChatRequest, startedAt: number): void {
+    if (!this.#recording) return;
     this.step('polygate.decode', startedAt);
     this.#root.setAttributes(requestAttributes(request));
     if (this.#content) this.#root.setAttributes(contentAttributes(request));
@@ -49,6 +54,7 @@ export class RequestTrace implements UpstreamTracer {
 
   /** Starts a route attempt (src/resilience/run-routes.ts); the returned function ends it. */
   attempt(route: Route, n: number): (error?: GatewayError) => void {
+    if (!this.#recording) return noop;
     const span = this.#tracer.startSpan('polygate.route_attempt', { attributes: { 'polygate.provider': route.provider, 'gen_ai.response.model': route.model, 'polygate.attempt': n } }, this.#rootCtx);
     this.#attemptCtx = trace.setSpan(this.#rootCtx, span);
     return (error) => {
@@ -62,6 +68,7 @@ export class RequestTrace implements UpstreamTracer {
 
   /** The upstream call of the current attempt: a GenAI client span, named `{operation} {model}`. */
   upstream(provider: string, format: string, upstreamModel: string): UpstreamSpan {
+    if (!this.#recording) return { headers: this.#unsampledHeaders(), end: noop };
     const parent = this.#attemptCtx ?? this.#rootCtx;
     const span = this.#tracer.startSpan(
       `${this.#operation} ${upstreamModel}`,
@@ -80,11 +87,19 @@ export class RequestTrace implements UpstreamTracer {
     };
   }
 
+  /** An unsampled trace still reaches the upstream, with the sampled flag off. */
+  #unsampledHeaders(): Record<string, string> {
+    const headers: Record<string, string> = { traceparent: formatTraceparent(this.#root.spanContext()) };
+    if (this.#tracestate) headers.tracestate = this.#tracestate;
+    return headers;
+  }
+
   warnings(list: string[]): void {
     this.#warnings = list;
   }
 
   end(ctx: Koa.Context, state: ChatState, labels: Record<string, string>, status: number, ttfbMs: number | undefined): void {
+    if (!this.#recording) return this.#root.end();
     const route = String((ctx as { _matchedRoute?: unknown })._matchedRoute ?? '');
     if (route) this.#root.updateName(`${ctx.method} ${route}`);
     const provider = state.path?.provider;
@@ -117,6 +132,8 @@ export class RequestTrace implements UpstreamTracer {
     this.#root.end();
   }
 }
+
+const noop = (): void => {};
 
 const traces = new WeakMap<object, RequestTrace>();
 

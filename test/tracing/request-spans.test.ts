@@ -131,3 +131,16 @@ t.test('without a traceparent a new trace starts, and the upstream still gets on
   const root = await waitFor('the new trace exported', async () => receiver.spans.slice(before).find((s) => s.traceId === id && s.parentSpanId === undefined));
   t.equal(root.name, 'POST /v1/messages');
 });
+
+t.test('an unsampled trace records no span but still reaches the upstream, not sampled', async (t) => {
+  const gw = await startGateway({ ...config(false), tracing: { endpoint: receiver.url, export_interval_ms: 50, sample_ratio: 0 } });
+  fault.reset();
+  fault.script({ kind: 'status', status: 500 });
+  const unsampled = 'c0ffee00c0ffee00c0ffee00c0ffee00';
+  const client = new Anthropic({ baseURL: gw.url, apiKey: TEST_KEY, maxRetries: 0, defaultHeaders: { traceparent: `00-${unsampled}-${clientSpan}-00` } });
+  await client.messages.create({ model: 'sonnet', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
+  t.match(String(chat.requests.at(-1)!.headers.traceparent), new RegExp(`^00-${unsampled}-[0-9a-f]{16}-00$`), 'the caller’s trace, sampled flag off');
+  // Stopping flushes whatever was queued: nothing of this trace may be in it.
+  await gw.stop();
+  t.equal(receiver.spans.filter((s) => s.traceId === unsampled).length, 0);
+});
