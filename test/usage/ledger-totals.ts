@@ -1,6 +1,8 @@
 // The body of the ledger tests, run on sqlite and on Redis: one request of every family through
 // the official SDKs (chat tokens, speech characters and seconds, music tasks), then the admin API's
 // totals compared with what the prices say those requests cost.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI, { toFile } from 'openai';
 import type { Test } from 'tap';
@@ -8,9 +10,7 @@ import { fixtureDir, speechFixture } from '../emulators/openai-audio-upstream.ts
 import { TEST_KEY, type Gateway } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { submit } from '../tune/tune-helpers.ts';
-import { prices, tokenNano, usage, type Row } from './usage-helpers.ts';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { ADMIN_TOKEN, prices, tokenNano, usage, type Row } from './usage-helpers.ts';
 
 export async function checkTotals(t: Test, gw: Gateway): Promise<void> {
   const openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: TEST_KEY, maxRetries: 0 });
@@ -73,7 +73,7 @@ export async function checkTotals(t: Test, gw: Gateway): Promise<void> {
   t.equal(all.rows.length, 1);
   t.match(all.rows[0], { key: 'test', cost_nano: sum, cost_usd: sum / 1e9 });
 
-  const csv = await (await fetch(`${gw.url}/admin/usage?group_by=model&since=1d&format=csv`, { headers: { authorization: `Bearer ${all.since ? 'admin-token-for-tests-0001' : ''}` } })).text();
+  const csv = await (await fetch(`${gw.url}/admin/usage?group_by=model&since=1d&format=csv`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
   const [header, ...lines] = csv.trim().split('\n');
   t.equal(header.split(',')[0], 'model');
   t.ok(header.split(',').includes('cost_usd'));
