@@ -1,4 +1,4 @@
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -10,6 +10,7 @@ import { registerModelsRoutes } from './discovery/models-routes.ts';
 import { registerCountTokensRoutes } from './discovery/count-tokens-routes.ts';
 import { registerResponsesRoutes } from './responses/responses-routes.ts';
 import { authenticate } from './http/authenticate.ts';
+import { sameSecret } from './auth/same-secret.ts';
 import { jsonBody as json } from './http/json-body.ts';
 import { encodeFamilyError } from './http/encode-family-error.ts';
 import { familyOfPath, type Family } from './http/family.ts';
@@ -33,6 +34,9 @@ import { toGatewayError } from './pipeline/to-gateway-error.ts';
 import type { RuntimeRef } from './runtime.ts';
 import { registerSpeechRoutes } from './speech/speech-routes.ts';
 import { registerTuneRoutes } from './tune/tune-routes.ts';
+import { recordUsage } from './usage/record-usage.ts';
+import { endRequestTrace, startRequestTrace } from './tracing/request-trace.ts';
+import { registerUsageRoutes } from './usage/admin-routes.ts';
 
 const inboundFormat: Record<Family, string> = {
   messages: 'anthropic-messages',
@@ -82,6 +86,7 @@ export function createApp(ref: RuntimeRef, log: Logger): Koa {
   registerCountTokensRoutes(router);
   registerTuneRoutes(router, ref);
   registerSpeechRoutes(router, ref, log);
+  registerUsageRoutes(router, log);
 
   app.use(router.routes());
   app.use(router.allowedMethods());
@@ -115,6 +120,7 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
     // A config reload closes the old runtime's upstream pools only after this request has ended.
     ctx.res.once('close', state.runtime.hold());
     state.timings = {};
+    startRequestTrace(ctx, started);
     ctx.set('x-request-id', state.requestId);
     const cancelDeadline = receiveDeadline(ctx.req, ctx.res, bodyTimeoutMs, () => {
       state.status = 408;
@@ -143,6 +149,7 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
         requestsTotal.inc(labels);
         requestDuration.observe(labels, seconds);
       }
+      recordUsage(state, labels, status);
       const { decodeMs, encodeMs } = state.timings;
       if (decodeMs !== undefined) translationDuration.observe({ ...path, direction: 'decode' }, decodeMs / 1000);
       if (encodeMs !== undefined) translationDuration.observe({ ...path, direction: 'encode' }, encodeMs / 1000);
@@ -151,6 +158,7 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
         timeToFirstByte.observe(path, ttfbMs / 1000);
         streamChunksTotal.inc(path, stream.chunks);
       }
+      endRequestTrace(ctx, labels, status, ttfbMs);
       const u = state.usage;
       const withBody = state.runtime.config.log.content && ctx.is('application/json');
       const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
@@ -237,10 +245,4 @@ function watchEventStream(res: ServerResponse): { firstByteAt?: number; chunks: 
     return write.apply(res, args);
   }) as ServerResponse['write'];
   return seen;
-}
-
-/** Compares digests, so neither the token's characters nor its length show in the timing. */
-function sameSecret(presented: string, expected: string): boolean {
-  const digest = (v: string): Buffer => createHash('sha256').update(v).digest();
-  return timingSafeEqual(digest(presented), digest(expected));
 }

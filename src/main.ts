@@ -9,6 +9,8 @@ import { Runtime, type RuntimeRef } from './runtime.ts';
 import { closeProcessStore, openProcessStore } from './store/open-store.ts';
 import { RedisStore } from './store/redis-store.ts';
 import { startTuneRunner, type TuneRunner } from './tune/task-runner.ts';
+import { closeLedger } from './usage/process-ledger.ts';
+import { closeTracing } from './tracing/tracer.ts';
 
 const file = process.env.GATEWAY_CONFIG ?? 'config/gateway.yaml';
 let ref: RuntimeRef;
@@ -103,6 +105,9 @@ async function shutdown(signal: string): Promise<void> {
   }
   await tuneStopped;
   await reloader.retiring();
+  // The ledger writes its last records into the store before the store closes.
+  await closeLedger().catch((err: unknown) => log.error({ err }, 'closing the usage ledger failed'));
+  await closeTracing().catch((err: unknown) => log.error({ err }, 'exporting the last spans failed'));
   await closeProcessStore().catch((err: unknown) => log.error({ err }, 'closing the store failed'));
   await ref.current.close().catch(() => {});
   log.info('polygate stopped');

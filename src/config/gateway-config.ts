@@ -1,5 +1,6 @@
 // Types of config/gateway.yaml after interpolation and validation. The names are the operator
 // contract of DESIGN.md; config/gateway.schema.json is the source of truth for what is allowed.
+import type { AdminConfig, TracingConfig, UsageConfig } from '../usage/usage-config.ts';
 
 export type ProviderType = 'openai' | 'anthropic' | 'gemini' | 'tune' | 'echo' | 'local-speech' | 'sandbox-tune';
 
@@ -73,6 +74,10 @@ export type GatewayConfig = {
   providers: Record<string, ProviderConfig>;
   models: Record<string, ModelConfig>;
   tune: TuneConfig;
+  /** Usage ledger, prices, budgets; the admin read API; OpenTelemetry traces (src/usage/, src/tracing/). */
+  usage: UsageConfig;
+  admin: AdminConfig;
+  tracing: TracingConfig;
 };
 
 /** Family A music tasks (docs/tune.md). */

@@ -7,6 +7,7 @@ import type { GatewayConfig, LoadedConfig } from './gateway-config.ts';
 import { interpolateEnv } from './interpolate-env.ts';
 import { defaultBreaker, defaultRetries } from '../resilience/route-policy.ts';
 import { isGlob, servingRoutes } from '../routing/model-router.ts';
+import { tracingDefaults, usageDefaults, usageProblems } from '../usage/usage-config.ts';
 
 /** Every problem of a refused file, each naming its path (and line where known). */
 export class ConfigError extends Error {
@@ -139,6 +140,9 @@ function withDefaults(c: GatewayConfig): GatewayConfig {
         timeout_ms: c.tune?.callback?.timeout_ms ?? 10_000,
       },
     },
+    usage: usageDefaults(c.usage),
+    admin: { token: c.admin?.token || undefined },
+    tracing: tracingDefaults(c.tracing),
   };
 }
 
@@ -161,6 +165,7 @@ function crossCheck(c: GatewayConfig): string[] {
       problems.push(`/models/${model}: strategy 'weighted' needs a weight on every route`);
     }
   }
+  problems.push(...usageProblems(c));
   if (c.storage.driver === 'redis' && !c.storage.url) problems.push(`/storage/url: required with driver 'redis' (redis://host:port/db)`);
   const seen = new Set<string>();
   c.keys.forEach((k, i) => {

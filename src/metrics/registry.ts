@@ -188,6 +188,7 @@ export function primeMetrics(runtime: Runtime): void {
   }
   for (const key of config.keys) for (const limit of limitKinds) rateLimitedTotal.inc({ key: key.id, limit }, 0);
   for (const outcome of ['ok', 'error']) configReloadsTotal.inc({ outcome }, 0);
+  primeUsageMetrics(config);
   for (const outcome of ['delivered', 'http_error', 'network_error', 'refused', 'abandoned']) callbackDeliveriesTotal.inc({ outcome }, 0);
 }
 
@@ -227,3 +228,52 @@ export const speechCharactersTotal = new Counter({
   labelNames: ['provider'],
   registers: [registry],
 });
+
+// Usage ledger and budgets (src/usage/). Key ids, model and provider names are bounded by the config.
+export const budgetKinds = ['usd_per_day', 'usd_per_month', 'tokens_per_day', 'tokens_per_month'] as const;
+
+export const spendTotal = new Counter({
+  name: 'polygate_spend_usd_total',
+  help: 'What requests cost by the configured prices (usage.prices), in USD, by key id, client-facing model and provider',
+  labelNames: ['key', 'model', 'provider'],
+  registers: [registry],
+});
+
+export const unpricedRequestsTotal = new Counter({
+  name: 'polygate_unpriced_requests_total',
+  help: 'Requests to a model with no price in usage.prices (they cost 0 in the ledger), by client-facing model',
+  labelNames: ['model'],
+  registers: [registry],
+});
+
+export const budgetUsedRatio = new Gauge({
+  name: 'polygate_budget_used_ratio',
+  help: 'Share of a key budget used in the current UTC day or month (1 = exhausted), as last checked by this instance',
+  labelNames: ['key', 'budget'],
+  registers: [registry],
+});
+
+export const budgetRejectionsTotal = new Counter({
+  name: 'polygate_budget_rejections_total',
+  help: 'Requests refused with 429 because a key budget is used up, by key id and budget',
+  labelNames: ['key', 'budget'],
+  registers: [registry],
+});
+
+export const ledgerRecordsTotal = new Counter({
+  name: 'polygate_ledger_records_total',
+  help: 'Usage records by what became of them (written to the store, or dropped because the store could not take them for too long)',
+  labelNames: ['outcome'],
+  registers: [registry],
+});
+
+function primeUsageMetrics(config: Runtime['config']): void {
+  for (const outcome of ['written', 'dropped']) ledgerRecordsTotal.inc({ outcome }, 0);
+  for (const [key, b] of Object.entries(config.usage.budgets)) {
+    for (const budget of budgetKinds) {
+      if (!b[budget]) continue;
+      budgetRejectionsTotal.inc({ key, budget }, 0);
+      budgetUsedRatio.inc({ key, budget }, 0);
+    }
+  }
+}

@@ -22,6 +22,7 @@ import { firstEvent, pipeStream } from './pipe-stream.ts';
 import type { RequestState } from './request-state.ts';
 import { runRoutes, type RouteAttempts, type ServeResult } from '../resilience/run-routes.ts';
 import { reserveTokens, settleTokens } from '../limits/key-limits.ts';
+import { traceOf, traceStep } from '../tracing/request-trace.ts';
 
 /**
  * Serves one chat request in any client format: read what routing needs, try the model's routes
@@ -66,6 +67,7 @@ export function chatHandler(codec: ChatClientCodec, family: Family, opts: ChatHa
         }
         const request = codec.decodeRequest(body, inbound);
         state.timings.decodeMs = performance.now() - t0;
+        traceOf(state)?.decoded(request, t0);
         await session?.prepareRequest?.(request);
         return request;
       })());
@@ -90,6 +92,7 @@ export function chatHandler(codec: ChatClientCodec, family: Family, opts: ChatHa
       routes,
       signal: abort.signal,
       report: state.attempts,
+      trace: traceOf(state),
       serve: async (route, final) => {
         if (!runtime.chatProviders.has(route.provider)) return { served: false };
         const relay = relays(route) ? relayProvider(runtime, route, codec.format) : undefined;
@@ -145,6 +148,7 @@ async function serveRoute(
   const setWarnings = (): void => {
     const value = warningsHeader(warnings);
     if (value) headers['x-polygate-warnings'] = value;
+    traceOf(state)?.warnings(warnings);
   };
 
   const policy = state.runtime.config.providers[route.provider]?.unsupported_tools ?? 'drop';
@@ -153,12 +157,13 @@ async function serveRoute(
   const routed = session?.forRoute ? session.forRoute(supported, route, warn) : supported;
 
   if (!routed.stream) {
-    const result = await provider.complete(routed, route.model, { signal, warn, timeouts: route.timeouts });
+    const result = await provider.complete(routed, route.model, { signal, warn, timeouts: route.timeouts, trace: traceOf(state) });
     countTokens(state, result.usage);
     const t1 = performance.now();
     // The client's encoder sees the client's request; `routed` is what the upstream saw.
     const body = codec.encodeResult(result, request);
     state.timings.encodeMs = performance.now() - t1;
+    traceStep(state, 'polygate.encode', t1);
     await session?.completed?.({ request: routed, route, result, body });
     ctx.body = body;
     setWarnings();
@@ -167,13 +172,14 @@ async function serveRoute(
     return { served: true, upstreamFailed: false };
   }
 
-  const events = await provider.openStream(routed, route.model, { signal, warn, timeouts: route.timeouts });
+  const events = await provider.openStream(routed, route.model, { signal, warn, timeouts: route.timeouts, trace: traceOf(state) });
   const { first, rest } = await firstEvent(events);
   setWarnings();
   ctx.respond = false;
   openStreams.inc({ family });
   state.streaming = true;
   let upstreamFailed = false;
+  const streamedAt = performance.now();
   try {
     const encoder = codec.createStreamEncoder(request);
     const accumulator = session?.streamEnded ? new StreamAccumulator() : undefined;
@@ -192,6 +198,7 @@ async function serveRoute(
     });
     if (accumulator) await session?.streamEnded?.({ request: routed, route, parts: accumulator.parts(), outcome: r.outcome });
     state.timings.encodeMs = r.encodeMs;
+    traceStep(state, 'polygate.stream', streamedAt, { 'polygate.encode_ms': r.encodeMs, 'polygate.stream.outcome': r.outcome });
     state.status = 200;
     state.outcome = r.outcome === 'error' ? `stream_${r.error?.kind ?? 'error'}` : r.outcome;
     upstreamFailed = r.outcome === 'error' && !r.local;
@@ -224,6 +231,7 @@ async function relayRoute(ctx: Context, codec: ChatClientCodec, fields: RoutingF
     responseHeaders: routeHeader,
     canFallBack,
     timeouts: route.timeouts,
+    trace: traceOf(state)?.upstream(route.provider, codec.format, route.model),
     streamErrorFrames: (error) => {
       // A fresh encoder that has seen the stream start answers the error as mid-stream. It needs
       // a request only for the names it echoes: the undecoded body gives the model.

@@ -9,6 +9,7 @@ import { serializeFrames } from '../http/sse-writer.ts';
 import { connectionError, type HttpChatProvider } from '../providers/http-chat-provider.ts';
 import type { RouteTimeouts } from '../resilience/route-policy.ts';
 import { relayTimers, retryableStatus, UpstreamTimeout } from './relay-timers.ts';
+import type { UpstreamSpan } from '../tracing/upstream-span.ts';
 
 /**
  * Same-format pass-through (DESIGN.md): the client's body is relayed with only the model name and
@@ -65,6 +66,8 @@ export function passThrough(opts: {
   canFallBack: boolean;
   /** Connect, first-byte (response headers) and idle (between body chunks) limits. */
   timeouts: RouteTimeouts;
+  /** The upstream call's span (traced requests): its traceparent replaces the client's. */
+  trace?: UpstreamSpan;
   /** The client format's in-stream error event, for an upstream that fails mid-stream. */
   streamErrorFrames: (error: GatewayError) => SseFrame[];
 }): Promise<PassThroughResult> {
@@ -77,6 +80,7 @@ export function passThrough(opts: {
     requestHooks.set(req, timers.watchRequest);
     handlers.set(req, (proxyRes) => {
       timers.responded(proxyRes);
+      opts.trace?.end(proxyRes.statusCode);
       const status = proxyRes.statusCode ?? 502;
       if (status === 401 || status === 403) {
         // The upstream refused polygate's key, not the client's: never relayed as the client's 401.
@@ -149,10 +153,11 @@ export function passThrough(opts: {
         target: provider.relayTarget(opts.path),
         agent: provider.relayAgent,
         buffer: Readable.from([payload]),
-        headers: { ...provider.upstreamHeaders, 'content-length': String(payload.length), 'content-type': 'application/json', 'accept-encoding': 'identity' },
+        headers: { ...provider.upstreamHeaders, ...opts.trace?.headers, 'content-length': String(payload.length), 'content-type': 'application/json', 'accept-encoding': 'identity' },
       },
       (err) => {
         timers.clear();
+        opts.trace?.end(undefined, err);
         resolve({ kind: 'failed', error: err instanceof UpstreamTimeout ? err.error : connectionError(err, provider.name, opts.timeouts) });
       },
     );

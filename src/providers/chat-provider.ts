@@ -3,12 +3,15 @@ import type { ChatResult } from '../ir/chat-result.ts';
 import type { StreamEvent } from '../ir/stream-event.ts';
 import type { ChatFormat, WarningSink } from '../../adapters/shared/chat-adapter.ts';
 import type { RouteTimeouts } from '../resilience/route-policy.ts';
+import type { UpstreamTracer } from '../tracing/upstream-span.ts';
 
 export type CallOptions = {
   signal: AbortSignal;
   warn: WarningSink;
   /** The route's timeouts (src/resilience/route-policy.ts); the provider's defaults when absent. */
   timeouts?: RouteTimeouts;
+  /** The request's trace: a span per upstream call, and its traceparent sent upstream. */
+  trace?: UpstreamTracer;
 };
 
 /**

@@ -14,6 +14,7 @@ import type { RouteTimeouts } from '../resilience/route-policy.ts';
 import { readSse } from '../upstream/read-sse.ts';
 import { scrubSecrets } from './scrub-secrets.ts';
 import type { CallOptions, ChatProvider } from './chat-provider.ts';
+import type { UpstreamSpan } from '../tracing/upstream-span.ts';
 
 export type UpstreamTimeouts = { firstByteMs: number; idleMs: number };
 
@@ -140,15 +141,17 @@ export class HttpChatProvider implements ChatProvider {
 
   async #send(req: ChatRequest, model: string, opts: CallOptions): Promise<Dispatcher.ResponseData> {
     const enc = this.#codec.encodeRequest(req, model, opts.warn);
-    return this.post(enc.path, enc.body, { accept: req.stream ? 'text/event-stream' : 'application/json', ...enc.headers }, opts);
+    const span = opts.trace?.upstream(this.name, this.wireFormat, model);
+    return this.post(enc.path, enc.body, { accept: req.stream ? 'text/event-stream' : 'application/json', ...enc.headers }, opts, span);
   }
 
   /**
    * POSTs a JSON body to a path under base_url with the provider's credentials: 2xx resolves,
    * any other status rejects with the format's own error decoded, a failed connection with a
    * GatewayError that names which timeout fired. Also used for the upstream's token counting.
+   * `span` (traced requests) is the call's span: its traceparent goes upstream.
    */
-  async post(path: string, body: unknown, headers: Record<string, string>, opts: Pick<CallOptions, 'signal' | 'timeouts'>): Promise<Dispatcher.ResponseData> {
+  async post(path: string, body: unknown, headers: Record<string, string>, opts: Pick<CallOptions, 'signal' | 'timeouts'>, span?: UpstreamSpan): Promise<Dispatcher.ResponseData> {
     // Serialized before the call: a body that cannot be serialized is polygate's fault, not an
     // upstream that "could not be reached" (which would be retried and trip the breaker).
     const payload = JSON.stringify(body);
@@ -162,14 +165,16 @@ export class HttpChatProvider implements ChatProvider {
         signal: opts.signal,
         headersTimeout: timeouts.firstByteMs,
         bodyTimeout: timeouts.idleMs,
-        headers: { 'content-type': 'application/json', accept: 'application/json', ...headers, ...this.#headers },
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...headers, ...this.#headers, ...span?.headers },
         body: payload,
       });
     } catch (e) {
       upstreamDuration.observe({ provider: this.name, upstream_format: this.wireFormat, outcome: 'error' }, (performance.now() - started) / 1000);
+      span?.end(undefined, e as Error);
       throw connectionError(e, this.name, timeouts);
     }
     upstreamDuration.observe({ provider: this.name, upstream_format: this.wireFormat, outcome: String(res.statusCode) }, (performance.now() - started) / 1000);
+    span?.end(res.statusCode);
     if (res.statusCode === 401 || res.statusCode === 403) {
       await res.body.dump().catch(() => {});
       throw this.rejectedCredentials(res.statusCode);

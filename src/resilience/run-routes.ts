@@ -34,6 +34,8 @@ export type RunRoutesOptions = {
   serve: (route: Route, final: boolean) => Promise<ServeResult>;
   /** The error when no route had a provider to serve it. */
   noRoute: () => GatewayError;
+  /** A span per attempt (src/tracing/request-trace.ts), when the request is traced. */
+  trace?: { attempt(route: Route, n: number): (error?: GatewayError) => void };
 };
 
 export async function runRoutes(o: RunRoutesOptions): Promise<void> {
@@ -57,8 +59,10 @@ export async function runRoutes(o: RunRoutesOptions): Promise<void> {
         const final = !hasNextRoute && attempt > route.retries.max_retries;
         let err: GatewayError;
         let own = false;
+        const endSpan = o.trace?.attempt(route, attempt);
         try {
           const r = await o.serve(route, final);
+          endSpan?.();
           if (!r.served) {
             permit.release();
             report.attempts--;
@@ -76,6 +80,7 @@ export async function runRoutes(o: RunRoutesOptions): Promise<void> {
           // polygate's own fault (a bug, a stack overflow), which no other attempt would mend and
           // which must not count against the upstream's breaker.
           own = !(e instanceof GatewayError);
+          endSpan?.(err);
         }
         const why = o.signal.aborted || own ? undefined : failureCauseOf(err);
         if (!why) {

@@ -8,6 +8,7 @@ import { audioSecondsTotal, speechCharactersTotal } from '../metrics/registry.ts
 import type { RequestState } from '../pipeline/request-state.ts';
 import { serveAudio } from './audio-routes-plan.ts';
 import { logToolFailure } from './log-tool-failure.ts';
+import { meter } from '../usage/meter.ts';
 
 export const speechHandler = (log: Logger) => async (ctx: Context): Promise<void> => {
   const state = ctx.state as RequestState;
@@ -24,6 +25,7 @@ export const speechHandler = (log: Logger) => async (ctx: Context): Promise<void
     throw e;
   });
   speechCharactersTotal.inc({ provider: out.provider }, [...request.input].length);
+  meter(state, { characters: [...request.input].length, audioSeconds: out.audio.outputSeconds });
   void out.audio.outputSeconds.then((s) => {
     if (s !== undefined) audioSecondsTotal.inc({ provider: out.provider, direction: 'out' }, s);
   });

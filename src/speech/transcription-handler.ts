@@ -10,6 +10,7 @@ import type { RequestState } from '../pipeline/request-state.ts';
 import { serveAudio } from './audio-routes-plan.ts';
 import { logToolFailure } from './log-tool-failure.ts';
 import { parseUpload } from './parse-upload.ts';
+import { meter } from '../usage/meter.ts';
 
 export function transcriptionHandler(task: TranscriptionTask, log: Logger) {
   return async (ctx: Context): Promise<void> => {
@@ -29,6 +30,7 @@ export function transcriptionHandler(task: TranscriptionTask, log: Logger) {
       });
       const countIn = (s: number | undefined): void => {
         if (s !== undefined) audioSecondsTotal.inc({ provider: out.provider, direction: 'in' }, s);
+        meter(state, { audioSeconds: s });
       };
       ctx.status = 200;
       switch (out.result.kind) {

@@ -22,6 +22,7 @@ import type { RuntimeRef } from '../runtime.ts';
 import { processStoreOf } from '../store/open-store.ts';
 import { fetchTasks, getTask, submitLyrics, submitMusic, type Submitted } from './task-service.ts';
 import { anySandbox, sandboxAudioDir } from './tune-providers.ts';
+import { meter } from '../usage/meter.ts';
 
 const st = (ctx: Context): RequestState => ctx.state as RequestState;
 const storeOf = (ctx: Context) => processStoreOf(st(ctx).runtime.config.storage);
@@ -36,6 +37,7 @@ function requireJson(ctx: Context): void {
 function answered(ctx: Context, s: Submitted, model: string): void {
   const state = st(ctx);
   state.model = model;
+  meter(state, { tasks: 1 });
   if (s.provider) {
     const type = state.runtime.config.providers[s.provider]?.type ?? 'tune';
     state.path = { provider: s.provider, upstream_format: type, mode: 'translate', upstreamModel: s.upstreamModel };

@@ -10,8 +10,8 @@ import { promtool } from './prometheus.ts';
 
 const boards = loadDashboards();
 
-t.test('the four boards ship: overview, translation paths, upstream health, tasks and callbacks', async (t) => {
-  t.same(boards.map((b) => b.file), ['overview.json', 'tasks-and-callbacks.json', 'translation-paths.json', 'upstream-health.json']);
+t.test('the five boards ship: overview, translation paths, upstream health, tasks and callbacks, spend', async (t) => {
+  t.same(boards.map((b) => b.file), ['overview.json', 'spend.json', 'tasks-and-callbacks.json', 'translation-paths.json', 'upstream-health.json']);
   const uids = boards.map((b) => b.json.uid);
   t.equal(new Set(uids).size, uids.length, 'dashboard uids are unique');
 });

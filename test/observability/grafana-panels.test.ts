@@ -55,6 +55,13 @@ const config = testConfig({
   outbound: { allow_private_addresses: true },
   metrics: { bearer_token: METRICS_TOKEN },
 });
+// The Spend board: every chat model priced but the fallback one (so unpriced requests show too),
+// and a budget on the test key that the traffic stays far under.
+const modelNames = Object.keys(config.models as object).filter((m) => m !== fallbackModel);
+config.usage = {
+  prices: { models: Object.fromEntries(modelNames.map((m) => [m, { input: 3, output: 15, per_character: 0.00001, per_second: 0.001, per_task: 0.01 }])) },
+  budgets: { test: { usd_per_day: 1000, tokens_per_month: 100_000_000 } },
+};
 const gw = await startGateway(config);
 const prom = await startPrometheus(scrapeConfig(`127.0.0.1:${gw.port}`, METRICS_TOKEN));
 t.teardown(async () => {

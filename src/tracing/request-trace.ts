@@ -1,0 +1,163 @@
+// One request's spans (docs/usage-and-tracing.md): the server span of the request, with children
+// for decode, each route attempt (the upstream call inside it), encode and the stream. Spans are
+// parented explicitly; a request without a trace (tracing off) costs one WeakMap lookup per hook.
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import type Koa from 'koa';
+import type { ChatRequest } from '../ir/chat-request.ts';
+import type { GatewayError } from '../ir/gateway-error.ts';
+import type { ChatState } from '../pipeline/chat-handler.ts';
+import type { Route } from '../routing/model-router.ts';
+import { contentAttributes, genAiOperation, genAiProviderName, requestAttributes } from './gen-ai-attributes.ts';
+import { tracerOf } from './tracer.ts';
+import { formatTraceparent, parseTraceparent } from './traceparent.ts';
+import type { UpstreamSpan, UpstreamTracer } from './upstream-span.ts';
+
+/** performance.now() readings as epoch milliseconds, the SDK's time input. */
+const epoch = (perf: number): number => performance.timeOrigin + perf;
+
+export class RequestTrace implements UpstreamTracer {
+  readonly #tracer: Tracer;
+  readonly #root: Span;
+  readonly #rootCtx: Context;
+  readonly #tracestate: string | undefined;
+  readonly #content: boolean;
+  readonly #operation: string;
+  /** False when the sampler left this trace out: then only the traceparent travels on, no span is made. */
+  readonly #recording: boolean;
+  #attemptCtx: Context | undefined;
+  #warnings: string[] = [];
+
+  constructor(tracer: Tracer, ctx: Koa.Context, state: ChatState, startedAt: number) {
+    this.#tracer = tracer;
+    this.#tracestate = ctx.get('tracestate') || undefined;
+    const remote = parseTraceparent(ctx.get('traceparent') || undefined, this.#tracestate);
+    const parent = remote ? trace.setSpanContext(ROOT_CONTEXT, remote) : ROOT_CONTEXT;
+    this.#operation = state.family ? genAiOperation(state.family, ctx.path) : 'chat';
+    this.#content = state.runtime.config.log.content;
+    this.#root = tracer.startSpan(ctx.method, { kind: SpanKind.SERVER, startTime: epoch(startedAt), attributes: { 'http.request.method': ctx.method, 'gen_ai.operation.name': this.#operation, 'polygate.request_id': state.requestId } }, parent);
+    this.#rootCtx = trace.setSpan(parent, this.#root);
+    this.#recording = this.#root.isRecording();
+  }
+
+  /** A finished step of the request (decode, encode, the stream), from `startedAt` to now. */
+  step(name: string, startedAt: number, attributes?: Attributes): void {
+    if (!this.#recording) return;
+    this.#tracer.startSpan(name, { startTime: epoch(startedAt), attributes }, this.#rootCtx).end();
+  }
+
+  decoded(request: ChatRequest, startedAt: number): void {
+    if (!this.#recording) return;
+    this.step('polygate.decode', startedAt);
+    this.#root.setAttributes(requestAttributes(request));
+    if (this.#content) this.#root.setAttributes(contentAttributes(request));
+  }
+
+  /** Starts a route attempt (src/resilience/run-routes.ts); the returned function ends it. */
+  attempt(route: Route, n: number): (error?: GatewayError) => void {
+    if (!this.#recording) return noop;
+    const span = this.#tracer.startSpan('polygate.route_attempt', { attributes: { 'polygate.provider': route.provider, 'gen_ai.response.model': route.model, 'polygate.attempt': n } }, this.#rootCtx);
+    this.#attemptCtx = trace.setSpan(this.#rootCtx, span);
+    return (error) => {
+      if (error) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+        span.setAttribute('error.type', error.kind);
+      }
+      span.end();
+    };
+  }
+
+  /** The upstream call of the current attempt: a GenAI client span, named `{operation} {model}`. */
+  upstream(provider: string, format: string, upstreamModel: string): UpstreamSpan {
+    if (!this.#recording) return { headers: this.#unsampledHeaders(), end: noop };
+    const parent = this.#attemptCtx ?? this.#rootCtx;
+    const span = this.#tracer.startSpan(
+      `${this.#operation} ${upstreamModel}`,
+      { kind: SpanKind.CLIENT, attributes: { 'gen_ai.operation.name': this.#operation, 'gen_ai.request.model': upstreamModel, 'polygate.provider': provider, 'polygate.format.out': format } },
+      parent,
+    );
+    const headers: Record<string, string> = { traceparent: formatTraceparent(span.spanContext()) };
+    if (this.#tracestate) headers.tracestate = this.#tracestate;
+    return {
+      headers,
+      end: (status, error) => {
+        if (status !== undefined) span.setAttribute('http.response.status_code', status);
+        if (error || (status ?? 0) >= 400) span.setStatus({ code: SpanStatusCode.ERROR, message: error?.message ?? `HTTP ${status}` });
+        span.end();
+      },
+    };
+  }
+
+  /** An unsampled trace still reaches the upstream, with the sampled flag off. */
+  #unsampledHeaders(): Record<string, string> {
+    const headers: Record<string, string> = { traceparent: formatTraceparent(this.#root.spanContext()) };
+    if (this.#tracestate) headers.tracestate = this.#tracestate;
+    return headers;
+  }
+
+  warnings(list: string[]): void {
+    this.#warnings = list;
+  }
+
+  end(ctx: Koa.Context, state: ChatState, labels: Record<string, string>, status: number, ttfbMs: number | undefined): void {
+    if (!this.#recording) return this.#root.end();
+    const route = String((ctx as { _matchedRoute?: unknown })._matchedRoute ?? '');
+    if (route) this.#root.updateName(`${ctx.method} ${route}`);
+    const provider = state.path?.provider;
+    const type = provider ? state.runtime.config.providers[provider]?.type : undefined;
+    const system = genAiProviderName(type);
+    const a: Attributes = {
+      'http.route': route || undefined,
+      'http.response.status_code': status,
+      'gen_ai.provider.name': system,
+      'gen_ai.system': system,
+      'gen_ai.request.model': state.model,
+      'gen_ai.response.model': state.path?.upstreamModel,
+      'gen_ai.usage.input_tokens': state.usage?.inputTokens,
+      'gen_ai.usage.output_tokens': state.usage?.outputTokens,
+      'polygate.family': labels.family,
+      'polygate.format.in': labels.inbound_format,
+      'polygate.format.out': labels.upstream_format,
+      'polygate.mode': labels.mode,
+      'polygate.provider': labels.provider,
+      'polygate.outcome': state.outcome ?? labels.outcome,
+      'polygate.key.id': state.key?.id,
+      'polygate.attempts': state.attempts?.attempts,
+      'polygate.time_to_first_byte_ms': ttfbMs,
+    };
+    if (this.#warnings.length > 0) a['polygate.warnings'] = this.#warnings;
+    // Unset values would each be checked and refused by the SDK.
+    for (const k in a) if (a[k] === undefined) delete a[k];
+    this.#root.setAttributes(a);
+    if (status >= 500 || (state.outcome ?? labels.outcome).startsWith('stream_')) this.#root.setStatus({ code: SpanStatusCode.ERROR, message: state.outcome ?? labels.outcome });
+    this.#root.end();
+  }
+}
+
+const noop = (): void => {};
+
+const traces = new WeakMap<object, RequestTrace>();
+
+/** Opens the request's trace when tracing is on (src/app.ts, at the start of every family request). */
+export function startRequestTrace(ctx: Koa.Context, startedAt: number): void {
+  const state = ctx.state as ChatState;
+  if (!state.family) return;
+  const tracer = tracerOf(state.runtime.config);
+  if (tracer) traces.set(state, new RequestTrace(tracer, ctx, state, startedAt));
+}
+
+export const traceOf = (state: object): RequestTrace | undefined => traces.get(state);
+
+/** Ends the request's span once its response has ended (src/app.ts, the close handler). */
+export function endRequestTrace(ctx: Koa.Context, labels: Record<string, string>, status: number, ttfbMs: number | undefined): void {
+  const state = ctx.state as ChatState;
+  const t = traces.get(state);
+  if (!t) return;
+  // A turn later, as the usage record: a relay reads its usage after the response's 'close'.
+  setImmediate(() => t.end(ctx, state, labels, status, ttfbMs));
+}
+
+/** A finished step of the request, when it is traced. */
+export function traceStep(state: object, name: string, startedAt: number, attributes?: Attributes): void {
+  traces.get(state)?.step(name, startedAt, attributes);
+}
+

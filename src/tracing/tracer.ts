@@ -1,0 +1,50 @@
+// The OpenTelemetry tracer of this process (docs/usage-and-tracing.md): off unless
+// tracing.endpoint is set; spans go in batches to an OTLP/HTTP collector (JSON encoding).
+// No global registration and no context manager: spans are parented explicitly through the
+// request's trace (src/tracing/request-trace.ts), so nothing else in the process is affected.
+import { createRequire } from 'node:module';
+import type { Tracer } from '@opentelemetry/api';
+import type { GatewayConfig } from '../config/gateway-config.ts';
+
+type Provider = { tracer: Tracer; shutdown(): Promise<void> };
+let provider: Provider | null | undefined;
+
+/**
+ * The tracer, created on first use with the settings in force then (a reload does not change
+ * them; a restart does). Undefined when tracing is off. The SDK is loaded only when tracing is on,
+ * so gateways without it do not pay its start-up time.
+ */
+export function tracerOf(config: GatewayConfig): Tracer | undefined {
+  if (provider === undefined) provider = config.tracing.endpoint ? openProvider(config) : null;
+  return provider?.tracer;
+}
+
+function openProvider(config: GatewayConfig): Provider {
+  const t = config.tracing;
+  const require = createRequire(import.meta.url);
+  const sdk = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
+  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+  const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+  const { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } = require('@opentelemetry/semantic-conventions') as typeof import('@opentelemetry/semantic-conventions');
+  const exporter = new OTLPTraceExporter({ url: t.endpoint, headers: t.headers });
+  const p = new sdk.TracerProvider({
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: t.service_name, [ATTR_SERVICE_VERSION]: version() }),
+    // A client's sampled traceparent is followed; new traces are kept at sample_ratio.
+    sampler: new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(t.sample_ratio) }),
+    // Content attributes (log.content) are bounded like every other value.
+    spanLimits: { attributeValueLengthLimit: 16_384 },
+    spanProcessors: [new sdk.BatchSpanProcessor({ exporter, maxQueueSize: t.max_queue_size, scheduledDelayMillis: t.export_interval_ms })],
+  });
+  return { tracer: p.getTracer('polygate', version()), shutdown: () => p.shutdown() };
+}
+
+function version(): string {
+  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+}
+
+/** Exports the spans still queued (src/main.ts, on SIGTERM, after the requests in flight ended). */
+export async function closeTracing(): Promise<void> {
+  const p = provider;
+  provider = undefined;
+  await p?.shutdown();
+}

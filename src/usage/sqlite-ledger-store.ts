@@ -1,0 +1,96 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { LedgerStore, RowFilter, SpendTotals } from './ledger-store.ts';
+import { batchTotals, toMs, zeroTotals } from './ledger-store.ts';
+import type { UsageRecord, UsageRow } from './usage-record.ts';
+
+// Tables of their own in the store's database file, opened on a second connection: the WAL journal
+// lets the ledger's batch writes and the store's reads run side by side. `IF NOT EXISTS` instead
+// of the store's numbered migrations, so the two never compete for PRAGMA user_version.
+const schema = `
+CREATE TABLE IF NOT EXISTS usage_records (
+  ts INTEGER NOT NULL, day TEXT NOT NULL, request_id TEXT NOT NULL, key TEXT NOT NULL, workspace TEXT NOT NULL,
+  family TEXT NOT NULL, model TEXT NOT NULL, provider TEXT NOT NULL, upstream_model TEXT NOT NULL,
+  format_in TEXT NOT NULL, format_out TEXT NOT NULL, mode TEXT NOT NULL,
+  input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, reasoning_tokens INTEGER NOT NULL,
+  cache_read_tokens INTEGER NOT NULL, cache_write_tokens INTEGER NOT NULL, characters INTEGER NOT NULL,
+  audio_ms INTEGER NOT NULL, tasks INTEGER NOT NULL, cost_nano INTEGER NOT NULL, priced INTEGER NOT NULL,
+  outcome TEXT NOT NULL, status INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS usage_records_day ON usage_records (day, key);
+CREATE TABLE IF NOT EXISTS usage_totals (
+  key TEXT NOT NULL, period TEXT NOT NULL, cost_nano INTEGER NOT NULL, tokens INTEGER NOT NULL, PRIMARY KEY (key, period)
+);`;
+
+const columns = [
+  'ts', 'day', 'request_id', 'key', 'workspace', 'family', 'model', 'provider', 'upstream_model', 'format_in', 'format_out', 'mode',
+  'input_tokens', 'output_tokens', 'reasoning_tokens', 'cache_read_tokens', 'cache_write_tokens', 'characters', 'audio_ms', 'tasks',
+  'cost_nano', 'priced', 'outcome', 'status',
+] as const;
+
+const sums = `COUNT(*) AS requests, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(reasoning_tokens) AS reasoning_tokens,
+  SUM(cache_read_tokens) AS cache_read_tokens, SUM(cache_write_tokens) AS cache_write_tokens, SUM(characters) AS characters,
+  SUM(audio_ms) / 1000.0 AS audio_seconds, SUM(tasks) AS tasks, SUM(cost_nano) AS cost_nano, SUM(1 - priced) AS unpriced`;
+
+/** The `sqlite` driver's ledger: tables beside the store's in the same file. */
+export class SqliteLedgerStore implements LedgerStore {
+  readonly local = true;
+  readonly #db: DatabaseSync;
+  readonly #q: Record<'insert' | 'addTotal' | 'total' | 'rows' | 'rowsOfKey' | 'pruneRecords' | 'pruneTotals', StatementSync>;
+
+  constructor(path: string) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.#db = new DatabaseSync(path);
+    this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+    this.#db.exec(schema);
+    const group = `SELECT day, key, model, provider, ${sums} FROM usage_records WHERE day >= ? AND day <= ?`;
+    this.#q = {
+      insert: this.#db.prepare(`INSERT INTO usage_records (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`),
+      addTotal: this.#db.prepare(
+        `INSERT INTO usage_totals (key, period, cost_nano, tokens) VALUES (?, ?, ?, ?)
+         ON CONFLICT (key, period) DO UPDATE SET cost_nano = cost_nano + excluded.cost_nano, tokens = tokens + excluded.tokens`,
+      ),
+      total: this.#db.prepare('SELECT cost_nano, tokens FROM usage_totals WHERE key = ? AND period = ?'),
+      rows: this.#db.prepare(`${group} GROUP BY day, key, model, provider`),
+      rowsOfKey: this.#db.prepare(`${group} AND key = ? GROUP BY day, key, model, provider`),
+      pruneRecords: this.#db.prepare('DELETE FROM usage_records WHERE day < ?'),
+      pruneTotals: this.#db.prepare(`DELETE FROM usage_totals WHERE period LIKE 'd:%' AND period < ?`),
+    };
+  }
+
+  /** One transaction per batch: a batch is in the file whole or not at all. */
+  async append(records: UsageRecord[]): Promise<void> {
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      for (const r of records) this.#q.insert.run(...columns.map((c) => (c === 'audio_ms' ? toMs(r.audio_seconds) : c === 'priced' ? (r.priced ? 1 : 0) : r[c])));
+      for (const t of batchTotals(records).values()) this.#q.addTotal.run(t.key, t.period, t.costNano, t.tokens);
+      this.#db.exec('COMMIT');
+    } catch (e) {
+      this.#db.exec('ROLLBACK');
+      throw e;
+    }
+  }
+
+  async totals(key: string, day: string, month: string): Promise<{ day: SpendTotals; month: SpendTotals }> {
+    const read = (period: string): SpendTotals => {
+      const r = this.#q.total.get(key, period) as { cost_nano: number; tokens: number } | undefined;
+      return r ? { costNano: r.cost_nano, tokens: r.tokens } : zeroTotals();
+    };
+    return { day: read(`d:${day}`), month: read(`m:${month}`) };
+  }
+
+  async rows(f: RowFilter): Promise<UsageRow[]> {
+    const rows = f.key === undefined ? this.#q.rows.all(f.since, f.until) : this.#q.rowsOfKey.all(f.since, f.until, f.key);
+    return rows.map((r) => ({ ...r }) as UsageRow);
+  }
+
+  async prune(day: string): Promise<void> {
+    this.#q.pruneRecords.run(day);
+    this.#q.pruneTotals.run(`d:${day}`);
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.isOpen) this.#db.close();
+  }
+}

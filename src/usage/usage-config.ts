@@ -1,0 +1,73 @@
+// The `usage`, `admin` and `tracing` sections of config/gateway.yaml (docs/usage-and-tracing.md):
+// their types, defaults and the checks JSON Schema cannot make (references to keys and models).
+
+/** USD. Tokens per million; speech per character and per second; music per task. */
+export type Price = {
+  input?: number;
+  output?: number;
+  cache_read?: number;
+  cache_write?: number;
+  per_character?: number;
+  per_second?: number;
+  per_task?: number;
+};
+
+/** Per UTC day and calendar month; 0 or absent = no limit. */
+export type Budget = { usd_per_day?: number; usd_per_month?: number; tokens_per_day?: number; tokens_per_month?: number };
+
+export type UsageConfig = {
+  ledger: boolean;
+  flush_interval_ms: number;
+  batch_size: number;
+  retention_days: number;
+  prices: { models: Record<string, Price>; providers: Record<string, Record<string, Price>> };
+  budgets: Record<string, Budget>;
+};
+
+export type AdminConfig = { token?: string };
+
+export type TracingConfig = {
+  endpoint?: string;
+  headers: Record<string, string>;
+  service_name: string;
+  sample_ratio: number;
+  max_queue_size: number;
+  export_interval_ms: number;
+};
+
+type RawUsage = Partial<Omit<UsageConfig, 'prices'>> & { prices?: Partial<UsageConfig['prices']> };
+
+export function usageDefaults(u: RawUsage | undefined): UsageConfig {
+  return {
+    ledger: u?.ledger ?? true,
+    flush_interval_ms: u?.flush_interval_ms ?? 1000,
+    batch_size: u?.batch_size ?? 500,
+    retention_days: u?.retention_days ?? 90,
+    prices: { models: u?.prices?.models ?? {}, providers: u?.prices?.providers ?? {} },
+    budgets: u?.budgets ?? {},
+  };
+}
+
+export function tracingDefaults(t: Partial<TracingConfig> | undefined): TracingConfig {
+  return {
+    endpoint: t?.endpoint || undefined,
+    headers: t?.headers ?? {},
+    service_name: t?.service_name ?? 'polygate',
+    sample_ratio: t?.sample_ratio ?? 1,
+    max_queue_size: t?.max_queue_size ?? 4096,
+    export_interval_ms: t?.export_interval_ms ?? 1000,
+  };
+}
+
+type Checked = { usage: UsageConfig; keys: { id: string }[]; models: Record<string, unknown>; providers: Record<string, unknown> };
+
+/** References the schema cannot check: budgets name keys, prices name models and providers. */
+export function usageProblems(c: Checked): string[] {
+  const problems: string[] = [];
+  const keyIds = new Set(c.keys.map((k) => k.id));
+  for (const id of Object.keys(c.usage.budgets)) if (!keyIds.has(id)) problems.push(`/usage/budgets/${id}: unknown key id '${id}'`);
+  for (const m of Object.keys(c.usage.prices.models)) if (!(m in c.models)) problems.push(`/usage/prices/models/${m}: unknown model '${m}'`);
+  for (const p of Object.keys(c.usage.prices.providers)) if (!(p in c.providers)) problems.push(`/usage/prices/providers/${p}: unknown provider '${p}'`);
+  if (!c.usage.ledger && Object.keys(c.usage.budgets).length > 0) problems.push('/usage/budgets: budgets are enforced from the ledger; they need usage.ledger: true');
+  return problems;
+}
