@@ -43,7 +43,7 @@ export function decodeResponsesRequest(body: unknown, _ctx: InboundContext): Cha
   const model = required(b.model, 'model', str);
   if (absent(b.input)) throw missing('input');
   const notes = newNotes();
-  const input = decodeInput(b.input, notes);
+  const input = decodeInput(b.input, notes, !absent(b.previous_response_id));
   const system = input.system;
   const instructions = optStr(b.instructions, 'instructions');
   // `instructions` is "inserted as the first system/developer message".

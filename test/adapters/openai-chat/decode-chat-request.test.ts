@@ -238,3 +238,54 @@ t.test('assistant content parts and refusal', async (t) => {
     { role: 'assistant', parts: [{ type: 'refusal', text: 'still no' }] },
   ]);
 });
+
+t.test('system and developer messages: leading ones are the system prompt, later ones stay in place', async (t) => {
+  const r = decode({
+    model: 'gpt-4.1',
+    messages: [
+      { role: 'system', content: 'One.' },
+      { role: 'developer', content: [{ type: 'text', text: 'Two.' }] },
+      { role: 'user', content: 'hi' },
+      { role: 'developer', content: 'Mode: plan.' },
+      { role: 'assistant', content: 'ok' },
+      { role: 'system', content: [{ type: 'text', text: 'A' }, { type: 'text', text: 'B' }] },
+      { role: 'system', content: [{ type: 'future_part', x: 1 }] },
+      { role: 'user', content: 'go' },
+    ],
+  });
+  t.strictSame(r.system, [{ type: 'text', text: 'One.' }, { type: 'text', text: 'Two.' }]);
+  t.strictSame(r.messages, [
+    { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
+    { role: 'system', parts: [{ type: 'text', text: 'Mode: plan.' }] },
+    { role: 'assistant', parts: [{ type: 'text', text: 'ok' }] },
+    { role: 'system', parts: [{ type: 'text', text: 'A' }, { type: 'text', text: 'B' }] },
+    { role: 'user', parts: [{ type: 'text', text: 'go' }] },
+  ]);
+  // A system message whose every part is unknown leaves no empty instruction; the part is named.
+  t.equal(r.extensions['messages[6].content[0]'], 'future_part');
+});
+
+t.test('an instruction between tool results and the next user message ends the tool turn', async (t) => {
+  const r = decode({
+    model: 'gpt-4.1',
+    messages: [
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'r' },
+      { role: 'developer', content: 'Be brief.' },
+      { role: 'tool', tool_call_id: 'c1', content: 'late' },
+      { role: 'user', content: 'next' },
+    ],
+  });
+  t.strictSame(r.messages.slice(2), [
+    { role: 'user', parts: [{ type: 'tool-result', callId: 'c1', content: [{ type: 'text', text: 'r' }], isError: false, name: 'f' }] },
+    { role: 'system', parts: [{ type: 'text', text: 'Be brief.' }] },
+    {
+      role: 'user',
+      parts: [
+        { type: 'tool-result', callId: 'c1', content: [{ type: 'text', text: 'late' }], isError: false, name: 'f' },
+        { type: 'text', text: 'next' },
+      ],
+    },
+  ]);
+});

@@ -332,3 +332,35 @@ t.test('every reasoning effort the SDK knows is an IR effort; none keeps its wor
   t.equal(none.extensions.reasoning_effort, 'none');
   t.equal(decode({ ...base, text: { verbosity: 'terse' } }).extensions.verbosity, 'terse', 'a verbosity word newer than polygate is relayed');
 });
+
+t.test('system and developer items: leading ones join instructions, later ones stay in place', async (t) => {
+  const input = [
+    { role: 'developer', content: 'Lead.' },
+    { role: 'user', content: 'hi' },
+    { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'Mode: plan.' }] },
+    { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' },
+    { type: 'function_call_output', call_id: 'c1', output: 'r' },
+    { role: 'system', content: [{ type: 'input_text', text: 'A' }, { type: 'future_part' }] },
+    { role: 'system', content: [{ type: 'future_part' }] },
+    { role: 'user', content: 'go' },
+  ];
+  const r = decode({ model: 'm', instructions: 'Top.', input });
+  t.strictSame(r.system, [{ type: 'text', text: 'Top.' }, { type: 'text', text: 'Lead.' }]);
+  t.strictSame(r.messages, [
+    { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
+    { role: 'system', parts: [{ type: 'text', text: 'Mode: plan.' }] },
+    { role: 'assistant', parts: [{ type: 'tool-call', id: 'c1', name: 'f', args: '{}' }] },
+    { role: 'user', parts: [{ type: 'tool-result', callId: 'c1', content: [{ type: 'text', text: 'r' }], isError: false, name: 'f' }] },
+    { role: 'system', parts: [{ type: 'text', text: 'A' }] },
+    { role: 'user', parts: [{ type: 'text', text: 'go' }] },
+  ]);
+  t.equal(r.extensions['input[5].content[1]'], 'future_part');
+  t.equal(r.extensions['input[6].content[0]'], 'future_part');
+  // After previous_response_id the input follows earlier turns: even its first instruction is in place.
+  const next = decode({ model: 'm', instructions: 'Top.', previous_response_id: 'resp_1', input: [{ role: 'developer', content: 'Now.' }, { role: 'user', content: 'go' }] });
+  t.strictSame(next.system, [{ type: 'text', text: 'Top.' }]);
+  t.strictSame(next.messages, [
+    { role: 'system', parts: [{ type: 'text', text: 'Now.' }] },
+    { role: 'user', parts: [{ type: 'text', text: 'go' }] },
+  ]);
+});
