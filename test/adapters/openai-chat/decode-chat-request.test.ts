@@ -1,5 +1,5 @@
 import t from 'tap';
-import { openaiChatClientCodec as codec } from '../../../adapters/openai-chat/index.ts';
+import { openaiChatClientCodec as codec, openaiChatUpstreamCodec } from '../../../adapters/openai-chat/index.ts';
 import type { InboundContext } from '../../../adapters/shared/chat-adapter.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import { fixtureJson } from './fixtures.ts';
@@ -288,4 +288,13 @@ t.test('an instruction between tool results and the next user message ends the t
       ],
     },
   ]);
+});
+
+t.test("a metadata key named '__proto__' is kept as a key, not an assignment to the object's prototype", async (t) => {
+  // JSON.parse makes '__proto__' an own key, as it arrives from the wire.
+  const r = decode(JSON.parse('{"model":"gpt-4.1","messages":[{"role":"user","content":"hi"}],"store":true,"metadata":{"__proto__":"x","a":"b"}}'));
+  t.strictSame(Object.entries(r.metadata ?? {}), [['__proto__', 'x'], ['a', 'b']]);
+  t.equal(Object.getPrototypeOf(r.metadata), Object.prototype, 'the prototype untouched');
+  const sent = JSON.stringify(openaiChatUpstreamCodec.encodeRequest(r, 'up', () => {}).body);
+  t.match(sent, /"metadata":\{"__proto__":"x","a":"b"\}/, 'an OpenAI upstream gets it');
 });

@@ -2,7 +2,7 @@
 // naming the field as OpenAI spells it, and valid requests map onto the IR exactly.
 import t, { type Test } from 'tap';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
-import { responsesClientCodec } from '../../../adapters/openai-responses/index.ts';
+import { responsesClientCodec, responsesUpstreamCodec } from '../../../adapters/openai-responses/index.ts';
 
 const ctx = { headers: {}, params: {}, query: {} };
 const decode = (body: unknown) => responsesClientCodec.decodeRequest(body, ctx);
@@ -363,4 +363,13 @@ t.test('system and developer items: leading ones join instructions, later ones s
     { role: 'system', parts: [{ type: 'text', text: 'Now.' }] },
     { role: 'user', parts: [{ type: 'text', text: 'go' }] },
   ]);
+});
+
+t.test("a metadata key named '__proto__' is kept as a key, not an assignment to the object's prototype", async (t) => {
+  // JSON.parse makes '__proto__' an own key, as it arrives from the wire.
+  const r = decode(JSON.parse('{"model":"m","input":"hi","metadata":{"__proto__":"x","a":"b"}}'));
+  t.strictSame(Object.entries(r.metadata ?? {}), [['__proto__', 'x'], ['a', 'b']]);
+  t.equal(Object.getPrototypeOf(r.metadata), Object.prototype, 'the prototype untouched');
+  const sent = JSON.stringify(responsesUpstreamCodec.encodeRequest(r, 'up', () => {}).body);
+  t.match(sent, /"metadata":\{"__proto__":"x","a":"b"\}/, 'an OpenAI upstream gets it');
 });
