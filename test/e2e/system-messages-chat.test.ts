@@ -58,3 +58,8 @@ for (const u of Object.keys(expected) as Upstream[]) {
     t.notMatch(plain.response.headers.get('x-polygate-warnings') ?? '', /system/);
   });
 }
+
+t.test('echo: the instruction is no part of the answer, and no error', async (t) => {
+  const r = await client.chat.completions.create({ model: 'echo', messages, tools });
+  t.equal(r.choices[0]?.message.content, 'go');
+});

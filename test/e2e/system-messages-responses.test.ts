@@ -56,3 +56,8 @@ for (const u of Object.keys(expected) as Upstream[]) {
     t.strictSame(next.slice(6), [later[u], 'user: more']);
   });
 }
+
+t.test('echo: the instruction is no part of the answer, and no error', async (t) => {
+  const r = await client.responses.create({ model: 'echo', instructions: 'Top.', input, tools });
+  t.equal(r.output_text, 'go');
+});
