@@ -34,9 +34,9 @@ export function decodeChatMessages(v: unknown, dropped: DroppedField[]): Decoded
     switch (role) {
       case 'system':
       case 'developer': {
-        // Leading instructions are the system prompt. One after the conversation has begun (Codex
-        // and agent frameworks change modes or remind mid-session) is an instruction at that point:
-        // an IR system message in place, which each upstream encoder keeps or folds there.
+        // Leading instructions are the system prompt. One after the conversation has begun (a
+        // reminder or a changed mode mid-session) is an instruction at that point: an IR system
+        // message in place, which each upstream encoder keeps or folds there.
         const parts = decodeTextContent(m.content, `${field}.content`, dropped);
         if (messages.length === 0) system.push(...parts);
         else if (parts.length > 0) messages.push({ role: 'system', parts });

@@ -124,8 +124,8 @@ function decodeMessage(item: Json, p: string, out: DecodedInput, { notes, contin
     case 'system':
     case 'developer': {
       // Leading instructions are the system prompt. One after the conversation has begun (Codex
-      // inserts a developer message when the session's mode changes) is an instruction at that
-      // point: an IR system message in place, which each upstream encoder keeps or folds there.
+      // adds a developer message with its new permissions when they change mid-session) is an
+      // instruction at that point: an IR system message in place, kept or folded there upstream.
       const parts = decodeSystemContent(item.content, `${p}.content`, notes);
       if (out.messages.length === 0 && !continues) out.system.push(...parts);
       else if (parts.length > 0) out.messages.push({ role: 'system', parts });

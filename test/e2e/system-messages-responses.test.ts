@@ -1,6 +1,6 @@
 // A Responses client (the official `openai` SDK) sends a `developer` message item after the
-// conversation has begun, right after a function call's output, as Codex does when the session's
-// mode changes. On every upstream it must land at that point of the conversation (README
+// conversation has begun, right after a function call's output, as Codex does when its
+// permissions change mid-session. On every upstream it must land at that point of the conversation (README
 // "role: system message inside messages"): a Responses upstream (translated: `store` is on) a
 // `developer` item in place, a Chat upstream a `system` message after the `tool` message,
 // Anthropic (no anthropic-beta from a Responses client) and Gemini the instruction folded in place
