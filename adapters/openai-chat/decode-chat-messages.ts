@@ -33,11 +33,16 @@ export function decodeChatMessages(v: unknown, dropped: DroppedField[]): Decoded
     const role = oneOf(m.role, roles, `${field}.role`);
     switch (role) {
       case 'system':
-      case 'developer':
-        // Instructions anywhere in the conversation join the one IR system list, in order: the
-        // IR has no mid-conversation system turn, and models read all of them as instructions.
-        system.push(...decodeTextContent(m.content, `${field}.content`, dropped));
+      case 'developer': {
+        // Leading instructions are the system prompt. One after the conversation has begun (a
+        // reminder or a changed mode mid-session) is an instruction at that point: an IR system
+        // message in place, which each upstream encoder keeps or folds there.
+        const parts = decodeTextContent(m.content, `${field}.content`, dropped);
+        if (messages.length === 0) system.push(...parts);
+        else if (parts.length > 0) messages.push({ role: 'system', parts });
+        openToolTurn = undefined;
         break;
+      }
       case 'user': {
         const parts = decodeUserContent(m.content, `${field}.content`, dropped);
         if (openToolTurn) openToolTurn.parts.push(...parts);

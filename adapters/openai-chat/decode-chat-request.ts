@@ -161,7 +161,8 @@ function decodeMetadata(v: unknown): Record<string, string> | undefined {
     if (k.length > 64) throw invalid('metadata', `metadata: keys are at most 64 characters ('${k.slice(0, 20)}…')`);
     const s = str(val, `metadata.${k}`);
     if (s.length > 512) throw invalid(`metadata.${k}`, `metadata.${k}: values are at most 512 characters`);
-    out[k] = s;
+    // Defined, not assigned: `out['__proto__'] = …` would set the prototype (and a string is ignored there), losing the key.
+    Object.defineProperty(out, k, { value: s, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

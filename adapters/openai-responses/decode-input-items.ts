@@ -1,7 +1,8 @@
 // The `input` of a Responses request → IR system parts and messages
 // (https://platform.openai.com/docs/api-reference/responses/create#responses-create-input).
 // A string is one user text. Items become parts of IR turns: consecutive items of the same role
-// share one IR message, as IR turns alternate the way the Messages API needs them.
+// share one IR message, as IR turns alternate the way the Messages API needs them. Leading
+// system/developer messages are the IR system prompt; later ones IR system messages in place.
 // function_call → assistant tool-call (call_id as id, arguments kept byte-exact);
 // function_call_output → user tool-result; custom_tool_call(_output) → the same, the freeform
 // input as `{"input": …}`; reasoning → assistant reasoning part (origin 'openai',
@@ -32,7 +33,11 @@ const itemTypes = ['message', 'function_call', 'function_call_output', 'custom_t
 type ItemType = (typeof itemTypes)[number];
 const isItemType = (t: string): t is ItemType => (itemTypes as readonly string[]).includes(t);
 
-export function decodeInput(input: unknown, notes: DecodeNotes): DecodedInput {
+/**
+ * `continues`: the input follows a stored conversation (`previous_response_id`), so an
+ * instruction at its start already comes after earlier turns.
+ */
+export function decodeInput(input: unknown, notes: DecodeNotes, continues = false): DecodedInput {
   const out: DecodedInput = { system: [], messages: [], references: [] };
   if (typeof input === 'string') {
     out.messages.push({ role: 'user', parts: [{ type: 'text', text: input }] });
@@ -41,11 +46,11 @@ export function decodeInput(input: unknown, notes: DecodeNotes): DecodedInput {
   const items = arr(input, 'input');
   /** call_id → function name, so tool results can name their tool (Gemini needs it). */
   const callNames = new Map<string, string>();
-  items.forEach((raw, i) => decodeItem(obj(raw, `input[${i}]`), i, out, { callNames, notes }));
+  items.forEach((raw, i) => decodeItem(obj(raw, `input[${i}]`), i, out, { callNames, notes, continues }));
   return out;
 }
 
-type ItemContext = { callNames: Map<string, string>; notes: DecodeNotes };
+type ItemContext = { callNames: Map<string, string>; notes: DecodeNotes; continues: boolean };
 
 function push(out: DecodedInput, role: Role, parts: Part[]): void {
   if (parts.length === 0) return;
@@ -77,7 +82,7 @@ function decodeItem(item: Json, i: number, out: DecodedInput, cx: ItemContext): 
   }
   switch (t) {
     case 'message':
-      return decodeMessage(item, p, out, cx.notes);
+      return decodeMessage(item, p, out, cx);
     case 'function_call': {
       const id = required(item.call_id, `${p}.call_id`, str);
       const name = callName(item, p, cx.notes);
@@ -112,15 +117,20 @@ function decodeItem(item: Json, i: number, out: DecodedInput, cx: ItemContext): 
   }
 }
 
-function decodeMessage(item: Json, p: string, out: DecodedInput, notes: DecodeNotes): void {
+function decodeMessage(item: Json, p: string, out: DecodedInput, { notes, continues }: ItemContext): void {
   const role = required(item.role, `${p}.role`, (v, f) => enumOf(v, roles, f));
   if (absent(item.content)) throw missing(`${p}.content`);
   switch (role) {
     case 'system':
-    case 'developer':
-      // The IR has one system prompt: a system or developer message anywhere joins it, in order.
-      out.system.push(...decodeSystemContent(item.content, `${p}.content`, notes));
+    case 'developer': {
+      // Leading instructions are the system prompt. One after the conversation has begun (Codex
+      // adds a developer message with its new permissions when they change mid-session) is an
+      // instruction at that point: an IR system message in place, kept or folded there upstream.
+      const parts = decodeSystemContent(item.content, `${p}.content`, notes);
+      if (out.messages.length === 0 && !continues) out.system.push(...parts);
+      else if (parts.length > 0) out.messages.push({ role: 'system', parts });
       return;
+    }
     case 'user':
       return push(out, 'user', decodeUserContent(item.content, `${p}.content`, notes));
     case 'assistant':

@@ -43,7 +43,7 @@ export function decodeResponsesRequest(body: unknown, _ctx: InboundContext): Cha
   const model = required(b.model, 'model', str);
   if (absent(b.input)) throw missing('input');
   const notes = newNotes();
-  const input = decodeInput(b.input, notes);
+  const input = decodeInput(b.input, notes, !absent(b.previous_response_id));
   const system = input.system;
   const instructions = optStr(b.instructions, 'instructions');
   // `instructions` is "inserted as the first system/developer message".
@@ -150,7 +150,8 @@ function decodeMetadata(v: unknown): Record<string, string> | undefined {
     if (k.length > 64) throw invalid('metadata', `Invalid 'metadata': keys are at most 64 characters, but key '${k.slice(0, 16)}…' has ${k.length}.`);
     if (typeof val !== 'string') throw invalid('metadata', `Invalid 'metadata': the value of '${k}' must be a string.`);
     if (val.length > 512) throw invalid('metadata', `Invalid 'metadata': values are at most 512 characters, but the value of '${k}' has ${val.length}.`);
-    out[k] = val;
+    // Defined, not assigned: `out['__proto__'] = …` would set the prototype (and a string is ignored there), losing the key.
+    Object.defineProperty(out, k, { value: val, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

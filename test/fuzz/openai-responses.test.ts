@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import { createResponsesClientCodec, responsesUpstreamCodec, sequentialIds } from '../../adapters/openai-responses/index.ts';
 import type { InboundContext } from '../../adapters/shared/chat-adapter.ts';
-import { fuzzChatFormat, regression } from './chat-fuzz.ts';
+import { fuzzChatFormat, regression, upstreamCodecs } from './chat-fuzz.ts';
 import { finalResponses, fixtureJsons, fixtureStreams } from './fixtures.ts';
 
 const contexts: fc.Arbitrary<InboundContext> = fc.record({
@@ -13,7 +13,11 @@ const contexts: fc.Arbitrary<InboundContext> = fc.record({
   query: fc.constant({}),
 });
 
-/** A later turn as Codex CLI sends it (/work/shared/real-clients.md): earlier output items resent as input. */
+/**
+ * A later turn as Codex CLI sends it (/work/shared/real-clients.md): earlier output items resent as
+ * input (a namespaced call, a custom tool call), a developer message mid-conversation, a
+ * `namespace` tool of MCP functions and a `custom` (free-form) tool.
+ */
 const codexTurn = {
   model: 'gpt-5-codex',
   instructions: 'You are a coding agent.',
@@ -23,6 +27,11 @@ const codexTurn = {
     { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Run ls.' }], content: null, encrypted_content: 'gAAAAABo' },
     { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'shell', arguments: '{"command":["ls"]}' },
     { type: 'function_call_output', call_id: 'call_1', output: 'README.md\nsrc' },
+    { type: 'function_call', call_id: 'call_2', name: 'search', namespace: 'mcp__docs', arguments: '{"query":"x"}' },
+    { type: 'function_call_output', call_id: 'call_2', output: [{ type: 'input_text', text: 'docs' }] },
+    { type: 'custom_tool_call', call_id: 'call_3', name: 'apply_patch', input: '*** Begin Patch\n*** End Patch' },
+    { type: 'custom_tool_call_output', call_id: 'call_3', output: 'Done!' },
+    { type: 'message', role: 'developer', content: [{ type: 'input_text', text: '<permissions>workspace-write</permissions>' }] },
     { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Two files.', annotations: [] }] },
     { type: 'item_reference', id: 'msg_1' },
     { role: 'user', content: 'Thanks' },
@@ -30,6 +39,13 @@ const codexTurn = {
   tools: [
     { type: 'function', name: 'shell', description: 'Runs a command', strict: false, parameters: { type: 'object', properties: { command: { type: 'array', items: { type: 'string' } } }, required: ['command'] } },
     { type: 'web_search', external_web_access: false },
+    {
+      type: 'namespace',
+      name: 'mcp__docs',
+      description: 'Tools of the docs MCP server.',
+      tools: [{ type: 'function', name: 'search', strict: false, parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } }],
+    },
+    { type: 'custom', name: 'apply_patch', description: 'Edits files.', format: { type: 'grammar', syntax: 'lark', definition: 'start: "*** Begin Patch" LF' } },
   ],
   tool_choice: { type: 'function', name: 'shell' },
   parallel_tool_calls: true,
@@ -45,7 +61,7 @@ const codexTurn = {
 const portableTurn = {
   ...codexTurn,
   input: codexTurn.input.filter((i) => i.type !== 'item_reference'),
-  tools: codexTurn.tools.filter((tool) => tool.type === 'function'),
+  tools: codexTurn.tools.filter((tool) => tool.type !== 'web_search'),
 };
 
 /** Small seeds have few positions, so edits land on the media fields often. */
@@ -62,6 +78,16 @@ const mediaTurn = {
     },
   ],
 };
+
+t.test('the Codex seeds are valid requests; every upstream encoder takes the portable one', async (t) => {
+  const ctx = { headers: {}, params: {}, query: {} };
+  const codec = createResponsesClientCodec(sequentialIds());
+  t.doesNotThrow(() => codec.decodeRequest(codexTurn, ctx));
+  const req = codec.decodeRequest(portableTurn, ctx);
+  t.ok(req.messages.some((m) => m.role === 'system'), 'the mid-conversation developer message is in place');
+  t.ok(req.tools.some((tool) => tool.type === 'function' && tool.name === 'mcp__docs__search'), 'the namespace tool is read');
+  for (const up of upstreamCodecs) t.doesNotThrow(() => up.encodeRequest(req, 'm', () => {}), up.format);
+});
 
 t.test('openai-responses decoders answer any input with a value or a GatewayError', async (t) => {
   fuzzChatFormat(t, {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { openaiChatClientCodec as codec } from '../../../adapters/openai-chat/index.ts';
+import { openaiChatClientCodec as codec, openaiChatUpstreamCodec } from '../../../adapters/openai-chat/index.ts';
 import type { InboundContext } from '../../../adapters/shared/chat-adapter.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import { fixtureJson } from './fixtures.ts';
@@ -237,4 +237,64 @@ t.test('assistant content parts and refusal', async (t) => {
     { role: 'assistant', parts: [{ type: 'text', text: 'a' }, { type: 'refusal', text: 'no' }] },
     { role: 'assistant', parts: [{ type: 'refusal', text: 'still no' }] },
   ]);
+});
+
+t.test('system and developer messages: leading ones are the system prompt, later ones stay in place', async (t) => {
+  const r = decode({
+    model: 'gpt-4.1',
+    messages: [
+      { role: 'system', content: 'One.' },
+      { role: 'developer', content: [{ type: 'text', text: 'Two.' }] },
+      { role: 'user', content: 'hi' },
+      { role: 'developer', content: 'Mode: plan.' },
+      { role: 'assistant', content: 'ok' },
+      { role: 'system', content: [{ type: 'text', text: 'A' }, { type: 'text', text: 'B' }] },
+      { role: 'system', content: [{ type: 'future_part', x: 1 }] },
+      { role: 'user', content: 'go' },
+    ],
+  });
+  t.strictSame(r.system, [{ type: 'text', text: 'One.' }, { type: 'text', text: 'Two.' }]);
+  t.strictSame(r.messages, [
+    { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
+    { role: 'system', parts: [{ type: 'text', text: 'Mode: plan.' }] },
+    { role: 'assistant', parts: [{ type: 'text', text: 'ok' }] },
+    { role: 'system', parts: [{ type: 'text', text: 'A' }, { type: 'text', text: 'B' }] },
+    { role: 'user', parts: [{ type: 'text', text: 'go' }] },
+  ]);
+  // A system message whose every part is unknown leaves no empty instruction; the part is named.
+  t.equal(r.extensions['messages[6].content[0]'], 'future_part');
+});
+
+t.test('an instruction between tool results and the next user message ends the tool turn', async (t) => {
+  const r = decode({
+    model: 'gpt-4.1',
+    messages: [
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'r' },
+      { role: 'developer', content: 'Be brief.' },
+      { role: 'tool', tool_call_id: 'c1', content: 'late' },
+      { role: 'user', content: 'next' },
+    ],
+  });
+  t.strictSame(r.messages.slice(2), [
+    { role: 'user', parts: [{ type: 'tool-result', callId: 'c1', content: [{ type: 'text', text: 'r' }], isError: false, name: 'f' }] },
+    { role: 'system', parts: [{ type: 'text', text: 'Be brief.' }] },
+    {
+      role: 'user',
+      parts: [
+        { type: 'tool-result', callId: 'c1', content: [{ type: 'text', text: 'late' }], isError: false, name: 'f' },
+        { type: 'text', text: 'next' },
+      ],
+    },
+  ]);
+});
+
+t.test("a metadata key named '__proto__' is kept as a key, not an assignment to the object's prototype", async (t) => {
+  // JSON.parse makes '__proto__' an own key, as it arrives from the wire.
+  const r = decode(JSON.parse('{"model":"gpt-4.1","messages":[{"role":"user","content":"hi"}],"store":true,"metadata":{"__proto__":"x","a":"b"}}'));
+  t.strictSame(Object.entries(r.metadata ?? {}), [['__proto__', 'x'], ['a', 'b']]);
+  t.equal(Object.getPrototypeOf(r.metadata), Object.prototype, 'the prototype untouched');
+  const sent = JSON.stringify(openaiChatUpstreamCodec.encodeRequest(r, 'up', () => {}).body);
+  t.match(sent, /"metadata":\{"__proto__":"x","a":"b"\}/, 'an OpenAI upstream gets it');
 });

@@ -2,7 +2,7 @@
 // naming the field as OpenAI spells it, and valid requests map onto the IR exactly.
 import t, { type Test } from 'tap';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
-import { responsesClientCodec } from '../../../adapters/openai-responses/index.ts';
+import { responsesClientCodec, responsesUpstreamCodec } from '../../../adapters/openai-responses/index.ts';
 
 const ctx = { headers: {}, params: {}, query: {} };
 const decode = (body: unknown) => responsesClientCodec.decodeRequest(body, ctx);
@@ -331,4 +331,45 @@ t.test('every reasoning effort the SDK knows is an IR effort; none keeps its wor
   t.same(none.reasoning, { enabled: false });
   t.equal(none.extensions.reasoning_effort, 'none');
   t.equal(decode({ ...base, text: { verbosity: 'terse' } }).extensions.verbosity, 'terse', 'a verbosity word newer than polygate is relayed');
+});
+
+t.test('system and developer items: leading ones join instructions, later ones stay in place', async (t) => {
+  const input = [
+    { role: 'developer', content: 'Lead.' },
+    { role: 'user', content: 'hi' },
+    { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'Mode: plan.' }] },
+    { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' },
+    { type: 'function_call_output', call_id: 'c1', output: 'r' },
+    { role: 'system', content: [{ type: 'input_text', text: 'A' }, { type: 'future_part' }] },
+    { role: 'system', content: [{ type: 'future_part' }] },
+    { role: 'user', content: 'go' },
+  ];
+  const r = decode({ model: 'm', instructions: 'Top.', input });
+  t.strictSame(r.system, [{ type: 'text', text: 'Top.' }, { type: 'text', text: 'Lead.' }]);
+  t.strictSame(r.messages, [
+    { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
+    { role: 'system', parts: [{ type: 'text', text: 'Mode: plan.' }] },
+    { role: 'assistant', parts: [{ type: 'tool-call', id: 'c1', name: 'f', args: '{}' }] },
+    { role: 'user', parts: [{ type: 'tool-result', callId: 'c1', content: [{ type: 'text', text: 'r' }], isError: false, name: 'f' }] },
+    { role: 'system', parts: [{ type: 'text', text: 'A' }] },
+    { role: 'user', parts: [{ type: 'text', text: 'go' }] },
+  ]);
+  t.equal(r.extensions['input[5].content[1]'], 'future_part');
+  t.equal(r.extensions['input[6].content[0]'], 'future_part');
+  // After previous_response_id the input follows earlier turns: even its first instruction is in place.
+  const next = decode({ model: 'm', instructions: 'Top.', previous_response_id: 'resp_1', input: [{ role: 'developer', content: 'Now.' }, { role: 'user', content: 'go' }] });
+  t.strictSame(next.system, [{ type: 'text', text: 'Top.' }]);
+  t.strictSame(next.messages, [
+    { role: 'system', parts: [{ type: 'text', text: 'Now.' }] },
+    { role: 'user', parts: [{ type: 'text', text: 'go' }] },
+  ]);
+});
+
+t.test("a metadata key named '__proto__' is kept as a key, not an assignment to the object's prototype", async (t) => {
+  // JSON.parse makes '__proto__' an own key, as it arrives from the wire.
+  const r = decode(JSON.parse('{"model":"m","input":"hi","metadata":{"__proto__":"x","a":"b"}}'));
+  t.strictSame(Object.entries(r.metadata ?? {}), [['__proto__', 'x'], ['a', 'b']]);
+  t.equal(Object.getPrototypeOf(r.metadata), Object.prototype, 'the prototype untouched');
+  const sent = JSON.stringify(responsesUpstreamCodec.encodeRequest(r, 'up', () => {}).body);
+  t.match(sent, /"metadata":\{"__proto__":"x","a":"b"\}/, 'an OpenAI upstream gets it');
 });

@@ -1,0 +1,63 @@
+// A Responses client (the official `openai` SDK) sends a `developer` message item after the
+// conversation has begun, right after a function call's output, as Codex does when its
+// permissions change mid-session. On every upstream it must land at that point of the conversation (README
+// "role: system message inside messages"): a Responses upstream (translated: `store` is on) a
+// `developer` item in place, a Chat upstream a `system` message after the `tool` message,
+// Anthropic (no anthropic-beta from a Responses client) and Gemini the instruction folded in place
+// into the next user turn, with a warning. `instructions` and a leading developer item stay the
+// top-level system prompt everywhere.
+import t from 'tap';
+import OpenAI from 'openai';
+import type { ResponseCreateParamsNonStreaming } from 'openai/resources/responses/responses';
+import { TEST_KEY } from '../helpers/start-gateway.ts';
+import { folded, landed, lastBody, modelFor, startSystemMessageUpstreams, type Upstream } from './system-messages-upstreams.ts';
+
+const { gw, emulators } = await startSystemMessageUpstreams(t);
+const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+
+const input: ResponseCreateParamsNonStreaming['input'] = [
+  { role: 'developer', content: 'Lead.' },
+  { role: 'user', content: 'hi' },
+  { type: 'function_call', call_id: 'call_1', name: 'lookup', arguments: '{"q":"x"}' },
+  { type: 'function_call_output', call_id: 'call_1', output: 'found' },
+  { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'Mid.' }] },
+  { role: 'user', content: 'go' },
+];
+const tools: ResponseCreateParamsNonStreaming['tools'] = [
+  { type: 'function', name: 'lookup', strict: false, parameters: { type: 'object', properties: { q: { type: 'string' } } } },
+];
+
+const expected: Record<Upstream, string[]> = {
+  responses: ['instructions: Top.\n\nLead.', 'user: hi', 'function_call: call lookup', 'function_call_output: result call_1', 'developer: Mid.', 'user: go'],
+  chat: ['system: Top.|Lead.', 'user: hi', 'assistant: call lookup', 'tool: result call_1', 'system: Mid.', 'user: go'],
+  anthropic: ['system: Top.|Lead.', 'user: hi', 'assistant: call lookup', 'user: result call_1', `user: ${folded('Mid.')}`, 'user: go'],
+  gemini: ['system: Top.|Lead.', 'user: hi', 'model: call lookup', 'user: result lookup', `user: ${folded('Mid.')}`, 'user: go'],
+};
+const later: Record<Upstream, string> = { responses: 'developer: Later.', chat: 'system: Later.', anthropic: `user: ${folded('Later.')}`, gemini: `user: ${folded('Later.')}` };
+const folds: Record<Upstream, boolean> = { chat: false, responses: false, anthropic: true, gemini: true };
+
+for (const u of Object.keys(expected) as Upstream[]) {
+  t.test(`${u} upstream: the mid-conversation developer item lands in place`, async (t) => {
+    emulators[u].reset();
+    const { data, response } = await client.responses.create({ model: modelFor(u), instructions: 'Top.', input, tools }).withResponse();
+    t.equal(data.status, 'completed');
+    t.strictSame(landed(u, lastBody(emulators[u])), expected[u]);
+    const warnings = response.headers.get('x-polygate-warnings') ?? '';
+    if (folds[u]) t.match(warnings, /no mid-conversation system message.*folded/, 'the fold is named');
+    else t.notMatch(warnings, /system/, 'nothing to warn about');
+
+    // The next turn continues the stored conversation: its leading developer item follows the
+    // earlier turns, so it lands in place too, after the previous answer.
+    emulators[u].reset();
+    await client.responses.create({ model: modelFor(u), previous_response_id: data.id, input: [{ role: 'developer', content: 'Later.' }, { role: 'user', content: 'more' }] });
+    const next = landed(u, lastBody(emulators[u]));
+    t.strictSame(next.slice(0, 5), expected[u].slice(1), 'the stored turn, its instruction still in place (instructions are not carried over)');
+    t.match(next[5], u === 'gemini' ? /^model: / : /^assistant: /, 'the stored answer');
+    t.strictSame(next.slice(6), [later[u], 'user: more']);
+  });
+}
+
+t.test('echo: the instruction is no part of the answer, and no error', async (t) => {
+  const r = await client.responses.create({ model: 'echo', instructions: 'Top.', input, tools });
+  t.equal(r.output_text, 'go');
+});

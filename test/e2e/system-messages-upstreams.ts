@@ -1,0 +1,81 @@
+// A running polygate with one emulated upstream of each chat format, and what each upstream body
+// says about where instructions landed: the leading system prompt, and every turn in order as
+// `role: text`, so a test can assert that a mid-conversation instruction stayed in place (or was
+// folded there) on every upstream (README "role: system message inside messages").
+import type { Test } from 'tap';
+import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
+import type { Emulator } from '../emulators/emulator-types.ts';
+import { startGeminiUpstream } from '../emulators/gemini-upstream.ts';
+import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
+import { startOpenAIResponsesUpstream } from '../emulators/openai-responses-upstream.ts';
+import { startGateway, testConfig, type Gateway } from '../helpers/start-gateway.ts';
+
+type Json = Record<string, any>;
+export type Upstream = 'anthropic' | 'chat' | 'responses' | 'gemini';
+export const upstreams: readonly Upstream[] = ['anthropic', 'chat', 'responses', 'gemini'];
+
+/** Client model name routed to each upstream. */
+export const modelFor = (u: Upstream): string => `sm-${u}`;
+
+export async function startSystemMessageUpstreams(t: Test): Promise<{ gw: Gateway; emulators: Record<Upstream, Emulator> }> {
+  const [anthropic, chat, responses, gemini] = await Promise.all([startAnthropicUpstream(), startOpenAIChatUpstream(), startOpenAIResponsesUpstream(), startGeminiUpstream()]);
+  const emulators: Record<Upstream, Emulator> = { anthropic, chat, responses, gemini };
+  const gw = await startGateway(
+    testConfig({
+      providers: {
+        anthropic: { type: 'anthropic', base_url: anthropic.url, api_key: 'sk-up-anthropic' },
+        chat: { type: 'openai', base_url: chat.url, api_key: 'sk-up-chat', api: 'chat_completions' },
+        responses: { type: 'openai', base_url: responses.url, api_key: 'sk-up-responses', api: 'responses' },
+        gemini: { type: 'gemini', base_url: gemini.url, api_key: 'up-gemini' },
+      },
+      models: Object.fromEntries(upstreams.map((u) => [modelFor(u), { routes: [{ provider: u, model: `${u}-upstream-1` }] }])),
+    }),
+  );
+  t.teardown(async () => {
+    await gw.stop();
+    await Promise.all(Object.values(emulators).map((e) => e.close()));
+  });
+  return { gw, emulators };
+}
+
+export const lastBody = (emu: Emulator): Json => emu.requests[emu.requests.length - 1]?.body as Json;
+
+const joined = (texts: unknown[]): string => texts.filter((x): x is string => typeof x === 'string').join('|');
+
+/** What an upstream body says, in order: `system: …` for its top-level instructions, then one entry per message/item/part. */
+export function landed(u: Upstream, body: Json): string[] {
+  switch (u) {
+    case 'anthropic': {
+      const system = typeof body.system === 'string' ? body.system : joined((body.system ?? []).map((b: Json) => b.text));
+      const turns = (body.messages as Json[]).flatMap((m) =>
+        typeof m.content === 'string' ? [`${m.role}: ${m.content}`] : (m.content as Json[]).map((b) => `${m.role}: ${b.type === 'text' ? b.text : b.type === 'tool_use' ? `call ${b.name}` : b.type === 'tool_result' ? `result ${b.tool_use_id}` : b.type}`),
+      );
+      return [...(system ? [`system: ${system}`] : []), ...turns];
+    }
+    case 'chat':
+      return (body.messages as Json[]).map((m) => {
+        const text = typeof m.content === 'string' ? m.content : joined((m.content ?? []).map((p: Json) => p.text));
+        if (m.role === 'tool') return `tool: result ${m.tool_call_id}`;
+        if (m.tool_calls) return `${m.role}: call ${m.tool_calls.map((c: Json) => c.function.name).join(',')}`;
+        return `${m.role}: ${text}`;
+      });
+    case 'responses': {
+      const items = (body.input as Json[]).map((i) => {
+        if (i.type === 'function_call') return `function_call: call ${i.name}`;
+        if (i.type === 'function_call_output') return `function_call_output: result ${i.call_id}`;
+        return `${i.role}: ${typeof i.content === 'string' ? i.content : joined(i.content.map((c: Json) => c.text))}`;
+      });
+      return [...(body.instructions ? [`instructions: ${body.instructions}`] : []), ...items];
+    }
+    case 'gemini': {
+      const system = body.systemInstruction ? joined(body.systemInstruction.parts.map((p: Json) => p.text)) : '';
+      const parts = (body.contents as Json[]).flatMap((c) =>
+        (c.parts as Json[]).map((p) => `${c.role}: ${p.text ?? (p.functionCall ? `call ${p.functionCall.name}` : p.functionResponse ? `result ${p.functionResponse.name}` : '?')}`),
+      );
+      return [...(system ? [`system: ${system}`] : []), ...parts];
+    }
+  }
+}
+
+/** The text a folded instruction becomes on an upstream without mid-conversation system messages. */
+export const folded = (text: string): string => `<system-instruction>\n${text}\n</system-instruction>`;
