@@ -59,7 +59,7 @@ export type Role = 'user' | 'assistant';
 export type TurnMessage = { role: Role; parts: Part[] };
 /**
  * An instruction placed inside the conversation, after turns it follows (Anthropic `role: system`
- * messages, an OpenAI `system`/`developer` message after the first, a Responses `developer`
+ * messages, an OpenAI `system`/`developer` message once the conversation has begun, a Responses `developer`
  * input item). The leading system prompt stays in `ChatRequest.system`. Upstreams without a
  * mid-conversation instruction fold it (adapters/shared/system-message.ts).
  */
