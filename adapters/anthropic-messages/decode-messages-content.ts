@@ -2,7 +2,7 @@
 // https://docs.anthropic.com/en/api/messages (content, "Content block types").
 // Keys a block does not need are tolerated: clients commonly send a response's content back as
 // history, and response blocks carry extra fields (`citations: null`, `caller`, ...). A block type
-// the IR has no part for is not an error (DESIGN.md "Open world"): this decoder runs only for
+// the IR has no part for is not an error (docs/open-world.md): this decoder runs only for
 // translated routes, whose upstream cannot take it, so it is left out and reported.
 import type { CacheHint, ImagePart, MediaSource, Part, Role, TextPart, ToolResultPart, Unmapped } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';

@@ -1,7 +1,7 @@
 // Client request -> IR, validating every rule of the spec's family E tables and Limits table
 // (https://docs.anthropic.com/en/api/messages for the fields the spec leaves out). Each failure
 // is a 400 whose `param` and message name the field as the client spelled it. What the spec does
-// not name is not an error (DESIGN.md "Open world"): it is kept in `extensions` or, where the IR
+// not name is not an error (docs/open-world.md): it is kept in `extensions` or, where the IR
 // has no place for it, reported in `unmapped`; this decoder runs only for translated routes.
 import type { ChatRequest, Message, OutputFormat, ReasoningConfig, ReasoningEffort, SamplingKnobs, TextPart, Unmapped } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
@@ -38,7 +38,7 @@ function betas(headers: WireHeaders): string[] {
     .filter((s) => s !== '');
 }
 
-/** temperature and top_p: 0 to 1, both ends included, as the real API accepts them (DESIGN.md). */
+/** temperature and top_p: 0 to 1, both ends included, as the real API accepts them (docs/architecture.md). */
 function unit(v: unknown, field: string): number | undefined {
   if (v === undefined || v === null) return undefined;
   const x = num(v, field);

@@ -1,6 +1,6 @@
 // IR request -> a Messages API call (https://docs.anthropic.com/en/api/messages). Fields the
 // Messages API cannot carry are emulated, rejected with a 400 naming field and provider, or (pure
-// tuning knobs only) dropped with a warning (DESIGN.md, "Client contracts").
+// tuning knobs only) dropped with a warning (README, "Families served").
 import type { ChatRequest, SamplingKnobs } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import type { UpstreamHttpRequest, WarningSink } from '../shared/chat-adapter.ts';

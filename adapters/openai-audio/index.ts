@@ -1,5 +1,5 @@
 // The `openai-audio` wire format (family B): client requests in, transcripts and errors out, and
-// the same format towards OpenAI-compatible upstreams. Pure: no Koa, no I/O (DESIGN.md).
+// the same format towards OpenAI-compatible upstreams. Pure: no Koa, no I/O (docs/architecture.md).
 export { sniffAudioContainer, extensionOf, sniffBytes, uploadExtensions } from './audio-container.ts';
 export { speechContentType, transcriptContentType } from './audio-media-types.ts';
 export { decodeAudioUpstreamError } from './audio-upstream-error.ts';

@@ -157,7 +157,7 @@ function encodeReasoning(req: ChatRequest, warn: WarningSink): string | undefine
   return undefined;
 }
 
-/** Every extension is carried, or named in a warning: never dropped silently (DESIGN.md). */
+/** Every extension is carried, or named in a warning: never dropped silently (docs/architecture.md). */
 function relayExtensions(req: ChatRequest, body: Record<string, unknown>, warn: WarningSink): void {
   for (const [key, value] of Object.entries(req.extensions)) {
     if (key === 'reasoning_effort' || isClientSideExtension(key) || value === undefined) continue;

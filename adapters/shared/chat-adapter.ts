@@ -1,5 +1,5 @@
 // The contracts every chat wire-format adapter implements. Adapters are pure: no Koa, no I/O,
-// no globals (DESIGN.md); the pipeline in src/ does the talking.
+// no globals (docs/architecture.md); the pipeline in src/ does the talking.
 import type { BuiltinTool, ChatRequest } from '../../src/ir/chat-request.ts';
 import type { RoutingFields } from './routing-fields.ts';
 import type { ChatResult } from '../../src/ir/chat-result.ts';

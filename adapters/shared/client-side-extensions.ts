@@ -1,6 +1,6 @@
 // Extensions a client decoder records for its own encoder, or that the IR already carries in
 // another form. They are never sent upstream as such, and not being sent is not a drop: an
-// upstream encoder of another format skips them instead of warning (DESIGN.md, "Nothing is
+// upstream encoder of another format skips them instead of warning (docs/open-world.md; "nothing is
 // silently dropped" is about fields the upstream would have honoured).
 export const clientSideExtensions: ReadonlySet<string> = new Set([
   // Responses: `instructions` travels as the system prompt; the key only lets the response echo it.

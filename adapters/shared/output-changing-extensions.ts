@@ -1,7 +1,7 @@
 // Extensions one format carries that change what the model answers or what it may use, so that
 // leaving them out would silently answer a different request. An upstream of another format that
-// cannot carry one rejects the request with a 400 naming the field and the provider (DESIGN.md,
-// "Nothing is silently dropped": only pure tuning knobs may be dropped with a warning).
+// cannot carry one rejects the request with a 400 naming the field and the provider (docs/open-world.md:
+// nothing is silently dropped; only pure tuning knobs may be dropped with a warning).
 import { invalid, type GatewayError } from '../../src/ir/gateway-error.ts';
 
 /** Why each key cannot be dropped, by wire name. */

@@ -1,4 +1,4 @@
-// What routing needs from a chat request, read without decoding it (DESIGN.md "Open world"): on a
+// What routing needs from a chat request, read without decoding it (docs/open-world.md): on a
 // same-format route nothing else is read and the body reaches the upstream untouched, so a field,
 // block or tool polygate does not know can never be refused by polygate on its way there.
 import { invalid } from '../../src/ir/gateway-error.ts';

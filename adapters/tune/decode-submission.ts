@@ -1,6 +1,6 @@
 // Family A client requests → IR, with every rule of the spec's "Music tasks" endpoint tables.
 // Each failure names the field as the client spelled it. Unknown fields are refused rather than
-// dropped (DESIGN.md: nothing is silently dropped). Empty strings and nulls count as absent,
+// dropped (docs/open-world.md: nothing is silently dropped). Empty strings and nulls count as absent,
 // because Suno-style clients send `"prompt": ""` for the fields of the modes they do not use.
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { taskActions, type LyricsSubmission, type MusicMode, type MusicSubmission, type TaskAction } from '../../src/ir/music-task.ts';

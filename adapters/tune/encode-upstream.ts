@@ -1,5 +1,5 @@
 // IR → requests to a `tune` upstream: a service speaking family A under its base_url (so the
-// paths here are relative to a base_url that already ends in `/tune`, DESIGN.md's example).
+// paths here are relative to a base_url that already ends in `/tune`, as in config/gateway.yaml).
 // The caller's notify_hook is not forwarded: polygate polls the upstream and sends the callback
 // itself, signed, after mapping the upstream's answer onto its own task.
 import type { LyricsSubmission, MusicSubmission } from '../../src/ir/music-task.ts';

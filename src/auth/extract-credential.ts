@@ -12,7 +12,7 @@ function bearer(headers: HeaderBag): string | undefined {
 }
 
 /**
- * Reads the credential the way each family's clients send it (DESIGN.md, "Client contracts").
+ * Reads the credential the way each family's clients send it (README, "Families served").
  * Messages accepts both: the current Anthropic SDK sends `Authorization: Bearer`, older clients
  * `x-api-key`. Gemini clients send `x-goog-api-key` (the Google GenAI SDK) or `?key=`.
  */

@@ -1,5 +1,5 @@
 // Types of config/gateway.yaml after interpolation and validation. The names are the operator
-// contract of DESIGN.md; config/gateway.schema.json is the source of truth for what is allowed.
+// contract (README, "Configuration"); config/gateway.schema.json is the source of truth for what is allowed.
 import type { AdminConfig, TracingConfig, UsageConfig } from '../usage/usage-config.ts';
 
 export type ProviderType = 'openai' | 'anthropic' | 'gemini' | 'tune' | 'echo' | 'local-speech' | 'sandbox-tune';

@@ -6,7 +6,7 @@ import { encodeTuneError } from '../../adapters/tune/tune-error.ts';
 import type { GatewayError } from '../ir/gateway-error.ts';
 import type { Family } from './family.ts';
 
-/** The error body each family's clients parse (DESIGN.md, "Client contracts"). */
+/** The error body each family's clients parse (README, "Families served"). */
 export function encodeFamilyError(family: Family | undefined, err: GatewayError): EncodedError {
   switch (family) {
     case 'messages':

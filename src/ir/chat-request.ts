@@ -1,5 +1,5 @@
 // The canonical chat request. polygate's own words: no vendor field names live here, so an
-// adapter only ever translates between its wire format and these types (DESIGN.md, "IR").
+// adapter only ever translates between its wire format and these types (docs/architecture.md).
 
 /** Prompt-cache hint carried from formats that have one (Anthropic `cache_control`). */
 export type CacheHint = { type: 'ephemeral'; ttl?: string };
@@ -110,7 +110,7 @@ export type OutputFormat =
  */
 export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 /**
- * One reasoning setting for every format; DESIGN.md's mapping: a token budget and an effort are
+ * One reasoning setting for every format; README "Reasoning": a token budget and an effort are
  * converted into each other by `adapters/shared/reasoning-map.ts`.
  */
 export type ReasoningConfig = {

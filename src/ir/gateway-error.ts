@@ -1,6 +1,6 @@
 /**
  * One error type for the whole pipeline. `kind` is polygate's own classification; each adapter's
- * error encoder maps it onto its family's status and shape (DESIGN.md, "Client contracts").
+ * error encoder maps it onto its family's status and shape (README, "Families served").
  */
 export type ErrorKind =
   | 'invalid-request' // 400

@@ -1,4 +1,4 @@
-// Every metric polygate exports, defined in this one file on one registry (DESIGN.md, "Style").
+// Every metric polygate exports, defined in this one file on one registry (docs/architecture.md).
 // Labels are bounded: families, formats, provider and key ids come from code or the config,
 // never from request content.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';

@@ -28,7 +28,7 @@ import { traceOf, traceStep } from '../tracing/request-trace.ts';
  * Serves one chat request in any client format: read what routing needs, try the model's routes
  * in order until one answers. A same-format route relays the body as it came; a translated route
  * decodes it to the IR (once, when the first such route is tried) and encodes the answer (or
- * stream) back into the client's format (DESIGN.md "Open world").
+ * stream) back into the client's format (docs/open-world.md).
  */
 export type ChatHandlerOptions = {
   streamByRoute?: boolean;

@@ -12,7 +12,7 @@ import { relayTimers, retryableStatus, UpstreamTimeout } from './relay-timers.ts
 import type { UpstreamSpan } from '../tracing/upstream-span.ts';
 
 /**
- * Same-format pass-through (DESIGN.md): the client's body is relayed with only the model name and
+ * Same-format pass-through (docs/architecture.md): the client's body is relayed with only the model name and
  * credentials rewritten, and the upstream's bytes go back as they arrive, so fields polygate does
  * not know still reach both ends. Usage is read off a copy of the response on the way back.
  */
@@ -136,7 +136,7 @@ export function passThrough(opts: {
         finish('ok');
       });
       // The upstream went away mid-body. A stream gets the family's own error event, never a
-      // bare cut (DESIGN.md); a JSON body cannot be mended, so the client sees the cut.
+      // bare cut (docs/architecture.md); a JSON body cannot be mended, so the client sees the cut.
       proxyRes.on('close', () => {
         if (proxyRes.complete || res.writableEnded) return;
         if (contentType.includes('text/event-stream') && !res.destroyed) {

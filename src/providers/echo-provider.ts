@@ -10,7 +10,7 @@ import { forcedBuiltinTool } from '../../adapters/shared/forced-builtin-tool.ts'
 
 /**
  * Built-in `echo`: answers with the last user text, streams it word by word, and calls a tool
- * with schema-valid arguments when the request forces one (DESIGN.md). No network, so it serves
+ * with schema-valid arguments when the request forces one (docs/architecture.md). No network, so it serves
  * smoke tests, client CI and overhead benchmarks on a machine without upstream keys.
  */
 export class EchoProvider implements ChatProvider {

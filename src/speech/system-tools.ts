@@ -1,5 +1,5 @@
 // The Debian-packaged programs behind the `local-speech` provider, found on PATH at the moment of
-// use. A missing one is a clear 503 naming the apt package, never a crash (DESIGN.md).
+// use. A missing one is a clear 503 naming the apt package, never a crash (docs/architecture.md).
 import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { GatewayError } from '../ir/gateway-error.ts';

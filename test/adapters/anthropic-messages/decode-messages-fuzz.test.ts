@@ -1,5 +1,5 @@
 // Hostile input: whatever JSON arrives, the Messages peek and decoder answer with a ChatRequest or
-// a GatewayError naming a field, never another exception (DESIGN.md "Bounded work").
+// a GatewayError naming a field, never another exception (docs/resilience.md, "Bounded work per request").
 import t from 'tap';
 import fc from 'fast-check';
 import { anthropicClientCodec } from '../../../adapters/anthropic-messages/index.ts';

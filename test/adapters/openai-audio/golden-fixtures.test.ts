@@ -1,4 +1,4 @@
-// Golden fixtures of the openai-audio format (DESIGN.md, "How it is tested"): a client request to
+// Golden fixtures of the openai-audio format (docs/architecture.md, "Tests"): a client request to
 // the IR and on to an upstream request; an IR transcript to each text response format.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
