@@ -2,7 +2,7 @@
 // for decode, each route attempt (the upstream call inside it), encode and the stream. Spans are
 // parented explicitly; a request without a trace (tracing off) costs one WeakMap lookup per hook,
 // and one the sampler left out makes no span at all (src/tracing/unsampled-trace.ts).
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type AttributeValue, type Attributes, type Context, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
 import type Koa from 'koa';
 import type { ChatRequest } from '../ir/chat-request.ts';
 import type { GatewayError } from '../ir/gateway-error.ts';
@@ -26,6 +26,7 @@ export class RequestTrace implements UpstreamTracer {
   readonly #operation: string;
   #attemptCtx: Context | undefined;
   #warnings: string[] = [];
+  #attrs: Attributes = {};
 
   constructor(tracer: Tracer, ctx: Koa.Context, state: ChatState, startedAt: number, remote: SpanContext | undefined, tracestate: string | undefined) {
     this.#tracer = tracer;
@@ -44,8 +45,8 @@ export class RequestTrace implements UpstreamTracer {
 
   decoded(request: ChatRequest, startedAt: number): void {
     this.step('polygate.decode', startedAt);
-    this.#root.setAttributes(requestAttributes(request));
-    if (this.#content) this.#root.setAttributes(contentAttributes(request));
+    // Kept until the end: the root's attributes go to the SDK in one call, each checked once.
+    this.#attrs = this.#content ? { ...requestAttributes(request), ...contentAttributes(request) } : requestAttributes(request);
   }
 
   /** Starts a route attempt (src/resilience/run-routes.ts); the returned function ends it. */
@@ -91,28 +92,29 @@ export class RequestTrace implements UpstreamTracer {
     const provider = state.path?.provider;
     const type = provider ? state.runtime.config.providers[provider]?.type : undefined;
     const system = genAiProviderName(type);
-    const a: Attributes = {
-      'http.route': route || undefined,
-      'http.response.status_code': status,
-      'gen_ai.provider.name': system,
-      'gen_ai.system': system,
-      'gen_ai.request.model': state.model,
-      'gen_ai.response.model': state.path?.upstreamModel,
-      'gen_ai.usage.input_tokens': state.usage?.inputTokens,
-      'gen_ai.usage.output_tokens': state.usage?.outputTokens,
-      'polygate.family': labels.family,
-      'polygate.format.in': labels.inbound_format,
-      'polygate.format.out': labels.upstream_format,
-      'polygate.mode': labels.mode,
-      'polygate.provider': labels.provider,
-      'polygate.outcome': state.outcome ?? labels.outcome,
-      'polygate.key.id': state.key?.id,
-      'polygate.attempts': state.attempts?.attempts,
-      'polygate.time_to_first_byte_ms': ttfbMs,
+    const a = this.#attrs;
+    // Unset values are left out: the SDK would check each and refuse it.
+    const put = (k: string, v: AttributeValue | undefined): void => {
+      if (v !== undefined) a[k] = v;
     };
+    put('http.route', route || undefined);
+    a['http.response.status_code'] = status;
+    a['gen_ai.provider.name'] = system;
+    a['gen_ai.system'] = system;
+    put('gen_ai.request.model', state.model);
+    put('gen_ai.response.model', state.path?.upstreamModel);
+    put('gen_ai.usage.input_tokens', state.usage?.inputTokens);
+    put('gen_ai.usage.output_tokens', state.usage?.outputTokens);
+    a['polygate.family'] = labels.family;
+    a['polygate.format.in'] = labels.inbound_format;
+    a['polygate.format.out'] = labels.upstream_format;
+    a['polygate.mode'] = labels.mode;
+    a['polygate.provider'] = labels.provider;
+    a['polygate.outcome'] = state.outcome ?? labels.outcome;
+    put('polygate.key.id', state.key?.id);
+    put('polygate.attempts', state.attempts?.attempts);
+    put('polygate.time_to_first_byte_ms', ttfbMs);
     if (this.#warnings.length > 0) a['polygate.warnings'] = this.#warnings;
-    // Unset values would each be checked and refused by the SDK.
-    for (const k in a) if (a[k] === undefined) delete a[k];
     this.#root.setAttributes(a);
     if (status >= 500 || (state.outcome ?? labels.outcome).startsWith('stream_')) this.#root.setStatus({ code: SpanStatusCode.ERROR, message: state.outcome ?? labels.outcome });
     this.#root.end();
