@@ -6,9 +6,10 @@
 //
 // Environment: LEDGER_BENCH_DURATION (s per run, 3), LEDGER_BENCH_REPEATS (5),
 // LEDGER_BENCH_CONNECTIONS (32), BENCH_MODES=json,stream, LEDGER_BENCH_ON=both|ledger|tracing (what
-// the "on" gateway turns on), LEDGER_BENCH_SAMPLE (tracing.sample_ratio, 1).
+// the "on" gateway turns on), LEDGER_BENCH_SAMPLE (tracing.sample_ratio, 1), LEDGER_BENCH_PROFILE=1
+// (the "on" gateway runs with --cpu-prof; its summary is printed at the end, as bench/profile.ts does).
 import { createServer } from 'node:http';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +18,7 @@ import { runStreams } from './load-streams.ts';
 import { benchPaths, polygateConfig } from './paths.ts';
 import { cpuSecondsOf, LOAD_CORE, machineBusySeconds, pinning, pinSelf, startMockProcess, startPolygate, type Proc } from './processes.ts';
 import { median, sleep } from './stats.ts';
+import { renderProfile, summarizeProfile } from './summarize-profile.ts';
 import { polygateTarget } from './targets.ts';
 
 const env = process.env;
@@ -57,7 +59,11 @@ const configs = {
   },
 };
 if (env.LEDGER_BENCH_ON === 'tracing') configs.on.usage = { ledger: false } as typeof configs.on.usage;
-const gateways: Record<'off' | 'on', Proc> = { off: await startPolygate(configs.off), on: await startPolygate(configs.on) };
+const profileDir = env.LEDGER_BENCH_PROFILE ? mkdtempSync(join(tmpdir(), 'ledger-bench-prof-')) : undefined;
+const gateways: Record<'off' | 'on', Proc> = {
+  off: await startPolygate(configs.off),
+  on: await startPolygate(configs.on, profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
+};
 
 // Rates swing with whatever else the machine runs; the gateway's own CPU time per request does
 // not, so it is reported beside them (on a core of its own, 1 / CPU per request is the ceiling).
@@ -111,3 +117,7 @@ const lines = [
 process.stdout.write(`${lines.join('\n')}\n`);
 await Promise.all([gateways.off.stop(), gateways.on.stop(), mock.stop()]);
 sink.close();
+if (profileDir) {
+  const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
+  if (file) process.stdout.write(`\n${renderProfile(summarizeProfile(join(profileDir, file), Number(env.LEDGER_BENCH_PROFILE_TOP ?? 40))).join('\n')}\n(profile: ${join(profileDir, file)})\n`);
+}

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import type { Tracer } from '@opentelemetry/api';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 
-type Provider = { tracer: Tracer; shutdown(): Promise<void> };
+type Provider = { tracer: Tracer; ratio: number; shutdown(): Promise<void> };
 let provider: Provider | null | undefined;
 
 /**
@@ -14,9 +14,9 @@ let provider: Provider | null | undefined;
  * them; a restart does). Undefined when tracing is off. The SDK is loaded only when tracing is on,
  * so gateways without it do not pay its start-up time.
  */
-export function tracerOf(config: GatewayConfig): Tracer | undefined {
+export function tracingOf(config: GatewayConfig): { tracer: Tracer; ratio: number } | undefined {
   if (provider === undefined) provider = config.tracing.endpoint ? openProvider(config) : null;
-  return provider?.tracer;
+  return provider ?? undefined;
 }
 
 function openProvider(config: GatewayConfig): Provider {
@@ -29,13 +29,14 @@ function openProvider(config: GatewayConfig): Provider {
   const exporter = new OTLPTraceExporter({ url: t.endpoint, headers: t.headers });
   const p = new sdk.TracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: t.service_name, [ATTR_SERVICE_VERSION]: version() }),
-    // A client's sampled traceparent is followed; new traces are kept at sample_ratio.
-    sampler: new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(t.sample_ratio) }),
+    // The request's trace decides (sample_ratio, or the caller's flag) before any span is asked
+    // for, so an unsampled request never reaches the SDK (src/tracing/request-trace.ts).
+    sampler: new sdk.AlwaysOnSampler(),
     // Content attributes (log.content) are bounded like every other value.
     spanLimits: { attributeValueLengthLimit: 16_384 },
     spanProcessors: [new sdk.BatchSpanProcessor({ exporter, maxQueueSize: t.max_queue_size, scheduledDelayMillis: t.export_interval_ms })],
   });
-  return { tracer: p.getTracer('polygate', version()), shutdown: () => p.shutdown() };
+  return { tracer: p.getTracer('polygate', version()), ratio: t.sample_ratio, shutdown: () => p.shutdown() };
 }
 
 function version(): string {

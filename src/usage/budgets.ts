@@ -35,6 +35,16 @@ export function budgetUses(budget: Budget, spent: { day: SpendTotals; month: Spe
     .map((k) => ({ budget: k, limit: budget[k] as number, used: used[k][0], ratio: used[k][0] / (budget[k] as number), resetsAt: used[k][1] }));
 }
 
+/** The gauge's values as last set, by `key\nbudget`: most checks find the same ratio, and setting a labelled gauge hashes its labels. */
+const lastRatio = new Map<string, number>();
+
+function setUsedRatio(key: string, budget: BudgetKind, ratio: number): void {
+  const id = `${key}\n${budget}`;
+  if (lastRatio.get(id) === ratio) return;
+  lastRatio.set(id, ratio);
+  budgetUsedRatio.set({ key, budget }, ratio);
+}
+
 /** Runs after authentication (src/http/authenticate.ts), before rate limits and any upstream call. */
 export async function enforceBudget(ctx: Koa.Context): Promise<void> {
   const state = ctx.state as RequestState;
@@ -45,7 +55,7 @@ export async function enforceBudget(ctx: Koa.Context): Promise<void> {
   const now = Date.now();
   let spent: { day: SpendTotals; month: SpendTotals };
   try {
-    spent = await ledger.spent(state.key.id, now);
+    spent = ledger.spentNow(state.key.id, now) ?? (await ledger.spent(state.key.id, now));
   } catch (err) {
     // As with rate limits (src/limits/key-limits.ts): a store outage must not become a gateway outage.
     if (now - warnedAt > 10_000) {
@@ -55,7 +65,7 @@ export async function enforceBudget(ctx: Koa.Context): Promise<void> {
     return;
   }
   const uses = budgetUses(budget, spent, now);
-  for (const u of uses) budgetUsedRatio.set({ key: state.key.id, budget: u.budget }, u.ratio);
+  for (const u of uses) setUsedRatio(state.key.id, u.budget, u.ratio);
   const over = uses.find((u) => u.used >= u.limit);
   if (!over) return;
   budgetRejectionsTotal.inc({ key: state.key.id, budget: over.budget });

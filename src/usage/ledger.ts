@@ -79,8 +79,24 @@ export class Ledger {
   /** One key's spend this UTC day and month: the store's totals plus what waits to be written. */
   async spent(key: string, now = Date.now()): Promise<{ day: SpendTotals; month: SpendTotals }> {
     const day = dayOf(now);
+    const stored = await this.#storedTotals(key, day, monthOf(now));
+    return this.#withPending(key, now, stored);
+  }
+
+  /**
+   * `spent` without waiting, when the store's totals are already known (a local store between two
+   * appends: nearly every request); undefined when they must be read. Budgets check every request,
+   * so this saves the promise round trips of the common case.
+   */
+  spentNow(key: string, now = Date.now()): { day: SpendTotals; month: SpendTotals } | undefined {
+    if (!this.store.local) return undefined;
+    const stored = this.#stored.get(`${key}\n${dayOf(now)}`);
+    return stored && this.#withPending(key, now, stored);
+  }
+
+  #withPending(key: string, now: number, stored: { day: SpendTotals; month: SpendTotals }): { day: SpendTotals; month: SpendTotals } {
+    const day = dayOf(now);
     const month = monthOf(now);
-    const stored = await this.#storedTotals(key, day, month);
     const plus = (t: SpendTotals, period: string): SpendTotals => {
       const p = this.#pending.get(`${key}\n${period}`);
       return p ? { costNano: t.costNano + p.costNano, tokens: t.tokens + p.tokens } : t;
