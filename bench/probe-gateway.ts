@@ -9,7 +9,8 @@ import { join } from 'node:path';
 
 export const node = join(import.meta.dirname, '..', 'node_modules/.bin/node');
 
-export type Gw = { url: string; port: number; pid: number; exited: () => boolean; stop: () => void };
+/** `stop` kills (SIGKILL) unless told otherwise; SIGTERM lets `--cpu-prof` write its profile. */
+export type Gw = { url: string; port: number; pid: number; exited: () => boolean; stop: (signal?: NodeJS.Signals) => void };
 
 /** Starts `src/main.ts` of checkout `dir` on config `file` (port 0), resolved once it listens. */
 export async function startPolygate(dir: string, file: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Gw> {
@@ -25,7 +26,7 @@ export async function startPolygate(dir: string, file: string, env: Record<strin
     });
     child.once('exit', (c) => fail(new Error(`polygate exited with ${c}`)));
   });
-  return { url: `http://127.0.0.1:${port}`, port, pid: child.pid!, exited: () => exited, stop: () => child.kill('SIGKILL') };
+  return { url: `http://127.0.0.1:${port}`, port, pid: child.pid!, exited: () => exited, stop: (signal = 'SIGKILL') => void child.kill(signal) };
 }
 
 /** The process's resident set in MB; NaN once it is gone (crashed). */
