@@ -90,7 +90,7 @@ export class ResponseRepository {
 
   /**
    * The conversation through response `id`, walking its turns back to the chain's start. The walk
-   * reads at most the chain's turns, whose size and count the chain cap bounds.
+   * reads at most the chain's turns, whose size and count the chain cap bounds, one per loop turn.
    */
   async conversation(id: string, workspace: string, legacy: StoredResponse): Promise<Conversation> {
     const turns: StoredTurn[] = [];
@@ -105,6 +105,9 @@ export class ResponseRepository {
       }
       turns.push(turn);
       at = turn.previousId;
+      // The sqlite driver reads synchronously: without a turn of the event loop between reads, a
+      // chain of 40 turns of 0.9 MB was read and parsed in one go (700 ms, bench/attack-suite.ts 6').
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
     const messages = [...base.messages];
     const producers = [...base.producers];
