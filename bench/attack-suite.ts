@@ -53,7 +53,7 @@ const idleMax = (): Promise<number> => new Promise((ok) => {
   idle.send!('max');
 });
 
-type Row = { finding: string; requests: number; loopMs: number; idleMs: number; healthOk: number; healthAsked: number; healthMaxMs: number; rssMb: number; crashed: boolean; note: string };
+type Row = { finding: string; requests: number; loopMs: number; loopAtS: number; idleMs: number; healthOk: number; healthAsked: number; healthMaxMs: number; rssMb: number; crashed: boolean; note: string };
 const rows: Row[] = [];
 
 const lagMax = async (gw: Gw): Promise<number> => {
@@ -67,8 +67,9 @@ async function attack(gw: Gw, finding: string, run: () => Promise<{ requests: nu
   if (only && !only.has(finding.split(' ')[0])) return;
   await lagMax(gw); // resets the histogram: what follows is this attack's
   await idleMax();
-  const row: Row = { finding, requests: 0, loopMs: 0, idleMs: 0, healthOk: 0, healthAsked: 0, healthMaxMs: 0, rssMb: rssMb(gw.pid), crashed: false, note: '' };
+  const row: Row = { finding, requests: 0, loopMs: 0, loopAtS: 0, idleMs: 0, healthOk: 0, healthAsked: 0, healthMaxMs: 0, rssMb: rssMb(gw.pid), crashed: false, note: '' };
   let running = true;
+  const t0 = performance.now();
   const every = (fn: () => Promise<void>) =>
     (async () => {
       while (running) {
@@ -78,7 +79,10 @@ async function attack(gw: Gw, finding: string, run: () => Promise<{ requests: nu
       }
     })();
   const loops = [
-    every(async () => void (row.loopMs = Math.max(row.loopMs, await lagMax(gw)))),
+    every(async () => {
+      const ms = await lagMax(gw);
+      if (ms > row.loopMs) Object.assign(row, { loopMs: ms, loopAtS: (performance.now() - t0) / 1000 });
+    }),
     every(async () => void (row.idleMs = Math.max(row.idleMs, await idleMax()))),
     every(async () => {
       row.healthAsked++;
@@ -90,7 +94,6 @@ async function attack(gw: Gw, finding: string, run: () => Promise<{ requests: nu
     }),
     every(async () => void (row.rssMb = Math.max(row.rssMb, rssMb(gw.pid) || 0))),
   ];
-  const t0 = performance.now();
   try {
     Object.assign(row, await run());
   } catch (e) {
@@ -293,6 +296,6 @@ await hostile.close();
 idle.kill();
 
 console.log(`\npolygate ${root} on config/gateway.yaml + a tpm key; idle RSS ${idleRss.toFixed(0)} MB\n`);
-console.log('| finding | requests | max event-loop delay (ms) | idle process, same time (ms) | /healthz answered/asked | /healthz max (ms) | peak RSS (MB) | crash | answers |');
+console.log('| finding | requests | max event-loop delay (ms) (scraped at s) | idle process, same time (ms) | /healthz answered/asked | /healthz max (ms) | peak RSS (MB) | crash | answers |');
 console.log('|---|---|---|---|---|---|---|---|---|');
-for (const r of rows) console.log(`| ${r.finding} | ${r.requests} | ${r.loopMs.toFixed(0)} | ${r.idleMs.toFixed(0)} | ${r.healthOk}/${r.healthAsked} | ${r.healthMaxMs.toFixed(0)} | ${r.rssMb.toFixed(0)} | ${r.crashed ? 'yes' : 'no'} | ${r.note} |`);
+for (const r of rows) console.log(`| ${r.finding} | ${r.requests} | ${r.loopMs.toFixed(0)} (${r.loopAtS.toFixed(1)}) | ${r.idleMs.toFixed(0)} | ${r.healthOk}/${r.healthAsked} | ${r.healthMaxMs.toFixed(0)} | ${r.rssMb.toFixed(0)} | ${r.crashed ? 'yes' : 'no'} | ${r.note} |`);
