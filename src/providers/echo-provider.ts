@@ -155,14 +155,18 @@ async function* streamOf(result: ChatResult, signal: AbortSignal): AsyncIterable
     if (p.type === 'text') {
       yield { type: 'text-start', index };
       const words = /\S+\s*|\s+/g;
+      // A socket that accepts every write never makes pipeStream wait, and a stream with no
+      // upstream I/O would then hold the event loop until its whole answer is written: every
+      // so many words, give other requests (and /healthz) their turn.
       let sent = 0;
       for (let m = words.exec(p.text); m !== null; m = words.exec(p.text)) {
         if (signal.aborted) return;
+        // Before the first word too: streams that start together (their requests' bodies ended in
+        // one poll of the loop) would otherwise each send their first 256 words in that same turn.
+        if (sent % yieldEvery === 0) await nextTurn();
+        if (signal.aborted) return;
         yield { type: 'text-delta', index, text: m[0] };
-        // A socket that accepts every write never makes pipeStream wait, and a stream with no
-        // upstream I/O would then hold the event loop until its whole answer is written: every
-        // so many words, give other requests (and /healthz) their turn.
-        if (++sent % yieldEvery === 0) await nextTurn();
+        sent++;
       }
       yield { type: 'text-end', index };
     } else if (p.type === 'reasoning') {

@@ -58,7 +58,6 @@ export class ResponsesSession implements ChatSession {
     this.#repo = repo;
     this.#maxChainChars = maxChainChars;
     this.#maxWorkspaceBytes = maxWorkspaceBytes;
-
     this.#workspace = workspace;
     this.#contextWindow = contextWindow;
   }

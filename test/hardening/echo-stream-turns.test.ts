@@ -37,8 +37,8 @@ t.test('50 concurrent echo streams: one stream turn (256 words) between two turn
   );
   running = false;
   t.equal(words, 50 * 5_000, 'every word was streamed');
-  // The first turn carries each stream's first 256 words (they start at once); after that, turns.
-  const between = atTick.slice(2).map((w, i) => w - atTick[i + 1]);
+  // From the start: streams that begin together queue for their first words too.
+  const between = atTick.slice(1).map((w, i) => w - atTick[i]);
   const most = Math.max(...between);
   t.ok(most <= 2 * 256, `at most ${most} words between two loop turns (50 streams would make it ${50 * 256})`);
 });
