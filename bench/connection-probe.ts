@@ -5,11 +5,10 @@
 // whether /healthz answered, twice a second; loopback only, bounded in time.
 //
 //   node bench/connection-probe.ts   (PROBE_UNAUTHENTICATED=5000 PROBE_AUTHENTICATED=200 PROBE_SECONDS=80 PROBE_TRICKLE_MS=1000)
-import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, mkdtempSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
+import { readdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { rssMb as rssOf, startPolygate, trickler, type Trickler } from './probe-gateway.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const unauthenticated = Number(process.env.PROBE_UNAUTHENTICATED ?? 5000);
@@ -17,47 +16,14 @@ const authenticated = Number(process.env.PROBE_AUTHENTICATED ?? 200);
 const seconds = Number(process.env.PROBE_SECONDS ?? 80);
 const trickleMs = Number(process.env.PROBE_TRICKLE_MS ?? 1000);
 
-const child = spawn(join(root, 'node_modules/.bin/node'), ['src/main.ts'], {
-  cwd: root,
-  env: { ...process.env, POLYGATE_ANNOUNCE: '1', PORT: '0', POLYGATE_DB: join(mkdtempSync(join(tmpdir(), 'polygate-probe-')), 'polygate.db'), LOG_LEVEL: 'warn' },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-const port = await new Promise<number>((ok, fail) => {
-  let out = '';
-  child.stdout!.on('data', (b: Buffer) => {
-    out += b.toString();
-    const m = /POLYGATE_LISTENING (\d+)/.exec(out);
-    if (m) ok(Number(m[1]));
-  });
-  child.once('exit', (code) => fail(new Error(`polygate exited with ${code}`)));
-});
-let exited: number | null | undefined;
-child.once('exit', (code) => (exited = code));
+const gw = await startPolygate(root, process.env.GATEWAY_CONFIG ?? 'config/gateway.yaml', { POLYGATE_DB: join(mkdtempSync(join(tmpdir(), 'polygate-probe-')), 'polygate.db'), LOG_LEVEL: 'warn' });
+const port = gw.port;
+const exited = (): boolean => gw.exited();
 
-const fds = (): number => readdirSync(`/proc/${child.pid}/fd`).length;
-const rssMb = (): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+const fds = (): number => readdirSync(`/proc/${gw.pid}/fd`).length;
+const rssMb = (): number => rssOf(gw.pid);
 
-type Client = { status?: number; closed: boolean };
-const sockets: Socket[] = [];
-function trickler(key: string | undefined): Client {
-  const c: Client = { closed: false };
-  const s = connect(port, '127.0.0.1');
-  sockets.push(s);
-  let head = '';
-  s.on('data', (b) => {
-    head += b.toString('latin1');
-    c.status ??= Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]) || undefined;
-  });
-  s.on('error', () => {});
-  s.on('close', () => {
-    c.closed = true;
-    clearInterval(timer);
-  });
-  const auth = key ? `x-api-key: ${key}\r\n` : '';
-  s.write(`POST /v1/messages HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nanthropic-version: 2023-06-01\r\n${auth}content-length: 1000000\r\n\r\n{`);
-  const timer = setInterval(() => s.writable && s.write(' '), trickleMs);
-  return c;
-}
+type Client = Trickler;
 
 const baseline = { fds: fds(), rssMb: rssMb() };
 const started = Date.now();
@@ -70,7 +36,7 @@ const fail = (): void => {
   health.failed_at_s.push(Math.round((Date.now() - started) / 100) / 10 - 2);
 };
 const sampler = setInterval(() => {
-  if (exited !== undefined) return;
+  if (exited()) return;
   try {
     peak = { fds: Math.max(peak.fds, fds()), rssMb: Math.max(peak.rssMb, rssMb()) };
   } catch {
@@ -84,19 +50,19 @@ const sampler = setInterval(() => {
 
 // Open in batches, so the probe measures the gateway rather than the accept queue.
 for (let i = 0; i < unauthenticated; i += 500) {
-  for (let j = i; j < Math.min(unauthenticated, i + 500); j++) clients.unauth.push(trickler(undefined));
+  for (let j = i; j < Math.min(unauthenticated, i + 500); j++) clients.unauth.push(trickler(port, undefined, trickleMs));
   await new Promise((r) => setTimeout(r, 50));
 }
-for (let i = 0; i < authenticated; i++) clients.auth.push(trickler('sk-polygate-demo'));
+for (let i = 0; i < authenticated; i++) clients.auth.push(trickler(port, 'sk-polygate-demo', trickleMs));
 const opened = Date.now();
 
 const done = (): boolean => [...clients.unauth, ...clients.auth].every((c) => c.closed);
-while (!done() && Date.now() - started < seconds * 1000 && exited === undefined) await new Promise((r) => setTimeout(r, 250));
+while (!done() && Date.now() - started < seconds * 1000 && !exited()) await new Promise((r) => setTimeout(r, 250));
 const allClosedAfterS = done() ? (Date.now() - opened) / 1000 : undefined;
 clearInterval(sampler);
 await new Promise((r) => setTimeout(r, 500));
-const after = exited === undefined ? { fds: fds(), rssMb: rssMb() } : undefined;
-for (const s of sockets) s.destroy();
+const after = !exited() ? { fds: fds(), rssMb: rssMb() } : undefined;
+for (const c of [...clients.unauth, ...clients.auth]) c.socket.destroy();
 
 const count = (cs: Client[], status: number): { answered: number; closed: number } => ({ answered: cs.filter((c) => c.status === status).length, closed: cs.filter((c) => c.closed).length });
 const report = {
@@ -107,7 +73,7 @@ const report = {
   gateway_fds: { baseline: baseline.fds, peak: peak.fds, after: after?.fds },
   gateway_rss_mb: { baseline: Math.round(baseline.rssMb), peak: Math.round(peak.rssMb), after: after ? Math.round(after.rssMb) : undefined },
   healthz: health,
-  gateway_alive: exited === undefined,
+  gateway_alive: !exited(),
 };
 console.log(JSON.stringify(report, null, 2));
-child.kill('SIGTERM');
+gw.stop();

@@ -8,15 +8,14 @@
 // Env: PROBE_ONLY=1,2,4,5,6 (a subset), PROBE_LEVELS (repro 1, default 2,3), PROBE_BYTES (repro 2's body
 // size, default 1000000), PROBE_STREAMS (repro 5, default 250), PROBE_CHAIN (repro 6, default 40).
 // The unfixed code needs small values: 3 levels ran out of heap after minutes, 1 MB took 639 s.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, type ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
+import { deepSchema, nestedArrays, post as postTo, rssMb, startPolygate, type Gw } from './probe-gateway.ts';
 
 const dir = resolve(process.env.POLYGATE_DIR ?? join(import.meta.dirname, '..'));
-const node = join(import.meta.dirname, '..', 'node_modules/.bin/node');
 const only = new Set((process.env.PROBE_ONLY ?? '1,2,4,5,6').split(','));
 const KEY = 'sk-probe-metered';
 const OTHER = 'sk-probe-other';
@@ -43,28 +42,7 @@ function config(extraLimits: Record<string, unknown> = {}): string {
   return file;
 }
 
-type Gw = { url: string; pid: number; stop: () => void };
-async function start(file: string): Promise<Gw> {
-  const child = spawn(node, ['--max-old-space-size=4096', 'src/main.ts'], { cwd: dir, env: { ...process.env, GATEWAY_CONFIG: file, POLYGATE_ANNOUNCE: '1', PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((ok, fail) => {
-    let out = '';
-    child.stdout!.on('data', (b: Buffer) => {
-      out += b.toString();
-      const m = /POLYGATE_LISTENING (\d+)/.exec(out);
-      if (m) ok(Number(m[1]));
-    });
-    child.once('exit', (c) => fail(new Error(`exited ${c}`)));
-  });
-  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => child.kill('SIGKILL') };
-}
-
-const rssMb = (pid: number): number => {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-  } catch {
-    return NaN; // the process is gone (crashed)
-  }
-};
+const start = (file: string): Promise<Gw> => startPolygate(dir, file, {}, ['--max-old-space-size=4096']);
 
 /** Polls /healthz and RSS while `work` runs: the worst latency and the peak RSS. */
 async function watched<T>(gw: Gw, label: string, work: () => Promise<T>): Promise<T> {
@@ -89,22 +67,7 @@ async function watched<T>(gw: Gw, label: string, work: () => Promise<T>): Promis
   return r;
 }
 
-async function post(gw: Gw, path: string, body: string, key = KEY): Promise<{ status: number; text: string }> {
-  const res = await fetch(`${gw.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'anthropic-version': '2023-06-01' },
-    body,
-    signal: AbortSignal.timeout(600_000),
-  });
-  return { status: res.status, text: await res.text() };
-}
-
-const nestedArrays = (levels: number): unknown => {
-  let s: unknown = { type: 'integer' };
-  for (let i = 0; i < levels; i++) s = { type: 'array', items: s, minItems: 1000 };
-  return { type: 'object', properties: { a: s }, required: ['a'] };
-};
-const deepSchema = (levels: number): string => '{"type":"object","properties":{"a":'.repeat(levels) + '{"type":"string"}' + '}}'.repeat(levels);
+const post = (gw: Gw, path: string, body: string, key = KEY): Promise<{ status: number; text: string }> => postTo(gw.url, path, body, key);
 
 const gw = await start(config());
 console.log(`gateway ${dir} (pid ${gw.pid}); idle RSS ${rssMb(gw.pid).toFixed(0)} MB`);

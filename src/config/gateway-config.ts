@@ -63,6 +63,8 @@ export type GatewayConfig = {
     max_json_depth: number;
     /** A `previous_response_id` chain whose stored conversation would grow past this gets 400. */
     max_conversation_bytes: number;
+    /** Stored Responses of one workspace (their JSON bytes, src/store/store.ts putCounted) may hold at most this. */
+    max_workspace_stored_bytes: number;
   };
   upstream: { connect_timeout_ms: number; first_byte_timeout_ms: number; idle_timeout_ms: number; max_connections: number; retries: RetriesConfig; breaker: BreakerConfig };
   reload: { watch: boolean; debounce_ms: number };

@@ -111,6 +111,7 @@ function withDefaults(c: GatewayConfig): GatewayConfig {
       max_upload_bytes: c.limits?.max_upload_bytes ?? 25 * 1024 * 1024,
       max_json_depth: c.limits?.max_json_depth ?? 128,
       max_conversation_bytes: c.limits?.max_conversation_bytes ?? 8 * 1024 * 1024,
+      max_workspace_stored_bytes: c.limits?.max_workspace_stored_bytes ?? 1024 * 1024 * 1024,
     },
     upstream: {
       connect_timeout_ms: c.upstream?.connect_timeout_ms ?? 10_000,

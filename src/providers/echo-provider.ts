@@ -120,8 +120,27 @@ function sample(schema: unknown, param: string, what: string): unknown {
   }
 }
 
-/** Words streamed between two turns of the event loop. */
+/** Words a stream sends in one turn. */
 const yieldEvery = 256;
+
+/**
+ * Echo streams take turns, one stream per turn of the event loop. Each stream yielding with its own
+ * setImmediate was not enough: the immediates of every waiting stream run in the same check phase,
+ * so 250 concurrent streams held the loop for 250 turns' worth of words at once (700 ms measured
+ * by bench/attack-suite.ts, finding 5). One queue, drained one entry per loop turn, lets timers
+ * and I/O (other requests, /healthz) run between any two streams' turns.
+ */
+const waiting: Array<() => void> = [];
+function nextTurn(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    waiting.push(resolve);
+    if (waiting.length === 1) setImmediate(runTurn);
+  });
+}
+function runTurn(): void {
+  waiting.shift()?.();
+  if (waiting.length > 0) setImmediate(runTurn);
+}
 
 /**
  * Replays a result as a stream: text word by word, tool arguments in two pieces. Words are cut as
@@ -136,14 +155,18 @@ async function* streamOf(result: ChatResult, signal: AbortSignal): AsyncIterable
     if (p.type === 'text') {
       yield { type: 'text-start', index };
       const words = /\S+\s*|\s+/g;
+      // A socket that accepts every write never makes pipeStream wait, and a stream with no
+      // upstream I/O would then hold the event loop until its whole answer is written: every
+      // so many words, give other requests (and /healthz) their turn.
       let sent = 0;
       for (let m = words.exec(p.text); m !== null; m = words.exec(p.text)) {
         if (signal.aborted) return;
+        // Before the first word too: streams that start together (their requests' bodies ended in
+        // one poll of the loop) would otherwise each send their first 256 words in that same turn.
+        if (sent % yieldEvery === 0) await nextTurn();
+        if (signal.aborted) return;
         yield { type: 'text-delta', index, text: m[0] };
-        // A socket that accepts every write never makes pipeStream wait, and a stream with no
-        // upstream I/O would then hold the event loop until its whole answer is written: every
-        // so many words, give other requests (and /healthz) their turn.
-        if (++sent % yieldEvery === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        sent++;
       }
       yield { type: 'text-end', index };
     } else if (p.type === 'reasoning') {

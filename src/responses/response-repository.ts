@@ -1,6 +1,6 @@
 import type { Message } from '../ir/chat-request.ts';
 import { conversationChars } from '../limits/estimate-tokens.ts';
-import type { Store } from '../store/store.ts';
+import type { CountedDoc, Store } from '../store/store.ts';
 
 /**
  * What a stored Responses answer keeps (family D state): enough to return it (`response`) and to
@@ -43,12 +43,17 @@ export type StoredTurn = {
 /** A conversation read back from its turns. */
 export type Conversation = { messages: Message[]; producers: string[]; chainChars: number; length: number };
 
-/** A wire item (input or output) that a later `item_reference` may name. */
-export type StoredItem = { item: Record<string, unknown> };
+/**
+ * A wire item (input or output) that a later `item_reference` may name. `owner`: the response
+ * that stored it last (an output item sent back as input is stored again by the later response).
+ */
+export type StoredItem = { item: Record<string, unknown>; owner?: string };
 
 const RESPONSES = 'responses';
 const TURNS = 'responses.turns';
 const ITEMS = 'responses.items';
+/** A marker per response that a later turn continued: its turn must stay when it is deleted. */
+const CONTINUED = 'responses.continued';
 
 /** Typed access to stored responses, scoped by workspace on every read. */
 export class ResponseRepository {
@@ -61,18 +66,31 @@ export class ResponseRepository {
     return (await this.#store.get<StoredResponse>(RESPONSES, id, workspace))?.data;
   }
 
-  async save(workspace: string, r: StoredResponse, turn: StoredTurn): Promise<void> {
-    await this.#store.put(TURNS, { id: r.id, workspace, data: turn, dueAt: null });
-    await this.#store.put(RESPONSES, { id: r.id, workspace, data: r, dueAt: null });
+  /**
+   * Stores a response, its turn and its items in one counted write (src/store/store.ts): all of
+   * them, or none with StoreQuotaError when the workspace would pass `maxWorkspaceBytes`.
+   */
+  async save(workspace: string, r: StoredResponse, turn: StoredTurn, maxWorkspaceBytes = Infinity): Promise<void> {
+    const docs: CountedDoc[] = [
+      { ns: TURNS, doc: { id: r.id, workspace, data: turn, dueAt: null } },
+      { ns: RESPONSES, doc: { id: r.id, workspace, data: r, dueAt: null } },
+    ];
+    if (turn.previousId !== null) docs.push({ ns: CONTINUED, doc: { id: turn.previousId, workspace, data: 1, dueAt: null } });
     const items = [...r.inputItems, ...((r.response.output as Record<string, unknown>[] | undefined) ?? [])];
     for (const item of items) {
-      if (typeof item.id === 'string') await this.#store.put<StoredItem>(ITEMS, { id: item.id, workspace, data: { item }, dueAt: null });
+      if (typeof item.id === 'string') docs.push({ ns: ITEMS, doc: { id: item.id, workspace, data: { item, owner: r.id } satisfies StoredItem, dueAt: null } });
     }
+    await this.#store.putCounted(workspace, docs, maxWorkspaceBytes);
+  }
+
+  /** The bytes this workspace's stored responses hold (what `limits.max_workspace_stored_bytes` bounds). */
+  async storedBytes(workspace: string): Promise<number> {
+    return this.#store.storedBytes(workspace);
   }
 
   /**
    * The conversation through response `id`, walking its turns back to the chain's start. The walk
-   * reads at most the chain's turns, whose size and count the chain cap bounds.
+   * reads at most the chain's turns, whose size and count the chain cap bounds, one per loop turn.
    */
   async conversation(id: string, workspace: string, legacy: StoredResponse): Promise<Conversation> {
     const turns: StoredTurn[] = [];
@@ -87,6 +105,9 @@ export class ResponseRepository {
       }
       turns.push(turn);
       at = turn.previousId;
+      // The sqlite driver reads synchronously: without a turn of the event loop between reads, a
+      // chain of 40 turns of 0.9 MB was read and parsed in one go (700 ms, bench/attack-suite.ts 6').
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
     const messages = [...base.messages];
     const producers = [...base.producers];
@@ -102,8 +123,9 @@ export class ResponseRepository {
   }
 
   /**
-   * Deletes the response and the items only it introduced; false when absent in this workspace.
-   * Its turn stays: responses that continued it still read their conversation through it.
+   * Deletes the response, its output items and the input items it stored last; false when absent
+   * in this workspace. Its turn goes too unless a later response continued it: those still read
+   * their conversation through it (the turn then stays, and counts, until the store is cleared).
    */
   async delete(id: string, workspace: string): Promise<boolean> {
     const r = await this.get(id, workspace);
@@ -112,6 +134,12 @@ export class ResponseRepository {
     for (const item of (r.response.output as Record<string, unknown>[] | undefined) ?? []) {
       if (typeof item.id === 'string') await this.#store.delete(ITEMS, item.id);
     }
+    for (const item of r.inputItems) {
+      if (typeof item.id !== 'string') continue;
+      const stored = await this.#store.get<StoredItem>(ITEMS, item.id, workspace);
+      if (stored?.data.owner === id) await this.#store.delete(ITEMS, item.id);
+    }
+    if (!(await this.#store.get(CONTINUED, id, workspace))) await this.#store.delete(TURNS, id);
     return true;
   }
 }

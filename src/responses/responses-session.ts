@@ -10,6 +10,7 @@ import { normalizeInputItems, resolveItemReferences } from './input-items.ts';
 import { ResponseRepository, type StoredResponse, type StoredTurn } from './response-repository.ts';
 import { applyTruncation } from './truncate-conversation.ts';
 import { conversationChars } from '../limits/estimate-tokens.ts';
+import { StoreQuotaError } from '../store/store.ts';
 
 /** Extension keys the Responses decoder writes that polygate itself answers (never sent upstream). */
 const stateKeys = ['previous_response_id', 'item_references', 'item_reference_slots', 'store', 'truncation'];
@@ -41,12 +42,22 @@ export class ResponsesSession implements ChatSession {
   /** Size and length of the chain through this request's input (src/responses/response-repository.ts). */
   #chain = { chars: 0, length: 0 };
   readonly #maxChainChars: number;
+  readonly #maxWorkspaceBytes: number;
+  /** The warning channel of the route that serves (a header on a non-streamed answer, the metric always). */
+  #warn: ((field: string, message: string) => void) | undefined;
   #created: Record<string, unknown> | undefined;
   #final: Record<string, unknown> | undefined;
 
-  constructor(repo: ResponseRepository, workspace: string, contextWindow: (model: string) => number | undefined, maxChainChars = Infinity) {
+  constructor(
+    repo: ResponseRepository,
+    workspace: string,
+    contextWindow: (model: string) => number | undefined,
+    maxChainChars = Infinity,
+    maxWorkspaceBytes = Infinity,
+  ) {
     this.#repo = repo;
     this.#maxChainChars = maxChainChars;
+    this.#maxWorkspaceBytes = maxWorkspaceBytes;
     this.#workspace = workspace;
     this.#contextWindow = contextWindow;
   }
@@ -54,7 +65,7 @@ export class ResponsesSession implements ChatSession {
   static of(ctx: Context): ResponsesSession {
     const state = ctx.state as RequestState;
     const config = state.runtime.config;
-    return new ResponsesSession(repositoryOf(ctx), state.key.workspace, (m) => state.runtime.router.resolve(m)?.config.context_window, config.limits.max_conversation_bytes);
+    return new ResponsesSession(repositoryOf(ctx), state.key.workspace, (m) => state.runtime.router.resolve(m)?.config.context_window, config.limits.max_conversation_bytes, config.limits.max_workspace_stored_bytes);
   }
 
   async prepareBody(body: unknown): Promise<unknown> {
@@ -86,8 +97,27 @@ export class ResponsesSession implements ChatSession {
         { param: 'previous_response_id' },
       );
     }
+    if (this.#store) await this.#checkRoom();
     const truncation = request.extensions['truncation'] === 'auto' ? 'auto' : 'disabled';
     applyTruncation(request, this.#contextWindow(request.model), truncation);
+  }
+
+  /**
+   * Before any upstream call: a workspace whose stored responses, plus what this request would
+   * add of its own input (its turn, its record and its items each hold it once), would pass
+   * `limits.max_workspace_stored_bytes` gets 400 naming `store`. The answer's size is not known
+   * yet; a store that only the answer takes over the limit is refused after it (see #save).
+   */
+  async #checkRoom(): Promise<void> {
+    if (this.#maxWorkspaceBytes === Infinity) return;
+    const used = await this.#repo.storedBytes(this.#workspace);
+    const own = 3 * conversationChars(this.#own);
+    if (used + own <= this.#maxWorkspaceBytes) return;
+    throw new GatewayError(
+      'invalid-request',
+      `store: this workspace's stored responses hold ${used} bytes and this request would add about ${own} more, past the ${this.#maxWorkspaceBytes} bytes a workspace may store (limits.max_workspace_stored_bytes). Delete stored responses (DELETE /v1/responses/{id}) or send store: false.`,
+      { param: 'store' },
+    );
   }
 
   /**
@@ -95,6 +125,7 @@ export class ResponsesSession implements ChatSession {
    * replayed to it, and dropped with a warning for any other.
    */
   forRoute(request: ChatRequest, route: Route, warn: (field: string, message: string) => void): ChatRequest {
+    this.#warn = warn;
     const extensions = { ...request.extensions };
     for (const k of stateKeys) delete extensions[k];
     let dropped = 0;
@@ -152,7 +183,14 @@ export class ResponsesSession implements ChatSession {
       response,
       inputItems: this.#inputItems,
     };
-    await this.#repo.save(this.#workspace, record, turn);
+    try {
+      await this.#repo.save(this.#workspace, record, turn, this.#maxWorkspaceBytes);
+    } catch (e) {
+      if (!(e instanceof StoreQuotaError)) throw e;
+      // The answer was (or is being) sent: the client keeps it, it only cannot be continued or
+      // retrieved. A non-streamed answer carries the warning header; a stream's headers are gone.
+      this.#warn?.('store', `response '${response.id}' was not stored: this workspace's stored responses hold ${e.used} bytes and this response (${e.adding}) would pass the ${e.limit} bytes a workspace may store (limits.max_workspace_stored_bytes)`);
+    }
   }
 }
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { ClaimOptions, Claimed, Doc, Store } from './store.ts';
+import { countedBytes, StoreQuotaError, type ClaimOptions, type Claimed, type CountedDoc, type Doc, type Store } from './store.ts';
 
-type Row = { doc: Doc<unknown>; json: string; leaseToken: string | null; leaseUntil: number };
+/** `counted`: the bytes this row adds to its workspace's total (0 unless written by putCounted). */
+type Row = { doc: Doc<unknown>; json: string; leaseToken: string | null; leaseUntil: number; counted: number };
 
 /**
  * The `memory` driver: one process, nothing survives a restart. Documents are kept as JSON text
@@ -11,6 +12,8 @@ export class MemoryStore implements Store {
   readonly driver = 'memory';
   readonly #spaces = new Map<string, Map<string, Row>>();
   readonly #now: () => number;
+  /** Counted bytes per workspace: the sum of `counted` over the rows present. */
+  readonly #usage = new Map<string, number>();
 
   constructor(now: () => number = Date.now) {
     this.#now = now;
@@ -27,10 +30,24 @@ export class MemoryStore implements Store {
     if (!row) return undefined;
     const exp = row.doc.expiresAt;
     if (exp != null && exp <= this.#now()) {
-      this.#spaces.get(ns)?.delete(id);
+      this.#remove(ns, id);
       return undefined;
     }
     return row;
+  }
+
+  /** Every removal and overwrite goes through here, so the workspace totals stay exact. */
+  #remove(ns: string, id: string): void {
+    const row = this.#spaces.get(ns)?.get(id);
+    if (!row) return;
+    this.#spaces.get(ns)?.delete(id);
+    if (row.counted > 0) this.#usage.set(row.doc.workspace, (this.#usage.get(row.doc.workspace) ?? 0) - row.counted);
+  }
+
+  #set(ns: string, doc: Doc<unknown>, json: string, counted: number): void {
+    this.#remove(ns, doc.id);
+    this.#space(ns).set(doc.id, { doc: { ...doc, expiresAt: doc.expiresAt ?? null }, json, leaseToken: null, leaseUntil: 0, counted });
+    if (counted > 0) this.#usage.set(doc.workspace, (this.#usage.get(doc.workspace) ?? 0) + counted);
   }
 
   static #copy<T>(row: Row): Doc<T> {
@@ -45,19 +62,36 @@ export class MemoryStore implements Store {
 
   async create<T>(ns: string, doc: Doc<T>): Promise<boolean> {
     if (this.#live(ns, doc.id)) return false;
-    this.#space(ns).set(doc.id, { doc: { ...doc, expiresAt: doc.expiresAt ?? null }, json: JSON.stringify(doc.data), leaseToken: null, leaseUntil: 0 });
+    this.#set(ns, doc, JSON.stringify(doc.data), 0);
     return true;
   }
 
   async put<T>(ns: string, doc: Doc<T>, opts: { token?: string } = {}): Promise<boolean> {
     const row = this.#live(ns, doc.id);
     if (opts.token !== undefined && row?.leaseToken !== opts.token) return false;
-    this.#space(ns).set(doc.id, { doc: { ...doc, expiresAt: doc.expiresAt ?? null }, json: JSON.stringify(doc.data), leaseToken: null, leaseUntil: 0 });
+    this.#set(ns, doc, JSON.stringify(doc.data), 0);
     return true;
   }
 
   async delete(ns: string, id: string): Promise<void> {
-    this.#spaces.get(ns)?.delete(id);
+    this.#remove(ns, id);
+  }
+
+  async putCounted(workspace: string, docs: CountedDoc[], limit: number): Promise<void> {
+    const jsons = docs.map((d) => JSON.stringify(d.doc.data));
+    const adding = jsons.reduce((n, j) => n + countedBytes(j), 0);
+    const replaced = (): number => docs.reduce((n, d) => n + (this.#spaces.get(d.ns)?.get(d.doc.id)?.counted ?? 0), 0);
+    if ((this.#usage.get(workspace) ?? 0) - replaced() + adding > limit) {
+      // Only on the way to a refusal: expired documents of the workspace are taken off first.
+      for (const [ns, space] of this.#spaces) for (const [id, row] of space) if (row.doc.workspace === workspace && row.counted > 0) this.#live(ns, id);
+      const used = this.#usage.get(workspace) ?? 0;
+      if (used - replaced() + adding > limit) throw new StoreQuotaError(workspace, used, adding, limit);
+    }
+    docs.forEach((d, i) => this.#set(d.ns, { ...d.doc, workspace }, jsons[i], countedBytes(jsons[i])));
+  }
+
+  async storedBytes(workspace: string): Promise<number> {
+    return this.#usage.get(workspace) ?? 0;
   }
 
   async claimDue<T>(ns: string, opts: ClaimOptions): Promise<Claimed<T>[]> {
@@ -75,5 +109,6 @@ export class MemoryStore implements Store {
 
   async close(): Promise<void> {
     this.#spaces.clear();
+    this.#usage.clear();
   }
 }

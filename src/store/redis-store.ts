@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
-import type { ClaimOptions, Claimed, Doc, Store } from './store.ts';
+import { countedBytes, StoreQuotaError, type ClaimOptions, type Claimed, type CountedDoc, type Doc, type Store } from './store.ts';
 
 // Layout (prefix `polygate:`):
 //   doc:<ns>:<id>    the document as JSON {workspace, data, dueAt, expiresAt}; expiresAt is its TTL
@@ -9,25 +9,98 @@ import type { ClaimOptions, Claimed, Doc, Store } from './store.ts';
 //   due:<ns>         sorted set of ids by the time they may next be claimed: dueAt, and while a
 //                    lease runs, the lease's end (so leased documents leave the due range, and a
 //                    crashed holder's document comes back into it when the lease runs out)
+//   counted:<ns>     hash id -> "<bytes> <workspace>" for documents written by putCounted
+//   usage:<ws>       the workspace's counted bytes (INCRBY / DECRBY)
+//   expiring:<ws>    sorted set "<ns>\n<id>" by expiresAt, of counted documents that expire: a TTL
+//                    removes the document without telling anyone, so a counted write first takes
+//                    the workspace's expired members off its total
 // Every step that reads and writes is one Lua script, atomic against other instances. The
 // scripts name document keys they build from ids, which a single Redis (or a replica set) allows;
 // Redis Cluster is not supported.
 
-const createScript = `
+/** Takes a counted document's bytes off its workspace (ARGV prefix, ns, id); shared by the scripts below. */
+const uncount = `
+local function uncount(prefix, ns, id)
+  local v = redis.call('HGET', prefix .. 'counted:' .. ns, id)
+  if not v then return end
+  local sp = string.find(v, ' ', 1, true)
+  local ws = string.sub(v, sp + 1)
+  redis.call('DECRBY', prefix .. 'usage:' .. ws, tonumber(string.sub(v, 1, sp - 1)))
+  redis.call('HDEL', prefix .. 'counted:' .. ns, id)
+  redis.call('ZREM', prefix .. 'expiring:' .. ws, ns .. '\\n' .. id)
+end
+`;
+
+// ARGV[5..7]: prefix, ns, id (for uncount).
+const createScript = `${uncount}
 local ok
 if ARGV[3] ~= '' then ok = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PXAT', ARGV[3]) else ok = redis.call('SET', KEYS[1], ARGV[1], 'NX') end
 if not ok then return 0 end
+uncount(ARGV[5], ARGV[6], ARGV[7])
 redis.call('DEL', KEYS[3])
 if ARGV[2] ~= '' then redis.call('ZADD', KEYS[2], ARGV[2], ARGV[4]) end
 return 1
 `;
 
-const putScript = `
+// ARGV[6..7]: prefix, ns (for uncount; the id is ARGV[4]).
+const putScript = `${uncount}
 if ARGV[5] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[5] then return 0 end
+uncount(ARGV[6], ARGV[7], ARGV[4])
 if ARGV[3] ~= '' then redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[3]) else redis.call('SET', KEYS[1], ARGV[1]) end
 if ARGV[2] ~= '' then redis.call('ZADD', KEYS[2], ARGV[2], ARGV[4]) else redis.call('ZREM', KEYS[2], ARGV[4]) end
 redis.call('DEL', KEYS[3])
 return 1
+`;
+
+const deleteScript = `${uncount}
+uncount(ARGV[1], ARGV[2], ARGV[3])
+redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('ZREM', KEYS[3], ARGV[3])
+return 1
+`;
+
+/**
+ * A counted write, all or nothing. KEYS: usage:<ws>, expiring:<ws>. ARGV: prefix, workspace, now,
+ * limit, then per document ns, id, json, dueAt, expiresAt, bytes. Answers {1} when written, or
+ * {0, used} when the workspace would pass its limit.
+ */
+const putCountedScript = `${uncount}
+local prefix, ws, now, limit = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local function replaced()
+  local n = 0
+  for i = 5, #ARGV, 6 do
+    local v = redis.call('HGET', prefix .. 'counted:' .. ARGV[i], ARGV[i + 1])
+    if v then n = n + tonumber(string.sub(v, 1, string.find(v, ' ', 1, true) - 1)) end
+  end
+  return n
+end
+local adding = 0
+for i = 5, #ARGV, 6 do adding = adding + tonumber(ARGV[i + 5]) end
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+if used - replaced() + adding > limit then
+  -- Expired members first (a bounded batch per call), then the check again.
+  for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 1000)) do
+    local nl = string.find(m, '\\n', 1, true)
+    local ns, id = string.sub(m, 1, nl - 1), string.sub(m, nl + 1)
+    uncount(prefix, ns, id)
+    redis.call('DEL', prefix .. 'doc:' .. ns .. ':' .. id, prefix .. 'lease:' .. ns .. ':' .. id)
+    redis.call('ZREM', prefix .. 'due:' .. ns, id)
+  end
+  used = tonumber(redis.call('GET', KEYS[1]) or '0')
+  if used - replaced() + adding > limit then return {0, used} end
+end
+for i = 5, #ARGV, 6 do
+  local ns, id, json, due, exp, bytes = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
+  uncount(prefix, ns, id)
+  local key = prefix .. 'doc:' .. ns .. ':' .. id
+  if exp ~= '' then redis.call('SET', key, json, 'PXAT', exp) else redis.call('SET', key, json) end
+  if due ~= '' then redis.call('ZADD', prefix .. 'due:' .. ns, due, id) else redis.call('ZREM', prefix .. 'due:' .. ns, id) end
+  redis.call('DEL', prefix .. 'lease:' .. ns .. ':' .. id)
+  redis.call('HSET', prefix .. 'counted:' .. ns, id, bytes .. ' ' .. ws)
+  if exp ~= '' then redis.call('ZADD', KEYS[2], exp, ns .. '\\n' .. id) end
+  redis.call('INCRBY', KEYS[1], bytes)
+end
+return {1}
 `;
 
 /** Leases due documents: bumps each one's score to the lease's end and records the token. */
@@ -53,8 +126,10 @@ return out
 `;
 
 type Scripted = Redis & {
-  pgCreate(doc: string, due: string, lease: string, json: string, dueAt: string, expiresAt: string, id: string): Promise<number>;
-  pgPut(doc: string, due: string, lease: string, json: string, dueAt: string, expiresAt: string, id: string, token: string): Promise<number>;
+  pgCreate(doc: string, due: string, lease: string, json: string, dueAt: string, expiresAt: string, id: string, prefix: string, ns: string, id2: string): Promise<number>;
+  pgPut(doc: string, due: string, lease: string, json: string, dueAt: string, expiresAt: string, id: string, token: string, prefix: string, ns: string): Promise<number>;
+  pgDelete(doc: string, lease: string, due: string, prefix: string, ns: string, id: string): Promise<number>;
+  pgPutCounted(usage: string, expiring: string, ...args: string[]): Promise<[number, number?]>;
   pgClaim(due: string, now: number, limit: number, leaseMs: number, token: string, docPrefix: string, leasePrefix: string): Promise<string[]>;
 };
 
@@ -84,6 +159,8 @@ export class RedisStore implements Store {
     this.client.defineCommand('pgCreate', { numberOfKeys: 3, lua: createScript });
     this.client.defineCommand('pgPut', { numberOfKeys: 3, lua: putScript });
     this.client.defineCommand('pgClaim', { numberOfKeys: 1, lua: claimScript });
+    this.client.defineCommand('pgDelete', { numberOfKeys: 3, lua: deleteScript });
+    this.client.defineCommand('pgPutCounted', { numberOfKeys: 2, lua: putCountedScript });
     this.#r = this.client as Scripted;
     this.prefix = prefix;
   }
@@ -118,7 +195,7 @@ export class RedisStore implements Store {
   }
 
   async create<T>(ns: string, doc: Doc<T>): Promise<boolean> {
-    const r = await this.#r.pgCreate(this.#doc(ns, doc.id), this.#due(ns), this.#lease(ns, doc.id), RedisStore.#json(doc), num(doc.dueAt), num(doc.expiresAt), doc.id);
+    const r = await this.#r.pgCreate(this.#doc(ns, doc.id), this.#due(ns), this.#lease(ns, doc.id), RedisStore.#json(doc), num(doc.dueAt), num(doc.expiresAt), doc.id, this.prefix, ns, doc.id);
     return r === 1;
   }
 
@@ -132,12 +209,32 @@ export class RedisStore implements Store {
       num(doc.expiresAt),
       doc.id,
       opts.token ?? '',
+      this.prefix,
+      ns,
     );
     return r === 1;
   }
 
   async delete(ns: string, id: string): Promise<void> {
-    await this.client.multi().del(this.#doc(ns, id), this.#lease(ns, id)).zrem(this.#due(ns), id).exec();
+    await this.#r.pgDelete(this.#doc(ns, id), this.#lease(ns, id), this.#due(ns), this.prefix, ns, id);
+  }
+
+  async putCounted(workspace: string, docs: CountedDoc[], limit: number): Promise<void> {
+    const args: string[] = [this.prefix, workspace, String(Date.now()), String(limit)];
+    let adding = 0;
+    for (const { ns, doc } of docs) {
+      const json = RedisStore.#json({ ...doc, workspace });
+      // The document's data, as in the other drivers, not the envelope Redis keeps around it.
+      const bytes = countedBytes(JSON.stringify(doc.data));
+      adding += bytes;
+      args.push(ns, doc.id, json, num(doc.dueAt), num(doc.expiresAt), String(bytes));
+    }
+    const [ok, used] = await this.#r.pgPutCounted(`${this.prefix}usage:${workspace}`, `${this.prefix}expiring:${workspace}`, ...args);
+    if (ok !== 1) throw new StoreQuotaError(workspace, Number(used), adding, limit);
+  }
+
+  async storedBytes(workspace: string): Promise<number> {
+    return Number((await this.client.get(`${this.prefix}usage:${workspace}`)) ?? 0);
   }
 
   async claimDue<T>(ns: string, opts: ClaimOptions): Promise<Claimed<T>[]> {

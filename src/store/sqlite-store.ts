@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import type { ClaimOptions, Claimed, Doc, Store } from './store.ts';
+import { countedBytes, StoreQuotaError, type ClaimOptions, type Claimed, type CountedDoc, type Doc, type Store } from './store.ts';
 
 /**
  * Schema versions, applied in order at open inside one transaction each and recorded in
@@ -23,6 +23,24 @@ const migrations: string[] = [
    );
    CREATE INDEX docs_due ON docs (ns, due_at) WHERE due_at IS NOT NULL;
    CREATE INDEX docs_expires ON docs (expires_at) WHERE expires_at IS NOT NULL;`,
+  // Counted bytes per workspace (Store.putCounted). Triggers keep the counter row in the same
+  // transaction as every statement that inserts, rewrites or removes a counted row (a delete, an
+  // overwrite, the expiry purge), so no code path can forget it.
+  `ALTER TABLE docs ADD COLUMN counted INTEGER NOT NULL DEFAULT 0;
+   CREATE TABLE workspace_usage (workspace TEXT PRIMARY KEY, bytes INTEGER NOT NULL) WITHOUT ROWID;
+   CREATE TRIGGER docs_counted_insert AFTER INSERT ON docs WHEN new.counted > 0 BEGIN
+     INSERT INTO workspace_usage (workspace, bytes) VALUES (new.workspace, new.counted)
+       ON CONFLICT (workspace) DO UPDATE SET bytes = bytes + excluded.bytes;
+   END;
+   CREATE TRIGGER docs_counted_delete AFTER DELETE ON docs WHEN old.counted > 0 BEGIN
+     UPDATE workspace_usage SET bytes = bytes - old.counted WHERE workspace = old.workspace;
+   END;
+   CREATE TRIGGER docs_counted_update AFTER UPDATE OF counted, workspace ON docs WHEN old.counted > 0 OR new.counted > 0 BEGIN
+     UPDATE workspace_usage SET bytes = bytes - old.counted WHERE workspace = old.workspace;
+     INSERT INTO workspace_usage (workspace, bytes) VALUES (new.workspace, new.counted)
+       ON CONFLICT (workspace) DO UPDATE SET bytes = bytes + excluded.bytes;
+   END;
+   CREATE INDEX docs_counted_expires ON docs (workspace, expires_at) WHERE counted > 0 AND expires_at IS NOT NULL;`,
 ];
 
 type DocRow = { id: string; workspace: string; data: string; due_at: number | null; expires_at: number | null };
@@ -39,7 +57,10 @@ type DocRow = { id: string; workspace: string; data: string; due_at: number | nu
 export class SqliteStore implements Store {
   readonly driver = 'sqlite';
   readonly #db: DatabaseSync;
-  readonly #q: Record<'get' | 'create' | 'upsert' | 'putLeased' | 'delete' | 'dropExpired' | 'claim' | 'purge', StatementSync>;
+  readonly #q: Record<
+    'get' | 'create' | 'upsert' | 'putLeased' | 'delete' | 'dropExpired' | 'claim' | 'purge' | 'usage' | 'countedOf' | 'putCounted' | 'dropExpiredCounted',
+    StatementSync
+  >;
   #lastPurge = 0;
 
   constructor(path: string) {
@@ -57,10 +78,10 @@ export class SqliteStore implements Store {
       upsert: this.#db.prepare(
         `INSERT INTO docs (ns, id, workspace, data, due_at, expires_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (ns, id) DO UPDATE SET workspace = excluded.workspace, data = excluded.data, due_at = excluded.due_at,
-           expires_at = excluded.expires_at, updated_at = excluded.updated_at, lease_token = NULL, lease_until = NULL`,
+           expires_at = excluded.expires_at, updated_at = excluded.updated_at, lease_token = NULL, lease_until = NULL, counted = 0`,
       ),
       putLeased: this.#db.prepare(
-        `UPDATE docs SET workspace = ?, data = ?, due_at = ?, expires_at = ?, updated_at = ?, lease_token = NULL, lease_until = NULL
+        `UPDATE docs SET workspace = ?, data = ?, due_at = ?, expires_at = ?, updated_at = ?, lease_token = NULL, lease_until = NULL, counted = 0
          WHERE ns = ? AND id = ? AND lease_token = ?`,
       ),
       delete: this.#db.prepare('DELETE FROM docs WHERE ns = ? AND id = ?'),
@@ -75,6 +96,14 @@ export class SqliteStore implements Store {
          RETURNING ${cols}`,
       ),
       purge: this.#db.prepare('DELETE FROM docs WHERE expires_at IS NOT NULL AND expires_at <= ?'),
+      usage: this.#db.prepare('SELECT bytes FROM workspace_usage WHERE workspace = ?'),
+      countedOf: this.#db.prepare('SELECT counted FROM docs WHERE ns = ? AND id = ?'),
+      putCounted: this.#db.prepare(
+        `INSERT INTO docs (ns, id, workspace, data, due_at, expires_at, updated_at, counted) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (ns, id) DO UPDATE SET workspace = excluded.workspace, data = excluded.data, due_at = excluded.due_at,
+           expires_at = excluded.expires_at, updated_at = excluded.updated_at, lease_token = NULL, lease_until = NULL, counted = excluded.counted`,
+      ),
+      dropExpiredCounted: this.#db.prepare('DELETE FROM docs WHERE workspace = ? AND counted > 0 AND expires_at IS NOT NULL AND expires_at <= ?'),
     };
   }
 
@@ -123,6 +152,40 @@ export class SqliteStore implements Store {
 
   async delete(ns: string, id: string): Promise<void> {
     this.#q.delete.run(ns, id);
+  }
+
+  async putCounted(workspace: string, docs: CountedDoc[], limit: number): Promise<void> {
+    const jsons = docs.map((d) => JSON.stringify(d.doc.data));
+    const sizes = jsons.map(countedBytes);
+    const adding = sizes.reduce((a, b) => a + b, 0);
+    const now = Date.now();
+    // One transaction: the check, the rows and (by trigger) the counter move together.
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      const replaced = (): number => docs.reduce((n, d) => n + ((this.#q.countedOf.get(d.ns, d.doc.id) as { counted: number } | undefined)?.counted ?? 0), 0);
+      let used = this.#used(workspace);
+      if (used - replaced() + adding > limit) {
+        this.#q.dropExpiredCounted.run(workspace, now);
+        used = this.#used(workspace);
+        if (used - replaced() + adding > limit) {
+          this.#db.exec('COMMIT');
+          throw new StoreQuotaError(workspace, used, adding, limit);
+        }
+      }
+      docs.forEach((d, i) => this.#q.putCounted.run(d.ns, d.doc.id, workspace, jsons[i], d.doc.dueAt, d.doc.expiresAt ?? null, now, sizes[i]));
+      this.#db.exec('COMMIT');
+    } catch (e) {
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+      throw e;
+    }
+  }
+
+  #used(workspace: string): number {
+    return (this.#q.usage.get(workspace) as { bytes: number } | undefined)?.bytes ?? 0;
+  }
+
+  async storedBytes(workspace: string): Promise<number> {
+    return this.#used(workspace);
   }
 
   async claimDue<T>(ns: string, opts: ClaimOptions): Promise<Claimed<T>[]> {

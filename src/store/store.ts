@@ -22,6 +22,11 @@
 //   A worker that dies simply lets its lease expire and the work is picked up again: delivery is
 //   at least once, and idempotent steps (same delivery id, same upstream task) make that safe.
 // - `expiresAt` lets records age out (stored responses) without a separate sweeper per feature.
+// - Counted writes (`putCounted`) add the documents' bytes to their workspace's total, kept exactly
+//   by the driver in the same atomic step as the write (memory: a map; sqlite: a counter row in the
+//   same transaction; Redis: INCRBY in the same script). Whatever removes a counted document
+//   (delete, an overwrite, expiry) takes its bytes off again. That total is what
+//   `limits.max_workspace_stored_bytes` bounds (docs/resilience.md "Bounded work per request").
 
 /** One stored record. `data` is JSON-serialisable. */
 export type Doc<T> = {
@@ -46,6 +51,30 @@ export type ClaimOptions = {
   leaseMs: number;
 };
 
+/** One document of a counted write. */
+export type CountedDoc = { ns: string; doc: Doc<unknown> };
+
+/**
+ * A counted write that would take its workspace past the limit. Nothing was written. `used` is
+ * what the workspace held before (expired documents already taken off), `adding` the write's size.
+ */
+export class StoreQuotaError extends Error {
+  readonly workspace: string;
+  readonly used: number;
+  readonly adding: number;
+  readonly limit: number;
+  constructor(workspace: string, used: number, adding: number, limit: number) {
+    super(`workspace '${workspace}' stores ${used} bytes; ${adding} more would pass its limit of ${limit}`);
+    this.workspace = workspace;
+    this.used = used;
+    this.adding = adding;
+    this.limit = limit;
+  }
+}
+
+/** What a counted document weighs: the UTF-8 bytes of its data as JSON, the same in every driver. */
+export const countedBytes = (json: string): number => Buffer.byteLength(json);
+
 export type StoreDriver = 'memory' | 'sqlite' | 'redis';
 
 export interface Store {
@@ -60,6 +89,15 @@ export interface Store {
    */
   put<T>(ns: string, doc: Doc<T>, opts?: { token?: string }): Promise<boolean>;
   delete(ns: string, id: string): Promise<void>;
+  /**
+   * Writes all `docs` (each in `workspace`) as one step, counting their bytes against the
+   * workspace, or none of them: throws StoreQuotaError when the workspace's counted bytes, less
+   * what these documents replace, plus theirs, would exceed `limit`. Expired documents of the
+   * workspace are taken off before the check, so they never cause a refusal.
+   */
+  putCounted(workspace: string, docs: CountedDoc[], limit: number): Promise<void>;
+  /** The workspace's counted bytes now (documents written with putCounted and still stored). */
+  storedBytes(workspace: string): Promise<number>;
   /** Leases up to `limit` documents whose `dueAt` has come and that no live lease holds, oldest due first. */
   claimDue<T>(ns: string, opts: ClaimOptions): Promise<Claimed<T>[]>;
   close(): Promise<void>;

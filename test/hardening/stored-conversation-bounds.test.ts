@@ -10,7 +10,7 @@ import { ResponseRepository } from '../../src/responses/response-repository.ts';
 import { ResponsesSession } from '../../src/responses/responses-session.ts';
 import type { Route } from '../../src/routing/model-router.ts';
 import { MemoryStore } from '../../src/store/memory-store.ts';
-import type { Doc } from '../../src/store/store.ts';
+import type { CountedDoc, Doc } from '../../src/store/store.ts';
 import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
 /** A store that counts the bytes written through it. */
@@ -19,6 +19,10 @@ class CountingStore extends MemoryStore {
   override async put<T>(ns: string, doc: Doc<T>, opts?: { token?: string }): Promise<boolean> {
     this.written += JSON.stringify(doc.data).length;
     return super.put(ns, doc, opts);
+  }
+  override async putCounted(workspace: string, docs: CountedDoc[], limit: number): Promise<void> {
+    for (const d of docs) this.written += JSON.stringify(d.doc.data).length;
+    return super.putCounted(workspace, docs, limit);
   }
 }
 

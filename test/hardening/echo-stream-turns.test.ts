@@ -1,0 +1,44 @@
+// Finding 5, event-loop half (bench/attack-suite.ts): 250 concurrent echo streams whose sockets
+// took every write held the event loop for 700 ms at a time. Each stream yielded every 256 words
+// with its own setImmediate, but the immediates of all waiting streams run in one check phase, so
+// one turn of the loop carried every stream's 256 words. Now echo streams queue for turns, one
+// per loop turn. Asserted by counting words between two turns of a ticker that re-queues itself
+// with setImmediate (what any other request's I/O waits behind): no timing.
+import t from 'tap';
+import type { ChatRequest } from '../../src/ir/chat-request.ts';
+import { EchoProvider } from '../../src/providers/echo-provider.ts';
+
+const request = {
+  model: 'echo',
+  system: [],
+  messages: [{ role: 'user', parts: [{ type: 'text', text: 'word '.repeat(5_000) }] }],
+  tools: [],
+  stream: true,
+  extensions: {},
+} as unknown as ChatRequest;
+
+t.test('50 concurrent echo streams: one stream turn (256 words) between two turns of the loop', async (t) => {
+  const provider = new EchoProvider('echo');
+  const opts = { signal: new AbortController().signal, warn: () => {} };
+  let words = 0;
+  const streams = await Promise.all(Array.from({ length: 50 }, () => provider.openStream(request, 'echo-1', opts)));
+  let running = true;
+  const atTick: number[] = [];
+  const tick = (): void => {
+    atTick.push(words);
+    if (running) setImmediate(tick);
+  };
+  setImmediate(tick);
+  // Readers that take every event at once, like a socket that accepts every write.
+  await Promise.all(
+    streams.map(async (s) => {
+      for await (const e of s) if (e.type === 'text-delta') words++;
+    }),
+  );
+  running = false;
+  t.equal(words, 50 * 5_000, 'every word was streamed');
+  // From the start: streams that begin together queue for their first words too.
+  const between = atTick.slice(1).map((w, i) => w - atTick[i]);
+  const most = Math.max(...between);
+  t.ok(most <= 2 * 256, `at most ${most} words between two loop turns (50 streams would make it ${50 * 256})`);
+});
