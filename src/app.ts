@@ -132,9 +132,23 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
     if (!ops) inFlight.inc({ family: familyLabel });
     // Answered before the body arrived: the rest may not keep the socket (src/http/receive-deadline.ts).
     ctx.res.once('finish', () => closeUnfinished(ctx.req));
+    // The log line, metrics and ledger record describe the request once its response has closed
+    // AND its handler has settled: a relay (or a stream) ends its response before the handler has
+    // recorded the upstream's usage and outcome, which the line must carry.
+    let closedAt: number | undefined;
+    let settled = false;
+    let recorded = false;
     ctx.res.once('close', () => {
       cancelDeadline();
       if (!ops) inFlight.dec({ family: familyLabel });
+      closedAt = performance.now();
+      if (settled) record();
+      // A handler that has not settled soon after its client left still gets its line.
+      else setTimeout(record, 10_000).unref();
+    });
+    const record = (): void => {
+      if (recorded || closedAt === undefined) return;
+      recorded = true;
       const status = state.status ?? ctx.status;
       const path = {
         family: familyLabel,
@@ -144,7 +158,7 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
         mode: state.path?.mode ?? 'none',
       };
       const labels = { ...path, outcome: state.outcome ?? (status < 400 ? 'ok' : `http_${status}`) };
-      const seconds = (performance.now() - started) / 1000;
+      const seconds = (closedAt - started) / 1000;
       if (!ops) {
         requestsTotal.inc(labels);
         requestDuration.observe(labels, seconds);
@@ -189,7 +203,7 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
         // Message content only when the operator asks for it (log.content, for debugging).
         request_body: withBody ? ctx.request.body : undefined,
       });
-    });
+    };
     try {
       await next();
       unmatched(ctx);
@@ -203,6 +217,9 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
       ctx.body = enc.body;
       if (enc.headers) ctx.set(enc.headers);
       state.outcome = state.outcome ?? err.kind;
+    } finally {
+      settled = true;
+      record();
     }
   };
 }
