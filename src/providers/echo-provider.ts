@@ -6,7 +6,6 @@ import type { StreamEvent } from '../ir/stream-event.ts';
 import type { CallOptions, ChatProvider } from './chat-provider.ts';
 import { conversationChars } from '../limits/estimate-tokens.ts';
 import { SampleTooLarge, sampleFromSchema } from './sample-from-schema.ts';
-import { forcedBuiltinTool } from '../../adapters/shared/forced-builtin-tool.ts';
 
 /**
  * Built-in `echo`: answers with the last user text, streams it word by word, and calls a tool
@@ -21,28 +20,15 @@ export class EchoProvider implements ChatProvider {
     this.name = name;
   }
 
-  async complete(request: ChatRequest, upstreamModel: string, opts: CallOptions): Promise<ChatResult> {
-    dropBuiltinTools(request, this.name, opts.warn);
+  // Built-in tools never reach echo: the pipeline drops (or refuses) every hosted tool an
+  // upstream lacks before the call, and echo runs none (src/pipeline/hosted-tool-policy.ts).
+  async complete(request: ChatRequest, upstreamModel: string, _opts: CallOptions): Promise<ChatResult> {
     return answer(request, upstreamModel);
   }
 
   async openStream(request: ChatRequest, upstreamModel: string, opts: CallOptions): Promise<AsyncIterable<StreamEvent>> {
-    dropBuiltinTools(request, this.name, opts.warn);
     return streamOf(answer(request, upstreamModel), opts.signal);
   }
-}
-
-/**
- * Echo runs no web search, code or computer. An offered tool is not used by itself, so it is
- * dropped with a warning (docs/open-world.md); forcing one would promise an answer echo cannot
- * give: that stays a 400.
- */
-function dropBuiltinTools(request: ChatRequest, provider: string, warn: CallOptions['warn']): void {
-  const forced = forcedBuiltinTool(request.tools, request.toolChoice);
-  if (forced) throw invalid('tool_choice', `tool_choice: the built-in tool '${forced.name ?? forced.kind}' is not supported by provider '${provider}' (echo)`);
-  request.tools.forEach((t, i) => {
-    if (t.type === 'builtin') warn(`tools[${i}]`, `the built-in tool '${t.name ?? t.kind}' is not supported by provider '${provider}' (echo); dropped`);
-  });
 }
 
 function lastUserText(request: ChatRequest): string {
