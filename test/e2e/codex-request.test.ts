@@ -9,36 +9,20 @@
 import t from 'tap';
 import OpenAI from 'openai';
 import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
-import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
-import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
-import { startOpenAIResponsesUpstream } from '../emulators/openai-responses-upstream.ts';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
+import { TEST_KEY } from '../helpers/start-gateway.ts';
 
 type Json = Record<string, any>;
 
-const anth = await startAnthropicUpstream();
-const chat = await startOpenAIChatUpstream();
-const resp = await startOpenAIResponsesUpstream();
-const gw = await startGateway(
-  testConfig({
-    providers: {
-      anth: { type: 'anthropic', base_url: anth.url, api_key: 'sk-upstream-anthropic' },
-      chat: { type: 'openai', base_url: chat.url, api_key: 'sk-upstream-chat', api: 'chat_completions' },
-      resp: { type: 'openai', base_url: resp.url, api_key: 'sk-upstream-responses', api: 'responses' },
-    },
-    models: {
-      'codex-anthropic': { routes: [{ provider: 'anth', model: 'claude-upstream-1' }] },
-      'codex-chat': { routes: [{ provider: 'chat', model: 'gpt-upstream-1' }] },
-      'codex-responses': { routes: [{ provider: 'resp', model: 'gpt-upstream-2' }] },
-    },
-  }),
-);
-t.teardown(async () => {
-  await gw.stop();
-  await anth.close();
-  await chat.close();
-  await resp.close();
+const { gw, up } = await gatewayWithEmulators(t, {
+  upstreams: { anth: 'anthropic', chat: 'chat', resp: 'responses' },
+  models: {
+    'codex-anthropic': { routes: [{ provider: 'anth', model: 'claude-upstream-1' }] },
+    'codex-chat': { routes: [{ provider: 'chat', model: 'gpt-upstream-1' }] },
+    'codex-responses': { routes: [{ provider: 'resp', model: 'gpt-upstream-2' }] },
+  },
 });
+const { anth, chat, resp } = up;
 const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 
 const instructions = 'You are Codex, a coding agent based on GPT-5. You and the user share the same workspace.';

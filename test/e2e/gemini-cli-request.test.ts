@@ -7,31 +7,19 @@
 // translated ones name what they dropped in x-polygate-warnings.
 import t from 'tap';
 import { GoogleGenAI, ThinkingLevel, type Content, type FunctionDeclaration, type GenerateContentResponse } from '@google/genai';
-import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
-import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
+import { TEST_KEY } from '../helpers/start-gateway.ts';
 
 type Json = Record<string, any>;
 
-const anth = await startAnthropicUpstream();
-const chat = await startOpenAIChatUpstream();
-const gw = await startGateway(
-  testConfig({
-    providers: {
-      anth: { type: 'anthropic', base_url: anth.url, api_key: 'sk-upstream-anthropic' },
-      chat: { type: 'openai', base_url: chat.url, api_key: 'sk-upstream-chat', api: 'chat_completions' },
-    },
-    models: {
-      'cli-anthropic': { routes: [{ provider: 'anth', model: 'claude-upstream-1' }] },
-      'cli-chat': { routes: [{ provider: 'chat', model: 'gpt-upstream-1' }] },
-    },
-  }),
-);
-t.teardown(async () => {
-  await gw.stop();
-  await anth.close();
-  await chat.close();
+const { gw, up } = await gatewayWithEmulators(t, {
+  upstreams: { anth: 'anthropic', chat: 'chat' },
+  models: {
+    'cli-anthropic': { routes: [{ provider: 'anth', model: 'claude-upstream-1' }] },
+    'cli-chat': { routes: [{ provider: 'chat', model: 'gpt-upstream-1' }] },
+  },
 });
+const { anth, chat } = up;
 
 /** Captures the response headers the SDK does not expose on a stream. */
 const seenHeaders: Headers[] = [];

@@ -5,36 +5,20 @@
 import t from 'tap';
 import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
-import { startGeminiUpstream } from '../emulators/gemini-upstream.ts';
-import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
-import { startOpenAIResponsesUpstream } from '../emulators/openai-responses-upstream.ts';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
+import { TEST_KEY } from '../helpers/start-gateway.ts';
 
 type Json = Record<string, any>;
 
-const chat = await startOpenAIChatUpstream();
-const responses = await startOpenAIResponsesUpstream();
-const gemini = await startGeminiUpstream();
-const gw = await startGateway(
-  testConfig({
-    providers: {
-      chat: { type: 'openai', base_url: chat.url, api_key: 'sk-up-chat', api: 'chat_completions' },
-      resp: { type: 'openai', base_url: responses.url, api_key: 'sk-up-resp', api: 'responses' },
-      gem: { type: 'gemini', base_url: gemini.url, api_key: 'up-gemini' },
-    },
-    models: {
-      'chat-relay': { routes: [{ provider: 'chat', model: 'gpt-up' }] },
-      'resp-relay': { routes: [{ provider: 'resp', model: 'gpt-up-r' }] },
-      'gem-relay': { routes: [{ provider: 'gem', model: 'gemini-up' }] },
-    },
-  }),
-);
-t.teardown(async () => {
-  await gw.stop();
-  await chat.close();
-  await responses.close();
-  await gemini.close();
+const { gw, up } = await gatewayWithEmulators(t, {
+  upstreams: { chat: 'chat', resp: 'responses', gem: 'gemini' },
+  models: {
+    'chat-relay': { routes: [{ provider: 'chat', model: 'gpt-up' }] },
+    'resp-relay': { routes: [{ provider: 'resp', model: 'gpt-up-r' }] },
+    'gem-relay': { routes: [{ provider: 'gem', model: 'gemini-up' }] },
+  },
 });
+const { chat, resp: responses, gem: gemini } = up;
 const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 
 t.test('chat: a newer field and content part type reach the upstream untouched', async (t) => {

@@ -3,12 +3,9 @@
 // `role: text`, so a test can assert that a mid-conversation instruction stayed in place (or was
 // folded there) on every upstream (README "role: system message inside messages").
 import type { Test } from 'tap';
-import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
 import type { Emulator } from '../emulators/emulator-types.ts';
-import { startGeminiUpstream } from '../emulators/gemini-upstream.ts';
-import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
-import { startOpenAIResponsesUpstream } from '../emulators/openai-responses-upstream.ts';
-import { startGateway, testConfig, type Gateway } from '../helpers/start-gateway.ts';
+import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
+import type { Gateway } from '../helpers/start-gateway.ts';
 
 type Json = Record<string, any>;
 export type Upstream = 'anthropic' | 'chat' | 'responses' | 'gemini';
@@ -18,24 +15,11 @@ export const upstreams: readonly Upstream[] = ['anthropic', 'chat', 'responses',
 export const modelFor = (u: Upstream): string => `sm-${u}`;
 
 export async function startSystemMessageUpstreams(t: Test): Promise<{ gw: Gateway; emulators: Record<Upstream, Emulator> }> {
-  const [anthropic, chat, responses, gemini] = await Promise.all([startAnthropicUpstream(), startOpenAIChatUpstream(), startOpenAIResponsesUpstream(), startGeminiUpstream()]);
-  const emulators: Record<Upstream, Emulator> = { anthropic, chat, responses, gemini };
-  const gw = await startGateway(
-    testConfig({
-      providers: {
-        anthropic: { type: 'anthropic', base_url: anthropic.url, api_key: 'sk-up-anthropic' },
-        chat: { type: 'openai', base_url: chat.url, api_key: 'sk-up-chat', api: 'chat_completions' },
-        responses: { type: 'openai', base_url: responses.url, api_key: 'sk-up-responses', api: 'responses' },
-        gemini: { type: 'gemini', base_url: gemini.url, api_key: 'up-gemini' },
-      },
-      models: Object.fromEntries(upstreams.map((u) => [modelFor(u), { routes: [{ provider: u, model: `${u}-upstream-1` }] }])),
-    }),
-  );
-  t.teardown(async () => {
-    await gw.stop();
-    await Promise.all(Object.values(emulators).map((e) => e.close()));
+  const { gw, up } = await gatewayWithEmulators(t, {
+    upstreams: { anthropic: 'anthropic', chat: 'chat', responses: 'responses', gemini: 'gemini' },
+    models: Object.fromEntries(upstreams.map((u) => [modelFor(u), { routes: [{ provider: u, model: `${u}-upstream-1` }] }])),
   });
-  return { gw, emulators };
+  return { gw, emulators: up };
 }
 
 export const lastBody = (emu: Emulator): Json => emu.requests[emu.requests.length - 1]?.body as Json;

@@ -65,15 +65,7 @@ export function fuzz<T>(t: Test, name: string, arb: fc.Arbitrary<T>, check: (val
   }
 }
 
-/** What `fn` throws, or undefined. */
-export function caught(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  return undefined;
-}
+export { caught } from '../helpers/caught.ts';
 
 /** The same, for a counterexample found once and kept: must hold as a plain call. */
 export function regression(t: Test, name: string, check: () => void): void {

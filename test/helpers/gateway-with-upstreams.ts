@@ -1,31 +1,45 @@
-// A running polygate with an emulated Anthropic upstream (provider `anth`) and an emulated OpenAI
-// Chat Completions upstream (provider `oai`) beside the built-in echo, all stopped at teardown.
+// A running polygate with emulated upstreams (test/emulators/) beside the built-in echo, all
+// stopped at teardown. Each test names its providers; the helper starts one emulator per name,
+// of the kind given, and writes its provider entry (the upstream key is fixed per kind).
 import type { Test } from 'tap';
 import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
 import type { Emulator } from '../emulators/emulator-types.ts';
+import { startGeminiUpstream } from '../emulators/gemini-upstream.ts';
 import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
+import { startOpenAIResponsesUpstream } from '../emulators/openai-responses-upstream.ts';
 import { startGateway, testConfig, type Gateway } from './start-gateway.ts';
 
+export type UpstreamKind = 'anthropic' | 'chat' | 'responses' | 'gemini';
+
+const kinds: Record<UpstreamKind, { start: () => Promise<Emulator>; provider: Record<string, unknown> }> = {
+  anthropic: { start: startAnthropicUpstream, provider: { type: 'anthropic', api_key: 'sk-upstream-anthropic' } },
+  chat: { start: startOpenAIChatUpstream, provider: { type: 'openai', api: 'chat_completions', api_key: 'sk-upstream-openai' } },
+  responses: { start: startOpenAIResponsesUpstream, provider: { type: 'openai', api: 'responses', api_key: 'sk-upstream-responses' } },
+  gemini: { start: startGeminiUpstream, provider: { type: 'gemini', api_key: 'upstream-gemini' } },
+};
+
+/** `upstreams` maps a provider name to the kind of emulator that serves it. */
+export async function gatewayWithEmulators<N extends string>(
+  t: Test,
+  o: { upstreams: Record<N, UpstreamKind>; models: Record<string, unknown>; providers?: Record<string, unknown> },
+): Promise<{ gw: Gateway; up: Record<N, Emulator> }> {
+  const names = Object.keys(o.upstreams) as N[];
+  const started = await Promise.all(names.map((n) => kinds[o.upstreams[n]].start()));
+  const up = Object.fromEntries(names.map((n, i) => [n, started[i]])) as Record<N, Emulator>;
+  const providers = Object.fromEntries(names.map((n) => [n, { ...kinds[o.upstreams[n]].provider, base_url: up[n].url }]));
+  const gw = await startGateway(testConfig({ providers: { ...providers, ...o.providers }, models: o.models }));
+  t.teardown(async () => {
+    await gw.stop();
+    await Promise.all(started.map((e) => e.close()));
+  });
+  return { gw, up };
+}
+
+/** An emulated Anthropic upstream (provider `anth`) and an OpenAI Chat Completions one (`oai`). */
 export async function gatewayWithUpstreams(
   t: Test,
   extra: { providers?: Record<string, unknown>; models: Record<string, unknown> },
 ): Promise<{ gw: Gateway; anth: Emulator; oai: Emulator }> {
-  const anth = await startAnthropicUpstream();
-  const oai = await startOpenAIChatUpstream();
-  const gw = await startGateway(
-    testConfig({
-      providers: {
-        anth: { type: 'anthropic', base_url: anth.url, api_key: 'sk-upstream-anthropic' },
-        oai: { type: 'openai', base_url: oai.url, api_key: 'sk-upstream-openai', api: 'chat_completions' },
-        ...extra.providers,
-      },
-      models: extra.models,
-    }),
-  );
-  t.teardown(async () => {
-    await gw.stop();
-    await anth.close();
-    await oai.close();
-  });
-  return { gw, anth, oai };
+  const { gw, up } = await gatewayWithEmulators(t, { upstreams: { anth: 'anthropic', oai: 'chat' }, ...extra });
+  return { gw, anth: up.anth, oai: up.oai };
 }

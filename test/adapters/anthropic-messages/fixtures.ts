@@ -34,12 +34,4 @@ export function warnings(): { warn: (field: string, message: string) => void; li
   return { warn: (field, message) => void list.push({ field, message }), list };
 }
 
-/** What `fn` throws (undefined when it does not), for matching a GatewayError's fields. */
-export function caught(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  return undefined;
-}
+export { caught } from '../../helpers/caught.ts';
