@@ -1,14 +1,16 @@
 import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import httpProxy from 'http-proxy';
-import { createParser } from 'eventsource-parser';
 import type { ChatUpstreamCodec, SseFrame } from '../../adapters/shared/chat-adapter.ts';
 import type { Usage } from '../ir/chat-result.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
 import { serializeFrames } from '../http/sse-writer.ts';
-import { connectionError, type HttpChatProvider } from '../providers/http-chat-provider.ts';
+import type { HttpChatProvider } from '../providers/http-chat-provider.ts';
+import { retryableStatus } from '../resilience/failure-cause.ts';
 import type { RouteTimeouts } from '../resilience/route-policy.ts';
-import { relayTimers, retryableStatus, UpstreamTimeout } from './relay-timers.ts';
+import { connectionError } from '../upstream/connection-error.ts';
+import { sseFeed } from '../upstream/read-sse.ts';
+import { relayTimers, UpstreamTimeout } from './relay-timers.ts';
 import type { UpstreamSpan } from '../tracing/upstream-span.ts';
 
 /**
@@ -192,15 +194,11 @@ function parsed(text: string): unknown {
 function usageTap(codec: ChatUpstreamCodec, contentType: string, status: number): { feed: (b: Buffer) => void; usage: () => Usage | undefined } {
   if (status >= 400) return { feed: () => {}, usage: () => undefined };
   if (contentType.includes('text/event-stream')) {
-    const decoder = codec.createStreamDecoder();
     let usage: Usage | undefined;
-    const parser = createParser({
-      onEvent: (e) => {
-        for (const ev of decoder.push({ event: e.event, data: e.data })) if (ev.type === 'finish') usage = ev.usage;
-      },
+    const sse = sseFeed(codec.createStreamDecoder(), (ev) => {
+      if (ev.type === 'finish') usage = ev.usage;
     });
-    const text = new TextDecoder();
-    return { feed: (b) => parser.feed(text.decode(b, { stream: true })), usage: () => usage };
+    return { feed: sse.feed, usage: () => usage };
   }
   const chunks: Buffer[] = [];
   return {

@@ -1,10 +1,8 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import { GatewayError } from '../ir/gateway-error.ts';
+import type { GatewayError } from '../ir/gateway-error.ts';
 import type { RouteTimeouts } from '../resilience/route-policy.ts';
-
-/** Statuses worth another attempt: the upstream is throttling, timing out or failing. */
-export const retryableStatus = (status: number): boolean => status === 408 || status === 429 || (status >= 500 && status !== 501);
+import { timeoutError, type TimeoutSetting } from '../upstream/connection-error.ts';
 
 /** The error a relay timer destroys the upstream request with; http-proxy hands it back. */
 export class UpstreamTimeout extends Error {
@@ -26,8 +24,9 @@ export type RelayTimers = {
 };
 
 /**
- * The same three upstream timeouts the undici path has (src/providers/http-chat-provider.ts),
- * for the pass-through relay, whose http-proxy only knows one socket inactivity timeout.
+ * The same three upstream timeouts the undici path has (src/upstream/upstream-request.ts), with
+ * the same errors (src/upstream/connection-error.ts), for the pass-through relay, whose
+ * http-proxy only knows one socket inactivity timeout.
  */
 export function relayTimers(provider: string, t: RouteTimeouts): RelayTimers {
   let timer: NodeJS.Timeout | undefined;
@@ -38,13 +37,13 @@ export function relayTimers(provider: string, t: RouteTimeouts): RelayTimers {
   };
   return {
     watchRequest(proxyReq) {
-      const fail = (what: string, ms: number, setting: string): void => {
-        fired = new GatewayError('timeout', `provider '${provider}' ${what} within ${ms} ms (${setting})`);
+      const fail = (setting: TimeoutSetting, ms: number): void => {
+        fired = timeoutError(provider, setting, ms);
         proxyReq.destroy(new UpstreamTimeout(fired));
       };
-      arm(t.connectMs, () => fail('did not accept the connection', t.connectMs, 'connect timeout'));
+      arm(t.connectMs, () => fail('connect', t.connectMs));
       const watchSocket = (socket: Socket): void => {
-        const connected = (): void => arm(t.firstByteMs, () => fail('did not start answering', t.firstByteMs, 'first-byte timeout'));
+        const connected = (): void => arm(t.firstByteMs, () => fail('first-byte', t.firstByteMs));
         // A kept-alive socket is connected already.
         if (socket.connecting) socket.once('connect', connected);
         else connected();
@@ -56,7 +55,7 @@ export function relayTimers(provider: string, t: RouteTimeouts): RelayTimers {
     responded(proxyRes) {
       const idle = (): void =>
         arm(t.idleMs, () => {
-          fired = new GatewayError('timeout', `provider '${provider}' sent nothing more within ${t.idleMs} ms (idle timeout)`);
+          fired = timeoutError(provider, 'idle', t.idleMs);
           // Without an error argument: nobody listens for 'error' on a relayed response; its
           // 'close' handler sends the family's in-stream error.
           proxyRes.destroy();

@@ -18,5 +18,3 @@ export function toGatewayError(e: unknown): GatewayError {
   return new GatewayError('internal', 'internal error');
 }
 
-/** Whether the next route may be tried: the upstream failed, not the request. */
-export const isRetryable = (e: GatewayError): boolean => e.status >= 500 && e.status !== 501;

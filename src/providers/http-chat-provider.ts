@@ -1,17 +1,17 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { parse as parseUrl, type Url } from 'node:url';
-import { errors as undiciErrors, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { ChatUpstreamCodec, WireHeaders } from '../../adapters/shared/chat-adapter.ts';
 import type { ProviderConfig } from '../config/gateway-config.ts';
 import type { ChatRequest } from '../ir/chat-request.ts';
 import type { ChatResult } from '../ir/chat-result.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
 import type { StreamEvent } from '../ir/stream-event.ts';
-import { upstreamDuration } from '../metrics/registry.ts';
-import { markCause } from '../resilience/failure-cause.ts';
 import type { RouteTimeouts } from '../resilience/route-policy.ts';
+import { connectionError } from '../upstream/connection-error.ts';
 import { readSse } from '../upstream/read-sse.ts';
+import { errorBodyOf, upstreamRequest } from '../upstream/upstream-request.ts';
 import { scrubSecrets } from './scrub-secrets.ts';
 import type { CallOptions, ChatProvider } from './chat-provider.ts';
 import type { UpstreamSpan } from '../tracing/upstream-span.ts';
@@ -155,63 +155,24 @@ export class HttpChatProvider implements ChatProvider {
     // Serialized before the call: a body that cannot be serialized is polygate's fault, not an
     // upstream that "could not be reached" (which would be retried and trip the breaker).
     const payload = JSON.stringify(body);
-    const started = performance.now();
-    const timeouts = opts.timeouts ?? this.#timeouts;
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await request(this.baseUrl + path, {
-        method: 'POST',
-        dispatcher: this.dispatcherFor(opts.timeouts?.connectMs),
-        signal: opts.signal,
-        headersTimeout: timeouts.firstByteMs,
-        bodyTimeout: timeouts.idleMs,
-        headers: { 'content-type': 'application/json', accept: 'application/json', ...headers, ...this.#headers, ...span?.headers },
-        body: payload,
-      });
-    } catch (e) {
-      upstreamDuration.observe({ provider: this.name, upstream_format: this.wireFormat, outcome: 'error' }, (performance.now() - started) / 1000);
-      span?.end(undefined, e as Error);
-      throw connectionError(e, this.name, timeouts);
-    }
-    upstreamDuration.observe({ provider: this.name, upstream_format: this.wireFormat, outcome: String(res.statusCode) }, (performance.now() - started) / 1000);
-    span?.end(res.statusCode);
+    const res = await upstreamRequest({
+      provider: this.name,
+      upstreamFormat: this.wireFormat,
+      url: this.baseUrl + path,
+      dispatcher: this.dispatcherFor(opts.timeouts?.connectMs),
+      timeouts: opts.timeouts ?? this.#timeouts,
+      signal: opts.signal,
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...headers, ...this.#headers, ...span?.headers },
+      body: payload,
+      span,
+    });
     if (res.statusCode === 401 || res.statusCode === 403) {
       await res.body.dump().catch(() => {});
       throw this.rejectedCredentials(res.statusCode);
     }
-    if (res.statusCode >= 400) {
-      const text = this.scrub(await res.body.text().catch(() => ''));
-      let parsed: unknown = text;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        // not JSON: the codec gets the text as it came
-      }
-      throw this.#codec.decodeError(res.statusCode, parsed, res.headers as WireHeaders);
-    }
+    if (res.statusCode >= 400) throw this.#codec.decodeError(res.statusCode, await errorBodyOf(res, (t) => this.scrub(t)), res.headers as WireHeaders);
     return res;
   }
-}
-
-/**
- * Classifies a failed upstream call without leaking URLs or credentials into the message. A
- * timeout says which one fired, so an operator knows which setting to look at.
- */
-export function connectionError(e: unknown, provider: string, timeouts?: Partial<RouteTimeouts>): GatewayError {
-  if (e instanceof GatewayError) return e;
-  const within = (ms: number | undefined, setting: string): string => `${ms !== undefined ? ` within ${ms} ms` : ''} (${setting})`;
-  if (e instanceof undiciErrors.ConnectTimeoutError) {
-    return new GatewayError('timeout', `provider '${provider}' did not accept the connection${within(timeouts?.connectMs, 'connect timeout')}`);
-  }
-  if (e instanceof undiciErrors.HeadersTimeoutError) {
-    return new GatewayError('timeout', `provider '${provider}' did not start answering${within(timeouts?.firstByteMs, 'first-byte timeout')}`);
-  }
-  if (e instanceof undiciErrors.BodyTimeoutError) {
-    return new GatewayError('timeout', `provider '${provider}' sent nothing more${within(timeouts?.idleMs, 'idle timeout')}`);
-  }
-  if (e instanceof Error && e.name === 'AbortError') return new GatewayError('internal', 'request aborted', { status: 499 });
-  const code = (e as { code?: string }).code ?? (e as { cause?: { code?: string } }).cause?.code;
-  return markCause(new GatewayError('upstream', `provider '${provider}' could not be reached${code ? ` (${code})` : ''}`, { status: 502 }), 'connection');
 }
 
 /** Errors thrown while reading a stream (socket cut, idle timeout) become in-stream error events. */

@@ -1,7 +1,10 @@
-// The route loop of every chat request: each route in the order the router planned, each retried
-// on its own policy, each behind its breaker. Retries and fallbacks happen only while nothing has
-// reached the client: `serve` throws only in that case; once it has answered (or started a
-// stream) it returns, and whatever happens later travels inside the response.
+// The one route loop of polygate: chat requests (src/pipeline/chat-handler.ts), speech
+// (src/speech/audio-routes-plan.ts), music task submissions and the lyrics model
+// (src/tune/task-service.ts, lyrics-writer.ts). Each route in the order the router planned, each
+// retried on its own policy, each behind its breaker, the failure classified by
+// src/resilience/failure-cause.ts. Retries and fallbacks happen only while nothing has reached the
+// client: `serve` throws only in that case; once it has answered (or started a stream) it
+// returns, and whatever happens later travels inside the response.
 import { GatewayError } from '../ir/gateway-error.ts';
 import { fallbacksTotal, retriesTotal, upstreamAttempts } from '../metrics/registry.ts';
 import { toGatewayError } from '../pipeline/to-gateway-error.ts';
@@ -21,12 +24,14 @@ export type RouteAttempts = {
 };
 
 export type RunRoutesOptions = {
+  /** The metrics' family label (src/http/family.ts). */
   family: string;
   model: string;
   routes: Route[];
   /** The client's connection: aborted when it goes away, which ends retries and backoff waits. */
   signal: AbortSignal;
-  report: RouteAttempts;
+  /** Filled in as the loop goes, for the request's log line. */
+  report?: RouteAttempts;
   /**
    * Serves the request through one route. `final` is true for the last call this request will
    * make, so an upstream error can be relayed to the client as it came.
@@ -39,7 +44,7 @@ export type RunRoutesOptions = {
 };
 
 export async function runRoutes(o: RunRoutesOptions): Promise<void> {
-  const { report } = o;
+  const report = o.report ?? { attempts: 0 };
   let lastError: GatewayError | undefined;
   let skippedFor: number | undefined;
   try {

@@ -1,23 +1,26 @@
 // Model → route → audio provider for family B, with the same rules as chat: unknown model 404,
-// outside the key's allow-list 403, next route on a retryable failure.
+// outside the key's allow-list 403, and the chat route loop (src/resilience/run-routes.ts):
+// retries, breakers and the next route on a retryable failure (408, 429, 5xx, timeouts).
 import { warningFieldLabel, warningsHeader } from '../metrics/warning-fields.ts';
 import type { Context } from 'koa';
 import { GatewayError, invalid } from '../ir/gateway-error.ts';
-import { fallbacksTotal, translationWarnings } from '../metrics/registry.ts';
+import { translationWarnings } from '../metrics/registry.ts';
+import { noRoute } from '../pipeline/chat-handler.ts';
 import type { RequestState } from '../pipeline/request-state.ts';
-import { isRetryable, toGatewayError } from '../pipeline/to-gateway-error.ts';
+import { runRoutes, type RouteAttempts } from '../resilience/run-routes.ts';
 import type { Route } from '../routing/model-router.ts';
+import { traceOf } from '../tracing/request-trace.ts';
 import type { AudioCall, AudioProvider } from './audio-provider.ts';
 import { audioProviderOf, servesAudio } from './speech-providers.ts';
 
 export type AudioAttempt<T> = (provider: AudioProvider, route: Route, call: AudioCall) => Promise<T>;
 
 /**
- * Runs `attempt` on the model's routes in order until one answers. Dropped-field warnings of the
- * route that answered go to the `x-polygate-warnings` header and the translation-warnings metric.
+ * Runs `attempt` on the model's routes until one answers. Dropped-field warnings of the route
+ * that answered go to the `x-polygate-warnings` header and the translation-warnings metric.
  */
 export async function serveAudio<T>(ctx: Context, model: string, what: string, attempt: AudioAttempt<T>): Promise<T> {
-  const state = ctx.state as RequestState;
+  const state = ctx.state as RequestState & { attempts?: RouteAttempts };
   const runtime = state.runtime;
   state.model = model;
   if (!runtime.router.has(model)) throw new GatewayError('not-found', `model '${model}' does not exist`, { param: 'model' });
@@ -27,46 +30,47 @@ export async function serveAudio<T>(ctx: Context, model: string, what: string, a
     throw invalid('model', `model: '${model}' is not a speech model; it cannot ${what}`);
   }
   const routes = runtime.router.plan(model).filter((r) => audioProviderOf(runtime, r.provider) !== undefined);
-  if (routes.length === 0) {
-    const why = [...runtime.disabled.entries()].map(([p, r]) => `${p}: ${r}`).join('; ');
-    throw new GatewayError('unavailable', `model '${model}' has no provider that can serve it now${why ? ` (${why})` : ''}`);
-  }
+  if (routes.length === 0) throw noRoute(runtime, model);
 
   const abort = new AbortController();
   ctx.res.once('close', () => {
     if (!ctx.res.writableFinished) abort.abort();
   });
-  let lastError: GatewayError | undefined;
-  for (let i = 0; i < routes.length; i++) {
-    const route = routes[i];
-    const provider = audioProviderOf(runtime, route.provider) as AudioProvider;
-    state.path = {
-      provider: route.provider,
-      upstream_format: provider.wireFormat,
-      // An OpenAI-compatible upstream gets the client's own format back: a relay, not a translation.
-      mode: provider.wireFormat === 'openai-audio' ? 'passthrough' : 'translate',
-      upstreamModel: route.model,
-    };
-    const warnings: string[] = [];
-    const call: AudioCall = {
-      signal: abort.signal,
-      warn: (field, message) => {
-        warnings.push(`${field}: ${message}`);
-        translationWarnings.inc({ inbound_format: 'openai-audio', upstream_format: provider.wireFormat, field: warningFieldLabel('openai-audio', field) });
-      },
-    };
-    try {
-      const result = await attempt(provider, route, call);
+  let answered: { result: T } | undefined;
+  state.attempts = { attempts: 0 };
+  await runRoutes({
+    family: 'audio',
+    model,
+    routes,
+    signal: abort.signal,
+    report: state.attempts,
+    trace: traceOf(state),
+    noRoute: () => noRoute(runtime, model),
+    serve: async (route) => {
+      const provider = audioProviderOf(runtime, route.provider);
+      if (!provider) return { served: false };
+      state.path = {
+        provider: route.provider,
+        upstream_format: provider.wireFormat,
+        // An OpenAI-compatible upstream gets the client's own format back: a relay, not a translation.
+        mode: provider.wireFormat === 'openai-audio' ? 'passthrough' : 'translate',
+        upstreamModel: route.model,
+      };
+      const warnings: string[] = [];
+      const call: AudioCall = {
+        signal: abort.signal,
+        warn: (field, message) => {
+          warnings.push(`${field}: ${message}`);
+          translationWarnings.inc({ inbound_format: 'openai-audio', upstream_format: provider.wireFormat, field: warningFieldLabel('openai-audio', field) });
+        },
+      };
+      answered = { result: await attempt(provider, route, call) };
       ctx.set('x-polygate-route', `${route.provider}/${route.model}`);
       const header = warningsHeader(warnings);
       if (header) ctx.set('x-polygate-warnings', header);
-      return result;
-    } catch (e) {
-      const err = toGatewayError(e);
-      if (!isRetryable(err) || i === routes.length - 1 || abort.signal.aborted) throw err;
-      lastError = err;
-      fallbacksTotal.inc({ provider: route.provider, cause: String(err.status) });
-    }
-  }
-  throw lastError ?? new GatewayError('unavailable', `model '${model}' has no provider that can serve it now`);
+      return { served: true, upstreamFailed: false };
+    },
+  });
+  if (!answered) throw noRoute(runtime, model);
+  return answered.result;
 }

@@ -3,7 +3,7 @@
 // relayed as it comes (https://platform.openai.com/docs/api-reference/audio).
 import type { IncomingHttpHeaders } from 'node:http';
 import { Transform, type Readable } from 'node:stream';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import {
   decodeAudioUpstreamError,
   encodeSpeechUpstreamRequest,
@@ -11,11 +11,14 @@ import {
   speechContentType,
   transcriptContentType,
 } from '../../adapters/openai-audio/index.ts';
+// OpenAI's own Retry-After rule (retry-after-ms, then retry-after): the audio API is OpenAI's.
+import { retryAfterOf } from '../../adapters/openai-chat/chat-error.ts';
+import type { WireHeaders } from '../../adapters/shared/chat-adapter.ts';
 import type { ProviderConfig } from '../config/gateway-config.ts';
 import { pcmLayout, type SpeechRequest } from '../ir/speech-request.ts';
 import type { TranscriptionRequest } from '../ir/transcription.ts';
-import { upstreamDuration } from '../metrics/registry.ts';
-import { authHeaders, connectionError, type UpstreamTimeouts } from '../providers/http-chat-provider.ts';
+import { authHeaders, type UpstreamTimeouts } from '../providers/http-chat-provider.ts';
+import { errorBodyOf, upstreamRequest } from '../upstream/upstream-request.ts';
 import type { AudioCall, AudioProvider, SpeechOutput, TranscriptionOutput } from './audio-provider.ts';
 import { probeDuration } from './ffmpeg.ts';
 import { multipartBody } from './multipart-body.ts';
@@ -82,46 +85,22 @@ export class OpenAIAudioProvider implements AudioProvider {
   }
 
   async #send(path: string, signal: AbortSignal, r: { headers: Record<string, string>; body: string | Readable }): Promise<Dispatcher.ResponseData> {
-    const started = performance.now();
-    const observe = (outcome: string): void =>
-      upstreamDuration.observe({ provider: this.name, upstream_format: this.wireFormat, outcome }, (performance.now() - started) / 1000);
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await request(this.#baseUrl + path, {
-        method: 'POST',
-        dispatcher: this.#dispatcher,
-        signal,
-        headersTimeout: this.#timeouts.firstByteMs,
-        bodyTimeout: this.#timeouts.idleMs,
-        headers: { ...r.headers, ...this.#headers },
-        body: r.body,
-      });
-    } catch (e) {
-      observe('error');
-      throw connectionError(e, this.name);
-    }
-    observe(String(res.statusCode));
+    const res = await upstreamRequest({
+      provider: this.name,
+      upstreamFormat: this.wireFormat,
+      url: this.#baseUrl + path,
+      dispatcher: this.#dispatcher,
+      timeouts: this.#timeouts,
+      signal,
+      headers: { ...r.headers, ...this.#headers },
+      body: r.body,
+    });
     if (res.statusCode < 400) return res;
-    const text = await res.body.text().catch(() => '');
-    let parsed: unknown = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      // not JSON: the decoder takes the text as it came
-    }
-    throw decodeAudioUpstreamError(res.statusCode, parsed, retryAfterOf(res.headers));
+    throw decodeAudioUpstreamError(res.statusCode, await errorBodyOf(res), retryAfterOf(res.headers as WireHeaders));
   }
 }
 
 function headerOf(headers: IncomingHttpHeaders, name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
-}
-
-/** `retry-after-ms` (OpenAI's own) or `retry-after` in seconds, as whole seconds. */
-function retryAfterOf(headers: IncomingHttpHeaders): number | undefined {
-  const ms = Number(headerOf(headers, 'retry-after-ms'));
-  if (headerOf(headers, 'retry-after-ms') !== undefined && Number.isFinite(ms) && ms >= 0) return Math.ceil(ms / 1000);
-  const s = Number(headerOf(headers, 'retry-after'));
-  return headerOf(headers, 'retry-after') !== undefined && Number.isFinite(s) && s >= 0 ? s : undefined;
 }

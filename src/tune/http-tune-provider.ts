@@ -1,4 +1,4 @@
-import { errors as undiciErrors, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import {
   decodeSubmitData,
   decodeUpstreamEnvelope,
@@ -7,11 +7,13 @@ import {
   encodeLyricsSubmit,
   encodeMusicSubmit,
 } from '../../adapters/tune/index.ts';
-import type { UpstreamHttpRequest } from '../../adapters/shared/chat-adapter.ts';
+import type { UpstreamHttpRequest, WireHeaders } from '../../adapters/shared/chat-adapter.ts';
+// The common HTTP Retry-After rule (seconds or a date; retry-after-ms first).
+import { retryAfterOf } from '../../adapters/openai-chat/chat-error.ts';
 import type { ProviderConfig } from '../config/gateway-config.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
 import type { TaskSubmission, UpstreamTaskView } from '../ir/music-task.ts';
-import { upstreamDuration } from '../metrics/registry.ts';
+import { errorBodyOf, upstreamRequest } from '../upstream/upstream-request.ts';
 import type { TuneProvider } from './tune-provider.ts';
 
 /** Submissions and fetches are small JSON exchanges; a music service that stalls this long is down. */
@@ -43,39 +45,26 @@ export class HttpTuneProvider implements TuneProvider {
   }
 
   async #call(req: UpstreamHttpRequest): Promise<unknown> {
-    const started = performance.now();
-    let outcome = 'error';
+    const res = await upstreamRequest({
+      provider: this.name,
+      upstreamFormat: 'tune',
+      url: `${this.#base}${req.path}`,
+      dispatcher: this.#dispatcher,
+      timeouts: { firstByteMs: callTimeoutMs, idleMs: callTimeoutMs },
+      headers: { ...this.#headers, ...req.headers },
+      body: JSON.stringify(req.body),
+    });
+    const body = await errorBodyOf(res);
+    if (typeof body === 'string' && res.statusCode < 400) {
+      throw new GatewayError('upstream', `provider '${this.name}' answered HTTP ${res.statusCode} with a body that is not JSON`);
+    }
     try {
-      const res = await request(`${this.#base}${req.path}`, {
-        method: 'POST',
-        headers: { ...this.#headers, ...req.headers },
-        body: JSON.stringify(req.body),
-        dispatcher: this.#dispatcher,
-        headersTimeout: callTimeoutMs,
-        bodyTimeout: callTimeoutMs,
-      });
-      const text = await res.body.text();
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw new GatewayError('upstream', `provider '${this.name}' answered HTTP ${res.statusCode} with a body that is not JSON`);
-      }
-      const data = decodeUpstreamEnvelope(res.statusCode, body, this.name);
-      outcome = 'ok';
-      return data;
+      return decodeUpstreamEnvelope(res.statusCode, body, this.name);
     } catch (e) {
-      if (e instanceof GatewayError) {
-        outcome = `http_${e.status}`;
-        throw e;
-      }
-      if (e instanceof undiciErrors.HeadersTimeoutError || e instanceof undiciErrors.BodyTimeoutError) {
-        outcome = 'timeout';
-        throw new GatewayError('timeout', `provider '${this.name}' did not answer within ${callTimeoutMs / 1000} s`);
-      }
-      throw new GatewayError('upstream', `provider '${this.name}' is unreachable: ${(e as Error).message}`);
-    } finally {
-      upstreamDuration.observe({ provider: this.name, upstream_format: 'tune', outcome }, (performance.now() - started) / 1000);
+      // The upstream's Retry-After, for the route loop and the poller (src/resilience/backoff.ts).
+      const retryAfter = retryAfterOf(res.headers as WireHeaders);
+      if (!(e instanceof GatewayError) || retryAfter === undefined) throw e;
+      throw new GatewayError(e.kind, e.message, { status: e.status, param: e.param, retryAfter });
     }
   }
 }

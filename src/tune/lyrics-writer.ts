@@ -3,7 +3,7 @@
 // operator picks who writes words independently of who makes music.
 import type { ChatRequest } from '../ir/chat-request.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
-import { isRetryable, toGatewayError } from '../pipeline/to-gateway-error.ts';
+import { runRoutes } from '../resilience/run-routes.ts';
 import type { Runtime } from '../runtime.ts';
 
 export type WrittenLyrics = { title: string; tags: string; text: string };
@@ -48,7 +48,7 @@ export function parseWrittenLyrics(answer: string, theme: string): WrittenLyrics
   return { title: title || titleFrom(theme), tags: tags || 'pop', text: text || theme.trim() };
 }
 
-/** Asks the configured chat model, trying its routes in order like a chat request would. */
+/** Asks the configured chat model through the chat route loop (src/resilience/run-routes.ts). */
 export async function writeLyrics(runtime: Runtime, model: string, theme: string, purpose: 'song' | 'lyrics', signal: AbortSignal): Promise<WrittenLyrics> {
   const request: ChatRequest = {
     model,
@@ -60,19 +60,22 @@ export async function writeLyrics(runtime: Runtime, model: string, theme: string
     stream: false,
     extensions: {},
   };
-  const routes = runtime.router.plan(model);
-  let last: GatewayError | undefined;
-  for (const route of routes) {
-    const provider = runtime.chatProviders.get(route.provider);
-    if (!provider) continue;
-    try {
-      const result = await provider.complete(request, route.model, { signal, warn: () => undefined });
+  let written: WrittenLyrics | undefined;
+  await runRoutes({
+    family: 'tune',
+    model,
+    routes: runtime.router.plan(model),
+    signal,
+    noRoute: () => new GatewayError('unavailable', `tune.lyrics_model '${model}' has no enabled chat provider`),
+    serve: async (route) => {
+      const provider = runtime.chatProviders.get(route.provider);
+      if (!provider) return { served: false };
+      const result = await provider.complete(request, route.model, { signal, warn: () => undefined, timeouts: route.timeouts });
       const answer = result.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
-      return parseWrittenLyrics(answer, theme);
-    } catch (e) {
-      last = toGatewayError(e);
-      if (!isRetryable(last)) break;
-    }
-  }
-  throw last ?? new GatewayError('unavailable', `tune.lyrics_model '${model}' has no enabled chat provider`);
+      written = parseWrittenLyrics(answer, theme);
+      return { served: true, upstreamFailed: false };
+    },
+  });
+  if (!written) throw new GatewayError('unavailable', `tune.lyrics_model '${model}' has no enabled chat provider`);
+  return written;
 }

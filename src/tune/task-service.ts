@@ -6,7 +6,7 @@ import { GatewayError, invalid } from '../ir/gateway-error.ts';
 import { emptyOutput, type LyricsSubmission, type MusicSubmission, type MusicTask, type TaskAction, type TaskSubmission } from '../ir/music-task.ts';
 import { tasksTotal } from '../metrics/registry.ts';
 import { checkOutboundUrl, SsrfRefused } from '../outbound/ssrf-guard.ts';
-import { isRetryable, toGatewayError } from '../pipeline/to-gateway-error.ts';
+import { runRoutes } from '../resilience/run-routes.ts';
 import type { Route } from '../routing/model-router.ts';
 import type { Runtime } from '../runtime.ts';
 import type { Store } from '../store/store.ts';
@@ -43,21 +43,29 @@ function musicRoutes(c: Ctx, model: string): Route[] {
   return routes;
 }
 
-/** Sends the submission to the first route that takes it; the next route only after an upstream failure. */
+/**
+ * Sends the submission through the chat route loop (src/resilience/run-routes.ts): retries,
+ * breakers and the next route only after an upstream failure (408, 429, 5xx, timeouts).
+ */
 async function submitUpstream(c: Ctx, routes: Route[], submission: TaskSubmission): Promise<{ route: Route; upstreamId: string }> {
   const providers = tuneProvidersOf(c.runtime, c.store);
-  let last: GatewayError | undefined;
-  for (const route of routes) {
-    const p = providers.get(route.provider);
-    if (!p) continue;
-    try {
-      return { route, upstreamId: await p.submit(submission, route.model) };
-    } catch (e) {
-      last = toGatewayError(e);
-      if (!isRetryable(last)) throw last;
-    }
-  }
-  throw last ?? new GatewayError('unavailable', 'no music provider is enabled');
+  let taken: { route: Route; upstreamId: string } | undefined;
+  await runRoutes({
+    family: 'tune',
+    model: submission.kind === 'music' ? (submission.model ?? c.runtime.config.tune.default_model) : c.runtime.config.tune.default_model,
+    routes,
+    // The task is the caller's once submitted, whether or not the caller still waits for its id.
+    signal: new AbortController().signal,
+    noRoute: () => new GatewayError('unavailable', 'no music provider is enabled'),
+    serve: async (route) => {
+      const p = providers.get(route.provider);
+      if (!p) return { served: false };
+      taken = { route, upstreamId: await p.submit(submission, route.model) };
+      return { served: true, upstreamFailed: false };
+    },
+  });
+  if (!taken) throw new GatewayError('unavailable', 'no music provider is enabled');
+  return taken;
 }
 
 function newTask(action: TaskAction, hook: string | undefined): MusicTask {
