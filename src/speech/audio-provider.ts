@@ -1,6 +1,7 @@
 // What a provider that speaks or listens offers the family B handlers.
 import type { Readable } from 'node:stream';
 import type { SpeechRequest } from '../ir/speech-request.ts';
+import type { RouteTimeouts } from '../resilience/route-policy.ts';
 import type { Transcript, TranscriptionRequest } from '../ir/transcription.ts';
 
 /** The upstream format label of metrics and logs: built-in engine or an OpenAI-compatible HTTP API. */
@@ -11,6 +12,8 @@ export type AudioCall = {
   signal: AbortSignal;
   /** Records a field the provider drops (x-polygate-warnings header, metric). */
   warn: (field: string, message: string) => void;
+  /** The route's upstream timeouts (docs/resilience.md), as for chat routes. */
+  timeouts: RouteTimeouts;
 };
 
 export type SpeechOutput = {

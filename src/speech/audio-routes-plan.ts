@@ -59,6 +59,7 @@ export async function serveAudio<T>(ctx: Context, model: string, what: string, a
       const warnings: string[] = [];
       const call: AudioCall = {
         signal: abort.signal,
+        timeouts: route.timeouts,
         warn: (field, message) => {
           warnings.push(`${field}: ${message}`);
           translationWarnings.inc({ inbound_format: 'openai-audio', upstream_format: provider.wireFormat, field: warningFieldLabel('openai-audio', field) });

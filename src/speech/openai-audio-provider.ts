@@ -17,7 +17,7 @@ import type { WireHeaders } from '../../adapters/shared/chat-adapter.ts';
 import type { ProviderConfig } from '../config/gateway-config.ts';
 import { pcmLayout, type SpeechRequest } from '../ir/speech-request.ts';
 import type { TranscriptionRequest } from '../ir/transcription.ts';
-import { authHeaders, type UpstreamTimeouts } from '../providers/http-chat-provider.ts';
+import { authHeaders } from '../providers/http-chat-provider.ts';
 import { errorBodyOf, upstreamRequest } from '../upstream/upstream-request.ts';
 import type { AudioCall, AudioProvider, SpeechOutput, TranscriptionOutput } from './audio-provider.ts';
 import { probeDuration } from './ffmpeg.ts';
@@ -29,20 +29,19 @@ export class OpenAIAudioProvider implements AudioProvider {
   readonly wireFormat = 'openai-audio' as const;
   readonly #baseUrl: string;
   readonly #headers: Record<string, string>;
-  readonly #dispatcher: Dispatcher;
-  readonly #timeouts: UpstreamTimeouts;
+  /** The runtime's pool for a route's connect timeout (undici sets it per pool). */
+  readonly #dispatcherFor: (connectMs: number) => Dispatcher;
 
-  constructor(name: string, cfg: ProviderConfig, dispatcher: Dispatcher, timeouts: UpstreamTimeouts) {
+  constructor(name: string, cfg: ProviderConfig, dispatcherFor: (connectMs: number) => Dispatcher) {
     this.name = name;
     this.#baseUrl = (cfg.base_url ?? '').replace(/\/+$/, '');
     this.#headers = { ...(cfg.headers ?? {}), ...authHeaders(cfg) };
-    this.#dispatcher = dispatcher;
-    this.#timeouts = timeouts;
+    this.#dispatcherFor = dispatcherFor;
   }
 
   async synthesize(req: SpeechRequest, upstreamModel: string, call: AudioCall): Promise<SpeechOutput> {
     const enc = encodeSpeechUpstreamRequest(req, upstreamModel);
-    const res = await this.#send(enc.path, call.signal, {
+    const res = await this.#send(enc.path, call, {
       headers: { 'content-type': 'application/json', accept: 'application/octet-stream' },
       body: JSON.stringify(enc.body),
     });
@@ -77,21 +76,21 @@ export class OpenAIAudioProvider implements AudioProvider {
     const inputSeconds = ffprobe
       ? probeDuration(ffprobe, req.file.path, { timeoutMs: 10_000 }).catch(() => undefined)
       : Promise.resolve(undefined);
-    const res = await this.#send(enc.path, call.signal, {
+    const res = await this.#send(enc.path, call, {
       headers: { 'content-type': body.contentType, 'content-length': String(body.length), accept: 'application/json' },
       body: body.stream(),
     });
     return { kind: 'relay', contentType: headerOf(res.headers, 'content-type') ?? transcriptContentType(req.format), body: res.body, inputSeconds };
   }
 
-  async #send(path: string, signal: AbortSignal, r: { headers: Record<string, string>; body: string | Readable }): Promise<Dispatcher.ResponseData> {
+  async #send(path: string, call: AudioCall, r: { headers: Record<string, string>; body: string | Readable }): Promise<Dispatcher.ResponseData> {
     const res = await upstreamRequest({
       provider: this.name,
       upstreamFormat: this.wireFormat,
       url: this.#baseUrl + path,
-      dispatcher: this.#dispatcher,
-      timeouts: this.#timeouts,
-      signal,
+      dispatcher: this.#dispatcherFor(call.timeouts.connectMs),
+      timeouts: call.timeouts,
+      signal: call.signal,
       headers: { ...r.headers, ...this.#headers },
       body: r.body,
     });

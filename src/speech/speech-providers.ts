@@ -38,8 +38,7 @@ export function audioProviderOf(runtime: Runtime, name: string): AudioProvider |
   if (built) return built;
   const cfg = runtime.config.providers[name];
   if (!cfg || runtime.disabled.has(name) || !servesAudio(cfg)) return undefined;
-  const timeouts = { firstByteMs: runtime.config.upstream.first_byte_timeout_ms, idleMs: runtime.config.upstream.idle_timeout_ms };
-  const provider = cfg.type === 'local-speech' ? new LocalSpeechProvider(name) : new OpenAIAudioProvider(name, cfg, runtime.dispatcher, timeouts);
+  const provider = cfg.type === 'local-speech' ? new LocalSpeechProvider(name) : new OpenAIAudioProvider(name, cfg, (ms) => runtime.dispatcherFor(ms));
   providers.set(name, provider);
   return provider;
 }

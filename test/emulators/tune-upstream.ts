@@ -11,8 +11,8 @@ export type TunePlan = {
   statuses?: string[];
   /** fail_reason sent with a failing status. */
   failReason?: string;
-  /** Answer the submission with this error instead of a task id. */
-  submitError?: { status: number; message: string };
+  /** Answer the submission with this error instead of a task id (and a Retry-After header, in seconds, when given). */
+  submitError?: { status: number; message: string; retryAfter?: number };
   /** Timestamps in milliseconds, as some services send them. */
   msTimestamps?: boolean;
   /** Stay at the first status until `release(id)`, so a test can look at a running task without racing. */
@@ -137,7 +137,10 @@ export async function startTuneUpstream(opts: { apiKey?: string } = {}): Promise
     const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
     if (req.method === 'POST' && (path === '/tune/submit/music' || path === '/tune/submit/lyrics')) {
       const plan = plans.shift() ?? {};
-      if (plan.submitError) return send(res, plan.submitError.status, err(plan.submitError.message));
+      if (plan.submitError) {
+        if (plan.submitError.retryAfter !== undefined) res.setHeader('retry-after', String(plan.submitError.retryAfter));
+        return send(res, plan.submitError.status, err(plan.submitError.message));
+      }
       const id = `up-${++n}`;
       const action = path.endsWith('/lyrics') ? 'LYRICS' : 'MUSIC';
       tasks.set(id, { id, action, body: b, plan, step: 0, fetched: 0, submitted: Math.floor(Date.now() / 1000), clips: action === 'MUSIC' ? [`clip-${id}-a`, `clip-${id}-b`] : [] });
