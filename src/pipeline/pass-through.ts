@@ -10,6 +10,7 @@ import { retryableStatus } from '../resilience/failure-cause.ts';
 import type { RouteTimeouts } from '../resilience/route-policy.ts';
 import { connectionError } from '../upstream/connection-error.ts';
 import { sseFeed } from '../upstream/read-sse.ts';
+import { jsonOrText } from '../upstream/upstream-request.ts';
 import { relayTimers, UpstreamTimeout } from './relay-timers.ts';
 import type { UpstreamSpan } from '../tracing/upstream-span.ts';
 
@@ -97,7 +98,7 @@ export function passThrough(opts: {
         // in its own format, so the next attempt knows how long to wait.
         void readErrorText(proxyRes).then((text) => {
           timers.clear();
-          resolve({ kind: 'failed', error: codec.decodeError(status, parsed(provider.scrub(text)), proxyRes.headers as Record<string, string | string[]>) });
+          resolve({ kind: 'failed', error: codec.decodeError(status, jsonOrText(provider.scrub(text)), proxyRes.headers as Record<string, string | string[]>) });
         });
         return;
       }
@@ -179,15 +180,6 @@ async function readErrorText(res: IncomingMessage): Promise<string> {
     // cut or timed out while reading: decode what arrived
   }
   return Buffer.concat(chunks).subarray(0, 65_536).toString('utf8');
-}
-
-/** JSON when the text is JSON, else the text: error decoders take either. */
-function parsed(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }
 
 /** Decodes the relayed bytes with the format's own decoder, only to learn the usage. */

@@ -12,6 +12,7 @@ import { isRetryable } from '../resilience/failure-cause.ts';
 import type { Runtime } from '../runtime.ts';
 import type { Claimed } from '../store/store.ts';
 import { writeLyrics } from './lyrics-writer.ts';
+import { submitOnRoutes } from './submit-on-routes.ts';
 import type { TaskRecord, TaskStore } from './task-store.ts';
 import type { TuneProvider } from './tune-provider.ts';
 
@@ -36,8 +37,9 @@ const composeAttempts = 3;
 
 const nowSec = (): number => Math.floor(Date.now() / 1000);
 
-function backoff(d: PollerDeps, rec: TaskRecord): number {
-  const delay = Math.min(60_000, d.runtime.config.tune.poll_interval_ms * 2 ** Math.min(rec.failures, 6));
+/** When to try a failed step again: doubling from the poll interval, never before the upstream's Retry-After. */
+function backoff(d: PollerDeps, rec: TaskRecord, retryAfterS?: number): number {
+  const delay = Math.max(Math.min(60_000, d.runtime.config.tune.poll_interval_ms * 2 ** Math.min(rec.failures, 6)), (retryAfterS ?? 0) * 1000);
   return Math.min(Date.now() + delay, rec.deadlineAt);
 }
 
@@ -77,7 +79,7 @@ function stepFailed(d: PollerDeps, doc: Doc, what: string, err: GatewayError, op
   rec.lastError = `${what}: ${err.message}`;
   if ((!opts.always && !isRetryable(err)) || rec.failures >= (opts.maxFailures ?? Infinity)) return fail(d, doc, rec.lastError);
   d.log.warn({ task_id: rec.task.id, provider: rec.provider, failures: rec.failures, err: rec.lastError }, 'task step failed; retrying');
-  return save(d, doc, backoff(d, rec));
+  return save(d, doc, backoff(d, rec, err.retryAfter));
 }
 
 async function compose(d: PollerDeps, doc: Doc): Promise<void> {
@@ -111,13 +113,17 @@ async function compose(d: PollerDeps, doc: Doc): Promise<void> {
   return submit(d, doc);
 }
 
+/** Submits a composed task through the model's routes (retries, breakers, fallbacks), or retries it later. */
 async function submit(d: PollerDeps, doc: Doc): Promise<void> {
   const rec = doc.data;
-  const p = d.providers.get(rec.provider);
-  if (!p) return fail(d, doc, `music provider '${rec.provider}' is no longer enabled`);
+  // A continuation stays with the provider that made its clip.
+  const routes = d.runtime.router.plan(rec.model).filter((r) => d.providers.has(r.provider) && (rec.submission.kind !== 'music' || rec.submission.mode.type !== 'continuation' || r.provider === rec.provider));
+  if (routes.length === 0) return fail(d, doc, `music provider '${rec.provider}' is no longer enabled`);
   try {
-    rec.upstreamId = await p.submit(rec.submission, rec.upstreamModel);
+    const taken = await submitOnRoutes(d.providers, rec.model, routes, rec.submission, d.signal);
+    Object.assign(rec, { provider: taken.route.provider, upstreamModel: taken.route.model, upstreamId: taken.upstreamId });
   } catch (e) {
+    if (d.signal.aborted) return;
     return stepFailed(d, doc, `provider '${rec.provider}' refused the submission`, toGatewayError(e));
   }
   rec.phase = 'poll';

@@ -6,10 +6,10 @@ import { GatewayError, invalid } from '../ir/gateway-error.ts';
 import { emptyOutput, type LyricsSubmission, type MusicSubmission, type MusicTask, type TaskAction, type TaskSubmission } from '../ir/music-task.ts';
 import { tasksTotal } from '../metrics/registry.ts';
 import { checkOutboundUrl, SsrfRefused } from '../outbound/ssrf-guard.ts';
-import { runRoutes } from '../resilience/run-routes.ts';
 import type { Route } from '../routing/model-router.ts';
 import type { Runtime } from '../runtime.ts';
 import type { Store } from '../store/store.ts';
+import { submitOnRoutes } from './submit-on-routes.ts';
 import { TaskStore, type TaskPhase, type TaskRecord } from './task-store.ts';
 import { tuneProvidersOf } from './tune-providers.ts';
 
@@ -41,31 +41,6 @@ function musicRoutes(c: Ctx, model: string): Route[] {
   const routes = c.runtime.router.plan(model).filter((r) => providers.has(r.provider));
   if (routes.length === 0) throw new GatewayError('unavailable', `music model '${model}' has no enabled music provider (a tune or sandbox-tune provider under models.${model}.routes)`);
   return routes;
-}
-
-/**
- * Sends the submission through the chat route loop (src/resilience/run-routes.ts): retries,
- * breakers and the next route only after an upstream failure (408, 429, 5xx, timeouts).
- */
-async function submitUpstream(c: Ctx, routes: Route[], submission: TaskSubmission): Promise<{ route: Route; upstreamId: string }> {
-  const providers = tuneProvidersOf(c.runtime, c.store);
-  let taken: { route: Route; upstreamId: string } | undefined;
-  await runRoutes({
-    family: 'tune',
-    model: submission.kind === 'music' ? (submission.model ?? c.runtime.config.tune.default_model) : c.runtime.config.tune.default_model,
-    routes,
-    // The task is the caller's once submitted, whether or not the caller still waits for its id.
-    signal: new AbortController().signal,
-    noRoute: () => new GatewayError('unavailable', 'no music provider is enabled'),
-    serve: async (route) => {
-      const p = providers.get(route.provider);
-      if (!p) return { served: false };
-      taken = { route, upstreamId: await p.submit(submission, route.model) };
-      return { served: true, upstreamFailed: false };
-    },
-  });
-  if (!taken) throw new GatewayError('unavailable', 'no music provider is enabled');
-  return taken;
 }
 
 function newTask(action: TaskAction, hook: string | undefined): MusicTask {
@@ -120,7 +95,8 @@ export async function submitMusic(c: Ctx, sub: MusicSubmission): Promise<Submitt
     const rec = record(c, task, { model, provider: route.provider, upstreamModel: route.model, upstreamId: '', submission, phase: 'compose' });
     return store(c, rec, Date.now());
   }
-  const { route, upstreamId } = await submitUpstream(c, routes, submission);
+  // The task is the caller's once submitted, whether or not the caller still waits for its id.
+  const { route, upstreamId } = await submitOnRoutes(tuneProvidersOf(c.runtime, c.store), model, routes, submission, new AbortController().signal);
   const rec = record(c, task, { model, provider: route.provider, upstreamModel: route.model, upstreamId, submission, phase: 'poll' });
   return store(c, rec, Date.now() + cfg.poll_interval_ms);
 }
@@ -134,7 +110,7 @@ export async function submitLyrics(c: Ctx, sub: LyricsSubmission): Promise<Submi
     const rec = record(c, task, { model: cfg.lyrics_model, provider: '', upstreamModel: '', upstreamId: '', submission: sub, phase: 'compose' });
     return store(c, rec, Date.now());
   }
-  const { route, upstreamId } = await submitUpstream(c, musicRoutes(c, cfg.default_model), sub);
+  const { route, upstreamId } = await submitOnRoutes(tuneProvidersOf(c.runtime, c.store), cfg.default_model, musicRoutes(c, cfg.default_model), sub, new AbortController().signal);
   const rec = record(c, task, { model: cfg.default_model, provider: route.provider, upstreamModel: route.model, upstreamId, submission: sub, phase: 'poll' });
   return store(c, rec, Date.now() + cfg.poll_interval_ms);
 }
