@@ -2,7 +2,7 @@
 // Labels are bounded: families, formats, provider and key ids come from code or the config,
 // never from request content.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Family } from '../http/family.ts';
+import { formats } from '../formats.ts';
 import { taskActions } from '../ir/music-task.ts';
 import type { Runtime } from '../runtime.ts';
 
@@ -151,9 +151,8 @@ export const providerEnabled = new Gauge({
   registers: [registry],
 });
 
-const families: Record<Family, true> = { messages: true, chat: true, responses: true, gemini: true, audio: true, tune: true };
-/** Provider types reached over the network: the ones retries and the breaker apply to. */
-const remoteTypes = new Set(['openai', 'anthropic', 'gemini', 'tune']);
+/** Provider types reached over the network (the formats' upstreams, src/formats.ts): the ones retries and the breaker apply to. */
+const remoteTypes = new Set(formats.flatMap((f) => f.providers.map((p) => p.type)));
 const primed = new WeakSet<Runtime>();
 
 /**
@@ -166,7 +165,7 @@ export function primeMetrics(runtime: Runtime): void {
   if (primed.has(runtime)) return;
   primed.add(runtime);
   const { config } = runtime;
-  for (const family of Object.keys(families)) {
+  for (const { metricLabel: family } of formats) {
     inFlight.inc({ family }, 0);
     openStreams.inc({ family }, 0);
   }

@@ -10,6 +10,7 @@ import { connectionError, type HttpChatProvider } from '../providers/http-chat-p
 import type { RouteTimeouts } from '../resilience/route-policy.ts';
 import { relayTimers, retryableStatus, UpstreamTimeout } from './relay-timers.ts';
 import type { UpstreamSpan } from '../tracing/upstream-span.ts';
+import { formats } from '../formats.ts';
 
 /**
  * Same-format pass-through (docs/architecture.md): the client's body is relayed with only the model name and
@@ -25,8 +26,8 @@ const proxy = httpProxy.createProxyServer({ selfHandleResponse: true, changeOrig
 proxy.on('proxyRes', (proxyRes, req) => handlers.get(req)?.(proxyRes));
 proxy.on('proxyReq', (proxyReq, req) => requestHooks.get(req)?.(proxyReq));
 
-/** Client credentials of every family (none may reach an upstream), and headers the relay sets itself. */
-const clientOnlyHeaders = new Set(['authorization', 'x-api-key', 'x-goog-api-key', 'cookie', 'host', 'accept-encoding']);
+/** Client credentials of every format (src/formats.ts: none may reach an upstream), and headers the relay sets itself. */
+const clientOnlyHeaders = new Set([...formats.flatMap((f) => f.credentialHeaders), 'cookie', 'host', 'accept-encoding']);
 /**
  * Headers of one connection and its framing, relayed in neither direction (RFC 9110 7.6.1: the
  * `Connection` header, every field it names, and the classic hop-by-hop set): the relay keeps its
