@@ -65,6 +65,7 @@ export const openaiResponses: FormatModule = {
   ],
   providers: [{ type: 'openai', api: ['responses'] }],
   client: responsesClientCodec,
+  clientFor: createResponsesClientCodec,
   countClient: responsesCountClient,
   upstream: { codec: responsesUpstreamCodec, relay: responsesRelay, authHeaders: bearerAuth, countWire: responsesCountWire },
 };

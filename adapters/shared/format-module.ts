@@ -52,6 +52,14 @@ export type CountClient = {
   stubsMaxTokens?: boolean;
 };
 
+/** Where a codec takes the ids and the time of objects it mints (`resp_…`, `created_at`). */
+export type IdSource = {
+  /** A fresh id with the given prefix. */
+  newId(prefix: string): string;
+  /** Unix time in seconds. */
+  now(): number;
+};
+
 /** The provider config entries (`type`, optionally `api`) whose upstream speaks this format. */
 export type ProviderMatch = { readonly type: string; readonly api?: readonly (string | undefined)[] };
 
@@ -86,6 +94,8 @@ export interface FormatModule {
   /** Provider config types served in this format (chat upstreams, task upstreams). */
   readonly providers: readonly ProviderMatch[];
   readonly client?: ChatClientCodec;
+  /** The client codec minting ids and timestamps from `ids` (golden fixtures inject a deterministic source). */
+  clientFor?(ids: IdSource): ChatClientCodec;
   /** The client's token-counting endpoint (routes of kind `count-tokens` and `chat-methods`). */
   readonly countClient?: CountClient;
   readonly upstream?: UpstreamSide;
