@@ -1,4 +1,4 @@
-// The `anthropic-messages` wire format (spec family E; https://docs.anthropic.com/en/api/messages)
+// The `anthropic-messages` wire format (https://docs.anthropic.com/en/api/messages)
 // in both directions: clients of polygate speaking Messages, and Messages-speaking upstreams.
 import type { ChatClientCodec, ChatUpstreamCodec } from '../shared/chat-adapter.ts';
 import { decodeMessagesRequest } from './decode-messages-request.ts';

@@ -1,5 +1,5 @@
 // The `gemini` adapter: Google Gemini generateContent / streamGenerateContent wire format, for
-// clients of polygate (family C, `/v1beta/models/{model}:generateContent`) and for Gemini
+// clients of polygate (`/v1beta/models/{model}:generateContent`) and for Gemini
 // upstreams (https://ai.google.dev/api/generate-content).
 import type { ChatClientCodec, ChatUpstreamCodec } from '../shared/chat-adapter.ts';
 import { decodeGeminiRequest } from './decode-gemini-request.ts';

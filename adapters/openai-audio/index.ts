@@ -1,4 +1,4 @@
-// The `openai-audio` wire format (family B): client requests in, transcripts and errors out, and
+// The `openai-audio` wire format: client requests in, transcripts and errors out, and
 // the same format towards OpenAI-compatible upstreams. Pure: no Koa, no I/O (docs/architecture.md).
 import { bearerToken, type FormatModule } from '../shared/format-module.ts';
 import { encodeOpenAiError } from '../shared/openai-error-body.ts';

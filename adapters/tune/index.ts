@@ -1,4 +1,4 @@
-// The `tune` adapter (family A): client requests and task objects, and the same protocol spoken
+// The `tune` adapter: client requests and task objects, and the same protocol spoken
 // to `tune` upstreams. Pure: no Koa, no I/O.
 import { bearerToken, type FormatModule } from '../shared/format-module.ts';
 import { encodeTuneError as encodeError } from './tune-error.ts';

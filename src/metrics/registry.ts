@@ -191,7 +191,7 @@ export function primeMetrics(runtime: Runtime): void {
   for (const outcome of ['delivered', 'http_error', 'network_error', 'refused', 'abandoned']) callbackDeliveriesTotal.inc({ outcome }, 0);
 }
 
-// Family A music tasks (src/tune/).
+// Music tasks, the `tune` format (src/tune/).
 export const tasksTotal = new Counter({
   name: 'polygate_tasks_total',
   help: 'Music and lyrics tasks by the state they reached: IN_PROGRESS when submitted, then SUCCESS or FAIL',
@@ -213,7 +213,7 @@ export const upstreamPollsTotal = new Counter({
   registers: [registry],
 });
 
-// Family B (speech): audio volume and synthesized text, per provider.
+// Speech (`openai-audio`): audio volume and synthesized text, per provider.
 export const audioSecondsTotal = new Counter({
   name: 'polygate_audio_seconds_total',
   help: 'Seconds of audio by provider and direction (in: uploaded for recognition, out: synthesized)',

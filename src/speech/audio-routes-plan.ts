@@ -1,4 +1,4 @@
-// Model → route → audio provider for family B, with the same rules as chat: unknown model 404,
+// Model → route → audio provider for the `openai-audio` format, with the same rules as chat: unknown model 404,
 // outside the key's allow-list 403, next route on a retryable failure.
 import { warningFieldLabel, warningsHeader } from '../metrics/warning-fields.ts';
 import type { Context } from 'koa';

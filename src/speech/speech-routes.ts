@@ -1,4 +1,4 @@
-// Family B routes (spec, "Family B: speech audio"), and the start-up check that tells the
+// The `openai-audio` format's routes (README, "Families served"), and the start-up check that tells the
 // operator which system packages local-speech is missing on this machine.
 import type Router from '@koa/router';
 import type { Logger } from 'pino';

@@ -1,4 +1,4 @@
-// Family A's HTTP routes (spec, "Endpoints / Family A: music tasks"). Every answer is the
+// The `tune` format's HTTP routes (README, "Families served"). Every answer is the
 // envelope; errors are thrown as GatewayError and encoded by the app's request scope.
 import { createReadStream, statSync } from 'node:fs';
 import { join } from 'node:path';
