@@ -3,17 +3,14 @@ import type { ServerResponse } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
-import { anthropicClientCodec } from '../adapters/anthropic-messages/index.ts';
-import { openaiChatClientCodec } from '../adapters/openai-chat/index.ts';
-import { registerGeminiRoutes } from './http/gemini-routes.ts';
 import { registerModelsRoutes } from './discovery/models-routes.ts';
-import { registerCountTokensRoutes } from './discovery/count-tokens-routes.ts';
 import { registerResponsesRoutes } from './responses/responses-routes.ts';
-import { authenticate } from './http/authenticate.ts';
+import { ResponsesSession } from './responses/responses-session.ts';
+import { formats as defaultFormats, type FormatModule } from './formats.ts';
+import { registerFormatRoutes } from './http/format-routes.ts';
 import { sameSecret } from './auth/same-secret.ts';
-import { jsonBody as json } from './http/json-body.ts';
-import { encodeFamilyError } from './http/encode-family-error.ts';
-import { familyOfPath, type Family } from './http/family.ts';
+import { encodeFormatError } from './http/encode-format-error.ts';
+import { formatOfPath } from './http/format-of-path.ts';
 import { closeUnfinished, receiveDeadline } from './http/receive-deadline.ts';
 import pkg from '../package.json' with { type: 'json' };
 import { GatewayError } from './ir/gateway-error.ts';
@@ -27,7 +24,7 @@ import {
   timeToFirstByte,
   translationDuration,
 } from './metrics/registry.ts';
-import { chatHandler, type ChatState } from './pipeline/chat-handler.ts';
+import type { ChatState } from './pipeline/chat-handler.ts';
 import { logLimitsTo } from './limits/key-limits.ts';
 import { logBreakersTo } from './resilience/breaker-board.ts';
 import { toGatewayError } from './pipeline/to-gateway-error.ts';
@@ -38,25 +35,20 @@ import { recordUsage } from './usage/record-usage.ts';
 import { endRequestTrace, startRequestTrace } from './tracing/request-trace.ts';
 import { registerUsageRoutes } from './usage/admin-routes.ts';
 
-const inboundFormat: Record<Family, string> = {
-  messages: 'anthropic-messages',
-  chat: 'openai-chat',
-  responses: 'openai-responses',
-  gemini: 'gemini',
-  audio: 'openai-audio',
-  tune: 'tune',
-};
-
-export function createApp(ref: RuntimeRef, log: Logger): Koa {
+/**
+ * `formats`: the wire formats served (src/formats.ts); a test passes its own list to show that a
+ * format is served from its module alone (test/structure/seventh-format.test.ts).
+ */
+export function createApp(ref: RuntimeRef, log: Logger, formats: readonly FormatModule[] = defaultFormats): Koa {
   const app = new Koa();
   app.proxy = false;
   // Koa's own error printing would duplicate our request log line.
   app.silent = true;
   logBreakersTo(log);
   logLimitsTo(log);
-  app.use(requestScope(ref, log));
+  app.use(requestScope(ref, log, formats));
 
-  // Case-insensitive, one optional trailing slash: family detection (src/http/family.ts,
+  // Case-insensitive, one optional trailing slash: format detection (src/http/format-of-path.ts,
   // routeComparable) reads paths through the same rule, so both always agree.
   const router = new Router({ sensitive: false, strict: false });
   // Claude Code sends `HEAD /` before its first call; a GET says what answers here.
@@ -78,12 +70,10 @@ export function createApp(ref: RuntimeRef, log: Logger): Koa {
     ctx.body = await registry.metrics();
   });
 
-  router.post('/v1/messages', authenticate('messages'), json, chatHandler(anthropicClientCodec, 'messages'));
-  router.post('/v1/chat/completions', authenticate('chat'), json, chatHandler(openaiChatClientCodec, 'chat'));
+  // Chat and token-count routes as the format modules describe them; a Responses chain keeps its state in a session.
+  registerFormatRoutes(router, formats, { 'openai-responses': (ctx) => ResponsesSession.of(ctx) });
   registerResponsesRoutes(router);
-  registerGeminiRoutes(router);
   registerModelsRoutes(router);
-  registerCountTokensRoutes(router);
   registerTuneRoutes(router, ref);
   registerSpeechRoutes(router, ref, log);
   registerUsageRoutes(router, log);
@@ -97,11 +87,11 @@ export function createApp(ref: RuntimeRef, log: Logger): Koa {
 const opsPaths = new Set(['/', '/healthz', '/metrics']);
 
 /**
- * Per request: an id, the runtime in force, errors in the family's own shape, one metrics sample
+ * Per request: an id, the runtime in force, errors in the format's own shape, one metrics sample
  * and one log line when the response is done (streams and unmatched paths included; `family`
- * is `none` where the path names none).
+ * is `none` where the path names no format).
  */
-function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
+function requestScope(ref: RuntimeRef, log: Logger, formats: readonly FormatModule[]): Koa.Middleware {
   // The access line's fields are fixed and carry no credential, so it skips the redaction walk
   // (several per cent of a request's CPU); a line with the request body keeps it.
   const accessLog = log.child({}, { redact: [] });
@@ -109,13 +99,13 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
   const bodyTimeoutMs = ref.current.config.listen.body_timeout_ms;
   return async (ctx, next) => {
     const started = performance.now();
-    const family = familyOfPath(ctx.path, ctx.headers, ctx.query);
-    const familyLabel = family ?? 'none';
-    const ops = !family && opsPaths.has(ctx.path);
+    const format = formatOfPath(ctx.path, ctx.headers, ctx.query, formats);
+    const familyLabel = format?.metricLabel ?? 'none';
+    const ops = !format && opsPaths.has(ctx.path);
     const state = ctx.state as ChatState;
     // Header values echo no client bytes outside visible ASCII (no CR/LF reaches a response header).
     state.requestId = ctx.get('x-request-id').slice(0, 128).replace(/[^\x21-\x7e]/g, '') || randomUUID();
-    state.family = family;
+    state.format = format;
     state.runtime = ref.current;
     // A config reload closes the old runtime's upstream pools only after this request has ended.
     ctx.res.once('close', state.runtime.hold());
@@ -126,9 +116,9 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
       state.status = 408;
       state.outcome = 'body_timeout';
       const err = new GatewayError('timeout', `the request body did not arrive within ${bodyTimeoutMs} ms (listen.body_timeout_ms)`, { status: 408 });
-      return { ...encodeFamilyError(family, err), extraHeaders: { 'x-request-id': state.requestId } };
+      return { ...encodeFormatError(format, err), extraHeaders: { 'x-request-id': state.requestId } };
     });
-    const stream = family ? watchEventStream(ctx.res) : undefined;
+    const stream = format ? watchEventStream(ctx.res) : undefined;
     if (!ops) inFlight.inc({ family: familyLabel });
     // Answered before the body arrived: the rest may not keep the socket (src/http/receive-deadline.ts).
     ctx.res.once('finish', () => closeUnfinished(ctx.req));
@@ -152,7 +142,7 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
       const status = state.status ?? ctx.status;
       const path = {
         family: familyLabel,
-        inbound_format: family ? inboundFormat[family] : 'none',
+        inbound_format: format?.name ?? 'none',
         upstream_format: state.path?.upstream_format ?? 'none',
         provider: state.path?.provider ?? 'none',
         mode: state.path?.mode ?? 'none',
@@ -212,7 +202,7 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
       if (err.kind === 'internal' && !(e instanceof GatewayError)) log.error({ request_id: state.requestId, err: e }, 'unhandled error');
       if (ctx.headerSent || !ctx.writable) return;
       ctx.respond = true;
-      const enc = encodeFamilyError(family, err);
+      const enc = encodeFormatError(format, err);
       ctx.status = enc.status;
       ctx.body = enc.body;
       if (enc.headers) ctx.set(enc.headers);

@@ -1,6 +1,6 @@
 import { Agent, type Dispatcher } from 'undici';
 import type { ChatUpstreamCodec } from '../adapters/shared/chat-adapter.ts';
-import { upstreamCodecOf } from './pipeline/upstream-codecs.ts';
+import { upstreamFormatOf } from './formats.ts';
 import type { GatewayConfig, LoadedConfig, ProviderConfig } from './config/gateway-config.ts';
 import { KeyRing } from './auth/key-ring.ts';
 import type { ChatProvider } from './providers/chat-provider.ts';
@@ -90,25 +90,8 @@ export class Runtime {
   }
 }
 
-function chatCodecOf(p: ProviderConfig): ChatUpstreamCodec | undefined {
-  switch (p.type) {
-    case 'anthropic':
-      return upstreamCodecOf('anthropic-messages');
-    case 'openai':
-      return upstreamCodecOf(p.api === 'responses' ? 'openai-responses' : 'openai-chat');
-    case 'gemini':
-      return upstreamCodecOf('gemini');
-    case 'tune':
-    case 'echo':
-    case 'local-speech':
-    case 'sandbox-tune':
-      return undefined;
-    default: {
-      const never: never = p.type;
-      return never;
-    }
-  }
-}
+/** The codec of the chat format a provider speaks (src/formats.ts); undefined for providers of other kinds. */
+const chatCodecOf = (p: ProviderConfig): ChatUpstreamCodec | undefined => upstreamFormatOf(p.type, p.api)?.upstream.codec;
 
 /** Holder of the runtime in force; replaced whole on reload. */
 export type RuntimeRef = { current: Runtime };

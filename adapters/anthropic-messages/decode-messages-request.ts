@@ -1,4 +1,4 @@
-// Client request -> IR, validating every rule of the spec's family E tables and Limits table
+// Client request -> IR, validating every rule of the spec's Messages tables and Limits table
 // (https://docs.anthropic.com/en/api/messages for the fields the spec leaves out). Each failure
 // is a 400 whose `param` and message name the field as the client spelled it. What the spec does
 // not name is not an error (docs/open-world.md): it is kept in `extensions` or, where the IR
@@ -78,7 +78,7 @@ function decodeMessages(v: unknown, note: UnmappedSink): Message[] {
     }
     // A final assistant message is continued by the response (prefill), so it may be empty.
     const parts = decodeContent(m.content, `messages.${i}.content`, role, role === 'assistant' && i === list.length - 1, note);
-    // Consecutive same-role messages are one turn (spec, family E `messages`).
+    // Consecutive same-role messages are one turn (spec, Messages `messages`).
     const last = out.at(-1);
     if (last && last.role === role) last.parts.push(...parts);
     else out.push({ role, parts });

@@ -1,5 +1,5 @@
 // `tools` and `tool_choice`, following https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/overview
-// and the spec's family E tool table. Built-in (Anthropic-run or Anthropic-schema) tools are
+// and the spec's Messages tool table. Built-in (Anthropic-run or Anthropic-schema) tools are
 // recognised by their dated `type`, so newer versions of a known kind work without a code change.
 import type { BuiltinTool, Tool, ToolChoice } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';

@@ -1,4 +1,4 @@
-// The `anthropic-messages` wire format (spec family E; https://docs.anthropic.com/en/api/messages)
+// The `anthropic-messages` wire format (https://docs.anthropic.com/en/api/messages)
 // in both directions: clients of polygate speaking Messages, and Messages-speaking upstreams.
 import type { ChatClientCodec, ChatUpstreamCodec } from '../shared/chat-adapter.ts';
 import { decodeMessagesRequest } from './decode-messages-request.ts';
@@ -9,6 +9,9 @@ import { decodeMessagesError, encodeMessagesError } from './messages-error.ts';
 import { MessagesStreamDecoder } from './messages-stream-decoder.ts';
 import { MessagesStreamEncoder } from './messages-stream-encoder.ts';
 import { peekMessagesRequest } from './messages-relay.ts';
+import { bearerToken, headerValue, type FormatModule } from '../shared/format-module.ts';
+import { messagesRelay } from './messages-relay.ts';
+import { messagesCountClient, messagesCountWire } from './messages-count.ts';
 
 export const anthropicClientCodec: ChatClientCodec = {
   format: 'anthropic-messages',
@@ -26,4 +29,30 @@ export const anthropicUpstreamCodec: ChatUpstreamCodec = {
   decodeResult: decodeMessagesUpstreamResult,
   createStreamDecoder: () => new MessagesStreamDecoder(),
   decodeError: decodeMessagesError,
+};
+
+/** The Messages format (docs/architecture.md, "The format module"). */
+export const anthropicMessages: FormatModule = {
+  name: 'anthropic-messages',
+  // The `family` label dashboards query (grafana/dashboards/).
+  metricLabel: 'messages',
+  operation: () => 'chat',
+  paths: [{ prefix: '/v1/messages' }, { prefix: '/v1/models', when: (headers) => headers['anthropic-version'] !== undefined }],
+  routes: [
+    { method: 'POST', path: '/v1/messages', kind: 'chat' },
+    { method: 'POST', path: '/v1/messages/count_tokens', kind: 'count-tokens' },
+  ],
+  // The current Anthropic SDK sends `Authorization: Bearer`, older clients `x-api-key`.
+  credential: (headers) => headerValue(headers, 'x-api-key') ?? bearerToken(headers),
+  credentialHeaders: ['x-api-key', 'authorization'],
+  encodeError: encodeMessagesError,
+  // MessageCreateParams in node_modules/@anthropic-ai/sdk/resources/messages/messages.d.ts.
+  knownFields: [
+    'model', 'messages', 'max_tokens', 'container', 'context_management', 'mcp_servers', 'metadata', 'service_tier', 'stop_sequences', 'stream', 'system',
+    'temperature', 'thinking', 'tool_choice', 'tools', 'top_k', 'top_p', 'output_config', 'output_format', 'inference_geo', 'speed', 'diagnostics', 'user_profile_id',
+  ],
+  providers: [{ type: 'anthropic' }],
+  client: anthropicClientCodec,
+  countClient: messagesCountClient,
+  upstream: { codec: anthropicUpstreamCodec, relay: messagesRelay, authHeaders: (key) => ({ 'x-api-key': key }), countWire: messagesCountWire },
 };

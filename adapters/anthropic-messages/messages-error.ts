@@ -1,5 +1,5 @@
 // Errors both ways. Client side: `{type: 'error', error: {type, message, code}}` with the spec's
-// family E type words (README, "Families served"); the HTTP status carries the class, which
+// Messages type words (README, "Families served"); the HTTP status carries the class, which
 // is what the official SDKs branch on. Upstream side: https://docs.anthropic.com/en/api/errors
 import { GatewayError, kindOfStatus, type ErrorKind } from '../../src/ir/gateway-error.ts';
 import type { EncodedError, WireHeaders } from '../shared/chat-adapter.ts';

@@ -1,5 +1,5 @@
 // The `gemini` adapter: Google Gemini generateContent / streamGenerateContent wire format, for
-// clients of polygate (family C, `/v1beta/models/{model}:generateContent`) and for Gemini
+// clients of polygate (`/v1beta/models/{model}:generateContent`) and for Gemini
 // upstreams (https://ai.google.dev/api/generate-content).
 import type { ChatClientCodec, ChatUpstreamCodec } from '../shared/chat-adapter.ts';
 import { decodeGeminiRequest } from './decode-gemini-request.ts';
@@ -10,6 +10,9 @@ import { encodeGeminiUpstreamRequest } from './encode-gemini-upstream-request.ts
 import { decodeGeminiUpstreamError, encodeGeminiError } from './gemini-error.ts';
 import { GeminiStreamDecoder } from './gemini-stream-decoder.ts';
 import { GeminiStreamEncoder } from './gemini-stream-encoder.ts';
+import { headerValue, type FormatModule, type RouteMethods } from '../shared/format-module.ts';
+import { geminiRelay } from './gemini-relay.ts';
+import { geminiCountClient, geminiCountWire } from './gemini-count.ts';
 
 export const geminiClientCodec: ChatClientCodec = {
   format: 'gemini',
@@ -30,3 +33,33 @@ export const geminiUpstreamCodec: ChatUpstreamCodec = {
 };
 
 export { decodeGeminiStreamError, decodeGeminiUpstreamError, encodeGeminiError } from './gemini-error.ts';
+
+const methods: RouteMethods = { generate: 'generateContent', stream: 'streamGenerateContent', count: 'countTokens', streamQuery: { param: 'alt', value: 'sse' } };
+
+/**
+ * The Gemini format (docs/architecture.md, "The format module"). `/v1/models` is Gemini's when a
+ * Gemini key comes with it or the path names a method (`{model}:generateContent`): @google/genai
+ * calls `/v1` as well as `/v1beta`.
+ */
+export const gemini: FormatModule = {
+  name: 'gemini',
+  metricLabel: 'gemini',
+  operation: () => 'chat',
+  paths: [
+    { prefix: '/v1beta' },
+    { prefix: '/v1/models', when: (headers, query, path) => path.includes(':') || headers['x-goog-api-key'] !== undefined || query.key !== undefined },
+  ],
+  // Current @google/genai versions call either prefix. Without alt=sse the real API streams one
+  // JSON array at the end; every SDK asks for SSE, the only stream polygate serves.
+  routes: ['/v1beta/models/:target', '/v1/models/:target'].map((path) => ({ method: 'POST', path, kind: 'chat-methods', methods })),
+  // The Google GenAI SDK sends `x-goog-api-key`; REST examples use `?key=`.
+  credential: (headers, query) => headerValue(headers, 'x-goog-api-key') ?? (typeof query.key === 'string' ? query.key : undefined),
+  credentialHeaders: ['x-goog-api-key'],
+  encodeError: encodeGeminiError,
+  // GenerateContentParameters in node_modules/@google/genai (REST names).
+  knownFields: ['contents', 'tools', 'toolConfig', 'systemInstruction', 'generationConfig', 'safetySettings', 'cachedContent', 'labels', 'serviceTier', 'store', 'model'],
+  providers: [{ type: 'gemini' }],
+  client: geminiClientCodec,
+  countClient: geminiCountClient,
+  upstream: { codec: geminiUpstreamCodec, relay: geminiRelay, authHeaders: (key) => ({ 'x-goog-api-key': key }), countWire: geminiCountWire },
+};

@@ -1,4 +1,4 @@
-// Which upload formats family B accepts (spec, "Transcription form fields": flac, mp3, mp4, mpeg,
+// Which upload formats the `openai-audio` format accepts (spec, "Transcription form fields": flac, mp3, mp4, mpeg,
 // mpga, m4a, ogg, wav, webm), judged by the file name and by the file's own first bytes: a name
 // is a claim, the magic bytes are the evidence (https://en.wikipedia.org/wiki/List_of_file_signatures).
 import type { AudioContainer } from '../../src/ir/transcription.ts';

@@ -1,4 +1,4 @@
-// Content types of family B answers, as OpenAI sends them
+// Content types of `openai-audio` answers, as OpenAI sends them
 // (https://platform.openai.com/docs/api-reference/audio/createSpeech: the body is the audio file).
 import type { SpeechFormat } from '../../src/ir/speech-request.ts';
 import type { TranscriptFormat } from '../../src/ir/transcription.ts';

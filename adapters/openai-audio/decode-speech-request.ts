@@ -1,4 +1,4 @@
-// POST /v1/audio/speech body → SpeechRequest, with the spec's rules (seeds, family B "Speech
+// POST /v1/audio/speech body → SpeechRequest, with the spec's rules (seeds, "Speech
 // body" and "Limits"; https://platform.openai.com/docs/api-reference/audio/createSpeech).
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { maxSpeechInputChars, speechFormats, speechVoices, speedRange, type SpeechRequest } from '../../src/ir/speech-request.ts';

@@ -1,5 +1,5 @@
 // multipart/form-data of POST /v1/audio/transcriptions and /v1/audio/translations →
-// TranscriptionRequest, with the spec's rules (seeds, family B "Transcription form fields";
+// TranscriptionRequest, with the spec's rules (seeds, "Transcription form fields";
 // https://platform.openai.com/docs/api-reference/audio/createTranscription). The pipeline spools
 // the file to disk and hands over its name, size and first bytes; this module only judges them.
 import { invalid } from '../../src/ir/gateway-error.ts';

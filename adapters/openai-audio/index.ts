@@ -1,5 +1,7 @@
-// The `openai-audio` wire format (family B): client requests in, transcripts and errors out, and
+// The `openai-audio` wire format: client requests in, transcripts and errors out, and
 // the same format towards OpenAI-compatible upstreams. Pure: no Koa, no I/O (docs/architecture.md).
+import { bearerToken, type FormatModule } from '../shared/format-module.ts';
+import { encodeOpenAiError } from '../shared/openai-error-body.ts';
 export { sniffAudioContainer, extensionOf, sniffBytes, uploadExtensions } from './audio-container.ts';
 export { speechContentType, transcriptContentType } from './audio-media-types.ts';
 export { decodeAudioUpstreamError } from './audio-upstream-error.ts';
@@ -13,3 +15,21 @@ export {
 } from './encode-audio-upstream-request.ts';
 export { encodeTranscript, timestamp, type EncodedTranscript } from './encode-transcript.ts';
 export { languageName } from './iso-639-1.ts';
+
+/**
+ * The OpenAI audio format (docs/architecture.md, "The format module"). Its routes are the speech
+ * service's (src/speech/speech-routes.ts): multipart uploads and audio answers, not the chat pipeline.
+ */
+export const openaiAudio: FormatModule = {
+  name: 'openai-audio',
+  metricLabel: 'audio',
+  operation: (path) => (path.endsWith('/speech') ? 'text_to_speech' : 'speech_to_text'),
+  paths: [{ prefix: '/v1/audio/' }],
+  routes: [],
+  credential: bearerToken,
+  credentialHeaders: ['authorization'],
+  encodeError: encodeOpenAiError,
+  // SpeechCreateParams and TranscriptionCreateParams in node_modules/openai/resources/audio/.
+  knownFields: ['model', 'input', 'voice', 'response_format', 'speed', 'instructions', 'stream_format', 'language', 'prompt', 'temperature', 'stream', 'timestamp_granularities', 'include', 'chunking_strategy'],
+  providers: [{ type: 'openai' }],
+};

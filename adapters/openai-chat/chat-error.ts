@@ -1,47 +1,15 @@
 // OpenAI's error body {error: {message, type, param, code}}, both ways
 // (https://platform.openai.com/docs/guides/error-codes, https://platform.openai.com/docs/api-reference/chat).
 import { GatewayError, kindOfStatus, type ErrorKind } from '../../src/ir/gateway-error.ts';
-import type { EncodedError, WireHeaders } from '../shared/chat-adapter.ts';
+import type { WireHeaders } from '../shared/chat-adapter.ts';
 import { isObject } from '../shared/narrow.ts';
+import { encodeOpenAiError, openAiErrorBody, type OpenAiErrorBody } from '../shared/openai-error-body.ts';
 
-export type ChatErrorBody = { error: { message: string; type: string; param: string | null; code: string | null } };
-
-const typeOfKind: Record<ErrorKind, string> = {
-  'invalid-request': 'invalid_request_error',
-  authentication: 'authentication_error',
-  permission: 'permission_error',
-  'not-found': 'invalid_request_error',
-  'payload-too-large': 'invalid_request_error',
-  'rate-limit': 'rate_limit_error',
-  upstream: 'server_error',
-  overloaded: 'server_error',
-  timeout: 'server_error',
-  unavailable: 'server_error',
-  internal: 'server_error',
-};
-
-function codeOf(err: GatewayError): string | null {
-  switch (err.kind) {
-    case 'authentication':
-      return 'invalid_api_key';
-    case 'not-found':
-      return err.param === 'model' ? 'model_not_found' : null;
-    case 'rate-limit':
-      return 'rate_limit_exceeded';
-    default:
-      return null;
-  }
-}
-
-export function chatErrorBody(err: GatewayError): ChatErrorBody {
-  return { error: { message: err.message, type: typeOfKind[err.kind], param: err.param, code: codeOf(err) } };
-}
+export type ChatErrorBody = OpenAiErrorBody;
+export const chatErrorBody = openAiErrorBody;
 
 /** A polygate error as a Chat Completions client sees it. */
-export function encodeChatError(err: GatewayError): EncodedError {
-  const headers = err.retryAfter !== undefined ? { 'retry-after': String(Math.ceil(err.retryAfter)) } : undefined;
-  return { status: err.status, body: chatErrorBody(err), ...(headers ? { headers } : {}) };
-}
+export const encodeChatError = encodeOpenAiError;
 
 const header = (headers: WireHeaders, name: string): string | undefined => {
   for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return Array.isArray(v) ? v[0] : v;

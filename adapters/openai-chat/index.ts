@@ -10,6 +10,8 @@ import { decodeChatRequest } from './decode-chat-request.ts';
 import { decodeChatUpstreamResult } from './decode-chat-upstream-result.ts';
 import { encodeChatResult } from './encode-chat-result.ts';
 import { encodeChatUpstreamRequest } from './encode-chat-upstream-request.ts';
+import { bearerAuth, bearerToken, type FormatModule } from '../shared/format-module.ts';
+import { chatRelay } from './chat-relay.ts';
 
 export const openaiChatUpstreamCodec: ChatUpstreamCodec = {
   format: 'openai-chat',
@@ -31,3 +33,30 @@ export const openaiChatClientCodec: ChatClientCodec = {
 };
 
 export { ChatStreamDecoder, ChatStreamEncoder };
+
+/**
+ * The Chat Completions format (docs/architecture.md, "The format module"). Its error shape is also
+ * the answer on paths no format claims.
+ */
+export const openaiChat: FormatModule = {
+  name: 'openai-chat',
+  metricLabel: 'chat',
+  operation: () => 'chat',
+  // `/v1/models` without another format's marks is OpenAI's model list.
+  paths: [{ prefix: '/v1/chat/' }, { prefix: '/v1/models' }],
+  routes: [{ method: 'POST', path: '/v1/chat/completions', kind: 'chat' }],
+  credential: bearerToken,
+  credentialHeaders: ['authorization'],
+  encodeError: encodeChatError,
+  // ChatCompletionCreateParams in node_modules/openai/resources/chat/completions/completions.d.ts.
+  knownFields: [
+    'model', 'messages', 'audio', 'frequency_penalty', 'function_call', 'functions', 'logit_bias', 'logprobs', 'max_completion_tokens', 'max_tokens', 'metadata',
+    'modalities', 'n', 'parallel_tool_calls', 'prediction', 'presence_penalty', 'prompt_cache_key', 'prompt_cache_retention', 'reasoning_effort', 'response_format',
+    'safety_identifier', 'seed', 'service_tier', 'stop', 'store', 'stream', 'stream_options', 'temperature', 'tool_choice', 'tools', 'top_logprobs', 'top_p', 'user',
+    'verbosity', 'web_search_options',
+  ],
+  // `api: responses` selects the Responses format (adapters/openai-responses/index.ts).
+  providers: [{ type: 'openai', api: [undefined, 'chat_completions'] }],
+  client: openaiChatClientCodec,
+  upstream: { codec: openaiChatUpstreamCodec, relay: chatRelay, authHeaders: bearerAuth },
+};

@@ -11,6 +11,9 @@ import { peekResponsesRequest } from './responses-relay.ts';
 import { randomIds, type IdSource } from './responses-ids.ts';
 import { ResponsesStreamDecoder } from './responses-stream-decoder.ts';
 import { ResponsesStreamEncoder } from './responses-stream-encoder.ts';
+import { bearerAuth, bearerToken, type FormatModule } from '../shared/format-module.ts';
+import { responsesRelay } from './responses-relay.ts';
+import { responsesCountClient, responsesCountWire } from './responses-count.ts';
 
 export type { IdSource } from './responses-ids.ts';
 export { sequentialIds } from './responses-ids.ts';
@@ -38,4 +41,31 @@ export const responsesUpstreamCodec: ChatUpstreamCodec = {
   decodeResult: decodeResponseObject,
   createStreamDecoder: () => new ResponsesStreamDecoder(),
   decodeError: decodeResponsesUpstreamError,
+};
+
+/** The Responses format (docs/architecture.md, "The format module"). */
+export const openaiResponses: FormatModule = {
+  name: 'openai-responses',
+  metricLabel: 'responses',
+  operation: () => 'chat',
+  paths: [{ prefix: '/v1/responses' }],
+  // Retrieval and deletion of stored responses are the response store's routes (src/responses/responses-routes.ts).
+  routes: [
+    { method: 'POST', path: '/v1/responses', kind: 'chat' },
+    { method: 'POST', path: '/v1/responses/input_tokens', kind: 'count-tokens' },
+  ],
+  credential: bearerToken,
+  credentialHeaders: ['authorization'],
+  encodeError: encodeResponsesError,
+  // ResponseCreateParams in node_modules/openai/resources/responses/responses.d.ts.
+  knownFields: [
+    'model', 'input', 'background', 'conversation', 'include', 'instructions', 'max_output_tokens', 'max_tool_calls', 'metadata', 'parallel_tool_calls',
+    'previous_response_id', 'prompt', 'prompt_cache_key', 'prompt_cache_retention', 'reasoning', 'safety_identifier', 'service_tier', 'store', 'stream',
+    'stream_options', 'temperature', 'text', 'tool_choice', 'tools', 'top_logprobs', 'top_p', 'truncation', 'user', 'context_management',
+  ],
+  providers: [{ type: 'openai', api: ['responses'] }],
+  client: responsesClientCodec,
+  clientFor: createResponsesClientCodec,
+  countClient: responsesCountClient,
+  upstream: { codec: responsesUpstreamCodec, relay: responsesRelay, authHeaders: bearerAuth, countWire: responsesCountWire },
 };

@@ -2,42 +2,12 @@
 // (https://platform.openai.com/docs/guides/error-codes). Clients get polygate's errors in that
 // shape; an upstream's errors become GatewayErrors by HTTP status.
 import { GatewayError, kindOfStatus, type ErrorKind } from '../../src/ir/gateway-error.ts';
-import type { EncodedError, WireHeaders } from '../shared/chat-adapter.ts';
+import type { WireHeaders } from '../shared/chat-adapter.ts';
 import { isObject } from '../shared/narrow.ts';
-
-const typeOfKind: Record<ErrorKind, string> = {
-  'invalid-request': 'invalid_request_error',
-  authentication: 'authentication_error',
-  permission: 'permission_error',
-  'not-found': 'invalid_request_error',
-  'payload-too-large': 'invalid_request_error',
-  'rate-limit': 'rate_limit_error',
-  upstream: 'server_error',
-  overloaded: 'server_error',
-  timeout: 'server_error',
-  unavailable: 'server_error',
-  internal: 'server_error',
-};
-
-function codeOf(err: GatewayError): string | null {
-  switch (err.kind) {
-    case 'authentication':
-      return 'invalid_api_key';
-    case 'not-found':
-      return err.param === 'model' ? 'model_not_found' : null;
-    case 'rate-limit':
-      return 'rate_limit_exceeded';
-    default:
-      return null;
-  }
-}
+import { encodeOpenAiError } from '../shared/openai-error-body.ts';
 
 /** A polygate error as a Responses client sees it. */
-export function encodeResponsesError(err: GatewayError): EncodedError {
-  const body = { error: { message: err.message, type: typeOfKind[err.kind], param: err.param, code: codeOf(err) } };
-  const headers = err.retryAfter !== undefined ? { 'retry-after': String(Math.ceil(err.retryAfter)) } : undefined;
-  return { status: err.status, body, ...(headers ? { headers } : {}) };
-}
+export const encodeResponsesError = encodeOpenAiError;
 
 /** The `code` of an in-stream `error` event and of `response.error` (ResponseErrorCode values). */
 export function responsesErrorCode(err: GatewayError): string {

@@ -31,7 +31,8 @@ export interface ClientStreamEncoder {
 
 /** A chat format as spoken by clients of polygate. */
 export interface ChatClientCodec {
-  readonly format: ChatFormat;
+  /** Its format module's name (adapters/shared/format-module.ts): a client format need not have an upstream side. */
+  readonly format: string;
   /**
    * Reads only what routing needs (adapters/shared/routing-fields.ts); throws GatewayError naming
    * the field when even that is missing. A same-format route relays the body after this alone.

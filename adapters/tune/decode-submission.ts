@@ -1,4 +1,4 @@
-// Family A client requests → IR, with every rule of the spec's "Music tasks" endpoint tables.
+// `tune` client requests → IR, with every rule of the spec's "Music tasks" endpoint tables.
 // Each failure names the field as the client spelled it. Unknown fields are refused rather than
 // dropped (docs/open-world.md: nothing is silently dropped). Empty strings and nulls count as absent,
 // because Suno-style clients send `"prompt": ""` for the fields of the modes they do not use.
@@ -7,7 +7,7 @@ import { taskActions, type LyricsSubmission, type MusicMode, type MusicSubmissio
 import { isObject, type Json } from '../shared/narrow.ts';
 
 /**
- * Length limits. The spec sets none for family A; these are generous bounds (above the music
+ * Length limits. The spec sets none for music tasks; these are generous bounds (above the music
  * services' own) that keep a request from tying up an upstream or the sandbox renderer.
  */
 export const tuneLimits = {

@@ -1,4 +1,4 @@
-// IR task → family A wire task object, and the success envelope (spec, "Family A: music tasks").
+// IR task → `tune` wire task object, and the success envelope (README, "Families served").
 // Field order follows the spec's tables so the bytes read like the real service's.
 import type { Lyrics, MusicTask, Song, TaskOutput, TaskStatus } from '../../src/ir/music-task.ts';
 

@@ -1,4 +1,4 @@
-// IR → requests to a `tune` upstream: a service speaking family A under its base_url (so the
+// IR → requests to a `tune` upstream: a service speaking the `tune` format under its base_url (so the
 // paths here are relative to a base_url that already ends in `/tune`, as in config/gateway.yaml).
 // The caller's notify_hook is not forwarded: polygate polls the upstream and sends the callback
 // itself, signed, after mapping the upstream's answer onto its own task.

@@ -1,7 +1,27 @@
-// The `tune` adapter (family A): client requests and task objects, and the same protocol spoken
+// The `tune` adapter: client requests and task objects, and the same protocol spoken
 // to `tune` upstreams. Pure: no Koa, no I/O.
+import { bearerToken, type FormatModule } from '../shared/format-module.ts';
+import { encodeTuneError as encodeError } from './tune-error.ts';
 export { decodeAudioUpload, decodeConcat, decodeFetchQuery, decodeLyricsSubmission, decodeMusicSubmission, tuneLimits, type FetchQuery } from './decode-submission.ts';
 export { encodeSong, encodeTask, successEnvelope, type EncodeOptions, type Envelope, type WireLyrics, type WireSong, type WireTask } from './encode-task.ts';
 export { encodeFetch, encodeLyricsSubmit, encodeMusicSubmit } from './encode-upstream.ts';
 export { decodeSong, decodeSubmitData, decodeUpstreamEnvelope, decodeUpstreamTask, decodeUpstreamTasks, mapUpstreamStatus } from './decode-upstream.ts';
 export { encodeTuneError, endpointUnavailable, TuneError } from './tune-error.ts';
+
+/**
+ * The music-task format (docs/architecture.md, "The format module"). Its routes are the task
+ * service's (src/tune/tune-routes.ts).
+ */
+export const tune: FormatModule = {
+  name: 'tune',
+  metricLabel: 'tune',
+  operation: () => 'generate_music',
+  paths: [{ prefix: '/tune' }],
+  routes: [],
+  credential: bearerToken,
+  credentialHeaders: ['authorization'],
+  encodeError,
+  // Task bodies are validated field by field (decode-submission.ts): no warnings to label.
+  knownFields: [],
+  providers: [{ type: 'tune' }],
+};

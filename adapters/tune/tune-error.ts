@@ -1,4 +1,4 @@
-// Family A answers every failure in its envelope with a non-`success` code (spec, "Errors").
+// The `tune` format answers every failure in its envelope with a non-`success` code (spec, "Errors").
 // The codes are polygate's own, stable strings a client can branch on (listed in docs/tune.md).
 import { GatewayError, type ErrorKind } from '../../src/ir/gateway-error.ts';
 import type { EncodedError } from '../shared/chat-adapter.ts';
@@ -17,7 +17,7 @@ const codeOfKind: Record<ErrorKind, string> = {
   internal: 'internal_error',
 };
 
-/** A family A error whose envelope code is more specific than its kind's (e.g. `endpoint_unavailable`). */
+/** A `tune` error whose envelope code is more specific than its kind's (e.g. `endpoint_unavailable`). */
 export class TuneError extends GatewayError {
   readonly code: string;
   constructor(code: string, kind: ErrorKind, message: string, opts: { param?: string | null; status?: number; retryAfter?: number } = {}) {

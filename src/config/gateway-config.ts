@@ -82,7 +82,7 @@ export type GatewayConfig = {
   tracing: TracingConfig;
 };
 
-/** Family A music tasks (docs/tune.md). */
+/** Music tasks, the `tune` format (docs/tune.md). */
 export type TuneConfig = {
   music_models: string[];
   default_model: string;

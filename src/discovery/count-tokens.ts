@@ -5,23 +5,26 @@ import type { ChatRequest } from '../ir/chat-request.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
 import { authorizeModel, noRoute, type ChatState } from '../pipeline/chat-handler.ts';
 import type { ChatSession } from '../pipeline/chat-session.ts';
-import { upstreamCodecOf } from '../pipeline/upstream-codecs.ts';
+import { upstreamSideOf } from '../pipeline/upstream-codecs.ts';
 import { HttpChatProvider } from '../providers/http-chat-provider.ts';
 import { estimateTokens } from '../limits/estimate-tokens.ts';
 import type { Route } from '../routing/model-router.ts';
-import { decodeCountRequest, type CountClient } from './count-clients.ts';
-import { countWires } from './count-wire.ts';
+import type { ChatFormatModule } from '../formats.ts';
+import { decodeCountRequest, type CountingFormat } from './decode-count-request.ts';
 
 /** Upstream answers that say the input itself is wrong: the client gets them, not an estimate. */
 const clientFaults = new Set([400, 413, 422]);
 
 /**
- * Token counting for every chat family (docs/discovery.md): exact from the model's first usable
+ * Token counting for every chat format (docs/discovery.md): exact from the model's first usable
  * route when its upstream counts (Anthropic count_tokens, Gemini countTokens, Responses
  * input_tokens), else polygate's own estimate. `x-polygate-token-count` says which; an upstream
  * that fails to count is reported in `x-polygate-warnings` and estimated for.
  */
-export function countTokensHandler(client: CountClient, session?: (ctx: Context) => ChatSession) {
+export function countTokensHandler(format: ChatFormatModule, session?: (ctx: Context) => ChatSession) {
+  const { countClient } = format;
+  if (!countClient) throw new Error(`format '${format.name}' has a count-tokens route but no countClient`);
+  const client: CountingFormat = { ...format, countClient };
   return async (ctx: Context): Promise<void> => {
     const state = ctx.state as ChatState;
     const runtime = state.runtime;
@@ -47,7 +50,7 @@ export function countTokensHandler(client: CountClient, session?: (ctx: Context)
     const exact = await countUpstream(ctx, client, routed, route, relayable && isObject(raw) ? raw : undefined, warn);
     ctx.set('x-polygate-token-count', exact === undefined ? 'estimate' : 'exact');
     if (warnings.length > 0) ctx.set('x-polygate-warnings', warnings.join('; ').replace(/[^\x20-\x7e]/g, '?'));
-    ctx.body = client.encode(exact ?? estimate(request));
+    ctx.body = countClient.encode(exact ?? estimate(request));
     state.outcome = 'ok';
   };
 }
@@ -60,12 +63,13 @@ function estimate(request: ChatRequest): number {
 
 /** The upstream's own count through the route, or undefined when it cannot count (then: estimate). */
 /** `raw`: the client's body when it may be relayed as it came. */
-async function countUpstream(ctx: Context, client: CountClient, request: ChatRequest, route: Route, raw: Json | undefined, warn: (field: string, message: string) => void): Promise<number | undefined> {
+async function countUpstream(ctx: Context, client: CountingFormat, request: ChatRequest, route: Route, raw: Json | undefined, warn: (field: string, message: string) => void): Promise<number | undefined> {
   const state = ctx.state as ChatState;
   const provider = state.runtime.chatProviders.get(route.provider);
-  const wire = provider instanceof HttpChatProvider ? countWires[provider.wireFormat] : undefined;
-  if (!(provider instanceof HttpChatProvider) || !wire) return undefined;
-  const relay = provider.wireFormat === client.codec.format ? raw : undefined;
+  const upstream = provider instanceof HttpChatProvider ? upstreamSideOf(provider.wireFormat) : undefined;
+  const wire = upstream?.countWire;
+  if (!(provider instanceof HttpChatProvider) || !upstream || !wire) return undefined;
+  const relay = provider.wireFormat === client.name ? raw : undefined;
   state.path = { provider: route.provider, upstream_format: provider.wireFormat, mode: relay ? 'passthrough' : 'translate', upstreamModel: route.model };
   const headers: Record<string, string> = {};
   let target: { path: string; body: unknown };
@@ -76,7 +80,7 @@ async function countUpstream(ctx: Context, client: CountClient, request: ChatReq
       if (v) headers[h] = v;
     }
   } else {
-    const generate = upstreamCodecOf(provider.wireFormat).encodeRequest(request, route.model, warn);
+    const generate = upstream.codec.encodeRequest(request, route.model, warn);
     target = wire.translate(generate, route.model);
     Object.assign(headers, generate.headers);
   }

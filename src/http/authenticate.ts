@@ -1,20 +1,19 @@
 import type Koa from 'koa';
-import { extractCredential } from '../auth/extract-credential.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
 import { enforceKeyLimits } from '../limits/key-limits.ts';
 import type { RequestState } from '../pipeline/request-state.ts';
 import { enforceBudget } from '../usage/budgets.ts';
-import type { Family } from './family.ts';
+import type { FormatModule } from '../formats.ts';
 
 /**
- * Resolves the caller's key from the family's credential; sets `ctx.state.key` or answers 401.
+ * Resolves the caller's key from the credential where the format's clients send it; sets `ctx.state.key` or answers 401.
  * The key's budget (src/usage/budgets.ts), then its rpm and concurrency limits apply right after,
- * for every family (src/limits/).
+ * for every format (src/limits/).
  */
-export function authenticate(family: Family): Koa.Middleware {
+export function authenticate(format: FormatModule): Koa.Middleware {
   return async (ctx, next) => {
     const state = ctx.state as RequestState;
-    const key = state.runtime.keys.authenticate(extractCredential(family, ctx.headers, ctx.query));
+    const key = state.runtime.keys.authenticate(format.credential(ctx.headers, ctx.query));
     if (!key) throw new GatewayError('authentication', 'invalid or missing API key');
     state.key = key;
     await enforceBudget(ctx);

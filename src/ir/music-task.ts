@@ -1,4 +1,4 @@
-// The music / lyrics task in polygate's own words (docs/architecture.md). Family A's wire names
+// The music / lyrics task in polygate's own words (docs/architecture.md). The `tune` format's wire names
 // (snake_case, `<n>%` progress, epoch-second strings) live only in adapters/tune; upstream
 // providers and the task runner speak these types.
 

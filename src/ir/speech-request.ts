@@ -1,5 +1,5 @@
 // Text to speech in polygate's own terms. The voice and format names are the ones the spec's
-// family B fixes (seeds, "Speech body"); adapters translate wire fields into these.
+// the `openai-audio` format fixes (seeds, "Speech body"); adapters translate wire fields into these.
 
 export const speechVoices = ['alloy', 'echo', 'fable', 'onyx', 'nova', 'shimmer'] as const;
 export type SpeechVoice = (typeof speechVoices)[number];

@@ -2,7 +2,7 @@
 // Labels are bounded: families, formats, provider and key ids come from code or the config,
 // never from request content.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Family } from '../http/family.ts';
+import { formats } from '../formats.ts';
 import { taskActions } from '../ir/music-task.ts';
 import type { Runtime } from '../runtime.ts';
 
@@ -151,9 +151,8 @@ export const providerEnabled = new Gauge({
   registers: [registry],
 });
 
-const families: Record<Family, true> = { messages: true, chat: true, responses: true, gemini: true, audio: true, tune: true };
-/** Provider types reached over the network: the ones retries and the breaker apply to. */
-const remoteTypes = new Set(['openai', 'anthropic', 'gemini', 'tune']);
+/** Provider types reached over the network (the formats' upstreams, src/formats.ts): the ones retries and the breaker apply to. */
+const remoteTypes = new Set(formats.flatMap((f) => f.providers.map((p) => p.type)));
 const primed = new WeakSet<Runtime>();
 
 /**
@@ -166,7 +165,7 @@ export function primeMetrics(runtime: Runtime): void {
   if (primed.has(runtime)) return;
   primed.add(runtime);
   const { config } = runtime;
-  for (const family of Object.keys(families)) {
+  for (const { metricLabel: family } of formats) {
     inFlight.inc({ family }, 0);
     openStreams.inc({ family }, 0);
   }
@@ -192,7 +191,7 @@ export function primeMetrics(runtime: Runtime): void {
   for (const outcome of ['delivered', 'http_error', 'network_error', 'refused', 'abandoned']) callbackDeliveriesTotal.inc({ outcome }, 0);
 }
 
-// Family A music tasks (src/tune/).
+// Music tasks, the `tune` format (src/tune/).
 export const tasksTotal = new Counter({
   name: 'polygate_tasks_total',
   help: 'Music and lyrics tasks by the state they reached: IN_PROGRESS when submitted, then SUCCESS or FAIL',
@@ -214,7 +213,7 @@ export const upstreamPollsTotal = new Counter({
   registers: [registry],
 });
 
-// Family B (speech): audio volume and synthesized text, per provider.
+// Speech (`openai-audio`): audio volume and synthesized text, per provider.
 export const audioSecondsTotal = new Counter({
   name: 'polygate_audio_seconds_total',
   help: 'Seconds of audio by provider and direction (in: uploaded for recognition, out: synthesized)',

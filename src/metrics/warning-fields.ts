@@ -4,30 +4,12 @@
 // fields of that format's API (its SDK's request type) and the IR words the upstream encoders use
 // for settings several formats share. Anything else counts as `other`; the header and the log
 // still name it.
+import { formats } from '../formats.ts';
 
 const shared = ['cache', 'cache_control', 'detail', 'reasoning', 'parallelToolCalls', 'strict', 'user', 'metadata', 'tools', 'messages', 'top_k', 'seed', 'presence_penalty', 'frequency_penalty', 'logprobs'];
 
-const byFormat: Record<string, readonly string[]> = {
-  'openai-chat': [
-    'model', 'messages', 'audio', 'frequency_penalty', 'function_call', 'functions', 'logit_bias', 'logprobs', 'max_completion_tokens', 'max_tokens', 'metadata',
-    'modalities', 'n', 'parallel_tool_calls', 'prediction', 'presence_penalty', 'prompt_cache_key', 'prompt_cache_retention', 'reasoning_effort', 'response_format',
-    'safety_identifier', 'seed', 'service_tier', 'stop', 'store', 'stream', 'stream_options', 'temperature', 'tool_choice', 'tools', 'top_logprobs', 'top_p', 'user',
-    'verbosity', 'web_search_options',
-  ],
-  'openai-responses': [
-    'model', 'input', 'background', 'conversation', 'include', 'instructions', 'max_output_tokens', 'max_tool_calls', 'metadata', 'parallel_tool_calls',
-    'previous_response_id', 'prompt', 'prompt_cache_key', 'prompt_cache_retention', 'reasoning', 'safety_identifier', 'service_tier', 'store', 'stream',
-    'stream_options', 'temperature', 'text', 'tool_choice', 'tools', 'top_logprobs', 'top_p', 'truncation', 'user', 'context_management',
-  ],
-  'anthropic-messages': [
-    'model', 'messages', 'max_tokens', 'container', 'context_management', 'mcp_servers', 'metadata', 'service_tier', 'stop_sequences', 'stream', 'system',
-    'temperature', 'thinking', 'tool_choice', 'tools', 'top_k', 'top_p', 'output_config', 'output_format', 'inference_geo', 'speed', 'diagnostics', 'user_profile_id',
-  ],
-  gemini: ['contents', 'tools', 'toolConfig', 'systemInstruction', 'generationConfig', 'safetySettings', 'cachedContent', 'labels', 'serviceTier', 'store', 'model'],
-  'openai-audio': ['model', 'input', 'voice', 'response_format', 'speed', 'instructions', 'stream_format', 'language', 'prompt', 'temperature', 'stream', 'timestamp_granularities', 'include', 'chunking_strategy'],
-};
-
-const known = new Map<string, ReadonlySet<string>>(Object.entries(byFormat).map(([format, fields]) => [format, new Set([...fields, ...shared])]));
+/** Each format's own request fields (its module's `knownFields`, src/formats.ts) plus the shared IR words. */
+const known = new Map<string, ReadonlySet<string>>(formats.map((f) => [f.name, new Set([...f.knownFields, ...shared])]));
 
 /** The label value for a warning about `field` on a request in `inboundFormat`. */
 export function warningFieldLabel(inboundFormat: string, field: string): string {

@@ -2,10 +2,9 @@ import type { Context } from 'koa';
 import type { ChatClientCodec, ClientStreamEncoder, InboundContext } from '../../adapters/shared/chat-adapter.ts';
 import type { ChatSession } from './chat-session.ts';
 import { StreamAccumulator } from './stream-accumulator.ts';
-import { upstreamCodecOf, relayOf } from './upstream-codecs.ts';
+import { upstreamCodecOf } from './upstream-codecs.ts';
 import type { ApiKey } from '../auth/key-ring.ts';
 import type { BuiltinTool, ChatRequest } from '../ir/chat-request.ts';
-import type { ChatFormat } from '../../adapters/shared/chat-adapter.ts';
 import type { RoutingFields } from '../../adapters/shared/routing-fields.ts';
 import { applyHostedToolPolicy } from './hosted-tool-policy.ts';
 import type { Usage } from '../ir/chat-result.ts';
@@ -16,7 +15,7 @@ import { warningFieldLabel, warningsHeader } from '../metrics/warning-fields.ts'
 import { HttpChatProvider } from '../providers/http-chat-provider.ts';
 import type { Route } from '../routing/model-router.ts';
 import type { Runtime } from '../runtime.ts';
-import type { Family } from '../http/family.ts';
+import type { ChatFormatModule } from '../formats.ts';
 import { passThrough } from './pass-through.ts';
 import { firstEvent, pipeStream } from './pipe-stream.ts';
 import type { RequestState } from './request-state.ts';
@@ -32,11 +31,12 @@ import { traceOf, traceStep } from '../tracing/request-trace.ts';
  */
 export type ChatHandlerOptions = {
   streamByRoute?: boolean;
-  /** State a family keeps around requests (family D); one session per request. */
+  /** State a format keeps around requests (Responses chains); one session per request. */
   session?: (ctx: Context) => ChatSession;
 };
 
-export function chatHandler(codec: ChatClientCodec, family: Family, opts: ChatHandlerOptions = {}) {
+export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions = {}) {
+  const codec = format.client;
   return async (ctx: Context): Promise<void> => {
     const state = ctx.state as ChatState;
     const runtime = state.runtime;
@@ -71,7 +71,7 @@ export function chatHandler(codec: ChatClientCodec, family: Family, opts: ChatHa
         await session?.prepareRequest?.(request);
         return request;
       })());
-    const relays = (route: Route): boolean => fields.relayable && relayProvider(runtime, route, codec.format) !== undefined;
+    const relays = (route: Route): boolean => fields.relayable && relayProvider(runtime, route, format) !== undefined;
     // A first route that translates decodes now, so its errors come before any token is reserved.
     const first = relays(routes[0]) ? undefined : await decode();
     // The key's tpm: the prompt's estimate now, corrected by the upstream's usage when it comes.
@@ -87,7 +87,7 @@ export function chatHandler(codec: ChatClientCodec, family: Family, opts: ChatHa
     // reached the client.
     state.attempts = { attempts: 0 };
     await runRoutes({
-      family,
+      family: format.metricLabel,
       model: fields.model,
       routes,
       signal: abort.signal,
@@ -95,9 +95,9 @@ export function chatHandler(codec: ChatClientCodec, family: Family, opts: ChatHa
       trace: traceOf(state),
       serve: async (route, final) => {
         if (!runtime.chatProviders.has(route.provider)) return { served: false };
-        const relay = relays(route) ? relayProvider(runtime, route, codec.format) : undefined;
-        if (relay) return relayRoute(ctx, codec, fields, relay, route, !final);
-        return serveRoute(ctx, codec, family, await decode(), route, abort.signal, !final, session);
+        const relay = relays(route) ? relayProvider(runtime, route, format) : undefined;
+        if (relay) return relayRoute(ctx, format, fields, relay, route, !final);
+        return serveRoute(ctx, format, await decode(), route, abort.signal, !final, session);
       },
       noRoute: () => noRoute(runtime, fields.model),
     });
@@ -105,9 +105,9 @@ export function chatHandler(codec: ChatClientCodec, family: Family, opts: ChatHa
 }
 
 /** The route's provider when it speaks the client's format over HTTP: the body can be relayed to it. */
-function relayProvider(runtime: Runtime, route: Route, format: ChatFormat): HttpChatProvider | undefined {
+function relayProvider(runtime: Runtime, route: Route, format: ChatFormatModule): HttpChatProvider | undefined {
   const provider = runtime.chatProviders.get(route.provider);
-  return provider instanceof HttpChatProvider && provider.wireFormat === format ? provider : undefined;
+  return format.upstream && provider instanceof HttpChatProvider && provider.wireFormat === format.name ? provider : undefined;
 }
 
 export function authorizeModel(runtime: Runtime, key: ApiKey, model: string): void {
@@ -123,8 +123,7 @@ export function noRoute(runtime: Runtime, model: string): GatewayError {
 /** Serves the request through one route; not served when the route has no provider here (try the next). */
 async function serveRoute(
   ctx: Context,
-  codec: ChatClientCodec,
-  family: Family,
+  format: ChatFormatModule,
   request: ChatRequest,
   route: Route,
   signal: AbortSignal,
@@ -132,6 +131,7 @@ async function serveRoute(
   session: ChatSession | undefined,
 ): Promise<ServeResult> {
   const state = ctx.state as ChatState;
+  const codec = format.client;
   const provider = state.runtime.chatProviders.get(route.provider);
   if (!provider) return { served: false };
   const upstreamFormat = provider.wireFormat ?? provider.type;
@@ -142,7 +142,7 @@ async function serveRoute(
   const warn = (field: string, message: string): void => {
     warnings.push(`${field}: ${message}`);
     // The label is bounded (src/metrics/warning-fields.ts); the header names the field in full.
-    translationWarnings.inc({ inbound_format: codec.format, upstream_format: upstreamFormat, field: warningFieldLabel(codec.format, field) });
+    translationWarnings.inc({ inbound_format: format.name, upstream_format: upstreamFormat, field: warningFieldLabel(format.name, field) });
   };
   const headers: Record<string, string> = { ...routeHeader };
   const setWarnings = (): void => {
@@ -176,7 +176,7 @@ async function serveRoute(
   const { first, rest } = await firstEvent(events);
   setWarnings();
   ctx.respond = false;
-  openStreams.inc({ family });
+  openStreams.inc({ family: format.metricLabel });
   state.streaming = true;
   let upstreamFailed = false;
   const streamedAt = performance.now();
@@ -203,7 +203,7 @@ async function serveRoute(
     state.outcome = r.outcome === 'error' ? `stream_${r.error?.kind ?? 'error'}` : r.outcome;
     upstreamFailed = r.outcome === 'error' && !r.local;
   } finally {
-    openStreams.dec({ family });
+    openStreams.dec({ family: format.metricLabel });
   }
   return { served: true, upstreamFailed };
 }
@@ -215,27 +215,29 @@ const noHostedTools: ReadonlySet<BuiltinTool['kind']> = new Set();
  * Same-format pass-through: the body as the client sent it, the model renamed, headers other than
  * credentials and hop-by-hop ones (`anthropic-beta`, `openai-beta` included) relayed as they came.
  */
-async function relayRoute(ctx: Context, codec: ChatClientCodec, fields: RoutingFields, provider: HttpChatProvider, route: Route, canFallBack: boolean): Promise<ServeResult> {
+async function relayRoute(ctx: Context, format: ChatFormatModule, fields: RoutingFields, provider: HttpChatProvider, route: Route, canFallBack: boolean): Promise<ServeResult> {
   const state = ctx.state as ChatState;
+  const upstream = format.upstream;
+  if (!upstream) return { served: false };
   state.path = { provider: route.provider, upstream_format: provider.wireFormat, mode: 'passthrough', upstreamModel: route.model };
   const routeHeader = { 'x-polygate-route': `${route.provider}/${route.model}`, 'x-request-id': state.requestId };
   ctx.respond = false;
-  const target = relayOf(codec.format)(ctx.request.body as Record<string, unknown>, route.model, fields.stream, ctx.query as Record<string, string | undefined>);
+  const target = upstream.relay(ctx.request.body as Record<string, unknown>, route.model, fields.stream, ctx.query as Record<string, string | undefined>);
   const r = await passThrough({
     req: ctx.req,
     res: ctx.res,
     provider,
-    codec: upstreamCodecOf(codec.format),
+    codec: upstream.codec,
     path: target.path,
     body: target.body,
     responseHeaders: routeHeader,
     canFallBack,
     timeouts: route.timeouts,
-    trace: traceOf(state)?.upstream(route.provider, codec.format, route.model),
+    trace: traceOf(state)?.upstream(route.provider, format.name, route.model),
     streamErrorFrames: (error) => {
       // A fresh encoder that has seen the stream start answers the error as mid-stream. It needs
       // a request only for the names it echoes: the undecoded body gives the model.
-      const enc = codec.createStreamEncoder(bareRequest(fields));
+      const enc = format.client.createStreamEncoder(bareRequest(fields));
       enc.push({ type: 'start', id: 'relay', model: fields.model });
       return enc.push({ type: 'error', error });
     },
@@ -259,7 +261,7 @@ export type ChatState = RequestState & { usage?: Usage; attempts?: RouteAttempts
 function countTokens(state: ChatState, u: Usage): void {
   state.usage = u;
   settleTokens(state, u);
-  const labels = { family: state.family ?? 'none', provider: state.path?.provider ?? 'none', model: state.runtime.router.resolve(state.model ?? '')?.entry ?? 'none' };
+  const labels = { family: state.format?.metricLabel ?? 'none', provider: state.path?.provider ?? 'none', model: state.runtime.router.resolve(state.model ?? '')?.entry ?? 'none' };
   tokensTotal.inc({ ...labels, kind: 'input' }, u.inputTokens);
   tokensTotal.inc({ ...labels, kind: 'output' }, u.outputTokens);
   if (u.reasoningTokens) tokensTotal.inc({ ...labels, kind: 'reasoning' }, u.reasoningTokens);

@@ -4,7 +4,7 @@ import type { ChatResult } from '../ir/chat-result.ts';
 import type { Route } from '../routing/model-router.ts';
 
 /**
- * What a stateful family adds around the generic chat pipeline (family D keeps conversations).
+ * What a stateful format adds around the generic chat pipeline (`openai-responses` keeps conversations).
  * One session per request; every step is optional. The pipeline stays ignorant of what the state
  * is: it only calls these at the points where state can be read or written.
  */

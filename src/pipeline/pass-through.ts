@@ -13,6 +13,7 @@ import { sseFeed } from '../upstream/read-sse.ts';
 import { jsonOrText } from '../upstream/upstream-request.ts';
 import { relayTimers, UpstreamTimeout } from './relay-timers.ts';
 import type { UpstreamSpan } from '../tracing/upstream-span.ts';
+import { formats } from '../formats.ts';
 
 /**
  * Same-format pass-through (docs/architecture.md): the client's body is relayed with only the model name and
@@ -28,8 +29,8 @@ const proxy = httpProxy.createProxyServer({ selfHandleResponse: true, changeOrig
 proxy.on('proxyRes', (proxyRes, req) => handlers.get(req)?.(proxyRes));
 proxy.on('proxyReq', (proxyReq, req) => requestHooks.get(req)?.(proxyReq));
 
-/** Client credentials of every family (none may reach an upstream), and headers the relay sets itself. */
-const clientOnlyHeaders = new Set(['authorization', 'x-api-key', 'x-goog-api-key', 'cookie', 'host', 'accept-encoding']);
+/** Client credentials of every format (src/formats.ts: none may reach an upstream), and headers the relay sets itself. */
+const clientOnlyHeaders = new Set([...formats.flatMap((f) => f.credentialHeaders), 'cookie', 'host', 'accept-encoding']);
 /**
  * Headers of one connection and its framing, relayed in neither direction (RFC 9110 7.6.1: the
  * `Connection` header, every field it names, and the classic hop-by-hop set): the relay keeps its

@@ -1,11 +1,12 @@
 import type { ApiKey } from '../auth/key-ring.ts';
-import type { Family } from '../http/family.ts';
+import type { FormatModule } from '../formats.ts';
 import type { Runtime } from '../runtime.ts';
 
 /** What the pipeline learns about one request, for the response headers, metrics and the log. */
 export type RequestState = {
   requestId: string;
-  family: Family | undefined;
+  /** The wire format the path belongs to (src/http/format-of-path.ts); undefined for paths of none. */
+  format: FormatModule | undefined;
   /** The runtime in force when the request arrived; kept to the end (config reload). */
   runtime: Runtime;
   key: ApiKey;

@@ -1,27 +1,13 @@
-import { anthropicUpstreamCodec } from '../../adapters/anthropic-messages/index.ts';
-import { messagesRelay } from '../../adapters/anthropic-messages/messages-relay.ts';
-import { geminiUpstreamCodec } from '../../adapters/gemini/index.ts';
-import { geminiRelay } from '../../adapters/gemini/gemini-relay.ts';
-import { chatRelay } from '../../adapters/openai-chat/chat-relay.ts';
-import { openaiChatUpstreamCodec } from '../../adapters/openai-chat/index.ts';
-import { responsesUpstreamCodec } from '../../adapters/openai-responses/index.ts';
-import { responsesRelay } from '../../adapters/openai-responses/responses-relay.ts';
-import type { ChatFormat, ChatUpstreamCodec, RelayTarget } from '../../adapters/shared/chat-adapter.ts';
+import type { ChatUpstreamCodec } from '../../adapters/shared/chat-adapter.ts';
+import type { UpstreamSide } from '../../adapters/shared/format-module.ts';
+import { formatNamed } from '../formats.ts';
 
-/** Every chat wire format, as polygate speaks it to upstreams. */
-const codecs: Record<ChatFormat, ChatUpstreamCodec> = {
-  'anthropic-messages': anthropicUpstreamCodec,
-  'openai-chat': openaiChatUpstreamCodec,
-  'openai-responses': responsesUpstreamCodec,
-  gemini: geminiUpstreamCodec,
-};
+/** The upstream side of a chat format by name (src/formats.ts); undefined for formats no chat upstream speaks. */
+export const upstreamSideOf = (format: string): UpstreamSide | undefined => formatNamed(format)?.upstream;
 
-const relays: Record<ChatFormat, RelayTarget> = {
-  'anthropic-messages': messagesRelay,
-  'openai-chat': chatRelay,
-  'openai-responses': responsesRelay,
-  gemini: geminiRelay,
-};
-
-export const upstreamCodecOf = (format: ChatFormat): ChatUpstreamCodec => codecs[format];
-export const relayOf = (format: ChatFormat): RelayTarget => relays[format];
+/** The codec polygate speaks to an upstream of `format`; the format must have an upstream side. */
+export function upstreamCodecOf(format: string): ChatUpstreamCodec {
+  const side = upstreamSideOf(format);
+  if (!side) throw new Error(`format '${format}' has no upstream codec`);
+  return side.codec;
+}

@@ -15,20 +15,15 @@ import { errorBodyOf, upstreamRequest } from '../upstream/upstream-request.ts';
 import { scrubSecrets } from './scrub-secrets.ts';
 import type { CallOptions, ChatProvider } from './chat-provider.ts';
 import type { UpstreamSpan } from '../tracing/upstream-span.ts';
+import { bearerAuth } from '../../adapters/shared/format-module.ts';
+import { upstreamFormatOf } from '../formats.ts';
 
 export type UpstreamTimeouts = { firstByteMs: number; idleMs: number };
 
-/** How each provider type presents its key; the client's credential is never forwarded. */
+/** How each provider type presents its key (its format's module, src/formats.ts); the client's credential is never forwarded. */
 export function authHeaders(cfg: ProviderConfig): Record<string, string> {
   const key = cfg.api_key ?? '';
-  switch (cfg.type) {
-    case 'anthropic':
-      return { 'x-api-key': key };
-    case 'gemini':
-      return { 'x-goog-api-key': key };
-    default:
-      return { authorization: `Bearer ${key}` };
-  }
+  return upstreamFormatOf(cfg.type, cfg.api)?.upstream.authHeaders(key) ?? bearerAuth(key);
 }
 
 /** A chat upstream reached over HTTP and spoken to through one format codec. */

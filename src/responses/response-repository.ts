@@ -3,7 +3,7 @@ import { conversationChars } from '../limits/estimate-tokens.ts';
 import type { CountedDoc, Store } from '../store/store.ts';
 
 /**
- * What a stored Responses answer keeps (family D state): enough to return it (`response`) and to
+ * What a stored Responses answer keeps (`openai-responses` state): enough to return it (`response`) and to
  * list what it was asked (`inputItems`). The conversation lives in turns (`StoredTurn`), one per
  * response, each holding only what that response added: a chain of n answers stores its text
  * once, not n times (a whole-history record per answer made a chain of 40 requests of 0.9 MB

@@ -1,12 +1,10 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { responsesClientCodec } from '../../adapters/openai-responses/index.ts';
+import { openaiResponses } from '../../adapters/openai-responses/index.ts';
 import { authenticate } from '../http/authenticate.ts';
-import { jsonBody } from '../http/json-body.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
-import { chatHandler } from '../pipeline/chat-handler.ts';
 import type { RequestState } from '../pipeline/request-state.ts';
-import { repositoryOf, ResponsesSession } from './responses-session.ts';
+import { repositoryOf } from './responses-session.ts';
 
 const notFound = (id: string): GatewayError => new GatewayError('not-found', `Response with id '${id}' not found.`, { param: 'response_id' });
 
@@ -15,27 +13,26 @@ function param(ctx: Context, name: string): string {
 }
 
 /**
- * Family D: create, and the retrieval endpoints the real API has (the spec leaves them "not
- * shown"): GET and DELETE /v1/responses/{id}, GET /v1/responses/{id}/input_items. Every read is
+ * The stored responses' endpoints the real API has (the spec leaves them "not shown"; create is
+ * the format module's chat route, src/http/format-routes.ts): GET and DELETE /v1/responses/{id}, GET /v1/responses/{id}/input_items. Every read is
  * scoped to the caller's workspace: another workspace's id is "not found", like an unknown one.
  */
 export function registerResponsesRoutes(router: Router): void {
-  router.post('/v1/responses', authenticate('responses'), jsonBody, chatHandler(responsesClientCodec, 'responses', { session: (ctx) => ResponsesSession.of(ctx) }));
-
-  router.get('/v1/responses/:id', authenticate('responses'), async (ctx) => {
+  const auth = authenticate(openaiResponses);
+  router.get('/v1/responses/:id', auth, async (ctx) => {
     const id = param(ctx, 'id');
     const r = await repositoryOf(ctx).get(id, (ctx.state as RequestState).key.workspace);
     if (!r) throw notFound(id);
     ctx.body = r.response;
   });
 
-  router.delete('/v1/responses/:id', authenticate('responses'), async (ctx) => {
+  router.delete('/v1/responses/:id', auth, async (ctx) => {
     const id = param(ctx, 'id');
     if (!(await repositoryOf(ctx).delete(id, (ctx.state as RequestState).key.workspace))) throw notFound(id);
     ctx.body = { id, object: 'response', deleted: true };
   });
 
-  router.get('/v1/responses/:id/input_items', authenticate('responses'), async (ctx) => {
+  router.get('/v1/responses/:id/input_items', auth, async (ctx) => {
     const id = param(ctx, 'id');
     const r = await repositoryOf(ctx).get(id, (ctx.state as RequestState).key.workspace);
     if (!r) throw notFound(id);

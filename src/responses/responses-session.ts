@@ -24,7 +24,7 @@ export const repositoryOf = (ctx: Context): ResponseRepository => {
 };
 
 /**
- * Family D's state around one request (docs/architecture.md, "State"): `previous_response_id` and
+ * The `openai-responses` format's state around one request (docs/architecture.md, "State"): `previous_response_id` and
  * `item_reference` are resolved from polygate's store, so a conversation continues on any
  * upstream, none of which keeps state for polygate; the answer is stored unless `store: false`.
  */

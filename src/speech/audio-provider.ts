@@ -1,4 +1,4 @@
-// What a provider that speaks or listens offers the family B handlers.
+// What a provider that speaks or listens offers the speech handlers.
 import type { Readable } from 'node:stream';
 import type { SpeechRequest } from '../ir/speech-request.ts';
 import type { RouteTimeouts } from '../resilience/route-policy.ts';

@@ -1,5 +1,5 @@
-// Model → route → audio provider for family B, with the same rules as chat: unknown model 404,
-// outside the key's allow-list 403, and the chat route loop (src/resilience/run-routes.ts):
+// Model → route → audio provider for the `openai-audio` format, with the same rules as chat: unknown
+// model 404, outside the key's allow-list 403, and the chat route loop (src/resilience/run-routes.ts):
 // retries, breakers and the next route on a retryable failure (408, 429, 5xx, timeouts).
 import { warningFieldLabel, warningsHeader } from '../metrics/warning-fields.ts';
 import type { Context } from 'koa';

@@ -1,4 +1,4 @@
-// An OpenAI-compatible upstream for family B (provider type `openai`): speech relayed as the
+// An OpenAI-compatible upstream for the `openai-audio` format (provider type `openai`): speech relayed as the
 // audio bytes the upstream sends, uploads streamed from the spool file, every transcript format
 // relayed as it comes (https://platform.openai.com/docs/api-reference/audio).
 import type { IncomingHttpHeaders } from 'node:http';

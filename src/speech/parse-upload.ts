@@ -1,4 +1,4 @@
-// multipart/form-data uploads for family B: spooled to disk by koa-body's formidable (never held
+// multipart/form-data uploads for the `openai-audio` format: spooled to disk by koa-body's formidable (never held
 // whole in memory), bounded by `limits.max_upload_bytes` (413 past it), removed after the request.
 import { mkdirSync } from 'node:fs';
 import { open, rm } from 'node:fs/promises';

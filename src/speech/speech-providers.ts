@@ -1,5 +1,5 @@
 // The audio-capable providers of one runtime, built on first use and kept with it (a config reload
-// brings a new runtime and so new providers). Which provider types can serve family B:
+// brings a new runtime and so new providers). Which provider types can serve the `openai-audio` format:
 // `openai` (HTTP) and the built-in `local-speech`.
 import type { ProviderConfig } from '../config/gateway-config.ts';
 import type { Runtime } from '../runtime.ts';

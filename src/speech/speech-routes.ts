@@ -1,4 +1,4 @@
-// Family B routes (spec, "Family B: speech audio"), and the start-up check that tells the
+// The `openai-audio` format's routes (README, "Families served"), and the start-up check that tells the
 // operator which system packages local-speech is missing on this machine.
 import type Router from '@koa/router';
 import type { Logger } from 'pino';
@@ -9,11 +9,12 @@ import { localEngines } from './local-speech-provider.ts';
 import { speechHandler } from './speech-handler.ts';
 import { describeMissing, missingTools, type MissingTool } from './system-tools.ts';
 import { transcriptionHandler } from './transcription-handler.ts';
+import { openaiAudio } from '../../adapters/openai-audio/index.ts';
 
 export function registerSpeechRoutes(router: Router, ref: RuntimeRef, log: Logger): void {
-  router.post('/v1/audio/speech', authenticate('audio'), jsonBody, speechHandler(log));
-  router.post('/v1/audio/transcriptions', authenticate('audio'), transcriptionHandler('transcribe', log));
-  router.post('/v1/audio/translations', authenticate('audio'), transcriptionHandler('translate', log));
+  router.post('/v1/audio/speech', authenticate(openaiAudio), jsonBody, speechHandler(log));
+  router.post('/v1/audio/transcriptions', authenticate(openaiAudio), transcriptionHandler('transcribe', log));
+  router.post('/v1/audio/translations', authenticate(openaiAudio), transcriptionHandler('translate', log));
   for (const w of speechStartupWarnings(ref.current)) log.warn(w);
 }
 

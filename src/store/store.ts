@@ -1,5 +1,5 @@
 // The one storage interface behind every stateful feature: music tasks and their callback queue
-// (family A), stored responses (family D), and whatever comes next.
+// (`tune`), stored responses (`openai-responses`), and whatever comes next.
 //
 // Why a generic namespaced document store rather than one typed interface per record kind:
 // each driver (memory, sqlite, redis) then implements six operations once, instead of every

@@ -4,7 +4,6 @@
 import type { Attributes } from '@opentelemetry/api';
 import type { ProviderType } from '../config/gateway-config.ts';
 import type { ChatRequest } from '../ir/chat-request.ts';
-import type { Family } from '../http/family.ts';
 
 /** gen_ai.provider.name values: the convention's well-known names, else polygate's own. */
 export function genAiProviderName(type: ProviderType | undefined): string {
@@ -26,25 +25,6 @@ export function genAiProviderName(type: ProviderType | undefined): string {
       return 'polygate';
     default: {
       const never: never = type;
-      return never;
-    }
-  }
-}
-
-/** gen_ai.operation.name: `chat` for the chat families, descriptive names for speech and music. */
-export function genAiOperation(family: Family, path: string): string {
-  switch (family) {
-    case 'messages':
-    case 'chat':
-    case 'responses':
-    case 'gemini':
-      return 'chat';
-    case 'audio':
-      return path.endsWith('/speech') ? 'text_to_speech' : 'speech_to_text';
-    case 'tune':
-      return 'generate_music';
-    default: {
-      const never: never = family;
       return never;
     }
   }

@@ -8,7 +8,7 @@ import type { ChatRequest } from '../ir/chat-request.ts';
 import type { GatewayError } from '../ir/gateway-error.ts';
 import type { ChatState } from '../pipeline/chat-handler.ts';
 import type { Route } from '../routing/model-router.ts';
-import { contentAttributes, genAiOperation, genAiProviderName, requestAttributes } from './gen-ai-attributes.ts';
+import { contentAttributes, genAiProviderName, requestAttributes } from './gen-ai-attributes.ts';
 import { tracingOf } from './tracer.ts';
 import { formatTraceparent, parseTraceparent } from './traceparent.ts';
 import { UnsampledTrace } from './unsampled-trace.ts';
@@ -32,7 +32,7 @@ export class RequestTrace implements UpstreamTracer {
     this.#tracer = tracer;
     this.#tracestate = tracestate;
     const parent = remote ? trace.setSpanContext(ROOT_CONTEXT, remote) : ROOT_CONTEXT;
-    this.#operation = state.family ? genAiOperation(state.family, ctx.path) : 'chat';
+    this.#operation = state.format ? state.format.operation(ctx.path) : 'chat';
     this.#content = state.runtime.config.log.content;
     this.#root = tracer.startSpan(ctx.method, { kind: SpanKind.SERVER, startTime: epoch(startedAt), attributes: { 'http.request.method': ctx.method, 'gen_ai.operation.name': this.#operation, 'polygate.request_id': state.requestId } }, parent);
     this.#rootCtx = trace.setSpan(parent, this.#root);
@@ -131,7 +131,7 @@ const traces = new WeakMap<object, RequestTrace | UnsampledTrace>();
  */
 export function startRequestTrace(ctx: Koa.Context, startedAt: number): void {
   const state = ctx.state as ChatState;
-  if (!state.family) return;
+  if (!state.format) return;
   const tracing = tracingOf(state.runtime.config);
   if (!tracing) return;
   const h = ctx.headers;

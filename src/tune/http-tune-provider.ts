@@ -19,7 +19,7 @@ import type { TuneProvider } from './tune-provider.ts';
 /** Submissions and fetches are small JSON exchanges; a music service that stalls this long is down. */
 const callTimeoutMs = 30_000;
 
-/** Upstream type `tune`: a service speaking family A under `base_url`, with `Authorization: Bearer api_key`. */
+/** Upstream type `tune`: a service speaking the `tune` format under `base_url`, with `Authorization: Bearer api_key`. */
 export class HttpTuneProvider implements TuneProvider {
   readonly name: string;
   readonly type = 'tune';

@@ -1,4 +1,4 @@
-// The background side of family A, started with the server (src/main.ts): claims due tasks and
+// The background side of the `tune` format, started with the server (src/main.ts): claims due tasks and
 // due callbacks from the store and advances them. Work is claimed with a lease, so a restart (or
 // another instance, with a shared store) picks up whatever was left, and nothing waits in memory.
 import type { Logger } from 'pino';

@@ -1,4 +1,4 @@
-// Submissions and queries of family A, in IR terms: which provider serves a task, what is stored,
+// Submissions and queries of the `tune` format, in IR terms: which provider serves a task, what is stored,
 // what a workspace may see. HTTP lives in tune-routes.ts; background work in task-runner.ts.
 import { randomUUID } from 'node:crypto';
 import type { ApiKey } from '../auth/key-ring.ts';

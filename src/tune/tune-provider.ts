@@ -1,7 +1,7 @@
 import type { TaskSubmission, UpstreamTaskView } from '../ir/music-task.ts';
 
 /**
- * A music upstream: the `tune` HTTP protocol (family A spoken to a real service) or the built-in
+ * A music upstream: the `tune` HTTP protocol (the `tune` format spoken to a real service) or the built-in
  * `sandbox-tune`. Both are polled the same way, so the task runner has one code path.
  */
 export interface TuneProvider {

@@ -1,4 +1,4 @@
-// Family A's HTTP routes (spec, "Endpoints / Family A: music tasks"). Every answer is the
+// The `tune` format's HTTP routes (README, "Families served"). Every answer is the
 // envelope; errors are thrown as GatewayError and encoded by the app's request scope.
 import { createReadStream, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import {
   encodeTask,
   endpointUnavailable,
   successEnvelope,
+  tune,
 } from '../../adapters/tune/index.ts';
 import { authenticate } from '../http/authenticate.ts';
 import { jsonBody } from '../http/json-body.ts';
@@ -87,7 +88,7 @@ async function serveAudio(ctx: Context): Promise<void> {
 }
 
 export function registerTuneRoutes(router: Router, ref: RuntimeRef): void {
-  const auth = authenticate('tune');
+  const auth = authenticate(tune);
   void ref; // each request uses the runtime it started with (ctx.state.runtime)
 
   router.post('/tune/submit/music', auth, jsonBody, async (ctx) => {

@@ -1,5 +1,5 @@
 // What a request used besides chat tokens, noted by the family handlers for its usage record:
-// characters spoken and audio seconds (family B), tasks submitted (family A).
+// characters spoken and audio seconds (`openai-audio`), tasks submitted (`tune`).
 
 export type Metered = {
   characters?: number;

@@ -1,7 +1,13 @@
 import t from 'tap';
 import { createHash } from 'node:crypto';
 import { globMatcher, KeyRing } from '../../src/auth/key-ring.ts';
-import { extractCredential } from '../../src/auth/extract-credential.ts';
+import { formatNamed } from '../../src/formats.ts';
+
+const credential = (format: string, headers: Record<string, string>, query: Record<string, string>): string | undefined => {
+  const f = formatNamed(format);
+  if (!f) throw new Error(`no format ${format}`);
+  return f.credential(headers, query);
+};
 
 t.test('authenticates plain and pre-hashed secrets, rejects others', async (t) => {
   const ring = new KeyRing([
@@ -25,13 +31,13 @@ t.test('model allow-list globs', async (t) => {
   t.ok(globMatcher(['*'])('anything'));
 });
 
-t.test('credentials are read the way each family sends them', async (t) => {
+t.test('credentials are read the way each format\'s clients send them', async (t) => {
   const bearer = { authorization: 'Bearer sk-1' };
-  for (const f of ['tune', 'audio', 'responses', 'chat'] as const) t.equal(extractCredential(f, bearer, {}), 'sk-1', f);
-  t.equal(extractCredential('messages', { 'x-api-key': 'sk-2' }, {}), 'sk-2');
-  t.equal(extractCredential('messages', bearer, {}), 'sk-1', 'current Anthropic SDK sends Bearer');
-  t.equal(extractCredential('gemini', { 'x-goog-api-key': 'sk-3' }, {}), 'sk-3');
-  t.equal(extractCredential('gemini', {}, { key: 'sk-4' }), 'sk-4');
-  t.equal(extractCredential('gemini', bearer, {}), undefined, 'gemini does not take Bearer');
-  t.equal(extractCredential('tune', { 'x-api-key': 'sk-2' }, {}), undefined);
+  for (const f of ['tune', 'openai-audio', 'openai-responses', 'openai-chat']) t.equal(credential(f, bearer, {}), 'sk-1', f);
+  t.equal(credential('anthropic-messages', { 'x-api-key': 'sk-2' }, {}), 'sk-2');
+  t.equal(credential('anthropic-messages', bearer, {}), 'sk-1', 'current Anthropic SDK sends Bearer');
+  t.equal(credential('gemini', { 'x-goog-api-key': 'sk-3' }, {}), 'sk-3');
+  t.equal(credential('gemini', {}, { key: 'sk-4' }), 'sk-4');
+  t.equal(credential('gemini', bearer, {}), undefined, 'gemini does not take Bearer');
+  t.equal(credential('tune', { 'x-api-key': 'sk-2' }, {}), undefined);
 });

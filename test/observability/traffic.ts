@@ -10,7 +10,6 @@ import { startGeminiUpstream } from '../emulators/gemini-upstream.ts';
 import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
 import { startOpenAIResponsesUpstream } from '../emulators/openai-responses-upstream.ts';
 import { startTuneUpstream } from '../emulators/tune-upstream.ts';
-import type { Family } from '../../src/http/family.ts';
 
 export type Asserts = Pick<typeof tap, 'ok' | 'equal' | 'match'>;
 
@@ -62,6 +61,9 @@ export type TrafficEnv = {
   hookUrl: string;
   callbackFor(taskId: string): Promise<void>;
 };
+
+/** The `family` label values the dashboards query (each format module's `metricLabel`, src/formats.ts). */
+type Family = 'messages' | 'chat' | 'responses' | 'gemini' | 'audio' | 'tune';
 
 export type FamilyTraffic = {
   family: Family;

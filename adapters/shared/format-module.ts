@@ -1,0 +1,121 @@
+// What one wire format tells the rest of polygate about itself (docs/architecture.md, "The format
+// module"). Each adapters/<format>/index.ts exports one such object; src/formats.ts lists them, and
+// route registration, format detection, authentication, error encoding, the upstream codecs and
+// the metrics iterate that list. Routes are data here: the adapters stay free of Koa.
+import type { GatewayError } from '../../src/ir/gateway-error.ts';
+import type { ChatClientCodec, ChatUpstreamCodec, EncodedError, RelayTarget, UpstreamHttpRequest, WireHeaders } from './chat-adapter.ts';
+
+export type WireQuery = Record<string, unknown>;
+
+/**
+ * A path (compared lower-case, without a trailing slash) this format answers: the path itself and
+ * everything under it. `when` claims a path several formats share (`/v1/models`) by the request's
+ * headers or query; a rule with `when` that holds wins over one without.
+ */
+export type PathRule = { readonly prefix: string; readonly when?: (headers: WireHeaders, query: WireQuery, path: string) => boolean };
+
+/**
+ * How src/ serves a route: `chat` runs the chat pipeline with the format's client codec;
+ * `chat-methods` is a `{model}:{method}` path whose method picks generate, stream or count;
+ * `count-tokens` counts a request's input tokens with the format's count wire.
+ */
+export type RouteKind = 'chat' | 'chat-methods' | 'count-tokens';
+
+/**
+ * `chat-methods` routes name their methods (the last path segment's text after a colon) and the
+ * query a streaming call must carry; a missing one is refused naming the parameter.
+ */
+export type RouteMethods = { readonly generate: string; readonly stream: string; readonly count?: string; readonly streamQuery?: { readonly param: string; readonly value: string } };
+
+export type RouteSpec =
+  | { readonly method: 'POST'; readonly path: string; readonly kind: 'chat' | 'count-tokens' }
+  | { readonly method: 'POST'; readonly path: string; readonly kind: 'chat-methods'; readonly methods: RouteMethods };
+
+/** Where an upstream of this format counts a request's input tokens, and how its answer reads. */
+export type CountWire = {
+  /** Same format as the client: its own count body, only the model renamed (fields polygate does not know arrive). */
+  relay(body: Record<string, unknown>, upstreamModel: string): { path: string; body: unknown };
+  /** Another format: the request as encoded for the upstream's generate endpoint, reshaped for counting. */
+  translate(generate: UpstreamHttpRequest, upstreamModel: string): { path: string; body: unknown };
+  /** The count in the upstream's answer; undefined when it has none. */
+  read(body: unknown): number | undefined;
+  /** Client headers a relay passes on (the version and betas the client chose). */
+  relayHeaders: readonly string[];
+};
+
+/** A format's token-counting endpoint: its body read as a generate request, and its answer. */
+export type CountClient = {
+  /** The count body as the format's generate body (what the decoder and a same-format relay take). */
+  generateBody(body: unknown): Record<string, unknown>;
+  encode(tokens: number): Record<string, unknown>;
+  /** The generate decoder requires an output limit the count body does not carry (Anthropic's max_tokens). */
+  stubsMaxTokens?: boolean;
+};
+
+/** Where a codec takes the ids and the time of objects it mints (`resp_…`, `created_at`). */
+export type IdSource = {
+  /** A fresh id with the given prefix. */
+  newId(prefix: string): string;
+  /** Unix time in seconds. */
+  now(): number;
+};
+
+/** The provider config entries (`type`, optionally `api`) whose upstream speaks this format. */
+export type ProviderMatch = { readonly type: string; readonly api?: readonly (string | undefined)[] };
+
+/** The format as spoken by chat upstreams. */
+export type UpstreamSide = {
+  readonly codec: ChatUpstreamCodec;
+  /** Same-format pass-through: where the client's raw body goes and how its model is renamed. */
+  readonly relay: RelayTarget;
+  /** How this format's upstreams take the key (the client's credential is never forwarded). */
+  authHeaders(key: string): Record<string, string>;
+  readonly countWire?: CountWire;
+};
+
+export interface FormatModule {
+  /** The one name used for this format inside polygate (logs' `inbound_format`, IR origins). */
+  readonly name: string;
+  /** The `family` label of metrics and log lines (an operator-facing contract: dashboards query it). */
+  readonly metricLabel: string;
+  /** gen_ai.operation.name of a request on `path` (tracing). */
+  operation(path: string): string;
+  readonly paths: readonly PathRule[];
+  /** Routes src/ registers generically; a format's own services (tasks, speech, stored responses) register the rest. */
+  readonly routes: readonly RouteSpec[];
+  /** The client's credential, read where this format's clients send it. */
+  credential(headers: WireHeaders, query: WireQuery): string | undefined;
+  /** Request headers that carry a client credential: never relayed to an upstream. */
+  readonly credentialHeaders: readonly string[];
+  /** Any error in the body this format's clients parse. */
+  encodeError(err: GatewayError): EncodedError;
+  /** Top-level request fields of this format's API: the values the warnings metric's `field` label may take. */
+  readonly knownFields: readonly string[];
+  /** Provider config types served in this format (chat upstreams, task upstreams). */
+  readonly providers: readonly ProviderMatch[];
+  readonly client?: ChatClientCodec;
+  /** The client codec minting ids and timestamps from `ids` (golden fixtures inject a deterministic source). */
+  clientFor?(ids: IdSource): ChatClientCodec;
+  /** The client's token-counting endpoint (routes of kind `count-tokens` and `chat-methods`). */
+  readonly countClient?: CountClient;
+  readonly upstream?: UpstreamSide;
+}
+
+const first = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
+
+/** A header's value (the first, when repeated). */
+export const headerValue = (headers: WireHeaders, name: string): string | undefined => first(headers[name]);
+
+/** `Authorization: Bearer <token>`. */
+export function bearerToken(headers: WireHeaders): string | undefined {
+  const h = first(headers.authorization);
+  if (!h) return undefined;
+  const m = /^Bearer\s+(.+)$/i.exec(h.trim());
+  return m ? m[1].trim() : undefined;
+}
+
+export const bearerAuth = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
+
+/** Whether a provider config entry matches one of a module's provider types. */
+export const servesProvider = (m: FormatModule, type: string, api: string | undefined): boolean =>
+  m.providers.some((p) => p.type === type && (p.api === undefined || p.api.includes(api)));

@@ -1,0 +1,102 @@
+// Adding a wire format touches only its folder and the list of formats (issue #16, "Done when").
+// A made-up seventh format (test/structure/fake-format/) is added to the real list, and the app
+// built in-process from that list serves it: its path is detected as the format, its credential
+// authenticates, its body decodes, the echo provider answers, the answer and the stream are
+// encoded in its wire, and errors (401, 400, 404) come in its shape. The same app without it
+// answers that path as a path of no format, so nothing else in src/ knows the fake one.
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { pino } from 'pino';
+import { stringify } from 'yaml';
+import { createApp } from '../../src/app.ts';
+import { parseConfig } from '../../src/config/load-config.ts';
+import { formats, type FormatModule } from '../../src/formats.ts';
+import { formatOfPath } from '../../src/http/format-of-path.ts';
+import { Runtime } from '../../src/runtime.ts';
+import { repoRoot, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { fakeFormat } from './fake-format/index.ts';
+
+const withFake: readonly FormatModule[] = [...formats, fakeFormat];
+
+async function serve(list: readonly FormatModule[]): Promise<{ url: string; server: Server; runtime: Runtime }> {
+  const runtime = new Runtime(parseConfig(stringify(testConfig({})), 'seventh-format.yaml'));
+  const app = createApp({ current: runtime }, pino({ level: 'silent' }), list);
+  const server = createServer(app.callback()).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const addr = server.address();
+  if (!addr || typeof addr === 'string') throw new Error('no port');
+  return { url: `http://127.0.0.1:${addr.port}`, server, runtime };
+}
+
+const post = (url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+t.test('format detection reads the injected list', async (t) => {
+  t.equal(formatOfPath('/v7/fake/generate', {}, {}, withFake)?.name, 'fake-format');
+  t.equal(formatOfPath('/V7/FAKE/generate/', {}, {}, withFake)?.name, 'fake-format', 'the router\'s path rule: any case, one trailing slash');
+  t.equal(formatOfPath('/v7/fake/generate', {}, {}, formats), undefined, 'the real list does not know it');
+  t.equal(formatOfPath('/v1/messages', {}, {}, withFake)?.name, 'anthropic-messages', 'the real formats keep their paths');
+});
+
+t.test('an app built with the fake format serves it end to end', async (t) => {
+  const { url, server, runtime } = await serve(withFake);
+  t.teardown(async () => {
+    server.close();
+    await runtime.close();
+  });
+  const key = { 'x-fake-key': TEST_KEY };
+
+  const ok = await post(`${url}/v7/fake/generate`, { model: 'echo', prompt: 'hello seventh' }, key);
+  t.equal(ok.status, 200);
+  t.same(await ok.json(), { fake_text: 'hello seventh', fake_model: 'echo' }, 'decoded, routed to echo, encoded in the fake wire');
+
+  const streamed = await post(`${url}/v7/fake/generate`, { model: 'echo', prompt: 'one two', stream: true }, key);
+  t.equal(streamed.status, 200);
+  t.match(streamed.headers.get('content-type'), /^text\/event-stream/);
+  const frames = (await streamed.text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
+  t.equal(frames.map((f) => f.delta ?? '').join(''), 'one two', 'the stream carries the text in the fake frames');
+  t.same(frames.at(-1), { done: true }, 'and ends with its own closing frame');
+
+  const noKey = await post(`${url}/v7/fake/generate`, { model: 'echo', prompt: 'x' }, { authorization: `Bearer ${TEST_KEY}` });
+  t.equal(noKey.status, 401, 'only the fake format\'s own header carries its key');
+  t.same(await noKey.json(), { fake_error: { reason: 'authentication', field: null } });
+
+  const bad = await post(`${url}/v7/fake/generate`, { model: 'echo' }, key);
+  t.equal(bad.status, 400);
+  t.same(await bad.json(), { fake_error: { reason: 'invalid-request', field: 'prompt' } }, 'bad input: the field named, in the fake shape');
+
+  const missing = await fetch(`${url}/v7/fake/nowhere`, { headers: key });
+  t.equal(missing.status, 404);
+  t.same(await missing.json(), { fake_error: { reason: 'not-found', field: null } }, 'an unknown path under the format answers in its shape');
+
+  const metrics = await (await fetch(`${url}/metrics`)).text();
+  t.match(metrics, /polygate_requests_total\{[^}]*family="fake",inbound_format="fake-format"[^}]*outcome="ok"/, 'metrics carry its label and name');
+
+  const chat = await post(`${url}/v1/chat/completions`, { model: 'echo', messages: [{ role: 'user', content: 'still here' }] }, { authorization: `Bearer ${TEST_KEY}` });
+  t.equal(chat.status, 200, 'the real formats are served beside it');
+});
+
+t.test('the same app without the fake format does not know its path', async (t) => {
+  const { url, server, runtime } = await serve(formats);
+  t.teardown(async () => {
+    server.close();
+    await runtime.close();
+  });
+  const res = await post(`${url}/v7/fake/generate`, { model: 'echo', prompt: 'x' }, { 'x-fake-key': TEST_KEY });
+  t.equal(res.status, 404);
+  const body = (await res.json()) as { error?: { type?: string } };
+  t.equal(body.error?.type, 'invalid_request_error', 'a path of no format: OpenAI\'s error shape');
+});
+
+t.test('nothing outside the fake folder and this test names the fake format', async (t) => {
+  const files = (dir: string): string[] =>
+    readdirSync(dir).flatMap((n) => {
+      const p = join(dir, n);
+      return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
+    });
+  const naming = [...files(join(repoRoot, 'src')), ...files(join(repoRoot, 'adapters'))].filter((f) => /fake-format|fakeFormat/.test(readFileSync(f, 'utf8')));
+  t.same(naming, [], 'src/ and adapters/ serve it from the list alone');
+});
