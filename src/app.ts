@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
-import type { Logger } from 'pino';
 import { anthropicClientCodec } from '../adapters/anthropic-messages/index.ts';
 import { openaiChatClientCodec } from '../adapters/openai-chat/index.ts';
 import { registerGeminiRoutes } from './http/gemini-routes.ts';
@@ -28,10 +27,8 @@ import {
   translationDuration,
 } from './metrics/registry.ts';
 import { chatHandler, type ChatState } from './pipeline/chat-handler.ts';
-import { logLimitsTo } from './limits/key-limits.ts';
-import { logBreakersTo } from './resilience/breaker-board.ts';
 import { toGatewayError } from './pipeline/to-gateway-error.ts';
-import type { RuntimeRef } from './runtime.ts';
+import type { Services } from './services.ts';
 import { registerSpeechRoutes } from './speech/speech-routes.ts';
 import { registerTuneRoutes } from './tune/tune-routes.ts';
 import { recordUsage } from './usage/record-usage.ts';
@@ -47,14 +44,14 @@ const inboundFormat: Record<Family, string> = {
   tune: 'tune',
 };
 
-export function createApp(ref: RuntimeRef, log: Logger): Koa {
+/** The app of one gateway: every handler reaches `services` through ctx.state.services (src/services.ts). */
+export function createApp(services: Services): Koa {
+  const { ref, log } = services;
   const app = new Koa();
   app.proxy = false;
   // Koa's own error printing would duplicate our request log line.
   app.silent = true;
-  logBreakersTo(log);
-  logLimitsTo(log);
-  app.use(requestScope(ref, log));
+  app.use(requestScope(services));
 
   // Case-insensitive, one optional trailing slash: family detection (src/http/family.ts,
   // routeComparable) reads paths through the same rule, so both always agree.
@@ -86,7 +83,7 @@ export function createApp(ref: RuntimeRef, log: Logger): Koa {
   registerCountTokensRoutes(router);
   registerTuneRoutes(router, ref);
   registerSpeechRoutes(router, ref, log);
-  registerUsageRoutes(router, log);
+  registerUsageRoutes(router);
 
   app.use(router.routes());
   app.use(router.allowedMethods());
@@ -101,7 +98,8 @@ const opsPaths = new Set(['/', '/healthz', '/metrics']);
  * and one log line when the response is done (streams and unmatched paths included; `family`
  * is `none` where the path names none).
  */
-function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
+function requestScope(services: Services): Koa.Middleware {
+  const { ref, log } = services;
   // The access line's fields are fixed and carry no credential, so it skips the redaction walk
   // (several per cent of a request's CPU); a line with the request body keeps it.
   const accessLog = log.child({}, { redact: [] });
@@ -117,6 +115,7 @@ function requestScope(ref: RuntimeRef, log: Logger): Koa.Middleware {
     state.requestId = ctx.get('x-request-id').slice(0, 128).replace(/[^\x21-\x7e]/g, '') || randomUUID();
     state.family = family;
     state.runtime = ref.current;
+    state.services = services;
     // A config reload closes the old runtime's upstream pools only after this request has ended.
     ctx.res.once('close', state.runtime.hold());
     state.timings = {};

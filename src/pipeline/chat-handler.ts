@@ -90,6 +90,7 @@ export function chatHandler(codec: ChatClientCodec, family: Family, opts: ChatHa
       family,
       model: fields.model,
       routes,
+      breakers: state.services.breakers,
       signal: abort.signal,
       report: state.attempts,
       trace: traceOf(state),
@@ -222,6 +223,7 @@ async function relayRoute(ctx: Context, codec: ChatClientCodec, fields: RoutingF
   ctx.respond = false;
   const target = relayOf(codec.format)(ctx.request.body as Record<string, unknown>, route.model, fields.stream, ctx.query as Record<string, string | undefined>);
   const r = await passThrough({
+    proxy: state.services.proxy,
     req: ctx.req,
     res: ctx.res,
     provider,

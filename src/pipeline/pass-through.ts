@@ -18,12 +18,19 @@ import type { UpstreamSpan } from '../tracing/upstream-span.ts';
  */
 
 type Handler = (proxyRes: IncomingMessage) => void;
+/** Each relayed request's own hooks, which the proxy's events look up (keyed by the client's request). */
 const handlers = new WeakMap<IncomingMessage, Handler>();
 const requestHooks = new WeakMap<IncomingMessage, (proxyReq: ClientRequest) => void>();
 
-const proxy = httpProxy.createProxyServer({ selfHandleResponse: true, changeOrigin: true, xfwd: false, ignorePath: true });
-proxy.on('proxyRes', (proxyRes, req) => handlers.get(req)?.(proxyRes));
-proxy.on('proxyReq', (proxyReq, req) => requestHooks.get(req)?.(proxyReq));
+export type RelayProxy = ReturnType<typeof httpProxy.createProxyServer>;
+
+/** The relay's proxy, one per gateway (held by src/services.ts). */
+export function createRelayProxy(): RelayProxy {
+  const proxy = httpProxy.createProxyServer({ selfHandleResponse: true, changeOrigin: true, xfwd: false, ignorePath: true });
+  proxy.on('proxyRes', (proxyRes, req) => handlers.get(req)?.(proxyRes));
+  proxy.on('proxyReq', (proxyReq, req) => requestHooks.get(req)?.(proxyReq));
+  return proxy;
+}
 
 /** Client credentials of every family (none may reach an upstream), and headers the relay sets itself. */
 const clientOnlyHeaders = new Set(['authorization', 'x-api-key', 'x-goog-api-key', 'cookie', 'host', 'accept-encoding']);
@@ -52,6 +59,7 @@ export type PassThroughResult =
   | { kind: 'failed'; error: GatewayError };
 
 export function passThrough(opts: {
+  proxy: RelayProxy;
   req: IncomingMessage;
   res: ServerResponse;
   provider: HttpChatProvider;
@@ -146,7 +154,7 @@ export function passThrough(opts: {
         finish('upstream_cut');
       });
     });
-    proxy.web(
+    opts.proxy.web(
       req,
       res,
       {

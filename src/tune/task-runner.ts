@@ -3,7 +3,7 @@
 // another instance, with a shared store) picks up whatever was left, and nothing waits in memory.
 import type { Logger } from 'pino';
 import type { Runtime, RuntimeRef } from '../runtime.ts';
-import { processStoreOf } from '../store/open-store.ts';
+import type { Store } from '../store/store.ts';
 import { deliverCallbacks } from './callback-deliverer.ts';
 import { onTaskQueued } from './task-service.ts';
 import { advanceTasks } from './task-poller.ts';
@@ -36,9 +36,11 @@ function configWarnings(runtime: Runtime): string[] {
   return w;
 }
 
-export function startTuneRunner(ref: RuntimeRef, log: Logger, opts: { port: number }): TuneRunner {
+/** `services`: the gateway's (src/services.ts). */
+export function startTuneRunner(services: { ref: RuntimeRef; log: Logger; store: Store }, opts: { port: number }): TuneRunner {
+  const { ref, log } = services;
   const abort = new AbortController();
-  const tasks = new TaskStore(processStoreOf(ref.current.config.storage));
+  const tasks = new TaskStore(services.store);
   const inFlight = new Set<Promise<void>>();
   let tasksBusy = 0;
   let callbacksBusy = 0;

@@ -19,13 +19,12 @@ import { jsonBody } from '../http/json-body.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
 import type { RequestState } from '../pipeline/request-state.ts';
 import type { RuntimeRef } from '../runtime.ts';
-import { processStoreOf } from '../store/open-store.ts';
 import { fetchTasks, getTask, submitLyrics, submitMusic, type Submitted } from './task-service.ts';
 import { anySandbox, sandboxAudioDir } from './tune-providers.ts';
 import { meter } from '../usage/meter.ts';
 
 const st = (ctx: Context): RequestState => ctx.state as RequestState;
-const storeOf = (ctx: Context) => processStoreOf(st(ctx).runtime.config.storage);
+const storeOf = (ctx: Context) => st(ctx).services.store;
 
 /** Scheme and host the client used (Koa 3's ctx.origin is the Origin header, not this). */
 const clientOrigin = (ctx: Context): string => `${ctx.protocol}://${ctx.host || 'localhost'}`;
@@ -55,7 +54,7 @@ const audioName = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
  */
 async function serveAudio(ctx: Context): Promise<void> {
   const m = audioName.exec(String((ctx as unknown as { params: Record<string, string> }).params.file ?? ''));
-  const file = m ? ((await anySandbox()?.audioFile(m[1])) ?? join(sandboxAudioDir(st(ctx).runtime), `${m[1]}.mp3`)) : undefined;
+  const file = m ? ((await anySandbox(storeOf(ctx))?.audioFile(m[1])) ?? join(sandboxAudioDir(st(ctx).runtime), `${m[1]}.mp3`)) : undefined;
   let size: number;
   try {
     size = file ? statSync(file).size : -1;
