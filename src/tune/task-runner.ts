@@ -130,7 +130,7 @@ export function startTuneRunner(services: { ref: RuntimeRef; log: Logger; store:
     }
   }
 
-  const unsubscribe = onTaskQueued(wake);
+  const unsubscribe = onTaskQueued(services.store, wake);
   timer = setTimeout(loop, 0);
 
   return {

@@ -17,11 +17,14 @@ export type Submitted = { taskId: string; provider: string; upstreamModel: strin
 
 type Ctx = { runtime: Runtime; store: Store; key: ApiKey };
 
-const listeners = new Set<() => void>();
+/** Listeners by the store the tasks are queued in: one gateway's runner is not woken by another's tasks (src/services.ts). */
+const listeners = new WeakMap<Store, Set<() => void>>();
 /** The task runner listens, so a task queued for background work starts at once, not at the next tick. */
-export function onTaskQueued(fn: () => void): () => void {
-  listeners.add(fn);
-  return () => listeners.delete(fn);
+export function onTaskQueued(store: Store, fn: () => void): () => void {
+  let set = listeners.get(store);
+  if (!set) listeners.set(store, (set = new Set()));
+  set.add(fn);
+  return () => set.delete(fn);
 }
 
 /** Refuses hooks on internal addresses (unless allowed); the 400 names notify_hook. */
@@ -68,7 +71,7 @@ function newTask(action: TaskAction, hook: string | undefined): MusicTask {
 async function store(c: Ctx, rec: TaskRecord, dueAt: number): Promise<Submitted> {
   await new TaskStore(c.store).create(rec, c.key.workspace, dueAt);
   tasksTotal.inc({ provider: rec.provider || 'none', action: rec.task.action, status: 'IN_PROGRESS' });
-  for (const fn of listeners) fn();
+  for (const fn of listeners.get(c.store) ?? []) fn();
   return { taskId: rec.task.id, provider: rec.provider, upstreamModel: rec.upstreamModel };
 }
 
