@@ -28,7 +28,7 @@ let services: Services;
 try {
   services = await openServices(ref, log);
 } catch (e) {
-  console.error(`cannot open storage (${ref.current.config.storage.driver}): ${(e as Error).message}`);
+  console.error(`polygate cannot start: ${(e as Error).message}`);
   process.exit(1);
 }
 

@@ -9,6 +9,7 @@
 // do implicitly), the breakers keep what they learnt about each upstream, and the rate counters
 // keep each key's window.
 import type { Logger } from 'pino';
+import type { GatewayConfig } from './config/gateway-config.ts';
 import { openRateCounter } from './limits/open-rate-counter.ts';
 import type { RateCounter } from './limits/rate-counter.ts';
 import { createRelayProxy, type RelayProxy } from './pipeline/pass-through.ts';
@@ -42,9 +43,8 @@ export type Services = {
 /** Opens the services for the runtime in `ref` (a Redis store is connected before this resolves). */
 export async function openServices(ref: RuntimeRef, log: Logger): Promise<Services> {
   const config = ref.current.config;
-  const store = openStore(config.storage);
+  const store = await openConnectedStore(config.storage);
   try {
-    if (store instanceof RedisStore) await store.ready();
     return {
       ref,
       log,
@@ -58,6 +58,18 @@ export async function openServices(ref: RuntimeRef, log: Logger): Promise<Servic
   } catch (e) {
     await store.close().catch(() => {});
     throw e;
+  }
+}
+
+async function openConnectedStore(storage: GatewayConfig['storage']): Promise<Store> {
+  let store: Store | undefined;
+  try {
+    store = openStore(storage);
+    if (store instanceof RedisStore) await store.ready();
+    return store;
+  } catch (e) {
+    await store?.close().catch(() => {});
+    throw new Error(`cannot open storage (${storage.driver}): ${(e as Error).message}`, { cause: e });
   }
 }
 
