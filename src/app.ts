@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
-import type { Logger } from 'pino';
 import { registerModelsRoutes } from './discovery/models-routes.ts';
 import { registerResponsesRoutes } from './responses/responses-routes.ts';
 import { ResponsesSession } from './responses/responses-session.ts';
@@ -25,10 +24,8 @@ import {
   translationDuration,
 } from './metrics/registry.ts';
 import type { ChatState } from './pipeline/chat-handler.ts';
-import { logLimitsTo } from './limits/key-limits.ts';
-import { logBreakersTo } from './resilience/breaker-board.ts';
 import { toGatewayError } from './pipeline/to-gateway-error.ts';
-import type { RuntimeRef } from './runtime.ts';
+import type { Services } from './services.ts';
 import { registerSpeechRoutes } from './speech/speech-routes.ts';
 import { registerTuneRoutes } from './tune/tune-routes.ts';
 import { recordUsage } from './usage/record-usage.ts';
@@ -36,17 +33,17 @@ import { endRequestTrace, startRequestTrace } from './tracing/request-trace.ts';
 import { registerUsageRoutes } from './usage/admin-routes.ts';
 
 /**
- * `formats`: the wire formats served (src/formats.ts); a test passes its own list to show that a
- * format is served from its module alone (test/structure/seventh-format.test.ts).
+ * The app of one gateway: every handler reaches `services` through ctx.state.services
+ * (src/services.ts). `formats`: the wire formats served (src/formats.ts); a test passes its own
+ * list to show that a format is served from its module alone (test/structure/seventh-format.test.ts).
  */
-export function createApp(ref: RuntimeRef, log: Logger, formats: readonly FormatModule[] = defaultFormats): Koa {
+export function createApp(services: Services, formats: readonly FormatModule[] = defaultFormats): Koa {
+  const { ref, log } = services;
   const app = new Koa();
   app.proxy = false;
   // Koa's own error printing would duplicate our request log line.
   app.silent = true;
-  logBreakersTo(log);
-  logLimitsTo(log);
-  app.use(requestScope(ref, log, formats));
+  app.use(requestScope(services, formats));
 
   // Case-insensitive, one optional trailing slash: format detection (src/http/format-of-path.ts,
   // routeComparable) reads paths through the same rule, so both always agree.
@@ -76,7 +73,7 @@ export function createApp(ref: RuntimeRef, log: Logger, formats: readonly Format
   registerModelsRoutes(router);
   registerTuneRoutes(router, ref);
   registerSpeechRoutes(router, ref, log);
-  registerUsageRoutes(router, log);
+  registerUsageRoutes(router);
 
   app.use(router.routes());
   app.use(router.allowedMethods());
@@ -91,7 +88,8 @@ const opsPaths = new Set(['/', '/healthz', '/metrics']);
  * and one log line when the response is done (streams and unmatched paths included; `family`
  * is `none` where the path names no format).
  */
-function requestScope(ref: RuntimeRef, log: Logger, formats: readonly FormatModule[]): Koa.Middleware {
+function requestScope(services: Services, formats: readonly FormatModule[]): Koa.Middleware {
+  const { ref, log } = services;
   // The access line's fields are fixed and carry no credential, so it skips the redaction walk
   // (several per cent of a request's CPU); a line with the request body keeps it.
   const accessLog = log.child({}, { redact: [] });
@@ -107,6 +105,7 @@ function requestScope(ref: RuntimeRef, log: Logger, formats: readonly FormatModu
     state.requestId = ctx.get('x-request-id').slice(0, 128).replace(/[^\x21-\x7e]/g, '') || randomUUID();
     state.format = format;
     state.runtime = ref.current;
+    state.services = services;
     // A config reload closes the old runtime's upstream pools only after this request has ended.
     ctx.res.once('close', state.runtime.hold());
     state.timings = {};

@@ -6,11 +6,8 @@ import { ConfigError, loadConfigFile } from './config/load-config.ts';
 import { startConfigReload } from './config/reload-config.ts';
 import { createLogger } from './log/logger.ts';
 import { Runtime, type RuntimeRef } from './runtime.ts';
-import { closeProcessStore, openProcessStore } from './store/open-store.ts';
-import { RedisStore } from './store/redis-store.ts';
-import { startTuneRunner, type TuneRunner } from './tune/task-runner.ts';
-import { closeLedger } from './usage/process-ledger.ts';
-import { closeTracing } from './tracing/tracer.ts';
+import { closeServices, openServices, type Services } from './services.ts';
+import { startTuneRunner } from './tune/task-runner.ts';
 
 const file = process.env.GATEWAY_CONFIG ?? 'config/gateway.yaml';
 let ref: RuntimeRef;
@@ -25,18 +22,17 @@ try {
 }
 const log = createLogger(process.env.LOG_LEVEL ?? ref.current.config.log.level);
 for (const w of ref.current.warnings) log.warn(w);
-// One store per process (tasks, callbacks, stored responses), opened before serving and kept across reloads.
+// The live services (store, ledger, tracer, breakers, rate counters, relay proxy), opened before
+// serving and kept across reloads (src/services.ts).
+let services: Services;
 try {
-  const store = openProcessStore(ref.current.config.storage);
-  if (store instanceof RedisStore) await store.ready();
+  services = await openServices(ref, log);
 } catch (e) {
-  console.error(`cannot open storage (${ref.current.config.storage.driver}): ${(e as Error).message}`);
-  await closeProcessStore().catch(() => {});
+  console.error(`polygate cannot start: ${(e as Error).message}`);
   process.exit(1);
 }
-let tuneRunner: TuneRunner | undefined;
 
-const app = createApp(ref, log);
+const app = createApp(services);
 const listen = ref.current.config.listen;
 const server = createServer(
   {
@@ -70,7 +66,7 @@ server.listen({ port: listenPort, host, backlog: 4096 }, () => {
   const actual = typeof addr === 'object' && addr ? addr.port : listenPort;
   log.info({ host, port: actual, config: file, max_connections: server.maxConnections }, 'polygate listening');
   // Music task polling and callback delivery resume from the store (tasks left by a previous run included).
-  tuneRunner = startTuneRunner(ref, log, { port: actual });
+  services.tuneRunner = startTuneRunner(services, { port: actual });
   // A machine-readable line for tests and supervisors that start polygate on port 0.
   if (process.env.POLYGATE_ANNOUNCE) process.stdout.write(`POLYGATE_LISTENING ${actual}\n`);
 });
@@ -92,7 +88,7 @@ async function shutdown(signal: string): Promise<void> {
   // A last resort, should closing itself hang.
   setTimeout(() => process.exit(0), deadlineMs + 15_000).unref();
   reloader.close();
-  const tuneStopped = tuneRunner?.stop() ?? Promise.resolve();
+  const tuneStopped = services.tuneRunner?.stop() ?? Promise.resolve();
   server.close();
   server.closeIdleConnections();
   // Every request holds the runtime it started on (src/app.ts): the current one idle and the
@@ -106,10 +102,7 @@ async function shutdown(signal: string): Promise<void> {
   await tuneStopped;
   await reloader.retiring();
   // The ledger writes its last records into the store before the store closes.
-  await closeLedger().catch((err: unknown) => log.error({ err }, 'closing the usage ledger failed'));
-  await closeTracing().catch((err: unknown) => log.error({ err }, 'exporting the last spans failed'));
-  await closeProcessStore().catch((err: unknown) => log.error({ err }, 'closing the store failed'));
-  await ref.current.close().catch(() => {});
+  await closeServices(services);
   log.info('polygate stopped');
   // Log lines are written asynchronously; pino writes out what is pending as the process exits.
   process.exit(0);

@@ -10,7 +10,6 @@ import { GatewayError } from '../ir/gateway-error.ts';
 import { limitKinds, rateLimitedTotal } from '../metrics/registry.ts';
 import type { RequestState } from '../pipeline/request-state.ts';
 import { estimateTokens } from './estimate-tokens.ts';
-import { rateCounterOf } from './open-rate-counter.ts';
 import type { RateCounter } from './rate-counter.ts';
 
 type LimitKind = (typeof limitKinds)[number];
@@ -20,11 +19,7 @@ const minute = 60_000;
 type Reservation = { counter: RateCounter; keyId: string; estimate: number; window: number; settled: boolean };
 const reservations = new WeakMap<object, Reservation>();
 
-let log: Logger | undefined;
 let warnedAt = 0;
-export function logLimitsTo(logger: Logger): void {
-  log = logger;
-}
 
 const counted = (ctx: Koa.Context): boolean => ctx.method === 'POST' && ctx.path !== '/tune/fetch' && !ctx.path.endsWith('/count_tokens');
 
@@ -40,13 +35,13 @@ function refuse(key: ApiKey, kind: LimitKind, limit: number, retryAfterMs: numbe
  * A limit store that cannot answer (Redis down) lets requests through: limits protect budgets,
  * and refusing all traffic would turn a store outage into a gateway outage. Said in the log.
  */
-async function failOpen<T>(what: string, step: () => Promise<T>): Promise<{ value: T } | undefined> {
+async function failOpen<T>(log: Logger, what: string, step: () => Promise<T>): Promise<{ value: T } | undefined> {
   try {
     return { value: await step() };
   } catch (err) {
     if (Date.now() - warnedAt > 10_000) {
       warnedAt = Date.now();
-      log?.warn({ err }, `rate limits not enforced: ${what} failed`);
+      log.warn({ err }, `rate limits not enforced: ${what} failed`);
     }
     return undefined;
   }
@@ -58,10 +53,10 @@ export async function enforceKeyLimits(ctx: Koa.Context, next: Koa.Next): Promis
   const key = state.key;
   const l = key.limits;
   if ((l.rpm === 0 && l.concurrency === 0) || !counted(ctx)) return next();
-  const counter = rateCounterOf(state.runtime.config.storage);
+  const counter = state.services.rateCounter;
   let slot: Awaited<ReturnType<RateCounter['acquireSlot']>>;
   if (l.concurrency > 0) {
-    const s = await failOpen('concurrency', () => counter.acquireSlot(key.id, l.concurrency));
+    const s = await failOpen(state.services.log, 'concurrency', () => counter.acquireSlot(key.id, l.concurrency));
     // No way to know when a slot frees up: a second is what clients are told to wait.
     if (s && s.value === undefined) throw refuse(key, 'concurrency', l.concurrency, 1000);
     slot = s?.value;
@@ -69,7 +64,7 @@ export async function enforceKeyLimits(ctx: Koa.Context, next: Koa.Next): Promis
     if (slot) ctx.res.once('close', () => slot?.release());
   }
   if (l.rpm > 0) {
-    const r = (await failOpen('rpm', () => counter.take(`${key.id}:rpm`, 1, l.rpm, minute)))?.value;
+    const r = (await failOpen(state.services.log, 'rpm', () => counter.take(`${key.id}:rpm`, 1, l.rpm, minute)))?.value;
     if (r && !r.ok) {
       slot?.release();
       throw refuse(key, 'rpm', l.rpm, r.retryAfterMs);
@@ -86,9 +81,9 @@ export async function reserveTokens(state: RequestState, prompt: ChatRequest | (
   const key = state.key;
   const tpm = key.limits.tpm;
   if (tpm === 0) return;
-  const counter = rateCounterOf(state.runtime.config.storage);
+  const counter = state.services.rateCounter;
   const estimate = typeof prompt === 'function' ? prompt() : estimateTokens(prompt);
-  const r = (await failOpen('tpm', () => counter.take(`${key.id}:tpm`, estimate, tpm, minute)))?.value;
+  const r = (await failOpen(state.services.log, 'tpm', () => counter.take(`${key.id}:tpm`, estimate, tpm, minute)))?.value;
   if (!r) return;
   if (!r.ok) throw refuse(key, 'tpm', tpm, r.retryAfterMs, estimate > tpm ? `; this request alone is about ${estimate} tokens` : '');
   reservations.set(state, { counter, keyId: key.id, estimate, window: r.window, settled: false });
@@ -100,5 +95,5 @@ export function settleTokens(state: RequestState, usage: Usage): void {
   if (!r || r.settled) return;
   r.settled = true;
   const delta = usage.inputTokens + usage.outputTokens - r.estimate;
-  if (delta !== 0) void failOpen('tpm correction', () => r.counter.add(`${r.keyId}:tpm`, delta, minute, r.window));
+  if (delta !== 0) void failOpen(state.services.log, 'tpm correction', () => r.counter.add(`${r.keyId}:tpm`, delta, minute, r.window));
 }

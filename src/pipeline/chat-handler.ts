@@ -90,6 +90,7 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions =
       family: format.metricLabel,
       model: fields.model,
       routes,
+      breakers: state.services.breakers,
       signal: abort.signal,
       report: state.attempts,
       trace: traceOf(state),
@@ -224,6 +225,7 @@ async function relayRoute(ctx: Context, format: ChatFormatModule, fields: Routin
   ctx.respond = false;
   const target = upstream.relay(ctx.request.body as Record<string, unknown>, route.model, fields.stream, ctx.query as Record<string, string | undefined>);
   const r = await passThrough({
+    proxy: state.services.proxy,
     req: ctx.req,
     res: ctx.res,
     provider,

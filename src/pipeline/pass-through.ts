@@ -22,12 +22,19 @@ import { formats } from '../formats.ts';
  */
 
 type Handler = (proxyRes: IncomingMessage) => void;
+/** Each relayed request's own hooks, which the proxy's events look up (keyed by the client's request). */
 const handlers = new WeakMap<IncomingMessage, Handler>();
 const requestHooks = new WeakMap<IncomingMessage, (proxyReq: ClientRequest) => void>();
 
-const proxy = httpProxy.createProxyServer({ selfHandleResponse: true, changeOrigin: true, xfwd: false, ignorePath: true });
-proxy.on('proxyRes', (proxyRes, req) => handlers.get(req)?.(proxyRes));
-proxy.on('proxyReq', (proxyReq, req) => requestHooks.get(req)?.(proxyReq));
+export type RelayProxy = ReturnType<typeof httpProxy.createProxyServer>;
+
+/** The relay's proxy, one per gateway (held by src/services.ts). */
+export function createRelayProxy(): RelayProxy {
+  const proxy = httpProxy.createProxyServer({ selfHandleResponse: true, changeOrigin: true, xfwd: false, ignorePath: true });
+  proxy.on('proxyRes', (proxyRes, req) => handlers.get(req)?.(proxyRes));
+  proxy.on('proxyReq', (proxyReq, req) => requestHooks.get(req)?.(proxyReq));
+  return proxy;
+}
 
 /** Client credentials of every format (src/formats.ts: none may reach an upstream), and headers the relay sets itself. */
 const clientOnlyHeaders = new Set([...formats.flatMap((f) => f.credentialHeaders), 'cookie', 'host', 'accept-encoding']);
@@ -56,6 +63,7 @@ export type PassThroughResult =
   | { kind: 'failed'; error: GatewayError };
 
 export function passThrough(opts: {
+  proxy: RelayProxy;
   req: IncomingMessage;
   res: ServerResponse;
   provider: HttpChatProvider;
@@ -150,7 +158,7 @@ export function passThrough(opts: {
         finish('upstream_cut');
       });
     });
-    proxy.web(
+    opts.proxy.web(
       req,
       res,
       {

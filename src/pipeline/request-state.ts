@@ -1,6 +1,7 @@
 import type { ApiKey } from '../auth/key-ring.ts';
 import type { FormatModule } from '../formats.ts';
 import type { Runtime } from '../runtime.ts';
+import type { Services } from '../services.ts';
 
 /** What the pipeline learns about one request, for the response headers, metrics and the log. */
 export type RequestState = {
@@ -9,6 +10,8 @@ export type RequestState = {
   format: FormatModule | undefined;
   /** The runtime in force when the request arrived; kept to the end (config reload). */
   runtime: Runtime;
+  /** The gateway's live services (src/services.ts): store, ledger, breakers, counters… */
+  services: Services;
   key: ApiKey;
   model?: string;
   path?: { provider: string; upstream_format: string; mode: 'passthrough' | 'translate'; upstreamModel: string };

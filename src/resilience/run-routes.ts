@@ -10,7 +10,7 @@ import { fallbacksTotal, retriesTotal, upstreamAttempts } from '../metrics/regis
 import { toGatewayError } from '../pipeline/to-gateway-error.ts';
 import type { Route } from '../routing/model-router.ts';
 import { backoffDelay, sleep } from './backoff.ts';
-import { breakerOf } from './breaker-board.ts';
+import type { BreakerBoard } from './breaker-board.ts';
 import { breaksCircuit, failureCauseOf, type FailureCause } from './failure-cause.ts';
 
 /** What one route did: nothing (no provider for it here), or answered; `upstreamFailed` when the answer was an upstream failure all the same (relayed 5xx, cut or timed-out stream). */
@@ -28,6 +28,8 @@ export type RunRoutesOptions = {
   family: string;
   model: string;
   routes: Route[];
+  /** The gateway's breakers (src/services.ts). */
+  breakers: BreakerBoard;
   /** The client's connection: aborted when it goes away, which ends retries and backoff waits. */
   signal: AbortSignal;
   /** Filled in as the loop goes, for the request's log line. */
@@ -50,7 +52,7 @@ export async function runRoutes(o: RunRoutesOptions): Promise<void> {
   try {
     for (let i = 0; i < o.routes.length; i++) {
       const route = o.routes[i];
-      const breaker = breakerOf(route.provider, route.breakerModel);
+      const breaker = o.breakers.of(route.provider, route.breakerModel);
       const hasNextRoute = i < o.routes.length - 1;
       let cause: FailureCause | 'breaker_open' | 'unavailable' | undefined;
       for (let attempt = 1; ; attempt++) {

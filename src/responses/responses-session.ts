@@ -5,7 +5,6 @@ import { GatewayError } from '../ir/gateway-error.ts';
 import type { ChatSession } from '../pipeline/chat-session.ts';
 import type { RequestState } from '../pipeline/request-state.ts';
 import type { Route } from '../routing/model-router.ts';
-import { processStoreOf } from '../store/open-store.ts';
 import { normalizeInputItems, resolveItemReferences } from './input-items.ts';
 import { ResponseRepository, type StoredResponse, type StoredTurn } from './response-repository.ts';
 import { applyTruncation } from './truncate-conversation.ts';
@@ -20,7 +19,7 @@ const finalEvents = new Set(['response.completed', 'response.incomplete', 'respo
 
 export const repositoryOf = (ctx: Context): ResponseRepository => {
   const state = ctx.state as RequestState;
-  return new ResponseRepository(processStoreOf(state.runtime.config.storage));
+  return new ResponseRepository(state.services.store);
 };
 
 /**

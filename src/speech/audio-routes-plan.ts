@@ -43,6 +43,7 @@ export async function serveAudio<T>(ctx: Context, model: string, what: string, a
     model,
     routes,
     signal: abort.signal,
+    breakers: state.services.breakers,
     report: state.attempts,
     trace: traceOf(state),
     noRoute: () => noRoute(runtime, model),

@@ -23,29 +23,6 @@ export function openStore(storage: GatewayConfig['storage']): Store {
   }
 }
 
-let processStore: { store: Store; storage: GatewayConfig['storage'] } | undefined;
-
-/**
- * The store of this process. It is opened once (src/main.ts, at start) and kept across config
- * reloads: a reload that changes `storage` takes effect at the next restart, because moving
- * live tasks between databases under running pollers is not something to do implicitly.
- */
-export function openProcessStore(storage: GatewayConfig['storage']): Store {
-  processStore ??= { store: openStore(storage), storage };
-  return processStore.store;
-}
-
-/** The process store; opened with `storage` if nothing opened it yet (e.g. an app built in a test). */
-export function processStoreOf(storage: GatewayConfig['storage']): Store {
-  return openProcessStore(storage);
-}
-
-export async function closeProcessStore(): Promise<void> {
-  const s = processStore;
-  processStore = undefined;
-  await s?.store.close();
-}
-
 /** Where files that belong with the store live (sandbox audio): beside the sqlite file, else undefined. */
 export function storeFilesDir(storage: GatewayConfig['storage']): string | undefined {
   return storage.driver === 'sqlite' && storage.path !== ':memory:' ? resolve(storage.path ?? './data/polygate.db', '..') : undefined;

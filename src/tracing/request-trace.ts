@@ -9,7 +9,6 @@ import type { GatewayError } from '../ir/gateway-error.ts';
 import type { ChatState } from '../pipeline/chat-handler.ts';
 import type { Route } from '../routing/model-router.ts';
 import { contentAttributes, genAiProviderName, requestAttributes } from './gen-ai-attributes.ts';
-import { tracingOf } from './tracer.ts';
 import { formatTraceparent, parseTraceparent } from './traceparent.ts';
 import { UnsampledTrace } from './unsampled-trace.ts';
 import type { UpstreamSpan, UpstreamTracer } from './upstream-span.ts';
@@ -132,7 +131,7 @@ const traces = new WeakMap<object, RequestTrace | UnsampledTrace>();
 export function startRequestTrace(ctx: Koa.Context, startedAt: number): void {
   const state = ctx.state as ChatState;
   if (!state.format) return;
-  const tracing = tracingOf(state.runtime.config);
+  const tracing = state.services.tracing;
   if (!tracing) return;
   const h = ctx.headers;
   const tracestate = typeof h.tracestate === 'string' && h.tracestate !== '' ? h.tracestate : undefined;

@@ -1,4 +1,4 @@
-// The OpenTelemetry tracer of this process (docs/usage-and-tracing.md): off unless
+// The OpenTelemetry tracer of one gateway (docs/usage-and-tracing.md), held by its services (src/services.ts): off unless
 // tracing.endpoint is set; spans go in batches to an OTLP/HTTP collector (JSON encoding).
 // No global registration and no context manager: spans are parented explicitly through the
 // request's trace (src/tracing/request-trace.ts), so nothing else in the process is affected.
@@ -6,20 +6,19 @@ import { createRequire } from 'node:module';
 import type { Tracer } from '@opentelemetry/api';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 
-type Provider = { tracer: Tracer; ratio: number; shutdown(): Promise<void> };
-let provider: Provider | null | undefined;
+/** `shutdown` exports the spans still queued (src/services.ts, after the requests in flight ended). */
+export type Tracing = { tracer: Tracer; ratio: number; shutdown(): Promise<void> };
 
 /**
- * The tracer, created on first use with the settings in force then (a reload does not change
- * them; a restart does). Undefined when tracing is off. The SDK is loaded only when tracing is on,
- * so gateways without it do not pay its start-up time.
+ * The tracer, created at start with the settings in force then (a reload does not change them; a
+ * restart does). Undefined when tracing is off. The SDK is loaded only when tracing is on, so
+ * gateways without it do not pay its start-up time.
  */
-export function tracingOf(config: GatewayConfig): { tracer: Tracer; ratio: number } | undefined {
-  if (provider === undefined) provider = config.tracing.endpoint ? openProvider(config) : null;
-  return provider ?? undefined;
+export function openTracing(config: GatewayConfig): Tracing | undefined {
+  return config.tracing.endpoint ? openProvider(config) : undefined;
 }
 
-function openProvider(config: GatewayConfig): Provider {
+function openProvider(config: GatewayConfig): Tracing {
   const t = config.tracing;
   const require = createRequire(import.meta.url);
   const sdk = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
@@ -41,11 +40,4 @@ function openProvider(config: GatewayConfig): Provider {
 
 function version(): string {
   return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
-}
-
-/** Exports the spans still queued (src/main.ts, on SIGTERM, after the requests in flight ended). */
-export async function closeTracing(): Promise<void> {
-  const p = provider;
-  provider = undefined;
-  await p?.shutdown();
 }

@@ -3,6 +3,7 @@
 // operator picks who writes words independently of who makes music.
 import type { ChatRequest } from '../ir/chat-request.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
+import type { BreakerBoard } from '../resilience/breaker-board.ts';
 import { runRoutes } from '../resilience/run-routes.ts';
 import type { Runtime } from '../runtime.ts';
 
@@ -49,7 +50,7 @@ export function parseWrittenLyrics(answer: string, theme: string): WrittenLyrics
 }
 
 /** Asks the configured chat model through the chat route loop (src/resilience/run-routes.ts). */
-export async function writeLyrics(runtime: Runtime, model: string, theme: string, purpose: 'song' | 'lyrics', signal: AbortSignal): Promise<WrittenLyrics> {
+export async function writeLyrics(runtime: Runtime, model: string, theme: string, purpose: 'song' | 'lyrics', signal: AbortSignal, breakers: BreakerBoard): Promise<WrittenLyrics> {
   const request: ChatRequest = {
     model,
     system: [{ type: 'text', text: purpose === 'song' ? songInstructions : lyricsInstructions }],
@@ -66,6 +67,7 @@ export async function writeLyrics(runtime: Runtime, model: string, theme: string
     model,
     routes: runtime.router.plan(model),
     signal,
+    breakers,
     noRoute: () => new GatewayError('unavailable', `tune.lyrics_model '${model}' has no enabled chat provider`),
     serve: async (route) => {
       const provider = runtime.chatProviders.get(route.provider);

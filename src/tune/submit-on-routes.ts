@@ -4,13 +4,14 @@
 // when the runner submits a task whose lyrics it composed (src/tune/task-poller.ts).
 import { GatewayError } from '../ir/gateway-error.ts';
 import type { TaskSubmission } from '../ir/music-task.ts';
+import type { BreakerBoard } from '../resilience/breaker-board.ts';
 import { runRoutes } from '../resilience/run-routes.ts';
 import type { Route } from '../routing/model-router.ts';
 import type { TuneProvider } from './tune-provider.ts';
 
 export type Taken = { route: Route; upstreamId: string };
 
-export async function submitOnRoutes(providers: Map<string, TuneProvider>, model: string, routes: Route[], submission: TaskSubmission, signal: AbortSignal): Promise<Taken> {
+export async function submitOnRoutes(providers: Map<string, TuneProvider>, model: string, routes: Route[], submission: TaskSubmission, signal: AbortSignal, breakers: BreakerBoard): Promise<Taken> {
   const none = (): GatewayError => new GatewayError('unavailable', `music model '${model}' has no enabled music provider`);
   let taken: Taken | undefined;
   await runRoutes({
@@ -18,6 +19,7 @@ export async function submitOnRoutes(providers: Map<string, TuneProvider>, model
     model,
     routes,
     signal,
+    breakers,
     noRoute: none,
     serve: async (route) => {
       const p = providers.get(route.provider);

@@ -12,6 +12,7 @@ import { isRetryable } from '../resilience/failure-cause.ts';
 import type { Runtime } from '../runtime.ts';
 import type { Claimed } from '../store/store.ts';
 import { writeLyrics } from './lyrics-writer.ts';
+import type { BreakerBoard } from '../resilience/breaker-board.ts';
 import { submitOnRoutes } from './submit-on-routes.ts';
 import type { TaskRecord, TaskStore } from './task-store.ts';
 import type { TuneProvider } from './tune-provider.ts';
@@ -20,6 +21,8 @@ export type PollerDeps = {
   runtime: Runtime;
   tasks: TaskStore;
   providers: Map<string, TuneProvider>;
+  /** The gateway's breakers (src/services.ts): music and lyrics submissions share them with chat. */
+  breakers: BreakerBoard;
   log: Logger;
   /** Origin for polygate-served audio URLs in callback bodies. */
   origin: string;
@@ -94,7 +97,7 @@ async function compose(d: PollerDeps, doc: Doc): Promise<void> {
   const theme = sub.kind === 'lyrics' ? sub.prompt : sub.mode.type === 'inspiration' ? sub.mode.description : '';
   let written;
   try {
-    written = await writeLyrics(d.runtime, model ?? '', theme, sub.kind === 'lyrics' ? 'lyrics' : 'song', d.signal);
+    written = await writeLyrics(d.runtime, model ?? '', theme, sub.kind === 'lyrics' ? 'lyrics' : 'song', d.signal, d.breakers);
   } catch (e) {
     // Cut short by shutdown: leave the task as it was; it is composed again after the restart.
     if (d.signal.aborted) return;
@@ -120,7 +123,7 @@ async function submit(d: PollerDeps, doc: Doc): Promise<void> {
   const routes = d.runtime.router.plan(rec.model).filter((r) => d.providers.has(r.provider) && (rec.submission.kind !== 'music' || rec.submission.mode.type !== 'continuation' || r.provider === rec.provider));
   if (routes.length === 0) return fail(d, doc, `music provider '${rec.provider}' is no longer enabled`);
   try {
-    const taken = await submitOnRoutes(d.providers, rec.model, routes, rec.submission, d.signal);
+    const taken = await submitOnRoutes(d.providers, rec.model, routes, rec.submission, d.signal, d.breakers);
     Object.assign(rec, { provider: taken.route.provider, upstreamModel: taken.route.model, upstreamId: taken.upstreamId });
   } catch (e) {
     if (d.signal.aborted) return;

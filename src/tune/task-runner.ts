@@ -3,7 +3,8 @@
 // another instance, with a shared store) picks up whatever was left, and nothing waits in memory.
 import type { Logger } from 'pino';
 import type { Runtime, RuntimeRef } from '../runtime.ts';
-import { processStoreOf } from '../store/open-store.ts';
+import type { BreakerBoard } from '../resilience/breaker-board.ts';
+import type { Store } from '../store/store.ts';
 import { deliverCallbacks } from './callback-deliverer.ts';
 import { onTaskQueued } from './task-service.ts';
 import { advanceTasks } from './task-poller.ts';
@@ -36,9 +37,11 @@ function configWarnings(runtime: Runtime): string[] {
   return w;
 }
 
-export function startTuneRunner(ref: RuntimeRef, log: Logger, opts: { port: number }): TuneRunner {
+/** `services`: the gateway's (src/services.ts). */
+export function startTuneRunner(services: { ref: RuntimeRef; log: Logger; store: Store; breakers: BreakerBoard }, opts: { port: number }): TuneRunner {
+  const { ref, log } = services;
   const abort = new AbortController();
-  const tasks = new TaskStore(processStoreOf(ref.current.config.storage));
+  const tasks = new TaskStore(services.store);
   const inFlight = new Set<Promise<void>>();
   let tasksBusy = 0;
   let callbacksBusy = 0;
@@ -72,6 +75,7 @@ export function startTuneRunner(ref: RuntimeRef, log: Logger, opts: { port: numb
           runtime,
           tasks,
           providers: tuneProvidersOf(runtime, tasks.store),
+          breakers: services.breakers,
           log,
           origin: publicOrigin(runtime, opts.port),
           signal: abort.signal,
@@ -128,7 +132,7 @@ export function startTuneRunner(ref: RuntimeRef, log: Logger, opts: { port: numb
     }
   }
 
-  const unsubscribe = onTaskQueued(wake);
+  const unsubscribe = onTaskQueued(services.store, wake);
   timer = setTimeout(loop, 0);
 
   return {

@@ -9,19 +9,23 @@ import { checkOutboundUrl, SsrfRefused } from '../outbound/ssrf-guard.ts';
 import type { Route } from '../routing/model-router.ts';
 import type { Runtime } from '../runtime.ts';
 import type { Store } from '../store/store.ts';
+import type { BreakerBoard } from '../resilience/breaker-board.ts';
 import { submitOnRoutes } from './submit-on-routes.ts';
 import { TaskStore, type TaskPhase, type TaskRecord } from './task-store.ts';
 import { tuneProvidersOf } from './tune-providers.ts';
 
 export type Submitted = { taskId: string; provider: string; upstreamModel: string };
 
-type Ctx = { runtime: Runtime; store: Store; key: ApiKey };
+type Ctx = { runtime: Runtime; store: Store; key: ApiKey; breakers: BreakerBoard };
 
-const listeners = new Set<() => void>();
+/** Listeners by the store the tasks are queued in: one gateway's runner is not woken by another's tasks (src/services.ts). */
+const listeners = new WeakMap<Store, Set<() => void>>();
 /** The task runner listens, so a task queued for background work starts at once, not at the next tick. */
-export function onTaskQueued(fn: () => void): () => void {
-  listeners.add(fn);
-  return () => listeners.delete(fn);
+export function onTaskQueued(store: Store, fn: () => void): () => void {
+  let set = listeners.get(store);
+  if (!set) listeners.set(store, (set = new Set()));
+  set.add(fn);
+  return () => set.delete(fn);
 }
 
 /** Refuses hooks on internal addresses (unless allowed); the 400 names notify_hook. */
@@ -51,7 +55,7 @@ function newTask(action: TaskAction, hook: string | undefined): MusicTask {
 async function store(c: Ctx, rec: TaskRecord, dueAt: number): Promise<Submitted> {
   await new TaskStore(c.store).create(rec, c.key.workspace, dueAt);
   tasksTotal.inc({ provider: rec.provider || 'none', action: rec.task.action, status: 'IN_PROGRESS' });
-  for (const fn of listeners) fn();
+  for (const fn of listeners.get(c.store) ?? []) fn();
   return { taskId: rec.task.id, provider: rec.provider, upstreamModel: rec.upstreamModel };
 }
 
@@ -96,7 +100,7 @@ export async function submitMusic(c: Ctx, sub: MusicSubmission): Promise<Submitt
     return store(c, rec, Date.now());
   }
   // The task is the caller's once submitted, whether or not the caller still waits for its id.
-  const { route, upstreamId } = await submitOnRoutes(tuneProvidersOf(c.runtime, c.store), model, routes, submission, new AbortController().signal);
+  const { route, upstreamId } = await submitOnRoutes(tuneProvidersOf(c.runtime, c.store), model, routes, submission, new AbortController().signal, c.breakers);
   const rec = record(c, task, { model, provider: route.provider, upstreamModel: route.model, upstreamId, submission, phase: 'poll' });
   return store(c, rec, Date.now() + cfg.poll_interval_ms);
 }
@@ -110,7 +114,7 @@ export async function submitLyrics(c: Ctx, sub: LyricsSubmission): Promise<Submi
     const rec = record(c, task, { model: cfg.lyrics_model, provider: '', upstreamModel: '', upstreamId: '', submission: sub, phase: 'compose' });
     return store(c, rec, Date.now());
   }
-  const { route, upstreamId } = await submitOnRoutes(tuneProvidersOf(c.runtime, c.store), cfg.default_model, musicRoutes(c, cfg.default_model), sub, new AbortController().signal);
+  const { route, upstreamId } = await submitOnRoutes(tuneProvidersOf(c.runtime, c.store), cfg.default_model, musicRoutes(c, cfg.default_model), sub, new AbortController().signal, c.breakers);
   const rec = record(c, task, { model: cfg.default_model, provider: route.provider, upstreamModel: route.model, upstreamId, submission: sub, phase: 'poll' });
   return store(c, rec, Date.now() + cfg.poll_interval_ms);
 }

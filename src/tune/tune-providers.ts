@@ -13,9 +13,15 @@ import type { TuneProvider } from './tune-provider.ts';
 const byRuntime = new WeakMap<Runtime, Map<string, TuneProvider>>();
 /**
  * Sandbox providers outlive a reload: their renders in flight are process state, and their
- * jobs are in the store anyway.
+ * jobs are in the store anyway. They are kept with the store they render into (one per gateway,
+ * src/services.ts), so two gateways in one process never share one.
  */
-const sandboxes = new Map<string, SandboxTuneProvider>();
+const sandboxesByStore = new WeakMap<Store, Map<string, SandboxTuneProvider>>();
+const sandboxesOf = (store: Store): Map<string, SandboxTuneProvider> => {
+  let m = sandboxesByStore.get(store);
+  if (!m) sandboxesByStore.set(store, (m = new Map()));
+  return m;
+};
 let memoryAudioDir: string | undefined;
 
 /** Where sandbox audio lives: beside the sqlite file (it survives restarts with the tasks), else a temporary directory. */
@@ -35,6 +41,7 @@ export function tuneProvidersOf(runtime: Runtime, store: Store): Map<string, Tun
     if (runtime.disabled.has(name)) continue;
     if (p.type === 'tune') m.set(name, new HttpTuneProvider(name, p, runtime.dispatcher));
     else if (p.type === 'sandbox-tune') {
+      const sandboxes = sandboxesOf(store);
       let s = sandboxes.get(name);
       if (!s) sandboxes.set(name, (s = new SandboxTuneProvider(name, store, sandboxAudioDir(runtime), runtime.config.tune.sandbox_delay_ms)));
       s.delayMs = runtime.config.tune.sandbox_delay_ms;
@@ -45,7 +52,7 @@ export function tuneProvidersOf(runtime: Runtime, store: Store): Map<string, Tun
   return m;
 }
 
-/** Any sandbox provider of this process, for serving its audio. */
-export function anySandbox(): SandboxTuneProvider | undefined {
-  return sandboxes.values().next().value;
+/** Any sandbox provider of the gateway with this store, for serving its audio. */
+export function anySandbox(store: Store): SandboxTuneProvider | undefined {
+  return sandboxesByStore.get(store)?.values().next().value;
 }

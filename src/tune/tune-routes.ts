@@ -20,13 +20,12 @@ import { jsonBody } from '../http/json-body.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
 import type { RequestState } from '../pipeline/request-state.ts';
 import type { RuntimeRef } from '../runtime.ts';
-import { processStoreOf } from '../store/open-store.ts';
 import { fetchTasks, getTask, submitLyrics, submitMusic, type Submitted } from './task-service.ts';
 import { anySandbox, sandboxAudioDir } from './tune-providers.ts';
 import { meter } from '../usage/meter.ts';
 
 const st = (ctx: Context): RequestState => ctx.state as RequestState;
-const storeOf = (ctx: Context) => processStoreOf(st(ctx).runtime.config.storage);
+const storeOf = (ctx: Context) => st(ctx).services.store;
 
 /** Scheme and host the client used (Koa 3's ctx.origin is the Origin header, not this). */
 const clientOrigin = (ctx: Context): string => `${ctx.protocol}://${ctx.host || 'localhost'}`;
@@ -56,7 +55,7 @@ const audioName = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
  */
 async function serveAudio(ctx: Context): Promise<void> {
   const m = audioName.exec(String((ctx as unknown as { params: Record<string, string> }).params.file ?? ''));
-  const file = m ? ((await anySandbox()?.audioFile(m[1])) ?? join(sandboxAudioDir(st(ctx).runtime), `${m[1]}.mp3`)) : undefined;
+  const file = m ? ((await anySandbox(storeOf(ctx))?.audioFile(m[1])) ?? join(sandboxAudioDir(st(ctx).runtime), `${m[1]}.mp3`)) : undefined;
   let size: number;
   try {
     size = file ? statSync(file).size : -1;
@@ -96,14 +95,14 @@ export function registerTuneRoutes(router: Router, ref: RuntimeRef): void {
     const sub = decodeMusicSubmission(ctx.request.body);
     const state = st(ctx);
     const model = sub.model ?? state.runtime.config.tune.default_model;
-    answered(ctx, await submitMusic({ runtime: state.runtime, store: storeOf(ctx), key: state.key }, sub), model);
+    answered(ctx, await submitMusic({ runtime: state.runtime, store: storeOf(ctx), key: state.key, breakers: state.services.breakers }, sub), model);
   });
 
   router.post('/tune/submit/lyrics', auth, jsonBody, async (ctx) => {
     requireJson(ctx);
     const sub = decodeLyricsSubmission(ctx.request.body);
     const state = st(ctx);
-    const s = await submitLyrics({ runtime: state.runtime, store: storeOf(ctx), key: state.key }, sub);
+    const s = await submitLyrics({ runtime: state.runtime, store: storeOf(ctx), key: state.key, breakers: state.services.breakers }, sub);
     answered(ctx, s, state.runtime.config.tune.lyrics_model ?? state.runtime.config.tune.default_model);
   });
 

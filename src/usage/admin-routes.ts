@@ -2,12 +2,10 @@
 // token (admin.token), never a client key. Off (404) while no token is configured.
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import type { Logger } from 'pino';
 import { sameSecret } from '../auth/same-secret.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
 import type { RequestState } from '../pipeline/request-state.ts';
 import { budgetUses } from './budgets.ts';
-import { ledgerOf, logLedgerTo } from './process-ledger.ts';
 import { buildReport, parseReportQuery, reportCsv } from './usage-report.ts';
 
 const requireAdmin: Koa.Middleware = async (ctx, next) => {
@@ -20,14 +18,13 @@ const requireAdmin: Koa.Middleware = async (ctx, next) => {
 };
 
 function ledgerOfRequest(ctx: Koa.Context) {
-  const ledger = ledgerOf((ctx.state as RequestState).runtime.config);
+  const state = ctx.state as RequestState;
+  const ledger = state.services.ledger.of(state.runtime.config);
   if (!ledger) throw new GatewayError('not-found', 'the usage ledger is off (usage.ledger: false)');
   return ledger;
 }
 
-export function registerUsageRoutes(router: Router, log: Logger): void {
-  logLedgerTo(log);
-
+export function registerUsageRoutes(router: Router): void {
   /** ?since=7d|YYYY-MM-DD &until= &key= &model= &provider= &group_by=key,model,provider,day &format=json|csv */
   router.get('/admin/usage', requireAdmin, async (ctx) => {
     const config = (ctx.state as RequestState).runtime.config;

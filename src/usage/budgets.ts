@@ -6,7 +6,6 @@ import { GatewayError } from '../ir/gateway-error.ts';
 import { budgetKinds, budgetRejectionsTotal, budgetUsedRatio } from '../metrics/registry.ts';
 import type { RequestState } from '../pipeline/request-state.ts';
 import type { SpendTotals } from './ledger-store.ts';
-import { ledgerOf, usageLog } from './process-ledger.ts';
 import { nanoPerUsd } from './prices.ts';
 import type { Budget } from './usage-config.ts';
 
@@ -50,7 +49,7 @@ export async function enforceBudget(ctx: Koa.Context): Promise<void> {
   const state = ctx.state as RequestState;
   const budget = state.runtime.config.usage.budgets[state.key.id];
   if (!budget || !asksForWork(ctx)) return;
-  const ledger = ledgerOf(state.runtime.config);
+  const ledger = state.services.ledger.of(state.runtime.config);
   if (!ledger) return;
   const now = Date.now();
   let spent: { day: SpendTotals; month: SpendTotals };
@@ -60,7 +59,7 @@ export async function enforceBudget(ctx: Koa.Context): Promise<void> {
     // As with rate limits (src/limits/key-limits.ts): a store outage must not become a gateway outage.
     if (now - warnedAt > 10_000) {
       warnedAt = now;
-      usageLog()?.warn({ err }, 'budgets not enforced: reading the ledger failed');
+      state.services.log.warn({ err }, 'budgets not enforced: reading the ledger failed');
     }
     return;
   }

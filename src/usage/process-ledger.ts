@@ -1,25 +1,16 @@
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/gateway-config.ts';
-import { processStoreOf } from '../store/open-store.ts';
 import { RedisStore } from '../store/redis-store.ts';
+import type { Store } from '../store/store.ts';
 import { Ledger } from './ledger.ts';
 import type { LedgerStore } from './ledger-store.ts';
 import { MemoryLedgerStore } from './memory-ledger-store.ts';
 import { RedisLedgerStore } from './redis-ledger-store.ts';
 import { SqliteLedgerStore } from './sqlite-ledger-store.ts';
 
-let ledger: Ledger | undefined;
-let log: Logger | undefined;
-
-export function logLedgerTo(logger: Logger): void {
-  log = logger;
-}
-
-export const usageLog = (): Logger | undefined => log;
-
-/** The ledger beside the process store (same driver, same file or Redis). */
-function openLedgerStore(config: GatewayConfig): LedgerStore {
+/** The ledger beside the gateway's store (same driver, same file or Redis). */
+function openLedgerStore(config: GatewayConfig, store: Store): LedgerStore {
   const s = config.storage;
   switch (s.driver) {
     case 'memory':
@@ -27,7 +18,6 @@ function openLedgerStore(config: GatewayConfig): LedgerStore {
     case 'sqlite':
       return new SqliteLedgerStore(s.path === ':memory:' ? ':memory:' : resolve(s.path ?? './data/polygate.db'));
     case 'redis': {
-      const store = processStoreOf(s);
       if (!(store instanceof RedisStore)) throw new Error('the redis ledger needs the redis store');
       return new RedisLedgerStore(store.client, store.prefix, config.usage.retention_days);
     }
@@ -39,20 +29,32 @@ function openLedgerStore(config: GatewayConfig): LedgerStore {
 }
 
 /**
- * The ledger of this process, opened on first use like the store, and kept across reloads (its
- * flush interval and retention are the ones in force when it opened). Undefined when
- * `usage.ledger` is off.
+ * The usage ledger of one gateway (src/services.ts), opened on first use, and kept across reloads
+ * (its flush interval and retention are the ones in force when it opened).
  */
-export function ledgerOf(config: GatewayConfig): Ledger | undefined {
-  if (!config.usage.ledger) return undefined;
-  const u = config.usage;
-  ledger ??= new Ledger(openLedgerStore(config), { flushIntervalMs: u.flush_interval_ms, batchSize: u.batch_size, retentionDays: u.retention_days }, () => log);
-  return ledger;
-}
+export class ProcessLedger {
+  readonly #store: Store;
+  readonly #log: Logger;
+  #ledger: Ledger | undefined;
 
-/** Writes every queued record (src/main.ts, on SIGTERM, after the requests in flight ended and before the store closes). */
-export async function closeLedger(): Promise<void> {
-  const l = ledger;
-  ledger = undefined;
-  await l?.close();
+  constructor(store: Store, log: Logger) {
+    this.#store = store;
+    this.#log = log;
+  }
+
+  /** The ledger, or undefined while `usage.ledger` is off in the config in force. */
+  of(config: GatewayConfig): Ledger | undefined {
+    if (!config.usage.ledger) return undefined;
+    const u = config.usage;
+    const log = this.#log;
+    this.#ledger ??= new Ledger(openLedgerStore(config, this.#store), { flushIntervalMs: u.flush_interval_ms, batchSize: u.batch_size, retentionDays: u.retention_days }, () => log);
+    return this.#ledger;
+  }
+
+  /** Writes every queued record (after the requests in flight ended and before the store closes). */
+  async close(): Promise<void> {
+    const l = this.#ledger;
+    this.#ledger = undefined;
+    await l?.close();
+  }
 }

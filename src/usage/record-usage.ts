@@ -2,7 +2,6 @@ import type { ChatState } from '../pipeline/chat-handler.ts';
 import { spendTotal, unpricedRequestsTotal } from '../metrics/registry.ts';
 import { meteredOf } from './meter.ts';
 import { costNano, nanoPerUsd, noUnits, priceOf, type Units } from './prices.ts';
-import { ledgerOf } from './process-ledger.ts';
 import { dayOf, type UsageRecord } from './usage-record.ts';
 
 /** The request's translation path as the app's request scope labels it. */
@@ -67,7 +66,7 @@ export function recordUsage(state: ChatState, labels: PathLabels, status: number
   // The response's 'close' comes before the handler has read a relay's usage off the stream
   // (src/pipeline/pass-through.ts resolves on the same event): the record is built a turn later,
   // and speech seconds once the audio has been written.
-  const ledger = ledgerOf(runtime.config);
+  const ledger = state.services.ledger.of(runtime.config);
   const seconds = m?.audioSeconds;
   if (seconds instanceof Promise) {
     const later = new Promise<void>((resolve) => setImmediate(resolve)).then(() => seconds).then(build);

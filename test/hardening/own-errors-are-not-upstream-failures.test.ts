@@ -3,7 +3,7 @@
 // every tenant with 503) and, on an HTTP route, answered 502 "provider could not be reached".
 import t from 'tap';
 import { GatewayError } from '../../src/ir/gateway-error.ts';
-import { breakerOf } from '../../src/resilience/breaker-board.ts';
+import { BreakerBoard } from '../../src/resilience/breaker-board.ts';
 import { defaultBreaker, defaultRetries } from '../../src/resilience/route-policy.ts';
 import { runRoutes, type RouteAttempts } from '../../src/resilience/run-routes.ts';
 import type { Route } from '../../src/routing/model-router.ts';
@@ -18,12 +18,15 @@ const route = (provider: string): Route => ({
   breaker: defaultBreaker,
 });
 
+const breakers = new BreakerBoard();
+
 async function run(provider: string, thrown: () => unknown): Promise<{ error: GatewayError; report: RouteAttempts }> {
   const report: RouteAttempts = { attempts: 0 };
   const error = await runRoutes({
     family: 'messages',
     model: 'x',
     routes: [route(provider), route(`${provider}-fallback`)],
+    breakers,
     signal: new AbortController().signal,
     report,
     serve: async () => {
@@ -45,12 +48,12 @@ t.test('an exception of polygate itself: one attempt, no retry, no fallback, bre
     t.equal(error.status, 500);
     t.not(error.status, 502);
   }
-  t.equal(breakerOf('own-fault', 'm').state, 'closed', 'the breaker did not count them');
+  t.equal(breakers.of('own-fault', 'm').state, 'closed', 'the breaker did not count them');
 });
 
 t.test('the same number of upstream failures does open it (the check above can fail)', async (t) => {
   const { report } = await run('upstream-fault', () => new GatewayError('upstream', 'bad gateway', { status: 502 }));
   t.equal(report.attempts, 6, 'an upstream failure is retried (twice) on each route');
   await run('upstream-fault', () => new GatewayError('upstream', 'bad gateway', { status: 502 }));
-  t.equal(breakerOf('upstream-fault', 'm').state, 'open');
+  t.equal(breakers.of('upstream-fault', 'm').state, 'open');
 });

@@ -18,21 +18,32 @@ const kinds: Record<UpstreamKind, { start: () => Promise<Emulator>; provider: Re
   gemini: { start: startGeminiUpstream, provider: { type: 'gemini', api_key: 'upstream-gemini' } },
 };
 
+/**
+ * Starts one emulator per provider name (`upstreams` maps a name to its kind) and writes each
+ * one's provider entry; `close` stops them all.
+ */
+export async function startEmulators<N extends string>(
+  upstreams: Record<N, UpstreamKind>,
+): Promise<{ up: Record<N, Emulator>; providers: Record<string, unknown>; close(): Promise<void> }> {
+  const names = Object.keys(upstreams) as N[];
+  const started = await Promise.all(names.map((n) => kinds[upstreams[n]].start()));
+  const up = Object.fromEntries(names.map((n, i) => [n, started[i]])) as Record<N, Emulator>;
+  const providers = Object.fromEntries(names.map((n) => [n, { ...kinds[upstreams[n]].provider, base_url: up[n].url }]));
+  return { up, providers, close: async () => void (await Promise.all(started.map((e) => e.close()))) };
+}
+
 /** `upstreams` maps a provider name to the kind of emulator that serves it. */
 export async function gatewayWithEmulators<N extends string>(
   t: Test,
   o: { upstreams: Record<N, UpstreamKind>; models: Record<string, unknown>; providers?: Record<string, unknown> },
 ): Promise<{ gw: Gateway; up: Record<N, Emulator> }> {
-  const names = Object.keys(o.upstreams) as N[];
-  const started = await Promise.all(names.map((n) => kinds[o.upstreams[n]].start()));
-  const up = Object.fromEntries(names.map((n, i) => [n, started[i]])) as Record<N, Emulator>;
-  const providers = Object.fromEntries(names.map((n) => [n, { ...kinds[o.upstreams[n]].provider, base_url: up[n].url }]));
-  const gw = await startGateway(testConfig({ providers: { ...providers, ...o.providers }, models: o.models }));
+  const emulators = await startEmulators(o.upstreams);
+  const gw = await startGateway(testConfig({ providers: { ...emulators.providers, ...o.providers }, models: o.models }));
   t.teardown(async () => {
     await gw.stop();
-    await Promise.all(started.map((e) => e.close()));
+    await emulators.close();
   });
-  return { gw, up };
+  return { gw, up: emulators.up };
 }
 
 /** An emulated Anthropic upstream (provider `anth`) and an OpenAI Chat Completions one (`oai`). */

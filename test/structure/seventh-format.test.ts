@@ -4,32 +4,19 @@
 // authenticates, its body decodes, the echo provider answers, the answer and the stream are
 // encoded in its wire, and errors (401, 400, 404) come in its shape. The same app without it
 // answers that path as a path of no format, so nothing else in src/ knows the fake one.
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import t from 'tap';
-import { pino } from 'pino';
-import { stringify } from 'yaml';
-import { createApp } from '../../src/app.ts';
+import t, { type Test } from 'tap';
 import { parseConfig } from '../../src/config/load-config.ts';
 import { formats, type FormatModule } from '../../src/formats.ts';
 import { formatOfPath } from '../../src/http/format-of-path.ts';
-import { Runtime } from '../../src/runtime.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process-app.ts';
 import { repoRoot, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { fakeFormat } from './fake-format/index.ts';
 
 const withFake: readonly FormatModule[] = [...formats, fakeFormat];
 
-async function serve(list: readonly FormatModule[]): Promise<{ url: string; server: Server; runtime: Runtime }> {
-  const runtime = new Runtime(parseConfig(stringify(testConfig({})), 'seventh-format.yaml'));
-  const app = createApp({ current: runtime }, pino({ level: 'silent' }), list);
-  const server = createServer(app.callback()).listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const addr = server.address();
-  if (!addr || typeof addr === 'string') throw new Error('no port');
-  return { url: `http://127.0.0.1:${addr.port}`, server, runtime };
-}
+const serve = (t: Test, list: readonly FormatModule[]): Promise<InProcessApp> => startInProcessApp(t, testConfig({}), {}, list);
 
 const post = (url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -42,11 +29,7 @@ t.test('format detection reads the injected list', async (t) => {
 });
 
 t.test('an app built with the fake format serves it end to end', async (t) => {
-  const { url, server, runtime } = await serve(withFake);
-  t.teardown(async () => {
-    server.close();
-    await runtime.close();
-  });
+  const { url } = await serve(t, withFake);
   const key = { 'x-fake-key': TEST_KEY };
 
   const ok = await post(`${url}/v7/fake/generate`, { model: 'echo', prompt: 'hello seventh' }, key);
@@ -80,11 +63,7 @@ t.test('an app built with the fake format serves it end to end', async (t) => {
 });
 
 t.test('the same app without the fake format does not know its path', async (t) => {
-  const { url, server, runtime } = await serve(formats);
-  t.teardown(async () => {
-    server.close();
-    await runtime.close();
-  });
+  const { url } = await serve(t, formats);
   const res = await post(`${url}/v7/fake/generate`, { model: 'echo', prompt: 'x' }, { 'x-fake-key': TEST_KEY });
   t.equal(res.status, 404);
   const body = (await res.json()) as { error?: { type?: string } };
