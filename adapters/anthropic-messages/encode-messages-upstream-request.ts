@@ -7,6 +7,7 @@ import type { UpstreamHttpRequest, WarningSink } from '../shared/chat-adapter.ts
 import { isClientSideExtension } from '../shared/client-side-extensions.ts';
 import { dropForeignExtensions, ownExtensions } from '../shared/format-extensions.ts';
 import { outputChangingExtension } from '../shared/output-changing-extensions.ts';
+import { dropOpenAIKnobs } from '../shared/openai-knobs.ts';
 import { encodeServiceTier } from '../shared/service-tier.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
 import { budgetOfEffort, nearestEffort } from '../shared/reasoning-map.ts';
@@ -94,6 +95,7 @@ function ownOptionsOf(req: ChatRequest, warn: WarningSink): { body: Json; output
   const tier = encodeServiceTier(req.serviceTier, FORMAT, 'service_tier', warn);
   if (tier !== undefined) body.service_tier = tier;
   if (req.verbosity !== undefined) warn('verbosity', `not supported by ${FORMAT}; dropped`);
+  dropOpenAIKnobs(req, FORMAT, warn);
   for (const [key, value] of Object.entries(ownExtensions(req, FORMAT))) {
     if (isClientSideExtension(FORMAT, key)) continue;
     if (key === 'anthropic-beta' && Array.isArray(value)) betas = value.filter((v): v is string => typeof v === 'string');

@@ -8,6 +8,7 @@ import { isClientSideExtension } from '../shared/client-side-extensions.ts';
 import { forcedBuiltinTool } from '../shared/forced-builtin-tool.ts';
 import { dropForeignExtensions, ownExtensions } from '../shared/format-extensions.ts';
 import { outputChangingExtension } from '../shared/output-changing-extensions.ts';
+import { dropOpenAIKnobs } from '../shared/openai-knobs.ts';
 import { encodeServiceTier } from '../shared/service-tier.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
 import { budgetOfEffort, nearestEffort } from '../shared/reasoning-map.ts';
@@ -40,6 +41,7 @@ export function encodeGeminiUpstreamRequest(req: ChatRequest, upstreamModel: str
   const tier = encodeServiceTier(req.serviceTier, 'gemini', 'serviceTier', warn);
   if (tier !== undefined) body.serviceTier = tier;
   if (req.verbosity !== undefined) warn('verbosity', 'gemini has no verbosity setting; it was dropped');
+  dropOpenAIKnobs(req, 'gemini', warn);
   if (tools.length > 0 && body.tools === undefined) body.tools = tools;
   if (Object.keys(toolConfig).length > 0) body.toolConfig = toolConfig;
   if (Object.keys(gen).length > 0) body.generationConfig = gen;

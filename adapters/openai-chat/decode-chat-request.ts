@@ -9,6 +9,7 @@ import { decodeChatMessages } from './decode-chat-messages.ts';
 import { recordDropped, type DroppedField } from '../shared/dropped-fields.ts';
 import { extensionsOf } from '../shared/format-extensions.ts';
 import { decodeServiceTier } from '../shared/service-tier.ts';
+import { liftOpenAIKnobs } from '../shared/openai-knobs.ts';
 import { isVerbosity } from '../shared/verbosity.ts';
 
 const FORMAT = 'openai-chat';
@@ -68,6 +69,7 @@ export function decodeChatRequest(body: unknown, _ctx: InboundContext): ChatRequ
   const tier = decodeServiceTier(FORMAT, own.service_tier);
   if (tier !== undefined) [req.serviceTier, own.service_tier] = [tier, undefined];
   if (isVerbosity(own.verbosity)) [req.verbosity, own.verbosity] = [own.verbosity, undefined];
+  liftOpenAIKnobs(req, own);
   for (const [key, value] of Object.entries(own)) if (value !== undefined) extensionsOf(req, FORMAT)[key] = value;
   recordDropped(req, FORMAT, dropped);
   return req;

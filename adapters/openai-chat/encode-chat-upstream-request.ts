@@ -8,6 +8,7 @@ import { isClientSideExtension } from '../shared/client-side-extensions.ts';
 import { forcedBuiltinTool } from '../shared/forced-builtin-tool.ts';
 import { dropForeignExtensions, ownExtensions } from '../shared/format-extensions.ts';
 import { outputChangingExtension } from '../shared/output-changing-extensions.ts';
+import { encodeOpenAIKnobs } from '../shared/openai-knobs.ts';
 import { encodeServiceTier } from '../shared/service-tier.ts';
 import { effortOfBudget, nearestEffort } from '../shared/reasoning-map.ts';
 import { encodeChatMessages } from './encode-chat-messages.ts';
@@ -56,6 +57,7 @@ export function encodeChatUpstreamRequest(req: ChatRequest, upstreamModel: strin
   const tier = encodeServiceTier(req.serviceTier, FORMAT, 'service_tier', warn);
   if (tier !== undefined) body.service_tier = tier;
   if (req.verbosity !== undefined) body.verbosity = req.verbosity;
+  encodeOpenAIKnobs(req, body);
   if (req.metadata && Object.keys(req.metadata).length > 0) {
     // OpenAI accepts `metadata` for stored completions only; a label, not a knob.
     if (ownExtensions(req, FORMAT).store === true) body.metadata = req.metadata;

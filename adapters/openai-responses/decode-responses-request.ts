@@ -12,6 +12,7 @@ import { decodeInput } from './decode-input-items.ts';
 import { decodeTextFormat, decodeToolChoice, decodeTools } from './decode-responses-tools.ts';
 import { recordDropped } from '../shared/dropped-fields.ts';
 import { decodeServiceTier } from '../shared/service-tier.ts';
+import { liftOpenAIKnobs } from '../shared/openai-knobs.ts';
 import { isVerbosity } from '../shared/verbosity.ts';
 import { newNotes } from './decode-notes.ts';
 import { ext } from './responses-extensions.ts';
@@ -98,6 +99,7 @@ export function decodeResponsesRequest(body: unknown, _ctx: InboundContext): Cha
   }
   for (const [key, value] of Object.entries(b)) if (!mapped.has(key) && value !== undefined && value !== null) e[key] = value;
   if (Object.keys(notes.identities).length > 0) e[toolIdentitiesKey] = notes.identities;
+  liftOpenAIKnobs(req, e);
   req.extensions['openai-responses'] = e;
   recordDropped(req, 'openai-responses', notes.dropped);
   return req;

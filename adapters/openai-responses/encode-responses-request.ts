@@ -10,6 +10,7 @@ import { hasCacheHints } from '../shared/cache-hints.ts';
 import { isClientSideExtension } from '../shared/client-side-extensions.ts';
 import { dropForeignExtensions } from '../shared/format-extensions.ts';
 import { outputChangingExtension } from '../shared/output-changing-extensions.ts';
+import { encodeOpenAIKnobs } from '../shared/openai-knobs.ts';
 import { encodeServiceTier } from '../shared/service-tier.ts';
 import type { Json } from '../shared/narrow.ts';
 import { effortOfBudget, nearestEffort } from '../shared/reasoning-map.ts';
@@ -54,6 +55,7 @@ export function encodeResponsesRequest(req: ChatRequest, upstreamModel: string, 
   if (req.metadata !== undefined) body.metadata = req.metadata;
   const tier = encodeServiceTier(req.serviceTier, FORMAT, 'service_tier', warn);
   if (tier !== undefined) body.service_tier = tier;
+  encodeOpenAIKnobs(req, body);
   dropForeignExtensions(req, FORMAT, warn);
   for (const key of relayed) if (own[key] !== undefined) body[key] = own[key];
   for (const key of Object.keys(own)) {

@@ -157,6 +157,11 @@ export type ChatRequest = {
   serviceTier?: ServiceTier;
   /** Answer length (OpenAI Chat `verbosity`, Responses `text.verbosity`). */
   verbosity?: Verbosity;
+  /** OpenAI prompt-cache routing (`prompt_cache_key`, `prompt_cache_retention`; Chat and Responses). */
+  promptCacheKey?: string;
+  promptCacheRetention?: string;
+  /** OpenAI end-user id for abuse detection (`safety_identifier`; Chat and Responses). */
+  safetyIdentifier?: string;
   metadata?: Record<string, string>;
   stream: boolean;
   /**

@@ -116,7 +116,8 @@ t.test('string content, stop string, max_tokens fallback, top_k, safety_identifi
   t.strictSame(r.sampling, { topK: 5, stop: ['END'] });
   t.equal(r.maxTokens, 99);
   t.equal(r.user, 'sid-1');
-  t.strictSame(r.extensions, { 'openai-chat': { safety_identifier: 'sid-1' } });
+  t.equal(r.safetyIdentifier, 'sid-1', 'a knob both OpenAI formats name');
+  t.strictSame(r.extensions, {});
   t.equal(decode({ ...valid(), max_tokens: 10, max_completion_tokens: 20 }).maxTokens, 20, 'max_completion_tokens wins');
 });
 
@@ -179,8 +180,8 @@ t.test('web_search_options is the IR web search tool; shared knobs are IR fields
     some_future_field: { a: 1 },
   });
   t.strictSame(r.tools, [{ type: 'builtin', kind: 'web-search', name: 'web_search', options: { search_context_size: 'low', user_location: { type: 'approximate', city: 'Paris', country: 'FR' } } }]);
-  t.strictSame([r.verbosity, r.serviceTier], ['low', 'flex']);
-  t.strictSame(r.extensions, { 'openai-chat': { prompt_cache_key: 'k', store: true, some_future_field: { a: 1 } } });
+  t.strictSame([r.verbosity, r.serviceTier, r.promptCacheKey], ['low', 'flex', 'k']);
+  t.strictSame(r.extensions, { 'openai-chat': { store: true, some_future_field: { a: 1 } } });
   t.equal(rejection({ ...valid(), web_search_options: { search_context_size: 'huge' } }).param, 'web_search_options.search_context_size');
 });
 

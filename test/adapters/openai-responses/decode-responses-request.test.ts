@@ -180,9 +180,9 @@ t.test('state and service fields land in documented extensions', async (t) => {
       store: false,
       include: ['reasoning.encrypted_content', 'file_search_call.results'],
       truncation: 'auto',
-      prompt_cache_key: 'pck',
     },
   });
+  t.equal(r.promptCacheKey, 'pck', 'a knob both OpenAI formats name');
   t.equal(r.serviceTier, 'flex', 'a tier other formats share is an IR field');
   t.equal(r.user, 'u-1');
   t.same(r.system, [{ type: 'text', text: 'Be brief.' }]);

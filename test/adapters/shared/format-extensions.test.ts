@@ -109,6 +109,21 @@ t.test('verbosity: shared by Chat and Responses, dropped with a warning elsewher
   t.match(encode('gemini', chat).warnings, [/^verbosity: /]);
 });
 
+t.test('prompt-cache key, retention and safety id: shared by the two OpenAI formats, dropped with a warning elsewhere', async (t) => {
+  const knobs = { prompt_cache_key: 'k1', prompt_cache_retention: '24h', safety_identifier: 'sid' };
+  const chat = client['openai-chat'].decodeRequest(bodyOf('openai-chat', { ...knobs, user: 'u' }), ctx);
+  t.match(encode('openai-responses', chat).body, knobs, 'Chat → Responses');
+  const responses = client['openai-responses'].decodeRequest(bodyOf('openai-responses', knobs), ctx);
+  t.match(encode('openai-chat', responses).body, knobs, 'Responses → Chat');
+  t.same(encode('openai-responses', responses).warnings, []);
+  for (const to of ['anthropic-messages', 'gemini'] as const) {
+    const out = encode(to, chat);
+    const named = out.warnings.map((w) => w.split(':')[0]).filter((f) => f in knobs);
+    t.same(named.sort(), ['prompt_cache_key', 'prompt_cache_retention', 'safety_identifier'], `${to}: each named`);
+    t.notMatch(JSON.stringify(out.body), /k1|24h/);
+  }
+});
+
 t.test("reasoning 'none' said by name reaches either OpenAI format", async (t) => {
   const chat = client['openai-chat'].decodeRequest(bodyOf('openai-chat', { reasoning_effort: 'none' }), ctx);
   t.same(encode('openai-responses', chat).body.reasoning, { effort: 'none' });
