@@ -4,10 +4,7 @@
 // (node_modules/openai/resources/chat/completions/completions.d.ts), Gemini
 // `'unspecified' | 'flex' | 'standard' | 'priority'` (node_modules/@google/genai/dist/genai.d.ts).
 import type { ServiceTier } from '../../src/ir/chat-request.ts';
-import type { WireFormat } from '../../src/ir/wire-format.ts';
-import type { WarningSink } from './chat-adapter.ts';
-
-type TierFormat = Extract<WireFormat, 'anthropic-messages' | 'openai-chat' | 'openai-responses' | 'gemini'>;
+import type { ChatFormat as TierFormat, WarningSink } from './chat-adapter.ts';
 
 const openai: Record<ServiceTier, string | undefined> = { auto: 'auto', standard: 'default', flex: 'flex', priority: 'priority', scale: 'scale' };
 /** undefined: the format has no such tier. */

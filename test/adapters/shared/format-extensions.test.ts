@@ -3,30 +3,19 @@
 // encoder; another format's encoder drops it with a warning naming the field. Knobs formats share
 // are IR fields each encoder maps to its own words. Reasoning goes back only to its origin.
 import t from 'tap';
-import { anthropicClientCodec, anthropicUpstreamCodec } from '../../../adapters/anthropic-messages/index.ts';
-import { geminiClientCodec, geminiUpstreamCodec } from '../../../adapters/gemini/index.ts';
-import { openaiChatClientCodec, openaiChatUpstreamCodec } from '../../../adapters/openai-chat/index.ts';
-import { responsesClientCodec, responsesUpstreamCodec } from '../../../adapters/openai-responses/index.ts';
-import type { ChatClientCodec, ChatUpstreamCodec, InboundContext } from '../../../adapters/shared/chat-adapter.ts';
+import { anthropicClientCodec } from '../../../adapters/anthropic-messages/index.ts';
+import { geminiClientCodec } from '../../../adapters/gemini/index.ts';
+import { openaiChatClientCodec } from '../../../adapters/openai-chat/index.ts';
+import { responsesClientCodec } from '../../../adapters/openai-responses/index.ts';
+import type { ChatClientCodec, ChatFormat, InboundContext } from '../../../adapters/shared/chat-adapter.ts';
 import { openReasoning, sealReasoning } from '../../../adapters/shared/reasoning-envelope.ts';
 import type { ChatRequest, ReasoningPart } from '../../../src/ir/chat-request.ts';
-import type { WireFormat } from '../../../src/ir/wire-format.ts';
+import { upstreamCodecOf } from '../../../src/pipeline/upstream-codecs.ts';
 
-type ChatFormat = Extract<WireFormat, 'anthropic-messages' | 'openai-chat' | 'openai-responses' | 'gemini'>;
 const ctx: InboundContext = { headers: { 'anthropic-version': '2023-06-01' }, params: { model: 'm' }, query: {} };
-const client: Record<ChatFormat, ChatClientCodec> = {
-  'anthropic-messages': anthropicClientCodec,
-  'openai-chat': openaiChatClientCodec,
-  'openai-responses': responsesClientCodec,
-  gemini: geminiClientCodec,
-};
-const upstream: Record<ChatFormat, ChatUpstreamCodec> = {
-  'anthropic-messages': anthropicUpstreamCodec,
-  'openai-chat': openaiChatUpstreamCodec,
-  'openai-responses': responsesUpstreamCodec,
-  gemini: geminiUpstreamCodec,
-};
-const formats = Object.keys(upstream) as ChatFormat[];
+const clientCodecs = [anthropicClientCodec, openaiChatClientCodec, responsesClientCodec, geminiClientCodec];
+const client = Object.fromEntries(clientCodecs.map((c) => [c.format, c])) as Record<ChatFormat, ChatClientCodec>;
+const formats = clientCodecs.map((c) => c.format);
 
 /** A minimal client body of each format with `extra` added at the top level. */
 const bodyOf = (format: ChatFormat, extra: Record<string, unknown>): Record<string, unknown> => {
@@ -43,7 +32,7 @@ const bodyOf = (format: ChatFormat, extra: Record<string, unknown>): Record<stri
 };
 const encode = (format: ChatFormat, req: ChatRequest): { body: Record<string, unknown>; warnings: string[] } => {
   const warnings: string[] = [];
-  const out = upstream[format].encodeRequest(req, 'up', (field, message) => warnings.push(`${field}: ${message}`));
+  const out = upstreamCodecOf(format).encodeRequest(req, 'up', (field, message) => warnings.push(`${field}: ${message}`));
   return { body: out.body as Record<string, unknown>, warnings };
 };
 
