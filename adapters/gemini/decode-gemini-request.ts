@@ -5,7 +5,6 @@ import type { ChatRequest } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import type { InboundContext } from '../shared/chat-adapter.ts';
 import { recordDropped, type DroppedField } from '../shared/dropped-fields.ts';
-import { extensionsOf } from '../shared/format-extensions.ts';
 import { decodeServiceTier } from '../shared/service-tier.ts';
 import { arr, obj, str, type Json } from '../shared/narrow.ts';
 import { CallIdMatcher } from './call-ids.ts';
@@ -86,8 +85,11 @@ export function decodeGeminiRequest(body: unknown, ctx: InboundContext): ChatReq
   for (const { camel, key } of unknownKeys(b, known)) e[camel] = b[key];
   // The tier is shared with OpenAI and Anthropic; a word newer than polygate stays Gemini's.
   const tier = decodeServiceTier('gemini', e.serviceTier);
-  if (tier !== undefined) [req.serviceTier, e.serviceTier] = [tier, undefined];
-  for (const [key, value] of Object.entries(e)) if (value !== undefined) extensionsOf(req, 'gemini')[key] = value;
+  if (tier !== undefined) {
+    req.serviceTier = tier;
+    delete e.serviceTier;
+  }
+  if (Object.keys(e).length > 0) req.extensions.gemini = e;
   recordDropped(req, 'gemini', dropped);
   return req;
 }

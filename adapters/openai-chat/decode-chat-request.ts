@@ -7,12 +7,9 @@ import type { InboundContext } from '../shared/chat-adapter.ts';
 import { arr, isObject, obj, oneOf, optBool, optInt, optNum, optStr, str, type Json } from '../shared/narrow.ts';
 import { decodeChatMessages } from './decode-chat-messages.ts';
 import { recordDropped, type DroppedField } from '../shared/dropped-fields.ts';
-import { extensionsOf } from '../shared/format-extensions.ts';
 import { decodeServiceTier } from '../shared/service-tier.ts';
 import { liftOpenAIKnobs } from '../shared/openai-knobs.ts';
 import { isVerbosity } from '../shared/verbosity.ts';
-
-const FORMAT = 'openai-chat';
 import {
   decodeChatFunctionCall,
   decodeChatFunctions,
@@ -22,7 +19,9 @@ import {
   decodeWebSearchOptions,
 } from './decode-chat-tools.ts';
 
-/** The fields this decoder maps onto the IR; every other field is kept in `extensions`. */
+const FORMAT = 'openai-chat';
+
+/** The fields this decoder maps onto the IR; every other field is kept in its `extensions` namespace. */
 const mapped = new Set([
   'model', 'messages', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'max_tokens', 'max_completion_tokens',
   'temperature', 'top_p', 'top_k', 'seed', 'presence_penalty', 'frequency_penalty', 'stop', 'n', 'logprobs', 'top_logprobs',
@@ -67,10 +66,16 @@ export function decodeChatRequest(body: unknown, _ctx: InboundContext): ChatRequ
   for (const [key, value] of Object.entries(b)) if (!mapped.has(key) && value !== undefined && value !== null) own[key] = value;
   // Knobs other formats share become IR fields; a word newer than polygate stays Chat's own.
   const tier = decodeServiceTier(FORMAT, own.service_tier);
-  if (tier !== undefined) [req.serviceTier, own.service_tier] = [tier, undefined];
-  if (isVerbosity(own.verbosity)) [req.verbosity, own.verbosity] = [own.verbosity, undefined];
+  if (tier !== undefined) {
+    req.serviceTier = tier;
+    delete own.service_tier;
+  }
+  if (isVerbosity(own.verbosity)) {
+    req.verbosity = own.verbosity;
+    delete own.verbosity;
+  }
   liftOpenAIKnobs(req, own);
-  for (const [key, value] of Object.entries(own)) if (value !== undefined) extensionsOf(req, FORMAT)[key] = value;
+  if (Object.keys(own).length > 0) req.extensions[FORMAT] = own;
   recordDropped(req, FORMAT, dropped);
   return req;
 }
