@@ -135,11 +135,11 @@ export function decodeBlock(v: unknown, field: string, role: Role, note: Unmappe
     case 'thinking': {
       // Signatures are opaque and valid only on Anthropic: kept byte-exact with their origin.
       const signature = str(b.signature, `${field}.signature`);
-      const part = { type: 'reasoning' as const, text: str(b.thinking, `${field}.thinking`), ...(signature !== '' ? { signature } : {}), origin: 'anthropic' };
+      const part = { type: 'reasoning' as const, text: str(b.thinking, `${field}.thinking`), ...(signature !== '' ? { signature } : {}), origin: 'anthropic-messages' as const };
       return withCache(part, cache());
     }
     case 'redacted_thinking':
-      return withCache({ type: 'reasoning' as const, text: '', redacted: nonEmpty(b.data, `${field}.data`), origin: 'anthropic' }, cache());
+      return withCache({ type: 'reasoning' as const, text: '', redacted: nonEmpty(b.data, `${field}.data`), origin: 'anthropic-messages' as const }, cache());
     default:
       note({ field, message: serverBlocks.has(type) ? `'${type}' blocks of server-run tools cannot be translated; dropped` : `content block type '${type}' cannot be translated; dropped` });
       return undefined;

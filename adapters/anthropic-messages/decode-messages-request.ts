@@ -6,6 +6,7 @@
 import type { ChatRequest, Message, OutputFormat, ReasoningConfig, ReasoningEffort, SamplingKnobs, TextPart, Unmapped } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import type { InboundContext, WireHeaders } from '../shared/chat-adapter.ts';
+import { decodeServiceTier } from '../shared/service-tier.ts';
 import { arr, int, isObject, num, obj, oneOf, optBool, optStr, str, type Json } from '../shared/narrow.ts';
 import { decodeContent, decodeTextBlock, type UnmappedSink } from './decode-messages-content.ts';
 import { checkVersion, header } from './messages-version.ts';
@@ -176,8 +177,12 @@ export function decodeMessagesRequest(body: unknown, ctx: InboundContext): ChatR
   const user = decodeMetadata(b.metadata, note);
   const stream = optBool(b.stream, 'stream') ?? false;
 
+  // Anthropic's own options, in its namespace (adapters/shared/format-extensions.ts).
   const extensions: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(b)) if (!modelled.has(key)) extensions[key] = value;
+  // The tier is shared with OpenAI and Gemini; a word newer than polygate stays Anthropic's.
+  const serviceTier = decodeServiceTier('anthropic-messages', extensions.service_tier);
+  if (serviceTier !== undefined) delete extensions.service_tier;
   let output = decodeFormat(b.output_format, 'output_format');
   let effort: ReasoningEffort | undefined;
   if (b.output_config !== undefined && b.output_config !== null) {
@@ -207,8 +212,9 @@ export function decodeMessagesRequest(body: unknown, ctx: InboundContext): ChatR
     sampling: decodeSampling(b),
     ...(reasoning ? { reasoning } : {}),
     ...(user !== undefined ? { user } : {}),
+    ...(serviceTier !== undefined ? { serviceTier } : {}),
     stream,
     ...(unmapped.length > 0 ? { unmapped } : {}),
-    extensions,
+    extensions: Object.keys(extensions).length > 0 ? { 'anthropic-messages': extensions } : {},
   };
 }

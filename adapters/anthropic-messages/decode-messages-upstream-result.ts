@@ -23,10 +23,10 @@ export function partOfResponseBlock(b: Json, field: string): Part | undefined {
       return { type: 'tool-call', id: str(b.id, `${field}.id`), name: str(b.name, `${field}.name`), args: JSON.stringify(b.input ?? {}) };
     case 'thinking': {
       const signature = typeof b.signature === 'string' && b.signature !== '' ? { signature: b.signature } : {};
-      return { type: 'reasoning', text: str(b.thinking, `${field}.thinking`), ...signature, origin: 'anthropic' };
+      return { type: 'reasoning', text: str(b.thinking, `${field}.thinking`), ...signature, origin: 'anthropic-messages' };
     }
     case 'redacted_thinking':
-      return { type: 'reasoning', text: '', redacted: str(b.data, `${field}.data`), origin: 'anthropic' };
+      return { type: 'reasoning', text: '', redacted: str(b.data, `${field}.data`), origin: 'anthropic-messages' };
     default:
       return undefined;
   }

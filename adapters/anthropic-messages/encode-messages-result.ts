@@ -1,6 +1,7 @@
 // IR result -> the Messages response object (https://docs.anthropic.com/en/api/messages,
 // "Response"). The model reported is the client's name for it, not the upstream's.
 import type { ChatRequest, Part, ReasoningPart } from '../../src/ir/chat-request.ts';
+import type { ReasoningOrigin } from '../../src/ir/wire-format.ts';
 import type { ChatResult } from '../../src/ir/chat-result.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import { failedFinish } from '../shared/failed-finish.ts';
@@ -15,11 +16,11 @@ export const messageId = (id: string): string => (id.startsWith('msg_') ? id : `
  * A signature is only meaningful to Anthropic: another provider's opaque token must not come back
  * later looking like an Anthropic one, so it is shown as an empty signature.
  */
-export const anthropicSignature = (p: { origin?: string; signature?: string }): string =>
-  p.origin === undefined || p.origin === 'anthropic' ? (p.signature ?? '') : '';
+export const anthropicSignature = (p: { origin: ReasoningOrigin; signature?: string }): string =>
+  p.origin === 'anthropic-messages' ? (p.signature ?? '') : '';
 
 function reasoningBlock(p: ReasoningPart): Json | undefined {
-  if (p.redacted !== undefined && (p.origin === undefined || p.origin === 'anthropic')) return { type: 'redacted_thinking', data: p.redacted };
+  if (p.redacted !== undefined && p.origin === 'anthropic-messages') return { type: 'redacted_thinking', data: p.redacted };
   if (p.text === '' && anthropicSignature(p) === '') return undefined;
   return { type: 'thinking', thinking: p.text, signature: anthropicSignature(p) };
 }

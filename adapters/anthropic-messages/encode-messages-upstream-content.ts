@@ -88,9 +88,9 @@ function blockOf(p: Part, role: Role, field: string, msgField: string, warn: War
     case 'file':
       return [role, documentBlock(p, field, warn)];
     case 'reasoning':
-      if (p.origin === 'anthropic' && p.redacted !== undefined) return [role, { type: 'redacted_thinking', data: p.redacted, ...cacheOf(p.cache) }];
-      if (p.origin === 'anthropic' && p.signature) return [role, { type: 'thinking', thinking: p.text, signature: p.signature, ...cacheOf(p.cache) }];
-      warn(`${msgField}.reasoning`, `reasoning ${p.origin && p.origin !== 'anthropic' ? `from '${p.origin}'` : 'without a signature'} cannot be sent to ${FORMAT}; dropped`);
+      if (p.origin === FORMAT && p.redacted !== undefined) return [role, { type: 'redacted_thinking', data: p.redacted, ...cacheOf(p.cache) }];
+      if (p.origin === FORMAT && p.signature) return [role, { type: 'thinking', thinking: p.text, signature: p.signature, ...cacheOf(p.cache) }];
+      warn(`${msgField}.reasoning`, `reasoning ${p.origin !== FORMAT ? `from '${p.origin}'` : 'without a signature'} cannot be sent to ${FORMAT}; dropped`);
       return [role, undefined];
     case 'tool-call': {
       let input: Json;

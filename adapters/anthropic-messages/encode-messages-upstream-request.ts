@@ -5,7 +5,10 @@ import type { ChatRequest, SamplingKnobs } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import type { UpstreamHttpRequest, WarningSink } from '../shared/chat-adapter.ts';
 import { isClientSideExtension } from '../shared/client-side-extensions.ts';
+import { dropForeignExtensions, ownExtensions } from '../shared/format-extensions.ts';
 import { outputChangingExtension } from '../shared/output-changing-extensions.ts';
+import { dropOpenAIKnobs } from '../shared/openai-knobs.ts';
+import { encodeServiceTier } from '../shared/service-tier.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
 import { budgetOfEffort, nearestEffort } from '../shared/reasoning-map.ts';
 import { encodeMessages, encodeSystem } from './encode-messages-upstream-content.ts';
@@ -83,17 +86,22 @@ function sampling(s: SamplingKnobs, thinking: boolean, warn: WarningSink): Json 
   return out;
 }
 
-function extensionsOf(req: ChatRequest, warn: WarningSink): { body: Json; outputConfig: Json; betas: string[] } {
+/** Anthropic's own options (a same-format route); every other format's are dropped with a warning. */
+function ownOptionsOf(req: ChatRequest, warn: WarningSink): { body: Json; outputConfig: Json; betas: string[] } {
   const body: Json = {};
   let outputConfig: Json = {};
   let betas: string[] = [];
-  for (const [key, value] of Object.entries(req.extensions)) {
-    if (isClientSideExtension(key)) continue;
+  dropForeignExtensions(req, FORMAT, warn);
+  const tier = encodeServiceTier(req.serviceTier, FORMAT, 'service_tier', warn);
+  if (tier !== undefined) body.service_tier = tier;
+  if (req.verbosity !== undefined) warn('verbosity', `not supported by ${FORMAT}; dropped`);
+  dropOpenAIKnobs(req, FORMAT, warn);
+  for (const [key, value] of Object.entries(ownExtensions(req, FORMAT))) {
+    if (isClientSideExtension(FORMAT, key)) continue;
     if (key === 'anthropic-beta' && Array.isArray(value)) betas = value.filter((v): v is string => typeof v === 'string');
     else if (key === 'output_config' && isObject(value)) outputConfig = { ...value };
-    // OpenAI's service_tier shares the name but not the values.
-    else if (key === 'service_tier' && (value === 'auto' || value === 'standard_only')) body[key] = value;
-    else if (nativeExtensions.has(key)) body[key] = value;
+    // A tier word newer than polygate: the Anthropic upstream may know it.
+    else if (key === 'service_tier' || nativeExtensions.has(key)) body[key] = value;
     else {
       const rejected = outputChangingExtension(key, value, FORMAT);
       if (rejected) throw rejected;
@@ -108,7 +116,7 @@ export function encodeMessagesUpstreamRequest(req: ChatRequest, upstreamModel: s
   const system = encodeSystem(req.system, req.output);
   const { tools: offered, toolChoice } = encodeToolChoice(req.tools, req.toolChoice, req.parallelToolCalls);
   const tools = encodeTools(req.tools, warn).filter((_, i) => offered.includes(req.tools[i]));
-  const ext = extensionsOf(req, warn);
+  const ext = ownOptionsOf(req, warn);
   const outputConfig: Json = { ...ext.outputConfig, ...(effort !== undefined ? { effort } : {}) };
   if (req.output?.type === 'json-schema') outputConfig.format = { type: 'json_schema', schema: req.output.schema };
 

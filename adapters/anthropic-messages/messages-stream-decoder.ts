@@ -82,13 +82,13 @@ export class MessagesStreamDecoder implements UpstreamStreamDecoder {
       case 'thinking': {
         const index = open('reasoning');
         // The origin tells encoders this signature is Anthropic's (valid only when sent back to it).
-        const out: StreamEvent[] = [{ type: 'reasoning-start', index, origin: 'anthropic' }];
+        const out: StreamEvent[] = [{ type: 'reasoning-start', index, origin: 'anthropic-messages' }];
         if (nonEmpty(b.thinking)) out.push({ type: 'reasoning-delta', index, text: b.thinking });
         if (nonEmpty(b.signature)) out.push({ type: 'reasoning-signature', index, signature: b.signature });
         return out;
       }
       case 'redacted_thinking':
-        return [{ type: 'reasoning-start', index: open('reasoning'), redacted: str(b.data, 'content_block.data'), origin: 'anthropic' }];
+        return [{ type: 'reasoning-start', index: open('reasoning'), redacted: str(b.data, 'content_block.data'), origin: 'anthropic-messages' }];
       case 'tool_use': {
         const id = str(b.id, 'content_block.id');
         const name = str(b.name, 'content_block.name');

@@ -4,6 +4,7 @@
 // IR part indexes are remapped to contiguous block indexes in the order blocks open, which is
 // how the SDKs build `content` (they append on content_block_start).
 import type { ChatRequest } from '../../src/ir/chat-request.ts';
+import type { ReasoningOrigin } from '../../src/ir/wire-format.ts';
 import type { Usage } from '../../src/ir/chat-result.ts';
 import type { GatewayError } from '../../src/ir/gateway-error.ts';
 import { assertNever, type StreamEvent } from '../../src/ir/stream-event.ts';
@@ -19,8 +20,8 @@ type BlockKind = 'text' | 'thinking' | 'redacted_thinking' | 'tool_use';
 /** `foreign`: reasoning another provider produced; its signature is not Anthropic's to show. */
 type Block = { wire: number; kind: BlockKind; open: boolean; foreign?: boolean };
 
-/** Reasoning without an origin is Anthropic's (the Messages decoders mark theirs; others name theirs). */
-const isAnthropic = (origin: string | undefined): boolean => origin === undefined || origin === 'anthropic';
+/** Only Anthropic's own reasoning carries a signature or redacted data a Messages client can send back. */
+const isAnthropic = (origin: ReasoningOrigin): boolean => origin === 'anthropic-messages';
 
 const frame = (event: string, body: Json): SseFrame => ({ event, data: JSON.stringify({ type: event, ...body }) });
 

@@ -5,6 +5,7 @@ import type { ChatRequest } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import type { InboundContext } from '../shared/chat-adapter.ts';
 import { recordDropped, type DroppedField } from '../shared/dropped-fields.ts';
+import { decodeServiceTier } from '../shared/service-tier.ts';
 import { arr, obj, str, type Json } from '../shared/narrow.ts';
 import { CallIdMatcher } from './call-ids.ts';
 import { decodeContents, decodeSystemInstruction } from './decode-gemini-contents.ts';
@@ -39,6 +40,8 @@ export function decodeGeminiRequest(body: unknown, ctx: InboundContext): ChatReq
     stream: ctx.streamByRoute === true,
     extensions: {},
   };
+  // Gemini's own options, in its namespace (adapters/shared/format-extensions.ts).
+  const e: Record<string, unknown> = {};
 
   const sys = pick(b, 'systemInstruction', '');
   if (sys.value !== undefined) req.system = decodeSystemInstruction(sys.value, sys.path, dropped);
@@ -47,14 +50,14 @@ export function decodeGeminiRequest(body: unknown, ctx: InboundContext): ChatReq
   if (tools.value !== undefined) {
     const t = decodeTools(tools.value, tools.path, dropped);
     req.tools = t.tools;
-    Object.assign(req.extensions, t.extensions);
-    if (Object.keys(t.responseSchemas).length > 0) req.extensions.functionResponseSchemas = t.responseSchemas;
+    Object.assign(e, t.extensions);
+    if (Object.keys(t.responseSchemas).length > 0) e.functionResponseSchemas = t.responseSchemas;
   }
   const tc = pick(b, 'toolConfig', '');
   if (tc.value !== undefined) {
     const c = decodeToolConfig(tc.value, tc.path, req.tools, dropped);
     if (c.toolChoice) req.toolChoice = c.toolChoice;
-    Object.assign(req.extensions, c.extensions);
+    Object.assign(e, c.extensions);
   }
 
   const gc = pick(b, 'generationConfig', '');
@@ -64,23 +67,30 @@ export function decodeGeminiRequest(body: unknown, ctx: InboundContext): ChatReq
     if (g.maxTokens !== undefined) req.maxTokens = g.maxTokens;
     if (g.output) req.output = g.output;
     if (g.reasoning) req.reasoning = g.reasoning;
-    Object.assign(req.extensions, g.extensions);
+    Object.assign(e, g.extensions);
   }
 
   const ss = pick(b, 'safetySettings', '');
-  if (ss.value !== undefined) req.extensions.safetySettings = checkSafetySettings(ss.value, ss.path);
+  if (ss.value !== undefined) e.safetySettings = checkSafetySettings(ss.value, ss.path);
   const cached = pick(b, 'cachedContent', '');
   if (cached.value !== undefined) {
     const name = str(cached.value, cached.path);
     if (!/^cachedContents\/[^/]+$/.test(name)) throw invalid(cached.path, `${cached.path}: must have the form cachedContents/{cachedContent}`);
-    req.extensions.cachedContent = name;
+    e.cachedContent = name;
   }
   for (const name of ['labels', 'serviceTier', 'store'] as const) {
     const f = pick(b, name, '');
-    if (f.value !== undefined) req.extensions[name] = f.value;
+    if (f.value !== undefined) e[name] = f.value;
   }
-  for (const { camel, key } of unknownKeys(b, known)) req.extensions[camel] = b[key];
-  recordDropped(req, dropped);
+  for (const { camel, key } of unknownKeys(b, known)) e[camel] = b[key];
+  // The tier is shared with OpenAI and Anthropic; a word newer than polygate stays Gemini's.
+  const tier = decodeServiceTier('gemini', e.serviceTier);
+  if (tier !== undefined) {
+    req.serviceTier = tier;
+    delete e.serviceTier;
+  }
+  if (Object.keys(e).length > 0) req.extensions.gemini = e;
+  recordDropped(req, 'gemini', dropped);
   return req;
 }
 

@@ -4,6 +4,7 @@ import type { ChatRequest, MediaSource, Part, ToolResultPart } from '../../src/i
 import type { ChatResult, SafetyRating } from '../../src/ir/chat-result.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import { jsonTextTooDeep } from '../shared/json-depth.ts';
+import { ownExtensions } from '../shared/format-extensions.ts';
 import { isObject, parseJsonObject, type Json } from '../shared/narrow.ts';
 import { isSyntheticCallId } from './call-ids.ts';
 import { geminiBlockReason, geminiFinishMessage, geminiFinishReason } from './gemini-finish-reason.ts';
@@ -32,7 +33,7 @@ export function encodeGeminiResult(result: ChatResult, request: ChatRequest): Js
   return { candidates: [candidate], ...tail };
 }
 
-export const isEnumOutput = (request: ChatRequest): boolean => request.extensions.responseMimeType === 'text/x.enum';
+export const isEnumOutput = (request: ChatRequest): boolean => ownExtensions(request, 'gemini').responseMimeType === 'text/x.enum';
 
 /** `text/x.enum` answers with the bare value; an upstream asked for a JSON string sends it quoted. */
 export function unquoteEnum(text: string): string {

@@ -6,7 +6,10 @@ import { assertNever } from '../../src/ir/stream-event.ts';
 import type { UpstreamHttpRequest, WarningSink } from '../shared/chat-adapter.ts';
 import { isClientSideExtension } from '../shared/client-side-extensions.ts';
 import { forcedBuiltinTool } from '../shared/forced-builtin-tool.ts';
+import { dropForeignExtensions, ownExtensions } from '../shared/format-extensions.ts';
 import { outputChangingExtension } from '../shared/output-changing-extensions.ts';
+import { dropOpenAIKnobs } from '../shared/openai-knobs.ts';
+import { encodeServiceTier } from '../shared/service-tier.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
 import { budgetOfEffort, nearestEffort } from '../shared/reasoning-map.ts';
 import { geminiBuiltinKinds } from './decode-gemini-tools.ts';
@@ -33,7 +36,12 @@ export function encodeGeminiUpstreamRequest(req: ChatRequest, upstreamModel: str
   if (tools.length > 0) body.tools = tools;
   const toolConfig = encodeToolConfig(req.toolChoice, req.tools);
   const gen = encodeGenerationConfig(req);
-  relayExtensions(req.extensions, body, gen, tools, toolConfig, warn);
+  dropForeignExtensions(req, 'gemini', warn);
+  relayExtensions(ownExtensions(req, 'gemini'), body, gen, tools, toolConfig, warn);
+  const tier = encodeServiceTier(req.serviceTier, 'gemini', 'serviceTier', warn);
+  if (tier !== undefined) body.serviceTier = tier;
+  if (req.verbosity !== undefined) warn('verbosity', 'gemini has no verbosity setting; it was dropped');
+  dropOpenAIKnobs(req, 'gemini', warn);
   if (tools.length > 0 && body.tools === undefined) body.tools = tools;
   if (Object.keys(toolConfig).length > 0) body.toolConfig = toolConfig;
   if (Object.keys(gen).length > 0) body.generationConfig = gen;
@@ -55,7 +63,8 @@ export function encodeGeminiUpstreamRequest(req: ChatRequest, upstreamModel: str
 function encodeTools(req: ChatRequest, warn: WarningSink): Json[] {
   const declarations: Json[] = [];
   const out: Json[] = [];
-  const responseSchemas = isObject(req.extensions.functionResponseSchemas) ? req.extensions.functionResponseSchemas : {};
+  const own = ownExtensions(req, 'gemini');
+  const responseSchemas = isObject(own.functionResponseSchemas) ? own.functionResponseSchemas : {};
   const allowed = req.toolChoice?.type === 'allowed' && req.toolChoice.mode === 'auto' ? new Set(req.toolChoice.names) : undefined;
   req.tools.forEach((t: Tool, i) => {
     if (t.cache !== undefined) warn('cache', 'gemini caches prompts implicitly; cache hints were dropped');
@@ -143,7 +152,7 @@ function encodeGenerationConfig(req: ChatRequest): Json {
   if (out?.type === 'json') g.responseMimeType = 'application/json';
   if (out?.type === 'json-schema') {
     const values = stringEnumOf(out.schema);
-    if (req.extensions.responseMimeType === 'text/x.enum' && values) {
+    if (ownExtensions(req, 'gemini').responseMimeType === 'text/x.enum' && values) {
       g.responseMimeType = 'text/x.enum';
       g.responseSchema = geminiEnumSchema(values);
     } else {
@@ -156,7 +165,7 @@ function encodeGenerationConfig(req: ChatRequest): Json {
     if (!r.enabled) g.thinkingConfig = { thinkingBudget: 0 };
     else {
       const tc: Json = {};
-      const level = req.extensions.thinkingLevel;
+      const level = ownExtensions(req, 'gemini').thinkingLevel;
       if (typeof level === 'string') tc.thinkingLevel = level;
       else if (r.budgetTokens !== undefined) tc.thinkingBudget = r.budgetTokens;
       // Levels above `high` (`xhigh`, Anthropic's `max`) ask for more than every Gemini model's
@@ -173,12 +182,12 @@ function encodeGenerationConfig(req: ChatRequest): Json {
 
 /**
  * Gemini-only fields a Gemini client sent go back to their place; `generationConfig.X`,
- * `toolConfig.X` and `tools.X` name fields newer than this adapter. Anything else came from
- * another format and has no Gemini field: dropped with a warning.
+ * `toolConfig.X` and `tools.X` name fields newer than this adapter. Anything else (a dropped
+ * part's note) is named in a warning.
  */
-function relayExtensions(ext: Record<string, unknown>, body: Json, gen: Json, tools: Json[], toolConfig: Json, warn: WarningSink): void {
+function relayExtensions(ext: Readonly<Record<string, unknown>>, body: Json, gen: Json, tools: Json[], toolConfig: Json, warn: WarningSink): void {
   for (const [key, value] of Object.entries(ext)) {
-    if (value === undefined || consumed.includes(key) || isClientSideExtension(key)) continue;
+    if (value === undefined || consumed.includes(key) || isClientSideExtension('gemini', key)) continue;
     if (topLevelExtensions.includes(key)) body[key] = value;
     else if (generationExtensions.includes(key)) gen[key] = value;
     else if (key.startsWith('generationConfig.')) gen[key.slice('generationConfig.'.length)] = value;

@@ -10,6 +10,7 @@ import type { ChatFinish, SafetyRating, Usage } from '../../src/ir/chat-result.t
 import { emptyUsage } from '../../src/ir/chat-result.ts';
 import { GatewayError } from '../../src/ir/gateway-error.ts';
 import { assertNever, type StreamEvent } from '../../src/ir/stream-event.ts';
+import type { ReasoningOrigin } from '../../src/ir/wire-format.ts';
 import type { UpstreamStreamDecoder } from '../shared/chat-adapter.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
 import { syntheticCallId } from './call-ids.ts';
@@ -130,7 +131,7 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
       this.#closeOpen();
       return;
     }
-    const open = this.#openReasoning(r.redacted, r.origin ?? 'gemini');
+    const open = this.#openReasoning(r.redacted, r.origin);
     if (r.text !== '') this.#out.push({ type: 'reasoning-delta', index: open.index, text: r.text });
     if (r.signature !== undefined) this.#out.push({ type: 'reasoning-signature', index: open.index, signature: r.signature });
     this.#closeOpen(r.encrypted);
@@ -184,7 +185,7 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
   }
 
   /** `origin` names whose signature the part carries: Gemini's own, or another provider's from an envelope. */
-  #openReasoning(redacted: string | undefined, origin: string): { kind: 'reasoning'; index: number; signed: boolean } {
+  #openReasoning(redacted: string | undefined, origin: ReasoningOrigin): { kind: 'reasoning'; index: number; signed: boolean } {
     this.#closeOpen();
     const open = { kind: 'reasoning' as const, index: this.#nextIndex++, signed: false };
     this.#open = open;

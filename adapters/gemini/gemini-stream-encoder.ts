@@ -3,6 +3,7 @@
 // finishReason and usageMetadata (https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent).
 // Gemini never streams partial function arguments, so a tool call is sent whole when its input ends.
 import type { ChatRequest, ReasoningPart } from '../../src/ir/chat-request.ts';
+import type { ReasoningOrigin } from '../../src/ir/wire-format.ts';
 import type { ChatFinish, SafetyRating, Usage } from '../../src/ir/chat-result.ts';
 import { GatewayError } from '../../src/ir/gateway-error.ts';
 import { assertNever, type StreamEvent } from '../../src/ir/stream-event.ts';
@@ -14,7 +15,7 @@ import { geminiBlockReason, geminiFinishMessage, geminiFinishReason } from './ge
 import { geminiUsageMetadata } from './gemini-usage.ts';
 import { signatureOfReasoning } from './thought-signature.ts';
 
-type Thinking = { text: string; signature?: string; redacted?: string; encrypted?: string; origin?: string };
+type Thinking = { text: string; signature?: string; redacted?: string; encrypted?: string; origin: ReasoningOrigin };
 type ToolInput = { id: string; name: string; json: string };
 
 export class GeminiStreamEncoder implements ClientStreamEncoder {
@@ -62,9 +63,8 @@ export class GeminiStreamEncoder implements ClientStreamEncoder {
         return e.text === '' ? [] : this.#chunk([{ text: e.text }]);
       case 'reasoning-start': {
         // The origin decides whether a signature goes out as Gemini's own or in an envelope.
-        const t: Thinking = { text: '' };
+        const t: Thinking = { text: '', origin: e.origin };
         if (e.redacted !== undefined) t.redacted = e.redacted;
-        if (e.origin !== undefined) t.origin = e.origin;
         this.#thinking.set(e.index, t);
         return [];
       }
@@ -110,11 +110,10 @@ export class GeminiStreamEncoder implements ClientStreamEncoder {
     const t = this.#thinking.get(index);
     this.#thinking.delete(index);
     if (!t) return [];
-    const part: ReasoningPart = { type: 'reasoning', text: t.text };
+    const part: ReasoningPart = { type: 'reasoning', text: t.text, origin: t.origin };
     if (t.signature !== undefined) part.signature = t.signature;
     if (t.redacted !== undefined) part.redacted = t.redacted;
     if (encrypted !== undefined) part.encrypted = encrypted;
-    if (t.origin !== undefined) part.origin = t.origin;
     const shown = this.#includeThoughts && t.text !== '';
     const sig = signatureOfReasoning(part, !shown);
     if (sig === undefined) return [];

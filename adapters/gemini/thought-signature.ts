@@ -13,14 +13,12 @@ import { hasOpaque, openReasoning, sealReasoning } from '../shared/reasoning-env
 
 export { hasOpaque } from '../shared/reasoning-envelope.ts';
 
-const isGeminiOrigin = (origin: string | undefined): boolean => origin === undefined || origin === 'gemini';
-
 /**
  * The thoughtSignature that carries a reasoning part's opaque data, or undefined if it has none.
  * `withText` puts the reasoning text in the envelope when no thought part will carry it.
  */
 export function signatureOfReasoning(p: ReasoningPart, withText: boolean): string | undefined {
-  if (isGeminiOrigin(p.origin) && p.redacted === undefined && p.encrypted === undefined) return p.signature;
+  if (p.origin === 'gemini' && p.redacted === undefined && p.encrypted === undefined) return p.signature;
   if (!hasOpaque(p)) return undefined;
   return sealReasoning(p, withText);
 }
@@ -66,5 +64,5 @@ function mergeInto(target: ReasoningPart, from: ReasoningPart): void {
   if (from.signature !== undefined) target.signature = from.signature;
   if (from.redacted !== undefined) target.redacted = from.redacted;
   if (from.encrypted !== undefined) target.encrypted = from.encrypted;
-  if (from.origin !== undefined) target.origin = from.origin;
+  target.origin = from.origin;
 }

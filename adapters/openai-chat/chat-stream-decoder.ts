@@ -151,7 +151,7 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
     const index = this.#nextIndex++;
     this.#open = { kind, index };
     if (kind === 'text') this.#out.push({ type: 'text-start', index });
-    if (kind === 'reasoning') this.#out.push({ type: 'reasoning-start', index });
+    if (kind === 'reasoning') this.#out.push({ type: 'reasoning-start', index, origin: 'openai-chat' });
     return index;
   }
 

@@ -10,6 +10,7 @@ import { failedFinish } from '../shared/failed-finish.ts';
 import { chatErrorBody } from './chat-error.ts';
 import { chatReasonOfFinish, type ChatFinishReason } from './chat-finish-reason.ts';
 import { encodeChatUsage } from './chat-usage.ts';
+import { ownExtensions } from '../shared/format-extensions.ts';
 import { chatCompletionId } from './encode-chat-result.ts';
 
 type Delta = Record<string, unknown>;
@@ -28,7 +29,7 @@ export class ChatStreamEncoder implements ClientStreamEncoder {
 
   constructor(request: ChatRequest) {
     this.#model = request.model;
-    this.#includeUsage = request.extensions['stream_options.include_usage'] === true;
+    this.#includeUsage = ownExtensions(request, 'openai-chat')['stream_options.include_usage'] === true;
   }
 
   push(e: StreamEvent): SseFrame[] {

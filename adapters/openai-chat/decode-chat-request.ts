@@ -7,6 +7,9 @@ import type { InboundContext } from '../shared/chat-adapter.ts';
 import { arr, isObject, obj, oneOf, optBool, optInt, optNum, optStr, str, type Json } from '../shared/narrow.ts';
 import { decodeChatMessages } from './decode-chat-messages.ts';
 import { recordDropped, type DroppedField } from '../shared/dropped-fields.ts';
+import { decodeServiceTier } from '../shared/service-tier.ts';
+import { liftOpenAIKnobs } from '../shared/openai-knobs.ts';
+import { isVerbosity } from '../shared/verbosity.ts';
 import {
   decodeChatFunctionCall,
   decodeChatFunctions,
@@ -16,7 +19,9 @@ import {
   decodeWebSearchOptions,
 } from './decode-chat-tools.ts';
 
-/** The fields this decoder maps onto the IR; every other field is kept in `extensions`. */
+const FORMAT = 'openai-chat';
+
+/** The fields this decoder maps onto the IR; every other field is kept in its `extensions` namespace. */
 const mapped = new Set([
   'model', 'messages', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'max_tokens', 'max_completion_tokens',
   'temperature', 'top_p', 'top_k', 'seed', 'presence_penalty', 'frequency_penalty', 'stop', 'n', 'logprobs', 'top_logprobs',
@@ -55,9 +60,23 @@ export function decodeChatRequest(body: unknown, _ctx: InboundContext): ChatRequ
   if (user !== undefined) req.user = user;
   const metadata = decodeMetadata(b.metadata);
   if (metadata) req.metadata = metadata;
-  decodeStreamOptions(b, stream, req.extensions);
-  for (const [key, value] of Object.entries(b)) if (!mapped.has(key) && value !== undefined && value !== null) req.extensions[key] = value;
-  recordDropped(req, dropped);
+  // Chat's own options, in its namespace (adapters/shared/format-extensions.ts).
+  const own: Record<string, unknown> = {};
+  decodeStreamOptions(b, stream, own);
+  for (const [key, value] of Object.entries(b)) if (!mapped.has(key) && value !== undefined && value !== null) own[key] = value;
+  // Knobs other formats share become IR fields; a word newer than polygate stays Chat's own.
+  const tier = decodeServiceTier(FORMAT, own.service_tier);
+  if (tier !== undefined) {
+    req.serviceTier = tier;
+    delete own.service_tier;
+  }
+  if (isVerbosity(own.verbosity)) {
+    req.verbosity = own.verbosity;
+    delete own.verbosity;
+  }
+  liftOpenAIKnobs(req, own);
+  if (Object.keys(own).length > 0) req.extensions[FORMAT] = own;
+  recordDropped(req, FORMAT, dropped);
   return req;
 }
 
@@ -128,7 +147,8 @@ function decodeReasoning(b: Json, req: ChatRequest): void {
   let reasoning: ReasoningConfig;
   switch (effort) {
     case 'none':
-      reasoning = { enabled: false };
+      // Off, said explicitly: OpenAI upstreams get the word back (their default may be to reason).
+      reasoning = { enabled: false, effort: 'none' };
       break;
     case 'minimal':
     case 'low':
@@ -146,8 +166,6 @@ function decodeReasoning(b: Json, req: ChatRequest): void {
     }
   }
   req.reasoning = reasoning;
-  // 'none' has no IR effort (reasoning is off); the word goes on for OpenAI upstreams that take it.
-  if (effort === 'none') req.extensions.reasoning_effort = effort;
 }
 
 /** Up to 16 pairs, keys up to 64 characters, string values up to 512 characters. */

@@ -43,7 +43,7 @@ function decodeMessageParts(m: Json): Part[] {
   // `reasoning_content` (DeepSeek, vLLM, SGLang) and `reasoning` (OpenRouter, Ollama) are how
   // compatible servers return reasoning text; OpenAI itself sends neither.
   const reasoning = m.reasoning_content ?? m.reasoning;
-  if (typeof reasoning === 'string' && reasoning !== '') parts.push({ type: 'reasoning', text: reasoning });
+  if (typeof reasoning === 'string' && reasoning !== '') parts.push({ type: 'reasoning', text: reasoning, origin: 'openai-chat' });
   const content = optStr(m.content, 'choices[0].message.content');
   if (content !== undefined && content !== '') {
     const text: TextPart = { type: 'text', text: content };

@@ -6,16 +6,21 @@ import { assertNever } from '../../src/ir/stream-event.ts';
 import type { UpstreamHttpRequest, WarningSink } from '../shared/chat-adapter.ts';
 import { isClientSideExtension } from '../shared/client-side-extensions.ts';
 import { forcedBuiltinTool } from '../shared/forced-builtin-tool.ts';
+import { dropForeignExtensions, ownExtensions } from '../shared/format-extensions.ts';
 import { outputChangingExtension } from '../shared/output-changing-extensions.ts';
+import { encodeOpenAIKnobs } from '../shared/openai-knobs.ts';
+import { encodeServiceTier } from '../shared/service-tier.ts';
 import { effortOfBudget, nearestEffort } from '../shared/reasoning-map.ts';
 import { encodeChatMessages } from './encode-chat-messages.ts';
+
+const FORMAT = 'openai-chat';
 
 /** Chat Completions accepts at most 4 stop sequences. */
 const maxStop = 4;
 
 /**
- * Extensions (by Chat Completions wire name) this format carries as they are. A client in
- * another format may have set the same knob under the same name (e.g. Responses `store`).
+ * Chat Completions' own options (a same-format route) this encoder carries as they are. Other
+ * formats' options are never read here (adapters/shared/format-extensions.ts).
  */
 export const relayedExtensions = [
   'store',
@@ -49,9 +54,13 @@ export function encodeChatUpstreamRequest(req: ChatRequest, upstreamModel: strin
   const effort = encodeReasoning(req, warn);
   if (effort) body.reasoning_effort = effort;
   if (req.user !== undefined) body.user = req.user;
+  const tier = encodeServiceTier(req.serviceTier, FORMAT, 'service_tier', warn);
+  if (tier !== undefined) body.service_tier = tier;
+  if (req.verbosity !== undefined) body.verbosity = req.verbosity;
+  encodeOpenAIKnobs(req, body);
   if (req.metadata && Object.keys(req.metadata).length > 0) {
     // OpenAI accepts `metadata` for stored completions only; a label, not a knob.
-    if (req.extensions.store === true) body.metadata = req.metadata;
+    if (ownExtensions(req, FORMAT).store === true) body.metadata = req.metadata;
     else warn('metadata', 'the openai-chat upstream keeps metadata only for stored completions; dropped');
   }
   relayExtensions(req, body, warn);
@@ -146,10 +155,9 @@ function encodeSampling(req: ChatRequest, warn: WarningSink): Record<string, unk
 /** https://platform.openai.com/docs/api-reference/chat/create#chat-create-reasoning_effort */
 function encodeReasoning(req: ChatRequest, warn: WarningSink): string | undefined {
   const r = req.reasoning;
-  // Efforts the IR cannot name (`none`, `xhigh`) ride in extensions under the wire name.
-  const raw = req.extensions.reasoning_effort;
-  if (typeof raw === 'string') return raw;
-  if (!r || !r.enabled) return undefined;
+  if (!r) return undefined;
+  // Reasoning turned off by name ('none') is sent as such; other formats' "off" is the default.
+  if (!r.enabled) return r.effort === 'none' ? 'none' : undefined;
   if (r.includeThoughts) warn('reasoning.include_thoughts', 'Chat Completions does not return reasoning text; only the answer comes back');
   // Anthropic's `max` (and adaptive thinking's effort) become the nearest level Chat Completions has.
   if (r.effort) return nearestEffort(r.effort, ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const);
@@ -157,10 +165,11 @@ function encodeReasoning(req: ChatRequest, warn: WarningSink): string | undefine
   return undefined;
 }
 
-/** Every extension is carried, or named in a warning: never dropped silently (docs/architecture.md). */
+/** Every option is carried, or named in a warning: never dropped silently (docs/architecture.md "Cross-format data"). */
 function relayExtensions(req: ChatRequest, body: Record<string, unknown>, warn: WarningSink): void {
-  for (const [key, value] of Object.entries(req.extensions)) {
-    if (key === 'reasoning_effort' || isClientSideExtension(key) || value === undefined) continue;
+  dropForeignExtensions(req, FORMAT, warn);
+  for (const [key, value] of Object.entries(ownExtensions(req, FORMAT))) {
+    if (isClientSideExtension(FORMAT, key) || value === undefined) continue;
     if ((relayedExtensions as readonly string[]).includes(key)) body[key] = value;
     else {
       const rejected = outputChangingExtension(key, value, 'openai-chat');

@@ -5,7 +5,7 @@
 // system/developer messages are the IR system prompt; later ones IR system messages in place.
 // function_call → assistant tool-call (call_id as id, arguments kept byte-exact);
 // function_call_output → user tool-result; custom_tool_call(_output) → the same, the freeform
-// input as `{"input": …}`; reasoning → assistant reasoning part (origin 'openai',
+// input as `{"input": …}`; reasoning → assistant reasoning part (origin 'openai-responses',
 // summary texts joined, encrypted_content → encrypted, the item id in `signature`, see below);
 // item_reference → recorded in extensions for the pipeline to resolve (ItemReferenceSlot).
 import type { Message, Part, ReasoningPart, Role, TextPart, ToolResultPart } from '../../src/ir/chat-request.ts';
@@ -161,7 +161,7 @@ function decodeCallOutput(item: Json, p: string, cx: ItemContext): ToolResultPar
 /**
  * A reasoning item replayed by the client. Its encrypted_content is bound to the item id
  * (OpenAI rejects it under another id), and the IR has no field for an item id, so the id travels
- * in `signature` of an 'openai'-origin part: the one place this adapter reads it back from.
+ * in `signature` of an 'openai-responses'-origin part: the one place this adapter reads it back from.
  * The text is the summary, or the raw reasoning `content` when there is no summary (Codex sends
  * `summary: []` with only encrypted content; summary parts of unknown types are skipped).
  */
@@ -180,7 +180,7 @@ function decodeReasoning(item: Json, p: string): ReasoningPart {
   // Another provider's reasoning that polygate sealed into encrypted_content goes back to its origin.
   const sealed = encrypted === undefined ? undefined : openReasoning(encrypted, text);
   if (sealed) return sealed;
-  const part: ReasoningPart = { type: 'reasoning', text, origin: 'openai', signature: id };
+  const part: ReasoningPart = { type: 'reasoning', text, origin: 'openai-responses', signature: id };
   if (encrypted !== undefined) part.encrypted = encrypted;
   return part;
 }

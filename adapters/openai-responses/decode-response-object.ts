@@ -36,13 +36,13 @@ export function finishOf(status: unknown, incomplete: unknown, calledFunctions: 
 }
 
 /**
- * The reasoning part of a reasoning item. The item id goes to `signature` (origin 'openai'): the
+ * The reasoning part of a reasoning item. The item id goes to `signature` (origin 'openai-responses'): the
  * IR has no item-id field and the encrypted content is only accepted back under the same id.
  */
 export function reasoningPartOf(item: Json): ReasoningPart {
   const summary = Array.isArray(item.summary) ? item.summary.filter(isObject).map((s) => text(s.text)) : [];
   const content = Array.isArray(item.content) ? item.content.filter(isObject).map((s) => text(s.text)) : [];
-  const part: ReasoningPart = { type: 'reasoning', text: (summary.length > 0 ? summary : content).join('\n\n'), origin: 'openai' };
+  const part: ReasoningPart = { type: 'reasoning', text: (summary.length > 0 ? summary : content).join('\n\n'), origin: 'openai-responses' };
   if (typeof item.id === 'string') part.signature = item.id;
   if (typeof item.encrypted_content === 'string') part.encrypted = item.encrypted_content;
   return part;

@@ -11,6 +11,9 @@ import { arr, isObject, obj, optBool, optStr, str, type Json } from '../shared/n
 import { decodeInput } from './decode-input-items.ts';
 import { decodeTextFormat, decodeToolChoice, decodeTools } from './decode-responses-tools.ts';
 import { recordDropped } from '../shared/dropped-fields.ts';
+import { decodeServiceTier } from '../shared/service-tier.ts';
+import { liftOpenAIKnobs } from '../shared/openai-knobs.ts';
+import { isVerbosity } from '../shared/verbosity.ts';
 import { newNotes } from './decode-notes.ts';
 import { ext } from './responses-extensions.ts';
 import { toolIdentitiesKey } from './tool-identities.ts';
@@ -59,14 +62,17 @@ export function decodeResponsesRequest(body: unknown, _ctx: InboundContext): Cha
     stream: optBool(b.stream, 'stream') ?? false,
     extensions: {},
   };
-  const e = req.extensions;
+  // The Responses-only options, in this format's namespace (adapters/shared/format-extensions.ts).
+  const e: Record<string, unknown> = {};
   const toolChoice = decodeToolChoice(b.tool_choice, tools, notes);
   if (toolChoice) req.toolChoice = toolChoice;
   const parallel = optBool(b.parallel_tool_calls, 'parallel_tool_calls');
   if (parallel !== undefined) req.parallelToolCalls = parallel;
   const text = decodeTextFormat(b.text);
   if (text.output) req.output = text.output;
-  if (text.verbosity) e[ext.verbosity] = text.verbosity;
+  // A word newer than polygate stays this format's own.
+  if (isVerbosity(text.verbosity)) req.verbosity = text.verbosity;
+  else if (text.verbosity) e[ext.verbosity] = text.verbosity;
   if (!absent(b.max_output_tokens)) req.maxTokens = integerIn(b.max_output_tokens, 'max_output_tokens', 16);
   decodeReasoning(b.reasoning, req);
   const user = optStr(b.user, 'user');
@@ -80,15 +86,22 @@ export function decodeResponsesRequest(body: unknown, _ctx: InboundContext): Cha
   e[ext.store] = optBool(b.store, 'store') ?? true;
   if (include.length > 0) e[ext.include] = include;
   if (!absent(b.truncation)) e[ext.truncation] = enumOf(b.truncation, ['auto', 'disabled'] as const, 'truncation');
-  // polygate relays the tier (or warns it away) and never acts on it: a tier newer than polygate is no error.
-  if (!absent(b.service_tier)) e[ext.serviceTier] = str(b.service_tier, 'service_tier');
+  // polygate maps the tier (or warns it away) and never acts on it: a tier newer than polygate is no error.
+  if (!absent(b.service_tier)) {
+    const word = str(b.service_tier, 'service_tier');
+    const tier = decodeServiceTier('openai-responses', word);
+    if (tier !== undefined) req.serviceTier = tier;
+    else e[ext.serviceTier] = word;
+  }
   if (input.references.length > 0) {
     e[ext.itemReferences] = input.references.map((r) => r.id);
     e[ext.itemReferenceSlots] = input.references;
   }
   for (const [key, value] of Object.entries(b)) if (!mapped.has(key) && value !== undefined && value !== null) e[key] = value;
   if (Object.keys(notes.identities).length > 0) e[toolIdentitiesKey] = notes.identities;
-  recordDropped(req, notes.dropped);
+  liftOpenAIKnobs(req, e);
+  req.extensions['openai-responses'] = e;
+  recordDropped(req, 'openai-responses', notes.dropped);
   return req;
 }
 
@@ -122,8 +135,8 @@ function decodeReasoning(v: unknown, req: ChatRequest): void {
   const generate = absent(r.generate_summary) ? undefined : enumOf(r.generate_summary, summaries, 'reasoning.generate_summary');
   const summary = absent(r.summary) ? generate : enumOf(r.summary, summaries, 'reasoning.summary');
   if (effort === 'none') {
-    req.reasoning = { enabled: false };
-    req.extensions[ext.reasoningEffort] = effort;
+    // Off, said explicitly: OpenAI upstreams get the word back (their default may be to reason).
+    req.reasoning = { enabled: false, effort };
     return;
   }
   const cfg: ReasoningConfig = { enabled: true };

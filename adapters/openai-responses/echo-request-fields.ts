@@ -20,7 +20,7 @@ export function echoRequestFields(req: ChatRequest): EchoedFields {
     max_output_tokens: req.maxTokens ?? null,
     parallel_tool_calls: req.parallelToolCalls ?? true,
     previous_response_id: e.previousResponseId,
-    reasoning: { effort: e.reasoningEffort ?? req.reasoning?.effort ?? null, summary: req.reasoning?.summary ?? null },
+    reasoning: { effort: req.reasoning?.effort ?? null, summary: req.reasoning?.summary ?? null },
     store: e.store,
     temperature: req.sampling.temperature ?? 1,
     text,

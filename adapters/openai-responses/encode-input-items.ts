@@ -99,7 +99,7 @@ function assistantPart(p: Part, i: number): Encoded {
  * content is bound to (kept in `signature` by this adapter's decoders).
  */
 function reasoningItem(p: ReasoningPart): Encoded {
-  if (p.origin !== 'openai' || p.encrypted === undefined || !isReasoningItemId(p.signature)) return 'drop';
+  if (p.origin !== 'openai-responses' || p.encrypted === undefined || !isReasoningItemId(p.signature)) return 'drop';
   const summary = p.text ? [{ type: 'summary_text', text: p.text }] : [];
   return { kind: 'item', json: { type: 'reasoning', id: p.signature, summary, encrypted_content: p.encrypted } };
 }

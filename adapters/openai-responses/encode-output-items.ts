@@ -100,7 +100,7 @@ function mediaReference(s: MediaSource): string {
 
 /** The reasoning item id: the original one for OpenAI reasoning (encrypted_content is bound to it). */
 export function reasoningItemId(p: Pick<ReasoningPart, 'origin' | 'signature'>, ids: IdSource): string {
-  return p.origin === 'openai' && isReasoningItemId(p.signature) ? p.signature : ids.newId('rs');
+  return p.origin === 'openai-responses' && isReasoningItemId(p.signature) ? p.signature : ids.newId('rs');
 }
 
 function reasoningItem(p: ReasoningPart, opts: ItemOptions): ReasoningItem {
@@ -116,7 +116,7 @@ function reasoningItem(p: ReasoningPart, opts: ItemOptions): ReasoningItem {
  * conversation can continue on the provider that produced the reasoning.
  */
 export function encryptedContentOf(p: ReasoningPart): string | null {
-  if (p.origin === 'openai') return p.encrypted ?? null;
+  if (p.origin === 'openai-responses') return p.encrypted ?? null;
   return hasOpaque(p) ? sealReasoning(p, false) : null;
 }
 

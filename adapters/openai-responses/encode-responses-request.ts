@@ -8,26 +8,31 @@ import { invalid } from '../../src/ir/gateway-error.ts';
 import type { UpstreamHttpRequest, WarningSink } from '../shared/chat-adapter.ts';
 import { hasCacheHints } from '../shared/cache-hints.ts';
 import { isClientSideExtension } from '../shared/client-side-extensions.ts';
+import { dropForeignExtensions } from '../shared/format-extensions.ts';
 import { outputChangingExtension } from '../shared/output-changing-extensions.ts';
+import { encodeOpenAIKnobs } from '../shared/openai-knobs.ts';
+import { encodeServiceTier } from '../shared/service-tier.ts';
 import type { Json } from '../shared/narrow.ts';
 import { effortOfBudget, nearestEffort } from '../shared/reasoning-map.ts';
 import { encodeInputItems } from './encode-input-items.ts';
 import { encodeTextFormat, encodeToolChoice, encodeTools } from './encode-responses-tools.ts';
-import { ext } from './responses-extensions.ts';
+import { ext, readEcho, responsesOptions } from './responses-extensions.ts';
 
 const provider = 'the openai-responses upstream';
 
-/** Responses fields that other decoders may have kept in `extensions` by the same name: relayed as they are. */
+const FORMAT = 'openai-responses';
+/** Responses' own options (a same-format route) relayed as they are; other formats' are never read here. */
 const relayed = ['truncation', 'service_tier', 'prompt_cache_key', 'prompt_cache_retention', 'safety_identifier', 'max_tool_calls', 'prompt'] as const;
-/** Extensions this encoder consumes in other ways, or that concern only the client side. */
-const consumed = new Set<string>([ext.store, ext.verbosity, ext.reasoningEffort, 'stream_options', 'top_logprobs']);
+/** Own options this encoder consumes in other ways, or that concern only the client side. */
+const consumed = new Set<string>([ext.store, ext.verbosity, 'stream_options', 'top_logprobs']);
 
 export function encodeResponsesRequest(req: ChatRequest, upstreamModel: string, warn: WarningSink): UpstreamHttpRequest {
   rejectUnresolvedState(req);
   const input = encodeInputItems(req.messages, warn);
   const body: Json = { model: upstreamModel, input: input.items };
   if (hasCacheHints(req)) warn('cache_control', `prompt-cache hints are not supported by ${provider} (OpenAI caches prompts automatically); dropped`);
-  const include = new Set<string>(Array.isArray(req.extensions[ext.include]) ? (req.extensions[ext.include] as unknown[]).filter((v) => typeof v === 'string') : []);
+  const own = responsesOptions(req);
+  const include = new Set<string>(readEcho(req).include);
 
   let instructions = req.system.map((p) => p.text).join('\n\n');
   // json_object mode needs the word "JSON" somewhere in the input, or OpenAI answers 400.
@@ -40,17 +45,22 @@ export function encodeResponsesRequest(req: ChatRequest, upstreamModel: string, 
   if (req.parallelToolCalls !== undefined) body.parallel_tool_calls = req.parallelToolCalls;
   const text: Json = {};
   if (req.output) text.format = encodeTextFormat(req.output);
-  if (typeof req.extensions[ext.verbosity] === 'string') text.verbosity = req.extensions[ext.verbosity];
+  const verbosity = req.verbosity ?? own[ext.verbosity];
+  if (typeof verbosity === 'string') text.verbosity = verbosity;
   if (Object.keys(text).length > 0) body.text = text;
   if (req.maxTokens !== undefined) body.max_output_tokens = req.maxTokens;
   encodeSampling(req, body, warn);
   if (encodeReasoning(req, body) || input.replaysEncryptedReasoning) include.add('reasoning.encrypted_content');
   if (req.user !== undefined) body.user = req.user;
   if (req.metadata !== undefined) body.metadata = req.metadata;
-  for (const key of relayed) if (req.extensions[key] !== undefined) body[key] = req.extensions[key];
-  for (const key of Object.keys(req.extensions)) {
-    if (!consumed.has(key) && !(relayed as readonly string[]).includes(key) && !isClientSideExtension(key)) {
-      const rejected = outputChangingExtension(key, req.extensions[key], 'openai-responses');
+  const tier = encodeServiceTier(req.serviceTier, FORMAT, 'service_tier', warn);
+  if (tier !== undefined) body.service_tier = tier;
+  encodeOpenAIKnobs(req, body);
+  dropForeignExtensions(req, FORMAT, warn);
+  for (const key of relayed) if (own[key] !== undefined) body[key] = own[key];
+  for (const key of Object.keys(own)) {
+    if (!consumed.has(key) && !(relayed as readonly string[]).includes(key) && !isClientSideExtension(FORMAT, key)) {
+      const rejected = outputChangingExtension(key, own[key], FORMAT);
       if (rejected) throw rejected;
       warn(key, `not supported by ${provider}; dropped`);
     }
@@ -67,7 +77,7 @@ export function encodeResponsesRequest(req: ChatRequest, upstreamModel: string, 
  * if they are still here, sending them on would silently lose the conversation.
  */
 function rejectUnresolvedState(req: ChatRequest): void {
-  const e = req.extensions;
+  const e = responsesOptions(req);
   if (e[ext.previousResponseId] !== undefined) {
     throw invalid('previous_response_id', `previous_response_id: the stored conversation could not be resolved for ${provider}`);
   }
@@ -95,22 +105,18 @@ function encodeSampling(req: ChatRequest, body: Json, warn: WarningSink): void {
   if (s.logprobs || s.topLogprobs !== undefined) warn('logprobs', `log probabilities are not carried back from ${provider}; dropped`);
 }
 
-const wideEfforts = ['none', 'xhigh', 'max'];
-
 /** reasoning {effort, summary}; true when reasoning is on (its encrypted content is then requested). */
 function encodeReasoning(req: ChatRequest, body: Json): boolean {
   const r = req.reasoning;
-  const word = req.extensions[ext.reasoningEffort];
-  const wide = typeof word === 'string' && wideEfforts.includes(word) ? word : undefined;
   if (!r) return false;
   if (!r.enabled) {
-    // Only an explicit OpenAI 'none' is sent; other formats' "thinking off" is the default anyway.
-    if (wide === 'none') body.reasoning = { effort: 'none' };
+    // Only an explicit 'none' is sent; other formats' "thinking off" is the default anyway.
+    if (r.effort === 'none') body.reasoning = { effort: 'none' };
     return false;
   }
   const reasoning: Json = {};
   // Anthropic's `max` (and adaptive thinking's effort) become the nearest level Responses has.
-  const effort = wide ?? (r.effort ? nearestEffort(r.effort, ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const) : undefined) ?? (r.budgetTokens !== undefined ? effortOfBudget(r.budgetTokens) : undefined);
+  const effort = (r.effort ? nearestEffort(r.effort, ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const) : undefined) ?? (r.budgetTokens !== undefined ? effortOfBudget(r.budgetTokens) : undefined);
   if (effort !== undefined) reasoning.effort = effort;
   const summary = r.summary ?? (r.includeThoughts ? 'auto' : undefined);
   if (summary !== undefined) reasoning.summary = summary;

@@ -1,9 +1,11 @@
-// The `ChatRequest.extensions` keys this adapter writes and reads, by Responses wire name
+// The keys of this format's `ChatRequest.extensions` namespace, by Responses wire name
 // (https://platform.openai.com/docs/api-reference/responses/create). Stored state
 // (`previous_response_id`, `item_reference`) is resolved by the pipeline, not here: the decoder
 // only records what the client asked for, in a documented shape.
 import type { ChatRequest } from '../../src/ir/chat-request.ts';
+import { ownExtensions } from '../shared/format-extensions.ts';
 import { isObject } from '../shared/narrow.ts';
+import { serviceTierWord } from '../shared/service-tier.ts';
 
 /**
  * Where an `item_reference` input item stood. The referenced item belongs before
@@ -21,6 +23,7 @@ export const ext = {
   include: 'include',
   /** 'auto' | 'disabled'. */
   truncation: 'truncation',
+  /** A tier word the IR has no ServiceTier for (newer than polygate). */
   serviceTier: 'service_tier',
   /** string[]: ids of `item_reference` items, in input order. */
   itemReferences: 'item_references',
@@ -28,11 +31,12 @@ export const ext = {
   itemReferenceSlots: 'item_reference_slots',
   /** The `instructions` string as sent, so the response object can echo it exactly. */
   instructions: 'instructions',
-  /** `text.verbosity`. */
+  /** A `text.verbosity` word the IR has no Verbosity for. */
   verbosity: 'verbosity',
-  /** The reasoning effort word when it is outside the IR scale ('none'). */
-  reasoningEffort: 'reasoning_effort',
 } as const;
+
+/** This format's own options (adapters/shared/format-extensions.ts). */
+export const responsesOptions = (req: Pick<ChatRequest, 'extensions'>): Readonly<Record<string, unknown>> => ownExtensions(req, 'openai-responses');
 
 const strOf = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
@@ -45,26 +49,24 @@ export type ResponsesEcho = {
   serviceTier: string | undefined;
   instructions: string | null;
   verbosity: string | undefined;
-  reasoningEffort: string | undefined;
 };
 
 export function readEcho(req: ChatRequest): ResponsesEcho {
-  const e = req.extensions;
+  const e = responsesOptions(req);
   const include = Array.isArray(e[ext.include]) ? (e[ext.include] as unknown[]).filter((v): v is string => typeof v === 'string') : [];
   return {
     previousResponseId: strOf(e[ext.previousResponseId]) ?? null,
     store: typeof e[ext.store] === 'boolean' ? (e[ext.store] as boolean) : true,
     include,
     truncation: strOf(e[ext.truncation]) ?? 'disabled',
-    serviceTier: strOf(e[ext.serviceTier]),
+    serviceTier: strOf(e[ext.serviceTier]) ?? (req.serviceTier !== undefined ? serviceTierWord(req.serviceTier, 'openai-responses') : undefined),
     instructions: strOf(e[ext.instructions]) ?? null,
-    verbosity: strOf(e[ext.verbosity]),
-    reasoningEffort: strOf(e[ext.reasoningEffort]),
+    verbosity: req.verbosity ?? strOf(e[ext.verbosity]),
   };
 }
 
 export function readItemReferenceSlots(req: ChatRequest): ItemReferenceSlot[] {
-  const v = req.extensions[ext.itemReferenceSlots];
+  const v = responsesOptions(req)[ext.itemReferenceSlots];
   if (!Array.isArray(v)) return [];
   return v.filter(
     (s): s is ItemReferenceSlot =>

@@ -98,7 +98,7 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
       case 'reasoning': {
         const state: ReasoningItemState = { kind: 'reasoning', index: this.#nextIndex++, open: true, parts: 0, sawText: false };
         this.#items.set(at, state);
-        const out: StreamEvent[] = [{ type: 'reasoning-start', index: state.index, origin: 'openai' }];
+        const out: StreamEvent[] = [{ type: 'reasoning-start', index: state.index, origin: 'openai-responses' }];
         // The item id names the reasoning (its encrypted content is bound to it); see decode-response-object.ts.
         if (typeof item.id === 'string') out.push({ type: 'reasoning-signature', index: state.index, signature: item.id });
         return out;

@@ -6,6 +6,7 @@
 // output_item.done → response.completed (or response.incomplete / response.failed). Every event
 // carries `sequence_number`, counting from 0. Frames are `event: <type>` + `data: <json>`.
 import type { ChatRequest, ReasoningPart } from '../../src/ir/chat-request.ts';
+import type { ReasoningOrigin } from '../../src/ir/wire-format.ts';
 import type { ChatFinish, Usage } from '../../src/ir/chat-result.ts';
 import type { GatewayError } from '../../src/ir/gateway-error.ts';
 import { assertNever, type StreamEvent } from '../../src/ir/stream-event.ts';
@@ -25,7 +26,7 @@ type OpenMessage = { index: number; item: MessageItem; part: OutputText | Refusa
  */
 type OpenTool = { index: number; item: FunctionCallItem | CustomToolCallItem; args: string };
 /** A reasoning item is announced at its first delta, signature or end, so an OpenAI item id can still name it. */
-type OpenReasoning = { index: number | undefined; item: ReasoningItem; text: string; partOpen: boolean; origin?: string; signature?: string; redacted?: string };
+type OpenReasoning = { index: number | undefined; item: ReasoningItem; text: string; partOpen: boolean; origin: ReasoningOrigin; signature?: string; redacted?: string };
 
 export class ResponsesStreamEncoder implements ClientStreamEncoder {
   readonly #request: ChatRequest;
@@ -75,7 +76,7 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
           item: { id: '', type: 'reasoning', summary: [] },
           text: '',
           partOpen: false,
-          ...(event.origin !== undefined ? { origin: event.origin } : {}),
+          origin: event.origin,
           ...(event.redacted !== undefined ? { redacted: event.redacted } : {}),
         });
         break;
@@ -196,9 +197,7 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     if (!r) return;
     // OpenAI's "signature" is the item id its encrypted_content is bound to: it names the item.
     // Any other provider's is kept, to be sealed into encrypted_content at the end.
-    // (An item id without an origin is taken for OpenAI's, as before origins were named.)
-    if (r.origin === 'openai' || (r.origin === undefined && isReasoningItemId(signature))) {
-      r.origin = 'openai';
+    if (r.origin === 'openai-responses') {
       if (r.index === undefined && isReasoningItemId(signature)) r.item.id = signature;
     } else r.signature = signature;
   }
@@ -230,8 +229,7 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     }
     r.item.summary = r.text ? [{ type: 'summary_text', text: r.text }] : [];
     if (this.#includeEncrypted) {
-      const part: ReasoningPart = { type: 'reasoning', text: r.text };
-      if (r.origin !== undefined) part.origin = r.origin;
+      const part: ReasoningPart = { type: 'reasoning', text: r.text, origin: r.origin };
       if (r.signature !== undefined) part.signature = r.signature;
       if (r.redacted !== undefined) part.redacted = r.redacted;
       if (encrypted !== undefined) part.encrypted = encrypted;

@@ -8,6 +8,7 @@
 // The decoder records each such name's identity in the request's extensions.
 import type { ChatRequest } from '../../src/ir/chat-request.ts';
 import { isObject } from '../shared/narrow.ts';
+import { ownExtensions } from '../shared/format-extensions.ts';
 
 export type ToolIdentity = { name: string; namespace?: string; custom?: boolean };
 export type ToolIdentities = Record<string, ToolIdentity>;
@@ -39,7 +40,7 @@ export function flatToolName(namespace: string, name: string): string {
 }
 
 export function readToolIdentities(req: ChatRequest): ToolIdentities {
-  const v = req.extensions[toolIdentitiesKey];
+  const v = ownExtensions(req, 'openai-responses')[toolIdentitiesKey];
   if (!isObject(v)) return {};
   const out: ToolIdentities = {};
   for (const [flat, id] of Object.entries(v)) {

@@ -1,6 +1,7 @@
 // The contracts every chat wire-format adapter implements. Adapters are pure: no Koa, no I/O,
 // no globals (docs/architecture.md); the pipeline in src/ does the talking.
 import type { BuiltinTool, ChatRequest } from '../../src/ir/chat-request.ts';
+import type { WireFormat } from '../../src/ir/wire-format.ts';
 import type { RoutingFields } from './routing-fields.ts';
 import type { ChatResult } from '../../src/ir/chat-result.ts';
 import type { StreamEvent } from '../../src/ir/stream-event.ts';
@@ -78,7 +79,8 @@ export interface ChatUpstreamCodec {
 /** Collects "dropped field" warnings (x-polygate-warnings header and metric). */
 export type WarningSink = (field: string, message: string) => void;
 
-export type ChatFormat = 'anthropic-messages' | 'openai-chat' | 'openai-responses' | 'gemini';
+/** The chat wire formats, by their one name (src/ir/wire-format.ts). */
+export type ChatFormat = Extract<WireFormat, 'anthropic-messages' | 'openai-chat' | 'openai-responses' | 'gemini'>;
 
 /**
  * Same-format pass-through: where a client's raw body goes on an upstream of the same format and

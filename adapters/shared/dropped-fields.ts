@@ -5,10 +5,15 @@
 // names each unknown extension in a warning (x-polygate-warnings, the warnings metric, the log
 // line). The value is only the wire type, never the field's content, which may hold secrets
 // (an MCP server's headers) or be large. A same-format relay sends the body as it came.
+// The notes go into the client format's own namespace (adapters/shared/format-extensions.ts).
 import type { ChatRequest } from '../../src/ir/chat-request.ts';
+import type { WireFormat } from '../../src/ir/wire-format.ts';
+import { extensionsOf } from './format-extensions.ts';
 
 export type DroppedField = { field: string; value: string };
 
-export function recordDropped(req: ChatRequest, dropped: readonly DroppedField[]): void {
-  for (const d of dropped) req.extensions[d.field] = d.value;
+export function recordDropped(req: ChatRequest, format: WireFormat, dropped: readonly DroppedField[]): void {
+  if (dropped.length === 0) return;
+  const own = extensionsOf(req, format);
+  for (const d of dropped) own[d.field] = d.value;
 }

@@ -6,6 +6,7 @@
 // of a fixed prefix plus JSON. Real Gemini signatures are binary protobuf and OpenAI's encrypted
 // content is its own base64 blob, so the prefix cannot collide.
 import type { ReasoningPart } from '../../src/ir/chat-request.ts';
+import { reasoningOriginOf } from '../../src/ir/wire-format.ts';
 import { isObject } from './narrow.ts';
 
 const MAGIC = 'polygate-sig/1:'; // 15 bytes: its base64 is a fixed 20-character prefix
@@ -39,11 +40,12 @@ export function openReasoning(token: string, text: string): ReasoningPart | unde
   }
   if (!isObject(v)) return undefined;
   const s = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);
-  const part: ReasoningPart = { type: 'reasoning', text: text !== '' ? text : (s(v.t) ?? '') };
-  const [signature, redacted, encrypted, origin] = [s(v.s), s(v.r), s(v.e), s(v.o)];
+  // An envelope naming no known origin holds data no upstream is known to accept: 'polygate'.
+  const origin = reasoningOriginOf(v.o) ?? 'polygate';
+  const part: ReasoningPart = { type: 'reasoning', text: text !== '' ? text : (s(v.t) ?? ''), origin };
+  const [signature, redacted, encrypted] = [s(v.s), s(v.r), s(v.e)];
   if (signature !== undefined) part.signature = signature;
   if (redacted !== undefined) part.redacted = redacted;
   if (encrypted !== undefined) part.encrypted = encrypted;
-  if (origin !== undefined) part.origin = origin;
   return part;
 }

@@ -1,5 +1,6 @@
 // The canonical chat request. polygate's own words: no vendor field names live here, so an
 // adapter only ever translates between its wire format and these types (docs/architecture.md).
+import type { ReasoningOrigin, WireFormat } from './wire-format.ts';
 
 /** Prompt-cache hint carried from formats that have one (Anthropic `cache_control`). */
 export type CacheHint = { type: 'ephemeral'; ttl?: string };
@@ -15,9 +16,10 @@ export type TextPart = { type: 'text'; text: string; cache?: CacheHint; citation
 export type ImagePart = { type: 'image'; source: MediaSource; detail?: 'auto' | 'low' | 'high'; cache?: CacheHint };
 export type FilePart = { type: 'file'; source: MediaSource; filename?: string; title?: string; cache?: CacheHint };
 /**
- * Model reasoning. `signature` (Anthropic), `encrypted` (OpenAI encrypted_content) and
- * `redacted` (Anthropic redacted_thinking data) are opaque and kept byte-exact: they are valid only
- * on the provider that produced them, named by `origin`.
+ * Model reasoning. `signature` (Anthropic signature, Gemini thoughtSignature, OpenAI reasoning item
+ * id), `encrypted` (OpenAI encrypted_content) and `redacted` (Anthropic redacted_thinking data) are
+ * opaque and kept byte-exact: they are valid only on the upstream format named by `origin`, and an
+ * encoder sends them back only when `origin` is its own format.
  */
 export type ReasoningPart = {
   type: 'reasoning';
@@ -25,7 +27,7 @@ export type ReasoningPart = {
   signature?: string;
   redacted?: string;
   encrypted?: string;
-  origin?: string;
+  origin: ReasoningOrigin;
   cache?: CacheHint;
 };
 /** `args` is the JSON text exactly as the model produced it: re-serializing could reorder or reformat it. */
@@ -151,6 +153,15 @@ export type ChatRequest = {
   reasoning?: ReasoningConfig;
   /** End-user id (Anthropic metadata.user_id, OpenAI user). */
   user?: string;
+  /** Capacity tier (Anthropic and OpenAI `service_tier`); each encoder maps it to its own words. */
+  serviceTier?: ServiceTier;
+  /** Answer length (OpenAI Chat `verbosity`, Responses `text.verbosity`). */
+  verbosity?: Verbosity;
+  /** OpenAI prompt-cache routing (`prompt_cache_key`, `prompt_cache_retention`; Chat and Responses). */
+  promptCacheKey?: string;
+  promptCacheRetention?: string;
+  /** OpenAI end-user id for abuse detection (`safety_identifier`; Chat and Responses). */
+  safetyIdentifier?: string;
   metadata?: Record<string, string>;
   stream: boolean;
   /**
@@ -161,10 +172,21 @@ export type ChatRequest = {
    */
   unmapped?: Unmapped[];
   /**
-   * Fields the decoder saw but that only some upstreams can carry, by wire name. Encoders consult
-   * this to emulate, reject (400 naming field and provider) or drop-with-warning: never silently.
+   * Options only one format can name, in that format's namespace by wire name, written by its
+   * decoder and read only by its own encoder (a same-format route keeps them). Any other encoder
+   * rejects (400 naming field and provider) the ones that change the answer and drops the rest
+   * with a warning: never silently (adapters/shared/format-extensions.ts).
    */
-  extensions: Record<string, unknown>;
+  extensions: Extensions;
 };
+
+export type Extensions = { [F in WireFormat]?: Record<string, unknown> };
+
+/**
+ * `standard`: standard capacity only (Anthropic `standard_only`, OpenAI `default`). `flex`,
+ * `priority` and `scale` are OpenAI's; `auto` lets the provider choose.
+ */
+export type ServiceTier = 'auto' | 'standard' | 'flex' | 'priority' | 'scale';
+export type Verbosity = 'low' | 'medium' | 'high';
 
 export type Unmapped = { field: string; message: string; hostedTool?: boolean };

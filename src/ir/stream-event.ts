@@ -1,5 +1,6 @@
 import type { ChatFinish, SafetyRating, Usage } from './chat-result.ts';
 import type { GatewayError } from './gateway-error.ts';
+import type { ReasoningOrigin } from './wire-format.ts';
 
 /**
  * A chat stream as a lifecycle of parts. Every part opens with `*-start`, carries deltas and
@@ -11,8 +12,8 @@ export type StreamEvent =
   | { type: 'text-start'; index: number }
   | { type: 'text-delta'; index: number; text: string }
   | { type: 'text-end'; index: number }
-  /** `origin` names the provider whose signature / encrypted content this reasoning carries. */
-  | { type: 'reasoning-start'; index: number; redacted?: string; origin?: string }
+  /** `origin` names the upstream format whose signature / encrypted content this reasoning carries. */
+  | { type: 'reasoning-start'; index: number; redacted?: string; origin: ReasoningOrigin }
   | { type: 'reasoning-delta'; index: number; text: string }
   | { type: 'reasoning-signature'; index: number; signature: string }
   | { type: 'reasoning-end'; index: number; encrypted?: string }

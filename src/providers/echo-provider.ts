@@ -72,7 +72,7 @@ const estimate = (chars: number): number => Math.max(1, Math.ceil(chars / 4));
 function answer(request: ChatRequest, model: string): ChatResult {
   const text = lastUserText(request) || 'echo';
   const parts: Part[] = [];
-  if (request.reasoning?.enabled) parts.push({ type: 'reasoning', text: `The user wrote ${text.length} characters; echo them.`, origin: 'echo' });
+  if (request.reasoning?.enabled) parts.push({ type: 'reasoning', text: `The user wrote ${text.length} characters; echo them.`, origin: 'polygate' });
   const tool = forcedTool(request);
   let finish: ChatFinish;
   if (tool) {
@@ -156,7 +156,7 @@ async function* streamOf(result: ChatResult, signal: AbortSignal): AsyncIterable
       }
       yield { type: 'text-end', index };
     } else if (p.type === 'reasoning') {
-      yield { type: 'reasoning-start', index, origin: 'echo' };
+      yield { type: 'reasoning-start', index, origin: 'polygate' };
       yield { type: 'reasoning-delta', index, text: p.text };
       yield { type: 'reasoning-end', index };
     } else if (p.type === 'tool-call') {

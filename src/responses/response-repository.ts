@@ -1,4 +1,5 @@
 import type { Message } from '../ir/chat-request.ts';
+import { reasoningOriginOf } from '../ir/wire-format.ts';
 import { conversationChars } from '../limits/estimate-tokens.ts';
 import type { CountedDoc, Store } from '../store/store.ts';
 
@@ -54,6 +55,17 @@ const TURNS = 'responses.turns';
 const ITEMS = 'responses.items';
 /** A marker per response that a later turn continued: its turn must stay when it is deleted. */
 const CONTINUED = 'responses.continued';
+
+/**
+ * Turns stored before reasoning origins were format names carry 'anthropic', 'openai', 'echo' or
+ * none: read as today's names (src/ir/wire-format.ts), or 'polygate' (replayed to no upstream).
+ */
+const withOrigins = (messages: Message[]): Message[] =>
+  messages.map((m) =>
+    m.role === 'system' || !m.parts.some((p) => p.type === 'reasoning')
+      ? m
+      : { ...m, parts: m.parts.map((p) => (p.type === 'reasoning' ? { ...p, origin: reasoningOriginOf(p.origin) ?? 'polygate' } : p)) },
+  );
 
 /** Typed access to stored responses, scoped by workspace on every read. */
 export class ResponseRepository {
@@ -115,7 +127,7 @@ export class ResponseRepository {
       messages.push(...turns[i].messages);
       producers.push(...turns[i].producers);
     }
-    return { messages, producers, chainChars: turns[0]?.chainChars ?? base.chainChars, length: turns[0]?.length ?? base.length };
+    return { messages: withOrigins(messages), producers, chainChars: turns[0]?.chainChars ?? base.chainChars, length: turns[0]?.length ?? base.length };
   }
 
   async item(id: string, workspace: string): Promise<Record<string, unknown> | undefined> {

@@ -74,9 +74,11 @@ export class ResponsesSession implements ChatSession {
   }
 
   async prepareRequest(request: ChatRequest): Promise<void> {
-    this.#store = request.extensions['store'] !== false;
+    // The Responses client's own options (adapters/shared/format-extensions.ts).
+    const options = request.extensions['openai-responses'] ?? {};
+    this.#store = options['store'] !== false;
     this.#own = request.messages;
-    const previousId = request.extensions['previous_response_id'];
+    const previousId = options['previous_response_id'];
     let chain = { chars: 0, length: 0 };
     if (typeof previousId === 'string') {
       const previous = await this.#repo.get(previousId, this.#workspace);
@@ -97,7 +99,7 @@ export class ResponsesSession implements ChatSession {
       );
     }
     if (this.#store) await this.#checkRoom();
-    const truncation = request.extensions['truncation'] === 'auto' ? 'auto' : 'disabled';
+    const truncation = options['truncation'] === 'auto' ? 'auto' : 'disabled';
     applyTruncation(request, this.#contextWindow(request.model), truncation);
   }
 
@@ -125,8 +127,9 @@ export class ResponsesSession implements ChatSession {
    */
   forRoute(request: ChatRequest, route: Route, warn: (field: string, message: string) => void): ChatRequest {
     this.#warn = warn;
-    const extensions = { ...request.extensions };
-    for (const k of stateKeys) delete extensions[k];
+    const options = { ...request.extensions['openai-responses'] };
+    for (const k of stateKeys) delete options[k];
+    const extensions = { ...request.extensions, 'openai-responses': options };
     let dropped = 0;
     const messages = request.messages.map((m) => {
       const producer = this.#producers.get(m);

@@ -34,11 +34,11 @@ const deepObjectText = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
  * them back in a signature or encrypted_content field: sealed, and forged with odd JSON inside.
  */
 const envelopes = [
-  ...(['anthropic', 'gemini', 'openai-responses', ''] as const).flatMap((origin) => [
+  ...(['anthropic-messages', 'gemini', 'openai-responses', 'polygate'] as const).flatMap((origin) => [
     sealReasoning({ type: 'reasoning', text: 'Let me see.', origin, signature: 'sig/+==' }, true),
     sealReasoning({ type: 'reasoning', text: '', origin, redacted: 'opaque', encrypted: 'gAAAA' }, false),
   ]),
-  ...['{"o":1,"s":null}', '[]', '{', `{"t":${deepArrayText}}`, '{"__proto__":{"s":"x"}}'].map((json) => Buffer.from(`polygate-sig/1:${json}`).toString('base64')),
+  ...['{"o":1,"s":null}', '{"o":"anthropic","s":"legacy"}', '{"o":"","s":"x"}', '[]', '{', `{"t":${deepArrayText}}`, '{"__proto__":{"s":"x"}}'].map((json) => Buffer.from(`polygate-sig/1:${json}`).toString('base64')),
 ];
 
 /** A value nested `depth` levels deep in arrays or objects (decoders must not recurse into a stack overflow). */

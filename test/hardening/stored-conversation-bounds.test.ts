@@ -37,7 +37,7 @@ async function turn(repo: ResponseRepository, n: number, input: string, previous
     system: [],
     messages: [{ role: 'user', parts: [{ type: 'text', text: input }] }],
     tools: [],
-    extensions: previous ? { previous_response_id: previous } : {},
+    extensions: previous ? { 'openai-responses': { previous_response_id: previous } } : {},
   } as unknown as ChatRequest;
   await session.prepareRequest(request);
   const id = `resp_${n}`;

@@ -38,9 +38,9 @@ t.test('the anthropic-version header is required and date-shaped; any real date 
 
 t.test('anthropic-beta (comma list or repeated) travels in extensions', async (t) => {
   const one = decode(base(), ctx({ 'anthropic-beta': 'prompt-caching-2024-07-31, pdfs-2024-09-25' }));
-  t.same(one.extensions['anthropic-beta'], ['prompt-caching-2024-07-31', 'pdfs-2024-09-25']);
+  t.same(one.extensions['anthropic-messages']?.['anthropic-beta'], ['prompt-caching-2024-07-31', 'pdfs-2024-09-25']);
   const repeated = decode(base(), { headers: { 'anthropic-version': '2023-06-01', 'anthropic-beta': ['a-1', 'b-2,c-3'] }, params: {}, query: {} });
-  t.same(repeated.extensions['anthropic-beta'], ['a-1', 'b-2', 'c-3']);
+  t.same(repeated.extensions['anthropic-messages']?.['anthropic-beta'], ['a-1', 'b-2', 'c-3']);
 });
 
 t.test('body, model and max_tokens', async (t) => {
@@ -303,8 +303,8 @@ t.test('content blocks: thinking and redacted_thinking are kept byte-exact with 
   const sig = 'EqQBCgIYAhIM+/==\u00e9';
   const ir = decode(assistantThen([{ type: 'thinking', thinking: 'hmm', signature: sig }, { type: 'redacted_thinking', data: 'opaque+/=' }, { type: 'text', text: 'ok' }]));
   t.same(ir.messages[1].parts, [
-    { type: 'reasoning', text: 'hmm', signature: sig, origin: 'anthropic' },
-    { type: 'reasoning', text: '', redacted: 'opaque+/=', origin: 'anthropic' },
+    { type: 'reasoning', text: 'hmm', signature: sig, origin: 'anthropic-messages' },
+    { type: 'reasoning', text: '', redacted: 'opaque+/=', origin: 'anthropic-messages' },
     { type: 'text', text: 'ok' },
   ]);
   rejects(t, assistantThen([{ type: 'thinking', thinking: 'hmm' }]), 'messages.1.content.0.signature');
@@ -326,7 +326,10 @@ t.test('structured outputs and unmodelled fields', async (t) => {
   const schema = { type: 'object', properties: { a: { type: 'string' } } };
   const ir = decode(withBody({ output_config: { format: { type: 'json_schema', schema }, effort: 'low' }, service_tier: 'auto', container: 'c_1', mcp_servers: [{ type: 'url', url: 'https://mcp', name: 'm' }] }));
   t.same(ir.output, { type: 'json-schema', name: 'response', schema });
-  t.same(ir.extensions, { service_tier: 'auto', container: 'c_1', mcp_servers: [{ type: 'url', url: 'https://mcp', name: 'm' }] });
+  t.same(ir.extensions, { 'anthropic-messages': { container: 'c_1', mcp_servers: [{ type: 'url', url: 'https://mcp', name: 'm' }] } });
+  t.equal(ir.serviceTier, 'auto', 'the tier other formats share is an IR field');
+  t.equal(decode(withBody({ service_tier: 'standard_only' })).serviceTier, 'standard');
+  t.same(decode(withBody({ service_tier: 'priority_only' })).extensions, { 'anthropic-messages': { service_tier: 'priority_only' } }, 'a tier word newer than polygate stays Anthropic’s');
   t.same(ir.reasoning, { enabled: true, effort: 'low' }, 'output_config.effort is the reasoning effort');
   t.same(decode(withBody({ output_format: { type: 'json_schema', schema } })).output, { type: 'json-schema', name: 'response', schema }, 'beta-era output_format');
   rejects(t, withBody({ output_config: { format: { type: 'json_object' } } }), 'output_config.format.type');

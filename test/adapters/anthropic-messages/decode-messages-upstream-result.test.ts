@@ -48,8 +48,8 @@ t.test('every block kind, citations, and total input including cache', async (t)
     }),
   );
   t.same(r.parts, [
-    { type: 'reasoning', text: 'Let me see.', signature: 'sig/+==', origin: 'anthropic' },
-    { type: 'reasoning', text: '', redacted: 'opaque', origin: 'anthropic' },
+    { type: 'reasoning', text: 'Let me see.', signature: 'sig/+==', origin: 'anthropic-messages' },
+    { type: 'reasoning', text: '', redacted: 'opaque', origin: 'anthropic-messages' },
     {
       type: 'text',
       text: 'Paris.',

@@ -63,10 +63,10 @@ t.test('tool calls, reasoning, citations and the rest become blocks', async (t) 
   const wire = encode(
     result({
       parts: [
-        { type: 'reasoning', text: 'thinking...', signature: 'sig==', origin: 'anthropic' },
-        { type: 'reasoning', text: '', redacted: 'opaque', origin: 'anthropic' },
-        { type: 'reasoning', text: 'openai summary', encrypted: 'enc', origin: 'openai' },
-        { type: 'reasoning', text: '', encrypted: 'only-encrypted', origin: 'openai' },
+        { type: 'reasoning', text: 'thinking...', signature: 'sig==', origin: 'anthropic-messages' },
+        { type: 'reasoning', text: '', redacted: 'opaque', origin: 'anthropic-messages' },
+        { type: 'reasoning', text: 'openai summary', encrypted: 'enc', origin: 'openai-responses' },
+        { type: 'reasoning', text: '', encrypted: 'only-encrypted', origin: 'openai-responses' },
         { type: 'text', text: 'Paris is in France.', citations: [{ kind: 'document', documentIndex: 0, title: 'Atlas', citedText: 'Paris, France', start: 3, end: 16 }] },
         { type: 'text', text: '' },
         { type: 'tool-call', id: 'call_1', name: 'get_weather', args: '{"city":"Paris","days":3}' },

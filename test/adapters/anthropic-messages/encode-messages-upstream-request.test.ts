@@ -137,10 +137,10 @@ t.test('reasoning goes back only where Anthropic signed it', async (t) => {
         {
           role: 'assistant',
           parts: [
-            { type: 'reasoning', text: 'mine', signature: 'sig==', origin: 'anthropic' },
-            { type: 'reasoning', text: '', redacted: 'opaque', origin: 'anthropic' },
-            { type: 'reasoning', text: 'openai summary', encrypted: 'enc', origin: 'openai' },
-            { type: 'reasoning', text: 'unsigned', origin: 'anthropic' },
+            { type: 'reasoning', text: 'mine', signature: 'sig==', origin: 'anthropic-messages' },
+            { type: 'reasoning', text: '', redacted: 'opaque', origin: 'anthropic-messages' },
+            { type: 'reasoning', text: 'openai summary', encrypted: 'enc', origin: 'openai-responses' },
+            { type: 'reasoning', text: 'unsigned', origin: 'anthropic-messages' },
             { type: 'text', text: 'a' },
           ],
         },
@@ -277,14 +277,16 @@ t.test('user, metadata, stream and extensions', async (t) => {
       user: 'u-1',
       metadata: { team: 'x' },
       stream: true,
-      extensions: { 'anthropic-beta': ['b1', 'b2'], output_config: { effort: 'low' }, service_tier: 'flex', container: 'c_1', store: true },
+      serviceTier: 'flex',
+      extensions: { 'anthropic-messages': { 'anthropic-beta': ['b1', 'b2'], output_config: { effort: 'low' }, container: 'c_1' }, 'openai-chat': { store: true } },
     }),
   );
   t.same(out.body.metadata, { user_id: 'u-1' });
   t.equal(out.body.stream, true);
   t.equal(out.body.container, 'c_1');
   t.same(out.body.output_config, { effort: 'low' });
-  t.notOk('service_tier' in out.body, "OpenAI's service_tier values are not Anthropic's");
+  t.notOk('service_tier' in out.body, "OpenAI's flex tier has no Anthropic equivalent");
+  t.equal(encode(ir({ serviceTier: 'standard' })).body.service_tier, 'standard_only');
   t.equal(out.headers['anthropic-beta'], 'b1,b2');
   t.same(out.warnings.map((w) => w.field).sort(), ['metadata', 'service_tier', 'store']);
 });
@@ -334,7 +336,7 @@ t.test('mid-conversation system messages: kept with the client beta, folded as m
     { role: 'system', parts: [{ type: 'text', text: 'be brief', cache: { type: 'ephemeral', ttl: '1h' } }] },
     { role: 'user', parts: [{ type: 'text', text: 'c' }] },
   ];
-  const kept = encode(ir({ messages, extensions: { 'anthropic-beta': ['mid-conversation-system-2026-04-07'] } }));
+  const kept = encode(ir({ messages, extensions: { 'anthropic-messages': { 'anthropic-beta': ['mid-conversation-system-2026-04-07'] } } }));
   t.same(kept.body.messages, [
     { role: 'user', content: [{ type: 'text', text: 'a' }] },
     { role: 'assistant', content: [{ type: 'text', text: 'b' }] },

@@ -9,6 +9,7 @@ import type { SseFrame } from '../../../adapters/shared/chat-adapter.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
+import type { ReasoningOrigin } from '../../../src/ir/wire-format.ts';
 import { fixtureJson, fixtureText, sseText } from './fixtures.ts';
 
 const request: ChatRequest = { model: 'claude-sonnet', system: [], messages: [], tools: [], sampling: {}, stream: true, extensions: {} };
@@ -51,7 +52,7 @@ t.test('message_start is synthesized when the upstream sent no start, before the
 t.test('IR part indexes become contiguous block indexes in the order blocks open', async (t) => {
   const frames = encodeAll([
     { type: 'start', id: 'abc', model: 'up', usage: { inputTokens: 5 } },
-    { type: 'reasoning-start', index: 3 },
+    { type: 'reasoning-start', index: 3, origin: 'anthropic-messages' },
     { type: 'reasoning-delta', index: 3, text: 'hm' },
     { type: 'reasoning-signature', index: 3, signature: 'sig' },
     { type: 'reasoning-end', index: 3 },
@@ -82,7 +83,7 @@ t.test('IR part indexes become contiguous block indexes in the order blocks open
 });
 
 t.test('redacted reasoning is one content_block_start carrying the data', async (t) => {
-  const data = parsed(encodeAll([{ type: 'reasoning-start', index: 0, redacted: 'opaque==' }, { type: 'reasoning-end', index: 0 }, finish]));
+  const data = parsed(encodeAll([{ type: 'reasoning-start', index: 0, redacted: 'opaque==', origin: 'anthropic-messages' }, { type: 'reasoning-end', index: 0 }, finish]));
   t.same(data[1], { type: 'content_block_start', index: 0, content_block: { type: 'redacted_thinking', data: 'opaque==' } });
   t.same(data[2], { type: 'content_block_stop', index: 0 });
 });
@@ -168,9 +169,9 @@ t.test('the official SDK parses the golden streams into the expected messages', 
 });
 
 t.test('only Anthropic’s own signatures are presented as signatures; a failed answer is an error', async (t) => {
-  const thinking = (origin: string | undefined): StreamEvent[] => [
+  const thinking = (origin: ReasoningOrigin): StreamEvent[] => [
     { type: 'start', id: 'x', model: 'm' },
-    origin === undefined ? { type: 'reasoning-start', index: 0 } : { type: 'reasoning-start', index: 0, origin },
+    { type: 'reasoning-start', index: 0, origin },
     { type: 'reasoning-delta', index: 0, text: 'hmm' },
     { type: 'reasoning-signature', index: 0, signature: 'opaque-token' },
     { type: 'reasoning-end', index: 0 },
@@ -178,11 +179,11 @@ t.test('only Anthropic’s own signatures are presented as signatures; a failed 
   ];
   const signatures = (events: StreamEvent[]): unknown[] =>
     parsed(encodeAll(events)).flatMap((e) => (e.type === 'content_block_delta' && (e.delta as { type: string }).type === 'signature_delta' ? [(e.delta as { signature: string }).signature] : []));
-  t.same(signatures(thinking('anthropic')), ['opaque-token'], 'Anthropic’s: relayed');
-  t.same(signatures(thinking(undefined)), ['opaque-token'], 'no origin: Anthropic’s, as the non-streamed encoder treats it');
+  t.same(signatures(thinking('anthropic-messages')), ['opaque-token'], 'Anthropic’s: relayed');
+  t.same(signatures(thinking('polygate')), [], 'polygate’s own reasoning has no signature to show');
   t.same(signatures(thinking('gemini')), [], 'a Gemini thought signature is not shown as an Anthropic one');
-  t.same(signatures(thinking('openai')), [], 'nor an OpenAI reasoning item id');
-  const foreignRedacted = parsed(encodeAll([{ type: 'start', id: 'x', model: 'm' }, { type: 'reasoning-start', index: 0, redacted: 'r', origin: 'openai' }, { type: 'reasoning-end', index: 0 }, finish]));
+  t.same(signatures(thinking('openai-responses')), [], 'nor an OpenAI reasoning item id');
+  const foreignRedacted = parsed(encodeAll([{ type: 'start', id: 'x', model: 'm' }, { type: 'reasoning-start', index: 0, redacted: 'r', origin: 'openai-responses' }, { type: 'reasoning-end', index: 0 }, finish]));
   t.equal((foreignRedacted.find((e) => e.type === 'content_block_start')?.content_block as { type: string }).type, 'thinking', 'redacted data of another provider is not an Anthropic redacted_thinking block');
 
   const failed = encodeAll([{ type: 'start', id: 'x', model: 'm' }, { type: 'finish', finish: { reason: 'error', raw: 'MALFORMED_FUNCTION_CALL' }, usage: { inputTokens: 1, outputTokens: 0 } }]);

@@ -94,7 +94,7 @@ t.test('a function call, a chat turn later, is matched back with reasoning intac
   answers.push({
     result: result(
       [
-        { type: 'reasoning', text: 'I should look it up.', signature: 'EpcBanthropic', origin: 'anthropic' },
+        { type: 'reasoning', text: 'I should look it up.', signature: 'EpcBanthropic', origin: 'anthropic-messages' },
         { type: 'tool-call', id: 'toolu_01A', name: 'weather', args: '{"city":"Oslo"}' },
       ],
       { reason: 'tool-calls', raw: 'tool_use' },
@@ -106,7 +106,7 @@ t.test('a function call, a chat turn later, is matched back with reasoning intac
   await chat.sendMessage({ message: [{ functionResponse: { name: 'weather', response: { temp: -3 } } }] });
   const ir = seen[1];
   t.same(ir.messages[1].parts, [
-    { type: 'reasoning', text: 'I should look it up.', signature: 'EpcBanthropic', origin: 'anthropic' },
+    { type: 'reasoning', text: 'I should look it up.', signature: 'EpcBanthropic', origin: 'anthropic-messages' },
     { type: 'tool-call', id: 'toolu_01A', name: 'weather', args: '{"city":"Oslo"}' },
   ]);
   t.same(ir.messages[2].parts, [{ type: 'tool-result', callId: 'toolu_01A', name: 'weather', content: [{ type: 'text', text: '{"temp":-3}' }], isError: false }]);
@@ -116,7 +116,7 @@ t.test('streaming: thoughts, text and a whole function call; last chunk with fin
   answers.push({
     events: [
       { type: 'start', id: 'r1', model: 'up', usage: { inputTokens: 11 } },
-      { type: 'reasoning-start', index: 0 },
+      { type: 'reasoning-start', index: 0, origin: 'gemini' },
       { type: 'reasoning-delta', index: 0, text: 'Thinking' },
       { type: 'reasoning-signature', index: 0, signature: 'U0lH' },
       { type: 'reasoning-end', index: 0 },

@@ -35,8 +35,8 @@ t.test('spec validation rules each answer 400 naming the field', async (t) => {
   rejects(t, { contents: [{ role: 'model', parts: [{ executableCode: { language: 'JS', code: '1' } }] }] }, 'contents[0].parts[0].executableCode.language');
   rejects(t, { contents: [{ role: 'model', parts: [{ codeExecutionResult: { output: '1' } }] }] }, 'contents[0].parts[0].codeExecutionResult.outcome');
   // Open world (both were 400s): unknown fields are noted by path or kept for a Gemini upstream.
-  t.equal(decode({ contents: [{ parts: [{ text: 'x', bogus: 1 }] }] }).extensions['contents[0].parts[0].bogus'], 'bogus');
-  t.equal(decode({ contents: [user('x')], bogus: true }).extensions.bogus, true);
+  t.equal(decode({ contents: [{ parts: [{ text: 'x', bogus: 1 }] }] }).extensions.gemini?.['contents[0].parts[0].bogus'], 'bogus');
+  t.equal(decode({ contents: [user('x')], bogus: true }).extensions.gemini?.bogus, true);
   rejects(t, { contents: [user('x')], systemInstruction: { parts: [{ inlineData: { mimeType: 'image/png', data: 'AA==' } }] } }, 'systemInstruction.parts[0]', /text parts only/);
 });
 
@@ -57,13 +57,13 @@ t.test('generationConfig limits and enums', async (t) => {
   rejects(t, g({ responseMimeType: 'text/x.enum' }), 'generationConfig.responseMimeType', /enum/);
   // Open world (these were 400s): words polygate does not act on are kept as sent; a non-TEXT
   // modality and speechConfig are refused by the upstream encoders that cannot produce them.
-  t.same(decode(g({ responseModalities: ['TEXT', 'VIDEO'] })).extensions.responseModalities, ['TEXT', 'VIDEO']);
-  t.equal(decode(g({ mediaResolution: 'MEDIA_RESOLUTION_ULTRA' })).extensions.mediaResolution, 'MEDIA_RESOLUTION_ULTRA');
+  t.same(decode(g({ responseModalities: ['TEXT', 'VIDEO'] })).extensions.gemini?.responseModalities, ['TEXT', 'VIDEO']);
+  t.equal(decode(g({ mediaResolution: 'MEDIA_RESOLUTION_ULTRA' })).extensions.gemini?.mediaResolution, 'MEDIA_RESOLUTION_ULTRA');
   rejects(t, g({ responseModalities: ['TEXT', 7] }), 'generationConfig.responseModalities[1]');
   rejects(t, g({ logprobs: 3 }), 'generationConfig.logprobs', /responseLogprobs/);
   rejects(t, g({ thinkingConfig: { thinkingBudget: 100, thinkingLevel: 'LOW' } }), 'generationConfig.thinkingConfig.thinkingLevel');
-  t.same(decode(g({ speechConfig: { languageCode: 'xx-YY' } })).extensions.speechConfig, { languageCode: 'xx-YY' });
-  t.same(decode({ contents: [user('x')], safetySettings: [{ category: 'HARM_CATEGORY_FOO', threshold: 'BLOCK_SOME' }] }).extensions.safetySettings, [{ category: 'HARM_CATEGORY_FOO', threshold: 'BLOCK_SOME' }]);
+  t.same(decode(g({ speechConfig: { languageCode: 'xx-YY' } })).extensions.gemini?.speechConfig, { languageCode: 'xx-YY' });
+  t.same(decode({ contents: [user('x')], safetySettings: [{ category: 'HARM_CATEGORY_FOO', threshold: 'BLOCK_SOME' }] }).extensions.gemini?.safetySettings, [{ category: 'HARM_CATEGORY_FOO', threshold: 'BLOCK_SOME' }]);
   rejects(t, { contents: [user('x')], safetySettings: [{ category: 3, threshold: 'BLOCK_NONE' }] }, 'safetySettings[0].category');
   rejects(t, { contents: [user('x')], safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT' }] }, 'safetySettings[0].threshold', /required/);
   rejects(t, { contents: [user('x')], cachedContent: 'abc' }, 'cachedContent');
@@ -111,7 +111,7 @@ t.test('snake_case spellings are accepted everywhere and errors use the client s
   t.equal(r.maxTokens, 64);
   t.same(r.sampling, { stop: ['END'], topK: 3, topP: 0.9 });
   t.same(r.output, { type: 'json-schema', name: 'response', schema: { type: 'object' } });
-  t.same(r.extensions.safetySettings, [{ category: 'HARM_CATEGORY_HATE_SPEECH', threshold: 'BLOCK_ONLY_HIGH' }]);
+  t.same(r.extensions.gemini?.safetySettings, [{ category: 'HARM_CATEGORY_HATE_SPEECH', threshold: 'BLOCK_ONLY_HIGH' }]);
   rejects(t, { contents: [{ parts: [{ file_data: { mime_type: 'a/b', file_uri: 'x' } }] }] }, 'contents[0].parts[0].file_data', /not supported/);
   rejects(t, { contents: [user('x')], generation_config: { stop_sequences: ['1', '2', '3', '4', '5', '6'] } }, 'generation_config.stop_sequences');
 });
@@ -176,7 +176,7 @@ t.test('output formats: json, json-schema, text/x.enum', async (t) => {
   });
   const e = out({ responseMimeType: 'text/x.enum', responseSchema: { type: 'STRING', enum: ['yes', 'no'] } });
   t.same(e.output, { type: 'json-schema', name: 'response', schema: { type: 'string', enum: ['yes', 'no'] } });
-  t.equal(e.extensions.responseMimeType, 'text/x.enum');
+  t.equal(e.extensions.gemini?.responseMimeType, 'text/x.enum');
   t.equal(out({ responseMimeType: 'text/plain' }).output, undefined);
 });
 
@@ -205,7 +205,7 @@ t.test('thinkingConfig becomes reasoning; Gemini-only knobs are kept in extensio
     toolConfig: { retrievalConfig: { languageCode: 'en' } },
   });
   t.same(r.sampling, { seed: 7, presencePenalty: 0.5, frequencyPenalty: -0.5, logprobs: true, topLogprobs: 4 });
-  t.same(r.extensions, {
+  t.same(r.extensions.gemini, {
     'tools.urlContext': {},
     'toolConfig.retrievalConfig': { languageCode: 'en' },
     'generationConfig.imageConfig': { aspectRatio: '16:9' },
@@ -320,7 +320,7 @@ t.test('open world: thinkingConfig levels and budgets, parametersJsonSchema, unk
   t.same(r.tools, [{ type: 'function', name: 'read_file', description: 'Reads a file', parameters: schema }], 'the JSON Schema is kept as sent (the Gemini encoder cleans it)');
   t.same(r.toolChoice, { type: 'auto' }, 'VALIDATED without names: auto');
   t.same(r.messages, [{ role: 'user', parts: [{ type: 'text', text: 'x' }] }], 'a part of unknown data dropped');
-  t.match(r.extensions, {
+  t.match(r.extensions.gemini, {
     'contents[0].parts[0].videoMetadata': 'videoMetadata',
     'contents[0].parts[1].toolCall': 'toolCall',
     'tools[0].functionDeclarations[0].behavior': 'behavior',

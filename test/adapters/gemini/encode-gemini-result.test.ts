@@ -91,12 +91,12 @@ t.test('thoughts are shown only when includeThoughts was asked; the signature al
   t.same(hidden.candidates?.[0].content?.parts, [{ text: 'Answer', thoughtSignature: 'R0VNSU5JU0lH' }], 'the signature moves to the next part');
   const sigOnly = encode(result([{ type: 'text', text: 'A' }, { type: 'reasoning', text: '', signature: 'U0lH', origin: 'gemini' }]));
   t.same(sigOnly.candidates?.[0].content?.parts, [{ text: 'A' }, { text: '', thoughtSignature: 'U0lH' }], 'a trailing signature gets its own empty part');
-  const noSig = encode(result([{ type: 'reasoning', text: 'plain thoughts' }, { type: 'text', text: 'B' }]));
+  const noSig = encode(result([{ type: 'reasoning', text: 'plain thoughts', origin: 'gemini' }, { type: 'text', text: 'B' }]));
   t.same(noSig.candidates?.[0].content?.parts, [{ text: 'B' }], 'unsigned thoughts are not shown unasked');
 });
 
 t.test('reasoning from another provider round-trips through thoughtSignature', async (t) => {
-  const anthropic: Part = { type: 'reasoning', text: 'step by step', signature: 'EqQBanthropicSig', origin: 'anthropic' };
+  const anthropic: Part = { type: 'reasoning', text: 'step by step', signature: 'EqQBanthropicSig', origin: 'anthropic-messages' };
   const call: Part = { type: 'tool-call', id: 'toolu_9', name: 'f', args: '{}' };
   for (const includeThoughts of [false, true]) {
     const req = request({ reasoning: { enabled: true, includeThoughts } });
@@ -113,7 +113,7 @@ t.test('reasoning from another provider round-trips through thoughtSignature', a
 });
 
 t.test('text/x.enum answers are unquoted; code parts map to executableCode', async (t) => {
-  const w = encode(result([{ type: 'text', text: '"positive"' }]), request({ extensions: { responseMimeType: 'text/x.enum' } }));
+  const w = encode(result([{ type: 'text', text: '"positive"' }]), request({ extensions: { gemini: { responseMimeType: 'text/x.enum' } } }));
   t.same(w.candidates?.[0].content?.parts, [{ text: 'positive' }]);
   const c = encode(result([{ type: 'code', language: 'python', code: 'print(2)' }, { type: 'code-result', outcome: 'failed', output: 'boom' }]));
   t.same(c.candidates?.[0].content?.parts, [

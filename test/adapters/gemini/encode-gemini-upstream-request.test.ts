@@ -157,9 +157,9 @@ t.test('sampling, output format and reasoning map onto generationConfig', async 
   t.same(encode(base({ output: { type: 'json' } })).body.generationConfig, { responseMimeType: 'application/json' });
   t.same(encode(base({ reasoning: { enabled: false } })).body.generationConfig, { thinkingConfig: { thinkingBudget: 0 } });
   t.same(encode(base({ reasoning: { enabled: true, budgetTokens: 3000, includeThoughts: false } })).body.generationConfig, { thinkingConfig: { thinkingBudget: 3000, includeThoughts: false } });
-  t.same(encode(base({ reasoning: { enabled: true, effort: 'high' }, extensions: { thinkingLevel: 'HIGH' } })).body.generationConfig, { thinkingConfig: { thinkingLevel: 'HIGH', includeThoughts: true } });
+  t.same(encode(base({ reasoning: { enabled: true, effort: 'high' }, extensions: { gemini: { thinkingLevel: 'HIGH' } } })).body.generationConfig, { thinkingConfig: { thinkingLevel: 'HIGH', includeThoughts: true } });
   t.same(
-    encode(base({ output: { type: 'json-schema', name: 'response', schema: { type: 'string', enum: ['y', 'n'] } }, extensions: { responseMimeType: 'text/x.enum' } })).body.generationConfig,
+    encode(base({ output: { type: 'json-schema', name: 'response', schema: { type: 'string', enum: ['y', 'n'] } }, extensions: { gemini: { responseMimeType: 'text/x.enum' } } })).body.generationConfig,
     { responseMimeType: 'text/x.enum', responseSchema: { type: 'STRING', enum: ['y', 'n'] } },
   );
 });
@@ -176,12 +176,12 @@ t.test('reasoning: Gemini thoughts and signatures go back in place, foreign reas
             { type: 'reasoning', text: 'thinking', origin: 'gemini' },
             { type: 'reasoning', text: '', signature: 'U0lHMQ==', origin: 'gemini' },
             { type: 'tool-call', id: 'call_f_0', name: 'f', args: '{}' },
-            { type: 'reasoning', text: 'claude thoughts', signature: 'EqX', origin: 'anthropic' },
+            { type: 'reasoning', text: 'claude thoughts', signature: 'EqX', origin: 'anthropic-messages' },
             { type: 'text', text: 'done' },
             { type: 'reasoning', text: '', signature: 'VEFJTA==', origin: 'gemini' },
           ],
         },
-        { role: 'assistant', parts: [{ type: 'reasoning', text: 'only foreign', encrypted: 'enc', origin: 'openai' }] },
+        { role: 'assistant', parts: [{ type: 'reasoning', text: 'only foreign', encrypted: 'enc', origin: 'openai-responses' }] },
       ],
     }),
     warnings,
@@ -194,7 +194,7 @@ t.test('reasoning: Gemini thoughts and signatures go back in place, foreign reas
     },
   ]);
   t.equal(warnings.length, 1, 'one warning per field, not per part');
-  t.match(warnings[0], /^reasoning: reasoning from anthropic cannot be replayed to gemini/);
+  t.match(warnings[0], /^reasoning: reasoning from anthropic-messages cannot be replayed to gemini/);
 });
 
 t.test('Gemini client extensions are relayed to their places; foreign ones warn', async (t) => {
@@ -202,7 +202,9 @@ t.test('Gemini client extensions are relayed to their places; foreign ones warn'
   const { body } = encode(
     base({
       tools: [{ type: 'function', name: 'f', parameters: {} }],
+      serviceTier: 'scale',
       extensions: {
+        gemini: {
         safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }],
         cachedContent: 'cachedContents/c1',
         responseModalities: ['TEXT'],
@@ -214,7 +216,8 @@ t.test('Gemini client extensions are relayed to their places; foreign ones warn'
         'toolConfig.retrievalConfig': { languageCode: 'en' },
         'tools.urlContext': {},
         functionResponseSchemas: { f: { responseJsonSchema: { type: 'string' } } },
-        service_tier: 'flex',
+        },
+        'openai-chat': { logit_bias: { '1': 5 } },
       },
     }),
     warnings,
@@ -224,7 +227,9 @@ t.test('Gemini client extensions are relayed to their places; foreign ones warn'
   t.same(body.generationConfig, { responseModalities: ['TEXT'], speechConfig: { languageCode: 'en-US' }, mediaResolution: 'MEDIA_RESOLUTION_LOW', enableEnhancedCivicAnswers: false, imageConfig: { aspectRatio: '1:1' } });
   t.same(body.toolConfig, { retrievalConfig: { languageCode: 'en' } });
   t.same(body.tools, [{ functionDeclarations: [{ name: 'f', parametersJsonSchema: {}, responseJsonSchema: { type: 'string' } }] }, { urlContext: {} }]);
-  t.same(warnings, ["service_tier: provider format 'gemini' has no equivalent of 'service_tier'; it was dropped"]);
+  t.same(warnings, ['logit_bias: an option only openai-chat has: the gemini upstream has no field for it; dropped', "serviceTier: service tier 'scale' has no equivalent on the gemini upstream; dropped"]);
+  t.equal(encode(base({ serviceTier: 'flex' }), []).body.serviceTier, 'flex', 'a tier Gemini has is mapped');
+  t.notOk('serviceTier' in encode(base({ serviceTier: 'auto' }), []).body, "'auto' is Gemini's default: left out");
 });
 
 t.test('same-format relay: model goes in the path (short form), the body is untouched', async (t) => {

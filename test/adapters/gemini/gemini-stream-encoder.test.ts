@@ -3,6 +3,7 @@ import { geminiClientCodec } from '../../../adapters/gemini/index.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
+import type { ReasoningOrigin } from '../../../src/ir/wire-format.ts';
 import type { Asserts } from './assert-invalid.ts';
 
 const request = (extra: Partial<ChatRequest> = {}): ChatRequest => ({
@@ -72,7 +73,7 @@ t.test('broken tool arguments end the stream with an in-stream error, not a sile
 t.test('thoughts stream as thought parts only when asked; signatures ride on the next part', async (t) => {
   const events: StreamEvent[] = [
     { type: 'start', id: 'r3', model: 'm' },
-    { type: 'reasoning-start', index: 0 },
+    { type: 'reasoning-start', index: 0, origin: 'gemini' },
     { type: 'reasoning-delta', index: 0, text: 'Hmm' },
     { type: 'reasoning-signature', index: 0, signature: 'U0lH' },
     { type: 'reasoning-end', index: 0 },
@@ -85,7 +86,7 @@ t.test('thoughts stream as thought parts only when asked; signatures ride on the
   t.same(shown.slice(0, 3).map(partsOf), [[{ text: 'Hmm', thought: true }], [{ text: '', thought: true, thoughtSignature: 'U0lH' }], [{ text: 'Yes' }]]);
   const hidden = run(t, events, request({ reasoning: { enabled: true } }));
   t.same(hidden.slice(0, -1).map(partsOf), [[{ text: 'Yes', thoughtSignature: 'U0lH' }]]);
-  const trailing = run(t, [{ type: 'start', id: 'r', model: 'm' }, { type: 'reasoning-start', index: 0 }, { type: 'reasoning-signature', index: 0, signature: 'QQ==' }, { type: 'reasoning-end', index: 0 }, finish]);
+  const trailing = run(t, [{ type: 'start', id: 'r', model: 'm' }, { type: 'reasoning-start', index: 0, origin: 'gemini' }, { type: 'reasoning-signature', index: 0, signature: 'QQ==' }, { type: 'reasoning-end', index: 0 }, finish]);
   t.same(trailing, [
     { candidates: [{ content: { parts: [{ text: '', thoughtSignature: 'QQ==' }], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 3, totalTokenCount: 8 }, modelVersion: 'gemini-client-name', responseId: 'r' },
   ]);
@@ -119,7 +120,7 @@ t.test('text/x.enum streams the bare value once the text part ends', async (t) =
       { type: 'text-end', index: 0 },
       finish,
     ],
-    request({ extensions: { responseMimeType: 'text/x.enum' } }),
+    request({ extensions: { gemini: { responseMimeType: 'text/x.enum' } } }),
   );
   t.same(partsOf(chunks[0]), [{ text: 'negative' }]);
 });
@@ -141,7 +142,7 @@ t.test('a blocked prompt is promptFeedback with no candidate; safety ratings rid
 });
 
 t.test('another provider’s signature travels in an envelope; Gemini’s own as it came', async (t) => {
-  const withOrigin = (origin: string): StreamEvent[] => [
+  const withOrigin = (origin: ReasoningOrigin): StreamEvent[] => [
     { type: 'start', id: 'r', model: 'up' },
     { type: 'reasoning-start', index: 0, origin },
     { type: 'reasoning-delta', index: 0, text: 'thought' },
@@ -156,11 +157,11 @@ t.test('another provider’s signature travels in an envelope; Gemini’s own as
     chunks.flatMap((c) => ((partsOf(c) as Array<{ thoughtSignature?: string }> | undefined) ?? [])).find((p) => p.thoughtSignature !== undefined)?.thoughtSignature;
   const req = request({ reasoning: { enabled: true, includeThoughts: true } });
   t.equal(signatureOf(run(t, withOrigin('gemini'), req)), 'sig-1');
-  const sealed = signatureOf(run(t, withOrigin('anthropic'), req));
+  const sealed = signatureOf(run(t, withOrigin('anthropic-messages'), req));
   t.not(sealed, 'sig-1', 'an Anthropic signature is not passed off as a Gemini one');
   const back = geminiClientCodec.decodeRequest(
     { contents: [{ role: 'user', parts: [{ text: 'q' }] }, { role: 'model', parts: [{ text: 'thought', thought: true, thoughtSignature: sealed }, { text: 'answer' }] }] },
     { headers: {}, params: { model: 'm' }, query: {} },
   );
-  t.match(back.messages[1].parts[0], { type: 'reasoning', text: 'thought', signature: 'sig-1', origin: 'anthropic' }, 'and opens again on the way back');
+  t.match(back.messages[1].parts[0], { type: 'reasoning', text: 'thought', signature: 'sig-1', origin: 'anthropic-messages' }, 'and opens again on the way back');
 });

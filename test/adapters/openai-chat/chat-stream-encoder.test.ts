@@ -7,7 +7,7 @@ import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
 import { fixtureJson, sseText } from './fixtures.ts';
 
-const request = (extensions: Record<string, unknown> = {}): ChatRequest => ({ model: 'claude-sonnet', system: [], messages: [], tools: [], sampling: {}, stream: true, extensions });
+const request = (options: Record<string, unknown> = {}): ChatRequest => ({ model: 'claude-sonnet', system: [], messages: [], tools: [], sampling: {}, stream: true, extensions: { 'openai-chat': options } });
 const encodeAll = (events: StreamEvent[], req = request()): string => {
   const enc = codec.createStreamEncoder(req);
   return sseText(events.flatMap((e) => enc.push(e)));
@@ -124,7 +124,7 @@ t.test('an answer that starts with a tool call announces the role with content n
   const enc = codec.createStreamEncoder(request());
   const frames = [
     ...enc.push({ type: 'start', id: 'x1', model: 'm' }),
-    ...enc.push({ type: 'reasoning-start', index: 0 }),
+    ...enc.push({ type: 'reasoning-start', index: 0, origin: 'openai-chat' }),
     ...enc.push({ type: 'reasoning-delta', index: 0, text: 'hidden' }),
     ...enc.push({ type: 'reasoning-end', index: 0 }),
     ...enc.push({ type: 'tool-input-start', index: 1, id: 'call_1', name: 'f' }),

@@ -116,7 +116,8 @@ t.test('string content, stop string, max_tokens fallback, top_k, safety_identifi
   t.strictSame(r.sampling, { topK: 5, stop: ['END'] });
   t.equal(r.maxTokens, 99);
   t.equal(r.user, 'sid-1');
-  t.strictSame(r.extensions, { safety_identifier: 'sid-1' });
+  t.equal(r.safetyIdentifier, 'sid-1', 'a knob both OpenAI formats name');
+  t.strictSame(r.extensions, {});
   t.equal(decode({ ...valid(), max_tokens: 10, max_completion_tokens: 20 }).maxTokens, 20, 'max_completion_tokens wins');
 });
 
@@ -124,11 +125,11 @@ t.test('reasoning_effort: every level is an IR effort; none keeps its word for O
   for (const effort of ['minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const) {
     const r = decode({ ...valid(), reasoning_effort: effort });
     t.strictSame(r.reasoning, { enabled: true, effort }, effort);
-    t.equal(r.extensions.reasoning_effort, undefined);
+    t.strictSame(r.extensions, {});
   }
   const none = decode({ ...valid(), reasoning_effort: 'none' });
-  t.strictSame(none.reasoning, { enabled: false });
-  t.equal(none.extensions.reasoning_effort, 'none');
+  t.strictSame(none.reasoning, { enabled: false, effort: 'none' }, 'off, said by name');
+  t.strictSame(none.extensions, {});
 });
 
 // Open world (each of these was a 400): what has no IR form is dropped and named by its param
@@ -150,7 +151,7 @@ t.test('unknown content parts, tool types, tool call types and tool choices are 
   t.strictSame(r.messages[1], { role: 'assistant', parts: [{ type: 'tool-call', id: 'c1', name: 'apply_patch', args: '{"input":"*** Begin Patch"}' }] }, 'a custom call is carried');
   t.strictSame(r.tools.map((x) => (x.type === 'function' ? x.name : x.kind)), ['f']);
   t.equal(r.toolChoice, undefined);
-  t.match(r.extensions, {
+  t.match(r.extensions['openai-chat'], {
     'messages[0].content[0]': 'image_url',
     'messages[1].content[0]': 'video',
     'messages[2].tool_calls[1]': 'hologram',
@@ -168,7 +169,7 @@ t.test('the deprecated functions / function_call are mapped like tools / tool_ch
   t.equal(rejection({ ...valid(), functions: [{ name: 'f' }], function_call: { name: 'g' } }).param, 'function_call');
 });
 
-t.test('web_search_options is the IR web search tool; knobs polygate only relays stay extensions', async (t) => {
+t.test('web_search_options is the IR web search tool; shared knobs are IR fields; Chat-only ones stay in its namespace', async (t) => {
   const r = decode({
     ...valid(),
     web_search_options: { search_context_size: 'low', user_location: { type: 'approximate', approximate: { city: 'Paris', country: 'FR' } } },
@@ -179,7 +180,8 @@ t.test('web_search_options is the IR web search tool; knobs polygate only relays
     some_future_field: { a: 1 },
   });
   t.strictSame(r.tools, [{ type: 'builtin', kind: 'web-search', name: 'web_search', options: { search_context_size: 'low', user_location: { type: 'approximate', city: 'Paris', country: 'FR' } } }]);
-  t.strictSame(r.extensions, { verbosity: 'low', prompt_cache_key: 'k', service_tier: 'flex', store: true, some_future_field: { a: 1 } });
+  t.strictSame([r.verbosity, r.serviceTier, r.promptCacheKey], ['low', 'flex', 'k']);
+  t.strictSame(r.extensions, { 'openai-chat': { store: true, some_future_field: { a: 1 } } });
   t.equal(rejection({ ...valid(), web_search_options: { search_context_size: 'huge' } }).param, 'web_search_options.search_context_size');
 });
 
@@ -200,7 +202,8 @@ t.test('response formats, tool choices and unknown fields', async (t) => {
     names: ['f'],
   });
   t.equal(decode({ ...valid(), tool_choice: 'none' }).toolChoice?.type, 'none', "'none' needs no tools");
-  t.strictSame(decode({ ...valid(), service_tier: 'flex', logit_bias: { '1': 5 } }).extensions, { service_tier: 'flex', logit_bias: { '1': 5 } }, 'kept for upstreams that carry them');
+  t.strictSame(decode({ ...valid(), service_tier: 'warp', logit_bias: { '1': 5 } }).extensions, { 'openai-chat': { service_tier: 'warp', logit_bias: { '1': 5 } } }, 'kept for Chat upstreams, a tier word newer than polygate too');
+  t.equal(decode({ ...valid(), service_tier: 'default' }).serviceTier, 'standard', "OpenAI's 'default' is the standard tier");
 });
 
 t.test('file parts: data URL, plain base64 and file ids', async (t) => {
@@ -262,7 +265,7 @@ t.test('system and developer messages: leading ones are the system prompt, later
     { role: 'user', parts: [{ type: 'text', text: 'go' }] },
   ]);
   // A system message whose every part is unknown leaves no empty instruction; the part is named.
-  t.equal(r.extensions['messages[6].content[0]'], 'future_part');
+  t.equal(r.extensions['openai-chat']?.['messages[6].content[0]'], 'future_part');
 });
 
 t.test('an instruction between tool results and the next user message ends the tool turn', async (t) => {

@@ -60,9 +60,9 @@ t.test('finish reasons map with the raw word kept', async (t) => {
 
 t.test('reasoning_content / reasoning from compatible servers becomes a reasoning part, first', async (t) => {
   const a = codec.decodeResult(completion({ content: 'Answer.', reasoning_content: 'Thinking…' }));
-  t.strictSame(a.parts, [{ type: 'reasoning', text: 'Thinking…' }, { type: 'text', text: 'Answer.' }]);
+  t.strictSame(a.parts, [{ type: 'reasoning', text: 'Thinking…', origin: 'openai-chat' }, { type: 'text', text: 'Answer.' }]);
   const b = codec.decodeResult(completion({ content: 'Answer.', reasoning: 'Also thinking.' }));
-  t.strictSame(b.parts[0], { type: 'reasoning', text: 'Also thinking.' });
+  t.strictSame(b.parts[0], { type: 'reasoning', text: 'Also thinking.', origin: 'openai-chat' });
 });
 
 t.test('refusal and url citations', async (t) => {

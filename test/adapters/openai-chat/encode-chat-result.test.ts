@@ -42,7 +42,7 @@ t.test('a text answer: chat.completion shape, client model name, chatcmpl id, fu
 });
 
 t.test('reasoning never leaks into content', async (t) => {
-  const c = encode(result({ parts: [{ type: 'reasoning', text: 'secret chain of thought', signature: 's' }, { type: 'text', text: 'Answer.' }] }));
+  const c = encode(result({ parts: [{ type: 'reasoning', text: 'secret chain of thought', signature: 's', origin: 'anthropic-messages' }, { type: 'text', text: 'Answer.' }] }));
   t.equal(c.choices[0].message.content, 'Answer.');
   t.notOk(JSON.stringify(c).includes('secret chain of thought'));
 });

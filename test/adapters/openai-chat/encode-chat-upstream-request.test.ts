@@ -62,7 +62,7 @@ t.test('no system parts: no system message', async (t) => {
 });
 
 t.test('stream always asks for the usage chunk, whatever the client asked', async (t) => {
-  const { body } = encode(base({ stream: true, extensions: { 'stream_options.include_usage': false } }));
+  const { body } = encode(base({ stream: true, extensions: { 'openai-chat': { 'stream_options.include_usage': false } } }));
   t.equal(body.stream, true);
   t.strictSame(body.stream_options, { include_usage: true });
 });
@@ -172,19 +172,20 @@ t.test('more than 4 stop sequences is a 400, not a silent cut', async (t) => {
   t.match(err.message, /at most 4/);
 });
 
-t.test('reasoning: effort as is, budget through the shared map, raw wire effort wins, disabled sends none', async (t) => {
+t.test('reasoning: effort as is, budget through the shared map, off by name sends none', async (t) => {
   t.equal(encode(base({ reasoning: { enabled: true, effort: 'high' } })).body.reasoning_effort, 'high');
   t.equal(encode(base({ reasoning: { enabled: true, budgetTokens: 1000 } })).body.reasoning_effort, 'minimal');
   t.equal(encode(base({ reasoning: { enabled: true, budgetTokens: 30000 } })).body.reasoning_effort, 'high');
-  t.equal(encode(base({ reasoning: { enabled: true, effort: 'high' }, extensions: { reasoning_effort: 'xhigh' } })).body.reasoning_effort, 'xhigh');
-  t.notOk('reasoning_effort' in encode(base({ reasoning: { enabled: false } })).body);
+  t.equal(encode(base({ reasoning: { enabled: true, effort: 'xhigh' } })).body.reasoning_effort, 'xhigh');
+  t.equal(encode(base({ reasoning: { enabled: false, effort: 'none' } })).body.reasoning_effort, 'none');
+  t.notOk('reasoning_effort' in encode(base({ reasoning: { enabled: false } })).body, "another format's plain off is the default");
   const { warned } = encode(base({ reasoning: { enabled: true, effort: 'low', includeThoughts: true } }));
   t.strictSame(warned.map((w) => w.field), ['reasoning.include_thoughts']);
 });
 
 t.test('extensions: Chat Completions fields relayed, unknown ones named in a warning, client-only ones ignored', async (t) => {
   const { body, warned } = encode(
-    base({ metadata: { a: 'b' }, extensions: { store: true, logit_bias: { '50256': -100 }, thinking_budget_mode: 'x', 'stream_options.include_usage': true } }),
+    base({ metadata: { a: 'b' }, extensions: { 'openai-chat': { store: true, logit_bias: { '50256': -100 }, thinking_budget_mode: 'x', 'stream_options.include_usage': true } } }),
   );
   t.equal(body.store, true);
   t.strictSame(body.logit_bias, { '50256': -100 });
@@ -244,7 +245,7 @@ t.test('assistant refusal travels as refusal; reasoning-only assistant turns van
       messages: [
         { role: 'user', parts: [{ type: 'text', text: 'q' }] },
         { role: 'assistant', parts: [{ type: 'refusal', text: 'I cannot help with that.' }] },
-        { role: 'assistant', parts: [{ type: 'reasoning', text: 'hmm' }] },
+        { role: 'assistant', parts: [{ type: 'reasoning', text: 'hmm', origin: 'openai-chat' }] },
       ],
     }),
   );

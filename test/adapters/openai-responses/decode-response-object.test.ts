@@ -29,7 +29,7 @@ t.test('message, reasoning and function_call items become parts in order', async
     id: 'resp_1',
     model: 'gpt-x',
     parts: [
-      { type: 'reasoning', text: 'One.\n\nTwo.', origin: 'openai', signature: 'rs_1', encrypted: 'ENC' },
+      { type: 'reasoning', text: 'One.\n\nTwo.', origin: 'openai-responses', signature: 'rs_1', encrypted: 'ENC' },
       { type: 'text', text: 'See A.', citations: [{ kind: 'url', url: 'https://a', title: 'A', start: 4, end: 5 }] },
       { type: 'refusal', text: 'Not B.' },
       { type: 'tool-call', id: 'call_1', name: 'get', args: '{"x":  1}' },

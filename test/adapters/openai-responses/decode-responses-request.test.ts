@@ -30,7 +30,7 @@ t.test('a string input is one user text; defaults fill the rest', async (t) => {
   t.same(r.tools, []);
   t.equal(r.stream, false);
   t.same(r.sampling, {});
-  t.equal(r.extensions.store, true, 'store defaults to true');
+  t.equal(r.extensions['openai-responses']?.store, true, 'store defaults to true');
   t.equal(r.toolChoice, undefined);
 });
 
@@ -84,7 +84,7 @@ t.test('text.format: text, json_object, json_schema with its name rules', async 
   rejects(t, { ...base, text: { format: { type: 'json_schema', name: 'n' } } }, 'text.format.schema');
   rejects(t, { ...base, text: { format: { type: 'yaml' } } }, 'text.format.type');
   t.equal(decode({ ...base, text: { format: { type: 'json_schema', name: 'x'.repeat(64), schema } } }).output?.type, 'json-schema');
-  t.equal(decode({ ...base, text: { verbosity: 'low' } }).extensions.verbosity, 'low');
+  t.equal(decode({ ...base, text: { verbosity: 'low' } }).verbosity, 'low');
 });
 
 t.test('function tools: strict defaults to true; name pattern; parameters required', async (t) => {
@@ -100,7 +100,7 @@ t.test('function tools: strict defaults to true; name pattern; parameters requir
   // Open world: a tool type without an IR form is dropped and named (was a 400).
   const mcp = decode({ ...base, tools: [{ type: 'mcp', server_label: 'x', headers: { authorization: 'secret' } }] });
   t.same(mcp.tools, []);
-  t.equal(mcp.extensions['tools[0]'], 'mcp', 'noted by its param path; only the type, never the settings');
+  t.equal(mcp.extensions['openai-responses']?.['tools[0]'], 'mcp', 'noted by its param path; only the type, never the settings');
   rejects(t, { ...base, tools: [{ name: 'f' }] }, 'tools[0].type');
 });
 
@@ -155,8 +155,7 @@ t.test('reasoning: effort, summary, deprecated generate_summary', async (t) => {
   t.same(decode({ ...base, reasoning: { summary: 'auto', generate_summary: 'concise' } }).reasoning?.summary, 'auto', 'summary wins');
   t.same(decode({ ...base, reasoning: { effort: 'low' } }).reasoning, { enabled: true, effort: 'low' });
   const none = decode({ ...base, reasoning: { effort: 'none' } });
-  t.same(none.reasoning, { enabled: false });
-  t.equal(none.extensions.reasoning_effort, 'none');
+  t.same(none.reasoning, { enabled: false, effort: 'none' }, 'off, said by name');
   rejects(t, { ...base, reasoning: { effort: 'extreme' } }, 'reasoning.effort');
   rejects(t, { ...base, reasoning: { summary: 'long' } }, 'reasoning.summary');
   rejects(t, { ...base, reasoning: { generate_summary: 'long' } }, 'reasoning.generate_summary');
@@ -175,19 +174,21 @@ t.test('state and service fields land in documented extensions', async (t) => {
     prompt_cache_key: 'pck',
   });
   t.same(r.extensions, {
-    instructions: 'Be brief.',
-    previous_response_id: 'resp_1',
-    store: false,
-    include: ['reasoning.encrypted_content', 'file_search_call.results'],
-    truncation: 'auto',
-    service_tier: 'flex',
-    prompt_cache_key: 'pck',
+    'openai-responses': {
+      instructions: 'Be brief.',
+      previous_response_id: 'resp_1',
+      store: false,
+      include: ['reasoning.encrypted_content', 'file_search_call.results'],
+      truncation: 'auto',
+    },
   });
+  t.equal(r.promptCacheKey, 'pck', 'a knob both OpenAI formats name');
+  t.equal(r.serviceTier, 'flex', 'a tier other formats share is an IR field');
   t.equal(r.user, 'u-1');
   t.same(r.system, [{ type: 'text', text: 'Be brief.' }]);
   // Open world: include values and tiers polygate does not act on are kept for an OpenAI upstream (were 400s).
-  t.same(decode({ ...base, include: ['everything'] }).extensions.include, ['everything']);
-  t.equal(decode({ ...base, service_tier: 'ultrafast' }).extensions.service_tier, 'ultrafast');
+  t.same(decode({ ...base, include: ['everything'] }).extensions['openai-responses']?.include, ['everything']);
+  t.equal(decode({ ...base, service_tier: 'ultrafast' }).extensions['openai-responses']?.service_tier, 'ultrafast');
   rejects(t, { ...base, include: [3] }, 'include[0]');
   rejects(t, { ...base, truncation: 'middle' }, 'truncation');
   rejects(t, { ...base, service_tier: 7 }, 'service_tier');
@@ -235,7 +236,7 @@ t.test('input items: roles, content types, function calls and outputs, reasoning
     {
       role: 'assistant',
       parts: [
-        { type: 'reasoning', text: 'a\n\nb', origin: 'openai', signature: 'rs_1', encrypted: 'ENC' },
+        { type: 'reasoning', text: 'a\n\nb', origin: 'openai-responses', signature: 'rs_1', encrypted: 'ENC' },
         { type: 'tool-call', id: 'call_1', name: 'get', args: '{ "x" : 1 }' },
       ],
     },
@@ -255,7 +256,7 @@ t.test('input validation names the item and content index', async (t) => {
   // Open world (these were 400s): an unknown content type is dropped and named; output_text in a user turn is text.
   const unknownPart = decode({ model: 'm', input: [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }, { role: 'user', content: [{ type: 'text', text: 'x' }] }] });
   t.same(unknownPart.messages, [{ role: 'user', parts: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }]);
-  t.equal(unknownPart.extensions['input[2].content[0]'], 'text');
+  t.equal(unknownPart.extensions['openai-responses']?.['input[2].content[0]'], 'text');
   t.same(decode({ model: 'm', input: [{ role: 'user', content: [{ type: 'output_text', text: 'x' }] }] }).messages, [{ role: 'user', parts: [{ type: 'text', text: 'x' }] }]);
   rejects(t, { model: 'm', input: [{ role: 'user', content: [{ text: 'x' }] }] }, 'input[0].content[0].type');
   rejects(t, { model: 'm', input: [{ role: 'robot', content: 'x' }] }, 'input[0].role');
@@ -266,13 +267,13 @@ t.test('input validation names the item and content index', async (t) => {
   rejects(t, { model: 'm', input: [{ role: 'user', content: [{ type: 'input_file', file_data: 'JVBE' }] }] }, 'input[0].content[0].file_data');
   const systemImage = decode({ model: 'm', input: [{ role: 'system', content: [{ type: 'input_image', file_id: 'f' }, { type: 'input_text', text: 's' }] }] });
   t.same(systemImage.system, [{ type: 'text', text: 's' }], 'the system prompt is text: an image there is dropped and named (was a 400)');
-  t.equal(systemImage.extensions['input[0].content[0]'], 'input_image');
+  t.equal(systemImage.extensions['openai-responses']?.['input[0].content[0]'], 'input_image');
   rejects(t, { model: 'm', input: [{ type: 'function_call', call_id: 'c', name: 'f' }] }, 'input[0].arguments');
   rejects(t, { model: 'm', input: [{ type: 'function_call_output', output: 'x' }] }, 'input[0].call_id');
   rejects(t, { model: 'm', input: [{ type: 'reasoning', summary: [] }] }, 'input[0].id');
   const hosted = decode({ model: 'm', input: [{ type: 'computer_call', call_id: 'c', action: {} }, { role: 'user', content: 'go on' }] });
   t.same(hosted.messages, [{ role: 'user', parts: [{ type: 'text', text: 'go on' }] }], 'hosted-tool traffic is dropped (was a 400)');
-  t.equal(hosted.extensions['input[0]'], 'computer_call');
+  t.equal(hosted.extensions['openai-responses']?.['input[0]'], 'computer_call');
   rejects(t, { model: 'm', input: [{ content: 'x' }] }, 'input[0].type');
   rejects(t, { model: 'm', input: 42 }, 'input');
 });
@@ -287,8 +288,8 @@ t.test('item_reference: ids plus where each stood, for the pipeline to resolve',
       { type: 'function_call_output', call_id: 'c', output: 'r' },
     ],
   });
-  t.same(r.extensions.item_references, ['msg_a', 'fc_b']);
-  t.same(r.extensions.item_reference_slots, [
+  t.same(r.extensions['openai-responses']?.item_references, ['msg_a', 'fc_b']);
+  t.same(r.extensions['openai-responses']?.item_reference_slots, [
     { id: 'msg_a', inputIndex: 0, messageIndex: 0, partIndex: 0 },
     { id: 'fc_b', inputIndex: 2, messageIndex: 0, partIndex: 1 },
   ]);
@@ -314,13 +315,13 @@ t.test('resent output items: custom calls carried, reasoning without summary, ho
   t.same(r.messages[1], {
     role: 'assistant',
     parts: [
-      { type: 'reasoning', text: 'thinking', origin: 'openai', signature: 'rs_1', encrypted: 'enc' },
+      { type: 'reasoning', text: 'thinking', origin: 'openai-responses', signature: 'rs_1', encrypted: 'enc' },
       { type: 'tool-call', id: 'c1', name: 'apply_patch', args: '{"input":"*** Begin Patch"}' },
     ],
   });
   t.same(r.messages[2], { role: 'user', parts: [{ type: 'tool-result', callId: 'c1', name: 'apply_patch', content: [{ type: 'text', text: 'Done!' }], isError: false }] });
   t.same(r.messages[3], { role: 'assistant', parts: [{ type: 'text', text: 'ok' }] });
-  t.match(r.extensions, { 'input[4]': 'local_shell_call', 'input[5]': 'mcp_call', 'input[6]': 'image_generation_call', 'input[7].content[1]': 'output_audio' });
+  t.match(r.extensions['openai-responses'], { 'input[4]': 'local_shell_call', 'input[5]': 'mcp_call', 'input[6]': 'image_generation_call', 'input[7].content[1]': 'output_audio' });
 });
 
 t.test('every reasoning effort the SDK knows is an IR effort; none keeps its word', async (t) => {
@@ -328,9 +329,8 @@ t.test('every reasoning effort the SDK knows is an IR effort; none keeps its wor
     t.same(decode({ ...base, reasoning: { effort } }).reasoning, { enabled: true, effort }, effort);
   }
   const none = decode({ ...base, reasoning: { effort: 'none' } });
-  t.same(none.reasoning, { enabled: false });
-  t.equal(none.extensions.reasoning_effort, 'none');
-  t.equal(decode({ ...base, text: { verbosity: 'terse' } }).extensions.verbosity, 'terse', 'a verbosity word newer than polygate is relayed');
+  t.same(none.reasoning, { enabled: false, effort: 'none' }, 'off, said by name');
+  t.equal(decode({ ...base, text: { verbosity: 'terse' } }).extensions['openai-responses']?.verbosity, 'terse', 'a verbosity word newer than polygate is relayed');
 });
 
 t.test('system and developer items: leading ones join instructions, later ones stay in place', async (t) => {
@@ -354,8 +354,8 @@ t.test('system and developer items: leading ones join instructions, later ones s
     { role: 'system', parts: [{ type: 'text', text: 'A' }] },
     { role: 'user', parts: [{ type: 'text', text: 'go' }] },
   ]);
-  t.equal(r.extensions['input[5].content[1]'], 'future_part');
-  t.equal(r.extensions['input[6].content[0]'], 'future_part');
+  t.equal(r.extensions['openai-responses']?.['input[5].content[1]'], 'future_part');
+  t.equal(r.extensions['openai-responses']?.['input[6].content[0]'], 'future_part');
   // After previous_response_id the input follows earlier turns: even its first instruction is in place.
   const next = decode({ model: 'm', instructions: 'Top.', previous_response_id: 'resp_1', input: [{ role: 'developer', content: 'Now.' }, { role: 'user', content: 'go' }] });
   t.strictSame(next.system, [{ type: 'text', text: 'Top.' }]);

@@ -113,7 +113,7 @@ t.test('output items in order: reasoning, message with annotations and refusal, 
   const body = c.encodeResult(
     result({
       parts: [
-        { type: 'reasoning', text: 'Thinking.', encrypted: 'ENC', origin: 'openai', signature: 'rs_upstream1' },
+        { type: 'reasoning', text: 'Thinking.', encrypted: 'ENC', origin: 'openai-responses', signature: 'rs_upstream1' },
         { type: 'text', text: 'Part one. ', citations: [{ kind: 'url', url: 'https://a.example', title: 'A' }] },
         { type: 'text', text: 'Part two.', citations: [{ kind: 'url', url: 'https://b.example', title: 'B', start: 0, end: 4 }] },
         { type: 'refusal', text: 'Not that.' },
@@ -153,7 +153,7 @@ t.test('output items in order: reasoning, message with annotations and refusal, 
 t.test('encrypted_content only when include asks for it; other providers get a fresh rs_ id', async (t) => {
   const c = codec();
   const req = c.decodeRequest({ model: 'm', input: 'x' }, ctx);
-  const body = c.encodeResult(result({ parts: [{ type: 'reasoning', text: 'T', encrypted: 'ENC', origin: 'openai', signature: 'rs_up' }, { type: 'reasoning', text: '', signature: 'anthropic-sig', origin: 'anthropic' }] }), req) as { output: unknown[] };
+  const body = c.encodeResult(result({ parts: [{ type: 'reasoning', text: 'T', encrypted: 'ENC', origin: 'openai-responses', signature: 'rs_up' }, { type: 'reasoning', text: '', signature: 'anthropic-sig', origin: 'anthropic-messages' }] }), req) as { output: unknown[] };
   t.same(body.output, [
     { id: 'rs_up', type: 'reasoning', summary: [{ type: 'summary_text', text: 'T' }] },
     { id: 'rs_0002', type: 'reasoning', summary: [] },

@@ -58,7 +58,7 @@ t.test('system → instructions; every kind of message part → its input item',
         {
           role: 'assistant',
           parts: [
-            { type: 'reasoning', text: 'sum', encrypted: 'ENC', origin: 'openai', signature: 'rs_1' },
+            { type: 'reasoning', text: 'sum', encrypted: 'ENC', origin: 'openai-responses', signature: 'rs_1' },
             { type: 'text', text: 'Calling.' },
             { type: 'tool-call', id: 'call_1', name: 'get', args: '{"a" : 1}' },
           ],
@@ -97,7 +97,7 @@ t.test('system → instructions; every kind of message part → its input item',
 
 t.test('reasoning from another provider is dropped with a warning', async (t) => {
   const { body, warnings } = encode(
-    req({ messages: [{ role: 'user', parts: [{ type: 'text', text: 'q' }] }, { role: 'assistant', parts: [{ type: 'reasoning', text: 'hmm', signature: 'sig', origin: 'anthropic' }, { type: 'text', text: 'a' }] }] }),
+    req({ messages: [{ role: 'user', parts: [{ type: 'text', text: 'q' }] }, { role: 'assistant', parts: [{ type: 'reasoning', text: 'hmm', signature: 'sig', origin: 'anthropic-messages' }, { type: 'text', text: 'a' }] }] }),
   );
   t.same((body.input as Array<{ type: string }>).map((i) => i.type), ['message', 'message']);
   t.equal(warnings.length, 1);
@@ -159,7 +159,7 @@ t.test('reasoning: effort from the effort or the budget, summary auto when thoug
   t.same(b.reasoning, { effort: 'medium', summary: 'auto' });
   t.same(b.include, ['reasoning.encrypted_content']);
   t.notOk('reasoning' in encode(req({ reasoning: { enabled: false } })).body);
-  t.same(encode(req({ reasoning: { enabled: false }, extensions: { reasoning_effort: 'none' } })).body.reasoning, { effort: 'none' });
+  t.same(encode(req({ reasoning: { enabled: false, effort: 'none' } })).body.reasoning, { effort: 'none' });
 });
 
 t.test('a Responses client request round-trips through the upstream encoder', async (t) => {
@@ -200,11 +200,15 @@ t.test('a Responses client request round-trips through the upstream encoder', as
 });
 
 t.test('unresolved stored state and unknown extensions are never sent silently', async (t) => {
-  rejects(t, req({ extensions: { previous_response_id: 'resp_1' } }), 'previous_response_id', /could not be resolved/);
-  rejects(t, req({ extensions: { item_references: ['msg_1'] } }), 'input', /item_reference/);
-  rejects(t, req({ extensions: { background: true } }), 'background', /not supported/);
-  const { warnings } = encode(req({ extensions: { 'anthropic-beta': 'x', store: true } }));
-  t.same(warnings, ['anthropic-beta: not supported by the openai-responses upstream; dropped']);
+  rejects(t, req({ extensions: { 'openai-responses': { previous_response_id: 'resp_1' } } }), 'previous_response_id', /could not be resolved/);
+  rejects(t, req({ extensions: { 'openai-responses': { item_references: ['msg_1'] } } }), 'input', /item_reference/);
+  rejects(t, req({ extensions: { 'openai-responses': { background: true } } }), 'background', /not supported/);
+  const { warnings } = encode(req({ extensions: { 'anthropic-messages': { 'anthropic-beta': 'x', container: 'c' }, 'openai-responses': { store: true, future_knob: 1 } } }));
+  t.same(warnings, [
+    'anthropic-beta: an option only anthropic-messages has: the openai-responses upstream has no field for it; dropped',
+    'container: an option only anthropic-messages has: the openai-responses upstream has no field for it; dropped',
+    'future_knob: not supported by the openai-responses upstream; dropped',
+  ]);
 });
 
 t.test('same-format relay: /responses with only the model renamed', async (t) => {

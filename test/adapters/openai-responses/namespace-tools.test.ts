@@ -27,7 +27,7 @@ t.test('decode: the namespace becomes flat function tools; calls in history get 
   t.same(req.toolChoice, { type: 'tool', name: 'mcp__docs__search' });
   t.same(req.messages[1], { role: 'assistant', parts: [{ type: 'tool-call', id: 'c0', name: 'mcp__docs__search', args: '{"q":"a"}' }] });
   t.same(req.messages[2]?.parts[0], { type: 'tool-result', callId: 'c0', name: 'mcp__docs__search', content: [{ type: 'text', text: 'nothing' }], isError: false });
-  t.same(req.extensions.tool_identities, { mcp__docs__search: { namespace: 'mcp__docs', name: 'search' }, mcp__docs__freeform: { namespace: 'mcp__docs', name: 'freeform', custom: true } });
+  t.same(req.extensions['openai-responses']?.tool_identities, { mcp__docs__search: { namespace: 'mcp__docs', name: 'search' }, mcp__docs__freeform: { namespace: 'mcp__docs', name: 'freeform', custom: true } });
 });
 
 t.test('a flattened name longer than 64 characters is shortened with a stable tag', async (t) => {

@@ -67,7 +67,7 @@ t.test('reasoning summary events, then text: two IR parts in order', async (t) =
   ]);
   t.same(evs, [
     { type: 'start', id: 'resp_9', model: 'gpt-x' },
-    { type: 'reasoning-start', index: 0, origin: 'openai' },
+    { type: 'reasoning-start', index: 0, origin: 'openai-responses' },
     { type: 'reasoning-signature', index: 0, signature: 'rs_1' },
     { type: 'reasoning-delta', index: 0, text: 'First ' },
     { type: 'reasoning-delta', index: 0, text: 'idea.' },

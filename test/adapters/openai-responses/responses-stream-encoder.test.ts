@@ -68,7 +68,7 @@ t.test('reasoning then a function call: summary events and argument deltas', asy
   const evs = run(
     [
       { type: 'start', id: 'resp_up', model: 'up' },
-      { type: 'reasoning-start', index: 0 },
+      { type: 'reasoning-start', index: 0, origin: 'openai-responses' },
       { type: 'reasoning-signature', index: 0, signature: 'rs_upstream' },
       { type: 'reasoning-delta', index: 0, text: 'Let me ' },
       { type: 'reasoning-delta', index: 0, text: 'see.' },

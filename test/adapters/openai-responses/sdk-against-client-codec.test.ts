@@ -17,7 +17,7 @@ const results: Record<string, ChatResult> = {
     id: 'up-2',
     model: 'up',
     parts: [
-      { type: 'reasoning', text: 'Plan.', encrypted: 'ENC', origin: 'openai', signature: 'rs_abc' },
+      { type: 'reasoning', text: 'Plan.', encrypted: 'ENC', origin: 'openai-responses', signature: 'rs_abc' },
       { type: 'text', text: 'See ', citations: [{ kind: 'url', url: 'https://example.com', title: 'Ex' }] },
       { type: 'text', text: 'more.' },
       { type: 'tool-call', id: 'call_1', name: 'lookup', args: '{"q":"x"}' },
@@ -37,7 +37,7 @@ const streams: Record<string, StreamEvent[]> = {
   ],
   everything: [
     { type: 'start', id: 'up', model: 'up' },
-    { type: 'reasoning-start', index: 0 },
+    { type: 'reasoning-start', index: 0, origin: 'openai-responses' },
     { type: 'reasoning-delta', index: 0, text: 'Think ' },
     { type: 'reasoning-delta', index: 0, text: 'first.' },
     { type: 'reasoning-signature', index: 0, signature: 'anthropic-signature' },

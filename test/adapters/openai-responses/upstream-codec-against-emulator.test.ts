@@ -75,7 +75,7 @@ t.test('reasoning: summary streamed, encrypted content and item id kept for repl
   emu.script({ kind: 'thinking', thinking: 'Again.', signature: 'ENC-2', text: 'Ok.' });
   const result = codec.decodeResult(await (await send(request({ reasoning: { enabled: true, includeThoughts: true } }))).json());
   const rs = result.parts[0];
-  t.ok(rs.type === 'reasoning' && rs.encrypted === 'ENC-2' && rs.origin === 'openai' && /^rs_/.test(rs.signature ?? ''));
+  t.ok(rs.type === 'reasoning' && rs.encrypted === 'ENC-2' && rs.origin === 'openai-responses' && /^rs_/.test(rs.signature ?? ''));
   // The next turn replays it: same id, same encrypted content.
   emu.script({ kind: 'text', text: 'fine' });
   await send(request({ messages: [{ role: 'user', parts: [{ type: 'text', text: 'q' }] }, { role: 'assistant', parts: result.parts }, { role: 'user', parts: [{ type: 'text', text: 'more' }] }] }));

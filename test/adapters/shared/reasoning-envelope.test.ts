@@ -12,13 +12,13 @@ const ctx = { headers: {}, params: {}, query: {} };
 const decode = (body: Record<string, unknown>): ChatRequest => responsesClientCodec.decodeRequest({ model: 'm', store: false, ...body }, ctx);
 
 t.test('seal and open are inverse; other tokens are not envelopes', async (t) => {
-  const p: ReasoningPart = { type: 'reasoning', text: 'x', signature: 'sig==', redacted: 'r', origin: 'anthropic' };
+  const p: ReasoningPart = { type: 'reasoning', text: 'x', signature: 'sig==', redacted: 'r', origin: 'anthropic-messages' };
   t.same(openReasoning(sealReasoning(p, true), ''), p);
   t.same(openReasoning(sealReasoning(p, false), 'given'), { ...p, text: 'given' });
   t.equal(openReasoning('gAAAAABo-openai-blob', ''), undefined);
 });
 
-const anthropicThinking: ReasoningPart = { type: 'reasoning', text: 'Let me think.', signature: 'sig-anthropic==', origin: 'anthropic' };
+const anthropicThinking: ReasoningPart = { type: 'reasoning', text: 'Let me think.', signature: 'sig-anthropic==', origin: 'anthropic-messages' };
 const result: ChatResult = { id: 'msg_1', model: 'up', parts: [anthropicThinking, { type: 'text', text: 'Done.' }], finish: { reason: 'stop', raw: 'end_turn' }, usage: { inputTokens: 1, outputTokens: 1 } };
 
 t.test('a response object: encrypted_content carries the sealed signature only when included', async (t) => {
