@@ -7,6 +7,7 @@ import { GatewayError } from '../ir/gateway-error.ts';
 import { chatHandler } from '../pipeline/chat-handler.ts';
 import type { RequestState } from '../pipeline/request-state.ts';
 import { repositoryOf, ResponsesSession } from './responses-session.ts';
+import { socketMemoryOf } from './socket-memory.ts';
 
 const notFound = (id: string): GatewayError => new GatewayError('not-found', `Response with id '${id}' not found.`, { param: 'response_id' });
 
@@ -20,7 +21,13 @@ function param(ctx: Context, name: string): string {
  * scoped to the caller's workspace: another workspace's id is "not found", like an unknown one.
  */
 export function registerResponsesRoutes(router: Router): void {
-  router.post('/v1/responses', authenticate('responses'), jsonBody, chatHandler(responsesClientCodec, 'responses', { session: (ctx) => ResponsesSession.of(ctx) }));
+  const session = { session: (ctx: Context) => ResponsesSession.of(ctx) };
+  const overHttp = chatHandler(responsesClientCodec, 'responses', session);
+  // A response.create from a Responses WebSocket (src/responses/responses-socket.ts) is never
+  // relayed: a relay keeps no turn, and the socket must remember every turn (store: false ones
+  // too) for the next previous_response_id.
+  const overSocket = chatHandler({ ...responsesClientCodec, peekRequest: (b, i) => ({ ...responsesClientCodec.peekRequest(b, i), relayable: false }) }, 'responses', session);
+  router.post('/v1/responses', authenticate('responses'), jsonBody, (ctx) => (socketMemoryOf(ctx.req.socket) ? overSocket(ctx) : overHttp(ctx)));
 
   router.get('/v1/responses/:id', authenticate('responses'), async (ctx) => {
     const id = param(ctx, 'id');

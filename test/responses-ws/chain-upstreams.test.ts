@@ -1,0 +1,72 @@
+// Responses over WebSocket with the official SDK, on every upstream type: a store:false chain by
+// previous_response_id (from the socket's memory: nothing is stored) with a function tool round trip.
+import t from 'tap';
+import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
+import { closeWs, connectWs, finalResponse, wsTurn } from './ws-client.ts';
+
+const weatherTool = {
+  type: 'function' as const,
+  name: 'get_weather',
+  description: 'Weather for a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+  strict: true,
+};
+
+t.test('a store:false tool chain over one socket, on each upstream type', async (t) => {
+  const { gw, up } = await gatewayWithEmulators(t, {
+    upstreams: { oai: 'chat', resp: 'responses', anth: 'anthropic', gem: 'gemini' },
+    models: {
+      'm-chat': { routes: [{ provider: 'oai', model: 'gpt-up' }] },
+      'm-responses': { routes: [{ provider: 'resp', model: 'gpt-up' }] },
+      'm-anthropic': { routes: [{ provider: 'anth', model: 'claude-up' }] },
+      'm-gemini': { routes: [{ provider: 'gem', model: 'gemini-up' }] },
+    },
+  });
+  const cases = [
+    { model: 'm-chat', emu: up.oai },
+    { model: 'm-responses', emu: up.resp },
+    { model: 'm-anthropic', emu: up.anth },
+    { model: 'm-gemini', emu: up.gem },
+    { model: 'echo', emu: undefined },
+  ];
+  const ws = connectWs(gw);
+  for (const c of cases) {
+    await t.test(c.model, async (t) => {
+      c.emu?.script({ kind: 'tool', name: 'get_weather', args: '{"city":"Paris"}' }, { kind: 'text', text: 'It is sunny in Paris.' });
+      // echo calls a tool only when told to.
+      const toolChoice = c.emu ? 'auto' : { type: 'function' as const, name: 'get_weather' };
+      const first = await wsTurn(ws, { model: c.model, store: false, input: 'Weather in Paris?', tools: [weatherTool], tool_choice: toolChoice });
+      const r1 = finalResponse(first);
+      t.equal(first[0]?.type, 'response.created', 'the HTTP stream events, starting with response.created');
+      const call = r1.output.find((o) => o.type === 'function_call');
+      if (!call || call.type !== 'function_call') return t.fail(`no function call: ${JSON.stringify(r1.output)}`);
+      t.equal(call.name, 'get_weather');
+      t.same(Object.keys(JSON.parse(call.arguments) as object), ['city']);
+
+      const second = await wsTurn(ws, {
+        model: c.model,
+        store: false,
+        previous_response_id: r1.id,
+        input: [{ type: 'function_call_output', call_id: call.call_id, output: 'sunny, 21 C' }],
+        tools: [weatherTool],
+      });
+      const r2 = finalResponse(second);
+      t.equal(r2.status, 'completed');
+      t.equal(r2.previous_response_id, r1.id, 'the answer names the response it continued');
+      const text = r2.output.flatMap((o) => (o.type === 'message' ? o.content : [])).map((p) => (p.type === 'output_text' ? p.text : '')).join('');
+      if (c.emu) {
+        t.equal(text, 'It is sunny in Paris.');
+        // The upstream saw the whole conversation: the socket's memory resolved previous_response_id.
+        const sent = JSON.stringify(c.emu.requests[c.emu.requests.length - 1]?.body);
+        t.match(sent, 'Weather in Paris?', 'the first turn\'s input reached the upstream on the second turn');
+        t.match(sent, 'sunny, 21 C', 'and the tool output');
+      } else {
+        t.match(text, 'sunny, 21 C', 'echo answers with the tool output');
+      }
+    });
+  }
+  // store:false means nothing in the store: over HTTP the same id is unknown.
+  const res = await fetch(`${gw.url}/v1/responses/${'resp_x'}`, { headers: { authorization: 'Bearer sk-test-key-0001' } });
+  t.equal(res.status, 404);
+  t.equal(await closeWs(ws), 1000);
+});
