@@ -2,7 +2,8 @@
 // usable; a frame past responses_websocket.max_message_bytes closes it with 1009; steering is
 // refused as the protocol lets a server that cannot steer refuse it.
 import t from 'tap';
-import { startGateway, testConfig } from '../helpers/start-gateway.ts';
+import WebSocket from 'ws';
+import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { openRaw } from './raw-socket.ts';
 
 t.test('bad input', async (t) => {
@@ -49,4 +50,20 @@ t.test('bad input', async (t) => {
   // Past the frame limit: ws closes with 1009 (message too big).
   s.ws.send('z'.repeat(300 * 1024));
   t.equal((await s.closed).code, 1009);
+});
+
+t.test('idle sockets close with 1000; a peer that stops answering pings is dropped', async (t) => {
+  const idleGw = await startGateway(testConfig({ responses_websocket: { idle_timeout_ms: 1000 } }));
+  t.teardown(() => idleGw.stop());
+  const idle = await openRaw(idleGw);
+  t.match(await idle.closed, { code: 1000, reason: 'idle timeout' });
+  const gw = await startGateway(testConfig({ responses_websocket: { ping_interval_ms: 1000 } }));
+  t.teardown(() => gw.stop());
+  // autoPong off: a client that is gone without a close frame, as far as pings can tell.
+  const ws = new WebSocket(`ws://127.0.0.1:${gw.port}/v1/responses`, { headers: { authorization: `Bearer ${TEST_KEY}` }, autoPong: false });
+  const pings = { n: 0 };
+  ws.on('ping', () => pings.n++);
+  const code = await new Promise<number>((resolve) => ws.on('close', (c) => resolve(c)));
+  t.equal(code, 1006, 'dropped without a close frame');
+  t.ok(pings.n >= 1, 'after a ping it did not answer');
 });
