@@ -18,6 +18,9 @@ export type SocketSetup = {
   keyId: string;
 };
 
+/** Bytes queued on the socket past which a response's events wait for the client to read. */
+const sendHighWater = 1024 * 1024;
+
 /** One queued `response.create`: the POST body and its lane (`stream_id`). */
 type Turn = { body: Record<string, unknown>; streamId: string | undefined };
 
@@ -193,7 +196,12 @@ export class ResponsesSocketConnection {
       },
     });
     res.setEncoding('utf8');
-    for await (const chunk of res) parser.feed(chunk as string);
+    for await (const chunk of res) {
+      parser.feed(chunk as string);
+      // A client that reads slowly holds its response (and, through the HTTP stream's own
+      // backpressure, the upstream) instead of polygate buffering the stream without bound.
+      while (this.#ws.bufferedAmount > sendHighWater && this.#ws.readyState === this.#ws.OPEN) await new Promise((r) => setTimeout(r, 5));
+    }
   }
 
   #fail(err: WsError): void {

@@ -2,6 +2,7 @@
 // previous_response_id (from the socket's memory: nothing is stored) with a function tool round trip.
 import t from 'tap';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
+import { TEST_KEY } from '../helpers/start-gateway.ts';
 import { closeWs, connectWs, finalResponse, wsTurn } from './ws-client.ts';
 
 const weatherTool = {
@@ -69,4 +70,28 @@ t.test('a store:false tool chain over one socket, on each upstream type', async 
   const res = await fetch(`${gw.url}/v1/responses/${'resp_x'}`, { headers: { authorization: 'Bearer sk-test-key-0001' } });
   t.equal(res.status, 404);
   t.equal(await closeWs(ws), 1000);
+});
+
+t.test('socket memory is the socket\'s own; store:true responses reach the store as over HTTP', async (t) => {
+  const { gw } = await gatewayWithEmulators(t, { upstreams: {}, models: {} });
+  const a = connectWs(gw);
+  const kept = finalResponse(await wsTurn(a, { model: 'echo', input: 'stored one' }));
+  const local = finalResponse(await wsTurn(a, { model: 'echo', input: 'socket only', store: false }));
+  const auth = { authorization: `Bearer ${TEST_KEY}` };
+  t.equal((await fetch(`${gw.url}/v1/responses/${kept.id}`, { headers: auth })).status, 200, 'store:true: retrievable over HTTP');
+  t.equal((await fetch(`${gw.url}/v1/responses/${local.id}`, { headers: auth })).status, 404, 'store:false: never in the store');
+
+  // Another socket sees the store, not the first socket's memory.
+  const b = connectWs(gw);
+  const continued = finalResponse(await wsTurn(b, { model: 'echo', input: 'and more', previous_response_id: kept.id, store: false }));
+  t.equal(continued.status, 'completed', 'a stored response continues on any socket');
+  const refused = await wsTurn(b, { model: 'echo', input: 'and more', previous_response_id: local.id });
+  t.match(refused[refused.length - 1], { type: 'error', status: 400, error: { code: 'previous_response_not_found', param: 'previous_response_id' } });
+  // ...and after its socket closed, not even that socket's responses continue (the memory went with it).
+  await closeWs(a);
+  const c = connectWs(gw);
+  const gone = await wsTurn(c, { model: 'echo', input: 'x', previous_response_id: local.id });
+  t.match(gone[gone.length - 1], { type: 'error', error: { code: 'previous_response_not_found' } });
+  await closeWs(b);
+  await closeWs(c);
 });
