@@ -5,6 +5,7 @@ import type { RawData, WebSocket } from 'ws';
 import type { ResponsesWebsocketConfig } from '../config/gateway-config.ts';
 import { responsesSocketMessages, responsesSocketResponses, responsesSocketsOpen } from '../metrics/registry.ts';
 import { loopbackRequest, type LoopbackCall } from './loopback-request.ts';
+import { PreparedTurns } from './prepared-turns.ts';
 import { SocketMemory } from './socket-memory.ts';
 import { socketError, wsErrorOfHttp, type WsError } from './socket-error.ts';
 
@@ -33,6 +34,7 @@ export class ResponsesSocketConnection {
   readonly #ws: WebSocket;
   readonly #setup: SocketSetup;
   readonly #memory: SocketMemory;
+  readonly #prepared: PreparedTurns;
   readonly #lanes = new Map<string, Turn[]>();
   readonly #calls = new Set<LoopbackCall>();
   readonly #timers: NodeJS.Timeout[] = [];
@@ -49,6 +51,7 @@ export class ResponsesSocketConnection {
     this.#ws = ws;
     this.#setup = setup;
     this.#memory = new SocketMemory(setup.config.max_socket_bytes);
+    this.#prepared = new PreparedTurns(setup.config.max_message_bytes);
     responsesSocketsOpen.inc();
     ws.on('message', (data) => this.#receive(data));
     ws.on('pong', () => {
@@ -126,6 +129,11 @@ export class ResponsesSocketConnection {
     const fail = (err: WsError): void => this.#fail(streamId === undefined ? err : { ...err, stream_id: streamId });
     if (body.background === true) return fail(socketError(400, 'invalid_value', 'background: not supported over WebSocket; responses stream on the socket', 'background'));
     if (this.#ending) return fail(socketError(503, 'server_shutting_down', `this socket takes no new response (${this.#ending.reason}); open a new one`, null));
+    if (body.generate === false) {
+      for (const event of this.#prepared.prepare(body)) this.#send(JSON.stringify(streamId === undefined ? event : { ...event, stream_id: streamId }));
+      return;
+    }
+    delete body.generate;
     const lane = streamId ?? '';
     const queue = this.#lanes.get(lane);
     // Same lane: queued behind the response under way (FIFO, as the protocol says).
@@ -169,7 +177,8 @@ export class ResponsesSocketConnection {
     if (this.#ws.readyState !== this.#ws.OPEN) return;
     this.#responses++;
     responsesSocketResponses.inc();
-    const call = loopbackRequest(this.#setup.server, '/v1/responses', this.#setup.headers, JSON.stringify({ ...turn.body, stream: true }), this.#memory);
+    const body = this.#prepared.resolve(turn.body);
+    const call = loopbackRequest(this.#setup.server, '/v1/responses', this.#setup.headers, JSON.stringify({ ...body, stream: true }), this.#memory);
     this.#calls.add(call);
     try {
       const res = await call.response;

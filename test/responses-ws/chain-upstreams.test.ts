@@ -95,3 +95,19 @@ t.test('socket memory is the socket\'s own; store:true responses reach the store
   await closeWs(b);
   await closeWs(c);
 });
+
+t.test('generate:false prepares a turn without an upstream call; the next turn continues it', async (t) => {
+  const { gw, up } = await gatewayWithEmulators(t, { upstreams: { oai: 'chat' }, models: { m: { routes: [{ provider: 'oai', model: 'gpt-up' }] } } });
+  const ws = connectWs(gw);
+  const first = finalResponse(await wsTurn(ws, { model: 'm', store: false, input: 'first question' }));
+  const prepared = finalResponse(await wsTurn(ws, { model: 'm', store: false, generate: false, previous_response_id: first.id, input: 'prepared context' }));
+  t.equal(prepared.status, 'completed');
+  t.same(prepared.output, [], 'no output');
+  t.equal(up.oai.requests.length, 1, 'no upstream call for the prepared turn');
+  up.oai.script({ kind: 'text', text: 'answered' });
+  const next = finalResponse(await wsTurn(ws, { model: 'm', store: false, previous_response_id: prepared.id, input: 'the real question' }));
+  t.equal(next.status, 'completed');
+  const sent = JSON.stringify(up.oai.requests[1]?.body);
+  t.ok(sent.indexOf('first question') < sent.indexOf('prepared context') && sent.indexOf('prepared context') < sent.indexOf('the real question'), 'the upstream saw the chain, the prepared input and the new input, in order');
+  await closeWs(ws);
+});
