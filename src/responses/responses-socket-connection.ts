@@ -128,7 +128,10 @@ export class ResponsesSocketConnection {
     if (streamId !== undefined && typeof streamId !== 'string') return this.#fail(socketError(400, 'invalid_type', 'stream_id: must be a string', 'stream_id'));
     const fail = (err: WsError): void => this.#fail(streamId === undefined ? err : { ...err, stream_id: streamId });
     if (body.background === true) return fail(socketError(400, 'invalid_value', 'background: not supported over WebSocket; responses stream on the socket', 'background'));
-    if (this.#ending) return fail(socketError(503, 'server_shutting_down', `this socket takes no new response (${this.#ending.reason}); open a new one`, null));
+    if (this.#ending) {
+      const draining = this.#ending.code === 1001;
+      return fail(socketError(draining ? 503 : 400, draining ? 'server_shutting_down' : 'websocket_connection_limit_reached', `this socket takes no new response (${this.#ending.reason}); open a new one`, null));
+    }
     if (body.generate === false) {
       for (const event of this.#prepared.prepare(body)) this.#send(JSON.stringify(streamId === undefined ? event : { ...event, stream_id: streamId }));
       return;

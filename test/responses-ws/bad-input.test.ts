@@ -67,3 +67,11 @@ t.test('idle sockets close with 1000; a peer that stops answering pings is dropp
   t.equal(code, 1006, 'dropped without a close frame');
   t.ok(pings.n >= 1, 'after a ping it did not answer');
 });
+
+t.test('a socket open for max_connection_ms gets websocket_connection_limit_reached and closes', async (t) => {
+  const gw = await startGateway(testConfig({ responses_websocket: { max_connection_ms: 1500 } }));
+  t.teardown(() => gw.stop());
+  const s = await openRaw(gw);
+  t.match(await s.next(), { type: 'error', error: { code: 'websocket_connection_limit_reached' } });
+  t.equal((await s.closed).code, 1000);
+});
