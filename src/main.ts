@@ -11,7 +11,7 @@ import { RedisStore } from './store/redis-store.ts';
 import { startTuneRunner, type TuneRunner } from './tune/task-runner.ts';
 import { closeLedger } from './usage/process-ledger.ts';
 import { closeTracing } from './tracing/tracer.ts';
-import { serveResponsesSockets } from './responses/responses-socket.ts';
+import { serveResponsesSockets } from './responses/serve-responses-sockets.ts';
 
 const file = process.env.GATEWAY_CONFIG ?? 'config/gateway.yaml';
 let ref: RuntimeRef;

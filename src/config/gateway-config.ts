@@ -68,7 +68,7 @@ export type GatewayConfig = {
   };
   upstream: { connect_timeout_ms: number; first_byte_timeout_ms: number; idle_timeout_ms: number; max_connections: number; retries: RetriesConfig; breaker: BreakerConfig };
   reload: { watch: boolean; debounce_ms: number };
-  /** Responses over WebSocket (docs/responses-websocket.md, src/responses/responses-socket.ts). */
+  /** Responses over WebSocket (docs/responses-websocket.md, src/responses/serve-responses-sockets.ts). */
   responses_websocket: ResponsesWebsocketConfig;
   /** On SIGTERM, how long in-flight requests and streams may take before they are cut. */
   shutdown_deadline_ms: number;

@@ -278,7 +278,7 @@ function primeUsageMetrics(config: Runtime['config']): void {
   }
 }
 
-/** Responses over WebSocket (src/responses/responses-socket.ts): each response also counts as a request above. */
+/** Responses over WebSocket (src/responses/serve-responses-sockets.ts): each response also counts as a request above. */
 export const responsesSocketsOpen = new Gauge({
   name: 'polygate_responses_websockets_open',
   help: 'Responses WebSocket connections open now',

@@ -23,7 +23,7 @@ function param(ctx: Context, name: string): string {
 export function registerResponsesRoutes(router: Router): void {
   const session = { session: (ctx: Context) => ResponsesSession.of(ctx) };
   const overHttp = chatHandler(responsesClientCodec, 'responses', session);
-  // A response.create from a Responses WebSocket (src/responses/responses-socket.ts) is never
+  // A response.create from a Responses WebSocket (src/responses/serve-responses-sockets.ts) is never
   // relayed: a relay keeps no turn, and the socket must remember every turn (store: false ones
   // too) for the next previous_response_id.
   const overSocket = chatHandler({ ...responsesClientCodec, peekRequest: (b, i) => ({ ...responsesClientCodec.peekRequest(b, i), relayable: false }) }, 'responses', session);
