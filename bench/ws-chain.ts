@@ -23,7 +23,8 @@ upstream.respond(() => (++served % turns === 0 ? { kind: 'text', text: 'all step
 const gw = await startPolygate({
   listen: { host: '127.0.0.1', port: 0 },
   // The shipped default driver: HTTP chains read and write it, the socket's store:false chain does not.
-  storage: { driver: 'sqlite', path: join(mkdtempSync(join(tmpdir(), 'polygate-ws-bench-')), 'db.sqlite') },
+  // WS_BENCH_STORAGE=memory: the HTTP chain without disk, to see what the transport alone saves.
+  storage: process.env.WS_BENCH_STORAGE === 'memory' ? { driver: 'memory' } : { driver: 'sqlite', path: join(mkdtempSync(join(tmpdir(), 'polygate-ws-bench-')), 'db.sqlite') },
   log: { level: 'warn' },
   keys: [{ id: 'bench', secret: KEY, workspace: 'bench', models: ['*'] }],
   providers: { up: { type: 'openai', api: 'chat_completions', api_key: 'sk-up', base_url: upstream.url } },
@@ -76,7 +77,7 @@ const rows = [await measure('HTTP POST + previous_response_id (store)', overHttp
 await gw.stop();
 await upstream.close();
 
-console.log(`\n${chains} chains x ${turns} turns per transport; pinning: ${pinning}\n`);
+console.log(`\n${chains} chains x ${turns} turns per transport; storage: ${process.env.WS_BENCH_STORAGE === 'memory' ? 'memory' : 'sqlite'}; pinning: ${pinning}\n`);
 console.log('| transport | ms per turn (end to end) | polygate CPU ms per turn |');
 console.log('|---|---:|---:|');
 for (const r of rows) console.log(`| ${r.name} | ${r.msPerTurn.toFixed(2)} | ${r.cpuMsPerTurn.toFixed(2)} |`);
