@@ -2,7 +2,7 @@
 // previous_response_id (from the socket's memory: nothing is stored) with a function tool round trip.
 import t from 'tap';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
-import { TEST_KEY } from '../helpers/start-gateway.ts';
+import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { closeWs, connectWs, finalResponse, wsTurn } from './ws-client.ts';
 
 const weatherTool = {
@@ -109,5 +109,15 @@ t.test('generate:false prepares a turn without an upstream call; the next turn c
   t.equal(next.status, 'completed');
   const sent = JSON.stringify(up.oai.requests[1]?.body);
   t.ok(sent.indexOf('first question') < sent.indexOf('prepared context') && sent.indexOf('prepared context') < sent.indexOf('the real question'), 'the upstream saw the chain, the prepared input and the new input, in order');
+  await closeWs(ws);
+});
+
+t.test('a socket remembers no more than responses_websocket.max_socket_bytes', async (t) => {
+  const gw = await startGateway(testConfig({ responses_websocket: { max_socket_bytes: 200 } }));
+  t.teardown(() => gw.stop());
+  const ws = connectWs(gw);
+  const big = finalResponse(await wsTurn(ws, { model: 'echo', store: false, input: 'words '.repeat(100) }));
+  const refused = await wsTurn(ws, { model: 'echo', store: false, previous_response_id: big.id, input: 'more' });
+  t.match(refused[refused.length - 1], { type: 'error', error: { code: 'previous_response_not_found' } }, 'past the cap the response was not kept');
   await closeWs(ws);
 });
