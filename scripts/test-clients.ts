@@ -114,6 +114,12 @@ async function runOne(cli: Cli, route: Route | 'direct', emu: Emulator, proxy: C
   if (responder.resultsSeen === 0) problems.push(`the upstream never saw the tool result carrying ${marker}`);
   if (responder.leaks > 0) problems.push(`the marker ${marker} reached the upstream before the tool ran: the check proves nothing`);
   if (!out.stdout.includes(marker)) problems.push(`stdout lacks the marker ${marker}`);
+  if (cli.websocket) {
+    const sent = proxy.captured.slice(firstRequest);
+    if (!sent.some((c) => c.method === 'GET' && c.path.startsWith('/v1/responses') && c.status === 101)) problems.push('no Responses WebSocket was opened (GET /v1/responses -> 101)');
+    const posts = sent.filter((c) => c.method === 'POST' && c.path.startsWith('/v1/responses')).length;
+    if (posts > 0) problems.push(`fell back to HTTP: ${posts} POST /v1/responses`);
+  }
   if (problems.length > 0) {
     writeFileSync(join(scratch, 'upstream-requests.json'), JSON.stringify(emu.requests, null, 2));
     problems.push(`what reached the upstream: ${join(scratch, 'upstream-requests.json')}`);

@@ -8,6 +8,7 @@ import { createLogger } from './log/logger.ts';
 import { Runtime, type RuntimeRef } from './runtime.ts';
 import { closeServices, openServices, type Services } from './services.ts';
 import { startTuneRunner } from './tune/task-runner.ts';
+import { serveResponsesSockets } from './responses/serve-responses-sockets.ts';
 
 const file = process.env.GATEWAY_CONFIG ?? 'config/gateway.yaml';
 let ref: RuntimeRef;
@@ -50,6 +51,8 @@ server.keepAliveTimeout = 65_000;
 // Each connection is a descriptor: past the cap new ones are closed at once, so a flood of idle or
 // trickling clients cannot take the descriptors that upstream calls and spawned tools need.
 server.maxConnections = listen.max_connections ?? defaultMaxConnections();
+// Responses over WebSocket: upgrades of GET /v1/responses on this same server (docs/responses-websocket.md).
+const responsesSockets = serveResponsesSockets(server, ref, log);
 
 let draining = false;
 server.on('request', (_req, res) => {
@@ -93,11 +96,13 @@ async function shutdown(signal: string): Promise<void> {
   server.closeIdleConnections();
   // Every request holds the runtime it started on (src/app.ts): the current one idle and the
   // ones replaced by reloads retired means no request is left.
-  const allDone = Promise.all([ref.current.idle(), reloader.retiring()]).then(() => true);
+  // Responses WebSockets close (1001) as their responses finish; their responses are requests in flight too.
+  const allDone = Promise.all([ref.current.idle(), reloader.retiring(), responsesSockets.drain()]).then(() => true);
   const inTime = await Promise.race([allDone, new Promise<boolean>((resolve) => setTimeout(() => resolve(false), deadlineMs).unref())]);
   if (!inTime) {
     log.warn({ in_flight: ref.current.inFlight }, 'shutdown deadline reached: cutting the requests still in flight');
     server.closeAllConnections();
+    responsesSockets.terminate();
   }
   await tuneStopped;
   await reloader.retiring();

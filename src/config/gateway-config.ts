@@ -68,6 +68,8 @@ export type GatewayConfig = {
   };
   upstream: { connect_timeout_ms: number; first_byte_timeout_ms: number; idle_timeout_ms: number; max_connections: number; retries: RetriesConfig; breaker: BreakerConfig };
   reload: { watch: boolean; debounce_ms: number };
+  /** Responses over WebSocket (docs/responses-websocket.md, src/responses/serve-responses-sockets.ts). */
+  responses_websocket: ResponsesWebsocketConfig;
   /** On SIGTERM, how long in-flight requests and streams may take before they are cut. */
   shutdown_deadline_ms: number;
   metrics: { bearer_token?: string };
@@ -102,4 +104,13 @@ export type LoadedConfig = {
   /** Providers switched off because a variable their key needs is unset. */
   disabledProviders: Map<string, string>;
   warnings: string[];
+};
+
+export type ResponsesWebsocketConfig = {
+  max_message_bytes: number;
+  max_socket_bytes: number;
+  idle_timeout_ms: number;
+  ping_interval_ms: number;
+  max_concurrent_responses: number;
+  max_connection_ms: number;
 };

@@ -276,3 +276,23 @@ function primeUsageMetrics(config: Runtime['config']): void {
     }
   }
 }
+
+/** Responses over WebSocket (src/responses/serve-responses-sockets.ts): each response also counts as a request above. */
+export const responsesSocketsOpen = new Gauge({
+  name: 'polygate_responses_websockets_open',
+  help: 'Responses WebSocket connections open now',
+  registers: [registry],
+});
+
+export const responsesSocketMessages = new Counter({
+  name: 'polygate_responses_websocket_messages_total',
+  help: 'Responses WebSocket messages by direction (in: from clients, out: to clients)',
+  labelNames: ['direction'],
+  registers: [registry],
+});
+
+export const responsesSocketResponses = new Counter({
+  name: 'polygate_responses_websocket_responses_total',
+  help: 'response.create events served over a Responses WebSocket (each is also one request in polygate_requests_total)',
+  registers: [registry],
+});

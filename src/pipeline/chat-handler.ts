@@ -71,7 +71,7 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions =
         await session?.prepareRequest?.(request);
         return request;
       })());
-    const relays = (route: Route): boolean => fields.relayable && relayProvider(runtime, route, format) !== undefined;
+    const relays = (route: Route): boolean => fields.relayable && !session?.keepsEveryTurn && relayProvider(runtime, route, format) !== undefined;
     // A first route that translates decodes now, so its errors come before any token is reserved.
     const first = relays(routes[0]) ? undefined : await decode();
     // The key's tpm: the prompt's estimate now, corrected by the upstream's usage when it comes.

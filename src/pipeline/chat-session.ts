@@ -9,6 +9,11 @@ import type { Route } from '../routing/model-router.ts';
  * is: it only calls these at the points where state can be read or written.
  */
 export interface ChatSession {
+  /**
+   * The session must see every turn it serves (a Responses WebSocket remembers each one for the
+   * next `previous_response_id`), so no route may relay the request past it.
+   */
+  readonly keepsEveryTurn?: boolean;
   /** Wire-level rewrite before decoding (e.g. resolving references to stored items). */
   prepareBody?(body: unknown): Promise<unknown>;
   /** After decoding, before routing (e.g. prepending a stored conversation, truncation). */

@@ -10,6 +10,7 @@ import { ResponseRepository, type StoredResponse, type StoredTurn } from './resp
 import { applyTruncation } from './truncate-conversation.ts';
 import { conversationChars } from '../limits/estimate-tokens.ts';
 import { StoreQuotaError } from '../store/store.ts';
+import { socketMemoryOf, type SocketMemory } from './socket-memory.ts';
 
 /** Extension keys the Responses decoder writes that polygate itself answers (never sent upstream). */
 const stateKeys = ['previous_response_id', 'item_references', 'item_reference_slots', 'store', 'truncation'];
@@ -46,6 +47,8 @@ export class ResponsesSession implements ChatSession {
   #warn: ((field: string, message: string) => void) | undefined;
   #created: Record<string, unknown> | undefined;
   #final: Record<string, unknown> | undefined;
+  /** A request sent over a Responses WebSocket: its socket's memory (src/responses/socket-memory.ts). */
+  readonly #memory: SocketMemory | undefined;
 
   constructor(
     repo: ResponseRepository,
@@ -53,7 +56,9 @@ export class ResponsesSession implements ChatSession {
     contextWindow: (model: string) => number | undefined,
     maxChainChars = Infinity,
     maxWorkspaceBytes = Infinity,
+    memory?: SocketMemory,
   ) {
+    this.#memory = memory;
     this.#repo = repo;
     this.#maxChainChars = maxChainChars;
     this.#maxWorkspaceBytes = maxWorkspaceBytes;
@@ -61,10 +66,18 @@ export class ResponsesSession implements ChatSession {
     this.#contextWindow = contextWindow;
   }
 
+  /** Over a socket every turn goes to its memory, so the request is never relayed past this session. */
+  get keepsEveryTurn(): boolean {
+    return this.#memory !== undefined;
+  }
+
   static of(ctx: Context): ResponsesSession {
     const state = ctx.state as RequestState;
     const config = state.runtime.config;
-    return new ResponsesSession(repositoryOf(ctx), state.key.workspace, (m) => state.runtime.router.resolve(m)?.config.context_window, config.limits.max_conversation_bytes, config.limits.max_workspace_stored_bytes);
+    // Over a socket, `previous_response_id` and item references read its memory first.
+    const memory = socketMemoryOf(ctx.req.socket);
+    const repo = memory ? memory.over(state.services.store) : repositoryOf(ctx);
+    return new ResponsesSession(repo, state.key.workspace, (m) => state.runtime.router.resolve(m)?.config.context_window, config.limits.max_conversation_bytes, config.limits.max_workspace_stored_bytes, memory);
   }
 
   async prepareBody(body: unknown): Promise<unknown> {
@@ -165,7 +178,7 @@ export class ResponsesSession implements ChatSession {
   }
 
   async #save(route: Route, response: Record<string, unknown>, output: Part[] | undefined): Promise<void> {
-    if (!this.#store || typeof response.id !== 'string') return;
+    if ((!this.#store && !this.#memory) || typeof response.id !== 'string') return;
     const status = (['completed', 'incomplete', 'failed', 'cancelled'] as const).find((s) => s === response.status) ?? 'failed';
     const answer: Message[] = output && output.length > 0 ? [{ role: 'assistant', parts: output }] : [];
     const turn: StoredTurn = {
@@ -185,6 +198,8 @@ export class ResponsesSession implements ChatSession {
       response,
       inputItems: this.#inputItems,
     };
+    if (this.#memory) await this.#remember(this.#memory, record, turn);
+    if (!this.#store) return;
     try {
       await this.#repo.save(this.#workspace, record, turn, this.#maxWorkspaceBytes);
     } catch (e) {
@@ -192,6 +207,16 @@ export class ResponsesSession implements ChatSession {
       // The answer was (or is being) sent: the client keeps it, it only cannot be continued or
       // retrieved. A non-streamed answer carries the warning header; a stream's headers are gone.
       this.#warn?.('store', `response '${response.id}' was not stored: this workspace's stored responses hold ${e.used} bytes and this response (${e.adding}) would pass the ${e.limit} bytes a workspace may store (limits.max_workspace_stored_bytes)`);
+    }
+  }
+
+  /** Kept on the socket whatever `store` says; past `max_socket_bytes` only a later turn's own chain can name it no more. */
+  async #remember(memory: SocketMemory, record: StoredResponse, turn: StoredTurn): Promise<void> {
+    try {
+      await memory.local.save(this.#workspace, record, turn, memory.maxBytes);
+    } catch (e) {
+      if (!(e instanceof StoreQuotaError)) throw e;
+      this.#warn?.('previous_response_id', `response '${record.id}' is not kept on this socket: its memory holds ${e.used} bytes, past ${e.limit} with this one (responses_websocket.max_socket_bytes)`);
     }
   }
 }

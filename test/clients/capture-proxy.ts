@@ -2,7 +2,7 @@
 // method, path, headers and exact body are kept, so what a real client sends can be stored as a
 // fixture (test/clients/fixtures/) and replayed later without the client.
 import { createServer, request, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 
 export type Captured = { method: string; path: string; headers: Record<string, string>; body: string; status?: number };
 
@@ -46,6 +46,31 @@ export async function startCaptureProxy(target: string): Promise<CaptureProxy> {
       out.on('error', () => res.destroy());
       out.end(body);
     });
+  });
+  // A WebSocket upgrade (Codex's Responses WebSocket) is recorded as its GET and then spliced to
+  // the target byte for byte; `status` is the target's answer (101 when the socket opened).
+  server.on('upgrade', (req, socket, head) => {
+    const entry: Captured = { method: req.method ?? 'GET', path: redactPath(req.url ?? '/'), headers: redactHeaders(req.headers), body: '' };
+    captured.push(entry);
+    const up = connect(Number(to.port), to.hostname, () => {
+      const lines = [`${req.method} ${req.url} HTTP/1.1`];
+      for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i].toLowerCase() === 'host' ? to.host : req.rawHeaders[i + 1]}`);
+      up.write(`${lines.join('\r\n')}\r\n\r\n`);
+      up.write(head);
+      up.once('data', (first: Buffer) => {
+        entry.status = Number(/^HTTP\/1\.1 (\d{3})/.exec(first.toString('latin1'))?.[1]);
+      });
+      up.pipe(socket);
+      socket.pipe(up);
+    });
+    const cut = (): void => {
+      up.destroy();
+      socket.destroy();
+    };
+    up.on('error', cut);
+    socket.on('error', cut);
+    up.on('close', cut);
+    socket.on('close', cut);
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   const { port } = server.address() as AddressInfo;

@@ -17,6 +17,8 @@ export type Cli = {
   /** Writes the CLI's configuration under `home`, the task's files under `work`; says how to run it. */
   prepare(o: { home: string; work: string; gateway: string; key: string; model: string; marker: string }): CliRun;
   plan(o: { work: string; marker: string }): ToolPlan;
+  /** Speaks Responses over the WebSocket (GET /v1/responses): a run passes only if it never fell back to POST. */
+  websocket?: boolean;
 };
 
 /** Never phone home: every CLI's own switches for telemetry, error reports and update checks. */
@@ -58,6 +60,7 @@ const claudeCode: Cli = {
 
 const codex: Cli = {
   name: 'codex',
+  websocket: true,
   pkg: '@openai/codex',
   version: '0.169.0',
   bin: 'codex',
@@ -65,8 +68,8 @@ const codex: Cli = {
     writeFileSync(join(work, 'marker.txt'), `${marker}\n`);
     mkdirSync(join(home, '.codex'), { recursive: true });
     // Codex ignores OPENAI_BASE_URL: a provider table is the only way to name another endpoint.
-    // supports_websockets = false: polygate has no Responses WebSocket yet, and trying it first
-    // costs seconds of failed upgrades before Codex falls back to HTTP.
+    // supports_websockets = true: Codex opens the Responses WebSocket first (docs/responses-websocket.md);
+    // the suite fails the run if it fell back to POST /v1/responses.
     writeFileSync(
       join(home, '.codex', 'config.toml'),
       [
@@ -82,7 +85,7 @@ const codex: Cli = {
         `base_url = "${gateway}/v1"`,
         `env_key = "POLYGATE_KEY"`,
         `wire_api = "responses"`,
-        `supports_websockets = false`,
+        `supports_websockets = true`,
         `request_max_retries = 0`,
         `stream_max_retries = 0`,
         ``,

@@ -15,7 +15,7 @@ import { upstreamCodecOf } from '../../../src/pipeline/upstream-codecs.ts';
 const ctx: InboundContext = { headers: { 'anthropic-version': '2023-06-01' }, params: { model: 'm' }, query: {} };
 const clientCodecs = [anthropicClientCodec, openaiChatClientCodec, responsesClientCodec, geminiClientCodec];
 const client = Object.fromEntries(clientCodecs.map((c) => [c.format, c])) as Record<ChatFormat, ChatClientCodec>;
-const formats = clientCodecs.map((c) => c.format);
+const formats = clientCodecs.map((c) => c.format as ChatFormat);
 
 /** A minimal client body of each format with `extra` added at the top level. */
 const bodyOf = (format: ChatFormat, extra: Record<string, unknown>): Record<string, unknown> => {
