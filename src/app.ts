@@ -27,7 +27,8 @@ import {
   timeToFirstByte,
   translationDuration,
 } from './metrics/registry.ts';
-import { chatHandler, type ChatState } from './pipeline/chat-handler.ts';
+import { chatHandler } from './pipeline/chat-handler.ts';
+import type { ChatState } from './pipeline/request-state.ts';
 import { logLimitsTo } from './limits/key-limits.ts';
 import { logBreakersTo } from './resilience/breaker-board.ts';
 import { toGatewayError } from './pipeline/to-gateway-error.ts';

@@ -1,5 +1,7 @@
 import type { ApiKey } from '../auth/key-ring.ts';
 import type { Family } from '../http/family.ts';
+import type { Usage } from '../ir/chat-result.ts';
+import type { RouteAttempts } from '../resilience/run-routes.ts';
 import type { Runtime } from '../runtime.ts';
 
 /** What the pipeline learns about one request, for the response headers, metrics and the log. */
@@ -17,3 +19,6 @@ export type RequestState = {
   streaming?: boolean;
   timings: { decodeMs?: number; encodeMs?: number };
 };
+
+/** The request state as the chat pipeline fills it: usage and upstream attempts go into the request's log line. */
+export type ChatState = RequestState & { usage?: Usage; attempts?: RouteAttempts };
