@@ -4,12 +4,15 @@
 // Layers, bottom to top; each imports only the layers below it:
 //   src/ir/        polygate's own types
 //   adapters/      one folder per wire format (pure: only the IR and adapters/shared)
-//   src/infra/     config, store, metrics, log, errors, outbound guard, upstream client, HTTP primitives
-//   src/services/  runtime, auth and access, limits, tokens, routing, resilience, providers, sessions,
-//                  tracing, usage
+//   src/infra/     config, formats list, store, metrics, log, errors, outbound guard, tracing SDK,
+//                  upstream client, HTTP primitives
+//   src/services/  runtime, auth, access (authenticate, budgets, key limits), limits, tokens, routing,
+//                  resilience, providers, sessions, request tracing, usage
 //   src/families/  chat pipeline, responses, gemini, speech, tune, discovery
-//   src/app/       the Koa app, config reload, command-line tools; src/main.ts is the process entry
+//   src/app/       the Koa app, route registration, config reload, command-line tools; src/main.ts is
+//                  the process entry
 // Inside a layer, folders may import each other, but no two folders of src/ may reach each other.
+// Type-only imports count everywhere: a type names the module it comes from just as a value does.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -85,7 +88,7 @@ module.exports = {
     },
     {
       name: 'no-circular-folders',
-      comment: 'No import cycle between folders: each folder of a layer has a direction to the others.',
+      comment: 'No import cycle between folders (type-only imports included): each folder has a direction to the others.',
       severity: 'error',
       scope: 'folder',
       from: { path: '^(src|adapters)/' },
