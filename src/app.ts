@@ -23,7 +23,7 @@ import {
   timeToFirstByte,
   translationDuration,
 } from './metrics/registry.ts';
-import type { ChatState } from './pipeline/chat-handler.ts';
+import type { ChatState } from './pipeline/request-state.ts';
 import { toGatewayError } from './pipeline/to-gateway-error.ts';
 import type { Services } from './services.ts';
 import { registerSpeechRoutes } from './speech/speech-routes.ts';

@@ -1,6 +1,7 @@
 import { globMatcher } from '../auth/key-ring.ts';
 import { matchGlob } from '../routing/match-glob.ts';
-import { fillTemplate, ModelRouter, PASS_THROUGH, servingRoutes } from '../routing/model-router.ts';
+import { fillTemplate, ModelRouter, PASS_THROUGH } from '../routing/model-router.ts';
+import { servingRoutes } from './serving-routes.ts';
 import type { LoadedConfig } from './gateway-config.ts';
 
 /**

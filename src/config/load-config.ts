@@ -5,8 +5,8 @@ import type { ErrorObject } from 'ajv';
 import schema from '../../config/gateway.schema.json' with { type: 'json' };
 import type { GatewayConfig, LoadedConfig } from './gateway-config.ts';
 import { interpolateEnv } from './interpolate-env.ts';
-import { defaultBreaker, defaultRetries } from '../resilience/route-policy.ts';
-import { isGlob, servingRoutes } from '../routing/model-router.ts';
+import { isGlob, servingRoutes } from './serving-routes.ts';
+import { defaultBreaker, defaultRetries } from './upstream-defaults.ts';
 import { tracingDefaults, usageDefaults, usageProblems } from '../usage/usage-config.ts';
 
 /** Every problem of a refused file, each naming its path (and line where known). */

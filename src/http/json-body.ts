@@ -1,16 +1,18 @@
 import type Koa from 'koa';
 import { koaBody } from 'koa-body';
 import { GatewayError } from '../ir/gateway-error.ts';
-import type { RequestState } from '../pipeline/request-state.ts';
+import type { GatewayConfig } from '../config/gateway-config.ts';
 
 /**
  * JSON body parsing with the configured size limit (413 past it) and nesting limit (400 past
  * it). Parsers are built once per limit value, not per request.
  */
 const parsers = new Map<number, Koa.Middleware>();
+/** What the parser reads of a request's state: the limits of the runtime in force (src/pipeline/request-state.ts). */
+type LimitsState = { runtime: { config: Pick<GatewayConfig, 'limits'> } };
 
 export const jsonBody: Koa.Middleware = (ctx, next) => {
-  const limits = (ctx.state as RequestState).runtime.config.limits;
+  const limits = (ctx.state as LimitsState).runtime.config.limits;
   let parse = parsers.get(limits.max_body_bytes);
   if (!parse) {
     parse = koaBody({ json: true, text: false, urlencoded: false, multipart: false, jsonStrict: true, jsonLimit: limits.max_body_bytes }) as unknown as Koa.Middleware;

@@ -4,7 +4,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { formats } from '../formats.ts';
 import { taskActions } from '../ir/music-task.ts';
-import type { Runtime } from '../runtime.ts';
+import type { GatewayConfig } from '../config/gateway-config.ts';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'polygate_' });
@@ -153,7 +153,9 @@ export const providerEnabled = new Gauge({
 
 /** Provider types reached over the network (the formats' upstreams, src/formats.ts): the ones retries and the breaker apply to. */
 const remoteTypes = new Set(formats.flatMap((f) => f.providers.map((p) => p.type)));
-const primed = new WeakSet<Runtime>();
+/** What priming reads of a runtime (src/runtime.ts): its config and the providers it disabled. */
+type Primable = { config: GatewayConfig; disabled: ReadonlyMap<string, string> };
+const primed = new WeakSet<Primable>();
 
 /**
  * Creates at zero every series whose label set the config already names, so each dashboard panel
@@ -161,7 +163,7 @@ const primed = new WeakSet<Runtime>();
  * and rate() sees its first increase. Runs on scrape, once per runtime (a reload may name new
  * providers and keys); `inc(…, 0)` leaves a value that is already there untouched.
  */
-export function primeMetrics(runtime: Runtime): void {
+export function primeMetrics(runtime: Primable): void {
   if (primed.has(runtime)) return;
   primed.add(runtime);
   const { config } = runtime;
@@ -266,7 +268,7 @@ export const ledgerRecordsTotal = new Counter({
   registers: [registry],
 });
 
-function primeUsageMetrics(config: Runtime['config']): void {
+function primeUsageMetrics(config: GatewayConfig): void {
   for (const outcome of ['written', 'dropped']) ledgerRecordsTotal.inc({ outcome }, 0);
   for (const [key, b] of Object.entries(config.usage.budgets)) {
     for (const budget of budgetKinds) {

@@ -18,8 +18,8 @@ import type { Runtime } from '../runtime.ts';
 import type { ChatFormatModule } from '../formats.ts';
 import { passThrough } from './pass-through.ts';
 import { firstEvent, pipeStream } from './pipe-stream.ts';
-import type { RequestState } from './request-state.ts';
-import { runRoutes, type RouteAttempts, type ServeResult } from '../resilience/run-routes.ts';
+import type { ChatState } from './request-state.ts';
+import { runRoutes, type ServeResult } from '../resilience/run-routes.ts';
 import { reserveTokens, settleTokens } from '../limits/key-limits.ts';
 import { traceOf, traceStep } from '../tracing/request-trace.ts';
 
@@ -256,8 +256,6 @@ async function relayRoute(ctx: Context, format: ChatFormatModule, fields: Routin
 
 const bareRequest = (f: RoutingFields): ChatRequest => ({ model: f.model, system: [], messages: [], tools: [], sampling: {}, stream: f.stream, extensions: {} });
 
-/** The request state as the chat pipeline fills it: usage and upstream attempts go into the request's log line. */
-export type ChatState = RequestState & { usage?: Usage; attempts?: RouteAttempts };
 
 /** The model label is the `models:` entry the name hit (a glob for names it matched), which the config bounds. */
 function countTokens(state: ChatState, u: Usage): void {

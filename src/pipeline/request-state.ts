@@ -1,5 +1,7 @@
 import type { ApiKey } from '../auth/key-ring.ts';
 import type { FormatModule } from '../formats.ts';
+import type { Usage } from '../ir/chat-result.ts';
+import type { RouteAttempts } from '../resilience/run-routes.ts';
 import type { Runtime } from '../runtime.ts';
 import type { Services } from '../services.ts';
 
@@ -21,3 +23,6 @@ export type RequestState = {
   streaming?: boolean;
   timings: { decodeMs?: number; encodeMs?: number };
 };
+
+/** The request state as the chat pipeline fills it: usage and upstream attempts go into the request's log line. */
+export type ChatState = RequestState & { usage?: Usage; attempts?: RouteAttempts };

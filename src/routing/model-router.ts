@@ -1,5 +1,7 @@
 import type { GatewayConfig, ModelConfig } from '../config/gateway-config.ts';
-import { defaultUpstream, resolvePolicy, type RoutePolicy } from '../resilience/route-policy.ts';
+import { defaultUpstream } from '../config/upstream-defaults.ts';
+import { isGlob, servingRoutes } from '../config/serving-routes.ts';
+import { resolvePolicy, type RoutePolicy } from '../resilience/route-policy.ts';
 import { matchGlob } from './match-glob.ts';
 
 /**
@@ -36,22 +38,9 @@ const CACHE_LIMIT = 1024;
 /** Longer names are not remembered (real model names are far shorter; Anthropic caps them at 256). */
 const CACHE_NAME_LIMIT = 256;
 
-export const isGlob = (name: string): boolean => /[*?]/.test(name);
-
 /** A route's upstream model with `{model}` (the client's name) and `{1}`… (the glob's `*` parts) filled in. */
 export function fillTemplate(template: string, name: string, captures: readonly string[] = []): string {
   return template.replace(/\{(model|[1-9])\}/g, (_, k: string) => (k === 'model' ? name : (captures[Number(k) - 1] ?? '')));
-}
-
-/**
- * The routes of a model that serve now: its enabled routes, except that `standby` routes serve
- * only while none of the model's other routes has an enabled provider (the default config's echo
- * stand-in answers without keys and never hides a real provider's failures).
- */
-export function servingRoutes<R extends { provider: string; standby?: boolean }>(routes: readonly R[], disabled: ReadonlyMap<string, string>): R[] {
-  const enabled = routes.filter((r) => !disabled.has(r.provider));
-  const primary = enabled.filter((r) => !r.standby);
-  return primary.length > 0 ? primary : enabled;
 }
 
 /**

@@ -6,7 +6,7 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type AttributeValue, typ
 import type Koa from 'koa';
 import type { ChatRequest } from '../ir/chat-request.ts';
 import type { GatewayError } from '../ir/gateway-error.ts';
-import type { ChatState } from '../pipeline/chat-handler.ts';
+import type { ChatState } from '../pipeline/request-state.ts';
 import type { Route } from '../routing/model-router.ts';
 import { contentAttributes, genAiProviderName, requestAttributes } from './gen-ai-attributes.ts';
 import { formatTraceparent, parseTraceparent } from './traceparent.ts';

@@ -1,4 +1,4 @@
-import type { ChatState } from '../pipeline/chat-handler.ts';
+import type { ChatState } from '../pipeline/request-state.ts';
 import { spendTotal, unpricedRequestsTotal } from '../metrics/registry.ts';
 import { meteredOf } from './meter.ts';
 import { costNano, nanoPerUsd, noUnits, priceOf, type Units } from './prices.ts';

@@ -24,7 +24,7 @@ const contexts: fc.Arbitrary<InboundContext> = fc.record({
 const message = JSON.parse(readFileSync(new URL('corpus/anthropic-messages.result.json', import.meta.url), 'utf8')) as Record<string, unknown>;
 
 /**
- * A Claude Code turn (/work/shared/real-clients.md): adaptive thinking with an effort, a system
+ * A Claude Code turn (docs/clients.md; captured requests in test/clients/fixtures/): adaptive thinking with an effort, a system
  * prompt cached for an hour, a mid-conversation system message, tools with eager input streaming.
  */
 const claudeCodeTurn = {

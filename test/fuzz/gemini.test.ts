@@ -17,7 +17,7 @@ const contexts: fc.Arbitrary<InboundContext> = fc.record({
   streamByRoute: fc.boolean(),
 });
 
-/** A Gemini CLI turn (/work/shared/real-clients.md): system instruction, JSON-schema tools, thinking. */
+/** A Gemini CLI turn (docs/clients.md; captured requests in test/clients/fixtures/): system instruction, JSON-schema tools, thinking. */
 const geminiCliTurn = {
   systemInstruction: { role: 'user', parts: [{ text: 'You are an interactive CLI agent.' }] },
   contents: [

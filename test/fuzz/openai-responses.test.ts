@@ -14,7 +14,7 @@ const contexts: fc.Arbitrary<InboundContext> = fc.record({
 });
 
 /**
- * A later turn as Codex CLI sends it (/work/shared/real-clients.md): earlier output items resent as
+ * A later turn as Codex CLI sends it (docs/clients.md; captured requests in test/clients/fixtures/): earlier output items resent as
  * input (a namespaced call, a custom tool call), a developer message mid-conversation, a
  * `namespace` tool of MCP functions and a `custom` (free-form) tool.
  */

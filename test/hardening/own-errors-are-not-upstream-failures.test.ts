@@ -4,7 +4,7 @@
 import t from 'tap';
 import { GatewayError } from '../../src/ir/gateway-error.ts';
 import { BreakerBoard } from '../../src/resilience/breaker-board.ts';
-import { defaultBreaker, defaultRetries } from '../../src/resilience/route-policy.ts';
+import { defaultBreaker, defaultRetries } from '../../src/config/upstream-defaults.ts';
 import { runRoutes, type RouteAttempts } from '../../src/resilience/run-routes.ts';
 import type { Route } from '../../src/routing/model-router.ts';
 

@@ -6,7 +6,7 @@ import { errors as undiciErrors } from 'undici';
 import { GatewayError, kindOfStatus } from '../../src/ir/gateway-error.ts';
 import { backoffDelay } from '../../src/resilience/backoff.ts';
 import { breaksCircuit, failureCauseOf, isRetryable, retryableStatus } from '../../src/resilience/failure-cause.ts';
-import { defaultRetries } from '../../src/resilience/route-policy.ts';
+import { defaultRetries } from '../../src/config/upstream-defaults.ts';
 import { connectionError } from '../../src/upstream/connection-error.ts';
 
 const statuses: Array<[number, string | undefined]> = [
