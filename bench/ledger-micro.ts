@@ -1,15 +1,15 @@
 // `node bench/ledger-micro.ts`: CPU per request of two small pieces of the ledger and tracing work,
 // measured in isolation because `npm run bench:ledger` cannot resolve a few µs on a shared machine
-// (bench/RESULTS.md): an unsampled request's tracing (src/tracing/unsampled-trace.ts) beside what
+// (bench/RESULTS.md): an unsampled request's tracing (src/services/tracing/unsampled-trace.ts) beside what
 // the SDK's non-recording span cost before it, and the sqlite ledger's append per record.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatTraceparent } from '../src/tracing/traceparent.ts';
-import { UnsampledTrace } from '../src/tracing/unsampled-trace.ts';
-import { SqliteLedgerStore } from '../src/usage/sqlite-ledger-store.ts';
-import type { UsageRecord } from '../src/usage/usage-record.ts';
+import { formatTraceparent } from '../src/infra/tracing/traceparent.ts';
+import { UnsampledTrace } from '../src/services/tracing/unsampled-trace.ts';
+import { SqliteLedgerStore } from '../src/services/usage/sqlite-ledger-store.ts';
+import type { UsageRecord } from '../src/services/usage/usage-record.ts';
 
 const require = createRequire(import.meta.url);
 const sdk = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');

@@ -1,14 +1,14 @@
 // Entry point: `npm start` (config/gateway.yaml) or `GATEWAY_CONFIG=FILE npm start`.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { createApp } from './app.ts';
-import { ConfigError, loadConfigFile } from './config/load-config.ts';
-import { startConfigReload } from './config/reload-config.ts';
-import { createLogger } from './log/logger.ts';
-import { Runtime, type RuntimeRef } from './runtime.ts';
-import { closeServices, openServices, type Services } from './services.ts';
-import { startTuneRunner } from './tune/task-runner.ts';
-import { serveResponsesSockets } from './responses/serve-responses-sockets.ts';
+import { createApp } from './app/app.ts';
+import { ConfigError, loadConfigFile } from './infra/config/load-config.ts';
+import { startConfigReload } from './app/reload-config.ts';
+import { createLogger } from './infra/log/logger.ts';
+import { Runtime, type RuntimeRef } from './services/runtime/runtime.ts';
+import { closeServices, openServices, type Services } from './services/runtime/services.ts';
+import { startTuneRunner } from './families/tune/task-runner.ts';
+import { serveResponsesSockets } from './families/responses/serve-responses-sockets.ts';
 
 const file = process.env.GATEWAY_CONFIG ?? 'config/gateway.yaml';
 let ref: RuntimeRef;
@@ -24,7 +24,7 @@ try {
 const log = createLogger(process.env.LOG_LEVEL ?? ref.current.config.log.level);
 for (const w of ref.current.warnings) log.warn(w);
 // The live services (store, ledger, tracer, breakers, rate counters, relay proxy), opened before
-// serving and kept across reloads (src/services.ts).
+// serving and kept across reloads (src/services/runtime/services.ts).
 let services: Services;
 try {
   services = await openServices(ref, log);
@@ -38,7 +38,7 @@ const listen = ref.current.config.listen;
 const server = createServer(
   {
     // Node's request timer bounds receiving a request (headers and body), never the response, so
-    // long streams are not cut. The family-shaped 408 of the body deadline (src/app.ts) comes
+    // long streams are not cut. The family-shaped 408 of the body deadline (src/app/app.ts) comes
     // first; this is the backstop for a request no handler reads.
     headersTimeout: listen.headers_timeout_ms,
     requestTimeout: listen.body_timeout_ms > 0 ? listen.headers_timeout_ms + listen.body_timeout_ms + 5_000 : 0,
@@ -94,7 +94,7 @@ async function shutdown(signal: string): Promise<void> {
   const tuneStopped = services.tuneRunner?.stop() ?? Promise.resolve();
   server.close();
   server.closeIdleConnections();
-  // Every request holds the runtime it started on (src/app.ts): the current one idle and the
+  // Every request holds the runtime it started on (src/app/app.ts): the current one idle and the
   // ones replaced by reloads retired means no request is left.
   // Responses WebSockets close (1001) as their responses finish; their responses are requests in flight too.
   const allDone = Promise.all([ref.current.idle(), reloader.retiring(), responsesSockets.drain()]).then(() => true);

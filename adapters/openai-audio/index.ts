@@ -18,7 +18,7 @@ export { languageName } from './iso-639-1.ts';
 
 /**
  * The OpenAI audio format (docs/architecture.md, "The format module"). Its routes are the speech
- * service's (src/speech/speech-routes.ts): multipart uploads and audio answers, not the chat pipeline.
+ * service's (src/families/speech/speech-routes.ts): multipart uploads and audio answers, not the chat pipeline.
  */
 export const openaiAudio: FormatModule = {
   name: 'openai-audio',

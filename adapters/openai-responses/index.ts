@@ -49,7 +49,7 @@ export const openaiResponses: FormatModule = {
   metricLabel: 'responses',
   operation: () => 'chat',
   paths: [{ prefix: '/v1/responses' }],
-  // Retrieval and deletion of stored responses are the response store's routes (src/responses/responses-routes.ts).
+  // Retrieval and deletion of stored responses are the response store's routes (src/families/responses/responses-routes.ts).
   routes: [
     { method: 'POST', path: '/v1/responses', kind: 'chat' },
     { method: 'POST', path: '/v1/responses/input_tokens', kind: 'count-tokens' },

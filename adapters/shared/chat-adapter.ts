@@ -66,7 +66,7 @@ export interface UpstreamStreamDecoder {
 /** A chat format as spoken by upstream providers. */
 export interface ChatUpstreamCodec {
   readonly format: ChatFormat;
-  /** The provider-run tools this format can carry; others are dropped or refused before encoding (src/pipeline/hosted-tool-policy.ts). */
+  /** The provider-run tools this format can carry; others are dropped or refused before encoding (src/families/chat/hosted-tool-policy.ts). */
   readonly hostedTools: ReadonlySet<BuiltinTool['kind']>;
   /** `upstreamModel` is the provider's model name from the route. Throws GatewayError for fields it must reject. */
   encodeRequest(request: ChatRequest, upstreamModel: string, warn: WarningSink): UpstreamHttpRequest;

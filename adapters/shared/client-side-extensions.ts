@@ -14,7 +14,7 @@ const clientSide: { [F in WireFormat]?: ReadonlySet<string> } = {
     'include',
     // `stream_options` (include_obfuscation) shapes polygate's own stream.
     'stream_options',
-    // polygate stores the conversation itself (src/responses/responses-session.ts).
+    // polygate stores the conversation itself (src/services/sessions/responses-session.ts).
     'store',
     // The wire name and namespace of each flattened namespaced tool, for the client encoder to
     // restore (adapters/openai-responses/tool-identities.ts).

@@ -1,5 +1,5 @@
 // What one wire format tells the rest of polygate about itself (docs/architecture.md, "The format
-// module"). Each adapters/<format>/index.ts exports one such object; src/formats.ts lists them, and
+// module"). Each adapters/<format>/index.ts exports one such object; src/infra/formats/formats.ts lists them, and
 // route registration, format detection, authentication, error encoding, the upstream codecs and
 // the metrics iterate that list. Routes are data here: the adapters stay free of Koa.
 import type { GatewayError } from '../../src/ir/gateway-error.ts';

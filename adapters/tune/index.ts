@@ -10,7 +10,7 @@ export { encodeTuneError, endpointUnavailable, TuneError } from './tune-error.ts
 
 /**
  * The music-task format (docs/architecture.md, "The format module"). Its routes are the task
- * service's (src/tune/tune-routes.ts).
+ * service's (src/families/tune/tune-routes.ts).
  */
 export const tune: FormatModule = {
   name: 'tune',

@@ -1,4 +1,4 @@
-// The golden fixtures of every chat format, driven by the format list (src/formats.ts): for each
+// The golden fixtures of every chat format, driven by the format list (src/infra/formats/formats.ts): for each
 // format, test/fixtures/<format name>/ holds its cases, one file per step, and a case runs the
 // steps its files name:
 //   <case>.request.json + <case>.ir.json     a client body decodes to exactly that IR request
@@ -19,7 +19,7 @@ import { isDeepStrictEqual } from 'node:util';
 import t, { type Test } from 'tap';
 import type { ChatClientCodec, InboundContext, SseFrame } from '../../adapters/shared/chat-adapter.ts';
 import type { IdSource } from '../../adapters/shared/format-module.ts';
-import { formats, isChatFormat, type ChatFormatModule } from '../../src/formats.ts';
+import { formats, isChatFormat, type ChatFormatModule } from '../../src/infra/formats/formats.ts';
 import type { ChatRequest } from '../../src/ir/chat-request.ts';
 import { GatewayError, type ErrorKind } from '../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../src/ir/stream-event.ts';
@@ -58,7 +58,7 @@ const revive = (events: Array<Record<string, unknown>>): StreamEvent[] =>
     return { type: 'error', error: new GatewayError(kind, message, { status, param }) };
   });
 
-/** Frames as src/http/sse-writer.ts writes them. */
+/** Frames as src/infra/http/sse-writer.ts writes them. */
 const sseText = (frames: SseFrame[]): string => frames.map((f) => (f.event === undefined ? `data: ${f.data}\n\n` : `event: ${f.event}\ndata: ${f.data}\n\n`)).join('');
 
 /** JSON as stored: what JSON.stringify keeps (no `undefined` members). */

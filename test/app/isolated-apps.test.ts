@@ -1,5 +1,5 @@
 // Two apps in one process, with different configs but the same provider, model and key names:
-// each has its own services (src/services.ts), so what one learns or counts never reaches the
+// each has its own services (src/services/runtime/services.ts), so what one learns or counts never reaches the
 // other. A breaker one app opened, a key's rpm one app spent and a response one app stored are
 // all invisible to the other; a control app that is handed the first one's service sees them,
 // which shows each check can fail.

@@ -1,12 +1,12 @@
-// A config reload swaps the runtime and keeps the services (src/services.ts): in an app built in
-// this process, the real reloader (src/config/reload-config.ts) brings in a new model while the
+// A config reload swaps the runtime and keeps the services (src/services/runtime/services.ts): in an app built in
+// this process, the real reloader (src/app/reload-config.ts) brings in a new model while the
 // breaker it had opened stays open and the key's rpm window keeps its count.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { stringify } from 'yaml';
-import { startConfigReload } from '../../src/config/reload-config.ts';
+import { startConfigReload } from '../../src/app/reload-config.ts';
 import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
 import { startInProcessApp } from '../helpers/in-process-app.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';

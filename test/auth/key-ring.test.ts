@@ -1,7 +1,7 @@
 import t from 'tap';
 import { createHash } from 'node:crypto';
-import { globMatcher, KeyRing } from '../../src/auth/key-ring.ts';
-import { formatNamed } from '../../src/formats.ts';
+import { globMatcher, KeyRing } from '../../src/services/auth/key-ring.ts';
+import { formatNamed } from '../../src/infra/formats/formats.ts';
 
 const credential = (format: string, headers: Record<string, string>, query: Record<string, string>): string | undefined => {
   const f = formatNamed(format);

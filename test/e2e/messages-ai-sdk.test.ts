@@ -1,6 +1,6 @@
 // The Vercel AI SDK's Anthropic provider as a second, strict client of the Messages family: with
 // streaming it adds `eager_input_streaming: true` to every tool, which a translated route leaves out
-// silently and a same-format route relays (src/pipeline/chat-handler.ts, docs/open-world.md).
+// silently and a same-format route relays (src/families/chat/chat-handler.ts, docs/open-world.md).
 import t from 'tap';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { jsonSchema, streamText, tool } from 'ai';

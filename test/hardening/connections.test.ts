@@ -119,8 +119,8 @@ t.test('a spawn that fails for want of descriptors rejects its call and leaves t
   writeFileSync(
     script,
     `import { openSync } from 'node:fs';
-import { renderSong } from ${JSON.stringify(join(repoRoot, 'src/tune/sandbox-renderer.ts'))};
-import { runTool } from ${JSON.stringify(join(repoRoot, 'src/speech/run-tool.ts'))};
+import { renderSong } from ${JSON.stringify(join(repoRoot, 'src/families/tune/sandbox-renderer.ts'))};
+import { runTool } from ${JSON.stringify(join(repoRoot, 'src/families/speech/run-tool.ts'))};
 const held = [];
 try { for (;;) held.push(openSync('/dev/null', 'r')); } catch (e) { if (e.code !== 'EMFILE') throw e; }
 // Leave two descriptors: enough for the renderer's temporary directory, not for the child's pipes.

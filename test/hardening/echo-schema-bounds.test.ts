@@ -5,7 +5,7 @@
 import t from 'tap';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
-import { SampleTooLarge, sampleBounds, sampleFromSchema } from '../../src/providers/sample-from-schema.ts';
+import { SampleTooLarge, sampleBounds, sampleFromSchema } from '../../src/services/providers/sample-from-schema.ts';
 import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
 const nestedArrays = (levels: number, minItems: number): Record<string, unknown> => {

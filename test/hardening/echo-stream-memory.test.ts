@@ -8,7 +8,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { ChatRequest } from '../../src/ir/chat-request.ts';
 import type { StreamEvent } from '../../src/ir/stream-event.ts';
-import { EchoProvider } from '../../src/providers/echo-provider.ts';
+import { EchoProvider } from '../../src/services/providers/echo-provider.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

@@ -6,7 +6,7 @@
 // with setImmediate (what any other request's I/O waits behind): no timing.
 import t from 'tap';
 import type { ChatRequest } from '../../src/ir/chat-request.ts';
-import { EchoProvider } from '../../src/providers/echo-provider.ts';
+import { EchoProvider } from '../../src/services/providers/echo-provider.ts';
 
 const request = {
   model: 'echo',

@@ -73,7 +73,7 @@ t.test('a realistically nested tool schema (30 levels, JSON depth ~65) is served
 });
 
 t.test('the depth check counts nesting, not width, and honours the configured limit', async (t) => {
-  const { assertJsonDepth } = await import('../../src/http/json-body.ts');
+  const { assertJsonDepth } = await import('../../src/infra/http/json-body.ts');
   t.doesNotThrow(() => assertJsonDepth({ a: { b: [1, 2] } }, 3));
   const err = (() => {
     try {

@@ -3,10 +3,10 @@
 // every tenant with 503) and, on an HTTP route, answered 502 "provider could not be reached".
 import t from 'tap';
 import { GatewayError } from '../../src/ir/gateway-error.ts';
-import { BreakerBoard } from '../../src/resilience/breaker-board.ts';
-import { defaultBreaker, defaultRetries } from '../../src/config/upstream-defaults.ts';
-import { runRoutes, type RouteAttempts } from '../../src/resilience/run-routes.ts';
-import type { Route } from '../../src/routing/model-router.ts';
+import { BreakerBoard } from '../../src/services/resilience/breaker-board.ts';
+import { defaultBreaker, defaultRetries } from '../../src/infra/config/upstream-defaults.ts';
+import { runRoutes, type RouteAttempts } from '../../src/services/resilience/run-routes.ts';
+import type { Route } from '../../src/services/routing/model-router.ts';
 
 const route = (provider: string): Route => ({
   provider,

@@ -6,11 +6,11 @@ import t from 'tap';
 import OpenAI from 'openai';
 import type { ChatRequest } from '../../src/ir/chat-request.ts';
 import { GatewayError } from '../../src/ir/gateway-error.ts';
-import { ResponseRepository } from '../../src/responses/response-repository.ts';
-import { ResponsesSession } from '../../src/responses/responses-session.ts';
-import type { Route } from '../../src/routing/model-router.ts';
-import { MemoryStore } from '../../src/store/memory-store.ts';
-import type { CountedDoc, Doc } from '../../src/store/store.ts';
+import { ResponseRepository } from '../../src/services/sessions/response-repository.ts';
+import { ResponsesSession } from '../../src/services/sessions/responses-session.ts';
+import type { Route } from '../../src/services/routing/model-router.ts';
+import { MemoryStore } from '../../src/infra/store/memory-store.ts';
+import type { CountedDoc, Doc } from '../../src/infra/store/store.ts';
 import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
 /** A store that counts the bytes written through it. */

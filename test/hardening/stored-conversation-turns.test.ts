@@ -6,8 +6,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { ResponseRepository, type StoredResponse } from '../../src/responses/response-repository.ts';
-import { SqliteStore } from '../../src/store/sqlite-store.ts';
+import { ResponseRepository, type StoredResponse } from '../../src/services/sessions/response-repository.ts';
+import { SqliteStore } from '../../src/infra/store/sqlite-store.ts';
 
 t.test('reading a 40-turn chain lets the event loop turn between stored turns', async (t) => {
   const store = new SqliteStore(join(mkdtempSync(join(tmpdir(), 'polygate-walk-')), 'walk.db'));

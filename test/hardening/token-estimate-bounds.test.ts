@@ -6,7 +6,7 @@ import t from 'tap';
 import { countTokens } from 'gpt-tokenizer';
 import Anthropic from '@anthropic-ai/sdk';
 import type { ChatRequest } from '../../src/ir/chat-request.ts';
-import { estimateTokens, tokenSample } from '../../src/limits/estimate-tokens.ts';
+import { estimateTokens, tokenSample } from '../../src/services/tokens/estimate-tokens.ts';
 import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
 const request = (texts: string[]): ChatRequest =>

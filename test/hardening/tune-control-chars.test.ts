@@ -6,8 +6,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { MemoryStore } from '../../src/store/memory-store.ts';
-import { SandboxTuneProvider } from '../../src/tune/sandbox-tune-provider.ts';
+import { MemoryStore } from '../../src/infra/store/memory-store.ts';
+import { SandboxTuneProvider } from '../../src/families/tune/sandbox-tune-provider.ts';
 import { call, startGateway, testConfig } from '../tune/tune-helpers.ts';
 
 const gw = await startGateway(

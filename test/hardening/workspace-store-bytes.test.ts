@@ -8,10 +8,10 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { MemoryStore } from '../../src/store/memory-store.ts';
-import { RedisStore } from '../../src/store/redis-store.ts';
-import { SqliteStore } from '../../src/store/sqlite-store.ts';
-import { StoreQuotaError, type CountedDoc, type Store } from '../../src/store/store.ts';
+import { MemoryStore } from '../../src/infra/store/memory-store.ts';
+import { RedisStore } from '../../src/infra/store/redis-store.ts';
+import { SqliteStore } from '../../src/infra/store/sqlite-store.ts';
+import { StoreQuotaError, type CountedDoc, type Store } from '../../src/infra/store/store.ts';
 import { startRedis } from '../redis/redis-server.ts';
 
 const redis = await startRedis();

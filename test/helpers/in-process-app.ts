@@ -1,17 +1,17 @@
 // A polygate app built in the test's own process: services opened from a config object
-// (src/services.ts), createApp (src/app.ts) served on a loopback port, no signals and no spawned
+// (src/services/runtime/services.ts), createApp (src/app/app.ts) served on a loopback port, no signals and no spawned
 // process. Several can run side by side; each has its own store, ledger, breakers and counters.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Test } from 'tap';
 import { stringify } from 'yaml';
-import { createApp } from '../../src/app.ts';
-import type { FormatModule } from '../../src/formats.ts';
-import { parseConfig } from '../../src/config/load-config.ts';
-import { createLogger } from '../../src/log/logger.ts';
-import { Runtime } from '../../src/runtime.ts';
-import { closeServices, openServices, type Services } from '../../src/services.ts';
+import { createApp } from '../../src/app/app.ts';
+import type { FormatModule } from '../../src/infra/formats/formats.ts';
+import { parseConfig } from '../../src/infra/config/load-config.ts';
+import { createLogger } from '../../src/infra/log/logger.ts';
+import { Runtime } from '../../src/services/runtime/runtime.ts';
+import { closeServices, openServices, type Services } from '../../src/services/runtime/services.ts';
 import type { Emulator } from '../emulators/emulator-types.ts';
 import { startEmulators, type UpstreamKind } from './gateway-with-upstreams.ts';
 import { testConfig } from './start-gateway.ts';

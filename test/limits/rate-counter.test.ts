@@ -2,10 +2,10 @@
 // and concurrency slots; the Redis one against a real redis-server, shared by two clients.
 import t, { type Test } from 'tap';
 import { Redis } from 'ioredis';
-import { MemoryRateCounter } from '../../src/limits/memory-rate-counter.ts';
-import { slidingWindow, type RateCounter } from '../../src/limits/rate-counter.ts';
-import { RedisRateCounter } from '../../src/limits/redis-rate-counter.ts';
-import { backoffDelay } from '../../src/resilience/backoff.ts';
+import { MemoryRateCounter } from '../../src/services/limits/memory-rate-counter.ts';
+import { slidingWindow, type RateCounter } from '../../src/services/limits/rate-counter.ts';
+import { RedisRateCounter } from '../../src/services/limits/redis-rate-counter.ts';
+import { backoffDelay } from '../../src/services/resilience/backoff.ts';
 import { startRedis } from '../redis/redis-server.ts';
 
 t.test('sliding window: the previous window counts by its overlap; the wait is when it would fit', async (t) => {

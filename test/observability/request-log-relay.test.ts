@@ -1,6 +1,6 @@
 // A relayed request's log line carries the usage the relay read off the upstream's answer. The
 // relay ends the client's response before its handler records that usage, so the line waits for
-// both (src/app.ts, requestScope); before that, every relayed line had no tokens.
+// both (src/app/app.ts, requestScope); before that, every relayed line had no tokens.
 import t from 'tap';
 import Anthropic from '@anthropic-ai/sdk';
 import { gatewayWithUpstreams } from '../helpers/gateway-with-upstreams.ts';

@@ -62,7 +62,7 @@ export type TrafficEnv = {
   callbackFor(taskId: string): Promise<void>;
 };
 
-/** The `family` label values the dashboards query (each format module's `metricLabel`, src/formats.ts). */
+/** The `family` label values the dashboards query (each format module's `metricLabel`, src/infra/formats/formats.ts). */
 type Family = 'messages' | 'chat' | 'responses' | 'gemini' | 'audio' | 'tune';
 
 export type FamilyTraffic = {

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { request } from 'undici';
-import { checkOutboundUrl, embeddedIpv4, isForbiddenAddress, outboundAgent, closeOutboundAgents, SsrfRefused } from '../../src/outbound/ssrf-guard.ts';
+import { checkOutboundUrl, embeddedIpv4, isForbiddenAddress, outboundAgent, closeOutboundAgents, SsrfRefused } from '../../src/infra/outbound/ssrf-guard.ts';
 
 t.teardown(closeOutboundAgents);
 

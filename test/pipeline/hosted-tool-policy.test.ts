@@ -1,9 +1,9 @@
 // Hosted tools an upstream lacks: dropped with a warning (default) or refused per provider; a
-// forced one always refused; what the decoder could not map reported (src/pipeline/hosted-tool-policy.ts).
+// forced one always refused; what the decoder could not map reported (src/families/chat/hosted-tool-policy.ts).
 import t, { type Test } from 'tap';
 import type { BuiltinTool, ChatRequest, Tool } from '../../src/ir/chat-request.ts';
 import { GatewayError } from '../../src/ir/gateway-error.ts';
-import { applyHostedToolPolicy, type UnsupportedTools } from '../../src/pipeline/hosted-tool-policy.ts';
+import { applyHostedToolPolicy, type UnsupportedTools } from '../../src/families/chat/hosted-tool-policy.ts';
 
 const fn: Tool = { type: 'function', name: 'f', parameters: { type: 'object' } };
 const search: Tool = { type: 'builtin', kind: 'web-search', name: 'web_search', options: {} };

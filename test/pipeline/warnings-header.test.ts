@@ -1,7 +1,7 @@
 // x-polygate-warnings stays one line of visible ASCII and small enough for every client's header
-// limit, however many fields a translation drops (src/metrics/warning-fields.ts).
+// limit, however many fields a translation drops (src/infra/metrics/warning-fields.ts).
 import t from 'tap';
-import { warningsHeader } from '../../src/metrics/warning-fields.ts';
+import { warningsHeader } from '../../src/infra/metrics/warning-fields.ts';
 
 t.test('warnings join into one ASCII line', async (t) => {
   t.equal(warningsHeader(['a: dropped', 'b: caf\u00e9\nx']), 'a: dropped; b: caf??x');

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import { sampleFromSchema } from '../../src/providers/sample-from-schema.ts';
+import { sampleFromSchema } from '../../src/services/providers/sample-from-schema.ts';
 
 const ajv = new Ajv({ strict: false });
 addFormats.default(ajv);

@@ -3,7 +3,7 @@
 // due work, and a dead holder's lease taken over once it has run out.
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
-import { RedisStore } from '../../src/store/redis-store.ts';
+import { RedisStore } from '../../src/infra/store/redis-store.ts';
 import { startRedis } from './redis-server.ts';
 
 const redis = await startRedis();

@@ -2,7 +2,7 @@
 // control), then through a running polygate: opening on a run of failures, skipping the route
 // while open, a half-open probe after the cool-down, closing on its success; state in metrics.
 import t from 'tap';
-import { CircuitBreaker, type BreakerState } from '../../src/resilience/circuit-breaker.ts';
+import { CircuitBreaker, type BreakerState } from '../../src/services/resilience/circuit-breaker.ts';
 import { startFaultUpstream } from '../emulators/fault-upstream.ts';
 import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { metricValue, waitUntil } from './resilience-helpers.ts';

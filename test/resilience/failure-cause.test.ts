@@ -1,13 +1,13 @@
-// The one failure classifier (src/resilience/failure-cause.ts, src/upstream/connection-error.ts)
+// The one failure classifier (src/infra/upstream/failure-cause.ts, src/infra/upstream/connection-error.ts)
 // that translated calls, relays, speech and music tasks share: each upstream status or transport
 // error, its cause, whether another attempt may be made and whether it counts against a breaker.
 import t from 'tap';
 import { errors as undiciErrors } from 'undici';
 import { GatewayError, kindOfStatus } from '../../src/ir/gateway-error.ts';
-import { backoffDelay } from '../../src/resilience/backoff.ts';
-import { breaksCircuit, failureCauseOf, isRetryable, retryableStatus } from '../../src/resilience/failure-cause.ts';
-import { defaultRetries } from '../../src/config/upstream-defaults.ts';
-import { connectionError } from '../../src/upstream/connection-error.ts';
+import { backoffDelay } from '../../src/services/resilience/backoff.ts';
+import { breaksCircuit, failureCauseOf, isRetryable, retryableStatus } from '../../src/infra/upstream/failure-cause.ts';
+import { defaultRetries } from '../../src/infra/config/upstream-defaults.ts';
+import { connectionError } from '../../src/infra/upstream/connection-error.ts';
 
 const statuses: Array<[number, string | undefined]> = [
   [400, undefined],

@@ -2,8 +2,8 @@
 // timeouts and retries over `upstream.*`, per-model breaker settings; and what the loader refuses.
 import t from 'tap';
 import { stringify } from 'yaml';
-import { ConfigError, parseConfig } from '../../src/config/load-config.ts';
-import { ModelRouter } from '../../src/routing/model-router.ts';
+import { ConfigError, parseConfig } from '../../src/infra/config/load-config.ts';
+import { ModelRouter } from '../../src/services/routing/model-router.ts';
 
 const file = (extra: Record<string, unknown>): string =>
   stringify({

@@ -3,8 +3,8 @@
 // encoder of that format replays it and no other does.
 import t from 'tap';
 import type { Message } from '../../src/ir/chat-request.ts';
-import { ResponseRepository, type StoredResponse } from '../../src/responses/response-repository.ts';
-import { MemoryStore } from '../../src/store/memory-store.ts';
+import { ResponseRepository, type StoredResponse } from '../../src/services/sessions/response-repository.ts';
+import { MemoryStore } from '../../src/infra/store/memory-store.ts';
 
 const record = (id: string): StoredResponse => ({
   id,

@@ -10,7 +10,7 @@ import { stringify } from 'yaml';
 import { node24, repoRoot, testConfig } from '../helpers/start-gateway.ts';
 
 const checkConfig = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(node24, ['src/config/check-config.ts', ...args], { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', GEMINI_API_KEY: '', ...env } });
+  spawnSync(node24, ['src/app/check-config.ts', ...args], { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', GEMINI_API_KEY: '', ...env } });
 
 const write = (config: Record<string, unknown>): string => {
   const file = join(mkdtempSync(join(tmpdir(), 'polygate-explain-')), 'gateway.yaml');

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { matchGlob } from '../../src/routing/match-glob.ts';
-import { globMatcher } from '../../src/auth/key-ring.ts';
+import { matchGlob } from '../../src/services/routing/match-glob.ts';
+import { globMatcher } from '../../src/services/auth/key-ring.ts';
 
 t.test('glob matching: ? is one character, * parts are captured leftmost, and hostile names stay linear', async (t) => {
   t.same(matchGlob('claude-*', 'claude-haiku-4-5'), ['haiku-4-5']);

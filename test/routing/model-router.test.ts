@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ModelRouter } from '../../src/routing/model-router.ts';
+import { ModelRouter } from '../../src/services/routing/model-router.ts';
 
 t.test('fallback keeps the configured order and skips disabled providers', async (t) => {
   const r = new ModelRouter({ m: { routes: [{ provider: 'a', model: 'x' }, { provider: 'b', model: 'y' }, { provider: 'c', model: 'z' }] } }, new Map([['b', 'no key']]));

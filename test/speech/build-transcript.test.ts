@@ -1,7 +1,7 @@
 // Utterances become segments with Whisper's statistics computed from what the recognizer knows.
 import t from 'tap';
-import { buildTranscript, compressionRatio } from '../../src/speech/build-transcript.ts';
-import type { Utterance } from '../../src/speech/pocketsphinx.ts';
+import { buildTranscript, compressionRatio } from '../../src/families/speech/build-transcript.ts';
+import type { Utterance } from '../../src/families/speech/pocketsphinx.ts';
 
 const utterances: Utterance[] = [
   {

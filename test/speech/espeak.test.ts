@@ -2,7 +2,7 @@
 // product is the requested pace.
 import t from 'tap';
 import { speechVoices } from '../../src/ir/speech-request.ts';
-import { baseRate, espeakVoices, rateFor } from '../../src/speech/espeak.ts';
+import { baseRate, espeakVoices, rateFor } from '../../src/families/speech/espeak.ts';
 
 t.test('six distinct voice settings', async (t) => {
   const settings = speechVoices.map((v) => `${espeakVoices[v].voice}/${espeakVoices[v].pitch}`);

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { multipartBody } from '../../src/speech/multipart-body.ts';
+import { multipartBody } from '../../src/families/speech/multipart-body.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'polygate-mp-test-'));
 const bytes = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 7) % 256));

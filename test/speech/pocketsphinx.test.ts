@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { parseContinuousOutput, parseJsonLinesOutput, wordOf } from '../../src/speech/pocketsphinx.ts';
+import { parseContinuousOutput, parseJsonLinesOutput, wordOf } from '../../src/families/speech/pocketsphinx.ts';
 
 const fixture = (f: string): string => readFileSync(join(import.meta.dirname, '../fixtures/openai-audio', f), 'utf8');
 

@@ -1,7 +1,7 @@
 // Child processes: arguments are never shell-parsed, a hung program is killed at its timeout, a
 // missing one is reported as missing, and a cancelled request stops its program.
 import t from 'tap';
-import { runTool, ToolError } from '../../src/speech/run-tool.ts';
+import { runTool, ToolError } from '../../src/families/speech/run-tool.ts';
 
 t.test('arguments reach the program verbatim (no shell)', async (t) => {
   const out = await runTool('/bin/echo', ['$(id)', '; rm -rf /', '`x`'], { timeoutMs: 5000 });

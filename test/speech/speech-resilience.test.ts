@@ -1,4 +1,4 @@
-// Speech routes go through the chat route loop (src/resilience/run-routes.ts) with the one
+// Speech routes go through the chat route loop (src/services/resilience/run-routes.ts) with the one
 // failure classifier: an upstream 429 falls back to the next route, Retry-After is waited for up
 // to max_retry_after_ms, and a breaker opened by failures skips the route on later requests.
 // Before the unification speech fell back only on 5xx, never retried and had no breakers.

@@ -1,6 +1,6 @@
 // local-speech finds its programs on PATH and names the Debian package for each one missing.
 import t from 'tap';
-import { describeMissing, findExecutable, findRecognizer, missingTools } from '../../src/speech/system-tools.ts';
+import { describeMissing, findExecutable, findRecognizer, missingTools } from '../../src/families/speech/system-tools.ts';
 
 t.test('found on this machine (CI installs them with apt-get)', async (t) => {
   t.ok(findExecutable('espeak-ng'));

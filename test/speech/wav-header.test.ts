@@ -2,7 +2,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { parseWavHeader } from '../../src/speech/wav-header.ts';
+import { parseWavHeader } from '../../src/families/speech/wav-header.ts';
 
 const file = join(import.meta.dirname, '../fixtures/openai-audio/tone-0.3s.wav');
 

@@ -3,9 +3,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { MemoryStore } from '../../src/store/memory-store.ts';
-import { SqliteStore } from '../../src/store/sqlite-store.ts';
-import type { Store } from '../../src/store/store.ts';
+import { MemoryStore } from '../../src/infra/store/memory-store.ts';
+import { SqliteStore } from '../../src/infra/store/sqlite-store.ts';
+import type { Store } from '../../src/infra/store/store.ts';
 
 const drivers: Array<[string, () => Store]> = [
   ['memory', () => new MemoryStore()],

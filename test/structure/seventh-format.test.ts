@@ -7,9 +7,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { parseConfig } from '../../src/config/load-config.ts';
-import { formats, type FormatModule } from '../../src/formats.ts';
-import { formatOfPath } from '../../src/http/format-of-path.ts';
+import { parseConfig } from '../../src/infra/config/load-config.ts';
+import { formats, type FormatModule } from '../../src/infra/formats/formats.ts';
+import { formatOfPath } from '../../src/infra/http/format-of-path.ts';
 import { startInProcessApp, type InProcessApp } from '../helpers/in-process-app.ts';
 import { repoRoot, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { fakeFormat } from './fake-format/index.ts';

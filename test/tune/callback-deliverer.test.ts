@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import t from 'tap';
-import { callbackHeaders, retryDelay, signCallback } from '../../src/tune/callback-deliverer.ts';
-import type { CallbackRecord } from '../../src/tune/task-store.ts';
+import { callbackHeaders, retryDelay, signCallback } from '../../src/families/tune/callback-deliverer.ts';
+import type { CallbackRecord } from '../../src/families/tune/task-store.ts';
 
 const rec: CallbackRecord = { deliveryId: 'd-1', taskId: 't-1', url: 'https://h.example/x', body: '{"task_id":"t-1"}', attempts: 2, state: 'pending', createdAt: 0 };
 

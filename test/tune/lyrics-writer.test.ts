@@ -1,5 +1,5 @@
 import t from 'tap';
-import { parseWrittenLyrics } from '../../src/tune/lyrics-writer.ts';
+import { parseWrittenLyrics } from '../../src/families/tune/lyrics-writer.ts';
 
 t.test('reads Title, Tags and Lyrics from an answer in the asked form', async (t) => {
   t.same(parseWrittenLyrics('Title: Harbour Lights\nTags: folk, acoustic\nLyrics:\n[Verse]\nBoats\n', 'theme'), { title: 'Harbour Lights', tags: 'folk, acoustic', text: '[Verse]\nBoats' });

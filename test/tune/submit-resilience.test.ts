@@ -1,4 +1,4 @@
-// Music submissions go through the chat route loop (src/resilience/run-routes.ts) with the one
+// Music submissions go through the chat route loop (src/services/resilience/run-routes.ts) with the one
 // failure classifier: a 503 is retried on the route's own policy (Retry-After honoured), a 429
 // falls back to the next route like a chat request, and a 400 is the caller's at once.
 // Before the unification a submission was never retried and a 429 did not fall back.

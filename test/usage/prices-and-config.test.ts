@@ -6,8 +6,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { ConfigError, parseConfig } from '../../src/config/load-config.ts';
-import { costNano, noUnits, priceOf, unpricedModels } from '../../src/usage/prices.ts';
+import { ConfigError, parseConfig } from '../../src/infra/config/load-config.ts';
+import { costNano, noUnits, priceOf, unpricedModels } from '../../src/services/usage/prices.ts';
 import { node24, repoRoot } from '../helpers/start-gateway.ts';
 
 const base = (usage: string): string => `
@@ -79,7 +79,7 @@ t.test('the schema and the cross-checks refuse what cannot be right', async (t) 
 t.test('check-config names the models that cost 0', async (t) => {
   const file = join(mkdtempSync(join(tmpdir(), 'polygate-prices-')), 'gateway.yaml');
   writeFileSync(file, base(priced));
-  const r = spawnSync(node24, ['src/config/check-config.ts', file], { cwd: repoRoot, encoding: 'utf8' });
+  const r = spawnSync(node24, ['src/app/check-config.ts', file], { cwd: repoRoot, encoding: 'utf8' });
   t.equal(r.status, 0, r.stderr);
   t.match(r.stdout, /note: no price in usage.prices for 'free': these models cost 0/);
   t.notMatch(r.stdout, /'priced'|'by-route'/);

@@ -17,7 +17,7 @@ export const fixtureChunks = (name: string): Array<{ event: string; data: string
     .filter((l) => l !== '')
     .map((data) => ({ event: String((JSON.parse(data) as { type: unknown }).type), data }));
 
-/** Frames as src/http/sse-writer.ts writes them. */
+/** Frames as src/infra/http/sse-writer.ts writes them. */
 export const sseText = (frames: SseFrame[]): string =>
   frames.map((f) => (f.event === undefined ? `data: ${f.data}\n\n` : `event: ${f.event}\ndata: ${f.data}\n\n`)).join('');
 

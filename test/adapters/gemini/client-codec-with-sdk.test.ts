@@ -1,6 +1,6 @@
 // The official @google/genai SDK as the oracle for the client codec: a bare HTTP server decodes
 // the SDK's requests with geminiClientCodec and answers scripted IR results / streams / errors
-// through the same codec (SSE framed as src/http/sse-writer.ts frames it).
+// through the same codec (SSE framed as src/infra/http/sse-writer.ts frames it).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiError, GoogleGenAI, type Content } from '@google/genai';

@@ -1,12 +1,12 @@
 // The upstream codec against the Gemini emulator over real HTTP: encodeRequest's path and body
-// are accepted, unary answers decode, and the SSE stream decodes through src/upstream/read-sse.ts
+// are accepted, unary answers decode, and the SSE stream decodes through src/infra/upstream/read-sse.ts
 // exactly as the provider reads it.
 import t from 'tap';
 import { geminiUpstreamCodec } from '../../../adapters/gemini/index.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
-import { readSse } from '../../../src/upstream/read-sse.ts';
+import { readSse } from '../../../src/infra/upstream/read-sse.ts';
 import { startGeminiUpstream } from '../../emulators/gemini-upstream.ts';
 
 const em = await startGeminiUpstream();

@@ -4,7 +4,7 @@
 import t from 'tap';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
-import { readSse } from '../../../src/upstream/read-sse.ts';
+import { readSse } from '../../../src/infra/upstream/read-sse.ts';
 import { responsesUpstreamCodec as codec } from '../../../adapters/openai-responses/index.ts';
 import { startOpenAIResponsesUpstream } from '../../emulators/openai-responses-upstream.ts';
 

@@ -10,7 +10,7 @@ import { responsesClientCodec } from '../../../adapters/openai-responses/index.t
 import type { ChatClientCodec, ChatFormat, InboundContext } from '../../../adapters/shared/chat-adapter.ts';
 import { openReasoning, sealReasoning } from '../../../adapters/shared/reasoning-envelope.ts';
 import type { ChatRequest, ReasoningPart } from '../../../src/ir/chat-request.ts';
-import { upstreamCodecOf } from '../../../src/pipeline/upstream-codecs.ts';
+import { upstreamCodecOf } from '../../../src/services/providers/upstream-codecs.ts';
 
 const ctx: InboundContext = { headers: { 'anthropic-version': '2023-06-01' }, params: { model: 'm' }, query: {} };
 const clientCodecs = [anthropicClientCodec, openaiChatClientCodec, responsesClientCodec, geminiClientCodec];

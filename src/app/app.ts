@@ -1,0 +1,254 @@
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import Koa from 'koa';
+import Router from '@koa/router';
+import { registerModelsRoutes } from '../families/discovery/models-routes.ts';
+import { registerResponsesRoutes } from '../families/responses/responses-routes.ts';
+import { ResponsesSession } from '../services/sessions/responses-session.ts';
+import { formats as defaultFormats, type FormatModule } from '../infra/formats/formats.ts';
+import { registerFormatRoutes } from './format-routes.ts';
+import { sameSecret } from '../services/auth/same-secret.ts';
+import { encodeFormatError } from '../infra/http/encode-format-error.ts';
+import { formatOfPath } from '../infra/http/format-of-path.ts';
+import { closeUnfinished, receiveDeadline } from '../infra/http/receive-deadline.ts';
+import pkg from '../../package.json' with { type: 'json' };
+import { GatewayError } from '../ir/gateway-error.ts';
+import {
+  inFlight,
+  primeMetrics,
+  registry,
+  requestDuration,
+  requestsTotal,
+  streamChunksTotal,
+  timeToFirstByte,
+  translationDuration,
+} from '../infra/metrics/registry.ts';
+import type { ChatState } from '../services/runtime/request-state.ts';
+import { toGatewayError } from '../infra/errors/to-gateway-error.ts';
+import type { Services } from '../services/runtime/services.ts';
+import { registerSpeechRoutes } from '../families/speech/speech-routes.ts';
+import { registerTuneRoutes } from '../families/tune/tune-routes.ts';
+import { recordUsage } from './record-usage.ts';
+import { endRequestTrace, startRequestTrace } from '../services/tracing/request-trace.ts';
+import { registerUsageRoutes } from './admin-routes.ts';
+
+/**
+ * The app of one gateway: every handler reaches `services` through ctx.state.services
+ * (src/services/runtime/services.ts). `formats`: the wire formats served (src/infra/formats/formats.ts); a test passes its own
+ * list to show that a format is served from its module alone (test/structure/seventh-format.test.ts).
+ */
+export function createApp(services: Services, formats: readonly FormatModule[] = defaultFormats): Koa {
+  const { ref, log } = services;
+  const app = new Koa();
+  app.proxy = false;
+  // Koa's own error printing would duplicate our request log line.
+  app.silent = true;
+  app.use(requestScope(services, formats));
+
+  // Case-insensitive, one optional trailing slash: format detection (src/infra/http/format-of-path.ts,
+  // routeComparable) reads paths through the same rule, so both always agree.
+  const router = new Router({ sensitive: false, strict: false });
+  // Claude Code sends `HEAD /` before its first call; a GET says what answers here.
+  router.get('/', (ctx) => {
+    ctx.body = { name: pkg.name, version: pkg.version, links: { health: '/healthz', metrics: '/metrics' } };
+  });
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  router.get('/metrics', async (ctx) => {
+    const token = ref.current.config.metrics.bearer_token;
+    if (token && !sameSecret(ctx.get('authorization'), `Bearer ${token}`)) {
+      ctx.status = 401;
+      ctx.body = 'unauthorized\n';
+      return;
+    }
+    primeMetrics(ref.current);
+    ctx.type = registry.contentType;
+    ctx.body = await registry.metrics();
+  });
+
+  // Chat and token-count routes as the format modules describe them; a Responses chain keeps its state in a session.
+  registerFormatRoutes(router, formats, { 'openai-responses': (ctx) => ResponsesSession.of(ctx) });
+  registerResponsesRoutes(router);
+  registerModelsRoutes(router);
+  registerTuneRoutes(router, ref);
+  registerSpeechRoutes(router, ref, log);
+  registerUsageRoutes(router);
+
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}
+
+/** Paths of the operator's own tools: probed every few seconds, so they are logged at debug level and not counted. */
+const opsPaths = new Set(['/', '/healthz', '/metrics']);
+
+/**
+ * Per request: an id, the runtime in force, errors in the format's own shape, one metrics sample
+ * and one log line when the response is done (streams and unmatched paths included; `family`
+ * is `none` where the path names no format).
+ */
+function requestScope(services: Services, formats: readonly FormatModule[]): Koa.Middleware {
+  const { ref, log } = services;
+  // The access line's fields are fixed and carry no credential, so it skips the redaction walk
+  // (several per cent of a request's CPU); a line with the request body keeps it.
+  const accessLog = log.child({}, { redact: [] });
+  // `listen` is read once at start, like the listener itself (src/app/reload-config.ts).
+  const bodyTimeoutMs = ref.current.config.listen.body_timeout_ms;
+  return async (ctx, next) => {
+    const started = performance.now();
+    const format = formatOfPath(ctx.path, ctx.headers, ctx.query, formats);
+    const familyLabel = format?.metricLabel ?? 'none';
+    const ops = !format && opsPaths.has(ctx.path);
+    const state = ctx.state as ChatState;
+    // Header values echo no client bytes outside visible ASCII (no CR/LF reaches a response header).
+    state.requestId = ctx.get('x-request-id').slice(0, 128).replace(/[^\x21-\x7e]/g, '') || randomUUID();
+    state.format = format;
+    state.runtime = ref.current;
+    state.services = services;
+    // A config reload closes the old runtime's upstream pools only after this request has ended.
+    ctx.res.once('close', state.runtime.hold());
+    state.timings = {};
+    startRequestTrace(ctx, started);
+    ctx.set('x-request-id', state.requestId);
+    const cancelDeadline = receiveDeadline(ctx.req, ctx.res, bodyTimeoutMs, () => {
+      state.status = 408;
+      state.outcome = 'body_timeout';
+      const err = new GatewayError('timeout', `the request body did not arrive within ${bodyTimeoutMs} ms (listen.body_timeout_ms)`, { status: 408 });
+      return { ...encodeFormatError(format, err), extraHeaders: { 'x-request-id': state.requestId } };
+    });
+    const stream = format ? watchEventStream(ctx.res) : undefined;
+    if (!ops) inFlight.inc({ family: familyLabel });
+    // Answered before the body arrived: the rest may not keep the socket (src/infra/http/receive-deadline.ts).
+    ctx.res.once('finish', () => closeUnfinished(ctx.req));
+    // The log line, metrics and ledger record describe the request once its response has closed
+    // AND its handler has settled: a relay (or a stream) ends its response before the handler has
+    // recorded the upstream's usage and outcome, which the line must carry.
+    let closedAt: number | undefined;
+    let settled = false;
+    let recorded = false;
+    ctx.res.once('close', () => {
+      cancelDeadline();
+      if (!ops) inFlight.dec({ family: familyLabel });
+      closedAt = performance.now();
+      if (settled) record();
+      // A handler that has not settled soon after its client left still gets its line.
+      else setTimeout(record, 10_000).unref();
+    });
+    const record = (): void => {
+      if (recorded || closedAt === undefined) return;
+      recorded = true;
+      const status = state.status ?? ctx.status;
+      const path = {
+        family: familyLabel,
+        inbound_format: format?.name ?? 'none',
+        upstream_format: state.path?.upstream_format ?? 'none',
+        provider: state.path?.provider ?? 'none',
+        mode: state.path?.mode ?? 'none',
+      };
+      const labels = { ...path, outcome: state.outcome ?? (status < 400 ? 'ok' : `http_${status}`) };
+      const seconds = (closedAt - started) / 1000;
+      if (!ops) {
+        requestsTotal.inc(labels);
+        requestDuration.observe(labels, seconds);
+      }
+      recordUsage(state, labels, status);
+      const { decodeMs, encodeMs } = state.timings;
+      if (decodeMs !== undefined) translationDuration.observe({ ...path, direction: 'decode' }, decodeMs / 1000);
+      if (encodeMs !== undefined) translationDuration.observe({ ...path, direction: 'encode' }, encodeMs / 1000);
+      const ttfbMs = stream?.firstByteAt === undefined ? undefined : stream.firstByteAt - started;
+      if (stream && ttfbMs !== undefined) {
+        timeToFirstByte.observe(path, ttfbMs / 1000);
+        streamChunksTotal.inc(path, stream.chunks);
+      }
+      endRequestTrace(ctx, labels, status, ttfbMs);
+      const u = state.usage;
+      const withBody = state.runtime.config.log.content && ctx.is('application/json');
+      const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+      (withBody ? log : accessLog)[ops ? 'debug' : 'info']({
+        request_id: state.requestId,
+        method: ctx.method,
+        // The route pattern, not the path: paths can carry ids and audio capability URLs. An
+        // unmatched path is client text: cut short and without control characters.
+        route: matched !== undefined ? String(matched) : ctx.path.slice(0, 200).replace(/[^\x20-\x7e]/g, '?'),
+        key: state.key?.id,
+        model: state.model,
+        upstream_model: state.path?.upstreamModel,
+        ...labels,
+        status,
+        duration_ms: ms(seconds * 1000),
+        ttfb_ms: ms(ttfbMs),
+        decode_ms: ms(decodeMs),
+        encode_ms: ms(encodeMs),
+        stream_chunks: stream?.chunks || undefined,
+        // Upstream calls made (retries and fallbacks included) and the cause of the last failed one.
+        upstream_attempts: state.attempts?.attempts || undefined,
+        upstream_cause: state.attempts?.cause,
+        tokens_in: u?.inputTokens,
+        tokens_out: u?.outputTokens,
+        tokens_reasoning: u?.reasoningTokens,
+        tokens_cache_read: u?.cacheReadTokens,
+        tokens_cache_write: u?.cacheWriteTokens,
+        // Message content only when the operator asks for it (log.content, for debugging).
+        request_body: withBody ? ctx.request.body : undefined,
+      });
+    };
+    try {
+      await next();
+      unmatched(ctx);
+    } catch (e) {
+      const err = toGatewayError(e);
+      if (err.kind === 'internal' && !(e instanceof GatewayError)) log.error({ request_id: state.requestId, err: e }, 'unhandled error');
+      if (ctx.headerSent || !ctx.writable) return;
+      ctx.respond = true;
+      const enc = encodeFormatError(format, err);
+      ctx.status = enc.status;
+      ctx.body = enc.body;
+      if (enc.headers) ctx.set(enc.headers);
+      state.outcome = state.outcome ?? err.kind;
+    } finally {
+      settled = true;
+      record();
+    }
+  };
+}
+
+/**
+ * No route answered: 405 (with `allow`) for a known path and another method, else 404, both in
+ * the family's shape (OpenAI's for paths of no family). @koa/router answers 501 to methods it
+ * has no verb for (PROPFIND…); on a known path that is a 405 as well.
+ */
+function unmatched(ctx: Koa.Context): void {
+  if (ctx.body !== undefined && ctx.body !== null) return;
+  const allow = ctx.response.get('allow');
+  if ((ctx.status === 405 || ctx.status === 501) && allow) {
+    throw new GatewayError('invalid-request', `method ${ctx.method} is not allowed on ${printable(ctx.path)}; allowed: ${allow}`, { status: 405 });
+  }
+  if (ctx.status === 404) throw new GatewayError('not-found', `no route ${printable(ctx.method)} ${printable(ctx.path)}`);
+}
+
+/** Client text quoted in an error message: bounded and without control characters. */
+const printable = (s: string): string => s.slice(0, 200).replace(/[^\x20-\x7e]/g, '?');
+
+/** Milliseconds to the microsecond, for the log line. */
+const ms = (v: number | undefined): number | undefined => (v === undefined ? undefined : Math.round(v * 1000) / 1000);
+
+/**
+ * Notes when the first body byte of an event stream is written and counts the writes. Watching
+ * the socket writes covers translated streams and pass-through relays alike, whatever the family.
+ */
+function watchEventStream(res: ServerResponse): { firstByteAt?: number; chunks: number } {
+  const seen: { firstByteAt?: number; chunks: number } = { chunks: 0 };
+  const write = res.write as (...args: unknown[]) => boolean;
+  let isStream: boolean | undefined;
+  res.write = ((...args: unknown[]): boolean => {
+    // Headers are out before the first body write, so the content type is known by then.
+    isStream ??= String(res.getHeader('content-type') ?? '').startsWith('text/event-stream');
+    if (isStream) {
+      seen.firstByteAt ??= performance.now();
+      seen.chunks++;
+    }
+    return write.apply(res, args);
+  }) as ServerResponse['write'];
+  return seen;
+}

@@ -1,0 +1,270 @@
+import type { Context } from 'koa';
+import type { ChatClientCodec, ClientStreamEncoder, InboundContext } from '../../../adapters/shared/chat-adapter.ts';
+import type { ChatSession } from '../../services/sessions/chat-session.ts';
+import { StreamAccumulator } from './stream-accumulator.ts';
+import { upstreamCodecOf } from '../../services/providers/upstream-codecs.ts';
+import type { ApiKey } from '../../services/auth/key-ring.ts';
+import type { BuiltinTool, ChatRequest } from '../../ir/chat-request.ts';
+import type { RoutingFields } from '../../../adapters/shared/routing-fields.ts';
+import { applyHostedToolPolicy } from './hosted-tool-policy.ts';
+import type { Usage } from '../../ir/chat-result.ts';
+import { GatewayError } from '../../ir/gateway-error.ts';
+import type { StreamEvent } from '../../ir/stream-event.ts';
+import { openStreams, tokensTotal, translationWarnings } from '../../infra/metrics/registry.ts';
+import { warningFieldLabel, warningsHeader } from '../../infra/metrics/warning-fields.ts';
+import { HttpChatProvider } from '../../services/providers/http-chat-provider.ts';
+import type { Route } from '../../services/routing/model-router.ts';
+import type { Runtime } from '../../services/runtime/runtime.ts';
+import type { ChatFormatModule } from '../../infra/formats/formats.ts';
+import { passThrough } from './pass-through.ts';
+import { firstEvent, pipeStream } from './pipe-stream.ts';
+import type { ChatState } from '../../services/runtime/request-state.ts';
+import { runRoutes, type ServeResult } from '../../services/resilience/run-routes.ts';
+import { reserveTokens, settleTokens } from '../../services/access/key-limits.ts';
+import { traceOf, traceStep } from '../../services/tracing/request-trace.ts';
+
+/**
+ * Serves one chat request in any client format: read what routing needs, try the model's routes
+ * in order until one answers. A same-format route relays the body as it came; a translated route
+ * decodes it to the IR (once, when the first such route is tried) and encodes the answer (or
+ * stream) back into the client's format (docs/open-world.md).
+ */
+export type ChatHandlerOptions = {
+  streamByRoute?: boolean;
+  /** State a format keeps around requests (Responses chains); one session per request. */
+  session?: (ctx: Context) => ChatSession;
+};
+
+export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions = {}) {
+  const codec = format.client;
+  return async (ctx: Context): Promise<void> => {
+    const state = ctx.state as ChatState;
+    const runtime = state.runtime;
+    if (!ctx.is('application/json')) throw new GatewayError('invalid-request', 'content-type must be application/json', { status: 415, param: 'content-type' });
+    const session = opts.session?.(ctx);
+    let body: unknown = ctx.request.body;
+    const inbound: InboundContext = {
+      headers: ctx.headers,
+      params: (ctx as unknown as { params?: Record<string, string> }).params ?? {},
+      query: ctx.query as Record<string, string | undefined>,
+      streamByRoute: opts.streamByRoute,
+    };
+    const fields = codec.peekRequest(body, inbound);
+    state.model = fields.model;
+    authorizeModel(runtime, state.key, fields.model);
+    const routes = runtime.router.plan(fields.model);
+    if (routes.length === 0) throw noRoute(runtime, fields.model);
+
+    // The full decode (validation included) runs once, for the first route that translates; its
+    // 400 is the client's, whichever route asked for it.
+    let decoded: Promise<ChatRequest> | undefined;
+    const decode = (): Promise<ChatRequest> =>
+      (decoded ??= (async () => {
+        const t0 = performance.now();
+        if (session?.prepareBody) {
+          body = await session.prepareBody(body);
+          (ctx.request as { body: unknown }).body = body;
+        }
+        const request = codec.decodeRequest(body, inbound);
+        state.timings.decodeMs = performance.now() - t0;
+        traceOf(state)?.decoded(request, t0);
+        await session?.prepareRequest?.(request);
+        return request;
+      })());
+    const relays = (route: Route): boolean => fields.relayable && !session?.keepsEveryTurn && relayProvider(runtime, route, format) !== undefined;
+    // A first route that translates decodes now, so its errors come before any token is reserved.
+    const first = relays(routes[0]) ? undefined : await decode();
+    // The key's tpm: the prompt's estimate now, corrected by the upstream's usage when it comes.
+    // A relayed body is not decoded: its size stands for the prompt.
+    await reserveTokens(state, first ?? (() => Math.ceil((Number(ctx.request.length) || JSON.stringify(body).length) / 4)));
+
+    const abort = new AbortController();
+    ctx.res.once('close', () => {
+      if (!ctx.res.writableFinished) abort.abort();
+    });
+
+    // Retries, breakers and fallbacks (src/services/resilience/): a route is left only while nothing has
+    // reached the client.
+    state.attempts = { attempts: 0 };
+    await runRoutes({
+      family: format.metricLabel,
+      model: fields.model,
+      routes,
+      breakers: state.services.breakers,
+      signal: abort.signal,
+      report: state.attempts,
+      trace: traceOf(state),
+      serve: async (route, final) => {
+        if (!runtime.chatProviders.has(route.provider)) return { served: false };
+        const relay = relays(route) ? relayProvider(runtime, route, format) : undefined;
+        if (relay) return relayRoute(ctx, format, fields, relay, route, !final);
+        return serveRoute(ctx, format, await decode(), route, abort.signal, !final, session);
+      },
+      noRoute: () => noRoute(runtime, fields.model),
+    });
+  };
+}
+
+/** The route's provider when it speaks the client's format over HTTP: the body can be relayed to it. */
+function relayProvider(runtime: Runtime, route: Route, format: ChatFormatModule): HttpChatProvider | undefined {
+  const provider = runtime.chatProviders.get(route.provider);
+  return format.upstream && provider instanceof HttpChatProvider && provider.wireFormat === format.name ? provider : undefined;
+}
+
+export function authorizeModel(runtime: Runtime, key: ApiKey, model: string): void {
+  if (!runtime.router.has(model)) throw new GatewayError('not-found', `model '${model}' does not exist`, { param: 'model' });
+  if (!key.allows(model)) throw new GatewayError('permission', `this API key may not use model '${model}'`, { param: 'model' });
+}
+
+export function noRoute(runtime: Runtime, model: string): GatewayError {
+  const why = [...runtime.disabled.entries()].map(([p, r]) => `${p}: ${r}`).join('; ');
+  return new GatewayError('unavailable', `model '${model}' has no provider that can serve it now${why ? ` (${why})` : ''}`);
+}
+
+/** Serves the request through one route; not served when the route has no provider here (try the next). */
+async function serveRoute(
+  ctx: Context,
+  format: ChatFormatModule,
+  request: ChatRequest,
+  route: Route,
+  signal: AbortSignal,
+  canFallBack: boolean,
+  session: ChatSession | undefined,
+): Promise<ServeResult> {
+  const state = ctx.state as ChatState;
+  const codec = format.client;
+  const provider = state.runtime.chatProviders.get(route.provider);
+  if (!provider) return { served: false };
+  const upstreamFormat = provider.wireFormat ?? provider.type;
+  state.path = { provider: route.provider, upstream_format: upstreamFormat, mode: 'translate', upstreamModel: route.model };
+  const routeHeader = { 'x-polygate-route': `${route.provider}/${route.model}`, 'x-request-id': state.requestId };
+
+  const warnings: string[] = [];
+  const warn = (field: string, message: string): void => {
+    warnings.push(`${field}: ${message}`);
+    // The label is bounded (src/infra/metrics/warning-fields.ts); the header names the field in full.
+    translationWarnings.inc({ inbound_format: format.name, upstream_format: upstreamFormat, field: warningFieldLabel(format.name, field) });
+  };
+  const headers: Record<string, string> = { ...routeHeader };
+  const setWarnings = (): void => {
+    const value = warningsHeader(warnings);
+    if (value) headers['x-polygate-warnings'] = value;
+    traceOf(state)?.warnings(warnings);
+  };
+
+  const policy = state.runtime.config.providers[route.provider]?.unsupported_tools ?? 'drop';
+  const hosted = provider.wireFormat ? upstreamCodecOf(provider.wireFormat).hostedTools : noHostedTools;
+  const supported = applyHostedToolPolicy(request, route.provider, hosted, policy, warn);
+  const routed = session?.forRoute ? session.forRoute(supported, route, warn) : supported;
+
+  if (!routed.stream) {
+    const result = await provider.complete(routed, route.model, { signal, warn, timeouts: route.timeouts, trace: traceOf(state) });
+    countTokens(state, result.usage);
+    const t1 = performance.now();
+    // The client's encoder sees the client's request; `routed` is what the upstream saw.
+    const body = codec.encodeResult(result, request);
+    state.timings.encodeMs = performance.now() - t1;
+    traceStep(state, 'polygate.encode', t1);
+    await session?.completed?.({ request: routed, route, result, body });
+    ctx.body = body;
+    setWarnings();
+    ctx.set(headers);
+    state.outcome = 'ok';
+    return { served: true, upstreamFailed: false };
+  }
+
+  const events = await provider.openStream(routed, route.model, { signal, warn, timeouts: route.timeouts, trace: traceOf(state) });
+  const { first, rest } = await firstEvent(events);
+  setWarnings();
+  ctx.respond = false;
+  openStreams.inc({ family: format.metricLabel });
+  state.streaming = true;
+  let upstreamFailed = false;
+  const streamedAt = performance.now();
+  try {
+    const encoder = codec.createStreamEncoder(request);
+    const accumulator = session?.streamEnded ? new StreamAccumulator() : undefined;
+    const observed: ClientStreamEncoder = session?.observeFrames
+      ? {
+          push: (e) => {
+            const frames = encoder.push(e);
+            session.observeFrames?.(frames);
+            return frames;
+          },
+        }
+      : encoder;
+    const r = await pipeStream(ctx.res, headers, observed, first, rest, (e: StreamEvent) => {
+      accumulator?.push(e);
+      if (e.type === 'finish') countTokens(state, e.usage);
+    });
+    if (accumulator) await session?.streamEnded?.({ request: routed, route, parts: accumulator.parts(), outcome: r.outcome });
+    state.timings.encodeMs = r.encodeMs;
+    traceStep(state, 'polygate.stream', streamedAt, { 'polygate.encode_ms': r.encodeMs, 'polygate.stream.outcome': r.outcome });
+    state.status = 200;
+    state.outcome = r.outcome === 'error' ? `stream_${r.error?.kind ?? 'error'}` : r.outcome;
+    upstreamFailed = r.outcome === 'error' && !r.local;
+  } finally {
+    openStreams.dec({ family: format.metricLabel });
+  }
+  return { served: true, upstreamFailed };
+}
+
+/** Built-in providers (echo) run no hosted tools. */
+const noHostedTools: ReadonlySet<BuiltinTool['kind']> = new Set();
+
+/**
+ * Same-format pass-through: the body as the client sent it, the model renamed, headers other than
+ * credentials and hop-by-hop ones (`anthropic-beta`, `openai-beta` included) relayed as they came.
+ */
+async function relayRoute(ctx: Context, format: ChatFormatModule, fields: RoutingFields, provider: HttpChatProvider, route: Route, canFallBack: boolean): Promise<ServeResult> {
+  const state = ctx.state as ChatState;
+  const upstream = format.upstream;
+  if (!upstream) return { served: false };
+  state.path = { provider: route.provider, upstream_format: provider.wireFormat, mode: 'passthrough', upstreamModel: route.model };
+  const routeHeader = { 'x-polygate-route': `${route.provider}/${route.model}`, 'x-request-id': state.requestId };
+  ctx.respond = false;
+  const target = upstream.relay(ctx.request.body as Record<string, unknown>, route.model, fields.stream, ctx.query as Record<string, string | undefined>);
+  const r = await passThrough({
+    proxy: state.services.proxy,
+    req: ctx.req,
+    res: ctx.res,
+    provider,
+    codec: upstream.codec,
+    path: target.path,
+    body: target.body,
+    responseHeaders: routeHeader,
+    canFallBack,
+    timeouts: route.timeouts,
+    trace: traceOf(state)?.upstream(route.provider, format.name, route.model),
+    streamErrorFrames: (error) => {
+      // A fresh encoder that has seen the stream start answers the error as mid-stream. It needs
+      // a request only for the names it echoes: the undecoded body gives the model.
+      const enc = format.client.createStreamEncoder(bareRequest(fields));
+      enc.push({ type: 'start', id: 'relay', model: fields.model });
+      return enc.push({ type: 'error', error });
+    },
+  });
+  if (r.kind === 'failed') {
+    ctx.respond = true;
+    throw r.error;
+  }
+  state.status = r.status;
+  state.outcome = r.status >= 400 ? 'upstream_error' : r.outcome;
+  if (r.usage) countTokens(state, r.usage);
+  return { served: true, upstreamFailed: r.status >= 500 || r.outcome === 'upstream_cut' };
+}
+
+const bareRequest = (f: RoutingFields): ChatRequest => ({ model: f.model, system: [], messages: [], tools: [], sampling: {}, stream: f.stream, extensions: {} });
+
+
+/** The model label is the `models:` entry the name hit (a glob for names it matched), which the config bounds. */
+function countTokens(state: ChatState, u: Usage): void {
+  state.usage = u;
+  settleTokens(state, u);
+  const labels = { family: state.format?.metricLabel ?? 'none', provider: state.path?.provider ?? 'none', model: state.runtime.router.resolve(state.model ?? '')?.entry ?? 'none' };
+  tokensTotal.inc({ ...labels, kind: 'input' }, u.inputTokens);
+  tokensTotal.inc({ ...labels, kind: 'output' }, u.outputTokens);
+  if (u.reasoningTokens) tokensTotal.inc({ ...labels, kind: 'reasoning' }, u.reasoningTokens);
+  if (u.cacheReadTokens) tokensTotal.inc({ ...labels, kind: 'cache_read' }, u.cacheReadTokens);
+  if (u.cacheWriteTokens) tokensTotal.inc({ ...labels, kind: 'cache_write' }, u.cacheWriteTokens);
+}

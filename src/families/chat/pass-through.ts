@@ -1,0 +1,199 @@
+import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import type { ChatUpstreamCodec, SseFrame } from '../../../adapters/shared/chat-adapter.ts';
+import type { Usage } from '../../ir/chat-result.ts';
+import { GatewayError } from '../../ir/gateway-error.ts';
+import { serializeFrames } from '../../infra/http/sse-writer.ts';
+import type { HttpChatProvider } from '../../services/providers/http-chat-provider.ts';
+import { retryableStatus } from '../../infra/upstream/failure-cause.ts';
+import type { RouteTimeouts } from '../../infra/config/route-policy.ts';
+import { connectionError } from '../../infra/upstream/connection-error.ts';
+import { sseFeed } from '../../infra/upstream/read-sse.ts';
+import { jsonOrText } from '../../infra/upstream/upstream-request.ts';
+import { hookRelay, type RelayProxy } from '../../infra/upstream/relay-proxy.ts';
+import { relayTimers, UpstreamTimeout } from './relay-timers.ts';
+import type { UpstreamSpan } from '../../infra/tracing/upstream-span.ts';
+import { formats } from '../../infra/formats/formats.ts';
+
+/**
+ * Same-format pass-through (docs/architecture.md): the client's body is relayed with only the model name and
+ * credentials rewritten, and the upstream's bytes go back as they arrive, so fields polygate does
+ * not know still reach both ends. Usage is read off a copy of the response on the way back.
+ */
+
+/** Client credentials of every format (src/infra/formats/formats.ts: none may reach an upstream), and headers the relay sets itself. */
+const clientOnlyHeaders = new Set([...formats.flatMap((f) => f.credentialHeaders), 'cookie', 'host', 'accept-encoding']);
+/**
+ * Headers of one connection and its framing, relayed in neither direction (RFC 9110 7.6.1: the
+ * `Connection` header, every field it names, and the classic hop-by-hop set): the relay keeps its
+ * own upstream socket alive and re-frames both bodies (the request is sent with a content-length).
+ * Also dropped both ways: `Proxy-*` (credentials and challenges for a proxy, not for the origin),
+ * and `Forwarded`, `X-Forwarded-*`, `X-Real-IP` and `Via`: polygate calls the upstream as its own
+ * client (with its own key), so a client's claims about addresses and proxies on its side are not
+ * passed on, and the upstream's proxy chain is not shown to the client.
+ */
+const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length', 'forwarded', 'via', 'x-real-ip']);
+
+/** Whether a header stays on this side of the relay; `connection` is the message's own Connection header. */
+function dropped(name: string, connection: string | string[] | undefined): boolean {
+  if (hopByHop.has(name) || name.startsWith('proxy-') || name.startsWith('x-forwarded-')) return true;
+  if (connection === undefined) return false;
+  const named = (Array.isArray(connection) ? connection.join(',') : connection).toLowerCase().split(',');
+  return named.some((token) => token.trim() === name);
+}
+
+export type PassThroughResult =
+  | { kind: 'relayed'; status: number; usage?: Usage; outcome: 'ok' | 'client_closed' | 'upstream_cut' }
+  /** The upstream failed before anything was sent to the client: the next route may be tried. */
+  | { kind: 'failed'; error: GatewayError };
+
+export function passThrough(opts: {
+  proxy: RelayProxy;
+  req: IncomingMessage;
+  res: ServerResponse;
+  provider: HttpChatProvider;
+  codec: ChatUpstreamCodec;
+  path: string;
+  body: Record<string, unknown>;
+  responseHeaders: Record<string, string>;
+  /**
+   * When true (another attempt follows), an upstream 408, 429 or 5xx is not relayed but reported,
+   * so the caller can retry or fall back.
+   */
+  canFallBack: boolean;
+  /** Connect, first-byte (response headers) and idle (between body chunks) limits. */
+  timeouts: RouteTimeouts;
+  /** The upstream call's span (traced requests): its traceparent replaces the client's. */
+  trace?: UpstreamSpan;
+  /** The client format's in-stream error event, for an upstream that fails mid-stream. */
+  streamErrorFrames: (error: GatewayError) => SseFrame[];
+}): Promise<PassThroughResult> {
+  const { req, res, provider, codec } = opts;
+  const payload = Buffer.from(JSON.stringify(opts.body));
+  const connection = req.headers.connection;
+  for (const h of Object.keys(req.headers)) if (clientOnlyHeaders.has(h) || dropped(h, connection)) delete req.headers[h];
+  return new Promise((resolve) => {
+    const timers = relayTimers(provider.name, opts.timeouts);
+    hookRelay(req, { request: timers.watchRequest, response: (proxyRes) => {
+      timers.responded(proxyRes);
+      opts.trace?.end(proxyRes.statusCode);
+      const status = proxyRes.statusCode ?? 502;
+      if (status === 401 || status === 403) {
+        // The upstream refused polygate's key, not the client's: never relayed as the client's 401.
+        void readErrorText(proxyRes).then(() => {
+          timers.clear();
+          resolve({ kind: 'failed', error: provider.rejectedCredentials(status) });
+        });
+        return;
+      }
+      if (opts.canFallBack && retryableStatus(status)) {
+        // Nothing went to the client yet: read the upstream's error (its Retry-After included)
+        // in its own format, so the next attempt knows how long to wait.
+        void readErrorText(proxyRes).then((text) => {
+          timers.clear();
+          resolve({ kind: 'failed', error: codec.decodeError(status, jsonOrText(provider.scrub(text)), proxyRes.headers as Record<string, string | string[]>) });
+        });
+        return;
+      }
+      const headers: Record<string, string | string[]> = { ...opts.responseHeaders };
+      for (const [k, v] of Object.entries(proxyRes.headers)) if (v !== undefined && !dropped(k, proxyRes.headers.connection)) headers[k] = v;
+      const encoded = proxyRes.headers['content-encoding'] !== undefined && proxyRes.headers['content-encoding'] !== 'identity';
+      if (status >= 400 && !encoded) {
+        // An error body may echo what the upstream was sent (a misconfigured or hostile upstream
+        // quoting the provider key): relayed with every configured secret scrubbed.
+        void readErrorText(proxyRes).then((text) => {
+          timers.clear();
+          const body = Buffer.from(provider.scrub(text));
+          res.writeHead(status, { ...headers, 'content-length': String(body.length) });
+          res.end(body);
+          resolve({ kind: 'relayed', status, outcome: 'ok' });
+        });
+        return;
+      }
+      res.writeHead(status, headers);
+      const contentType = String(proxyRes.headers['content-type'] ?? '');
+      const tap = usageTap(codec, contentType, status);
+      proxyRes.on('data', tap.feed);
+      proxyRes.pipe(res, { end: false });
+      let settled = false;
+      const finish = (outcome: 'ok' | 'client_closed' | 'upstream_cut'): void => {
+        if (settled) return;
+        settled = true;
+        timers.clear();
+        resolve({ kind: 'relayed', status, usage: tap.usage(), outcome });
+      };
+      res.on('close', () => {
+        if (!proxyRes.complete) proxyRes.destroy();
+        finish(proxyRes.complete ? 'ok' : 'client_closed');
+      });
+      proxyRes.on('end', () => {
+        if (!proxyRes.complete) return;
+        res.end();
+        finish('ok');
+      });
+      // The upstream went away mid-body. A stream gets the family's own error event, never a
+      // bare cut (docs/architecture.md); a JSON body cannot be mended, so the client sees the cut.
+      proxyRes.on('close', () => {
+        if (proxyRes.complete || res.writableEnded) return;
+        if (contentType.includes('text/event-stream') && !res.destroyed) {
+          const err = timers.fired() ?? new GatewayError('upstream', `provider '${provider.name}' closed the stream before it ended`);
+          res.end(serializeFrames(opts.streamErrorFrames(err)));
+        } else res.destroy();
+        finish('upstream_cut');
+      });
+    } });
+    opts.proxy.web(
+      req,
+      res,
+      {
+        target: provider.relayTarget(opts.path),
+        agent: provider.relayAgent,
+        buffer: Readable.from([payload]),
+        headers: { ...provider.upstreamHeaders, ...opts.trace?.headers, 'content-length': String(payload.length), 'content-type': 'application/json', 'accept-encoding': 'identity' },
+      },
+      (err) => {
+        timers.clear();
+        opts.trace?.end(undefined, err);
+        resolve({ kind: 'failed', error: err instanceof UpstreamTimeout ? err.error : connectionError(err, provider.name, opts.timeouts) });
+      },
+    );
+  });
+}
+
+/** An upstream error body as text; at most 64 KiB is kept. */
+async function readErrorText(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const c of res) {
+      if (size < 65_536) chunks.push(c as Buffer);
+      size += (c as Buffer).length;
+    }
+  } catch {
+    // cut or timed out while reading: decode what arrived
+  }
+  return Buffer.concat(chunks).subarray(0, 65_536).toString('utf8');
+}
+
+/** Decodes the relayed bytes with the format's own decoder, only to learn the usage. */
+function usageTap(codec: ChatUpstreamCodec, contentType: string, status: number): { feed: (b: Buffer) => void; usage: () => Usage | undefined } {
+  if (status >= 400) return { feed: () => {}, usage: () => undefined };
+  if (contentType.includes('text/event-stream')) {
+    let usage: Usage | undefined;
+    const sse = sseFeed(codec.createStreamDecoder(), (ev) => {
+      if (ev.type === 'finish') usage = ev.usage;
+    });
+    return { feed: sse.feed, usage: () => usage };
+  }
+  const chunks: Buffer[] = [];
+  return {
+    feed: (b) => chunks.push(b),
+    usage: () => {
+      try {
+        return codec.decodeResult(JSON.parse(Buffer.concat(chunks).toString('utf8'))).usage;
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { GatewayError } from '../../ir/gateway-error.ts';
+import type { RouteTimeouts } from '../../infra/config/route-policy.ts';
+import { timeoutError, type TimeoutSetting } from '../../infra/upstream/connection-error.ts';
+
+/** The error a relay timer destroys the upstream request with; http-proxy hands it back. */
+export class UpstreamTimeout extends Error {
+  readonly error: GatewayError;
+  constructor(error: GatewayError) {
+    super(error.message);
+    this.error = error;
+  }
+}
+
+export type RelayTimers = {
+  /** Hooked to http-proxy's `proxyReq`: connect, then first-byte (response headers). */
+  watchRequest(proxyReq: ClientRequest): void;
+  /** The response headers arrived: from now on the idle gap between body chunks is watched. */
+  responded(proxyRes: IncomingMessage): void;
+  /** The timeout that cut the response, if one did. */
+  fired(): GatewayError | undefined;
+  clear(): void;
+};
+
+/**
+ * The same three upstream timeouts the undici path has (src/infra/upstream/upstream-request.ts), with
+ * the same errors (src/infra/upstream/connection-error.ts), for the pass-through relay, whose
+ * http-proxy only knows one socket inactivity timeout.
+ */
+export function relayTimers(provider: string, t: RouteTimeouts): RelayTimers {
+  let timer: NodeJS.Timeout | undefined;
+  let fired: GatewayError | undefined;
+  const arm = (ms: number, onFire: () => void): void => {
+    clearTimeout(timer);
+    timer = setTimeout(onFire, ms);
+  };
+  return {
+    watchRequest(proxyReq) {
+      const fail = (setting: TimeoutSetting, ms: number): void => {
+        fired = timeoutError(provider, setting, ms);
+        proxyReq.destroy(new UpstreamTimeout(fired));
+      };
+      arm(t.connectMs, () => fail('connect', t.connectMs));
+      const watchSocket = (socket: Socket): void => {
+        const connected = (): void => arm(t.firstByteMs, () => fail('first-byte', t.firstByteMs));
+        // A kept-alive socket is connected already.
+        if (socket.connecting) socket.once('connect', connected);
+        else connected();
+      };
+      // http-proxy announces the request once it has its socket, usually.
+      if (proxyReq.socket) watchSocket(proxyReq.socket);
+      else proxyReq.once('socket', watchSocket);
+    },
+    responded(proxyRes) {
+      const idle = (): void =>
+        arm(t.idleMs, () => {
+          fired = timeoutError(provider, 'idle', t.idleMs);
+          // Without an error argument: nobody listens for 'error' on a relayed response; its
+          // 'close' handler sends the family's in-stream error.
+          proxyRes.destroy();
+        });
+      idle();
+      proxyRes.on('data', idle);
+      proxyRes.once('close', () => clearTimeout(timer));
+    },
+    fired: () => fired,
+    clear: () => clearTimeout(timer),
+  };
+}

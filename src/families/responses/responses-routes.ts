@@ -1,0 +1,70 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { openaiResponses } from '../../../adapters/openai-responses/index.ts';
+import { authenticate } from '../../services/access/authenticate.ts';
+import { GatewayError } from '../../ir/gateway-error.ts';
+import type { RequestState } from '../../services/runtime/request-state.ts';
+import { repositoryOf } from '../../services/sessions/responses-session.ts';
+
+const notFound = (id: string): GatewayError => new GatewayError('not-found', `Response with id '${id}' not found.`, { param: 'response_id' });
+
+function param(ctx: Context, name: string): string {
+  return String((ctx as unknown as { params: Record<string, string> }).params[name] ?? '');
+}
+
+/**
+ * The stored responses' endpoints the real API has (the spec leaves them "not shown"; create is
+ * the format module's chat route, src/app/format-routes.ts): GET and DELETE /v1/responses/{id}, GET /v1/responses/{id}/input_items. Every read is
+ * scoped to the caller's workspace: another workspace's id is "not found", like an unknown one.
+ */
+export function registerResponsesRoutes(router: Router): void {
+  const auth = authenticate(openaiResponses);
+  router.get('/v1/responses/:id', auth, async (ctx) => {
+    const id = param(ctx, 'id');
+    const r = await repositoryOf(ctx).get(id, (ctx.state as RequestState).key.workspace);
+    if (!r) throw notFound(id);
+    ctx.body = r.response;
+  });
+
+  router.delete('/v1/responses/:id', auth, async (ctx) => {
+    const id = param(ctx, 'id');
+    if (!(await repositoryOf(ctx).delete(id, (ctx.state as RequestState).key.workspace))) throw notFound(id);
+    ctx.body = { id, object: 'response', deleted: true };
+  });
+
+  router.get('/v1/responses/:id/input_items', auth, async (ctx) => {
+    const id = param(ctx, 'id');
+    const r = await repositoryOf(ctx).get(id, (ctx.state as RequestState).key.workspace);
+    if (!r) throw notFound(id);
+    ctx.body = paginate(r.inputItems, ctx.query);
+  });
+}
+
+/**
+ * Cursor pagination as OpenAI lists do it: `order` (default `desc`, newest first), `limit`
+ * 1–100 (default 20), `after` / `before` an item id of the previous page.
+ */
+export function paginate(items: Record<string, unknown>[], q: Record<string, unknown>) {
+  const order = q.order ?? 'desc';
+  if (order !== 'asc' && order !== 'desc') throw new GatewayError('invalid-request', "order: must be 'asc' or 'desc'", { param: 'order' });
+  const limit = q.limit === undefined ? 20 : Number(q.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new GatewayError('invalid-request', 'limit: must be an integer from 1 to 100', { param: 'limit' });
+  const list = order === 'asc' ? items : [...items].reverse();
+  const cursor = (name: 'after' | 'before'): number | undefined => {
+    const v = q[name];
+    if (v === undefined) return undefined;
+    const at = list.findIndex((i) => i.id === v);
+    if (at < 0) throw new GatewayError('invalid-request', `${name}: no item with id '${String(v)}' in this list`, { param: name });
+    return at;
+  };
+  const after = cursor('after');
+  const before = cursor('before');
+  let start = after === undefined ? 0 : after + 1;
+  let end = before === undefined ? list.length : before;
+  // `before` alone pages backwards: the `limit` items right before the cursor.
+  if (before !== undefined && after === undefined) start = Math.max(0, end - limit);
+  else end = Math.min(end, start + limit);
+  const data = list.slice(start, end);
+  const hasMore = before !== undefined && after === undefined ? start > 0 : end < (before ?? list.length);
+  return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: hasMore };
+}

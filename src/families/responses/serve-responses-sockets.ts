@@ -1,0 +1,68 @@
+import { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { WebSocketServer } from 'ws';
+import { openaiResponses } from '../../../adapters/openai-responses/index.ts';
+import { encodeFormatError } from '../../infra/http/encode-format-error.ts';
+import { GatewayError } from '../../ir/gateway-error.ts';
+import type { RuntimeRef } from '../../services/runtime/runtime.ts';
+import { ResponsesSocketConnection } from './responses-socket-connection.ts';
+
+export type ResponsesSockets = {
+  /** SIGTERM: no new socket; each open one closes with 1001 once its responses have finished. Resolves when all are closed. */
+  drain(): Promise<void>;
+  /** Past the shutdown deadline: cut what is left. */
+  terminate(): void;
+};
+
+/** Handshake headers that describe the upgrade itself, not the client: never copied onto its responses. */
+const upgradeOnly = /^(host|connection|upgrade|content-length|content-type|transfer-encoding|accept|accept-encoding|x-request-id|sec-websocket-.*)$/;
+
+/**
+ * Responses over WebSocket on `GET /v1/responses` (docs/responses-websocket.md), on polygate's own
+ * HTTP server. The key is checked at the handshake (401 refuses the upgrade); each
+ * `response.create` then runs through the HTTP route with the handshake's credentials, so every
+ * per-request rule (workspace, model access, rpm/tpm/concurrency, budget) applies to it.
+ * `responses_websocket` is read once at start, like `listen`.
+ */
+export function serveResponsesSockets(server: Server, ref: RuntimeRef, log: Logger): ResponsesSockets {
+  const config = ref.current.config.responses_websocket;
+  // Past maxPayload ws closes the socket with 1009 (message too big).
+  const wss = new WebSocketServer({ noServer: true, maxPayload: config.max_message_bytes });
+  const open = new Set<ResponsesSocketConnection>();
+  let draining = false;
+
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(req.url ?? '/', 'http://polygate');
+    if (!/^\/v1\/responses\/?$/i.test(url.pathname) || req.method !== 'GET') return refuse(socket, new GatewayError('not-found', `no WebSocket at ${url.pathname.slice(0, 200)}; Responses over WebSocket is GET /v1/responses`));
+    if (draining) return refuse(socket, new GatewayError('unavailable', 'polygate is shutting down'));
+    const key = ref.current.keys.authenticate(openaiResponses.credential(req.headers, Object.fromEntries(url.searchParams)));
+    if (!key) return refuse(socket, new GatewayError('authentication', 'invalid or missing API key'));
+    const headers: IncomingHttpHeaders = {};
+    for (const [name, value] of Object.entries(req.headers)) if (!upgradeOnly.test(name)) headers[name] = value;
+    headers.accept = 'text/event-stream';
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const conn = new ResponsesSocketConnection(ws, { server, headers, config, log, keyId: key.id });
+      open.add(conn);
+      void conn.closed.then(() => open.delete(conn));
+    });
+  });
+
+  return {
+    async drain() {
+      draining = true;
+      for (const conn of open) conn.end(1001, 'server shutting down');
+      await Promise.all([...open].map((c) => c.closed));
+    },
+    terminate() {
+      for (const conn of open) conn.terminate();
+    },
+  };
+}
+
+/** A refused handshake gets a plain HTTP answer with the Responses error body (as the POST route would give). */
+function refuse(socket: Duplex, err: GatewayError): void {
+  const enc = encodeFormatError(openaiResponses, err);
+  const body = JSON.stringify(enc.body);
+  socket.end(`HTTP/1.1 ${enc.status} ${STATUS_CODES[enc.status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+}

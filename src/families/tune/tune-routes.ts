@@ -1,0 +1,135 @@
+// The `tune` format's HTTP routes (README, "Families served"). Every answer is the
+// envelope; errors are thrown as GatewayError and encoded by the app's request scope.
+import { createReadStream, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import {
+  decodeAudioUpload,
+  decodeConcat,
+  decodeFetchQuery,
+  decodeLyricsSubmission,
+  decodeMusicSubmission,
+  encodeTask,
+  endpointUnavailable,
+  successEnvelope,
+  tune,
+} from '../../../adapters/tune/index.ts';
+import { authenticate } from '../../services/access/authenticate.ts';
+import { jsonBody } from '../../infra/http/json-body.ts';
+import { GatewayError } from '../../ir/gateway-error.ts';
+import type { RequestState } from '../../services/runtime/request-state.ts';
+import type { RuntimeRef } from '../../services/runtime/runtime.ts';
+import { fetchTasks, getTask, submitLyrics, submitMusic, type Submitted } from './task-service.ts';
+import { anySandbox, sandboxAudioDir } from './tune-providers.ts';
+import { meter } from '../../services/usage/meter.ts';
+
+const st = (ctx: Context): RequestState => ctx.state as RequestState;
+const storeOf = (ctx: Context) => st(ctx).services.store;
+
+/** Scheme and host the client used (Koa 3's ctx.origin is the Origin header, not this). */
+const clientOrigin = (ctx: Context): string => `${ctx.protocol}://${ctx.host || 'localhost'}`;
+
+function requireJson(ctx: Context): void {
+  if (!ctx.is('application/json')) throw new GatewayError('invalid-request', 'content-type must be application/json', { status: 415, param: 'content-type' });
+}
+
+function answered(ctx: Context, s: Submitted, model: string): void {
+  const state = st(ctx);
+  state.model = model;
+  meter(state, { tasks: 1 });
+  if (s.provider) {
+    const type = state.runtime.config.providers[s.provider]?.type ?? 'tune';
+    state.path = { provider: s.provider, upstream_format: type, mode: 'translate', upstreamModel: s.upstreamModel };
+  }
+  ctx.body = successEnvelope(s.taskId);
+}
+
+/** Clip ids polygate makes are random UUIDs; anything else is not one of its files. */
+const audioName = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.mp3$/;
+
+/**
+ * GET /tune/audio/{clip_id}.mp3 serves sandbox audio without a key, as a CDN serves a real
+ * service's: the URL is the capability (a random UUID), so it can be handed to a player as is.
+ * Single byte ranges are honoured so players can seek.
+ */
+async function serveAudio(ctx: Context): Promise<void> {
+  const m = audioName.exec(String((ctx as unknown as { params: Record<string, string> }).params.file ?? ''));
+  const file = m ? ((await anySandbox(storeOf(ctx))?.audioFile(m[1])) ?? join(sandboxAudioDir(st(ctx).runtime), `${m[1]}.mp3`)) : undefined;
+  let size: number;
+  try {
+    size = file ? statSync(file).size : -1;
+  } catch {
+    size = -1;
+  }
+  if (!file || size < 0) throw new GatewayError('not-found', 'no such audio file');
+  ctx.set('accept-ranges', 'bytes');
+  ctx.set('cache-control', 'public, max-age=31536000, immutable');
+  ctx.type = 'audio/mpeg';
+  const range = /^bytes=(\d*)-(\d*)$/.exec(ctx.get('range'));
+  if (range && (range[1] || range[2])) {
+    const start = range[1] ? Number(range[1]) : Math.max(0, size - Number(range[2]));
+    const end = range[1] && range[2] ? Math.min(Number(range[2]), size - 1) : size - 1;
+    if (start > end || start >= size) {
+      ctx.status = 416;
+      ctx.set('content-range', `bytes */${size}`);
+      ctx.body = '';
+      return;
+    }
+    ctx.status = 206;
+    ctx.set('content-range', `bytes ${start}-${end}/${size}`);
+    ctx.length = end - start + 1;
+    ctx.body = createReadStream(file, { start, end });
+    return;
+  }
+  ctx.length = size;
+  ctx.body = createReadStream(file);
+}
+
+export function registerTuneRoutes(router: Router, ref: RuntimeRef): void {
+  const auth = authenticate(tune);
+  void ref; // each request uses the runtime it started with (ctx.state.runtime)
+
+  router.post('/tune/submit/music', auth, jsonBody, async (ctx) => {
+    requireJson(ctx);
+    const sub = decodeMusicSubmission(ctx.request.body);
+    const state = st(ctx);
+    const model = sub.model ?? state.runtime.config.tune.default_model;
+    answered(ctx, await submitMusic({ runtime: state.runtime, store: storeOf(ctx), key: state.key, breakers: state.services.breakers }, sub), model);
+  });
+
+  router.post('/tune/submit/lyrics', auth, jsonBody, async (ctx) => {
+    requireJson(ctx);
+    const sub = decodeLyricsSubmission(ctx.request.body);
+    const state = st(ctx);
+    const s = await submitLyrics({ runtime: state.runtime, store: storeOf(ctx), key: state.key, breakers: state.services.breakers }, sub);
+    answered(ctx, s, state.runtime.config.tune.lyrics_model ?? state.runtime.config.tune.default_model);
+  });
+
+  router.post('/tune/uploads/audio-url', auth, jsonBody, async (ctx) => {
+    requireJson(ctx);
+    decodeAudioUpload(ctx.request.body);
+    throw endpointUnavailable('POST /tune/uploads/audio-url');
+  });
+
+  router.post('/tune/submit/concat', auth, jsonBody, async (ctx) => {
+    requireJson(ctx);
+    decodeConcat(ctx.request.body);
+    throw endpointUnavailable('POST /tune/submit/concat');
+  });
+
+  router.post('/tune/fetch', auth, jsonBody, async (ctx) => {
+    requireJson(ctx);
+    const q = decodeFetchQuery(ctx.request.body);
+    const tasks = await fetchTasks(storeOf(ctx), st(ctx).key.workspace, q.ids, q.action);
+    ctx.body = successEnvelope(tasks.map((t) => encodeTask(t, { origin: clientOrigin(ctx) })));
+  });
+
+  router.get('/tune/fetch/:task_id', auth, async (ctx) => {
+    const id = String((ctx as unknown as { params: Record<string, string> }).params.task_id ?? '');
+    const task = await getTask(storeOf(ctx), st(ctx).key.workspace, id);
+    ctx.body = successEnvelope(encodeTask(task, { origin: clientOrigin(ctx) }));
+  });
+
+  router.get('/tune/audio/:file', serveAudio);
+}

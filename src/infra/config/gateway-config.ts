@@ -1,0 +1,116 @@
+// Types of config/gateway.yaml after interpolation and validation. The names are the operator
+// contract (README, "Configuration"); config/gateway.schema.json is the source of truth for what is allowed.
+import type { AdminConfig, TracingConfig, UsageConfig } from './usage-config.ts';
+
+export type ProviderType = 'openai' | 'anthropic' | 'gemini' | 'tune' | 'echo' | 'local-speech' | 'sandbox-tune';
+
+export type ProviderConfig = {
+  type: ProviderType;
+  base_url?: string;
+  api_key?: string;
+  api?: 'chat_completions' | 'responses';
+  headers?: Record<string, string>;
+  /** A hosted tool the provider's format cannot carry: dropped with a warning (default) or refused (docs/open-world.md). */
+  unsupported_tools?: 'drop' | 'refuse';
+};
+
+/** Per-route overrides of the upstream.*_timeout_ms settings (docs/resilience.md). */
+export type TimeoutsConfig = { connect_ms?: number; first_byte_ms?: number; idle_ms?: number };
+
+/** Retries of one route before the next one is tried (docs/resilience.md). */
+export type RetriesConfig = { max_retries: number; base_delay_ms: number; max_delay_ms: number; max_retry_after_ms: number };
+
+/** Circuit breaker per provider and upstream model (docs/resilience.md). */
+export type BreakerConfig = { consecutive_failures: number; failure_ratio: number; min_calls: number; window_ms: number; cooldown_ms: number };
+
+/**
+ * `model` is the upstream's name; omitted or `{model}` it is the client's own name, and `{1}`…
+ * are the parts a glob entry's `*`s matched (docs/models.md). A `standby` route serves only while
+ * no other route of the model has an enabled provider.
+ */
+export type RouteConfig = { provider: string; model?: string; standby?: boolean; weight?: number; timeouts?: TimeoutsConfig; retries?: Partial<RetriesConfig> };
+
+/** A `models:` entry; its key is an exact client-facing name or a glob (`*`, `?`). */
+export type ModelConfig = {
+  strategy?: 'fallback' | 'weighted';
+  routes: RouteConfig[];
+  context_window?: number;
+  breaker?: Partial<BreakerConfig>;
+  /** Reported by the discovery endpoints (docs/discovery.md). */
+  max_output_tokens?: number;
+  display_name?: string;
+  description?: string;
+};
+
+export type KeyConfig = {
+  id: string;
+  secret?: string;
+  secret_sha256?: string;
+  workspace: string;
+  models?: string[];
+  limits?: { rpm?: number; tpm?: number; concurrency?: number };
+};
+
+export type GatewayConfig = {
+  /** Client connections (docs/security.md): receive timeouts and a cap on open connections. */
+  listen: { host: string; port: number; headers_timeout_ms: number; body_timeout_ms: number; max_connections?: number };
+  storage: { driver: 'memory' | 'sqlite' | 'redis'; path?: string; url?: string };
+  outbound: { allow_private_addresses: boolean };
+  limits: {
+    max_body_bytes: number;
+    max_upload_bytes: number;
+    /** JSON bodies nested deeper get 400 (src/infra/http/json-body.ts). */
+    max_json_depth: number;
+    /** A `previous_response_id` chain whose stored conversation would grow past this gets 400. */
+    max_conversation_bytes: number;
+    /** Stored Responses of one workspace (their JSON bytes, src/infra/store/store.ts putCounted) may hold at most this. */
+    max_workspace_stored_bytes: number;
+  };
+  upstream: { connect_timeout_ms: number; first_byte_timeout_ms: number; idle_timeout_ms: number; max_connections: number; retries: RetriesConfig; breaker: BreakerConfig };
+  reload: { watch: boolean; debounce_ms: number };
+  /** Responses over WebSocket (docs/responses-websocket.md, src/families/responses/serve-responses-sockets.ts). */
+  responses_websocket: ResponsesWebsocketConfig;
+  /** On SIGTERM, how long in-flight requests and streams may take before they are cut. */
+  shutdown_deadline_ms: number;
+  metrics: { bearer_token?: string };
+  log: { level: string; content: boolean };
+  keys: KeyConfig[];
+  providers: Record<string, ProviderConfig>;
+  models: Record<string, ModelConfig>;
+  tune: TuneConfig;
+  /** Usage ledger, prices, budgets; the admin read API; OpenTelemetry traces (src/services/usage/, src/infra/tracing/). */
+  usage: UsageConfig;
+  admin: AdminConfig;
+  tracing: TracingConfig;
+};
+
+/** Music tasks, the `tune` format (docs/tune.md). */
+export type TuneConfig = {
+  music_models: string[];
+  default_model: string;
+  lyrics_model?: string;
+  poll_interval_ms: number;
+  task_deadline_s: number;
+  /** How long one instance holds a claimed task step before another may take it over. */
+  task_lease_ms: number;
+  sandbox_delay_ms: number;
+  public_base_url?: string;
+  callback: { secret: string; max_attempts: number; backoff_ms: number; max_backoff_ms: number; timeout_ms: number };
+};
+
+/** A config that passed validation, with what loading it found worth telling the operator. */
+export type LoadedConfig = {
+  config: GatewayConfig;
+  /** Providers switched off because a variable their key needs is unset. */
+  disabledProviders: Map<string, string>;
+  warnings: string[];
+};
+
+export type ResponsesWebsocketConfig = {
+  max_message_bytes: number;
+  max_socket_bytes: number;
+  idle_timeout_ms: number;
+  ping_interval_ms: number;
+  max_concurrent_responses: number;
+  max_connection_ms: number;
+};

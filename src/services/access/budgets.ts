@@ -1,0 +1,79 @@
+// Per-key budgets (usage.budgets): USD and tokens per UTC day and calendar month, checked before
+// any upstream call against the ledger's running totals (src/services/usage/ledger.ts). A key at or over a
+// budget gets 429 in its family's shape, with the budget named and Retry-After until it resets.
+import type Koa from 'koa';
+import { GatewayError } from '../../ir/gateway-error.ts';
+import { budgetKinds, budgetRejectionsTotal, budgetUsedRatio } from '../../infra/metrics/registry.ts';
+import type { RequestState } from '../runtime/request-state.ts';
+import type { SpendTotals } from '../usage/ledger-store.ts';
+import { nanoPerUsd } from '../usage/prices.ts';
+import type { Budget } from '../../infra/config/usage-config.ts';
+
+type BudgetKind = (typeof budgetKinds)[number];
+
+/** Reads (GETs, task queries, token counting) cost nothing and stay open to a key over budget. */
+const asksForWork = (ctx: Koa.Context): boolean => ctx.method === 'POST' && ctx.path !== '/tune/fetch' && !ctx.path.endsWith('/count_tokens');
+
+let warnedAt = 0;
+
+export type BudgetUse = { budget: BudgetKind; limit: number; used: number; ratio: number; resetsAt: Date };
+
+/** Each budget the key has, with what is used of it now. */
+export function budgetUses(budget: Budget, spent: { day: SpendTotals; month: SpendTotals }, now: number): BudgetUse[] {
+  const d = new Date(now);
+  const nextDay = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1));
+  const nextMonth = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1));
+  const used: Record<BudgetKind, [number, Date]> = {
+    usd_per_day: [spent.day.costNano / nanoPerUsd, nextDay],
+    usd_per_month: [spent.month.costNano / nanoPerUsd, nextMonth],
+    tokens_per_day: [spent.day.tokens, nextDay],
+    tokens_per_month: [spent.month.tokens, nextMonth],
+  };
+  return budgetKinds
+    .filter((k) => (budget[k] ?? 0) > 0)
+    .map((k) => ({ budget: k, limit: budget[k] as number, used: used[k][0], ratio: used[k][0] / (budget[k] as number), resetsAt: used[k][1] }));
+}
+
+/** The gauge's values as last set, by `key\nbudget`: most checks find the same ratio, and setting a labelled gauge hashes its labels. */
+const lastRatio = new Map<string, number>();
+
+function setUsedRatio(key: string, budget: BudgetKind, ratio: number): void {
+  const id = `${key}\n${budget}`;
+  if (lastRatio.get(id) === ratio) return;
+  lastRatio.set(id, ratio);
+  budgetUsedRatio.set({ key, budget }, ratio);
+}
+
+/** Runs after authentication (src/services/access/authenticate.ts), before rate limits and any upstream call. */
+export async function enforceBudget(ctx: Koa.Context): Promise<void> {
+  const state = ctx.state as RequestState;
+  const budget = state.runtime.config.usage.budgets[state.key.id];
+  if (!budget || !asksForWork(ctx)) return;
+  const ledger = state.services.ledger.of(state.runtime.config);
+  if (!ledger) return;
+  const now = Date.now();
+  let spent: { day: SpendTotals; month: SpendTotals };
+  try {
+    spent = ledger.spentNow(state.key.id, now) ?? (await ledger.spent(state.key.id, now));
+  } catch (err) {
+    // As with rate limits (src/services/access/key-limits.ts): a store outage must not become a gateway outage.
+    if (now - warnedAt > 10_000) {
+      warnedAt = now;
+      state.services.log.warn({ err }, 'budgets not enforced: reading the ledger failed');
+    }
+    return;
+  }
+  const uses = budgetUses(budget, spent, now);
+  for (const u of uses) setUsedRatio(state.key.id, u.budget, u.ratio);
+  const over = uses.find((u) => u.used >= u.limit);
+  if (!over) return;
+  budgetRejectionsTotal.inc({ key: state.key.id, budget: over.budget });
+  state.outcome = 'budget_exceeded';
+  const amount = (v: number): string => (over.budget.startsWith('usd') ? `$${+v.toFixed(6)}` : `${v} tokens`);
+  const per = over.budget.endsWith('day') ? 'per UTC day' : 'per month';
+  throw new GatewayError(
+    'rate-limit',
+    `Budget used up for API key '${state.key.id}': ${amount(over.used)} of ${amount(over.limit)} ${per} (${over.budget}); it resets at ${over.resetsAt.toISOString()}.`,
+    { retryAfter: Math.max(1, Math.ceil((over.resetsAt.getTime() - now) / 1000)) },
+  );
+}

@@ -1,0 +1,99 @@
+// Per-key limits (keys[].limits: rpm, tpm, concurrency; 0 = unlimited). Requests that ask a model
+// for work count: every POST but the task queries (POST /tune/fetch) and token counting. Reads
+// (GET /v1/responses/{id}, GET /tune/fetch/{id}) are free, so polling a task never eats the budget.
+import type Koa from 'koa';
+import type { Logger } from 'pino';
+import type { ApiKey } from '../auth/key-ring.ts';
+import type { ChatRequest } from '../../ir/chat-request.ts';
+import type { Usage } from '../../ir/chat-result.ts';
+import { GatewayError } from '../../ir/gateway-error.ts';
+import { limitKinds, rateLimitedTotal } from '../../infra/metrics/registry.ts';
+import type { RequestState } from '../runtime/request-state.ts';
+import { estimateTokens } from '../tokens/estimate-tokens.ts';
+import type { RateCounter } from '../limits/rate-counter.ts';
+
+type LimitKind = (typeof limitKinds)[number];
+const minute = 60_000;
+
+/** A request's token reservation, corrected once the upstream reports its usage. */
+type Reservation = { counter: RateCounter; keyId: string; estimate: number; window: number; settled: boolean };
+const reservations = new WeakMap<object, Reservation>();
+
+let warnedAt = 0;
+
+const counted = (ctx: Koa.Context): boolean => ctx.method === 'POST' && ctx.path !== '/tune/fetch' && !ctx.path.endsWith('/count_tokens');
+
+function refuse(key: ApiKey, kind: LimitKind, limit: number, retryAfterMs: number, detail = ''): GatewayError {
+  rateLimitedTotal.inc({ key: key.id, limit: kind });
+  const unit = kind === 'rpm' ? 'requests per minute' : kind === 'tpm' ? 'tokens per minute' : 'concurrent requests';
+  return new GatewayError('rate-limit', `Rate limit reached for API key '${key.id}': ${limit} ${unit} (${kind})${detail}. Try again in ${Math.ceil(retryAfterMs / 1000)} s.`, {
+    retryAfter: Math.max(1, Math.ceil(retryAfterMs / 1000)),
+  });
+}
+
+/**
+ * A limit store that cannot answer (Redis down) lets requests through: limits protect budgets,
+ * and refusing all traffic would turn a store outage into a gateway outage. Said in the log.
+ */
+async function failOpen<T>(log: Logger, what: string, step: () => Promise<T>): Promise<{ value: T } | undefined> {
+  try {
+    return { value: await step() };
+  } catch (err) {
+    if (Date.now() - warnedAt > 10_000) {
+      warnedAt = Date.now();
+      log.warn({ err }, `rate limits not enforced: ${what} failed`);
+    }
+    return undefined;
+  }
+}
+
+/** Runs after authentication (src/services/access/authenticate.ts): rpm and concurrency, for every family. */
+export async function enforceKeyLimits(ctx: Koa.Context, next: Koa.Next): Promise<void> {
+  const state = ctx.state as RequestState;
+  const key = state.key;
+  const l = key.limits;
+  if ((l.rpm === 0 && l.concurrency === 0) || !counted(ctx)) return next();
+  const counter = state.services.rateCounter;
+  let slot: Awaited<ReturnType<RateCounter['acquireSlot']>>;
+  if (l.concurrency > 0) {
+    const s = await failOpen(state.services.log, 'concurrency', () => counter.acquireSlot(key.id, l.concurrency));
+    // No way to know when a slot frees up: a second is what clients are told to wait.
+    if (s && s.value === undefined) throw refuse(key, 'concurrency', l.concurrency, 1000);
+    slot = s?.value;
+    // Held to the response's last byte (streams included), or until the client leaves.
+    if (slot) ctx.res.once('close', () => slot?.release());
+  }
+  if (l.rpm > 0) {
+    const r = (await failOpen(state.services.log, 'rpm', () => counter.take(`${key.id}:rpm`, 1, l.rpm, minute)))?.value;
+    if (r && !r.ok) {
+      slot?.release();
+      throw refuse(key, 'rpm', l.rpm, r.retryAfterMs);
+    }
+  }
+  await next();
+}
+
+/**
+ * Chat requests: reserves the prompt's estimated tokens against the key's tpm, or answers 429.
+ * `prompt` is the decoded request, or (for a relayed body, never decoded) the estimate itself.
+ */
+export async function reserveTokens(state: RequestState, prompt: ChatRequest | (() => number)): Promise<void> {
+  const key = state.key;
+  const tpm = key.limits.tpm;
+  if (tpm === 0) return;
+  const counter = state.services.rateCounter;
+  const estimate = typeof prompt === 'function' ? prompt() : estimateTokens(prompt);
+  const r = (await failOpen(state.services.log, 'tpm', () => counter.take(`${key.id}:tpm`, estimate, tpm, minute)))?.value;
+  if (!r) return;
+  if (!r.ok) throw refuse(key, 'tpm', tpm, r.retryAfterMs, estimate > tpm ? `; this request alone is about ${estimate} tokens` : '');
+  reservations.set(state, { counter, keyId: key.id, estimate, window: r.window, settled: false });
+}
+
+/** Replaces the estimate by what the upstream reports it used (prompt and answer). */
+export function settleTokens(state: RequestState, usage: Usage): void {
+  const r = reservations.get(state);
+  if (!r || r.settled) return;
+  r.settled = true;
+  const delta = usage.inputTokens + usage.outputTokens - r.estimate;
+  if (delta !== 0) void failOpen(state.services.log, 'tpm correction', () => r.counter.add(`${r.keyId}:tpm`, delta, minute, r.window));
+}

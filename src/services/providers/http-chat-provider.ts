@@ -1,0 +1,180 @@
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { parse as parseUrl, type Url } from 'node:url';
+import type { Dispatcher } from 'undici';
+import type { ChatUpstreamCodec, WireHeaders } from '../../../adapters/shared/chat-adapter.ts';
+import type { ProviderConfig } from '../../infra/config/gateway-config.ts';
+import type { ChatRequest } from '../../ir/chat-request.ts';
+import type { ChatResult } from '../../ir/chat-result.ts';
+import { GatewayError } from '../../ir/gateway-error.ts';
+import type { StreamEvent } from '../../ir/stream-event.ts';
+import type { RouteTimeouts } from '../../infra/config/route-policy.ts';
+import { connectionError } from '../../infra/upstream/connection-error.ts';
+import { readSse } from '../../infra/upstream/read-sse.ts';
+import { errorBodyOf, upstreamRequest } from '../../infra/upstream/upstream-request.ts';
+import { scrubSecrets } from './scrub-secrets.ts';
+import type { CallOptions, ChatProvider } from './chat-provider.ts';
+import type { UpstreamSpan } from '../../infra/tracing/upstream-span.ts';
+import { bearerAuth } from '../../../adapters/shared/format-module.ts';
+import { upstreamFormatOf } from '../../infra/formats/formats.ts';
+
+export type UpstreamTimeouts = { firstByteMs: number; idleMs: number };
+
+/** How each provider type presents its key (its format's module, src/infra/formats/formats.ts); the client's credential is never forwarded. */
+export function authHeaders(cfg: ProviderConfig): Record<string, string> {
+  const key = cfg.api_key ?? '';
+  return upstreamFormatOf(cfg.type, cfg.api)?.upstream.authHeaders(key) ?? bearerAuth(key);
+}
+
+/** A chat upstream reached over HTTP and spoken to through one format codec. */
+export class HttpChatProvider implements ChatProvider {
+  readonly name: string;
+  readonly type: string;
+  readonly wireFormat: ChatUpstreamCodec['format'];
+  readonly baseUrl: string;
+  readonly #codec: ChatUpstreamCodec;
+  readonly #headers: Record<string, string>;
+  readonly #dispatcher: Dispatcher;
+  readonly #timeouts: UpstreamTimeouts;
+  readonly #dispatcherFor: ((connectMs: number) => Dispatcher) | undefined;
+  /**
+   * Keep-alive sockets for same-format pass-through (http-proxy speaks node:http, not undici).
+   * Without an agent http-proxy sends `Connection: close` and opens a connection per request.
+   */
+  readonly relayAgent: HttpAgent;
+  /** Parsed relay targets by upstream path: http-proxy would re-parse a string target per request. */
+  readonly #relayTargets = new Map<string, Url>();
+  /** Secrets scrubbed from upstream error text (src/services/providers/scrub-secrets.ts). */
+  readonly #secrets: readonly string[];
+
+  /** `dispatcherFor` gives the pool for a route's own connect timeout (undici sets it per pool). */
+  constructor(
+    name: string,
+    cfg: ProviderConfig,
+    codec: ChatUpstreamCodec,
+    dispatcher: Dispatcher,
+    timeouts: UpstreamTimeouts,
+    dispatcherFor?: (connectMs: number) => Dispatcher,
+    maxConnections = 4096,
+    secrets: readonly string[] = [],
+  ) {
+    this.name = name;
+    this.type = cfg.type;
+    this.wireFormat = codec.format;
+    this.baseUrl = (cfg.base_url ?? '').replace(/\/+$/, '');
+    this.#codec = codec;
+    this.#headers = { ...(cfg.headers ?? {}), ...authHeaders(cfg) };
+    // What this provider is sent (its key, its extra headers) is scrubbed whatever the caller passed.
+    this.#secrets = [...new Set([...secrets, ...Object.values(this.#headers).filter((v) => v.length >= 8)])].sort((a, b) => b.length - a.length);
+    this.#dispatcher = dispatcher;
+    this.#timeouts = timeouts;
+    this.#dispatcherFor = dispatcherFor;
+    const pool = { keepAlive: true, maxSockets: maxConnections, scheduling: 'lifo' as const };
+    this.relayAgent = this.baseUrl.startsWith('https:') ? new HttpsAgent(pool) : new HttpAgent(pool);
+  }
+
+  /**
+   * The relay target for an upstream path, in the legacy `url.parse` shape http-proxy reads
+   * (`path`, `host`, `port`). A route that passes the client's model name through (a glob entry)
+   * puts client-chosen names in Gemini paths, so the memory starts over past a bound.
+   */
+  relayTarget(path: string): Url {
+    let target = this.#relayTargets.get(path);
+    if (!target) {
+      if (this.#relayTargets.size >= 1024) this.#relayTargets.clear();
+      this.#relayTargets.set(path, (target = parseUrl(this.baseUrl + path)));
+    }
+    return target;
+  }
+
+  /** Ends the relay's idle sockets; sockets of relays in flight close when their response ends. */
+  close(): void {
+    this.relayAgent.destroy();
+  }
+
+  /** The pool for a route's connect timeout, for the pass-through path too. */
+  dispatcherFor(connectMs: number | undefined): Dispatcher {
+    return connectMs !== undefined && this.#dispatcherFor ? this.#dispatcherFor(connectMs) : this.#dispatcher;
+  }
+
+  /** Upstream text with every configured secret replaced by `[redacted]`, before a client may see it. */
+  scrub(text: string): string {
+    return scrubSecrets(text, this.#secrets);
+  }
+
+  /**
+   * The upstream refused polygate's own credentials (401/403): the operator's fault, not the
+   * client's, whose key polygate already accepted. A 502 naming the provider, never the upstream's text.
+   */
+  rejectedCredentials(status: number): GatewayError {
+    return new GatewayError('upstream', `provider '${this.name}' rejected polygate's credentials (HTTP ${status}); the operator must check providers.${this.name}.api_key`);
+  }
+
+  /** Headers to present upstream (auth included), for the pass-through path. */
+  get upstreamHeaders(): Record<string, string> {
+    return this.#headers;
+  }
+
+  async complete(req: ChatRequest, model: string, opts: CallOptions): Promise<ChatResult> {
+    const res = await this.#send({ ...req, stream: false }, model, opts);
+    const body: unknown = await res.body.json().catch(() => {
+      throw new GatewayError('upstream', `provider '${this.name}' answered with a body that is not JSON`);
+    });
+    try {
+      return this.#codec.decodeResult(body);
+    } catch (e) {
+      // The upstream's answer did not decode: its failure (502), not an internal error of ours.
+      if (e instanceof GatewayError) throw e;
+      throw new GatewayError('upstream', `provider '${this.name}' answered with a body polygate could not read`);
+    }
+  }
+
+  async openStream(req: ChatRequest, model: string, opts: CallOptions): Promise<AsyncIterable<StreamEvent>> {
+    const res = await this.#send({ ...req, stream: true }, model, opts);
+    return guardStream(readSse(res.body, this.#codec.createStreamDecoder()), this.name, opts.timeouts ?? this.#timeouts);
+  }
+
+  async #send(req: ChatRequest, model: string, opts: CallOptions): Promise<Dispatcher.ResponseData> {
+    const enc = this.#codec.encodeRequest(req, model, opts.warn);
+    const span = opts.trace?.upstream(this.name, this.wireFormat, model);
+    return this.post(enc.path, enc.body, { accept: req.stream ? 'text/event-stream' : 'application/json', ...enc.headers }, opts, span);
+  }
+
+  /**
+   * POSTs a JSON body to a path under base_url with the provider's credentials: 2xx resolves,
+   * any other status rejects with the format's own error decoded, a failed connection with a
+   * GatewayError that names which timeout fired. Also used for the upstream's token counting.
+   * `span` (traced requests) is the call's span: its traceparent goes upstream.
+   */
+  async post(path: string, body: unknown, headers: Record<string, string>, opts: Pick<CallOptions, 'signal' | 'timeouts'>, span?: UpstreamSpan): Promise<Dispatcher.ResponseData> {
+    // Serialized before the call: a body that cannot be serialized is polygate's fault, not an
+    // upstream that "could not be reached" (which would be retried and trip the breaker).
+    const payload = JSON.stringify(body);
+    const res = await upstreamRequest({
+      provider: this.name,
+      upstreamFormat: this.wireFormat,
+      url: this.baseUrl + path,
+      dispatcher: this.dispatcherFor(opts.timeouts?.connectMs),
+      timeouts: opts.timeouts ?? this.#timeouts,
+      signal: opts.signal,
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...headers, ...this.#headers, ...span?.headers },
+      body: payload,
+      span,
+    });
+    if (res.statusCode === 401 || res.statusCode === 403) {
+      await res.body.dump().catch(() => {});
+      throw this.rejectedCredentials(res.statusCode);
+    }
+    if (res.statusCode >= 400) throw this.#codec.decodeError(res.statusCode, await errorBodyOf(res, (t) => this.scrub(t)), res.headers as WireHeaders);
+    return res;
+  }
+}
+
+/** Errors thrown while reading a stream (socket cut, idle timeout) become in-stream error events. */
+async function* guardStream(events: AsyncIterable<StreamEvent>, provider: string, timeouts: Partial<RouteTimeouts>): AsyncIterable<StreamEvent> {
+  try {
+    yield* events;
+  } catch (e) {
+    yield { type: 'error', error: connectionError(e, provider, timeouts) };
+  }
+}

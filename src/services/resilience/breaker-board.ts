@@ -1,0 +1,39 @@
+// The breakers of one gateway, one per provider and upstream model. The board lives in the
+// gateway's services (src/services/runtime/services.ts), beside the runtime, not in it: a config reload keeps what
+// the breakers learnt about each upstream. Breaker state is per instance (not shared through
+// Redis): each instance sees its own path to the upstream, and a breaker must react within a
+// request, not within a store round trip.
+import type { Logger } from 'pino';
+import { breakerRouteState, breakerState, breakerStates } from '../../infra/metrics/registry.ts';
+import { CircuitBreaker, type BreakerState } from './circuit-breaker.ts';
+
+export class BreakerBoard {
+  readonly #breakers = new Map<string, { provider: string; model: string; breaker: CircuitBreaker }>();
+  /** Where breaker transitions are logged. */
+  readonly #log: Logger | undefined;
+
+  constructor(log?: Logger) {
+    this.#log = log;
+  }
+
+  of(provider: string, model: string): CircuitBreaker {
+    const id = `${provider}\u0000${model}`;
+    let b = this.#breakers.get(id);
+    if (!b) {
+      const breaker = new CircuitBreaker((state, why) => this.#changed(provider, model, state, why));
+      this.#breakers.set(id, (b = { provider, model, breaker }));
+    }
+    return b.breaker;
+  }
+
+  #changed(provider: string, model: string, state: BreakerState, why: string): void {
+    breakerRouteState.set({ provider, upstream_model: model }, breakerStates[state]);
+    // The provider's series is its worst route: the dashboard panel shows providers.
+    let worst = 0;
+    for (const b of this.#breakers.values()) if (b.provider === provider) worst = Math.max(worst, breakerStates[b.breaker.state]);
+    breakerState.set({ provider }, worst);
+    const line = { provider, upstream_model: model, breaker: state, reason: why };
+    if (state === 'open') this.#log?.warn(line, 'circuit breaker opened');
+    else this.#log?.info(line, state === 'closed' ? 'circuit breaker closed' : 'circuit breaker half-open');
+  }
+}

@@ -1,0 +1,134 @@
+import type { BreakerConfig } from '../../infra/config/gateway-config.ts';
+
+export type BreakerState = 'closed' | 'open' | 'half_open';
+
+/**
+ * The right to make one call through a breaker. Settle it once: `success`, `failure`, or
+ * `release` when the call ended without telling anything about the upstream (the client left,
+ * the request itself was refused).
+ */
+export type BreakerPermit = { success(): void; failure(): void; release(): void };
+
+/** Outcomes of a time window, in ten slices so old calls age out without keeping each one. */
+type Slice = { start: number; calls: number; failures: number };
+const slices = 10;
+
+/**
+ * One circuit breaker (per provider and upstream model): closed lets calls through and counts
+ * them; a run of `consecutive_failures`, or a `failure_ratio` over at least `min_calls` calls in
+ * `window_ms`, opens it. Open skips the route for `cooldown_ms`; then one probe call is let
+ * through (half-open): its success closes the breaker, its failure opens it for another cool-down.
+ * Settings are passed per call, so a config reload takes effect without losing the state.
+ */
+export class CircuitBreaker {
+  #state: BreakerState = 'closed';
+  #run = 0;
+  #window: Slice[] = [];
+  #openUntil = 0;
+  #probing = false;
+  readonly #now: () => number;
+  readonly #onChange: (state: BreakerState, why: string) => void;
+
+  constructor(onChange: (state: BreakerState, why: string) => void, now: () => number = Date.now) {
+    this.#onChange = onChange;
+    this.#now = now;
+  }
+
+  get state(): BreakerState {
+    return this.#state;
+  }
+
+  /** Milliseconds until an open breaker lets a probe through (0 when it would now). */
+  get retryInMs(): number {
+    return this.#state === 'open' ? Math.max(0, this.#openUntil - this.#now()) : 0;
+  }
+
+  /** A permit for one call, or undefined while the breaker skips the route. */
+  acquire(cfg: BreakerConfig): BreakerPermit | undefined {
+    switch (this.#state) {
+      case 'closed':
+        return this.#permit(cfg, false);
+      case 'open':
+        if (this.#now() < this.#openUntil) return undefined;
+        this.#set('half_open', `cool-down of ${cfg.cooldown_ms} ms over; probing`);
+        this.#probing = true;
+        return this.#permit(cfg, true);
+      case 'half_open':
+        if (this.#probing) return undefined;
+        this.#probing = true;
+        return this.#permit(cfg, true);
+      default: {
+        const never: never = this.#state;
+        return never;
+      }
+    }
+  }
+
+  #permit(cfg: BreakerConfig, probe: boolean): BreakerPermit {
+    let settled = false;
+    const once = (fn: () => void) => (): void => {
+      if (settled) return;
+      settled = true;
+      if (probe) this.#probing = false;
+      fn();
+    };
+    return {
+      success: once(() => this.#succeeded(cfg, probe)),
+      failure: once(() => this.#failed(cfg, probe)),
+      release: once(() => {}),
+    };
+  }
+
+  #succeeded(cfg: BreakerConfig, probe: boolean): void {
+    if (probe && this.#state === 'half_open') {
+      this.#reset();
+      this.#set('closed', 'probe call succeeded');
+      return;
+    }
+    if (this.#state !== 'closed') return;
+    this.#run = 0;
+    this.#count(false, cfg.window_ms);
+  }
+
+  #failed(cfg: BreakerConfig, probe: boolean): void {
+    if (probe && this.#state === 'half_open') return this.#open(cfg, 'probe call failed');
+    // A call that started before the breaker opened and fails after tells nothing new.
+    if (this.#state !== 'closed') return;
+    this.#run++;
+    const { calls, failures } = this.#count(true, cfg.window_ms);
+    if (cfg.consecutive_failures > 0 && this.#run >= cfg.consecutive_failures) return this.#open(cfg, `${this.#run} failures in a row`);
+    if (cfg.failure_ratio > 0 && calls >= cfg.min_calls && failures / calls >= cfg.failure_ratio) {
+      return this.#open(cfg, `${failures} of ${calls} calls failed within ${cfg.window_ms} ms`);
+    }
+  }
+
+  #open(cfg: BreakerConfig, why: string): void {
+    this.#reset();
+    this.#openUntil = this.#now() + cfg.cooldown_ms;
+    this.#set('open', why);
+  }
+
+  #reset(): void {
+    this.#run = 0;
+    this.#window = [];
+  }
+
+  /** Records one call and answers the totals of the window. */
+  #count(failed: boolean, windowMs: number): { calls: number; failures: number } {
+    const now = this.#now();
+    const width = Math.max(1, Math.floor(windowMs / slices));
+    const start = now - (now % width);
+    this.#window = this.#window.filter((s) => s.start > now - windowMs);
+    let slice = this.#window[this.#window.length - 1];
+    if (!slice || slice.start !== start) this.#window.push((slice = { start, calls: 0, failures: 0 }));
+    slice.calls++;
+    if (failed) slice.failures++;
+    return this.#window.reduce((t, s) => ({ calls: t.calls + s.calls, failures: t.failures + s.failures }), { calls: 0, failures: 0 });
+  }
+
+  #set(state: BreakerState, why: string): void {
+    if (state === this.#state) return;
+    this.#state = state;
+    this.#onChange(state, why);
+  }
+}

@@ -1,0 +1,28 @@
+import type { ApiKey } from '../auth/key-ring.ts';
+import type { FormatModule } from '../../infra/formats/formats.ts';
+import type { Usage } from '../../ir/chat-result.ts';
+import type { RouteAttempts } from '../resilience/run-routes.ts';
+import type { Runtime } from './runtime.ts';
+import type { Services } from './services.ts';
+
+/** What the pipeline learns about one request, for the response headers, metrics and the log. */
+export type RequestState = {
+  requestId: string;
+  /** The wire format the path belongs to (src/infra/http/format-of-path.ts); undefined for paths of none. */
+  format: FormatModule | undefined;
+  /** The runtime in force when the request arrived; kept to the end (config reload). */
+  runtime: Runtime;
+  /** The gateway's live services (src/services/runtime/services.ts): store, ledger, breakers, counters… */
+  services: Services;
+  key: ApiKey;
+  model?: string;
+  path?: { provider: string; upstream_format: string; mode: 'passthrough' | 'translate'; upstreamModel: string };
+  /** Set by handlers that write the response themselves (streams, pass-through). */
+  status?: number;
+  outcome?: string;
+  streaming?: boolean;
+  timings: { decodeMs?: number; encodeMs?: number };
+};
+
+/** The request state as the chat pipeline fills it: usage and upstream attempts go into the request's log line. */
+export type ChatState = RequestState & { usage?: Usage; attempts?: RouteAttempts };

@@ -1,0 +1,228 @@
+import type { Context } from 'koa';
+import type { SseFrame } from '../../../adapters/shared/chat-adapter.ts';
+import type { ChatRequest, Message, Part } from '../../ir/chat-request.ts';
+import { GatewayError } from '../../ir/gateway-error.ts';
+import type { ChatSession } from './chat-session.ts';
+import type { RequestState } from '../runtime/request-state.ts';
+import type { Route } from '../routing/model-router.ts';
+import { normalizeInputItems, resolveItemReferences } from './input-items.ts';
+import { ResponseRepository, type StoredResponse, type StoredTurn } from './response-repository.ts';
+import { applyTruncation } from './truncate-conversation.ts';
+import { conversationChars } from '../tokens/estimate-tokens.ts';
+import { StoreQuotaError } from '../../infra/store/store.ts';
+import { socketMemoryOf, type SocketMemory } from './socket-memory.ts';
+
+/** Extension keys the Responses decoder writes that polygate itself answers (never sent upstream). */
+const stateKeys = ['previous_response_id', 'item_references', 'item_reference_slots', 'store', 'truncation'];
+
+/** Final stream events that carry the whole response object. */
+const finalEvents = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+export const repositoryOf = (ctx: Context): ResponseRepository => {
+  const state = ctx.state as RequestState;
+  return new ResponseRepository(state.services.store);
+};
+
+/**
+ * The `openai-responses` format's state around one request (docs/architecture.md, "State"): `previous_response_id` and
+ * `item_reference` are resolved from polygate's store, so a conversation continues on any
+ * upstream, none of which keeps state for polygate; the answer is stored unless `store: false`.
+ */
+export class ResponsesSession implements ChatSession {
+  readonly #repo: ResponseRepository;
+  readonly #workspace: string;
+  readonly #contextWindow: (model: string) => number | undefined;
+  #inputItems: Record<string, unknown>[] = [];
+  /** Which provider produced each stored message; by identity, so truncation cannot misalign it. */
+  #producers = new Map<Message, string>();
+  #store = true;
+  /** The messages this request sent, stored as its turn (the chain before it is stored already). */
+  #own: Message[] = [];
+  #previousId: string | null = null;
+  /** Size and length of the chain through this request's input (src/services/sessions/response-repository.ts). */
+  #chain = { chars: 0, length: 0 };
+  readonly #maxChainChars: number;
+  readonly #maxWorkspaceBytes: number;
+  /** The warning channel of the route that serves (a header on a non-streamed answer, the metric always). */
+  #warn: ((field: string, message: string) => void) | undefined;
+  #created: Record<string, unknown> | undefined;
+  #final: Record<string, unknown> | undefined;
+  /** A request sent over a Responses WebSocket: its socket's memory (src/services/sessions/socket-memory.ts). */
+  readonly #memory: SocketMemory | undefined;
+
+  constructor(
+    repo: ResponseRepository,
+    workspace: string,
+    contextWindow: (model: string) => number | undefined,
+    maxChainChars = Infinity,
+    maxWorkspaceBytes = Infinity,
+    memory?: SocketMemory,
+  ) {
+    this.#memory = memory;
+    this.#repo = repo;
+    this.#maxChainChars = maxChainChars;
+    this.#maxWorkspaceBytes = maxWorkspaceBytes;
+    this.#workspace = workspace;
+    this.#contextWindow = contextWindow;
+  }
+
+  /** Over a socket every turn goes to its memory, so the request is never relayed past this session. */
+  get keepsEveryTurn(): boolean {
+    return this.#memory !== undefined;
+  }
+
+  static of(ctx: Context): ResponsesSession {
+    const state = ctx.state as RequestState;
+    const config = state.runtime.config;
+    // Over a socket, `previous_response_id` and item references read its memory first.
+    const memory = socketMemoryOf(ctx.req.socket);
+    const repo = memory ? memory.over(state.services.store) : repositoryOf(ctx);
+    return new ResponsesSession(repo, state.key.workspace, (m) => state.runtime.router.resolve(m)?.config.context_window, config.limits.max_conversation_bytes, config.limits.max_workspace_stored_bytes, memory);
+  }
+
+  async prepareBody(body: unknown): Promise<unknown> {
+    const resolved = await resolveItemReferences(body, this.#repo, this.#workspace);
+    this.#inputItems = normalizeInputItems((resolved as { input?: unknown } | null)?.input);
+    return resolved;
+  }
+
+  async prepareRequest(request: ChatRequest): Promise<void> {
+    // The Responses client's own options (adapters/shared/format-extensions.ts).
+    const options = request.extensions['openai-responses'] ?? {};
+    this.#store = options['store'] !== false;
+    this.#own = request.messages;
+    const previousId = options['previous_response_id'];
+    let chain = { chars: 0, length: 0 };
+    if (typeof previousId === 'string') {
+      const previous = await this.#repo.get(previousId, this.#workspace);
+      if (!previous) throw new GatewayError('not-found', `Previous response with id '${previousId}' not found.`, { param: 'previous_response_id' });
+      const conversation = await this.#repo.conversation(previousId, this.#workspace, previous);
+      // `instructions` are not carried over (spec): only the conversation is.
+      conversation.messages.forEach((m, i) => this.#producers.set(m, conversation.producers[i] ?? ''));
+      request.messages = [...conversation.messages, ...request.messages];
+      this.#previousId = previousId;
+      chain = { chars: conversation.chainChars, length: conversation.length };
+    }
+    this.#chain = { chars: chain.chars + turnChars(this.#own), length: chain.length + 1 };
+    if (this.#previousId !== null && this.#chain.chars > this.#maxChainChars) {
+      throw new GatewayError(
+        'invalid-request',
+        `previous_response_id: the conversation of response '${this.#previousId}' with this input would exceed the ${this.#maxChainChars} characters a stored conversation may hold (limits.max_conversation_bytes). Start a new conversation, or send the input without previous_response_id.`,
+        { param: 'previous_response_id' },
+      );
+    }
+    if (this.#store) await this.#checkRoom();
+    const truncation = options['truncation'] === 'auto' ? 'auto' : 'disabled';
+    applyTruncation(request, this.#contextWindow(request.model), truncation);
+  }
+
+  /**
+   * Before any upstream call: a workspace whose stored responses, plus what this request would
+   * add of its own input (its turn, its record and its items each hold it once), would pass
+   * `limits.max_workspace_stored_bytes` gets 400 naming `store`. The answer's size is not known
+   * yet; a store that only the answer takes over the limit is refused after it (see #save).
+   */
+  async #checkRoom(): Promise<void> {
+    if (this.#maxWorkspaceBytes === Infinity) return;
+    const used = await this.#repo.storedBytes(this.#workspace);
+    const own = 3 * conversationChars(this.#own);
+    if (used + own <= this.#maxWorkspaceBytes) return;
+    throw new GatewayError(
+      'invalid-request',
+      `store: this workspace's stored responses hold ${used} bytes and this request would add about ${own} more, past the ${this.#maxWorkspaceBytes} bytes a workspace may store (limits.max_workspace_stored_bytes). Delete stored responses (DELETE /v1/responses/{id}) or send store: false.`,
+      { param: 'store' },
+    );
+  }
+
+  /**
+   * Reasoning signatures and encrypted content are valid only on the provider that produced them:
+   * replayed to it, and dropped with a warning for any other.
+   */
+  forRoute(request: ChatRequest, route: Route, warn: (field: string, message: string) => void): ChatRequest {
+    this.#warn = warn;
+    const options = { ...request.extensions['openai-responses'] };
+    for (const k of stateKeys) delete options[k];
+    const extensions = { ...request.extensions, 'openai-responses': options };
+    let dropped = 0;
+    const messages = request.messages.map((m) => {
+      const producer = this.#producers.get(m);
+      if (m.role === 'system' || !producer || producer === route.provider || !m.parts.some((p) => p.type === 'reasoning')) return m;
+      const parts = m.parts.filter((p) => p.type !== 'reasoning');
+      dropped += m.parts.length - parts.length;
+      return { ...m, parts };
+    });
+    if (dropped > 0) warn('input.reasoning', `${dropped} reasoning item(s) from another provider are not replayed to '${route.provider}'`);
+    return { ...request, extensions, messages: messages.filter((m) => m.parts.length > 0) };
+  }
+
+  async completed(done: { request: ChatRequest; route: Route; body: unknown; result: { parts: Part[] } }): Promise<void> {
+    const response = done.body as Record<string, unknown>;
+    await this.#save(done.route, response, done.result.parts);
+  }
+
+  observeFrames(frames: SseFrame[]): void {
+    for (const f of frames) {
+      if (f.event === 'response.created') this.#created = (JSON.parse(f.data) as { response: Record<string, unknown> }).response;
+      else if (f.event !== undefined && finalEvents.has(f.event)) this.#final = (JSON.parse(f.data) as { response: Record<string, unknown> }).response;
+    }
+  }
+
+  /** A stream is stored with its real ending: never `completed` unless `response.completed` was sent. */
+  async streamEnded(done: { request: ChatRequest; route: Route; parts: Part[]; outcome: 'ok' | 'error' | 'client_closed' }): Promise<void> {
+    // A client that left before the end made the stream end, whatever the encoder wrote after.
+    const final = done.outcome === 'client_closed' && this.#final?.status !== 'completed' ? undefined : this.#final;
+    if (final) return this.#save(done.route, final, final.status === 'completed' ? done.parts : undefined);
+    if (!this.#created) return;
+    const status = done.outcome === 'client_closed' ? 'cancelled' : 'failed';
+    await this.#save(done.route, { ...this.#created, status, output: [] }, undefined);
+  }
+
+  async #save(route: Route, response: Record<string, unknown>, output: Part[] | undefined): Promise<void> {
+    if ((!this.#store && !this.#memory) || typeof response.id !== 'string') return;
+    const status = (['completed', 'incomplete', 'failed', 'cancelled'] as const).find((s) => s === response.status) ?? 'failed';
+    const answer: Message[] = output && output.length > 0 ? [{ role: 'assistant', parts: output }] : [];
+    const turn: StoredTurn = {
+      previousId: this.#previousId,
+      messages: [...this.#own, ...answer],
+      producers: [...this.#own.map(() => ''), ...answer.map(() => route.provider)],
+      chainChars: this.#chain.chars + conversationChars(answer),
+      length: this.#chain.length,
+    };
+    const record: StoredResponse = {
+      id: response.id,
+      model: String(response.model ?? ''),
+      provider: route.provider,
+      upstreamModel: route.model,
+      status,
+      createdAt: typeof response.created_at === 'number' ? response.created_at : Math.floor(Date.now() / 1000),
+      response,
+      inputItems: this.#inputItems,
+    };
+    if (this.#memory) await this.#remember(this.#memory, record, turn);
+    if (!this.#store) return;
+    try {
+      await this.#repo.save(this.#workspace, record, turn, this.#maxWorkspaceBytes);
+    } catch (e) {
+      if (!(e instanceof StoreQuotaError)) throw e;
+      // The answer was (or is being) sent: the client keeps it, it only cannot be continued or
+      // retrieved. A non-streamed answer carries the warning header; a stream's headers are gone.
+      this.#warn?.('store', `response '${response.id}' was not stored: this workspace's stored responses hold ${e.used} bytes and this response (${e.adding}) would pass the ${e.limit} bytes a workspace may store (limits.max_workspace_stored_bytes)`);
+    }
+  }
+
+  /** Kept on the socket whatever `store` says; past `max_socket_bytes` only a later turn's own chain can name it no more. */
+  async #remember(memory: SocketMemory, record: StoredResponse, turn: StoredTurn): Promise<void> {
+    try {
+      await memory.local.save(this.#workspace, record, turn, memory.maxBytes);
+    } catch (e) {
+      if (!(e instanceof StoreQuotaError)) throw e;
+      this.#warn?.('previous_response_id', `response '${record.id}' is not kept on this socket: its memory holds ${e.used} bytes, past ${e.limit} with this one (responses_websocket.max_socket_bytes)`);
+    }
+  }
+}
+
+/**
+ * What a turn adds to its chain's size: its characters plus a flat 4096 per turn, so the cap also
+ * bounds how many turns reading a conversation walks (2048 at the default 8 MiB).
+ */
+const turnChars = (messages: Message[]): number => (messages.length === 0 ? 0 : 4096) + conversationChars(messages);
