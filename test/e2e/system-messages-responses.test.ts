@@ -5,7 +5,8 @@
 // `developer` item in place, a Chat upstream a `system` message after the `tool` message,
 // Anthropic (no anthropic-beta from a Responses client) and Gemini the instruction folded in place
 // into the next user turn, with a warning. `instructions` and a leading developer item stay the
-// top-level system prompt everywhere.
+// top-level system prompt everywhere; on a continued turn the leading developer item is the system
+// prompt again (it is part of the stored conversation), `instructions` are not.
 import t from 'tap';
 import OpenAI from 'openai';
 import type { ResponseCreateParamsNonStreaming } from 'openai/resources/responses/responses';
@@ -46,14 +47,16 @@ for (const u of Object.keys(expected) as Upstream[]) {
     if (folds[u]) t.match(warnings, /no mid-conversation system message.*folded/, 'the fold is named');
     else t.notMatch(warnings, /system/, 'nothing to warn about');
 
-    // The next turn continues the stored conversation: its leading developer item follows the
-    // earlier turns, so it lands in place too, after the previous answer.
+    // The next turn continues the stored conversation: `instructions` are not carried over, but
+    // the first turn's leading developer item is a conversation item, so it is the system prompt
+    // again; this turn's leading developer item follows the earlier turns, so it lands in place.
     emulators[u].reset();
     await client.responses.create({ model: modelFor(u), previous_response_id: data.id, input: [{ role: 'developer', content: 'Later.' }, { role: 'user', content: 'more' }] });
     const next = landed(u, lastBody(emulators[u]));
-    t.strictSame(next.slice(0, 5), expected[u].slice(1), 'the stored turn, its instruction still in place (instructions are not carried over)');
-    t.match(next[5], u === 'gemini' ? /^model: / : /^assistant: /, 'the stored answer');
-    t.strictSame(next.slice(6), [later[u], 'user: more']);
+    t.equal(next[0], u === 'responses' ? 'instructions: Lead.' : 'system: Lead.', 'the first turn\'s developer item, without the first turn\'s instructions');
+    t.strictSame(next.slice(1, 6), expected[u].slice(1), 'the stored turn, its instruction still in place');
+    t.match(next[6], u === 'gemini' ? /^model: / : /^assistant: /, 'the stored answer');
+    t.strictSame(next.slice(7), [later[u], 'user: more']);
   });
 }
 

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { SseFrame } from '../../../adapters/shared/chat-adapter.ts';
-import type { ChatRequest, Message, Part } from '../../ir/chat-request.ts';
+import type { ChatRequest, Message, Part, SystemMessage, TextPart } from '../../ir/chat-request.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import type { ChatSession } from './chat-session.ts';
 import type { RequestState } from '../runtime/request-state.ts';
@@ -90,16 +90,25 @@ export class ResponsesSession implements ChatSession {
     // The Responses client's own options (adapters/shared/format-extensions.ts).
     const options = request.extensions['openai-responses'] ?? {};
     this.#store = options['store'] !== false;
-    this.#own = request.messages;
     const previousId = options['previous_response_id'];
+    // A first turn's leading developer/system items are its system prompt (the decoder put them
+    // there, after `instructions`); they are conversation items all the same, so the stored turn
+    // keeps them, as a system message, for the turns that continue it.
+    const leading = typeof previousId === 'string' ? [] : leadingInstructions(this.#inputItems);
+    this.#own = leading.length > 0 ? [{ role: 'system', parts: leading }, ...request.messages] : request.messages;
     let chain = { chars: 0, length: 0 };
     if (typeof previousId === 'string') {
       const previous = await this.#repo.get(previousId, this.#workspace);
       if (!previous) throw new GatewayError('not-found', `Previous response with id '${previousId}' not found.`, { param: 'previous_response_id' });
       const conversation = await this.#repo.conversation(previousId, this.#workspace, previous);
-      // `instructions` are not carried over (spec): only the conversation is.
-      conversation.messages.forEach((m, i) => this.#producers.set(m, conversation.producers[i] ?? ''));
-      request.messages = [...conversation.messages, ...request.messages];
+      // `instructions` are not carried over (spec): only the conversation is. Its leading system
+      // message (the first turn's developer items) is the system prompt again, after this turn's
+      // `instructions`, as it was on the first turn.
+      const stored = [...conversation.messages];
+      while (stored[0]?.role === 'system') request.system.push(...(stored.shift() as SystemMessage).parts);
+      const offset = conversation.messages.length - stored.length;
+      stored.forEach((m, i) => this.#producers.set(m, conversation.producers[i + offset] ?? ''));
+      request.messages = [...stored, ...request.messages];
       this.#previousId = previousId;
       chain = { chars: conversation.chainChars, length: conversation.length };
     }
@@ -226,3 +235,17 @@ export class ResponsesSession implements ChatSession {
  * bounds how many turns reading a conversation walks (2048 at the default 8 MiB).
  */
 const turnChars = (messages: Message[]): number => (messages.length === 0 ? 0 : 4096) + conversationChars(messages);
+
+/** The text of the developer/system messages that open a first turn's input, in order. */
+function leadingInstructions(items: readonly Record<string, unknown>[]): TextPart[] {
+  const parts: TextPart[] = [];
+  for (const item of items) {
+    if (item.type !== 'message' || (item.role !== 'developer' && item.role !== 'system')) break;
+    const content = Array.isArray(item.content) ? item.content : [];
+    for (const c of content) {
+      const text = (c as { text?: unknown } | null)?.text;
+      if (typeof text === 'string' && text !== '') parts.push({ type: 'text', text });
+    }
+  }
+  return parts;
+}
