@@ -2,7 +2,7 @@
 // gets one core to itself; the mock upstream and the load generator share the other, so what is
 // measured is the gateway's own cost, not a fight for the same core.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -215,4 +215,26 @@ export function watchOtherCpu(pids: number[]): () => number {
   const busy0 = machineBusySeconds();
   const ours0 = ours();
   return () => Math.max(0, machineBusySeconds() - busy0 - (ours() - ours0));
+}
+
+/**
+ * CPU time a process's live threads have used so far, in seconds, to the nanosecond (the
+ * scheduler's own accounting, /proc/PID/task/TID/schedstat), where `cpuSecondsOf` counts 10 ms
+ * ticks. A thread that exits between two readings takes its time with it: meant for long-lived
+ * processes (Node's threads live as long as it does).
+ */
+export function cpuSecondsPrecise(pid: number): number {
+  try {
+    let ns = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // the thread ended while being read
+      }
+    }
+    return ns / 1e9;
+  } catch {
+    return cpuSecondsOf(pid);
+  }
 }

@@ -1,83 +1,94 @@
 // One request's spans (docs/usage-and-tracing.md): the server span of the request, with children
 // for decode, each route attempt (the upstream call inside it), encode and the stream. Spans are
-// parented explicitly; a request without a trace (tracing off) costs one WeakMap lookup per hook,
-// and one the sampler left out makes no span at all (src/tracing/unsampled-trace.ts).
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type AttributeValue, type Attributes, type Context, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
+// plain records (src/tracing/span-record.ts), parented by id and handed to the exporter as each
+// ends; a request without a trace (tracing off) costs one WeakMap lookup per hook, and one the
+// sampler left out makes no span at all (src/tracing/unsampled-trace.ts).
+import { SpanKind, type AttributeValue, type Attributes } from '@opentelemetry/api';
 import type Koa from 'koa';
 import type { ChatRequest } from '../ir/chat-request.ts';
 import type { GatewayError } from '../ir/gateway-error.ts';
 import type { ChatState } from '../pipeline/chat-handler.ts';
 import type { Route } from '../routing/model-router.ts';
 import { contentAttributes, genAiOperation, genAiProviderName, requestAttributes } from './gen-ai-attributes.ts';
+import type { OtlpExporter } from './otlp-exporter.ts';
+import { SpanRecord } from './span-record.ts';
 import { tracingOf } from './tracer.ts';
-import { formatTraceparent, parseTraceparent } from './traceparent.ts';
-import { UnsampledTrace } from './unsampled-trace.ts';
+import { parseTraceparent } from './traceparent.ts';
+import { randomHexId, UnsampledTrace } from './unsampled-trace.ts';
 import type { UpstreamSpan, UpstreamTracer } from './upstream-span.ts';
 
-/** performance.now() readings as epoch milliseconds, the SDK's time input. */
+/** performance.now() readings as epoch milliseconds, the span records' time. */
 const epoch = (perf: number): number => performance.timeOrigin + perf;
+const now = (): number => performance.timeOrigin + performance.now();
 
 export class RequestTrace implements UpstreamTracer {
-  readonly #tracer: Tracer;
-  readonly #root: Span;
-  readonly #rootCtx: Context;
+  readonly #exporter: OtlpExporter;
+  readonly #root: SpanRecord;
   readonly #tracestate: string | undefined;
   readonly #content: boolean;
   readonly #operation: string;
-  #attemptCtx: Context | undefined;
+  #attempt: SpanRecord | undefined;
   #warnings: string[] = [];
-  #attrs: Attributes = {};
 
-  constructor(tracer: Tracer, ctx: Koa.Context, state: ChatState, startedAt: number, remote: SpanContext | undefined, tracestate: string | undefined) {
-    this.#tracer = tracer;
+  constructor(exporter: OtlpExporter, ctx: Koa.Context, state: ChatState, startedAt: number, remote: { traceId: string; spanId: string } | undefined, tracestate: string | undefined) {
+    this.#exporter = exporter;
     this.#tracestate = tracestate;
-    const parent = remote ? trace.setSpanContext(ROOT_CONTEXT, remote) : ROOT_CONTEXT;
     this.#operation = state.family ? genAiOperation(state.family, ctx.path) : 'chat';
     this.#content = state.runtime.config.log.content;
-    this.#root = tracer.startSpan(ctx.method, { kind: SpanKind.SERVER, startTime: epoch(startedAt), attributes: { 'http.request.method': ctx.method, 'gen_ai.operation.name': this.#operation, 'polygate.request_id': state.requestId } }, parent);
-    this.#rootCtx = trace.setSpan(parent, this.#root);
+    const attributes: Attributes = { 'http.request.method': ctx.method, 'gen_ai.operation.name': this.#operation, 'polygate.request_id': state.requestId };
+    this.#root = new SpanRecord(remote?.traceId ?? randomHexId(16), randomHexId(8), remote?.spanId, ctx.method, SpanKind.SERVER, epoch(startedAt), attributes, tracestate, remote !== undefined);
+  }
+
+  #child(name: string, kind: SpanKind, parent: SpanRecord, start: number, attributes: Attributes): SpanRecord {
+    return new SpanRecord(this.#root.traceId, randomHexId(8), parent.spanId, name, kind, start, attributes, this.#tracestate, false);
+  }
+
+  #end(span: SpanRecord): void {
+    span.end = now();
+    this.#exporter.add(span);
   }
 
   /** A finished step of the request (decode, encode, the stream), from `startedAt` to now. */
   step(name: string, startedAt: number, attributes?: Attributes): void {
-    this.#tracer.startSpan(name, { startTime: epoch(startedAt), attributes }, this.#rootCtx).end();
+    this.#end(this.#child(name, SpanKind.INTERNAL, this.#root, epoch(startedAt), attributes ?? {}));
   }
 
   decoded(request: ChatRequest, startedAt: number): void {
     this.step('polygate.decode', startedAt);
-    // Kept until the end: the root's attributes go to the SDK in one call, each checked once.
-    this.#attrs = this.#content ? { ...requestAttributes(request), ...contentAttributes(request) } : requestAttributes(request);
+    const a = this.#root.attributes;
+    Object.assign(a, requestAttributes(request));
+    if (this.#content) Object.assign(a, contentAttributes(request));
   }
 
   /** Starts a route attempt (src/resilience/run-routes.ts); the returned function ends it. */
   attempt(route: Route, n: number): (error?: GatewayError) => void {
-    const span = this.#tracer.startSpan('polygate.route_attempt', { attributes: { 'polygate.provider': route.provider, 'gen_ai.response.model': route.model, 'polygate.attempt': n } }, this.#rootCtx);
-    this.#attemptCtx = trace.setSpan(this.#rootCtx, span);
+    const span = this.#child('polygate.route_attempt', SpanKind.INTERNAL, this.#root, now(), { 'polygate.provider': route.provider, 'gen_ai.response.model': route.model, 'polygate.attempt': n });
+    this.#attempt = span;
     return (error) => {
       if (error) {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
-        span.setAttribute('error.type', error.kind);
+        span.fail(error.message);
+        span.attributes['error.type'] = error.kind;
       }
-      span.end();
+      this.#end(span);
     };
   }
 
   /** The upstream call of the current attempt: a GenAI client span, named `{operation} {model}`. */
   upstream(provider: string, format: string, upstreamModel: string): UpstreamSpan {
-    const parent = this.#attemptCtx ?? this.#rootCtx;
-    const span = this.#tracer.startSpan(
-      `${this.#operation} ${upstreamModel}`,
-      { kind: SpanKind.CLIENT, attributes: { 'gen_ai.operation.name': this.#operation, 'gen_ai.request.model': upstreamModel, 'polygate.provider': provider, 'polygate.format.out': format } },
-      parent,
-    );
-    const headers: Record<string, string> = { traceparent: formatTraceparent(span.spanContext()) };
+    const span = this.#child(`${this.#operation} ${upstreamModel}`, SpanKind.CLIENT, this.#attempt ?? this.#root, now(), {
+      'gen_ai.operation.name': this.#operation,
+      'gen_ai.request.model': upstreamModel,
+      'polygate.provider': provider,
+      'polygate.format.out': format,
+    });
+    const headers: Record<string, string> = { traceparent: `00-${span.traceId}-${span.spanId}-01` };
     if (this.#tracestate) headers.tracestate = this.#tracestate;
     return {
       headers,
       end: (status, error) => {
-        if (status !== undefined) span.setAttribute('http.response.status_code', status);
-        if (error || (status ?? 0) >= 400) span.setStatus({ code: SpanStatusCode.ERROR, message: error?.message ?? `HTTP ${status}` });
-        span.end();
+        if (status !== undefined) span.attributes['http.response.status_code'] = status;
+        if (error || (status ?? 0) >= 400) span.fail(error?.message ?? `HTTP ${status}`);
+        this.#end(span);
       },
     };
   }
@@ -88,12 +99,12 @@ export class RequestTrace implements UpstreamTracer {
 
   end(ctx: Koa.Context, state: ChatState, labels: Record<string, string>, status: number, ttfbMs: number | undefined): void {
     const route = String((ctx as { _matchedRoute?: unknown })._matchedRoute ?? '');
-    if (route) this.#root.updateName(`${ctx.method} ${route}`);
+    if (route) this.#root.name = `${ctx.method} ${route}`;
     const provider = state.path?.provider;
     const type = provider ? state.runtime.config.providers[provider]?.type : undefined;
     const system = genAiProviderName(type);
-    const a = this.#attrs;
-    // Unset values are left out: the SDK would check each and refuse it.
+    const a = this.#root.attributes;
+    // Unset values are left out, as the SDK left them out.
     const put = (k: string, v: AttributeValue | undefined): void => {
       if (v !== undefined) a[k] = v;
     };
@@ -115,9 +126,8 @@ export class RequestTrace implements UpstreamTracer {
     put('polygate.attempts', state.attempts?.attempts);
     put('polygate.time_to_first_byte_ms', ttfbMs);
     if (this.#warnings.length > 0) a['polygate.warnings'] = this.#warnings;
-    this.#root.setAttributes(a);
-    if (status >= 500 || (state.outcome ?? labels.outcome).startsWith('stream_')) this.#root.setStatus({ code: SpanStatusCode.ERROR, message: state.outcome ?? labels.outcome });
-    this.#root.end();
+    if (status >= 500 || (state.outcome ?? labels.outcome).startsWith('stream_')) this.#root.fail(state.outcome ?? labels.outcome);
+    this.#end(this.#root);
   }
 }
 
@@ -125,9 +135,8 @@ const traces = new WeakMap<object, RequestTrace | UnsampledTrace>();
 
 /**
  * Opens the request's trace when tracing is on (src/app.ts, at the start of every family request).
- * The sampling decision is made here, before the SDK is asked for anything: a caller's traceparent
- * is followed, a new trace is kept at sample_ratio (the SDK's sampler then keeps every span it is
- * asked for, src/tracing/tracer.ts).
+ * The sampling decision is made here, once: a caller's traceparent is followed, a new trace is
+ * kept at sample_ratio; a kept trace records every span of the request.
  */
 export function startRequestTrace(ctx: Koa.Context, startedAt: number): void {
   const state = ctx.state as ChatState;
@@ -138,7 +147,7 @@ export function startRequestTrace(ctx: Koa.Context, startedAt: number): void {
   const tracestate = typeof h.tracestate === 'string' && h.tracestate !== '' ? h.tracestate : undefined;
   const remote = typeof h.traceparent === 'string' ? parseTraceparent(h.traceparent, tracestate) : undefined;
   const sampled = remote ? (remote.traceFlags & 1) === 1 : tracing.ratio >= 1 || Math.random() < tracing.ratio;
-  traces.set(state, sampled ? new RequestTrace(tracing.tracer, ctx, state, startedAt, remote, tracestate) : new UnsampledTrace(remote?.traceId, tracestate));
+  traces.set(state, sampled ? new RequestTrace(tracing.exporter, ctx, state, startedAt, remote, tracestate) : new UnsampledTrace(remote?.traceId, tracestate));
 }
 
 export const traceOf = (state: object): RequestTrace | UnsampledTrace | undefined => traces.get(state);

@@ -1,42 +1,37 @@
-// The OpenTelemetry tracer of this process (docs/usage-and-tracing.md): off unless
-// tracing.endpoint is set; spans go in batches to an OTLP/HTTP collector (JSON encoding).
-// No global registration and no context manager: spans are parented explicitly through the
-// request's trace (src/tracing/request-trace.ts), so nothing else in the process is affected.
+// The span exporter of this process (docs/usage-and-tracing.md): off unless tracing.endpoint is
+// set; spans go in batches to an OTLP/HTTP collector (JSON encoding). Spans are recorded by the
+// request's trace (src/tracing/request-trace.ts) as plain records and written as OTLP JSON by
+// src/tracing/otlp-exporter.ts: no OpenTelemetry SDK objects, no global registration and no
+// context manager, so nothing else in the process is affected.
 import { createRequire } from 'node:module';
-import type { Tracer } from '@opentelemetry/api';
 import type { GatewayConfig } from '../config/gateway-config.ts';
+import { OtlpExporter } from './otlp-exporter.ts';
 
-type Provider = { tracer: Tracer; ratio: number; shutdown(): Promise<void> };
-let provider: Provider | null | undefined;
+type Tracing = { exporter: OtlpExporter; ratio: number };
+let tracing: Tracing | null | undefined;
 
 /**
- * The tracer, created on first use with the settings in force then (a reload does not change
- * them; a restart does). Undefined when tracing is off. The SDK is loaded only when tracing is on,
- * so gateways without it do not pay its start-up time.
+ * The exporter, created on first use with the settings in force then (a reload does not change
+ * them; a restart does). Undefined when tracing is off.
  */
-export function tracingOf(config: GatewayConfig): { tracer: Tracer; ratio: number } | undefined {
-  if (provider === undefined) provider = config.tracing.endpoint ? openProvider(config) : null;
-  return provider ?? undefined;
+export function tracingOf(config: GatewayConfig): Tracing | undefined {
+  if (tracing === undefined) tracing = config.tracing.endpoint ? openTracing(config) : null;
+  return tracing ?? undefined;
 }
 
-function openProvider(config: GatewayConfig): Provider {
+function openTracing(config: GatewayConfig): Tracing {
   const t = config.tracing;
-  const require = createRequire(import.meta.url);
-  const sdk = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
-  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
-  const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
-  const { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } = require('@opentelemetry/semantic-conventions') as typeof import('@opentelemetry/semantic-conventions');
-  const exporter = new OTLPTraceExporter({ url: t.endpoint, headers: t.headers });
-  const p = new sdk.TracerProvider({
-    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: t.service_name, [ATTR_SERVICE_VERSION]: version() }),
-    // The request's trace decides (sample_ratio, or the caller's flag) before any span is asked
-    // for, so an unsampled request never reaches the SDK (src/tracing/request-trace.ts).
-    sampler: new sdk.AlwaysOnSampler(),
-    // Content attributes (log.content) are bounded like every other value.
-    spanLimits: { attributeValueLengthLimit: 16_384 },
-    spanProcessors: [new sdk.BatchSpanProcessor({ exporter, maxQueueSize: t.max_queue_size, scheduledDelayMillis: t.export_interval_ms })],
+  const exporter = new OtlpExporter({
+    url: t.endpoint as string,
+    headers: t.headers ?? {},
+    resource: {
+      attributes: { 'service.name': t.service_name, 'service.version': version(), 'telemetry.sdk.language': 'nodejs' },
+      scope: { name: 'polygate', version: version() },
+    },
+    maxQueue: t.max_queue_size,
+    intervalMs: t.export_interval_ms,
   });
-  return { tracer: p.getTracer('polygate', version()), ratio: t.sample_ratio, shutdown: () => p.shutdown() };
+  return { exporter, ratio: t.sample_ratio };
 }
 
 function version(): string {
@@ -45,7 +40,7 @@ function version(): string {
 
 /** Exports the spans still queued (src/main.ts, on SIGTERM, after the requests in flight ended). */
 export async function closeTracing(): Promise<void> {
-  const p = provider;
-  provider = undefined;
-  await p?.shutdown();
+  const t = tracing;
+  tracing = undefined;
+  await t?.exporter.shutdown();
 }
