@@ -30,7 +30,8 @@ export class OtlpExporter {
   readonly #batchSize: number;
   readonly #maxInFlight: number;
   readonly #timer: NodeJS.Timeout;
-  #queue: SpanRecord[] = [];
+  /** Spans as OTLP JSON, written when they end: the records die young, a string is cheap to keep until the export. */
+  #queue: string[] = [];
   #inFlight = new Set<Promise<void>>();
   #soon = false;
   #closed = false;
@@ -59,7 +60,7 @@ export class OtlpExporter {
       this.dropped++;
       return;
     }
-    this.#queue.push(span);
+    this.#queue.push(spanJson(span));
     // A full batch leaves on the next turn, not inside the request that filled it.
     if (this.#queue.length >= this.#batchSize && !this.#soon) {
       this.#soon = true;
@@ -84,11 +85,8 @@ export class OtlpExporter {
     }
   }
 
-  #post(batch: SpanRecord[]): Promise<void> {
-    let body = this.#head;
-    for (let i = 0; i < batch.length; i++) body += (i > 0 ? ',' : '') + spanJson(batch[i]);
-    body += exportTail;
-    const bytes = Buffer.from(body, 'utf8');
+  #post(batch: string[]): Promise<void> {
+    const bytes = Buffer.from(this.#head + batch.join(',') + exportTail, 'utf8');
     return new Promise<void>((done) => {
       const req = this.#request(this.#url, { ...this.#options, headers: { ...this.#headers, 'content-length': String(bytes.length) } }, (res) => {
         const ok = (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300;

@@ -12,10 +12,27 @@ export const maxValueLength = 16_384;
 
 const q = (s: string): string => JSON.stringify(s);
 
+/**
+ * Quoted strings that recur on every span (attribute keys, model, provider and format names,
+ * span names): quoted once. Bounded: cleared when full, so client-chosen values cannot grow it.
+ */
+const quoted = new Map<string, string>();
+function qc(s: string): string {
+  let out = quoted.get(s);
+  if (out === undefined) {
+    out = q(s);
+    if (s.length <= 64) {
+      if (quoted.size >= 2048) quoted.clear();
+      quoted.set(s, out);
+    }
+  }
+  return out;
+}
+
 function anyValue(v: AttributeValue | undefined): string {
   switch (typeof v) {
     case 'string':
-      return `{"stringValue":${q(v.length > maxValueLength ? v.slice(0, maxValueLength) : v)}}`;
+      return `{"stringValue":${v.length > maxValueLength ? q(v.slice(0, maxValueLength)) : qc(v)}}`;
     case 'number':
       // JSON.stringify: NaN and ±Infinity become null, as in the SDK's serializer.
       return Number.isInteger(v) ? `{"intValue":${v}}` : `{"doubleValue":${JSON.stringify(v)}}`;
@@ -37,7 +54,7 @@ export function attributesJson(a: Attributes): string {
   for (const key in a) {
     const v = a[key];
     if (v === undefined || v === null) continue;
-    out += `${out ? ',' : ''}{"key":${q(key)},"value":${anyValue(v)}}`;
+    out += `${out ? ',' : ''}{"key":${qc(key)},"value":${anyValue(v)}}`;
   }
   return `[${out}]`;
 }
@@ -50,15 +67,18 @@ export function nanosOf(ms: number): string {
   return nanos >= 1e9 ? `${seconds + 1}000000000` : `${seconds}${String(nanos).padStart(9, '0')}`;
 }
 
+/**
+ * One span. Fields at their default (no events, no links, nothing dropped) are left out, as
+ * OTLP's JSON encoding (proto3) allows; the SDK's serializer writes them out.
+ */
 export function spanJson(s: SpanRecord): string {
   return (
     `{"traceId":"${s.traceId}","spanId":"${s.spanId}"` +
     (s.parentSpanId ? `,"parentSpanId":"${s.parentSpanId}"` : '') +
     (s.traceState !== undefined ? `,"traceState":${q(s.traceState)}` : '') +
-    `,"name":${q(s.name)},"kind":${s.kind + 1},"startTimeUnixNano":"${nanosOf(s.start)}","endTimeUnixNano":"${nanosOf(s.end)}"` +
-    `,"attributes":${attributesJson(s.attributes)},"droppedAttributesCount":0,"events":[],"droppedEventsCount":0` +
-    `,"status":{"code":${s.status}${s.statusMessage !== undefined ? `,"message":${q(s.statusMessage)}` : ''}}` +
-    `,"links":[],"droppedLinksCount":0,"flags":${s.flags}}`
+    `,"name":${qc(s.name)},"kind":${s.kind + 1},"startTimeUnixNano":"${nanosOf(s.start)}","endTimeUnixNano":"${nanosOf(s.end)}"` +
+    `,"attributes":${attributesJson(s.attributes)}` +
+    `,"status":{"code":${s.status}${s.statusMessage !== undefined ? `,"message":${q(s.statusMessage)}` : ''}},"flags":${s.flags}}`
   );
 }
 
@@ -69,7 +89,7 @@ export function exportHead(r: OtlpResource): string {
 
 export const exportTail = ']}]}]}';
 
-/** One export request of `spans` (used by tests and by the exporter through exportHead / spanJson). */
+/** One export request of `spans` (the exporter builds the same from exportHead, spanJson and exportTail). */
 export function exportJson(r: OtlpResource, spans: readonly SpanRecord[]): string {
   return exportHead(r) + spans.map(spanJson).join(',') + exportTail;
 }

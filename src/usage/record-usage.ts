@@ -1,7 +1,7 @@
 import type { ChatState } from '../pipeline/chat-handler.ts';
 import { spendTotal, unpricedRequestsTotal } from '../metrics/registry.ts';
 import { meteredOf } from './meter.ts';
-import { costNano, nanoPerUsd, noUnits, priceOf, type Units } from './prices.ts';
+import { costNano, nanoPerUsd, priceOf, type Units } from './prices.ts';
 import { ledgerOf } from './process-ledger.ts';
 import { dayOf, type UsageRecord } from './usage-record.ts';
 
@@ -23,7 +23,6 @@ export function recordUsage(state: ChatState, labels: PathLabels, status: number
   const build = (audioSeconds: number | undefined): UsageRecord => {
     const u = state.usage;
     const units: Units = {
-      ...noUnits(),
       inputTokens: u?.inputTokens ?? 0,
       outputTokens: u?.outputTokens ?? 0,
       cacheReadTokens: u?.cacheReadTokens ?? 0,
