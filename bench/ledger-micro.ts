@@ -47,7 +47,7 @@ const port = await new Promise<number>((ok) => sink.stdout!.once('data', (b: Buf
 function configOf(ledger: boolean, tracing: boolean): Record<string, unknown> {
   return {
     storage: { driver: 'sqlite', path: join(mkdtempSync(join(tmpdir(), 'ledger-micro-')), 'polygate.db') },
-    usage: { ledger, flush_interval_ms: 1000, batch_size: 500, retention_days: 400, prices: { models: { bench: { input: 3, output: 15 } }, providers: {} }, budgets: { bench: { usd_per_day: 1e6 } } },
+    usage: { ledger, flush_interval_ms: 1000, batch_size: Number(process.env.LEDGER_MICRO_BATCH ?? 500), retention_days: 400, prices: { models: { bench: { input: 3, output: 15 } }, providers: {} }, budgets: { bench: { usd_per_day: 1e6 } } },
     tracing: tracing ? { endpoint: `http://127.0.0.1:${port}/v1/traces`, headers: {}, service_name: 'polygate', sample_ratio: 1, max_queue_size: 4096, export_interval_ms: 1000 } : { headers: {}, service_name: 'polygate', sample_ratio: 1, max_queue_size: 4096, export_interval_ms: 1000 },
     log: { content: false },
     providers: { openai: { type: 'openai' } },
