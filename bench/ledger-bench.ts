@@ -9,6 +9,7 @@
 //      from the scheduler's per-thread accounting (bench/processes.ts cpuSecondsPrecise), which
 //      does not depend on how busy the rest of the machine is; on one core the saturated rate is
 //      about 1 / CPU per request, so "fewer requests per second" = 1 − CPU(off) / CPU(variant);
+//      the main thread's share beside it (what bounds the rate when other threads get other cores);
 //   2. saturation (32 connections, closed loop): requests per second measured directly (noisy
 //      on a shared machine; reported beside the derived figure).
 // Medians over the rounds.
@@ -83,8 +84,8 @@ for (const v of variants) {
   gateways.set(v, await startPolygate(configOf(v), prof));
 }
 
-type Cell = { cpuUs: number[]; sat: number[]; satCpuUs: number[]; achieved: number[] };
-const cells = new Map<string, Cell>(variants.map((v) => [v, { cpuUs: [], sat: [], satCpuUs: [], achieved: [] }]));
+type Cell = { cpuUs: number[]; mainUs: number[]; sat: number[]; satCpuUs: number[]; achieved: number[] };
+const cells = new Map<string, Cell>(variants.map((v) => [v, { cpuUs: [], mainUs: [], sat: [], satCpuUs: [], achieved: [] }]));
 const busyBefore = machineBusySeconds();
 const started = Date.now();
 
@@ -95,9 +96,11 @@ async function visit(v: string, round: number): Promise<void> {
   if (round === 0) await runAutocannon(t.baseUrl, req, conns, 2); // warm-up: JIT, connection pools, sqlite pages
   const cell = cells.get(v)!;
   const c0 = cpuSecondsPrecise(gw.pid);
+  const m0 = cpuSecondsPrecise(gw.pid, true);
   const fixed = await runAutocannon(t.baseUrl, req, 8, durationS, rate);
   const cpuUs = ((cpuSecondsPrecise(gw.pid) - c0) / Math.max(1, fixed.count)) * 1e6;
   cell.cpuUs.push(cpuUs);
+  cell.mainUs.push(((cpuSecondsPrecise(gw.pid, true) - m0) / Math.max(1, fixed.count)) * 1e6);
   cell.achieved.push(fixed.rps);
   let line = `round ${round + 1} ${v}: ${fixed.rps.toFixed(0)}/s offered ${rate}, ${cpuUs.toFixed(1)} µs CPU each`;
   if (fixed.errors > 0) line += `, ${fixed.errors} errors`;
@@ -126,21 +129,23 @@ const busy = (machineBusySeconds() - busyBefore) / elapsed;
 const off = cells.get('off')!;
 const cpuOff = median(off.cpuUs);
 const satOff = median(off.sat);
+const mainOff = median(off.mainUs);
 const pct = (v: number): string => `${v >= 0 ? '+' : '−'}${Math.abs(v * 100).toFixed(1)} %`;
 const lines = [
   `## Ledger and traces vs neither — ${path.name}`,
   '',
   `${repeats} interleaved rounds; per visit ${durationS} s at ${rate} req/s offered (8 connections, open loop) for CPU per request, then ${satS} s at ${conns} connections (closed loop) for the saturated rate. Pinning: ${pinning}; the machine was busy ${busy.toFixed(2)} of 2 cores on average during the run (all processes). OTLP exports received: ${exports}.`,
   '',
-  '| variant | CPU µs / request (median) | added µs | req/s change from CPU (1 − off/on) | saturated req/s (median) | req/s change, measured | CPU µs / request, each round |',
-  '|---|---:|---:|---:|---:|---:|---|',
+  '| variant | CPU µs / request (median) | added µs | req/s change from CPU (1 − off/on) | main thread µs / request | added µs, main thread | saturated req/s (median) | req/s change, measured | CPU µs / request, each round |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---|',
   ...variants.map((v) => {
     const c = cells.get(v)!;
     const cpu = median(c.cpuUs);
     const sat = median(c.sat);
     const derived = v === 'off' ? '–' : pct(cpuOff / cpu - 1);
     const measured = v === 'off' || !(sat > 0) ? '–' : pct(sat / satOff - 1);
-    return `| ${v} | ${cpu.toFixed(1)} | ${v === 'off' ? '–' : (cpu - cpuOff).toFixed(1)} | ${derived} | ${sat > 0 ? sat.toFixed(0) : '–'} | ${measured} | ${c.cpuUs.map((x) => x.toFixed(0)).join(' ')} |`;
+    const main = median(c.mainUs);
+    return `| ${v} | ${cpu.toFixed(1)} | ${v === 'off' ? '–' : (cpu - cpuOff).toFixed(1)} | ${derived} | ${main.toFixed(1)} | ${v === 'off' ? '–' : (main - mainOff).toFixed(1)} | ${sat > 0 ? sat.toFixed(0) : '–'} | ${measured} | ${c.cpuUs.map((x) => x.toFixed(0)).join(' ')} |`;
   }),
 ];
 process.stdout.write(`${lines.join('\n')}\n`);

@@ -223,10 +223,11 @@ export function watchOtherCpu(pids: number[]): () => number {
  * ticks. A thread that exits between two readings takes its time with it: meant for long-lived
  * processes (Node's threads live as long as it does).
  */
-export function cpuSecondsPrecise(pid: number): number {
+export function cpuSecondsPrecise(pid: number, onlyMainThread = false): number {
   try {
     let ns = 0;
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    // The main thread's id is the process id: JavaScript runs there; GC helpers, libuv's pool and workers elsewhere.
+    for (const tid of onlyMainThread ? [String(pid)] : readdirSync(`/proc/${pid}/task`)) {
       try {
         ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
       } catch {
