@@ -20,6 +20,9 @@
 // LEDGER_BENCH_SAT_DURATION (s per saturation visit, 3; 0 skips it), LEDGER_BENCH_REPEATS (rounds, 5),
 // LEDGER_BENCH_CONNECTIONS (saturation connections, 32), LEDGER_BENCH_PROFILE=VARIANT (that gateway
 // runs with --cpu-prof; its summary is printed at the end, as bench/profile.ts does).
+// LEDGER_BENCH_BEFORE=DIR: another checkout (an older commit, `git archive` + node_modules linked);
+// variants prefixed `before:` (e.g. `before:off,before:both@1`) run from it, interleaved with this
+// tree's in the same rounds: before and after measured on the same machine at the same moments.
 import { createServer } from 'node:http';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,7 +65,7 @@ const models = Object.keys(polygateConfig(mock.url).models as object);
 
 /** The config of a variant: the ledger (sqlite, every model priced, a budget on the key, so each request is checked, priced and recorded) and/or traces. */
 function configOf(variant: string): Record<string, unknown> {
-  const [what, ratio] = variant.split('@');
+  const [what, ratio] = variant.replace(/^before:/, '').split('@');
   const dir = mkdtempSync(join(tmpdir(), `ledger-bench-${what}-`));
   const ledger = what === 'ledger' || what === 'both';
   const tracing = what === 'tracing' || what === 'both';
@@ -81,7 +84,9 @@ const profileDir = env.LEDGER_BENCH_PROFILE ? mkdtempSync(join(tmpdir(), 'ledger
 const gateways = new Map<string, Proc>();
 for (const v of variants) {
   const prof = profileDir && env.LEDGER_BENCH_PROFILE === v ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {};
-  gateways.set(v, await startPolygate(configOf(v), prof));
+  const before = v.startsWith('before:');
+  if (before && !env.LEDGER_BENCH_BEFORE) throw new Error(`${v} needs LEDGER_BENCH_BEFORE=DIR`);
+  gateways.set(v, await startPolygate(configOf(v), { ...prof, ...(before ? { dir: env.LEDGER_BENCH_BEFORE } : {}) }));
 }
 
 type Cell = { cpuUs: number[]; mainUs: number[]; sat: number[]; satCpuUs: number[]; achieved: number[] };
@@ -126,10 +131,9 @@ for (let round = 0; round < repeats; round++) {
 const elapsed = (Date.now() - started) / 1000;
 const busy = (machineBusySeconds() - busyBefore) / elapsed;
 
-const off = cells.get('off')!;
-const cpuOff = median(off.cpuUs);
-const satOff = median(off.sat);
-const mainOff = median(off.mainUs);
+// Each variant against the `off` of its own tree.
+const offOf = (v: string): Cell => cells.get(v.startsWith('before:') && cells.has('before:off') ? 'before:off' : 'off')!;
+const isOff = (v: string): boolean => v === 'off' || v === 'before:off';
 const pct = (v: number): string => `${v >= 0 ? '+' : '−'}${Math.abs(v * 100).toFixed(1)} %`;
 const lines = [
   `## Ledger and traces vs neither — ${path.name}`,
@@ -140,12 +144,16 @@ const lines = [
   '|---|---:|---:|---:|---:|---:|---:|---:|---|',
   ...variants.map((v) => {
     const c = cells.get(v)!;
+    const off = offOf(v);
+    const cpuOff = median(off.cpuUs);
+    const satOff = median(off.sat);
+    const mainOff = median(off.mainUs);
     const cpu = median(c.cpuUs);
     const sat = median(c.sat);
-    const derived = v === 'off' ? '–' : pct(cpuOff / cpu - 1);
-    const measured = v === 'off' || !(sat > 0) ? '–' : pct(sat / satOff - 1);
+    const derived = isOff(v) ? '–' : pct(cpuOff / cpu - 1);
+    const measured = isOff(v) || !(sat > 0) ? '–' : pct(sat / satOff - 1);
     const main = median(c.mainUs);
-    return `| ${v} | ${cpu.toFixed(1)} | ${v === 'off' ? '–' : (cpu - cpuOff).toFixed(1)} | ${derived} | ${main.toFixed(1)} | ${v === 'off' ? '–' : (main - mainOff).toFixed(1)} | ${sat > 0 ? sat.toFixed(0) : '–'} | ${measured} | ${c.cpuUs.map((x) => x.toFixed(0)).join(' ')} |`;
+    return `| ${v} | ${cpu.toFixed(1)} | ${isOff(v) ? '–' : (cpu - cpuOff).toFixed(1)} | ${derived} | ${main.toFixed(1)} | ${isOff(v) ? '–' : (main - mainOff).toFixed(1)} | ${sat > 0 ? sat.toFixed(0) : '–'} | ${measured} | ${c.cpuUs.map((x) => x.toFixed(0)).join(' ')} |`;
   }),
 ];
 process.stdout.write(`${lines.join('\n')}\n`);
