@@ -240,3 +240,16 @@ export function cpuSecondsPrecise(pid: number, onlyMainThread = false): number {
     return cpuSecondsOf(pid);
   }
 }
+
+/**
+ * Time the process's main thread spent runnable but waiting for its core, in seconds
+ * (/proc/PID/schedstat's second field): other work on the gateway's core. A measurement during
+ * which it grew is a disturbed one.
+ */
+export function waitSecondsOf(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9;
+  } catch {
+    return 0;
+  }
+}
