@@ -5,10 +5,12 @@
 //   ledger:  enforceBudget (budget on the key) → recordUsage (price, spend metric, record queued)
 //            → the ledger's batched sqlite write;
 //   traces:  a sampled request's trace (start, decode, one route attempt with its upstream call,
-//            encode, end) → its spans exported as OTLP/HTTP JSON to a sink in another process.
+//            encode, end) → its spans exported as OTLP/HTTP JSON to a sink in another process;
+//            `traces@0`: the same hooks for a request the sampler left out; `both@0.01`: ledger and
+//            traces at the default sample_ratio (1 in 100 sampled).
 // BEFORE_DIR: another checkout (e.g. a `git archive` of an older commit with node_modules linked)
 // whose modules are loaded side by side in this process and measured in alternation with this
-// tree's, so both see the same machine. LEDGER_MICRO_ONLY=neither|ledger|traces|both, LEDGER_MICRO_N
+// tree's, so both see the same machine. LEDGER_MICRO_ONLY=neither|ledger|traces|both|traces@0|both@0.01, LEDGER_MICRO_N
 // (requests per measurement, 20000). CPU time of this process (all threads: sqlite runs on the
 // main one, the export's socket work too).
 import { spawn } from 'node:child_process';
@@ -44,11 +46,11 @@ async function load(dir: string): Promise<Hooks> {
 const sink = spawn(process.execPath, ['-e', `require('http').createServer((q,s)=>{q.resume();q.on('end',()=>s.end('{}'))}).listen(0,'127.0.0.1',function(){console.log(this.address().port)})`], { stdio: ['ignore', 'pipe', 'inherit'] });
 const port = await new Promise<number>((ok) => sink.stdout!.once('data', (b: Buffer) => ok(Number(String(b).trim()))));
 
-function configOf(ledger: boolean, tracing: boolean): Record<string, unknown> {
+function configOf(ledger: boolean, tracing: boolean, ratio: number): Record<string, unknown> {
   return {
     storage: { driver: 'sqlite', path: join(mkdtempSync(join(tmpdir(), 'ledger-micro-')), 'polygate.db') },
     usage: { ledger, flush_interval_ms: 1000, batch_size: Number(process.env.LEDGER_MICRO_BATCH ?? 500), retention_days: 400, prices: { models: { bench: { input: 3, output: 15 } }, providers: {} }, budgets: { bench: { usd_per_day: 1e6 } } },
-    tracing: tracing ? { endpoint: `http://127.0.0.1:${port}/v1/traces`, headers: {}, service_name: 'polygate', sample_ratio: 1, max_queue_size: 4096, export_interval_ms: 1000 } : { headers: {}, service_name: 'polygate', sample_ratio: 1, max_queue_size: 4096, export_interval_ms: 1000 },
+    tracing: { ...(tracing ? { endpoint: `http://127.0.0.1:${port}/v1/traces` } : {}), headers: {}, service_name: 'polygate', sample_ratio: ratio, max_queue_size: 4096, export_interval_ms: 1000 },
     log: { content: false },
     providers: { openai: { type: 'openai' } },
   };
@@ -98,10 +100,19 @@ async function measure(h: Hooks, config: Record<string, unknown>, ledger: boolea
 const trees: [string, string][] = [['this tree', resolve(import.meta.dirname, '..')]];
 if (process.argv[2]) trees.unshift(['before', resolve(process.argv[2])]);
 const n = Number(process.env.LEDGER_MICRO_N ?? 20_000);
-const only = process.env.LEDGER_MICRO_ONLY; // neither | ledger | traces | both
-const configurations = ([['neither', false, false], ['ledger', true, false], ['traces', false, true], ['both', true, true]] as const).filter(([w]) => !only || w === only);
-for (const [what, ledger, tracing] of configurations) {
-  const loaded = await Promise.all(trees.map(async ([name, dir]) => ({ name, h: await load(`${dir}/`), config: configOf(ledger, tracing) })));
+const only = process.env.LEDGER_MICRO_ONLY; // one of the names below
+const configurations = (
+  [
+    ['neither', false, false, 1],
+    ['ledger', true, false, 1],
+    ['traces', false, true, 1],
+    ['both', true, true, 1],
+    ['traces@0', false, true, 0],
+    ['both@0.01', true, true, 0.01],
+  ] as const
+).filter(([w]) => !only || w === only);
+for (const [what, ledger, tracing, ratio] of configurations) {
+  const loaded = await Promise.all(trees.map(async ([name, dir]) => ({ name, h: await load(`${dir}/`), config: configOf(ledger, tracing, ratio) })));
   // Each tree's modules are loaded once per configuration (fresh module instances through a query
   // string would re-read them; instead the singletons are closed after each configuration).
   const results = new Map<string, number[]>(loaded.map((l) => [l.name, []]));
