@@ -1,7 +1,7 @@
 // One request's spans (docs/usage-and-tracing.md): the server span of the request, with children
 // for decode, each route attempt (the upstream call inside it), encode and the stream. Spans are
 // plain records (src/tracing/span-record.ts), parented by id and handed to the exporter as each
-// ends; a request without a trace (tracing off) costs one WeakMap lookup per hook, and one the
+// ends; a request without a trace (tracing off) costs one property lookup per hook, and one the
 // sampler left out makes no span at all (src/tracing/unsampled-trace.ts).
 import { SpanKind, type AttributeValue, type Attributes } from '@opentelemetry/api';
 import type Koa from 'koa';
@@ -131,7 +131,13 @@ export class RequestTrace implements UpstreamTracer {
   }
 }
 
-const traces = new WeakMap<object, RequestTrace | UnsampledTrace>();
+/**
+ * The request's trace, kept on its state object under a symbol only this module knows: a WeakMap
+ * entry per request costs the garbage collector an ephemeron to trace, and every request of a
+ * gateway with tracing on has one.
+ */
+const traceKey = Symbol('polygate.trace');
+type Traced = { [traceKey]?: RequestTrace | UnsampledTrace };
 
 /**
  * Opens the request's trace when tracing is on (src/app.ts, at the start of every family request).
@@ -147,15 +153,15 @@ export function startRequestTrace(ctx: Koa.Context, startedAt: number): void {
   const tracestate = typeof h.tracestate === 'string' && h.tracestate !== '' ? h.tracestate : undefined;
   const remote = typeof h.traceparent === 'string' ? parseTraceparent(h.traceparent, tracestate) : undefined;
   const sampled = remote ? (remote.traceFlags & 1) === 1 : tracing.ratio >= 1 || Math.random() < tracing.ratio;
-  traces.set(state, sampled ? new RequestTrace(tracing.exporter, ctx, state, startedAt, remote, tracestate) : new UnsampledTrace(remote?.traceId, tracestate));
+  (state as Traced)[traceKey] = sampled ? new RequestTrace(tracing.exporter, ctx, state, startedAt, remote, tracestate) : new UnsampledTrace(remote?.traceId, tracestate);
 }
 
-export const traceOf = (state: object): RequestTrace | UnsampledTrace | undefined => traces.get(state);
+export const traceOf = (state: object): RequestTrace | UnsampledTrace | undefined => (state as Traced)[traceKey];
 
 /** Ends the request's span once its response has ended (src/app.ts, the close handler). */
 export function endRequestTrace(ctx: Koa.Context, labels: Record<string, string>, status: number, ttfbMs: number | undefined): void {
   const state = ctx.state as ChatState;
-  const t = traces.get(state);
+  const t = (state as Traced)[traceKey];
   if (!(t instanceof RequestTrace)) return;
   // A turn later, as the usage record: a relay reads its usage after the response's 'close'.
   setImmediate(() => t.end(ctx, state, labels, status, ttfbMs));
@@ -163,6 +169,6 @@ export function endRequestTrace(ctx: Koa.Context, labels: Record<string, string>
 
 /** A finished step of the request, when it is traced. */
 export function traceStep(state: object, name: string, startedAt: number, attributes?: Attributes): void {
-  traces.get(state)?.step(name, startedAt, attributes);
+  (state as Traced)[traceKey]?.step(name, startedAt, attributes);
 }
 
