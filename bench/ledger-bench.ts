@@ -18,7 +18,7 @@
 // `off`, `ledger`, `tracing@R`, `both@R` with R a sample_ratio or `default` = the schema's),
 // LEDGER_BENCH_RATE (offered req/s, 1000), LEDGER_BENCH_DURATION (s per fixed-rate visit, 5),
 // LEDGER_BENCH_SAT_DURATION (s per saturation visit, 3; 0 skips it), LEDGER_BENCH_REPEATS (rounds, 5),
-// LEDGER_BENCH_CONNECTIONS (saturation connections, 32), LEDGER_BENCH_PROFILE=VARIANT (that gateway
+// LEDGER_BENCH_CONNECTIONS (saturation connections, 32), LEDGER_BENCH_WARMUP (s per gateway before round 1, 5), LEDGER_BENCH_PROFILE=VARIANT (that gateway
 // runs with --cpu-prof; its summary is printed at the end, as bench/profile.ts does).
 // LEDGER_BENCH_BEFORE=DIR: another checkout (an older commit, `git archive` + node_modules linked);
 // variants prefixed `before:` (e.g. `before:off,before:both@1`) run from it, interleaved with this
@@ -41,6 +41,8 @@ const durationS = Number(env.LEDGER_BENCH_DURATION ?? 5);
 const satS = Number(env.LEDGER_BENCH_SAT_DURATION ?? 3);
 const repeats = Number(env.LEDGER_BENCH_REPEATS ?? 5);
 const conns = Number(env.LEDGER_BENCH_CONNECTIONS ?? 32);
+/** The first rounds of a run measured every variant high with 2 s of warm-up. */
+const warmupS = Number(env.LEDGER_BENCH_WARMUP ?? 5);
 const variants = (env.LEDGER_BENCH_VARIANTS ?? 'off,ledger,both@default,both@1').split(',').map((v) => v.trim());
 if (!variants.includes('off')) variants.unshift('off');
 const log = (s: string): void => void process.stderr.write(`${s}\n`);
@@ -100,7 +102,7 @@ async function visit(v: string, round: number): Promise<void> {
   const gw = gateways.get(v)!;
   const t = polygateTarget(path, gw.url);
   const req = t.request(false);
-  if (round === 0) await runAutocannon(t.baseUrl, req, conns, 2); // warm-up: JIT, connection pools, sqlite pages
+  if (round === 0) await runAutocannon(t.baseUrl, req, conns, warmupS); // JIT, connection pools, sqlite pages
   const cell = cells.get(v)!;
   const c0 = cpuSecondsPrecise(gw.pid);
   const m0 = cpuSecondsPrecise(gw.pid, true);
