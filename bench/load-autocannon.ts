@@ -16,6 +16,7 @@ type AutocannonOptions = {
   duration: number;
   pipelining: number;
   timeout: number;
+  overallRate?: number;
 };
 type AutocannonResult = { duration: number; errors: number; timeouts: number; non2xx: number };
 type Tracker = EventEmitter & PromiseLike<AutocannonResult>;
@@ -25,7 +26,8 @@ const autocannon = createRequire(import.meta.url)('autocannon') as (opts: Autoca
 
 export type LoadResult = { rps: number; p50: number; p99: number; count: number; errors: number };
 
-export async function runAutocannon(baseUrl: string, req: ClientRequest, connections: number, durationS: number): Promise<LoadResult> {
+/** `rate`: an offered rate (requests per second over all connections) instead of as fast as answers come. */
+export async function runAutocannon(baseUrl: string, req: ClientRequest, connections: number, durationS: number, rate?: number): Promise<LoadResult> {
   const latencies = new Samples();
   let errors = 0;
   const tracker = autocannon({
@@ -37,6 +39,7 @@ export async function runAutocannon(baseUrl: string, req: ClientRequest, connect
     duration: durationS,
     pipelining: 1,
     timeout: 10,
+    ...(rate ? { overallRate: rate } : {}),
   });
   tracker.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
     if (status >= 200 && status < 300) latencies.push(ms);

@@ -2,7 +2,7 @@
 // gets one core to itself; the mock upstream and the load generator share the other, so what is
 // measured is the gateway's own cost, not a fight for the same core.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -142,13 +142,14 @@ export function startMockProcess(opts: MockProcOptions): Promise<Proc> {
  */
 export const polygateDir = resolve(process.env.BENCH_POLYGATE_DIR ?? repoRoot);
 
-/** polygate as an operator runs it (`GATEWAY_CONFIG=FILE node src/main.ts`), on the gateway core. */
-export function startPolygate(config: Record<string, unknown>, opts: { nodeArgs?: string[]; env?: Record<string, string> } = {}): Promise<Proc> {
+/** polygate as an operator runs it (`GATEWAY_CONFIG=FILE node src/main.ts`), on the gateway core; `dir`: another checkout than polygateDir. */
+export function startPolygate(config: Record<string, unknown>, opts: { nodeArgs?: string[]; env?: Record<string, string>; dir?: string } = {}): Promise<Proc> {
   const file = join(mkdtempSync(join(tmpdir(), 'polygate-bench-')), 'gateway.yaml');
   writeFileSync(file, stringify(config));
-  return startNodeProcess('polygate', join(polygateDir, 'src/main.ts'), {
+  const dir = opts.dir ?? polygateDir;
+  return startNodeProcess('polygate', join(dir, 'src/main.ts'), {
     core: GATEWAY_CORE,
-    cwd: polygateDir,
+    cwd: dir,
     readyPath: '/healthz',
     nodeArgs: opts.nodeArgs,
     env: { GATEWAY_CONFIG: file, ...(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}), ...opts.env },
@@ -215,4 +216,40 @@ export function watchOtherCpu(pids: number[]): () => number {
   const busy0 = machineBusySeconds();
   const ours0 = ours();
   return () => Math.max(0, machineBusySeconds() - busy0 - (ours() - ours0));
+}
+
+/**
+ * CPU time a process's live threads have used so far, in seconds, to the nanosecond (the
+ * scheduler's own accounting, /proc/PID/task/TID/schedstat), where `cpuSecondsOf` counts 10 ms
+ * ticks. A thread that exits between two readings takes its time with it: meant for long-lived
+ * processes (Node's threads live as long as it does).
+ */
+export function cpuSecondsPrecise(pid: number, onlyMainThread = false): number {
+  try {
+    let ns = 0;
+    // The main thread's id is the process id: JavaScript runs there; GC helpers, libuv's pool and workers elsewhere.
+    for (const tid of onlyMainThread ? [String(pid)] : readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // the thread ended while being read
+      }
+    }
+    return ns / 1e9;
+  } catch {
+    return cpuSecondsOf(pid);
+  }
+}
+
+/**
+ * Time the process's main thread spent runnable but waiting for its core, in seconds
+ * (/proc/PID/schedstat's second field): other work on the gateway's core. A measurement during
+ * which it grew is a disturbed one.
+ */
+export function waitSecondsOf(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9;
+  } catch {
+    return 0;
+  }
 }

@@ -22,7 +22,6 @@ export function recordUsage(state: ChatState, labels: PathLabels, status: number
   const build = (audioSeconds: number | undefined): UsageRecord => {
     const u = state.usage;
     const units: Units = {
-      ...noUnits(),
       inputTokens: u?.inputTokens ?? 0,
       outputTokens: u?.outputTokens ?? 0,
       cacheReadTokens: u?.cacheReadTokens ?? 0,

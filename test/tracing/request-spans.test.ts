@@ -29,7 +29,7 @@ const config = (content: boolean): Record<string, unknown> =>
         ],
       },
     },
-    tracing: { endpoint: receiver.url, export_interval_ms: 50, service_name: 'polygate-test' },
+    tracing: { endpoint: receiver.url, export_interval_ms: 50, service_name: 'polygate-test', sample_ratio: 1 },
     log: { level: 'info', content },
   });
 
@@ -143,4 +143,19 @@ t.test('an unsampled trace records no span but still reaches the upstream, not s
   // Stopping flushes whatever was queued: nothing of this trace may be in it.
   await gw.stop();
   t.equal(receiver.spans.filter((s) => s.traceId === unsampled).length, 0);
+});
+
+t.test('spans still queued are exported on SIGTERM', async (t) => {
+  // An interval far longer than the test: only the drain can send them.
+  const gw = await startGateway({ ...config(false), tracing: { endpoint: receiver.url, export_interval_ms: 600_000, sample_ratio: 1 } });
+  fault.reset();
+  const drained = 'd0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0';
+  const client = new Anthropic({ baseURL: gw.url, apiKey: TEST_KEY, maxRetries: 0, defaultHeaders: { traceparent: `00-${drained}-${clientSpan}-01` } });
+  fault.script({ kind: 'status', status: 500 });
+  await client.messages.create({ model: 'sonnet', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
+  t.equal(receiver.spans.filter((s) => s.traceId === drained).length, 0, 'nothing exported before the drain');
+  t.equal(await gw.stop('SIGTERM'), 0);
+  const spans = receiver.spans.filter((s) => s.traceId === drained);
+  t.ok(spans.some((s) => s.name === 'POST /v1/messages' && s.parentSpanId === clientSpan), 'the request span');
+  t.equal(spans.filter((s) => s.name === 'polygate.route_attempt').length, 2, 'both attempts');
 });

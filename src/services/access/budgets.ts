@@ -7,6 +7,7 @@ import { budgetKinds, budgetRejectionsTotal, budgetUsedRatio } from '../../infra
 import type { RequestState } from '../runtime/request-state.ts';
 import type { SpendTotals } from '../usage/ledger-store.ts';
 import { nanoPerUsd } from '../usage/prices.ts';
+import { dayOf } from '../usage/usage-record.ts';
 import type { Budget } from '../../infra/config/usage-config.ts';
 
 type BudgetKind = (typeof budgetKinds)[number];
@@ -18,20 +19,50 @@ let warnedAt = 0;
 
 export type BudgetUse = { budget: BudgetKind; limit: number; used: number; ratio: number; resetsAt: Date };
 
-/** Each budget the key has, with what is used of it now. */
+/** The next UTC day and month of the day last asked for: every check of a day asks for the same. */
+let resets = { day: '', nextDay: new Date(0), nextMonth: new Date(0) };
+
+function resetsOf(now: number): typeof resets {
+  const day = dayOf(now);
+  if (resets.day !== day) {
+    const d = new Date(now);
+    resets = {
+      day,
+      nextDay: new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1)),
+      nextMonth: new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)),
+    };
+  }
+  return resets;
+}
+
+function usedOf(kind: BudgetKind, spent: { day: SpendTotals; month: SpendTotals }): number {
+  switch (kind) {
+    case 'usd_per_day':
+      return spent.day.costNano / nanoPerUsd;
+    case 'usd_per_month':
+      return spent.month.costNano / nanoPerUsd;
+    case 'tokens_per_day':
+      return spent.day.tokens;
+    case 'tokens_per_month':
+      return spent.month.tokens;
+    default: {
+      const never: never = kind;
+      return never;
+    }
+  }
+}
+
+/** Each budget the key has, with what is used of it now. Runs on every request of a key with a budget: no more than it needs. */
 export function budgetUses(budget: Budget, spent: { day: SpendTotals; month: SpendTotals }, now: number): BudgetUse[] {
-  const d = new Date(now);
-  const nextDay = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1));
-  const nextMonth = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1));
-  const used: Record<BudgetKind, [number, Date]> = {
-    usd_per_day: [spent.day.costNano / nanoPerUsd, nextDay],
-    usd_per_month: [spent.month.costNano / nanoPerUsd, nextMonth],
-    tokens_per_day: [spent.day.tokens, nextDay],
-    tokens_per_month: [spent.month.tokens, nextMonth],
-  };
-  return budgetKinds
-    .filter((k) => (budget[k] ?? 0) > 0)
-    .map((k) => ({ budget: k, limit: budget[k] as number, used: used[k][0], ratio: used[k][0] / (budget[k] as number), resetsAt: used[k][1] }));
+  const r = resetsOf(now);
+  const out: BudgetUse[] = [];
+  for (const k of budgetKinds) {
+    const limit = budget[k] ?? 0;
+    if (limit <= 0) continue;
+    const used = usedOf(k, spent);
+    out.push({ budget: k, limit, used, ratio: used / limit, resetsAt: k.endsWith('day') ? r.nextDay : r.nextMonth });
+  }
+  return out;
 }
 
 /** The gauge's values as last set, by `key\nbudget`: most checks find the same ratio, and setting a labelled gauge hashes its labels. */

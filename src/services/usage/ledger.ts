@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import { ledgerRecordsTotal } from '../../infra/metrics/registry.ts';
 import type { LedgerStore, SpendTotals } from './ledger-store.ts';
-import { zeroTotals } from './ledger-store.ts';
 import { budgetTokensOf, dayOf, monthOf, type UsageRecord } from './usage-record.ts';
 
 export type LedgerOptions = { flushIntervalMs: number; batchSize: number; retentionDays: number };
@@ -28,8 +27,8 @@ export class Ledger {
   /** Store totals by `key\nday` (local stores only; cleared by every append). */
   readonly #stored = new Map<string, { day: SpendTotals; month: SpendTotals }>();
   #appended = 0;
-  /** Records waiting for `addSoon`'s next turn. */
-  #soon = 0;
+  /** Builders waiting for `addSoon`'s next turn: one immediate for all the requests that ended in a turn. */
+  #soon: (() => UsageRecord)[] = [];
   #flushing: Promise<void> | undefined;
   readonly #timer: NodeJS.Timeout;
   #prunedAt = 0;
@@ -55,16 +54,20 @@ export class Ledger {
 
   /** A record built on the next turn of the event loop (what the request learns last is known then); `close` waits for it. */
   addSoon(build: () => UsageRecord): void {
-    this.#soon++;
-    setImmediate(() => {
-      this.#soon--;
+    if (this.#soon.push(build) === 1) setImmediate(this.#addSoonNow);
+  }
+
+  readonly #addSoonNow = (): void => {
+    const builders = this.#soon;
+    this.#soon = [];
+    for (const build of builders) {
       try {
         this.add(build());
       } catch (err) {
         this.#log()?.error({ err }, 'usage record lost');
       }
-    });
-  }
+    }
+  };
 
   /** A record whose quantities are still being measured; `close` waits for it. */
   addLater(record: Promise<UsageRecord>): void {
@@ -161,7 +164,7 @@ export class Ledger {
   /** Waits for records being measured (bounded), writes everything, stops the timer. */
   async close(waitMs = 10_000): Promise<void> {
     clearInterval(this.#timer);
-    while (this.#soon > 0) await new Promise((r) => setImmediate(r));
+    while (this.#soon.length > 0) await new Promise((r) => setImmediate(r));
     const measured = Promise.allSettled([...this.#measuring]);
     await Promise.race([measured, new Promise((r) => setTimeout(r, waitMs).unref())]);
     // A store that keeps failing must not hold the exit: a few tries, then what is left is logged.
@@ -171,14 +174,21 @@ export class Ledger {
   }
 
   #count(r: UsageRecord, sign: 1 | -1): void {
-    for (const period of [`d:${r.day}`, `m:${monthOf(r.ts)}`]) {
-      const id = `${r.key}\n${period}`;
-      const t = this.#pending.get(id) ?? zeroTotals();
-      t.costNano += sign * r.cost_nano;
-      t.tokens += sign * budgetTokensOf(r);
-      if (t.costNano === 0 && t.tokens === 0) this.#pending.delete(id);
-      else this.#pending.set(id, t);
+    const cost = sign * r.cost_nano;
+    const tokens = sign * budgetTokensOf(r);
+    this.#countIn(`${r.key}\nd:${r.day}`, cost, tokens);
+    this.#countIn(`${r.key}\nm:${monthOf(r.ts)}`, cost, tokens);
+  }
+
+  #countIn(id: string, cost: number, tokens: number): void {
+    const t = this.#pending.get(id);
+    if (t === undefined) {
+      if (cost !== 0 || tokens !== 0) this.#pending.set(id, { costNano: cost, tokens });
+      return;
     }
+    t.costNano += cost;
+    t.tokens += tokens;
+    if (t.costNano === 0 && t.tokens === 0) this.#pending.delete(id);
   }
 
   async #prune(): Promise<void> {

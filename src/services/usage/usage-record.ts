@@ -54,16 +54,19 @@ export type Measure = (typeof measures)[number];
 export type UsageRow = { day: string; key: string; model: string; provider: string } & Record<Measure, number>;
 
 /** The UTC day last asked for and its bounds: every request of a day asks for the same one. */
-let cached = { start: 0, end: 0, iso: '1970-01-01' };
+let cached = { start: 0, end: 0, iso: '1970-01-01', month: '1970-01' };
 
-export function dayOf(ms: number): string {
-  if (ms >= cached.start && ms < cached.end) return cached.iso;
+function dayCache(ms: number): typeof cached {
+  if (ms >= cached.start && ms < cached.end) return cached;
   const start = ms - (((ms % 86_400_000) + 86_400_000) % 86_400_000);
-  cached = { start, end: start + 86_400_000, iso: new Date(ms).toISOString().slice(0, 10) };
-  return cached.iso;
+  const iso = new Date(ms).toISOString().slice(0, 10);
+  cached = { start, end: start + 86_400_000, iso, month: iso.slice(0, 7) };
+  return cached;
 }
 
-export const monthOf = (ms: number): string => dayOf(ms).slice(0, 7);
+export const dayOf = (ms: number): string => dayCache(ms).iso;
+
+export const monthOf = (ms: number): string => dayCache(ms).month;
 
 /** The record's contribution to its row's measures. */
 export function measuresOf(r: UsageRecord): Record<Measure, number> {
