@@ -12,6 +12,7 @@ import { peekMessagesRequest } from './messages-relay.ts';
 import { bearerToken, headerValue, type FormatModule } from '../shared/format-module.ts';
 import { messagesRelay } from './messages-relay.ts';
 import { messagesCountClient, messagesCountWire } from './messages-count.ts';
+import { anthropicModels } from './anthropic-models.ts';
 
 export const anthropicClientCodec: ChatClientCodec = {
   format: 'anthropic-messages',
@@ -41,6 +42,9 @@ export const anthropicMessages: FormatModule = {
   routes: [
     { method: 'POST', path: '/v1/messages', kind: 'chat' },
     { method: 'POST', path: '/v1/messages/count_tokens', kind: 'count-tokens' },
+    // Shared with OpenAI and Gemini clients: `anthropic-version` makes the request this format's (`paths`).
+    { method: 'GET', path: '/v1/models', kind: 'model-list' },
+    { method: 'GET', path: '/v1/models/:model', kind: 'model-get' },
   ],
   // The current Anthropic SDK sends `Authorization: Bearer`, older clients `x-api-key`.
   credential: (headers) => headerValue(headers, 'x-api-key') ?? bearerToken(headers),
@@ -54,5 +58,6 @@ export const anthropicMessages: FormatModule = {
   providers: [{ type: 'anthropic' }],
   client: anthropicClientCodec,
   countClient: messagesCountClient,
+  models: anthropicModels,
   upstream: { codec: anthropicUpstreamCodec, relay: messagesRelay, authHeaders: (key) => ({ 'x-api-key': key }), countWire: messagesCountWire },
 };

@@ -13,6 +13,7 @@ import { GeminiStreamEncoder } from './gemini-stream-encoder.ts';
 import { headerValue, type FormatModule, type RouteMethods } from '../shared/format-module.ts';
 import { geminiRelay } from './gemini-relay.ts';
 import { geminiCountClient, geminiCountWire } from './gemini-count.ts';
+import { geminiModels } from './gemini-models.ts';
 
 export const geminiClientCodec: ChatClientCodec = {
   format: 'gemini',
@@ -51,7 +52,11 @@ export const gemini: FormatModule = {
   ],
   // Current @google/genai versions call either prefix. Without alt=sse the real API streams one
   // JSON array at the end; every SDK asks for SSE, the only stream polygate serves.
-  routes: ['/v1beta/models/:target', '/v1/models/:target'].map((path) => ({ method: 'POST', path, kind: 'chat-methods', methods })),
+  routes: ['/v1beta/models', '/v1/models'].flatMap((prefix) => [
+    { method: 'POST', path: `${prefix}/:target`, kind: 'chat-methods', methods },
+    { method: 'GET', path: prefix, kind: 'model-list' },
+    { method: 'GET', path: `${prefix}/:model`, kind: 'model-get' },
+  ] as const),
   // The Google GenAI SDK sends `x-goog-api-key`; REST examples use `?key=`.
   credential: (headers, query) => headerValue(headers, 'x-goog-api-key') ?? (typeof query.key === 'string' ? query.key : undefined),
   credentialHeaders: ['x-goog-api-key'],
@@ -61,5 +66,6 @@ export const gemini: FormatModule = {
   providers: [{ type: 'gemini' }],
   client: geminiClientCodec,
   countClient: geminiCountClient,
+  models: geminiModels,
   upstream: { codec: geminiUpstreamCodec, relay: geminiRelay, authHeaders: (key) => ({ 'x-goog-api-key': key }), countWire: geminiCountWire },
 };

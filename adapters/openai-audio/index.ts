@@ -17,15 +17,21 @@ export { encodeTranscript, timestamp, type EncodedTranscript } from './encode-tr
 export { languageName } from './iso-639-1.ts';
 
 /**
- * The OpenAI audio format (docs/architecture.md, "The format module"). Its routes are the speech
- * service's (src/families/speech/speech-routes.ts): multipart uploads and audio answers, not the chat pipeline.
+ * The OpenAI audio format (docs/architecture.md, "The format module"). Its routes are served by
+ * the speech family (src/families/speech/speech-routes.ts): multipart uploads and audio answers,
+ * not the chat pipeline.
  */
 export const openaiAudio: FormatModule = {
   name: 'openai-audio',
   metricLabel: 'audio',
   operation: (path) => (path.endsWith('/speech') ? 'text_to_speech' : 'speech_to_text'),
   paths: [{ prefix: '/v1/audio/' }],
-  routes: [],
+  routes: [
+    { method: 'POST', path: '/v1/audio/speech', kind: 'speech' },
+    // Multipart uploads: the handler reads the body itself.
+    { method: 'POST', path: '/v1/audio/transcriptions', kind: 'transcription', body: 'raw' },
+    { method: 'POST', path: '/v1/audio/translations', kind: 'translation', body: 'raw' },
+  ],
   credential: bearerToken,
   credentialHeaders: ['authorization'],
   encodeError: encodeOpenAiError,

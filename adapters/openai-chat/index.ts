@@ -12,6 +12,7 @@ import { encodeChatResult } from './encode-chat-result.ts';
 import { encodeChatUpstreamRequest } from './encode-chat-upstream-request.ts';
 import { bearerAuth, bearerToken, type FormatModule } from '../shared/format-module.ts';
 import { chatRelay } from './chat-relay.ts';
+import { openaiModels } from './openai-models.ts';
 
 export const openaiChatUpstreamCodec: ChatUpstreamCodec = {
   format: 'openai-chat',
@@ -44,7 +45,11 @@ export const openaiChat: FormatModule = {
   operation: () => 'chat',
   // `/v1/models` without another format's marks is OpenAI's model list.
   paths: [{ prefix: '/v1/chat/' }, { prefix: '/v1/models' }],
-  routes: [{ method: 'POST', path: '/v1/chat/completions', kind: 'chat' }],
+  routes: [
+    { method: 'POST', path: '/v1/chat/completions', kind: 'chat' },
+    { method: 'GET', path: '/v1/models', kind: 'model-list' },
+    { method: 'GET', path: '/v1/models/:model', kind: 'model-get' },
+  ],
   credential: bearerToken,
   credentialHeaders: ['authorization'],
   encodeError: encodeChatError,
@@ -58,5 +63,6 @@ export const openaiChat: FormatModule = {
   // `api: responses` selects the Responses format (adapters/openai-responses/index.ts).
   providers: [{ type: 'openai', api: [undefined, 'chat_completions'] }],
   client: openaiChatClientCodec,
+  models: openaiModels,
   upstream: { codec: openaiChatUpstreamCodec, relay: chatRelay, authHeaders: bearerAuth },
 };

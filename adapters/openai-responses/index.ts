@@ -49,10 +49,13 @@ export const openaiResponses: FormatModule = {
   metricLabel: 'responses',
   operation: () => 'chat',
   paths: [{ prefix: '/v1/responses' }],
-  // Retrieval and deletion of stored responses are the response store's routes (src/families/responses/responses-routes.ts).
   routes: [
     { method: 'POST', path: '/v1/responses', kind: 'chat' },
     { method: 'POST', path: '/v1/responses/input_tokens', kind: 'count-tokens' },
+    // The stored responses' endpoints the real API has (the spec leaves them "not shown").
+    { method: 'GET', path: '/v1/responses/:id', kind: 'stored-response-get' },
+    { method: 'DELETE', path: '/v1/responses/:id', kind: 'stored-response-delete' },
+    { method: 'GET', path: '/v1/responses/:id/input_items', kind: 'stored-response-input-items' },
   ],
   credential: bearerToken,
   credentialHeaders: ['authorization'],

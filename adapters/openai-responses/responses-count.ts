@@ -17,4 +17,10 @@ export const responsesCountWire: CountWire = {
 export const responsesCountClient: CountClient = {
   generateBody: countBody,
   encode: (tokens) => ({ object: 'response.input_tokens', input_tokens: tokens }),
+  // A chain or item references name state polygate keeps: the upstream is sent the conversation
+  // they stand for, not the body as it came (the decoder notes both in the request's extensions).
+  relayable: (request) => {
+    const options = request.extensions['openai-responses'] ?? {};
+    return options['previous_response_id'] === undefined && options['item_references'] === undefined;
+  },
 };

@@ -2,6 +2,7 @@
 // module"). Each adapters/<format>/index.ts exports one such object; src/infra/formats/formats.ts lists them, and
 // route registration, format detection, authentication, error encoding, the upstream codecs and
 // the metrics iterate that list. Routes are data here: the adapters stay free of Koa.
+import type { ChatRequest } from '../../src/ir/chat-request.ts';
 import type { GatewayError } from '../../src/ir/gateway-error.ts';
 import type { ChatClientCodec, ChatUpstreamCodec, EncodedError, RelayTarget, UpstreamHttpRequest, WireHeaders } from './chat-adapter.ts';
 
@@ -15,11 +16,37 @@ export type WireQuery = Record<string, unknown>;
 export type PathRule = { readonly prefix: string; readonly when?: (headers: WireHeaders, query: WireQuery, path: string) => boolean };
 
 /**
- * How src/ serves a route: `chat` runs the chat pipeline with the format's client codec;
- * `chat-methods` is a `{model}:{method}` path whose method picks generate, stream or count;
- * `count-tokens` counts a request's input tokens with the format's count wire.
+ * How src/ serves a route; each kind's handler comes from the family that serves it
+ * (src/app/route-handlers.ts) and src/app/format-routes.ts registers every route the same way.
+ * - chat family: `chat` runs the chat pipeline with the format's client codec; `chat-methods` is
+ *   a `{model}:{method}` path whose method picks generate, stream or count; `count-tokens` counts
+ *   a request's input tokens with the format's count wire.
+ * - discovery: `model-list` and `model-get` answer with the format's `models` (its answer shape).
+ * - speech: `speech` (text to audio), `transcription` and `translation` (audio to text).
+ * - stored responses: `stored-response-get`, `stored-response-delete`, `stored-response-input-items`.
+ * - music tasks: `tune-music` and `tune-lyrics` submit, `tune-upload-url` and `tune-concat` are
+ *   validated then refused, `tune-fetch` (by ids) and `tune-task` (one) read tasks, `tune-audio`
+ *   serves a sandbox clip.
  */
-export type RouteKind = 'chat' | 'chat-methods' | 'count-tokens';
+export type RouteKind =
+  | 'chat'
+  | 'chat-methods'
+  | 'count-tokens'
+  | 'model-list'
+  | 'model-get'
+  | 'speech'
+  | 'transcription'
+  | 'translation'
+  | 'stored-response-get'
+  | 'stored-response-delete'
+  | 'stored-response-input-items'
+  | 'tune-music'
+  | 'tune-lyrics'
+  | 'tune-upload-url'
+  | 'tune-concat'
+  | 'tune-fetch'
+  | 'tune-task'
+  | 'tune-audio';
 
 /**
  * `chat-methods` routes name their methods (the last path segment's text after a colon) and the
@@ -27,9 +54,50 @@ export type RouteKind = 'chat' | 'chat-methods' | 'count-tokens';
  */
 export type RouteMethods = { readonly generate: string; readonly stream: string; readonly count?: string; readonly streamQuery?: { readonly param: string; readonly value: string } };
 
-export type RouteSpec =
-  | { readonly method: 'POST'; readonly path: string; readonly kind: 'chat' | 'count-tokens' }
-  | { readonly method: 'POST'; readonly path: string; readonly kind: 'chat-methods'; readonly methods: RouteMethods };
+type RouteBase = {
+  readonly method: 'GET' | 'POST' | 'DELETE';
+  /** A router pattern (`:name` is a path parameter); compared without case, one trailing slash allowed. */
+  readonly path: string;
+  /**
+   * `json` (the default for POST): the JSON body parser runs first; `raw`: the handler reads the
+   * body itself (multipart uploads). GET and DELETE routes read no body.
+   */
+  readonly body?: 'json' | 'raw';
+  /** `none`: no key is asked (the URL itself is the capability); otherwise the format's credential. */
+  readonly auth?: 'none';
+};
+
+/** A route of one kind. */
+export type RouteOf<K extends RouteKind> = K extends 'chat-methods' ? RouteBase & { readonly kind: K; readonly methods: RouteMethods } : RouteBase & { readonly kind: K };
+
+/** One client route: a union discriminated by `kind`, so a `switch` over it is checked for every kind. */
+export type RouteSpec = { [K in RouteKind]: RouteOf<K> }[RouteKind];
+
+/** One model as the discovery routes describe it, whatever the format (src/families/discovery/model-catalog.ts fills it). */
+export type ListedModel = {
+  /** The client-facing name. */
+  readonly id: string;
+  /** The provider of the first route that serves now. */
+  readonly ownedBy: string;
+  readonly displayName?: string;
+  readonly description?: string;
+  readonly contextWindow?: number;
+  readonly maxOutputTokens?: number;
+};
+
+/** A format's model list and model object (routes of kind `model-list` and `model-get`). */
+export type ModelDiscovery = {
+  /** `chat`: models a chat client can call; `any`: speech and music models too. */
+  readonly kinds: 'chat' | 'any';
+  /** The list answer; the query carries the format's paging parameters (a bad one throws, naming it). */
+  list(models: readonly ListedModel[], query: WireQuery): unknown;
+  /** One model's answer. */
+  get(model: ListedModel): unknown;
+  /** The model id the path parameter names (Gemini's `models/` prefix removed). */
+  idOf(param: string): string;
+  /** The 404 message for a model the caller cannot see, as the vendor words it. */
+  notFound(id: string): string;
+};
 
 /** Where an upstream of this format counts a request's input tokens, and how its answer reads. */
 export type CountWire = {
@@ -50,6 +118,11 @@ export type CountClient = {
   encode(tokens: number): Record<string, unknown>;
   /** The generate decoder requires an output limit the count body does not carry (Anthropic's max_tokens). */
   stubsMaxTokens?: boolean;
+  /**
+   * Whether the decoded count request may go to a same-format upstream as the client sent it;
+   * false when it names state polygate keeps (a stored conversation). Absent: always.
+   */
+  relayable?(request: ChatRequest): boolean;
 };
 
 /** Where a codec takes the ids and the time of objects it mints (`resp_…`, `created_at`). */
@@ -81,7 +154,11 @@ export interface FormatModule {
   /** gen_ai.operation.name of a request on `path` (tracing). */
   operation(path: string): string;
   readonly paths: readonly PathRule[];
-  /** Routes src/ registers generically; a format's own services (tasks, speech, stored responses) register the rest. */
+  /**
+   * Every client route of the format, as data: src/app/format-routes.ts registers them all, with
+   * the format's authentication and each kind's handler. Several formats may declare one method
+   * and path (`GET /v1/models`): the request goes to the format its path rules detect.
+   */
   readonly routes: readonly RouteSpec[];
   /** The client's credential, read where this format's clients send it. */
   credential(headers: WireHeaders, query: WireQuery): string | undefined;
@@ -98,6 +175,8 @@ export interface FormatModule {
   clientFor?(ids: IdSource): ChatClientCodec;
   /** The client's token-counting endpoint (routes of kind `count-tokens` and `chat-methods`). */
   readonly countClient?: CountClient;
+  /** The format's model list and model object (routes of kind `model-list` and `model-get`). */
+  readonly models?: ModelDiscovery;
   readonly upstream?: UpstreamSide;
 }
 

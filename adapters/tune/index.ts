@@ -9,15 +9,25 @@ export { decodeSong, decodeSubmitData, decodeUpstreamEnvelope, decodeUpstreamTas
 export { encodeTuneError, endpointUnavailable, TuneError } from './tune-error.ts';
 
 /**
- * The music-task format (docs/architecture.md, "The format module"). Its routes are the task
- * service's (src/families/tune/tune-routes.ts).
+ * The music-task format (docs/architecture.md, "The format module"). Its routes are served by the
+ * task family (src/families/tune/tune-routes.ts).
  */
 export const tune: FormatModule = {
   name: 'tune',
   metricLabel: 'tune',
   operation: () => 'generate_music',
   paths: [{ prefix: '/tune' }],
-  routes: [],
+  routes: [
+    { method: 'POST', path: '/tune/submit/music', kind: 'tune-music' },
+    { method: 'POST', path: '/tune/submit/lyrics', kind: 'tune-lyrics' },
+    { method: 'POST', path: '/tune/uploads/audio-url', kind: 'tune-upload-url' },
+    { method: 'POST', path: '/tune/submit/concat', kind: 'tune-concat' },
+    { method: 'POST', path: '/tune/fetch', kind: 'tune-fetch' },
+    { method: 'GET', path: '/tune/fetch/:task_id', kind: 'tune-task' },
+    // Sandbox audio is served without a key, as a CDN serves a real service's: the URL (a random
+    // UUID) is the capability, so it can be handed to a player as is.
+    { method: 'GET', path: '/tune/audio/:file', kind: 'tune-audio', auth: 'none' },
+  ],
   credential: bearerToken,
   credentialHeaders: ['authorization'],
   encodeError,

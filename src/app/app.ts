@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
-import { registerModelsRoutes } from '../families/discovery/models-routes.ts';
-import { registerResponsesRoutes } from '../families/responses/responses-routes.ts';
 import { ResponsesSession } from '../services/sessions/responses-session.ts';
 import { formats as defaultFormats, type FormatModule } from '../infra/formats/formats.ts';
 import { registerFormatRoutes } from './format-routes.ts';
+import { routeHandlers } from './route-handlers.ts';
 import { sameSecret } from '../services/auth/same-secret.ts';
 import { encodeFormatError } from '../infra/http/encode-format-error.ts';
 import { formatOfPath } from '../infra/http/format-of-path.ts';
@@ -26,8 +25,7 @@ import {
 import type { ChatState } from '../services/runtime/request-state.ts';
 import { toGatewayError } from '../infra/errors/to-gateway-error.ts';
 import type { Services } from '../services/runtime/services.ts';
-import { registerSpeechRoutes } from '../families/speech/speech-routes.ts';
-import { registerTuneRoutes } from '../families/tune/tune-routes.ts';
+import { speechStartupWarnings } from '../families/speech/speech-routes.ts';
 import { recordUsage } from './record-usage.ts';
 import { endRequestTrace, startRequestTrace } from '../services/tracing/request-trace.ts';
 import { registerUsageRoutes } from './admin-routes.ts';
@@ -67,12 +65,10 @@ export function createApp(services: Services, formats: readonly FormatModule[] =
     ctx.body = await registry.metrics();
   });
 
-  // Chat and token-count routes as the format modules describe them; a Responses chain keeps its state in a session.
-  registerFormatRoutes(router, formats, { 'openai-responses': (ctx) => ResponsesSession.of(ctx) });
-  registerResponsesRoutes(router);
-  registerModelsRoutes(router);
-  registerTuneRoutes(router, ref);
-  registerSpeechRoutes(router, ref, log);
+  // Every client route as the format modules describe it, each kind served by its family; a
+  // Responses chain keeps its state in a session.
+  registerFormatRoutes(router, formats, routeHandlers(formats, log, { 'openai-responses': (ctx) => ResponsesSession.of(ctx) }));
+  for (const w of speechStartupWarnings(ref.current)) log.warn(w);
   registerUsageRoutes(router);
 
   app.use(router.routes());

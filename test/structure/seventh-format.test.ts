@@ -10,8 +10,9 @@ import t, { type Test } from 'tap';
 import { parseConfig } from '../../src/infra/config/load-config.ts';
 import { formats, type FormatModule } from '../../src/infra/formats/formats.ts';
 import { formatOfPath } from '../../src/infra/http/format-of-path.ts';
-import { startInProcessApp, type InProcessApp } from '../helpers/in-process-app.ts';
+import { inProcessWithEmulators, startInProcessApp, type InProcessApp } from '../helpers/in-process-app.ts';
 import { repoRoot, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 import { fakeFormat } from './fake-format/index.ts';
 
 const withFake: readonly FormatModule[] = [...formats, fakeFormat];
@@ -60,6 +61,52 @@ t.test('an app built with the fake format serves it end to end', async (t) => {
 
   const chat = await post(`${url}/v1/chat/completions`, { model: 'echo', messages: [{ role: 'user', content: 'still here' }] }, { authorization: `Bearer ${TEST_KEY}` });
   t.equal(chat.status, 200, 'the real formats are served beside it');
+});
+
+t.test('its model list: a route of another kind, on its own path and on a path it shares', async (t) => {
+  const { url } = await serve(t, withFake);
+  const key = { 'x-fake-key': TEST_KEY };
+
+  const own = await fetch(`${url}/v7/fake/models`, { headers: key });
+  t.equal(own.status, 200);
+  const listed = ((await own.json()) as { fake_models: string[] }).fake_models;
+  t.ok(listed.includes('echo'), 'the config\'s models, in the fake list shape');
+
+  const one = await fetch(`${url}/v7/fake/models/echo`, { headers: key });
+  t.same(await one.json(), { fake_model: 'echo', fake_owner: 'echo' }, 'one model in its shape');
+
+  const unknown = await fetch(`${url}/v7/fake/models/no-such-model`, { headers: key });
+  t.equal(unknown.status, 404);
+  t.same(await unknown.json(), { fake_error: { reason: 'not-found', field: 'model' } }, 'an unknown model: 404 in its shape');
+
+  const shared = await fetch(`${url}/v1/models`, { headers: key });
+  t.equal(shared.status, 200);
+  t.same(await shared.json(), { fake_models: listed }, '/v1/models with its header: its list, through the route the real formats share');
+
+  const openai = await fetch(`${url}/v1/models`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+  t.equal(((await openai.json()) as { object?: string }).object, 'list', 'without it, OpenAI\'s list as before');
+  const anthropic = await fetch(`${url}/v1/models`, { headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' } });
+  t.match(await anthropic.json(), { has_more: false, first_id: String }, 'and Anthropic\'s with anthropic-version');
+
+  const wrongKey = await fetch(`${url}/v1/models`, { headers: { 'x-fake-key': 'not-a-key' } });
+  t.equal(wrongKey.status, 401);
+  t.same(await wrongKey.json(), { fake_error: { reason: 'authentication', field: null } }, 'the shared route authenticates as the detected format');
+});
+
+t.test('a relay drops the credential header of every format the app serves, the added one too', async (t) => {
+  const { app, up } = await inProcessWithEmulators(t, {
+    upstreams: { oai: 'chat' },
+    models: { 'gpt-pass': { routes: [{ provider: 'oai', model: 'gpt-upstream' }] } },
+    formats: withFake,
+  });
+  up.oai.script({ kind: 'text', text: 'relayed' });
+  const res = await post(`${app.url}/v1/chat/completions`, { model: 'gpt-pass', messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${TEST_KEY}`, 'x-fake-key': 'fake-secret' });
+  t.equal(res.status, 200);
+  const line = await waitFor('the relayed request\'s log line', async () => app.logs().find((l) => l.model === 'gpt-pass' && l.route !== undefined));
+  t.equal(line.mode, 'passthrough', 'served by the same-format relay');
+  const sent = up.oai.requests.at(-1);
+  t.equal(sent?.headers['x-fake-key'], undefined, 'the fake format\'s credential did not reach the upstream');
+  t.equal(sent?.headers.authorization, 'Bearer sk-upstream-openai', 'the upstream got its own key');
 });
 
 t.test('the same app without the fake format does not know its path', async (t) => {

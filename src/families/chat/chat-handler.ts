@@ -33,9 +33,14 @@ export type ChatHandlerOptions = {
   streamByRoute?: boolean;
   /** State a format keeps around requests (Responses chains); one session per request. */
   session?: (ctx: Context) => ChatSession;
+  /**
+   * The credential headers of every format the app serves (its format list): none is relayed
+   * upstream, whichever format's route relays.
+   */
+  credentialHeaders: ReadonlySet<string>;
 };
 
-export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions = {}) {
+export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) {
   const codec = format.client;
   return async (ctx: Context): Promise<void> => {
     const state = ctx.state as ChatState;
@@ -97,7 +102,7 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions =
       serve: async (route, final) => {
         if (!runtime.chatProviders.has(route.provider)) return { served: false };
         const relay = relays(route) ? relayProvider(runtime, route, format) : undefined;
-        if (relay) return relayRoute(ctx, format, fields, relay, route, !final);
+        if (relay) return relayRoute(ctx, format, fields, relay, route, !final, opts.credentialHeaders);
         return serveRoute(ctx, format, await decode(), route, abort.signal, !final, session);
       },
       noRoute: () => noRoute(runtime, fields.model),
@@ -216,7 +221,15 @@ const noHostedTools: ReadonlySet<BuiltinTool['kind']> = new Set();
  * Same-format pass-through: the body as the client sent it, the model renamed, headers other than
  * credentials and hop-by-hop ones (`anthropic-beta`, `openai-beta` included) relayed as they came.
  */
-async function relayRoute(ctx: Context, format: ChatFormatModule, fields: RoutingFields, provider: HttpChatProvider, route: Route, canFallBack: boolean): Promise<ServeResult> {
+async function relayRoute(
+  ctx: Context,
+  format: ChatFormatModule,
+  fields: RoutingFields,
+  provider: HttpChatProvider,
+  route: Route,
+  canFallBack: boolean,
+  credentialHeaders: ReadonlySet<string>,
+): Promise<ServeResult> {
   const state = ctx.state as ChatState;
   const upstream = format.upstream;
   if (!upstream) return { served: false };
@@ -234,6 +247,7 @@ async function relayRoute(ctx: Context, format: ChatFormatModule, fields: Routin
     body: target.body,
     responseHeaders: routeHeader,
     canFallBack,
+    credentialHeaders,
     timeouts: route.timeouts,
     trace: traceOf(state)?.upstream(route.provider, format.name, route.model),
     streamErrorFrames: (error) => {

@@ -13,7 +13,6 @@ import { jsonOrText } from '../../infra/upstream/upstream-request.ts';
 import { hookRelay, type RelayProxy } from '../../infra/upstream/relay-proxy.ts';
 import { relayTimers, UpstreamTimeout } from './relay-timers.ts';
 import type { UpstreamSpan } from '../../infra/tracing/upstream-span.ts';
-import { formats } from '../../infra/formats/formats.ts';
 
 /**
  * Same-format pass-through (docs/architecture.md): the client's body is relayed with only the model name and
@@ -21,8 +20,8 @@ import { formats } from '../../infra/formats/formats.ts';
  * not know still reach both ends. Usage is read off a copy of the response on the way back.
  */
 
-/** Client credentials of every format (src/infra/formats/formats.ts: none may reach an upstream), and headers the relay sets itself. */
-const clientOnlyHeaders = new Set([...formats.flatMap((f) => f.credentialHeaders), 'cookie', 'host', 'accept-encoding']);
+/** Headers the relay sets itself, or that belong to the client alone (beside the formats' credentials, `credentialHeaders`). */
+const clientOnlyHeaders = new Set(['cookie', 'host', 'accept-encoding']);
 /**
  * Headers of one connection and its framing, relayed in neither direction (RFC 9110 7.6.1: the
  * `Connection` header, every field it names, and the classic hop-by-hop set): the relay keeps its
@@ -61,6 +60,8 @@ export function passThrough(opts: {
    * so the caller can retry or fall back.
    */
   canFallBack: boolean;
+  /** Client credential headers of every format the app serves: none may reach an upstream. */
+  credentialHeaders: ReadonlySet<string>;
   /** Connect, first-byte (response headers) and idle (between body chunks) limits. */
   timeouts: RouteTimeouts;
   /** The upstream call's span (traced requests): its traceparent replaces the client's. */
@@ -71,7 +72,7 @@ export function passThrough(opts: {
   const { req, res, provider, codec } = opts;
   const payload = Buffer.from(JSON.stringify(opts.body));
   const connection = req.headers.connection;
-  for (const h of Object.keys(req.headers)) if (clientOnlyHeaders.has(h) || dropped(h, connection)) delete req.headers[h];
+  for (const h of Object.keys(req.headers)) if (clientOnlyHeaders.has(h) || opts.credentialHeaders.has(h) || dropped(h, connection)) delete req.headers[h];
   return new Promise((resolve) => {
     const timers = relayTimers(provider.name, opts.timeouts);
     hookRelay(req, { request: timers.watchRequest, response: (proxyRes) => {

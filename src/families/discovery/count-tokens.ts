@@ -45,9 +45,8 @@ export function countTokensHandler(format: ChatFormatModule, session?: (ctx: Con
 
     const warnings: string[] = [];
     const warn = (field: string, message: string): void => void warnings.push(`${field}: ${message}`);
-    // State polygate keeps (a Responses chain, item references) is in the request, not the body.
-    const options = request.extensions['openai-responses'] ?? {};
-    const relayable = options['previous_response_id'] === undefined && options['item_references'] === undefined;
+    // State polygate keeps (a stored conversation) is in the request, not the body: the format says.
+    const relayable = countClient.relayable?.(request) ?? true;
     const routed = s?.forRoute ? s.forRoute(request, route, warn) : request;
     const exact = await countUpstream(ctx, client, routed, route, relayable && isObject(raw) ? raw : undefined, warn);
     ctx.set('x-polygate-token-count', exact === undefined ? 'estimate' : 'exact');

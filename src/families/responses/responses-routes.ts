@@ -1,7 +1,5 @@
-import type Router from '@koa/router';
+import type Koa from 'koa';
 import type { Context } from 'koa';
-import { openaiResponses } from '../../../adapters/openai-responses/index.ts';
-import { authenticate } from '../../services/access/authenticate.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import type { RequestState } from '../../services/runtime/request-state.ts';
 import { repositoryOf } from '../../services/sessions/responses-session.ts';
@@ -12,33 +10,33 @@ function param(ctx: Context, name: string): string {
   return String((ctx as unknown as { params: Record<string, string> }).params[name] ?? '');
 }
 
+const workspace = (ctx: Context): string => (ctx.state as RequestState).key.workspace;
+
 /**
- * The stored responses' endpoints the real API has (the spec leaves them "not shown"; create is
- * the format module's chat route, src/app/format-routes.ts): GET and DELETE /v1/responses/{id}, GET /v1/responses/{id}/input_items. Every read is
- * scoped to the caller's workspace: another workspace's id is "not found", like an unknown one.
+ * The stored responses' endpoints (routes of adapters/openai-responses/index.ts; create is the
+ * format's chat route): GET and DELETE /v1/responses/{id}, GET /v1/responses/{id}/input_items.
+ * Every read is scoped to the caller's workspace: another workspace's id is "not found", like an
+ * unknown one.
  */
-export function registerResponsesRoutes(router: Router): void {
-  const auth = authenticate(openaiResponses);
-  router.get('/v1/responses/:id', auth, async (ctx) => {
+export const storedResponseHandlers = {
+  'stored-response-get': (): Koa.Middleware => async (ctx) => {
     const id = param(ctx, 'id');
-    const r = await repositoryOf(ctx).get(id, (ctx.state as RequestState).key.workspace);
+    const r = await repositoryOf(ctx).get(id, workspace(ctx));
     if (!r) throw notFound(id);
     ctx.body = r.response;
-  });
-
-  router.delete('/v1/responses/:id', auth, async (ctx) => {
+  },
+  'stored-response-delete': (): Koa.Middleware => async (ctx) => {
     const id = param(ctx, 'id');
-    if (!(await repositoryOf(ctx).delete(id, (ctx.state as RequestState).key.workspace))) throw notFound(id);
+    if (!(await repositoryOf(ctx).delete(id, workspace(ctx)))) throw notFound(id);
     ctx.body = { id, object: 'response', deleted: true };
-  });
-
-  router.get('/v1/responses/:id/input_items', auth, async (ctx) => {
+  },
+  'stored-response-input-items': (): Koa.Middleware => async (ctx) => {
     const id = param(ctx, 'id');
-    const r = await repositoryOf(ctx).get(id, (ctx.state as RequestState).key.workspace);
+    const r = await repositoryOf(ctx).get(id, workspace(ctx));
     if (!r) throw notFound(id);
     ctx.body = paginate(r.inputItems, ctx.query);
-  });
-}
+  },
+};
 
 /**
  * Cursor pagination as OpenAI lists do it: `order` (default `desc`, newest first), `limit`

@@ -1,22 +1,20 @@
-// The `openai-audio` format's routes (README, "Families served"), and the start-up check that tells the
-// operator which system packages local-speech is missing on this machine.
-import type Router from '@koa/router';
+// The handlers of the `openai-audio` format's routes (adapters/openai-audio/index.ts, README
+// "Families served"), and the start-up check that tells the operator which system packages
+// local-speech is missing on this machine.
+import type Koa from 'koa';
 import type { Logger } from 'pino';
-import { authenticate } from '../../services/access/authenticate.ts';
-import { jsonBody } from '../../infra/http/json-body.ts';
-import type { Runtime, RuntimeRef } from '../../services/runtime/runtime.ts';
+import type { Runtime } from '../../services/runtime/runtime.ts';
 import { localEngines } from './local-speech-provider.ts';
 import { speechHandler } from './speech-handler.ts';
 import { describeMissing, missingTools, type MissingTool } from './system-tools.ts';
 import { transcriptionHandler } from './transcription-handler.ts';
-import { openaiAudio } from '../../../adapters/openai-audio/index.ts';
 
-export function registerSpeechRoutes(router: Router, ref: RuntimeRef, log: Logger): void {
-  router.post('/v1/audio/speech', authenticate(openaiAudio), jsonBody, speechHandler(log));
-  router.post('/v1/audio/transcriptions', authenticate(openaiAudio), transcriptionHandler('transcribe', log));
-  router.post('/v1/audio/translations', authenticate(openaiAudio), transcriptionHandler('translate', log));
-  for (const w of speechStartupWarnings(ref.current)) log.warn(w);
-}
+/** Route kinds `speech`, `transcription` and `translation`; a local tool's failure is logged on `log`. */
+export const speechRouteHandlers = (log: Logger) => ({
+  speech: (): Koa.Middleware => speechHandler(log),
+  transcription: (): Koa.Middleware => transcriptionHandler('transcribe', log),
+  translation: (): Koa.Middleware => transcriptionHandler('translate', log),
+});
 
 /** What a local-speech provider of this config cannot do on this machine, and odd routes to it. */
 export function speechStartupWarnings(runtime: Runtime): string[] {

@@ -1,8 +1,8 @@
-// The `tune` format's HTTP routes (README, "Families served"). Every answer is the
+// The handlers of the `tune` format's routes (adapters/tune/index.ts; README, "Families served"). Every answer is the
 // envelope; errors are thrown as GatewayError and encoded by the app's request scope.
 import { createReadStream, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type Router from '@koa/router';
+import type Koa from 'koa';
 import type { Context } from 'koa';
 import {
   decodeAudioUpload,
@@ -13,13 +13,9 @@ import {
   encodeTask,
   endpointUnavailable,
   successEnvelope,
-  tune,
 } from '../../../adapters/tune/index.ts';
-import { authenticate } from '../../services/access/authenticate.ts';
-import { jsonBody } from '../../infra/http/json-body.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import type { RequestState } from '../../services/runtime/request-state.ts';
-import type { RuntimeRef } from '../../services/runtime/runtime.ts';
 import { fetchTasks, getTask, submitLyrics, submitMusic, type Submitted } from './task-service.ts';
 import { anySandbox, sandboxAudioDir } from './tune-providers.ts';
 import { meter } from '../../services/usage/meter.ts';
@@ -49,8 +45,7 @@ function answered(ctx: Context, s: Submitted, model: string): void {
 const audioName = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.mp3$/;
 
 /**
- * GET /tune/audio/{clip_id}.mp3 serves sandbox audio without a key, as a CDN serves a real
- * service's: the URL is the capability (a random UUID), so it can be handed to a player as is.
+ * GET /tune/audio/{clip_id}.mp3 serves sandbox audio (without a key: adapters/tune/index.ts).
  * Single byte ranges are honoured so players can seek.
  */
 async function serveAudio(ctx: Context): Promise<void> {
@@ -86,50 +81,43 @@ async function serveAudio(ctx: Context): Promise<void> {
   ctx.body = createReadStream(file);
 }
 
-export function registerTuneRoutes(router: Router, ref: RuntimeRef): void {
-  const auth = authenticate(tune);
-  void ref; // each request uses the runtime it started with (ctx.state.runtime)
+const submission = (ctx: Context) => {
+  requireJson(ctx);
+  const state = st(ctx);
+  return { state, services: { runtime: state.runtime, store: storeOf(ctx), key: state.key, breakers: state.services.breakers } };
+};
 
-  router.post('/tune/submit/music', auth, jsonBody, async (ctx) => {
-    requireJson(ctx);
+/** A request the real service validates but polygate cannot serve: validated, then refused naming the endpoint. */
+const unavailable = (decode: (body: unknown) => unknown, endpoint: string) => (): Koa.Middleware => async (ctx) => {
+  requireJson(ctx);
+  decode(ctx.request.body);
+  throw endpointUnavailable(endpoint);
+};
+
+/** The handlers of the `tune` format's route kinds (adapters/tune/index.ts). */
+export const tuneRouteHandlers = {
+  'tune-music': (): Koa.Middleware => async (ctx) => {
+    const { state, services } = submission(ctx);
     const sub = decodeMusicSubmission(ctx.request.body);
-    const state = st(ctx);
-    const model = sub.model ?? state.runtime.config.tune.default_model;
-    answered(ctx, await submitMusic({ runtime: state.runtime, store: storeOf(ctx), key: state.key, breakers: state.services.breakers }, sub), model);
-  });
-
-  router.post('/tune/submit/lyrics', auth, jsonBody, async (ctx) => {
-    requireJson(ctx);
-    const sub = decodeLyricsSubmission(ctx.request.body);
-    const state = st(ctx);
-    const s = await submitLyrics({ runtime: state.runtime, store: storeOf(ctx), key: state.key, breakers: state.services.breakers }, sub);
+    answered(ctx, await submitMusic(services, sub), sub.model ?? state.runtime.config.tune.default_model);
+  },
+  'tune-lyrics': (): Koa.Middleware => async (ctx) => {
+    const { state, services } = submission(ctx);
+    const s = await submitLyrics(services, decodeLyricsSubmission(ctx.request.body));
     answered(ctx, s, state.runtime.config.tune.lyrics_model ?? state.runtime.config.tune.default_model);
-  });
-
-  router.post('/tune/uploads/audio-url', auth, jsonBody, async (ctx) => {
-    requireJson(ctx);
-    decodeAudioUpload(ctx.request.body);
-    throw endpointUnavailable('POST /tune/uploads/audio-url');
-  });
-
-  router.post('/tune/submit/concat', auth, jsonBody, async (ctx) => {
-    requireJson(ctx);
-    decodeConcat(ctx.request.body);
-    throw endpointUnavailable('POST /tune/submit/concat');
-  });
-
-  router.post('/tune/fetch', auth, jsonBody, async (ctx) => {
+  },
+  'tune-upload-url': unavailable(decodeAudioUpload, 'POST /tune/uploads/audio-url'),
+  'tune-concat': unavailable(decodeConcat, 'POST /tune/submit/concat'),
+  'tune-fetch': (): Koa.Middleware => async (ctx) => {
     requireJson(ctx);
     const q = decodeFetchQuery(ctx.request.body);
     const tasks = await fetchTasks(storeOf(ctx), st(ctx).key.workspace, q.ids, q.action);
     ctx.body = successEnvelope(tasks.map((t) => encodeTask(t, { origin: clientOrigin(ctx) })));
-  });
-
-  router.get('/tune/fetch/:task_id', auth, async (ctx) => {
+  },
+  'tune-task': (): Koa.Middleware => async (ctx) => {
     const id = String((ctx as unknown as { params: Record<string, string> }).params.task_id ?? '');
     const task = await getTask(storeOf(ctx), st(ctx).key.workspace, id);
     ctx.body = successEnvelope(encodeTask(task, { origin: clientOrigin(ctx) }));
-  });
-
-  router.get('/tune/audio/:file', serveAudio);
-}
+  },
+  'tune-audio': (): Koa.Middleware => serveAudio,
+};
