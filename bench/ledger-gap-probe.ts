@@ -2,7 +2,7 @@
 // the same gateway with the ledger off: per visit the main thread's run time, its wait for the
 // core and the rest (asleep in epoll: idle), the event-loop delay and utilization (a preload in
 // the gateway, bench/ledger-gap-preload.mjs), and requests per second. Variants as in
-// bench/ledger-bench.ts (LEDGER_BENCH_VARIANTS: `off`, `ledger`, `ledger-nobudget`; default `off,ledger`), interleaved rounds;
+// bench/ledger-bench.ts (LEDGER_BENCH_VARIANTS: `off`, `ledger`, `ledger-nobudget`, `ledger-bN`; default `off,ledger`), interleaved rounds;
 // beside them how busy the load core was (the load generator and the mock upstream run there): a
 // gateway whose main thread is idle while that core is full is waiting for its clients, and its
 // saturated rate then says how much of that core it got, not what the gateway costs.
@@ -34,9 +34,15 @@ function configOf(v: string): Record<string, unknown> {
   return {
     ...polygateConfig(mock.url),
     storage: { driver: 'sqlite', path: join(dir, 'polygate.db') },
-    // `ledger-nobudget`: the same ledger without a budget on the key (no budget check per request).
+    // `ledger-nobudget`: the same ledger without a budget on the key (no budget check per request);
+    // `ledger-bN`: with a budget, batches of N records (usage.batch_size; 500 by default).
     usage: v.startsWith('ledger')
-      ? { ledger: true, prices: { models: Object.fromEntries(models.map((m) => [m, { input: 3, output: 15 }])) }, ...(v === 'ledger' ? { budgets: { bench: { usd_per_day: 1_000_000 } } } : {}) }
+      ? {
+          ledger: true,
+          prices: { models: Object.fromEntries(models.map((m) => [m, { input: 3, output: 15 }])) },
+          ...(v === 'ledger-nobudget' ? {} : { budgets: { bench: { usd_per_day: 1_000_000 } } }),
+          ...(/^ledger-b\d+$/.test(v) ? { batch_size: Number(v.slice('ledger-b'.length)) } : {}),
+        }
       : { ledger: false },
   };
 }
