@@ -11,14 +11,20 @@
 //      about 1 / CPU per request, so "fewer requests per second" = 1 − CPU(off) / CPU(variant);
 //      the main thread's share beside it (what bounds the rate when other threads get other cores);
 //   2. saturation (32 connections, closed loop): requests per second measured directly (noisy
-//      on a shared machine; reported beside the derived figure).
+//      on a shared machine; reported beside the derived figure), with the CPU per request there and
+//      the share of the time the gateway's main thread was idle (neither running nor waiting for
+//      its core). A saturated visit is kept only when the gateway was the bottleneck: its main
+//      thread idle less than LEDGER_BENCH_MAX_IDLE (10 %) of the time. Otherwise it waited for its
+//      clients: the load generator and the mock share the load core with the rest of the machine,
+//      that core was full (measured 2026-11-23, bench/RESULTS.md), and the rate then said how much
+//      of it they got, not what the gateway costs.
 // Medians over the rounds.
 //
 // Environment: LEDGER_BENCH_VARIANTS (comma-separated, default `off,ledger,both@default,both@1`;
 // `off`, `ledger`, `tracing@R`, `both@R` with R a sample_ratio or `default` = the schema's),
 // LEDGER_BENCH_RATE (offered req/s, 1000), LEDGER_BENCH_DURATION (s per fixed-rate visit, 5),
 // LEDGER_BENCH_SAT_DURATION (s per saturation visit, 3; 0 skips it), LEDGER_BENCH_REPEATS (rounds, 5),
-// LEDGER_BENCH_CONNECTIONS (saturation connections, 32), LEDGER_BENCH_WARMUP (s per gateway before round 1, 5), LEDGER_BENCH_PROFILE=VARIANT (that gateway
+// LEDGER_BENCH_CONNECTIONS (saturation connections, 32), LEDGER_BENCH_WARMUP (s per gateway before round 1, 5), LEDGER_BENCH_MAX_WAIT (0.05), LEDGER_BENCH_MAX_IDLE (0.1), LEDGER_BENCH_PROFILE=VARIANT (that gateway
 // runs with --cpu-prof; its summary is printed at the end, as bench/profile.ts does).
 // LEDGER_BENCH_BEFORE=DIR: another checkout (an older commit, `git archive` + node_modules linked);
 // variants prefixed `before:` (e.g. `before:off,before:both@1`) run from it, interleaved with this
@@ -29,6 +35,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { runAutocannon } from './load-autocannon.ts';
+import { coreBusyShare } from './ledger-core-busy.ts';
 import { benchPaths, polygateConfig } from './paths.ts';
 import { cpuSecondsPrecise, waitSecondsOf, LOAD_CORE, machineBusySeconds, pinning, pinSelf, startMockProcess, startPolygate, type Proc } from './processes.ts';
 import { median, sleep } from './stats.ts';
@@ -91,10 +98,12 @@ for (const v of variants) {
   gateways.set(v, await startPolygate(configOf(v), { ...prof, ...(before ? { dir: env.LEDGER_BENCH_BEFORE } : {}) }));
 }
 
-type Cell = { cpuUs: number[]; mainUs: number[]; waits: number[]; sat: number[]; satCpuUs: number[]; achieved: number[] };
-const cells = new Map<string, Cell>(variants.map((v) => [v, { cpuUs: [], mainUs: [], waits: [], sat: [], satCpuUs: [], achieved: [] }]));
+type Cell = { cpuUs: number[]; mainUs: number[]; waits: number[]; sat: number[]; satCpuUs: number[]; satIdle: number[]; loadBusy: number[]; achieved: number[] };
+const cells = new Map<string, Cell>(variants.map((v) => [v, { cpuUs: [], mainUs: [], waits: [], sat: [], satCpuUs: [], satIdle: [], loadBusy: [], achieved: [] }]));
 /** A visit whose main thread waited for its core longer than this share of the time it ran was disturbed by other work. */
 const maxWait = Number(env.LEDGER_BENCH_MAX_WAIT ?? 0.05);
+/** A saturated visit during which the gateway's main thread was idle longer than this share of the wall time was bound by its clients. */
+const maxIdle = Number(env.LEDGER_BENCH_MAX_IDLE ?? 0.1);
 const busyBefore = machineBusySeconds();
 const started = Date.now();
 
@@ -119,11 +128,18 @@ async function visit(v: string, round: number): Promise<void> {
   if (satS > 0) {
     await sleep(200);
     const s0 = cpuSecondsPrecise(gw.pid);
+    const busy0 = cpuSecondsPrecise(gw.pid, true) + waitSecondsOf(gw.pid);
+    const load = coreBusyShare(LOAD_CORE);
+    const t0 = performance.now();
     const sat = await runAutocannon(t.baseUrl, req, conns, satS);
+    const idle = 1 - (cpuSecondsPrecise(gw.pid, true) + waitSecondsOf(gw.pid) - busy0) / ((performance.now() - t0) / 1000);
+    const loadBusy = load();
     const satCpu = ((cpuSecondsPrecise(gw.pid) - s0) / Math.max(1, sat.count)) * 1e6;
     cell.sat.push(sat.rps);
     cell.satCpuUs.push(satCpu);
-    line += `; saturated ${sat.rps.toFixed(0)}/s, ${satCpu.toFixed(1)} µs each`;
+    cell.satIdle.push(idle);
+    cell.loadBusy.push(loadBusy);
+    line += `; saturated ${sat.rps.toFixed(0)}/s, ${satCpu.toFixed(1)} µs each, main thread idle ${(idle * 100).toFixed(0)} %, load core busy ${(loadBusy * 100).toFixed(0)} %`;
     if (sat.errors > 0) line += `, ${sat.errors} errors`;
   }
   log(line);
@@ -144,6 +160,8 @@ function calm(c: Cell, values: number[]): number {
   return median(kept.length > 0 ? kept : values);
 }
 const calmCount = (c: Cell): number => c.waits.filter((w) => w <= maxWait).length;
+/** Saturated visits where the gateway was the bottleneck (its main thread hardly idle); empty when none was. */
+const bound = (c: Cell, values: number[]): number[] => values.filter((_, i) => c.satIdle[i] <= maxIdle);
 
 // Each variant against the `off` of its own tree.
 const offOf = (v: string): Cell => cells.get(v.startsWith('before:') && cells.has('before:off') ? 'before:off' : 'off')!;
@@ -154,22 +172,25 @@ const lines = [
   '',
   `${repeats} interleaved rounds; per visit ${durationS} s at ${rate} req/s offered (8 connections, open loop) for CPU per request, then ${satS} s at ${conns} connections (closed loop) for the saturated rate. Pinning: ${pinning}; the machine was busy ${busy.toFixed(2)} of 2 cores on average during the run (all processes). OTLP exports received: ${exports}.`,
   '',
-  `CPU medians are over the undisturbed visits (the gateway's main thread waited for its core less than ${maxWait * 100} % of the time it ran; LEDGER_BENCH_MAX_WAIT), over all visits of a variant that had none.`,
+  `CPU medians are over the undisturbed visits (the gateway's main thread waited for its core less than ${maxWait * 100} % of the time it ran; LEDGER_BENCH_MAX_WAIT), over all visits of a variant that had none. Saturated medians are over the visits where the gateway was the bottleneck (its main thread idle less than ${maxIdle * 100} % of the wall time; LEDGER_BENCH_MAX_IDLE), "–" when none was: otherwise it waited for the load core (load generator and mock), and the rate measured that core.`,
   '',
-  '| variant | CPU µs / request (median) | added µs | req/s change from CPU (1 − off/on) | main thread µs / request | added µs, main thread | saturated req/s (median) | req/s change, measured | undisturbed visits | CPU µs / request, each round |',
-  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+  '| variant | CPU µs / request (median) | added µs | req/s change from CPU (1 − off/on) | main thread µs / request | added µs, main thread | saturated req/s (median, gateway-bound visits) | req/s change, measured | saturated CPU µs / request | gateway-bound saturated visits | main thread idle at saturation, each round | undisturbed visits | CPU µs / request, each round |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|',
   ...variants.map((v) => {
     const c = cells.get(v)!;
     const off = offOf(v);
     const cpuOff = calm(off, off.cpuUs);
-    const satOff = median(off.sat);
+    const satOffs = bound(off, off.sat);
+    const satOff = satOffs.length > 0 ? median(satOffs) : Number.NaN;
     const mainOff = calm(off, off.mainUs);
     const cpu = calm(c, c.cpuUs);
-    const sat = median(c.sat);
+    const sats = bound(c, c.sat);
+    const sat = sats.length > 0 ? median(sats) : Number.NaN;
+    const satCpu = bound(c, c.satCpuUs);
     const derived = isOff(v) ? '–' : pct(cpuOff / cpu - 1);
-    const measured = isOff(v) || !(sat > 0) ? '–' : pct(sat / satOff - 1);
+    const measured = isOff(v) || !(sat > 0) || !(satOff > 0) ? '–' : pct(sat / satOff - 1);
     const main = calm(c, c.mainUs);
-    return `| ${v} | ${cpu.toFixed(1)} | ${isOff(v) ? '–' : (cpu - cpuOff).toFixed(1)} | ${derived} | ${main.toFixed(1)} | ${isOff(v) ? '–' : (main - mainOff).toFixed(1)} | ${sat > 0 ? sat.toFixed(0) : '–'} | ${measured} | ${calmCount(c)} of ${c.waits.length} | ${c.cpuUs.map((x) => x.toFixed(0)).join(' ')} |`;
+    return `| ${v} | ${cpu.toFixed(1)} | ${isOff(v) ? '–' : (cpu - cpuOff).toFixed(1)} | ${derived} | ${main.toFixed(1)} | ${isOff(v) ? '–' : (main - mainOff).toFixed(1)} | ${sat > 0 ? sat.toFixed(0) : '–'} | ${measured} | ${satCpu.length > 0 ? median(satCpu).toFixed(1) : '–'} | ${sats.length} of ${c.sat.length} | ${c.satIdle.map((x) => `${(x * 100).toFixed(0)} %`).join(' ')} | ${calmCount(c)} of ${c.waits.length} | ${c.cpuUs.map((x) => x.toFixed(0)).join(' ')} |`;
   }),
 ];
 process.stdout.write(`${lines.join('\n')}\n`);
