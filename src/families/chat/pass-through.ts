@@ -43,7 +43,8 @@ function dropped(name: string, connection: string | string[] | undefined): boole
 }
 
 export type PassThroughResult =
-  | { kind: 'relayed'; status: number; usage?: Usage; outcome: 'ok' | 'client_closed' | 'upstream_cut' }
+  /** `body`: a non-streamed 2xx answer's JSON, for a caller that watches the answer (`observeFrames` for a stream). */
+  | { kind: 'relayed'; status: number; usage?: Usage; body?: unknown; outcome: 'ok' | 'client_closed' | 'upstream_cut' }
   /** The upstream failed before anything was sent to the client: the next route may be tried. */
   | { kind: 'failed'; error: GatewayError };
 
@@ -67,6 +68,8 @@ export function passThrough(opts: {
   trace?: UpstreamSpan;
   /** The client format's in-stream error event, for an upstream that fails mid-stream. */
   streamErrorFrames: (error: GatewayError) => SseFrame[];
+  /** Each SSE frame of a 2xx stream as it is relayed (a Responses session reads the final response off it). */
+  observeFrames?: (frames: SseFrame[]) => void;
 }): Promise<PassThroughResult> {
   const { req, res, provider, codec } = opts;
   const payload = Buffer.from(JSON.stringify(opts.body));
@@ -112,7 +115,7 @@ export function passThrough(opts: {
       }
       res.writeHead(status, headers);
       const contentType = String(proxyRes.headers['content-type'] ?? '');
-      const tap = usageTap(codec, contentType, status);
+      const tap = usageTap(codec, contentType, status, opts.observeFrames);
       proxyRes.on('data', tap.feed);
       proxyRes.pipe(res, { end: false });
       let settled = false;
@@ -120,7 +123,8 @@ export function passThrough(opts: {
         if (settled) return;
         settled = true;
         timers.clear();
-        resolve({ kind: 'relayed', status, usage: tap.usage(), outcome });
+        const answer = tap.answer();
+        resolve({ kind: 'relayed', status, usage: answer.usage, body: answer.body, outcome });
       };
       res.on('close', () => {
         if (!proxyRes.complete) proxyRes.destroy();
@@ -175,24 +179,41 @@ async function readErrorText(res: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).subarray(0, 65_536).toString('utf8');
 }
 
-/** Decodes the relayed bytes with the format's own decoder, only to learn the usage. */
-function usageTap(codec: ChatUpstreamCodec, contentType: string, status: number): { feed: (b: Buffer) => void; usage: () => Usage | undefined } {
-  if (status >= 400) return { feed: () => {}, usage: () => undefined };
+type RelayedAnswer = { usage?: Usage; body?: unknown };
+
+/**
+ * Decodes the relayed bytes with the format's own decoder, to learn the usage; a stream's frames
+ * go to `observe` too, and a JSON answer is kept whole.
+ */
+function usageTap(codec: ChatUpstreamCodec, contentType: string, status: number, observe?: (frames: SseFrame[]) => void): { feed: (b: Buffer) => void; answer: () => RelayedAnswer } {
+  if (status >= 400) return { feed: () => {}, answer: () => ({}) };
   if (contentType.includes('text/event-stream')) {
     let usage: Usage | undefined;
-    const sse = sseFeed(codec.createStreamDecoder(), (ev) => {
+    const decoder = codec.createStreamDecoder();
+    const watched = observe
+      ? {
+          push: (frame: SseFrame) => {
+            observe([frame]);
+            return decoder.push(frame);
+          },
+          end: () => decoder.end(),
+        }
+      : decoder;
+    const sse = sseFeed(watched, (ev) => {
       if (ev.type === 'finish') usage = ev.usage;
     });
-    return { feed: sse.feed, usage: () => usage };
+    return { feed: sse.feed, answer: () => ({ usage }) };
   }
   const chunks: Buffer[] = [];
   return {
     feed: (b) => chunks.push(b),
-    usage: () => {
+    answer: () => {
+      let body: unknown;
       try {
-        return codec.decodeResult(JSON.parse(Buffer.concat(chunks).toString('utf8'))).usage;
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        return { usage: codec.decodeResult(body).usage, body };
       } catch {
-        return undefined;
+        return { body };
       }
     },
   };
