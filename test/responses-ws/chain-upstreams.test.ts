@@ -3,15 +3,7 @@
 import t from 'tap';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
-import { closeWs, connectWs, finalResponse, wsTurn } from './ws-client.ts';
-
-const weatherTool = {
-  type: 'function' as const,
-  name: 'get_weather',
-  description: 'Weather for a city',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
-  strict: true,
-};
+import { closeWs, connectWs, finalResponse, weatherTool, wsTurn } from './ws-client.ts';
 
 t.test('a store:false tool chain over one socket, on each upstream type', async (t) => {
   const { gw, up } = await gatewayWithEmulators(t, {

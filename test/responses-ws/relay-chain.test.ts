@@ -6,18 +6,10 @@ import t from 'tap';
 import type { ResponsesClientEvent } from 'openai/resources/responses/responses';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import type { Gateway } from '../helpers/start-gateway.ts';
-import { closeWs, connectWs, finalResponse, wsTurn } from './ws-client.ts';
+import { closeWs, connectWs, finalResponse, weatherTool, wsTurn } from './ws-client.ts';
 
 type Json = Record<string, unknown>;
 type Create = Omit<ResponsesClientEvent & { type: 'response.create' }, 'type'>;
-
-const weatherTool = {
-  type: 'function' as const,
-  name: 'get_weather',
-  description: 'Weather for a city',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
-  strict: true,
-};
 
 /** A top-level field and an input item type newer than polygate (and than the SDK's types). */
 const futureField = { mode: 'future', depth: 2 };
