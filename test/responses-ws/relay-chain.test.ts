@@ -5,7 +5,8 @@
 import t from 'tap';
 import type { ResponsesClientEvent } from 'openai/resources/responses/responses';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
-import type { Gateway } from '../helpers/start-gateway.ts';
+import { TEST_KEY, type Gateway } from '../helpers/start-gateway.ts';
+import { openRaw } from './raw-socket.ts';
 import { closeWs, connectWs, finalResponse, weatherTool, wsTurn } from './ws-client.ts';
 
 type Json = Record<string, unknown>;
@@ -112,4 +113,18 @@ t.test('a chain that falls over to an Anthropic route mid-way keeps the whole co
     'the whole conversation: the relayed turn, the translated turn (its output as the client saw it), the new question',
   );
   t.equal(await closeWs(ws), 1000);
+});
+
+t.test('a relayed socket turn carries the handshake\'s headers, without the socket\'s own beta', async (t) => {
+  const { gw, up } = await gatewayWithEmulators(t, { upstreams: { resp: 'responses' }, models: { m: { routes: [{ provider: 'resp', model: 'gpt-up' }] } } });
+  const raw = await openRaw(gw, TEST_KEY, { 'openai-beta': 'responses_websockets=2026-02-06, future_beta=v1', 'x-codex-turn-metadata': 'turn-7' });
+  raw.ws.send(JSON.stringify({ type: 'response.create', model: 'm', store: false, input: 'hello' }));
+  const events = await raw.until('response.completed', 'error');
+  t.equal(events[events.length - 1]?.type, 'response.completed');
+  const headers = up.resp.requests[0]?.headers ?? {};
+  t.equal(headers['openai-beta'], 'future_beta=v1', 'the client\'s other betas go along; the socket\'s own does not (polygate speaks HTTP upstream)');
+  t.equal(headers['x-codex-turn-metadata'], 'turn-7', 'other handshake headers go along as on a POST');
+  t.equal(headers.authorization, 'Bearer sk-upstream-responses', 'the upstream gets polygate\'s key, never the client\'s');
+  raw.ws.close(1000);
+  await raw.closed;
 });
