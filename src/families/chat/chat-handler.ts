@@ -277,7 +277,7 @@ async function relayRoute(
     ctx.respond = true;
     throw r.error;
   }
-  await session?.relayEnded?.({ route, status: r.status, body: r.body, outcome: r.outcome });
+  await session?.relayEnded?.({ route, status: r.status, outcome: r.outcome });
   state.status = r.status;
   state.outcome = r.status >= 400 ? 'upstream_error' : r.outcome;
   if (r.usage) countTokens(state, r.usage);

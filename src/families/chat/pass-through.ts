@@ -43,8 +43,7 @@ function dropped(name: string, connection: string | string[] | undefined): boole
 }
 
 export type PassThroughResult =
-  /** `body`: a non-streamed 2xx answer's JSON, for a caller that watches the answer (`observeFrames` for a stream). */
-  | { kind: 'relayed'; status: number; usage?: Usage; body?: unknown; outcome: 'ok' | 'client_closed' | 'upstream_cut' }
+  | { kind: 'relayed'; status: number; usage?: Usage; outcome: 'ok' | 'client_closed' | 'upstream_cut' }
   /** The upstream failed before anything was sent to the client: the next route may be tried. */
   | { kind: 'failed'; error: GatewayError };
 
@@ -123,8 +122,7 @@ export function passThrough(opts: {
         if (settled) return;
         settled = true;
         timers.clear();
-        const answer = tap.answer();
-        resolve({ kind: 'relayed', status, usage: answer.usage, body: answer.body, outcome });
+        resolve({ kind: 'relayed', status, usage: tap.usage(), outcome });
       };
       res.on('close', () => {
         if (!proxyRes.complete) proxyRes.destroy();
@@ -179,14 +177,9 @@ async function readErrorText(res: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).subarray(0, 65_536).toString('utf8');
 }
 
-type RelayedAnswer = { usage?: Usage; body?: unknown };
-
-/**
- * Decodes the relayed bytes with the format's own decoder, to learn the usage; a stream's frames
- * go to `observe` too, and a JSON answer is kept whole.
- */
-function usageTap(codec: ChatUpstreamCodec, contentType: string, status: number, observe?: (frames: SseFrame[]) => void): { feed: (b: Buffer) => void; answer: () => RelayedAnswer } {
-  if (status >= 400) return { feed: () => {}, answer: () => ({}) };
+/** Decodes the relayed bytes with the format's own decoder, to learn the usage; a stream's frames go to `observe` too. */
+function usageTap(codec: ChatUpstreamCodec, contentType: string, status: number, observe?: (frames: SseFrame[]) => void): { feed: (b: Buffer) => void; usage: () => Usage | undefined } {
+  if (status >= 400) return { feed: () => {}, usage: () => undefined };
   if (contentType.includes('text/event-stream')) {
     let usage: Usage | undefined;
     const decoder = codec.createStreamDecoder();
@@ -202,18 +195,16 @@ function usageTap(codec: ChatUpstreamCodec, contentType: string, status: number,
     const sse = sseFeed(watched, (ev) => {
       if (ev.type === 'finish') usage = ev.usage;
     });
-    return { feed: sse.feed, answer: () => ({ usage }) };
+    return { feed: sse.feed, usage: () => usage };
   }
   const chunks: Buffer[] = [];
   return {
     feed: (b) => chunks.push(b),
-    answer: () => {
-      let body: unknown;
+    usage: () => {
       try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        return { usage: codec.decodeResult(body).usage, body };
+        return codec.decodeResult(JSON.parse(Buffer.concat(chunks).toString('utf8'))).usage;
       } catch {
-        return { body };
+        return undefined;
       }
     },
   };

@@ -20,8 +20,8 @@ export interface ChatSession {
    * wire items in front of the new input), or undefined when the route must translate.
    */
   relayBody?(route: Route, warn: (field: string, message: string) => void): Record<string, unknown> | undefined;
-  /** A relayed answer ended: a stream's frames went to `observeFrames`; `body` is a non-streamed answer's JSON. */
-  relayEnded?(done: { route: Route; status: number; body?: unknown; outcome: 'ok' | 'client_closed' | 'upstream_cut' }): Promise<void>;
+  /** A relayed stream ended; its frames went to `observeFrames` (a session that keeps every turn asks for streams only). */
+  relayEnded?(done: { route: Route; status: number; outcome: 'ok' | 'client_closed' | 'upstream_cut' }): Promise<void>;
   /** Wire-level rewrite before decoding (e.g. resolving references to stored items). */
   prepareBody?(body: unknown): Promise<unknown>;
   /** After decoding, before routing (e.g. prepending a stored conversation, truncation). */

@@ -200,13 +200,12 @@ export class ResponsesSession implements ChatSession {
     return { ...rest, input: [...items, ...this.#rawInput] };
   }
 
-  /** A relayed answer is remembered like a translated one, its IR decoded from the upstream's response object. */
-  async relayEnded(done: { route: Route; status: number; body?: unknown; outcome: 'ok' | 'client_closed' | 'upstream_cut' }): Promise<void> {
+  /**
+   * A relayed stream is remembered like a translated one, from its final event (the socket always
+   * streams), its IR decoded from the upstream's response object.
+   */
+  async relayEnded(done: { route: Route; status: number; outcome: 'ok' | 'client_closed' | 'upstream_cut' }): Promise<void> {
     if (done.status >= 400) return;
-    if (done.body !== undefined) {
-      if (isItem(done.body)) await this.#save(done.route, done.body, done.body.status === 'completed' ? outputParts(done.body) : undefined);
-      return;
-    }
     await this.#ended(done.route, done.outcome === 'client_closed' ? 'client_closed' : 'other', outputParts);
   }
 
