@@ -128,3 +128,28 @@ t.test('a relayed socket turn carries the handshake\'s headers, without the sock
   raw.ws.close(1000);
   await raw.closed;
 });
+
+t.test('a chain through a response stored over HTTP (no wire items kept) is translated; a prepared turn\'s input is relayed', async (t) => {
+  const { gw, up } = await gatewayWithEmulators(t, { upstreams: { resp: 'responses' }, models: { m: { routes: [{ provider: 'resp', model: 'gpt-up' }] } } });
+  const stored = (await (
+    await fetch(`${gw.url}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', input: 'stored question' }) })
+  ).json()) as { id: string };
+  const ws = connectWs(gw);
+  const before = await responsesWarnings(gw);
+  const r2 = finalResponse(await wsTurn(ws, create({ model: 'm', store: false, previous_response_id: stored.id, input: 'next question', future_field: futureField })));
+  t.equal(r2.status, 'completed');
+  const sent = bodyOf(up.resp.requests[1]);
+  t.equal(sent.future_field, undefined, 'translated: the unknown field is not sent');
+  t.match(JSON.stringify(sent.input), 'stored question', 'the stored conversation reached the upstream all the same');
+  t.notSame(await responsesWarnings(gw), before, 'and the dropped field was counted as a warning');
+
+  // generate:false: answered by the socket; the turn that continues it is relayed with its input.
+  const prepared = finalResponse(await wsTurn(ws, create({ model: 'm', store: false, generate: false, input: 'prepared context' })));
+  const r3 = finalResponse(await wsTurn(ws, create({ model: 'm', store: false, previous_response_id: prepared.id, input: 'the real question', future_field: futureField })));
+  t.equal(r3.status, 'completed');
+  const relayed = bodyOf(up.resp.requests[2]);
+  t.same(relayed.future_field, futureField, 'relayed');
+  t.same(relayed.input, [{ type: 'message', role: 'user', content: 'prepared context' }, { type: 'message', role: 'user', content: 'the real question' }], 'the prepared input, then the new one');
+  t.equal(relayed.previous_response_id, undefined);
+  t.equal(await closeWs(ws), 1000);
+});
