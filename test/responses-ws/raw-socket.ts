@@ -12,8 +12,8 @@ export type RawSocket = {
   closed: Promise<{ code: number; reason: string }>;
 };
 
-export function openRaw(gw: Gateway, key = TEST_KEY): Promise<RawSocket> {
-  const ws = new WebSocket(`ws://127.0.0.1:${gw.port}/v1/responses`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+export function openRaw(gw: Gateway, key = TEST_KEY, headers: Record<string, string> = {}): Promise<RawSocket> {
+  const ws = new WebSocket(`ws://127.0.0.1:${gw.port}/v1/responses`, { headers: { ...headers, ...(key ? { authorization: `Bearer ${key}` } : {}) } });
   const inbox: Record<string, unknown>[] = [];
   const waiting: ((m: Record<string, unknown>) => void)[] = [];
   ws.on('message', (data) => {

@@ -13,6 +13,15 @@ export function connectWs(gw: Gateway, key = TEST_KEY): ResponsesWS {
   return ws;
 }
 
+/** The function tool the chain tests call. */
+export const weatherTool = {
+  type: 'function' as const,
+  name: 'get_weather',
+  description: 'Weather for a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+  strict: true,
+};
+
 const terminal = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
 
 type Create = Omit<ResponsesClientEvent & { type: 'response.create' }, 'type'>;

@@ -76,9 +76,12 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
         await session?.prepareRequest?.(request);
         return request;
       })());
-    const relays = (route: Route): boolean => fields.relayable && !session?.keepsEveryTurn && relayProvider(runtime, route, format) !== undefined;
+    // A session that keeps every turn decodes first: it builds the relayed body from the decoded
+    // chain, and keeps the relayed answer as a turn (src/services/sessions/chat-session.ts).
+    const keeps = session?.keepsEveryTurn === true;
+    const relays = (route: Route): boolean => relayProvider(runtime, route, format) !== undefined && (keeps ? session?.relayBody !== undefined : fields.relayable);
     // A first route that translates decodes now, so its errors come before any token is reserved.
-    const first = relays(routes[0]) ? undefined : await decode();
+    const first = relays(routes[0]) && !keeps ? undefined : await decode();
     // The key's tpm: the prompt's estimate now, corrected by the upstream's usage when it comes.
     // A relayed body is not decoded: its size stands for the prompt.
     await reserveTokens(state, first ?? (() => Math.ceil((Number(ctx.request.length) || JSON.stringify(body).length) / 4)));
@@ -102,7 +105,11 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
       serve: async (route, final) => {
         if (!runtime.chatProviders.has(route.provider)) return { served: false };
         const relay = relays(route) ? relayProvider(runtime, route, format) : undefined;
-        if (relay) return relayRoute(ctx, format, fields, relay, route, !final, opts.credentialHeaders);
+        if (relay) {
+          const warnings = routeWarnings(state, format, relay.wireFormat);
+          const body = keeps ? session?.relayBody?.(route, warnings.warn) : (ctx.request.body as Record<string, unknown>);
+          if (body) return relayRoute(ctx, format, fields, relay, route, !final, { body, warnings, session: keeps ? session : undefined }, opts.credentialHeaders);
+        }
         return serveRoute(ctx, format, await decode(), route, abort.signal, !final, session);
       },
       noRoute: () => noRoute(runtime, fields.model),
@@ -144,18 +151,9 @@ async function serveRoute(
   state.path = { provider: route.provider, upstream_format: upstreamFormat, mode: 'translate', upstreamModel: route.model };
   const routeHeader = { 'x-polygate-route': `${route.provider}/${route.model}`, 'x-request-id': state.requestId };
 
-  const warnings: string[] = [];
-  const warn = (field: string, message: string): void => {
-    warnings.push(`${field}: ${message}`);
-    // The label is bounded (src/infra/metrics/warning-fields.ts); the header names the field in full.
-    translationWarnings.inc({ inbound_format: format.name, upstream_format: upstreamFormat, field: warningFieldLabel(format.name, field) });
-  };
+  const { warn, addTo } = routeWarnings(state, format, upstreamFormat);
   const headers: Record<string, string> = { ...routeHeader };
-  const setWarnings = (): void => {
-    const value = warningsHeader(warnings);
-    if (value) headers['x-polygate-warnings'] = value;
-    traceOf(state)?.warnings(warnings);
-  };
+  const setWarnings = (): void => addTo(headers);
 
   const policy = state.runtime.config.providers[route.provider]?.unsupported_tools ?? 'drop';
   const hosted = provider.wireFormat ? upstreamCodecOf(provider.wireFormat).hostedTools : noHostedTools;
@@ -214,12 +212,32 @@ async function serveRoute(
   return { served: true, upstreamFailed };
 }
 
+type RouteWarnings = { warn: (field: string, message: string) => void; addTo: (headers: Record<string, string>) => void };
+
+/** The warnings of one route: counted in the metric as they come, then named in full in the answer's header and the trace. */
+function routeWarnings(state: ChatState, format: ChatFormatModule, upstreamFormat: string): RouteWarnings {
+  const warnings: string[] = [];
+  return {
+    warn: (field, message) => {
+      warnings.push(`${field}: ${message}`);
+      // The label is bounded (src/infra/metrics/warning-fields.ts); the header names the field in full.
+      translationWarnings.inc({ inbound_format: format.name, upstream_format: upstreamFormat, field: warningFieldLabel(format.name, field) });
+    },
+    addTo: (headers) => {
+      const value = warningsHeader(warnings);
+      if (value) headers['x-polygate-warnings'] = value;
+      traceOf(state)?.warnings(warnings);
+    },
+  };
+}
+
 /** Built-in providers (echo) run no hosted tools. */
 const noHostedTools: ReadonlySet<BuiltinTool['kind']> = new Set();
 
 /**
- * Same-format pass-through: the body as the client sent it, the model renamed, headers other than
- * credentials and hop-by-hop ones (`anthropic-beta`, `openai-beta` included) relayed as they came.
+ * Same-format pass-through: the body as the client sent it (or as a session that keeps every turn
+ * rebuilt it), the model renamed, headers other than credentials and hop-by-hop ones
+ * (`anthropic-beta`, `openai-beta` included) relayed as they came.
  */
 async function relayRoute(
   ctx: Context,
@@ -228,15 +246,18 @@ async function relayRoute(
   provider: HttpChatProvider,
   route: Route,
   canFallBack: boolean,
+  relayed: { body: Record<string, unknown>; warnings: RouteWarnings; session?: ChatSession },
   credentialHeaders: ReadonlySet<string>,
 ): Promise<ServeResult> {
   const state = ctx.state as ChatState;
   const upstream = format.upstream;
   if (!upstream) return { served: false };
+  const { session } = relayed;
   state.path = { provider: route.provider, upstream_format: provider.wireFormat, mode: 'passthrough', upstreamModel: route.model };
-  const routeHeader = { 'x-polygate-route': `${route.provider}/${route.model}`, 'x-request-id': state.requestId };
+  const routeHeader: Record<string, string> = { 'x-polygate-route': `${route.provider}/${route.model}`, 'x-request-id': state.requestId };
+  relayed.warnings.addTo(routeHeader);
   ctx.respond = false;
-  const target = upstream.relay(ctx.request.body as Record<string, unknown>, route.model, fields.stream, ctx.query as Record<string, string | undefined>);
+  const target = upstream.relay(relayed.body, route.model, fields.stream, ctx.query as Record<string, string | undefined>);
   const r = await passThrough({
     proxy: state.services.proxy,
     req: ctx.req,
@@ -257,11 +278,13 @@ async function relayRoute(
       enc.push({ type: 'start', id: 'relay', model: fields.model });
       return enc.push({ type: 'error', error });
     },
+    observeFrames: session?.observeFrames?.bind(session),
   });
   if (r.kind === 'failed') {
     ctx.respond = true;
     throw r.error;
   }
+  await session?.relayEnded?.({ route, status: r.status, outcome: r.outcome });
   state.status = r.status;
   state.outcome = r.status >= 400 ? 'upstream_error' : r.outcome;
   if (r.usage) countTokens(state, r.usage);

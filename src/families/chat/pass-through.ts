@@ -68,6 +68,8 @@ export function passThrough(opts: {
   trace?: UpstreamSpan;
   /** The client format's in-stream error event, for an upstream that fails mid-stream. */
   streamErrorFrames: (error: GatewayError) => SseFrame[];
+  /** Each SSE frame of a 2xx stream as it is relayed (a Responses session reads the final response off it). */
+  observeFrames?: (frames: SseFrame[]) => void;
 }): Promise<PassThroughResult> {
   const { req, res, provider, codec } = opts;
   const payload = Buffer.from(JSON.stringify(opts.body));
@@ -113,7 +115,7 @@ export function passThrough(opts: {
       }
       res.writeHead(status, headers);
       const contentType = String(proxyRes.headers['content-type'] ?? '');
-      const tap = usageTap(codec, contentType, status);
+      const tap = usageTap(codec, contentType, status, opts.observeFrames);
       proxyRes.on('data', tap.feed);
       proxyRes.pipe(res, { end: false });
       let settled = false;
@@ -176,12 +178,22 @@ async function readErrorText(res: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).subarray(0, 65_536).toString('utf8');
 }
 
-/** Decodes the relayed bytes with the format's own decoder, only to learn the usage. */
-function usageTap(codec: ChatUpstreamCodec, contentType: string, status: number): { feed: (b: Buffer) => void; usage: () => Usage | undefined } {
+/** Decodes the relayed bytes with the format's own decoder, to learn the usage; a stream's frames go to `observe` too. */
+function usageTap(codec: ChatUpstreamCodec, contentType: string, status: number, observe?: (frames: SseFrame[]) => void): { feed: (b: Buffer) => void; usage: () => Usage | undefined } {
   if (status >= 400) return { feed: () => {}, usage: () => undefined };
   if (contentType.includes('text/event-stream')) {
     let usage: Usage | undefined;
-    const sse = sseFeed(codec.createStreamDecoder(), (ev) => {
+    const decoder = codec.createStreamDecoder();
+    const watched = observe
+      ? {
+          push: (frame: SseFrame) => {
+            observe([frame]);
+            return decoder.push(frame);
+          },
+          end: () => decoder.end(),
+        }
+      : decoder;
+    const sse = sseFeed(watched, (ev) => {
       if (ev.type === 'finish') usage = ev.usage;
     });
     return { feed: sse.feed, usage: () => usage };

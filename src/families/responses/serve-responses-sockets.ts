@@ -19,6 +19,19 @@ export type ResponsesSockets = {
 const upgradeOnly = /^(host|connection|upgrade|content-length|content-type|transfer-encoding|accept|accept-encoding|x-request-id|sec-websocket-.*)$/;
 
 /**
+ * The `openai-beta` feature that asks for the socket itself (`responses_websockets=<date>`, sent by
+ * Codex): it names polygate's transport, not the upstream's, so the HTTP turns the socket runs
+ * (and a same-format route relays them) go without it; the client's other betas stay.
+ */
+function withoutSocketBeta(headers: IncomingHttpHeaders): void {
+  const beta = headers['openai-beta'];
+  if (typeof beta !== 'string') return;
+  const kept = beta.split(',').map((b) => b.trim()).filter((b) => b !== '' && !/^responses_websockets(=|$)/i.test(b));
+  if (kept.length > 0) headers['openai-beta'] = kept.join(', ');
+  else delete headers['openai-beta'];
+}
+
+/**
  * Responses over WebSocket on `GET /v1/responses` (docs/responses-websocket.md), on polygate's own
  * HTTP server. The key is checked at the handshake (401 refuses the upgrade); each
  * `response.create` then runs through the HTTP route with the handshake's credentials, so every
@@ -41,6 +54,7 @@ export function serveResponsesSockets(server: Server, ref: RuntimeRef, log: Logg
     const headers: IncomingHttpHeaders = {};
     for (const [name, value] of Object.entries(req.headers)) if (!upgradeOnly.test(name)) headers[name] = value;
     headers.accept = 'text/event-stream';
+    withoutSocketBeta(headers);
     wss.handleUpgrade(req, socket, head, (ws) => {
       const conn = new ResponsesSocketConnection(ws, { server, headers, config, log, keyId: key.id });
       open.add(conn);

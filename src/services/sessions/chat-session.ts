@@ -11,9 +11,17 @@ import type { Route } from '../routing/model-router.ts';
 export interface ChatSession {
   /**
    * The session must see every turn it serves (a Responses WebSocket remembers each one for the
-   * next `previous_response_id`), so no route may relay the request past it.
+   * next `previous_response_id`): the request is decoded first, and a same-format route relays
+   * only the body `relayBody` gives, whose answer goes to `relayEnded`.
    */
   readonly keepsEveryTurn?: boolean;
+  /**
+   * After `prepareRequest`: the body to relay to a same-format route (e.g. the conversation's
+   * wire items in front of the new input), or undefined when the route must translate.
+   */
+  relayBody?(route: Route, warn: (field: string, message: string) => void): Record<string, unknown> | undefined;
+  /** A relayed stream ended; its frames went to `observeFrames` (a session that keeps every turn asks for streams only). */
+  relayEnded?(done: { route: Route; status: number; outcome: 'ok' | 'client_closed' | 'upstream_cut' }): Promise<void>;
   /** Wire-level rewrite before decoding (e.g. resolving references to stored items). */
   prepareBody?(body: unknown): Promise<unknown>;
   /** After decoding, before routing (e.g. prepending a stored conversation, truncation). */

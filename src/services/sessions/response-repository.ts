@@ -39,10 +39,22 @@ export type StoredTurn = {
   chainChars: number;
   /** Turns in the chain through this one. */
   length: number;
+  /**
+   * The turn in the Responses wire form (a Responses WebSocket's turns): the input items as the
+   * client sent them (item references resolved) and the response's output items as the client
+   * received them, so a same-format route can be relayed the conversation verbatim.
+   */
+  raw?: RawTurn;
 };
 
-/** A conversation read back from its turns. */
-export type Conversation = { messages: Message[]; producers: string[]; chainChars: number; length: number };
+/** One turn's wire items (StoredTurn.raw) and the provider that answered it. */
+export type RawTurn = { input: Record<string, unknown>[]; output: Record<string, unknown>[]; provider: string };
+
+/**
+ * A conversation read back from its turns. `raw`: each turn's wire items in order, or undefined
+ * when a turn of the chain has none (then only the IR messages can carry it).
+ */
+export type Conversation = { messages: Message[]; producers: string[]; chainChars: number; length: number; raw?: RawTurn[] };
 
 /**
  * A wire item (input or output) that a later `item_reference` may name. `owner`: the response
@@ -123,11 +135,15 @@ export class ResponseRepository {
     }
     const messages = [...base.messages];
     const producers = [...base.producers];
+    let raw: RawTurn[] | undefined = base.messages.length === 0 ? [] : undefined;
     for (let i = turns.length - 1; i >= 0; i--) {
       messages.push(...turns[i].messages);
       producers.push(...turns[i].producers);
+      const r = turns[i].raw;
+      if (r && raw) raw.push(r);
+      else raw = undefined;
     }
-    return { messages: withOrigins(messages), producers, chainChars: turns[0]?.chainChars ?? base.chainChars, length: turns[0]?.length ?? base.length };
+    return { messages: withOrigins(messages), producers, chainChars: turns[0]?.chainChars ?? base.chainChars, length: turns[0]?.length ?? base.length, raw };
   }
 
   async item(id: string, workspace: string): Promise<Record<string, unknown> | undefined> {

@@ -6,7 +6,8 @@ import type { ChatSession } from './chat-session.ts';
 import type { RequestState } from '../runtime/request-state.ts';
 import type { Route } from '../routing/model-router.ts';
 import { normalizeInputItems, resolveItemReferences } from './input-items.ts';
-import { ResponseRepository, type StoredResponse, type StoredTurn } from './response-repository.ts';
+import { ResponseRepository, type RawTurn, type StoredResponse, type StoredTurn } from './response-repository.ts';
+import { decodeResponseObject } from '../../../adapters/openai-responses/decode-response-object.ts';
 import { applyTruncation } from './truncate-conversation.ts';
 import { conversationChars } from '../tokens/estimate-tokens.ts';
 import { StoreQuotaError } from '../../infra/store/store.ts';
@@ -33,6 +34,11 @@ export class ResponsesSession implements ChatSession {
   readonly #workspace: string;
   readonly #contextWindow: (model: string) => number | undefined;
   #inputItems: Record<string, unknown>[] = [];
+  /** The request's body after item references were resolved, and its input items as sent (StoredTurn.raw). */
+  #body: Record<string, unknown> | undefined;
+  #rawInput: Record<string, unknown>[] = [];
+  /** The wire items of the chain this request continues; undefined when a turn of it has none. */
+  #chainRaw: RawTurn[] | undefined = [];
   /** Which provider produced each stored message; by identity, so truncation cannot misalign it. */
   #producers = new Map<Message, string>();
   #store = true;
@@ -66,7 +72,7 @@ export class ResponsesSession implements ChatSession {
     this.#contextWindow = contextWindow;
   }
 
-  /** Over a socket every turn goes to its memory, so the request is never relayed past this session. */
+  /** Over a socket every turn goes to its memory: a same-format route relays only what `relayBody` builds. */
   get keepsEveryTurn(): boolean {
     return this.#memory !== undefined;
   }
@@ -82,7 +88,12 @@ export class ResponsesSession implements ChatSession {
 
   async prepareBody(body: unknown): Promise<unknown> {
     const resolved = await resolveItemReferences(body, this.#repo, this.#workspace);
-    this.#inputItems = normalizeInputItems((resolved as { input?: unknown } | null)?.input);
+    const input = (resolved as { input?: unknown } | null)?.input;
+    this.#inputItems = normalizeInputItems(input);
+    if (this.#memory && isItem(resolved)) {
+      this.#body = resolved;
+      this.#rawInput = typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : Array.isArray(input) ? input.filter(isItem) : [];
+    }
     return resolved;
   }
 
@@ -110,6 +121,7 @@ export class ResponsesSession implements ChatSession {
       stored.forEach((m, i) => this.#producers.set(m, conversation.producers[i + offset] ?? ''));
       request.messages = [...stored, ...request.messages];
       this.#previousId = previousId;
+      this.#chainRaw = conversation.raw;
       chain = { chars: conversation.chainChars, length: conversation.length };
     }
     this.#chain = { chars: chain.chars + turnChars(this.#own), length: chain.length + 1 };
@@ -164,6 +176,39 @@ export class ResponsesSession implements ChatSession {
     return { ...request, extensions, messages: messages.filter((m) => m.parts.length > 0) };
   }
 
+  /**
+   * A socket's `store: false` turn on a same-format route is relayed (docs/responses-websocket.md):
+   * the chain's wire items (each turn's input, then its output) and then the new input, with no
+   * `previous_response_id`, every other field as the client sent it. Reasoning goes back only to
+   * the provider that produced it, and only with its encrypted_content (the upstream keeps no
+   * state of a `store: false` response to find it by id). Undefined, so the route translates,
+   * when a turn of the chain has no wire items (it was stored without them).
+   */
+  relayBody(route: Route, warn: (field: string, message: string) => void): Record<string, unknown> | undefined {
+    if (!this.#memory || this.#store || !this.#body || !this.#chainRaw) return undefined;
+    const items: unknown[] = [];
+    let dropped = 0;
+    for (const turn of this.#chainRaw) {
+      items.push(...turn.input);
+      for (const item of turn.output) {
+        if (item.type === 'reasoning' && (turn.provider !== route.provider || typeof item.encrypted_content !== 'string')) dropped++;
+        else items.push(item);
+      }
+    }
+    if (dropped > 0) warn('input.reasoning', `${dropped} reasoning item(s) of earlier turns are not replayed to '${route.provider}' (another provider's, or without encrypted_content)`);
+    const { previous_response_id: _, ...rest } = this.#body;
+    return { ...rest, input: [...items, ...this.#rawInput] };
+  }
+
+  /**
+   * A relayed stream is remembered like a translated one, from its final event (the socket always
+   * streams), its IR decoded from the upstream's response object.
+   */
+  async relayEnded(done: { route: Route; status: number; outcome: 'ok' | 'client_closed' | 'upstream_cut' }): Promise<void> {
+    if (done.status >= 400) return;
+    await this.#ended(done.route, done.outcome === 'client_closed' ? 'client_closed' : 'other', outputParts);
+  }
+
   async completed(done: { request: ChatRequest; route: Route; body: unknown; result: { parts: Part[] } }): Promise<void> {
     const response = done.body as Record<string, unknown>;
     await this.#save(done.route, response, done.result.parts);
@@ -178,12 +223,17 @@ export class ResponsesSession implements ChatSession {
 
   /** A stream is stored with its real ending: never `completed` unless `response.completed` was sent. */
   async streamEnded(done: { request: ChatRequest; route: Route; parts: Part[]; outcome: 'ok' | 'error' | 'client_closed' }): Promise<void> {
+    await this.#ended(done.route, done.outcome === 'client_closed' ? 'client_closed' : 'other', () => done.parts);
+  }
+
+  /** Saves a stream's response from its final event, or as cancelled/failed from its start when none came. */
+  async #ended(route: Route, outcome: 'client_closed' | 'other', parts: (final: Record<string, unknown>) => Part[]): Promise<void> {
     // A client that left before the end made the stream end, whatever the encoder wrote after.
-    const final = done.outcome === 'client_closed' && this.#final?.status !== 'completed' ? undefined : this.#final;
-    if (final) return this.#save(done.route, final, final.status === 'completed' ? done.parts : undefined);
+    const final = outcome === 'client_closed' && this.#final?.status !== 'completed' ? undefined : this.#final;
+    if (final) return this.#save(route, final, final.status === 'completed' ? parts(final) : undefined);
     if (!this.#created) return;
-    const status = done.outcome === 'client_closed' ? 'cancelled' : 'failed';
-    await this.#save(done.route, { ...this.#created, status, output: [] }, undefined);
+    const status = outcome === 'client_closed' ? 'cancelled' : 'failed';
+    await this.#save(route, { ...this.#created, status, output: [] }, undefined);
   }
 
   async #save(route: Route, response: Record<string, unknown>, output: Part[] | undefined): Promise<void> {
@@ -197,6 +247,12 @@ export class ResponsesSession implements ChatSession {
       chainChars: this.#chain.chars + conversationChars(answer),
       length: this.#chain.length,
     };
+    // A socket's turns keep their wire items: the output items are Responses items whether relayed
+    // or encoded by polygate (the client's format is Responses either way).
+    if (this.#memory) {
+      const items = output && Array.isArray(response.output) ? response.output.filter(isItem) : [];
+      turn.raw = { input: this.#rawInput, output: items, provider: route.provider };
+    }
     const record: StoredResponse = {
       id: response.id,
       model: String(response.model ?? ''),
@@ -227,6 +283,17 @@ export class ResponsesSession implements ChatSession {
       if (!(e instanceof StoreQuotaError)) throw e;
       this.#warn?.('previous_response_id', `response '${record.id}' is not kept on this socket: its memory holds ${e.used} bytes, past ${e.limit} with this one (responses_websocket.max_socket_bytes)`);
     }
+  }
+}
+
+const isItem = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The IR parts of a Responses response object's output (a relayed answer's, for a later translated route). */
+function outputParts(response: Record<string, unknown>): Part[] {
+  try {
+    return decodeResponseObject(response).parts;
+  } catch {
+    return [];
   }
 }
 
