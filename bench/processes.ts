@@ -142,13 +142,23 @@ export function startMockProcess(opts: MockProcOptions): Promise<Proc> {
  */
 export const polygateDir = resolve(process.env.BENCH_POLYGATE_DIR ?? repoRoot);
 
+/**
+ * BENCH_BEFORE: an older checkout measured beside `polygateDir` in the same run (A/B), started
+ * the same way (its own `src/main.ts`, the same config, the same core), or undefined.
+ */
+export const beforeDir = process.env.BENCH_BEFORE ? resolve(process.env.BENCH_BEFORE) : undefined;
+
 /** polygate as an operator runs it (`GATEWAY_CONFIG=FILE node src/main.ts`), on the gateway core. */
-export function startPolygate(config: Record<string, unknown>, opts: { nodeArgs?: string[]; env?: Record<string, string> } = {}): Promise<Proc> {
+export function startPolygate(
+  config: Record<string, unknown>,
+  opts: { nodeArgs?: string[]; env?: Record<string, string>; dir?: string; name?: string } = {},
+): Promise<Proc> {
   const file = join(mkdtempSync(join(tmpdir(), 'polygate-bench-')), 'gateway.yaml');
   writeFileSync(file, stringify(config));
-  return startNodeProcess('polygate', join(polygateDir, 'src/main.ts'), {
+  const dir = opts.dir ?? polygateDir;
+  return startNodeProcess(opts.name ?? 'polygate', join(dir, 'src/main.ts'), {
     core: GATEWAY_CORE,
-    cwd: polygateDir,
+    cwd: dir,
     readyPath: '/healthz',
     nodeArgs: opts.nodeArgs,
     env: { GATEWAY_CONFIG: file, ...(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}), ...opts.env },

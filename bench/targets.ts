@@ -3,7 +3,8 @@
 import { benchPaths, baselineFormat, BENCH_KEY, MOCK_KEY, modelFor, type BenchPath } from './paths.ts';
 import { clientRequest, streamEndMarker, type ClientRequest, type WireFormat } from './wire-requests.ts';
 
-export type Via = 'direct' | 'polygate' | 'portkey' | 'floor';
+/** `polygate-before`: the older checkout of an A/B run (BENCH_BEFORE), on the same paths as `polygate`. */
+export type Via = 'direct' | 'polygate' | 'polygate-before' | 'portkey' | 'floor';
 
 export type Target = {
   /** Unique, e.g. "polygate · E → openai-chat (translate)". */
@@ -33,11 +34,11 @@ export function directTarget(format: WireFormat, mockUrl: string): Target {
   };
 }
 
-export function polygateTarget(p: BenchPath, url: string): Target {
+export function polygateTarget(p: BenchPath, url: string, via: 'polygate' | 'polygate-before' = 'polygate'): Target {
   return {
-    id: `polygate · ${p.name}`,
+    id: `${via === 'polygate' ? 'polygate' : 'polygate (before)'} · ${p.name}`,
     path: p.name,
-    via: 'polygate',
+    via,
     baseUrl: url,
     format: p.inbound,
     baselineId: directId(baselineFormat(p)),
