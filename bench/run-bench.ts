@@ -104,6 +104,8 @@ async function measureQuietly(t: Target, mode: 'json' | 'stream', conns: number,
 
 async function main(): Promise<void> {
   const started = Date.now();
+  // Read before the run: the tree may be edited while it measures the processes started from it.
+  const versions = { polygate: polygateVersion(polygateDir), ...(beforeDir ? { polygateBefore: polygateVersion(beforeDir) } : {}) };
   pinSelf(LOAD_CORE);
   const procs: Proc[] = [];
   const stopAll = async (): Promise<void> => void (await Promise.all(procs.map((p) => p.stop())));
@@ -182,8 +184,7 @@ async function main(): Promise<void> {
         memoryGb: Math.round(totalmem() / 2 ** 30),
         kernel: release(),
         node: execFileSync(node24, ['--version'], { encoding: 'utf8' }).trim(),
-        polygate: polygateVersion(polygateDir),
-        ...(beforeDir ? { polygateBefore: polygateVersion(beforeDir) } : {}),
+        ...versions,
         autocannon: (JSON.parse(readFileSync(join(repoRoot, 'node_modules/autocannon/package.json'), 'utf8')) as { version: string }).version,
         portkey: env.BENCH_PEER === '0' ? 'not run' : `${PORTKEY_VERSION} (with @hono/node-server ${HONO_NODE_SERVER_VERSION})`,
         pinning: `${pinning}: gateways on core ${GATEWAY_CORE}; mock upstream and load on core ${LOAD_CORE}`,
