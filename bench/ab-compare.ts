@@ -73,12 +73,14 @@ const fmt = (v: number): string => (!Number.isFinite(v) ? '–' : v >= 100 ? Mat
 const label: Record<Verdict, string> = { slower: '❌ slower', faster: '✅ faster', same: '= within noise', unknown: '? one repeat: no noise estimate' };
 const mark: Record<Verdict, string> = { slower: ' ❌', faster: ' ✅', same: '', unknown: '' };
 
-export function renderAb(rows: AbRow[], meta: { after: string; before: string }): string[] {
+export function renderAb(rows: AbRow[], meta: { after: string; before: string; repeats: number }): string[] {
   if (rows.length === 0) return [];
   const out = [
     `After: ${meta.after}. Before: ${meta.before}. Each cell: after ÷ before of the medians (before's median in brackets; ms for latencies),`,
     `± the cell's noise band (the larger of ${NOISE_FLOOR * 100} % and half the range of the paired repeats' ratios). A figure is slower or faster only beyond`,
     'its band with every paired repeat pointing the same way; a row is slower when any of its figures is.',
+    `With ${meta.repeats} paired repeats, all of them pointing the same way by chance alone has a probability of ${Math.round(2 ** (1 - meta.repeats) * 100)} % per figure`,
+    '(a sign test): at 3 repeats, expect a few ❌ and ✅ on unchanged code across a whole table; re-measure a flagged path with BENCH_REPEATS=5 or more.',
     '',
   ];
   for (const mode of ['json', 'stream'] as const) {

@@ -183,7 +183,7 @@ export function renderReport(r: Report): string {
     `Other work on the machine during the measurements: ${m.otherCpuSeconds} CPU-seconds (1-min load average ${m.loadAtStart} at the start)${Number(m.otherCpuSeconds) > 10 ? ' — the machine was shared; figures are noisier than on an idle one' : ''}.`,
     `Measurements disturbed by it (other work above 0.1 core) were taken again ${m.retried} time(s); ${m.keptDisturbed} of ${m.measurements} kept measurements remained disturbed.`,
     '',
-    ...(r.ab ? ['### A/B: this tree against the older checkout (BENCH_BEFORE), same run', '', ...renderAb(r.ab, { after: String(m.polygate), before: String(m.polygateBefore) }), ''] : []),
+    ...(r.ab ? ['### A/B: this tree against the older checkout (BENCH_BEFORE), same run', '', ...renderAb(r.ab, { after: String(m.polygate), before: String(m.polygateBefore), repeats: Number(m.repeats) }), ''] : []),
     '### Goals (issue #9)',
     '',
     ...goals(r),
