@@ -26,11 +26,13 @@ const jsonMetrics: Metric[] = [
   { name: 'req/s', higherIsBetter: true, of: (r) => (r as LoadResult & Repeat).rps },
   { name: 'p50', higherIsBetter: false, of: (r) => (r as LoadResult & Repeat).p50 },
   { name: 'p99', higherIsBetter: false, of: (r) => (r as LoadResult & Repeat).p99 },
+  { name: 'CPU ms/req', higherIsBetter: false, of: (r) => r.gatewayCpuMsPerRequest },
 ];
 const streamMetrics: Metric[] = [
   { name: 'streams/s', higherIsBetter: true, of: (r) => (r as StreamLoadResult & Repeat).sps },
   { name: 'TTFB p50', higherIsBetter: false, of: (r) => (r as StreamLoadResult & Repeat).ttfbP50 },
   { name: 'whole p50', higherIsBetter: false, of: (r) => (r as StreamLoadResult & Repeat).totalP50 },
+  { name: 'CPU ms/stream', higherIsBetter: false, of: (r) => r.gatewayCpuMsPerRequest },
 ];
 
 /** `unknown`: a single repeat, which has no spread to tell a change from noise. */

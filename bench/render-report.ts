@@ -13,6 +13,11 @@ export type Repeat = (LoadResult | StreamLoadResult) & {
   upstreamConnsPerRequest: number;
   /** Cores' worth of CPU other work on the machine used during the measurement. */
   otherCores: number;
+  /**
+   * CPU time the gateway spent per request or stream, in ms (NaN when its pid is not known). On a
+   * shared machine it varies much less than wall-clock figures: waiting for a core costs no CPU.
+   */
+  gatewayCpuMsPerRequest: number;
 };
 export type Measured = { target: Target; mode: 'json' | 'stream'; connections: number; repeats: Repeat[] };
 

@@ -77,12 +77,14 @@ function polygateVersion(dir: string): string {
 async function measure(t: Target, mode: 'json' | 'stream', conns: number, seconds: number, mockUrl: string): Promise<Repeat> {
   const req = t.request(mode === 'stream');
   await fetch(`${mockUrl}/__stats`).then((r) => r.arrayBuffer());
+  const cpu0 = t.pid === undefined ? Number.NaN : cpuSecondsOf(t.pid);
   const r = mode === 'json' ? await runAutocannon(t.baseUrl, req, conns, seconds) : await runStreams(t.baseUrl, req, conns, seconds, t.endMarker);
   // Requests the gateway still had queued when the load stopped reach the mock now, not during the next target.
   await sleep(100);
+  const gatewayCpuMsPerRequest = t.pid === undefined || r.count === 0 ? Number.NaN : ((cpuSecondsOf(t.pid) - cpu0) * 1000) / r.count;
   // New connections the mock saw per request: ~0 when the hop keeps its upstream connections alive.
   const m = (await (await fetch(`${mockUrl}/__stats`)).json()) as MockStats;
-  return { ...r, upstreamConnsPerRequest: m.requests > 0 ? m.connections / m.requests : Number.NaN, otherCores: 0 };
+  return { ...r, upstreamConnsPerRequest: m.requests > 0 ? m.connections / m.requests : Number.NaN, otherCores: 0, gatewayCpuMsPerRequest };
 }
 
 /** `measure`, taken again when other work on the machine disturbed it (QUIET_CORES). */
@@ -128,7 +130,7 @@ async function main(): Promise<void> {
 
     const paths = benchPaths.filter((p) => !pathFilter || pathFilter.some((f) => p.name.toLowerCase().includes(f)));
     // Each path's before target right after its after target: the pair is measured back to back.
-    const candidates: Target[] = paths.flatMap((p) => [polygateTarget(p, polygate.url), ...(before ? [polygateTarget(p, before.url, 'polygate-before')] : [])]);
+    const candidates: Target[] = paths.flatMap((p) => [polygateTarget(p, polygate.url, 'polygate', polygate.pid), ...(before ? [polygateTarget(p, before.url, 'polygate-before', before.pid)] : [])]);
     if (env.BENCH_PEER !== '0') {
       const peer = await startPortkey(mock.url);
       procs.push(peer.proc);

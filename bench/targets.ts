@@ -17,6 +17,8 @@ export type Target = {
   baselineId: string;
   request(stream: boolean): ClientRequest;
   endMarker: string;
+  /** The gateway process serving it, whose CPU time per request is measured (A/B runs). */
+  pid?: number;
 };
 
 const directId = (f: WireFormat): string => `direct · ${f}`;
@@ -34,7 +36,7 @@ export function directTarget(format: WireFormat, mockUrl: string): Target {
   };
 }
 
-export function polygateTarget(p: BenchPath, url: string, via: 'polygate' | 'polygate-before' = 'polygate'): Target {
+export function polygateTarget(p: BenchPath, url: string, via: 'polygate' | 'polygate-before' = 'polygate', pid?: number): Target {
   return {
     id: `${via === 'polygate' ? 'polygate' : 'polygate (before)'} · ${p.name}`,
     path: p.name,
@@ -44,6 +46,7 @@ export function polygateTarget(p: BenchPath, url: string, via: 'polygate' | 'pol
     baselineId: directId(baselineFormat(p)),
     request: (stream) => clientRequest[p.inbound](modelFor(p.upstream), BENCH_KEY, stream),
     endMarker: streamEndMarker[p.inbound],
+    pid,
   };
 }
 
