@@ -142,12 +142,21 @@ export function startMockProcess(opts: MockProcOptions): Promise<Proc> {
  */
 export const polygateDir = resolve(process.env.BENCH_POLYGATE_DIR ?? repoRoot);
 
+/**
+ * BENCH_BEFORE: an older checkout measured beside `polygateDir` in the same run (A/B), started
+ * the same way (its own `src/main.ts`, the same config, the same core), or undefined.
+ */
+export const beforeDir = process.env.BENCH_BEFORE ? resolve(process.env.BENCH_BEFORE) : undefined;
+
 /** polygate as an operator runs it (`GATEWAY_CONFIG=FILE node src/main.ts`), on the gateway core; `dir`: another checkout than polygateDir. */
-export function startPolygate(config: Record<string, unknown>, opts: { nodeArgs?: string[]; env?: Record<string, string>; dir?: string } = {}): Promise<Proc> {
+export function startPolygate(
+  config: Record<string, unknown>,
+  opts: { nodeArgs?: string[]; env?: Record<string, string>; dir?: string; name?: string } = {},
+): Promise<Proc> {
   const file = join(mkdtempSync(join(tmpdir(), 'polygate-bench-')), 'gateway.yaml');
   writeFileSync(file, stringify(config));
   const dir = opts.dir ?? polygateDir;
-  return startNodeProcess('polygate', join(dir, 'src/main.ts'), {
+  return startNodeProcess(opts.name ?? 'polygate', join(dir, 'src/main.ts'), {
     core: GATEWAY_CORE,
     cwd: dir,
     readyPath: '/healthz',

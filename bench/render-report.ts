@@ -1,6 +1,7 @@
 // Turns the repeats into medians and overheads, and the medians into the markdown of
 // bench/results/latest.md (pasted into bench/RESULTS.md). Overhead = the target minus the direct
 // baseline at the same load, each the median of its repeats.
+import { renderAb, type AbRow } from './ab-compare.ts';
 import type { LoadResult } from './load-autocannon.ts';
 import type { StreamLoadResult } from './load-streams.ts';
 import { median } from './stats.ts';
@@ -12,6 +13,11 @@ export type Repeat = (LoadResult | StreamLoadResult) & {
   upstreamConnsPerRequest: number;
   /** Cores' worth of CPU other work on the machine used during the measurement. */
   otherCores: number;
+  /**
+   * CPU time the gateway spent per request or stream, in ms (NaN when its pid is not known). On a
+   * shared machine it varies much less than wall-clock figures: waiting for a core costs no CPU.
+   */
+  gatewayCpuMsPerRequest: number;
 };
 export type Measured = { target: Target; mode: 'json' | 'stream'; connections: number; repeats: Repeat[] };
 
@@ -36,6 +42,8 @@ export type Report = {
   stream: StreamRow[];
   skipped: { id: string; reason: string }[];
   soak?: SoakReport;
+  /** BENCH_BEFORE runs: this tree against the older checkout, per path, mode and load. */
+  ab?: AbRow[];
 };
 
 const med = <T>(rs: T[], f: (r: T) => number): number => median(rs.map(f));
@@ -83,7 +91,7 @@ const ms = (v: number | undefined): string => (v === undefined || !Number.isFini
 const add = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? '–' : `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(2)}`);
 const int = (v: number): string => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '–');
 const mark = (ok: boolean): string => (ok ? '✅' : '❌');
-const who = (r: RowBase): string => (r.via === 'direct' ? `direct to ${r.path}` : `${r.via} · ${r.path}`);
+const who = (r: RowBase): string => (r.via === 'direct' ? `direct to ${r.path}` : r.id);
 
 function jsonTable(rows: JsonRow[]): string[] {
   const out = ['| connections | target | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms | errors | new upstream conns / req |', '|---:|---|---:|---:|---:|---:|---:|---:|---:|'];
@@ -180,6 +188,7 @@ export function renderReport(r: Report): string {
     `Other work on the machine during the measurements: ${m.otherCpuSeconds} CPU-seconds (1-min load average ${m.loadAtStart} at the start)${Number(m.otherCpuSeconds) > 10 ? ' — the machine was shared; figures are noisier than on an idle one' : ''}.`,
     `Measurements disturbed by it (other work above 0.1 core) were taken again ${m.retried} time(s); ${m.keptDisturbed} of ${m.measurements} kept measurements remained disturbed.`,
     '',
+    ...(r.ab ? ['### A/B: this tree against the older checkout (BENCH_BEFORE), same run', '', ...renderAb(r.ab, { after: String(m.polygate), before: String(m.polygateBefore), repeats: Number(m.repeats) }), ''] : []),
     '### Goals (issue #9)',
     '',
     ...goals(r),

@@ -6,11 +6,13 @@
 // BENCH_REPEATS, BENCH_CONNECTIONS=1,32,256, BENCH_MODES=json,stream, BENCH_PATHS=substring,…, BENCH_PEER=0 (no Portkey),
 // BENCH_SOAK=0, BENCH_RETRY_BUDGET (s of re-measuring allowed when other work disturbs a
 // measurement; 120, 0 in quick mode), BENCH_LOG_LEVEL (polygate's log level; default: the config's),
-// BENCH_POLYGATE_DIR (the checkout to measure) and BENCH_POLYGATE_LABEL (how the report names it).
+// BENCH_POLYGATE_DIR (the checkout to measure) and BENCH_POLYGATE_LABEL (how the report names it),
+// BENCH_BEFORE (an older checkout measured beside it on every polygate path, A/B: bench/ab-compare.ts).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { abCompare } from './ab-compare.ts';
 import { runAutocannon } from './load-autocannon.ts';
 import { runStreams } from './load-streams.ts';
 import type { MockStats } from './mock-upstream.ts';
@@ -18,6 +20,7 @@ import { benchPaths, baselineFormat, polygateConfig } from './paths.ts';
 import { HONO_NODE_SERVER_VERSION, installPortkey, PORTKEY_VERSION, startPortkey } from './peer-portkey.ts';
 import {
   cpuSecondsOf,
+  beforeDir,
   GATEWAY_CORE,
   LOAD_CORE,
   machineBusySeconds,
@@ -59,27 +62,29 @@ const disturbance = { retried: 0, keptDisturbed: 0 };
 
 const log = (s: string): void => void process.stderr.write(`${s}\n`);
 
-/** Which polygate was measured: its commit, and whether the tree had uncommitted changes. */
-function polygateVersion(): string {
-  if (env.BENCH_POLYGATE_LABEL) return env.BENCH_POLYGATE_LABEL;
+/** Which polygate a checkout holds: its commit, and whether the tree had uncommitted changes. */
+function polygateVersion(dir: string): string {
+  if (env.BENCH_POLYGATE_LABEL && dir === polygateDir) return env.BENCH_POLYGATE_LABEL;
   try {
-    const git = (...args: string[]): string => execFileSync('git', ['-C', polygateDir, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const git = (...args: string[]): string => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     const dirty = git('status', '--porcelain', '--', 'src', 'adapters') !== '';
-    return `${git('rev-parse', '--short', 'HEAD')}${dirty ? ' + uncommitted changes in src/ or adapters/' : ''}`;
+    return `${git('rev-parse', '--short', 'HEAD')}${dirty ? ' + uncommitted changes in src/ or adapters/' : ''}${dir === polygateDir ? '' : ` (${dir})`}`;
   } catch {
-    return polygateDir === repoRoot ? 'this tree (not a git checkout)' : polygateDir;
+    return dir === repoRoot ? 'this tree (not a git checkout)' : dir;
   }
 }
 
 async function measure(t: Target, mode: 'json' | 'stream', conns: number, seconds: number, mockUrl: string): Promise<Repeat> {
   const req = t.request(mode === 'stream');
   await fetch(`${mockUrl}/__stats`).then((r) => r.arrayBuffer());
+  const cpu0 = t.pid === undefined ? Number.NaN : cpuSecondsOf(t.pid);
   const r = mode === 'json' ? await runAutocannon(t.baseUrl, req, conns, seconds) : await runStreams(t.baseUrl, req, conns, seconds, t.endMarker);
   // Requests the gateway still had queued when the load stopped reach the mock now, not during the next target.
   await sleep(100);
+  const gatewayCpuMsPerRequest = t.pid === undefined || r.count === 0 ? Number.NaN : ((cpuSecondsOf(t.pid) - cpu0) * 1000) / r.count;
   // New connections the mock saw per request: ~0 when the hop keeps its upstream connections alive.
   const m = (await (await fetch(`${mockUrl}/__stats`)).json()) as MockStats;
-  return { ...r, upstreamConnsPerRequest: m.requests > 0 ? m.connections / m.requests : Number.NaN, otherCores: 0 };
+  return { ...r, upstreamConnsPerRequest: m.requests > 0 ? m.connections / m.requests : Number.NaN, otherCores: 0, gatewayCpuMsPerRequest };
 }
 
 /** `measure`, taken again when other work on the machine disturbed it (QUIET_CORES). */
@@ -101,6 +106,8 @@ async function measureQuietly(t: Target, mode: 'json' | 'stream', conns: number,
 
 async function main(): Promise<void> {
   const started = Date.now();
+  // Read before the run: the tree may be edited while it measures the processes started from it.
+  const versions = { polygate: polygateVersion(polygateDir), ...(beforeDir ? { polygateBefore: polygateVersion(beforeDir) } : {}) };
   pinSelf(LOAD_CORE);
   const procs: Proc[] = [];
   const stopAll = async (): Promise<void> => void (await Promise.all(procs.map((p) => p.stop())));
@@ -115,11 +122,15 @@ async function main(): Promise<void> {
     procs.push(mock);
     const polygate = await startPolygate(polygateConfig(mock.url));
     procs.push(polygate);
+    // A/B: the older checkout with the same config on the same core; only one of them is under load at a time.
+    const before = beforeDir ? await startPolygate(polygateConfig(mock.url), { dir: beforeDir, name: 'polygate (before)' }) : undefined;
+    if (before) procs.push(before);
     const floor = await startNodeProcess('floor', join(repoRoot, 'bench/floor-proxy.ts'), { core: GATEWAY_CORE, args: (port) => ['--port', String(port), '--target', mock.url] });
     procs.push(floor);
 
     const paths = benchPaths.filter((p) => !pathFilter || pathFilter.some((f) => p.name.toLowerCase().includes(f)));
-    const candidates: Target[] = paths.map((p) => polygateTarget(p, polygate.url));
+    // Each path's before target right after its after target: the pair is measured back to back.
+    const candidates: Target[] = paths.flatMap((p) => [polygateTarget(p, polygate.url, 'polygate', polygate.pid), ...(before ? [polygateTarget(p, before.url, 'polygate-before', before.pid)] : [])]);
     if (env.BENCH_PEER !== '0') {
       const peer = await startPortkey(mock.url);
       procs.push(peer.proc);
@@ -147,8 +158,9 @@ async function main(): Promise<void> {
         for (const t of targets) await measure(t, mode, conns, level === 0 ? warmupS : Math.min(warmupS, 0.5), mock.url);
         const cell = targets.map((t) => ({ target: t, mode, connections: conns, repeats: [] as Repeat[] }));
         // Repeats interleave the targets, so a slow moment of the machine hits all of them alike.
+        // Every other repeat runs them in reverse, so neither of two neighbours always goes first.
         for (let r = 0; r < repeats; r++) {
-          for (const c of cell) {
+          for (const c of r % 2 === 0 ? cell : [...cell].reverse()) {
             const m = await measureQuietly(c.target, mode, conns, mock.url, procs.map((p) => p.pid));
             c.repeats.push(m);
             log(`  ${mode} ${conns}c r${r + 1} ${c.target.id}${m.otherCores > QUIET_CORES ? ` (disturbed: other work used ${m.otherCores.toFixed(2)} cores)` : ''}`);
@@ -174,7 +186,7 @@ async function main(): Promise<void> {
         memoryGb: Math.round(totalmem() / 2 ** 30),
         kernel: release(),
         node: execFileSync(node24, ['--version'], { encoding: 'utf8' }).trim(),
-        polygate: polygateVersion(),
+        ...versions,
         autocannon: (JSON.parse(readFileSync(join(repoRoot, 'node_modules/autocannon/package.json'), 'utf8')) as { version: string }).version,
         portkey: env.BENCH_PEER === '0' ? 'not run' : `${PORTKEY_VERSION} (with @hono/node-server ${HONO_NODE_SERVER_VERSION})`,
         pinning: `${pinning}: gateways on core ${GATEWAY_CORE}; mock upstream and load on core ${LOAD_CORE}`,
@@ -192,6 +204,7 @@ async function main(): Promise<void> {
       ...aggregate(measured),
       skipped,
       soak,
+      ...(beforeDir ? { ab: abCompare(measured) } : {}),
     };
     report.meta.wallMinutes = Math.round((Date.now() - started) / 6000) / 10;
     const dir = join(repoRoot, 'bench/results');

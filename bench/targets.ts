@@ -3,7 +3,8 @@
 import { benchPaths, baselineFormat, BENCH_KEY, MOCK_KEY, modelFor, type BenchPath } from './paths.ts';
 import { clientRequest, streamEndMarker, type ClientRequest, type WireFormat } from './wire-requests.ts';
 
-export type Via = 'direct' | 'polygate' | 'portkey' | 'floor';
+/** `polygate-before`: the older checkout of an A/B run (BENCH_BEFORE), on the same paths as `polygate`. */
+export type Via = 'direct' | 'polygate' | 'polygate-before' | 'portkey' | 'floor';
 
 export type Target = {
   /** Unique, e.g. "polygate · E → openai-chat (translate)". */
@@ -16,6 +17,8 @@ export type Target = {
   baselineId: string;
   request(stream: boolean): ClientRequest;
   endMarker: string;
+  /** The gateway process serving it, whose CPU time per request is measured (A/B runs). */
+  pid?: number;
 };
 
 const directId = (f: WireFormat): string => `direct · ${f}`;
@@ -33,16 +36,17 @@ export function directTarget(format: WireFormat, mockUrl: string): Target {
   };
 }
 
-export function polygateTarget(p: BenchPath, url: string): Target {
+export function polygateTarget(p: BenchPath, url: string, via: 'polygate' | 'polygate-before' = 'polygate', pid?: number): Target {
   return {
-    id: `polygate · ${p.name}`,
+    id: `${via === 'polygate' ? 'polygate' : 'polygate (before)'} · ${p.name}`,
     path: p.name,
-    via: 'polygate',
+    via,
     baseUrl: url,
     format: p.inbound,
     baselineId: directId(baselineFormat(p)),
     request: (stream) => clientRequest[p.inbound](modelFor(p.upstream), BENCH_KEY, stream),
     endMarker: streamEndMarker[p.inbound],
+    pid,
   };
 }
 

@@ -20,6 +20,17 @@ import { upstreamFormatOf } from '../../infra/formats/formats.ts';
 
 export type UpstreamTimeouts = { firstByteMs: number; idleMs: number };
 
+/**
+ * How long the relay keeps an idle upstream socket: less than the 5 s keep-alive timeout of
+ * Node's, uvicorn's and Apache's servers. Setting it also makes node:http's Agent honour a
+ * server's `Keep-Alive: timeout=N` (it then keeps the socket N − 1 s at most, and not at all when
+ * N ≤ 1): without a timeout of its own the agent ignores that hint and keeps sockets until the
+ * server closes them, and a relay sent just as the server closes one fails with ECONNRESET
+ * (test/resilience/relay-keep-alive.test.ts). Only idle sockets are closed by it: a relay in
+ * flight has no 'timeout' listener, its limits are the route's timeouts (relay-timers.ts).
+ */
+export const RELAY_IDLE_SOCKET_MS = 4_000;
+
 /** How each provider type presents its key (its format's module, src/infra/formats/formats.ts); the client's credential is never forwarded. */
 export function authHeaders(cfg: ProviderConfig): Record<string, string> {
   const key = cfg.api_key ?? '';
@@ -69,7 +80,7 @@ export class HttpChatProvider implements ChatProvider {
     this.#dispatcher = dispatcher;
     this.#timeouts = timeouts;
     this.#dispatcherFor = dispatcherFor;
-    const pool = { keepAlive: true, maxSockets: maxConnections, scheduling: 'lifo' as const };
+    const pool = { keepAlive: true, maxSockets: maxConnections, scheduling: 'lifo' as const, timeout: RELAY_IDLE_SOCKET_MS };
     this.relayAgent = this.baseUrl.startsWith('https:') ? new HttpsAgent(pool) : new HttpAgent(pool);
   }
 
