@@ -3,9 +3,8 @@
 import { GatewayError, kindOfStatus, type ErrorKind } from '../../src/ir/gateway-error.ts';
 import type { WireHeaders } from '../shared/chat-adapter.ts';
 import { isObject } from '../shared/narrow.ts';
-import { encodeOpenAiError, openAiErrorBody, type OpenAiErrorBody } from '../shared/openai-error-body.ts';
+import { encodeOpenAiError, openAiErrorBody } from '../shared/openai-error-body.ts';
 
-export type ChatErrorBody = OpenAiErrorBody;
 export const chatErrorBody = openAiErrorBody;
 
 /** A polygate error as a Chat Completions client sees it. */

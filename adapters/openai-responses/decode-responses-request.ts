@@ -26,17 +26,6 @@ const mapped = new Set([
   'previous_response_id',
 ]);
 
-export const includeValues = [
-  'file_search_call.results',
-  'web_search_call.results',
-  'web_search_call.action.sources',
-  'message.input_image.image_url',
-  'computer_call_output.output.image_url',
-  'code_interpreter_call.outputs',
-  'reasoning.encrypted_content',
-  'message.output_text.logprobs',
-] as const;
-
 const efforts = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
 const summaries = ['auto', 'concise', 'detailed'] as const;
 

@@ -79,9 +79,11 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
     // A session that keeps every turn decodes first: it builds the relayed body from the decoded
     // chain, and keeps the relayed answer as a turn (src/services/sessions/chat-session.ts).
     const keeps = session?.keepsEveryTurn === true;
-    const relays = (route: Route): boolean => relayProvider(runtime, route, format) !== undefined && (keeps ? session?.relayBody !== undefined : fields.relayable);
+    /** The provider a route relays to, or undefined when the route translates. */
+    const relayOf = (route: Route): HttpChatProvider | undefined =>
+      (keeps ? session?.relayBody !== undefined : fields.relayable) ? relayProvider(runtime, route, format) : undefined;
     // A first route that translates decodes now, so its errors come before any token is reserved.
-    const first = relays(routes[0]) && !keeps ? undefined : await decode();
+    const first = relayOf(routes[0]) && !keeps ? undefined : await decode();
     // The key's tpm: the prompt's estimate now, corrected by the upstream's usage when it comes.
     // A relayed body is not decoded: its size stands for the prompt.
     await reserveTokens(state, first ?? (() => Math.ceil((Number(ctx.request.length) || JSON.stringify(body).length) / 4)));
@@ -104,7 +106,7 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
       trace: traceOf(state),
       serve: async (route, final) => {
         if (!runtime.chatProviders.has(route.provider)) return { served: false };
-        const relay = relays(route) ? relayProvider(runtime, route, format) : undefined;
+        const relay = relayOf(route);
         if (relay) {
           const warnings = routeWarnings(state, format, relay.wireFormat);
           const body = keeps ? session?.relayBody?.(route, warnings.warn) : (ctx.request.body as Record<string, unknown>);

@@ -77,7 +77,7 @@ export function passThrough(opts: {
   for (const h of Object.keys(req.headers)) if (clientOnlyHeaders.has(h) || opts.credentialHeaders.has(h) || dropped(h, connection)) delete req.headers[h];
   return new Promise((resolve) => {
     const timers = relayTimers(provider.name, opts.timeouts);
-    hookRelay(req, { request: timers.watchRequest, response: (proxyRes) => {
+    const onResponse = (proxyRes: IncomingMessage): void => {
       timers.responded(proxyRes);
       opts.trace?.end(proxyRes.statusCode);
       const status = proxyRes.statusCode ?? 502;
@@ -144,7 +144,8 @@ export function passThrough(opts: {
         } else res.destroy();
         finish('upstream_cut');
       });
-    } });
+    };
+    hookRelay(req, { request: timers.watchRequest, response: onResponse });
     opts.proxy.web(
       req,
       res,
