@@ -41,3 +41,24 @@ t.test('credentials are read the way each format\'s clients send them', async (t
   t.equal(credential('gemini', bearer, {}), undefined, 'gemini does not take Bearer');
   t.equal(credential('tune', { 'x-api-key': 'sk-2' }, {}), undefined);
 });
+
+t.test('thousands of keys: each secret finds its own key, and only its own', async (t) => {
+  const keys = Array.from({ length: 5000 }, (_, i) => ({ id: `k${i}`, secret: `sk-many-${i}-secret`, workspace: `w${i % 7}`, models: ['*'] }));
+  // One of them pre-hashed, as an operator keeping no plaintext in the file would write it.
+  keys[4321] = { ...keys[4321], secret: undefined as unknown as string, secret_sha256: createHash('sha256').update('sk-many-4321-secret').digest('hex') } as (typeof keys)[number];
+  const ring = new KeyRing(keys);
+  let right = 0;
+  for (let i = 0; i < 5000; i += 7) if (ring.authenticate(`sk-many-${i}-secret`)?.id === `k${i}`) right++;
+  t.equal(right, Math.ceil(5000 / 7));
+  t.equal(ring.authenticate('sk-many-4321-secret')?.id, 'k4321', 'a pre-hashed secret');
+  t.equal(ring.authenticate('sk-many-5000-secret'), undefined);
+  t.equal(ring.authenticate('sk-many-1-secre'), undefined, 'a prefix of a secret is not the secret');
+});
+
+t.test('a secret configured for two keys resolves to the first, as before', async (t) => {
+  const ring = new KeyRing([
+    { id: 'first', secret: 'sk-shared-secret', workspace: 'w1' },
+    { id: 'second', secret: 'sk-shared-secret', workspace: 'w2' },
+  ]);
+  t.equal(ring.authenticate('sk-shared-secret')?.id, 'first');
+});

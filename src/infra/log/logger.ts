@@ -6,12 +6,18 @@ import { pino, type DestinationStream, type Logger } from 'pino';
  * that carry credentials are redacted wherever they appear, as a second line of defence behind
  * never logging request bodies unless `log.content` asks for them.
  *
- * Lines are written asynchronously (sonic-boom, `sync: false`): a request never waits on a write
- * to stdout, and lines that pile up while one write is in flight leave together in the next.
- * pino flushes what is pending when the process exits. `dest` replaces stdout (an in-process test
- * reads the lines, test/helpers/in-process-app.ts).
+ * Lines are written asynchronously (sonic-boom, `sync: false`) and in batches: a request never
+ * waits on a write to stdout, and a write(2) (a libuv thread-pool job and its completion on the
+ * loop) per line cost ~5 % of a request's CPU at a few thousand requests a second (bench/RESULTS.md,
+ * "Speed, round two"). Lines leave once `logBatch.bytes` have gathered, or at the latest every
+ * `logBatch.flushMs`, so a quiet gateway's line still shows within that time; pino writes out what
+ * is pending when the process exits. `dest` replaces stdout (an in-process test reads the lines,
+ * test/helpers/in-process-app.ts).
  */
-export function createLogger(level: string, dest: DestinationStream = pino.destination({ dest: 1, sync: false })): Logger {
+/** About a dozen access lines per write; none waits more than a tenth of a second. */
+export const logBatch = { bytes: 8192, flushMs: 100 };
+
+export function createLogger(level: string, dest: DestinationStream = pino.destination({ dest: 1, sync: false, minLength: logBatch.bytes, periodicFlush: logBatch.flushMs })): Logger {
   return pino({
     level,
     base: { service: 'polygate' },

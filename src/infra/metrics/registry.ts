@@ -1,7 +1,10 @@
 // Every metric polygate exports, defined in this one file on one registry (docs/architecture.md).
+// The ones every request updates are cell metrics (src/infra/metrics/cell-metrics.ts: no hashing
+// or garbage per update); the rest are prom-client's own classes.
 // Labels are bounded: families, formats, provider and key ids come from code or the config,
 // never from request content.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { CellCounter, CellHistogram } from './cell-metrics.ts';
 import { formats } from '../formats/formats.ts';
 import { taskActions } from '../../ir/music-task.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
@@ -11,14 +14,14 @@ collectDefaultMetrics({ register: registry, prefix: 'polygate_' });
 
 const pathLabels = ['family', 'inbound_format', 'upstream_format', 'provider', 'mode', 'outcome'] as const;
 
-export const requestsTotal = new Counter({
+export const requestsTotal = new CellCounter({
   name: 'polygate_requests_total',
   help: 'Client requests by translation path and outcome',
   labelNames: pathLabels,
   registers: [registry],
 });
 
-export const requestDuration = new Histogram({
+export const requestDuration = new CellHistogram({
   name: 'polygate_request_duration_seconds',
   help: 'Whole request time as the client sees it, streams until their last byte',
   labelNames: pathLabels,
@@ -26,7 +29,7 @@ export const requestDuration = new Histogram({
   registers: [registry],
 });
 
-export const upstreamDuration = new Histogram({
+export const upstreamDuration = new CellHistogram({
   name: 'polygate_upstream_duration_seconds',
   help: 'Time from sending the upstream request to its response headers',
   labelNames: ['provider', 'upstream_format', 'outcome'],
@@ -41,21 +44,23 @@ export const translationWarnings = new Counter({
   registers: [registry],
 });
 
-export const tokensTotal = new Counter({
+export const tokensTotal = new CellCounter({
   name: 'polygate_tokens_total',
   help: 'Tokens reported by upstreams (kind: input, output, reasoning, cache_read, cache_write), by family, provider and client-facing model',
   labelNames: ['family', 'provider', 'model', 'kind'],
   registers: [registry],
 });
 
-export const inFlight = new Gauge({
+export const inFlight = new CellCounter({
+  type: 'gauge',
   name: 'polygate_in_flight_requests',
   help: 'Requests being served now',
   labelNames: ['family'],
   registers: [registry],
 });
 
-export const openStreams = new Gauge({
+export const openStreams = new CellCounter({
+  type: 'gauge',
   name: 'polygate_open_streams',
   help: 'Event streams being written to clients now',
   labelNames: ['family'],
@@ -72,7 +77,7 @@ export const fallbacksTotal = new Counter({
 // Streams and translation, per translation path (outcome is on the request metrics).
 const streamLabels = ['family', 'inbound_format', 'upstream_format', 'provider', 'mode'] as const;
 
-export const timeToFirstByte = new Histogram({
+export const timeToFirstByte = new CellHistogram({
   name: 'polygate_time_to_first_byte_seconds',
   help: 'Time from a request arriving to the first body byte of its event stream leaving for the client',
   labelNames: streamLabels,
@@ -80,14 +85,14 @@ export const timeToFirstByte = new Histogram({
   registers: [registry],
 });
 
-export const streamChunksTotal = new Counter({
+export const streamChunksTotal = new CellCounter({
   name: 'polygate_stream_chunks_total',
   help: 'Chunks written to client event streams (one socket write each; a translated chunk holds the frames of one IR event)',
   labelNames: streamLabels,
   registers: [registry],
 });
 
-export const translationDuration = new Histogram({
+export const translationDuration = new CellHistogram({
   name: 'polygate_translation_duration_seconds',
   help: 'Time polygate spends translating, apart from upstream time: decode (client request to the IR), encode (the IR answer to the client format, summed over a stream)',
   labelNames: [...streamLabels, 'direction'],
@@ -136,7 +141,7 @@ export const breakerRouteState = new Gauge({
   registers: [registry],
 });
 
-export const upstreamAttempts = new Histogram({
+export const upstreamAttempts = new CellHistogram({
   name: 'polygate_upstream_attempts',
   help: 'Upstream calls one request made (retries and fallbacks included), by family and final outcome (ok, or the cause of the last failure: timeout, connection, rate_limited, server_error, breaker_open, or the error kind)',
   labelNames: ['family', 'outcome'],
@@ -233,7 +238,7 @@ export const speechCharactersTotal = new Counter({
 // Usage ledger and budgets (src/services/usage/). Key ids, model and provider names are bounded by the config.
 export const budgetKinds = ['usd_per_day', 'usd_per_month', 'tokens_per_day', 'tokens_per_month'] as const;
 
-export const spendTotal = new Counter({
+export const spendTotal = new CellCounter({
   name: 'polygate_spend_usd_total',
   help: 'What requests cost by the configured prices (usage.prices), in USD, by key id, client-facing model and provider',
   labelNames: ['key', 'model', 'provider'],
