@@ -4,6 +4,7 @@
 // ending per turn of the event loop as at 32 connections. With an older checkout's directory, the two
 // run interleaved in this process's rounds (each in its own child process), so a busy moment of the
 // shared machine hits both alike. `npm run bench:ledger` cannot resolve a few µs (bench/RESULTS.md).
+// LEDGER_HOT_NO_BUDGET=1: the key has no budget; LEDGER_HOT_STORE=null: no sqlite writes.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +22,13 @@ if (process.env.LEDGER_HOT_CHILD) {
   const { recordUsage } = (await import(join(src, 'src/app/record-usage.ts'))) as typeof import('../src/app/record-usage.ts');
   const { enforceBudget } = (await import(join(src, 'src/services/access/budgets.ts'))) as typeof import('../src/services/access/budgets.ts');
   const dir = mkdtempSync(join(tmpdir(), 'ledger-hot-'));
-  const ledger = new Ledger(new SqliteLedgerStore(join(dir, 'ledger.db')), { flushIntervalMs: 1000, batchSize: 500, retentionDays: 90 }, () => undefined);
+  // LEDGER_HOT_STORE=null: a store that keeps nothing, for the ledger's own work without the writes.
+  const nullStore = {
+    local: true, maxAppend: Number.POSITIVE_INFINITY, append: async () => {}, rows: async () => [], prune: async () => {}, close: async () => {},
+    totals: async () => ({ day: { costNano: 0, tokens: 0 }, month: { costNano: 0, tokens: 0 } }),
+  };
+  const store = process.env.LEDGER_HOT_STORE === 'null' ? nullStore : new SqliteLedgerStore(join(dir, 'ledger.db'));
+  const ledger = new Ledger(store, { flushIntervalMs: 1000, batchSize: 500, retentionDays: 90 }, () => undefined);
   // What the gateway's request state holds for these calls, as the operator config of bench/ledger-bench.ts has it.
   const config = {
     usage: {
