@@ -52,7 +52,7 @@ function usedOf(kind: BudgetKind, spent: Readonly<Spent>): number {
   }
 }
 
-/** Each budget the key has, with what is used of it now. Runs on every request of a key with a budget: no more than it needs. */
+/** Each budget the key has, with what is used of it now (the admin API, and a request being refused). */
 export function budgetUses(budget: Budget, spent: Readonly<Spent>, now: number): BudgetUse[] {
   const r = resetsOf(now);
   const out: BudgetUse[] = [];
