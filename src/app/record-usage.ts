@@ -1,11 +1,14 @@
 import type { ChatState } from '../services/runtime/request-state.ts';
 import { spendTotal, unpricedRequestsTotal } from '../infra/metrics/registry.ts';
-import { meteredOf } from '../services/usage/meter.ts';
-import { costNano, nanoPerUsd, noUnits, priceOf, type Units } from '../services/usage/prices.ts';
+import { meteredOf, type Metered } from '../services/usage/meter.ts';
+import { nanoPerUsd, priceOf, recordCostNano } from '../services/usage/prices.ts';
 import { dayOf, type UsageRecord } from '../services/usage/usage-record.ts';
 
 /** The request's translation path as the app's request scope labels it. */
 export type PathLabels = { family: string; inbound_format: string; upstream_format: string; provider: string; mode: string; outcome: string };
+
+/** What a record is built from a turn after the response ended: one object per request, and one shared builder. */
+type Ended = { state: ChatState; labels: PathLabels; status: number; model: string; entry: string; metered: Metered | undefined; audioSeconds: number | undefined };
 
 /**
  * Called once when a response has ended (src/app/app.ts): prices the request, counts the spend
@@ -18,59 +21,59 @@ export function recordUsage(state: ChatState, labels: PathLabels, status: number
   const { key, model, runtime } = state;
   const entry = model === undefined ? undefined : runtime.router.resolve(model)?.entry;
   if (!key || model === undefined || entry === undefined) return;
-  const m = meteredOf(state);
-  const build = (audioSeconds: number | undefined): UsageRecord => {
-    const u = state.usage;
-    const units: Units = {
-      inputTokens: u?.inputTokens ?? 0,
-      outputTokens: u?.outputTokens ?? 0,
-      cacheReadTokens: u?.cacheReadTokens ?? 0,
-      cacheWriteTokens: u?.cacheWriteTokens ?? 0,
-      characters: m?.characters ?? 0,
-      audioSeconds: Math.round((audioSeconds ?? 0) * 1000) / 1000,
-      tasks: m?.tasks ?? 0,
-    };
-    const price = priceOf(runtime.config, entry, state.path?.provider, state.path?.upstreamModel);
-    const cost = costNano(price, units);
-    if (cost > 0) spendTotal.inc({ key: key.id, model: entry, provider: labels.provider }, cost / nanoPerUsd);
-    if (!price) unpricedRequestsTotal.inc({ model: entry });
-    const ts = Date.now();
-    return {
-      ts,
-      day: dayOf(ts),
-      request_id: state.requestId,
-      key: key.id,
-      workspace: key.workspace,
-      family: labels.family,
-      model,
-      provider: labels.provider,
-      upstream_model: state.path?.upstreamModel ?? '',
-      format_in: labels.inbound_format,
-      format_out: labels.upstream_format,
-      mode: labels.mode,
-      input_tokens: units.inputTokens,
-      output_tokens: units.outputTokens,
-      reasoning_tokens: u?.reasoningTokens ?? 0,
-      cache_read_tokens: units.cacheReadTokens,
-      cache_write_tokens: units.cacheWriteTokens,
-      characters: units.characters,
-      audio_seconds: units.audioSeconds,
-      tasks: units.tasks,
-      cost_nano: cost,
-      priced: price !== undefined,
-      outcome: state.outcome ?? labels.outcome,
-      status,
-    };
-  };
+  const metered = meteredOf(state);
+  const seconds = metered?.audioSeconds;
   // The response's 'close' comes before the handler has read a relay's usage off the stream
   // (src/families/chat/pass-through.ts resolves on the same event): the record is built a turn later,
   // and speech seconds once the audio has been written.
   const ledger = state.services.ledger.of(runtime.config);
-  const seconds = m?.audioSeconds;
   if (seconds instanceof Promise) {
-    const later = new Promise<void>((resolve) => setImmediate(resolve)).then(() => seconds).then(build);
+    const later = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => seconds)
+      .then((audioSeconds) => build({ state, labels, status, model, entry, metered, audioSeconds }));
     if (ledger) ledger.addLater(later);
     else void later.catch(() => {});
-  } else if (ledger) ledger.addSoon(() => build(seconds));
-  else setImmediate(() => build(seconds));
+    return;
+  }
+  const ended: Ended = { state, labels, status, model, entry, metered, audioSeconds: seconds };
+  if (ledger) ledger.addSoon(build, ended);
+  else setImmediate(build, ended);
+}
+
+function build({ state, labels, status, model, entry, metered, audioSeconds }: Ended): UsageRecord {
+  const u = state.usage;
+  const key = state.key;
+  const upstreamModel = state.path?.upstreamModel;
+  const price = priceOf(state.runtime.config, entry, state.path?.provider, upstreamModel);
+  const ts = Date.now();
+  const r: UsageRecord = {
+    ts,
+    day: dayOf(ts),
+    request_id: state.requestId,
+    key: key.id,
+    workspace: key.workspace,
+    family: labels.family,
+    model,
+    provider: labels.provider,
+    upstream_model: upstreamModel ?? '',
+    format_in: labels.inbound_format,
+    format_out: labels.upstream_format,
+    mode: labels.mode,
+    input_tokens: u?.inputTokens ?? 0,
+    output_tokens: u?.outputTokens ?? 0,
+    reasoning_tokens: u?.reasoningTokens ?? 0,
+    cache_read_tokens: u?.cacheReadTokens ?? 0,
+    cache_write_tokens: u?.cacheWriteTokens ?? 0,
+    characters: metered?.characters ?? 0,
+    audio_seconds: Math.round((audioSeconds ?? 0) * 1000) / 1000,
+    tasks: metered?.tasks ?? 0,
+    cost_nano: 0,
+    priced: price !== undefined,
+    outcome: state.outcome ?? labels.outcome,
+    status,
+  };
+  r.cost_nano = recordCostNano(price, r);
+  if (r.cost_nano > 0) spendTotal.inc({ key: key.id, model: entry, provider: labels.provider }, r.cost_nano / nanoPerUsd);
+  if (!price) unpricedRequestsTotal.inc({ model: entry });
+  return r;
 }

@@ -5,7 +5,7 @@ import type Koa from 'koa';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import { budgetKinds, budgetRejectionsTotal, budgetUsedRatio } from '../../infra/metrics/registry.ts';
 import type { RequestState } from '../runtime/request-state.ts';
-import type { SpendTotals } from '../usage/ledger-store.ts';
+import type { Spent } from '../usage/ledger.ts';
 import { nanoPerUsd } from '../usage/prices.ts';
 import { dayOf } from '../usage/usage-record.ts';
 import type { Budget } from '../../infra/config/usage-config.ts';
@@ -35,7 +35,7 @@ function resetsOf(now: number): typeof resets {
   return resets;
 }
 
-function usedOf(kind: BudgetKind, spent: { day: SpendTotals; month: SpendTotals }): number {
+function usedOf(kind: BudgetKind, spent: Readonly<Spent>): number {
   switch (kind) {
     case 'usd_per_day':
       return spent.day.costNano / nanoPerUsd;
@@ -52,8 +52,8 @@ function usedOf(kind: BudgetKind, spent: { day: SpendTotals; month: SpendTotals 
   }
 }
 
-/** Each budget the key has, with what is used of it now. Runs on every request of a key with a budget: no more than it needs. */
-export function budgetUses(budget: Budget, spent: { day: SpendTotals; month: SpendTotals }, now: number): BudgetUse[] {
+/** Each budget the key has, with what is used of it now (the admin API, and a request being refused). */
+export function budgetUses(budget: Budget, spent: Readonly<Spent>, now: number): BudgetUse[] {
   const r = resetsOf(now);
   const out: BudgetUse[] = [];
   for (const k of budgetKinds) {
@@ -65,13 +65,21 @@ export function budgetUses(budget: Budget, spent: { day: SpendTotals; month: Spe
   return out;
 }
 
-/** The gauge's values as last set, by `key\nbudget`: most checks find the same ratio, and setting a labelled gauge hashes its labels. */
-const lastRatio = new Map<string, number>();
+/**
+ * The gauge's values as last set, by key and budget. Setting a labelled gauge hashes its labels,
+ * and the spend grows with every request: the gauge moves when the share used has changed by a
+ * thousandth or more (and at once when a budget is used up), so a key far from its budgets costs a
+ * few comparisons a request.
+ */
+const lastRatio = new Map<string, Partial<Record<BudgetKind, number>>>();
+const ratioStep = 0.001;
 
 function setUsedRatio(key: string, budget: BudgetKind, ratio: number): void {
-  const id = `${key}\n${budget}`;
-  if (lastRatio.get(id) === ratio) return;
-  lastRatio.set(id, ratio);
+  let last = lastRatio.get(key);
+  if (last === undefined) lastRatio.set(key, (last = {}));
+  const was = last[budget];
+  if (was !== undefined && ratio < 1 && was < 1 && Math.abs(ratio - was) < ratioStep) return;
+  last[budget] = ratio;
   budgetUsedRatio.set({ key, budget }, ratio);
 }
 
@@ -83,7 +91,7 @@ export async function enforceBudget(ctx: Koa.Context): Promise<void> {
   const ledger = state.services.ledger.of(state.runtime.config);
   if (!ledger) return;
   const now = Date.now();
-  let spent: { day: SpendTotals; month: SpendTotals };
+  let spent: Readonly<Spent>;
   try {
     spent = ledger.spentNow(state.key.id, now) ?? (await ledger.spent(state.key.id, now));
   } catch (err) {
@@ -94,9 +102,17 @@ export async function enforceBudget(ctx: Koa.Context): Promise<void> {
     }
     return;
   }
-  const uses = budgetUses(budget, spent, now);
-  for (const u of uses) setUsedRatio(state.key.id, u.budget, u.ratio);
-  const over = uses.find((u) => u.used >= u.limit);
+  // Every request of a budgeted key: no objects unless it is refused.
+  let overBudget: BudgetKind | undefined;
+  for (const k of budgetKinds) {
+    const limit = budget[k] ?? 0;
+    if (limit <= 0) continue;
+    const used = usedOf(k, spent);
+    setUsedRatio(state.key.id, k, used / limit);
+    if (overBudget === undefined && used >= limit) overBudget = k;
+  }
+  if (overBudget === undefined) return;
+  const over = budgetUses(budget, spent, now).find((u) => u.budget === overBudget);
   if (!over) return;
   budgetRejectionsTotal.inc({ key: state.key.id, budget: over.budget });
   state.outcome = 'budget_exceeded';

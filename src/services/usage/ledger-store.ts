@@ -11,6 +11,11 @@ export type RowFilter = { since: string; until: string; key?: string };
 export interface LedgerStore {
   /** True when this process is the store's only writer (memory, sqlite): its totals change only by `append`. */
   readonly local: boolean;
+  /**
+   * Records per `append` call. A synchronous store (sqlite) holds the event loop for the whole
+   * append, so it takes a few at a time and the ledger yields between them (src/services/usage/ledger.ts).
+   */
+  readonly maxAppend: number;
   append(records: UsageRecord[]): Promise<void>;
   /** One key's totals for a UTC day (`YYYY-MM-DD`) and a month (`YYYY-MM`). */
   totals(key: string, day: string, month: string): Promise<{ day: SpendTotals; month: SpendTotals }>;
@@ -22,17 +27,30 @@ export interface LedgerStore {
 
 export const zeroTotals = (): SpendTotals => ({ costNano: 0, tokens: 0 });
 
-/** A batch's additions to the budget totals, by key and period (`d:<day>`, `m:<month>`): one write each. */
-export function batchTotals(records: UsageRecord[]): Map<string, { key: string; period: string; costNano: number; tokens: number }> {
-  const out = new Map<string, { key: string; period: string; costNano: number; tokens: number }>();
-  for (const r of records) {
-    for (const period of [`d:${r.day}`, `m:${monthOf(r.ts)}`]) {
-      const id = `${r.key}\n${period}`;
-      const t = out.get(id) ?? { key: r.key, period, costNano: 0, tokens: 0 };
-      t.costNano += r.cost_nano;
-      t.tokens += budgetTokensOf(r);
-      out.set(id, t);
+/** One key's addition to the budget totals of one period (`d:<day>`, `m:<month>`). */
+export type PeriodTotal = { key: string; period: string; costNano: number; tokens: number };
+
+/**
+ * A batch's additions to the budget totals, one per key and period: one write each. Grouped by
+ * key, then by the record's day and month strings, so a record builds no string of its own.
+ */
+export function batchTotals(records: UsageRecord[]): PeriodTotal[] {
+  const byKey = new Map<string, Map<string, PeriodTotal>>();
+  const out: PeriodTotal[] = [];
+  const addTo = (periods: Map<string, PeriodTotal>, key: string, period: string, prefix: string, r: UsageRecord): void => {
+    let t = periods.get(period);
+    if (t === undefined) {
+      periods.set(period, (t = { key, period: prefix + period, costNano: 0, tokens: 0 }));
+      out.push(t);
     }
+    t.costNano += r.cost_nano;
+    t.tokens += budgetTokensOf(r);
+  };
+  for (const r of records) {
+    let periods = byKey.get(r.key);
+    if (periods === undefined) byKey.set(r.key, (periods = new Map()));
+    addTo(periods, r.key, r.day, 'd:', r);
+    addTo(periods, r.key, monthOf(r.ts), 'm:', r);
   }
   return out;
 }

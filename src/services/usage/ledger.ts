@@ -5,34 +5,50 @@ import { budgetTokensOf, dayOf, monthOf, type UsageRecord } from './usage-record
 
 export type LedgerOptions = { flushIntervalMs: number; batchSize: number; retentionDays: number };
 
+/** One key's spend in a UTC day and its month. */
+export type Spent = { day: SpendTotals; month: SpendTotals };
+
 /** Records kept while the store cannot take them; past this the oldest are dropped (and counted). */
 const maxQueued = 100_000;
 const dayMs = 86_400_000;
 
+/** Store totals of one key for the day last asked for (`month` is that day's). */
+type Stored = { day: string; month: string; totals: Spent };
+
+const immediate = (): Promise<void> => new Promise((r) => setImmediate(r));
+
 /**
  * The usage ledger of this process. A request's record is queued when the response ends and
- * written with others in one batch every `flushIntervalMs` (or once `batchSize` wait), so no
+ * written with others in batches every `flushIntervalMs` (or once `batchSize` wait), so no
  * request waits on the store. Queued records count in `spent` at once, so this instance enforces
  * budgets on what it served a moment ago; other instances see it after the next flush.
+ *
+ * This runs for every request: totals are kept by key and then by the day's or month's string
+ * (`YYYY-MM-DD`, `YYYY-MM`, both cached per day in usage-record.ts), so no string is built per
+ * request, and the records waiting for their next turn are queued with their builder's argument
+ * rather than as a closure each.
  */
 export class Ledger {
   readonly store: LedgerStore;
   readonly #opts: LedgerOptions;
   readonly #log: () => Logger | undefined;
   #queue: UsageRecord[] = [];
-  /** Totals of records not yet in the store, by `key\nperiod`. */
-  readonly #pending = new Map<string, SpendTotals>();
+  /** Totals of records not yet in the store, by key, then by day or month. */
+  readonly #pending = new Map<string, Map<string, SpendTotals>>();
   /** Records still being measured (speech seconds known when the audio ends). */
   readonly #measuring = new Set<Promise<void>>();
-  /** Store totals by `key\nday` (local stores only; cleared by every append). */
-  readonly #stored = new Map<string, { day: SpendTotals; month: SpendTotals }>();
+  /** Store totals by key (local stores only; kept exact by adding each appended batch). */
+  readonly #stored = new Map<string, Stored>();
   #appended = 0;
-  /** Builders waiting for `addSoon`'s next turn: one immediate for all the requests that ended in a turn. */
-  #soon: (() => UsageRecord)[] = [];
-  #flushing: Promise<void> | undefined;
+  /** Builders (and their arguments) waiting for `addSoon`'s next turn: one immediate for all the requests that ended in a turn. */
+  #soon: ((arg: never) => UsageRecord)[] = [];
+  #soonArgs: unknown[] = [];
+  #flushing: Promise<boolean> | undefined;
   readonly #timer: NodeJS.Timeout;
   #prunedAt = 0;
   #warnedAt = 0;
+  /** What `spentNow` returns, overwritten by each call. */
+  readonly #now: Spent = { day: { costNano: 0, tokens: 0 }, month: { costNano: 0, tokens: 0 } };
 
   constructor(store: LedgerStore, opts: LedgerOptions, log: () => Logger | undefined) {
     this.store = store;
@@ -52,17 +68,20 @@ export class Ledger {
     if (this.#queue.length >= this.#opts.batchSize && !this.#flushing) void this.flush();
   }
 
-  /** A record built on the next turn of the event loop (what the request learns last is known then); `close` waits for it. */
-  addSoon(build: () => UsageRecord): void {
+  /** `build(arg)`'s record, built on the next turn of the event loop (what the request learns last is known then); `close` waits for it. */
+  addSoon<T>(build: (arg: T) => UsageRecord, arg: T): void {
+    this.#soonArgs.push(arg);
     if (this.#soon.push(build) === 1) setImmediate(this.#addSoonNow);
   }
 
   readonly #addSoonNow = (): void => {
     const builders = this.#soon;
+    const args = this.#soonArgs;
     this.#soon = [];
-    for (const build of builders) {
+    this.#soonArgs = [];
+    for (let i = 0; i < builders.length; i++) {
       try {
-        this.add(build());
+        this.add(builders[i](args[i] as never));
       } catch (err) {
         this.#log()?.error({ err }, 'usage record lost');
       }
@@ -80,91 +99,106 @@ export class Ledger {
   }
 
   /** One key's spend this UTC day and month: the store's totals plus what waits to be written. */
-  async spent(key: string, now = Date.now()): Promise<{ day: SpendTotals; month: SpendTotals }> {
+  async spent(key: string, now = Date.now()): Promise<Spent> {
     const day = dayOf(now);
-    const stored = await this.#storedTotals(key, day, monthOf(now));
-    return this.#withPending(key, now, stored);
+    const month = monthOf(now);
+    const stored = await this.#storedTotals(key, day, month);
+    return this.#withPending(key, day, month, stored, { day: { costNano: 0, tokens: 0 }, month: { costNano: 0, tokens: 0 } });
   }
 
   /**
-   * `spent` without waiting, when the store's totals are already known (a local store between two
-   * appends: nearly every request); undefined when they must be read. Budgets check every request,
-   * so this saves the promise round trips of the common case.
+   * `spent` without waiting, when the store's totals are already known (a local store: nearly
+   * every request); undefined when they must be read. Budgets check every request, so this saves
+   * the promise round trips of the common case. The answer is valid until the next call.
    */
-  spentNow(key: string, now = Date.now()): { day: SpendTotals; month: SpendTotals } | undefined {
+  spentNow(key: string, now = Date.now()): Readonly<Spent> | undefined {
     if (!this.store.local) return undefined;
-    const stored = this.#stored.get(`${key}\n${dayOf(now)}`);
-    return stored && this.#withPending(key, now, stored);
+    const stored = this.#stored.get(key);
+    const day = dayOf(now);
+    return stored?.day === day ? this.#withPending(key, day, stored.month, stored.totals, this.#now) : undefined;
   }
 
-  #withPending(key: string, now: number, stored: { day: SpendTotals; month: SpendTotals }): { day: SpendTotals; month: SpendTotals } {
-    const day = dayOf(now);
-    const month = monthOf(now);
-    const plus = (t: SpendTotals, period: string): SpendTotals => {
-      const p = this.#pending.get(`${key}\n${period}`);
-      return p ? { costNano: t.costNano + p.costNano, tokens: t.tokens + p.tokens } : t;
-    };
-    return { day: plus(stored.day, `d:${day}`), month: plus(stored.month, `m:${month}`) };
+  #withPending(key: string, day: string, month: string, stored: Spent, into: Spent): Spent {
+    const p = this.#pending.get(key);
+    const d = p?.get(day);
+    const m = p?.get(month);
+    into.day.costNano = stored.day.costNano + (d?.costNano ?? 0);
+    into.day.tokens = stored.day.tokens + (d?.tokens ?? 0);
+    into.month.costNano = stored.month.costNano + (m?.costNano ?? 0);
+    into.month.tokens = stored.month.tokens + (m?.tokens ?? 0);
+    return into;
   }
 
   /**
    * A store only this process writes (memory, sqlite) changes only when a batch is appended, so
-   * its totals are read once per key and period until then. Redis is read every time: other
-   * instances add to it.
+   * its totals are read once per key and day, and each appended batch is added to them. Redis is
+   * read every time: other instances add to it.
    */
-  async #storedTotals(key: string, day: string, month: string): Promise<{ day: SpendTotals; month: SpendTotals }> {
+  async #storedTotals(key: string, day: string, month: string): Promise<Spent> {
     if (!this.store.local) return this.store.totals(key, day, month);
-    const id = `${key}\n${day}`;
     for (;;) {
-      const cached = this.#stored.get(id);
-      if (cached) return cached;
+      const cached = this.#stored.get(key);
+      if (cached?.day === day) return cached.totals;
       // A batch appended while reading may or may not be in what was read: read again.
       const generation = this.#appended;
-      const t = await this.store.totals(key, day, month);
+      const totals = await this.store.totals(key, day, month);
       if (generation !== this.#appended) continue;
-      this.#stored.set(id, t);
-      return t;
+      this.#stored.set(key, { day, month, totals });
+      return totals;
     }
   }
 
-  /** Writes what is queued, in batches; a failed batch goes back to the queue for the next try. False when a write failed. */
+  /**
+   * Writes what is queued, up to `batchSize` × 4 records a call (then again while a batch waits),
+   * in appends of at most the store's `maxAppend` records with a turn of the event loop between
+   * them: a synchronous store (sqlite) then never holds the requests for more than one small
+   * transaction. A failed append goes back to the queue for the next try. False when a write failed.
+   */
   async flush(): Promise<boolean> {
-    while (this.#flushing) await this.#flushing.catch(() => {});
+    while (this.#flushing) await this.#flushing;
     if (this.#queue.length === 0) {
       await this.#prune();
       return true;
     }
-    const batch = this.#queue.splice(0, this.#opts.batchSize * 4);
-    this.#flushing = this.store.append(batch).then(
-      () => {
-        this.#stored.clear();
-        this.#appended++;
-        for (const r of batch) this.#count(r, -1);
-        ledgerRecordsTotal.inc({ outcome: 'written' }, batch.length);
-      },
-      (err: unknown) => {
+    this.#flushing = this.#write(this.#opts.batchSize * 4);
+    let ok: boolean;
+    try {
+      ok = await this.#flushing;
+    } finally {
+      this.#flushing = undefined;
+    }
+    return ok && this.#queue.length >= this.#opts.batchSize ? this.flush() : ok;
+  }
+
+  async #write(limit: number): Promise<boolean> {
+    for (let left = limit; left > 0 && this.#queue.length > 0; ) {
+      const batch = this.#queue.splice(0, Math.min(left, this.store.maxAppend));
+      left -= batch.length;
+      try {
+        await this.store.append(batch);
+      } catch (err) {
         this.#queue.unshift(...batch);
         if (Date.now() - this.#warnedAt > 10_000) {
           this.#warnedAt = Date.now();
           this.#log()?.warn({ err, queued: this.#queue.length }, 'usage ledger: writing a batch failed; it is kept and tried again');
         }
-        throw err;
-      },
-    );
-    try {
-      await this.#flushing;
-    } catch {
-      return false;
-    } finally {
-      this.#flushing = undefined;
+        return false;
+      }
+      this.#appended++;
+      for (const r of batch) {
+        this.#count(r, -1);
+        this.#addStored(r);
+      }
+      ledgerRecordsTotal.inc({ outcome: 'written' }, batch.length);
+      if (left > 0 && this.#queue.length > 0) await immediate();
     }
-    return this.#queue.length >= this.#opts.batchSize ? this.flush() : true;
+    return true;
   }
 
   /** Waits for records being measured (bounded), writes everything, stops the timer. */
   async close(waitMs = 10_000): Promise<void> {
     clearInterval(this.#timer);
-    while (this.#soon.length > 0) await new Promise((r) => setImmediate(r));
+    while (this.#soon.length > 0) await immediate();
     const measured = Promise.allSettled([...this.#measuring]);
     await Promise.race([measured, new Promise((r) => setTimeout(r, waitMs).unref())]);
     // A store that keeps failing must not hold the exit: a few tries, then what is left is logged.
@@ -176,19 +210,27 @@ export class Ledger {
   #count(r: UsageRecord, sign: 1 | -1): void {
     const cost = sign * r.cost_nano;
     const tokens = sign * budgetTokensOf(r);
-    this.#countIn(`${r.key}\nd:${r.day}`, cost, tokens);
-    this.#countIn(`${r.key}\nm:${monthOf(r.ts)}`, cost, tokens);
+    if (cost === 0 && tokens === 0) return;
+    let periods = this.#pending.get(r.key);
+    if (periods === undefined) this.#pending.set(r.key, (periods = new Map()));
+    countIn(periods, r.day, cost, tokens);
+    countIn(periods, monthOf(r.ts), cost, tokens);
+    if (periods.size === 0) this.#pending.delete(r.key);
   }
 
-  #countIn(id: string, cost: number, tokens: number): void {
-    const t = this.#pending.get(id);
-    if (t === undefined) {
-      if (cost !== 0 || tokens !== 0) this.#pending.set(id, { costNano: cost, tokens });
-      return;
+  /** An appended record into the cached store totals of its key (what the store itself added). */
+  #addStored(r: UsageRecord): void {
+    const s = this.#stored.get(r.key);
+    if (s === undefined) return;
+    const tokens = budgetTokensOf(r);
+    if (s.day === r.day) {
+      s.totals.day.costNano += r.cost_nano;
+      s.totals.day.tokens += tokens;
     }
-    t.costNano += cost;
-    t.tokens += tokens;
-    if (t.costNano === 0 && t.tokens === 0) this.#pending.delete(id);
+    if (s.month === monthOf(r.ts)) {
+      s.totals.month.costNano += r.cost_nano;
+      s.totals.month.tokens += tokens;
+    }
   }
 
   async #prune(): Promise<void> {
@@ -197,4 +239,16 @@ export class Ledger {
     this.#prunedAt = now;
     await this.store.prune(dayOf(now - this.#opts.retentionDays * dayMs)).catch((err: unknown) => this.#log()?.warn({ err }, 'usage ledger: pruning old records failed'));
   }
+}
+
+/** Adds to one period's pending totals; a period back at zero is forgotten. */
+function countIn(periods: Map<string, SpendTotals>, period: string, cost: number, tokens: number): void {
+  const t = periods.get(period);
+  if (t === undefined) {
+    periods.set(period, { costNano: cost, tokens });
+    return;
+  }
+  t.costNano += cost;
+  t.tokens += tokens;
+  if (t.costNano === 0 && t.tokens === 0) periods.delete(period);
 }

@@ -5,6 +5,7 @@ import { addTo, budgetTokensOf, emptyRow, measuresOf, monthOf, type UsageRecord,
 /** The `memory` driver's ledger: for tests and single runs; gone when the process ends. */
 export class MemoryLedgerStore implements LedgerStore {
   readonly local = true;
+  readonly maxAppend = Number.POSITIVE_INFINITY;
   readonly records: UsageRecord[] = [];
   readonly #rows = new Map<string, UsageRow>();
   readonly #totals = new Map<string, SpendTotals>();

@@ -4,6 +4,7 @@
 // summed in a different order differ in the last digits, and budgets compare totals).
 import type { GatewayConfig } from '../../infra/config/gateway-config.ts';
 import type { Price } from '../../infra/config/usage-config.ts';
+import type { UsageRecord } from './usage-record.ts';
 
 /** The quantities a request is charged for. */
 export type Units = {
@@ -35,13 +36,20 @@ export function priceOf(config: GatewayConfig, model: string, provider: string |
  * own prices, or at the input price when the model has none for them.
  */
 export function costNano(price: Price | undefined, u: Units): number {
-  if (!price) return 0;
-  const input = price.input ?? 0;
-  const uncached = Math.max(0, u.inputTokens - u.cacheReadTokens - u.cacheWriteTokens);
+  return price ? nanoOf(price, u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens, u.characters, u.audioSeconds, u.tasks) : 0;
+}
+
+/** `costNano` of a usage record's quantities (src/app/record-usage.ts prices each request without building `Units`). */
+export function recordCostNano(price: Price | undefined, r: UsageRecord): number {
+  return price ? nanoOf(price, r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cache_write_tokens, r.characters, r.audio_seconds, r.tasks) : 0;
+}
+
+function nanoOf(price: Price, input: number, output: number, cacheRead: number, cacheWrite: number, characters: number, audioSeconds: number, tasks: number): number {
+  const inputPrice = price.input ?? 0;
+  const uncached = Math.max(0, input - cacheRead - cacheWrite);
   // USD per million tokens × 1e9 nano / 1e6 tokens = × 1000 per token.
-  const tokens =
-    (uncached * input + u.cacheReadTokens * (price.cache_read ?? input) + u.cacheWriteTokens * (price.cache_write ?? input) + u.outputTokens * (price.output ?? 0)) * 1000;
-  const other = (u.characters * (price.per_character ?? 0) + u.audioSeconds * (price.per_second ?? 0) + u.tasks * (price.per_task ?? 0)) * nanoPerUsd;
+  const tokens = (uncached * inputPrice + cacheRead * (price.cache_read ?? inputPrice) + cacheWrite * (price.cache_write ?? inputPrice) + output * (price.output ?? 0)) * 1000;
+  const other = (characters * (price.per_character ?? 0) + audioSeconds * (price.per_second ?? 0) + tasks * (price.per_task ?? 0)) * nanoPerUsd;
   return Math.round(tokens + other);
 }
 

@@ -16,6 +16,8 @@ const dayMs = 86_400_000;
 /** The `redis` driver's ledger, on the store's connection: every instance sees one set of totals. */
 export class RedisLedgerStore implements LedgerStore {
   readonly local = false;
+  /** One pipeline per flush: the writes are asynchronous, nothing waits on them. */
+  readonly maxAppend = Number.POSITIVE_INFINITY;
   readonly #r: Redis;
   readonly #p: string;
   readonly #retentionMs: number;
@@ -48,7 +50,7 @@ export class RedisLedgerStore implements LedgerStore {
         if (v !== 0) m.hincrby(agg, `${row.key}\n${row.model}\n${row.provider}\n${name}`, v);
       }
     }
-    for (const t of batchTotals(records).values()) {
+    for (const t of batchTotals(records)) {
       const total = `${this.#p}total:${t.key}:${t.period}`;
       m.hincrby(total, 'cost_nano', t.costNano);
       m.hincrby(total, 'tokens', t.tokens);

@@ -36,6 +36,14 @@ const sums = `COUNT(*) AS requests, SUM(input_tokens) AS input_tokens, SUM(outpu
 /** Records per INSERT statement: one statement of many rows costs far less per record than one per row. */
 const rowsPerInsert = 64;
 
+/**
+ * Records per append (one transaction): node:sqlite is synchronous, so a transaction holds every
+ * request of the process; 2,000 records took milliseconds. Two full INSERT statements' worth holds
+ * the event loop for a fraction of a millisecond and costs little more per record
+ * (bench/ledger-flush-stall.ts, bench/RESULTS.md).
+ */
+export const sqliteAppendRows = 2 * rowsPerInsert;
+
 /** A record's values in `columns` order. */
 function valuesOf(r: UsageRecord, into: (string | number)[]): void {
   into.push(
@@ -48,6 +56,7 @@ function valuesOf(r: UsageRecord, into: (string | number)[]): void {
 /** The `sqlite` driver's ledger: tables beside the store's in the same file. */
 export class SqliteLedgerStore implements LedgerStore {
   readonly local = true;
+  readonly maxAppend = sqliteAppendRows;
   readonly #db: DatabaseSync;
   readonly #q: Record<'insert' | 'insertMany' | 'addTotal' | 'total' | 'rows' | 'rowsOfKey' | 'pruneRecords' | 'pruneTotals', StatementSync>;
 
@@ -73,7 +82,7 @@ export class SqliteLedgerStore implements LedgerStore {
     };
   }
 
-  /** One transaction per batch: a batch is in the file whole or not at all. */
+  /** One transaction per call: the records are in the file all or none. */
   async append(records: UsageRecord[]): Promise<void> {
     this.#db.exec('BEGIN IMMEDIATE');
     try {
@@ -89,7 +98,7 @@ export class SqliteLedgerStore implements LedgerStore {
         valuesOf(records[i], values);
         this.#q.insert.run(...values);
       }
-      for (const t of batchTotals(records).values()) this.#q.addTotal.run(t.key, t.period, t.costNano, t.tokens);
+      for (const t of batchTotals(records)) this.#q.addTotal.run(t.key, t.period, t.costNano, t.tokens);
       this.#db.exec('COMMIT');
     } catch (e) {
       this.#db.exec('ROLLBACK');

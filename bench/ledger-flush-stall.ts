@@ -1,0 +1,110 @@
+// `node bench/ledger-flush-stall.ts [OLD_CHECKOUT]`: how long the sqlite ledger's flush holds the event
+// loop (every request of the process waits that long: a p99 source at low concurrency), and what
+// an append costs per record by its size. In a child process per checkout (interleaved runs with an
+// older checkout): 12 flushes of 2,000 queued records each (what one flush call takes at the default
+// `batch_size` 500 when records piled up), while an immediate chain notes the longest gap between
+// two of its callbacks and `monitorEventLoopDelay` (1 ms resolution) the loop's delay. Then the
+// store's append alone at 64 … 2,000 records a transaction, CPU per record.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+const here = resolve(import.meta.dirname, '..');
+const queued = Number(process.env.LEDGER_STALL_RECORDS ?? 2_000);
+const sizes = [64, 128, 256, 500, 2_000];
+
+type Result = { gapMs: number; gapMaxMs: number; eldMaxMs: number; eldP99Ms: number; flushMs: number; perRecordUs: Record<number, number> };
+
+if (process.env.LEDGER_STALL_CHILD) {
+  const src = process.env.LEDGER_STALL_CHILD;
+  const { Ledger } = (await import(join(src, 'src/services/usage/ledger.ts'))) as typeof import('../src/services/usage/ledger.ts');
+  const { SqliteLedgerStore } = (await import(join(src, 'src/services/usage/sqlite-ledger-store.ts'))) as typeof import('../src/services/usage/sqlite-ledger-store.ts');
+  const { dayOf } = (await import(join(src, 'src/services/usage/usage-record.ts'))) as typeof import('../src/services/usage/usage-record.ts');
+  type UsageRecord = import('../src/services/usage/usage-record.ts').UsageRecord;
+  const record = (i: number): UsageRecord => {
+    const ts = Date.now();
+    return {
+      ts, day: dayOf(ts), request_id: `req-${i}`, key: `key-${i % 4}`, workspace: 'default', family: 'messages', model: 'sonnet', provider: 'openai',
+      upstream_model: 'gpt-4.1', format_in: 'anthropic-messages', format_out: 'openai-chat', mode: 'translate', input_tokens: 10, output_tokens: 20,
+      reasoning_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, characters: 0, audio_seconds: 0, tasks: 0, cost_nano: 330, priced: true, outcome: 'ok', status: 200,
+    };
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'ledger-stall-'));
+  const store = new SqliteLedgerStore(join(dir, 'ledger.db'));
+  // A file that already holds some records, as a running gateway's does.
+  for (let i = 0; i < 50; i++) await store.append(Array.from({ length: 500 }, (_, j) => record(i * 500 + j)));
+  const ledger = new Ledger(store, { flushIntervalMs: 3_600_000, batchSize: 10_000, retentionDays: 90 }, () => undefined);
+  // batchSize 10,000 so that adding does not start a flush; the flush below takes up to 4 × that.
+  // Per flush: the longest wall-clock gap between two callbacks of an immediate chain (the thread's
+  // CPU clock would be better, but it ticks in 4 ms steps on the bench machine). One event-loop
+  // delay histogram over all flushes after the first two (warm-up), with 20 ms between flushes.
+  const gaps: number[] = [];
+  const flushes: number[] = [];
+  const eld = monitorEventLoopDelay({ resolution: 1 });
+  for (let round = 0; round < 12; round++) {
+    if (round === 2) eld.enable();
+    for (let i = 0; i < queued; i++) ledger.add(record(i));
+    let gap = 0;
+    let last = performance.now();
+    let done = false;
+    const tick = (): void => {
+      const now = performance.now();
+      gap = Math.max(gap, now - last);
+      last = now;
+      if (!done) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const t0 = performance.now();
+    await ledger.flush();
+    const took = performance.now() - t0;
+    done = true;
+    await new Promise((r) => setTimeout(r, 20));
+    if (round < 2) continue;
+    gaps.push(gap);
+    flushes.push(took);
+  }
+  eld.disable();
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  const gapMs = median(gaps);
+  const gapMaxMs = Math.max(...gaps);
+  const eldMaxMs = eld.max / 1e6;
+  const eldP99Ms = eld.percentile(99) / 1e6;
+  const flushMs = median(flushes);
+  const perRecordUs: Record<number, number> = {};
+  for (const size of sizes) {
+    const batches = Math.max(4, Math.round(20_000 / size));
+    const bs = Array.from({ length: batches }, (_, b) => Array.from({ length: size }, (_, j) => record(b * size + j)));
+    const t0 = process.cpuUsage();
+    for (const b of bs) await store.append(b);
+    const u = process.cpuUsage(t0);
+    perRecordUs[size] = (u.user + u.system) / (batches * size);
+  }
+  await ledger.close();
+  rmSync(dir, { recursive: true, force: true });
+  process.stdout.write(JSON.stringify({ gapMs, gapMaxMs, eldMaxMs, eldP99Ms, flushMs, perRecordUs } satisfies Result));
+} else {
+  const dirs = [here, ...(process.argv[2] ? [resolve(process.argv[2])] : [])];
+  const rounds = Number(process.env.LEDGER_STALL_ROUNDS ?? 3);
+  const all = new Map<string, Result[]>(dirs.map((d) => [d, []]));
+  for (let round = 1; round <= rounds; round++) {
+    for (const d of round % 2 ? dirs : [...dirs].reverse()) {
+      const r = spawnSync(process.execPath, [import.meta.filename], { env: { ...process.env, LEDGER_STALL_CHILD: d }, encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(r.stderr);
+      const v = JSON.parse(r.stdout) as Result;
+      all.get(d)!.push(v);
+      const per = sizes.map((s) => `${s}: ${v.perRecordUs[s].toFixed(2)}`).join(', ');
+      process.stdout.write(
+        `round ${round} ${d}: flush of ${queued} queued records: longest gap between immediates per flush median ${v.gapMs.toFixed(2)} ms, max ${v.gapMaxMs.toFixed(2)} ms; event-loop delay p99 ${v.eldP99Ms.toFixed(2)} ms, max ${v.eldMaxMs.toFixed(2)} ms; a flush took ${v.flushMs.toFixed(1)} ms; append µs CPU per record by records per transaction ${per}\n`,
+      );
+    }
+  }
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  for (const [d, vs] of all) {
+    const per = sizes.map((s) => `${s}: ${median(vs.map((v) => v.perRecordUs[s])).toFixed(2)}`).join(', ');
+    process.stdout.write(
+      `${d}: medians of the runs: longest gap per flush ${median(vs.map((v) => v.gapMs)).toFixed(2)} ms (max ${median(vs.map((v) => v.gapMaxMs)).toFixed(2)}), event-loop delay p99 ${median(vs.map((v) => v.eldP99Ms)).toFixed(2)} ms, max ${median(vs.map((v) => v.eldMaxMs)).toFixed(2)} ms, flush ${median(vs.map((v) => v.flushMs)).toFixed(1)} ms; µs per record by transaction size ${per}\n`,
+    );
+  }
+}

@@ -1,0 +1,96 @@
+// `node bench/ledger-hot-path.ts [OLD_CHECKOUT]`: the ledger's whole per-request work in process, CPU
+// per request and GC: the budget check (src/services/access/budgets.ts), the record (src/app/record-usage.ts),
+// the ledger's queue and totals (src/services/usage/ledger.ts) and the sqlite batch writes, 32 requests
+// ending per turn of the event loop as at 32 connections. With an older checkout's directory, the two
+// run interleaved in this process's rounds (each in its own child process), so a busy moment of the
+// shared machine hits both alike. `npm run bench:ledger` cannot resolve a few µs (bench/RESULTS.md).
+// LEDGER_HOT_NO_BUDGET=1: the key has no budget; LEDGER_HOT_STORE=null: no sqlite writes.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
+
+const here = resolve(import.meta.dirname, '..');
+const requests = Number(process.env.LEDGER_HOT_REQUESTS ?? 200_000);
+const perTurn = 32;
+
+if (process.env.LEDGER_HOT_CHILD) {
+  const src = process.env.LEDGER_HOT_CHILD;
+  const { Ledger } = (await import(join(src, 'src/services/usage/ledger.ts'))) as typeof import('../src/services/usage/ledger.ts');
+  const { SqliteLedgerStore } = (await import(join(src, 'src/services/usage/sqlite-ledger-store.ts'))) as typeof import('../src/services/usage/sqlite-ledger-store.ts');
+  const { recordUsage } = (await import(join(src, 'src/app/record-usage.ts'))) as typeof import('../src/app/record-usage.ts');
+  const { enforceBudget } = (await import(join(src, 'src/services/access/budgets.ts'))) as typeof import('../src/services/access/budgets.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'ledger-hot-'));
+  // LEDGER_HOT_STORE=null: a store that keeps nothing, for the ledger's own work without the writes.
+  const nullStore = {
+    local: true, maxAppend: Number.POSITIVE_INFINITY, append: async () => {}, rows: async () => [], prune: async () => {}, close: async () => {},
+    totals: async () => ({ day: { costNano: 0, tokens: 0 }, month: { costNano: 0, tokens: 0 } }),
+  };
+  const store = process.env.LEDGER_HOT_STORE === 'null' ? nullStore : new SqliteLedgerStore(join(dir, 'ledger.db'));
+  const ledger = new Ledger(store, { flushIntervalMs: 1000, batchSize: 500, retentionDays: 90 }, () => undefined);
+  // What the gateway's request state holds for these calls, as the operator config of bench/ledger-bench.ts has it.
+  const config = {
+    usage: {
+      ledger: true,
+      prices: { models: { sonnet: { input: 3, output: 15 } }, providers: {} },
+      budgets: process.env.LEDGER_HOT_NO_BUDGET ? {} : { bench: { usd_per_day: 1e9 } },
+    },
+  };
+  const runtime = { config, router: { resolve: (m: string) => (m === 'sonnet' ? { entry: 'sonnet' } : undefined) } };
+  const services = { ledger: { of: () => ledger }, log: { warn() {} } };
+  const key = { id: 'bench', workspace: 'default' };
+  const labels = { family: 'messages', inbound_format: 'anthropic-messages', upstream_format: 'openai-chat', provider: 'openai', mode: 'translate', outcome: 'ok' };
+  let gcMs = 0;
+  let gcs = 0;
+  new PerformanceObserver((l) => {
+    for (const e of l.getEntries()) {
+      gcMs += e.duration;
+      gcs++;
+    }
+  }).observe({ entryTypes: ['gc'] });
+  let n = 0;
+  const one = async (): Promise<void> => {
+    const state = {
+      runtime, services, key, model: 'sonnet', requestId: `req-${n++}`,
+      usage: { inputTokens: 12, outputTokens: 40 }, path: { provider: 'openai', upstreamModel: 'gpt-4.1' },
+    };
+    await enforceBudget({ method: 'POST', path: '/v1/messages', state } as never);
+    recordUsage(state as never, labels, 200);
+  };
+  const run = async (count: number): Promise<void> => {
+    for (let i = 0; i < count; i += perTurn) {
+      for (let j = 0; j < perTurn; j++) void one();
+      await new Promise((r) => setImmediate(r));
+    }
+    await new Promise((r) => setImmediate(r));
+  };
+  await run(requests / 4);
+  await ledger.flush();
+  gcMs = 0;
+  gcs = 0;
+  const t0 = process.cpuUsage();
+  await run(requests);
+  await ledger.flush();
+  const u = process.cpuUsage(t0);
+  await ledger.close();
+  rmSync(dir, { recursive: true, force: true });
+  process.stdout.write(JSON.stringify({ cpuUs: (u.user + u.system) / requests, gcUs: (gcMs * 1000) / requests, gcs }));
+} else {
+  const dirs = [here, ...(process.argv[2] ? [resolve(process.argv[2])] : [])];
+  const rounds = Number(process.env.LEDGER_HOT_ROUNDS ?? 5);
+  const results = new Map<string, { cpuUs: number; gcUs: number }[]>(dirs.map((d) => [d, []]));
+  for (let round = 1; round <= rounds; round++) {
+    for (const d of round % 2 ? dirs : [...dirs].reverse()) {
+      const r = spawnSync(process.execPath, [import.meta.filename], { env: { ...process.env, LEDGER_HOT_CHILD: d }, encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(r.stderr);
+      const v = JSON.parse(r.stdout) as { cpuUs: number; gcUs: number };
+      results.get(d)!.push(v);
+      process.stdout.write(`round ${round} ${d}: ${v.cpuUs.toFixed(2)} µs CPU per request, GC ${v.gcUs.toFixed(2)} µs\n`);
+    }
+  }
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  for (const [d, vs] of results) {
+    process.stdout.write(`${d}: median ${median(vs.map((v) => v.cpuUs)).toFixed(2)} µs CPU per request, GC ${median(vs.map((v) => v.gcUs)).toFixed(2)} µs (${requests} requests, ${perTurn} per turn)\n`);
+  }
+}

@@ -1,0 +1,75 @@
+// The ledger's flush in small appends (src/services/usage/ledger.ts): node:sqlite is synchronous, so
+// one transaction of a whole batch held every request of the process for milliseconds. Nothing here
+// is timed: the tests count the event loop's turns during a flush and check the totals at each.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { Ledger } from '../../src/services/usage/ledger.ts';
+import { MemoryLedgerStore } from '../../src/services/usage/memory-ledger-store.ts';
+import { SqliteLedgerStore } from '../../src/services/usage/sqlite-ledger-store.ts';
+import { dayOf, type UsageRecord } from '../../src/services/usage/usage-record.ts';
+
+const records = 2_000;
+const opts = { flushIntervalMs: 3_600_000, batchSize: 10_000, retentionDays: 90 };
+
+const record = (i: number, ts = Date.now()): UsageRecord => ({
+  ts, day: dayOf(ts), request_id: `req-${i}`, key: 'k', workspace: 'default', family: 'messages', model: 'sonnet', provider: 'openai',
+  upstream_model: 'gpt-4.1', format_in: 'anthropic-messages', format_out: 'openai-chat', mode: 'translate', input_tokens: 10, output_tokens: 20,
+  reasoning_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, characters: 0, audio_seconds: 0, tasks: 0, cost_nano: 330, priced: true, outcome: 'ok', status: 200,
+});
+
+t.test('a sqlite flush of 2,000 records lets other callbacks run between its transactions, and the totals stay exact throughout', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'polygate-ledger-flush-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const store = new SqliteLedgerStore(join(dir, 'ledger.db'));
+  const ledger = new Ledger(store, opts, () => undefined);
+  // Read once before: the cached store totals must then follow each append, not lag or double it.
+  t.same(await ledger.spent('k'), { day: { costNano: 0, tokens: 0 }, month: { costNano: 0, tokens: 0 } });
+  for (let i = 0; i < records; i++) ledger.add(record(i));
+  const all = { costNano: records * 330, tokens: records * 30 };
+  let turns = 0;
+  const seen: unknown[] = [];
+  let done = false;
+  const tick = (): void => {
+    if (done) return;
+    turns++;
+    seen.push(structuredClone(ledger.spentNow('k')));
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  t.equal(await ledger.flush(), true);
+  done = true;
+  t.ok(turns >= 2, `other callbacks ran during the flush (${turns} turns of the event loop)`);
+  t.ok(
+    seen.every((s) => JSON.stringify(s) === JSON.stringify({ day: all, month: all })),
+    'every turn saw the whole spend, whichever part of it was written yet',
+  );
+  t.same(await store.totals('k', dayOf(Date.now()), dayOf(Date.now()).slice(0, 7)), { day: all, month: all }, 'the store has every record once');
+  t.same(await ledger.spent('k'), { day: all, month: all });
+  await ledger.close();
+});
+
+t.test('an append that fails leaves its records and the ones after it queued, none written twice', async (t) => {
+  class FlakyStore extends MemoryLedgerStore {
+    override readonly maxAppend = 100;
+    calls = 0;
+    override async append(rs: UsageRecord[]): Promise<void> {
+      if (++this.calls === 3) throw new Error('disk full');
+      await super.append(rs);
+    }
+  }
+  const store = new FlakyStore();
+  const ledger = new Ledger(store, opts, () => undefined);
+  for (let i = 0; i < 450; i++) ledger.add(record(i));
+  t.equal(await ledger.flush(), false, 'the failed append is reported');
+  t.equal(store.records.length, 200, 'the two appends before it are written');
+  t.equal(await ledger.flush(), true);
+  t.same(
+    store.records.map((r) => r.request_id),
+    Array.from({ length: 450 }, (_, i) => `req-${i}`),
+    'every record once, in order',
+  );
+  t.same((await ledger.spent('k')).day, { costNano: 450 * 330, tokens: 450 * 30 });
+  await ledger.close();
+});
