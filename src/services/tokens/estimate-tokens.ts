@@ -48,11 +48,14 @@ export function estimateRequest(request: ChatRequest, count: SliceCounter = coun
   let system = 0;
   const messages = fixed;
   texts.forEach((t, i) => {
-    const n = Math.ceil(tokens[i]);
-    if (t.slot < 0) system += n;
-    else messages[t.slot] += n;
+    if (t.slot < 0) system += tokens[i];
+    else messages[t.slot] += tokens[i];
   });
-  return { system, messages, total: messages.reduce((a, b) => a + b, system) };
+  // Sampled counts are fractions: rounded per message, not per text, and to the nearest, not up,
+  // which would add half a token per text (6 % on a conversation of many short parts).
+  const rounded = messages.map(Math.round);
+  system = Math.round(system);
+  return { system, messages: rounded, total: rounded.reduce((a, b) => a + b, system) };
 }
 
 /** One memo per counter: the tests' spies each start empty, and never see the tokenizer's counts. */
@@ -122,8 +125,9 @@ const sampleSlices = Math.floor(tokenSample.chars / tokenSample.slice);
 /**
  * Past the budget, slices are taken every `stride` characters, at offsets 0, stride, 2·stride…
  * of each text at least a stride long (each slice's tokens per character stand for the stride it
- * starts), and of the shorter texts laid end to end (one tokens-per-character ratio for all of
- * them). The stride is `slice` times the smallest power of two that keeps the slices within the
+ * starts), and of the shorter texts laid end to end (each text holding such an offset is counted
+ * from its start, and the mean of their tokens per character stands for all the short texts).
+ * The stride is `slice` times the smallest power of two that keeps the slices within the
  * budget: a conversation that grows by a turn keeps its stride, and so its slices, which the memo
  * answers; when the stride doubles, the long texts' new offsets are a subset of the old ones.
  * Counting every short text instead would let many short messages send all their text to the
@@ -135,8 +139,8 @@ function sampled(texts: { text: string }[], total: number, count: SliceCounter):
   const tokens = new Array<number>(texts.length).fill(0);
   let shortAt = 0; // where this short text starts, in the short texts laid end to end
   let next = 0; // the next slice's offset there
-  let shortTokens = 0;
-  let shortChars = 0;
+  let ratios = 0; // the sampled short texts' tokens per character, summed
+  let sampledShort = 0;
   const short: number[] = [];
   texts.forEach(({ text }, i) => {
     if (text.length >= stride) {
@@ -146,16 +150,19 @@ function sampled(texts: { text: string }[], total: number, count: SliceCounter):
       }
       return;
     }
-    for (; next < shortAt + text.length; next += stride) {
-      const s = text.slice(next - shortAt, next - shortAt + tokenSample.slice);
-      shortTokens += count(s);
-      shortChars += s.length;
-    }
-    shortAt += text.length;
     short.push(i);
+    shortAt += text.length;
+    if (next >= shortAt) return;
+    // The text holding the offset (at most one: it is shorter than the stride), from its start:
+    // a fragment cut mid-word would count more tokens per character than the text has.
+    const s = text.slice(0, tokenSample.slice);
+    ratios += count(s) / s.length;
+    sampledShort++;
+    next += stride;
   });
-  // A short text with characters starts at or before a slice's offset, so shortChars > 0.
-  for (const i of short) tokens[i] = (texts[i].text.length * shortTokens) / Math.max(1, shortChars);
+  // Texts are picked in proportion to their length, so the mean of their ratios is per character.
+  const ratio = sampledShort > 0 ? ratios / sampledShort : 0;
+  for (const i of short) tokens[i] = texts[i].text.length * ratio;
   return tokens;
 }
 
