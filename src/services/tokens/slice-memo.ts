@@ -2,22 +2,25 @@
 // resends its system prompt and the whole conversation every turn) is not tokenized again.
 // Bounded whatever clients send: only slices of at most `tokenSample.slice` characters
 // (src/services/tokens/estimate-tokens.ts) are kept, never a whole message, and at most
-// 2 × `capacity` of them, in two generations of Map: when the young one reaches `capacity`
+// 2 × `capacity` of them, in two generations: when the young one reaches `capacity`
 // entries it becomes the old one (the previous old one is dropped) and a new young one starts;
 // a hit in the old one moves the slice to the young one, so what keeps being asked for stays.
 
 /**
- * Entries per generation. Worst case per entry: a 128-character key of two-byte text (~290
- * bytes with its header and the slice header pointing at it) plus the Map's entry and bucket
- * share (~30 bytes, up to twice that while a table is grown): about 400 bytes, which is what
- * 20,000 entries of random two-byte text measured on Node 24 (heapUsed after gc). 2 generations
- * × 8192 entries × ~400 bytes ≈ 6.6 MB at most.
+ * Entries per generation. Worst case per entry: a 128-character key of two-byte text (~272
+ * bytes with its header) plus its share of the dictionary (3 fields, up to twice that while the
+ * table is grown): under 400 bytes; 16,383 such entries measured 5.2 MB on Node 24 (heapUsed
+ * after gc, test/services/tokens/slice-memo.test.ts). 2 generations × 8192 × 400 bytes ≈ 6.6 MB.
  */
 export const sliceMemoCapacity = 8192;
 
+/** Slice → token count; a prototype-less object, so any slice (`__proto__`, `constructor`) is a plain key. */
+type Generation = { counts: Record<string, number>; size: number };
+const generation = (): Generation => ({ counts: Object.create(null) as Record<string, number>, size: 0 });
+
 export class SliceMemo {
-  private young = new Map<string, number>();
-  private old = new Map<string, number>();
+  private young = generation();
+  private old = generation();
   private readonly capacity: number;
 
   constructor(capacity = sliceMemoCapacity) {
@@ -31,11 +34,12 @@ export class SliceMemo {
 
   /** The slice's count, from the memo, else from `count` (and then remembered). */
   count(slice: string, count: (text: string) => number): number {
-    const young = this.young.get(slice);
+    const young = this.young.counts[slice];
     if (young !== undefined) return young;
-    const old = this.old.get(slice);
+    const old = this.old.counts[slice];
     if (old !== undefined) {
-      this.old.delete(slice);
+      delete this.old.counts[slice];
+      this.old.size--;
       this.remember(slice, old);
       return old;
     }
@@ -44,20 +48,16 @@ export class SliceMemo {
     return n;
   }
 
+  /**
+   * An object's keys are internalized: V8 keeps its own flat copy of the slice as the key, never
+   * the request text the slice was cut from (test/services/tokens/slice-memo.test.ts checks the
+   * heap after gc). That copy is also cheaper than a Map's key would be (a Map keeps the slice,
+   * which would have to be copied first), which matters on a miss.
+   */
   private remember(slice: string, n: number): void {
-    this.young.set(ownCopy(slice), n);
-    if (this.young.size < this.capacity) return;
+    this.young.counts[slice] = n;
+    if (++this.young.size < this.capacity) return;
     this.old = this.young;
-    this.young = new Map();
+    this.young = generation();
   }
-}
-
-/**
- * A slice of a long string is, in V8, a view that keeps the whole string alive: kept as a key,
- * it would hold every request body it came from. Concatenating and slicing again makes V8
- * flatten the slice into a string of its own (slice length + 1 characters), so the key holds
- * only itself (test/services/tokens/slice-memo.test.ts checks the heap after gc).
- */
-function ownCopy(slice: string): string {
-  return (slice + '\0').slice(0, -1);
 }

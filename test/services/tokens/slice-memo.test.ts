@@ -32,6 +32,14 @@ t.test('a hit returns what the tokenizer said, and does not ask it again', async
   t.equal(calls, 1);
 });
 
+t.test('slices that are names of object properties or numbers are plain keys', async (t) => {
+  const memo = new SliceMemo();
+  for (const slice of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', '0', '4294967295', '']) {
+    t.equal(memo.count(slice, tokenizer), tokenizer(slice), slice);
+    t.equal(memo.count(slice, () => -1), tokenizer(slice), `${slice}, again`);
+  }
+});
+
 t.test('a slice asked for again survives a generation change; one not asked for is forgotten', async (t) => {
   const memo = new SliceMemo(10);
   let calls = 0;
