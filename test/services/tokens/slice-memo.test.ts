@@ -56,12 +56,19 @@ t.test('a slice asked for again survives a generation change; one not asked for 
   t.equal(calls, 1, 'the other one was forgotten');
 });
 
-t.test('the memo does not keep the texts its slices were cut from alive', async (t) => {
+/** What filling a new memo left on the heap, in MB, after gc. */
+function heapGrowth(fill: (memo: SliceMemo) => void): { memo: SliceMemo; grown: number } {
   setFlagsFromString('--expose_gc');
   const gc = runInNewContext('gc') as () => void;
   const memo = new SliceMemo();
   gc();
   const before = process.memoryUsage().heapUsed;
+  fill(memo);
+  gc();
+  return { memo, grown: (process.memoryUsage().heapUsed - before) / 1e6 };
+}
+
+t.test('the memo does not keep the texts its slices were cut from alive', async (t) => {
   // 64 request texts of 1 MB each, 128 slices of 128 characters kept from each: kept whole, the
   // texts would be 64 MB; the slices alone are 8192 × ~300 bytes ≈ 2.5 MB.
   let x = 1;
@@ -70,29 +77,21 @@ t.test('the memo does not keep the texts its slices were cut from alive', async 
     return x.toString(36);
   };
   const base = Array.from({ length: 140_000 }, word).join(' ');
-  for (let i = 0; i < 64; i++) {
-    const body = `${i} ${base}`; // a text of its own (flattened by the first slice cut from it)
-    for (let k = 0; k < 128; k++) memo.count(body.slice(k * 7919 + i * 13, k * 7919 + i * 13 + 128), (s) => s.length);
-  }
-  gc();
-  const grown = (process.memoryUsage().heapUsed - before) / 1e6;
+  const { memo, grown } = heapGrowth((memo) => {
+    for (let i = 0; i < 64; i++) {
+      const body = `${i} ${base}`; // a text of its own (flattened by the first slice cut from it)
+      for (let k = 0; k < 128; k++) memo.count(body.slice(k * 7919 + i * 13, k * 7919 + i * 13 + 128), (s) => s.length);
+    }
+  });
   t.equal(memo.size, 64 * 128, 'every slice is held');
   t.ok(grown < 16, `the heap grew by ${grown.toFixed(1)} MB`);
 });
 
 t.test('the default capacity keeps the worst case (two generations of 128 two-byte characters) under 8 MB', async (t) => {
-  setFlagsFromString('--expose_gc');
-  const gc = runInNewContext('gc') as () => void;
-  const memo = new SliceMemo();
-  gc();
-  const before = process.memoryUsage().heapUsed;
-  // Both generations full: one generation, then one short of the next.
-  for (let i = 0; i < 3 * sliceMemoCapacity - 1; i++) {
-    const text = `中${i.toString(36)}`.padEnd(128, '文');
-    memo.count(text, () => 1);
-  }
-  gc();
-  const grown = (process.memoryUsage().heapUsed - before) / 1e6;
+  const { memo, grown } = heapGrowth((memo) => {
+    // Both generations full: one generation, then one short of the next.
+    for (let i = 0; i < 3 * sliceMemoCapacity - 1; i++) memo.count(`中${i.toString(36)}`.padEnd(128, '文'), () => 1);
+  });
   t.equal(memo.size, 2 * sliceMemoCapacity - 1);
   t.ok(grown < 8, `the heap grew by ${grown.toFixed(1)} MB`);
 });
