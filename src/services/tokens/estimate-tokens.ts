@@ -2,11 +2,14 @@
 // in src/services/sessions/truncate-conversation.ts). gpt-tokenizer's BPE costs grow faster than the
 // square of a piece's length on text without spaces (a 300 KB body took 43 s on the event loop),
 // so the tokenizer only ever sees short slices, and at most `tokenSample.chars` characters per
-// estimate: every text is counted exactly while the request's text fits that budget; past it the
-// tokens per character of slices spread evenly over all the text are applied to all of it.
+// estimate: every text is counted exactly while the request's text fits that budget; past it each
+// text is estimated from slices taken at fixed offsets in it (see `sampled`). Slice counts are
+// memoized (src/services/tokens/slice-memo.ts): a client that resends its conversation every turn
+// has only the new text's slices tokenized.
 import { countTokens } from 'gpt-tokenizer';
 import type { ChatRequest, Message, Part } from '../../ir/chat-request.ts';
 import { assertNever } from '../../ir/stream-event.ts';
+import { SliceMemo } from './slice-memo.ts';
 
 /** At most `chars` characters reach the tokenizer per estimate, in slices of at most `slice` characters. */
 export const tokenSample = { chars: 8192, slice: 128 };
@@ -41,15 +44,27 @@ export function estimateRequest(request: ChatRequest, count: SliceCounter = coun
   request.messages.forEach((m: Message, i) => {
     for (const p of m.parts) fixed[i] += collect(p, i, texts);
   });
-  const tokensOf = tokenizer(texts, count);
+  const tokens = countTexts(texts, memoized(count));
   let system = 0;
   const messages = fixed;
-  for (const t of texts) {
-    const n = tokensOf(t.text);
-    if (t.slot < 0) system += n;
-    else messages[t.slot] += n;
-  }
-  return { system, messages, total: messages.reduce((a, b) => a + b, system) };
+  texts.forEach((t, i) => {
+    if (t.slot < 0) system += tokens[i];
+    else messages[t.slot] += tokens[i];
+  });
+  // Sampled counts are fractions: rounded per message, not per text, and to the nearest, not up,
+  // which would add half a token per text (6 % on a conversation of many short parts).
+  const rounded = messages.map(Math.round);
+  system = Math.round(system);
+  return { system, messages: rounded, total: rounded.reduce((a, b) => a + b, system) };
+}
+
+/** One memo per counter: the tests' spies each start empty, and never see the tokenizer's counts. */
+const memos = new WeakMap<SliceCounter, SliceMemo>();
+function memoized(count: SliceCounter): SliceCounter {
+  let memo = memos.get(count);
+  if (!memo) memos.set(count, (memo = new SliceMemo()));
+  const m = memo;
+  return (slice) => m.count(slice, count);
 }
 
 /** Pushes a part's texts; returns its fixed cost (media). */
@@ -98,27 +113,68 @@ function countSliced(text: string, count: SliceCounter): number {
   return n;
 }
 
-/** Exact (sliced) counts when all text fits the sample; else one tokens-per-character ratio for all of it. */
-function tokenizer(texts: { text: string }[], count: SliceCounter): (text: string) => number {
+/** Each text's tokens: exact (sliced) while all the text fits the sample, else sampled. */
+function countTexts(texts: { text: string }[], count: SliceCounter): number[] {
   const total = texts.reduce((n, t) => n + t.text.length, 0);
-  if (total <= tokenSample.chars) return (text) => countSliced(text, count);
-  const slices = Math.floor(tokenSample.chars / tokenSample.slice);
-  const stride = total / slices;
-  let sampledChars = 0;
-  let sampledTokens = 0;
-  // Walks the texts as one virtual string, taking a slice at every stride.
-  let base = 0;
-  let k = 0;
-  for (const { text } of texts) {
-    for (let at = k * stride - base; at < text.length && k < slices; at = ++k * stride - base) {
-      const s = text.slice(Math.floor(at), Math.floor(at) + tokenSample.slice);
-      sampledChars += s.length;
-      sampledTokens += count(s);
+  if (total <= tokenSample.chars) return texts.map((t) => countSliced(t.text, count));
+  return sampled(texts, total, count);
+}
+
+const sampleSlices = Math.floor(tokenSample.chars / tokenSample.slice);
+
+/**
+ * Past the budget, slices are taken every `stride` characters, at offsets 0, stride, 2·stride…
+ * of each text at least a stride long (each slice's tokens per character stand for the stride it
+ * starts), and of the shorter texts laid end to end (each text holding such an offset is counted
+ * from its start, and the mean of their tokens per character stands for all the short texts).
+ * The stride is `slice` times the smallest power of two that keeps the slices within the
+ * budget: a conversation that grows by a turn keeps its stride, and so its slices, which the memo
+ * answers; when the stride doubles, the long texts' new offsets are a subset of the old ones.
+ * Counting every short text instead would let many short messages send all their text to the
+ * tokenizer; they are sampled like the rest.
+ */
+function sampled(texts: { text: string }[], total: number, count: SliceCounter): number[] {
+  let stride = tokenSample.slice * 2 ** Math.max(0, Math.ceil(Math.log2(total / tokenSample.chars)));
+  while (slicesAt(texts, stride) > sampleSlices) stride *= 2;
+  const tokens = new Array<number>(texts.length).fill(0);
+  let shortAt = 0; // where this short text starts, in the short texts laid end to end
+  let next = 0; // the next slice's offset there
+  let ratios = 0; // the sampled short texts' tokens per character, summed
+  let sampledShort = 0;
+  const short: number[] = [];
+  texts.forEach(({ text }, i) => {
+    if (text.length >= stride) {
+      for (let at = 0; at < text.length; at += stride) {
+        const s = text.slice(at, at + tokenSample.slice);
+        tokens[i] += (count(s) * Math.min(stride, text.length - at)) / s.length;
+      }
+      return;
     }
-    base += text.length;
+    short.push(i);
+    shortAt += text.length;
+    if (next >= shortAt) return;
+    // The text holding the offset (at most one: it is shorter than the stride), from its start:
+    // a fragment cut mid-word would count more tokens per character than the text has.
+    const s = text.slice(0, tokenSample.slice);
+    ratios += count(s) / s.length;
+    sampledShort++;
+    next += stride;
+  });
+  // Texts are picked in proportion to their length, so the mean of their ratios is per character.
+  const ratio = sampledShort > 0 ? ratios / sampledShort : 0;
+  for (const i of short) tokens[i] = texts[i].text.length * ratio;
+  return tokens;
+}
+
+/** How many slices a stride takes: per long text, and over the short texts laid end to end. */
+function slicesAt(texts: { text: string }[], stride: number): number {
+  let n = 0;
+  let short = 0;
+  for (const { text } of texts) {
+    if (text.length >= stride) n += Math.ceil(text.length / stride);
+    else short += text.length;
   }
-  const ratio = sampledChars > 0 ? sampledTokens / sampledChars : 0.25;
-  return (text) => Math.ceil(text.length * ratio);
+  return n + Math.ceil(short / stride);
 }
 
 /**
