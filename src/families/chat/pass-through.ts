@@ -1,5 +1,5 @@
-import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable, Stream } from 'node:stream';
 import type { ChatUpstreamCodec, SseFrame } from '../../../adapters/shared/chat-adapter.ts';
 import type { Usage } from '../../ir/chat-result.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
@@ -33,12 +33,36 @@ const clientOnlyHeaders = new Set(['cookie', 'host', 'accept-encoding']);
  */
 const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length', 'forwarded', 'via', 'x-real-ip']);
 
-/** Whether a header stays on this side of the relay; `connection` is the message's own Connection header. */
-function dropped(name: string, connection: string | string[] | undefined): boolean {
-  if (hopByHop.has(name) || name.startsWith('proxy-') || name.startsWith('x-forwarded-')) return true;
-  if (connection === undefined) return false;
-  const named = (Array.isArray(connection) ? connection.join(',') : connection).toLowerCase().split(',');
-  return named.some((token) => token.trim() === name);
+/**
+ * The fields a message's `Connection` header names, lower-cased, or undefined when it names none:
+ * split once per message, not once per header.
+ */
+function connectionTokens(connection: string | string[] | undefined): ReadonlySet<string> | undefined {
+  if (connection === undefined) return undefined;
+  const named = new Set<string>();
+  for (const token of (Array.isArray(connection) ? connection.join(',') : connection).split(',')) named.add(token.trim().toLowerCase());
+  return named;
+}
+
+/** Whether a header stays on this side of the relay; `named`: what the message's Connection header names. */
+function dropped(name: string, named: ReadonlySet<string> | undefined): boolean {
+  return hopByHop.has(name) || name.startsWith('proxy-') || name.startsWith('x-forwarded-') || (named?.has(name) ?? false);
+}
+
+/**
+ * The relayed body as http-proxy's `buffer`, which it only ever pipes into the upstream request:
+ * ending that request with the whole body at once sends the head and the body in one write, with
+ * no stream, async iterator and promises per request as `Readable.from([payload])` costs
+ * (test/resilience/relay-one-write.test.ts).
+ */
+function wholeBody(payload: Buffer): Stream {
+  const body: Pick<Readable, 'pipe'> = {
+    pipe: <T extends NodeJS.WritableStream>(to: T): T => {
+      to.end(payload);
+      return to;
+    },
+  };
+  return body as Stream;
 }
 
 export type PassThroughResult =
@@ -73,8 +97,16 @@ export function passThrough(opts: {
 }): Promise<PassThroughResult> {
   const { req, res, provider, codec } = opts;
   const payload = Buffer.from(JSON.stringify(opts.body));
-  const connection = req.headers.connection;
-  for (const h of Object.keys(req.headers)) if (clientOnlyHeaders.has(h) || opts.credentialHeaders.has(h) || dropped(h, connection)) delete req.headers[h];
+  // The client's headers that go upstream, in a fresh object (deleting from the parsed one turns
+  // it into a slow dictionary), with the framing the relay sets itself. The provider's own headers
+  // go in http-proxy's `headers` option, so they never stay on `req` for a fallback's next relay.
+  const named = connectionTokens(req.headers.connection);
+  const relayed: IncomingHttpHeaders = {};
+  for (const h in req.headers) if (!clientOnlyHeaders.has(h) && !opts.credentialHeaders.has(h) && !dropped(h, named)) relayed[h] = req.headers[h];
+  relayed['content-length'] = String(payload.length);
+  relayed['content-type'] = 'application/json';
+  relayed['accept-encoding'] = 'identity';
+  req.headers = relayed;
   return new Promise((resolve) => {
     const timers = relayTimers(provider.name, opts.timeouts);
     const onResponse = (proxyRes: IncomingMessage): void => {
@@ -99,7 +131,8 @@ export function passThrough(opts: {
         return;
       }
       const headers: Record<string, string | string[]> = { ...opts.responseHeaders };
-      for (const [k, v] of Object.entries(proxyRes.headers)) if (v !== undefined && !dropped(k, proxyRes.headers.connection)) headers[k] = v;
+      const upstreamNamed = connectionTokens(proxyRes.headers.connection);
+      for (const [k, v] of Object.entries(proxyRes.headers)) if (v !== undefined && !dropped(k, upstreamNamed)) headers[k] = v;
       const encoded = proxyRes.headers['content-encoding'] !== undefined && proxyRes.headers['content-encoding'] !== 'identity';
       if (status >= 400 && !encoded) {
         // An error body may echo what the upstream was sent (a misconfigured or hostile upstream
@@ -152,8 +185,8 @@ export function passThrough(opts: {
       {
         target: provider.relayTarget(opts.path),
         agent: provider.relayAgent,
-        buffer: Readable.from([payload]),
-        headers: { ...provider.upstreamHeaders, ...opts.trace?.headers, 'content-length': String(payload.length), 'content-type': 'application/json', 'accept-encoding': 'identity' },
+        buffer: wholeBody(payload),
+        headers: opts.trace ? { ...provider.upstreamHeaders, ...opts.trace.headers } : provider.upstreamHeaders,
       },
       (err) => {
         timers.clear();
@@ -204,7 +237,8 @@ function usageTap(codec: ChatUpstreamCodec, contentType: string, status: number,
     feed: (b) => chunks.push(b),
     usage: () => {
       try {
-        return codec.decodeResult(JSON.parse(Buffer.concat(chunks).toString('utf8'))).usage;
+        // A small body arrives in one chunk: no copy of it.
+        return codec.decodeResult(JSON.parse((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8'))).usage;
       } catch {
         return undefined;
       }
