@@ -38,7 +38,8 @@ const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'trans
  * split once per message, not once per header.
  */
 function connectionTokens(connection: string | string[] | undefined): ReadonlySet<string> | undefined {
-  if (connection === undefined) return undefined;
+  // `keep-alive` and `close`, what nearly every message says, name no field beyond the hop-by-hop set.
+  if (connection === undefined || connection === 'keep-alive' || connection === 'close') return undefined;
   const named = new Set<string>();
   for (const token of (Array.isArray(connection) ? connection.join(',') : connection).split(',')) named.add(token.trim().toLowerCase());
   return named;
@@ -132,7 +133,10 @@ export function passThrough(opts: {
       }
       const headers: Record<string, string | string[]> = { ...opts.responseHeaders };
       const upstreamNamed = connectionTokens(proxyRes.headers.connection);
-      for (const [k, v] of Object.entries(proxyRes.headers)) if (v !== undefined && !dropped(k, upstreamNamed)) headers[k] = v;
+      for (const k in proxyRes.headers) {
+        const v = proxyRes.headers[k];
+        if (v !== undefined && !dropped(k, upstreamNamed)) headers[k] = v;
+      }
       const encoded = proxyRes.headers['content-encoding'] !== undefined && proxyRes.headers['content-encoding'] !== 'identity';
       if (status >= 400 && !encoded) {
         // An error body may echo what the upstream was sent (a misconfigured or hostile upstream
@@ -149,8 +153,18 @@ export function passThrough(opts: {
       res.writeHead(status, headers);
       const contentType = String(proxyRes.headers['content-type'] ?? '');
       const tap = usageTap(codec, contentType, status, opts.observeFrames);
-      proxyRes.on('data', tap.feed);
-      proxyRes.pipe(res, { end: false });
+      // Relayed by hand rather than piped: a pipe adds and removes eight listeners per response on
+      // both streams, while the close and end handlers below already do what its cleanup does.
+      const resume = (): void => {
+        proxyRes.resume();
+      };
+      proxyRes.on('data', (chunk: Buffer) => {
+        tap.feed(chunk);
+        if (!res.write(chunk)) {
+          proxyRes.pause();
+          res.once('drain', resume);
+        }
+      });
       let settled = false;
       const finish = (outcome: 'ok' | 'client_closed' | 'upstream_cut'): void => {
         if (settled) return;
