@@ -98,15 +98,12 @@ export function passThrough(opts: {
 }): Promise<PassThroughResult> {
   const { req, res, provider, codec } = opts;
   const payload = Buffer.from(JSON.stringify(opts.body));
-  // The client's headers that go upstream, in a fresh object (deleting from the parsed one turns
-  // it into a slow dictionary), with the framing the relay sets itself. The provider's own headers
-  // go in http-proxy's `headers` option, so they never stay on `req` for a fallback's next relay.
+  // The client's headers that go upstream, in a fresh object: deleting from the parsed one turns
+  // it into a slow dictionary. The provider's headers and the framing go in http-proxy's `headers`
+  // option, so they never stay on `req` for a fallback's next relay.
   const named = connectionTokens(req.headers.connection);
   const relayed: IncomingHttpHeaders = {};
   for (const h in req.headers) if (!clientOnlyHeaders.has(h) && !opts.credentialHeaders.has(h) && !dropped(h, named)) relayed[h] = req.headers[h];
-  relayed['content-length'] = String(payload.length);
-  relayed['content-type'] = 'application/json';
-  relayed['accept-encoding'] = 'identity';
   req.headers = relayed;
   return new Promise((resolve) => {
     const timers = relayTimers(provider.name, opts.timeouts);
@@ -200,7 +197,8 @@ export function passThrough(opts: {
         target: provider.relayTarget(opts.path),
         agent: provider.relayAgent,
         buffer: wholeBody(payload),
-        headers: opts.trace ? { ...provider.upstreamHeaders, ...opts.trace.headers } : provider.upstreamHeaders,
+        // The relay's own framing last: a provider's configured headers never change it.
+        headers: { ...provider.upstreamHeaders, ...opts.trace?.headers, 'content-length': String(payload.length), 'content-type': 'application/json', 'accept-encoding': 'identity' },
       },
       (err) => {
         timers.clear();
