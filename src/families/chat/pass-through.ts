@@ -1,5 +1,5 @@
-import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable, Stream } from 'node:stream';
 import type { ChatUpstreamCodec, SseFrame } from '../../../adapters/shared/chat-adapter.ts';
 import type { Usage } from '../../ir/chat-result.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
@@ -33,12 +33,37 @@ const clientOnlyHeaders = new Set(['cookie', 'host', 'accept-encoding']);
  */
 const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length', 'forwarded', 'via', 'x-real-ip']);
 
-/** Whether a header stays on this side of the relay; `connection` is the message's own Connection header. */
-function dropped(name: string, connection: string | string[] | undefined): boolean {
-  if (hopByHop.has(name) || name.startsWith('proxy-') || name.startsWith('x-forwarded-')) return true;
-  if (connection === undefined) return false;
-  const named = (Array.isArray(connection) ? connection.join(',') : connection).toLowerCase().split(',');
-  return named.some((token) => token.trim() === name);
+/**
+ * The fields a message's `Connection` header names, lower-cased, or undefined when it names none:
+ * split once per message, not once per header.
+ */
+function connectionTokens(connection: string | string[] | undefined): ReadonlySet<string> | undefined {
+  // `keep-alive` and `close`, what nearly every message says, name no field beyond the hop-by-hop set.
+  if (connection === undefined || connection === 'keep-alive' || connection === 'close') return undefined;
+  const named = new Set<string>();
+  for (const token of (Array.isArray(connection) ? connection.join(',') : connection).split(',')) named.add(token.trim().toLowerCase());
+  return named;
+}
+
+/** Whether a header stays on this side of the relay; `named`: what the message's Connection header names. */
+function dropped(name: string, named: ReadonlySet<string> | undefined): boolean {
+  return hopByHop.has(name) || name.startsWith('proxy-') || name.startsWith('x-forwarded-') || (named?.has(name) ?? false);
+}
+
+/**
+ * The relayed body as http-proxy's `buffer`, which it only ever pipes into the upstream request:
+ * ending that request with the whole body at once sends the head and the body in one write, with
+ * no stream, async iterator and promises per request as `Readable.from([payload])` costs
+ * (test/resilience/relay-one-write.test.ts).
+ */
+function wholeBody(payload: Buffer): Stream {
+  const body: Pick<Readable, 'pipe'> = {
+    pipe: <T extends NodeJS.WritableStream>(to: T): T => {
+      to.end(payload);
+      return to;
+    },
+  };
+  return body as Stream;
 }
 
 export type PassThroughResult =
@@ -73,8 +98,13 @@ export function passThrough(opts: {
 }): Promise<PassThroughResult> {
   const { req, res, provider, codec } = opts;
   const payload = Buffer.from(JSON.stringify(opts.body));
-  const connection = req.headers.connection;
-  for (const h of Object.keys(req.headers)) if (clientOnlyHeaders.has(h) || opts.credentialHeaders.has(h) || dropped(h, connection)) delete req.headers[h];
+  // The client's headers that go upstream, in a fresh object: deleting from the parsed one turns
+  // it into a slow dictionary. The provider's headers and the framing go in http-proxy's `headers`
+  // option, so they never stay on `req` for a fallback's next relay.
+  const named = connectionTokens(req.headers.connection);
+  const relayed: IncomingHttpHeaders = {};
+  for (const h in req.headers) if (!clientOnlyHeaders.has(h) && !opts.credentialHeaders.has(h) && !dropped(h, named)) relayed[h] = req.headers[h];
+  req.headers = relayed;
   return new Promise((resolve) => {
     const timers = relayTimers(provider.name, opts.timeouts);
     const onResponse = (proxyRes: IncomingMessage): void => {
@@ -99,7 +129,11 @@ export function passThrough(opts: {
         return;
       }
       const headers: Record<string, string | string[]> = { ...opts.responseHeaders };
-      for (const [k, v] of Object.entries(proxyRes.headers)) if (v !== undefined && !dropped(k, proxyRes.headers.connection)) headers[k] = v;
+      const upstreamNamed = connectionTokens(proxyRes.headers.connection);
+      for (const k in proxyRes.headers) {
+        const v = proxyRes.headers[k];
+        if (v !== undefined && !dropped(k, upstreamNamed)) headers[k] = v;
+      }
       const encoded = proxyRes.headers['content-encoding'] !== undefined && proxyRes.headers['content-encoding'] !== 'identity';
       if (status >= 400 && !encoded) {
         // An error body may echo what the upstream was sent (a misconfigured or hostile upstream
@@ -116,8 +150,18 @@ export function passThrough(opts: {
       res.writeHead(status, headers);
       const contentType = String(proxyRes.headers['content-type'] ?? '');
       const tap = usageTap(codec, contentType, status, opts.observeFrames);
-      proxyRes.on('data', tap.feed);
-      proxyRes.pipe(res, { end: false });
+      // Relayed by hand rather than piped: a pipe adds and removes eight listeners per response on
+      // both streams, while the close and end handlers below already do what its cleanup does.
+      const resume = (): void => {
+        proxyRes.resume();
+      };
+      proxyRes.on('data', (chunk: Buffer) => {
+        tap.feed(chunk);
+        if (!res.write(chunk)) {
+          proxyRes.pause();
+          res.once('drain', resume);
+        }
+      });
       let settled = false;
       const finish = (outcome: 'ok' | 'client_closed' | 'upstream_cut'): void => {
         if (settled) return;
@@ -152,7 +196,8 @@ export function passThrough(opts: {
       {
         target: provider.relayTarget(opts.path),
         agent: provider.relayAgent,
-        buffer: Readable.from([payload]),
+        buffer: wholeBody(payload),
+        // The relay's own framing last: a provider's configured headers never change it.
         headers: { ...provider.upstreamHeaders, ...opts.trace?.headers, 'content-length': String(payload.length), 'content-type': 'application/json', 'accept-encoding': 'identity' },
       },
       (err) => {
@@ -204,7 +249,8 @@ function usageTap(codec: ChatUpstreamCodec, contentType: string, status: number,
     feed: (b) => chunks.push(b),
     usage: () => {
       try {
-        return codec.decodeResult(JSON.parse(Buffer.concat(chunks).toString('utf8'))).usage;
+        // A small body arrives in one chunk: no copy of it.
+        return codec.decodeResult(JSON.parse((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8'))).usage;
       } catch {
         return undefined;
       }

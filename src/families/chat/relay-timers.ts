@@ -41,28 +41,32 @@ export function relayTimers(provider: string, t: RouteTimeouts): RelayTimers {
         fired = timeoutError(provider, setting, ms);
         proxyReq.destroy(new UpstreamTimeout(fired));
       };
-      arm(t.connectMs, () => fail('connect', t.connectMs));
       const watchSocket = (socket: Socket): void => {
         const connected = (): void => arm(t.firstByteMs, () => fail('first-byte', t.firstByteMs));
-        // A kept-alive socket is connected already.
-        if (socket.connecting) socket.once('connect', connected);
-        else connected();
+        // A kept-alive socket is connected already: no connect timer to start and stop.
+        if (socket.connecting) {
+          arm(t.connectMs, () => fail('connect', t.connectMs));
+          socket.once('connect', connected);
+        } else connected();
       };
       // http-proxy announces the request once it has its socket, usually.
       if (proxyReq.socket) watchSocket(proxyReq.socket);
-      else proxyReq.once('socket', watchSocket);
+      else {
+        arm(t.connectMs, () => fail('connect', t.connectMs));
+        proxyReq.once('socket', watchSocket);
+      }
     },
     responded(proxyRes) {
-      const idle = (): void =>
-        arm(t.idleMs, () => {
-          fired = timeoutError(provider, 'idle', t.idleMs);
-          // Without an error argument: nobody listens for 'error' on a relayed response; its
-          // 'close' handler sends the family's in-stream error.
-          proxyRes.destroy();
-        });
-      idle();
-      proxyRes.on('data', idle);
-      proxyRes.once('close', () => clearTimeout(timer));
+      clearTimeout(timer);
+      const idle = (timer = setTimeout(() => {
+        fired = timeoutError(provider, 'idle', t.idleMs);
+        // Without an error argument: nobody listens for 'error' on a relayed response; its
+        // 'close' handler sends the family's in-stream error.
+        proxyRes.destroy();
+      }, t.idleMs));
+      // Each chunk restarts the same timer (no new one per chunk of a long stream).
+      proxyRes.on('data', () => idle.refresh());
+      proxyRes.once('close', () => clearTimeout(idle));
     },
     fired: () => fired,
     clear: () => clearTimeout(timer),
