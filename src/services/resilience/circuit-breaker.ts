@@ -113,17 +113,33 @@ export class CircuitBreaker {
     this.#window = [];
   }
 
-  /** Records one call and answers the totals of the window. */
-  #count(failed: boolean, windowMs: number): { calls: number; failures: number } {
+  /**
+   * Records one call; a failure also answers the totals of the window. Every upstream call passes
+   * here, so a success only drops the slices that aged out and counts itself (no copy of the
+   * window, no totals object).
+   */
+  #count(failed: true, windowMs: number): { calls: number; failures: number };
+  #count(failed: false, windowMs: number): void;
+  #count(failed: boolean, windowMs: number): { calls: number; failures: number } | void {
     const now = this.#now();
     const width = Math.max(1, Math.floor(windowMs / slices));
     const start = now - (now % width);
-    this.#window = this.#window.filter((s) => s.start > now - windowMs);
-    let slice = this.#window[this.#window.length - 1];
-    if (!slice || slice.start !== start) this.#window.push((slice = { start, calls: 0, failures: 0 }));
+    const w = this.#window;
+    let aged = 0;
+    while (aged < w.length && w[aged].start <= now - windowMs) aged++;
+    if (aged > 0) w.splice(0, aged);
+    let slice = w[w.length - 1];
+    if (!slice || slice.start !== start) w.push((slice = { start, calls: 0, failures: 0 }));
     slice.calls++;
-    if (failed) slice.failures++;
-    return this.#window.reduce((t, s) => ({ calls: t.calls + s.calls, failures: t.failures + s.failures }), { calls: 0, failures: 0 });
+    if (!failed) return;
+    slice.failures++;
+    let calls = 0;
+    let failures = 0;
+    for (const x of w) {
+      calls += x.calls;
+      failures += x.failures;
+    }
+    return { calls, failures };
   }
 
   #set(state: BreakerState, why: string): void {
