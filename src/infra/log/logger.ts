@@ -1,5 +1,8 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 
+/** About a dozen access lines per write; none waits more than a tenth of a second. */
+export const logBatch = { bytes: 8192, flushMs: 100 };
+
 /**
  * JSON logs on stdout, one object a line: the level as a word and the time as ISO 8601, so log
  * pipelines (Loki, Elasticsearch, jq) read them without pino's numeric conventions. Header values
@@ -10,16 +13,23 @@ import { pino, type DestinationStream, type Logger } from 'pino';
  * waits on a write to stdout, and a write(2) (a libuv thread-pool job and its completion on the
  * loop) per line cost ~5 % of a request's CPU at a few thousand requests a second (bench/RESULTS.md,
  * "Speed, round two"). Lines leave once `logBatch.bytes` have gathered, or at the latest every
- * `logBatch.flushMs`, so a quiet gateway's line still shows within that time; pino writes out what
- * is pending when the process exits. `dest` replaces stdout (an in-process test reads the lines,
+ * `logBatch.flushMs`, so a quiet gateway's line still shows within that time. A warning or an error
+ * (a breaker opening, a provider disabled) goes out at once with whatever waits before it: an
+ * operator watching the log sees a problem when it happens. pino writes out what is pending when
+ * the process exits. `dest` replaces stdout (an in-process test reads the lines,
  * test/helpers/in-process-app.ts).
  */
-/** About a dozen access lines per write; none waits more than a tenth of a second. */
-export const logBatch = { bytes: 8192, flushMs: 100 };
-
 export function createLogger(level: string, dest: DestinationStream = pino.destination({ dest: 1, sync: false, minLength: logBatch.bytes, periodicFlush: logBatch.flushMs })): Logger {
+  const flush = (dest as { flush?: (cb?: (err?: Error | null) => void) => void }).flush?.bind(dest);
   return pino({
     level,
+    hooks: {
+      logMethod(args, method, levelValue) {
+        method.apply(this, args);
+        // pino's levels: 40 warn, 50 error, 60 fatal.
+        if (levelValue >= 40) flush?.(() => {});
+      },
+    },
     base: { service: 'polygate' },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
