@@ -10,6 +10,7 @@ import { GoogleGenAI } from '@google/genai';
 import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
 import { startGeminiUpstream } from '../emulators/gemini-upstream.ts';
 import { OTHER_KEY, repoRoot, startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 t.test('glob entries route CLI default names upstream under the client name', async (t) => {
   const [anth, gem] = await Promise.all([startAnthropicUpstream(), startGeminiUpstream()]);
@@ -79,7 +80,9 @@ t.test('the default config answers the CLIs default names with echo when no key 
   }
   const sonnet = await anthropic.messages.create({ model: 'claude-sonnet', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
   t.equal((sonnet as InstanceType<typeof Anthropic.APIError>).status, 503, 'an exact entry keeps its routes: no standby, 503 without a key');
-  t.match(gw.output(), /model 'claude-\*' is answered by its standby route \(echo\)/);
+  // Log lines are written asynchronously (src/infra/log/logger.ts): the line is waited for.
+  const standby = await waitFor('the standby line', async () => (/model 'claude-\*' is answered by its standby route \(echo\)/.test(gw.output()) ? true : undefined), 5_000).catch(() => false);
+  t.ok(standby, "the log says model 'claude-*' is answered by its standby route (echo)");
   const ids: string[] = [];
   for await (const m of openai.models.list()) ids.push(m.id);
   t.ok(ids.includes('echo') && ids.includes('tts-1'), 'exact names that serve are listed');

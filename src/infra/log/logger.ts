@@ -13,21 +13,23 @@ export const logBatch = { bytes: 8192, flushMs: 100 };
  * waits on a write to stdout, and a write(2) (a libuv thread-pool job and its completion on the
  * loop) per line cost ~5 % of a request's CPU at a few thousand requests a second (bench/RESULTS.md,
  * "Speed, round two"). Lines leave once `logBatch.bytes` have gathered, or at the latest every
- * `logBatch.flushMs`, so a quiet gateway's line still shows within that time. A warning or an error
- * (a breaker opening, a provider disabled) goes out at once with whatever waits before it: an
- * operator watching the log sees a problem when it happens. pino writes out what is pending when
+ * `logBatch.flushMs`, so a quiet gateway's line still shows within that time. Only the request
+ * lines wait for a batch: a line with a message (start-up, a breaker opening, a provider disabled)
+ * or a warning starts a write of everything waiting at once, unless a write is already under way
+ * (then it leaves with the next one, within `logBatch.flushMs`). pino writes out what is pending when
  * the process exits. `dest` replaces stdout (an in-process test reads the lines,
  * test/helpers/in-process-app.ts).
  */
 export function createLogger(level: string, dest: DestinationStream = pino.destination({ dest: 1, sync: false, minLength: logBatch.bytes, periodicFlush: logBatch.flushMs })): Logger {
-  const flush = (dest as { flush?: (cb?: (err?: Error | null) => void) => void }).flush?.bind(dest);
+  const flush = (dest as { flush?: () => void }).flush?.bind(dest);
   return pino({
     level,
     hooks: {
       logMethod(args, method, levelValue) {
         method.apply(this, args);
-        // pino's levels: 40 warn, 50 error, 60 fatal.
-        if (levelValue >= 40) flush?.(() => {});
+        // A line with a message (not a request's access line), or any warning: written now.
+        // (sonic-boom's flush with a callback would also fsync: none is passed.)
+        if (levelValue >= 40 || typeof args[args.length - 1] === 'string') flush?.();
       },
     },
     base: { service: 'polygate' },
