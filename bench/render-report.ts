@@ -152,6 +152,7 @@ export function renderSoak(s: SoakReport): string[] {
       `| ${r.label} | ${r.completed}/${o.streams} | ${r.slowStart} | ${r.stalled} | ${r.incomplete} / ${r.errors} | ${r.wallS.toFixed(1)} | ${gaps(r.ttfb)} | ${gaps(r.clientGap)} | ${gaps(r.mockGap)} | ${pct(r.gatewayCpu)} | ${pct(r.loadCoreCpu)} | ${pct(r.otherCores)} | ${r.listenOverflows} | ${mb(r.peakRssMb)} | ${mb(r.rssAfterMb)} | ${ms(r.heapAfterMb)} |`,
     );
   }
+  for (const r of s.rounds.filter((x) => x.errors > 0)) out.push('', `Errors in ${r.label}: ${Object.entries(r.errorKinds).map(([k, n]) => `${n} × ${k}`).join('; ')}.`);
   out.push('', `Heap after GC before the first polygate round: ${ms(s.heapBeforeMb)} MB; growth from the first to the last polygate round: ${add(s.heapGrowthMb)} MB.`);
   return out;
 }
@@ -187,7 +188,7 @@ export function renderReport(r: Report): string {
     ...streamTable(r.stream),
     '',
   ];
-  if (r.skipped.length > 0) lines.push('### Not measured (the path does not answer yet)', '', ...r.skipped.map((s) => `- ${s.id}: ${s.reason}`), '');
+  if (r.skipped.length > 0) lines.push('### Not measured (the target did not answer the probe: path not served yet, or a peer that cannot)', '', ...r.skipped.map((s) => `- ${s.id}: ${s.reason}`), '');
   if (r.soak) lines.push('### Soak', '', ...renderSoak(r.soak), '');
   return `${lines.join('\n')}\n`;
 }

@@ -28,6 +28,8 @@ export type SoakRound = {
   stalled: number;
   incomplete: number;
   errors: number;
+  /** What the errors were: `status N` or the client's error message, with counts. */
+  errorKinds: Record<string, number>;
   wallS: number;
   ttfb: GapStats;
   peakRssMb: number;
@@ -101,6 +103,7 @@ async function round(o: SoakOptions, target: Target, gw: Proc | undefined, mock:
   let slowStart = 0;
   let incomplete = 0;
   let errors = 0;
+  const errorKinds: Record<string, number> = {};
   let peakRss = 0;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, gw ? (memoryOf(gw.pid)?.rss ?? 0) : 0)), 100);
   const cpu0 = { gw: gw ? cpuSecondsOf(gw.pid) : 0, mock: cpuSecondsOf(mock.pid), self: process.cpuUsage() };
@@ -138,7 +141,11 @@ async function round(o: SoakOptions, target: Target, gw: Proc | undefined, mock:
     if (wasStalled) stalled++;
     if (wasSlow) slowStart++;
     if (r.whole) completed++;
-    else if (r.status !== 200 || (r.error && !wasStalled)) errors++;
+    else if (r.status !== 200 || (r.error && !wasStalled)) {
+      errors++;
+      const kind = r.status !== 200 && r.status !== 0 ? `status ${r.status}` : (r.error?.message ?? `status ${r.status}`);
+      errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
+    }
     else if (!wasStalled) incomplete++;
   };
 
@@ -159,7 +166,7 @@ async function round(o: SoakOptions, target: Target, gw: Proc | undefined, mock:
   const gatewayCpu = gw ? (cpuSecondsOf(gw.pid) - cpu0.gw) / wallS : Number.NaN;
   const loadCoreCpu = (cpuSecondsOf(mock.pid) - cpu0.mock + (self.user + self.system) / 1e6) / wallS;
   const m = (await (await fetch(`${mock.url}/__stats`)).json()) as MockStats;
-  return { completed, slowStart, stalled, incomplete, errors, wallS, ttfb: statsOf(ttfb), peakRssMb: gw ? peakRss / MB : Number.NaN, clientGap: statsOf(gaps), mockGap: m.gaps, gatewayCpu, loadCoreCpu, listenOverflows: listenOverflows() - overflows0, otherCores };
+  return { completed, slowStart, stalled, incomplete, errors, errorKinds, wallS, ttfb: statsOf(ttfb), peakRssMb: gw ? peakRss / MB : Number.NaN, clientGap: statsOf(gaps), mockGap: m.gaps, gatewayCpu, loadCoreCpu, listenOverflows: listenOverflows() - overflows0, otherCores };
 }
 
 export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakReport> {
