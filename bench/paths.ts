@@ -35,13 +35,37 @@ export const modelFor = (u: Upstream): string => `bench-${u}`;
 export const BENCH_KEY = 'sk-polygate-bench';
 export const MOCK_KEY = 'sk-mock-upstream';
 
-/** A polygate config with every upstream type pointed at the mock and one model per upstream. */
+/**
+ * BENCH_OPERATOR=0: the bare config of earlier runs (memory store, no key limits, no prices, the
+ * request log to /dev/null). By default polygate runs as an operator runs it (operatorFeatures).
+ */
+export const operator = process.env.BENCH_OPERATOR !== '0';
+
+/** What `operator` turns on, as the report states it. */
+export const operatorFeatures = operator
+  ? 'request log at info to a file in a temporary folder; metrics (always on); the bench key with rpm, tpm and concurrency limits (set far above the load, never tripped); the usage ledger on a sqlite store in a temporary folder, every bench model priced (cost computed per request); no tracing, no budgets'
+  : 'BENCH_OPERATOR=0: memory store, no key limits, no prices (ledger on the memory store), request log to /dev/null; metrics (always on)';
+
+/**
+ * A polygate config with every upstream type pointed at the mock and one model per upstream.
+ * The sqlite file is `${POLYGATE_DB}`, which startPolygate sets to a fresh temporary folder per
+ * process, so two gateways of one run (A/B) never share a store.
+ */
 export function polygateConfig(mockUrl: string): Record<string, unknown> {
   const upstream = (model: string, provider: string): Record<string, unknown> => ({ routes: [{ provider, model }] });
+  const models = {
+    [modelFor('anthropic')]: upstream('claude-bench', 'anthropic'),
+    [modelFor('openai-chat')]: upstream('gpt-bench', 'openai'),
+    [modelFor('openai-responses')]: upstream('gpt-bench', 'openai-responses'),
+    [modelFor('gemini')]: upstream('gemini-bench', 'gemini'),
+    [modelFor('echo')]: upstream('echo', 'echo'),
+  };
+  // Far above anything one core serves (~10,000 req/s, ~300 tokens a request), so never tripped: what is measured is their bookkeeping.
+  const limits = { rpm: 100_000_000, tpm: 100_000_000_000, concurrency: 1_000_000 };
   return {
     listen: { host: '127.0.0.1', port: 0 },
-    storage: { driver: 'memory' },
-    keys: [{ id: 'bench', secret: BENCH_KEY, workspace: 'bench', models: ['*'] }],
+    storage: operator ? { driver: 'sqlite', path: '${POLYGATE_DB}' } : { driver: 'memory' },
+    keys: [{ id: 'bench', secret: BENCH_KEY, workspace: 'bench', models: ['*'], ...(operator ? { limits } : {}) }],
     providers: {
       anthropic: { type: 'anthropic', base_url: mockUrl, api_key: MOCK_KEY },
       openai: { type: 'openai', base_url: `${mockUrl}/v1`, api_key: MOCK_KEY, api: 'chat_completions' },
@@ -49,12 +73,7 @@ export function polygateConfig(mockUrl: string): Record<string, unknown> {
       gemini: { type: 'gemini', base_url: mockUrl, api_key: MOCK_KEY },
       echo: { type: 'echo' },
     },
-    models: {
-      [modelFor('anthropic')]: upstream('claude-bench', 'anthropic'),
-      [modelFor('openai-chat')]: upstream('gpt-bench', 'openai'),
-      [modelFor('openai-responses')]: upstream('gpt-bench', 'openai-responses'),
-      [modelFor('gemini')]: upstream('gemini-bench', 'gemini'),
-      [modelFor('echo')]: upstream('echo', 'echo'),
-    },
+    models,
+    ...(operator ? { usage: { ledger: true, prices: { models: Object.fromEntries(Object.keys(models).map((m) => [m, { input: 3, output: 15, cache_read: 0.3 }])) } } } : {}),
   };
 }

@@ -56,13 +56,14 @@ export type Proc = {
   stop(): Promise<void>;
 };
 
-type SpawnOpts = { core: number; cwd?: string; env?: Record<string, string>; captureStdout?: boolean };
+/** `stdoutFile`: where the process's stdout (a gateway's request log) goes; default BENCH_GATEWAY_LOG, else /dev/null. */
+type SpawnOpts = { core: number; cwd?: string; env?: Record<string, string>; captureStdout?: boolean; stdoutFile?: string };
 
 function spawnPinned(command: string, args: string[], opts: SpawnOpts): ChildProcess {
   // stdout of a gateway is its per-request log: written to /dev/null it costs what a log write
   // costs, without the load generator's core spending time reading it.
   // BENCH_GATEWAY_LOG=FILE keeps it instead, to read polygate's own timings of a run.
-  const stdout = opts.captureStdout ? 'pipe' : openSync(process.env.BENCH_GATEWAY_LOG ?? '/dev/null', 'a');
+  const stdout = opts.captureStdout ? 'pipe' : openSync(process.env.BENCH_GATEWAY_LOG ?? opts.stdoutFile ?? '/dev/null', 'a');
   const [cmd, argv] = hasTaskset ? ['taskset', ['-c', String(opts.core), command, ...args]] : [command, args];
   return spawn(cmd, argv, { cwd: opts.cwd ?? repoRoot, env: { ...process.env, ...opts.env }, stdio: ['ignore', stdout, 'pipe'] });
 }
@@ -148,21 +149,30 @@ export const polygateDir = resolve(process.env.BENCH_POLYGATE_DIR ?? repoRoot);
  */
 export const beforeDir = process.env.BENCH_BEFORE ? resolve(process.env.BENCH_BEFORE) : undefined;
 
-/** polygate as an operator runs it (`GATEWAY_CONFIG=FILE node src/main.ts`), on the gateway core; `dir`: another checkout than polygateDir. */
-export function startPolygate(
+/**
+ * polygate as an operator runs it (`GATEWAY_CONFIG=FILE node src/main.ts`), on the gateway core;
+ * `dir`: another checkout than polygateDir. Each start gets its own temporary folder for the
+ * config, the sqlite store (POLYGATE_DB, see paths.ts) and, with `logToFile`, the request log
+ * (`logFile`; BENCH_GATEWAY_LOG overrides it). The caller may delete `workDir` once it has stopped.
+ */
+export async function startPolygate(
   config: Record<string, unknown>,
-  opts: { nodeArgs?: string[]; env?: Record<string, string>; dir?: string; name?: string } = {},
-): Promise<Proc> {
-  const file = join(mkdtempSync(join(tmpdir(), 'polygate-bench-')), 'gateway.yaml');
+  opts: { nodeArgs?: string[]; env?: Record<string, string>; dir?: string; name?: string; logToFile?: boolean } = {},
+): Promise<Proc & { logFile?: string; workDir: string }> {
+  const work = mkdtempSync(join(tmpdir(), 'polygate-bench-'));
+  const file = join(work, 'gateway.yaml');
   writeFileSync(file, stringify(config));
   const dir = opts.dir ?? polygateDir;
-  return startNodeProcess(opts.name ?? 'polygate', join(dir, 'src/main.ts'), {
+  const logFile = opts.logToFile ? (process.env.BENCH_GATEWAY_LOG ?? join(work, 'access.log')) : undefined;
+  const proc = await startNodeProcess(opts.name ?? 'polygate', join(dir, 'src/main.ts'), {
     core: GATEWAY_CORE,
     cwd: dir,
     readyPath: '/healthz',
     nodeArgs: opts.nodeArgs,
-    env: { GATEWAY_CONFIG: file, ...(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}), ...opts.env },
+    stdoutFile: logFile,
+    env: { GATEWAY_CONFIG: file, POLYGATE_DB: join(work, 'polygate.db'), ...(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}), ...opts.env },
   });
+  return { ...proc, logFile, workDir: work };
 }
 
 /** Resident set size now and its peak since start (VmHWM), in bytes, from /proc. */

@@ -6,7 +6,8 @@ import type { LoadResult } from './load-autocannon.ts';
 import type { StreamLoadResult } from './load-streams.ts';
 import { median } from './stats.ts';
 import type { SoakReport } from './soak.ts';
-import type { Target, Via } from './targets.ts';
+import { renderGoals } from './goals.ts';
+import { viaName, type Target, type Via } from './targets.ts';
 
 /** One measurement, with the new upstream connections the mock saw per request meanwhile. */
 export type Repeat = (LoadResult | StreamLoadResult) & {
@@ -90,7 +91,6 @@ export function aggregate(measured: Measured[]): { json: JsonRow[]; stream: Stre
 const ms = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(2));
 const add = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? '–' : `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(2)}`);
 const int = (v: number): string => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '–');
-const mark = (ok: boolean): string => (ok ? '✅' : '❌');
 const who = (r: RowBase): string => (r.via === 'direct' ? `direct to ${r.path}` : r.id);
 
 function jsonTable(rows: JsonRow[]): string[] {
@@ -112,47 +112,26 @@ function streamTable(rows: StreamRow[]): string[] {
   return out;
 }
 
-/** The issue's goals, per polygate path: throughput at the best load, overheads at one connection. */
-function goals(r: Report): string[] {
-  const out = [
-    '| path | best req/s (≥ 5,000) | added p50 @1 (< 0.3 ms) | added p99 @1 (< 1 ms) | added TTFB p50 @1 (< 0.5 ms) |',
-    '|---|---:|---:|---:|---:|',
-  ];
-  for (const id of [...new Set(r.json.filter((x) => x.via === 'polygate').map((x) => x.id))]) {
-    const rows = r.json.filter((x) => x.id === id);
-    const best = Math.max(...rows.map((x) => x.rps));
-    const one = rows.find((x) => x.connections === 1);
-    const s1 = r.stream.find((x) => x.id === id && x.connections === 1);
-    const cell = (v: number | undefined, ok: (v: number) => boolean, f: (v: number) => string): string => (v === undefined ? '–' : `${f(v)} ${mark(ok(v))}`);
-    out.push(
-      `| ${rows[0].path} | ${cell(best, (v) => v >= 5000, int)} | ${cell(one?.addP50, (v) => v < 0.3, add)} | ${cell(one?.addP99, (v) => v < 1, add)} | ${cell(s1?.addTtfbP50, (v) => v < 0.5, add)} |`,
-    );
-  }
-  return out;
-}
-
-/** polygate, the peer and the floor on the one path they share. */
-function sideBySide(r: Report): string[] {
-  const vias: Via[] = ['polygate', 'portkey', 'floor'];
-  const chatPath = r.json.find((x) => x.via === 'floor' || x.via === 'portkey')?.path;
-  if (!chatPath) return [];
-  const j = (via: Via, c: number): JsonRow | undefined => r.json.find((x) => x.via === via && x.path === chatPath && x.connections === c);
-  const s = (via: Via, c: number): StreamRow | undefined => r.stream.find((x) => x.via === via && x.path === chatPath && x.connections === c);
-  const conns = [...new Set(r.json.map((x) => x.connections))];
-  const metrics: [string, (via: Via) => number | undefined, (v: number | undefined) => string][] = [
-    ...conns.filter((c) => c > 1).map((c): [string, (via: Via) => number | undefined, (v: number | undefined) => string] => [`req/s @${c}`, (v) => j(v, c)?.rps, (v) => (v === undefined ? '–' : int(v))]),
+/** polygate beside the other targets measured on one of its paths (peers, floors). */
+function sideBySide(r: Report, path: string): string[] {
+  const order: Via[] = ['polygate', 'portkey', 'ccr', 'framework', 'floor'];
+  const vias = order.filter((v) => r.json.some((x) => x.via === v && x.path === path) || r.stream.some((x) => x.via === v && x.path === path));
+  if (vias.length < 2) return [];
+  const j = (via: Via, c: number): JsonRow | undefined => r.json.find((x) => x.via === via && x.path === path && x.connections === c);
+  const s = (via: Via, c: number): StreamRow | undefined => r.stream.find((x) => x.via === via && x.path === path && x.connections === c);
+  const conns = [...new Set([...r.json, ...r.stream].map((x) => x.connections))].filter((c) => c > 1);
+  type Metric = [string, (via: Via) => number | undefined, (v: number | undefined) => string];
+  const count = (v: number | undefined): string => (v === undefined ? '–' : int(v));
+  const metrics: Metric[] = [
+    ...conns.map((c): Metric => [`req/s @${c}`, (v) => j(v, c)?.rps, count]),
     ['added p50 @1 (ms)', (v) => j(v, 1)?.addP50, add],
     ['added p99 @1 (ms)', (v) => j(v, 1)?.addP99, add],
     ['added TTFB p50 @1 (ms)', (v) => s(v, 1)?.addTtfbP50, add],
     ['added whole-stream p50 @1 (ms)', (v) => s(v, 1)?.addTotalP50, add],
-    ...conns.filter((c) => c > 1).map((c): [string, (via: Via) => number | undefined, (v: number | undefined) => string] => [`streams/s @${c}`, (v) => s(v, c)?.sps, (v) => (v === undefined ? '–' : int(v))]),
+    ...conns.map((c): Metric => [`streams/s @${c}`, (v) => s(v, c)?.sps, count]),
   ];
-  const out = [`Path: ${chatPath}.`, '', '| metric | polygate | portkey | bare hop (floor) | polygate ÷ portkey |', '|---|---:|---:|---:|---:|'];
-  for (const [name, get, f] of metrics) {
-    const [a, b] = [get('polygate'), get('portkey')];
-    const ratio = a !== undefined && b !== undefined && b !== 0 ? `${(a / b).toFixed(2)}×` : '–';
-    out.push(`| ${name} | ${vias.map((v) => f(get(v))).join(' | ')} | ${ratio} |`);
-  }
+  const out = [`Path: ${path}.`, '', `| metric | ${vias.map((v) => viaName[v]).join(' | ')} |`, `|---|${vias.map(() => '---:').join('|')}|`];
+  for (const [name, get, f] of metrics) out.push(`| ${name} | ${vias.map((v) => f(get(v))).join(' | ')} |`);
   return out;
 }
 
@@ -162,7 +141,7 @@ export function renderSoak(s: SoakReport): string[] {
   const mb = (v: number): string => (Number.isFinite(v) ? v.toFixed(0) : '–');
   const gaps = (g: { p50: number; p99: number; max: number }): string => `${ms(g.p50)} / ${ms(g.p99)} / ${ms(g.max)}`;
   const out = [
-    `${o.streams} concurrent streams of ${o.chunks} chunks every ${o.intervalMs} ms (opened 10 every ${o.rampStepMs} ms), path ${s.path}: first straight at the mock (the harness's own limits), then ${s.rounds.length - 1} rounds through polygate.`,
+    `${o.streams} concurrent streams of ${o.chunks} chunks every ${o.intervalMs} ms (opened 10 every ${o.rampStepMs} ms), path ${s.path}: first straight at the mock (the harness's own limits), then through the framework floor (${s.floorPath}), then ${s.rounds.length - 2} rounds through polygate (each gateway warmed up first by 50 streams).`,
     `"Slow start": waited more than ${o.stallMs} ms for the first byte; "stalled": more than ${o.stallMs} ms between two chunks, or not finished ${o.chunks * o.intervalMs + 10_000} ms after it started (then cut). CPU is core-seconds used ÷ wall time (100 % = one saturated core); the load core runs the mock and the client.`,
     '',
     '| round | completed | slow start | stalled | incomplete / errors | wall s | TTFB p50 / p99 / max ms | client gap p50 / p99 / max ms | mock gap p50 / p99 / max ms | CPU polygate | CPU load core | CPU other work | SYNs dropped | peak RSS MB | RSS after MB | heap after GC MB |',
@@ -173,6 +152,7 @@ export function renderSoak(s: SoakReport): string[] {
       `| ${r.label} | ${r.completed}/${o.streams} | ${r.slowStart} | ${r.stalled} | ${r.incomplete} / ${r.errors} | ${r.wallS.toFixed(1)} | ${gaps(r.ttfb)} | ${gaps(r.clientGap)} | ${gaps(r.mockGap)} | ${pct(r.gatewayCpu)} | ${pct(r.loadCoreCpu)} | ${pct(r.otherCores)} | ${r.listenOverflows} | ${mb(r.peakRssMb)} | ${mb(r.rssAfterMb)} | ${ms(r.heapAfterMb)} |`,
     );
   }
+  for (const r of s.rounds.filter((x) => x.errors > 0)) out.push('', `Errors in ${r.label}: ${Object.entries(r.errorKinds).map(([k, n]) => `${n} × ${k}`).join('; ')}.`);
   out.push('', `Heap after GC before the first polygate round: ${ms(s.heapBeforeMb)} MB; growth from the first to the last polygate round: ${add(s.heapGrowthMb)} MB.`);
   return out;
 }
@@ -182,21 +162,23 @@ export function renderReport(r: Report): string {
   const lines = [
     `Generated ${m.date} by \`${m.command}\` (${m.wallMinutes} min).`,
     '',
-    `Machine: ${m.cpu}, ${m.memoryGb} GB, Linux ${m.kernel}; Node ${m.node}; autocannon ${m.autocannon}; @portkey-ai/gateway ${m.portkey}. polygate: ${m.polygate}.`,
+    `Machine: ${m.cpu}, ${m.memoryGb} GB, Linux ${m.kernel}; Node ${m.node}; autocannon ${m.autocannon}; @portkey-ai/gateway ${m.portkey}; @musistudio/claude-code-router ${m.ccr}. polygate: ${m.polygate}.`,
+    `Floors: "framework floor" = Koa + @koa/router + koa-body + an undici Pool, parsing and re-serializing every body, no logic (bench/framework-floor.ts); "bare hop" = node:http relaying bytes, parsing nothing (bench/floor-proxy.ts).`,
     `Pinning: ${m.pinning}. Each figure is the median of ${m.repeats} repeat(s) of ${m.durationS} s, interleaved across targets (warm-up: ${m.warmupS});`,
     `streams carry ${m.streamChunks} text chunks with no delay between them. "added" = the target minus the same load sent straight to the mock in the upstream's format.`,
     `Other work on the machine during the measurements: ${m.otherCpuSeconds} CPU-seconds (1-min load average ${m.loadAtStart} at the start)${Number(m.otherCpuSeconds) > 10 ? ' — the machine was shared; figures are noisier than on an idle one' : ''}.`,
     `Measurements disturbed by it (other work above 0.1 core) were taken again ${m.retried} time(s); ${m.keptDisturbed} of ${m.measurements} kept measurements remained disturbed.`,
     '',
+    `polygate ran with: ${m.operatorFeatures}. Its request log: ${m.accessLog}.`,
+    '',
+    '### Goals (issue #17)',
+    '',
+    ...renderGoals(r),
+    '',
     ...(r.ab ? ['### A/B: this tree against the older checkout (BENCH_BEFORE), same run', '', ...renderAb(r.ab, { after: String(m.polygate), before: String(m.polygateBefore), repeats: Number(m.repeats) }), ''] : []),
-    '### Goals (issue #9)',
+    '### Side by side on the shared paths',
     '',
-    ...goals(r),
-    '',
-    '### Side by side on the shared path',
-    '',
-    ...sideBySide(r),
-    '',
+    ...[...new Set([...r.json, ...r.stream].filter((x) => x.via !== 'polygate' && x.via !== 'polygate-before' && x.via !== 'direct').map((x) => x.path))].flatMap((p) => [...sideBySide(r, p), '']),
     '### Non-streaming',
     '',
     ...jsonTable(r.json),
@@ -206,7 +188,7 @@ export function renderReport(r: Report): string {
     ...streamTable(r.stream),
     '',
   ];
-  if (r.skipped.length > 0) lines.push('### Not measured (the path does not answer yet)', '', ...r.skipped.map((s) => `- ${s.id}: ${s.reason}`), '');
+  if (r.skipped.length > 0) lines.push('### Not measured (the target did not answer the probe: path not served yet, or a peer that cannot)', '', ...r.skipped.map((s) => `- ${s.id}: ${s.reason}`), '');
   if (r.soak) lines.push('### Soak', '', ...renderSoak(r.soak), '');
   return `${lines.join('\n')}\n`;
 }

@@ -1,22 +1,26 @@
-// `npm run bench`: polygate, the peer (Portkey) and a bare pass-through hop side by side against
-// one mock upstream, non-streaming and streaming, at 1, 32 and 256 connections; then the soak.
-// Writes bench/results/latest.{md,json} and prints the table. Performance is never asserted.
+// `npm run bench`: polygate, the peers (Portkey, claude-code-router), the framework floor and a
+// bare pass-through hop side by side against one mock upstream, non-streaming and streaming, at
+// 1, 32 and 256 connections; then the soak. Writes bench/results/latest.{md,json} and prints the
+// report, whose first section says which of issue #17's goals are met (bench/goals.ts).
+// Performance is never asserted.
 //
 // Environment: BENCH_QUICK=1 (~2 min smoke), BENCH_DURATION / BENCH_WARMUP (s per measurement),
 // BENCH_REPEATS, BENCH_CONNECTIONS=1,32,256, BENCH_MODES=json,stream, BENCH_PATHS=substring,…, BENCH_PEER=0 (no Portkey),
+// BENCH_CCR=0 (no claude-code-router), BENCH_OPERATOR=0 (polygate's bare config of earlier runs, paths.ts),
 // BENCH_SOAK=0, BENCH_RETRY_BUDGET (s of re-measuring allowed when other work disturbs a
 // measurement; 120, 0 in quick mode), BENCH_LOG_LEVEL (polygate's log level; default: the config's),
 // BENCH_POLYGATE_DIR (the checkout to measure) and BENCH_POLYGATE_LABEL (how the report names it),
 // BENCH_BEFORE (an older checkout measured beside it on every polygate path, A/B: bench/ab-compare.ts).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { abCompare } from './ab-compare.ts';
 import { runAutocannon } from './load-autocannon.ts';
 import { runStreams } from './load-streams.ts';
 import type { MockStats } from './mock-upstream.ts';
-import { benchPaths, baselineFormat, polygateConfig } from './paths.ts';
+import { benchPaths, baselineFormat, operator, operatorFeatures, polygateConfig } from './paths.ts';
+import { CCR_MODEL, CCR_VERSION, installCcr, startCcr } from './peer-ccr.ts';
 import { HONO_NODE_SERVER_VERSION, installPortkey, PORTKEY_VERSION, startPortkey } from './peer-portkey.ts';
 import {
   cpuSecondsOf,
@@ -38,7 +42,7 @@ import {
 import { sleep } from './stats.ts';
 import { aggregate, renderReport, type Measured, type Repeat, type Report } from './render-report.ts';
 import { runSoak } from './soak.ts';
-import { chatRelayTarget, directTarget, polygateTarget, probe, type Target } from './targets.ts';
+import { directTarget, frameworkFloorTarget, peerTarget, polygateTarget, probe, type Target } from './targets.ts';
 import type { WireFormat } from './wire-requests.ts';
 
 const env = process.env;
@@ -114,19 +118,22 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
   try {
     if (env.BENCH_PEER !== '0') installPortkey();
+    if (env.BENCH_CCR !== '0') installCcr();
     // The machine may be shared: CPU time spent by anything else during the run is reported.
     const busyAtStart = machineBusySeconds();
     const selfAtStart = process.cpuUsage();
     const loadAtStart = loadavg()[0];
     const mock = await startMockProcess({ chunks: STREAM_CHUNKS, intervalMs: 0 });
     procs.push(mock);
-    const polygate = await startPolygate(polygateConfig(mock.url));
+    const polygate = await startPolygate(polygateConfig(mock.url), { logToFile: operator });
     procs.push(polygate);
     // A/B: the older checkout with the same config on the same core; only one of them is under load at a time.
-    const before = beforeDir ? await startPolygate(polygateConfig(mock.url), { dir: beforeDir, name: 'polygate (before)' }) : undefined;
+    const before = beforeDir ? await startPolygate(polygateConfig(mock.url), { dir: beforeDir, name: 'polygate (before)', logToFile: operator }) : undefined;
     if (before) procs.push(before);
     const floor = await startNodeProcess('floor', join(repoRoot, 'bench/floor-proxy.ts'), { core: GATEWAY_CORE, args: (port) => ['--port', String(port), '--target', mock.url] });
     procs.push(floor);
+    const framework = await startNodeProcess('framework floor', join(repoRoot, 'bench/framework-floor.ts'), { core: GATEWAY_CORE, args: (port) => ['--port', String(port), '--target', mock.url] });
+    procs.push(framework);
 
     const paths = benchPaths.filter((p) => !pathFilter || pathFilter.some((f) => p.name.toLowerCase().includes(f)));
     // Each path's before target right after its after target: the pair is measured back to back.
@@ -134,9 +141,16 @@ async function main(): Promise<void> {
     if (env.BENCH_PEER !== '0') {
       const peer = await startPortkey(mock.url);
       procs.push(peer.proc);
-      candidates.push(chatRelayTarget('portkey', peer.proc.url, peer.headers));
+      candidates.push(peerTarget('portkey', 'chat', 'openai-chat', peer.proc.url, 'gpt-bench', peer.headers));
     }
-    candidates.push(chatRelayTarget('floor', floor.url, {}));
+    if (env.BENCH_CCR !== '0') {
+      const ccr = await startCcr(mock.url);
+      procs.push(ccr);
+      candidates.push(peerTarget('ccr', 'messages', 'openai-chat', ccr.url, CCR_MODEL));
+    }
+    // The framework floor on both same-format paths, so Chat-in and Messages-in paths each have a floor of their own format.
+    candidates.push(frameworkFloorTarget('chat', framework.url), frameworkFloorTarget('messages', framework.url));
+    candidates.push(peerTarget('floor', 'chat', 'openai-chat', floor.url, 'gpt-bench'));
 
     const skipped: Report['skipped'] = [];
     const served: Target[] = [];
@@ -173,6 +187,9 @@ async function main(): Promise<void> {
     const otherCpuSeconds = Math.max(0, machineBusySeconds() - busyAtStart - ours);
     await stopAll();
     procs.length = 0;
+    // The request log and the ledger's store can reach hundreds of MB: counted, then deleted (BENCH_GATEWAY_LOG is kept).
+    const accessLogLines = polygate.logFile ? Number(execFileSync('wc', ['-l', polygate.logFile], { encoding: 'utf8' }).split(' ')[0]) : 0;
+    for (const g of [polygate, before]) if (g) rmSync(g.workDir, { recursive: true, force: true });
 
     const soak = env.BENCH_SOAK === '0' ? undefined : await runSoak(quick ? { chunks: 50, rampStepMs: 5 } : {});
     const report: Report = {
@@ -189,6 +206,9 @@ async function main(): Promise<void> {
         ...versions,
         autocannon: (JSON.parse(readFileSync(join(repoRoot, 'node_modules/autocannon/package.json'), 'utf8')) as { version: string }).version,
         portkey: env.BENCH_PEER === '0' ? 'not run' : `${PORTKEY_VERSION} (with @hono/node-server ${HONO_NODE_SERVER_VERSION})`,
+        ccr: env.BENCH_CCR === '0' ? 'not run' : CCR_VERSION,
+        operatorFeatures,
+        accessLog: polygate.logFile ? `${polygate.logFile} (${accessLogLines} lines)` : '/dev/null',
         pinning: `${pinning}: gateways on core ${GATEWAY_CORE}; mock upstream and load on core ${LOAD_CORE}`,
         durationS,
         warmupS: `${warmupS} s at the first load level of each mode, ${Math.min(warmupS, 0.5)} s at the others`,

@@ -1,22 +1,25 @@
-// The soak: 1,000 concurrent streams of 200 chunks at 20 ms through polygate, twice. Reports peak
+// The soak: 1,000 concurrent streams of 200 chunks at 20 ms, opened at 500 a second, through the
+// framework floor (framework-floor.ts) once and through polygate twice. Reports peak
 // RSS, the heap after a forced GC after each round (through the inspector protocol, so src/ stays
 // untouched; growth from round to round is a leak), streams slow to start or stalled midway, and the client's chunk
 // inter-arrival times beside the mock's own inter-write times: the gateway's added jitter.
 //
 //   npm run bench:soak    (BENCH_SOAK_STREAMS, BENCH_SOAK_CHUNKS, BENCH_SOAK_INTERVAL_MS, BENCH_SOAK_PATH)
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from 'undici';
 import { streamOnce } from './stream-client.ts';
-import { benchPaths, polygateConfig } from './paths.ts';
-import { cpuSecondsOf, freePort, listenOverflows, LOAD_CORE, memoryOf, pinSelf, startMockProcess, startPolygate, watchOtherCpu, type Proc } from './processes.ts';
+import { benchPaths, operator, polygateConfig } from './paths.ts';
+import { cpuSecondsOf, freePort, GATEWAY_CORE, listenOverflows, LOAD_CORE, memoryOf, pinSelf, repoRoot, startMockProcess, startNodeProcess, startPolygate, watchOtherCpu, type Proc } from './processes.ts';
 import { renderSoak } from './render-report.ts';
 import { Samples, sleep } from './stats.ts';
-import { directTarget, polygateTarget, type Target } from './targets.ts';
+import { directTarget, frameworkFloorTarget, polygateTarget, type Target } from './targets.ts';
 import type { MockStats } from './mock-upstream.ts';
 
 export type SoakOptions = { streams: number; chunks: number; intervalMs: number; rounds: number; path: string; stallMs: number; rampStepMs: number };
 export type GapStats = { p50: number; p99: number; max: number };
 export type SoakRound = {
-  /** `direct` (client straight to the mock: the harness's own jitter) or `polygate N`. */
+  /** `direct` (client straight to the mock: the harness's own jitter), `framework floor`, or `polygate N`. */
   label: string;
   completed: number;
   /** Waited more than stallMs for the first byte (queued, not yet served). */
@@ -25,6 +28,8 @@ export type SoakRound = {
   stalled: number;
   incomplete: number;
   errors: number;
+  /** What the errors were: `status N` or the client's error message, with counts. */
+  errorKinds: Record<string, number>;
   wallS: number;
   ttfb: GapStats;
   peakRssMb: number;
@@ -40,7 +45,8 @@ export type SoakRound = {
   /** Cores' worth of CPU that other work on the machine used during the round. */
   otherCores: number;
 };
-export type SoakReport = { options: SoakOptions; path: string; heapBeforeMb: number; heapGrowthMb: number; rounds: SoakRound[] };
+/** `rounds`: `direct`, `framework floor` (its TTFB is what polygate's is compared with), then `polygate N`. */
+export type SoakReport = { options: SoakOptions; path: string; floorPath: string; heapBeforeMb: number; heapGrowthMb: number; rounds: SoakRound[] };
 
 const env = process.env;
 const defaults: SoakOptions = {
@@ -97,6 +103,7 @@ async function round(o: SoakOptions, target: Target, gw: Proc | undefined, mock:
   let slowStart = 0;
   let incomplete = 0;
   let errors = 0;
+  const errorKinds: Record<string, number> = {};
   let peakRss = 0;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, gw ? (memoryOf(gw.pid)?.rss ?? 0) : 0)), 100);
   const cpu0 = { gw: gw ? cpuSecondsOf(gw.pid) : 0, mock: cpuSecondsOf(mock.pid), self: process.cpuUsage() };
@@ -134,7 +141,11 @@ async function round(o: SoakOptions, target: Target, gw: Proc | undefined, mock:
     if (wasStalled) stalled++;
     if (wasSlow) slowStart++;
     if (r.whole) completed++;
-    else if (r.status !== 200 || (r.error && !wasStalled)) errors++;
+    else if (r.status !== 200 || (r.error && !wasStalled)) {
+      errors++;
+      const kind = r.status !== 200 && r.status !== 0 ? `status ${r.status}` : (r.error?.message ?? `status ${r.status}`);
+      errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
+    }
     else if (!wasStalled) incomplete++;
   };
 
@@ -155,7 +166,7 @@ async function round(o: SoakOptions, target: Target, gw: Proc | undefined, mock:
   const gatewayCpu = gw ? (cpuSecondsOf(gw.pid) - cpu0.gw) / wallS : Number.NaN;
   const loadCoreCpu = (cpuSecondsOf(mock.pid) - cpu0.mock + (self.user + self.system) / 1e6) / wallS;
   const m = (await (await fetch(`${mock.url}/__stats`)).json()) as MockStats;
-  return { completed, slowStart, stalled, incomplete, errors, wallS, ttfb: statsOf(ttfb), peakRssMb: gw ? peakRss / MB : Number.NaN, clientGap: statsOf(gaps), mockGap: m.gaps, gatewayCpu, loadCoreCpu, listenOverflows: listenOverflows() - overflows0, otherCores };
+  return { completed, slowStart, stalled, incomplete, errors, errorKinds, wallS, ttfb: statsOf(ttfb), peakRssMb: gw ? peakRss / MB : Number.NaN, clientGap: statsOf(gaps), mockGap: m.gaps, gatewayCpu, loadCoreCpu, listenOverflows: listenOverflows() - overflows0, otherCores };
 }
 
 export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakReport> {
@@ -165,7 +176,9 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
   process.stderr.write(`soak: ${o.streams} streams × ${o.chunks} chunks @ ${o.intervalMs} ms through ${path.name}\n`);
   const mock = await startMockProcess({ chunks: o.chunks, intervalMs: o.intervalMs });
   const inspectPort = await freePort();
-  const gw = await startPolygate(polygateConfig(mock.url), { nodeArgs: [`--inspect=127.0.0.1:${inspectPort}`] });
+  const gw = await startPolygate(polygateConfig(mock.url), { nodeArgs: [`--inspect=127.0.0.1:${inspectPort}`], logToFile: operator });
+  const framework = await startNodeProcess('framework floor', join(repoRoot, 'bench/framework-floor.ts'), { core: GATEWAY_CORE, args: (port) => ['--port', String(port), '--target', mock.url] });
+  const floor = frameworkFloorTarget(path.inbound, framework.url);
   const inspector = await openInspector(inspectPort);
   const heapAfterGc = async (): Promise<number> => {
     await inspector.call('HeapProfiler.collectGarbage');
@@ -177,6 +190,10 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
     // The same streams straight at the mock first: what the harness itself can hold on its core.
     const direct = { label: 'direct', ...(await round(o, directTarget(path.inbound, mock.url), undefined, mock, o.streams)), heapAfterMb: Number.NaN, rssAfterMb: Number.NaN };
     report('direct', direct);
+    // The same streams through the framework floor (warmed up the same way): the wait any Koa gateway on this stack adds.
+    await round(o, floor, framework, mock, Math.min(o.streams, 50));
+    const floorRound = { label: 'framework floor', ...(await round(o, floor, framework, mock, o.streams)), heapAfterMb: Number.NaN, rssAfterMb: (memoryOf(framework.pid)?.rss ?? 0) / MB };
+    report('framework floor', floorRound);
     // A small first round loads and optimizes the code, so the measured rounds compare like with like.
     await round(o, through, gw, mock, Math.min(o.streams, 50));
     const heapBeforeMb = await heapAfterGc();
@@ -187,10 +204,11 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
       rounds.push({ label: `polygate ${i + 1}`, ...r, heapAfterMb: await heapAfterGc(), rssAfterMb: (memoryOf(gw.pid)?.rss ?? 0) / MB });
       report(`polygate ${i + 1}`, r);
     }
-    return { options: o, path: path.name, heapBeforeMb, heapGrowthMb: rounds[rounds.length - 1].heapAfterMb - rounds[0].heapAfterMb, rounds: [direct, ...rounds] };
+    return { options: o, path: path.name, floorPath: floor.path, heapBeforeMb, heapGrowthMb: rounds[rounds.length - 1].heapAfterMb - rounds[0].heapAfterMb, rounds: [direct, floorRound, ...rounds] };
   } finally {
     inspector.close();
-    await Promise.all([gw.stop(), mock.stop()]);
+    await Promise.all([gw.stop(), framework.stop(), mock.stop()]);
+    rmSync(gw.workDir, { recursive: true, force: true });
   }
 }
 

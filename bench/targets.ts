@@ -1,10 +1,25 @@
 // A target is one way of sending the same load: straight at the mock (the baseline), or through
 // a gateway on one path. Every measured row of the table is a target at one load.
-import { benchPaths, baselineFormat, BENCH_KEY, MOCK_KEY, modelFor, type BenchPath } from './paths.ts';
+import { benchPaths, baselineFormat, BENCH_KEY, MOCK_KEY, modelFor, type BenchPath, type Upstream } from './paths.ts';
 import { clientRequest, streamEndMarker, type ClientRequest, type WireFormat } from './wire-requests.ts';
 
-/** `polygate-before`: the older checkout of an A/B run (BENCH_BEFORE), on the same paths as `polygate`. */
-export type Via = 'direct' | 'polygate' | 'polygate-before' | 'portkey' | 'floor';
+/**
+ * `polygate-before`: the older checkout of an A/B run (BENCH_BEFORE), on the same paths as
+ * `polygate`. `floor`: the bare hop (floor-proxy.ts); `framework`: the framework floor
+ * (framework-floor.ts); `portkey` and `ccr` (claude-code-router): the peers.
+ */
+export type Via = 'direct' | 'polygate' | 'polygate-before' | 'portkey' | 'floor' | 'framework' | 'ccr';
+
+/** How the report names each way through. */
+export const viaName: Record<Via, string> = {
+  direct: 'direct',
+  polygate: 'polygate',
+  'polygate-before': 'polygate (before)',
+  portkey: 'portkey',
+  floor: 'bare hop',
+  framework: 'framework floor',
+  ccr: 'claude-code-router',
+};
 
 export type Target = {
   /** Unique, e.g. "polygate · E → openai-chat (translate)". */
@@ -38,7 +53,7 @@ export function directTarget(format: WireFormat, mockUrl: string): Target {
 
 export function polygateTarget(p: BenchPath, url: string, via: 'polygate' | 'polygate-before' = 'polygate', pid?: number): Target {
   return {
-    id: `${via === 'polygate' ? 'polygate' : 'polygate (before)'} · ${p.name}`,
+    id: `${viaName[via]} · ${p.name}`,
     path: p.name,
     via,
     baseUrl: url,
@@ -50,22 +65,40 @@ export function polygateTarget(p: BenchPath, url: string, via: 'polygate' | 'pol
   };
 }
 
-/** A peer (or the floor hop) on the Chat Completions pass-through path, with its own extra headers. */
-export function chatRelayTarget(via: 'portkey' | 'floor', url: string, headers: Record<string, string>): Target {
-  const path = benchPaths.find((p) => p.inbound === 'chat' && p.upstream === 'openai-chat')?.name ?? 'chat → openai-chat (pass-through)';
+/**
+ * A peer or a floor on one of polygate's paths (matched by its inbound and upstream formats),
+ * sending `model` (what that gateway routes to the mock) with its own extra headers.
+ */
+export function peerTarget(via: Exclude<Via, 'direct' | 'polygate' | 'polygate-before'>, inbound: WireFormat, upstream: Upstream, url: string, model: string, headers: Record<string, string> = {}): Target {
+  const p = benchPaths.find((x) => x.inbound === inbound && x.upstream === upstream);
+  if (!p) throw new Error(`no bench path from ${inbound} to ${upstream}`);
   return {
-    id: `${via} · ${path}`,
-    path,
+    id: `${viaName[via]} · ${p.name}`,
+    path: p.name,
     via,
     baseUrl: url,
-    format: 'chat',
-    baselineId: directId('chat'),
+    format: inbound,
+    baselineId: directId(baselineFormat(p)),
     request: (stream) => {
-      const r = clientRequest.chat('gpt-bench', MOCK_KEY, stream);
+      const r = clientRequest[inbound](model, MOCK_KEY, stream);
       return { ...r, headers: { ...r.headers, ...headers } };
     },
-    endMarker: streamEndMarker.chat,
+    endMarker: streamEndMarker[inbound],
   };
+}
+
+/**
+ * The framework floor's measured paths are Chat → Chat and Messages → Messages: a polygate path is
+ * compared with the one of its own inbound format, else with the Chat one.
+ */
+export function frameworkFloorPath(inbound: WireFormat): { inbound: WireFormat; upstream: Upstream; model: string } {
+  return inbound === 'messages' ? { inbound, upstream: 'anthropic', model: 'claude-bench' } : { inbound: 'chat', upstream: 'openai-chat', model: 'gpt-bench' };
+}
+
+/** The framework floor's target of the same-format path `frameworkFloorPath(inbound)` names. */
+export function frameworkFloorTarget(inbound: WireFormat, url: string): Target {
+  const f = frameworkFloorPath(inbound);
+  return peerTarget('framework', f.inbound, f.upstream, url, f.model);
 }
 
 /** One request of each kind; the reason a target cannot serve, or undefined when it can. */
