@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import { createApp } from './app/app.ts';
 import { ConfigError, loadConfigFile } from './infra/config/load-config.ts';
 import { startConfigReload } from './app/reload-config.ts';
-import { createLogger } from './infra/log/logger.ts';
+import { createLogger, writeAfterLog } from './infra/log/logger.ts';
 import { Runtime, type RuntimeRef } from './services/runtime/runtime.ts';
 import { closeServices, openServices, type Services } from './services/runtime/services.ts';
 import { startTuneRunner } from './families/tune/task-runner.ts';
@@ -71,7 +71,7 @@ server.listen({ port: listenPort, host, backlog: 4096 }, () => {
   // Music task polling and callback delivery resume from the store (tasks left by a previous run included).
   services.tuneRunner = startTuneRunner(services, { port: actual });
   // A machine-readable line for tests and supervisors that start polygate on port 0.
-  if (process.env.POLYGATE_ANNOUNCE) process.stdout.write(`POLYGATE_LISTENING ${actual}\n`);
+  if (process.env.POLYGATE_ANNOUNCE) writeAfterLog(log, `POLYGATE_LISTENING ${actual}\n`);
 });
 
 const reloader = startConfigReload(file, ref, log);

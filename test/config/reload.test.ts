@@ -41,17 +41,17 @@ t.test('a valid file is swapped in when it changes', async (t) => {
   save(base({ 'm-new': { routes: [{ provider: 'echo', model: 'echo-1' }] } }));
   await waitUntil('the new model to be served', async () => ((await status('m-new')) === 200 ? true : undefined));
   t.equal(await reloads('ok'), 1);
-  t.match(gw.output(), /config reloaded/);
+  await gw.matchLog(t, /config reloaded/);
 });
 
 t.test('an invalid file is refused; the old config keeps serving', async (t) => {
   save('keys: [\n  - id: broken\n');
   await waitUntil('the refusal', async () => ((await reloads('error')) === 1 ? true : undefined));
   t.equal(await status('m-new'), 200, 'still served by the config in force');
-  t.match(gw.output(), /config reload refused/);
+  await gw.matchLog(t, /config reload refused/);
   save(base({ 'm-new': { routes: [{ provider: 'nowhere', model: 'x' }] } }));
   await waitUntil('the second refusal', async () => ((await reloads('error')) === 2 ? true : undefined));
-  t.match(gw.output(), /unknown provider 'nowhere'/, 'the problems are in the log');
+  await gw.matchLog(t, /unknown provider 'nowhere'/, 'the problems are in the log');
   t.equal(await status('m-new'), 200);
   t.equal(await reloads('ok'), 1);
 });

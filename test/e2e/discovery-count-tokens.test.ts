@@ -165,5 +165,5 @@ t.test('count requests are logged and counted with their upstream', async (t) =>
   const m = await (await fetch(`${gw.url}/metrics`)).text();
   t.match(m, /polygate_requests_total\{family="messages",inbound_format="anthropic-messages",upstream_format="anthropic-messages",provider="anthropic",mode="passthrough",outcome="ok"\} \d+/);
   t.match(m, /polygate_requests_total\{family="gemini",inbound_format="gemini",upstream_format="anthropic-messages",provider="anthropic",mode="translate",outcome="ok"\} \d+/);
-  t.match(gw.output(), /"route":"\/v1\/messages\/count_tokens"/);
+  await gw.matchLog(t, /"route":"\/v1\/messages\/count_tokens"/);
 });

@@ -110,5 +110,5 @@ t.test('discovery requests are logged and counted', async (t) => {
   t.match(m, /polygate_requests_total\{family="chat",inbound_format="openai-chat",upstream_format="none",provider="none",mode="none",outcome="ok"\} \d+/);
   t.match(m, /polygate_requests_total\{family="messages",[^}]*outcome="not-found"\} \d+/);
   t.match(m, /polygate_requests_total\{family="gemini",[^}]*outcome="ok"\} \d+/);
-  t.match(gw.output(), /"route":"\/v1\/models\/:model"/);
+  await gw.matchLog(t, /"route":"\/v1\/models\/:model"/);
 });

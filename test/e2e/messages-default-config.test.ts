@@ -29,7 +29,7 @@ t.test('messages.stream().finalMessage() with model echo returns the echoed text
 });
 
 t.test('providers without keys are disabled with a warning, and their models answer 503', async (t) => {
-  t.match(gw.output(), /provider 'anthropic' is disabled: environment variable ANTHROPIC_API_KEY is unset/);
+  await gw.matchLog(t, /provider 'anthropic' is disabled: environment variable ANTHROPIC_API_KEY is unset/);
   const err = await client.messages.create({ model: 'claude-sonnet', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
   t.type(err, Anthropic.APIError);
   t.equal((err as InstanceType<typeof Anthropic.APIError>).status, 503);

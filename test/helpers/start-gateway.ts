@@ -19,6 +19,14 @@ export type Gateway = {
   configFile: string;
   /** Everything the process printed (JSON log lines). */
   output: () => string;
+  /**
+   * The output once it matches `pattern` (or as it is after `ms`, for the assertion to show):
+   * log lines are written in batches (src/infra/log/logger.ts) and a pipe's data can arrive after
+   * the response or the exit it followed, so a test waits for a line rather than reading at once.
+   */
+  logged(pattern: RegExp, ms?: number): Promise<string>;
+  /** `t.match` of the output against `pattern`, once it matches or after 5 s (`logged`). */
+  matchLog(t: { match(found: unknown, wanted: unknown, ...rest: [] | [string]): unknown }, pattern: RegExp, message?: string): Promise<void>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
   process: ChildProcess;
 };
@@ -71,11 +79,20 @@ export async function startGateway(config: Record<string, unknown> | string, env
       fail(new Error(`polygate exited with ${code}:\n${out}`));
     });
   });
+  const logged = async (pattern: RegExp, ms = 5_000): Promise<string> => {
+    for (const end = Date.now() + ms; !pattern.test(out) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
+    return out;
+  };
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     configFile,
     output: () => out,
+    logged,
+    async matchLog(t, pattern, message) {
+      if (message === undefined) t.match(await logged(pattern), pattern);
+      else t.match(await logged(pattern), pattern, message);
+    },
     process: child,
     stop: (signal = 'SIGTERM') =>
       new Promise((done) => {

@@ -63,8 +63,8 @@ t.test('SIGTERM drains an open stream to its end, refuses new connections, exits
   t.equal(text, 'one two three four five', 'the stream ran to its end');
   t.equal(events[events.length - 1].event, 'message_stop');
   t.equal(await exit, 0, 'exit 0 once drained');
-  t.match(gw.output(), /shutting down: draining/);
-  t.match(gw.output(), /polygate stopped/);
+  await gw.matchLog(t, /shutting down: draining/);
+  await gw.matchLog(t, /polygate stopped/);
 });
 
 t.test('past shutdown_deadline_ms the rest is cut and polygate exits 0', async (t) => {
@@ -77,7 +77,7 @@ t.test('past shutdown_deadline_ms the rest is cut and polygate exits 0', async (
   const exit = exited(gw);
   gw.process.kill('SIGTERM');
   t.equal(await exit, 0);
-  t.match(gw.output(), /shutdown deadline reached/);
+  await gw.matchLog(t, /shutdown deadline reached/);
   await s.body;
   fault.resume();
 });

@@ -22,7 +22,7 @@ t.teardown(() => gw.stop());
 const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: TEST_KEY, maxRetries: 0 });
 
 t.test('a warning at start names the missing tools and their packages', async (t) => {
-  t.match(gw.output(), /provider 'speech' \(local-speech\): ffmpeg, espeak-ng, pocketsphinx are not installed; install with: apt-get install ffmpeg espeak-ng pocketsphinx/);
+  await gw.matchLog(t, /provider 'speech' \(local-speech\): ffmpeg, espeak-ng, pocketsphinx are not installed; install with: apt-get install ffmpeg espeak-ng pocketsphinx/);
 });
 
 t.test('speech answers 503 with the package to install', async (t) => {

@@ -41,3 +41,14 @@ export function createLogger(level: string, dest: DestinationStream = pino.desti
     },
   }, dest);
 }
+
+/**
+ * Writes a plain line (the start-up announcement for supervisors and tests, src/main.ts) through the
+ * logger's own destination, so it leaves after every log line before it: a reader that waits for
+ * it has the start-up warnings too (written straight to stdout, it could overtake a batch).
+ */
+export function writeAfterLog(log: Logger, line: string): void {
+  const dest = (log as unknown as Record<symbol, DestinationStream & { flush?: () => void }>)[pino.symbols.streamSym];
+  dest.write(line);
+  dest.flush?.();
+}
