@@ -1,6 +1,6 @@
 // One request's spans (docs/usage-and-tracing.md): the server span of the request, with children
 // for decode, each route attempt (the upstream call inside it), encode and the stream. Spans are
-// parented explicitly; a request without a trace (tracing off) costs one WeakMap lookup per hook,
+// parented explicitly; a request without a trace (tracing off) costs one property lookup per hook,
 // and one the sampler left out makes no span at all (src/services/tracing/unsampled-trace.ts).
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type AttributeValue, type Attributes, type Context, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
 import type Koa from 'koa';
@@ -120,7 +120,16 @@ export class RequestTrace implements UpstreamTracer {
   }
 }
 
-const traces = new WeakMap<object, RequestTrace | UnsampledTrace>();
+/** A request's trace: spans when sampled, only the upstream's traceparent when not. */
+export type Trace = RequestTrace | UnsampledTrace;
+
+/**
+ * Where the trace is kept: on the request's state under a key of this module's own (the state's
+ * type does not know tracing), not in a WeakMap keyed by the state: an entry per request in a
+ * WeakMap is work for every garbage collection that meets it.
+ */
+const traceKey = Symbol('polygate.trace');
+type Traced = { [traceKey]?: Trace };
 
 /**
  * Opens the request's trace when tracing is on (src/app/app.ts, at the start of every family request).
@@ -137,15 +146,15 @@ export function startRequestTrace(ctx: Koa.Context, startedAt: number): void {
   const tracestate = typeof h.tracestate === 'string' && h.tracestate !== '' ? h.tracestate : undefined;
   const remote = typeof h.traceparent === 'string' ? parseTraceparent(h.traceparent, tracestate) : undefined;
   const sampled = remote ? (remote.traceFlags & 1) === 1 : tracing.ratio >= 1 || Math.random() < tracing.ratio;
-  traces.set(state, sampled ? new RequestTrace(tracing.tracer, ctx, state, startedAt, remote, tracestate) : new UnsampledTrace(remote?.traceId, tracestate));
+  (state as Traced)[traceKey] = sampled ? new RequestTrace(tracing.tracer, ctx, state, startedAt, remote, tracestate) : new UnsampledTrace(remote?.traceId, tracestate);
 }
 
-export const traceOf = (state: object): RequestTrace | UnsampledTrace | undefined => traces.get(state);
+export const traceOf = (state: object): Trace | undefined => (state as Traced)[traceKey];
 
 /** Ends the request's span once its response has ended (src/app/app.ts, the close handler). */
 export function endRequestTrace(ctx: Koa.Context, labels: Record<string, string>, status: number, ttfbMs: number | undefined): void {
   const state = ctx.state as ChatState;
-  const t = traces.get(state);
+  const t = (state as Traced)[traceKey];
   if (!(t instanceof RequestTrace)) return;
   // A turn later, as the usage record: a relay reads its usage after the response's 'close'.
   setImmediate(() => t.end(ctx, state, labels, status, ttfbMs));
@@ -153,6 +162,6 @@ export function endRequestTrace(ctx: Koa.Context, labels: Record<string, string>
 
 /** A finished step of the request, when it is traced. */
 export function traceStep(state: object, name: string, startedAt: number, attributes?: Attributes): void {
-  traces.get(state)?.step(name, startedAt, attributes);
+  (state as Traced)[traceKey]?.step(name, startedAt, attributes);
 }
 
