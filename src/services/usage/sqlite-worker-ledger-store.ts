@@ -21,10 +21,11 @@ type Pending = { resolve: (value: unknown) => void; reject: (err: Error) => void
 type LedgerThread = { worker: Worker; pending: Map<number, Pending> };
 
 /**
- * Records per append. The thread that serves requests only flattens a batch and posts it (about
- * a microsecond a record); the inserts run on the ledger's thread, so an append can be large.
+ * Records per append. The thread that serves requests only flattens a batch and posts it (under
+ * 2 µs a record, bench/ledger-flush-stall.ts); the inserts run on the ledger's thread. A few hundred
+ * keep each of those steps well under a millisecond, with other requests served between two.
  */
-const workerAppendRows = 1_000;
+const workerAppendRows = 256;
 
 /**
  * The `sqlite` driver's ledger (the same tables as SqliteLedgerStore, src/services/usage/sqlite-ledger-store.ts)
