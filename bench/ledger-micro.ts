@@ -33,9 +33,11 @@ const viaSdk = (): void => {
   formatTraceparent(root.spanContext());
   root.end();
 };
+const traceKey = Symbol('trace');
 const unsampled = (): void => {
-  const t = new UnsampledTrace(undefined, undefined);
-  traces.set({}, t);
+  // On the request's state, as src/services/tracing/request-trace.ts keeps it.
+  const state: { [traceKey]?: UnsampledTrace } = {};
+  const t = (state[traceKey] = new UnsampledTrace(undefined, undefined));
   t.upstream();
 };
 for (let round = 1; round <= 3; round++) {
