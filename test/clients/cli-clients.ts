@@ -27,7 +27,7 @@ const quiet = { NO_UPDATE_NOTIFIER: '1', CI: '1', NO_COLOR: '1' };
 const claudeCode: Cli = {
   name: 'claude-code',
   pkg: '@anthropic-ai/claude-code',
-  version: '2.1.330',
+  version: '2.1.332',
   bin: 'claude',
   prepare: ({ home, work, gateway, key, model, marker }) => {
     writeFileSync(join(work, 'marker.txt'), `${marker}\n`);
@@ -62,7 +62,7 @@ const codex: Cli = {
   name: 'codex',
   websocket: true,
   pkg: '@openai/codex',
-  version: '0.169.0',
+  version: '0.171.0',
   bin: 'codex',
   prepare: ({ home, work, gateway, key, model, marker }) => {
     writeFileSync(join(work, 'marker.txt'), `${marker}\n`);
