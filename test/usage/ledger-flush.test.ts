@@ -73,3 +73,20 @@ t.test('an append that fails leaves its records and the ones after it queued, no
   t.same((await ledger.spent('k')).day, { costNano: 450 * 330, tokens: 450 * 30 });
   await ledger.close();
 });
+
+t.test('past the queue cap the oldest tenth is dropped at once, and the pending totals follow', async (t) => {
+  const { ledgerRecordsTotal } = await import('../../src/infra/metrics/registry.ts');
+  const dropped = async (): Promise<number> => (await ledgerRecordsTotal.get()).values.find((v) => v.labels.outcome === 'dropped')?.value ?? 0;
+  // Nothing is written: no flush by size or timer, as when the store keeps failing.
+  const ledger = new Ledger(new MemoryLedgerStore(), { ...opts, batchSize: Number.MAX_SAFE_INTEGER }, () => undefined);
+  const before = await dropped();
+  for (let i = 0; i < 100_000; i++) ledger.add(record(i));
+  t.equal(await dropped(), before, 'up to the cap, nothing is dropped');
+  ledger.add(record(100_000));
+  t.equal(await dropped(), before + 10_001, 'one record past the cap drops the oldest tenth with it');
+  // One splice per record past the cap moved the whole queue each time (a CPU sink under overload).
+  for (let i = 1; i < 10_000; i++) ledger.add(record(100_000 + i));
+  t.equal(await dropped(), before + 10_001, 'the next 9,999 drop nothing');
+  t.same((await ledger.spent('k')).day, { costNano: 99_999 * 330, tokens: 99_999 * 30 }, 'the pending totals count what is kept (90,000 + 9,999)');
+  await ledger.close(0);
+});

@@ -9,7 +9,11 @@ export type SpendTotals = { costNano: number; tokens: number };
 export type RowFilter = { since: string; until: string; key?: string };
 
 export interface LedgerStore {
-  /** True when this process is the store's only writer (memory, sqlite): its totals change only by `append`. */
+  /**
+   * True when this process is the store's only writer (memory, sqlite): its totals change only by
+   * `append`, and it answers calls in the order they were made (a `totals` includes exactly the
+   * appends called before it), so the ledger reads a key's totals once and adds each batch itself.
+   */
   readonly local: boolean;
   /**
    * Records per `append` call. A synchronous store (sqlite) holds the event loop for the whole

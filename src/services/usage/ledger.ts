@@ -8,7 +8,7 @@ export type LedgerOptions = { flushIntervalMs: number; batchSize: number; retent
 /** One key's spend in a UTC day and its month. */
 export type Spent = { day: SpendTotals; month: SpendTotals };
 
-/** Records kept while the store cannot take them; past this the oldest are dropped (and counted). */
+/** Records kept while the store cannot take them; past this the oldest tenth is dropped (and counted). */
 const maxQueued = 100_000;
 const dayMs = 86_400_000;
 
@@ -39,7 +39,8 @@ export class Ledger {
   readonly #measuring = new Set<Promise<void>>();
   /** Store totals by key (local stores only; kept exact by adding each appended batch). */
   readonly #stored = new Map<string, Stored>();
-  #appended = 0;
+  /** Store reads in flight, by key and day (local stores: one per key, shared by its concurrent requests). */
+  readonly #reading = new Map<string, Promise<Spent>>();
   /** Builders (and their arguments) waiting for `addSoon`'s next turn: one immediate for all the requests that ended in a turn. */
   #soon: ((arg: never) => UsageRecord)[] = [];
   #soonArgs: unknown[] = [];
@@ -61,7 +62,9 @@ export class Ledger {
     this.#queue.push(r);
     this.#count(r, 1);
     if (this.#queue.length > maxQueued) {
-      const dropped = this.#queue.splice(0, this.#queue.length - maxQueued);
+      // The oldest tenth at once: a splice moves every record left, and one per record past the
+      // cap made each request of an overloaded gateway pay for moving 100,000.
+      const dropped = this.#queue.splice(0, this.#queue.length - maxQueued + maxQueued / 10);
       for (const d of dropped) this.#count(d, -1);
       ledgerRecordsTotal.inc({ outcome: 'dropped' }, dropped.length);
     }
@@ -131,21 +134,34 @@ export class Ledger {
 
   /**
    * A store only this process writes (memory, sqlite) changes only when a batch is appended, so
-   * its totals are read once per key and day, and each appended batch is added to them. Redis is
-   * read every time: other instances add to it.
+   * its totals are read once per key and day, and each appended batch is added to them. Such a
+   * store answers calls in the order they were made (LedgerStore.local), so a read includes exactly
+   * the batches appended before it was asked for, whose completions (`#addStored`) ran before its
+   * answer: what it returns is exact as it stands, and later batches are added to it as they
+   * complete. Concurrent readers of one key share one read. Redis is read every time: other
+   * instances add to it.
    */
   async #storedTotals(key: string, day: string, month: string): Promise<Spent> {
     if (!this.store.local) return this.store.totals(key, day, month);
-    for (;;) {
-      const cached = this.#stored.get(key);
-      if (cached?.day === day) return cached.totals;
-      // A batch appended while reading may or may not be in what was read: read again.
-      const generation = this.#appended;
-      const totals = await this.store.totals(key, day, month);
-      if (generation !== this.#appended) continue;
-      this.#stored.set(key, { day, month, totals });
-      return totals;
+    const cached = this.#stored.get(key);
+    if (cached?.day === day) return cached.totals;
+    const readKey = `${key}\n${day}`;
+    let reading = this.#reading.get(readKey);
+    if (reading === undefined) {
+      reading = this.store.totals(key, day, month).then(
+        (totals) => {
+          this.#reading.delete(readKey);
+          this.#stored.set(key, { day, month, totals });
+          return totals;
+        },
+        (err: unknown) => {
+          this.#reading.delete(readKey);
+          throw err;
+        },
+      );
+      this.#reading.set(readKey, reading);
     }
+    return reading;
   }
 
   /**
@@ -184,7 +200,6 @@ export class Ledger {
         }
         return false;
       }
-      this.#appended++;
       for (const r of batch) {
         this.#count(r, -1);
         this.#addStored(r);
