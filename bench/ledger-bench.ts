@@ -29,14 +29,13 @@
 // LEDGER_BENCH_BEFORE=DIR: another checkout (an older commit, `git archive` + node_modules linked);
 // variants prefixed `before:` (e.g. `before:off,before:both@1`) run from it, interleaved with this
 // tree's in the same rounds: before and after measured on the same machine at the same moments.
-import { createServer } from 'node:http';
 import { mkdtempSync, readdirSync } from 'node:fs';
+import { ledgerVariantConfig, startOtlpSink } from './ledger-variants.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { runAutocannon } from './load-autocannon.ts';
 import { coreBusyShare } from './ledger-core-busy.ts';
-import { benchPaths, polygateConfig } from './paths.ts';
+import { benchPaths } from './paths.ts';
 import { cpuSecondsPrecise, waitSecondsOf, LOAD_CORE, machineBusySeconds, pinning, pinSelf, startMockProcess, startPolygate, type Proc } from './processes.ts';
 import { median, sleep } from './stats.ts';
 import { renderProfile, summarizeProfile } from './summarize-profile.ts';
@@ -57,37 +56,9 @@ const log = (s: string): void => void process.stderr.write(`${s}\n`);
 pinSelf(LOAD_CORE);
 const path = benchPaths.find((p) => p.inbound === 'messages' && p.upstream === 'openai-chat')!;
 
-// An OTLP/HTTP sink: takes every export and answers 200, as a collector would.
-let exports = 0;
-const sink = createServer((req, res) => {
-  req.resume();
-  req.on('end', () => {
-    exports++;
-    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-  });
-});
-await new Promise<void>((ok) => sink.listen(0, '127.0.0.1', ok));
-const sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}/v1/traces`;
-
+const sink = await startOtlpSink();
 const mock = await startMockProcess({ chunks: 20, intervalMs: 0 });
-const models = Object.keys(polygateConfig(mock.url).models as object);
-
-/** The config of a variant: the ledger (sqlite, every model priced, a budget on the key, so each request is checked, priced and recorded) and/or traces. */
-function configOf(variant: string): Record<string, unknown> {
-  const [what, ratio] = variant.replace(/^before:/, '').split('@');
-  const dir = mkdtempSync(join(tmpdir(), `ledger-bench-${what}-`));
-  const ledger = what === 'ledger' || what === 'both';
-  const tracing = what === 'tracing' || what === 'both';
-  if (!['off', 'ledger', 'tracing', 'both'].includes(what)) throw new Error(`unknown variant ${variant}`);
-  return {
-    ...polygateConfig(mock.url),
-    storage: { driver: 'sqlite', path: join(dir, 'polygate.db') },
-    usage: ledger
-      ? { ledger: true, prices: { models: Object.fromEntries(models.map((m) => [m, { input: 3, output: 15 }])) }, budgets: { bench: { usd_per_day: 1_000_000 } } }
-      : { ledger: false },
-    ...(tracing ? { tracing: { endpoint: sinkUrl, ...(ratio && ratio !== 'default' ? { sample_ratio: Number(ratio) } : {}) } } : {}),
-  };
-}
+const configOf = (variant: string): Record<string, unknown> => ledgerVariantConfig(variant, mock.url, sink.url);
 
 const profileDir = env.LEDGER_BENCH_PROFILE ? mkdtempSync(join(tmpdir(), 'ledger-bench-prof-')) : undefined;
 const gateways = new Map<string, Proc>();
@@ -170,7 +141,7 @@ const pct = (v: number): string => `${v >= 0 ? '+' : '−'}${Math.abs(v * 100).t
 const lines = [
   `## Ledger and traces vs neither — ${path.name}`,
   '',
-  `${repeats} interleaved rounds; per visit ${durationS} s at ${rate} req/s offered (8 connections, open loop) for CPU per request, then ${satS} s at ${conns} connections (closed loop) for the saturated rate. Pinning: ${pinning}; the machine was busy ${busy.toFixed(2)} of 2 cores on average during the run (all processes). OTLP exports received: ${exports}.`,
+  `${repeats} interleaved rounds; per visit ${durationS} s at ${rate} req/s offered (8 connections, open loop) for CPU per request, then ${satS} s at ${conns} connections (closed loop) for the saturated rate. Pinning: ${pinning}; the machine was busy ${busy.toFixed(2)} of 2 cores on average during the run (all processes). OTLP exports received: ${sink.exports()}.`,
   '',
   `CPU medians are over the undisturbed visits (the gateway's main thread waited for its core less than ${maxWait * 100} % of the time it ran; LEDGER_BENCH_MAX_WAIT), over all visits of a variant that had none. Saturated medians are over the visits where the gateway was the bottleneck (its main thread idle less than ${maxIdle * 100} % of the wall time; LEDGER_BENCH_MAX_IDLE), "–" when none was: otherwise it waited for the load core (load generator and mock), and the rate measured that core.`,
   '',
@@ -195,7 +166,7 @@ const lines = [
 ];
 process.stdout.write(`${lines.join('\n')}\n`);
 await Promise.all([...gateways.values()].map((g) => g.stop()).concat(mock.stop()));
-sink.close();
+await sink.close();
 if (profileDir) {
   const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
   if (file) process.stdout.write(`\n${renderProfile(summarizeProfile(join(profileDir, file), Number(env.LEDGER_BENCH_PROFILE_TOP ?? 40))).join('\n')}\n(profile: ${join(profileDir, file)})\n`);

@@ -4,11 +4,10 @@
 // older checkout): 12 flushes of 2,000 queued records each (what one flush call takes at the default
 // `batch_size` 500 when records piled up), while an immediate chain notes the longest gap between
 // two of its callbacks and `monitorEventLoopDelay` (1 ms resolution) the loop's delay, and the main
-// thread's CPU per record (process.threadCpuUsage). The flushes go to the store the gateway opens
-// for sqlite (its own thread, where the checkout has one). Then the in-thread store's append alone
-// at 64 … 2,000 records a transaction, CPU per record.
+// thread's CPU per record (process.threadCpuUsage). Then the store's append alone at 64 … 2,000
+// records a transaction, CPU per record.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -17,7 +16,7 @@ const here = resolve(import.meta.dirname, '..');
 const queued = Number(process.env.LEDGER_STALL_RECORDS ?? 2_000);
 const sizes = [64, 128, 256, 500, 2_000];
 
-type Result = { gapMs: number; gapMaxMs: number; eldMaxMs: number; eldP99Ms: number; flushMs: number; flushMainUsPerRecord: number; perRecordUs: Record<number, number>; worker: boolean };
+type Result = { gapMs: number; gapMaxMs: number; eldMaxMs: number; eldP99Ms: number; flushMs: number; flushMainUsPerRecord: number; perRecordUs: Record<number, number> };
 
 if (process.env.LEDGER_STALL_CHILD) {
   const src = process.env.LEDGER_STALL_CHILD;
@@ -37,13 +36,7 @@ if (process.env.LEDGER_STALL_CHILD) {
   const store = new SqliteLedgerStore(join(dir, 'ledger.db'));
   // A file that already holds some records, as a running gateway's does.
   for (let i = 0; i < 50; i++) await store.append(Array.from({ length: 500 }, (_, j) => record(i * 500 + j)));
-  // The flushes go to the store the gateway's sqlite driver opens: a checkout that has the ledger's
-  // own thread (src/services/usage/sqlite-worker-ledger-store.ts) writes there, on the same file.
-  const workerModule = join(src, 'src/services/usage/sqlite-worker-ledger-store.ts');
-  const flushStore = existsSync(workerModule)
-    ? new ((await import(workerModule)) as typeof import('../src/services/usage/sqlite-worker-ledger-store.ts')).SqliteWorkerLedgerStore(join(dir, 'ledger.db'))
-    : store;
-  const ledger = new Ledger(flushStore, { flushIntervalMs: 3_600_000, batchSize: 10_000, retentionDays: 90 }, () => undefined);
+  const ledger = new Ledger(store, { flushIntervalMs: 3_600_000, batchSize: 10_000, retentionDays: 90 }, () => undefined);
   // batchSize 10,000 so that adding does not start a flush; the flush below takes up to 4 × that.
   // Per flush: the longest wall-clock gap between two callbacks of an immediate chain (the thread's
   // CPU clock would be better, but it ticks in 4 ms steps on the bench machine). One event-loop
@@ -102,8 +95,7 @@ if (process.env.LEDGER_STALL_CHILD) {
   await ledger.close();
   rmSync(dir, { recursive: true, force: true });
   const flushMainUsPerRecord = mainCpuUs / (10 * queued);
-  if (flushStore !== store) await store.close();
-  process.stdout.write(JSON.stringify({ gapMs, gapMaxMs, eldMaxMs, eldP99Ms, flushMs, flushMainUsPerRecord, perRecordUs, worker: flushStore !== store } satisfies Result));
+  process.stdout.write(JSON.stringify({ gapMs, gapMaxMs, eldMaxMs, eldP99Ms, flushMs, flushMainUsPerRecord, perRecordUs } satisfies Result));
 } else {
   const dirs = [here, ...(process.argv[2] ? [resolve(process.argv[2])] : [])];
   const rounds = Number(process.env.LEDGER_STALL_ROUNDS ?? 3);
@@ -116,7 +108,7 @@ if (process.env.LEDGER_STALL_CHILD) {
       all.get(d)!.push(v);
       const per = sizes.map((s) => `${s}: ${v.perRecordUs[s].toFixed(2)}`).join(', ');
       process.stdout.write(
-        `round ${round} ${d} (${v.worker ? 'the ledger\'s own thread' : 'in thread'}): flush of ${queued} queued records: longest gap between immediates per flush median ${v.gapMs.toFixed(2)} ms, max ${v.gapMaxMs.toFixed(2)} ms; event-loop delay p99 ${v.eldP99Ms.toFixed(2)} ms, max ${v.eldMaxMs.toFixed(2)} ms; a flush took ${v.flushMs.toFixed(1)} ms, ${v.flushMainUsPerRecord.toFixed(2)} µs of the main thread's CPU per record; in-thread append µs CPU per record by records per transaction ${per}\n`,
+        `round ${round} ${d}: flush of ${queued} queued records: longest gap between immediates per flush median ${v.gapMs.toFixed(2)} ms, max ${v.gapMaxMs.toFixed(2)} ms; event-loop delay p99 ${v.eldP99Ms.toFixed(2)} ms, max ${v.eldMaxMs.toFixed(2)} ms; a flush took ${v.flushMs.toFixed(1)} ms, ${v.flushMainUsPerRecord.toFixed(2)} µs of the main thread's CPU per record; append µs CPU per record by records per transaction ${per}\n`,
       );
     }
   }
@@ -124,7 +116,7 @@ if (process.env.LEDGER_STALL_CHILD) {
   for (const [d, vs] of all) {
     const per = sizes.map((s) => `${s}: ${median(vs.map((v) => v.perRecordUs[s])).toFixed(2)}`).join(', ');
     process.stdout.write(
-      `${d}: medians of the runs: longest gap per flush ${median(vs.map((v) => v.gapMs)).toFixed(2)} ms (max ${median(vs.map((v) => v.gapMaxMs)).toFixed(2)}), event-loop delay p99 ${median(vs.map((v) => v.eldP99Ms)).toFixed(2)} ms, max ${median(vs.map((v) => v.eldMaxMs)).toFixed(2)} ms, flush ${median(vs.map((v) => v.flushMs)).toFixed(1)} ms, main thread ${median(vs.map((v) => v.flushMainUsPerRecord)).toFixed(2)} µs CPU per record; in-thread append µs per record by transaction size ${per}\n`,
+      `${d}: medians of the runs: longest gap per flush ${median(vs.map((v) => v.gapMs)).toFixed(2)} ms (max ${median(vs.map((v) => v.gapMaxMs)).toFixed(2)}), event-loop delay p99 ${median(vs.map((v) => v.eldP99Ms)).toFixed(2)} ms, max ${median(vs.map((v) => v.eldMaxMs)).toFixed(2)} ms, flush ${median(vs.map((v) => v.flushMs)).toFixed(1)} ms, main thread ${median(vs.map((v) => v.flushMainUsPerRecord)).toFixed(2)} µs CPU per record; append µs per record by transaction size ${per}\n`,
     );
   }
 }

@@ -6,7 +6,7 @@
 // shared machine hits both alike. `npm run bench:ledger` cannot resolve a few µs (bench/RESULTS.md).
 // LEDGER_HOT_NO_BUDGET=1: the key has no budget; LEDGER_HOT_STORE=null: no sqlite writes.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -17,7 +17,8 @@ const perTurn = 32;
 /**
  * Requests ending per second: above what one gateway core serves (~10,000), below what the ledger
  * writes. Unpaced, this loop ends ~200,000 a second; a ledger on its own thread then cannot keep
- * up, drops records (counted), and the CPU per request would leave their writes out.
+ * up, drops records (counted), and the CPU per request would leave their writes out (measured with a
+ * ledger thread, 2026-11-26, bench/RESULTS.md).
  */
 const rate = Number(process.env.LEDGER_HOT_RATE ?? 40_000);
 
@@ -33,15 +34,7 @@ if (process.env.LEDGER_HOT_CHILD) {
     local: true, maxAppend: Number.POSITIVE_INFINITY, append: async () => {}, rows: async () => [], prune: async () => {}, close: async () => {},
     totals: async () => ({ day: { costNano: 0, tokens: 0 }, month: { costNano: 0, tokens: 0 } }),
   };
-  // Otherwise the store the gateway opens for sqlite: on the ledger's own thread where the checkout
-  // has it (src/services/usage/sqlite-worker-ledger-store.ts; LEDGER_HOT_STORE=thread: in this thread).
-  const workerModule = join(src, 'src/services/usage/sqlite-worker-ledger-store.ts');
-  const store =
-    process.env.LEDGER_HOT_STORE === 'null'
-      ? nullStore
-      : existsSync(workerModule) && process.env.LEDGER_HOT_STORE !== 'thread'
-        ? new ((await import(workerModule)) as typeof import('../src/services/usage/sqlite-worker-ledger-store.ts')).SqliteWorkerLedgerStore(join(dir, 'ledger.db'))
-        : new SqliteLedgerStore(join(dir, 'ledger.db'));
+  const store = process.env.LEDGER_HOT_STORE === 'null' ? nullStore : new SqliteLedgerStore(join(dir, 'ledger.db'));
   const ledger = new Ledger(store, { flushIntervalMs: 1000, batchSize: 500, retentionDays: 90 }, () => undefined);
   // What the gateway's request state holds for these calls, as the operator config of bench/ledger-bench.ts has it.
   const config = {

@@ -7,7 +7,7 @@ import { Ledger } from './ledger.ts';
 import type { LedgerStore } from './ledger-store.ts';
 import { MemoryLedgerStore } from './memory-ledger-store.ts';
 import { RedisLedgerStore } from './redis-ledger-store.ts';
-import { SqliteWorkerLedgerStore } from './sqlite-worker-ledger-store.ts';
+import { SqliteLedgerStore } from './sqlite-ledger-store.ts';
 
 /** The ledger beside the gateway's store (same driver, same file or Redis). */
 function openLedgerStore(config: GatewayConfig, store: Store): LedgerStore {
@@ -16,7 +16,7 @@ function openLedgerStore(config: GatewayConfig, store: Store): LedgerStore {
     case 'memory':
       return new MemoryLedgerStore();
     case 'sqlite':
-      return new SqliteWorkerLedgerStore(s.path === ':memory:' ? ':memory:' : resolve(s.path ?? './data/polygate.db'));
+      return new SqliteLedgerStore(s.path === ':memory:' ? ':memory:' : resolve(s.path ?? './data/polygate.db'));
     case 'redis': {
       if (!(store instanceof RedisStore)) throw new Error('the redis ledger needs the redis store');
       return new RedisLedgerStore(store.client, store.prefix, config.usage.retention_days);

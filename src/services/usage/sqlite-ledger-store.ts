@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import type { LedgerStore, PeriodTotal, RowFilter, SpendTotals } from './ledger-store.ts';
+import type { LedgerStore, RowFilter, SpendTotals } from './ledger-store.ts';
 import { batchTotals, toMs, zeroTotals } from './ledger-store.ts';
 import type { UsageRecord, UsageRow } from './usage-record.ts';
 
@@ -37,31 +37,23 @@ const sums = `COUNT(*) AS requests, SUM(input_tokens) AS input_tokens, SUM(outpu
 const rowsPerInsert = 64;
 
 /**
- * Records per append (one transaction) when this store runs on the thread that serves requests
- * (tests, benches): node:sqlite is synchronous, so a transaction holds every request of the process;
- * 2,000 records took milliseconds. Two full INSERT statements' worth holds the event loop for a
- * fraction of a millisecond (bench/ledger-flush-stall.ts, bench/RESULTS.md). The gateway runs this
- * store on a thread of its own (src/services/usage/sqlite-worker-ledger-store.ts).
+ * Records per append (one transaction): node:sqlite is synchronous, so a transaction holds every
+ * request of the process; 2,000 records took milliseconds. Two full INSERT statements' worth holds
+ * the event loop for a fraction of a millisecond and costs little more per record
+ * (bench/ledger-flush-stall.ts, bench/RESULTS.md).
  */
 export const sqliteAppendRows = 2 * rowsPerInsert;
 
-/** Values per record in a flat batch (`valuesOf`). */
-export const valuesPerRecord = columns.length;
-
-/** Records' values in `columns` order, one flat array: what a batch crosses to the ledger's worker as (src/services/usage/sqlite-worker-ledger-store.ts). */
-export function valuesOf(records: readonly UsageRecord[]): (string | number)[] {
-  const into: (string | number)[] = [];
-  for (const r of records) {
-    into.push(
-      r.ts, r.day, r.request_id, r.key, r.workspace, r.family, r.model, r.provider, r.upstream_model, r.format_in, r.format_out, r.mode,
-      r.input_tokens, r.output_tokens, r.reasoning_tokens, r.cache_read_tokens, r.cache_write_tokens, r.characters, toMs(r.audio_seconds), r.tasks,
-      r.cost_nano, r.priced ? 1 : 0, r.outcome, r.status,
-    );
-  }
-  return into;
+/** A record's values in `columns` order. */
+function valuesOf(r: UsageRecord, into: (string | number)[]): void {
+  into.push(
+    r.ts, r.day, r.request_id, r.key, r.workspace, r.family, r.model, r.provider, r.upstream_model, r.format_in, r.format_out, r.mode,
+    r.input_tokens, r.output_tokens, r.reasoning_tokens, r.cache_read_tokens, r.cache_write_tokens, r.characters, toMs(r.audio_seconds), r.tasks,
+    r.cost_nano, r.priced ? 1 : 0, r.outcome, r.status,
+  );
 }
 
-/** The `sqlite` driver's ledger: tables beside the store's in the same file, on the ledger's own thread in the gateway (src/services/usage/sqlite-ledger-worker.ts). */
+/** The `sqlite` driver's ledger: tables beside the store's in the same file. */
 export class SqliteLedgerStore implements LedgerStore {
   readonly local = true;
   readonly maxAppend = sqliteAppendRows;
@@ -92,18 +84,21 @@ export class SqliteLedgerStore implements LedgerStore {
 
   /** One transaction per call: the records are in the file all or none. */
   async append(records: UsageRecord[]): Promise<void> {
-    this.appendValues(valuesOf(records), batchTotals(records));
-  }
-
-  /** `append` of records already flattened (`valuesOf`) with their additions to the totals: one transaction. */
-  appendValues(values: readonly (string | number)[], totals: readonly PeriodTotal[]): void {
     this.#db.exec('BEGIN IMMEDIATE');
     try {
-      const n = values.length / valuesPerRecord;
       let i = 0;
-      for (; i + rowsPerInsert <= n; i += rowsPerInsert) this.#q.insertMany.run(...values.slice(i * valuesPerRecord, (i + rowsPerInsert) * valuesPerRecord));
-      for (; i < n; i++) this.#q.insert.run(...values.slice(i * valuesPerRecord, (i + 1) * valuesPerRecord));
-      for (const t of totals) this.#q.addTotal.run(t.key, t.period, t.costNano, t.tokens);
+      const values: (string | number)[] = [];
+      for (; i + rowsPerInsert <= records.length; i += rowsPerInsert) {
+        values.length = 0;
+        for (let j = i; j < i + rowsPerInsert; j++) valuesOf(records[j], values);
+        this.#q.insertMany.run(...values);
+      }
+      for (; i < records.length; i++) {
+        values.length = 0;
+        valuesOf(records[i], values);
+        this.#q.insert.run(...values);
+      }
+      for (const t of batchTotals(records)) this.#q.addTotal.run(t.key, t.period, t.costNano, t.tokens);
       this.#db.exec('COMMIT');
     } catch (e) {
       this.#db.exec('ROLLBACK');
