@@ -35,10 +35,10 @@ export async function startEmulators<N extends string>(
 /** `upstreams` maps a provider name to the kind of emulator that serves it. */
 export async function gatewayWithEmulators<N extends string>(
   t: Test,
-  o: { upstreams: Record<N, UpstreamKind>; models: Record<string, unknown>; providers?: Record<string, unknown> },
+  o: { upstreams: Record<N, UpstreamKind>; models: Record<string, unknown>; providers?: Record<string, unknown>; config?: Record<string, unknown> },
 ): Promise<{ gw: Gateway; up: Record<N, Emulator> }> {
   const emulators = await startEmulators(o.upstreams);
-  const gw = await startGateway(testConfig({ providers: { ...emulators.providers, ...o.providers }, models: o.models }));
+  const gw = await startGateway(testConfig({ ...o.config, providers: { ...emulators.providers, ...o.providers }, models: o.models }));
   t.teardown(async () => {
     await gw.stop();
     await emulators.close();

@@ -20,8 +20,13 @@ import type { UpstreamSpan } from '../../infra/tracing/upstream-span.ts';
  * not know still reach both ends. Usage is read off a copy of the response on the way back.
  */
 
-/** Headers the relay sets itself, or that belong to the client alone (beside the formats' credentials, `credentialHeaders`). */
-const clientOnlyHeaders = new Set(['cookie', 'host', 'accept-encoding']);
+/**
+ * Headers the relay sets itself, or that belong to the client alone (beside the formats' credentials,
+ * `credentialHeaders`). `content-encoding` among them: a compressed body was decoded on arrival and
+ * the relay sends the JSON it parsed, uncompressed; the client's label on it would make the upstream
+ * try to decompress plain JSON.
+ */
+const clientOnlyHeaders = new Set(['cookie', 'host', 'accept-encoding', 'content-encoding']);
 /**
  * Headers of one connection and its framing, relayed in neither direction (RFC 9110 7.6.1: the
  * `Connection` header, every field it names, and the classic hop-by-hop set): the relay keeps its

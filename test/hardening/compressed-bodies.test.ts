@@ -1,0 +1,61 @@
+// Compressed request bodies (Content-Encoding gzip, br, zstd): decoded on arrival on every route,
+// the decoded size held to limits.max_body_bytes, and on a relayed route the upstream gets the JSON
+// polygate parsed, uncompressed and without the client's encoding label (it once got the label on
+// plain JSON and failed to decompress it).
+import t from 'tap';
+import { brotliCompressSync, gzipSync, zstdCompressSync } from 'node:zlib';
+import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
+import { TEST_KEY } from '../helpers/start-gateway.ts';
+
+type Json = Record<string, any>;
+const maxBody = 64 * 1024;
+const { gw, up } = await gatewayWithEmulators(t, {
+  upstreams: { chat: 'chat' },
+  models: { 'chat-relay': { routes: [{ provider: 'chat', model: 'gpt-up' }] } },
+  config: { limits: { max_body_bytes: maxBody } },
+});
+
+const encoders = { gzip: gzipSync, br: brotliCompressSync, zstd: zstdCompressSync } as const;
+const post = (path: string, body: Buffer, encoding: string, headers: Record<string, string> = {}): Promise<Response> =>
+  fetch(`${gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json', 'content-encoding': encoding, ...headers }, body: new Uint8Array(body) });
+
+for (const [encoding, encode] of Object.entries(encoders)) {
+  t.test(`${encoding}: a relayed chat request reaches the upstream as plain JSON`, async (t) => {
+    up.chat.reset();
+    const messages = [{ role: 'user', content: `hello in ${encoding}` }];
+    const res = await post('/v1/chat/completions', encode(JSON.stringify({ model: 'chat-relay', messages })), encoding);
+    t.equal(res.status, 200, await res.clone().text());
+    t.equal(((await res.json()) as Json).choices[0].message.content, `hello in ${encoding}`);
+    const got = up.chat.requests[0];
+    t.equal(got.headers['content-encoding'], undefined, 'no encoding label on the relayed body');
+    t.same((got.body as Json).messages, messages);
+    t.equal((got.body as Json).model, 'gpt-up');
+  });
+
+  t.test(`${encoding}: a translated Messages request is decoded`, async (t) => {
+    const body = { model: 'echo', max_tokens: 16, messages: [{ role: 'user', content: `echo in ${encoding}` }] };
+    const res = await post('/v1/messages', encode(JSON.stringify(body)), encoding, { 'anthropic-version': '2023-06-01' });
+    t.equal(res.status, 200);
+    t.equal(((await res.json()) as Json).content[0].text, `echo in ${encoding}`);
+  });
+}
+
+t.test('zstd: what is not zstd, not JSON, or too large once decoded gets the family’s own error', async (t) => {
+  const garbage = await post('/v1/chat/completions', Buffer.from('this is not zstd at all'), 'zstd');
+  t.equal(garbage.status, 400);
+  t.match(await garbage.json(), { error: { type: 'invalid_request_error', message: /zstd/, param: 'body' } });
+
+  const notJson = await post('/v1/chat/completions', zstdCompressSync('"a string"'), 'zstd');
+  t.equal(notJson.status, 400);
+  t.match(await notJson.json(), { error: { message: /not valid JSON/ } });
+
+  // 1 MB of JSON that compresses to a few hundred bytes: stopped at the limit, answered 413.
+  const bomb = zstdCompressSync(JSON.stringify({ model: 'chat-relay', messages: [{ role: 'user', content: ' '.repeat(1 << 20) }] }));
+  t.ok(bomb.length < maxBody / 10, `the compressed body is small (${bomb.length} bytes)`);
+  const tooLarge = await post('/v1/messages', bomb, 'zstd', { 'anthropic-version': '2023-06-01' });
+  t.equal(tooLarge.status, 413);
+  t.match(await tooLarge.json(), { type: 'error', error: { type: 'request_too_large' } });
+
+  const healthy = await fetch(`${gw.url}/healthz`);
+  t.equal(healthy.status, 200, 'still serving');
+});
