@@ -67,7 +67,8 @@ function readZstdJson(ctx: Koa.Context, limit: number): Promise<unknown> {
         reject(Object.assign(new Error('invalid JSON'), { status: 400, type: 'entity.parse.failed' }));
       }
     });
-    ctx.req.on('error', fail);
+    // A client that goes away mid-upload: the parser's own 400 (nobody reads the answer).
+    ctx.req.on('error', () => fail(Object.assign(new Error('request aborted'), { status: 400, type: 'request.aborted' })));
     ctx.req.pipe(z);
   });
 }
