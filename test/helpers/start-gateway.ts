@@ -94,11 +94,25 @@ export async function startGateway(config: Record<string, unknown> | string, env
       else t.match(await logged(pattern), pattern, message);
     },
     process: child,
-    stop: (signal = 'SIGTERM') =>
-      new Promise((done) => {
+    stop: async (signal = 'SIGTERM') => {
+      const code = await new Promise<number | null>((done) => {
         if (child.exitCode !== null) return done(child.exitCode);
-        child.once('exit', (code) => done(code));
+        child.once('exit', (c) => done(c));
         child.kill(signal);
-      }),
+      });
+      // 'exit' can come before the last of the pipe's data: what the process wrote on its way out
+      // (pino's final flush) is in `output()` once stdout has ended (a grandchild holding the pipe
+      // open must not hold the test: 2 s at most).
+      if (!child.stdout!.readableEnded) {
+        await new Promise<void>((done) => {
+          const timer = setTimeout(done, 2_000);
+          child.stdout!.once('end', () => {
+            clearTimeout(timer);
+            done();
+          });
+        });
+      }
+      return code;
+    },
   };
 }
