@@ -5,6 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
+import { waitFor } from './wait-for.ts';
 
 export const repoRoot = resolve(import.meta.dirname, '../..');
 /** Node 24 from the `node` devDependency, whichever node runs the test runner. */
@@ -80,7 +81,8 @@ export async function startGateway(config: Record<string, unknown> | string, env
     });
   });
   const logged = async (pattern: RegExp, ms = 5_000): Promise<string> => {
-    for (const end = Date.now() + ms; !pattern.test(out) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
+    // Past `ms` the output as it is goes to the assertion, which then shows what was logged.
+    await waitFor(`a log line matching ${pattern}`, async () => (pattern.test(out) ? true : undefined), ms).catch(() => {});
     return out;
   };
   return {
