@@ -68,8 +68,8 @@ if (process.env.LEDGER_STALL_CHILD) {
     flushes.push(took);
   }
   eld.disable();
-  // The main thread's CPU per record flushed, without the immediate chain (it spins while a flush
-  // waits for the ledger's thread, and would count as the flush's).
+  // The main thread's CPU per record flushed, without the immediate chain (it runs between the
+  // flush's appends, and would count as the flush's).
   for (let round = 0; round < 10; round++) {
     for (let i = 0; i < queued; i++) ledger.add(record(i));
     const c0 = process.threadCpuUsage();

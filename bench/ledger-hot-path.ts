@@ -16,9 +16,9 @@ const requests = Number(process.env.LEDGER_HOT_REQUESTS ?? 200_000);
 const perTurn = 32;
 /**
  * Requests ending per second: above what one gateway core serves (~10,000), below what the ledger
- * writes. Unpaced, this loop ends ~200,000 a second; a ledger on its own thread then cannot keep
- * up, drops records (counted), and the CPU per request would leave their writes out (measured with a
- * ledger thread, 2026-11-26, bench/RESULTS.md).
+ * writes. Unpaced, this loop ends ~200,000 a second, more than any gateway does: a store that cannot
+ * keep up lets the queue pass its cap, records are dropped (counted), and the CPU per request would
+ * leave their writes out (seen with a ledger thread, 2026-11-26, bench/RESULTS.md).
  */
 const rate = Number(process.env.LEDGER_HOT_RATE ?? 40_000);
 
