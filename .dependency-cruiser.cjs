@@ -18,14 +18,15 @@ module.exports = {
   forbidden: [
     {
       name: 'ir-is-the-leaf',
-      comment: 'The IR is polygate\'s own vocabulary: it imports nothing but itself.',
+      comment: "The IR is polygate's own vocabulary: it imports nothing but itself.",
       severity: 'error',
       from: { path: '^src/ir/' },
       to: { pathNot: '^src/ir/', dependencyTypesNot: ['core'] },
     },
     {
       name: 'adapters-are-pure',
-      comment: 'An adapter translates one wire format to and from the IR: it imports only the IR and adapters/shared (no Koa, no I/O, no pipeline).',
+      comment:
+        'An adapter translates one wire format to and from the IR: it imports only the IR and adapters/shared (no Koa, no I/O, no pipeline).',
       severity: 'error',
       from: { path: '^adapters/' },
       to: { pathNot: ['^src/ir/', '^adapters/'] },
@@ -48,7 +49,10 @@ module.exports = {
       name: 'src-lives-in-a-layer',
       comment: 'Every file of src/ belongs to one layer folder (src/main.ts, the process entry, counts as app).',
       severity: 'error',
-      from: { path: '^src/', pathNot: ['^src/(ir|infra|services|families|app)/[^/]+/', '^src/(ir|app)/[^/]+$', '^src/main\\.ts$'] },
+      from: {
+        path: '^src/',
+        pathNot: ['^src/(ir|infra|services|families|app)/[^/]+/', '^src/(ir|app)/[^/]+$', '^src/main\\.ts$'],
+      },
       to: {},
     },
     {
@@ -67,7 +71,7 @@ module.exports = {
     },
     {
       name: 'families-are-below-the-app',
-      comment: 'A family\'s handlers are mounted by the app (src/app/); they never import it.',
+      comment: "A family's handlers are mounted by the app (src/app/); they never import it.",
       severity: 'error',
       from: { path: '^src/families/' },
       to: { path: ['^src/app/', '^src/main\\.ts$'] },
@@ -88,7 +92,8 @@ module.exports = {
     },
     {
       name: 'no-circular-folders',
-      comment: 'No import cycle between folders (type-only imports included): each folder has a direction to the others.',
+      comment:
+        'No import cycle between folders (type-only imports included): each folder has a direction to the others.',
       severity: 'error',
       scope: 'folder',
       from: { path: '^(src|adapters)/' },

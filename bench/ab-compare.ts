@@ -38,7 +38,13 @@ const streamMetrics: Metric[] = [
 /** `unknown`: a single repeat, which has no spread to tell a change from noise. */
 export type Verdict = 'slower' | 'faster' | 'same' | 'unknown';
 export type AbFigure = { metric: string; after: number; before: number; ratio: number; band: number; verdict: Verdict };
-export type AbRow = { path: string; mode: 'json' | 'stream'; connections: number; figures: AbFigure[]; verdict: Verdict };
+export type AbRow = {
+  path: string;
+  mode: 'json' | 'stream';
+  connections: number;
+  figures: AbFigure[];
+  verdict: Verdict;
+};
 
 function compare(m: Metric, after: Repeat[], before: Repeat[]): AbFigure {
   const a = median(after.map(m.of));
@@ -59,10 +65,18 @@ function compare(m: Metric, after: Repeat[], before: Repeat[]): AbFigure {
 export function abCompare(measured: Measured[]): AbRow[] {
   const rows: AbRow[] = [];
   for (const after of measured.filter((m) => m.target.via === 'polygate')) {
-    const before = measured.find((m) => m.target.via === 'polygate-before' && m.target.path === after.target.path && m.mode === after.mode && m.connections === after.connections);
+    const before = measured.find(
+      (m) =>
+        m.target.via === 'polygate-before' &&
+        m.target.path === after.target.path &&
+        m.mode === after.mode &&
+        m.connections === after.connections,
+    );
     if (!before) continue;
     const n = Math.min(after.repeats.length, before.repeats.length);
-    const figures = (after.mode === 'json' ? jsonMetrics : streamMetrics).map((m) => compare(m, after.repeats.slice(0, n), before.repeats.slice(0, n)));
+    const figures = (after.mode === 'json' ? jsonMetrics : streamMetrics).map((m) =>
+      compare(m, after.repeats.slice(0, n), before.repeats.slice(0, n)),
+    );
     const any = (v: Verdict): boolean => figures.some((f) => f.verdict === v);
     const verdict: Verdict = any('unknown') ? 'unknown' : any('slower') ? 'slower' : any('faster') ? 'faster' : 'same';
     rows.push({ path: after.target.path, mode: after.mode, connections: after.connections, figures, verdict });
@@ -71,8 +85,14 @@ export function abCompare(measured: Measured[]): AbRow[] {
 }
 
 const bandOf = (f: AbFigure): string => (f.verdict === 'unknown' ? '' : ` ±${Math.round(f.band * 100)} %`);
-const fmt = (v: number): string => (!Number.isFinite(v) ? '–' : v >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(2));
-const label: Record<Verdict, string> = { slower: '❌ slower', faster: '✅ faster', same: '= within noise', unknown: '? one repeat: no noise estimate' };
+const fmt = (v: number): string =>
+  !Number.isFinite(v) ? '–' : v >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(2);
+const label: Record<Verdict, string> = {
+  slower: '❌ slower',
+  faster: '✅ faster',
+  same: '= within noise',
+  unknown: '? one repeat: no noise estimate',
+};
 const mark: Record<Verdict, string> = { slower: ' ❌', faster: ' ✅', same: '', unknown: '' };
 
 export function renderAb(rows: AbRow[], meta: { after: string; before: string; repeats: number }): string[] {
@@ -89,7 +109,10 @@ export function renderAb(rows: AbRow[], meta: { after: string; before: string; r
     const rs = rows.filter((r) => r.mode === mode);
     if (rs.length === 0) continue;
     const names = rs[0].figures.map((f) => f.metric);
-    out.push(`| ${mode === 'json' ? 'non-streaming' : 'streaming'} path | conns | ${names.join(' | ')} | verdict |`, `|---|---:|${names.map(() => '---:|').join('')}---|`);
+    out.push(
+      `| ${mode === 'json' ? 'non-streaming' : 'streaming'} path | conns | ${names.join(' | ')} | verdict |`,
+      `|---|---:|${names.map(() => '---:|').join('')}---|`,
+    );
     for (const r of rs) {
       const cells = r.figures.map((f) => `${f.ratio.toFixed(3)}× (${fmt(f.before)})${bandOf(f)}${mark[f.verdict]}`);
       out.push(`| ${r.path} | ${r.connections} | ${cells.join(' | ')} | ${label[r.verdict]} |`);
@@ -97,6 +120,10 @@ export function renderAb(rows: AbRow[], meta: { after: string; before: string; r
     out.push('');
   }
   const slower = rows.filter((r) => r.verdict === 'slower');
-  out.push(slower.length === 0 ? `No path slower than before beyond noise (${rows.length} cells).` : `Slower beyond noise in ${slower.length} of ${rows.length} cells: ${slower.map((r) => `${r.path} (${r.mode}, ${r.connections} conns)`).join('; ')}.`);
+  out.push(
+    slower.length === 0
+      ? `No path slower than before beyond noise (${rows.length} cells).`
+      : `Slower beyond noise in ${slower.length} of ${rows.length} cells: ${slower.map((r) => `${r.path} (${r.mode}, ${r.connections} conns)`).join('; ')}.`,
+  );
   return out;
 }

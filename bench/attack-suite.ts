@@ -37,23 +37,40 @@ function config(limits: Record<string, unknown> = {}): string {
 }
 // ATTACK_NODE_ARGS: flags for the gateway's node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, `--trace-gc`).
 const nodeArgs = process.env.ATTACK_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-const start = (limits?: Record<string, unknown>): Promise<Gw> => startPolygate(root, config(limits), { POLYGATE_DB: join(work, `polygate-${Date.now()}.db`) }, nodeArgs);
+const start = (limits?: Record<string, unknown>): Promise<Gw> =>
+  startPolygate(root, config(limits), { POLYGATE_DB: join(work, `polygate-${Date.now()}.db`) }, nodeArgs);
 
 // The machine's own noise: an idle node process measuring its event-loop delay the same way. On a
 // shared 2-core machine the scheduler alone can stall a process for 100 ms; a gateway figure near
 // this one is the machine, not polygate.
 const idle = spawn(
   node,
-  ['-e', `const h = require('node:perf_hooks').monitorEventLoopDelay({ resolution: 10 }); h.enable();
-    process.on('message', () => { process.send(h.max / 1e6); h.reset(); });`],
+  [
+    '-e',
+    `const h = require('node:perf_hooks').monitorEventLoopDelay({ resolution: 10 }); h.enable();
+    process.on('message', () => { process.send(h.max / 1e6); h.reset(); });`,
+  ],
   { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
 );
-const idleMax = (): Promise<number> => new Promise((ok) => {
-  idle.once('message', (m) => ok(Number(m)));
-  idle.send!('max');
-});
+const idleMax = (): Promise<number> =>
+  new Promise((ok) => {
+    idle.once('message', (m) => ok(Number(m)));
+    idle.send!('max');
+  });
 
-type Row = { finding: string; requests: number; loopMs: number; loopAtS: number; idleMs: number; healthOk: number; healthAsked: number; healthMaxMs: number; rssMb: number; crashed: boolean; note: string };
+type Row = {
+  finding: string;
+  requests: number;
+  loopMs: number;
+  loopAtS: number;
+  idleMs: number;
+  healthOk: number;
+  healthAsked: number;
+  healthMaxMs: number;
+  rssMb: number;
+  crashed: boolean;
+  note: string;
+};
 const rows: Row[] = [];
 
 const lagMax = async (gw: Gw): Promise<number> => {
@@ -67,7 +84,19 @@ async function attack(gw: Gw, finding: string, run: () => Promise<{ requests: nu
   if (only && !only.has(finding.split(' ')[0])) return;
   await lagMax(gw); // resets the histogram: what follows is this attack's
   await idleMax();
-  const row: Row = { finding, requests: 0, loopMs: 0, loopAtS: 0, idleMs: 0, healthOk: 0, healthAsked: 0, healthMaxMs: 0, rssMb: rssMb(gw.pid), crashed: false, note: '' };
+  const row: Row = {
+    finding,
+    requests: 0,
+    loopMs: 0,
+    loopAtS: 0,
+    idleMs: 0,
+    healthOk: 0,
+    healthAsked: 0,
+    healthMaxMs: 0,
+    rssMb: rssMb(gw.pid),
+    crashed: false,
+    note: '',
+  };
   let running = true;
   const t0 = performance.now();
   const every = (fn: () => Promise<void>) =>
@@ -109,23 +138,34 @@ async function attack(gw: Gw, finding: string, run: () => Promise<{ requests: nu
   console.error(`${finding}: ${JSON.stringify(row)}`);
 }
 
-const tally = (statuses: number[]): string => Object.entries(statuses.reduce<Record<number, number>>((m, s) => ((m[s] = (m[s] ?? 0) + 1), m), {})).map(([s, n]) => `${n}x${s}`).join(' ');
+const tally = (statuses: number[]): string =>
+  Object.entries(statuses.reduce<Record<number, number>>((m, s) => ((m[s] = (m[s] ?? 0) + 1), m), {}))
+    .map(([s, n]) => `${n}x${s}`)
+    .join(' ');
 
 /** `n` calls of `fn`, `width` at a time. */
 async function pool<T>(n: number, width: number, fn: (i: number) => Promise<T>): Promise<T[]> {
   const out: T[] = [];
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < n) {
-      const i = next++;
-      out[i] = await fn(i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < n) {
+        const i = next++;
+        out[i] = await fn(i);
+      }
+    }),
+  );
   return out;
 }
 
 /** A raw request, so that headers fetch refuses to send (Connection, Proxy-*) go out. */
-function raw(gw: Gw, method: string, path: string, headers: Record<string, string>, body = ''): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
+function raw(
+  gw: Gw,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body = '',
+): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
   return new Promise((ok, fail) => {
     const req = httpRequest(`${gw.url}${path}`, { method, headers }, (res) => {
       let text = '';
@@ -142,7 +182,16 @@ async function chain(gw: Gw, steps: number): Promise<{ requests: number; note: s
   const statuses: number[] = [];
   let previous: string | undefined;
   for (let i = 0; i < steps; i++) {
-    const r = await post(gw.url, '/v1/responses', JSON.stringify({ model: 'echo', input: `${i} ${'y'.repeat(900_000)}`, ...(previous ? { previous_response_id: previous } : {}) }), DEMO);
+    const r = await post(
+      gw.url,
+      '/v1/responses',
+      JSON.stringify({
+        model: 'echo',
+        input: `${i} ${'y'.repeat(900_000)}`,
+        ...(previous ? { previous_response_id: previous } : {}),
+      }),
+      DEMO,
+    );
     statuses.push(r.status);
     if (r.status !== 200) break;
     previous = (JSON.parse(r.text) as { id: string }).id;
@@ -156,7 +205,11 @@ try {
   await attack(gw, '1 nested minItems json_schema to echo', async () => {
     const statuses = [];
     for (const levels of [2, 3]) {
-      const body = JSON.stringify({ model: 'echo', messages: [{ role: 'user', content: 'hi' }], response_format: { type: 'json_schema', json_schema: { name: 's', schema: nestedArrays(levels) } } });
+      const body = JSON.stringify({
+        model: 'echo',
+        messages: [{ role: 'user', content: 'hi' }],
+        response_format: { type: 'json_schema', json_schema: { name: 's', schema: nestedArrays(levels) } },
+      });
       statuses.push((await post(gw.url, '/v1/chat/completions', body, METERED)).status);
     }
     return { requests: 2, note: tally(statuses) };
@@ -165,16 +218,33 @@ try {
   await attack(gw, '2 1 MB Messages bodies, tpm key', async () => {
     const prose = 'The gateway routes each request and encodes the answer back. ';
     let seed = 7;
-    const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const words: string[] = [];
-    for (let n = 0; n < 1_000_000; ) {
-      const w = Array.from({ length: 1 + Math.floor(rand() * 12) }, () => String.fromCharCode(97 + Math.floor(rand() * 26))).join('');
+    for (let n = 0; n < 1_000_000;) {
+      const w = Array.from({ length: 1 + Math.floor(rand() * 12) }, () =>
+        String.fromCharCode(97 + Math.floor(rand() * 26)),
+      ).join('');
       words.push(w);
       n += w.length + 1;
     }
-    const texts = ['a'.repeat(1_000_000), '中文字'.repeat(111_111), prose.repeat(Math.round(1_000_000 / prose.length)), words.join(' ')];
+    const texts = [
+      'a'.repeat(1_000_000),
+      '中文字'.repeat(111_111),
+      prose.repeat(Math.round(1_000_000 / prose.length)),
+      words.join(' '),
+    ];
     const statuses = [];
-    for (const text of texts) statuses.push((await post(gw.url, '/v1/messages', JSON.stringify({ model: 'echo', max_tokens: 64, messages: [{ role: 'user', content: text }] }), METERED)).status);
+    for (const text of texts)
+      statuses.push(
+        (
+          await post(
+            gw.url,
+            '/v1/messages',
+            JSON.stringify({ model: 'echo', max_tokens: 64, messages: [{ role: 'user', content: text }] }),
+            METERED,
+          )
+        ).status,
+      );
     return { requests: texts.length, note: `single word, CJK, prose, random words: ${tally(statuses)}` };
   });
 
@@ -199,25 +269,49 @@ try {
     const deep = '['.repeat(10_000) + ']'.repeat(10_000);
     const statuses = [];
     for (let i = 0; i < 5; i++) statuses.push((await post(gw.url, '/v1/messages', messages, METERED)).status);
-    for (const path of ['/v1/chat/completions', '/v1/responses', '/v1beta/models/echo:generateContent', '/tune/submit/music'])
-      statuses.push((await post(gw.url, path, `{"model":"echo","x":${deep}}`, DEMO, { 'x-goog-api-key': DEMO })).status);
+    for (const path of [
+      '/v1/chat/completions',
+      '/v1/responses',
+      '/v1beta/models/echo:generateContent',
+      '/tune/submit/music',
+    ])
+      statuses.push(
+        (await post(gw.url, path, `{"model":"echo","x":${deep}}`, DEMO, { 'x-goog-api-key': DEMO })).status,
+      );
     return { requests: statuses.length, note: tally(statuses) };
   });
 
   await attack(gw, '5 stalled 1 MB echo streams', async () => {
     const n = Number(process.env.ATTACK_STREAMS ?? 250);
-    const body = JSON.stringify({ model: 'echo', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'word '.repeat(200_000) }] });
+    const body = JSON.stringify({
+      model: 'echo',
+      max_tokens: 64,
+      stream: true,
+      messages: [{ role: 'user', content: 'word '.repeat(200_000) }],
+    });
     const reqs: ClientRequest[] = [];
     const statuses = await Promise.all(
-      Array.from({ length: n }, () => new Promise<number>((ok) => {
-        const req = httpRequest(`${gw.url}/v1/messages`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'x-api-key': DEMO, 'anthropic-version': '2023-06-01' } }, (res) => {
-          res.pause(); // never read: the gateway must stop producing
-          ok(res.statusCode ?? 0);
-        });
-        req.on('error', () => ok(0));
-        req.end(body);
-        reqs.push(req);
-      })),
+      Array.from(
+        { length: n },
+        () =>
+          new Promise<number>((ok) => {
+            const req = httpRequest(
+              `${gw.url}/v1/messages`,
+              {
+                method: 'POST',
+                agent: false,
+                headers: { 'content-type': 'application/json', 'x-api-key': DEMO, 'anthropic-version': '2023-06-01' },
+              },
+              (res) => {
+                res.pause(); // never read: the gateway must stop producing
+                ok(res.statusCode ?? 0);
+              },
+            );
+            req.on('error', () => ok(0));
+            req.end(body);
+            reqs.push(req);
+          }),
+      ),
     );
     await sleep(5000);
     const held = rssMb(gw.pid);
@@ -229,22 +323,69 @@ try {
   await attack(gw, '6 0.9 MB previous_response_id chain of 40', () => chain(gw, 40));
 
   await attack(gw, '7 malformed escapes in paths', async () => {
-    const paths = ['/v1beta/models/%E0%A4%A:generateContent', '/v1beta/models/ech%256f:generateContent', '/v1/responses/%E0%A4%A', '/tune/fetch/%E0%A4%A', '/v1beta/models/%:streamGenerateContent'];
-    const statuses = await pool(1000, 16, (i) => raw(gw, i % 5 < 2 ? 'POST' : 'GET', paths[i % 5], { authorization: `Bearer ${DEMO}`, 'x-goog-api-key': DEMO, 'content-type': 'application/json' }, i % 5 < 2 ? '{"contents":[{"parts":[{"text":"hi"}]}]}' : '').then((r) => r.status));
+    const paths = [
+      '/v1beta/models/%E0%A4%A:generateContent',
+      '/v1beta/models/ech%256f:generateContent',
+      '/v1/responses/%E0%A4%A',
+      '/tune/fetch/%E0%A4%A',
+      '/v1beta/models/%:streamGenerateContent',
+    ];
+    const statuses = await pool(1000, 16, (i) =>
+      raw(
+        gw,
+        i % 5 < 2 ? 'POST' : 'GET',
+        paths[i % 5],
+        { authorization: `Bearer ${DEMO}`, 'x-goog-api-key': DEMO, 'content-type': 'application/json' },
+        i % 5 < 2 ? '{"contents":[{"parts":[{"text":"hi"}]}]}' : '',
+      ).then((r) => r.status),
+    );
     return { requests: statuses.length, note: tally(statuses) };
   });
 
   await attack(gw, '8 odd-case paths', async () => {
-    const paths = ['/V1/CHAT/COMPLETIONS', '/v1/Messages/', '/V1BETA/MODELS/echo:generateContent', '/v1/RESPONSES', '/Tune/Submit/Music', '/v1//messages', '/v1/messages/.', '/v1/messages%2f'];
-    const body = JSON.stringify({ model: 'echo', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }], contents: [{ parts: [{ text: 'hi' }] }], input: 'hi', prompt: 'p', title: 't', tags: 'x' });
-    const statuses = await pool(1000, 16, (i) => post(gw.url, paths[i % paths.length], body, DEMO, { 'x-goog-api-key': DEMO }).then((r) => r.status));
+    const paths = [
+      '/V1/CHAT/COMPLETIONS',
+      '/v1/Messages/',
+      '/V1BETA/MODELS/echo:generateContent',
+      '/v1/RESPONSES',
+      '/Tune/Submit/Music',
+      '/v1//messages',
+      '/v1/messages/.',
+      '/v1/messages%2f',
+    ];
+    const body = JSON.stringify({
+      model: 'echo',
+      max_tokens: 8,
+      messages: [{ role: 'user', content: 'hi' }],
+      contents: [{ parts: [{ text: 'hi' }] }],
+      input: 'hi',
+      prompt: 'p',
+      title: 't',
+      tags: 'x',
+    });
+    const statuses = await pool(1000, 16, (i) =>
+      post(gw.url, paths[i % paths.length], body, DEMO, { 'x-goog-api-key': DEMO }).then((r) => r.status),
+    );
     return { requests: statuses.length, note: tally(statuses) };
   });
 
   await attack(gw, '9 unknown field names', async () => {
     const size = async (): Promise<number> => (await (await fetch(`${gw.url}/metrics`)).text()).length;
     const before = await size();
-    const statuses = await pool(10_000, 32, (i) => post(gw.url, '/v1/messages', JSON.stringify({ model: 'echo', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }], [`x_${i}_${Math.random().toString(36).slice(2)}`]: 1, [`bad\nX-Injected-${i}: 1`]: 2 }), DEMO).then((r) => r.status));
+    const statuses = await pool(10_000, 32, (i) =>
+      post(
+        gw.url,
+        '/v1/messages',
+        JSON.stringify({
+          model: 'echo',
+          max_tokens: 8,
+          messages: [{ role: 'user', content: 'hi' }],
+          [`x_${i}_${Math.random().toString(36).slice(2)}`]: 1,
+          [`bad\nX-Injected-${i}: 1`]: 2,
+        }),
+        DEMO,
+      ).then((r) => r.status),
+    );
     return { requests: statuses.length, note: `${tally(statuses)}; /metrics ${before} -> ${await size()} bytes` };
   });
 
@@ -252,32 +393,82 @@ try {
     const leaked: string[] = [];
     const statuses = await pool(600, 16, async (i) => {
       const model = ['leak', 'leak-500', 'reject'][i % 3];
-      const [path, body] = i % 2
-        ? ['/v1/chat/completions', JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] })]
-        : ['/v1/messages', JSON.stringify({ model, max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] })];
+      const [path, body] =
+        i % 2
+          ? ['/v1/chat/completions', JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] })]
+          : ['/v1/messages', JSON.stringify({ model, max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] })];
       const r = await post(gw.url, path, body, DEMO);
-      if (r.text.includes(UPSTREAM_KEY.slice(8)) || [...r.headers.values()].some((v) => v.includes(UPSTREAM_KEY.slice(8)))) leaked.push(model);
+      if (
+        r.text.includes(UPSTREAM_KEY.slice(8)) ||
+        [...r.headers.values()].some((v) => v.includes(UPSTREAM_KEY.slice(8)))
+      )
+        leaked.push(model);
       return r.status;
     });
     return { requests: statuses.length, note: `${tally(statuses)}; key in answer: ${leaked.length}` };
   });
 
   await attack(gw, '11 NUL in music title', async () => {
-    const statuses = await pool(200, 8, (i) => post(gw.url, '/tune/submit/music', JSON.stringify({ prompt: 'la la', title: `bad\u0000title ${i}`, tags: 'pop' }), DEMO).then((r) => r.status));
+    const statuses = await pool(200, 8, (i) =>
+      post(
+        gw.url,
+        '/tune/submit/music',
+        JSON.stringify({ prompt: 'la la', title: `bad\u0000title ${i}`, tags: 'pop' }),
+        DEMO,
+      ).then((r) => r.status),
+    );
     return { requests: statuses.length, note: tally(statuses) };
   });
 
   await attack(gw, '12 relay headers and SSRF literals', async () => {
     const hops: string[] = [];
     const relay = await pool(200, 8, async () => {
-      const r = await raw(gw, 'POST', '/v1/chat/completions', { 'content-type': 'application/json', authorization: `Bearer ${DEMO}`, connection: 'keep-alive, x-client-hop', 'x-client-hop': 'client-only', 'proxy-authorization': 'Basic c2VjcmV0', forwarded: 'for=10.1.2.3', 'x-forwarded-for': '10.1.2.3' }, JSON.stringify({ model: 'hop', messages: [{ role: 'user', content: 'hi' }] }));
-      for (const h of ['x-hop-secret', 'proxy-authenticate', 'via', 'x-forwarded-for']) if (r.headers[h] !== undefined) hops.push(`answer:${h}`);
+      const r = await raw(
+        gw,
+        'POST',
+        '/v1/chat/completions',
+        {
+          'content-type': 'application/json',
+          authorization: `Bearer ${DEMO}`,
+          connection: 'keep-alive, x-client-hop',
+          'x-client-hop': 'client-only',
+          'proxy-authorization': 'Basic c2VjcmV0',
+          forwarded: 'for=10.1.2.3',
+          'x-forwarded-for': '10.1.2.3',
+        },
+        JSON.stringify({ model: 'hop', messages: [{ role: 'user', content: 'hi' }] }),
+      );
+      for (const h of ['x-hop-secret', 'proxy-authenticate', 'via', 'x-forwarded-for'])
+        if (r.headers[h] !== undefined) hops.push(`answer:${h}`);
       return r.status;
     });
-    for (const seen of hostile.seen) for (const h of ['x-client-hop', 'proxy-authorization', 'forwarded', 'x-forwarded-for']) if (seen[h] !== undefined) hops.push(`upstream:${h}`);
-    const hooks = ['http://127.0.0.1:9/x', 'http://localhost:9/x', 'http://[::1]:9/x', 'http://[::ffff:127.0.0.1]:9/x', 'http://169.254.169.254/latest/meta-data', 'http://10.0.0.8/x', 'http://0x7f000001/x', 'http://2130706433/x', 'http://[64:ff9b::7f00:1]/x', 'http://[2002:7f00:1::]/x'];
-    const ssrf = await pool(200, 8, (i) => post(gw.url, '/tune/submit/music', JSON.stringify({ prompt: 'la', title: 'T', tags: 'pop', notify_hook: hooks[i % hooks.length] }), DEMO).then((r) => r.status));
-    return { requests: relay.length + ssrf.length, note: `relay ${tally(relay)}, hop headers crossed: ${hops.length}; notify_hook literals ${tally(ssrf)}` };
+    for (const seen of hostile.seen)
+      for (const h of ['x-client-hop', 'proxy-authorization', 'forwarded', 'x-forwarded-for'])
+        if (seen[h] !== undefined) hops.push(`upstream:${h}`);
+    const hooks = [
+      'http://127.0.0.1:9/x',
+      'http://localhost:9/x',
+      'http://[::1]:9/x',
+      'http://[::ffff:127.0.0.1]:9/x',
+      'http://169.254.169.254/latest/meta-data',
+      'http://10.0.0.8/x',
+      'http://0x7f000001/x',
+      'http://2130706433/x',
+      'http://[64:ff9b::7f00:1]/x',
+      'http://[2002:7f00:1::]/x',
+    ];
+    const ssrf = await pool(200, 8, (i) =>
+      post(
+        gw.url,
+        '/tune/submit/music',
+        JSON.stringify({ prompt: 'la', title: 'T', tags: 'pop', notify_hook: hooks[i % hooks.length] }),
+        DEMO,
+      ).then((r) => r.status),
+    );
+    return {
+      requests: relay.length + ssrf.length,
+      note: `relay ${tally(relay)}, hop headers crossed: ${hops.length}; notify_hook literals ${tally(ssrf)}`,
+    };
   });
 } finally {
   gw.stop(nodeArgs.length ? 'SIGTERM' : 'SIGKILL');
@@ -296,6 +487,11 @@ await hostile.close();
 idle.kill();
 
 console.log(`\npolygate ${root} on config/gateway.yaml + a tpm key; idle RSS ${idleRss.toFixed(0)} MB\n`);
-console.log('| finding | requests | max event-loop delay (ms) (scraped at s) | idle process, same time (ms) | /healthz answered/asked | /healthz max (ms) | peak RSS (MB) | crash | answers |');
+console.log(
+  '| finding | requests | max event-loop delay (ms) (scraped at s) | idle process, same time (ms) | /healthz answered/asked | /healthz max (ms) | peak RSS (MB) | crash | answers |',
+);
 console.log('|---|---|---|---|---|---|---|---|---|');
-for (const r of rows) console.log(`| ${r.finding} | ${r.requests} | ${r.loopMs.toFixed(0)} (${r.loopAtS.toFixed(1)}) | ${r.idleMs.toFixed(0)} | ${r.healthOk}/${r.healthAsked} | ${r.healthMaxMs.toFixed(0)} | ${r.rssMb.toFixed(0)} | ${r.crashed ? 'yes' : 'no'} | ${r.note} |`);
+for (const r of rows)
+  console.log(
+    `| ${r.finding} | ${r.requests} | ${r.loopMs.toFixed(0)} (${r.loopAtS.toFixed(1)}) | ${r.idleMs.toFixed(0)} | ${r.healthOk}/${r.healthAsked} | ${r.healthMaxMs.toFixed(0)} | ${r.rssMb.toFixed(0)} | ${r.crashed ? 'yes' : 'no'} | ${r.note} |`,
+  );

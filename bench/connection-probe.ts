@@ -16,7 +16,10 @@ const authenticated = Number(process.env.PROBE_AUTHENTICATED ?? 200);
 const seconds = Number(process.env.PROBE_SECONDS ?? 80);
 const trickleMs = Number(process.env.PROBE_TRICKLE_MS ?? 1000);
 
-const gw = await startPolygate(root, process.env.GATEWAY_CONFIG ?? 'config/gateway.yaml', { POLYGATE_DB: join(mkdtempSync(join(tmpdir(), 'polygate-probe-')), 'polygate.db'), LOG_LEVEL: 'warn' });
+const gw = await startPolygate(root, process.env.GATEWAY_CONFIG ?? 'config/gateway.yaml', {
+  POLYGATE_DB: join(mkdtempSync(join(tmpdir(), 'polygate-probe-')), 'polygate.db'),
+  LOG_LEVEL: 'warn',
+});
 const port = gw.port;
 const exited = (): boolean => gw.exited();
 
@@ -50,7 +53,8 @@ const sampler = setInterval(() => {
 
 // Open in batches, so the probe measures the gateway rather than the accept queue.
 for (let i = 0; i < unauthenticated; i += 500) {
-  for (let j = i; j < Math.min(unauthenticated, i + 500); j++) clients.unauth.push(trickler(port, undefined, trickleMs));
+  for (let j = i; j < Math.min(unauthenticated, i + 500); j++)
+    clients.unauth.push(trickler(port, undefined, trickleMs));
   await new Promise((r) => setTimeout(r, 50));
 }
 for (let i = 0; i < authenticated; i++) clients.auth.push(trickler(port, 'sk-polygate-demo', trickleMs));
@@ -64,14 +68,21 @@ await new Promise((r) => setTimeout(r, 500));
 const after = !exited() ? { fds: fds(), rssMb: rssMb() } : undefined;
 for (const c of [...clients.unauth, ...clients.auth]) c.socket.destroy();
 
-const count = (cs: Client[], status: number): { answered: number; closed: number } => ({ answered: cs.filter((c) => c.status === status).length, closed: cs.filter((c) => c.closed).length });
+const count = (cs: Client[], status: number): { answered: number; closed: number } => ({
+  answered: cs.filter((c) => c.status === status).length,
+  closed: cs.filter((c) => c.closed).length,
+});
 const report = {
   unauthenticated: { sockets: unauthenticated, ...count(clients.unauth, 401) },
   authenticated: { sockets: authenticated, ...count(clients.auth, 408) },
   opening_took_s: (opened - started) / 1000,
   all_closed_after_s: allClosedAfterS,
   gateway_fds: { baseline: baseline.fds, peak: peak.fds, after: after?.fds },
-  gateway_rss_mb: { baseline: Math.round(baseline.rssMb), peak: Math.round(peak.rssMb), after: after ? Math.round(after.rssMb) : undefined },
+  gateway_rss_mb: {
+    baseline: Math.round(baseline.rssMb),
+    peak: Math.round(peak.rssMb),
+    after: after ? Math.round(after.rssMb) : undefined,
+  },
   healthz: health,
   gateway_alive: !exited(),
 };

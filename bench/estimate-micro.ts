@@ -27,17 +27,33 @@ type Json = Record<string, unknown>;
 
 const root = new URL('..', import.meta.url).pathname;
 const plain = { disallowedSpecial: new Set<string>() };
-const decode = (body: Json): ChatRequest => decodeMessagesRequest(body, { headers: { 'anthropic-version': '2023-06-01' }, params: {}, query: {} });
+const decode = (body: Json): ChatRequest =>
+  decodeMessagesRequest(body, { headers: { 'anthropic-version': '2023-06-01' }, params: {}, query: {} });
 
 const small = JSON.parse(clientRequest.messages('m', 'k', false).body) as Json;
 
 /** Real prose and code from this repository, so the tokenizer sees what it would in a real session. */
-const docs = readdirSync(join(root, 'docs')).sort().map((f) => readFileSync(join(root, 'docs', f), 'utf8')).join('\n');
-const code = readdirSync(join(root, 'src/services/access')).sort().map((f) => readFileSync(join(root, 'src/services/access', f), 'utf8')).join('\n');
-const piece = (text: string, i: number, n: number): string => text.slice((i * 7919) % (text.length - n), ((i * 7919) % (text.length - n)) + n);
+const docs = readdirSync(join(root, 'docs'))
+  .sort()
+  .map((f) => readFileSync(join(root, 'docs', f), 'utf8'))
+  .join('\n');
+const code = readdirSync(join(root, 'src/services/access'))
+  .sort()
+  .map((f) => readFileSync(join(root, 'src/services/access', f), 'utf8'))
+  .join('\n');
+const piece = (text: string, i: number, n: number): string =>
+  text.slice((i * 7919) % (text.length - n), ((i * 7919) % (text.length - n)) + n);
 
 function claudeCodeLike(turns: number): Json {
-  const messages: Json[] = [{ role: 'user', content: [{ type: 'text', text: `<system-reminder>${piece(docs, 1, 600)}</system-reminder>` }, { type: 'text', text: 'Find why the tpm reservation is slow and fix it.' }] }];
+  const messages: Json[] = [
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: `<system-reminder>${piece(docs, 1, 600)}</system-reminder>` },
+        { type: 'text', text: 'Find why the tpm reservation is slow and fix it.' },
+      ],
+    },
+  ];
   for (let i = 0; i < turns; i++) {
     const id = `toolu_${String(i).padStart(4, '0')}`;
     messages.push({
@@ -45,10 +61,18 @@ function claudeCodeLike(turns: number): Json {
       content: [
         { type: 'thinking', thinking: piece(docs, 100 + i, 300), signature: 'EqQBCkYIBxgCKkD0signature==' },
         { type: 'text', text: piece(docs, 200 + i, 200) },
-        { type: 'tool_use', id, name: 'Read', input: { file_path: `/work/src/services/access/file-${i}.ts`, offset: i * 40, limit: 60 } },
+        {
+          type: 'tool_use',
+          id,
+          name: 'Read',
+          input: { file_path: `/work/src/services/access/file-${i}.ts`, offset: i * 40, limit: 60 },
+        },
       ],
     });
-    messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: piece(code, 300 + i, 1800) }] });
+    messages.push({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: id, content: piece(code, 300 + i, 1800) }],
+    });
   }
   return {
     model: 'claude-sonnet-4-5',
@@ -72,7 +96,10 @@ function shuffled(r: ChatRequest, seed: number): ChatRequest {
     let x = (seed * 7919 + place++ * 104729) >>> 0 || 1;
     const words = text.split(' ');
     for (let i = words.length - 1; i > 0; i--) {
-      x ^= x << 13; x ^= x >>> 17; x ^= x << 5; x >>>= 0; // xorshift32
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      x >>>= 0; // xorshift32
       const j = x % (i + 1);
       [words[i], words[j]] = [words[j], words[i]];
     }
@@ -91,7 +118,11 @@ function shuffled(r: ChatRequest, seed: number): ChatRequest {
         return p;
     }
   };
-  return { ...r, system: r.system.map((p) => ({ ...p, text: t(p.text) })), messages: r.messages.map((m) => ({ ...m, parts: m.parts.map(part) }) as Message) };
+  return {
+    ...r,
+    system: r.system.map((p) => ({ ...p, text: t(p.text) })),
+    messages: r.messages.map((m) => ({ ...m, parts: m.parts.map(part) }) as Message),
+  };
 }
 let seeds = 0;
 
@@ -109,8 +140,18 @@ function cpuUs(n: number, f: (i: number) => void): number {
 type Case = { name: string; whole: ChatRequest; prefixes: ChatRequest[]; n: number };
 const ccTurns = 20;
 const cases: Case[] = [
-  { name: '1 KB (bench/wire-requests.ts)', whole: decode(small), prefixes: [1, 2, 3].map((k) => decode({ ...small, messages: (small.messages as Json[]).slice(0, k) })), n: 4000 },
-  { name: `Claude-Code-like (30 KB system, ${ccTurns} turns)`, whole: decode(claudeCodeLike(ccTurns)), prefixes: Array.from({ length: ccTurns }, (_, k) => decode(claudeCodeLike(k + 1))), n: 400 },
+  {
+    name: '1 KB (bench/wire-requests.ts)',
+    whole: decode(small),
+    prefixes: [1, 2, 3].map((k) => decode({ ...small, messages: (small.messages as Json[]).slice(0, k) })),
+    n: 4000,
+  },
+  {
+    name: `Claude-Code-like (30 KB system, ${ccTurns} turns)`,
+    whole: decode(claudeCodeLike(ccTurns)),
+    prefixes: Array.from({ length: ccTurns }, (_, k) => decode(claudeCodeLike(k + 1))),
+    n: 400,
+  },
 ];
 
 function measure(e: Estimator, c: Case): Record<string, number> {
@@ -144,19 +185,37 @@ if (beforeDir) {
 const rounds = Number(process.env.ESTIMATE_ROUNDS ?? 5);
 
 const exact = (r: ChatRequest): number => {
-  const texts = [...r.system.map((p) => p.text), ...r.messages.flatMap((m) => m.parts.flatMap((p) => (p.type === 'text' || p.type === 'reasoning' ? [p.text] : p.type === 'tool-call' ? [p.name, p.args] : p.type === 'tool-result' ? p.content.flatMap((x) => (x.type === 'text' ? [x.text] : [])) : [])))];
+  const texts = [
+    ...r.system.map((p) => p.text),
+    ...r.messages.flatMap((m) =>
+      m.parts.flatMap((p) =>
+        p.type === 'text' || p.type === 'reasoning'
+          ? [p.text]
+          : p.type === 'tool-call'
+            ? [p.name, p.args]
+            : p.type === 'tool-result'
+              ? p.content.flatMap((x) => (x.type === 'text' ? [x.text] : []))
+              : [],
+      ),
+    ),
+  ];
   return texts.reduce((n, t) => n + countTokens(t, plain), 4 * r.messages.length);
 };
 for (const c of cases) {
   const chars = JSON.stringify(c.whole).length;
-  console.log(`\n${c.name}: ~${Math.round(chars / 1000)} KB of IR JSON; exact count ${exact(c.whole)} tokens; ${estimators.map((e) => `${e.name} ${e.estimateTokens(c.whole)}`).join(', ')}`);
+  console.log(
+    `\n${c.name}: ~${Math.round(chars / 1000)} KB of IR JSON; exact count ${exact(c.whole)} tokens; ${estimators.map((e) => `${e.name} ${e.estimateTokens(c.whole)}`).join(', ')}`,
+  );
   for (const e of estimators) measure(e, c); // JIT warm-up
   const runs = new Map<string, Record<string, number>[]>(estimators.map((e) => [e.name, []]));
   for (let r = 0; r < rounds; r++) for (const e of estimators) runs.get(e.name)!.push(measure(e, c));
   console.log(`  µs CPU per estimate (median of ${rounds} rounds)   first    repeat   next turn`);
   for (const e of estimators) {
     const m = runs.get(e.name)!;
-    const col = (k: string): string => median(m.map((x) => x[k])).toFixed(1).padStart(9);
+    const col = (k: string): string =>
+      median(m.map((x) => x[k]))
+        .toFixed(1)
+        .padStart(9);
     console.log(`  ${e.name.padEnd(42)}${col('first')}${col('repeat')}${col('next turn')}`);
   }
 }

@@ -6,17 +6,22 @@
 import { Agent, createServer, request } from 'node:http';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { port: { type: 'string', default: process.env.PORT ?? '0' }, target: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { port: { type: 'string', default: process.env.PORT ?? '0' }, target: { type: 'string' } },
+});
 if (!values.target) throw new Error('--target is required');
 const target = new URL(values.target);
 const agent = new Agent({ keepAlive: true, maxSockets: 2048 });
 
 const server = createServer({ keepAliveTimeout: 120_000, requestTimeout: 0 }, (req, res) => {
   if (req.method === 'GET' && req.url === '/') return void res.end('floor');
-  const up = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent }, (ures) => {
-    res.writeHead(ures.statusCode ?? 502, ures.headers);
-    ures.pipe(res);
-  });
+  const up = request(
+    { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent },
+    (ures) => {
+      res.writeHead(ures.statusCode ?? 502, ures.headers);
+      ures.pipe(res);
+    },
+  );
   up.on('error', () => res.destroy());
   req.pipe(up);
 });

@@ -12,7 +12,9 @@ import { koaBody } from 'koa-body';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 
-const { values } = parseArgs({ options: { port: { type: 'string', default: process.env.PORT ?? '0' }, target: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { port: { type: 'string', default: process.env.PORT ?? '0' }, target: { type: 'string' } },
+});
 if (!values.target) throw new Error('--target is required');
 const origin = new URL(values.target).origin;
 // One pool per upstream origin, as a gateway keeps one per provider; this floor has one upstream.
@@ -23,7 +25,8 @@ const forwarded = ['authorization', 'x-api-key', 'x-goog-api-key', 'anthropic-ve
 
 const relay: Koa.Middleware = async (ctx) => {
   const body = JSON.stringify(ctx.request.body);
-  const stream = (ctx.request.body as { stream?: unknown }).stream === true || ctx.path.endsWith(':streamGenerateContent');
+  const stream =
+    (ctx.request.body as { stream?: unknown }).stream === true || ctx.path.endsWith(':streamGenerateContent');
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   for (const h of forwarded) {
     const v = ctx.get(h);
@@ -42,7 +45,8 @@ const relay: Koa.Middleware = async (ctx) => {
 
 const router = new Router();
 router.get('/', (ctx) => void (ctx.body = 'framework floor'));
-for (const path of ['/v1/messages', '/v1/chat/completions', '/v1/responses', '/v1beta/models/:target']) router.post(path, relay);
+for (const path of ['/v1/messages', '/v1/chat/completions', '/v1/responses', '/v1beta/models/:target'])
+  router.post(path, relay);
 
 const app = new Koa();
 app.use(koaBody({ json: true, text: false, urlencoded: false, multipart: false, jsonStrict: true }));

@@ -42,7 +42,8 @@ function floorPathOf(path: string): string {
 }
 
 function throughput(r: Report): GoalRow[] {
-  const at = (via: Via, path: string): JsonRow | undefined => r.json.find((x) => x.via === via && x.path === path && x.connections === GOAL_CONNECTIONS);
+  const at = (via: Via, path: string): JsonRow | undefined =>
+    r.json.find((x) => x.via === via && x.path === path && x.connections === GOAL_CONNECTIONS);
   const rows: GoalRow[] = [];
   for (const path of [...new Set(r.json.filter((x) => x.via === 'polygate').map((x) => x.path))]) {
     const kind = kindOf(path);
@@ -64,7 +65,9 @@ function throughput(r: Report): GoalRow[] {
       rows.push({
         goal: `translated: req/s @${GOAL_CONNECTIONS} ÷ ${viaName.ccr}'s`,
         path,
-        figures: ccr ? `${int(ours?.rps ?? Number.NaN)} ÷ ${int(ccr.rps)} = ${fixed(times, 1)}×` : `n/a: ${viaName.ccr} not measured`,
+        figures: ccr
+          ? `${int(ours?.rps ?? Number.NaN)} ÷ ${int(ccr.rps)} = ${fixed(times, 1)}×`
+          : `n/a: ${viaName.ccr} not measured`,
         bound: `≥ ${bounds.timesCcr}×`,
         met: Number.isFinite(times) ? times >= bounds.timesCcr : undefined,
       });
@@ -75,30 +78,60 @@ function throughput(r: Report): GoalRow[] {
 
 function latency(r: Report): GoalRow[] {
   const rows: GoalRow[] = [];
-  const json1 = (via: Via, path: string): JsonRow | undefined => r.json.find((x) => x.via === via && x.path === path && x.connections === 1);
-  const stream1 = (via: Via, path: string): StreamRow | undefined => r.stream.find((x) => x.via === via && x.path === path && x.connections === 1);
-  const paths = [...new Set([...r.json, ...r.stream].filter((x) => x.via === 'polygate').map((x) => x.path))].filter((p) => kindOf(p));
+  const json1 = (via: Via, path: string): JsonRow | undefined =>
+    r.json.find((x) => x.via === via && x.path === path && x.connections === 1);
+  const stream1 = (via: Via, path: string): StreamRow | undefined =>
+    r.stream.find((x) => x.via === via && x.path === path && x.connections === 1);
+  const paths = [...new Set([...r.json, ...r.stream].filter((x) => x.via === 'polygate').map((x) => x.path))].filter(
+    (p) => kindOf(p),
+  );
   for (const path of paths) {
     const fp = floorPathOf(path);
     const diff = (goal: string, ours: number | undefined, floor: number | undefined, bound: number): void => {
       const d = ours !== undefined && floor !== undefined ? ours - floor : Number.NaN;
-      rows.push({ goal, path, figures: `${signed(ours ?? Number.NaN)} − ${signed(floor ?? Number.NaN)} (${fp}) = ${signed(d)} ms`, bound: `≤ ${bound} ms`, met: Number.isFinite(d) ? d <= bound : undefined });
+      rows.push({
+        goal,
+        path,
+        figures: `${signed(ours ?? Number.NaN)} − ${signed(floor ?? Number.NaN)} (${fp}) = ${signed(d)} ms`,
+        bound: `≤ ${bound} ms`,
+        met: Number.isFinite(d) ? d <= bound : undefined,
+      });
     };
-    diff('@1: added p50 − framework floor\'s', json1('polygate', path)?.addP50, json1('framework', fp)?.addP50, bounds.addedP50Ms);
-    diff('@1: added p99 − framework floor\'s', json1('polygate', path)?.addP99, json1('framework', fp)?.addP99, bounds.addedP99Ms);
-    diff('@1: stream added TTFB p50 − framework floor\'s', stream1('polygate', path)?.addTtfbP50, stream1('framework', fp)?.addTtfbP50, bounds.addedTtfbP50Ms);
+    diff(
+      "@1: added p50 − framework floor's",
+      json1('polygate', path)?.addP50,
+      json1('framework', fp)?.addP50,
+      bounds.addedP50Ms,
+    );
+    diff(
+      "@1: added p99 − framework floor's",
+      json1('polygate', path)?.addP99,
+      json1('framework', fp)?.addP99,
+      bounds.addedP99Ms,
+    );
+    diff(
+      "@1: stream added TTFB p50 − framework floor's",
+      stream1('polygate', path)?.addTtfbP50,
+      stream1('framework', fp)?.addTtfbP50,
+      bounds.addedTtfbP50Ms,
+    );
   }
   return rows;
 }
 
 function soak(r: Report): GoalRow[] {
   const s = r.soak;
-  if (!s) return [{ goal: 'soak', path: '–', figures: 'n/a: the soak was not run (BENCH_SOAK=0)', bound: '–', met: undefined }];
+  if (!s)
+    return [
+      { goal: 'soak', path: '–', figures: 'n/a: the soak was not run (BENCH_SOAK=0)', bound: '–', met: undefined },
+    ];
   const floor = s.rounds.find((x) => x.label === 'framework floor');
   const ours = s.rounds.filter((x) => x.label.startsWith('polygate'));
   const worst = (f: (x: SoakRound) => number): number => Math.max(...ours.map(f));
   const all = ours.every((x) => x.completed === s.options.streams) && floor?.completed === s.options.streams;
-  const notAll = all ? '' : `; not every stream completed (${[floor, ...ours].map((x) => `${x?.label}: ${x?.completed}/${s.options.streams}`).join(', ')})`;
+  const notAll = all
+    ? ''
+    : `; not every stream completed (${[floor, ...ours].map((x) => `${x?.label}: ${x?.completed}/${s.options.streams}`).join(', ')})`;
   const maxWait = worst((x) => x.ttfb.max) - (floor?.ttfb.max ?? Number.NaN);
   const p99Wait = worst((x) => x.ttfb.p99) - (floor?.ttfb.p99 ?? Number.NaN);
   const first = ours[0];
@@ -107,7 +140,7 @@ function soak(r: Report): GoalRow[] {
   const what = `${s.options.streams} streams at ${Math.round((10 * 1000) / s.options.rampStepMs)}/s, ${s.path} vs framework floor on ${s.floorPath}`;
   return [
     {
-      goal: 'soak: worst first-byte wait beyond the framework floor\'s',
+      goal: "soak: worst first-byte wait beyond the framework floor's",
       path: what,
       figures: `TTFB max ${ours.map((x) => fixed(x.ttfb.max, 1)).join(' / ')} − ${fixed(floor?.ttfb.max ?? Number.NaN, 1)} = ${signed(maxWait)} ms (p99: ${ours.map((x) => fixed(x.ttfb.p99, 1)).join(' / ')} − ${fixed(floor?.ttfb.p99 ?? Number.NaN, 1)} = ${signed(p99Wait)} ms)${notAll}`,
       bound: `≤ ${bounds.soakWaitMs} ms, every stream completed`,
@@ -118,7 +151,10 @@ function soak(r: Report): GoalRow[] {
       path: what,
       figures: `heap after GC ${ours.map((x) => fixed(x.heapAfterMb, 1)).join(' → ')} MB (${signed(s.heapGrowthMb)} MB); RSS after each round ${ours.map((x) => fixed(x.rssAfterMb, 0)).join(' → ')} MB (${signed(rssGrowth * 100)} %), peak ${ours.map((x) => fixed(x.peakRssMb, 0)).join(' / ')} MB`,
       bound: `flat: heap growth < ${bounds.heapGrowthMb} MB and RSS growth < ${bounds.rssGrowth * 100} %, first to last round`,
-      met: Number.isFinite(s.heapGrowthMb) && Number.isFinite(rssGrowth) ? s.heapGrowthMb < bounds.heapGrowthMb && rssGrowth < bounds.rssGrowth : undefined,
+      met:
+        Number.isFinite(s.heapGrowthMb) && Number.isFinite(rssGrowth)
+          ? s.heapGrowthMb < bounds.heapGrowthMb && rssGrowth < bounds.rssGrowth
+          : undefined,
     },
   ];
 }
@@ -138,6 +174,9 @@ export function renderGoals(r: Report): string[] {
     '| goal | path | figures | bound | met |',
     '|---|---|---|---|:---:|',
   ];
-  for (const g of rows) out.push(`| ${g.goal} | ${g.path} | ${g.figures} | ${g.bound} | ${g.met === undefined ? 'n/a' : g.met ? '✅' : '❌'} |`);
+  for (const g of rows)
+    out.push(
+      `| ${g.goal} | ${g.path} | ${g.figures} | ${g.bound} | ${g.met === undefined ? 'n/a' : g.met ? '✅' : '❌'} |`,
+    );
   return out;
 }

@@ -36,7 +36,17 @@ import { join } from 'node:path';
 import { runAutocannon } from './load-autocannon.ts';
 import { coreBusyShare } from './ledger-core-busy.ts';
 import { benchPaths } from './paths.ts';
-import { cpuSecondsPrecise, waitSecondsOf, LOAD_CORE, machineBusySeconds, pinning, pinSelf, startMockProcess, startPolygate, type Proc } from './processes.ts';
+import {
+  cpuSecondsPrecise,
+  waitSecondsOf,
+  LOAD_CORE,
+  machineBusySeconds,
+  pinning,
+  pinSelf,
+  startMockProcess,
+  startPolygate,
+  type Proc,
+} from './processes.ts';
 import { median, sleep } from './stats.ts';
 import { renderProfile, summarizeProfile } from './summarize-profile.ts';
 import { polygateTarget } from './targets.ts';
@@ -63,14 +73,29 @@ const configOf = (variant: string): Record<string, unknown> => ledgerVariantConf
 const profileDir = env.LEDGER_BENCH_PROFILE ? mkdtempSync(join(tmpdir(), 'ledger-bench-prof-')) : undefined;
 const gateways = new Map<string, Proc>();
 for (const v of variants) {
-  const prof = profileDir && env.LEDGER_BENCH_PROFILE === v ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {};
+  const prof =
+    profileDir && env.LEDGER_BENCH_PROFILE === v ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {};
   const before = v.startsWith('before:');
   if (before && !env.LEDGER_BENCH_BEFORE) throw new Error(`${v} needs LEDGER_BENCH_BEFORE=DIR`);
   gateways.set(v, await startPolygate(configOf(v), { ...prof, ...(before ? { dir: env.LEDGER_BENCH_BEFORE } : {}) }));
 }
 
-type Cell = { cpuUs: number[]; mainUs: number[]; waits: number[]; sat: number[]; satCpuUs: number[]; satIdle: number[]; loadBusy: number[]; achieved: number[] };
-const cells = new Map<string, Cell>(variants.map((v) => [v, { cpuUs: [], mainUs: [], waits: [], sat: [], satCpuUs: [], satIdle: [], loadBusy: [], achieved: [] }]));
+type Cell = {
+  cpuUs: number[];
+  mainUs: number[];
+  waits: number[];
+  sat: number[];
+  satCpuUs: number[];
+  satIdle: number[];
+  loadBusy: number[];
+  achieved: number[];
+};
+const cells = new Map<string, Cell>(
+  variants.map((v) => [
+    v,
+    { cpuUs: [], mainUs: [], waits: [], sat: [], satCpuUs: [], satIdle: [], loadBusy: [], achieved: [] },
+  ]),
+);
 /** A visit whose main thread waited for its core longer than this share of the time it ran was disturbed by other work. */
 const maxWait = Number(env.LEDGER_BENCH_MAX_WAIT ?? 0.05);
 /** A saturated visit during which the gateway's main thread was idle longer than this share of the wall time was bound by its clients. */
@@ -103,7 +128,8 @@ async function visit(v: string, round: number): Promise<void> {
     const load = coreBusyShare(LOAD_CORE);
     const t0 = performance.now();
     const sat = await runAutocannon(t.baseUrl, req, conns, satS);
-    const idle = 1 - (cpuSecondsPrecise(gw.pid, true) + waitSecondsOf(gw.pid) - busy0) / ((performance.now() - t0) / 1000);
+    const idle =
+      1 - (cpuSecondsPrecise(gw.pid, true) + waitSecondsOf(gw.pid) - busy0) / ((performance.now() - t0) / 1000);
     const loadBusy = load();
     const satCpu = ((cpuSecondsPrecise(gw.pid) - s0) / Math.max(1, sat.count)) * 1e6;
     cell.sat.push(sat.rps);
@@ -135,7 +161,8 @@ const calmCount = (c: Cell): number => c.waits.filter((w) => w <= maxWait).lengt
 const bound = (c: Cell, values: number[]): number[] => values.filter((_, i) => c.satIdle[i] <= maxIdle);
 
 // Each variant against the `off` of its own tree.
-const offOf = (v: string): Cell => cells.get(v.startsWith('before:') && cells.has('before:off') ? 'before:off' : 'off')!;
+const offOf = (v: string): Cell =>
+  cells.get(v.startsWith('before:') && cells.has('before:off') ? 'before:off' : 'off')!;
 const isOff = (v: string): boolean => v === 'off' || v === 'before:off';
 const pct = (v: number): string => `${v >= 0 ? '+' : '−'}${Math.abs(v * 100).toFixed(1)} %`;
 const lines = [
@@ -169,5 +196,8 @@ await Promise.all([...gateways.values()].map((g) => g.stop()).concat(mock.stop()
 await sink.close();
 if (profileDir) {
   const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
-  if (file) process.stdout.write(`\n${renderProfile(summarizeProfile(join(profileDir, file), Number(env.LEDGER_BENCH_PROFILE_TOP ?? 40))).join('\n')}\n(profile: ${join(profileDir, file)})\n`);
+  if (file)
+    process.stdout.write(
+      `\n${renderProfile(summarizeProfile(join(profileDir, file), Number(env.LEDGER_BENCH_PROFILE_TOP ?? 40))).join('\n')}\n(profile: ${join(profileDir, file)})\n`,
+    );
 }

@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 
 /** [busy, total] jiffies of one core since boot, from /proc/stat (idle and iowait are not busy). */
 function coreTicks(core: number): [number, number] {
-  const line = readFileSync('/proc/stat', 'utf8').split('\n').find((l) => l.startsWith(`cpu${core} `));
+  const line = readFileSync('/proc/stat', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`cpu${core} `));
   if (!line) return [0, 0];
   const v = line.trim().split(/\s+/).slice(1).map(Number);
   const total = v.reduce((a, b) => a + b, 0);

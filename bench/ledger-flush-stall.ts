@@ -16,27 +16,66 @@ const here = resolve(import.meta.dirname, '..');
 const queued = Number(process.env.LEDGER_STALL_RECORDS ?? 2_000);
 const sizes = [64, 128, 256, 500, 2_000];
 
-type Result = { gapMs: number; gapMaxMs: number; eldMaxMs: number; eldP99Ms: number; flushMs: number; flushMainUsPerRecord: number; perRecordUs: Record<number, number> };
+type Result = {
+  gapMs: number;
+  gapMaxMs: number;
+  eldMaxMs: number;
+  eldP99Ms: number;
+  flushMs: number;
+  flushMainUsPerRecord: number;
+  perRecordUs: Record<number, number>;
+};
 
 if (process.env.LEDGER_STALL_CHILD) {
   const src = process.env.LEDGER_STALL_CHILD;
-  const { Ledger } = (await import(join(src, 'src/services/usage/ledger.ts'))) as typeof import('../src/services/usage/ledger.ts');
-  const { SqliteLedgerStore } = (await import(join(src, 'src/services/usage/sqlite-ledger-store.ts'))) as typeof import('../src/services/usage/sqlite-ledger-store.ts');
-  const { dayOf } = (await import(join(src, 'src/services/usage/usage-record.ts'))) as typeof import('../src/services/usage/usage-record.ts');
+  const { Ledger } = (await import(
+    join(src, 'src/services/usage/ledger.ts')
+  )) as typeof import('../src/services/usage/ledger.ts');
+  const { SqliteLedgerStore } = (await import(
+    join(src, 'src/services/usage/sqlite-ledger-store.ts')
+  )) as typeof import('../src/services/usage/sqlite-ledger-store.ts');
+  const { dayOf } = (await import(
+    join(src, 'src/services/usage/usage-record.ts')
+  )) as typeof import('../src/services/usage/usage-record.ts');
   type UsageRecord = import('../src/services/usage/usage-record.ts').UsageRecord;
   const record = (i: number): UsageRecord => {
     const ts = Date.now();
     return {
-      ts, day: dayOf(ts), request_id: `req-${i}`, key: `key-${i % 4}`, workspace: 'default', family: 'messages', model: 'sonnet', provider: 'openai',
-      upstream_model: 'gpt-4.1', format_in: 'anthropic-messages', format_out: 'openai-chat', mode: 'translate', input_tokens: 10, output_tokens: 20,
-      reasoning_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, characters: 0, audio_seconds: 0, tasks: 0, cost_nano: 330, priced: true, outcome: 'ok', status: 200,
+      ts,
+      day: dayOf(ts),
+      request_id: `req-${i}`,
+      key: `key-${i % 4}`,
+      workspace: 'default',
+      family: 'messages',
+      model: 'sonnet',
+      provider: 'openai',
+      upstream_model: 'gpt-4.1',
+      format_in: 'anthropic-messages',
+      format_out: 'openai-chat',
+      mode: 'translate',
+      input_tokens: 10,
+      output_tokens: 20,
+      reasoning_tokens: 0,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      characters: 0,
+      audio_seconds: 0,
+      tasks: 0,
+      cost_nano: 330,
+      priced: true,
+      outcome: 'ok',
+      status: 200,
     };
   };
   const dir = mkdtempSync(join(tmpdir(), 'ledger-stall-'));
   const store = new SqliteLedgerStore(join(dir, 'ledger.db'));
   // A file that already holds some records, as a running gateway's does.
   for (let i = 0; i < 50; i++) await store.append(Array.from({ length: 500 }, (_, j) => record(i * 500 + j)));
-  const ledger = new Ledger(store, { flushIntervalMs: 3_600_000, batchSize: 10_000, retentionDays: 90 }, () => undefined);
+  const ledger = new Ledger(
+    store,
+    { flushIntervalMs: 3_600_000, batchSize: 10_000, retentionDays: 90 },
+    () => undefined,
+  );
   // batchSize 10,000 so that adding does not start a flush; the flush below takes up to 4 × that.
   // Per flush: the longest wall-clock gap between two callbacks of an immediate chain (the thread's
   // CPU clock would be better, but it ticks in 4 ms steps on the bench machine). One event-loop
@@ -95,14 +134,27 @@ if (process.env.LEDGER_STALL_CHILD) {
   await ledger.close();
   rmSync(dir, { recursive: true, force: true });
   const flushMainUsPerRecord = mainCpuUs / (10 * queued);
-  process.stdout.write(JSON.stringify({ gapMs, gapMaxMs, eldMaxMs, eldP99Ms, flushMs, flushMainUsPerRecord, perRecordUs } satisfies Result));
+  process.stdout.write(
+    JSON.stringify({
+      gapMs,
+      gapMaxMs,
+      eldMaxMs,
+      eldP99Ms,
+      flushMs,
+      flushMainUsPerRecord,
+      perRecordUs,
+    } satisfies Result),
+  );
 } else {
   const dirs = [here, ...(process.argv[2] ? [resolve(process.argv[2])] : [])];
   const rounds = Number(process.env.LEDGER_STALL_ROUNDS ?? 3);
   const all = new Map<string, Result[]>(dirs.map((d) => [d, []]));
   for (let round = 1; round <= rounds; round++) {
     for (const d of round % 2 ? dirs : [...dirs].reverse()) {
-      const r = spawnSync(process.execPath, [import.meta.filename], { env: { ...process.env, LEDGER_STALL_CHILD: d }, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [import.meta.filename], {
+        env: { ...process.env, LEDGER_STALL_CHILD: d },
+        encoding: 'utf8',
+      });
       if (r.status !== 0) throw new Error(r.stderr);
       const v = JSON.parse(r.stdout) as Result;
       all.get(d)!.push(v);

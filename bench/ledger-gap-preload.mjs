@@ -22,7 +22,20 @@ process.on('SIGUSR2', () => {
   elu = performance.eventLoopUtilization();
   // Written whole, then renamed: the probe polls for the file and must never read half of it.
   const file = `/tmp/lg-eld-${process.pid}.json`;
-  writeFileSync(`${file}.part`, JSON.stringify({ mean: h.mean / 1e6, p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6, count: h.count, elu: e.utilization, idleMs: e.idle, activeMs: e.active, ...gc }));
+  writeFileSync(
+    `${file}.part`,
+    JSON.stringify({
+      mean: h.mean / 1e6,
+      p50: h.percentile(50) / 1e6,
+      p99: h.percentile(99) / 1e6,
+      max: h.max / 1e6,
+      count: h.count,
+      elu: e.utilization,
+      idleMs: e.idle,
+      activeMs: e.active,
+      ...gc,
+    }),
+  );
   gc = { minorMs: 0, majorMs: 0, minor: 0, major: 0 };
   renameSync(`${file}.part`, file);
   h.reset();

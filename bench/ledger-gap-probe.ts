@@ -76,7 +76,20 @@ for (const v of variants) {
   const prof = profDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profDir, v)}`] : [];
   gateways.set(v, await startPolygate(configOf(v), { nodeArgs: ['--import', preload, ...prof] }));
 }
-type Row = { gcMinorUs: number; gcMajorUs: number; loadCore: number; rps: number; cpuUs: number; mainRun: number; mainWait: number; mainIdle: number; others: number; eldP99: number; eldMax: number; elu: number };
+type Row = {
+  gcMinorUs: number;
+  gcMajorUs: number;
+  loadCore: number;
+  rps: number;
+  cpuUs: number;
+  mainRun: number;
+  mainWait: number;
+  mainIdle: number;
+  others: number;
+  eldP99: number;
+  eldMax: number;
+  elu: number;
+};
 const rows = new Map<string, Row[]>(variants.map((v) => [v, []]));
 for (const [v, gw] of gateways) {
   const t = polygateTarget(path, gw.url);
@@ -103,18 +116,29 @@ for (let round = 0; round < repeats; round++) {
       loadCore: load(),
       gcMinorUs: (e.minorMs / r.count) * 1000,
       gcMajorUs: (e.majorMs / r.count) * 1000,
-      rps: r.rps, cpuUs: (all / r.count) * 1e6, mainRun: d(main, 0) / wall, mainWait: d(main, 1) / wall,
-      mainIdle: 1 - (d(main, 0) + d(main, 1)) / wall, others: (all - d(main, 0)) / wall, eldP99: e.p99, eldMax: e.max, elu: e.elu,
+      rps: r.rps,
+      cpuUs: (all / r.count) * 1e6,
+      mainRun: d(main, 0) / wall,
+      mainWait: d(main, 1) / wall,
+      mainIdle: 1 - (d(main, 0) + d(main, 1)) / wall,
+      others: (all - d(main, 0)) / wall,
+      eldP99: e.p99,
+      eldMax: e.max,
+      elu: e.elu,
     };
     rows.get(v)!.push(row);
     const f = (x: number): string => x.toFixed(2);
-    process.stderr.write(`round ${round + 1} ${v}: ${r.rps.toFixed(0)}/s, ${row.cpuUs.toFixed(0)} µs CPU each; main thread run ${f(row.mainRun)} wait ${f(row.mainWait)} idle ${f(row.mainIdle)} of the wall time; other threads ${f(row.others)}; loop delay p99 ${f(e.p99)} max ${f(e.max)} ms; ELU ${f(e.elu)}; load core busy ${f(row.loadCore)}; GC µs per request: minor ${f(row.gcMinorUs)} (${e.minor}) major ${f(row.gcMajorUs)} (${e.major}); errors ${r.errors}\n`);
+    process.stderr.write(
+      `round ${round + 1} ${v}: ${r.rps.toFixed(0)}/s, ${row.cpuUs.toFixed(0)} µs CPU each; main thread run ${f(row.mainRun)} wait ${f(row.mainWait)} idle ${f(row.mainIdle)} of the wall time; other threads ${f(row.others)}; loop delay p99 ${f(e.p99)} max ${f(e.max)} ms; ELU ${f(e.elu)}; load core busy ${f(row.loadCore)}; GC µs per request: minor ${f(row.gcMinorUs)} (${e.minor}) major ${f(row.gcMajorUs)} (${e.major}); errors ${r.errors}\n`,
+    );
   }
 }
 for (const [v, rs] of rows) {
   const mem = memoryOf(gateways.get(v)!.pid);
   const m = (k: keyof Row): string => median(rs.map((r) => r[k])).toFixed(k === 'rps' || k === 'cpuUs' ? 0 : 2);
-  process.stdout.write(`${v}: median ${m('rps')}/s, ${m('cpuUs')} µs CPU each, main run ${m('mainRun')} wait ${m('mainWait')} idle ${m('mainIdle')}, others ${m('others')}, loop delay p99 ${m('eldP99')} max ${m('eldMax')} ms, ELU ${m('elu')}, load core busy ${m('loadCore')}, GC µs per request minor ${m('gcMinorUs')} major ${m('gcMajorUs')}; RSS ${((mem?.rss ?? 0) / 2 ** 20).toFixed(0)} MB (peak ${((mem?.peak ?? 0) / 2 ** 20).toFixed(0)} MB)\n`);
+  process.stdout.write(
+    `${v}: median ${m('rps')}/s, ${m('cpuUs')} µs CPU each, main run ${m('mainRun')} wait ${m('mainWait')} idle ${m('mainIdle')}, others ${m('others')}, loop delay p99 ${m('eldP99')} max ${m('eldMax')} ms, ELU ${m('elu')}, load core busy ${m('loadCore')}, GC µs per request minor ${m('gcMinorUs')} major ${m('gcMajorUs')}; RSS ${((mem?.rss ?? 0) / 2 ** 20).toFixed(0)} MB (peak ${((mem?.peak ?? 0) / 2 ** 20).toFixed(0)} MB)\n`,
+  );
 }
 await Promise.all([...gateways.values()].map((g) => g.stop()).concat(mock.stop()));
 if (profDir) process.stdout.write(`profiles: ${profDir}\n`);

@@ -24,14 +24,27 @@ const rate = Number(process.env.LEDGER_HOT_RATE ?? 40_000);
 
 if (process.env.LEDGER_HOT_CHILD) {
   const src = process.env.LEDGER_HOT_CHILD;
-  const { Ledger } = (await import(join(src, 'src/services/usage/ledger.ts'))) as typeof import('../src/services/usage/ledger.ts');
-  const { SqliteLedgerStore } = (await import(join(src, 'src/services/usage/sqlite-ledger-store.ts'))) as typeof import('../src/services/usage/sqlite-ledger-store.ts');
-  const { recordUsage } = (await import(join(src, 'src/app/record-usage.ts'))) as typeof import('../src/app/record-usage.ts');
-  const { enforceBudget } = (await import(join(src, 'src/services/access/budgets.ts'))) as typeof import('../src/services/access/budgets.ts');
+  const { Ledger } = (await import(
+    join(src, 'src/services/usage/ledger.ts')
+  )) as typeof import('../src/services/usage/ledger.ts');
+  const { SqliteLedgerStore } = (await import(
+    join(src, 'src/services/usage/sqlite-ledger-store.ts')
+  )) as typeof import('../src/services/usage/sqlite-ledger-store.ts');
+  const { recordUsage } = (await import(
+    join(src, 'src/app/record-usage.ts')
+  )) as typeof import('../src/app/record-usage.ts');
+  const { enforceBudget } = (await import(
+    join(src, 'src/services/access/budgets.ts')
+  )) as typeof import('../src/services/access/budgets.ts');
   const dir = mkdtempSync(join(tmpdir(), 'ledger-hot-'));
   // LEDGER_HOT_STORE=null: a store that keeps nothing, for the ledger's own work without the writes.
   const nullStore = {
-    local: true, maxAppend: Number.POSITIVE_INFINITY, append: async () => {}, rows: async () => [], prune: async () => {}, close: async () => {},
+    local: true,
+    maxAppend: Number.POSITIVE_INFINITY,
+    append: async () => {},
+    rows: async () => [],
+    prune: async () => {},
+    close: async () => {},
     totals: async () => ({ day: { costNano: 0, tokens: 0 }, month: { costNano: 0, tokens: 0 } }),
   };
   const store = process.env.LEDGER_HOT_STORE === 'null' ? nullStore : new SqliteLedgerStore(join(dir, 'ledger.db'));
@@ -47,7 +60,14 @@ if (process.env.LEDGER_HOT_CHILD) {
   const runtime = { config, router: { resolve: (m: string) => (m === 'sonnet' ? { entry: 'sonnet' } : undefined) } };
   const services = { ledger: { of: () => ledger }, log: { warn() {} } };
   const key = { id: 'bench', workspace: 'default' };
-  const labels = { family: 'messages', inbound_format: 'anthropic-messages', upstream_format: 'openai-chat', provider: 'openai', mode: 'translate', outcome: 'ok' };
+  const labels = {
+    family: 'messages',
+    inbound_format: 'anthropic-messages',
+    upstream_format: 'openai-chat',
+    provider: 'openai',
+    mode: 'translate',
+    outcome: 'ok',
+  };
   let gcMs = 0;
   let gcs = 0;
   new PerformanceObserver((l) => {
@@ -59,8 +79,13 @@ if (process.env.LEDGER_HOT_CHILD) {
   let n = 0;
   const one = async (): Promise<void> => {
     const state = {
-      runtime, services, key, model: 'sonnet', requestId: `req-${n++}`,
-      usage: { inputTokens: 12, outputTokens: 40 }, path: { provider: 'openai', upstreamModel: 'gpt-4.1' },
+      runtime,
+      services,
+      key,
+      model: 'sonnet',
+      requestId: `req-${n++}`,
+      usage: { inputTokens: 12, outputTokens: 40 },
+      path: { provider: 'openai', upstreamModel: 'gpt-4.1' },
     };
     await enforceBudget({ method: 'POST', path: '/v1/messages', state } as never);
     recordUsage(state as never, labels, 200);
@@ -86,24 +111,43 @@ if (process.env.LEDGER_HOT_CHILD) {
   const m = process.threadCpuUsage(m0);
   await ledger.close();
   rmSync(dir, { recursive: true, force: true });
-  const { ledgerRecordsTotal } = (await import(join(src, 'src/infra/metrics/registry.ts'))) as typeof import('../src/infra/metrics/registry.ts');
+  const { ledgerRecordsTotal } = (await import(
+    join(src, 'src/infra/metrics/registry.ts')
+  )) as typeof import('../src/infra/metrics/registry.ts');
   const dropped = (await ledgerRecordsTotal.get()).values.find((v) => v.labels.outcome === 'dropped')?.value ?? 0;
-  process.stdout.write(JSON.stringify({ cpuUs: (u.user + u.system) / requests, mainUs: (m.user + m.system) / requests, gcUs: (gcMs * 1000) / requests, gcs, dropped }));
+  process.stdout.write(
+    JSON.stringify({
+      cpuUs: (u.user + u.system) / requests,
+      mainUs: (m.user + m.system) / requests,
+      gcUs: (gcMs * 1000) / requests,
+      gcs,
+      dropped,
+    }),
+  );
 } else {
   const dirs = [here, ...(process.argv[2] ? [resolve(process.argv[2])] : [])];
   const rounds = Number(process.env.LEDGER_HOT_ROUNDS ?? 5);
-  const results = new Map<string, { cpuUs: number; mainUs: number; gcUs: number; dropped: number }[]>(dirs.map((d) => [d, []]));
+  const results = new Map<string, { cpuUs: number; mainUs: number; gcUs: number; dropped: number }[]>(
+    dirs.map((d) => [d, []]),
+  );
   for (let round = 1; round <= rounds; round++) {
     for (const d of round % 2 ? dirs : [...dirs].reverse()) {
-      const r = spawnSync(process.execPath, [import.meta.filename], { env: { ...process.env, LEDGER_HOT_CHILD: d }, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [import.meta.filename], {
+        env: { ...process.env, LEDGER_HOT_CHILD: d },
+        encoding: 'utf8',
+      });
       if (r.status !== 0) throw new Error(r.stderr);
       const v = JSON.parse(r.stdout) as { cpuUs: number; mainUs: number; gcUs: number; dropped: number };
       results.get(d)!.push(v);
-      process.stdout.write(`round ${round} ${d}: ${v.cpuUs.toFixed(2)} µs CPU per request (all threads), ${v.mainUs.toFixed(2)} µs on the serving thread, GC ${v.gcUs.toFixed(2)} µs, ${v.dropped} records dropped\n`);
+      process.stdout.write(
+        `round ${round} ${d}: ${v.cpuUs.toFixed(2)} µs CPU per request (all threads), ${v.mainUs.toFixed(2)} µs on the serving thread, GC ${v.gcUs.toFixed(2)} µs, ${v.dropped} records dropped\n`,
+      );
     }
   }
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
   for (const [d, vs] of results) {
-    process.stdout.write(`${d}: median ${median(vs.map((v) => v.cpuUs)).toFixed(2)} µs CPU per request (all threads), ${median(vs.map((v) => v.mainUs)).toFixed(2)} µs on the serving thread, GC ${median(vs.map((v) => v.gcUs)).toFixed(2)} µs (${requests} requests, ${perTurn} per turn, ${rate} a second)\n`);
+    process.stdout.write(
+      `${d}: median ${median(vs.map((v) => v.cpuUs)).toFixed(2)} µs CPU per request (all threads), ${median(vs.map((v) => v.mainUs)).toFixed(2)} µs on the serving thread, GC ${median(vs.map((v) => v.gcUs)).toFixed(2)} µs (${requests} requests, ${perTurn} per turn, ${rate} a second)\n`,
+    );
   }
 }

@@ -24,11 +24,21 @@ const cpuUs = (f: () => void, n: number): number => {
 
 // The SDK path an unsampled request took before: a ratio sampler saying no, a non-recording span,
 // its context and the traceparent sent upstream.
-const provider = new sdk.TracerProvider({ sampler: new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(0) }) });
+const provider = new sdk.TracerProvider({
+  sampler: new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(0) }),
+});
 const tracer = provider.getTracer('polygate');
 const traces = new WeakMap<object, unknown>();
 const viaSdk = (): void => {
-  const root = tracer.startSpan('POST', { kind: api.SpanKind.SERVER, startTime: performance.timeOrigin + performance.now(), attributes: { 'http.request.method': 'POST', 'gen_ai.operation.name': 'chat', 'polygate.request_id': 'r' } }, api.ROOT_CONTEXT);
+  const root = tracer.startSpan(
+    'POST',
+    {
+      kind: api.SpanKind.SERVER,
+      startTime: performance.timeOrigin + performance.now(),
+      attributes: { 'http.request.method': 'POST', 'gen_ai.operation.name': 'chat', 'polygate.request_id': 'r' },
+    },
+    api.ROOT_CONTEXT,
+  );
   traces.set({}, { root, ctx: api.trace.setSpan(api.ROOT_CONTEXT, root) });
   formatTraceparent(root.spanContext());
   root.end();
@@ -41,13 +51,36 @@ const unsampled = (): void => {
   t.upstream();
 };
 for (let round = 1; round <= 3; round++) {
-  process.stdout.write(`unsampled request, round ${round}: SDK non-recording span ${cpuUs(viaSdk, 300_000).toFixed(2)} µs, UnsampledTrace ${cpuUs(unsampled, 300_000).toFixed(2)} µs\n`);
+  process.stdout.write(
+    `unsampled request, round ${round}: SDK non-recording span ${cpuUs(viaSdk, 300_000).toFixed(2)} µs, UnsampledTrace ${cpuUs(unsampled, 300_000).toFixed(2)} µs\n`,
+  );
 }
 
 const record = (i: number): UsageRecord => ({
-  ts: Date.now(), day: '2026-11-23', request_id: `req-${i}`, key: 'bench', workspace: 'default', family: 'messages', model: 'sonnet', provider: 'openai',
-  upstream_model: 'gpt-4.1', format_in: 'anthropic-messages', format_out: 'openai-chat', mode: 'translate', input_tokens: 10, output_tokens: 20,
-  reasoning_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, characters: 0, audio_seconds: 0, tasks: 0, cost_nano: 330, priced: true, outcome: 'ok', status: 200,
+  ts: Date.now(),
+  day: '2026-11-23',
+  request_id: `req-${i}`,
+  key: 'bench',
+  workspace: 'default',
+  family: 'messages',
+  model: 'sonnet',
+  provider: 'openai',
+  upstream_model: 'gpt-4.1',
+  format_in: 'anthropic-messages',
+  format_out: 'openai-chat',
+  mode: 'translate',
+  input_tokens: 10,
+  output_tokens: 20,
+  reasoning_tokens: 0,
+  cache_read_tokens: 0,
+  cache_write_tokens: 0,
+  characters: 0,
+  audio_seconds: 0,
+  tasks: 0,
+  cost_nano: 330,
+  priced: true,
+  outcome: 'ok',
+  status: 200,
 });
 const dir = mkdtempSync(join(tmpdir(), 'ledger-micro-'));
 const store = new SqliteLedgerStore(join(dir, 'ledger.db'));
@@ -57,7 +90,9 @@ for (let round = 1; round <= 3; round++) {
   const t0 = process.cpuUsage();
   for (let i = 0; i < 100; i++) await store.append(batch);
   const u = process.cpuUsage(t0);
-  process.stdout.write(`sqlite ledger append, round ${round}: ${((u.user + u.system) / (100 * batch.length)).toFixed(2)} µs CPU per record\n`);
+  process.stdout.write(
+    `sqlite ledger append, round ${round}: ${((u.user + u.system) / (100 * batch.length)).toFixed(2)} µs CPU per record\n`,
+  );
 }
 await store.close();
 rmSync(dir, { recursive: true, force: true });

@@ -37,7 +37,10 @@ const gateways = new Map<string, Proc>();
 for (const v of [base, ...variants]) {
   const before = v.startsWith('before:');
   if (before && !env.LEDGER_PAIRED_BEFORE) throw new Error(`${v} needs LEDGER_PAIRED_BEFORE=DIR`);
-  gateways.set(v, await startPolygate(ledgerVariantConfig(v, mock.url, sink.url), before ? { dir: env.LEDGER_PAIRED_BEFORE } : {}));
+  gateways.set(
+    v,
+    await startPolygate(ledgerVariantConfig(v, mock.url, sink.url), before ? { dir: env.LEDGER_PAIRED_BEFORE } : {}),
+  );
 }
 
 /** One gateway's share of a pair: its load, and its CPU per request over the window. */
@@ -73,10 +76,14 @@ for (const v of variants) {
     offs.push(off);
     ons.push(on);
     ratios.push(on / off);
-    log(`pair ${round + 1} ${v}: ${base} ${off.toFixed(1)} µs, ${v} ${on.toFixed(1)} µs, ratio ${(on / off).toFixed(3)}`);
+    log(
+      `pair ${round + 1} ${v}: ${base} ${off.toFixed(1)} µs, ${v} ${on.toFixed(1)} µs, ratio ${(on / off).toFixed(3)}`,
+    );
   }
   const r = median(ratios);
-  lines.push(`| ${v} | ${median(offs).toFixed(1)} | ${median(ons).toFixed(1)} | ${r.toFixed(3)} | ${ratios.map((x) => x.toFixed(2)).join(' ')} | ${((1 - 1 / r) * 100).toFixed(1)} % |`);
+  lines.push(
+    `| ${v} | ${median(offs).toFixed(1)} | ${median(ons).toFixed(1)} | ${r.toFixed(3)} | ${ratios.map((x) => x.toFixed(2)).join(' ')} | ${((1 - 1 / r) * 100).toFixed(1)} % |`,
+  );
 }
 process.stdout.write(`${lines.join('\n')}\n`);
 await Promise.all([...gateways.values()].map((g) => g.stop()).concat(mock.stop()));

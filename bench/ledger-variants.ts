@@ -42,8 +42,14 @@ export function ledgerVariantConfig(variant: string, mockUrl: string, sinkUrl: s
     ...base,
     storage: { driver: 'sqlite', path: join(dir, 'polygate.db') },
     usage: ledger
-      ? { ledger: true, prices: { models: Object.fromEntries(models.map((m) => [m, { input: 3, output: 15 }])) }, budgets: { bench: { usd_per_day: 1_000_000 } } }
+      ? {
+          ledger: true,
+          prices: { models: Object.fromEntries(models.map((m) => [m, { input: 3, output: 15 }])) },
+          budgets: { bench: { usd_per_day: 1_000_000 } },
+        }
       : { ledger: false },
-    ...(tracing ? { tracing: { endpoint: sinkUrl, ...(ratio && ratio !== 'default' ? { sample_ratio: Number(ratio) } : {}) } } : {}),
+    ...(tracing
+      ? { tracing: { endpoint: sinkUrl, ...(ratio && ratio !== 'default' ? { sample_ratio: Number(ratio) } : {}) } }
+      : {}),
   };
 }

@@ -27,7 +27,13 @@ const autocannon = createRequire(import.meta.url)('autocannon') as (opts: Autoca
 export type LoadResult = { rps: number; p50: number; p99: number; count: number; errors: number };
 
 /** `rate`: an offered rate (requests per second over all connections) instead of as fast as answers come. */
-export async function runAutocannon(baseUrl: string, req: ClientRequest, connections: number, durationS: number, rate?: number): Promise<LoadResult> {
+export async function runAutocannon(
+  baseUrl: string,
+  req: ClientRequest,
+  connections: number,
+  durationS: number,
+  rate?: number,
+): Promise<LoadResult> {
   const latencies = new Samples();
   let errors = 0;
   const tracker = autocannon({
@@ -47,5 +53,11 @@ export async function runAutocannon(baseUrl: string, req: ClientRequest, connect
   });
   const result = await tracker;
   const [p50, p99] = latencies.percentiles(50, 99);
-  return { rps: latencies.count / result.duration, p50, p99, count: latencies.count, errors: errors + result.errors + result.timeouts };
+  return {
+    rps: latencies.count / result.duration,
+    p50,
+    p99,
+    count: latencies.count,
+    errors: errors + result.errors + result.timeouts,
+  };
 }

@@ -19,7 +19,13 @@ export type StreamLoadResult = {
   incomplete: number;
 };
 
-export async function runStreams(baseUrl: string, req: ClientRequest, concurrency: number, durationS: number, endMarker: string): Promise<StreamLoadResult> {
+export async function runStreams(
+  baseUrl: string,
+  req: ClientRequest,
+  concurrency: number,
+  durationS: number,
+  endMarker: string,
+): Promise<StreamLoadResult> {
   const ttfb = new Samples();
   const total = new Samples();
   let errors = 0;

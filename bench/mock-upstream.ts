@@ -26,7 +26,12 @@ export type MockOptions = {
   intervalMs: number;
 };
 
-export type MockStats = { requests: number; streams: number; connections: number; gaps: { count: number; p50: number; p99: number; max: number } };
+export type MockStats = {
+  requests: number;
+  streams: number;
+  connections: number;
+  gaps: { count: number; p50: number; p99: number; max: number };
+};
 
 export type MockUpstream = { port: number; url: string; close(): Promise<void> };
 
@@ -88,7 +93,12 @@ export function startMockUpstream(opts: MockOptions): Promise<MockUpstream> {
   const server = createServer({ keepAliveTimeout: 120_000, requestTimeout: 0 }, (req, res) => {
     if (req.method === 'GET' && req.url === '/__stats') {
       const [p50, p99] = gaps.percentiles(50, 99);
-      const stats: MockStats = { requests, streams, connections, gaps: { count: gaps.count, p50, p99, max: gaps.max() } };
+      const stats: MockStats = {
+        requests,
+        streams,
+        connections,
+        gaps: { count: gaps.count, p50, p99, max: gaps.max() },
+      };
       requests = 0;
       streams = 0;
       connections = 0;
@@ -124,9 +134,19 @@ export function startMockUpstream(opts: MockOptions): Promise<MockUpstream> {
 
 if (import.meta.main) {
   const { values } = parseArgs({
-    options: { port: { type: 'string', default: '0' }, 'latency-ms': { type: 'string', default: '0' }, chunks: { type: 'string', default: '20' }, 'interval-ms': { type: 'string', default: '0' } },
+    options: {
+      port: { type: 'string', default: '0' },
+      'latency-ms': { type: 'string', default: '0' },
+      chunks: { type: 'string', default: '20' },
+      'interval-ms': { type: 'string', default: '0' },
+    },
   });
-  const mock = await startMockUpstream({ port: Number(values.port), latencyMs: Number(values['latency-ms']), chunks: Number(values.chunks), intervalMs: Number(values['interval-ms']) });
+  const mock = await startMockUpstream({
+    port: Number(values.port),
+    latencyMs: Number(values['latency-ms']),
+    chunks: Number(values.chunks),
+    intervalMs: Number(values['interval-ms']),
+  });
   process.stdout.write(`MOCK_LISTENING ${mock.port}\n`);
   const stop = (): void => void mock.close().then(() => process.exit(0));
   process.on('SIGTERM', stop);

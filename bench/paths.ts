@@ -28,7 +28,8 @@ export const upstreamFormat: Record<Exclude<Upstream, 'echo'>, WireFormat> = {
 };
 
 /** The "direct" baseline of a path: the same load straight at the mock, in the upstream's format. */
-export const baselineFormat = (p: BenchPath): WireFormat => (p.upstream === 'echo' ? p.inbound : upstreamFormat[p.upstream]);
+export const baselineFormat = (p: BenchPath): WireFormat =>
+  p.upstream === 'echo' ? p.inbound : upstreamFormat[p.upstream];
 
 export const modelFor = (u: Upstream): string => `bench-${u}`;
 
@@ -74,6 +75,17 @@ export function polygateConfig(mockUrl: string): Record<string, unknown> {
       echo: { type: 'echo' },
     },
     models,
-    ...(operator ? { usage: { ledger: true, prices: { models: Object.fromEntries(Object.keys(models).map((m) => [m, { input: 3, output: 15, cache_read: 0.3 }])) } } } : {}),
+    ...(operator
+      ? {
+          usage: {
+            ledger: true,
+            prices: {
+              models: Object.fromEntries(
+                Object.keys(models).map((m) => [m, { input: 3, output: 15, cache_read: 0.3 }]),
+              ),
+            },
+          },
+        }
+      : {}),
   };
 }

@@ -24,9 +24,14 @@ export function installCcr(): string {
   const cli = join(dir, 'node_modules/@musistudio/claude-code-router/dist/cli.js');
   if (!existsSync(cli)) {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ private: true, dependencies: { '@musistudio/claude-code-router': CCR_VERSION } }, null, 2));
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ private: true, dependencies: { '@musistudio/claude-code-router': CCR_VERSION } }, null, 2),
+    );
     process.stderr.write(`installing @musistudio/claude-code-router@${CCR_VERSION} into ${dir}\n`);
-    execFileSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   }
   return cli;
 }
@@ -42,7 +47,9 @@ function ccrConfig(port: number, mockUrl: string): Record<string, unknown> {
     HOST: '127.0.0.1',
     LOG: true,
     LOG_LEVEL: 'info',
-    Providers: [{ name: 'mock', api_base_url: `${mockUrl}/v1/chat/completions`, api_key: MOCK_KEY, models: [CCR_MODEL] }],
+    Providers: [
+      { name: 'mock', api_base_url: `${mockUrl}/v1/chat/completions`, api_key: MOCK_KEY, models: [CCR_MODEL] },
+    ],
     Router: { default: `mock,${CCR_MODEL}` },
   };
 }
@@ -53,7 +60,13 @@ export async function startCcr(mockUrl: string): Promise<Proc> {
   mkdirSync(join(home, '.claude-code-router'));
   const port = await freePort();
   writeFileSync(join(home, '.claude-code-router/config.json'), JSON.stringify(ccrConfig(port, mockUrl), null, 2));
-  const proc = await startNodeProcess('claude-code-router', cli, { core: GATEWAY_CORE, cwd: home, port, env: { HOME: home }, args: () => ['start'] });
+  const proc = await startNodeProcess('claude-code-router', cli, {
+    core: GATEWAY_CORE,
+    cwd: home,
+    port,
+    env: { HOME: home },
+    args: () => ['start'],
+  });
   // Its log (two lines per request) is deleted with the folder once it has stopped.
   return { ...proc, stop: () => proc.stop().then(() => rmSync(home, { recursive: true, force: true })) };
 }

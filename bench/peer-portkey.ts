@@ -24,10 +24,16 @@ export function installPortkey(): string {
   const script = join(dir, 'node_modules/@portkey-ai/gateway/build/start-server.js');
   if (!existsSync(script)) {
     mkdirSync(dir, { recursive: true });
-    const manifest = { private: true, dependencies: { '@portkey-ai/gateway': PORTKEY_VERSION }, overrides: { '@hono/node-server': HONO_NODE_SERVER_VERSION } };
+    const manifest = {
+      private: true,
+      dependencies: { '@portkey-ai/gateway': PORTKEY_VERSION },
+      overrides: { '@hono/node-server': HONO_NODE_SERVER_VERSION },
+    };
     writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest, null, 2));
     process.stderr.write(`installing @portkey-ai/gateway@${PORTKEY_VERSION} into ${dir}\n`);
-    execFileSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   }
   return script;
 }

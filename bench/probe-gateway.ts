@@ -10,11 +10,26 @@ import { join } from 'node:path';
 export const node = join(import.meta.dirname, '..', 'node_modules/.bin/node');
 
 /** `stop` kills (SIGKILL) unless told otherwise; SIGTERM lets `--cpu-prof` write its profile. */
-export type Gw = { url: string; port: number; pid: number; exited: () => boolean; stop: (signal?: NodeJS.Signals) => void };
+export type Gw = {
+  url: string;
+  port: number;
+  pid: number;
+  exited: () => boolean;
+  stop: (signal?: NodeJS.Signals) => void;
+};
 
 /** Starts `src/main.ts` of checkout `dir` on config `file` (port 0), resolved once it listens. */
-export async function startPolygate(dir: string, file: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Gw> {
-  const child = spawn(node, [...nodeArgs, 'src/main.ts'], { cwd: dir, env: { ...process.env, ...env, GATEWAY_CONFIG: file, POLYGATE_ANNOUNCE: '1', PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startPolygate(
+  dir: string,
+  file: string,
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<Gw> {
+  const child = spawn(node, [...nodeArgs, 'src/main.ts'], {
+    cwd: dir,
+    env: { ...process.env, ...env, GATEWAY_CONFIG: file, POLYGATE_ANNOUNCE: '1', PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let exited = false;
   child.once('exit', () => (exited = true));
   const port = await new Promise<number>((ok, fail) => {
@@ -26,7 +41,13 @@ export async function startPolygate(dir: string, file: string, env: Record<strin
     });
     child.once('exit', (c) => fail(new Error(`polygate exited with ${c}`)));
   });
-  return { url: `http://127.0.0.1:${port}`, port, pid: child.pid!, exited: () => exited, stop: (signal = 'SIGKILL') => void child.kill(signal) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    pid: child.pid!,
+    exited: () => exited,
+    stop: (signal = 'SIGKILL') => void child.kill(signal),
+  };
 }
 
 /** The process's resident set in MB; NaN once it is gone (crashed). */
@@ -38,10 +59,21 @@ export const rssMb = (pid: number): number => {
   }
 };
 
-export async function post(url: string, path: string, body: string, key: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string; headers: Headers }> {
+export async function post(
+  url: string,
+  path: string,
+  body: string,
+  key: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string; headers: Headers }> {
   const res = await fetch(`${url}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'anthropic-version': '2023-06-01', ...headers },
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${key}`,
+      'anthropic-version': '2023-06-01',
+      ...headers,
+    },
     body,
     signal: AbortSignal.timeout(600_000),
   });
@@ -56,7 +88,8 @@ export const nestedArrays = (levels: number): unknown => {
 };
 
 /** Finding 4: a tool schema `levels` objects deep, as JSON text. */
-export const deepSchema = (levels: number): string => '{"type":"object","properties":{"a":'.repeat(levels) + '{"type":"string"}' + '}}'.repeat(levels);
+export const deepSchema = (levels: number): string =>
+  '{"type":"object","properties":{"a":'.repeat(levels) + '{"type":"string"}' + '}}'.repeat(levels);
 
 /** Finding 3: a client that declares a 1 MB Messages body and sends one byte every `trickleMs`. */
 export type Trickler = { status?: number; closed: boolean; socket: Socket };
@@ -74,7 +107,9 @@ export function trickler(port: number, key: string | undefined, trickleMs: numbe
     clearInterval(timer);
   });
   const auth = key ? `x-api-key: ${key}\r\n` : '';
-  s.write(`POST /v1/messages HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nanthropic-version: 2023-06-01\r\n${auth}content-length: 1000000\r\n\r\n{`);
+  s.write(
+    `POST /v1/messages HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nanthropic-version: 2023-06-01\r\n${auth}content-length: 1000000\r\n\r\n{`,
+  );
   const timer = setInterval(() => s.writable && s.write(' '), trickleMs);
   return c;
 }

@@ -11,7 +11,9 @@ import { sleep } from './stats.ts';
 
 export const repoRoot = resolve(import.meta.dirname, '..');
 /** Node 24 from the `node` devDependency (a real binary, so pids and RSS are the gateway's own). */
-export const node24 = existsSync(join(repoRoot, 'node_modules/.bin/node')) ? join(repoRoot, 'node_modules/.bin/node') : process.execPath;
+export const node24 = existsSync(join(repoRoot, 'node_modules/.bin/node'))
+  ? join(repoRoot, 'node_modules/.bin/node')
+  : process.execPath;
 
 export const GATEWAY_CORE = 0;
 export const LOAD_CORE = 1;
@@ -57,15 +59,27 @@ export type Proc = {
 };
 
 /** `stdoutFile`: where the process's stdout (a gateway's request log) goes; default BENCH_GATEWAY_LOG, else /dev/null. */
-type SpawnOpts = { core: number; cwd?: string; env?: Record<string, string>; captureStdout?: boolean; stdoutFile?: string };
+type SpawnOpts = {
+  core: number;
+  cwd?: string;
+  env?: Record<string, string>;
+  captureStdout?: boolean;
+  stdoutFile?: string;
+};
 
 function spawnPinned(command: string, args: string[], opts: SpawnOpts): ChildProcess {
   // stdout of a gateway is its per-request log: written to /dev/null it costs what a log write
   // costs, without the load generator's core spending time reading it.
   // BENCH_GATEWAY_LOG=FILE keeps it instead, to read polygate's own timings of a run.
-  const stdout = opts.captureStdout ? 'pipe' : openSync(process.env.BENCH_GATEWAY_LOG ?? opts.stdoutFile ?? '/dev/null', 'a');
+  const stdout = opts.captureStdout
+    ? 'pipe'
+    : openSync(process.env.BENCH_GATEWAY_LOG ?? opts.stdoutFile ?? '/dev/null', 'a');
   const [cmd, argv] = hasTaskset ? ['taskset', ['-c', String(opts.core), command, ...args]] : [command, args];
-  return spawn(cmd, argv, { cwd: opts.cwd ?? repoRoot, env: { ...process.env, ...opts.env }, stdio: ['ignore', stdout, 'pipe'] });
+  return spawn(cmd, argv, {
+    cwd: opts.cwd ?? repoRoot,
+    env: { ...process.env, ...opts.env },
+    stdio: ['ignore', stdout, 'pipe'],
+  });
 }
 
 function wrap(name: string, child: ChildProcess, port: number, output: () => string): Proc {
@@ -112,7 +126,10 @@ export async function startNodeProcess(
   opts: SpawnOpts & { args?: (port: number) => string[]; nodeArgs?: string[]; readyPath?: string; port?: number },
 ): Promise<Proc> {
   const port = opts.port ?? (await freePort());
-  const child = spawnPinned(node24, [...(opts.nodeArgs ?? []), script, ...(opts.args?.(port) ?? [])], { ...opts, env: { PORT: String(port), ...opts.env } });
+  const child = spawnPinned(node24, [...(opts.nodeArgs ?? []), script, ...(opts.args?.(port) ?? [])], {
+    ...opts,
+    env: { PORT: String(port), ...opts.env },
+  });
   let out = '';
   child.stderr?.on('data', (b: Buffer) => (out = (out + b.toString()).slice(-20_000)));
   child.stdout?.on('data', (b: Buffer) => (out = (out + b.toString()).slice(-20_000)));
@@ -132,7 +149,16 @@ export function startMockProcess(opts: MockProcOptions): Promise<Proc> {
   return startNodeProcess('mock', join(repoRoot, 'bench/mock-upstream.ts'), {
     core: LOAD_CORE,
     readyPath: '/__stats',
-    args: (port) => ['--port', String(port), '--latency-ms', String(opts.latencyMs ?? 0), '--chunks', String(opts.chunks), '--interval-ms', String(opts.intervalMs)],
+    args: (port) => [
+      '--port',
+      String(port),
+      '--latency-ms',
+      String(opts.latencyMs ?? 0),
+      '--chunks',
+      String(opts.chunks),
+      '--interval-ms',
+      String(opts.intervalMs),
+    ],
   });
 }
 
@@ -170,7 +196,12 @@ export async function startPolygate(
     readyPath: '/healthz',
     nodeArgs: opts.nodeArgs,
     stdoutFile: logFile,
-    env: { GATEWAY_CONFIG: file, POLYGATE_DB: join(work, 'polygate.db'), ...(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}), ...opts.env },
+    env: {
+      GATEWAY_CONFIG: file,
+      POLYGATE_DB: join(work, 'polygate.db'),
+      ...(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}),
+      ...opts.env,
+    },
   });
   return { ...proc, logFile, workDir: work };
 }
@@ -179,7 +210,8 @@ export async function startPolygate(
 export function memoryOf(pid: number): { rss: number; peak: number } | undefined {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
+    const kb = (field: string): number =>
+      Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
     return { rss: kb('VmRSS'), peak: kb('VmHWM') };
   } catch {
     return undefined;
@@ -214,7 +246,9 @@ export function machineBusySeconds(): number {
 /** Connections the kernel dropped because a listener's accept queue was full (machine-wide, since boot). */
 export function listenOverflows(): number {
   try {
-    const lines = readFileSync('/proc/net/netstat', 'utf8').split('\n').filter((l) => l.startsWith('TcpExt:'));
+    const lines = readFileSync('/proc/net/netstat', 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('TcpExt:'));
     const names = lines[0].split(/\s+/);
     const values = lines[1].split(/\s+/);
     return Number(values[names.indexOf('ListenOverflows')] ?? 0);

@@ -23,19 +23,27 @@ pinSelf(LOAD_CORE);
 const dir = join(repoRoot, 'bench/results/profiles');
 mkdirSync(dir, { recursive: true });
 const mock = await startMockProcess({ chunks: 20, intervalMs: 0 });
-const out: string[] = [`Profiles of polygate under ${connections} connections for ${seconds} s each after 2 s of warm-up (\`npm run bench:profile\`); only samples taken under load count.`, ''];
+const out: string[] = [
+  `Profiles of polygate under ${connections} connections for ${seconds} s each after 2 s of warm-up (\`npm run bench:profile\`); only samples taken under load count.`,
+  '',
+];
 try {
   for (const s of scenarios) {
     const tmp = join(dir, `.${s.name}`);
     rmSync(tmp, { recursive: true, force: true });
     const gw = await startPolygate(polygateConfig(mock.url), { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${tmp}`] });
-    const t = polygateTarget(benchPaths.find((p) => p.name === s.path)!, gw.url);
+    const t = polygateTarget(
+      benchPaths.find((p) => p.name === s.path)!,
+      gw.url,
+    );
     const req = t.request(s.stream);
     // Warm-up first, so the profile shows optimized code, not the JIT's first passes.
     if (s.stream) await runStreams(gw.url, req, connections, 2, t.endMarker);
     else await runAutocannon(gw.url, req, connections, 2);
     const fromUs = Number(process.hrtime.bigint() / 1000n);
-    const r = s.stream ? await runStreams(gw.url, req, connections, seconds, t.endMarker) : await runAutocannon(gw.url, req, connections, seconds);
+    const r = s.stream
+      ? await runStreams(gw.url, req, connections, seconds, t.endMarker)
+      : await runAutocannon(gw.url, req, connections, seconds);
     const toUs = Number(process.hrtime.bigint() / 1000n);
     await gw.stop();
     const file = join(dir, `${s.name}.cpuprofile`);
@@ -44,7 +52,12 @@ try {
     renameSync(join(tmp, written), file);
     rmSync(tmp, { recursive: true, force: true });
     const rate = 'rps' in r ? `${Math.round(r.rps)} req/s` : `${Math.round(r.sps)} streams/s`;
-    out.push(`## ${s.name} (${s.path}, ${s.stream ? 'streaming' : 'non-streaming'}; ${rate} while profiled)`, '', ...renderProfile(summarizeProfile(file, 20, { fromUs, toUs })), '');
+    out.push(
+      `## ${s.name} (${s.path}, ${s.stream ? 'streaming' : 'non-streaming'}; ${rate} while profiled)`,
+      '',
+      ...renderProfile(summarizeProfile(file, 20, { fromUs, toUs })),
+      '',
+    );
     process.stderr.write(`profiled ${s.name}\n`);
   }
 } finally {

@@ -23,7 +23,14 @@ export type Repeat = (LoadResult | StreamLoadResult) & {
 export type Measured = { target: Target; mode: 'json' | 'stream'; connections: number; repeats: Repeat[] };
 
 type RowBase = { id: string; path: string; via: Via; connections: number; upstreamConnsPerRequest: number };
-export type JsonRow = RowBase & { rps: number; p50: number; p99: number; addP50?: number; addP99?: number; errors: number };
+export type JsonRow = RowBase & {
+  rps: number;
+  p50: number;
+  p99: number;
+  addP50?: number;
+  addP99?: number;
+  errors: number;
+};
 export type StreamRow = RowBase & {
   sps: number;
   ttfbP50: number;
@@ -54,10 +61,22 @@ export function aggregate(measured: Measured[]): { json: JsonRow[]; stream: Stre
   const json: JsonRow[] = [];
   const stream: StreamRow[] = [];
   for (const m of measured) {
-    const base = { id: m.target.id, path: m.target.path, via: m.target.via, connections: m.connections, upstreamConnsPerRequest: med(m.repeats, (r) => r.upstreamConnsPerRequest) };
+    const base = {
+      id: m.target.id,
+      path: m.target.path,
+      via: m.target.via,
+      connections: m.connections,
+      upstreamConnsPerRequest: med(m.repeats, (r) => r.upstreamConnsPerRequest),
+    };
     if (m.mode === 'json') {
       const rs = m.repeats as (LoadResult & Repeat)[];
-      json.push({ ...base, rps: med(rs, (r) => r.rps), p50: med(rs, (r) => r.p50), p99: med(rs, (r) => r.p99), errors: sum(rs, (r) => r.errors) });
+      json.push({
+        ...base,
+        rps: med(rs, (r) => r.rps),
+        p50: med(rs, (r) => r.p50),
+        p99: med(rs, (r) => r.p99),
+        errors: sum(rs, (r) => r.errors),
+      });
     } else {
       const rs = m.repeats as (StreamLoadResult & Repeat)[];
       stream.push({
@@ -72,7 +91,8 @@ export function aggregate(measured: Measured[]): { json: JsonRow[]; stream: Stre
       });
     }
   }
-  const baseOf = <R extends RowBase>(rows: R[], m: Measured): R | undefined => rows.find((r) => r.id === m.target.baselineId && r.connections === m.connections);
+  const baseOf = <R extends RowBase>(rows: R[], m: Measured): R | undefined =>
+    rows.find((r) => r.id === m.target.baselineId && r.connections === m.connections);
   for (const m of measured) {
     if (m.target.via === 'direct') continue;
     if (m.mode === 'json') {
@@ -82,20 +102,32 @@ export function aggregate(measured: Measured[]): { json: JsonRow[]; stream: Stre
     } else {
       const row = stream.find((r) => r.id === m.target.id && r.connections === m.connections)!;
       const b = baseOf(stream, m);
-      if (b) Object.assign(row, { addTtfbP50: row.ttfbP50 - b.ttfbP50, addTtfbP99: row.ttfbP99 - b.ttfbP99, addTotalP50: row.totalP50 - b.totalP50 });
+      if (b)
+        Object.assign(row, {
+          addTtfbP50: row.ttfbP50 - b.ttfbP50,
+          addTtfbP99: row.ttfbP99 - b.ttfbP99,
+          addTotalP50: row.totalP50 - b.totalP50,
+        });
     }
   }
   return { json, stream };
 }
 
 const ms = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(2));
-const add = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? '–' : `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(2)}`);
+const add = (v: number | undefined): string =>
+  v === undefined || !Number.isFinite(v) ? '–' : `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(2)}`;
 const int = (v: number): string => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '–');
 const who = (r: RowBase): string => (r.via === 'direct' ? `direct to ${r.path}` : r.id);
 
 function jsonTable(rows: JsonRow[]): string[] {
-  const out = ['| connections | target | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms | errors | new upstream conns / req |', '|---:|---|---:|---:|---:|---:|---:|---:|---:|'];
-  for (const r of rows) out.push(`| ${r.connections} | ${who(r)} | ${int(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${add(r.addP50)} | ${add(r.addP99)} | ${r.errors} | ${ms(r.upstreamConnsPerRequest)} |`);
+  const out = [
+    '| connections | target | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms | errors | new upstream conns / req |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of rows)
+    out.push(
+      `| ${r.connections} | ${who(r)} | ${int(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${add(r.addP50)} | ${add(r.addP99)} | ${r.errors} | ${ms(r.upstreamConnsPerRequest)} |`,
+    );
   return out;
 }
 
@@ -115,10 +147,14 @@ function streamTable(rows: StreamRow[]): string[] {
 /** polygate beside the other targets measured on one of its paths (peers, floors). */
 function sideBySide(r: Report, path: string): string[] {
   const order: Via[] = ['polygate', 'portkey', 'ccr', 'framework', 'floor'];
-  const vias = order.filter((v) => r.json.some((x) => x.via === v && x.path === path) || r.stream.some((x) => x.via === v && x.path === path));
+  const vias = order.filter(
+    (v) => r.json.some((x) => x.via === v && x.path === path) || r.stream.some((x) => x.via === v && x.path === path),
+  );
   if (vias.length < 2) return [];
-  const j = (via: Via, c: number): JsonRow | undefined => r.json.find((x) => x.via === via && x.path === path && x.connections === c);
-  const s = (via: Via, c: number): StreamRow | undefined => r.stream.find((x) => x.via === via && x.path === path && x.connections === c);
+  const j = (via: Via, c: number): JsonRow | undefined =>
+    r.json.find((x) => x.via === via && x.path === path && x.connections === c);
+  const s = (via: Via, c: number): StreamRow | undefined =>
+    r.stream.find((x) => x.via === via && x.path === path && x.connections === c);
   const conns = [...new Set([...r.json, ...r.stream].map((x) => x.connections))].filter((c) => c > 1);
   type Metric = [string, (via: Via) => number | undefined, (v: number | undefined) => string];
   const count = (v: number | undefined): string => (v === undefined ? '–' : int(v));
@@ -130,7 +166,12 @@ function sideBySide(r: Report, path: string): string[] {
     ['added whole-stream p50 @1 (ms)', (v) => s(v, 1)?.addTotalP50, add],
     ...conns.map((c): Metric => [`streams/s @${c}`, (v) => s(v, c)?.sps, count]),
   ];
-  const out = [`Path: ${path}.`, '', `| metric | ${vias.map((v) => viaName[v]).join(' | ')} |`, `|---|${vias.map(() => '---:').join('|')}|`];
+  const out = [
+    `Path: ${path}.`,
+    '',
+    `| metric | ${vias.map((v) => viaName[v]).join(' | ')} |`,
+    `|---|${vias.map(() => '---:').join('|')}|`,
+  ];
   for (const [name, get, f] of metrics) out.push(`| ${name} | ${vias.map((v) => f(get(v))).join(' | ')} |`);
   return out;
 }
@@ -152,8 +193,17 @@ export function renderSoak(s: SoakReport): string[] {
       `| ${r.label} | ${r.completed}/${o.streams} | ${r.slowStart} | ${r.stalled} | ${r.incomplete} / ${r.errors} | ${r.wallS.toFixed(1)} | ${gaps(r.ttfb)} | ${gaps(r.clientGap)} | ${gaps(r.mockGap)} | ${pct(r.gatewayCpu)} | ${pct(r.loadCoreCpu)} | ${pct(r.otherCores)} | ${r.listenOverflows} | ${mb(r.peakRssMb)} | ${mb(r.rssAfterMb)} | ${ms(r.heapAfterMb)} |`,
     );
   }
-  for (const r of s.rounds.filter((x) => x.errors > 0)) out.push('', `Errors in ${r.label}: ${Object.entries(r.errorKinds).map(([k, n]) => `${n} × ${k}`).join('; ')}.`);
-  out.push('', `Heap after GC before the first polygate round: ${ms(s.heapBeforeMb)} MB; growth from the first to the last polygate round: ${add(s.heapGrowthMb)} MB.`);
+  for (const r of s.rounds.filter((x) => x.errors > 0))
+    out.push(
+      '',
+      `Errors in ${r.label}: ${Object.entries(r.errorKinds)
+        .map(([k, n]) => `${n} × ${k}`)
+        .join('; ')}.`,
+    );
+  out.push(
+    '',
+    `Heap after GC before the first polygate round: ${ms(s.heapBeforeMb)} MB; growth from the first to the last polygate round: ${add(s.heapGrowthMb)} MB.`,
+  );
   return out;
 }
 
@@ -175,10 +225,27 @@ export function renderReport(r: Report): string {
     '',
     ...renderGoals(r),
     '',
-    ...(r.ab ? ['### A/B: this tree against the older checkout (BENCH_BEFORE), same run', '', ...renderAb(r.ab, { after: String(m.polygate), before: String(m.polygateBefore), repeats: Number(m.repeats) }), ''] : []),
+    ...(r.ab
+      ? [
+          '### A/B: this tree against the older checkout (BENCH_BEFORE), same run',
+          '',
+          ...renderAb(r.ab, {
+            after: String(m.polygate),
+            before: String(m.polygateBefore),
+            repeats: Number(m.repeats),
+          }),
+          '',
+        ]
+      : []),
     '### Side by side on the shared paths',
     '',
-    ...[...new Set([...r.json, ...r.stream].filter((x) => x.via !== 'polygate' && x.via !== 'polygate-before' && x.via !== 'direct').map((x) => x.path))].flatMap((p) => [...sideBySide(r, p), '']),
+    ...[
+      ...new Set(
+        [...r.json, ...r.stream]
+          .filter((x) => x.via !== 'polygate' && x.via !== 'polygate-before' && x.via !== 'direct')
+          .map((x) => x.path),
+      ),
+    ].flatMap((p) => [...sideBySide(r, p), '']),
     '### Non-streaming',
     '',
     ...jsonTable(r.json),
@@ -188,7 +255,13 @@ export function renderReport(r: Report): string {
     ...streamTable(r.stream),
     '',
   ];
-  if (r.skipped.length > 0) lines.push('### Not measured (the target did not answer the probe: path not served yet, or a peer that cannot)', '', ...r.skipped.map((s) => `- ${s.id}: ${s.reason}`), '');
+  if (r.skipped.length > 0)
+    lines.push(
+      '### Not measured (the target did not answer the probe: path not served yet, or a peer that cannot)',
+      '',
+      ...r.skipped.map((s) => `- ${s.id}: ${s.reason}`),
+      '',
+    );
   if (r.soak) lines.push('### Soak', '', ...renderSoak(r.soak), '');
   return `${lines.join('\n')}\n`;
 }

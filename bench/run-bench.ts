@@ -52,7 +52,9 @@ const warmupS = Number(env.BENCH_WARMUP ?? (quick ? 0.25 : 1));
 const repeats = Number(env.BENCH_REPEATS ?? (quick ? 1 : 3));
 const connections = (env.BENCH_CONNECTIONS ?? '1,32,256').split(',').map(Number);
 const pathFilter = env.BENCH_PATHS?.split(',').map((s) => s.trim().toLowerCase());
-const modes = (env.BENCH_MODES ?? 'json,stream').split(',').filter((m): m is 'json' | 'stream' => m === 'json' || m === 'stream');
+const modes = (env.BENCH_MODES ?? 'json,stream')
+  .split(',')
+  .filter((m): m is 'json' | 'stream' => m === 'json' || m === 'stream');
 /** Text chunks per stream in the throughput cells (zero interval: the gateway's cost, not the model's pace). */
 const STREAM_CHUNKS = 20;
 /**
@@ -70,7 +72,8 @@ const log = (s: string): void => void process.stderr.write(`${s}\n`);
 function polygateVersion(dir: string): string {
   if (env.BENCH_POLYGATE_LABEL && dir === polygateDir) return env.BENCH_POLYGATE_LABEL;
   try {
-    const git = (...args: string[]): string => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const git = (...args: string[]): string =>
+      execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     const dirty = git('status', '--porcelain', '--', 'src', 'adapters') !== '';
     return `${git('rev-parse', '--short', 'HEAD')}${dirty ? ' + uncommitted changes in src/ or adapters/' : ''}${dir === polygateDir ? '' : ` (${dir})`}`;
   } catch {
@@ -78,21 +81,42 @@ function polygateVersion(dir: string): string {
   }
 }
 
-async function measure(t: Target, mode: 'json' | 'stream', conns: number, seconds: number, mockUrl: string): Promise<Repeat> {
+async function measure(
+  t: Target,
+  mode: 'json' | 'stream',
+  conns: number,
+  seconds: number,
+  mockUrl: string,
+): Promise<Repeat> {
   const req = t.request(mode === 'stream');
   await fetch(`${mockUrl}/__stats`).then((r) => r.arrayBuffer());
   const cpu0 = t.pid === undefined ? Number.NaN : cpuSecondsOf(t.pid);
-  const r = mode === 'json' ? await runAutocannon(t.baseUrl, req, conns, seconds) : await runStreams(t.baseUrl, req, conns, seconds, t.endMarker);
+  const r =
+    mode === 'json'
+      ? await runAutocannon(t.baseUrl, req, conns, seconds)
+      : await runStreams(t.baseUrl, req, conns, seconds, t.endMarker);
   // Requests the gateway still had queued when the load stopped reach the mock now, not during the next target.
   await sleep(100);
-  const gatewayCpuMsPerRequest = t.pid === undefined || r.count === 0 ? Number.NaN : ((cpuSecondsOf(t.pid) - cpu0) * 1000) / r.count;
+  const gatewayCpuMsPerRequest =
+    t.pid === undefined || r.count === 0 ? Number.NaN : ((cpuSecondsOf(t.pid) - cpu0) * 1000) / r.count;
   // New connections the mock saw per request: ~0 when the hop keeps its upstream connections alive.
   const m = (await (await fetch(`${mockUrl}/__stats`)).json()) as MockStats;
-  return { ...r, upstreamConnsPerRequest: m.requests > 0 ? m.connections / m.requests : Number.NaN, otherCores: 0, gatewayCpuMsPerRequest };
+  return {
+    ...r,
+    upstreamConnsPerRequest: m.requests > 0 ? m.connections / m.requests : Number.NaN,
+    otherCores: 0,
+    gatewayCpuMsPerRequest,
+  };
 }
 
 /** `measure`, taken again when other work on the machine disturbed it (QUIET_CORES). */
-async function measureQuietly(t: Target, mode: 'json' | 'stream', conns: number, mockUrl: string, pids: number[]): Promise<Repeat> {
+async function measureQuietly(
+  t: Target,
+  mode: 'json' | 'stream',
+  conns: number,
+  mockUrl: string,
+  pids: number[],
+): Promise<Repeat> {
   let best: Repeat | undefined;
   for (let attempt = 0; ; attempt++) {
     const other = watchOtherCpu(pids);
@@ -111,7 +135,10 @@ async function measureQuietly(t: Target, mode: 'json' | 'stream', conns: number,
 async function main(): Promise<void> {
   const started = Date.now();
   // Read before the run: the tree may be edited while it measures the processes started from it.
-  const versions = { polygate: polygateVersion(polygateDir), ...(beforeDir ? { polygateBefore: polygateVersion(beforeDir) } : {}) };
+  const versions = {
+    polygate: polygateVersion(polygateDir),
+    ...(beforeDir ? { polygateBefore: polygateVersion(beforeDir) } : {}),
+  };
   pinSelf(LOAD_CORE);
   const procs: Proc[] = [];
   const stopAll = async (): Promise<void> => void (await Promise.all(procs.map((p) => p.stop())));
@@ -128,16 +155,31 @@ async function main(): Promise<void> {
     const polygate = await startPolygate(polygateConfig(mock.url), { logToFile: operator });
     procs.push(polygate);
     // A/B: the older checkout with the same config on the same core; only one of them is under load at a time.
-    const before = beforeDir ? await startPolygate(polygateConfig(mock.url), { dir: beforeDir, name: 'polygate (before)', logToFile: operator }) : undefined;
+    const before = beforeDir
+      ? await startPolygate(polygateConfig(mock.url), {
+          dir: beforeDir,
+          name: 'polygate (before)',
+          logToFile: operator,
+        })
+      : undefined;
     if (before) procs.push(before);
-    const floor = await startNodeProcess('floor', join(repoRoot, 'bench/floor-proxy.ts'), { core: GATEWAY_CORE, args: (port) => ['--port', String(port), '--target', mock.url] });
+    const floor = await startNodeProcess('floor', join(repoRoot, 'bench/floor-proxy.ts'), {
+      core: GATEWAY_CORE,
+      args: (port) => ['--port', String(port), '--target', mock.url],
+    });
     procs.push(floor);
-    const framework = await startNodeProcess('framework floor', join(repoRoot, 'bench/framework-floor.ts'), { core: GATEWAY_CORE, args: (port) => ['--port', String(port), '--target', mock.url] });
+    const framework = await startNodeProcess('framework floor', join(repoRoot, 'bench/framework-floor.ts'), {
+      core: GATEWAY_CORE,
+      args: (port) => ['--port', String(port), '--target', mock.url],
+    });
     procs.push(framework);
 
     const paths = benchPaths.filter((p) => !pathFilter || pathFilter.some((f) => p.name.toLowerCase().includes(f)));
     // Each path's before target right after its after target: the pair is measured back to back.
-    const candidates: Target[] = paths.flatMap((p) => [polygateTarget(p, polygate.url, 'polygate', polygate.pid), ...(before ? [polygateTarget(p, before.url, 'polygate-before', before.pid)] : [])]);
+    const candidates: Target[] = paths.flatMap((p) => [
+      polygateTarget(p, polygate.url, 'polygate', polygate.pid),
+      ...(before ? [polygateTarget(p, before.url, 'polygate-before', before.pid)] : []),
+    ]);
     if (env.BENCH_PEER !== '0') {
       const peer = await startPortkey(mock.url);
       procs.push(peer.proc);
@@ -159,7 +201,9 @@ async function main(): Promise<void> {
       if (why) skipped.push({ id: t.id, reason: why });
       else served.push(t);
     }
-    const formats = new Set<WireFormat>(served.filter((t) => t.via === 'polygate').map((t) => baselineFormat(paths.find((p) => p.name === t.path)!)));
+    const formats = new Set<WireFormat>(
+      served.filter((t) => t.via === 'polygate').map((t) => baselineFormat(paths.find((p) => p.name === t.path)!)),
+    );
     if (served.some((t) => t.via !== 'polygate')) formats.add('chat');
     const targets = [...[...formats].map((f) => directTarget(f, mock.url)), ...served];
     for (const t of skipped) log(`not measured: ${t.id}: ${t.reason}`);
@@ -169,26 +213,39 @@ async function main(): Promise<void> {
       for (const [level, conns] of connections.entries()) {
         log(`${mode} · ${conns} connection(s): warm-up`);
         // The JIT warms once per mode; later load levels only need their connections opened.
-        for (const t of targets) await measure(t, mode, conns, level === 0 ? warmupS : Math.min(warmupS, 0.5), mock.url);
+        for (const t of targets)
+          await measure(t, mode, conns, level === 0 ? warmupS : Math.min(warmupS, 0.5), mock.url);
         const cell = targets.map((t) => ({ target: t, mode, connections: conns, repeats: [] as Repeat[] }));
         // Repeats interleave the targets, so a slow moment of the machine hits all of them alike.
         // Every other repeat runs them in reverse, so neither of two neighbours always goes first.
         for (let r = 0; r < repeats; r++) {
           for (const c of r % 2 === 0 ? cell : [...cell].reverse()) {
-            const m = await measureQuietly(c.target, mode, conns, mock.url, procs.map((p) => p.pid));
+            const m = await measureQuietly(
+              c.target,
+              mode,
+              conns,
+              mock.url,
+              procs.map((p) => p.pid),
+            );
             c.repeats.push(m);
-            log(`  ${mode} ${conns}c r${r + 1} ${c.target.id}${m.otherCores > QUIET_CORES ? ` (disturbed: other work used ${m.otherCores.toFixed(2)} cores)` : ''}`);
+            log(
+              `  ${mode} ${conns}c r${r + 1} ${c.target.id}${m.otherCores > QUIET_CORES ? ` (disturbed: other work used ${m.otherCores.toFixed(2)} cores)` : ''}`,
+            );
           }
         }
         measured.push(...cell);
       }
     }
-    const ours = procs.reduce((n, p) => n + cpuSecondsOf(p.pid), 0) + (process.cpuUsage(selfAtStart).user + process.cpuUsage(selfAtStart).system) / 1e6;
+    const ours =
+      procs.reduce((n, p) => n + cpuSecondsOf(p.pid), 0) +
+      (process.cpuUsage(selfAtStart).user + process.cpuUsage(selfAtStart).system) / 1e6;
     const otherCpuSeconds = Math.max(0, machineBusySeconds() - busyAtStart - ours);
     await stopAll();
     procs.length = 0;
     // The request log and the ledger's store can reach hundreds of MB: counted, then deleted (BENCH_GATEWAY_LOG is kept).
-    const accessLogLines = polygate.logFile ? Number(execFileSync('wc', ['-l', polygate.logFile], { encoding: 'utf8' }).split(' ')[0]) : 0;
+    const accessLogLines = polygate.logFile
+      ? Number(execFileSync('wc', ['-l', polygate.logFile], { encoding: 'utf8' }).split(' ')[0])
+      : 0;
     for (const g of [polygate, before]) if (g) rmSync(g.workDir, { recursive: true, force: true });
 
     const soak = env.BENCH_SOAK === '0' ? undefined : await runSoak(quick ? { chunks: 50, rampStepMs: 5 } : {});
@@ -204,8 +261,15 @@ async function main(): Promise<void> {
         kernel: release(),
         node: execFileSync(node24, ['--version'], { encoding: 'utf8' }).trim(),
         ...versions,
-        autocannon: (JSON.parse(readFileSync(join(repoRoot, 'node_modules/autocannon/package.json'), 'utf8')) as { version: string }).version,
-        portkey: env.BENCH_PEER === '0' ? 'not run' : `${PORTKEY_VERSION} (with @hono/node-server ${HONO_NODE_SERVER_VERSION})`,
+        autocannon: (
+          JSON.parse(readFileSync(join(repoRoot, 'node_modules/autocannon/package.json'), 'utf8')) as {
+            version: string;
+          }
+        ).version,
+        portkey:
+          env.BENCH_PEER === '0'
+            ? 'not run'
+            : `${PORTKEY_VERSION} (with @hono/node-server ${HONO_NODE_SERVER_VERSION})`,
         ccr: env.BENCH_CCR === '0' ? 'not run' : CCR_VERSION,
         operatorFeatures,
         accessLog: polygate.logFile ? `${polygate.logFile} (${accessLogLines} lines)` : '/dev/null',

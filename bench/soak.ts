@@ -10,13 +10,35 @@ import { join } from 'node:path';
 import { Client } from 'undici';
 import { streamOnce } from './stream-client.ts';
 import { benchPaths, operator, polygateConfig } from './paths.ts';
-import { cpuSecondsOf, freePort, GATEWAY_CORE, listenOverflows, LOAD_CORE, memoryOf, pinSelf, repoRoot, startMockProcess, startNodeProcess, startPolygate, watchOtherCpu, type Proc } from './processes.ts';
+import {
+  cpuSecondsOf,
+  freePort,
+  GATEWAY_CORE,
+  listenOverflows,
+  LOAD_CORE,
+  memoryOf,
+  pinSelf,
+  repoRoot,
+  startMockProcess,
+  startNodeProcess,
+  startPolygate,
+  watchOtherCpu,
+  type Proc,
+} from './processes.ts';
 import { renderSoak } from './render-report.ts';
 import { Samples, sleep } from './stats.ts';
 import { directTarget, frameworkFloorTarget, polygateTarget, type Target } from './targets.ts';
 import type { MockStats } from './mock-upstream.ts';
 
-export type SoakOptions = { streams: number; chunks: number; intervalMs: number; rounds: number; path: string; stallMs: number; rampStepMs: number };
+export type SoakOptions = {
+  streams: number;
+  chunks: number;
+  intervalMs: number;
+  rounds: number;
+  path: string;
+  stallMs: number;
+  rampStepMs: number;
+};
 export type GapStats = { p50: number; p99: number; max: number };
 export type SoakRound = {
   /** `direct` (client straight to the mock: the harness's own jitter), `framework floor`, or `polygate N`. */
@@ -46,7 +68,14 @@ export type SoakRound = {
   otherCores: number;
 };
 /** `rounds`: `direct`, `framework floor` (its TTFB is what polygate's is compared with), then `polygate N`. */
-export type SoakReport = { options: SoakOptions; path: string; floorPath: string; heapBeforeMb: number; heapGrowthMb: number; rounds: SoakRound[] };
+export type SoakReport = {
+  options: SoakOptions;
+  path: string;
+  floorPath: string;
+  heapBeforeMb: number;
+  heapGrowthMb: number;
+  rounds: SoakRound[];
+};
 
 const env = process.env;
 const defaults: SoakOptions = {
@@ -63,7 +92,9 @@ const defaults: SoakOptions = {
 const MB = 2 ** 20;
 
 /** A minimal Chrome DevTools Protocol client over the inspector's WebSocket. */
-async function openInspector(port: number): Promise<{ call(method: string): Promise<Record<string, unknown>>; close(): void }> {
+async function openInspector(
+  port: number,
+): Promise<{ call(method: string): Promise<Record<string, unknown>>; close(): void }> {
   const list = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as { webSocketDebuggerUrl: string }[];
   const ws = new WebSocket(list[0].webSocketDebuggerUrl);
   await new Promise((ok, fail) => {
@@ -94,7 +125,13 @@ const statsOf = (s: Samples): GapStats => {
 type RoundResult = Omit<SoakRound, 'label' | 'heapAfterMb' | 'rssAfterMb'>;
 
 /** One round of `streams` concurrent streams at `target`; `gw` is the gateway in between, if any. */
-async function round(o: SoakOptions, target: Target, gw: Proc | undefined, mock: Proc, streams: number): Promise<RoundResult> {
+async function round(
+  o: SoakOptions,
+  target: Target,
+  gw: Proc | undefined,
+  mock: Proc,
+  streams: number,
+): Promise<RoundResult> {
   const req = target.request(true);
   const gaps = new Samples();
   const ttfb = new Samples();
@@ -143,10 +180,10 @@ async function round(o: SoakOptions, target: Target, gw: Proc | undefined, mock:
     if (r.whole) completed++;
     else if (r.status !== 200 || (r.error && !wasStalled)) {
       errors++;
-      const kind = r.status !== 200 && r.status !== 0 ? `status ${r.status}` : (r.error?.message ?? `status ${r.status}`);
+      const kind =
+        r.status !== 200 && r.status !== 0 ? `status ${r.status}` : (r.error?.message ?? `status ${r.status}`);
       errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
-    }
-    else if (!wasStalled) incomplete++;
+    } else if (!wasStalled) incomplete++;
   };
 
   const started = performance.now();
@@ -166,7 +203,23 @@ async function round(o: SoakOptions, target: Target, gw: Proc | undefined, mock:
   const gatewayCpu = gw ? (cpuSecondsOf(gw.pid) - cpu0.gw) / wallS : Number.NaN;
   const loadCoreCpu = (cpuSecondsOf(mock.pid) - cpu0.mock + (self.user + self.system) / 1e6) / wallS;
   const m = (await (await fetch(`${mock.url}/__stats`)).json()) as MockStats;
-  return { completed, slowStart, stalled, incomplete, errors, errorKinds, wallS, ttfb: statsOf(ttfb), peakRssMb: gw ? peakRss / MB : Number.NaN, clientGap: statsOf(gaps), mockGap: m.gaps, gatewayCpu, loadCoreCpu, listenOverflows: listenOverflows() - overflows0, otherCores };
+  return {
+    completed,
+    slowStart,
+    stalled,
+    incomplete,
+    errors,
+    errorKinds,
+    wallS,
+    ttfb: statsOf(ttfb),
+    peakRssMb: gw ? peakRss / MB : Number.NaN,
+    clientGap: statsOf(gaps),
+    mockGap: m.gaps,
+    gatewayCpu,
+    loadCoreCpu,
+    listenOverflows: listenOverflows() - overflows0,
+    otherCores,
+  };
 }
 
 export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakReport> {
@@ -176,8 +229,14 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
   process.stderr.write(`soak: ${o.streams} streams × ${o.chunks} chunks @ ${o.intervalMs} ms through ${path.name}\n`);
   const mock = await startMockProcess({ chunks: o.chunks, intervalMs: o.intervalMs });
   const inspectPort = await freePort();
-  const gw = await startPolygate(polygateConfig(mock.url), { nodeArgs: [`--inspect=127.0.0.1:${inspectPort}`], logToFile: operator });
-  const framework = await startNodeProcess('framework floor', join(repoRoot, 'bench/framework-floor.ts'), { core: GATEWAY_CORE, args: (port) => ['--port', String(port), '--target', mock.url] });
+  const gw = await startPolygate(polygateConfig(mock.url), {
+    nodeArgs: [`--inspect=127.0.0.1:${inspectPort}`],
+    logToFile: operator,
+  });
+  const framework = await startNodeProcess('framework floor', join(repoRoot, 'bench/framework-floor.ts'), {
+    core: GATEWAY_CORE,
+    args: (port) => ['--port', String(port), '--target', mock.url],
+  });
   const floor = frameworkFloorTarget(path.inbound, framework.url);
   const inspector = await openInspector(inspectPort);
   const heapAfterGc = async (): Promise<number> => {
@@ -185,14 +244,27 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
     return Number((await inspector.call('Runtime.getHeapUsage')).usedSize) / MB;
   };
   const through = polygateTarget(path, gw.url);
-  const report = (label: string, r: RoundResult): void => void process.stderr.write(`soak ${label}: ${r.completed}/${o.streams} completed, ${r.slowStart} slow to start, ${r.stalled} stalled\n`);
+  const report = (label: string, r: RoundResult): void =>
+    void process.stderr.write(
+      `soak ${label}: ${r.completed}/${o.streams} completed, ${r.slowStart} slow to start, ${r.stalled} stalled\n`,
+    );
   try {
     // The same streams straight at the mock first: what the harness itself can hold on its core.
-    const direct = { label: 'direct', ...(await round(o, directTarget(path.inbound, mock.url), undefined, mock, o.streams)), heapAfterMb: Number.NaN, rssAfterMb: Number.NaN };
+    const direct = {
+      label: 'direct',
+      ...(await round(o, directTarget(path.inbound, mock.url), undefined, mock, o.streams)),
+      heapAfterMb: Number.NaN,
+      rssAfterMb: Number.NaN,
+    };
     report('direct', direct);
     // The same streams through the framework floor (warmed up the same way): the wait any Koa gateway on this stack adds.
     await round(o, floor, framework, mock, Math.min(o.streams, 50));
-    const floorRound = { label: 'framework floor', ...(await round(o, floor, framework, mock, o.streams)), heapAfterMb: Number.NaN, rssAfterMb: (memoryOf(framework.pid)?.rss ?? 0) / MB };
+    const floorRound = {
+      label: 'framework floor',
+      ...(await round(o, floor, framework, mock, o.streams)),
+      heapAfterMb: Number.NaN,
+      rssAfterMb: (memoryOf(framework.pid)?.rss ?? 0) / MB,
+    };
     report('framework floor', floorRound);
     // A small first round loads and optimizes the code, so the measured rounds compare like with like.
     await round(o, through, gw, mock, Math.min(o.streams, 50));
@@ -201,10 +273,22 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
     for (let i = 0; i < o.rounds; i++) {
       const r = await round(o, through, gw, mock, o.streams);
       await sleep(500);
-      rounds.push({ label: `polygate ${i + 1}`, ...r, heapAfterMb: await heapAfterGc(), rssAfterMb: (memoryOf(gw.pid)?.rss ?? 0) / MB });
+      rounds.push({
+        label: `polygate ${i + 1}`,
+        ...r,
+        heapAfterMb: await heapAfterGc(),
+        rssAfterMb: (memoryOf(gw.pid)?.rss ?? 0) / MB,
+      });
       report(`polygate ${i + 1}`, r);
     }
-    return { options: o, path: path.name, floorPath: floor.path, heapBeforeMb, heapGrowthMb: rounds[rounds.length - 1].heapAfterMb - rounds[0].heapAfterMb, rounds: [direct, floorRound, ...rounds] };
+    return {
+      options: o,
+      path: path.name,
+      floorPath: floor.path,
+      heapBeforeMb,
+      heapGrowthMb: rounds[rounds.length - 1].heapAfterMb - rounds[0].heapAfterMb,
+      rounds: [direct, floorRound, ...rounds],
+    };
   } finally {
     inspector.close();
     await Promise.all([gw.stop(), framework.stop(), mock.stop()]);

@@ -22,7 +22,13 @@ export function streamOnce(
     let last: Buffer | undefined;
     const done = (error?: Error): void => {
       const tail = last ? (prev ? Buffer.concat([prev.subarray(-256), last]) : last) : Buffer.alloc(0);
-      resolve({ status, ttfbMs: ttfb, totalMs: performance.now() - t0, whole: status === 200 && tail.includes(endMarker), error });
+      resolve({
+        status,
+        ttfbMs: ttfb,
+        totalMs: performance.now() - t0,
+        whole: status === 200 && tail.includes(endMarker),
+        error,
+      });
     };
     pool.dispatch(
       { path: req.path, method: 'POST', headers: req.headers, body: req.body },

@@ -51,7 +51,12 @@ const isOwn = (url: string): boolean => /\/(src|adapters)\//.test(url) && !url.i
  * `window` (µs on the monotonic clock, the one `process.hrtime` reads and V8 stamps samples
  * with) keeps only the samples taken under load, leaving out start-up and warm-up.
  */
-export function summarizeProfile(file: string, top = 25, window?: { fromUs: number; toUs: number }, callersOf?: string): ProfileSummary {
+export function summarizeProfile(
+  file: string,
+  top = 25,
+  window?: { fromUs: number; toUs: number },
+  callersOf?: string,
+): ProfileSummary {
   const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -69,7 +74,12 @@ export function summarizeProfile(file: string, top = 25, window?: { fromUs: numb
   const label = (n: ProfileNode): { key: string; name: string; where: string; place: string } => {
     const { functionName, url, lineNumber } = n.callFrame;
     const name = functionName || '(anonymous)';
-    return { key: `${name}@${url}:${lineNumber}`, name, where: url ? `${shortUrl(url)}:${lineNumber + 1}` : '', place: placeOf(url, name) };
+    return {
+      key: `${name}@${url}:${lineNumber}`,
+      name,
+      where: url ? `${shortUrl(url)}:${lineNumber + 1}` : '',
+      place: placeOf(url, name),
+    };
   };
   const add = (m: Map<string, Entry>, key: string, name: string, where: string, ms: number): void => {
     const e = m.get(key) ?? { name, where, ms: 0, share: 0 };
@@ -152,19 +162,32 @@ export function renderProfile(s: ProfileSummary): string[] {
     '| inclusive | polygate function | where |',
     '|---:|---|---|',
     ...s.inclusiveOwn.map((f) => `| ${pct(f.share)} | \`${f.name}\` | ${f.where} |`),
-    ...(s.callers.length > 0 ? ['', '| self | called from (leaf ← … ← root, by place) |', '|---:|---|', ...s.callers.map((c) => `| ${pct(c.share)} | ${c.name} |`)] : []),
+    ...(s.callers.length > 0
+      ? [
+          '',
+          '| self | called from (leaf ← … ← root, by place) |',
+          '|---:|---|',
+          ...s.callers.map((c) => `| ${pct(c.share)} | ${c.name} |`),
+        ]
+      : []),
   ];
 }
 
 if (import.meta.main) {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { top: { type: 'string', default: '25' }, callers: { type: 'string' }, 'skip-s': { type: 'string', default: '0' } },
+    options: {
+      top: { type: 'string', default: '25' },
+      callers: { type: 'string' },
+      'skip-s': { type: 'string', default: '0' },
+    },
   });
   for (const file of positionals) {
     // --skip-s leaves out the first seconds (start-up, module loading, warm-up).
     const { startTime } = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
     const window = { fromUs: startTime + Number(values['skip-s']) * 1e6, toUs: Number.POSITIVE_INFINITY };
-    process.stdout.write(`## ${file}\n\n${renderProfile(summarizeProfile(file, Number(values.top), window, values.callers)).join('\n')}\n\n`);
+    process.stdout.write(
+      `## ${file}\n\n${renderProfile(summarizeProfile(file, Number(values.top), window, values.callers)).join('\n')}\n\n`,
+    );
   }
 }

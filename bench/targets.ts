@@ -51,7 +51,12 @@ export function directTarget(format: WireFormat, mockUrl: string): Target {
   };
 }
 
-export function polygateTarget(p: BenchPath, url: string, via: 'polygate' | 'polygate-before' = 'polygate', pid?: number): Target {
+export function polygateTarget(
+  p: BenchPath,
+  url: string,
+  via: 'polygate' | 'polygate-before' = 'polygate',
+  pid?: number,
+): Target {
   return {
     id: `${viaName[via]} · ${p.name}`,
     path: p.name,
@@ -69,7 +74,14 @@ export function polygateTarget(p: BenchPath, url: string, via: 'polygate' | 'pol
  * A peer or a floor on one of polygate's paths (matched by its inbound and upstream formats),
  * sending `model` (what that gateway routes to the mock) with its own extra headers.
  */
-export function peerTarget(via: Exclude<Via, 'direct' | 'polygate' | 'polygate-before'>, inbound: WireFormat, upstream: Upstream, url: string, model: string, headers: Record<string, string> = {}): Target {
+export function peerTarget(
+  via: Exclude<Via, 'direct' | 'polygate' | 'polygate-before'>,
+  inbound: WireFormat,
+  upstream: Upstream,
+  url: string,
+  model: string,
+  headers: Record<string, string> = {},
+): Target {
   const p = benchPaths.find((x) => x.inbound === inbound && x.upstream === upstream);
   if (!p) throw new Error(`no bench path from ${inbound} to ${upstream}`);
   return {
@@ -92,7 +104,9 @@ export function peerTarget(via: Exclude<Via, 'direct' | 'polygate' | 'polygate-b
  * compared with the one of its own inbound format, else with the Chat one.
  */
 export function frameworkFloorPath(inbound: WireFormat): { inbound: WireFormat; upstream: Upstream; model: string } {
-  return inbound === 'messages' ? { inbound, upstream: 'anthropic', model: 'claude-bench' } : { inbound: 'chat', upstream: 'openai-chat', model: 'gpt-bench' };
+  return inbound === 'messages'
+    ? { inbound, upstream: 'anthropic', model: 'claude-bench' }
+    : { inbound: 'chat', upstream: 'openai-chat', model: 'gpt-bench' };
 }
 
 /** The framework floor's target of the same-format path `frameworkFloorPath(inbound)` names. */
@@ -106,9 +120,15 @@ export async function probe(t: Target): Promise<string | undefined> {
   for (const stream of [false, true]) {
     const r = t.request(stream);
     try {
-      const res = await fetch(t.baseUrl + r.path, { method: 'POST', headers: r.headers, body: r.body, signal: AbortSignal.timeout(10_000) });
+      const res = await fetch(t.baseUrl + r.path, {
+        method: 'POST',
+        headers: r.headers,
+        body: r.body,
+        signal: AbortSignal.timeout(10_000),
+      });
       const text = await res.text();
-      if (res.status !== 200) return `${stream ? 'stream' : 'request'} answered ${res.status}: ${text.slice(0, 160).replace(/\s+/g, ' ')}`;
+      if (res.status !== 200)
+        return `${stream ? 'stream' : 'request'} answered ${res.status}: ${text.slice(0, 160).replace(/\s+/g, ' ')}`;
       if (stream && !text.includes(t.endMarker)) return `stream ended without ${t.endMarker}`;
     } catch (e) {
       return `${stream ? 'stream' : 'request'} failed: ${(e as Error).message}`;

@@ -10,8 +10,14 @@ export type ClientRequest = { path: string; headers: Record<string, string>; bod
 const system =
   'You are a concise assistant for a travel company. Answer in plain English, at most three sentences, and never invent prices, dates or availability; when unsure, say so and suggest checking the booking page.';
 const turns: { role: 'user' | 'assistant'; text: string }[] = [
-  { role: 'user', text: 'We are four adults flying from Lisbon to Kyoto in late March. Which airport should we aim for?' },
-  { role: 'assistant', text: 'Kansai International (KIX) is the closest major airport to Kyoto; the Haruka express reaches Kyoto Station in about 75 minutes.' },
+  {
+    role: 'user',
+    text: 'We are four adults flying from Lisbon to Kyoto in late March. Which airport should we aim for?',
+  },
+  {
+    role: 'assistant',
+    text: 'Kansai International (KIX) is the closest major airport to Kyoto; the Haruka express reaches Kyoto Station in about 75 minutes.',
+  },
   { role: 'user', text: 'Is cherry blossom season likely then, and should we book the train in advance?' },
 ];
 
@@ -21,7 +27,14 @@ function messages(model: string, key: string, stream: boolean): ClientRequest {
   return {
     path: '/v1/messages',
     headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-api-key': key },
-    body: json({ model, max_tokens: 256, system, messages: turns.map((t) => ({ role: t.role, content: t.text })), temperature: 0.7, ...(stream ? { stream: true } : {}) }),
+    body: json({
+      model,
+      max_tokens: 256,
+      system,
+      messages: turns.map((t) => ({ role: t.role, content: t.text })),
+      temperature: 0.7,
+      ...(stream ? { stream: true } : {}),
+    }),
   };
 }
 
@@ -43,7 +56,15 @@ function responses(model: string, key: string, stream: boolean): ClientRequest {
   return {
     path: '/v1/responses',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: json({ model, instructions: system, input: turns.map((t) => ({ role: t.role, content: t.text })), max_output_tokens: 256, temperature: 0.7, store: false, ...(stream ? { stream: true } : {}) }),
+    body: json({
+      model,
+      instructions: system,
+      input: turns.map((t) => ({ role: t.role, content: t.text })),
+      max_output_tokens: 256,
+      temperature: 0.7,
+      store: false,
+      ...(stream ? { stream: true } : {}),
+    }),
   };
 }
 
@@ -59,7 +80,12 @@ function gemini(model: string, key: string, stream: boolean): ClientRequest {
   };
 }
 
-export const clientRequest: Record<WireFormat, (model: string, key: string, stream: boolean) => ClientRequest> = { messages, chat, responses, gemini };
+export const clientRequest: Record<WireFormat, (model: string, key: string, stream: boolean) => ClientRequest> = {
+  messages,
+  chat,
+  responses,
+  gemini,
+};
 
 /** What the last bytes of a whole stream contain in each format, to tell a whole stream from a cut one. */
 export const streamEndMarker: Record<WireFormat, string> = {

@@ -41,7 +41,13 @@ lines.on('line', (line) => {
 // 'close', not 'exit': every line of tap's output has been read by then.
 child.on('close', (code) => {
   const m = /# \{ total: (\d+)(?:, pass: (\d+))?(?:, fail: (\d+))?/.exec(tail);
-  if (failures.length > 0) process.stdout.write(`\nfailed:\n${failures.slice(0, 50).map((f) => `  ${f}\n`).join('')}${failures.length > 50 ? `  … and ${failures.length - 50} more\n` : ''}`);
+  if (failures.length > 0)
+    process.stdout.write(
+      `\nfailed:\n${failures
+        .slice(0, 50)
+        .map((f) => `  ${f}\n`)
+        .join('')}${failures.length > 50 ? `  … and ${failures.length - 50} more\n` : ''}`,
+    );
   if (m) {
     const passed = Number(m[2] ?? 0);
     const failed = Number(m[3] ?? 0) + (code !== 0 && Number(m[3] ?? 0) === 0 ? 1 : 0);

@@ -22,7 +22,8 @@ import { toFixture } from '../test/clients/fixtures.ts';
 import { toolResponder } from '../test/clients/tool-responder.ts';
 import { node24, repoRoot, TEST_KEY } from '../test/helpers/start-gateway.ts';
 
-const arg = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const arg = (name: string): string | undefined =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const only = arg('only')?.split(',');
 const capture = process.argv.includes('--capture');
 const timeoutMs = Number(arg('timeout') ?? 120) * 1000;
@@ -30,12 +31,17 @@ const selected = clis.filter((c) => !only || only.includes(c.name));
 
 // 1. Install the pinned CLIs (once per version set; npm's cache makes a re-install cheap).
 const versions = selected.map((c) => `${c.pkg}@${c.version}`);
-const clientsDir = arg('clients-dir') ?? join(tmpdir(), `polygate-clients-${selected.map((c) => `${c.name}-${c.version}`).join('_')}`);
+const clientsDir =
+  arg('clients-dir') ?? join(tmpdir(), `polygate-clients-${selected.map((c) => `${c.name}-${c.version}`).join('_')}`);
 if (!selected.every((c) => existsSync(join(clientsDir, 'node_modules/.bin', c.bin)))) {
   mkdirSync(clientsDir, { recursive: true });
   writeFileSync(join(clientsDir, 'package.json'), '{"name":"polygate-clients","private":true}\n');
   console.log(`installing ${versions.join(' ')} into ${clientsDir}`);
-  const npm = spawnSync('npm', ['install', '--prefix', clientsDir, '--no-audit', '--no-fund', '--no-save', ...versions], { stdio: 'inherit', env: { ...process.env, PATH: `${dirname(node24)}:${process.env.PATH}` } });
+  const npm = spawnSync(
+    'npm',
+    ['install', '--prefix', clientsDir, '--no-audit', '--no-fund', '--no-save', ...versions],
+    { stdio: 'inherit', env: { ...process.env, PATH: `${dirname(node24)}:${process.env.PATH}` } },
+  );
   if (npm.status !== 0) throw new Error(`npm install failed (${npm.status})`);
 }
 
@@ -49,7 +55,8 @@ const targets: Record<CliName, Record<Route, UpstreamName>> = {
   codex: { translated: 'anthropic', relayed: 'openai-responses' },
   'gemini-cli': { translated: 'openai-chat', relayed: 'gemini' },
 };
-const emulatorOf = (cli: CliName, route: Route): Emulator => h.emulators[targets[cli][route] as Exclude<UpstreamName, 'echo'>];
+const emulatorOf = (cli: CliName, route: Route): Emulator =>
+  h.emulators[targets[cli][route] as Exclude<UpstreamName, 'echo'>];
 const modelName = (cli: CliName, route: Route): string => models[targets[cli][route]].client;
 const proxy = await startCaptureProxy(gw.url);
 
@@ -64,7 +71,9 @@ for (const cli of selected) {
     const direct = await startCaptureProxy(emu.url);
     emu.reset();
     const result = await runOne(cli, 'direct', emu, direct);
-    console.log(`${result.ok ? 'PASS' : 'FAIL'} ${cli.name} direct to the emulator (capture)${result.ok ? '' : `\n  ${result.problems.join('\n  ')}`}`);
+    console.log(
+      `${result.ok ? 'PASS' : 'FAIL'} ${cli.name} direct to the emulator (capture)${result.ok ? '' : `\n  ${result.problems.join('\n  ')}`}`,
+    );
     await direct.close();
     // A conversation that failed even without polygate is the harness's fault: counted, stored nowhere.
     if (!result.ok) results.push(result);
@@ -76,7 +85,12 @@ for (const cli of selected) {
       // carry no body to replay; the WebSocket path is checked through polygate above.
       const bodies = direct.captured.filter((c) => c.headers.upgrade?.toLowerCase() !== 'websocket');
       for (const [i, c] of bodies.entries()) {
-        const fixture = toFixture(c, { client: cli.name, version: cli.version, route: 'direct', model: modelName(cli.name, 'relayed') });
+        const fixture = toFixture(c, {
+          client: cli.name,
+          version: cli.version,
+          route: 'direct',
+          model: modelName(cli.name, 'relayed'),
+        });
         writeFileSync(join(dir, `${i + 1}.json`), `${JSON.stringify(fixture, null, 2)}\n`);
       }
     }
@@ -86,7 +100,9 @@ for (const cli of selected) {
     emu.reset();
     const result = await runOne(cli, route, emu, proxy);
     results.push(result);
-    console.log(`${result.ok ? 'PASS' : 'FAIL'} ${cli.name} ${route}${result.ok ? '' : `\n  ${result.problems.join('\n  ')}`}`);
+    console.log(
+      `${result.ok ? 'PASS' : 'FAIL'} ${cli.name} ${route}${result.ok ? '' : `\n  ${result.problems.join('\n  ')}`}`,
+    );
   }
 }
 await proxy.close();
@@ -106,37 +122,69 @@ async function runOne(cli: Cli, route: Route | 'direct', emu: Emulator, proxy: C
   const marker = `PGMARK${randomBytes(6).toString('hex').toUpperCase()}`;
   const responder = toolResponder(cli.plan({ work, marker }));
   emu.respond(responder);
-  const run = cli.prepare({ home, work, gateway: proxy.url, key: TEST_KEY, model: route === 'direct' ? modelName(cli.name, 'relayed') : modelName(cli.name, route), marker });
+  const run = cli.prepare({
+    home,
+    work,
+    gateway: proxy.url,
+    key: TEST_KEY,
+    model: route === 'direct' ? modelName(cli.name, 'relayed') : modelName(cli.name, route),
+    marker,
+  });
   // Only the CLI's own environment: nothing of this shell's (keys, proxies) leaks in.
-  const env = { PATH: `${dirname(node24)}:${process.env.PATH}`, LANG: 'C.UTF-8', TERM: 'dumb', TMPDIR: scratch, ...run.env };
+  const env = {
+    PATH: `${dirname(node24)}:${process.env.PATH}`,
+    LANG: 'C.UTF-8',
+    TERM: 'dumb',
+    TMPDIR: scratch,
+    ...run.env,
+  };
   const out = await runProcess(join(clientsDir, 'node_modules/.bin', cli.bin), run.args, { cwd: run.cwd, env });
   const problems: string[] = [];
   if (out.timedOut) problems.push(`timed out after ${timeoutMs / 1000} s`);
   else if (out.code !== 0) problems.push(`exit code ${out.code}`);
   if (responder.calls === 0) problems.push('no request offering the tool reached the upstream, so it never called it');
   if (responder.resultsSeen === 0) problems.push(`the upstream never saw the tool result carrying ${marker}`);
-  if (responder.leaks > 0) problems.push(`the marker ${marker} reached the upstream before the tool ran: the check proves nothing`);
+  if (responder.leaks > 0)
+    problems.push(`the marker ${marker} reached the upstream before the tool ran: the check proves nothing`);
   if (!out.stdout.includes(marker)) problems.push(`stdout lacks the marker ${marker}`);
   // Through polygate only: the emulators speak HTTP alone, so a capture straight to one records
   // the CLI's HTTP fallback (the request bodies the fixtures keep are the same).
   if (cli.websocket && route !== 'direct') {
     const sent = proxy.captured.slice(firstRequest);
-    if (!sent.some((c) => c.method === 'GET' && c.path.startsWith('/v1/responses') && c.status === 101)) problems.push('no Responses WebSocket was opened (GET /v1/responses -> 101)');
+    if (!sent.some((c) => c.method === 'GET' && c.path.startsWith('/v1/responses') && c.status === 101))
+      problems.push('no Responses WebSocket was opened (GET /v1/responses -> 101)');
     const posts = sent.filter((c) => c.method === 'POST' && c.path.startsWith('/v1/responses')).length;
     if (posts > 0) problems.push(`fell back to HTTP: ${posts} POST /v1/responses`);
   }
   if (problems.length > 0) {
     writeFileSync(join(scratch, 'upstream-requests.json'), JSON.stringify(emu.requests, null, 2));
     problems.push(`what reached the upstream: ${join(scratch, 'upstream-requests.json')}`);
-    problems.push(`requests the CLI sent: ${proxy.captured.slice(firstRequest).map((c) => `${c.method} ${c.path} -> ${c.status}`).join(', ')}`);
+    problems.push(
+      `requests the CLI sent: ${proxy.captured
+        .slice(firstRequest)
+        .map((c) => `${c.method} ${c.path} -> ${c.status}`)
+        .join(', ')}`,
+    );
     problems.push(`stdout:\n${out.stdout.slice(-4000)}`, `stderr:\n${out.stderr.slice(-4000)}`);
-    problems.push(`polygate log (tail):\n${gw.output().slice(logFrom).split('\n').filter((l) => l.includes('request_id') || l.includes('"level":"error"')).slice(-10).join('\n')}`);
+    problems.push(
+      `polygate log (tail):\n${gw
+        .output()
+        .slice(logFrom)
+        .split('\n')
+        .filter((l) => l.includes('request_id') || l.includes('"level":"error"'))
+        .slice(-10)
+        .join('\n')}`,
+    );
   } else rmSync(scratch, { recursive: true, force: true });
   emu.respond(undefined);
   return { cli: cli.name, route, ok: problems.length === 0, problems };
 }
 
-function runProcess(bin: string, args: string[], o: { cwd: string; env: Record<string, string> }): Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }> {
+function runProcess(
+  bin: string,
+  args: string[],
+  o: { cwd: string; env: Record<string, string> },
+): Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }> {
   return new Promise((done) => {
     const child = spawn(bin, args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';

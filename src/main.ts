@@ -87,7 +87,10 @@ async function shutdown(signal: string): Promise<void> {
   if (draining) return;
   draining = true;
   const deadlineMs = ref.current.config.shutdown_deadline_ms;
-  log.info({ signal, in_flight: ref.current.inFlight, deadline_ms: deadlineMs }, 'shutting down: draining requests in flight');
+  log.info(
+    { signal, in_flight: ref.current.inFlight, deadline_ms: deadlineMs },
+    'shutting down: draining requests in flight',
+  );
   // A last resort, should closing itself hang.
   setTimeout(() => process.exit(0), deadlineMs + 15_000).unref();
   reloader.close();
@@ -98,7 +101,10 @@ async function shutdown(signal: string): Promise<void> {
   // ones replaced by reloads retired means no request is left.
   // Responses WebSockets close (1001) as their responses finish; their responses are requests in flight too.
   const allDone = Promise.all([ref.current.idle(), reloader.retiring(), responsesSockets.drain()]).then(() => true);
-  const inTime = await Promise.race([allDone, new Promise<boolean>((resolve) => setTimeout(() => resolve(false), deadlineMs).unref())]);
+  const inTime = await Promise.race([
+    allDone,
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), deadlineMs).unref()),
+  ]);
   if (!inTime) {
     log.warn({ in_flight: ref.current.inFlight }, 'shutdown deadline reached: cutting the requests still in flight');
     server.closeAllConnections();

@@ -27,12 +27,14 @@ export const anthropicModel = (m: ListedModel) => ({
  */
 export function anthropicModelList(models: readonly ListedModel[], q: WireQuery) {
   const limit = q.limit === undefined ? 20 : Number(q.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new GatewayError('invalid-request', 'limit: must be an integer from 1 to 1000', { param: 'limit' });
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+    throw new GatewayError('invalid-request', 'limit: must be an integer from 1 to 1000', { param: 'limit' });
   const at = (name: 'after_id' | 'before_id'): number | undefined => {
     const id = q[name];
     if (id === undefined) return undefined;
     const i = models.findIndex((m) => m.id === id);
-    if (i < 0) throw new GatewayError('invalid-request', `${name}: no model '${String(id)}' in this list`, { param: name });
+    if (i < 0)
+      throw new GatewayError('invalid-request', `${name}: no model '${String(id)}' in this list`, { param: name });
     return i;
   };
   const after = at('after_id');
@@ -41,7 +43,12 @@ export function anthropicModelList(models: readonly ListedModel[], q: WireQuery)
   const end = backwards ? before : Math.min(before ?? models.length, (after ?? -1) + 1 + limit);
   const start = backwards ? Math.max(0, before - limit) : (after ?? -1) + 1;
   const data = models.slice(start, end).map(anthropicModel);
-  return { data, has_more: backwards ? start > 0 : end < (before ?? models.length), first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
+  return {
+    data,
+    has_more: backwards ? start > 0 : end < (before ?? models.length),
+    first_id: data[0]?.id ?? null,
+    last_id: data.at(-1)?.id ?? null,
+  };
 }
 
 /** Chat models only, paged; the 404 as the API words it. */

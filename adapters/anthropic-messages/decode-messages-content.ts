@@ -4,7 +4,16 @@
 // history, and response blocks carry extra fields (`citations: null`, `caller`, ...). A block type
 // the IR has no part for is not an error (docs/open-world.md): this decoder runs only for
 // translated routes, whose upstream cannot take it, so it is left out and reported.
-import type { CacheHint, ImagePart, MediaSource, Part, Role, TextPart, ToolResultPart, Unmapped } from '../../src/ir/chat-request.ts';
+import type {
+  CacheHint,
+  ImagePart,
+  MediaSource,
+  Part,
+  Role,
+  TextPart,
+  ToolResultPart,
+  Unmapped,
+} from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { arr, obj, oneOf, optBool, optStr, str, type Json } from '../shared/narrow.ts';
 import { citationsOfWire } from './messages-citations.ts';
@@ -26,7 +35,10 @@ export function decodeTextBlock(b: Json, field: string): TextPart {
   const text = str(b.text, `${field}.text`);
   if (text.length === 0) throw invalid(`${field}.text`, `${field}.text: text content blocks must be non-empty`);
   const citations = citationsOfWire(b.citations);
-  return withCache({ type: 'text', text, ...(citations ? { citations } : {}) }, cacheOf(b.cache_control, `${field}.cache_control`));
+  return withCache(
+    { type: 'text', text, ...(citations ? { citations } : {}) },
+    cacheOf(b.cache_control, `${field}.cache_control`),
+  );
 }
 
 function nonEmpty(v: unknown, field: string): string {
@@ -40,7 +52,12 @@ function decodeImage(b: Json, field: string): ImagePart {
   const src = obj(b.source, f);
   const kind = oneOf(src.type, ['base64', 'url', 'file'], `${f}.type`);
   let source: MediaSource;
-  if (kind === 'base64') source = { kind: 'base64', mediaType: oneOf(src.media_type, imageMediaTypes, `${f}.media_type`), data: nonEmpty(src.data, `${f}.data`) };
+  if (kind === 'base64')
+    source = {
+      kind: 'base64',
+      mediaType: oneOf(src.media_type, imageMediaTypes, `${f}.media_type`),
+      data: nonEmpty(src.data, `${f}.data`),
+    };
   else if (kind === 'url') source = { kind: 'url', url: nonEmpty(src.url, `${f}.url`) };
   else source = { kind: 'file-id', fileId: nonEmpty(src.file_id, `${f}.file_id`) };
   return withCache({ type: 'image', source }, cacheOf(b.cache_control, `${field}.cache_control`));
@@ -51,19 +68,37 @@ function decodeDocument(b: Json, field: string): Part {
   const src = obj(b.source, f);
   const kind = oneOf(src.type, ['base64', 'text', 'url', 'file', 'content'], `${f}.type`);
   let source: MediaSource;
-  if (kind === 'base64') source = { kind: 'base64', mediaType: oneOf(src.media_type, ['application/pdf'], `${f}.media_type`), data: nonEmpty(src.data, `${f}.data`) };
-  else if (kind === 'text') source = { kind: 'text', mediaType: oneOf(src.media_type, ['text/plain'], `${f}.media_type`), text: str(src.data, `${f}.data`) };
+  if (kind === 'base64')
+    source = {
+      kind: 'base64',
+      mediaType: oneOf(src.media_type, ['application/pdf'], `${f}.media_type`),
+      data: nonEmpty(src.data, `${f}.data`),
+    };
+  else if (kind === 'text')
+    source = {
+      kind: 'text',
+      mediaType: oneOf(src.media_type, ['text/plain'], `${f}.media_type`),
+      text: str(src.data, `${f}.data`),
+    };
   else if (kind === 'url') source = { kind: 'url', url: nonEmpty(src.url, `${f}.url`), mediaType: 'application/pdf' };
   else if (kind === 'file') source = { kind: 'file-id', fileId: nonEmpty(src.file_id, `${f}.file_id`) };
-  else throw invalid(`${f}.type`, `${f}.type: 'content' document sources are not supported by polygate; send the text as text blocks`);
+  else
+    throw invalid(
+      `${f}.type`,
+      `${f}.type: 'content' document sources are not supported by polygate; send the text as text blocks`,
+    );
   // The IR's file part has no place for these; refusing them beats answering without them.
   const citations = b.citations;
   if (citations !== undefined && citations !== null && obj(citations, `${field}.citations`).enabled === true) {
     throw invalid(`${field}.citations`, `${field}.citations: document citations are not supported by polygate`);
   }
-  if (b.context !== undefined && b.context !== null) throw invalid(`${field}.context`, `${field}.context: document context is not supported by polygate`);
+  if (b.context !== undefined && b.context !== null)
+    throw invalid(`${field}.context`, `${field}.context: document context is not supported by polygate`);
   const title = optStr(b.title, `${field}.title`);
-  return withCache({ type: 'file', source, ...(title !== undefined ? { title } : {}) }, cacheOf(b.cache_control, `${field}.cache_control`));
+  return withCache(
+    { type: 'file', source, ...(title !== undefined ? { title } : {}) },
+    cacheOf(b.cache_control, `${field}.cache_control`),
+  );
 }
 
 function decodeToolResult(b: Json, field: string, note: UnmappedSink): ToolResultPart {
@@ -82,7 +117,10 @@ function decodeToolResult(b: Json, field: string, note: UnmappedSink): ToolResul
     });
   }
   const isError = optBool(b.is_error, `${field}.is_error`) ?? false;
-  return withCache({ type: 'tool-result', callId, content, isError }, cacheOf(b.cache_control, `${field}.cache_control`));
+  return withCache(
+    { type: 'tool-result', callId, content, isError },
+    cacheOf(b.cache_control, `${field}.cache_control`),
+  );
 }
 
 /** Blocks that only make sense on one side of the conversation. */
@@ -116,7 +154,8 @@ export function decodeBlock(v: unknown, field: string, role: Role, note: Unmappe
   const b = obj(v, field);
   const type = str(b.type, `${field}.type`);
   const needs = roleOfBlock.get(type);
-  if (needs !== undefined && needs !== role) throw invalid(`${field}.type`, `${field}.type: '${type}' blocks are only allowed in ${needs} messages`);
+  if (needs !== undefined && needs !== role)
+    throw invalid(`${field}.type`, `${field}.type: '${type}' blocks are only allowed in ${needs} messages`);
   const cache = (): CacheHint | undefined => cacheOf(b.cache_control, `${field}.cache_control`);
   switch (type) {
     case 'text':
@@ -127,7 +166,12 @@ export function decodeBlock(v: unknown, field: string, role: Role, note: Unmappe
       return decodeDocument(b, field);
     case 'tool_use': {
       const input = obj(b.input, `${field}.input`);
-      const part = { type: 'tool-call' as const, id: nonEmpty(b.id, `${field}.id`), name: nonEmpty(b.name, `${field}.name`), args: JSON.stringify(input) };
+      const part = {
+        type: 'tool-call' as const,
+        id: nonEmpty(b.id, `${field}.id`),
+        name: nonEmpty(b.name, `${field}.name`),
+        args: JSON.stringify(input),
+      };
       return withCache(part, cache());
     }
     case 'tool_result':
@@ -135,13 +179,31 @@ export function decodeBlock(v: unknown, field: string, role: Role, note: Unmappe
     case 'thinking': {
       // Signatures are opaque and valid only on Anthropic: kept byte-exact with their origin.
       const signature = str(b.signature, `${field}.signature`);
-      const part = { type: 'reasoning' as const, text: str(b.thinking, `${field}.thinking`), ...(signature !== '' ? { signature } : {}), origin: 'anthropic-messages' as const };
+      const part = {
+        type: 'reasoning' as const,
+        text: str(b.thinking, `${field}.thinking`),
+        ...(signature !== '' ? { signature } : {}),
+        origin: 'anthropic-messages' as const,
+      };
       return withCache(part, cache());
     }
     case 'redacted_thinking':
-      return withCache({ type: 'reasoning' as const, text: '', redacted: nonEmpty(b.data, `${field}.data`), origin: 'anthropic-messages' as const }, cache());
+      return withCache(
+        {
+          type: 'reasoning' as const,
+          text: '',
+          redacted: nonEmpty(b.data, `${field}.data`),
+          origin: 'anthropic-messages' as const,
+        },
+        cache(),
+      );
     default:
-      note({ field, message: serverBlocks.has(type) ? `'${type}' blocks of server-run tools cannot be translated; dropped` : `content block type '${type}' cannot be translated; dropped` });
+      note({
+        field,
+        message: serverBlocks.has(type)
+          ? `'${type}' blocks of server-run tools cannot be translated; dropped`
+          : `content block type '${type}' cannot be translated; dropped`,
+      });
       return undefined;
   }
 }
@@ -151,11 +213,17 @@ export function decodeContent(v: unknown, field: string, role: Role, mayBeEmpty:
   if (typeof v === 'string') {
     if (v.length > 0) return [{ type: 'text', text: v }];
     if (mayBeEmpty) return [];
-    throw invalid(field, `${field}: all messages must have non-empty content except for an optional final assistant message`);
+    throw invalid(
+      field,
+      `${field}: all messages must have non-empty content except for an optional final assistant message`,
+    );
   }
   const blocks = arr(v, field);
   if (blocks.length === 0 && !mayBeEmpty) {
-    throw invalid(field, `${field}: all messages must have non-empty content except for an optional final assistant message`);
+    throw invalid(
+      field,
+      `${field}: all messages must have non-empty content except for an optional final assistant message`,
+    );
   }
   return blocks.flatMap((b, j) => decodeBlock(b, `${field}.${j}`, role, note) ?? []);
 }

@@ -3,7 +3,16 @@
 // is a 400 whose `param` and message name the field as the client spelled it. What the spec does
 // not name is not an error (docs/open-world.md): it is kept in `extensions` or, where the IR
 // has no place for it, reported in `unmapped`; this decoder runs only for translated routes.
-import type { ChatRequest, Message, OutputFormat, ReasoningConfig, ReasoningEffort, SamplingKnobs, TextPart, Unmapped } from '../../src/ir/chat-request.ts';
+import type {
+  ChatRequest,
+  Message,
+  OutputFormat,
+  ReasoningConfig,
+  ReasoningEffort,
+  SamplingKnobs,
+  TextPart,
+  Unmapped,
+} from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import type { InboundContext, WireHeaders } from '../shared/chat-adapter.ts';
 import { decodeServiceTier } from '../shared/service-tier.ts';
@@ -73,12 +82,19 @@ function decodeMessages(v: unknown, note: UnmappedSink): Message[] {
     // A mid-conversation instruction (SystemMessageParam in node_modules/@anthropic-ai/sdk/resources/messages/messages.d.ts): text only, its own message.
     if (role === 'system') {
       const parts = decodeTextBlocks(m.content, `messages.${i}.content`);
-      if (parts.length === 0) throw invalid(`messages.${i}.content`, `messages.${i}.content: a system message must have non-empty content`);
+      if (parts.length === 0)
+        throw invalid(`messages.${i}.content`, `messages.${i}.content: a system message must have non-empty content`);
       out.push({ role, parts });
       return;
     }
     // A final assistant message is continued by the response (prefill), so it may be empty.
-    const parts = decodeContent(m.content, `messages.${i}.content`, role, role === 'assistant' && i === list.length - 1, note);
+    const parts = decodeContent(
+      m.content,
+      `messages.${i}.content`,
+      role,
+      role === 'assistant' && i === list.length - 1,
+      note,
+    );
     // Consecutive same-role messages are one turn (spec, Messages `messages`).
     const last = out.at(-1);
     if (last && last.role === role) last.parts.push(...parts);
@@ -95,27 +111,44 @@ const efforts = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
  * A thinking type the spec does not name is thinking the model manages itself: read as adaptive
  * and reported.
  */
-function decodeThinking(v: unknown, effort: ReasoningEffort | undefined, maxTokens: number, note: UnmappedSink): ReasoningConfig | undefined {
+function decodeThinking(
+  v: unknown,
+  effort: ReasoningEffort | undefined,
+  maxTokens: number,
+  note: UnmappedSink,
+): ReasoningConfig | undefined {
   const withEffort = effort !== undefined ? { effort } : {};
   if (v === undefined || v === null) return effort !== undefined ? { enabled: true, ...withEffort } : undefined;
   const t = obj(v, 'thinking');
   const type = str(t.type, 'thinking.type');
-  const display = t.display === undefined || t.display === null ? undefined : oneOf(t.display, ['summarized', 'omitted'], 'thinking.display');
+  const display =
+    t.display === undefined || t.display === null
+      ? undefined
+      : oneOf(t.display, ['summarized', 'omitted'], 'thinking.display');
   const includeThoughts = display !== 'omitted';
   switch (type) {
     case 'disabled':
       return { enabled: false, ...withEffort };
     case 'enabled': {
-      if (t.budget_tokens === undefined) throw invalid('thinking.budget_tokens', 'thinking.budget_tokens: field required');
+      if (t.budget_tokens === undefined)
+        throw invalid('thinking.budget_tokens', 'thinking.budget_tokens: field required');
       const budget = int(t.budget_tokens, 'thinking.budget_tokens');
-      if (budget < 1024) throw invalid('thinking.budget_tokens', `thinking.budget_tokens: must be at least 1024 (got ${budget})`);
-      if (budget >= maxTokens) throw invalid('thinking.budget_tokens', `thinking.budget_tokens: must be below max_tokens (${budget} >= ${maxTokens})`);
+      if (budget < 1024)
+        throw invalid('thinking.budget_tokens', `thinking.budget_tokens: must be at least 1024 (got ${budget})`);
+      if (budget >= maxTokens)
+        throw invalid(
+          'thinking.budget_tokens',
+          `thinking.budget_tokens: must be below max_tokens (${budget} >= ${maxTokens})`,
+        );
       return { enabled: true, budgetTokens: budget, includeThoughts, ...withEffort };
     }
     case 'adaptive':
       return { enabled: true, adaptive: true, includeThoughts, ...withEffort };
     default:
-      note({ field: 'thinking.type', message: `thinking type '${type}' has no translation; sent as adaptive thinking` });
+      note({
+        field: 'thinking.type',
+        message: `thinking type '${type}' has no translation; sent as adaptive thinking`,
+      });
       return { enabled: true, adaptive: true, includeThoughts, ...withEffort };
   }
 }
@@ -132,9 +165,12 @@ function decodeFormat(v: unknown, field: string): OutputFormat | undefined {
 function decodeMetadata(v: unknown, note: UnmappedSink): string | undefined {
   if (v === undefined || v === null) return undefined;
   const m = obj(v, 'metadata');
-  for (const key of Object.keys(m)) if (key !== 'user_id') note({ field: `metadata.${key}`, message: 'this metadata field cannot be translated; dropped' });
+  for (const key of Object.keys(m))
+    if (key !== 'user_id')
+      note({ field: `metadata.${key}`, message: 'this metadata field cannot be translated; dropped' });
   const user = optStr(m.user_id, 'metadata.user_id');
-  if (user !== undefined && user.length > 256) throw invalid('metadata.user_id', `metadata.user_id: must be at most 256 characters (got ${user.length})`);
+  if (user !== undefined && user.length > 256)
+    throw invalid('metadata.user_id', `metadata.user_id: must be at most 256 characters (got ${user.length})`);
   return user;
 }
 
@@ -162,7 +198,8 @@ export function decodeMessagesRequest(body: unknown, ctx: InboundContext): ChatR
 
   if (b.model === undefined) throw invalid('model', 'model: field required');
   const model = str(b.model, 'model');
-  if (model.length < 1 || model.length > 256) throw invalid('model', `model: must be 1 to 256 characters (got ${model.length})`);
+  if (model.length < 1 || model.length > 256)
+    throw invalid('model', `model: must be 1 to 256 characters (got ${model.length})`);
 
   if (b.max_tokens === undefined) throw invalid('max_tokens', 'max_tokens: field required');
   const maxTokens = int(b.max_tokens, 'max_tokens');

@@ -28,7 +28,8 @@ const deliveryHints = new Set(['eager_input_streaming']);
 
 function toolName(v: unknown, field: string): string {
   const name = str(v, field);
-  if (name.length < 1 || name.length > 64) throw invalid(field, `${field}: must be 1 to 64 characters (got ${name.length})`);
+  if (name.length < 1 || name.length > 64)
+    throw invalid(field, `${field}: must be 1 to 64 characters (got ${name.length})`);
   return name;
 }
 
@@ -39,7 +40,8 @@ function decodeCustom(t: Json, field: string, note: UnmappedSink): Tool {
     }
   }
   const name = toolName(t.name, `${field}.name`);
-  if (t.input_schema === undefined || t.input_schema === null) throw invalid(`${field}.input_schema`, `${field}.input_schema: field required`);
+  if (t.input_schema === undefined || t.input_schema === null)
+    throw invalid(`${field}.input_schema`, `${field}.input_schema: field required`);
   const parameters = obj(t.input_schema, `${field}.input_schema`);
   const description = optStr(t.description, `${field}.description`);
   const strict = optBool(t.strict, `${field}.strict`);
@@ -63,7 +65,10 @@ function decodeBuiltin(t: Json, type: string, field: string, note: UnmappedSink)
   }
   const name = str(t.name, `${field}.name`);
   if (!known.names.includes(name)) {
-    throw invalid(`${field}.name`, `${field}.name: a '${type}' tool must be named ${known.names.map((n) => `'${n}'`).join(' or ')}`);
+    throw invalid(
+      `${field}.name`,
+      `${field}.name: a '${type}' tool must be named ${known.names.map((n) => `'${n}'`).join(' or ')}`,
+    );
   }
   if (known.kind === 'computer-use') {
     for (const k of ['display_width_px', 'display_height_px']) {

@@ -20,10 +20,20 @@ export function partOfResponseBlock(b: Json, field: string): Part | undefined {
     }
     case 'tool_use':
       // The SDKs hand over `input` as an object; its JSON text becomes the IR's argument string.
-      return { type: 'tool-call', id: str(b.id, `${field}.id`), name: str(b.name, `${field}.name`), args: JSON.stringify(b.input ?? {}) };
+      return {
+        type: 'tool-call',
+        id: str(b.id, `${field}.id`),
+        name: str(b.name, `${field}.name`),
+        args: JSON.stringify(b.input ?? {}),
+      };
     case 'thinking': {
       const signature = typeof b.signature === 'string' && b.signature !== '' ? { signature: b.signature } : {};
-      return { type: 'reasoning', text: str(b.thinking, `${field}.thinking`), ...signature, origin: 'anthropic-messages' };
+      return {
+        type: 'reasoning',
+        text: str(b.thinking, `${field}.thinking`),
+        ...signature,
+        origin: 'anthropic-messages',
+      };
     }
     case 'redacted_thinking':
       return { type: 'reasoning', text: '', redacted: str(b.data, `${field}.data`), origin: 'anthropic-messages' };
@@ -49,11 +59,13 @@ function decode(body: unknown): ChatResult {
 }
 
 export function decodeMessagesUpstreamResult(body: unknown): ChatResult {
-  if (isObject(body) && body.type === 'error') throw new GatewayError('upstream', 'anthropic upstream answered an error body with a success status');
+  if (isObject(body) && body.type === 'error')
+    throw new GatewayError('upstream', 'anthropic upstream answered an error body with a success status');
   try {
     return decode(body);
   } catch (e) {
-    if (e instanceof GatewayError && e.kind === 'invalid-request') throw new GatewayError('upstream', `anthropic upstream answered an unexpected body (${e.message})`);
+    if (e instanceof GatewayError && e.kind === 'invalid-request')
+      throw new GatewayError('upstream', `anthropic upstream answered an unexpected body (${e.message})`);
     throw e;
   }
 }

@@ -20,7 +20,8 @@ export const anthropicSignature = (p: { origin: ReasoningOrigin; signature?: str
   p.origin === 'anthropic-messages' ? (p.signature ?? '') : '';
 
 function reasoningBlock(p: ReasoningPart): Json | undefined {
-  if (p.redacted !== undefined && p.origin === 'anthropic-messages') return { type: 'redacted_thinking', data: p.redacted };
+  if (p.redacted !== undefined && p.origin === 'anthropic-messages')
+    return { type: 'redacted_thinking', data: p.redacted };
   if (p.text === '' && anthropicSignature(p) === '') return undefined;
   return { type: 'thinking', thinking: p.text, signature: anthropicSignature(p) };
 }
@@ -34,11 +35,18 @@ export function responseBlockOf(p: Part): Json | undefined {
       // Response text blocks are 1 to 5000000 characters (spec, Limits): empty ones are not sent
       // (longer ones are split by encodeMessagesResult).
       if (p.text === '') return undefined;
-      return p.citations && p.citations.length > 0 ? { type: 'text', text: p.text, citations: p.citations.map(wireCitationOf) } : { type: 'text', text: p.text };
+      return p.citations && p.citations.length > 0
+        ? { type: 'text', text: p.text, citations: p.citations.map(wireCitationOf) }
+        : { type: 'text', text: p.text };
     case 'reasoning':
       return reasoningBlock(p);
     case 'tool-call':
-      return { type: 'tool_use', id: p.id, name: p.name, input: parseJsonObject(p.args, `arguments of tool call '${p.name}'`) };
+      return {
+        type: 'tool_use',
+        id: p.id,
+        name: p.name,
+        input: parseJsonObject(p.args, `arguments of tool call '${p.name}'`),
+      };
     case 'refusal':
       return p.text === '' ? undefined : { type: 'text', text: p.text };
     // Executed code (Gemini code execution) has no client-side block here: shown as fenced text.
@@ -63,7 +71,11 @@ function splitLongText(block: Json): Json[] {
   if (block.type !== 'text' || typeof block.text !== 'string' || block.text.length <= MAX_TEXT_BLOCK) return [block];
   const out: Json[] = [];
   for (let i = 0; i < block.text.length; i += MAX_TEXT_BLOCK) {
-    out.push(i === 0 ? { ...block, text: block.text.slice(0, MAX_TEXT_BLOCK) } : { type: 'text', text: block.text.slice(i, i + MAX_TEXT_BLOCK) });
+    out.push(
+      i === 0
+        ? { ...block, text: block.text.slice(0, MAX_TEXT_BLOCK) }
+        : { type: 'text', text: block.text.slice(i, i + MAX_TEXT_BLOCK) },
+    );
   }
   return out;
 }

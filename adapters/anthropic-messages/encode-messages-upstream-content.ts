@@ -1,7 +1,16 @@
 // IR system and messages -> Messages request content (https://docs.anthropic.com/en/api/messages).
 // Tool results travel in user turns; consecutive same-role turns are merged; reasoning goes back
 // only where Anthropic produced it (its signatures are valid nowhere else).
-import type { CacheHint, FilePart, ImagePart, Message, OutputFormat, Part, Role, TextPart } from '../../src/ir/chat-request.ts';
+import type {
+  CacheHint,
+  FilePart,
+  ImagePart,
+  Message,
+  OutputFormat,
+  Part,
+  Role,
+  TextPart,
+} from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import type { WarningSink } from '../shared/chat-adapter.ts';
@@ -14,11 +23,13 @@ const FORMAT = 'anthropic-messages';
 /** Output `json` without a schema has no Messages equivalent: it is emulated with an instruction. */
 export const jsonInstruction = 'Respond with a single valid JSON value and nothing else: no prose, no code fences.';
 
-const cacheOf = (c: CacheHint | undefined): Json => (c ? { cache_control: c.ttl ? { type: 'ephemeral', ttl: c.ttl } : { type: 'ephemeral' } } : {});
+const cacheOf = (c: CacheHint | undefined): Json =>
+  c ? { cache_control: c.ttl ? { type: 'ephemeral', ttl: c.ttl } : { type: 'ephemeral' } } : {};
 
 // Citations are not sent back: they are optional on request blocks and the IR does not keep the
 // opaque fields (e.g. encrypted_index) Anthropic would need to accept them.
-const textBlock = (p: TextPart): Json | undefined => (p.text === '' ? undefined : { type: 'text', text: p.text, ...cacheOf(p.cache) });
+const textBlock = (p: TextPart): Json | undefined =>
+  p.text === '' ? undefined : { type: 'text', text: p.text, ...cacheOf(p.cache) };
 
 export function encodeSystem(system: TextPart[], output: OutputFormat | undefined): Json[] {
   const blocks = system.map(textBlock).filter((b): b is Json => b !== undefined);
@@ -35,12 +46,16 @@ function base64Text(data: string, field: string): string {
 }
 
 function imageBlock(p: ImagePart, field: string, warn: WarningSink): Json {
-  if (p.detail !== undefined && p.detail !== 'auto') warn(`${field}.detail`, `image detail is not supported by ${FORMAT}; dropped`);
+  if (p.detail !== undefined && p.detail !== 'auto')
+    warn(`${field}.detail`, `image detail is not supported by ${FORMAT}; dropped`);
   const s = p.source;
   switch (s.kind) {
     case 'base64':
       if (!(imageMediaTypes as readonly string[]).includes(s.mediaType)) {
-        throw invalid(field, `${field}: image type '${s.mediaType}' is not supported by ${FORMAT} (jpeg, png, gif, webp)`);
+        throw invalid(
+          field,
+          `${field}: image type '${s.mediaType}' is not supported by ${FORMAT} (jpeg, png, gif, webp)`,
+        );
       }
       return { type: 'image', source: { type: 'base64', media_type: s.mediaType, data: s.data }, ...cacheOf(p.cache) };
     case 'url':
@@ -57,17 +72,28 @@ function imageBlock(p: ImagePart, field: string, warn: WarningSink): Json {
 function documentBlock(p: FilePart, field: string, warn: WarningSink): Json {
   const s = p.source;
   const title = p.title ?? p.filename;
-  const doc = (source: Json): Json => ({ type: 'document', source, ...(title !== undefined ? { title } : {}), ...cacheOf(p.cache) });
+  const doc = (source: Json): Json => ({
+    type: 'document',
+    source,
+    ...(title !== undefined ? { title } : {}),
+    ...cacheOf(p.cache),
+  });
   switch (s.kind) {
     case 'base64':
       if (s.mediaType === 'application/pdf') return doc({ type: 'base64', media_type: s.mediaType, data: s.data });
-      if (s.mediaType.startsWith('text/')) return doc({ type: 'text', media_type: 'text/plain', data: base64Text(s.data, field) });
-      if (s.mediaType.startsWith('image/')) return imageBlock({ type: 'image', source: s, ...(p.cache ? { cache: p.cache } : {}) }, field, warn);
-      throw invalid(field, `${field}: file type '${s.mediaType}' is not supported by ${FORMAT} (PDF, plain text, images)`);
+      if (s.mediaType.startsWith('text/'))
+        return doc({ type: 'text', media_type: 'text/plain', data: base64Text(s.data, field) });
+      if (s.mediaType.startsWith('image/'))
+        return imageBlock({ type: 'image', source: s, ...(p.cache ? { cache: p.cache } : {}) }, field, warn);
+      throw invalid(
+        field,
+        `${field}: file type '${s.mediaType}' is not supported by ${FORMAT} (PDF, plain text, images)`,
+      );
     case 'text':
       return doc({ type: 'text', media_type: 'text/plain', data: s.text });
     case 'url':
-      if (s.mediaType?.startsWith('image/')) return imageBlock({ type: 'image', source: s, ...(p.cache ? { cache: p.cache } : {}) }, field, warn);
+      if (s.mediaType?.startsWith('image/'))
+        return imageBlock({ type: 'image', source: s, ...(p.cache ? { cache: p.cache } : {}) }, field, warn);
       return doc({ type: 'url', url: s.url });
     case 'file-id':
       return doc({ type: 'file', file_id: s.fileId });
@@ -88,9 +114,14 @@ function blockOf(p: Part, role: Role, field: string, msgField: string, warn: War
     case 'file':
       return [role, documentBlock(p, field, warn)];
     case 'reasoning':
-      if (p.origin === FORMAT && p.redacted !== undefined) return [role, { type: 'redacted_thinking', data: p.redacted, ...cacheOf(p.cache) }];
-      if (p.origin === FORMAT && p.signature) return [role, { type: 'thinking', thinking: p.text, signature: p.signature, ...cacheOf(p.cache) }];
-      warn(`${msgField}.reasoning`, `reasoning ${p.origin !== FORMAT ? `from '${p.origin}'` : 'without a signature'} cannot be sent to ${FORMAT}; dropped`);
+      if (p.origin === FORMAT && p.redacted !== undefined)
+        return [role, { type: 'redacted_thinking', data: p.redacted, ...cacheOf(p.cache) }];
+      if (p.origin === FORMAT && p.signature)
+        return [role, { type: 'thinking', thinking: p.text, signature: p.signature, ...cacheOf(p.cache) }];
+      warn(
+        `${msgField}.reasoning`,
+        `reasoning ${p.origin !== FORMAT ? `from '${p.origin}'` : 'without a signature'} cannot be sent to ${FORMAT}; dropped`,
+      );
       return [role, undefined];
     case 'tool-call': {
       let input: Json;
@@ -102,8 +133,19 @@ function blockOf(p: Part, role: Role, field: string, msgField: string, warn: War
       return ['assistant', { type: 'tool_use', id: p.id, name: p.name, input, ...cacheOf(p.cache) }];
     }
     case 'tool-result': {
-      const content = p.content.map((c, k) => (c.type === 'text' ? textBlock(c) : imageBlock(c, `${field}.content.${k}`, warn))).filter((b): b is Json => b !== undefined);
-      return ['user', { type: 'tool_result', tool_use_id: p.callId, ...(content.length > 0 ? { content } : {}), ...(p.isError ? { is_error: true } : {}), ...cacheOf(p.cache) }];
+      const content = p.content
+        .map((c, k) => (c.type === 'text' ? textBlock(c) : imageBlock(c, `${field}.content.${k}`, warn)))
+        .filter((b): b is Json => b !== undefined);
+      return [
+        'user',
+        {
+          type: 'tool_result',
+          tool_use_id: p.callId,
+          ...(content.length > 0 ? { content } : {}),
+          ...(p.isError ? { is_error: true } : {}),
+          ...cacheOf(p.cache),
+        },
+      ];
     }
     // Another provider's executed code has no client-side block here: it is replayed as text.
     case 'code':

@@ -21,7 +21,16 @@ export const DEFAULT_MAX_TOKENS = 4096;
 const MIN_BUDGET = 1024;
 
 /** Request fields that are Anthropic's own, carried by wire name from an Anthropic client. */
-const nativeExtensions = new Set(['container', 'mcp_servers', 'context_management', 'inference_geo', 'speed', 'cache_control', 'diagnostics', 'user_profile_id']);
+const nativeExtensions = new Set([
+  'container',
+  'mcp_servers',
+  'context_management',
+  'inference_geo',
+  'speed',
+  'cache_control',
+  'diagnostics',
+  'user_profile_id',
+]);
 
 /** `output_config.effort` levels (node_modules/@anthropic-ai/sdk/resources/messages/messages.d.ts, OutputConfig). */
 const anthropicEfforts = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
@@ -44,10 +53,14 @@ function thinkingOf(req: ChatRequest, warn: WarningSink): Thinking {
   }
   let budget = Math.max(MIN_BUDGET, r.budgetTokens ?? budgetOfEffort[r.effort ?? 'medium']);
   // The budget counts toward max_tokens and must stay below it.
-  if (req.maxTokens === undefined) return { thinking: { type: 'enabled', budget_tokens: budget }, maxTokens: budget + DEFAULT_MAX_TOKENS };
+  if (req.maxTokens === undefined)
+    return { thinking: { type: 'enabled', budget_tokens: budget }, maxTokens: budget + DEFAULT_MAX_TOKENS };
   if (req.maxTokens <= budget) {
     if (req.maxTokens - 1 < MIN_BUDGET) {
-      warn('reasoning', `max_tokens ${req.maxTokens} leaves no room for ${FORMAT}'s minimum thinking budget of ${MIN_BUDGET}; thinking disabled`);
+      warn(
+        'reasoning',
+        `max_tokens ${req.maxTokens} leaves no room for ${FORMAT}'s minimum thinking budget of ${MIN_BUDGET}; thinking disabled`,
+      );
       return { maxTokens: req.maxTokens };
     }
     warn('reasoning.budget_tokens', `lowered from ${budget} to ${req.maxTokens - 1} to stay below max_tokens`);
@@ -59,10 +72,12 @@ function thinkingOf(req: ChatRequest, warn: WarningSink): Thinking {
 function sampling(s: SamplingKnobs, thinking: boolean, warn: WarningSink): Json {
   const out: Json = {};
   if (s.temperature !== undefined) {
-    if (s.temperature > 1 || s.temperature < 0) throw invalid('temperature', `temperature ${s.temperature} is outside the range 0 to 1 that ${FORMAT} accepts`);
+    if (s.temperature > 1 || s.temperature < 0)
+      throw invalid('temperature', `temperature ${s.temperature} is outside the range 0 to 1 that ${FORMAT} accepts`);
     // With extended thinking Anthropic accepts only the default temperature and no top_k
     // (https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking#feature-compatibility).
-    if (thinking && s.temperature !== 1) warn('temperature', `not supported by ${FORMAT} with thinking enabled; dropped`);
+    if (thinking && s.temperature !== 1)
+      warn('temperature', `not supported by ${FORMAT} with thinking enabled; dropped`);
     else out.temperature = s.temperature;
   }
   if (s.topP !== undefined) {
@@ -74,7 +89,11 @@ function sampling(s: SamplingKnobs, thinking: boolean, warn: WarningSink): Json 
     else out.top_k = s.topK;
   }
   if (s.stop !== undefined && s.stop.length > 0) out.stop_sequences = s.stop;
-  if (s.candidateCount !== undefined && s.candidateCount > 1) throw invalid('candidate_count', `${FORMAT} returns one candidate; candidate_count ${s.candidateCount} cannot be served`);
+  if (s.candidateCount !== undefined && s.candidateCount > 1)
+    throw invalid(
+      'candidate_count',
+      `${FORMAT} returns one candidate; candidate_count ${s.candidateCount} cannot be served`,
+    );
   const dropped: Array<[keyof SamplingKnobs, string]> = [
     ['seed', 'seed'],
     ['presencePenalty', 'presence_penalty'],
@@ -82,7 +101,8 @@ function sampling(s: SamplingKnobs, thinking: boolean, warn: WarningSink): Json 
     ['logprobs', 'logprobs'],
     ['topLogprobs', 'top_logprobs'],
   ];
-  for (const [key, wire] of dropped) if (s[key] !== undefined && s[key] !== false) warn(wire, `not supported by ${FORMAT}; dropped`);
+  for (const [key, wire] of dropped)
+    if (s[key] !== undefined && s[key] !== false) warn(wire, `not supported by ${FORMAT}; dropped`);
   return out;
 }
 
@@ -98,7 +118,8 @@ function ownOptionsOf(req: ChatRequest, warn: WarningSink): { body: Json; output
   dropOpenAIKnobs(req, FORMAT, warn);
   for (const [key, value] of Object.entries(ownExtensions(req, FORMAT))) {
     if (isClientSideExtension(FORMAT, key)) continue;
-    if (key === 'anthropic-beta' && Array.isArray(value)) betas = value.filter((v): v is string => typeof v === 'string');
+    if (key === 'anthropic-beta' && Array.isArray(value))
+      betas = value.filter((v): v is string => typeof v === 'string');
     else if (key === 'output_config' && isObject(value)) outputConfig = { ...value };
     // A tier word newer than polygate: the Anthropic upstream may know it.
     else if (key === 'service_tier' || nativeExtensions.has(key)) body[key] = value;
@@ -111,7 +132,11 @@ function ownOptionsOf(req: ChatRequest, warn: WarningSink): { body: Json; output
   return { body, outputConfig, betas };
 }
 
-export function encodeMessagesUpstreamRequest(req: ChatRequest, upstreamModel: string, warn: WarningSink): UpstreamHttpRequest {
+export function encodeMessagesUpstreamRequest(
+  req: ChatRequest,
+  upstreamModel: string,
+  warn: WarningSink,
+): UpstreamHttpRequest {
   const { thinking, maxTokens, effort } = thinkingOf(req, warn);
   const system = encodeSystem(req.system, req.output);
   const { tools: offered, toolChoice } = encodeToolChoice(req.tools, req.toolChoice, req.parallelToolCalls);
@@ -121,14 +146,19 @@ export function encodeMessagesUpstreamRequest(req: ChatRequest, upstreamModel: s
   if (req.output?.type === 'json-schema') outputConfig.format = { type: 'json_schema', schema: req.output.schema };
 
   const metadata: Json = req.user !== undefined ? { user_id: req.user } : {};
-  if (req.metadata && Object.keys(req.metadata).length > 0) warn('metadata', `${FORMAT} keeps only an end-user id; other metadata dropped`);
+  if (req.metadata && Object.keys(req.metadata).length > 0)
+    warn('metadata', `${FORMAT} keeps only an end-user id; other metadata dropped`);
 
   const body: Json = {
     model: upstreamModel,
     max_tokens: maxTokens,
     ...(system.length > 0 ? { system } : {}),
     // Kept as messages only where the client's own betas say the model takes them.
-    messages: encodeMessages(req.messages, warn, ext.betas.some((b) => b.startsWith(midConversationSystemBeta))),
+    messages: encodeMessages(
+      req.messages,
+      warn,
+      ext.betas.some((b) => b.startsWith(midConversationSystemBeta)),
+    ),
     ...(tools.length > 0 ? { tools } : {}),
     ...(toolChoice ? { tool_choice: toolChoice } : {}),
     ...(thinking ? { thinking } : {}),

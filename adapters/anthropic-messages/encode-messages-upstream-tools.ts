@@ -19,7 +19,11 @@ type Spec = { type: string; name: string; keys: string[]; required?: string[]; r
 function specOf(t: BuiltinTool, field: string): Spec {
   switch (t.kind) {
     case 'web-search':
-      return { type: 'web_search_20250305', name: 'web_search', keys: ['max_uses', 'allowed_domains', 'blocked_domains', 'user_location'] };
+      return {
+        type: 'web_search_20250305',
+        name: 'web_search',
+        keys: ['max_uses', 'allowed_domains', 'blocked_domains', 'user_location'],
+      };
     case 'computer-use':
       return {
         type: 'computer_20250124',
@@ -43,7 +47,8 @@ function specOf(t: BuiltinTool, field: string): Spec {
   }
 }
 
-const cacheOf = (t: Tool): Json => (t.cache ? { cache_control: t.cache.ttl ? { type: 'ephemeral', ttl: t.cache.ttl } : { type: 'ephemeral' } } : {});
+const cacheOf = (t: Tool): Json =>
+  t.cache ? { cache_control: t.cache.ttl ? { type: 'ephemeral', ttl: t.cache.ttl } : { type: 'ephemeral' } } : {};
 
 function builtinTool(t: BuiltinTool, field: string, warn: WarningSink): Json {
   const spec = specOf(t, field);
@@ -56,7 +61,8 @@ function builtinTool(t: BuiltinTool, field: string, warn: WarningSink): Json {
     else warn(`${field}.${key}`, `not supported by the ${FORMAT} ${spec.name} tool; dropped`);
   }
   for (const key of spec.required ?? []) {
-    if (settings[key] === undefined) throw invalid(`${field}.${key}`, `${field}.${key}: required by the ${FORMAT} ${spec.name} tool`);
+    if (settings[key] === undefined)
+      throw invalid(`${field}.${key}`, `${field}.${key}: required by the ${FORMAT} ${spec.name} tool`);
   }
   return { type: spec.type, name: spec.name, ...settings, ...cacheOf(t) };
 }
@@ -82,7 +88,11 @@ export type EncodedToolChoice = { tools: Tool[]; toolChoice?: Json };
  * `allowed` (a subset of tools) has no Messages equivalent, so the tools offered are narrowed to
  * that subset instead: the model cannot call what it is not shown.
  */
-export function encodeToolChoice(tools: Tool[], choice: ToolChoice | undefined, parallel: boolean | undefined): EncodedToolChoice {
+export function encodeToolChoice(
+  tools: Tool[],
+  choice: ToolChoice | undefined,
+  parallel: boolean | undefined,
+): EncodedToolChoice {
   if (tools.length === 0) return { tools };
   const noParallel = parallel === false ? { disable_parallel_tool_use: true } : {};
   if (!choice) return { tools, ...(parallel === false ? { toolChoice: { type: 'auto', ...noParallel } } : {}) };

@@ -57,9 +57,23 @@ export function wireCitationOf(c: Citation): Json {
         end_char_index: c.end ?? 0,
       };
     case 'file':
-      return { type: 'char_location', cited_text: '', document_index: c.index ?? 0, document_title: null, file_id: c.fileId, start_char_index: 0, end_char_index: 0 };
+      return {
+        type: 'char_location',
+        cited_text: '',
+        document_index: c.index ?? 0,
+        document_title: null,
+        file_id: c.fileId,
+        start_char_index: 0,
+        end_char_index: 0,
+      };
     case 'url':
-      return { type: 'web_search_result_location', cited_text: '', url: c.url, title: c.title ?? null, encrypted_index: '' };
+      return {
+        type: 'web_search_result_location',
+        cited_text: '',
+        url: c.url,
+        title: c.title ?? null,
+        encrypted_index: '',
+      };
     default:
       return assertNever(c, 'citation');
   }

@@ -8,7 +8,19 @@ import { countBody, countIn, pickFields } from '../shared/count-body.ts';
  * node_modules/@anthropic-ai/sdk/resources/messages/messages.d.ts, and its beta's); it refuses
  * generation-only ones such as max_tokens.
  */
-const countFields = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'output_config', 'cache_control', 'speed', 'context_management', 'mcp_servers'];
+const countFields = [
+  'model',
+  'messages',
+  'system',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'output_config',
+  'cache_control',
+  'speed',
+  'context_management',
+  'mcp_servers',
+];
 
 export const messagesCountWire: CountWire = {
   relay: (body, model) => ({ path: '/v1/messages/count_tokens', body: { ...body, model } }),

@@ -25,7 +25,10 @@ export function errorTypeOf(err: GatewayError): string {
   return err.status < 500 ? 'invalid_request_error' : 'server_error';
 }
 
-export function errorBodyOf(err: GatewayError): { type: 'error'; error: { type: string; message: string; code: string } } {
+export function errorBodyOf(err: GatewayError): {
+  type: 'error';
+  error: { type: string; message: string; code: string };
+} {
   const type = errorTypeOf(err);
   return { type: 'error', error: { type, message: err.message, code: type } };
 }
@@ -73,14 +76,18 @@ export function decodeMessagesError(status: number, body: unknown, headers: Wire
   const retryAfter = retryAfterOf(headers);
   if (status === 401 || status === 403) return new GatewayError('upstream', credentialsMessage(status));
   const { message } = wireError(body);
-  const text = message ?? (typeof body === 'string' && body.trim() !== '' ? body.trim().slice(0, 500) : `status ${status}`);
-  return new GatewayError(kindOfStatus(status), `anthropic upstream: ${text}`, { ...(retryAfter !== undefined ? { retryAfter } : {}) });
+  const text =
+    message ?? (typeof body === 'string' && body.trim() !== '' ? body.trim().slice(0, 500) : `status ${status}`);
+  return new GatewayError(kindOfStatus(status), `anthropic upstream: ${text}`, {
+    ...(retryAfter !== undefined ? { retryAfter } : {}),
+  });
 }
 
 /** An `event: error` inside an upstream stream. */
 export function decodeStreamError(data: unknown): GatewayError {
   const { type, message } = wireError(data);
   const kind = type !== undefined && Object.hasOwn(kindOfType, type) ? kindOfType[type] : 'upstream';
-  if (type === 'authentication_error' || type === 'permission_error') return new GatewayError('upstream', credentialsMessage(type === 'authentication_error' ? 401 : 403));
+  if (type === 'authentication_error' || type === 'permission_error')
+    return new GatewayError('upstream', credentialsMessage(type === 'authentication_error' ? 401 : 403));
   return new GatewayError(kind, `anthropic upstream: ${message ?? type ?? 'stream error'}`);
 }

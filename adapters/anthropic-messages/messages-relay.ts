@@ -8,7 +8,8 @@ export function peekMessagesRequest(body: unknown, ctx: InboundContext): Routing
   checkVersion(ctx.headers);
   const fields = bodyModelAndStream(bodyObject(body));
   // The spec's Limits table; the real API refuses a longer name as well.
-  if (fields.model.length > 256) throw invalid('model', `model: must be 1 to 256 characters (got ${fields.model.length})`);
+  if (fields.model.length > 256)
+    throw invalid('model', `model: must be 1 to 256 characters (got ${fields.model.length})`);
   return { ...fields, relayable: true };
 }
 

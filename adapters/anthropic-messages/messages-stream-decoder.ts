@@ -50,7 +50,8 @@ export class MessagesStreamDecoder implements UpstreamStreamDecoder {
     try {
       return handler(data);
     } catch (e) {
-      if (e instanceof GatewayError) return this.#fail(`anthropic upstream sent a malformed '${name}' event (${e.message})`);
+      if (e instanceof GatewayError)
+        return this.#fail(`anthropic upstream sent a malformed '${name}' event (${e.message})`);
       throw e;
     }
   }
@@ -63,7 +64,14 @@ export class MessagesStreamDecoder implements UpstreamStreamDecoder {
   messageStart(d: Json): StreamEvent[] {
     const m = obj(d.message, 'message');
     this.#mergeUsage(m.usage);
-    return [{ type: 'start', id: str(m.id, 'message.id'), model: typeof m.model === 'string' ? m.model : '', usage: usageOfWire(this.#usage) }];
+    return [
+      {
+        type: 'start',
+        id: str(m.id, 'message.id'),
+        model: typeof m.model === 'string' ? m.model : '',
+        usage: usageOfWire(this.#usage),
+      },
+    ];
   }
 
   contentBlockStart(d: Json): StreamEvent[] {
@@ -77,7 +85,10 @@ export class MessagesStreamDecoder implements UpstreamStreamDecoder {
     switch (b.type) {
       case 'text': {
         const index = open('text');
-        return [{ type: 'text-start', index }, ...(nonEmpty(b.text) ? [{ type: 'text-delta' as const, index, text: b.text }] : [])];
+        return [
+          { type: 'text-start', index },
+          ...(nonEmpty(b.text) ? [{ type: 'text-delta' as const, index, text: b.text }] : []),
+        ];
       }
       case 'thinking': {
         const index = open('reasoning');
@@ -88,13 +99,23 @@ export class MessagesStreamDecoder implements UpstreamStreamDecoder {
         return out;
       }
       case 'redacted_thinking':
-        return [{ type: 'reasoning-start', index: open('reasoning'), redacted: str(b.data, 'content_block.data'), origin: 'anthropic-messages' }];
+        return [
+          {
+            type: 'reasoning-start',
+            index: open('reasoning'),
+            redacted: str(b.data, 'content_block.data'),
+            origin: 'anthropic-messages',
+          },
+        ];
       case 'tool_use': {
         const id = str(b.id, 'content_block.id');
         const name = str(b.name, 'content_block.name');
         const index = open('tool');
         // The input starts as {} and arrives through input_json_delta; a filled one is passed on.
-        const initial = isObject(b.input) && Object.keys(b.input).length > 0 ? [{ type: 'tool-input-delta' as const, index, json: JSON.stringify(b.input) }] : [];
+        const initial =
+          isObject(b.input) && Object.keys(b.input).length > 0
+            ? [{ type: 'tool-input-delta' as const, index, json: JSON.stringify(b.input) }]
+            : [];
         return [{ type: 'tool-input-start', index, id, name }, ...initial];
       }
       default:
@@ -111,11 +132,17 @@ export class MessagesStreamDecoder implements UpstreamStreamDecoder {
       case 'text_delta':
         return block.kind === 'text' ? [{ type: 'text-delta', index, text: str(delta.text, 'delta.text') }] : [];
       case 'input_json_delta':
-        return block.kind === 'tool' ? [{ type: 'tool-input-delta', index, json: str(delta.partial_json, 'delta.partial_json') }] : [];
+        return block.kind === 'tool'
+          ? [{ type: 'tool-input-delta', index, json: str(delta.partial_json, 'delta.partial_json') }]
+          : [];
       case 'thinking_delta':
-        return block.kind === 'reasoning' ? [{ type: 'reasoning-delta', index, text: str(delta.thinking, 'delta.thinking') }] : [];
+        return block.kind === 'reasoning'
+          ? [{ type: 'reasoning-delta', index, text: str(delta.thinking, 'delta.thinking') }]
+          : [];
       case 'signature_delta':
-        return block.kind === 'reasoning' ? [{ type: 'reasoning-signature', index, signature: str(delta.signature, 'delta.signature') }] : [];
+        return block.kind === 'reasoning'
+          ? [{ type: 'reasoning-signature', index, signature: str(delta.signature, 'delta.signature') }]
+          : [];
       // citations_delta: the IR stream has no citation event, so citations reach only non-streamed results.
       default:
         return [];
@@ -139,7 +166,11 @@ export class MessagesStreamDecoder implements UpstreamStreamDecoder {
     // Blocks left open by the upstream are closed so every IR part has its end.
     const out = [...this.#blocks.values()].flatMap((b) => this.#close(b));
     this.#done = true;
-    out.push({ type: 'finish', finish: finishOfStopReason(this.#stopReason, this.#stopSequence), usage: completeUsage(usageOfWire(this.#usage)) });
+    out.push({
+      type: 'finish',
+      finish: finishOfStopReason(this.#stopReason, this.#stopSequence),
+      usage: completeUsage(usageOfWire(this.#usage)),
+    });
     return out;
   }
 

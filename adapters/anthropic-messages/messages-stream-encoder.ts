@@ -25,7 +25,13 @@ const isAnthropic = (origin: ReasoningOrigin): boolean => origin === 'anthropic-
 
 const frame = (event: string, body: Json): SseFrame => ({ event, data: JSON.stringify({ type: event, ...body }) });
 
-const usageKeys: ReadonlyArray<keyof Usage> = ['inputTokens', 'outputTokens', 'reasoningTokens', 'cacheReadTokens', 'cacheWriteTokens'];
+const usageKeys: ReadonlyArray<keyof Usage> = [
+  'inputTokens',
+  'outputTokens',
+  'reasoningTokens',
+  'cacheReadTokens',
+  'cacheWriteTokens',
+];
 
 /** Later counters win unless they are zero where an earlier event had a real count. */
 function mergeUsage(a: Partial<Usage>, b: Partial<Usage>): Partial<Usage> {
@@ -63,20 +69,24 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
       case 'text-delta':
       case 'refusal-delta':
         // A refusal is shown as text: Messages has no refusal block (stop_reason says `refusal`).
-        if (this.#open(out, e.index, 'text').kind === 'text') this.#delta(out, e.index, { type: 'text_delta', text: e.text });
+        if (this.#open(out, e.index, 'text').kind === 'text')
+          this.#delta(out, e.index, { type: 'text_delta', text: e.text });
         break;
       case 'reasoning-start':
-        if (e.redacted !== undefined && isAnthropic(e.origin)) this.#open(out, e.index, 'redacted_thinking', { data: e.redacted });
+        if (e.redacted !== undefined && isAnthropic(e.origin))
+          this.#open(out, e.index, 'redacted_thinking', { data: e.redacted });
         else this.#open(out, e.index, 'thinking').foreign = !isAnthropic(e.origin);
         break;
       case 'reasoning-delta':
-        if (this.#open(out, e.index, 'thinking').kind === 'thinking') this.#delta(out, e.index, { type: 'thinking_delta', thinking: e.text });
+        if (this.#open(out, e.index, 'thinking').kind === 'thinking')
+          this.#delta(out, e.index, { type: 'thinking_delta', thinking: e.text });
         break;
       case 'reasoning-signature': {
         // Another provider's token must not come back later looking like an Anthropic signature
         // (the block keeps its empty one, as encodeMessagesResult shows it).
         const block = this.#open(out, e.index, 'thinking');
-        if (block.kind === 'thinking' && !block.foreign) this.#delta(out, e.index, { type: 'signature_delta', signature: e.signature });
+        if (block.kind === 'thinking' && !block.foreign)
+          this.#delta(out, e.index, { type: 'signature_delta', signature: e.signature });
         break;
       }
       case 'tool-input-start':
@@ -84,7 +94,8 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
         break;
       case 'tool-input-delta':
         // Without its start the block has no id or name, so a stray delta cannot be shown.
-        if (this.#blocks.get(e.index)?.kind === 'tool_use') this.#delta(out, e.index, { type: 'input_json_delta', partial_json: e.json });
+        if (this.#blocks.get(e.index)?.kind === 'tool_use')
+          this.#delta(out, e.index, { type: 'input_json_delta', partial_json: e.json });
         break;
       case 'text-end':
       case 'reasoning-end':
@@ -153,7 +164,12 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
     if (failed) return this.#error(out, failed);
     for (const [index] of [...this.#blocks].sort((a, b) => a[1].wire - b[1].wire)) this.#close(out, index);
     this.#usage = mergeUsage(this.#usage, e.usage);
-    out.push(frame('message_delta', { delta: { stop_reason: stopReasonOf(e.finish), stop_sequence: e.finish.stopSequence ?? null }, usage: wireUsageOf(this.#usage) }));
+    out.push(
+      frame('message_delta', {
+        delta: { stop_reason: stopReasonOf(e.finish), stop_sequence: e.finish.stopSequence ?? null },
+        usage: wireUsageOf(this.#usage),
+      }),
+    );
     out.push(frame('message_stop', {}));
     this.#done = true;
   }

@@ -13,7 +13,8 @@ export type WireUsage = {
   output_tokens: number;
 };
 
-const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
+const count = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
 
 /**
  * Reads a wire usage object into a partial IR usage: only the counters present are set, since a

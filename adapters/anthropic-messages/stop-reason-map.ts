@@ -3,7 +3,15 @@
 import type { ChatFinish, FinishReason } from '../../src/ir/chat-result.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 
-export const stopReasons = ['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'pause_turn', 'refusal', 'model_context_window_exceeded'] as const;
+export const stopReasons = [
+  'end_turn',
+  'max_tokens',
+  'stop_sequence',
+  'tool_use',
+  'pause_turn',
+  'refusal',
+  'model_context_window_exceeded',
+] as const;
 export type StopReason = (typeof stopReasons)[number];
 
 const isStopReason = (v: string): v is StopReason => (stopReasons as readonly string[]).includes(v);

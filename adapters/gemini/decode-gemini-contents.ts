@@ -12,7 +12,15 @@ import { noteUnknown, pick } from './gemini-fields.ts';
 import { pushSignature, pushThought } from './thought-signature.ts';
 
 const roles = ['user', 'model', 'function', 'tool'] as const;
-const dataFields = ['text', 'inlineData', 'fileData', 'functionCall', 'functionResponse', 'executableCode', 'codeExecutionResult'] as const;
+const dataFields = [
+  'text',
+  'inlineData',
+  'fileData',
+  'functionCall',
+  'functionResponse',
+  'executableCode',
+  'codeExecutionResult',
+] as const;
 type DataField = (typeof dataFields)[number];
 /** `partMetadata` is the caller's own bookkeeping, never shown to the model; it is accepted and not forwarded. */
 const partFields = [...dataFields, 'thought', 'thoughtSignature', 'partMetadata'] as const;
@@ -64,7 +72,11 @@ function decodePart(v: unknown, at: string, matcher: CallIdMatcher, out: Part[],
   const signature = sig.value === undefined ? undefined : str(sig.value, sig.path);
   const thoughtField = pick(p, 'thought', at);
   const thought = thoughtField.value === undefined ? false : bool(thoughtField.value, thoughtField.path);
-  if (present.length > 1) throw invalid(present[1].path, `${present[1].path}: a Part holds exactly one of ${dataFields.join(', ')}; found a second one`);
+  if (present.length > 1)
+    throw invalid(
+      present[1].path,
+      `${present[1].path}: a Part holds exactly one of ${dataFields.join(', ')}; found a second one`,
+    );
   const data = present[0];
   if (!data) {
     if (signature !== undefined) return pushSignature(out, signature);
@@ -83,12 +95,21 @@ function decodePart(v: unknown, at: string, matcher: CallIdMatcher, out: Part[],
   out.push(decodeData(data.field, data.value, data.path, matcher, dropped));
 }
 
-function decodeData(field: Exclude<DataField, 'text'>, value: unknown, at: string, matcher: CallIdMatcher, dropped: DroppedField[]): Part {
+function decodeData(
+  field: Exclude<DataField, 'text'>,
+  value: unknown,
+  at: string,
+  matcher: CallIdMatcher,
+  dropped: DroppedField[],
+): Part {
   switch (field) {
     case 'inlineData':
       return decodeInlineData(value, at, dropped);
     case 'fileData':
-      throw invalid(at, `${at}: fileData (fileUri) is not supported by this service; send audio, video, PDF and images as base64 inlineData`);
+      throw invalid(
+        at,
+        `${at}: fileData (fileUri) is not supported by this service; send audio, video, PDF and images as base64 inlineData`,
+      );
     case 'functionCall': {
       const fc = obj(value, at);
       noteUnknown(fc, ['name', 'args', 'id'], at, dropped);
@@ -96,7 +117,12 @@ function decodeData(field: Exclude<DataField, 'text'>, value: unknown, at: strin
       const args = pick(fc, 'args', at);
       const id = pick(fc, 'id', at);
       const callId = matcher.call(name, id.value === undefined ? undefined : str(id.value, id.path));
-      return { type: 'tool-call', id: callId, name, args: JSON.stringify(args.value === undefined ? {} : obj(args.value, args.path)) };
+      return {
+        type: 'tool-call',
+        id: callId,
+        name,
+        args: JSON.stringify(args.value === undefined ? {} : obj(args.value, args.path)),
+      };
     }
     case 'functionResponse':
       return decodeFunctionResponse(value, at, matcher, dropped);
@@ -116,7 +142,11 @@ function decodeData(field: Exclude<DataField, 'text'>, value: unknown, at: strin
       const oc = pick(cr, 'outcome', at);
       if (oc.value === undefined) throw invalid(oc.path, `${oc.path}: is required`);
       const output = pick(cr, 'output', at);
-      return { type: 'code-result', outcome: outcomeMap[oneOf(oc.value, outcomes, oc.path)], output: output.value === undefined ? '' : str(output.value, output.path) };
+      return {
+        type: 'code-result',
+        outcome: outcomeMap[oneOf(oc.value, outcomes, oc.path)],
+        output: output.value === undefined ? '' : str(output.value, output.path),
+      };
     }
     default:
       return assertNever(field, 'part field');
@@ -150,8 +180,17 @@ function decodeFunctionResponse(value: unknown, at: string, matcher: CallIdMatch
   // Gemini's convention: an `error` key (and no `output`) reports a failed call.
   const isError = response.error !== undefined && response.output === undefined;
   const fp = pick(fr, 'parts', at);
-  const media = fp.value === undefined ? [] : arr(fp.value, fp.path).map((x, k) => functionResponseImage(x, `${fp.path}[${k}]`, dropped));
-  return { type: 'tool-result', callId, name, content: [{ type: 'text', text: JSON.stringify(response) }, ...media], isError };
+  const media =
+    fp.value === undefined
+      ? []
+      : arr(fp.value, fp.path).map((x, k) => functionResponseImage(x, `${fp.path}[${k}]`, dropped));
+  return {
+    type: 'tool-result',
+    callId,
+    name,
+    content: [{ type: 'text', text: JSON.stringify(response) }, ...media],
+    isError,
+  };
 }
 
 /** Multimodal function responses (FunctionResponsePart): images only, as the IR's tool results hold. */
@@ -161,7 +200,8 @@ function functionResponseImage(v: unknown, at: string, dropped: DroppedField[]):
   const inline = pick(p, 'inlineData', at);
   if (inline.value === undefined) throw invalid(at, `${at}: only inlineData is supported in functionResponse parts`);
   const part = decodeInlineData(inline.value, inline.path, dropped);
-  if (part.type !== 'image') throw invalid(inline.path, `${inline.path}: only images can be returned in functionResponse parts`);
+  if (part.type !== 'image')
+    throw invalid(inline.path, `${inline.path}: only images can be returned in functionResponse parts`);
   return part;
 }
 
@@ -181,7 +221,8 @@ export function decodeSystemInstruction(v: unknown, path: string, dropped: Dropp
     const at = `${parts.path}[${j}]`;
     const part = obj(p, at);
     const text = pick(part, 'text', at);
-    if (text.value === undefined || Object.keys(part).length !== 1) throw invalid(at, `${at}: systemInstruction accepts text parts only`);
+    if (text.value === undefined || Object.keys(part).length !== 1)
+      throw invalid(at, `${at}: systemInstruction accepts text parts only`);
     return { type: 'text', text: str(text.value, text.path) };
   });
 }

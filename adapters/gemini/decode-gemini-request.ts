@@ -20,14 +20,22 @@ import { pick, unknownKeys } from './gemini-fields.ts';
  */
 const relayedTopLevel = ['safetySettings', 'cachedContent', 'labels', 'serviceTier', 'store'] as const;
 /** `model` in the body is tolerated (some clients send it) but the path names the model. */
-const known = ['contents', 'tools', 'toolConfig', 'systemInstruction', 'generationConfig', 'model', ...relayedTopLevel] as const;
-
+const known = [
+  'contents',
+  'tools',
+  'toolConfig',
+  'systemInstruction',
+  'generationConfig',
+  'model',
+  ...relayedTopLevel,
+] as const;
 
 export function decodeGeminiRequest(body: unknown, ctx: InboundContext): ChatRequest {
   const b = obj(body, 'body');
   const dropped: DroppedField[] = [];
   const model = (ctx.params.model ?? '').replace(/^models\//, '');
-  if (model === '') throw invalid('model', 'model: the path must name a model (/v1beta/models/{model}:generateContent)');
+  if (model === '')
+    throw invalid('model', 'model: the path must name a model (/v1beta/models/{model}:generateContent)');
 
   const contents = pick(b, 'contents', '');
   if (contents.value === undefined) throw invalid(contents.path, `${contents.path}: is required`);
@@ -75,7 +83,8 @@ export function decodeGeminiRequest(body: unknown, ctx: InboundContext): ChatReq
   const cached = pick(b, 'cachedContent', '');
   if (cached.value !== undefined) {
     const name = str(cached.value, cached.path);
-    if (!/^cachedContents\/[^/]+$/.test(name)) throw invalid(cached.path, `${cached.path}: must have the form cachedContents/{cachedContent}`);
+    if (!/^cachedContents\/[^/]+$/.test(name))
+      throw invalid(cached.path, `${cached.path}: must have the form cachedContents/{cachedContent}`);
     e.cachedContent = name;
   }
   for (const name of ['labels', 'serviceTier', 'store'] as const) {

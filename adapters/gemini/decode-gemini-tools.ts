@@ -42,7 +42,9 @@ export function decodeTools(v: unknown, path: string, dropped: DroppedField[]): 
       const camel = camelOf(key);
       const kp = `${at}.${key}`;
       if (camel === 'functionDeclarations') {
-        arr(value, kp).forEach((d, k) => out.tools.push(decodeDeclaration(d, `${kp}[${k}]`, out.responseSchemas, dropped)));
+        arr(value, kp).forEach((d, k) =>
+          out.tools.push(decodeDeclaration(d, `${kp}[${k}]`, out.responseSchemas, dropped)),
+        );
       } else if (Object.hasOwn(geminiBuiltinKinds, camel)) {
         out.tools.push({ type: 'builtin', kind: geminiBuiltinKinds[camel], name: camel, options: obj(value, kp) });
       } else {
@@ -53,32 +55,48 @@ export function decodeTools(v: unknown, path: string, dropped: DroppedField[]): 
   return out;
 }
 
-function decodeDeclaration(v: unknown, at: string, responseSchemas: Record<string, Json>, dropped: DroppedField[]): FunctionTool {
+function decodeDeclaration(
+  v: unknown,
+  at: string,
+  responseSchemas: Record<string, Json>,
+  dropped: DroppedField[],
+): FunctionTool {
   const d = obj(v, at);
   // `behavior` (Live API only) and fields newer than this adapter: noted, never an error.
-  noteUnknown(d, ['name', 'description', 'parameters', 'parametersJsonSchema', 'response', 'responseJsonSchema'], at, dropped);
+  noteUnknown(
+    d,
+    ['name', 'description', 'parameters', 'parametersJsonSchema', 'response', 'responseJsonSchema'],
+    at,
+    dropped,
+  );
   const n = pick(d, 'name', at);
   if (n.value === undefined || n.value === '') throw invalid(n.path, `${n.path}: is required`);
   const name = str(n.value, n.path);
   if (!functionName.test(name)) {
-    throw invalid(n.path, `${n.path}: must start with a letter or underscore and contain only letters, digits, '_', '.', ':' or '-' (at most 128 characters)`);
+    throw invalid(
+      n.path,
+      `${n.path}: must start with a letter or underscore and contain only letters, digits, '_', '.', ':' or '-' (at most 128 characters)`,
+    );
   }
   const tool: FunctionTool = { type: 'function', name, parameters: { type: 'object', properties: {} } };
   const desc = pick(d, 'description', at);
   if (desc.value !== undefined) tool.description = str(desc.value, desc.path);
   const params = pick(d, 'parameters', at);
   const json = pick(d, 'parametersJsonSchema', at);
-  if (params.value !== undefined && json.value !== undefined) throw invalid(json.path, `${json.path}: parameters and parametersJsonSchema are mutually exclusive`);
+  if (params.value !== undefined && json.value !== undefined)
+    throw invalid(json.path, `${json.path}: parameters and parametersJsonSchema are mutually exclusive`);
   if (params.value !== undefined) tool.parameters = jsonSchemaOfGeminiSchema(params.value, params.path, dropped);
   if (json.value !== undefined) tool.parameters = obj(json.value, json.path);
   const response = pick(d, 'response', at);
   const responseJson = pick(d, 'responseJsonSchema', at);
-  if (response.value !== undefined && responseJson.value !== undefined) throw invalid(responseJson.path, `${responseJson.path}: response and responseJsonSchema are mutually exclusive`);
+  if (response.value !== undefined && responseJson.value !== undefined)
+    throw invalid(responseJson.path, `${responseJson.path}: response and responseJsonSchema are mutually exclusive`);
   if (response.value !== undefined) {
     jsonSchemaOfGeminiSchema(response.value, response.path, dropped);
     responseSchemas[name] = { response: response.value };
   }
-  if (responseJson.value !== undefined) responseSchemas[name] = { responseJsonSchema: obj(responseJson.value, responseJson.path) };
+  if (responseJson.value !== undefined)
+    responseSchemas[name] = { responseJsonSchema: obj(responseJson.value, responseJson.path) };
   return tool;
 }
 
@@ -92,7 +110,8 @@ export type DecodedToolConfig = { toolChoice?: ToolChoice; extensions: Record<st
 export function decodeToolConfig(v: unknown, path: string, tools: Tool[], dropped: DroppedField[]): DecodedToolConfig {
   const tc = obj(v, path);
   const out: DecodedToolConfig = { extensions: {} };
-  for (const { camel, key } of unknownKeys(tc, ['functionCallingConfig'])) out.extensions[`toolConfig.${camel}`] = tc[key];
+  for (const { camel, key } of unknownKeys(tc, ['functionCallingConfig']))
+    out.extensions[`toolConfig.${camel}`] = tc[key];
   const fcc = pick(tc, 'functionCallingConfig', path);
   if (fcc.value === undefined) return out;
   const cfg = obj(fcc.value, fcc.path);
@@ -102,11 +121,15 @@ export function decodeToolConfig(v: unknown, path: string, tools: Tool[], droppe
   const mode = m.value === undefined ? 'MODE_UNSPECIFIED' : oneOf(m.value, modes, m.path);
   const an = pick(cfg, 'allowedFunctionNames', fcc.path);
   const declared = new Set(tools.filter((t) => t.type === 'function').map((t) => t.name));
-  const names = an.value === undefined ? undefined : arr(an.value, an.path).map((x, i) => {
-    const name = str(x, `${an.path}[${i}]`);
-    if (!declared.has(name)) throw invalid(`${an.path}[${i}]`, `${an.path}[${i}]: '${name}' is not a declared function`);
-    return name;
-  });
+  const names =
+    an.value === undefined
+      ? undefined
+      : arr(an.value, an.path).map((x, i) => {
+          const name = str(x, `${an.path}[${i}]`);
+          if (!declared.has(name))
+            throw invalid(`${an.path}[${i}]`, `${an.path}[${i}]: '${name}' is not a declared function`);
+          return name;
+        });
   if (names !== undefined && mode !== 'ANY' && mode !== 'VALIDATED') {
     throw invalid(an.path, `${an.path}: may only be set when mode is ANY or VALIDATED`);
   }
@@ -124,7 +147,8 @@ export function decodeToolConfig(v: unknown, path: string, tools: Tool[], droppe
       else out.toolChoice = { type: 'allowed', names, mode: 'required' };
       break;
     case 'VALIDATED':
-      out.toolChoice = names === undefined || names.length === 0 ? { type: 'auto' } : { type: 'allowed', names, mode: 'auto' };
+      out.toolChoice =
+        names === undefined || names.length === 0 ? { type: 'auto' } : { type: 'allowed', names, mode: 'auto' };
       break;
     default:
       assertNever(mode, 'function calling mode');

@@ -13,7 +13,8 @@ import { pushSignature, pushThought } from './thought-signature.ts';
 const s = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 export function decodeGeminiUpstreamResult(body: unknown): ChatResult {
-  if (!isObject(body)) throw new GatewayError('upstream', 'gemini upstream answered with a body that is not a JSON object');
+  if (!isObject(body))
+    throw new GatewayError('upstream', 'gemini upstream answered with a body that is not a JSON object');
   const result: ChatResult = {
     id: s(body.responseId) ?? '',
     model: s(body.modelVersion) ?? '',
@@ -21,11 +22,14 @@ export function decodeGeminiUpstreamResult(body: unknown): ChatResult {
     finish: { reason: 'other', raw: '' },
     usage: usageOfGemini(body.usageMetadata),
   };
-  const candidate = Array.isArray(body.candidates) ? body.candidates.find((c) => isObject(c) && (c.index === undefined || c.index === 0)) : undefined;
+  const candidate = Array.isArray(body.candidates)
+    ? body.candidates.find((c) => isObject(c) && (c.index === undefined || c.index === 0))
+    : undefined;
   const feedback = isObject(body.promptFeedback) ? body.promptFeedback : undefined;
   if (!isObject(candidate)) {
     const reason = s(feedback?.blockReason);
-    if (reason === undefined) throw new GatewayError('upstream', 'gemini upstream answered with no candidate and no blockReason');
+    if (reason === undefined)
+      throw new GatewayError('upstream', 'gemini upstream answered with no candidate and no blockReason');
     // The whole prompt was blocked: no candidate exists. Never a plain "stop".
     result.promptBlocked = { reason };
     result.finish = { reason: 'content-filter', raw: reason };
@@ -73,7 +77,12 @@ export function decodeCandidateParts(list: unknown[]): { parts: Part[]; toolCall
     } else if (isObject(raw.functionCall)) {
       const fc = raw.functionCall;
       const name = s(fc.name) ?? '';
-      parts.push({ type: 'tool-call', id: s(fc.id) ?? syntheticCallId(name, toolCalls), name, args: JSON.stringify(isObject(fc.args) ? fc.args : {}) });
+      parts.push({
+        type: 'tool-call',
+        id: s(fc.id) ?? syntheticCallId(name, toolCalls),
+        name,
+        args: JSON.stringify(isObject(fc.args) ? fc.args : {}),
+      });
       toolCalls++;
     } else if (isObject(raw.executableCode)) {
       const ec = raw.executableCode;
@@ -127,7 +136,9 @@ function citationsOf(candidate: Json): Citation[] {
   for (const g of Array.isArray(gm.groundingChunks) ? gm.groundingChunks : []) {
     const web = isObject(g) && isObject(g.web) ? g.web : undefined;
     if (!web || typeof web.uri !== 'string') continue;
-    out.push(typeof web.title === 'string' ? { kind: 'url', url: web.uri, title: web.title } : { kind: 'url', url: web.uri });
+    out.push(
+      typeof web.title === 'string' ? { kind: 'url', url: web.uri, title: web.title } : { kind: 'url', url: web.uri },
+    );
   }
   return out;
 }

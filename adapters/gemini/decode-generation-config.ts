@@ -13,9 +13,25 @@ import { jsonSchemaOfGeminiSchema, stringEnumOf } from './gemini-schema.ts';
 const mimeTypes = ['text/plain', 'application/json', 'text/x.enum'] as const;
 const thinkingLevels = ['THINKING_LEVEL_UNSPECIFIED', 'MINIMAL', 'LOW', 'MEDIUM', 'HIGH'] as const;
 const known = [
-  'stopSequences', 'responseMimeType', 'responseSchema', 'responseJsonSchema', 'responseModalities', 'candidateCount',
-  'maxOutputTokens', 'temperature', 'topP', 'topK', 'seed', 'presencePenalty', 'frequencyPenalty', 'responseLogprobs',
-  'logprobs', 'enableEnhancedCivicAnswers', 'speechConfig', 'thinkingConfig', 'mediaResolution',
+  'stopSequences',
+  'responseMimeType',
+  'responseSchema',
+  'responseJsonSchema',
+  'responseModalities',
+  'candidateCount',
+  'maxOutputTokens',
+  'temperature',
+  'topP',
+  'topK',
+  'seed',
+  'presencePenalty',
+  'frequencyPenalty',
+  'responseLogprobs',
+  'logprobs',
+  'enableEnhancedCivicAnswers',
+  'speechConfig',
+  'thinkingConfig',
+  'mediaResolution',
 ] as const;
 
 export type DecodedGenerationConfig = {
@@ -38,7 +54,8 @@ export function decodeGenerationConfig(v: unknown, path: string, dropped: Droppe
   const stop = f('stopSequences');
   if (stop.value !== undefined) {
     const list = arr(stop.value, stop.path).map((x, i) => str(x, `${stop.path}[${i}]`));
-    if (list.length > 5) throw invalid(stop.path, `${stop.path}: at most 5 stop sequences are allowed (got ${list.length})`);
+    if (list.length > 5)
+      throw invalid(stop.path, `${stop.path}: at most 5 stop sequences are allowed (got ${list.length})`);
     s.stop = list;
   }
   const temp = f('temperature');
@@ -83,7 +100,8 @@ export function decodeGenerationConfig(v: unknown, path: string, dropped: Droppe
   const rm = f('responseModalities');
   // Any modality word is kept: an upstream encoder refuses every one but TEXT (it changes the
   // answer), a Gemini upstream gets them as sent.
-  if (rm.value !== undefined) out.extensions.responseModalities = arr(rm.value, rm.path).map((m, i) => str(m, `${rm.path}[${i}]`));
+  if (rm.value !== undefined)
+    out.extensions.responseModalities = arr(rm.value, rm.path).map((m, i) => str(m, `${rm.path}[${i}]`));
   const mr = f('mediaResolution');
   // A tuning knob polygate only relays or warns away: a resolution newer than polygate is no error.
   if (mr.value !== undefined) out.extensions.mediaResolution = str(mr.value, mr.path);
@@ -106,16 +124,30 @@ function positive(p: Picked): number {
  * with the bare enum value; the IR models it as a string-enum schema, and the mime type stays in
  * `extensions.responseMimeType` so the encoders can unquote the JSON string again.
  */
-function decodeOutput(f: (name: (typeof known)[number]) => Picked, out: DecodedGenerationConfig, dropped: DroppedField[]): void {
+function decodeOutput(
+  f: (name: (typeof known)[number]) => Picked,
+  out: DecodedGenerationConfig,
+  dropped: DroppedField[],
+): void {
   const mt = f('responseMimeType');
   const mime = mt.value === undefined ? 'text/plain' : oneOf(mt.value, mimeTypes, mt.path);
   const rs = f('responseSchema');
   const rjs = f('responseJsonSchema');
-  if (rs.value !== undefined && rjs.value !== undefined) throw invalid(rjs.path, `${rjs.path}: responseSchema and responseJsonSchema are mutually exclusive`);
+  if (rs.value !== undefined && rjs.value !== undefined)
+    throw invalid(rjs.path, `${rjs.path}: responseSchema and responseJsonSchema are mutually exclusive`);
   const schemaField = rs.value !== undefined ? rs : rjs.value !== undefined ? rjs : undefined;
-  const schema = rs.value !== undefined ? jsonSchemaOfGeminiSchema(rs.value, rs.path, dropped) : rjs.value !== undefined ? obj(rjs.value, rjs.path) : undefined;
+  const schema =
+    rs.value !== undefined
+      ? jsonSchemaOfGeminiSchema(rs.value, rs.path, dropped)
+      : rjs.value !== undefined
+        ? obj(rjs.value, rjs.path)
+        : undefined;
   if (mime === 'text/plain') {
-    if (schemaField) throw invalid(schemaField.path, `${schemaField.path}: requires responseMimeType 'application/json' or 'text/x.enum'`);
+    if (schemaField)
+      throw invalid(
+        schemaField.path,
+        `${schemaField.path}: requires responseMimeType 'application/json' or 'text/x.enum'`,
+      );
     return;
   }
   if (mime === 'application/json') {
@@ -144,7 +176,8 @@ function decodeThinking(tc: Picked, extensions: Record<string, unknown>, dropped
   const it = pick(t, 'includeThoughts', tc.path);
   const tb = pick(t, 'thinkingBudget', tc.path);
   const tl = pick(t, 'thinkingLevel', tc.path);
-  if (tb.value !== undefined && tl.value !== undefined) throw invalid(tl.path, `${tl.path}: thinkingBudget and thinkingLevel cannot both be set`);
+  if (tb.value !== undefined && tl.value !== undefined)
+    throw invalid(tl.path, `${tl.path}: thinkingBudget and thinkingLevel cannot both be set`);
   const r: ReasoningConfig = { enabled: true };
   if (it.value !== undefined) r.includeThoughts = bool(it.value, it.path);
   if (tb.value !== undefined) {

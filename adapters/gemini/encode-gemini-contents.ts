@@ -60,7 +60,9 @@ class PartList {
   }
   pushThought(text: string, signature: string | undefined): void {
     this.#flush();
-    this.#parts.push(signature === undefined ? { text, thought: true } : { text, thought: true, thoughtSignature: signature });
+    this.#parts.push(
+      signature === undefined ? { text, thought: true } : { text, thought: true, thoughtSignature: signature },
+    );
   }
   sign(signature: string): void {
     this.#flush();
@@ -78,7 +80,8 @@ class PartList {
 }
 
 function encodePart(p: Part, at: string, parts: PartList, names: Map<string, string>, warn: WarningSink): void {
-  if ('cache' in p && p.cache !== undefined) warn('cache', 'gemini caches prompts implicitly; cache hints were dropped');
+  if ('cache' in p && p.cache !== undefined)
+    warn('cache', 'gemini caches prompts implicitly; cache hints were dropped');
   switch (p.type) {
     case 'text':
     case 'refusal':
@@ -88,9 +91,13 @@ function encodePart(p: Part, at: string, parts: PartList, names: Map<string, str
     case 'file': {
       const media = inlineMedia(p.source);
       if (!media) {
-        throw invalid(at, `${at}: provider format 'gemini' takes images and files only as base64 data (a URL or file id would need fileData, which polygate does not support)`);
+        throw invalid(
+          at,
+          `${at}: provider format 'gemini' takes images and files only as base64 data (a URL or file id would need fileData, which polygate does not support)`,
+        );
       }
-      if (p.type === 'image' && p.detail !== undefined && p.detail !== 'auto') warn('detail', "gemini has no per-image detail setting; 'detail' was dropped");
+      if (p.type === 'image' && p.detail !== undefined && p.detail !== 'auto')
+        warn('detail', "gemini has no per-image detail setting; 'detail' was dropped");
       parts.push(media);
       break;
     }
@@ -100,7 +107,10 @@ function encodePart(p: Part, at: string, parts: PartList, names: Map<string, str
         if (p.text !== '') parts.pushThought(p.text, p.signature);
         else if (p.signature !== undefined) parts.sign(p.signature);
       } else if (p.text !== '' || hasOpaque(p)) {
-        warn('reasoning', `reasoning from ${p.origin ?? 'another provider'} cannot be replayed to gemini and was dropped`);
+        warn(
+          'reasoning',
+          `reasoning from ${p.origin ?? 'another provider'} cannot be replayed to gemini and was dropped`,
+        );
       }
       break;
     case 'tool-call': {
@@ -112,12 +122,18 @@ function encodePart(p: Part, at: string, parts: PartList, names: Map<string, str
     case 'tool-result': {
       const name = p.name ?? names.get(p.callId);
       if (name === undefined) {
-        throw invalid(`${at}.callId`, `${at}.callId: provider format 'gemini' needs the function name of tool result '${p.callId}', and no earlier tool call has that id`);
+        throw invalid(
+          `${at}.callId`,
+          `${at}.callId: provider format 'gemini' needs the function name of tool result '${p.callId}', and no earlier tool call has that id`,
+        );
       }
       for (const c of p.content) {
-        if (c.type === 'image' && inlineMedia(c.source) === undefined) throw invalid(at, `${at}: provider format 'gemini' takes tool result images only as base64 data`);
+        if (c.type === 'image' && inlineMedia(c.source) === undefined)
+          throw invalid(at, `${at}: provider format 'gemini' takes tool result images only as base64 data`);
       }
-      parts.push({ functionResponse: functionResponseOf(p, name, isSyntheticCallId(p.callId, name) ? undefined : p.callId) });
+      parts.push({
+        functionResponse: functionResponseOf(p, name, isSyntheticCallId(p.callId, name) ? undefined : p.callId),
+      });
       break;
     }
     case 'code':
@@ -134,7 +150,8 @@ function encodePart(p: Part, at: string, parts: PartList, names: Map<string, str
 /** FunctionCall.args is an object; the IR keeps the model's JSON text. */
 function argsOf(text: string, at: string): Json {
   if (text.trim() === '') return {};
-  if (jsonTextTooDeep(text)) throw invalid(at, `${at}: tool call arguments nest deeper than ${maxJsonTextDepth} levels`);
+  if (jsonTextTooDeep(text))
+    throw invalid(at, `${at}: tool call arguments nest deeper than ${maxJsonTextDepth} levels`);
   let v: unknown;
   try {
     v = JSON.parse(text);

@@ -33,7 +33,8 @@ export function encodeGeminiResult(result: ChatResult, request: ChatRequest): Js
   return { candidates: [candidate], ...tail };
 }
 
-export const isEnumOutput = (request: ChatRequest): boolean => ownExtensions(request, 'gemini').responseMimeType === 'text/x.enum';
+export const isEnumOutput = (request: ChatRequest): boolean =>
+  ownExtensions(request, 'gemini').responseMimeType === 'text/x.enum';
 
 /** `text/x.enum` answers with the bare value; an upstream asked for a JSON string sends it quoted. */
 export function unquoteEnum(text: string): string {
@@ -73,7 +74,11 @@ export function encodeResultParts(parts: Part[], includeThoughts: boolean, enumO
         if (includeThoughts && p.text !== '') {
           flushPending();
           const sig = signatureOfReasoning(p, false);
-          out.push(sig === undefined ? { text: p.text, thought: true } : { text: p.text, thought: true, thoughtSignature: sig });
+          out.push(
+            sig === undefined
+              ? { text: p.text, thought: true }
+              : { text: p.text, thought: true, thoughtSignature: sig },
+          );
         } else {
           const sig = signatureOfReasoning(p, true);
           if (sig !== undefined) {
@@ -83,10 +88,18 @@ export function encodeResultParts(parts: Part[], includeThoughts: boolean, enumO
         }
         break;
       case 'tool-call':
-        push({ functionCall: functionCallOf(p.id, p.name, parseJsonObject(p.args, `arguments of tool call '${p.name}'`)) });
+        push({
+          functionCall: functionCallOf(p.id, p.name, parseJsonObject(p.args, `arguments of tool call '${p.name}'`)),
+        });
         break;
       case 'tool-result':
-        push({ functionResponse: functionResponseOf(p, p.name ?? '', isSyntheticCallId(p.callId, p.name ?? '') ? undefined : p.callId) });
+        push({
+          functionResponse: functionResponseOf(
+            p,
+            p.name ?? '',
+            isSyntheticCallId(p.callId, p.name ?? '') ? undefined : p.callId,
+          ),
+        });
         break;
       case 'image':
       case 'file':
@@ -138,13 +151,19 @@ export function functionResponseOf(p: ToolResultPart, name: string, id: string |
   }
   response ??= p.isError ? { error: text } : { content: text };
   const fr: Json = id === undefined ? { name, response } : { id, name, response };
-  const media = p.content.flatMap((c) => (c.type === 'image' ? [inlineMedia(c.source)] : [])).filter((m) => m !== undefined);
+  const media = p.content
+    .flatMap((c) => (c.type === 'image' ? [inlineMedia(c.source)] : []))
+    .filter((m) => m !== undefined);
   if (media.length > 0) fr.parts = media;
   return fr;
 }
 
 export const safetyRatings = (list: SafetyRating[]): Json[] =>
-  list.map((r) => (r.blocked === undefined ? { category: r.category, probability: r.probability } : { category: r.category, probability: r.probability, blocked: r.blocked }));
+  list.map((r) =>
+    r.blocked === undefined
+      ? { category: r.category, probability: r.probability }
+      : { category: r.category, probability: r.probability, blocked: r.blocked },
+  );
 
 /** URL citations as citationSources, offsets shifted to the candidate's whole text. */
 function citationSources(parts: Part[]): Json[] {

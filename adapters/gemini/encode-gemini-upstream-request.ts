@@ -22,14 +22,19 @@ const generationExtensions = ['responseModalities', 'speechConfig', 'mediaResolu
 /** Extensions this encoder consumes itself while mapping IR fields. */
 const consumed = ['responseLogprobs', 'logprobs', 'functionResponseSchemas'];
 
-export function encodeGeminiUpstreamRequest(req: ChatRequest, upstreamModel: string, warnSink: WarningSink): UpstreamHttpRequest {
+export function encodeGeminiUpstreamRequest(
+  req: ChatRequest,
+  upstreamModel: string,
+  warnSink: WarningSink,
+): UpstreamHttpRequest {
   const warn = onceWarner(warnSink);
   // A route may name the model in its long form (`models/{model}`); the path wants the short one.
   const model = encodeURIComponent(upstreamModel.replace(/^models\//, ''));
   const body: Json = {};
   body.contents = encodeContents(req.messages, warn);
   if (req.system.length > 0) {
-    if (req.system.some((t) => t.cache !== undefined)) warn('cache', 'gemini caches prompts implicitly; cache hints were dropped');
+    if (req.system.some((t) => t.cache !== undefined))
+      warn('cache', 'gemini caches prompts implicitly; cache hints were dropped');
     body.systemInstruction = { parts: req.system.map((t) => ({ text: t.text })) };
   }
   const tools = encodeTools(req, warn);
@@ -45,11 +50,14 @@ export function encodeGeminiUpstreamRequest(req: ChatRequest, upstreamModel: str
   if (tools.length > 0 && body.tools === undefined) body.tools = tools;
   if (Object.keys(toolConfig).length > 0) body.toolConfig = toolConfig;
   if (Object.keys(gen).length > 0) body.generationConfig = gen;
-  if (req.parallelToolCalls === false) warn('parallelToolCalls', 'gemini cannot forbid parallel function calls; the setting was dropped');
+  if (req.parallelToolCalls === false)
+    warn('parallelToolCalls', 'gemini cannot forbid parallel function calls; the setting was dropped');
   if (req.user !== undefined) warn('user', 'gemini has no end-user field; it was dropped');
   if (req.metadata !== undefined) warn('metadata', 'gemini has no request metadata; it was dropped');
   return {
-    path: req.stream ? `/v1beta/models/${model}:streamGenerateContent?alt=sse` : `/v1beta/models/${model}:generateContent`,
+    path: req.stream
+      ? `/v1beta/models/${model}:streamGenerateContent?alt=sse`
+      : `/v1beta/models/${model}:generateContent`,
     body,
     headers: {},
   };
@@ -65,7 +73,8 @@ function encodeTools(req: ChatRequest, warn: WarningSink): Json[] {
   const out: Json[] = [];
   const own = ownExtensions(req, 'gemini');
   const responseSchemas = isObject(own.functionResponseSchemas) ? own.functionResponseSchemas : {};
-  const allowed = req.toolChoice?.type === 'allowed' && req.toolChoice.mode === 'auto' ? new Set(req.toolChoice.names) : undefined;
+  const allowed =
+    req.toolChoice?.type === 'allowed' && req.toolChoice.mode === 'auto' ? new Set(req.toolChoice.names) : undefined;
   req.tools.forEach((t: Tool, i) => {
     if (t.cache !== undefined) warn('cache', 'gemini caches prompts implicitly; cache hints were dropped');
     if (t.type === 'function') {
@@ -92,7 +101,8 @@ function encodeTools(req: ChatRequest, warn: WarningSink): Json[] {
       case 'web-search': {
         // Google Search takes no settings: another format's (domains, location, uses) are reported.
         const settings = Object.keys(t.options).filter((k) => k !== 'type');
-        if (settings.length > 0) warn(`tools[${i}]`, `gemini's googleSearch has no settings; ${settings.join(', ')} dropped`);
+        if (settings.length > 0)
+          warn(`tools[${i}]`, `gemini's googleSearch has no settings; ${settings.join(', ')} dropped`);
         out.push({ googleSearch: {} });
         break;
       }
@@ -100,7 +110,10 @@ function encodeTools(req: ChatRequest, warn: WarningSink): Json[] {
       case 'computer-use':
       case 'bash':
       case 'text-editor':
-        throw invalid(`tools[${i}]`, `tools[${i}]: built-in tool '${t.name ?? t.kind}' is not supported by provider format 'gemini'`);
+        throw invalid(
+          `tools[${i}]`,
+          `tools[${i}]: built-in tool '${t.name ?? t.kind}' is not supported by provider format 'gemini'`,
+        );
       default:
         assertNever(t.kind, 'builtin tool kind');
     }
@@ -112,7 +125,11 @@ function encodeToolConfig(choice: ToolChoice | undefined, tools: Tool[]): Json {
   if (!choice) return {};
   // functionCallingConfig forces functions only: a forced built-in tool cannot be asked for.
   const forced = forcedBuiltinTool(tools, choice);
-  if (forced) throw invalid('tool_choice', `tool_choice: provider format 'gemini' cannot force the built-in tool '${forced.name ?? forced.kind}'`);
+  if (forced)
+    throw invalid(
+      'tool_choice',
+      `tool_choice: provider format 'gemini' cannot force the built-in tool '${forced.name ?? forced.kind}'`,
+    );
   switch (choice.type) {
     case 'auto':
       return { functionCallingConfig: { mode: 'AUTO' } };
@@ -135,7 +152,8 @@ function encodeGenerationConfig(req: ChatRequest): Json {
   const s = req.sampling;
   const g: Json = {};
   if (s.stop !== undefined && s.stop.length > 0) {
-    if (s.stop.length > 5) throw invalid('stop', `stop: provider format 'gemini' accepts at most 5 stop sequences (got ${s.stop.length})`);
+    if (s.stop.length > 5)
+      throw invalid('stop', `stop: provider format 'gemini' accepts at most 5 stop sequences (got ${s.stop.length})`);
     g.stopSequences = s.stop;
   }
   if (s.temperature !== undefined) g.temperature = s.temperature;
@@ -170,7 +188,11 @@ function encodeGenerationConfig(req: ChatRequest): Json {
       else if (r.budgetTokens !== undefined) tc.thinkingBudget = r.budgetTokens;
       // Levels above `high` (`xhigh`, Anthropic's `max`) ask for more than every Gemini model's
       // budget cap takes: the nearest of Gemini's own four levels keeps the budget valid.
-      else if (r.effort !== undefined) tc.thinkingBudget = budgetOfEffort[r.effort === 'none' ? 'none' : nearestEffort(r.effort, ['minimal', 'low', 'medium', 'high'] as const)];
+      else if (r.effort !== undefined)
+        tc.thinkingBudget =
+          budgetOfEffort[
+            r.effort === 'none' ? 'none' : nearestEffort(r.effort, ['minimal', 'low', 'medium', 'high'] as const)
+          ];
       // Adaptive thinking without an effort is Gemini's dynamic budget.
       else if (r.adaptive) tc.thinkingBudget = -1;
       tc.includeThoughts = r.includeThoughts ?? true;
@@ -185,7 +207,14 @@ function encodeGenerationConfig(req: ChatRequest): Json {
  * `toolConfig.X` and `tools.X` name fields newer than this adapter. Anything else (a dropped
  * part's note) is named in a warning.
  */
-function relayExtensions(ext: Readonly<Record<string, unknown>>, body: Json, gen: Json, tools: Json[], toolConfig: Json, warn: WarningSink): void {
+function relayExtensions(
+  ext: Readonly<Record<string, unknown>>,
+  body: Json,
+  gen: Json,
+  tools: Json[],
+  toolConfig: Json,
+  warn: WarningSink,
+): void {
   for (const [key, value] of Object.entries(ext)) {
     if (value === undefined || consumed.includes(key) || isClientSideExtension('gemini', key)) continue;
     if (topLevelExtensions.includes(key)) body[key] = value;

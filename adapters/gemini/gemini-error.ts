@@ -23,7 +23,10 @@ export function encodeGeminiError(err: GatewayError): EncodedError {
   const status = err.kind === 'upstream' ? 500 : err.status;
   const error: Json = { code: status, message: err.message, status: statusName[err.kind] };
   // Google's own 429s say when to retry in a RetryInfo detail; the header is kept too.
-  if (err.retryAfter !== undefined) error.details = [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${Math.ceil(err.retryAfter)}s` }];
+  if (err.retryAfter !== undefined)
+    error.details = [
+      { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${Math.ceil(err.retryAfter)}s` },
+    ];
   return {
     status,
     body: { error },
@@ -70,7 +73,8 @@ function retryAfterOf(headers: WireHeaders, details: unknown[]): number | undefi
 
 /** Google answers a bad API key with 400 INVALID_ARGUMENT and reason API_KEY_INVALID, not 401. */
 const isKeyProblem = (e: WireError): boolean =>
-  e.details.some((d) => isObject(d) && (d.reason === 'API_KEY_INVALID' || d.reason === 'API_KEY_SERVICE_BLOCKED')) || /API key not valid/i.test(e.message);
+  e.details.some((d) => isObject(d) && (d.reason === 'API_KEY_INVALID' || d.reason === 'API_KEY_SERVICE_BLOCKED')) ||
+  /API key not valid/i.test(e.message);
 
 /** An upstream HTTP error as a GatewayError; the HTTP status picks the kind. */
 export function decodeGeminiUpstreamError(status: number, body: unknown, headers: WireHeaders): GatewayError {
@@ -78,15 +82,23 @@ export function decodeGeminiUpstreamError(status: number, body: unknown, headers
   if (status === 401 || status === 403 || isKeyProblem(e)) {
     // polygate already accepted the client's key; the upstream refused polygate's provider key.
     // That is the gateway's configuration fault: 502, and the key is never echoed.
-    return new GatewayError('upstream', `the gemini provider rejected the gateway's credentials (HTTP ${status}${e.status ? ` ${e.status}` : ''}); check the provider's api_key`);
+    return new GatewayError(
+      'upstream',
+      `the gemini provider rejected the gateway's credentials (HTTP ${status}${e.status ? ` ${e.status}` : ''}); check the provider's api_key`,
+    );
   }
   const detail = e.message || e.status || `HTTP ${status}`;
-  return new GatewayError(kindOfStatus(status), `gemini upstream error: ${detail}`, { retryAfter: retryAfterOf(headers, e.details) });
+  return new GatewayError(kindOfStatus(status), `gemini upstream error: ${detail}`, {
+    retryAfter: retryAfterOf(headers, e.details),
+  });
 }
 
 /** An `{error}` chunk inside a stream: the upstream failed after the stream began. */
 export function decodeGeminiStreamError(body: unknown): GatewayError {
   const e = wireErrorOf(body);
-  const kind: ErrorKind = e.code === undefined || e.code < 400 || e.code === 401 || e.code === 403 ? 'upstream' : kindOfStatus(e.code);
-  return new GatewayError(kind, `gemini upstream error: ${e.message || e.status || 'the stream reported an error'}`, { retryAfter: retryAfterOf({}, e.details) });
+  const kind: ErrorKind =
+    e.code === undefined || e.code < 400 || e.code === 401 || e.code === 403 ? 'upstream' : kindOfStatus(e.code);
+  return new GatewayError(kind, `gemini upstream error: ${e.message || e.status || 'the stream reported an error'}`, {
+    retryAfter: retryAfterOf({}, e.details),
+  });
 }

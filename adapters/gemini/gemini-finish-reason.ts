@@ -4,8 +4,23 @@
 import type { ChatFinish, FinishReason } from '../../src/ir/chat-result.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 
-const filterReasons = ['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION'];
-const errorReasons = ['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL', 'TOO_MANY_TOOL_CALLS', 'MISSING_THOUGHT_SIGNATURE', 'MALFORMED_RESPONSE'];
+const filterReasons = [
+  'SAFETY',
+  'RECITATION',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'IMAGE_SAFETY',
+  'IMAGE_PROHIBITED_CONTENT',
+  'IMAGE_RECITATION',
+];
+const errorReasons = [
+  'MALFORMED_FUNCTION_CALL',
+  'UNEXPECTED_TOOL_CALL',
+  'TOO_MANY_TOOL_CALLS',
+  'MISSING_THOUGHT_SIGNATURE',
+  'MALFORMED_RESPONSE',
+];
 const otherReasons = ['OTHER', 'LANGUAGE', 'FINISH_REASON_UNSPECIFIED', 'IMAGE_OTHER', 'NO_IMAGE'];
 const blockReasons = ['BLOCK_REASON_UNSPECIFIED', 'SAFETY', 'OTHER', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'IMAGE_SAFETY'];
 
@@ -47,7 +62,14 @@ export function geminiFinishReason(finish: ChatFinish): string {
 /** Gemini has no word for some IR finishes; `finishMessage` says what really happened. */
 export function geminiFinishMessage(finish: ChatFinish): string | undefined {
   const wire = geminiFinishReason(finish);
-  if (wire === finish.raw || finish.reason === 'stop' || finish.reason === 'length' || finish.reason === 'tool-calls' || finish.reason === 'stop-sequence') return undefined;
+  if (
+    wire === finish.raw ||
+    finish.reason === 'stop' ||
+    finish.reason === 'length' ||
+    finish.reason === 'tool-calls' ||
+    finish.reason === 'stop-sequence'
+  )
+    return undefined;
   return `upstream finish reason: ${finish.raw || finish.reason}`;
 }
 

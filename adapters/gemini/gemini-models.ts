@@ -22,11 +22,13 @@ const token = (id: string): string => Buffer.from(id).toString('base64url');
 /** `pageSize` (default 50, at most 1000) models after the model `pageToken` names. */
 export function geminiModelList(models: readonly ListedModel[], q: WireQuery) {
   const size = q.pageSize === undefined ? 50 : Number(q.pageSize);
-  if (!Number.isInteger(size) || size < 1) throw new GatewayError('invalid-request', 'pageSize: must be a positive integer', { param: 'pageSize' });
+  if (!Number.isInteger(size) || size < 1)
+    throw new GatewayError('invalid-request', 'pageSize: must be a positive integer', { param: 'pageSize' });
   let start = 0;
   if (typeof q.pageToken === 'string' && q.pageToken !== '') {
     start = models.findIndex((m) => token(m.id) === q.pageToken);
-    if (start < 0) throw new GatewayError('invalid-request', 'pageToken: not a token this list gave out', { param: 'pageToken' });
+    if (start < 0)
+      throw new GatewayError('invalid-request', 'pageToken: not a token this list gave out', { param: 'pageToken' });
   }
   const page = models.slice(start, start + Math.min(size, 1000));
   const next = models[start + page.length];

@@ -6,7 +6,8 @@ import { bodyObject, type RoutingFields } from '../shared/routing-fields.ts';
 export function peekGeminiRequest(body: unknown, ctx: InboundContext): RoutingFields {
   bodyObject(body);
   const model = (ctx.params.model ?? '').replace(/^models\//, '');
-  if (model === '') throw invalid('model', 'model: the path must name a model (/v1beta/models/{model}:generateContent)');
+  if (model === '')
+    throw invalid('model', 'model: the path must name a model (/v1beta/models/{model}:generateContent)');
   return { model, stream: ctx.streamByRoute === true, relayable: true };
 }
 

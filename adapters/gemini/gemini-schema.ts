@@ -9,9 +9,28 @@ import { intLike, noteUnknown, pick } from './gemini-fields.ts';
 
 const schemaTypes = ['TYPE_UNSPECIFIED', 'STRING', 'NUMBER', 'INTEGER', 'BOOLEAN', 'ARRAY', 'OBJECT', 'NULL'] as const;
 const schemaFields = [
-  'type', 'format', 'title', 'description', 'nullable', 'enum', 'example', 'default', 'items', 'properties', 'required',
-  'minimum', 'maximum', 'minItems', 'maxItems', 'minLength', 'maxLength', 'minProperties', 'maxProperties', 'pattern',
-  'anyOf', 'propertyOrdering',
+  'type',
+  'format',
+  'title',
+  'description',
+  'nullable',
+  'enum',
+  'example',
+  'default',
+  'items',
+  'properties',
+  'required',
+  'minimum',
+  'maximum',
+  'minItems',
+  'maxItems',
+  'minLength',
+  'maxLength',
+  'minProperties',
+  'maxProperties',
+  'pattern',
+  'anyOf',
+  'propertyOrdering',
 ] as const;
 const intFields = ['minItems', 'maxItems', 'minLength', 'maxLength', 'minProperties', 'maxProperties'] as const;
 
@@ -34,7 +53,8 @@ export function jsonSchemaOfGeminiSchema(v: unknown, at: string, dropped: Droppe
     if (upper !== 'TYPE_UNSPECIFIED') t = upper.toLowerCase();
   }
   const nullable = pick(s, 'nullable', at);
-  if (nullable.value !== undefined && typeof nullable.value !== 'boolean') throw invalid(nullable.path, `${nullable.path}: expected a boolean`);
+  if (nullable.value !== undefined && typeof nullable.value !== 'boolean')
+    throw invalid(nullable.path, `${nullable.path}: expected a boolean`);
   const isNullable = nullable.value === true;
   if (t !== undefined) out.type = isNullable && t !== 'null' ? [t, 'null'] : t;
   for (const k of ['format', 'title', 'description', 'pattern'] as const) {
@@ -67,14 +87,17 @@ export function jsonSchemaOfGeminiSchema(v: unknown, at: string, dropped: Droppe
   if (props.value !== undefined) {
     const map = obj(props.value, props.path);
     const converted: Json = {};
-    for (const [name, sub] of Object.entries(map)) converted[name] = jsonSchemaOfGeminiSchema(sub, `${props.path}.${name}`, dropped);
+    for (const [name, sub] of Object.entries(map))
+      converted[name] = jsonSchemaOfGeminiSchema(sub, `${props.path}.${name}`, dropped);
     out.properties = converted;
   }
   const req = pick(s, 'required', at);
   if (req.value !== undefined) out.required = arr(req.value, req.path).map((r, i) => str(r, `${req.path}[${i}]`));
   const anyOf = pick(s, 'anyOf', at);
   if (anyOf.value !== undefined) {
-    const subs = arr(anyOf.value, anyOf.path).map((sub, i) => jsonSchemaOfGeminiSchema(sub, `${anyOf.path}[${i}]`, dropped));
+    const subs = arr(anyOf.value, anyOf.path).map((sub, i) =>
+      jsonSchemaOfGeminiSchema(sub, `${anyOf.path}[${i}]`, dropped),
+    );
     out.anyOf = isNullable && t === undefined ? [...subs, { type: 'null' }] : subs;
   }
   const ordering = pick(s, 'propertyOrdering', at);
@@ -102,7 +125,14 @@ export function geminiEnumSchema(values: string[]): Json {
  * properties, additionalProperties, required, propertyOrdering) has none of them, and none changes
  * what a valid argument is, so they are removed rather than reported.
  */
-const refusedKeywords = new Set(['$schema', '$comment', 'enumDescriptions', 'markdownDescription', 'markdownEnumDescriptions', 'deprecationMessage']);
+const refusedKeywords = new Set([
+  '$schema',
+  '$comment',
+  'enumDescriptions',
+  'markdownDescription',
+  'markdownEnumDescriptions',
+  'deprecationMessage',
+]);
 /** Keywords whose value is a map of names to schemas (the names themselves are data, not keywords). */
 const schemaMaps = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 /** Deeper than any real tool schema; bounds the walk on hostile input. */
@@ -118,7 +148,10 @@ export function geminiJsonSchema(schema: Json): Json {
     for (const [k, x] of Object.entries(v)) {
       if (!isMap && refusedKeywords.has(k)) continue;
       // `enum`, `const`, `default` and `examples` hold data, never schemas: copied as they are.
-      out[k] = !isMap && (k === 'enum' || k === 'const' || k === 'default' || k === 'examples') ? x : walk(x, depth + 1, !isMap && schemaMaps.has(k));
+      out[k] =
+        !isMap && (k === 'enum' || k === 'const' || k === 'default' || k === 'examples')
+          ? x
+          : walk(x, depth + 1, !isMap && schemaMaps.has(k));
     }
     return out;
   };

@@ -71,11 +71,14 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
     } catch {
       return this.#fail(new GatewayError('upstream', 'gemini upstream sent a stream chunk that is not JSON'));
     }
-    if (!isObject(chunk)) return this.#fail(new GatewayError('upstream', 'gemini upstream sent a stream chunk that is not an object'));
+    if (!isObject(chunk))
+      return this.#fail(new GatewayError('upstream', 'gemini upstream sent a stream chunk that is not an object'));
     if (chunk.error !== undefined && chunk.error !== null) return this.#fail(decodeGeminiStreamError(chunk));
     this.onStart(chunk);
     if (chunk.usageMetadata !== undefined) this.#usage = usageOfGemini(chunk.usageMetadata);
-    const candidate = Array.isArray(chunk.candidates) ? chunk.candidates.find((c) => isObject(c) && (c.index === undefined || c.index === 0)) : undefined;
+    const candidate = Array.isArray(chunk.candidates)
+      ? chunk.candidates.find((c) => isObject(c) && (c.index === undefined || c.index === 0))
+      : undefined;
     if (isObject(candidate)) {
       const content = isObject(candidate.content) ? candidate.content : {};
       for (const part of Array.isArray(content.parts) ? content.parts : []) if (isObject(part)) this.onPart(part);
@@ -91,8 +94,15 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
   onStart(chunk: Json): void {
     if (this.#started) return;
     this.#started = true;
-    const usage = isObject(chunk.usageMetadata) ? { inputTokens: usageOfGemini(chunk.usageMetadata).inputTokens } : undefined;
-    this.#out.push({ type: 'start', id: s(chunk.responseId) ?? '', model: s(chunk.modelVersion) ?? '', ...(usage ? { usage } : {}) });
+    const usage = isObject(chunk.usageMetadata)
+      ? { inputTokens: usageOfGemini(chunk.usageMetadata).inputTokens }
+      : undefined;
+    this.#out.push({
+      type: 'start',
+      id: s(chunk.responseId) ?? '',
+      model: s(chunk.modelVersion) ?? '',
+      ...(usage ? { usage } : {}),
+    });
   }
 
   onPart(part: Json): void {
@@ -105,7 +115,12 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
     if (isObject(part.executableCode) || isObject(part.codeExecutionResult)) return this.onCode(part);
     if (isObject(part.inlineData) || isObject(part.fileData)) {
       // The IR stream has no media events; failing beats silently losing an image.
-      return this.#fail(new GatewayError('upstream', 'gemini upstream streamed a media part, which polygate cannot relay in a translated stream; use generateContent'));
+      return this.#fail(
+        new GatewayError(
+          'upstream',
+          'gemini upstream streamed a media part, which polygate cannot relay in a translated stream; use generateContent',
+        ),
+      );
     }
   }
 
@@ -133,7 +148,8 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
     }
     const open = this.#openReasoning(r.redacted, r.origin);
     if (r.text !== '') this.#out.push({ type: 'reasoning-delta', index: open.index, text: r.text });
-    if (r.signature !== undefined) this.#out.push({ type: 'reasoning-signature', index: open.index, signature: r.signature });
+    if (r.signature !== undefined)
+      this.#out.push({ type: 'reasoning-signature', index: open.index, signature: r.signature });
     this.#closeOpen(r.encrypted);
   }
 
@@ -185,11 +201,18 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
   }
 
   /** `origin` names whose signature the part carries: Gemini's own, or another provider's from an envelope. */
-  #openReasoning(redacted: string | undefined, origin: ReasoningOrigin): { kind: 'reasoning'; index: number; signed: boolean } {
+  #openReasoning(
+    redacted: string | undefined,
+    origin: ReasoningOrigin,
+  ): { kind: 'reasoning'; index: number; signed: boolean } {
     this.#closeOpen();
     const open = { kind: 'reasoning' as const, index: this.#nextIndex++, signed: false };
     this.#open = open;
-    this.#out.push(redacted === undefined ? { type: 'reasoning-start', index: open.index, origin } : { type: 'reasoning-start', index: open.index, redacted, origin });
+    this.#out.push(
+      redacted === undefined
+        ? { type: 'reasoning-start', index: open.index, origin }
+        : { type: 'reasoning-start', index: open.index, redacted, origin },
+    );
     return open;
   }
 
@@ -202,7 +225,11 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
         this.#out.push({ type: 'text-end', index: open.index });
         break;
       case 'reasoning':
-        this.#out.push(encrypted === undefined ? { type: 'reasoning-end', index: open.index } : { type: 'reasoning-end', index: open.index, encrypted });
+        this.#out.push(
+          encrypted === undefined
+            ? { type: 'reasoning-end', index: open.index }
+            : { type: 'reasoning-end', index: open.index, encrypted },
+        );
         break;
       default:
         assertNever(open, 'open part');

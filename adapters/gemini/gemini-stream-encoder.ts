@@ -140,7 +140,12 @@ export class GeminiStreamEncoder implements ClientStreamEncoder {
    * The last chunk: finishReason, safety ratings and usage. A blocked prompt has no candidate at
    * all, only promptFeedback, as Gemini itself answers it.
    */
-  onFinish(finish: ChatFinish, usage: Usage, safety: SafetyRating[] | undefined, blocked: { reason: string } | undefined): SseFrame[] {
+  onFinish(
+    finish: ChatFinish,
+    usage: Usage,
+    safety: SafetyRating[] | undefined,
+    blocked: { reason: string } | undefined,
+  ): SseFrame[] {
     this.#over = true;
     if (blocked) {
       const feedback: Json = { blockReason: geminiBlockReason(blocked.reason) };
@@ -148,7 +153,8 @@ export class GeminiStreamEncoder implements ClientStreamEncoder {
       return [this.#frame({ promptFeedback: feedback, usageMetadata: geminiUsageMetadata(usage) })];
     }
     const candidate: Json = {};
-    if (this.#pendingSignature !== undefined) candidate.content = { parts: [this.#signed({ text: '' })], role: 'model' };
+    if (this.#pendingSignature !== undefined)
+      candidate.content = { parts: [this.#signed({ text: '' })], role: 'model' };
     candidate.finishReason = geminiFinishReason(finish);
     const message = geminiFinishMessage(finish);
     if (message !== undefined) candidate.finishMessage = message;
@@ -166,9 +172,12 @@ export class GeminiStreamEncoder implements ClientStreamEncoder {
 
   #chunk(parts: Json[]): SseFrame[] {
     const [first, ...rest] = parts;
-    const body: Json = { candidates: [{ content: { parts: [this.#signed(first), ...rest], role: 'model' }, index: 0 }] };
+    const body: Json = {
+      candidates: [{ content: { parts: [this.#signed(first), ...rest], role: 'model' }, index: 0 }],
+    };
     // Like the real API, every chunk carries the usage known so far (the prompt count).
-    if (this.#usage.inputTokens !== undefined) body.usageMetadata = { promptTokenCount: this.#usage.inputTokens, totalTokenCount: this.#usage.inputTokens };
+    if (this.#usage.inputTokens !== undefined)
+      body.usageMetadata = { promptTokenCount: this.#usage.inputTokens, totalTokenCount: this.#usage.inputTokens };
     return [this.#frame(body)];
   }
 

@@ -5,7 +5,8 @@
 import type { Usage } from '../../src/ir/chat-result.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
 
-const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
+const count = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
 
 export function usageOfGemini(v: unknown): Usage {
   if (!isObject(v)) return { inputTokens: 0, outputTokens: 0 };

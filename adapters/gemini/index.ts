@@ -35,7 +35,12 @@ export const geminiUpstreamCodec: ChatUpstreamCodec = {
 
 export { decodeGeminiStreamError, decodeGeminiUpstreamError, encodeGeminiError } from './gemini-error.ts';
 
-const methods: RouteMethods = { generate: 'generateContent', stream: 'streamGenerateContent', count: 'countTokens', streamQuery: { param: 'alt', value: 'sse' } };
+const methods: RouteMethods = {
+  generate: 'generateContent',
+  stream: 'streamGenerateContent',
+  count: 'countTokens',
+  streamQuery: { param: 'alt', value: 'sse' },
+};
 
 /**
  * The Gemini format (docs/architecture.md, "The format module"). `/v1/models` is Gemini's when a
@@ -48,24 +53,49 @@ export const gemini: FormatModule = {
   operation: () => 'chat',
   paths: [
     { prefix: '/v1beta' },
-    { prefix: '/v1/models', when: (headers, query, path) => path.includes(':') || headers['x-goog-api-key'] !== undefined || query.key !== undefined },
+    {
+      prefix: '/v1/models',
+      when: (headers, query, path) =>
+        path.includes(':') || headers['x-goog-api-key'] !== undefined || query.key !== undefined,
+    },
   ],
   // Current @google/genai versions call either prefix. Without alt=sse the real API streams one
   // JSON array at the end; every SDK asks for SSE, the only stream polygate serves.
-  routes: ['/v1beta/models', '/v1/models'].flatMap((prefix) => [
-    { method: 'POST', path: `${prefix}/:target`, kind: 'chat-methods', methods },
-    { method: 'GET', path: prefix, kind: 'model-list' },
-    { method: 'GET', path: `${prefix}/:model`, kind: 'model-get' },
-  ] as const),
+  routes: ['/v1beta/models', '/v1/models'].flatMap(
+    (prefix) =>
+      [
+        { method: 'POST', path: `${prefix}/:target`, kind: 'chat-methods', methods },
+        { method: 'GET', path: prefix, kind: 'model-list' },
+        { method: 'GET', path: `${prefix}/:model`, kind: 'model-get' },
+      ] as const,
+  ),
   // The Google GenAI SDK sends `x-goog-api-key`; REST examples use `?key=`.
-  credential: (headers, query) => headerValue(headers, 'x-goog-api-key') ?? (typeof query.key === 'string' ? query.key : undefined),
+  credential: (headers, query) =>
+    headerValue(headers, 'x-goog-api-key') ?? (typeof query.key === 'string' ? query.key : undefined),
   credentialHeaders: ['x-goog-api-key'],
   encodeError: encodeGeminiError,
   // GenerateContentParameters in node_modules/@google/genai (REST names).
-  knownFields: ['contents', 'tools', 'toolConfig', 'systemInstruction', 'generationConfig', 'safetySettings', 'cachedContent', 'labels', 'serviceTier', 'store', 'model'],
+  knownFields: [
+    'contents',
+    'tools',
+    'toolConfig',
+    'systemInstruction',
+    'generationConfig',
+    'safetySettings',
+    'cachedContent',
+    'labels',
+    'serviceTier',
+    'store',
+    'model',
+  ],
   providers: [{ type: 'gemini' }],
   client: geminiClientCodec,
   countClient: geminiCountClient,
   models: geminiModels,
-  upstream: { codec: geminiUpstreamCodec, relay: geminiRelay, authHeaders: (key) => ({ 'x-goog-api-key': key }), countWire: geminiCountWire },
+  upstream: {
+    codec: geminiUpstreamCodec,
+    relay: geminiRelay,
+    authHeaders: (key) => ({ 'x-goog-api-key': key }),
+    countWire: geminiCountWire,
+  },
 };

@@ -34,7 +34,8 @@ export function reasoningOfSignature(signature: string, text: string): Reasoning
  * (Gemini sends the signature on the last fragment, or on the part after the thoughts).
  */
 export function pushThought(parts: Part[], text: string, signature: string | undefined): void {
-  const r: ReasoningPart = signature !== undefined ? reasoningOfSignature(signature, text) : { type: 'reasoning', text, origin: 'gemini' };
+  const r: ReasoningPart =
+    signature !== undefined ? reasoningOfSignature(signature, text) : { type: 'reasoning', text, origin: 'gemini' };
   const prev = parts[parts.length - 1];
   if (prev?.type === 'reasoning' && !hasOpaque(prev) && prev.text !== '') {
     mergeInto(prev, { ...r, text: prev.text + r.text });

@@ -53,7 +53,8 @@ export function sniffAudioContainer(head: Uint8Array): AudioContainer | undefine
   if (head.length >= 4 && head[0] === 0x1a && head[1] === 0x45 && head[2] === 0xdf && head[3] === 0xa3) return 'webm';
   if (ascii(head, 4, 'ftyp')) return 'mp4';
   // MPEG program stream (pack header) or a bare video elementary stream: `.mpeg` files.
-  if (head.length >= 4 && head[0] === 0 && head[1] === 0 && head[2] === 1 && (head[3] === 0xba || head[3] === 0xb3)) return 'mpeg';
+  if (head.length >= 4 && head[0] === 0 && head[1] === 0 && head[2] === 1 && (head[3] === 0xba || head[3] === 0xb3))
+    return 'mpeg';
   const tag = id3Length(head);
   if (tag > 0) {
     if (tag >= head.length) return 'mp3';

@@ -19,7 +19,10 @@ export function decodeAudioUpstreamError(status: number, body: unknown, retryAft
   if (status === 401 || status === 403) {
     // The client's key was valid (polygate checked it); the upstream refused polygate's own
     // provider key. A gateway configuration fault: 502, and no key is echoed.
-    return new GatewayError('upstream', `the openai-audio provider rejected the gateway's credentials (HTTP ${status}); check the provider's api_key`);
+    return new GatewayError(
+      'upstream',
+      `the openai-audio provider rejected the gateway's credentials (HTTP ${status}); check the provider's api_key`,
+    );
   }
   const e = wireErrorOf(body);
   const opts = { param: e.param, ...(retryAfterSeconds !== undefined ? { retryAfter: retryAfterSeconds } : {}) };

@@ -22,7 +22,15 @@ export type FormInput = { fields: Array<[string, string]>; files: Array<[string,
 // The openai SDKs send arrays as repeated `name[]` fields; curl users often send plain `name`.
 const granularityFields = ['timestamp_granularities[]', 'timestamp_granularities'];
 const knownByTask: Record<TranscriptionTask, Set<string>> = {
-  transcribe: new Set(['model', 'language', 'prompt', 'response_format', 'temperature', 'stream', ...granularityFields]),
+  transcribe: new Set([
+    'model',
+    'language',
+    'prompt',
+    'response_format',
+    'temperature',
+    'stream',
+    ...granularityFields,
+  ]),
   // `language` on a translation is polygate's own hint: the language spoken in the audio.
   translate: new Set(['model', 'language', 'prompt', 'response_format', 'temperature']),
 };
@@ -40,7 +48,8 @@ export function decodeTranscriptionRequest(task: TranscriptionTask, form: FormIn
 
   const file = decodeFile(form);
   const model = single('model');
-  if (model === undefined || model === '') throw invalid('model', 'model: required, the speech-recognition model (e.g. whisper-1)');
+  if (model === undefined || model === '')
+    throw invalid('model', 'model: required, the speech-recognition model (e.g. whisper-1)');
 
   const language = single('language');
   if (language !== undefined && (!/^[a-z]{2}$/i.test(language) || languageName(language) === undefined)) {
@@ -96,21 +105,29 @@ export function decodeTranscriptionRequest(task: TranscriptionTask, form: FormIn
 
 function decodeFile(form: FormInput): TranscriptionRequest['file'] {
   const others = form.files.filter(([k]) => k !== 'file');
-  if (others.length > 0) throw invalid(others[0][0], `${others[0][0]}: unexpected file; the audio goes in the field 'file'`);
+  if (others.length > 0)
+    throw invalid(others[0][0], `${others[0][0]}: unexpected file; the audio goes in the field 'file'`);
   const parts = form.files.filter(([k]) => k === 'file').map(([, f]) => f);
   if (parts.length === 0) {
-    if (form.fields.some(([k]) => k === 'file')) throw invalid('file', 'file: must be an uploaded file, not a text field');
+    if (form.fields.some(([k]) => k === 'file'))
+      throw invalid('file', 'file: must be an uploaded file, not a text field');
     throw invalid('file', `file: required, an audio file (${supported})`);
   }
   if (parts.length > 1) throw invalid('file', `file: expected one file, got ${parts.length}`);
   const part = parts[0];
   if (part.size === 0) throw invalid('file', 'file: the uploaded file is empty');
   if (extensionOf(part.filename) === undefined) {
-    throw invalid('file', `file: unsupported file name '${part.filename.slice(0, 64)}'; supported formats: ${supported}`);
+    throw invalid(
+      'file',
+      `file: unsupported file name '${part.filename.slice(0, 64)}'; supported formats: ${supported}`,
+    );
   }
   const container = sniffAudioContainer(part.head);
   if (container === undefined) {
-    throw invalid('file', `file: the content of '${part.filename.slice(0, 64)}' is not audio in a supported format (${supported})`);
+    throw invalid(
+      'file',
+      `file: the content of '${part.filename.slice(0, 64)}' is not audio in a supported format (${supported})`,
+    );
   }
   return { path: part.path, filename: part.filename, mediaType: part.mediaType, size: part.size, container };
 }

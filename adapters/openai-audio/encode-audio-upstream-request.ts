@@ -27,7 +27,10 @@ export function encodeSpeechUpstreamRequest(req: SpeechRequest, upstreamModel: s
   return { path: '/audio/speech', body };
 }
 
-export function encodeTranscriptionUpstreamRequest(req: TranscriptionRequest, upstreamModel: string): UpstreamFormRequest {
+export function encodeTranscriptionUpstreamRequest(
+  req: TranscriptionRequest,
+  upstreamModel: string,
+): UpstreamFormRequest {
   const fields: Array<[string, string]> = [['model', upstreamModel]];
   if (req.language !== undefined) fields.push(['language', req.language]);
   if (req.prompt !== undefined) fields.push(['prompt', req.prompt]);
@@ -39,6 +42,12 @@ export function encodeTranscriptionUpstreamRequest(req: TranscriptionRequest, up
   return {
     path: req.task === 'translate' ? '/audio/translations' : '/audio/transcriptions',
     fields,
-    file: { field: 'file', path: req.file.path, filename: req.file.filename, mediaType: req.file.mediaType, size: req.file.size },
+    file: {
+      field: 'file',
+      path: req.file.path,
+      filename: req.file.filename,
+      mediaType: req.file.mediaType,
+      size: req.file.size,
+    },
   };
 }

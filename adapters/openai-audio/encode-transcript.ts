@@ -2,7 +2,12 @@
 // (https://platform.openai.com/docs/api-reference/audio/json-object,
 // https://platform.openai.com/docs/api-reference/audio/verbose-json-object). srt and vtt follow
 // https://en.wikipedia.org/wiki/SubRip and https://www.w3.org/TR/webvtt1/.
-import type { TimestampGranularity, Transcript, TranscriptFormat, TranscriptSegment } from '../../src/ir/transcription.ts';
+import type {
+  TimestampGranularity,
+  Transcript,
+  TranscriptFormat,
+  TranscriptSegment,
+} from '../../src/ir/transcription.ts';
 import { transcriptContentType } from './audio-media-types.ts';
 
 export type EncodedTranscript = { contentType: string; body: string };
@@ -21,9 +26,16 @@ export type WireSegment = {
 };
 
 /** Billing-style usage Whisper reports: whole seconds of input audio, rounded up. */
-const usageOf = (t: Transcript): { type: 'duration'; seconds: number } => ({ type: 'duration', seconds: Math.ceil(t.durationSeconds) });
+const usageOf = (t: Transcript): { type: 'duration'; seconds: number } => ({
+  type: 'duration',
+  seconds: Math.ceil(t.durationSeconds),
+});
 
-export function encodeTranscript(t: Transcript, format: TranscriptFormat, granularities: TimestampGranularity[] = ['segment']): EncodedTranscript {
+export function encodeTranscript(
+  t: Transcript,
+  format: TranscriptFormat,
+  granularities: TimestampGranularity[] = ['segment'],
+): EncodedTranscript {
   const contentType = transcriptContentType(format);
   switch (format) {
     case 'json':
@@ -44,7 +56,12 @@ export function encodeTranscript(t: Transcript, format: TranscriptFormat, granul
 }
 
 function verboseJson(t: Transcript, granularities: TimestampGranularity[]): Record<string, unknown> {
-  const out: Record<string, unknown> = { task: t.task, language: t.language, duration: round3(t.durationSeconds), text: t.text };
+  const out: Record<string, unknown> = {
+    task: t.task,
+    language: t.language,
+    duration: round3(t.durationSeconds),
+    text: t.text,
+  };
   // Segments come by default; asking only for words returns words only. Translations have no words.
   if (granularities.includes('segment')) out.segments = t.segments.map(wireSegment);
   if (granularities.includes('word') && t.task === 'transcribe') {
@@ -83,7 +100,9 @@ export function timestamp(seconds: number, separator: ',' | '.'): string {
 }
 
 function srt(segments: TranscriptSegment[]): string {
-  return segments.map((s, i) => `${i + 1}\n${timestamp(s.start, ',')} --> ${timestamp(s.end, ',')}\n${s.text.trim()}\n\n`).join('');
+  return segments
+    .map((s, i) => `${i + 1}\n${timestamp(s.start, ',')} --> ${timestamp(s.end, ',')}\n${s.text.trim()}\n\n`)
+    .join('');
 }
 
 function vtt(segments: TranscriptSegment[]): string {

@@ -36,6 +36,21 @@ export const openaiAudio: FormatModule = {
   credentialHeaders: ['authorization'],
   encodeError: encodeOpenAiError,
   // SpeechCreateParams and TranscriptionCreateParams in node_modules/openai/resources/audio/.
-  knownFields: ['model', 'input', 'voice', 'response_format', 'speed', 'instructions', 'stream_format', 'language', 'prompt', 'temperature', 'stream', 'timestamp_granularities', 'include', 'chunking_strategy'],
+  knownFields: [
+    'model',
+    'input',
+    'voice',
+    'response_format',
+    'speed',
+    'instructions',
+    'stream_format',
+    'language',
+    'prompt',
+    'temperature',
+    'stream',
+    'timestamp_granularities',
+    'include',
+    'chunking_strategy',
+  ],
   providers: [{ type: 'openai' }],
 };

@@ -44,16 +44,24 @@ export function decodeChatUpstreamError(status: number, body: unknown, headers: 
   if (status === 401 || status === 403) {
     // The client's own key was fine (polygate checked it); the upstream refused polygate's
     // provider key. That is a gateway configuration fault: 502, and the key is never echoed.
-    return new GatewayError('upstream', `the openai-chat provider rejected the gateway's credentials (HTTP ${status}); check the provider's api_key`);
+    return new GatewayError(
+      'upstream',
+      `the openai-chat provider rejected the gateway's credentials (HTTP ${status}); check the provider's api_key`,
+    );
   }
   const kind = kindOfStatus(status);
   const detail = e.message || `HTTP ${status}`;
-  return new GatewayError(kind, `openai-chat upstream error: ${detail}`, { param: e.param, retryAfter: retryAfterOf(headers) });
+  return new GatewayError(kind, `openai-chat upstream error: ${detail}`, {
+    param: e.param,
+    retryAfter: retryAfterOf(headers),
+  });
 }
 
 /** An `{error}` object inside a stream: the upstream failed after the stream began. */
 export function decodeChatStreamError(body: unknown): GatewayError {
   const e = wireErrorOf(body);
   const kind: ErrorKind = e.type === 'rate_limit_error' || e.code === 'rate_limit_exceeded' ? 'rate-limit' : 'upstream';
-  return new GatewayError(kind, `openai-chat upstream error: ${e.message || 'the stream reported an error'}`, { param: e.param });
+  return new GatewayError(kind, `openai-chat upstream error: ${e.message || 'the stream reported an error'}`, {
+    param: e.param,
+  });
 }

@@ -14,7 +14,8 @@ import { decodeChatStreamError } from './chat-error.ts';
 import { finishOfChatReason } from './chat-finish-reason.ts';
 import { decodeChatUsage } from './chat-usage.ts';
 
-type OpenPart = { kind: 'text' | 'reasoning' | 'refusal'; index: number } | { kind: 'tool'; index: number; wireIndex: number };
+type OpenPart =
+  { kind: 'text' | 'reasoning' | 'refusal'; index: number } | { kind: 'tool'; index: number; wireIndex: number };
 type ToolState = { index: number; closed: boolean };
 
 export class ChatStreamDecoder implements UpstreamStreamDecoder {
@@ -43,7 +44,10 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
     if (this.#over) return [];
     // Some compatible servers close the stream after the finish chunk without `[DONE]`.
     if (this.#finish) this.onDone();
-    else this.#fail(new GatewayError('upstream', 'openai-chat upstream stream ended early (no finish_reason and no [DONE])'));
+    else
+      this.#fail(
+        new GatewayError('upstream', 'openai-chat upstream stream ended early (no finish_reason and no [DONE])'),
+      );
     return this.#flush();
   }
 
@@ -54,10 +58,13 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
     } catch {
       return this.#fail(new GatewayError('upstream', 'openai-chat upstream sent a stream event that is not JSON'));
     }
-    if (!isObject(chunk)) return this.#fail(new GatewayError('upstream', 'openai-chat upstream sent a stream event that is not an object'));
+    if (!isObject(chunk))
+      return this.#fail(new GatewayError('upstream', 'openai-chat upstream sent a stream event that is not an object'));
     if (chunk.error !== undefined && chunk.error !== null) return this.onError(chunk);
     this.onStart(chunk);
-    const choice = Array.isArray(chunk.choices) ? chunk.choices.find((c) => isObject(c) && (c.index === 0 || c.index === undefined)) : undefined;
+    const choice = Array.isArray(chunk.choices)
+      ? chunk.choices.find((c) => isObject(c) && (c.index === 0 || c.index === undefined))
+      : undefined;
     if (isObject(choice)) {
       const delta = isObject(choice.delta) ? choice.delta : {};
       const reasoning = delta.reasoning_content ?? delta.reasoning;
@@ -66,7 +73,8 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
       if (typeof delta.content === 'string' && delta.content !== '') this.onContent(delta.content);
       if (typeof delta.refusal === 'string' && delta.refusal !== '') this.onRefusal(delta.refusal);
       if (Array.isArray(delta.tool_calls)) for (const tc of delta.tool_calls) if (isObject(tc)) this.onToolCall(tc);
-      if (isObject(delta.function_call)) this.onToolCall({ index: 0, id: 'function_call', function: delta.function_call });
+      if (isObject(delta.function_call))
+        this.onToolCall({ index: 0, id: 'function_call', function: delta.function_call });
       if (typeof choice.finish_reason === 'string') this.onFinishReason(choice.finish_reason);
     }
     if (isObject(chunk.usage)) this.onUsage(chunk.usage);
@@ -75,7 +83,11 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
   onStart(chunk: Json): void {
     if (this.#started) return;
     this.#started = true;
-    this.#out.push({ type: 'start', id: typeof chunk.id === 'string' ? chunk.id : '', model: typeof chunk.model === 'string' ? chunk.model : '' });
+    this.#out.push({
+      type: 'start',
+      id: typeof chunk.id === 'string' ? chunk.id : '',
+      model: typeof chunk.model === 'string' ? chunk.model : '',
+    });
   }
 
   onReasoning(text: string): void {
@@ -113,7 +125,9 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
     if (fragment === '') return;
     if (known.closed) {
       // IR parts are sequential; a fragment for a call already closed cannot be placed.
-      return this.#fail(new GatewayError('upstream', `openai-chat upstream sent arguments for tool call ${wireIndex} after it ended`));
+      return this.#fail(
+        new GatewayError('upstream', `openai-chat upstream sent arguments for tool call ${wireIndex} after it ended`),
+      );
     }
     this.#out.push({ type: 'tool-input-delta', index: known.index, json: fragment });
   }
@@ -132,7 +146,11 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
     this.#closeOpen();
     this.#over = true;
     // `[DONE]` without a finish_reason: the stream ended by protocol, the reason is unknown.
-    this.#out.push({ type: 'finish', finish: this.#finish ?? { reason: 'other', raw: '' }, usage: this.#usage ?? emptyUsage() });
+    this.#out.push({
+      type: 'finish',
+      finish: this.#finish ?? { reason: 'other', raw: '' },
+      usage: this.#usage ?? emptyUsage(),
+    });
   }
 
   onError(chunk: Json): void {

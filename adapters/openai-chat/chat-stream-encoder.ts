@@ -100,7 +100,8 @@ export class ChatStreamEncoder implements ClientStreamEncoder {
   onFinish(reason: ChatFinishReason, usage: Usage): SseFrame[] {
     this.#over = true;
     const frames = [...this.#announce(), this.#frame({}, reason)];
-    if (this.#includeUsage) frames.push({ data: JSON.stringify({ ...this.#envelope(), choices: [], usage: encodeChatUsage(usage) }) });
+    if (this.#includeUsage)
+      frames.push({ data: JSON.stringify({ ...this.#envelope(), choices: [], usage: encodeChatUsage(usage) }) });
     frames.push({ data: '[DONE]' });
     return frames;
   }
@@ -123,7 +124,11 @@ export class ChatStreamEncoder implements ClientStreamEncoder {
   }
 
   #frame(delta: Delta, finishReason: ChatFinishReason | null): SseFrame {
-    const chunk = { ...this.#envelope(), choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }], ...(this.#includeUsage ? { usage: null } : {}) };
+    const chunk = {
+      ...this.#envelope(),
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      ...(this.#includeUsage ? { usage: null } : {}),
+    };
     return { data: JSON.stringify(chunk) };
   }
 }

@@ -4,12 +4,15 @@
 import type { Usage } from '../../src/ir/chat-result.ts';
 import { isObject } from '../shared/narrow.ts';
 
-const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
+const count = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
 
 export function decodeChatUsage(v: unknown): Usage {
   if (!isObject(v)) return { inputTokens: 0, outputTokens: 0 };
   const usage: Usage = { inputTokens: count(v.prompt_tokens) ?? 0, outputTokens: count(v.completion_tokens) ?? 0 };
-  const reasoning = isObject(v.completion_tokens_details) ? count(v.completion_tokens_details.reasoning_tokens) : undefined;
+  const reasoning = isObject(v.completion_tokens_details)
+    ? count(v.completion_tokens_details.reasoning_tokens)
+    : undefined;
   const cached = isObject(v.prompt_tokens_details) ? count(v.prompt_tokens_details.cached_tokens) : undefined;
   if (reasoning !== undefined) usage.reasoningTokens = reasoning;
   if (cached !== undefined) usage.cacheReadTokens = cached;

@@ -1,7 +1,16 @@
 // Chat Completions `messages` from a client → IR system + messages
 // (https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages).
 // Params name the field the way OpenAI does: `messages[2].content[0].image_url.url`.
-import type { FilePart, ImagePart, Message, Part, TextPart, ToolCallPart, ToolResultPart, TurnMessage } from '../../src/ir/chat-request.ts';
+import type {
+  FilePart,
+  ImagePart,
+  Message,
+  Part,
+  TextPart,
+  ToolCallPart,
+  ToolResultPart,
+  TurnMessage,
+} from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import { arr, obj, oneOf, optStr, str, type Json } from '../shared/narrow.ts';
@@ -18,7 +27,7 @@ export type DecodedMessages = { system: TextPart[]; messages: Message[] };
  */
 export function decodeChatMessages(v: unknown, dropped: DroppedField[]): DecodedMessages {
   const list = arr(v, 'messages');
-  if (list.length === 0) throw invalid('messages', "messages: must contain at least one message (got [])");
+  if (list.length === 0) throw invalid('messages', 'messages: must contain at least one message (got [])');
   const system: TextPart[] = [];
   const messages: Message[] = [];
   /** Tool names by call id, so tool results can name their tool (Gemini needs it). */
@@ -61,7 +70,10 @@ export function decodeChatMessages(v: unknown, dropped: DroppedField[]): Decoded
         break;
       }
       case 'function':
-        throw invalid(`${field}.role`, `${field}.role: the 'function' role is deprecated; send tool results as role 'tool' with a tool_call_id`);
+        throw invalid(
+          `${field}.role`,
+          `${field}.role: the 'function' role is deprecated; send tool results as role 'tool' with a tool_call_id`,
+        );
       default:
         assertNever(role, 'role');
     }
@@ -76,7 +88,12 @@ function contentArray(v: unknown, field: string): unknown[] {
 }
 
 /** A part's type: one of `known`, or noted as dropped (undefined). */
-function known<T extends string>(p: Json, allowed: readonly T[], field: string, dropped: DroppedField[]): T | undefined {
+function known<T extends string>(
+  p: Json,
+  allowed: readonly T[],
+  field: string,
+  dropped: DroppedField[],
+): T | undefined {
   const type = str(p.type, `${field}.type`);
   if ((allowed as readonly string[]).includes(type)) return type as T;
   dropped.push({ field, value: type });
@@ -90,7 +107,9 @@ function decodeTextContent(v: unknown, field: string, dropped: DroppedField[]): 
   if (parts.length === 0) throw invalid(field, `${field}: expected a string or a non-empty array of text parts`);
   return parts.flatMap((p, j): TextPart[] => {
     const part = obj(p, `${field}[${j}]`);
-    return known(part, ['text'] as const, `${field}[${j}]`, dropped) ? [{ type: 'text', text: str(part.text, `${field}[${j}].text`) }] : [];
+    return known(part, ['text'] as const, `${field}[${j}]`, dropped)
+      ? [{ type: 'text', text: str(part.text, `${field}[${j}].text`) }]
+      : [];
   });
 }
 
@@ -114,7 +133,10 @@ function decodeUserPart(p: Json, field: string, dropped: DroppedField[]): Part[]
       return [decodeFile(obj(p.file, `${field}.file`), `${field}.file`)];
     case 'input_audio':
       // Audio the model is meant to hear cannot be dropped without answering another question.
-      throw invalid(`${field}.type`, `${field}.type: audio input is not supported by polygate's chat completions endpoint`);
+      throw invalid(
+        `${field}.type`,
+        `${field}.type: audio input is not supported by polygate's chat completions endpoint`,
+      );
     default:
       return assertNever(type, 'content part type');
   }
@@ -122,7 +144,10 @@ function decodeUserPart(p: Json, field: string, dropped: DroppedField[]): Part[]
 
 function decodeImage(img: Json, field: string): ImagePart {
   const url = str(img.url, `${field}.url`);
-  const detail = img.detail === undefined || img.detail === null ? undefined : oneOf(img.detail, ['auto', 'low', 'high'] as const, `${field}.detail`);
+  const detail =
+    img.detail === undefined || img.detail === null
+      ? undefined
+      : oneOf(img.detail, ['auto', 'low', 'high'] as const, `${field}.detail`);
   const part: ImagePart = { type: 'image', source: imageSource(url, `${field}.url`) };
   if (detail) part.detail = detail;
   return part;
@@ -147,7 +172,9 @@ function decodeFile(f: Json, field: string): FilePart {
   if (fileData !== undefined) {
     const d = parseDataUrl(fileData);
     // Plain base64 (no data: prefix) is what some clients send; OpenAI takes it as a PDF.
-    const source = d ? { kind: 'base64' as const, mediaType: d.mediaType, data: d.data } : { kind: 'base64' as const, mediaType: 'application/pdf', data: fileData };
+    const source = d
+      ? { kind: 'base64' as const, mediaType: d.mediaType, data: d.data }
+      : { kind: 'base64' as const, mediaType: 'application/pdf', data: fileData };
     return { type: 'file', source, ...named };
   }
   if (fileId !== undefined) return { type: 'file', source: { kind: 'file-id', fileId }, ...named };
@@ -158,7 +185,8 @@ function decodeAssistant(m: Json, field: string, toolNames: Map<string, string>,
   if (m.function_call !== undefined && m.function_call !== null) {
     throw invalid(`${field}.function_call`, `${field}.function_call: deprecated; send tool_calls instead`);
   }
-  if (m.audio !== undefined && m.audio !== null) throw invalid(`${field}.audio`, `${field}.audio: audio responses are not supported by polygate`);
+  if (m.audio !== undefined && m.audio !== null)
+    throw invalid(`${field}.audio`, `${field}.audio: audio responses are not supported by polygate`);
   const parts: Part[] = [];
   if (m.content !== undefined && m.content !== null) {
     if (typeof m.content === 'string') {
@@ -176,14 +204,24 @@ function decodeAssistant(m: Json, field: string, toolNames: Map<string, string>,
   const refusal = optStr(m.refusal, `${field}.refusal`);
   if (refusal !== undefined) parts.push({ type: 'refusal', text: refusal });
   if (m.tool_calls !== undefined && m.tool_calls !== null) {
-    arr(m.tool_calls, `${field}.tool_calls`).forEach((tc, k) => parts.push(...decodeToolCall(obj(tc, `${field}.tool_calls[${k}]`), `${field}.tool_calls[${k}]`, toolNames, dropped)));
+    arr(m.tool_calls, `${field}.tool_calls`).forEach((tc, k) =>
+      parts.push(
+        ...decodeToolCall(obj(tc, `${field}.tool_calls[${k}]`), `${field}.tool_calls[${k}]`, toolNames, dropped),
+      ),
+    );
   }
-  if (parts.length === 0 && m.content === undefined) throw invalid(`${field}.content`, `${field}.content: required unless tool_calls is set`);
+  if (parts.length === 0 && m.content === undefined)
+    throw invalid(`${field}.content`, `${field}.content: required unless tool_calls is set`);
   return parts;
 }
 
 /** A function call, or a custom (free-form) call whose text input travels as `{"input": …}`. */
-function decodeToolCall(tc: Json, field: string, toolNames: Map<string, string>, dropped: DroppedField[]): ToolCallPart[] {
+function decodeToolCall(
+  tc: Json,
+  field: string,
+  toolNames: Map<string, string>,
+  dropped: DroppedField[],
+): ToolCallPart[] {
   const type = known(tc, ['function', 'custom'] as const, field, dropped);
   if (type === undefined) return [];
   const id = str(tc.id, `${field}.id`);
@@ -200,7 +238,12 @@ function decodeToolCall(tc: Json, field: string, toolNames: Map<string, string>,
   return [{ type: 'tool-call', id, name, args: str(fn.arguments, `${field}.function.arguments`) }];
 }
 
-function decodeToolMessage(m: Json, field: string, toolNames: Map<string, string>, dropped: DroppedField[]): ToolResultPart {
+function decodeToolMessage(
+  m: Json,
+  field: string,
+  toolNames: Map<string, string>,
+  dropped: DroppedField[],
+): ToolResultPart {
   const callId = str(m.tool_call_id, `${field}.tool_call_id`);
   const content = decodeTextContent(m.content, `${field}.content`, dropped);
   // Chat Completions has no error flag on tool results.

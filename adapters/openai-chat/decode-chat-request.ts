@@ -23,9 +23,33 @@ const FORMAT = 'openai-chat';
 
 /** The fields this decoder maps onto the IR; every other field is kept in its `extensions` namespace. */
 const mapped = new Set([
-  'model', 'messages', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'max_tokens', 'max_completion_tokens',
-  'temperature', 'top_p', 'top_k', 'seed', 'presence_penalty', 'frequency_penalty', 'stop', 'n', 'logprobs', 'top_logprobs',
-  'reasoning_effort', 'user', 'metadata', 'stream', 'stream_options', 'functions', 'function_call', 'audio', 'modalities',
+  'model',
+  'messages',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'response_format',
+  'max_tokens',
+  'max_completion_tokens',
+  'temperature',
+  'top_p',
+  'top_k',
+  'seed',
+  'presence_penalty',
+  'frequency_penalty',
+  'stop',
+  'n',
+  'logprobs',
+  'top_logprobs',
+  'reasoning_effort',
+  'user',
+  'metadata',
+  'stream',
+  'stream_options',
+  'functions',
+  'function_call',
+  'audio',
+  'modalities',
   'web_search_options',
 ]);
 
@@ -36,9 +60,11 @@ export function decodeChatRequest(body: unknown, _ctx: InboundContext): ChatRequ
   const b = body;
   rejectUnsupported(b);
   const dropped: DroppedField[] = [];
-  if (b.model === undefined || b.model === null || b.model === '') throw invalid('model', 'model: you must provide a model parameter');
+  if (b.model === undefined || b.model === null || b.model === '')
+    throw invalid('model', 'model: you must provide a model parameter');
   const model = str(b.model, 'model');
-  if (b.messages === undefined || b.messages === null) throw invalid('messages', "messages: required (an array of messages)");
+  if (b.messages === undefined || b.messages === null)
+    throw invalid('messages', 'messages: required (an array of messages)');
   const { system, messages } = decodeChatMessages(b.messages, dropped);
   // The deprecated `functions` / `function_call` are the same functions and choice, older spelling.
   const functions = [...decodeChatTools(b.tools, dropped), ...decodeChatFunctions(b.functions)];
@@ -46,14 +72,16 @@ export function decodeChatRequest(body: unknown, _ctx: InboundContext): ChatRequ
   const tools: Tool[] = search ? [...functions, search] : functions;
   const stream = optBool(b.stream, 'stream') ?? false;
   const req: ChatRequest = { model, system, messages, tools, sampling: decodeSampling(b), stream, extensions: {} };
-  const toolChoice = decodeChatToolChoice(b.tool_choice, functions, dropped) ?? decodeChatFunctionCall(b.function_call, functions);
+  const toolChoice =
+    decodeChatToolChoice(b.tool_choice, functions, dropped) ?? decodeChatFunctionCall(b.function_call, functions);
   if (toolChoice) req.toolChoice = toolChoice;
   const parallel = optBool(b.parallel_tool_calls, 'parallel_tool_calls');
   if (parallel !== undefined) req.parallelToolCalls = parallel;
   const output = decodeChatResponseFormat(b.response_format);
   if (output) req.output = output;
   // `max_tokens` is the deprecated spelling; `max_completion_tokens` wins when both are sent.
-  const maxTokens = positiveInt(b.max_completion_tokens, 'max_completion_tokens') ?? positiveInt(b.max_tokens, 'max_tokens');
+  const maxTokens =
+    positiveInt(b.max_completion_tokens, 'max_completion_tokens') ?? positiveInt(b.max_tokens, 'max_tokens');
   if (maxTokens !== undefined) req.maxTokens = maxTokens;
   decodeReasoning(b, req);
   const user = optStr(b.user, 'user') ?? optStr(b.safety_identifier, 'safety_identifier');
@@ -63,7 +91,8 @@ export function decodeChatRequest(body: unknown, _ctx: InboundContext): ChatRequ
   // Chat's own options, in its namespace (adapters/shared/format-extensions.ts).
   const own: Record<string, unknown> = {};
   decodeStreamOptions(b, stream, own);
-  for (const [key, value] of Object.entries(b)) if (!mapped.has(key) && value !== undefined && value !== null) own[key] = value;
+  for (const [key, value] of Object.entries(b))
+    if (!mapped.has(key) && value !== undefined && value !== null) own[key] = value;
   // Knobs other formats share become IR fields; a word newer than polygate stays Chat's own.
   const tier = decodeServiceTier(FORMAT, own.service_tier);
   if (tier !== undefined) {
@@ -82,7 +111,8 @@ export function decodeChatRequest(body: unknown, _ctx: InboundContext): ChatRequ
 
 /** Output polygate cannot produce: a clear 400 rather than an answer of another kind. */
 function rejectUnsupported(b: Json): void {
-  if (b.audio !== undefined && b.audio !== null) throw invalid('audio', 'audio: audio output is not supported by polygate');
+  if (b.audio !== undefined && b.audio !== null)
+    throw invalid('audio', 'audio: audio output is not supported by polygate');
   if (b.modalities !== undefined && b.modalities !== null) {
     arr(b.modalities, 'modalities').forEach((m, i) => oneOf(m, ['text'] as const, `modalities[${i}]`));
   }
@@ -90,7 +120,8 @@ function rejectUnsupported(b: Json): void {
 
 function ranged(v: unknown, field: string, min: number, max: number): number | undefined {
   const n = optNum(v, field);
-  if (n !== undefined && (n < min || n > max)) throw invalid(field, `${field}: must be between ${min} and ${max} (got ${n})`);
+  if (n !== undefined && (n < min || n > max))
+    throw invalid(field, `${field}: must be between ${min} and ${max} (got ${n})`);
   return n;
 }
 

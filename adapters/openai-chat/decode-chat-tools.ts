@@ -12,7 +12,11 @@ const maxTools = 128;
 
 function name(v: unknown, field: string): string {
   const s = str(v, field);
-  if (!namePattern.test(s)) throw invalid(field, `${field}: must be 1-64 characters of a-z, A-Z, 0-9, underscores and dashes (got '${s.slice(0, 80)}')`);
+  if (!namePattern.test(s))
+    throw invalid(
+      field,
+      `${field}: must be 1-64 characters of a-z, A-Z, 0-9, underscores and dashes (got '${s.slice(0, 80)}')`,
+    );
   return s;
 }
 
@@ -23,7 +27,8 @@ function name(v: unknown, field: string): string {
 export function decodeChatTools(v: unknown, dropped: DroppedField[]): FunctionTool[] {
   if (v === undefined || v === null) return [];
   const list = arr(v, 'tools');
-  if (list.length > maxTools) throw invalid('tools', `tools: at most ${maxTools} tools are allowed (got ${list.length})`);
+  if (list.length > maxTools)
+    throw invalid('tools', `tools: at most ${maxTools} tools are allowed (got ${list.length})`);
   return list.flatMap((raw, i) => {
     const field = `tools[${i}]`;
     const t = obj(raw, field);
@@ -50,23 +55,33 @@ export function decodeChatFunctionCall(v: unknown, tools: FunctionTool[]): ToolC
   if (v === undefined || v === null) return undefined;
   if (typeof v === 'string') return { type: oneOf(v, ['none', 'auto'] as const, 'function_call') };
   const n = name(obj(v, 'function_call').name, 'function_call.name');
-  if (!tools.some((t) => t.name === n)) throw invalid('function_call', `function_call: the function '${n}' is not in 'functions'`);
+  if (!tools.some((t) => t.name === n))
+    throw invalid('function_call', `function_call: the function '${n}' is not in 'functions'`);
   return { type: 'tool', name: n };
 }
 
 function functionTool(fn: Json, field: string): FunctionTool {
-  const tool: FunctionTool = { type: 'function', name: name(fn.name, `${field}.name`), parameters: { type: 'object', properties: {} } };
+  const tool: FunctionTool = {
+    type: 'function',
+    name: name(fn.name, `${field}.name`),
+    parameters: { type: 'object', properties: {} },
+  };
   const description = optStr(fn.description, `${field}.description`);
   if (description !== undefined) tool.description = description;
   // A function without `parameters` takes no arguments (the documented default).
-  if (fn.parameters !== undefined && fn.parameters !== null) tool.parameters = obj(fn.parameters, `${field}.parameters`);
+  if (fn.parameters !== undefined && fn.parameters !== null)
+    tool.parameters = obj(fn.parameters, `${field}.parameters`);
   const strict = optBool(fn.strict, `${field}.strict`);
   if (strict !== undefined) tool.strict = strict;
   return tool;
 }
 
 /** https://platform.openai.com/docs/api-reference/chat/create#chat-create-tool_choice */
-export function decodeChatToolChoice(v: unknown, tools: FunctionTool[], dropped: DroppedField[]): ToolChoice | undefined {
+export function decodeChatToolChoice(
+  v: unknown,
+  tools: FunctionTool[],
+  dropped: DroppedField[],
+): ToolChoice | undefined {
   if (v === undefined || v === null) return undefined;
   const choice = decodeChoice(v, dropped);
   if (!choice) return undefined;
@@ -91,7 +106,9 @@ function decodeChoice(v: unknown, dropped: DroppedField[]): ToolChoice | undefin
         const f = `tool_choice.allowed_tools.tools[${i}]`;
         const tool = obj(t, f);
         // Only functions are named: another type was dropped from `tools` already.
-        return str(tool.type, `${f}.type`) === 'function' ? [name(obj(tool.function, `${f}.function`).name, `${f}.function.name`)] : [];
+        return str(tool.type, `${f}.type`) === 'function'
+          ? [name(obj(tool.function, `${f}.function`).name, `${f}.function.name`)]
+          : [];
       });
       return { type: 'allowed', mode, names };
     }
@@ -112,7 +129,11 @@ export function decodeWebSearchOptions(v: unknown): BuiltinTool | undefined {
   const o = obj(v, 'web_search_options');
   const options: Json = {};
   if (o.search_context_size !== undefined && o.search_context_size !== null) {
-    options.search_context_size = oneOf(o.search_context_size, ['low', 'medium', 'high'] as const, 'web_search_options.search_context_size');
+    options.search_context_size = oneOf(
+      o.search_context_size,
+      ['low', 'medium', 'high'] as const,
+      'web_search_options.search_context_size',
+    );
   }
   if (o.user_location !== undefined && o.user_location !== null) {
     const loc = obj(o.user_location, 'web_search_options.user_location');
@@ -139,8 +160,13 @@ export function decodeChatResponseFormat(v: unknown): OutputFormat | undefined {
       return { type: 'json' };
     case 'json_schema': {
       const js = obj(f.json_schema, 'response_format.json_schema');
-      const out: OutputFormat = { type: 'json-schema', name: name(js.name, 'response_format.json_schema.name'), schema: {} };
-      if (js.schema !== undefined && js.schema !== null) out.schema = obj(js.schema, 'response_format.json_schema.schema');
+      const out: OutputFormat = {
+        type: 'json-schema',
+        name: name(js.name, 'response_format.json_schema.name'),
+        schema: {},
+      };
+      if (js.schema !== undefined && js.schema !== null)
+        out.schema = obj(js.schema, 'response_format.json_schema.schema');
       const description = optStr(js.description, 'response_format.json_schema.description');
       if (description !== undefined) out.description = description;
       const strict = optBool(js.strict, 'response_format.json_schema.strict');

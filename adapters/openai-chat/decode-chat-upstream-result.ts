@@ -10,7 +10,8 @@ import { decodeChatUsage } from './chat-usage.ts';
 
 export function decodeChatUpstreamResult(body: unknown): ChatResult {
   // Some compatible servers answer 200 with an error body.
-  if (isObject(body) && body.error !== undefined && body.error !== null && body.choices === undefined) throw decodeChatStreamError(body);
+  if (isObject(body) && body.error !== undefined && body.error !== null && body.choices === undefined)
+    throw decodeChatStreamError(body);
   try {
     return decodeBody(body);
   } catch (e) {
@@ -43,7 +44,8 @@ function decodeMessageParts(m: Json): Part[] {
   // `reasoning_content` (DeepSeek, vLLM, SGLang) and `reasoning` (OpenRouter, Ollama) are how
   // compatible servers return reasoning text; OpenAI itself sends neither.
   const reasoning = m.reasoning_content ?? m.reasoning;
-  if (typeof reasoning === 'string' && reasoning !== '') parts.push({ type: 'reasoning', text: reasoning, origin: 'openai-chat' });
+  if (typeof reasoning === 'string' && reasoning !== '')
+    parts.push({ type: 'reasoning', text: reasoning, origin: 'openai-chat' });
   const content = optStr(m.content, 'choices[0].message.content');
   if (content !== undefined && content !== '') {
     const text: TextPart = { type: 'text', text: content };
@@ -59,13 +61,23 @@ function decodeMessageParts(m: Json): Part[] {
       const call = obj(tc, field);
       const fn = obj(call.function, `${field}.function`);
       // Arguments stay the exact text the model produced (IR ToolCallPart.args).
-      parts.push({ type: 'tool-call', id: str(call.id, `${field}.id`), name: str(fn.name, `${field}.function.name`), args: optStr(fn.arguments, `${field}.function.arguments`) ?? '' });
+      parts.push({
+        type: 'tool-call',
+        id: str(call.id, `${field}.id`),
+        name: str(fn.name, `${field}.function.name`),
+        args: optStr(fn.arguments, `${field}.function.arguments`) ?? '',
+      });
     });
   }
   if (isObject(m.function_call)) {
     // The deprecated single `function_call` carries no id; name it so a later turn can answer it.
     const fn = m.function_call;
-    parts.push({ type: 'tool-call', id: 'function_call', name: str(fn.name, 'choices[0].message.function_call.name'), args: optStr(fn.arguments, 'function_call.arguments') ?? '' });
+    parts.push({
+      type: 'tool-call',
+      id: 'function_call',
+      name: str(fn.name, 'choices[0].message.function_call.name'),
+      args: optStr(fn.arguments, 'function_call.arguments') ?? '',
+    });
   }
   return parts;
 }

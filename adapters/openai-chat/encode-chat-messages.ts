@@ -1,6 +1,16 @@
 // IR messages → Chat Completions `messages`
 // (https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages).
-import type { ChatRequest, CodePart, CodeResultPart, FilePart, ImagePart, Part, TextPart, ToolCallPart, ToolResultPart } from '../../src/ir/chat-request.ts';
+import type {
+  ChatRequest,
+  CodePart,
+  CodeResultPart,
+  FilePart,
+  ImagePart,
+  Part,
+  TextPart,
+  ToolCallPart,
+  ToolResultPart,
+} from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import type { WarningSink } from '../shared/chat-adapter.ts';
@@ -29,7 +39,8 @@ export function encodeChatMessages(req: ChatRequest, warn: WarningSink): ChatWir
   const out: ChatWireMessage[] = [];
   // One `system` message first. OpenAI treats `system` as `developer` for reasoning models by
   // itself, and compatible servers (vLLM, Ollama, …) only know `system`.
-  if (req.system.length > 0) out.push({ role: 'system', content: textContent(req.system.map((p) => textPart(p.text))) });
+  if (req.system.length > 0)
+    out.push({ role: 'system', content: textContent(req.system.map((p) => textPart(p.text))) });
   // A mid-conversation instruction stays in place as a `system` message, but never between an
   // assistant's tool calls and the `tool` messages answering them, which must follow it directly:
   // it waits until the next turn's tool messages are out.
@@ -101,7 +112,8 @@ function encodeUserTurn(parts: Part[], i: number, warn: WarningSink): ChatWireMe
         warn(field, 'code-execution parts are sent as text: Chat Completions has no code-execution content');
         break;
       case 'reasoning':
-        if (!warnedReasoning) warn(`messages.${i}.reasoning`, 'Chat Completions cannot carry reasoning in requests; dropped');
+        if (!warnedReasoning)
+          warn(`messages.${i}.reasoning`, 'Chat Completions cannot carry reasoning in requests; dropped');
         warnedReasoning = true;
         break;
       case 'tool-call':
@@ -128,7 +140,11 @@ function encodeToolResult(p: ToolResultPart, field: string): { message: ChatWire
     if (texts.length === 0) texts.push(textPart('Error'));
     else texts[0] = textPart(`Error: ${texts[0].text}`);
   }
-  const message: ChatWireMessage = { role: 'tool', tool_call_id: p.callId, content: texts.length === 0 ? '' : textContent(texts) };
+  const message: ChatWireMessage = {
+    role: 'tool',
+    tool_call_id: p.callId,
+    content: texts.length === 0 ? '' : textContent(texts),
+  };
   if (imageParts.length === 0) return { message, images: [] };
   const images: ChatUserPart[] = [textPart(`Images returned by tool call ${p.callId}:`)];
   imageParts.forEach((img, k) => images.push(encodeImage(img, `${field}.content.${k}`)));
@@ -160,13 +176,17 @@ function encodeAssistantTurn(parts: Part[], i: number, warn: WarningSink): ChatW
       case 'reasoning':
         // Chat Completions has no reasoning input (DeepSeek-style servers even reject
         // `reasoning_content` sent back), so earlier reasoning cannot be replayed.
-        if (!warnedReasoning) warn(`messages.${i}.reasoning`, 'Chat Completions cannot carry reasoning in requests; dropped');
+        if (!warnedReasoning)
+          warn(`messages.${i}.reasoning`, 'Chat Completions cannot carry reasoning in requests; dropped');
         warnedReasoning = true;
         break;
       case 'image':
       case 'file':
       case 'tool-result':
-        throw invalid(field, `${field}: the openai-chat upstream cannot carry ${p.type} content in an assistant message`);
+        throw invalid(
+          field,
+          `${field}: the openai-chat upstream cannot carry ${p.type} content in an assistant message`,
+        );
       default:
         return assertNever(p, 'part');
     }
@@ -184,7 +204,11 @@ function encodeAssistantTurn(parts: Part[], i: number, warn: WarningSink): ChatW
 }
 
 /** Arguments go back byte-exact, as the model produced them. */
-const encodeToolCall = (p: ToolCallPart): ChatToolCall => ({ id: p.id, type: 'function', function: { name: p.name, arguments: p.args } });
+const encodeToolCall = (p: ToolCallPart): ChatToolCall => ({
+  id: p.id,
+  type: 'function',
+  function: { name: p.name, arguments: p.args },
+});
 
 function encodeImage(p: ImagePart, field: string): ChatImagePart {
   const detail = p.detail ? { detail: p.detail } : {};
@@ -195,7 +219,10 @@ function encodeImage(p: ImagePart, field: string): ChatImagePart {
       return { type: 'image_url', image_url: { url: p.source.url, ...detail } };
     case 'file-id':
     case 'text':
-      throw invalid(field, `${field}: the openai-chat upstream takes images as URLs or inline data, not as ${p.source.kind === 'text' ? 'text' : 'a file id'}`);
+      throw invalid(
+        field,
+        `${field}: the openai-chat upstream takes images as URLs or inline data, not as ${p.source.kind === 'text' ? 'text' : 'a file id'}`,
+      );
     default:
       return assertNever(p.source, 'media source');
   }
@@ -206,10 +233,15 @@ function encodeFile(p: FilePart, field: string): ChatUserPart {
   const s = p.source;
   switch (s.kind) {
     case 'base64': {
-      if (s.mediaType.startsWith('image/')) return { type: 'image_url', image_url: { url: dataUrlOf(s.mediaType, s.data) } };
+      if (s.mediaType.startsWith('image/'))
+        return { type: 'image_url', image_url: { url: dataUrlOf(s.mediaType, s.data) } };
       if (s.mediaType.startsWith('text/')) return textPart(decodeBase64Text(s.data, field));
       // File parts carry documents; sound and video (Gemini inlineData) would be refused upstream.
-      if (/^(audio|video)\//.test(s.mediaType)) throw invalid(field, `${field}: ${s.mediaType} input is not supported by the openai-chat upstream (documents and images only)`);
+      if (/^(audio|video)\//.test(s.mediaType))
+        throw invalid(
+          field,
+          `${field}: ${s.mediaType} input is not supported by the openai-chat upstream (documents and images only)`,
+        );
       const filename = p.filename ?? p.title ?? (s.mediaType === 'application/pdf' ? 'document.pdf' : 'document');
       return { type: 'file', file: { filename, file_data: dataUrlOf(s.mediaType, s.data) } };
     }
@@ -219,7 +251,10 @@ function encodeFile(p: FilePart, field: string): ChatUserPart {
       return { type: 'file', file: { file_id: s.fileId } };
     case 'url':
       if (s.mediaType?.startsWith('image/')) return { type: 'image_url', image_url: { url: s.url } };
-      throw invalid(field, `${field}: the openai-chat upstream cannot fetch documents by URL; send the file inline (base64)`);
+      throw invalid(
+        field,
+        `${field}: the openai-chat upstream cannot fetch documents by URL; send the file inline (base64)`,
+      );
     default:
       return assertNever(s, 'media source');
   }

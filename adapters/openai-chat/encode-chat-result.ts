@@ -8,7 +8,10 @@ import { chatReasonOfFinish, type ChatFinishReason } from './chat-finish-reason.
 import { encodeChatUsage, type ChatUsage } from './chat-usage.ts';
 import type { ChatToolCall } from './encode-chat-messages.ts';
 
-export type ChatAnnotation = { type: 'url_citation'; url_citation: { url: string; title: string; start_index: number; end_index: number } };
+export type ChatAnnotation = {
+  type: 'url_citation';
+  url_citation: { url: string; title: string; start_index: number; end_index: number };
+};
 
 export type ChatCompletion = {
   id: string;
@@ -17,7 +20,13 @@ export type ChatCompletion = {
   model: string;
   choices: Array<{
     index: 0;
-    message: { role: 'assistant'; content: string | null; refusal: string | null; tool_calls?: ChatToolCall[]; annotations: ChatAnnotation[] };
+    message: {
+      role: 'assistant';
+      content: string | null;
+      refusal: string | null;
+      tool_calls?: ChatToolCall[];
+      annotations: ChatAnnotation[];
+    };
     logprobs: null;
     finish_reason: ChatFinishReason;
   }>;
@@ -40,7 +49,8 @@ export function encodeChatResult(result: ChatResult, request: ChatRequest): Chat
       if (p.type === 'text') annotations.push(...annotationsOf(p.citations, content.length, p.text.length));
       content += text;
     } else if (p.type === 'refusal') refusal = (refusal ?? '') + p.text;
-    else if (p.type === 'tool-call') calls.push({ id: p.id, type: 'function', function: { name: p.name, arguments: p.args } });
+    else if (p.type === 'tool-call')
+      calls.push({ id: p.id, type: 'function', function: { name: p.name, arguments: p.args } });
   }
   return {
     id: chatCompletionId(result.id),
@@ -81,7 +91,11 @@ export function textOf(p: Part): string | undefined {
       return `\n\`\`\`\n${p.output}\n\`\`\`\n`;
     case 'image':
       // Generated images (Gemini) have no Chat Completions field; a markdown image keeps them.
-      return p.source.kind === 'url' ? `![image](${p.source.url})` : p.source.kind === 'base64' ? `![image](data:${p.source.mediaType};base64,${p.source.data})` : undefined;
+      return p.source.kind === 'url'
+        ? `![image](${p.source.url})`
+        : p.source.kind === 'base64'
+          ? `![image](data:${p.source.mediaType};base64,${p.source.data})`
+          : undefined;
     case 'reasoning':
     case 'file':
     case 'tool-call':
@@ -98,7 +112,15 @@ function annotationsOf(citations: Citation[] | undefined, offset: number, length
   const out: ChatAnnotation[] = [];
   for (const c of citations ?? []) {
     if (c.kind !== 'url') continue;
-    out.push({ type: 'url_citation', url_citation: { url: c.url, title: c.title ?? '', start_index: offset + (c.start ?? 0), end_index: offset + (c.end ?? length) } });
+    out.push({
+      type: 'url_citation',
+      url_citation: {
+        url: c.url,
+        title: c.title ?? '',
+        start_index: offset + (c.start ?? 0),
+        end_index: offset + (c.end ?? length),
+      },
+    });
   }
   return out;
 }

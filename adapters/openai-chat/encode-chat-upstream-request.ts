@@ -38,13 +38,21 @@ export const relayedExtensions = [
   'web_search_options',
 ] as const;
 
-
-export function encodeChatUpstreamRequest(req: ChatRequest, upstreamModel: string, warn: WarningSink): UpstreamHttpRequest {
+export function encodeChatUpstreamRequest(
+  req: ChatRequest,
+  upstreamModel: string,
+  warn: WarningSink,
+): UpstreamHttpRequest {
   const body: Record<string, unknown> = { model: upstreamModel, messages: encodeChatMessages(req, warn) };
   const tools = req.tools.flatMap((t, n) => encodeTool(t, n, warn));
   if (tools.length > 0) body.tools = tools;
   const forced = forcedBuiltinTool(req.tools, req.toolChoice);
-  if (forced) throw new GatewayError('invalid-request', `tool_choice: the openai-chat upstream cannot run the built-in ${forced.kind} tool; route this model to a provider that has it`, { param: 'tool_choice' });
+  if (forced)
+    throw new GatewayError(
+      'invalid-request',
+      `tool_choice: the openai-chat upstream cannot run the built-in ${forced.kind} tool; route this model to a provider that has it`,
+      { param: 'tool_choice' },
+    );
   if (req.toolChoice) body.tool_choice = encodeToolChoice(req.toolChoice);
   if (req.parallelToolCalls !== undefined) body.parallel_tool_calls = req.parallelToolCalls;
   const format = req.output ? encodeOutput(req.output) : undefined;
@@ -75,15 +83,17 @@ export function encodeChatUpstreamRequest(req: ChatRequest, upstreamModel: strin
 function encodeTool(t: Tool, n: number, warn: WarningSink): Array<Record<string, unknown>> {
   switch (t.type) {
     case 'function':
-      return [{
-        type: 'function',
-        function: {
-          name: t.name,
-          ...(t.description !== undefined ? { description: t.description } : {}),
-          parameters: t.parameters,
-          ...(t.strict !== undefined ? { strict: t.strict } : {}),
+      return [
+        {
+          type: 'function',
+          function: {
+            name: t.name,
+            ...(t.description !== undefined ? { description: t.description } : {}),
+            parameters: t.parameters,
+            ...(t.strict !== undefined ? { strict: t.strict } : {}),
+          },
         },
-      }];
+      ];
     case 'builtin':
       // An offered tool the upstream cannot run is dropped with a warning (docs/open-world.md);
       // forcing it is refused in encodeToolChoice.
@@ -104,7 +114,10 @@ function encodeToolChoice(c: ToolChoice): unknown {
     case 'tool':
       return { type: 'function', function: { name: c.name } };
     case 'allowed':
-      return { type: 'allowed_tools', allowed_tools: { mode: c.mode, tools: c.names.map((name) => ({ type: 'function', function: { name } })) } };
+      return {
+        type: 'allowed_tools',
+        allowed_tools: { mode: c.mode, tools: c.names.map((name) => ({ type: 'function', function: { name } })) },
+      };
     default:
       return assertNever(c, 'tool choice');
   }
@@ -145,7 +158,11 @@ function encodeSampling(req: ChatRequest, warn: WarningSink): Record<string, unk
   if (s.topLogprobs !== undefined) out.top_logprobs = s.topLogprobs;
   if (s.stop && s.stop.length > 0) {
     // Stop sequences change the answer, so more than the upstream takes is an error, not a drop.
-    if (s.stop.length > maxStop) throw invalid('stop', `stop: the openai-chat upstream accepts at most ${maxStop} stop sequences, got ${s.stop.length}`);
+    if (s.stop.length > maxStop)
+      throw invalid(
+        'stop',
+        `stop: the openai-chat upstream accepts at most ${maxStop} stop sequences, got ${s.stop.length}`,
+      );
     out.stop = s.stop;
   }
   if (s.topK !== undefined) warn('top_k', 'Chat Completions has no top_k; dropped');
@@ -158,7 +175,8 @@ function encodeReasoning(req: ChatRequest, warn: WarningSink): string | undefine
   if (!r) return undefined;
   // Reasoning turned off by name ('none') is sent as such; other formats' "off" is the default.
   if (!r.enabled) return r.effort === 'none' ? 'none' : undefined;
-  if (r.includeThoughts) warn('reasoning.include_thoughts', 'Chat Completions does not return reasoning text; only the answer comes back');
+  if (r.includeThoughts)
+    warn('reasoning.include_thoughts', 'Chat Completions does not return reasoning text; only the answer comes back');
   // Anthropic's `max` (and adaptive thinking's effort) become the nearest level Chat Completions has.
   if (r.effort) return nearestEffort(r.effort, ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const);
   if (r.budgetTokens !== undefined) return effortOfBudget(r.budgetTokens);

@@ -5,7 +5,12 @@ import type { ListedModel, ModelDiscovery } from '../shared/format-module.ts';
  * OpenAI's Model object (node_modules/openai/resources/models.d.ts). polygate knows no creation
  * date, so `created` is 0 (the epoch), as Anthropic's list does for unknown release dates.
  */
-export const openaiModel = (m: ListedModel) => ({ id: m.id, object: 'model' as const, created: 0, owned_by: m.ownedBy });
+export const openaiModel = (m: ListedModel) => ({
+  id: m.id,
+  object: 'model' as const,
+  created: 0,
+  owned_by: m.ownedBy,
+});
 
 /** Every model a key may call, speech and music included, in one page as OpenAI lists them. */
 export const openaiModels: ModelDiscovery = {

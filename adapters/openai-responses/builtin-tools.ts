@@ -20,7 +20,8 @@ export const builtinKinds = {
 
 export type BuiltinWireType = keyof typeof builtinKinds;
 
-export const isBuiltinWireType = (t: unknown): t is BuiltinWireType => typeof t === 'string' && Object.hasOwn(builtinKinds, t);
+export const isBuiltinWireType = (t: unknown): t is BuiltinWireType =>
+  typeof t === 'string' && Object.hasOwn(builtinKinds, t);
 
 /** Validates one hosted tool definition; `p` is its param path (`tools[2]`). */
 export function decodeBuiltinTool(t: Json, type: BuiltinWireType, p: string): BuiltinTool {
@@ -37,7 +38,9 @@ export function decodeBuiltinTool(t: Json, type: BuiltinWireType, p: string): Bu
     case 'computer_use_preview':
       required(t.display_width, `${p}.display_width`, (v, f) => integerIn(v, f, 1));
       required(t.display_height, `${p}.display_height`, (v, f) => integerIn(v, f, 1));
-      required(t.environment, `${p}.environment`, (v, f) => enumOf(v, ['windows', 'mac', 'linux', 'ubuntu', 'browser'] as const, f));
+      required(t.environment, `${p}.environment`, (v, f) =>
+        enumOf(v, ['windows', 'mac', 'linux', 'ubuntu', 'browser'] as const, f),
+      );
       break;
     case 'code_interpreter':
       if (absent(t.container)) throw missing(`${p}.container`);
@@ -80,14 +83,20 @@ function validateFilter(v: unknown, p: string): void {
 }
 
 function validateWebSearch(t: Json, p: string): void {
-  if (!absent(t.search_context_size)) enumOf(t.search_context_size, ['low', 'medium', 'high'] as const, `${p}.search_context_size`);
+  if (!absent(t.search_context_size))
+    enumOf(t.search_context_size, ['low', 'medium', 'high'] as const, `${p}.search_context_size`);
   if (!absent(t.user_location)) {
     const loc = obj(t.user_location, `${p}.user_location`);
     required(loc.type, `${p}.user_location.type`, (v, f) => enumOf(v, ['approximate'] as const, f));
-    for (const k of ['city', 'region', 'timezone'] as const) if (!absent(loc[k])) str(loc[k], `${p}.user_location.${k}`);
+    for (const k of ['city', 'region', 'timezone'] as const)
+      if (!absent(loc[k])) str(loc[k], `${p}.user_location.${k}`);
     if (!absent(loc.country)) {
       const c = str(loc.country, `${p}.user_location.country`);
-      if (!/^[A-Za-z]{2}$/.test(c)) throw invalid(`${p}.user_location.country`, `Invalid '${p}.user_location.country': expected a two-letter ISO country code.`);
+      if (!/^[A-Za-z]{2}$/.test(c))
+        throw invalid(
+          `${p}.user_location.country`,
+          `Invalid '${p}.user_location.country': expected a two-letter ISO country code.`,
+        );
     }
   }
   if (!absent(t.domains)) arr(t.domains, `${p}.domains`).forEach((d, k) => str(d, `${p}.domains[${k}]`));
@@ -113,7 +122,9 @@ export function echoBuiltinTool(options: Record<string, unknown>): Json {
     case 'web_search_preview_2025_03_11':
     case 'web_search':
     case 'web_search_2025_08_26': {
-      const loc = isObject(options.user_location) ? { type: 'approximate', city: null, country: null, region: null, timezone: null, ...options.user_location } : null;
+      const loc = isObject(options.user_location)
+        ? { type: 'approximate', city: null, country: null, region: null, timezone: null, ...options.user_location }
+        : null;
       return { search_context_size: 'medium', ...options, user_location: loc };
     }
     default:

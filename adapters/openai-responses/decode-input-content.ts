@@ -91,7 +91,9 @@ export function decodeSystemContent(content: unknown, param: string, notes: Deco
   const list = entries(content, param);
   if (typeof list === 'string') return [{ type: 'text', text: list }];
   return list.flatMap(({ c, p, type }): TextPart[] =>
-    known(type, ['input_text', 'output_text'] as const, p, notes) === undefined ? [] : [{ type: 'text', text: required(c.text, `${p}.text`, str) }],
+    known(type, ['input_text', 'output_text'] as const, p, notes) === undefined
+      ? []
+      : [{ type: 'text', text: required(c.text, `${p}.text`, str) }],
   );
 }
 
@@ -99,7 +101,9 @@ export function decodeSystemContent(content: unknown, param: string, notes: Deco
 function decodeImage(c: Json, p: string): ImagePart {
   // 'original' (ImageDetail in node_modules/openai/resources/responses/responses.d.ts) keeps the
   // full resolution: 'high' is the nearest other formats have.
-  const given = absent(c.detail) ? undefined : enumOf(c.detail, ['auto', 'low', 'high', 'original'] as const, `${p}.detail`);
+  const given = absent(c.detail)
+    ? undefined
+    : enumOf(c.detail, ['auto', 'low', 'high', 'original'] as const, `${p}.detail`);
   const detail = given === 'original' ? 'high' : given;
   let source: MediaSource;
   if (!absent(c.image_url)) source = urlSource(str(c.image_url, `${p}.image_url`), `${p}.image_url`);
@@ -115,7 +119,11 @@ function decodeFile(c: Json, p: string): FilePart {
   let source: MediaSource;
   if (!absent(c.file_data)) {
     const d = parseDataUrl(str(c.file_data, `${p}.file_data`));
-    if (!d) throw invalid(`${p}.file_data`, `Invalid '${p}.file_data': expected a base64 data URL (data:<media type>;base64,<data>).`);
+    if (!d)
+      throw invalid(
+        `${p}.file_data`,
+        `Invalid '${p}.file_data': expected a base64 data URL (data:<media type>;base64,<data>).`,
+      );
     source = { kind: 'base64', mediaType: d.mediaType, data: d.data };
   } else if (!absent(c.file_id)) source = { kind: 'file-id', fileId: str(c.file_id, `${p}.file_id`) };
   else if (!absent(c.file_url)) source = urlSource(str(c.file_url, `${p}.file_url`), `${p}.file_url`);
@@ -148,7 +156,11 @@ function decodeAnnotations(v: unknown, param: string): Citation[] {
       if (typeof raw.end_index === 'number') c.end = raw.end_index;
       out.push(c);
     } else if (raw.type === 'file_citation' && typeof raw.file_id === 'string') {
-      out.push(typeof raw.index === 'number' ? { kind: 'file', fileId: raw.file_id, index: raw.index } : { kind: 'file', fileId: raw.file_id });
+      out.push(
+        typeof raw.index === 'number'
+          ? { kind: 'file', fileId: raw.file_id, index: raw.index }
+          : { kind: 'file', fileId: raw.file_id },
+      );
     }
   });
   return out;

@@ -29,7 +29,15 @@ const roles = ['user', 'assistant', 'system', 'developer'] as const;
  * it can read. It is never a 400: noted as dropped, so each upstream encoder warns about it; the
  * model still sees the answer text that followed the call. A same-format relay keeps it.
  */
-const itemTypes = ['message', 'function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output', 'reasoning', 'item_reference'] as const;
+const itemTypes = [
+  'message',
+  'function_call',
+  'function_call_output',
+  'custom_tool_call',
+  'custom_tool_call_output',
+  'reasoning',
+  'item_reference',
+] as const;
 type ItemType = (typeof itemTypes)[number];
 const isItemType = (t: string): t is ItemType => (itemTypes as readonly string[]).includes(t);
 
@@ -73,7 +81,13 @@ function decodeItem(item: Json, i: number, out: DecodedInput, cx: ItemContext): 
   const p = `input[${i}]`;
   // EasyInputMessage may omit `type` (an object with a `role` is a message), and so may an
   // item reference (an object with just an `id`).
-  const type = !absent(item.type) ? item.type : !absent(item.role) ? 'message' : !absent(item.id) ? 'item_reference' : undefined;
+  const type = !absent(item.type)
+    ? item.type
+    : !absent(item.role)
+      ? 'message'
+      : !absent(item.id)
+        ? 'item_reference'
+        : undefined;
   if (absent(type)) throw missing(`${p}.type`);
   const t = str(type, `${p}.type`);
   if (!isItemType(t)) {

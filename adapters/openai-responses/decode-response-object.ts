@@ -9,7 +9,8 @@ import { isObject, type Json } from '../shared/narrow.ts';
 import { decodeResponsesStreamError, wireErrorOf } from './responses-error.ts';
 import { irCallName } from './tool-identities.ts';
 
-const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
+const count = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** OpenAI's input_tokens include cached tokens and output_tokens include reasoning tokens: the details are breakdowns. */
@@ -42,7 +43,11 @@ export function finishOf(status: unknown, incomplete: unknown, calledFunctions: 
 export function reasoningPartOf(item: Json): ReasoningPart {
   const summary = Array.isArray(item.summary) ? item.summary.filter(isObject).map((s) => text(s.text)) : [];
   const content = Array.isArray(item.content) ? item.content.filter(isObject).map((s) => text(s.text)) : [];
-  const part: ReasoningPart = { type: 'reasoning', text: (summary.length > 0 ? summary : content).join('\n\n'), origin: 'openai-responses' };
+  const part: ReasoningPart = {
+    type: 'reasoning',
+    text: (summary.length > 0 ? summary : content).join('\n\n'),
+    origin: 'openai-responses',
+  };
   if (typeof item.id === 'string') part.signature = item.id;
   if (typeof item.encrypted_content === 'string') part.encrypted = item.encrypted_content;
   return part;
@@ -59,7 +64,11 @@ function citationsOf(annotations: unknown): Citation[] {
       if (typeof a.end_index === 'number') c.end = a.end_index;
       out.push(c);
     } else if (a.type === 'file_citation' && typeof a.file_id === 'string') {
-      out.push(typeof a.index === 'number' ? { kind: 'file', fileId: a.file_id, index: a.index } : { kind: 'file', fileId: a.file_id });
+      out.push(
+        typeof a.index === 'number'
+          ? { kind: 'file', fileId: a.file_id, index: a.index }
+          : { kind: 'file', fileId: a.file_id },
+      );
     }
   }
   return out;
@@ -77,7 +86,11 @@ export function partsOfItem(item: Json): Part[] {
       return content.flatMap((c): Part[] => {
         if (c.type === 'output_text') {
           const citations = citationsOf(c.annotations);
-          return [citations.length > 0 ? { type: 'text', text: text(c.text), citations } : { type: 'text', text: text(c.text) }];
+          return [
+            citations.length > 0
+              ? { type: 'text', text: text(c.text), citations }
+              : { type: 'text', text: text(c.text) },
+          ];
         }
         if (c.type === 'refusal') return [{ type: 'refusal', text: text(c.refusal) }];
         return [];
@@ -89,27 +102,43 @@ export function partsOfItem(item: Json): Part[] {
       return [reasoningPartOf(item)];
     case 'code_interpreter_call': {
       const parts: Part[] = [{ type: 'code', language: 'python', code: text(item.code) }];
-      const logs = Array.isArray(item.outputs) ? item.outputs.filter(isObject).map((o) => text(o.logs)).filter(Boolean) : [];
+      const logs = Array.isArray(item.outputs)
+        ? item.outputs
+            .filter(isObject)
+            .map((o) => text(o.logs))
+            .filter(Boolean)
+        : [];
       if (logs.length > 0) parts.push({ type: 'code-result', outcome: 'ok', output: logs.join('\n') });
       return parts;
     }
     case 'image_generation_call':
-      return typeof item.result === 'string' ? [{ type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: item.result } }] : [];
+      return typeof item.result === 'string'
+        ? [{ type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: item.result } }]
+        : [];
     default:
       return [];
   }
 }
 
 export function decodeResponseObject(body: unknown): ChatResult {
-  if (!isObject(body)) throw new GatewayError('upstream', 'the openai-responses upstream answered with something that is not a response object');
-  if (body.status === 'failed' || isObject(body.error)) throw decodeResponsesStreamError(wireErrorOf({ error: body.error }));
+  if (!isObject(body))
+    throw new GatewayError(
+      'upstream',
+      'the openai-responses upstream answered with something that is not a response object',
+    );
+  if (body.status === 'failed' || isObject(body.error))
+    throw decodeResponsesStreamError(wireErrorOf({ error: body.error }));
   const items = Array.isArray(body.output) ? body.output.filter(isObject) : [];
   const parts = items.flatMap(partsOfItem);
   return {
     id: text(body.id),
     model: text(body.model),
     parts,
-    finish: finishOf(body.status, body.incomplete_details, items.some((i) => i.type === 'function_call')),
+    finish: finishOf(
+      body.status,
+      body.incomplete_details,
+      items.some((i) => i.type === 'function_call'),
+    ),
     usage: decodeResponsesUsage(body.usage),
   };
 }

@@ -21,8 +21,25 @@ import { absent, enumOf, integerIn, missing, numberIn, required } from './respon
 
 /** Fields mapped onto the IR (or onto documented extensions); any other field is kept as sent. */
 const mapped = new Set([
-  'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'text', 'reasoning', 'max_output_tokens',
-  'temperature', 'top_p', 'top_logprobs', 'metadata', 'service_tier', 'user', 'include', 'truncation', 'store', 'stream',
+  'model',
+  'input',
+  'instructions',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'text',
+  'reasoning',
+  'max_output_tokens',
+  'temperature',
+  'top_p',
+  'top_logprobs',
+  'metadata',
+  'service_tier',
+  'user',
+  'include',
+  'truncation',
+  'store',
+  'stream',
   'previous_response_id',
 ]);
 
@@ -86,7 +103,8 @@ export function decodeResponsesRequest(body: unknown, _ctx: InboundContext): Cha
     e[ext.itemReferences] = input.references.map((r) => r.id);
     e[ext.itemReferenceSlots] = input.references;
   }
-  for (const [key, value] of Object.entries(b)) if (!mapped.has(key) && value !== undefined && value !== null) e[key] = value;
+  for (const [key, value] of Object.entries(b))
+    if (!mapped.has(key) && value !== undefined && value !== null) e[key] = value;
   if (Object.keys(notes.identities).length > 0) e[toolIdentitiesKey] = notes.identities;
   liftOpenAIKnobs(req, e);
   req.extensions['openai-responses'] = e;
@@ -121,7 +139,9 @@ function decodeReasoning(v: unknown, req: ChatRequest): void {
   if (absent(v)) return;
   const r = obj(v, 'reasoning');
   const effort = absent(r.effort) ? undefined : enumOf(r.effort, efforts, 'reasoning.effort');
-  const generate = absent(r.generate_summary) ? undefined : enumOf(r.generate_summary, summaries, 'reasoning.generate_summary');
+  const generate = absent(r.generate_summary)
+    ? undefined
+    : enumOf(r.generate_summary, summaries, 'reasoning.generate_summary');
   const summary = absent(r.summary) ? generate : enumOf(r.summary, summaries, 'reasoning.summary');
   if (effort === 'none') {
     // Off, said explicitly: OpenAI upstreams get the word back (their default may be to reason).
@@ -145,13 +165,24 @@ function decodeMetadata(v: unknown): Record<string, string> | undefined {
   const m = obj(v, 'metadata');
   const entries = Object.entries(m);
   if (entries.length > 16) {
-    throw invalid('metadata', `Invalid 'metadata': too many properties. Expected an object with at most 16 properties, but got an object with ${entries.length} properties instead.`);
+    throw invalid(
+      'metadata',
+      `Invalid 'metadata': too many properties. Expected an object with at most 16 properties, but got an object with ${entries.length} properties instead.`,
+    );
   }
   const out: Record<string, string> = {};
   for (const [k, val] of entries) {
-    if (k.length > 64) throw invalid('metadata', `Invalid 'metadata': keys are at most 64 characters, but key '${k.slice(0, 16)}…' has ${k.length}.`);
+    if (k.length > 64)
+      throw invalid(
+        'metadata',
+        `Invalid 'metadata': keys are at most 64 characters, but key '${k.slice(0, 16)}…' has ${k.length}.`,
+      );
     if (typeof val !== 'string') throw invalid('metadata', `Invalid 'metadata': the value of '${k}' must be a string.`);
-    if (val.length > 512) throw invalid('metadata', `Invalid 'metadata': values are at most 512 characters, but the value of '${k}' has ${val.length}.`);
+    if (val.length > 512)
+      throw invalid(
+        'metadata',
+        `Invalid 'metadata': values are at most 512 characters, but the value of '${k}' has ${val.length}.`,
+      );
     // Defined, not assigned: `out['__proto__'] = …` would set the prototype (and a string is ignored there), losing the key.
     Object.defineProperty(out, k, { value: val, enumerable: true, writable: true, configurable: true });
   }

@@ -67,7 +67,8 @@ function decodeCustomTool(t: Json, p: string, notes: DecodeNotes, namespace: str
   if (!absent(t.format)) {
     const f = obj(t.format, `${p}.format`);
     const type = required(f.type, `${p}.format.type`, str);
-    if (type === 'grammar') grammar = `${str(f.syntax ?? 'lark', `${p}.format.syntax`)}:\n${required(f.definition, `${p}.format.definition`, str)}`;
+    if (type === 'grammar')
+      grammar = `${str(f.syntax ?? 'lark', `${p}.format.syntax`)}:\n${required(f.definition, `${p}.format.definition`, str)}`;
   }
   const flat = namespace === undefined ? name : flatToolName(namespace, name);
   notes.identities[flat] = namespace === undefined ? { name, custom: true } : { name, namespace, custom: true };
@@ -93,7 +94,12 @@ function decodeFunctionTool(t: Json, p: string, topLevel = true): FunctionTool {
   if (t.parameters === undefined) throw missing(`${p}.parameters`);
   // null parameters mean a function without arguments.
   const parameters = t.parameters === null ? { type: 'object', properties: {} } : obj(t.parameters, `${p}.parameters`);
-  const tool: FunctionTool = { type: 'function', name, parameters, strict: absent(t.strict) ? true : bool(t.strict, `${p}.strict`) };
+  const tool: FunctionTool = {
+    type: 'function',
+    name,
+    parameters,
+    strict: absent(t.strict) ? true : bool(t.strict, `${p}.strict`),
+  };
   if (!absent(t.description)) tool.description = str(t.description, `${p}.description`);
   return tool;
 }
@@ -108,7 +114,8 @@ export function decodeToolChoice(v: unknown, tools: Tool[], notes: DecodeNotes):
   if (absent(v)) return undefined;
   if (typeof v === 'string') {
     const mode = enumOf(v, ['none', 'auto', 'required'] as const, 'tool_choice');
-    if (mode === 'required' && tools.length === 0) throw invalid('tool_choice', "Tool choice 'required' must be specified with 'tools' parameter.");
+    if (mode === 'required' && tools.length === 0)
+      throw invalid('tool_choice', "Tool choice 'required' must be specified with 'tools' parameter.");
     return { type: mode };
   }
   const c = obj(v, 'tool_choice');
@@ -137,7 +144,8 @@ export function decodeToolChoice(v: unknown, tools: Tool[], notes: DecodeNotes):
   if (isBuiltinWireType(type)) {
     const kind = builtinKinds[type];
     const tool = tools.find((t) => t.type === 'builtin' && t.kind === kind);
-    if (!tool || tool.type !== 'builtin') throw invalid('tool_choice', `Tool choice '${type}' not found in 'tools' parameter.`);
+    if (!tool || tool.type !== 'builtin')
+      throw invalid('tool_choice', `Tool choice '${type}' not found in 'tools' parameter.`);
     return { type: 'tool', name: tool.name ?? type };
   }
   notes.dropped.push({ field: 'tool_choice', value: type });
@@ -153,7 +161,9 @@ export function decodeTextFormat(v: unknown): { output?: OutputFormat; verbosity
   if (!absent(text.verbosity)) out.verbosity = str(text.verbosity, 'text.verbosity');
   if (absent(text.format)) return out;
   const f = obj(text.format, 'text.format');
-  const type = required(f.type, 'text.format.type', (x, field) => enumOf(x, ['text', 'json_schema', 'json_object'] as const, field));
+  const type = required(f.type, 'text.format.type', (x, field) =>
+    enumOf(x, ['text', 'json_schema', 'json_object'] as const, field),
+  );
   switch (type) {
     case 'text':
       out.output = { type: 'text' };
@@ -164,7 +174,12 @@ export function decodeTextFormat(v: unknown): { output?: OutputFormat; verbosity
     case 'json_schema': {
       const name = required(f.name, 'text.format.name', identifier);
       const schema = required(f.schema, 'text.format.schema', obj);
-      const format: OutputFormat = { type: 'json-schema', name, schema, strict: absent(f.strict) ? false : bool(f.strict, 'text.format.strict') };
+      const format: OutputFormat = {
+        type: 'json-schema',
+        name,
+        schema,
+        strict: absent(f.strict) ? false : bool(f.strict, 'text.format.strict'),
+      };
       if (!absent(f.description)) format.description = str(f.description, 'text.format.description');
       out.output = format;
       break;
@@ -174,4 +189,3 @@ export function decodeTextFormat(v: unknown): { output?: OutputFormat; verbosity
   }
   return out;
 }
-

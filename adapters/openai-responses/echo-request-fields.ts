@@ -9,7 +9,10 @@ import { echoBuiltinTool, isBuiltinWireType } from './builtin-tools.ts';
 import { readEcho } from './responses-extensions.ts';
 import type { ResponseObject } from './responses-wire-types.ts';
 
-export type EchoedFields = Omit<ResponseObject, 'id' | 'object' | 'created_at' | 'status' | 'error' | 'incomplete_details' | 'model' | 'output' | 'usage'>;
+export type EchoedFields = Omit<
+  ResponseObject,
+  'id' | 'object' | 'created_at' | 'status' | 'error' | 'incomplete_details' | 'model' | 'output' | 'usage'
+>;
 
 export function echoRequestFields(req: ChatRequest): EchoedFields {
   const e = readEcho(req);
@@ -58,7 +61,13 @@ export function echoFormat(f: OutputFormat | undefined): Record<string, unknown>
 
 function echoTool(t: Tool): Record<string, unknown> {
   if (t.type === 'function') {
-    return { type: 'function', description: t.description ?? null, name: t.name, parameters: t.parameters, strict: t.strict ?? true };
+    return {
+      type: 'function',
+      description: t.description ?? null,
+      name: t.name,
+      parameters: t.parameters,
+      strict: t.strict ?? true,
+    };
   }
   return isBuiltinWireType(t.options.type) ? echoBuiltinTool(t.options) : { type: t.name ?? t.kind, ...t.options };
 }

@@ -21,7 +21,11 @@ export function encodeInputItems(messages: Message[], warn: WarningSink): Encode
     // A mid-conversation instruction is a `developer` message in place: the role OpenAI gives
     // instructions (it reads `system` as `developer` anyway).
     if (m.role === 'system') {
-      out.items.push({ type: 'message', role: 'developer', content: m.parts.map((p) => ({ type: 'input_text', text: p.text })) });
+      out.items.push({
+        type: 'message',
+        role: 'developer',
+        content: m.parts.map((p) => ({ type: 'input_text', text: p.text })),
+      });
       return;
     }
     let content: Json[] = [];
@@ -42,7 +46,10 @@ export function encodeInputItems(messages: Message[], warn: WarningSink): Encode
     flush();
   });
   if (droppedReasoning > 0) {
-    warn('messages', `${droppedReasoning} reasoning part(s) from another provider cannot be replayed to an OpenAI Responses upstream and were left out`);
+    warn(
+      'messages',
+      `${droppedReasoning} reasoning part(s) from another provider cannot be replayed to an OpenAI Responses upstream and were left out`,
+    );
   }
   return out;
 }
@@ -65,7 +72,10 @@ function userPart(p: Part, i: number): Encoded {
     case 'refusal':
     case 'reasoning':
     case 'tool-call':
-      throw invalid(`messages[${i}]`, `messages[${i}]: a user turn cannot carry a '${p.type}' part to an OpenAI Responses upstream`);
+      throw invalid(
+        `messages[${i}]`,
+        `messages[${i}]: a user turn cannot carry a '${p.type}' part to an OpenAI Responses upstream`,
+      );
     default:
       return assertNever(p, 'part');
   }
@@ -78,7 +88,10 @@ function assistantPart(p: Part, i: number): Encoded {
     case 'refusal':
       return { kind: 'content', json: { type: 'refusal', refusal: p.text } };
     case 'code':
-      return { kind: 'content', json: { type: 'output_text', text: `\`\`\`${p.language.toLowerCase()}\n${p.code}\n\`\`\``, annotations: [] } };
+      return {
+        kind: 'content',
+        json: { type: 'output_text', text: `\`\`\`${p.language.toLowerCase()}\n${p.code}\n\`\`\``, annotations: [] },
+      };
     case 'code-result':
       return { kind: 'content', json: { type: 'output_text', text: `\`\`\`\n${p.output}\n\`\`\``, annotations: [] } };
     case 'tool-call':
@@ -88,7 +101,10 @@ function assistantPart(p: Part, i: number): Encoded {
     case 'image':
     case 'file':
     case 'tool-result':
-      throw invalid(`messages[${i}]`, `messages[${i}]: an assistant turn cannot carry a '${p.type}' part to an OpenAI Responses upstream`);
+      throw invalid(
+        `messages[${i}]`,
+        `messages[${i}]: an assistant turn cannot carry a '${p.type}' part to an OpenAI Responses upstream`,
+      );
     default:
       return assertNever(p, 'part');
   }
@@ -124,9 +140,17 @@ function fileContent(p: FilePart, where: string): Json {
   switch (p.source.kind) {
     case 'base64':
       // input_file carries documents; sound and video (Gemini inlineData) would be refused upstream.
-      if (/^(audio|video)\//.test(p.source.mediaType)) throw invalid(where, `${where}: ${p.source.mediaType} input is not supported by an OpenAI Responses upstream (documents and images only)`);
+      if (/^(audio|video)\//.test(p.source.mediaType))
+        throw invalid(
+          where,
+          `${where}: ${p.source.mediaType} input is not supported by an OpenAI Responses upstream (documents and images only)`,
+        );
       // OpenAI requires a filename alongside inline file data.
-      return { type: 'input_file', filename: p.filename ?? p.title ?? 'file', file_data: dataUrlOf(p.source.mediaType, p.source.data) };
+      return {
+        type: 'input_file',
+        filename: p.filename ?? p.title ?? 'file',
+        file_data: dataUrlOf(p.source.mediaType, p.source.data),
+      };
     case 'url':
       return { type: 'input_file', file_url: p.source.url };
     case 'file-id':
@@ -147,8 +171,11 @@ function fileContent(p: FilePart, where: string): Json {
 function callOutput(p: ToolResultPart, i: number): Json {
   const content = p.isError ? markError(p.content) : p.content;
   const texts = content.filter((c) => c.type === 'text');
-  if (texts.length === content.length) return { type: 'function_call_output', call_id: p.callId, output: texts.map((c) => c.text).join('\n') };
-  const output = content.map((c) => (c.type === 'text' ? { type: 'input_text', text: c.text } : imageContent(c, `messages[${i}]`)));
+  if (texts.length === content.length)
+    return { type: 'function_call_output', call_id: p.callId, output: texts.map((c) => c.text).join('\n') };
+  const output = content.map((c) =>
+    c.type === 'text' ? { type: 'input_text', text: c.text } : imageContent(c, `messages[${i}]`),
+  );
   return { type: 'function_call_output', call_id: p.callId, output };
 }
 

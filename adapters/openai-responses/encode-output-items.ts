@@ -27,7 +27,8 @@ export function encodeOutputItems(parts: Part[], opts: ItemOptions): OutputItem[
   const appendText = (text: string, citations: Citation[] = []): void => {
     const m = openMessage();
     const last = m.content[m.content.length - 1];
-    const out: OutputText = last && last.type === 'output_text' ? last : { type: 'output_text', annotations: [], logprobs: [], text: '' };
+    const out: OutputText =
+      last && last.type === 'output_text' ? last : { type: 'output_text', annotations: [], logprobs: [], text: '' };
     if (out !== last) m.content.push(out);
     const offset = out.text.length;
     out.text += text;
@@ -54,7 +55,12 @@ export function encodeOutputItems(parts: Part[], opts: ItemOptions): OutputItem[
       case 'image':
         if (p.source.kind === 'base64') {
           message = undefined;
-          items.push({ id: opts.ids.newId('ig'), type: 'image_generation_call', status: 'completed', result: p.source.data });
+          items.push({
+            id: opts.ids.newId('ig'),
+            type: 'image_generation_call',
+            status: 'completed',
+            result: p.source.data,
+          });
         } else appendText(mediaReference(p.source));
         break;
       case 'file':
@@ -64,8 +70,22 @@ export function encodeOutputItems(parts: Part[], opts: ItemOptions): OutputItem[
         message = undefined;
         items.push(
           identityOf(p.name, opts.toolIdentities)?.custom
-            ? { id: opts.ids.newId('ctc'), type: 'custom_tool_call', status: 'completed', call_id: p.id, input: customInput(p.args), ...wireToolName(p.name, opts.toolIdentities) }
-            : { id: opts.ids.newId('fc'), type: 'function_call', status: 'completed', arguments: p.args, call_id: p.id, ...wireToolName(p.name, opts.toolIdentities) },
+            ? {
+                id: opts.ids.newId('ctc'),
+                type: 'custom_tool_call',
+                status: 'completed',
+                call_id: p.id,
+                input: customInput(p.args),
+                ...wireToolName(p.name, opts.toolIdentities),
+              }
+            : {
+                id: opts.ids.newId('fc'),
+                type: 'function_call',
+                status: 'completed',
+                arguments: p.args,
+                call_id: p.id,
+                ...wireToolName(p.name, opts.toolIdentities),
+              },
         );
         break;
       case 'reasoning':
@@ -104,7 +124,11 @@ export function reasoningItemId(p: Pick<ReasoningPart, 'origin' | 'signature'>, 
 }
 
 function reasoningItem(p: ReasoningPart, opts: ItemOptions): ReasoningItem {
-  const item: ReasoningItem = { id: reasoningItemId(p, opts.ids), type: 'reasoning', summary: p.text ? [{ type: 'summary_text', text: p.text }] : [] };
+  const item: ReasoningItem = {
+    id: reasoningItemId(p, opts.ids),
+    type: 'reasoning',
+    summary: p.text ? [{ type: 'summary_text', text: p.text }] : [],
+  };
   // encrypted_content is returned only when `include` asks for 'reasoning.encrypted_content'.
   if (opts.includeEncrypted) item.encrypted_content = encryptedContentOf(p);
   return item;
@@ -127,7 +151,13 @@ export function encryptedContentOf(p: ReasoningPart): string | null {
 function annotationOf(c: Citation, offset: number, length: number): Annotation | undefined {
   switch (c.kind) {
     case 'url':
-      return { type: 'url_citation', start_index: offset + (c.start ?? 0), end_index: offset + (c.end ?? length), title: c.title ?? '', url: c.url };
+      return {
+        type: 'url_citation',
+        start_index: offset + (c.start ?? 0),
+        end_index: offset + (c.end ?? length),
+        title: c.title ?? '',
+        url: c.url,
+      };
     case 'file':
       return { type: 'file_citation', file_id: c.fileId, index: c.index ?? offset };
     case 'document':
@@ -136,4 +166,3 @@ function annotationOf(c: Citation, offset: number, length: number): Annotation |
       return assertNever(c, 'citation');
   }
 }
-

@@ -8,7 +8,14 @@ import { encodeOutputItems } from './encode-output-items.ts';
 import { readToolIdentities } from './tool-identities.ts';
 import type { IdSource } from './responses-ids.ts';
 import { readEcho } from './responses-extensions.ts';
-import type { IncompleteDetails, OutputItem, ResponseErrorObject, ResponseObject, ResponseStatus, ResponseUsage } from './responses-wire-types.ts';
+import type {
+  IncompleteDetails,
+  OutputItem,
+  ResponseErrorObject,
+  ResponseObject,
+  ResponseStatus,
+  ResponseUsage,
+} from './responses-wire-types.ts';
 
 export function encodeUsage(u: Usage): ResponseUsage {
   return {
@@ -20,7 +27,11 @@ export function encodeUsage(u: Usage): ResponseUsage {
   };
 }
 
-export type Outcome = { status: ResponseStatus; incomplete: IncompleteDetails | null; error: ResponseErrorObject | null };
+export type Outcome = {
+  status: ResponseStatus;
+  incomplete: IncompleteDetails | null;
+  error: ResponseErrorObject | null;
+};
 
 /** A finish → status: length and content-filter make the response `incomplete` with the reason. */
 export function outcomeOf(finish: ChatFinish): Outcome {
@@ -32,7 +43,11 @@ export function outcomeOf(finish: ChatFinish): Outcome {
     case 'refusal':
       return { status: 'incomplete', incomplete: { reason: 'content_filter' }, error: null };
     case 'error':
-      return { status: 'failed', incomplete: null, error: { code: 'server_error', message: 'The model failed to generate a response.' } };
+      return {
+        status: 'failed',
+        incomplete: null,
+        error: { code: 'server_error', message: 'The model failed to generate a response.' },
+      };
     default:
       return { status: 'completed', incomplete: null, error: null };
   }
@@ -42,13 +57,27 @@ export function outcomeOf(finish: ChatFinish): Outcome {
 export const responseIdOf = (upstreamId: string | undefined, ids: IdSource): string =>
   upstreamId !== undefined && /^resp_[A-Za-z0-9_-]+$/.test(upstreamId) ? upstreamId : ids.newId('resp');
 
-export type EnvelopeState = { id: string; createdAt: number; outcome: Outcome | 'in_progress'; output: OutputItem[]; usage: Usage | null };
+export type EnvelopeState = {
+  id: string;
+  createdAt: number;
+  outcome: Outcome | 'in_progress';
+  output: OutputItem[];
+  usage: Usage | null;
+};
 
 /** The response object around a given state, every field in the API's order. */
 export function responseEnvelope(request: ChatRequest, s: EnvelopeState): ResponseObject {
   const echo = echoRequestFields(request);
   const o: Outcome = s.outcome === 'in_progress' ? { status: 'in_progress', incomplete: null, error: null } : s.outcome;
-  const { instructions, max_output_tokens, parallel_tool_calls, previous_response_id, reasoning, service_tier, ...rest } = echo;
+  const {
+    instructions,
+    max_output_tokens,
+    parallel_tool_calls,
+    previous_response_id,
+    reasoning,
+    service_tier,
+    ...rest
+  } = echo;
   return {
     id: s.id,
     object: 'response',

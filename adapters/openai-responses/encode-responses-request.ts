@@ -22,15 +22,31 @@ const provider = 'the openai-responses upstream';
 
 const FORMAT = 'openai-responses';
 /** Responses' own options (a same-format route) relayed as they are; other formats' are never read here. */
-const relayed = ['truncation', 'service_tier', 'prompt_cache_key', 'prompt_cache_retention', 'safety_identifier', 'max_tool_calls', 'prompt'] as const;
+const relayed = [
+  'truncation',
+  'service_tier',
+  'prompt_cache_key',
+  'prompt_cache_retention',
+  'safety_identifier',
+  'max_tool_calls',
+  'prompt',
+] as const;
 /** Own options this encoder consumes in other ways, or that concern only the client side. */
 const consumed = new Set<string>([ext.store, ext.verbosity, 'stream_options', 'top_logprobs']);
 
-export function encodeResponsesRequest(req: ChatRequest, upstreamModel: string, warn: WarningSink): UpstreamHttpRequest {
+export function encodeResponsesRequest(
+  req: ChatRequest,
+  upstreamModel: string,
+  warn: WarningSink,
+): UpstreamHttpRequest {
   rejectUnresolvedState(req);
   const input = encodeInputItems(req.messages, warn);
   const body: Json = { model: upstreamModel, input: input.items };
-  if (hasCacheHints(req)) warn('cache_control', `prompt-cache hints are not supported by ${provider} (OpenAI caches prompts automatically); dropped`);
+  if (hasCacheHints(req))
+    warn(
+      'cache_control',
+      `prompt-cache hints are not supported by ${provider} (OpenAI caches prompts automatically); dropped`,
+    );
   const own = responsesOptions(req);
   const include = new Set<string>(readEcho(req).include);
 
@@ -79,14 +95,22 @@ export function encodeResponsesRequest(req: ChatRequest, upstreamModel: string, 
 function rejectUnresolvedState(req: ChatRequest): void {
   const e = responsesOptions(req);
   if (e[ext.previousResponseId] !== undefined) {
-    throw invalid('previous_response_id', `previous_response_id: the stored conversation could not be resolved for ${provider}`);
+    throw invalid(
+      'previous_response_id',
+      `previous_response_id: the stored conversation could not be resolved for ${provider}`,
+    );
   }
   const refs = e[ext.itemReferences];
   if (Array.isArray(refs) && refs.length > 0) {
     throw invalid('input', `input: item_reference items could not be resolved for ${provider}`);
   }
-  if (e.background === true) throw invalid('background', `background: background responses are not supported through polygate (${provider})`);
-  if (e.conversation !== undefined) throw invalid('conversation', `conversation: polygate keeps conversation state itself; use previous_response_id (${provider})`);
+  if (e.background === true)
+    throw invalid('background', `background: background responses are not supported through polygate (${provider})`);
+  if (e.conversation !== undefined)
+    throw invalid(
+      'conversation',
+      `conversation: polygate keeps conversation state itself; use previous_response_id (${provider})`,
+    );
 }
 
 function encodeSampling(req: ChatRequest, body: Json, warn: WarningSink): void {
@@ -94,7 +118,8 @@ function encodeSampling(req: ChatRequest, body: Json, warn: WarningSink): void {
   if (s.temperature !== undefined) body.temperature = s.temperature;
   if (s.topP !== undefined) body.top_p = s.topP;
   // Stop sequences change what the model returns: never dropped.
-  if (s.stop !== undefined && s.stop.length > 0) throw invalid('stop', `stop: stop sequences are not supported by ${provider}`);
+  if (s.stop !== undefined && s.stop.length > 0)
+    throw invalid('stop', `stop: stop sequences are not supported by ${provider}`);
   if (s.candidateCount !== undefined && s.candidateCount > 1) {
     throw invalid('candidateCount', `candidateCount: ${provider} returns a single candidate (got ${s.candidateCount})`);
   }
@@ -102,7 +127,8 @@ function encodeSampling(req: ChatRequest, body: Json, warn: WarningSink): void {
   if (s.seed !== undefined) warn('seed', `not supported by ${provider}; dropped`);
   if (s.presencePenalty !== undefined) warn('presence_penalty', `not supported by ${provider}; dropped`);
   if (s.frequencyPenalty !== undefined) warn('frequency_penalty', `not supported by ${provider}; dropped`);
-  if (s.logprobs || s.topLogprobs !== undefined) warn('logprobs', `log probabilities are not carried back from ${provider}; dropped`);
+  if (s.logprobs || s.topLogprobs !== undefined)
+    warn('logprobs', `log probabilities are not carried back from ${provider}; dropped`);
 }
 
 /** reasoning {effort, summary}; true when reasoning is on (its encrypted content is then requested). */
@@ -116,7 +142,9 @@ function encodeReasoning(req: ChatRequest, body: Json): boolean {
   }
   const reasoning: Json = {};
   // Anthropic's `max` (and adaptive thinking's effort) become the nearest level Responses has.
-  const effort = (r.effort ? nearestEffort(r.effort, ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const) : undefined) ?? (r.budgetTokens !== undefined ? effortOfBudget(r.budgetTokens) : undefined);
+  const effort =
+    (r.effort ? nearestEffort(r.effort, ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const) : undefined) ??
+    (r.budgetTokens !== undefined ? effortOfBudget(r.budgetTokens) : undefined);
   if (effort !== undefined) reasoning.effort = effort;
   const summary = r.summary ?? (r.includeThoughts ? 'auto' : undefined);
   if (summary !== undefined) reasoning.summary = summary;

@@ -34,14 +34,16 @@ function encodeBuiltin(t: BuiltinTool, i: number, warn: WarningSink): Json {
       const loc = t.options.user_location;
       if (isObject(loc) && loc.type === 'approximate') out.user_location = loc;
       const dropped = Object.keys(t.options).filter((k) => k !== 'type' && k !== 'user_location');
-      if (dropped.length > 0) warn(p, `web search options ${dropped.join(', ')} have no equivalent on ${provider} and were dropped`);
+      if (dropped.length > 0)
+        warn(p, `web search options ${dropped.join(', ')} have no equivalent on ${provider} and were dropped`);
       return out;
     }
     case 'code-execution':
       return { type: 'code_interpreter', container: { type: 'auto' } };
     case 'file-search':
       // Vector stores live at OpenAI: only a definition that names them can be carried.
-      if (Array.isArray(t.options.vector_store_ids)) return { type: 'file_search', vector_store_ids: t.options.vector_store_ids };
+      if (Array.isArray(t.options.vector_store_ids))
+        return { type: 'file_search', vector_store_ids: t.options.vector_store_ids };
       throw invalid(p, `${p}: a file search without vector_store_ids cannot be translated for ${provider}`);
     case 'computer-use':
     case 'bash':
@@ -59,9 +61,14 @@ export function encodeToolChoice(c: ToolChoice, tools: Tool[]): string | Json {
     case 'required':
       return c.type;
     case 'tool': {
-      const hosted = tools.find((t): t is BuiltinTool => t.type === 'builtin' && (t.name === c.name || t.kind === c.name));
+      const hosted = tools.find(
+        (t): t is BuiltinTool => t.type === 'builtin' && (t.name === c.name || t.kind === c.name),
+      );
       if (!hosted) return { type: 'function', name: c.name };
-      const type = typeof hosted.options.type === 'string' && isBuiltinWireType(hosted.options.type) ? hosted.options.type : hostedTypeOf(hosted);
+      const type =
+        typeof hosted.options.type === 'string' && isBuiltinWireType(hosted.options.type)
+          ? hosted.options.type
+          : hostedTypeOf(hosted);
       return { type };
     }
     case 'allowed':
@@ -71,7 +78,8 @@ export function encodeToolChoice(c: ToolChoice, tools: Tool[]): string | Json {
   }
 }
 
-const hostedTypeOf = (t: BuiltinTool): string => (t.kind === 'web-search' ? 'web_search_preview' : t.kind === 'code-execution' ? 'code_interpreter' : t.kind);
+const hostedTypeOf = (t: BuiltinTool): string =>
+  t.kind === 'web-search' ? 'web_search_preview' : t.kind === 'code-execution' ? 'code_interpreter' : t.kind;
 
 /** Format names follow the json_schema rule: letters, digits, underscore, dash; at most 64. */
 const formatName = (name: string): string => name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64) || 'response';

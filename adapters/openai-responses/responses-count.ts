@@ -4,7 +4,20 @@ import type { CountClient, CountWire } from '../shared/format-module.ts';
 import { countBody, countIn, pickFields } from '../shared/count-body.ts';
 
 /** The fields of OpenAI's `POST /responses/input_tokens` (node_modules/openai/resources/responses/input-tokens.d.ts). */
-const countFields = ['model', 'input', 'instructions', 'tools', 'tool_choice', 'reasoning', 'text', 'truncation', 'conversation', 'previous_response_id', 'parallel_tool_calls', 'personality'];
+const countFields = [
+  'model',
+  'input',
+  'instructions',
+  'tools',
+  'tool_choice',
+  'reasoning',
+  'text',
+  'truncation',
+  'conversation',
+  'previous_response_id',
+  'parallel_tool_calls',
+  'personality',
+];
 
 export const responsesCountWire: CountWire = {
   relay: (body, model) => ({ path: '/responses/input_tokens', body: { ...body, model } }),

@@ -54,7 +54,10 @@ export function decodeResponsesUpstreamError(status: number, body: unknown, head
   if (status === 401 || status === 403) {
     // polygate already accepted the client's key; the upstream refused polygate's provider key.
     // A gateway configuration fault: 502, and the upstream's text (which may quote the key) stays out.
-    return new GatewayError('upstream', `the openai-responses provider rejected the gateway's credentials (HTTP ${status}); check the provider's api_key`);
+    return new GatewayError(
+      'upstream',
+      `the openai-responses provider rejected the gateway's credentials (HTTP ${status}); check the provider's api_key`,
+    );
   }
   const e = wireErrorOf(body);
   return new GatewayError(kindOfStatus(status), `openai-responses upstream error: ${e.message || `HTTP ${status}`}`, {
@@ -66,5 +69,7 @@ export function decodeResponsesUpstreamError(status: number, body: unknown, head
 /** An `error` event or a failed response inside a stream. */
 export function decodeResponsesStreamError(e: WireError): GatewayError {
   const kind: ErrorKind = e.code === 'rate_limit_exceeded' || e.type === 'rate_limit_error' ? 'rate-limit' : 'upstream';
-  return new GatewayError(kind, `openai-responses upstream error: ${e.message || 'the stream reported an error'}`, { param: e.param });
+  return new GatewayError(kind, `openai-responses upstream error: ${e.message || 'the stream reported an error'}`, {
+    param: e.param,
+  });
 }

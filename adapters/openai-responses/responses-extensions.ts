@@ -36,7 +36,8 @@ export const ext = {
 } as const;
 
 /** This format's own options (adapters/shared/format-extensions.ts). */
-export const responsesOptions = (req: Pick<ChatRequest, 'extensions'>): Readonly<Record<string, unknown>> => ownExtensions(req, 'openai-responses');
+export const responsesOptions = (req: Pick<ChatRequest, 'extensions'>): Readonly<Record<string, unknown>> =>
+  ownExtensions(req, 'openai-responses');
 
 const strOf = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
@@ -53,13 +54,17 @@ export type ResponsesEcho = {
 
 export function readEcho(req: ChatRequest): ResponsesEcho {
   const e = responsesOptions(req);
-  const include = Array.isArray(e[ext.include]) ? (e[ext.include] as unknown[]).filter((v): v is string => typeof v === 'string') : [];
+  const include = Array.isArray(e[ext.include])
+    ? (e[ext.include] as unknown[]).filter((v): v is string => typeof v === 'string')
+    : [];
   return {
     previousResponseId: strOf(e[ext.previousResponseId]) ?? null,
     store: typeof e[ext.store] === 'boolean' ? (e[ext.store] as boolean) : true,
     include,
     truncation: strOf(e[ext.truncation]) ?? 'disabled',
-    serviceTier: strOf(e[ext.serviceTier]) ?? (req.serviceTier !== undefined ? serviceTierWord(req.serviceTier, 'openai-responses') : undefined),
+    serviceTier:
+      strOf(e[ext.serviceTier]) ??
+      (req.serviceTier !== undefined ? serviceTierWord(req.serviceTier, 'openai-responses') : undefined),
     instructions: strOf(e[ext.instructions]) ?? null,
     verbosity: req.verbosity ?? strOf(e[ext.verbosity]),
   };
@@ -70,6 +75,10 @@ export function readItemReferenceSlots(req: ChatRequest): ItemReferenceSlot[] {
   if (!Array.isArray(v)) return [];
   return v.filter(
     (s): s is ItemReferenceSlot =>
-      isObject(s) && typeof s.id === 'string' && typeof s.inputIndex === 'number' && typeof s.messageIndex === 'number' && typeof s.partIndex === 'number',
+      isObject(s) &&
+      typeof s.id === 'string' &&
+      typeof s.inputIndex === 'number' &&
+      typeof s.messageIndex === 'number' &&
+      typeof s.partIndex === 'number',
   );
 }

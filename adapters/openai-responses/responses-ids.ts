@@ -11,7 +11,8 @@ export type IdSource = {
 };
 
 export const randomIds: IdSource = {
-  newId: (prefix) => `${prefix}_${globalThis.crypto.randomUUID().replace(/-/g, '')}${globalThis.crypto.randomUUID().replace(/-/g, '').slice(0, 16)}`,
+  newId: (prefix) =>
+    `${prefix}_${globalThis.crypto.randomUUID().replace(/-/g, '')}${globalThis.crypto.randomUUID().replace(/-/g, '').slice(0, 16)}`,
   now: () => Math.floor(Date.now() / 1000),
 };
 
@@ -25,4 +26,5 @@ export function sequentialIds(now = 1_700_000_000): IdSource {
 }
 
 /** OpenAI reasoning item ids; an item's encrypted_content is bound to its id. */
-export const isReasoningItemId = (s: string | undefined): s is string => s !== undefined && /^rs_[A-Za-z0-9_-]+$/.test(s);
+export const isReasoningItemId = (s: string | undefined): s is string =>
+  s !== undefined && /^rs_[A-Za-z0-9_-]+$/.test(s);

@@ -4,7 +4,9 @@ import { bodyModelAndStream, bodyObject, type RoutingFields } from '../shared/ro
 
 /** An input item that names a stored item by id: `type: item_reference`, or an id alone (no type, no role). */
 export const isItemReference = (item: unknown): boolean =>
-  isObject(item) && (item.type === 'item_reference' || (item.type === undefined && item.role === undefined && typeof item.id === 'string'));
+  isObject(item) &&
+  (item.type === 'item_reference' ||
+    (item.type === undefined && item.role === undefined && typeof item.id === 'string'));
 
 /**
  * Relayable only when polygate keeps no state for it: `store: false` (the default stores the
@@ -23,4 +25,7 @@ export function peekResponsesRequest(body: unknown): RoutingFields {
  * The pipeline relays only requests that need no state kept by polygate (`store: false`, no
  * previous_response_id, no item_reference), so the body's own `store` is already right.
  */
-export const responsesRelay: RelayTarget = (body, upstreamModel) => ({ path: '/responses', body: { ...body, model: upstreamModel } });
+export const responsesRelay: RelayTarget = (body, upstreamModel) => ({
+  path: '/responses',
+  body: { ...body, model: upstreamModel },
+});

@@ -54,7 +54,12 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
       data = JSON.parse(frame.data);
     } catch {
       this.#done = true;
-      return [{ type: 'error', error: new GatewayError('upstream', 'the openai-responses upstream sent an event that is not JSON') }];
+      return [
+        {
+          type: 'error',
+          error: new GatewayError('upstream', 'the openai-responses upstream sent an event that is not JSON'),
+        },
+      ];
     }
     if (!isObject(data)) return [];
     const type = frame.event ?? str(data.type);
@@ -70,7 +75,12 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
   end(): StreamEvent[] {
     if (this.#done) return [];
     this.#done = true;
-    return [{ type: 'error', error: new GatewayError('upstream', 'the openai-responses upstream stream ended before response.completed') }];
+    return [
+      {
+        type: 'error',
+        error: new GatewayError('upstream', 'the openai-responses upstream stream ended before response.completed'),
+      },
+    ];
   }
 
   #created(d: Json): StreamEvent[] {
@@ -91,16 +101,25 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
         const state: ToolItem = { kind: 'tool', index: this.#nextIndex++, open: true, args: str(item.arguments) };
         this.#items.set(at, state);
         this.#calledFunctions = true;
-        const out: StreamEvent[] = [{ type: 'tool-input-start', index: state.index, id: str(item.call_id), name: irCallName(item) }];
+        const out: StreamEvent[] = [
+          { type: 'tool-input-start', index: state.index, id: str(item.call_id), name: irCallName(item) },
+        ];
         if (state.args) out.push({ type: 'tool-input-delta', index: state.index, json: state.args });
         return out;
       }
       case 'reasoning': {
-        const state: ReasoningItemState = { kind: 'reasoning', index: this.#nextIndex++, open: true, parts: 0, sawText: false };
+        const state: ReasoningItemState = {
+          kind: 'reasoning',
+          index: this.#nextIndex++,
+          open: true,
+          parts: 0,
+          sawText: false,
+        };
         this.#items.set(at, state);
         const out: StreamEvent[] = [{ type: 'reasoning-start', index: state.index, origin: 'openai-responses' }];
         // The item id names the reasoning (its encrypted content is bound to it); see decode-response-object.ts.
-        if (typeof item.id === 'string') out.push({ type: 'reasoning-signature', index: state.index, signature: item.id });
+        if (typeof item.id === 'string')
+          out.push({ type: 'reasoning-signature', index: state.index, signature: item.id });
         return out;
       }
       default:
@@ -120,7 +139,8 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
   #contentPartAdded(d: Json): StreamEvent[] {
     const part = isObject(d.part) ? d.part : {};
     if (part.type !== 'output_text' && part.type !== 'refusal') return [];
-    return this.#slot(num(d.output_index), num(d.content_index), part.type === 'output_text' ? 'text' : 'refusal').opened;
+    return this.#slot(num(d.output_index), num(d.content_index), part.type === 'output_text' ? 'text' : 'refusal')
+      .opened;
   }
 
   #outputTextDelta(d: Json): StreamEvent[] {
@@ -205,7 +225,8 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
     switch (s.kind) {
       case 'message': {
         const out: StreamEvent[] = [];
-        for (const key of this.#content.keys()) if (key.startsWith(`${at}:`)) out.push(...this.#closeContent(at, Number(key.slice(key.indexOf(':') + 1))));
+        for (const key of this.#content.keys())
+          if (key.startsWith(`${at}:`)) out.push(...this.#closeContent(at, Number(key.slice(key.indexOf(':') + 1))));
         return out;
       }
       case 'tool': {
@@ -220,11 +241,21 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
       case 'reasoning': {
         if (!s.open) return [];
         const out: StreamEvent[] = [];
-        const summary = Array.isArray(item.summary) ? item.summary.filter(isObject).map((p) => str(p.text)).filter(Boolean) : [];
-        if (!s.sawText && summary.length > 0) out.push({ type: 'reasoning-delta', index: s.index, text: summary.join('\n\n') });
+        const summary = Array.isArray(item.summary)
+          ? item.summary
+              .filter(isObject)
+              .map((p) => str(p.text))
+              .filter(Boolean)
+          : [];
+        if (!s.sawText && summary.length > 0)
+          out.push({ type: 'reasoning-delta', index: s.index, text: summary.join('\n\n') });
         s.open = false;
         const encrypted = typeof item.encrypted_content === 'string' ? item.encrypted_content : undefined;
-        out.push(encrypted !== undefined ? { type: 'reasoning-end', index: s.index, encrypted } : { type: 'reasoning-end', index: s.index });
+        out.push(
+          encrypted !== undefined
+            ? { type: 'reasoning-end', index: s.index, encrypted }
+            : { type: 'reasoning-end', index: s.index },
+        );
         return out;
       }
       default:
@@ -235,7 +266,8 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
   /** Parts the upstream left open are closed before the finish. */
   #closeAll(): StreamEvent[] {
     const out: StreamEvent[] = [];
-    for (const [key, slot] of this.#content) if (slot.open) out.push(...this.#closeContent(Number(key.split(':')[0]), Number(key.split(':')[1])));
+    for (const [key, slot] of this.#content)
+      if (slot.open) out.push(...this.#closeContent(Number(key.split(':')[0]), Number(key.split(':')[1])));
     for (const s of this.#items.values()) {
       if (s.kind === 'tool' && s.open) {
         s.open = false;

@@ -17,7 +17,15 @@ import { responsesErrorCode } from './responses-error.ts';
 import { readEcho } from './responses-extensions.ts';
 import { isReasoningItemId, type IdSource } from './responses-ids.ts';
 import { customInput, identityOf, readToolIdentities, wireToolName, type ToolIdentities } from './tool-identities.ts';
-import type { CustomToolCallItem, FunctionCallItem, MessageItem, OutputItem, OutputText, ReasoningItem, RefusalContent } from './responses-wire-types.ts';
+import type {
+  CustomToolCallItem,
+  FunctionCallItem,
+  MessageItem,
+  OutputItem,
+  OutputText,
+  ReasoningItem,
+  RefusalContent,
+} from './responses-wire-types.ts';
 
 type OpenMessage = { index: number; item: MessageItem; part: OutputText | RefusalContent | undefined };
 /**
@@ -26,7 +34,15 @@ type OpenMessage = { index: number; item: MessageItem; part: OutputText | Refusa
  */
 type OpenTool = { index: number; item: FunctionCallItem | CustomToolCallItem; args: string };
 /** A reasoning item is announced at its first delta, signature or end, so an OpenAI item id can still name it. */
-type OpenReasoning = { index: number | undefined; item: ReasoningItem; text: string; partOpen: boolean; origin: ReasoningOrigin; signature?: string; redacted?: string };
+type OpenReasoning = {
+  index: number | undefined;
+  item: ReasoningItem;
+  text: string;
+  partOpen: boolean;
+  origin: ReasoningOrigin;
+  signature?: string;
+  redacted?: string;
+};
 
 export class ResponsesStreamEncoder implements ClientStreamEncoder {
   readonly #request: ChatRequest;
@@ -121,7 +137,13 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     if (this.#id !== undefined) return;
     this.#id = responseIdOf(upstreamId, this.#ids);
     this.#createdAt = this.#ids.now();
-    const response = responseEnvelope(this.#request, { id: this.#id, createdAt: this.#createdAt, outcome: 'in_progress', output: [], usage: null });
+    const response = responseEnvelope(this.#request, {
+      id: this.#id,
+      createdAt: this.#createdAt,
+      outcome: 'in_progress',
+      output: [],
+      usage: null,
+    });
     this.#emit('response.created', { response });
     this.#emit('response.in_progress', { response });
   }
@@ -135,7 +157,13 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
 
   #openMessage(): OpenMessage {
     if (!this.#message) {
-      const item: MessageItem = { id: this.#ids.newId('msg'), type: 'message', status: 'in_progress', content: [], role: 'assistant' };
+      const item: MessageItem = {
+        id: this.#ids.newId('msg'),
+        type: 'message',
+        status: 'in_progress',
+        content: [],
+        role: 'assistant',
+      };
       this.#message = { index: this.#addItem(item), item, part: undefined };
     }
     return this.#message;
@@ -145,7 +173,12 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     this.#closePart(m);
     m.item.content.push(part);
     m.part = part;
-    this.#emit('response.content_part.added', { item_id: m.item.id, output_index: m.index, content_index: m.item.content.length - 1, part: structuredClone(part) });
+    this.#emit('response.content_part.added', {
+      item_id: m.item.id,
+      output_index: m.index,
+      content_index: m.item.content.length - 1,
+      part: structuredClone(part),
+    });
   }
 
   #closePart(m: OpenMessage): void {
@@ -169,11 +202,18 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
 
   #text(delta: string): void {
     const m = this.#openMessage();
-    if (m.part?.type !== 'output_text') this.#openPart(m, { type: 'output_text', annotations: [], logprobs: [], text: '' });
+    if (m.part?.type !== 'output_text')
+      this.#openPart(m, { type: 'output_text', annotations: [], logprobs: [], text: '' });
     const part = m.part as OutputText;
     if (delta === '') return;
     part.text += delta;
-    this.#emit('response.output_text.delta', { item_id: m.item.id, output_index: m.index, content_index: m.item.content.length - 1, delta, logprobs: [] });
+    this.#emit('response.output_text.delta', {
+      item_id: m.item.id,
+      output_index: m.index,
+      content_index: m.item.content.length - 1,
+      delta,
+      logprobs: [],
+    });
   }
 
   #refusal(delta: string): void {
@@ -181,7 +221,12 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     if (m.part?.type !== 'refusal') this.#openPart(m, { type: 'refusal', refusal: '' });
     const part = m.part as RefusalContent;
     part.refusal += delta;
-    this.#emit('response.refusal.delta', { item_id: m.item.id, output_index: m.index, content_index: m.item.content.length - 1, delta });
+    this.#emit('response.refusal.delta', {
+      item_id: m.item.id,
+      output_index: m.index,
+      content_index: m.item.content.length - 1,
+      delta,
+    });
   }
 
   #announce(r: OpenReasoning): number {
@@ -215,7 +260,11 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     this.#emit('response.reasoning_summary_text.delta', { ...at, delta });
   }
 
-  #reasoningEnd(irIndex: number, encrypted: string | undefined, status: 'completed' | 'incomplete' = 'completed'): void {
+  #reasoningEnd(
+    irIndex: number,
+    encrypted: string | undefined,
+    status: 'completed' | 'incomplete' = 'completed',
+  ): void {
     const r = this.#reasoning.get(irIndex);
     if (!r) return;
     this.#reasoning.delete(irIndex);
@@ -235,15 +284,30 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
       if (encrypted !== undefined) part.encrypted = encrypted;
       r.item.encrypted_content = encryptedContentOf(part);
     }
-    if (status === 'completed') this.#emit('response.output_item.done', { output_index: index, item: structuredClone(r.item) });
+    if (status === 'completed')
+      this.#emit('response.output_item.done', { output_index: index, item: structuredClone(r.item) });
   }
 
   #toolStart(irIndex: number, callId: string, name: string): void {
     this.#closeMessage();
     const wire = wireToolName(name, this.#toolIdentities);
     const item: FunctionCallItem | CustomToolCallItem = identityOf(name, this.#toolIdentities)?.custom
-      ? { id: this.#ids.newId('ctc'), type: 'custom_tool_call', status: 'in_progress', call_id: callId, input: '', ...wire }
-      : { id: this.#ids.newId('fc'), type: 'function_call', status: 'in_progress', arguments: '', call_id: callId, ...wire };
+      ? {
+          id: this.#ids.newId('ctc'),
+          type: 'custom_tool_call',
+          status: 'in_progress',
+          call_id: callId,
+          input: '',
+          ...wire,
+        }
+      : {
+          id: this.#ids.newId('fc'),
+          type: 'function_call',
+          status: 'in_progress',
+          arguments: '',
+          call_id: callId,
+          ...wire,
+        };
     this.#tools.set(irIndex, { index: this.#addItem(item), item, args: '' });
   }
 
@@ -264,10 +328,23 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     if (t.item.type === 'custom_tool_call') t.item.input = customInput(t.args);
     if (status === 'incomplete') return;
     if (t.item.type === 'function_call') {
-      this.#emit('response.function_call_arguments.done', { item_id: t.item.id, name: t.item.name, output_index: t.index, arguments: t.item.arguments });
+      this.#emit('response.function_call_arguments.done', {
+        item_id: t.item.id,
+        name: t.item.name,
+        output_index: t.index,
+        arguments: t.item.arguments,
+      });
     } else {
-      this.#emit('response.custom_tool_call_input.delta', { item_id: t.item.id, output_index: t.index, delta: t.item.input });
-      this.#emit('response.custom_tool_call_input.done', { item_id: t.item.id, output_index: t.index, input: t.item.input });
+      this.#emit('response.custom_tool_call_input.delta', {
+        item_id: t.item.id,
+        output_index: t.index,
+        delta: t.item.input,
+      });
+      this.#emit('response.custom_tool_call_input.done', {
+        item_id: t.item.id,
+        output_index: t.index,
+        input: t.item.input,
+      });
     }
     this.#emit('response.output_item.done', { output_index: t.index, item: structuredClone(t.item) });
   }
@@ -283,7 +360,12 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
   #finish(finish: ChatFinish, usage: Usage): void {
     this.#closeAll('completed');
     const outcome = outcomeOf(finish);
-    const type = outcome.status === 'incomplete' ? 'response.incomplete' : outcome.status === 'failed' ? 'response.failed' : 'response.completed';
+    const type =
+      outcome.status === 'incomplete'
+        ? 'response.incomplete'
+        : outcome.status === 'failed'
+          ? 'response.failed'
+          : 'response.completed';
     this.#terminal(type, outcome, usage);
   }
 
@@ -292,12 +374,25 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     this.#closeAll('incomplete');
     const code = responsesErrorCode(err);
     this.#emit('error', { code, message: err.message, param: err.param });
-    const usage = this.#usage.inputTokens !== undefined || this.#usage.outputTokens !== undefined ? { inputTokens: 0, outputTokens: 0, ...this.#usage } : null;
-    this.#terminal('response.failed', { status: 'failed', incomplete: null, error: { code, message: err.message } }, usage);
+    const usage =
+      this.#usage.inputTokens !== undefined || this.#usage.outputTokens !== undefined
+        ? { inputTokens: 0, outputTokens: 0, ...this.#usage }
+        : null;
+    this.#terminal(
+      'response.failed',
+      { status: 'failed', incomplete: null, error: { code, message: err.message } },
+      usage,
+    );
   }
 
   #terminal(type: string, outcome: Outcome, usage: Usage | null): void {
-    const response = responseEnvelope(this.#request, { id: this.#id ?? '', createdAt: this.#createdAt, outcome, output: structuredClone(this.#output), usage });
+    const response = responseEnvelope(this.#request, {
+      id: this.#id ?? '',
+      createdAt: this.#createdAt,
+      outcome,
+      output: structuredClone(this.#output),
+      usage,
+    });
     this.#emit(type, { response });
     this.#ended = true;
   }

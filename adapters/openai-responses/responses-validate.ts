@@ -29,24 +29,47 @@ export function enumOf<T extends string>(v: unknown, allowed: readonly T[], para
 
 export function numberIn(v: unknown, param: string, min: number, max: number): number {
   const n = num(v, param);
-  if (n < min) throw invalid(param, `Invalid '${param}': decimal below minimum value. Expected a value >= ${min}, but got ${n} instead.`);
-  if (n > max) throw invalid(param, `Invalid '${param}': decimal above maximum value. Expected a value <= ${max}, but got ${n} instead.`);
+  if (n < min)
+    throw invalid(
+      param,
+      `Invalid '${param}': decimal below minimum value. Expected a value >= ${min}, but got ${n} instead.`,
+    );
+  if (n > max)
+    throw invalid(
+      param,
+      `Invalid '${param}': decimal above maximum value. Expected a value <= ${max}, but got ${n} instead.`,
+    );
   return n;
 }
 
 export function integerIn(v: unknown, param: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = int(v, param);
-  if (n < min) throw invalid(param, `Invalid '${param}': integer below minimum value. Expected a value >= ${min}, but got ${n} instead.`);
-  if (n > max) throw invalid(param, `Invalid '${param}': integer above maximum value. Expected a value <= ${max}, but got ${n} instead.`);
+  if (n < min)
+    throw invalid(
+      param,
+      `Invalid '${param}': integer below minimum value. Expected a value >= ${min}, but got ${n} instead.`,
+    );
+  if (n > max)
+    throw invalid(
+      param,
+      `Invalid '${param}': integer above maximum value. Expected a value <= ${max}, but got ${n} instead.`,
+    );
   return n;
 }
 
 /** Names of functions and JSON schema formats: letters, digits, underscore, dash; 1 to 64 characters. */
 export function identifier(v: unknown, param: string): string {
   const s = str(v, param);
-  if (s.length > 64) throw invalid(param, `Invalid '${param}': string too long. Expected a string with maximum length 64, but got a string with length ${s.length} instead.`);
+  if (s.length > 64)
+    throw invalid(
+      param,
+      `Invalid '${param}': string too long. Expected a string with maximum length 64, but got a string with length ${s.length} instead.`,
+    );
   if (!/^[a-zA-Z0-9_-]+$/.test(s)) {
-    throw invalid(param, `Invalid '${param}': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`);
+    throw invalid(
+      param,
+      `Invalid '${param}': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+    );
   }
   return s;
 }

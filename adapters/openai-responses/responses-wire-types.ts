@@ -12,13 +12,40 @@ export type MessageContent = OutputText | RefusalContent;
 
 export type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
 
-export type MessageItem = { id: string; type: 'message'; status: ItemStatus; content: MessageContent[]; role: 'assistant' };
+export type MessageItem = {
+  id: string;
+  type: 'message';
+  status: ItemStatus;
+  content: MessageContent[];
+  role: 'assistant';
+};
 /** `namespace` names the namespace tool the function belongs to (tool-identities.ts). */
-export type FunctionCallItem = { id: string; type: 'function_call'; status: ItemStatus; arguments: string; call_id: string; name: string; namespace?: string };
+export type FunctionCallItem = {
+  id: string;
+  type: 'function_call';
+  status: ItemStatus;
+  arguments: string;
+  call_id: string;
+  name: string;
+  namespace?: string;
+};
 /** A free-form tool's call (tool-identities.ts). */
-export type CustomToolCallItem = { id: string; type: 'custom_tool_call'; status: ItemStatus; call_id: string; input: string; name: string; namespace?: string };
+export type CustomToolCallItem = {
+  id: string;
+  type: 'custom_tool_call';
+  status: ItemStatus;
+  call_id: string;
+  input: string;
+  name: string;
+  namespace?: string;
+};
 export type SummaryText = { type: 'summary_text'; text: string };
-export type ReasoningItem = { id: string; type: 'reasoning'; summary: SummaryText[]; encrypted_content?: string | null };
+export type ReasoningItem = {
+  id: string;
+  type: 'reasoning';
+  summary: SummaryText[];
+  encrypted_content?: string | null;
+};
 /** Images a model produced (e.g. Gemini image output) travel as image generation results. */
 export type ImageGenerationItem = { id: string; type: 'image_generation_call'; status: 'completed'; result: string };
 export type OutputItem = MessageItem | FunctionCallItem | CustomToolCallItem | ReasoningItem | ImageGenerationItem;

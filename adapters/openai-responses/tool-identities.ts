@@ -53,7 +53,8 @@ export function readToolIdentities(req: ChatRequest): ToolIdentities {
   return out;
 }
 
-export const identityOf = (flat: string, ids: ToolIdentities): ToolIdentity | undefined => (Object.hasOwn(ids, flat) ? ids[flat] : undefined);
+export const identityOf = (flat: string, ids: ToolIdentities): ToolIdentity | undefined =>
+  Object.hasOwn(ids, flat) ? ids[flat] : undefined;
 
 /** The wire `name` and `namespace` of a tool call the IR names `flat`. */
 export function wireToolName(flat: string, ids: ToolIdentities): { name: string; namespace?: string } {
@@ -64,8 +65,16 @@ export function wireToolName(flat: string, ids: ToolIdentities): { name: string;
 
 /** The IR parameters of a custom tool: its free-form text is the one argument. */
 export function customToolParameters(grammar: string | undefined): Record<string, unknown> {
-  const description = grammar === undefined ? 'The free-form input of the tool.' : `The free-form input of the tool. It must match this grammar:\n${grammar}`;
-  return { type: 'object', properties: { input: { type: 'string', description } }, required: ['input'], additionalProperties: false };
+  const description =
+    grammar === undefined
+      ? 'The free-form input of the tool.'
+      : `The free-form input of the tool. It must match this grammar:\n${grammar}`;
+  return {
+    type: 'object',
+    properties: { input: { type: 'string', description } },
+    required: ['input'],
+    additionalProperties: false,
+  };
 }
 
 /** The text a custom tool call carries: the `input` argument, or the arguments as they came when the model sent something else. */

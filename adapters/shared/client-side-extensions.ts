@@ -30,4 +30,5 @@ const clientSide: { [F in WireFormat]?: ReadonlySet<string> } = {
   ]),
 };
 
-export const isClientSideExtension = (format: WireFormat, key: string): boolean => clientSide[format]?.has(key) === true;
+export const isClientSideExtension = (format: WireFormat, key: string): boolean =>
+  clientSide[format]?.has(key) === true;

@@ -8,5 +8,8 @@ import { GatewayError } from '../../src/ir/gateway-error.ts';
 
 export function failedFinish(finish: ChatFinish): GatewayError | undefined {
   if (finish.reason !== 'error') return undefined;
-  return new GatewayError('upstream', `the upstream model failed to produce a usable answer (finish reason ${finish.raw || 'error'})`);
+  return new GatewayError(
+    'upstream',
+    `the upstream model failed to produce a usable answer (finish reason ${finish.raw || 'error'})`,
+  );
 }

@@ -6,5 +6,7 @@ import type { BuiltinTool, Tool, ToolChoice } from '../../src/ir/chat-request.ts
 
 export function forcedBuiltinTool(tools: Tool[], choice: ToolChoice | undefined): BuiltinTool | undefined {
   if (choice?.type !== 'tool') return undefined;
-  return tools.find((t): t is BuiltinTool => t.type === 'builtin' && (t.name === choice.name || t.kind === choice.name));
+  return tools.find(
+    (t): t is BuiltinTool => t.type === 'builtin' && (t.name === choice.name || t.kind === choice.name),
+  );
 }

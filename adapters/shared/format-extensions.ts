@@ -11,7 +11,10 @@ import { isClientSideExtension } from './client-side-extensions.ts';
 import { outputChangingExtension } from './output-changing-extensions.ts';
 
 /** The format's own options (an empty object when it has none). */
-export const ownExtensions = (req: Pick<ChatRequest, 'extensions'>, format: WireFormat): Readonly<Record<string, unknown>> => req.extensions[format] ?? {};
+export const ownExtensions = (
+  req: Pick<ChatRequest, 'extensions'>,
+  format: WireFormat,
+): Readonly<Record<string, unknown>> => req.extensions[format] ?? {};
 
 /** The namespace a decoder writes its options into, created on first use. */
 export function extensionsOf(req: Pick<ChatRequest, 'extensions'>, format: WireFormat): Record<string, unknown> {
@@ -25,7 +28,11 @@ export function extensionsOf(req: Pick<ChatRequest, 'extensions'>, format: WireF
  * of polygate honours itself are skipped; one that changes the answer is refused; the rest are
  * named in a warning with the format they belong to.
  */
-export function dropForeignExtensions(req: Pick<ChatRequest, 'extensions'>, format: WireFormat, warn: WarningSink): void {
+export function dropForeignExtensions(
+  req: Pick<ChatRequest, 'extensions'>,
+  format: WireFormat,
+  warn: WarningSink,
+): void {
   for (const [from, options] of Object.entries(req.extensions)) {
     if (from === format || options === undefined) continue;
     for (const [key, value] of Object.entries(options)) {

@@ -4,7 +4,14 @@
 // the metrics iterate that list. Routes are data here: the adapters stay free of Koa.
 import type { ChatRequest } from '../../src/ir/chat-request.ts';
 import type { GatewayError } from '../../src/ir/gateway-error.ts';
-import type { ChatClientCodec, ChatUpstreamCodec, EncodedError, RelayTarget, UpstreamHttpRequest, WireHeaders } from './chat-adapter.ts';
+import type {
+  ChatClientCodec,
+  ChatUpstreamCodec,
+  EncodedError,
+  RelayTarget,
+  UpstreamHttpRequest,
+  WireHeaders,
+} from './chat-adapter.ts';
 
 export type WireQuery = Record<string, unknown>;
 
@@ -13,7 +20,10 @@ export type WireQuery = Record<string, unknown>;
  * everything under it. `when` claims a path several formats share (`/v1/models`) by the request's
  * headers or query; a rule with `when` that holds wins over one without.
  */
-export type PathRule = { readonly prefix: string; readonly when?: (headers: WireHeaders, query: WireQuery, path: string) => boolean };
+export type PathRule = {
+  readonly prefix: string;
+  readonly when?: (headers: WireHeaders, query: WireQuery, path: string) => boolean;
+};
 
 /**
  * How src/ serves a route; each kind's handler comes from the family that serves it
@@ -52,7 +62,12 @@ export type RouteKind =
  * `chat-methods` routes name their methods (the last path segment's text after a colon) and the
  * query a streaming call must carry; a missing one is refused naming the parameter.
  */
-export type RouteMethods = { readonly generate: string; readonly stream: string; readonly count?: string; readonly streamQuery?: { readonly param: string; readonly value: string } };
+export type RouteMethods = {
+  readonly generate: string;
+  readonly stream: string;
+  readonly count?: string;
+  readonly streamQuery?: { readonly param: string; readonly value: string };
+};
 
 type RouteBase = {
   readonly method: 'GET' | 'POST' | 'DELETE';
@@ -68,7 +83,9 @@ type RouteBase = {
 };
 
 /** A route of one kind. */
-export type RouteOf<K extends RouteKind> = K extends 'chat-methods' ? RouteBase & { readonly kind: K; readonly methods: RouteMethods } : RouteBase & { readonly kind: K };
+export type RouteOf<K extends RouteKind> = K extends 'chat-methods'
+  ? RouteBase & { readonly kind: K; readonly methods: RouteMethods }
+  : RouteBase & { readonly kind: K };
 
 /** One client route: a union discriminated by `kind`, so a `switch` over it is checked for every kind. */
 export type RouteSpec = { [K in RouteKind]: RouteOf<K> }[RouteKind];

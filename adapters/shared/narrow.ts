@@ -31,10 +31,14 @@ export function bool(v: unknown, field: string): boolean {
   if (typeof v !== 'boolean') throw invalid(field, `${field}: expected a boolean`);
   return v;
 }
-export const optStr = (v: unknown, field: string): string | undefined => (v === undefined || v === null ? undefined : str(v, field));
-export const optNum = (v: unknown, field: string): number | undefined => (v === undefined || v === null ? undefined : num(v, field));
-export const optInt = (v: unknown, field: string): number | undefined => (v === undefined || v === null ? undefined : int(v, field));
-export const optBool = (v: unknown, field: string): boolean | undefined => (v === undefined || v === null ? undefined : bool(v, field));
+export const optStr = (v: unknown, field: string): string | undefined =>
+  v === undefined || v === null ? undefined : str(v, field);
+export const optNum = (v: unknown, field: string): number | undefined =>
+  v === undefined || v === null ? undefined : num(v, field);
+export const optInt = (v: unknown, field: string): number | undefined =>
+  v === undefined || v === null ? undefined : int(v, field);
+export const optBool = (v: unknown, field: string): boolean | undefined =>
+  v === undefined || v === null ? undefined : bool(v, field);
 
 export function oneOf<T extends string>(v: unknown, allowed: readonly T[], field: string): T {
   if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {

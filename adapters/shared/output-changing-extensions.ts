@@ -28,9 +28,13 @@ export function outputChangingExtension(key: string, value: unknown, provider: s
   // Only non-text modalities change the answer; ['TEXT'] is what every upstream returns.
   if (key === 'responseModalities') {
     const other = Array.isArray(value) ? value.filter((m) => m !== 'TEXT') : [];
-    return other.length === 0 ? undefined : invalid(key, `${key}: ${other.join(', ')} output is not supported by provider format '${provider}'`);
+    return other.length === 0
+      ? undefined
+      : invalid(key, `${key}: ${other.join(', ')} output is not supported by provider format '${provider}'`);
   }
   // Own keys only: a client field named `constructor` or `toString` is unknown, not Object.prototype's.
   const why = Object.hasOwn(reasons, key) ? reasons[key] : undefined;
-  return why === undefined ? undefined : invalid(key, `${key}: not supported by provider format '${provider}' (${why})`);
+  return why === undefined
+    ? undefined
+    : invalid(key, `${key}: not supported by provider format '${provider}' (${why})`);
 }

@@ -21,7 +21,13 @@ export const hasOpaque = (p: Pick<ReasoningPart, 'signature' | 'redacted' | 'enc
 
 /** The envelope for a reasoning part; `withText` puts the text in when nothing else will carry it. */
 export function sealReasoning(p: ReasoningPart, withText: boolean): string {
-  const env: Envelope = { o: p.origin, s: p.signature, r: p.redacted, e: p.encrypted, t: withText && p.text !== '' ? p.text : undefined };
+  const env: Envelope = {
+    o: p.origin,
+    s: p.signature,
+    r: p.redacted,
+    e: p.encrypted,
+    t: withText && p.text !== '' ? p.text : undefined,
+  };
   return Buffer.from(MAGIC + JSON.stringify(env)).toString('base64');
 }
 

@@ -6,10 +6,22 @@
 import type { ServiceTier } from '../../src/ir/chat-request.ts';
 import type { ChatFormat as TierFormat, WarningSink } from './chat-adapter.ts';
 
-const openai: Record<ServiceTier, string | undefined> = { auto: 'auto', standard: 'default', flex: 'flex', priority: 'priority', scale: 'scale' };
+const openai: Record<ServiceTier, string | undefined> = {
+  auto: 'auto',
+  standard: 'default',
+  flex: 'flex',
+  priority: 'priority',
+  scale: 'scale',
+};
 /** undefined: the format has no such tier. */
 const words: Record<TierFormat, Record<ServiceTier, string | undefined>> = {
-  'anthropic-messages': { auto: 'auto', standard: 'standard_only', flex: undefined, priority: undefined, scale: undefined },
+  'anthropic-messages': {
+    auto: 'auto',
+    standard: 'standard_only',
+    flex: undefined,
+    priority: undefined,
+    scale: undefined,
+  },
   'openai-chat': openai,
   'openai-responses': openai,
   // Gemini has no `auto`: leaving the field out lets Google choose, which is what `auto` asks.
@@ -26,9 +38,15 @@ export function decodeServiceTier(format: TierFormat, word: unknown): ServiceTie
 export const serviceTierWord = (tier: ServiceTier, format: TierFormat): string | undefined => words[format][tier];
 
 /** The wire word for the request's tier; a tier the format cannot name is dropped with a warning. */
-export function encodeServiceTier(tier: ServiceTier | undefined, format: TierFormat, wireField: string, warn: WarningSink): string | undefined {
+export function encodeServiceTier(
+  tier: ServiceTier | undefined,
+  format: TierFormat,
+  wireField: string,
+  warn: WarningSink,
+): string | undefined {
   if (tier === undefined) return undefined;
   const word = serviceTierWord(tier, format);
-  if (word === undefined && !(format === 'gemini' && tier === 'auto')) warn(wireField, `service tier '${tier}' has no equivalent on the ${format} upstream; dropped`);
+  if (word === undefined && !(format === 'gemini' && tier === 'auto'))
+    warn(wireField, `service tier '${tier}' has no equivalent on the ${format} upstream; dropped`);
   return word;
 }

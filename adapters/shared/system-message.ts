@@ -8,12 +8,18 @@ import type { WarningSink } from './chat-adapter.ts';
 export const systemMessageText = (m: SystemMessage): string => m.parts.map((p) => p.text).join('\n');
 
 /** The text a folded instruction becomes: marked, so the model reads it as an instruction, not as the user's words. */
-export const foldedSystemText = (m: SystemMessage): string => `<system-instruction>\n${systemMessageText(m)}\n</system-instruction>`;
+export const foldedSystemText = (m: SystemMessage): string =>
+  `<system-instruction>\n${systemMessageText(m)}\n</system-instruction>`;
 
 /** Every system message as a user turn of marked text; one warning names the first and the upstream. */
 export function foldSystemMessages(messages: Message[], upstream: string, warn: WarningSink): TurnMessage[] {
   const first = messages.findIndex((m) => m.role === 'system');
   if (first < 0) return messages as TurnMessage[];
-  warn(`messages.${first}`, `${upstream} has no mid-conversation system message; system messages were folded into user turns as marked text`);
-  return messages.map((m): TurnMessage => (m.role === 'system' ? { role: 'user', parts: [{ type: 'text', text: foldedSystemText(m) }] } : m));
+  warn(
+    `messages.${first}`,
+    `${upstream} has no mid-conversation system message; system messages were folded into user turns as marked text`,
+  );
+  return messages.map((m): TurnMessage =>
+    m.role === 'system' ? { role: 'user', parts: [{ type: 'text', text: foldedSystemText(m) }] } : m,
+  );
 }

@@ -3,7 +3,13 @@
 // dropped (docs/open-world.md: nothing is silently dropped). Empty strings and nulls count as absent,
 // because Suno-style clients send `"prompt": ""` for the fields of the modes they do not use.
 import { invalid } from '../../src/ir/gateway-error.ts';
-import { taskActions, type LyricsSubmission, type MusicMode, type MusicSubmission, type TaskAction } from '../../src/ir/music-task.ts';
+import {
+  taskActions,
+  type LyricsSubmission,
+  type MusicMode,
+  type MusicSubmission,
+  type TaskAction,
+} from '../../src/ir/music-task.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
 
 /**
@@ -21,7 +27,18 @@ export const tuneLimits = {
   id: 200,
 } as const;
 
-const musicFields = ['prompt', 'mv', 'title', 'tags', 'make_instrumental', 'task_id', 'continue_at', 'continue_clip_id', 'gpt_description_prompt', 'notify_hook'];
+const musicFields = [
+  'prompt',
+  'mv',
+  'title',
+  'tags',
+  'make_instrumental',
+  'task_id',
+  'continue_at',
+  'continue_clip_id',
+  'gpt_description_prompt',
+  'notify_hook',
+];
 
 function body(v: unknown): Json {
   if (!isObject(v)) throw invalid('body', 'body: expected a JSON object');
@@ -41,7 +58,11 @@ function text(b: Json, field: string, max: number): string | undefined {
   if (typeof v !== 'string') throw invalid(field, `${field}: expected a string`);
   if (v.length > max) throw invalid(field, `${field}: at most ${max} characters (got ${v.length})`);
   const ctl = controlChar.exec(v);
-  if (ctl) throw invalid(field, `${field}: control character U+${ctl[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')} is not allowed (only tab, line feed and carriage return)`);
+  if (ctl)
+    throw invalid(
+      field,
+      `${field}: control character U+${ctl[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')} is not allowed (only tab, line feed and carriage return)`,
+    );
   return v;
 }
 
@@ -67,7 +88,8 @@ function hook(b: Json): string | undefined {
   } catch {
     throw invalid('notify_hook', 'notify_hook: expected an absolute http or https URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid('notify_hook', 'notify_hook: expected an http or https URL');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw invalid('notify_hook', 'notify_hook: expected an http or https URL');
   if (url.username || url.password) throw invalid('notify_hook', 'notify_hook: credentials in the URL are not allowed');
   return v;
 }
@@ -78,10 +100,14 @@ function continuation(b: Json): MusicMode {
   const clipId = required(b, 'continue_clip_id', tuneLimits.id, why);
   const at = b.continue_at;
   if (at === undefined || at === null || at === '') throw invalid('continue_at', `continue_at: required ${why}`);
-  if (typeof at !== 'number' || !Number.isFinite(at)) throw invalid('continue_at', 'continue_at: expected a number of seconds');
+  if (typeof at !== 'number' || !Number.isFinite(at))
+    throw invalid('continue_at', 'continue_at: expected a number of seconds');
   if (at < 0) throw invalid('continue_at', 'continue_at: must be 0 or more seconds');
   if (text(b, 'gpt_description_prompt', tuneLimits.gpt_description_prompt) !== undefined) {
-    throw invalid('gpt_description_prompt', 'gpt_description_prompt: not allowed in a continuation (task_id, continue_at, continue_clip_id); send prompt, title and tags for the extension instead');
+    throw invalid(
+      'gpt_description_prompt',
+      'gpt_description_prompt: not allowed in a continuation (task_id, continue_at, continue_clip_id); send prompt, title and tags for the extension instead',
+    );
   }
   return {
     type: 'continuation',
@@ -97,19 +123,26 @@ function continuation(b: Json): MusicMode {
 function inspiration(b: Json, description: string): MusicMode {
   for (const f of ['prompt', 'title', 'tags'] as const) {
     if (b[f] !== undefined && b[f] !== null && b[f] !== '') {
-      throw invalid(f, `${f}: not allowed with gpt_description_prompt (inspiration mode writes its own lyrics, title and tags); send either gpt_description_prompt alone or prompt, title and tags`);
+      throw invalid(
+        f,
+        `${f}: not allowed with gpt_description_prompt (inspiration mode writes its own lyrics, title and tags); send either gpt_description_prompt alone or prompt, title and tags`,
+      );
     }
   }
   return { type: 'inspiration', description };
 }
 
 function custom(b: Json, instrumental: boolean): MusicMode {
-  const none = ['prompt', 'title', 'tags', 'gpt_description_prompt'].every((f) => b[f] === undefined || b[f] === null || b[f] === '');
+  const none = ['prompt', 'title', 'tags', 'gpt_description_prompt'].every(
+    (f) => b[f] === undefined || b[f] === null || b[f] === '',
+  );
   const why = none
     ? 'in custom mode; send gpt_description_prompt (inspiration mode), prompt, title and tags (custom mode), or task_id, continue_at and continue_clip_id (continuation)'
     : 'in custom mode (prompt, title and tags)';
   // An instrumental has no lyrics, so custom mode needs no prompt then.
-  const lyrics = instrumental ? (text(b, 'prompt', tuneLimits.prompt) ?? '') : required(b, 'prompt', tuneLimits.prompt, why);
+  const lyrics = instrumental
+    ? (text(b, 'prompt', tuneLimits.prompt) ?? '')
+    : required(b, 'prompt', tuneLimits.prompt, why);
   const title = required(b, 'title', tuneLimits.title, why);
   const tags = required(b, 'tags', tuneLimits.tags, why);
   return { type: 'custom', lyrics, title, tags };
@@ -121,10 +154,13 @@ export function decodeMusicSubmission(raw: unknown): MusicSubmission {
   refuseUnknown(b, musicFields);
   const mv = text(b, 'mv', tuneLimits.id);
   const inst = b.make_instrumental;
-  if (inst !== undefined && inst !== null && typeof inst !== 'boolean') throw invalid('make_instrumental', 'make_instrumental: expected a boolean');
+  if (inst !== undefined && inst !== null && typeof inst !== 'boolean')
+    throw invalid('make_instrumental', 'make_instrumental: expected a boolean');
   const instrumental = inst === true;
   const notifyHook = hook(b);
-  const isContinuation = ['task_id', 'continue_at', 'continue_clip_id'].some((f) => b[f] !== undefined && b[f] !== null && b[f] !== '');
+  const isContinuation = ['task_id', 'continue_at', 'continue_clip_id'].some(
+    (f) => b[f] !== undefined && b[f] !== null && b[f] !== '',
+  );
   const description = text(b, 'gpt_description_prompt', tuneLimits.gpt_description_prompt);
   let mode: MusicMode;
   if (isContinuation) mode = continuation(b);
@@ -150,7 +186,8 @@ export function decodeFetchQuery(raw: unknown): FetchQuery {
   const ids = b.ids;
   if (ids === undefined || ids === null) throw invalid('ids', 'ids: required (an array of task ids)');
   if (!Array.isArray(ids)) throw invalid('ids', 'ids: expected an array of task id strings');
-  if (ids.length > tuneLimits.fetchIds) throw invalid('ids', `ids: at most ${tuneLimits.fetchIds} task ids per request (got ${ids.length})`);
+  if (ids.length > tuneLimits.fetchIds)
+    throw invalid('ids', `ids: at most ${tuneLimits.fetchIds} task ids per request (got ${ids.length})`);
   ids.forEach((id, i) => {
     if (typeof id !== 'string') throw invalid(`ids.${i}`, `ids.${i}: expected a task id string`);
   });
@@ -173,7 +210,8 @@ export function decodeAudioUpload(raw: unknown): { url: string } {
   } catch {
     throw invalid('url', 'url: expected an absolute http or https URL');
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalid('url', 'url: expected an http or https URL');
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw invalid('url', 'url: expected an http or https URL');
   return { url };
 }
 
@@ -183,6 +221,7 @@ export function decodeConcat(raw: unknown): { clipId: string; isInfill: boolean 
   refuseUnknown(b, ['clip_id', 'is_infill']);
   const clipId = required(b, 'clip_id', tuneLimits.id, '(the clip to concatenate)');
   const infill = b.is_infill;
-  if (infill !== undefined && infill !== null && typeof infill !== 'boolean') throw invalid('is_infill', 'is_infill: expected a boolean');
+  if (infill !== undefined && infill !== null && typeof infill !== 'boolean')
+    throw invalid('is_infill', 'is_infill: expected a boolean');
   return { clipId, isInfill: infill === true };
 }

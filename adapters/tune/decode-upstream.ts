@@ -43,7 +43,8 @@ export function decodeUpstreamEnvelope(status: number, body: unknown, provider: 
   const env: Json = isObject(body) ? body : {};
   const code = typeof env.code === 'string' ? env.code : undefined;
   if (status >= 200 && status < 300 && code === 'success') return env.data;
-  const message = typeof env.message === 'string' && env.message ? env.message : `HTTP ${status}${code ? `, code ${code}` : ''}`;
+  const message =
+    typeof env.message === 'string' && env.message ? env.message : `HTTP ${status}${code ? `, code ${code}` : ''}`;
   if (status >= 200 && status < 300) {
     // An envelope error on a 2xx: some services answer 200 with `code: "error"` for bad input.
     throw new GatewayError('upstream', `provider '${provider}': ${message}`);

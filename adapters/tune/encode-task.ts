@@ -80,7 +80,12 @@ export function encodeSong(s: Song, opts: EncodeOptions): WireSong {
  */
 function lyricsOf(l: Lyrics | null, status: TaskStatus): WireLyrics {
   if (l) return { id: l.id, text: l.text, title: l.title, status: l.status };
-  return { id: '', text: '', title: '', status: status === 'FAIL' ? 'error' : status === 'SUCCESS' ? 'complete' : 'running' };
+  return {
+    id: '',
+    text: '',
+    title: '',
+    status: status === 'FAIL' ? 'error' : status === 'SUCCESS' ? 'complete' : 'running',
+  };
 }
 
 function dataOf(out: TaskOutput, status: TaskStatus, opts: EncodeOptions): WireSong[] | WireLyrics {

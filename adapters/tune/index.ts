@@ -2,10 +2,34 @@
 // to `tune` upstreams. Pure: no Koa, no I/O.
 import { bearerToken, type FormatModule } from '../shared/format-module.ts';
 import { encodeTuneError as encodeError } from './tune-error.ts';
-export { decodeAudioUpload, decodeConcat, decodeFetchQuery, decodeLyricsSubmission, decodeMusicSubmission, tuneLimits, type FetchQuery } from './decode-submission.ts';
-export { encodeSong, encodeTask, successEnvelope, type EncodeOptions, type Envelope, type WireLyrics, type WireSong, type WireTask } from './encode-task.ts';
+export {
+  decodeAudioUpload,
+  decodeConcat,
+  decodeFetchQuery,
+  decodeLyricsSubmission,
+  decodeMusicSubmission,
+  tuneLimits,
+  type FetchQuery,
+} from './decode-submission.ts';
+export {
+  encodeSong,
+  encodeTask,
+  successEnvelope,
+  type EncodeOptions,
+  type Envelope,
+  type WireLyrics,
+  type WireSong,
+  type WireTask,
+} from './encode-task.ts';
 export { encodeFetch, encodeLyricsSubmit, encodeMusicSubmit } from './encode-upstream.ts';
-export { decodeSong, decodeSubmitData, decodeUpstreamEnvelope, decodeUpstreamTask, decodeUpstreamTasks, mapUpstreamStatus } from './decode-upstream.ts';
+export {
+  decodeSong,
+  decodeSubmitData,
+  decodeUpstreamEnvelope,
+  decodeUpstreamTask,
+  decodeUpstreamTasks,
+  mapUpstreamStatus,
+} from './decode-upstream.ts';
 export { encodeTuneError, endpointUnavailable, TuneError } from './tune-error.ts';
 
 /**

@@ -20,7 +20,12 @@ const codeOfKind: Record<ErrorKind, string> = {
 /** A `tune` error whose envelope code is more specific than its kind's (e.g. `endpoint_unavailable`). */
 export class TuneError extends GatewayError {
   readonly code: string;
-  constructor(code: string, kind: ErrorKind, message: string, opts: { param?: string | null; status?: number; retryAfter?: number } = {}) {
+  constructor(
+    code: string,
+    kind: ErrorKind,
+    message: string,
+    opts: { param?: string | null; status?: number; retryAfter?: number } = {},
+  ) {
     super(kind, message, opts);
     this.code = code;
   }
@@ -32,9 +37,14 @@ export class TuneError extends GatewayError {
  * by the router; the code `endpoint_unavailable` lets clients tell it from a transient outage.
  */
 export function endpointUnavailable(endpoint: string): TuneError {
-  return new TuneError('endpoint_unavailable', 'unavailable', `${endpoint} is unavailable: the service marks audio upload and clip concatenation as unavailable`, {
-    status: 501,
-  });
+  return new TuneError(
+    'endpoint_unavailable',
+    'unavailable',
+    `${endpoint} is unavailable: the service marks audio upload and clip concatenation as unavailable`,
+    {
+      status: 501,
+    },
+  );
 }
 
 export function encodeTuneError(err: GatewayError): EncodedError {

@@ -12,7 +12,10 @@ const requireAdmin: Koa.Middleware = async (ctx, next) => {
   const token = (ctx.state as RequestState).runtime.config.admin.token;
   if (token === undefined) throw new GatewayError('not-found', 'the admin API is off (set admin.token in the config)');
   if (!sameSecret(ctx.get('authorization'), `Bearer ${token}`)) {
-    throw new GatewayError('authentication', 'the admin API needs Authorization: Bearer <admin.token>; client API keys are not accepted');
+    throw new GatewayError(
+      'authentication',
+      'the admin API needs Authorization: Bearer <admin.token>; client API keys are not accepted',
+    );
   }
   await next();
 };
@@ -33,7 +36,10 @@ export function registerUsageRoutes(router: Router): void {
     // Records of this instance still queued are written first, so the answer includes them.
     await ledger.flush();
     const report = await buildReport(ledger.store, q);
-    if (ctx.query.format === 'csv' || (ctx.query.format === undefined && ctx.accepts('application/json', 'text/csv') === 'text/csv')) {
+    if (
+      ctx.query.format === 'csv' ||
+      (ctx.query.format === undefined && ctx.accepts('application/json', 'text/csv') === 'text/csv')
+    ) {
       ctx.type = 'text/csv; charset=utf-8';
       ctx.body = reportCsv(report);
       return;
@@ -49,7 +55,13 @@ export function registerUsageRoutes(router: Router): void {
     const keys = await Promise.all(
       Object.entries(config.usage.budgets).map(async ([key, budget]) => ({
         key,
-        budgets: budgetUses(budget, await ledger.spent(key, now), now).map((u) => ({ budget: u.budget, limit: u.limit, used: u.used, ratio: u.ratio, resets_at: u.resetsAt.toISOString() })),
+        budgets: budgetUses(budget, await ledger.spent(key, now), now).map((u) => ({
+          budget: u.budget,
+          limit: u.limit,
+          used: u.used,
+          ratio: u.ratio,
+          resets_at: u.resetsAt.toISOString(),
+        })),
       })),
     );
     ctx.body = { keys };

@@ -67,7 +67,11 @@ export function createApp(services: Services, formats: readonly FormatModule[] =
 
   // Every client route as the format modules describe it, each kind served by its family; a
   // Responses chain keeps its state in a session.
-  registerFormatRoutes(router, formats, routeHandlers(formats, log, { 'openai-responses': (ctx) => ResponsesSession.of(ctx) }));
+  registerFormatRoutes(
+    router,
+    formats,
+    routeHandlers(formats, log, { 'openai-responses': (ctx) => ResponsesSession.of(ctx) }),
+  );
   for (const w of speechStartupWarnings(ref.current)) log.warn(w);
   registerUsageRoutes(router);
 
@@ -98,7 +102,11 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Koa
     const ops = !format && opsPaths.has(ctx.path);
     const state = ctx.state as ChatState;
     // Header values echo no client bytes outside visible ASCII (no CR/LF reaches a response header).
-    state.requestId = ctx.get('x-request-id').slice(0, 128).replace(/[^\x21-\x7e]/g, '') || randomUUID();
+    state.requestId =
+      ctx
+        .get('x-request-id')
+        .slice(0, 128)
+        .replace(/[^\x21-\x7e]/g, '') || randomUUID();
     state.format = format;
     state.runtime = ref.current;
     state.services = services;
@@ -110,7 +118,11 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Koa
     const cancelDeadline = receiveDeadline(ctx.req, ctx.res, bodyTimeoutMs, () => {
       state.status = 408;
       state.outcome = 'body_timeout';
-      const err = new GatewayError('timeout', `the request body did not arrive within ${bodyTimeoutMs} ms (listen.body_timeout_ms)`, { status: 408 });
+      const err = new GatewayError(
+        'timeout',
+        `the request body did not arrive within ${bodyTimeoutMs} ms (listen.body_timeout_ms)`,
+        { status: 408 },
+      );
       return { ...encodeFormatError(format, err), extraHeaders: { 'x-request-id': state.requestId } };
     });
     const stream = format ? watchEventStream(ctx.res) : undefined;
@@ -194,7 +206,8 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Koa
       unmatched(ctx);
     } catch (e) {
       const err = toGatewayError(e);
-      if (err.kind === 'internal' && !(e instanceof GatewayError)) log.error({ request_id: state.requestId, err: e }, 'unhandled error');
+      if (err.kind === 'internal' && !(e instanceof GatewayError))
+        log.error({ request_id: state.requestId, err: e }, 'unhandled error');
       if (ctx.headerSent || !ctx.writable) return;
       ctx.respond = true;
       const enc = encodeFormatError(format, err);
@@ -218,9 +231,14 @@ function unmatched(ctx: Koa.Context): void {
   if (ctx.body !== undefined && ctx.body !== null) return;
   const allow = ctx.response.get('allow');
   if ((ctx.status === 405 || ctx.status === 501) && allow) {
-    throw new GatewayError('invalid-request', `method ${ctx.method} is not allowed on ${printable(ctx.path)}; allowed: ${allow}`, { status: 405 });
+    throw new GatewayError(
+      'invalid-request',
+      `method ${ctx.method} is not allowed on ${printable(ctx.path)}; allowed: ${allow}`,
+      { status: 405 },
+    );
   }
-  if (ctx.status === 404) throw new GatewayError('not-found', `no route ${printable(ctx.method)} ${printable(ctx.path)}`);
+  if (ctx.status === 404)
+    throw new GatewayError('not-found', `no route ${printable(ctx.method)} ${printable(ctx.path)}`);
 }
 
 /** Client text quoted in an error message: bounded and without control characters. */

@@ -5,10 +5,25 @@ import { nanoPerUsd, priceOf, recordCostNano } from '../services/usage/prices.ts
 import { dayOf, type UsageRecord } from '../services/usage/usage-record.ts';
 
 /** The request's translation path as the app's request scope labels it. */
-export type PathLabels = { family: string; inbound_format: string; upstream_format: string; provider: string; mode: string; outcome: string };
+export type PathLabels = {
+  family: string;
+  inbound_format: string;
+  upstream_format: string;
+  provider: string;
+  mode: string;
+  outcome: string;
+};
 
 /** What a record is built from a turn after the response ended: one object per request, and one shared builder. */
-type Ended = { state: ChatState; labels: PathLabels; status: number; model: string; entry: string; metered: Metered | undefined; audioSeconds: number | undefined };
+type Ended = {
+  state: ChatState;
+  labels: PathLabels;
+  status: number;
+  model: string;
+  entry: string;
+  metered: Metered | undefined;
+  audioSeconds: number | undefined;
+};
 
 /**
  * Called once when a response has ended (src/app/app.ts): prices the request, counts the spend
@@ -73,7 +88,8 @@ function build({ state, labels, status, model, entry, metered, audioSeconds }: E
     status,
   };
   r.cost_nano = recordCostNano(price, r);
-  if (r.cost_nano > 0) spendTotal.inc({ key: key.id, model: entry, provider: labels.provider }, r.cost_nano / nanoPerUsd);
+  if (r.cost_nano > 0)
+    spendTotal.inc({ key: key.id, model: entry, provider: labels.provider }, r.cost_nano / nanoPerUsd);
   if (!price) unpricedRequestsTotal.inc({ model: entry });
   return r;
 }

@@ -58,7 +58,8 @@ export function startConfigReload(file: string, ref: RuntimeRef, log: Logger): C
     log.info({ config: file, trigger }, 'config reloaded');
     for (const w of next.warnings) log.warn(w);
     for (const k of restartOnly) {
-      if (JSON.stringify(old.config[k]) !== JSON.stringify(next.config[k])) log.warn(`config reload: '${k}' changed; it takes effect at the next restart`);
+      if (JSON.stringify(old.config[k]) !== JSON.stringify(next.config[k]))
+        log.warn(`config reload: '${k}' changed; it takes effect at the next restart`);
     }
     const closing = old
       .idle()

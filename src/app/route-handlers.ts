@@ -27,12 +27,17 @@ function chatFormat(format: FormatModule): ChatFormatModule {
  */
 export function routeHandlers(list: readonly FormatModule[], log: Logger, sessions: FormatSessions): RouteHandlers {
   const credentialHeaders: ReadonlySet<string> = new Set(list.flatMap((f) => f.credentialHeaders));
-  const chat = (format: FormatModule, streamByRoute?: true): Koa.Middleware => chatHandler(chatFormat(format), { session: sessions[format.name], credentialHeaders, streamByRoute });
+  const chat = (format: FormatModule, streamByRoute?: true): Koa.Middleware =>
+    chatHandler(chatFormat(format), { session: sessions[format.name], credentialHeaders, streamByRoute });
   const count = (format: FormatModule): Koa.Middleware => countTokensHandler(chatFormat(format), sessions[format.name]);
   return {
     chat: (format) => chat(format),
     'chat-methods': (format, route) =>
-      methodDispatch(route.methods, { generate: chat(format), stream: chat(format, true), count: route.methods.count !== undefined ? count(format) : undefined }),
+      methodDispatch(route.methods, {
+        generate: chat(format),
+        stream: chat(format, true),
+        count: route.methods.count !== undefined ? count(format) : undefined,
+      }),
     'count-tokens': count,
     ...modelRouteHandlers,
     ...speechRouteHandlers(log),

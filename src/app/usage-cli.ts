@@ -43,12 +43,18 @@ if (!token) {
   console.error('no admin token: set admin.token in the config, POLYGATE_ADMIN_TOKEN, or pass --token');
   process.exit(1);
 }
-const q = new URLSearchParams({ since: values.since, group_by: values['group-by'], ...(values.csv ? { format: 'csv' } : {}) });
-for (const f of ['key', 'model', 'provider', 'until'] as const) if (values[f]) q.set(f, values[f]);
-const res = await fetch(`${url}/admin/usage?${q}`, { headers: { authorization: `Bearer ${token}` } }).catch((e: unknown) => {
-  console.error(`cannot reach ${url}: ${(e as Error).message}`);
-  process.exit(1);
+const q = new URLSearchParams({
+  since: values.since,
+  group_by: values['group-by'],
+  ...(values.csv ? { format: 'csv' } : {}),
 });
+for (const f of ['key', 'model', 'provider', 'until'] as const) if (values[f]) q.set(f, values[f]);
+const res = await fetch(`${url}/admin/usage?${q}`, { headers: { authorization: `Bearer ${token}` } }).catch(
+  (e: unknown) => {
+    console.error(`cannot reach ${url}: ${(e as Error).message}`);
+    process.exit(1);
+  },
+);
 if (!res.ok) {
   console.error(`${res.status}: ${await res.text()}`);
   process.exit(1);
@@ -58,9 +64,28 @@ if (values.csv) {
   process.exit(0);
 }
 const report = (await res.json()) as Report;
-const cols = [...report.group_by, 'requests', 'input_tokens', 'output_tokens', 'characters', 'audio_seconds', 'tasks', 'cost_usd'];
+const cols = [
+  ...report.group_by,
+  'requests',
+  'input_tokens',
+  'output_tokens',
+  'characters',
+  'audio_seconds',
+  'tasks',
+  'cost_usd',
+];
 const cell = (v: unknown, c: string): string => (c === 'cost_usd' ? `$${Number(v).toFixed(6)}` : String(v ?? ''));
-const lines = [cols, ...report.rows.map((r) => cols.map((c) => cell((r as Record<string, unknown>)[c], c))), cols.map((c, i) => (i === 0 ? 'total' : report.group_by.includes(c as never) ? '' : cell((report.totals as Record<string, unknown>)[c], c)))];
+const lines = [
+  cols,
+  ...report.rows.map((r) => cols.map((c) => cell((r as Record<string, unknown>)[c], c))),
+  cols.map((c, i) =>
+    i === 0
+      ? 'total'
+      : report.group_by.includes(c as never)
+        ? ''
+        : cell((report.totals as Record<string, unknown>)[c], c),
+  ),
+];
 const widths = cols.map((_, i) => Math.max(...lines.map((l) => l[i].length)));
 console.log(`usage ${report.since} .. ${report.until} (UTC)`);
 for (const [n, l] of lines.entries()) {

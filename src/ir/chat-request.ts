@@ -42,7 +42,11 @@ export type ToolResultPart = {
   cache?: CacheHint;
 };
 export type CodePart = { type: 'code'; language: string; code: string };
-export type CodeResultPart = { type: 'code-result'; outcome: 'ok' | 'failed' | 'deadline-exceeded' | 'unspecified'; output: string };
+export type CodeResultPart = {
+  type: 'code-result';
+  outcome: 'ok' | 'failed' | 'deadline-exceeded' | 'unspecified';
+  output: string;
+};
 export type RefusalPart = { type: 'refusal'; text: string };
 
 export type Part =

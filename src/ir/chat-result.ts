@@ -5,15 +5,7 @@ import type { Part } from './chat-request.ts';
  * exact when the client speaks the upstream's format.
  */
 export type FinishReason =
-  | 'stop'
-  | 'length'
-  | 'tool-calls'
-  | 'stop-sequence'
-  | 'content-filter'
-  | 'refusal'
-  | 'pause'
-  | 'error'
-  | 'other';
+  'stop' | 'length' | 'tool-calls' | 'stop-sequence' | 'content-filter' | 'refusal' | 'pause' | 'error' | 'other';
 
 export type ChatFinish = { reason: FinishReason; raw: string; stopSequence?: string | null };
 

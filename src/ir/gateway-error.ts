@@ -37,7 +37,11 @@ export class GatewayError extends Error {
   readonly status: number;
   /** Seconds, for 429 / 503 answers. */
   readonly retryAfter: number | undefined;
-  constructor(kind: ErrorKind, message: string, opts: { param?: string | null; status?: number; retryAfter?: number } = {}) {
+  constructor(
+    kind: ErrorKind,
+    message: string,
+    opts: { param?: string | null; status?: number; retryAfter?: number } = {},
+  ) {
     super(message);
     this.kind = kind;
     this.param = opts.param ?? null;

@@ -18,7 +18,15 @@ export type MusicMode =
    * (polygate's own on the client side, the upstream's once re-encoded for the upstream).
    * Lyrics, title and tags of the extension are optional.
    */
-  | { type: 'continuation'; taskId: string; clipId: string; continueAt: number; lyrics?: string; title?: string; tags?: string };
+  | {
+      type: 'continuation';
+      taskId: string;
+      clipId: string;
+      continueAt: number;
+      lyrics?: string;
+      title?: string;
+      tags?: string;
+    };
 
 export type MusicSubmission = {
   kind: 'music';

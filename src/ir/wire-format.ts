@@ -3,10 +3,18 @@
 // (ChatRequest.extensions) and the provider a reasoning part's opaque data belongs to
 // (ReasoningPart.origin). docs/architecture.md "Cross-format data".
 
-export const wireFormats = ['anthropic-messages', 'openai-chat', 'openai-responses', 'gemini', 'openai-audio', 'tune'] as const;
+export const wireFormats = [
+  'anthropic-messages',
+  'openai-chat',
+  'openai-responses',
+  'gemini',
+  'openai-audio',
+  'tune',
+] as const;
 export type WireFormat = (typeof wireFormats)[number];
 
-export const isWireFormat = (v: unknown): v is WireFormat => typeof v === 'string' && (wireFormats as readonly string[]).includes(v);
+export const isWireFormat = (v: unknown): v is WireFormat =>
+  typeof v === 'string' && (wireFormats as readonly string[]).includes(v);
 
 /**
  * Who produced a reasoning part: the format of the upstream whose signature / encrypted content it
@@ -16,7 +24,11 @@ export const isWireFormat = (v: unknown): v is WireFormat => typeof v === 'strin
 export type ReasoningOrigin = WireFormat | 'polygate';
 
 /** Origins written before they were format names (in reasoning envelopes clients still hold). */
-const legacyOrigins: Record<string, ReasoningOrigin> = { anthropic: 'anthropic-messages', openai: 'openai-responses', echo: 'polygate' };
+const legacyOrigins: Record<string, ReasoningOrigin> = {
+  anthropic: 'anthropic-messages',
+  openai: 'openai-responses',
+  echo: 'polygate',
+};
 
 /** The origin a stored string names, or undefined when it names none. */
 export function reasoningOriginOf(v: unknown): ReasoningOrigin | undefined {

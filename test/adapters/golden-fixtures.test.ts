@@ -50,7 +50,14 @@ type GoldenSettings = { inbound?: Partial<InboundContext>; streamRequest?: unkno
 /** Stream errors are class instances: compared by their fields. */
 type PlainError = { kind: ErrorKind; status: number; message: string; param: string | null };
 const plain = (events: StreamEvent[]): unknown[] =>
-  events.map((e) => (e.type === 'error' ? { type: 'error', error: { kind: e.error.kind, status: e.error.status, message: e.error.message, param: e.error.param } } : e));
+  events.map((e) =>
+    e.type === 'error'
+      ? {
+          type: 'error',
+          error: { kind: e.error.kind, status: e.error.status, message: e.error.message, param: e.error.param },
+        }
+      : e,
+  );
 const revive = (events: Array<Record<string, unknown>>): StreamEvent[] =>
   events.map((e) => {
     if (e.type !== 'error') return e as StreamEvent;
@@ -59,13 +66,18 @@ const revive = (events: Array<Record<string, unknown>>): StreamEvent[] =>
   });
 
 /** Frames as src/infra/http/sse-writer.ts writes them. */
-const sseText = (frames: SseFrame[]): string => frames.map((f) => (f.event === undefined ? `data: ${f.data}\n\n` : `event: ${f.event}\ndata: ${f.data}\n\n`)).join('');
+const sseText = (frames: SseFrame[]): string =>
+  frames
+    .map((f) => (f.event === undefined ? `data: ${f.data}\n\n` : `event: ${f.event}\ndata: ${f.data}\n\n`))
+    .join('');
 
 /** JSON as stored: what JSON.stringify keeps (no `undefined` members). */
 const asStored = (v: unknown): unknown => JSON.parse(JSON.stringify(v)) as unknown;
 
 function runFormat(t: Test, format: ChatFormatModule, dir: string): void {
-  const settings: GoldenSettings = existsSync(join(dir, '_golden.json')) ? (JSON.parse(readFileSync(join(dir, '_golden.json'), 'utf8')) as GoldenSettings) : {};
+  const settings: GoldenSettings = existsSync(join(dir, '_golden.json'))
+    ? (JSON.parse(readFileSync(join(dir, '_golden.json'), 'utf8')) as GoldenSettings)
+    : {};
   const inbound: InboundContext = { headers: {}, params: {}, query: {}, ...settings.inbound };
   const files = new Set(readdirSync(dir));
   const read = (name: string): string => readFileSync(join(dir, name), 'utf8');
@@ -73,13 +85,17 @@ function runFormat(t: Test, format: ChatFormatModule, dir: string): void {
   /** Compares with the golden file; an update rewrites only files that differ (hand-kept layout stays). */
   const golden = (t: Test, name: string, actual: unknown): void => {
     const text = typeof actual === 'string' ? actual : `${JSON.stringify(actual, null, 2)}\n`;
-    const same = (): boolean => files.has(name) && (typeof actual === 'string' ? actual === read(name) : isDeepStrictEqual(asStored(actual), json(name)));
+    const same = (): boolean =>
+      files.has(name) &&
+      (typeof actual === 'string' ? actual === read(name) : isDeepStrictEqual(asStored(actual), json(name)));
     if (!files.has(name) || (update && !same())) writeFileSync(join(dir, name), text);
     if (typeof actual === 'string') t.equal(actual, read(name), name);
     else t.strictSame(asStored(actual), JSON.parse(read(name)), name);
   };
   const clientOf = (): ChatClientCodec => format.clientFor?.(sequentialIds()) ?? format.client;
-  const cases = [...new Set([...files].filter((f) => !f.startsWith('_')).map((f) => f.slice(0, f.indexOf('.'))))].sort();
+  const cases = [
+    ...new Set([...files].filter((f) => !f.startsWith('_')).map((f) => f.slice(0, f.indexOf('.')))),
+  ].sort();
   t.ok(cases.length > 0, `${format.name} has golden cases`);
 
   for (const name of cases) {
@@ -93,7 +109,11 @@ function runFormat(t: Test, format: ChatFormatModule, dir: string): void {
       if (has('upstream.json')) {
         const upstream = format.upstream;
         if (!upstream) throw new Error(`${format.name} has no upstream codec for ${name}.upstream.json`);
-        const encoded = upstream.codec.encodeRequest(json(`${name}.ir.json`) as ChatRequest, settings.upstreamModel ?? 'upstream-model', () => {});
+        const encoded = upstream.codec.encodeRequest(
+          json(`${name}.ir.json`) as ChatRequest,
+          settings.upstreamModel ?? 'upstream-model',
+          () => {},
+        );
         golden(t, `${name}.upstream.json`, encoded.body);
       }
       let events: StreamEvent[] | undefined;
@@ -101,7 +121,9 @@ function runFormat(t: Test, format: ChatFormatModule, dir: string): void {
         const upstream = format.upstream;
         if (!upstream) throw new Error(`${format.name} has no upstream codec for ${name}.chunks.jsonl`);
         const decoder = upstream.codec.createStreamDecoder();
-        const frames = read(`${name}.chunks.jsonl`).split('\n').filter((l) => l.trim() !== '');
+        const frames = read(`${name}.chunks.jsonl`)
+          .split('\n')
+          .filter((l) => l.trim() !== '');
         events = [...frames.flatMap((data) => decoder.push({ event: eventName(data), data })), ...decoder.end()];
         golden(t, `${name}.events.json`, plain(events));
       }

@@ -16,7 +16,11 @@ const upstreams: Emulator[] = [];
 t.teardown(() => Promise.all(upstreams.map((u) => u.close())));
 
 /** An app whose provider `flaky` is an emulator of its own; `rpm` and `failures` differ per app. */
-async function appWith(rpm: number, failures: number, share?: Parameters<typeof startInProcessApp>[2]): Promise<{ app: InProcessApp; up: Emulator }> {
+async function appWith(
+  rpm: number,
+  failures: number,
+  share?: Parameters<typeof startInProcessApp>[2],
+): Promise<{ app: InProcessApp; up: Emulator }> {
   const up = await startOpenAIChatUpstream();
   upstreams.push(up);
   const config = testConfig({
@@ -25,7 +29,12 @@ async function appWith(rpm: number, failures: number, share?: Parameters<typeof 
       { id: 'limited', secret: LIMITED, workspace: 'ws1', models: ['*'], limits: { rpm } },
     ],
     providers: { flaky: { type: 'openai', api: 'chat_completions', base_url: up.url, api_key: 'sk-upstream-openai' } },
-    models: { guarded: { breaker: { consecutive_failures: failures, cooldown_ms: 600_000 }, routes: [{ provider: 'flaky', model: 'up-m' }] } },
+    models: {
+      guarded: {
+        breaker: { consecutive_failures: failures, cooldown_ms: 600_000 },
+        routes: [{ provider: 'flaky', model: 'up-m' }],
+      },
+    },
   });
   return { app: await startInProcessApp(t, config, share), up };
 }
@@ -56,7 +65,11 @@ t.test('a breaker opened in one app is closed in the other', async (t) => {
   t.equal(two.app.services.breakers.of('flaky', 'up-m').state, 'closed');
 
   const control = await appWith(5, 3, { breakers: one.app.services.breakers });
-  t.equal((await chat(control.app, 'guarded')).status, 503, 'control: an app handed app 1 breakers finds the route open');
+  t.equal(
+    (await chat(control.app, 'guarded')).status,
+    503,
+    'control: an app handed app 1 breakers finds the route open',
+  );
   t.equal(control.up.requests.length, 0);
 });
 
@@ -66,11 +79,16 @@ t.test("a key's rpm spent in one app is whole in the other", async (t) => {
   t.equal(refused.status, 429, 'app 1: rpm 1 spent');
   t.match(((await refused.json()) as Json).error.message, /'limited'.*1 requests per minute/);
 
-  for (let i = 0; i < 5; i++) t.equal((await chat(two.app, 'echo', LIMITED)).status, 200, `app 2: request ${i + 1} of its rpm 5`);
+  for (let i = 0; i < 5; i++)
+    t.equal((await chat(two.app, 'echo', LIMITED)).status, 200, `app 2: request ${i + 1} of its rpm 5`);
   t.equal((await chat(two.app, 'echo', LIMITED)).status, 429, 'app 2 counts its own window');
 
   const control = await appWith(1, 3, { rateCounter: one.app.services.rateCounter });
-  t.equal((await chat(control.app, 'echo', LIMITED)).status, 429, 'control: an app with rpm 1 handed app 1 counters finds the minute spent');
+  t.equal(
+    (await chat(control.app, 'echo', LIMITED)).status,
+    429,
+    'control: an app with rpm 1 handed app 1 counters finds the minute spent',
+  );
 });
 
 t.test('a response stored by one app is not in the other', async (t) => {
@@ -81,11 +99,14 @@ t.test('a response stored by one app is not in the other', async (t) => {
   });
   t.equal(create.status, 200);
   const id = ((await create.json()) as Json).id as string;
-  const get = (app: InProcessApp): Promise<Response> => fetch(`${app.url}/v1/responses/${id}`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+  const get = (app: InProcessApp): Promise<Response> =>
+    fetch(`${app.url}/v1/responses/${id}`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
 
   const own = await get(one.app);
   t.equal(own.status, 200, 'app 1 reads back what it stored');
-  t.match(((await own.json()) as Json).output, [{ type: 'message', content: [{ type: 'output_text', text: 'remember me' }] }]);
+  t.match(((await own.json()) as Json).output, [
+    { type: 'message', content: [{ type: 'output_text', text: 'remember me' }] },
+  ]);
   const other = await get(two.app);
   t.equal(other.status, 404, 'app 2 has its own store: no such response');
   t.equal(((await other.json()) as Json).error.type, 'invalid_request_error', "in the Responses family's error shape");

@@ -23,7 +23,13 @@ const configOf = (models: Record<string, unknown>): Record<string, unknown> =>
       { id: 'limited', secret: LIMITED, workspace: 'ws1', models: ['*'], limits: { rpm: 2 } },
     ],
     providers: { flaky: { type: 'openai', api: 'chat_completions', base_url: up.url, api_key: 'sk-upstream-openai' } },
-    models: { guarded: { breaker: { consecutive_failures: 1, cooldown_ms: 600_000 }, routes: [{ provider: 'flaky', model: 'up-m' }] }, ...models },
+    models: {
+      guarded: {
+        breaker: { consecutive_failures: 1, cooldown_ms: 600_000 },
+        routes: [{ provider: 'flaky', model: 'up-m' }],
+      },
+      ...models,
+    },
   });
 const file = join(mkdtempSync(join(tmpdir(), 'polygate-reload-')), 'gateway.yaml');
 writeFileSync(file, stringify(configOf({})));

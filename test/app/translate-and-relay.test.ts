@@ -24,7 +24,8 @@ const anthropic = new Anthropic({ apiKey: TEST_KEY, baseURL: app.url, maxRetries
 const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${app.url}/v1`, maxRetries: 0 });
 const last = <T>(xs: T[]): T => xs[xs.length - 1];
 /** The request's access log line, written once its response has closed and its handler settled. */
-const accessLine = (model: string): Promise<Json> => waitFor(`the log line of ${model}`, async () => app.logs().find((l) => l.model === model && l.route !== undefined));
+const accessLine = (model: string): Promise<Json> =>
+  waitFor(`the log line of ${model}`, async () => app.logs().find((l) => l.model === model && l.route !== undefined));
 
 t.beforeEach(() => {
   up.anth.reset();
@@ -33,7 +34,12 @@ t.beforeEach(() => {
 
 t.test('Messages → OpenAI Chat Completions, streamed (Anthropic SDK)', async (t) => {
   up.oai.script({ kind: 'text', text: 'one two three', chunks: ['one ', 'two ', 'three'] });
-  const stream = anthropic.messages.stream({ model: 'claude-via-openai', max_tokens: 64, system: 'Be brief.', messages: [{ role: 'user', content: 'count' }] });
+  const stream = anthropic.messages.stream({
+    model: 'claude-via-openai',
+    max_tokens: 64,
+    system: 'Be brief.',
+    messages: [{ role: 'user', content: 'count' }],
+  });
   const deltas: string[] = [];
   stream.on('text', (d) => deltas.push(d));
   const msg = await stream.finalMessage();
@@ -48,19 +54,39 @@ t.test('Messages → OpenAI Chat Completions, streamed (Anthropic SDK)', async (
   t.equal((sent.body as Json).stream, true);
   t.same((sent.body as Json).messages[0], { role: 'system', content: 'Be brief.' }, 'system became the first message');
   t.equal(sent.headers.authorization, 'Bearer sk-upstream-openai', 'the upstream key, never the client one');
-  t.match(await accessLine('claude-via-openai'), { family: 'messages', inbound_format: 'anthropic-messages', upstream_format: 'openai-chat', mode: 'translate', provider: 'oai', status: 200 }, 'the request log line, read in-process');
+  t.match(
+    await accessLine('claude-via-openai'),
+    {
+      family: 'messages',
+      inbound_format: 'anthropic-messages',
+      upstream_format: 'openai-chat',
+      mode: 'translate',
+      provider: 'oai',
+      status: 200,
+    },
+    'the request log line, read in-process',
+  );
 });
 
 t.test('Responses → Anthropic Messages (openai SDK)', async (t) => {
   up.anth.script({ kind: 'text', text: 'bonjour' });
-  const r = await openai.responses.create({ model: 'gpt-via-anthropic', instructions: 'Answer in French.', input: 'hello', store: false });
+  const r = await openai.responses.create({
+    model: 'gpt-via-anthropic',
+    instructions: 'Answer in French.',
+    input: 'hello',
+    store: false,
+  });
   t.equal(r.output_text, 'bonjour');
   t.equal(r.status, 'completed');
   t.equal(r.model, 'gpt-via-anthropic');
   const sent = last(up.anth.requests);
   t.equal(sent.path, '/v1/messages');
   t.equal((sent.body as Json).model, 'claude-upstream-1');
-  t.same((sent.body as Json).system, [{ type: 'text', text: 'Answer in French.' }], 'instructions became the Messages system');
+  t.same(
+    (sent.body as Json).system,
+    [{ type: 'text', text: 'Answer in French.' }],
+    'instructions became the Messages system',
+  );
   t.same((sent.body as Json).messages, [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }], 'one user turn');
   t.equal(sent.headers['x-api-key'], 'sk-upstream-anthropic');
 });
@@ -72,17 +98,20 @@ t.test('Gemini → echo (@google/genai)', async (t) => {
   t.equal(r.candidates?.[0]?.finishReason, 'STOP');
   t.ok((r.usageMetadata?.promptTokenCount ?? 0) > 0, 'usage metadata in Gemini form');
   const chunks: string[] = [];
-  for await (const c of await ai.models.generateContentStream({ model: 'echo', contents: 'a streamed echo' })) chunks.push(c.text ?? '');
+  for await (const c of await ai.models.generateContentStream({ model: 'echo', contents: 'a streamed echo' }))
+    chunks.push(c.text ?? '');
   t.equal(chunks.join(''), 'a streamed echo');
   t.ok(chunks.length > 1, 'streamed in several chunks');
 });
 
 t.test("an upstream error reaches the client in its own family's shape", async (t) => {
   up.oai.script({ kind: 'error', status: 400, message: 'bad temperature' });
-  const err = await anthropic.messages.create({ model: 'claude-via-openai', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] }).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
+  const err = await anthropic.messages
+    .create({ model: 'claude-via-openai', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] })
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
   t.ok(err instanceof Anthropic.BadRequestError, 'the Anthropic SDK raises its own 400 class');
   const body = (err as InstanceType<typeof Anthropic.BadRequestError>).error as Json;
   t.equal(body.type, 'error', 'Anthropic error envelope');
@@ -101,10 +130,20 @@ t.test("an upstream error reaches the client in its own family's shape", async (
 
 t.test('same format: the body is relayed byte for byte but for the model', async (t) => {
   up.anth.script({ kind: 'text', text: 'relayed' });
-  const body = { model: 'claude-pass', max_tokens: 32, messages: [{ role: 'user', content: 'hi' }], future_field: { kept: true } };
+  const body = {
+    model: 'claude-pass',
+    max_tokens: 32,
+    messages: [{ role: 'user', content: 'hi' }],
+    future_field: { kept: true },
+  };
   const res = await fetch(`${app.url}/v1/messages`, {
     method: 'POST',
-    headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', 'anthropic-beta': 'some-beta-2099' },
+    headers: {
+      'x-api-key': TEST_KEY,
+      'anthropic-version': '2023-06-01',
+      'content-type': 'application/json',
+      'anthropic-beta': 'some-beta-2099',
+    },
     body: JSON.stringify(body),
   });
   t.equal(res.status, 200);

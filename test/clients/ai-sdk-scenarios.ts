@@ -46,11 +46,25 @@ export async function plainText(model: LanguageModel): Promise<{ text: string; f
 }
 
 /** Streams a turn that must call `lookup` (forced on the first step), runs it, and answers. */
-export async function streamedToolRoundTrip(model: LanguageModel, marker: string): Promise<{ text: string; calls: Array<{ name: string; input: unknown }>; executed: number; steps: number; deltas: number }> {
+export async function streamedToolRoundTrip(
+  model: LanguageModel,
+  marker: string,
+): Promise<{
+  text: string;
+  calls: Array<{ name: string; input: unknown }>;
+  executed: number;
+  steps: number;
+  deltas: number;
+}> {
   let executed = 0;
   const lookup = tool({
     description: 'Looks up the code word for a city',
-    inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false }),
+    inputSchema: jsonSchema<{ city: string }>({
+      type: 'object',
+      properties: { city: { type: 'string' } },
+      required: ['city'],
+      additionalProperties: false,
+    }),
     execute: async () => {
       executed++;
       return { codeWord: marker };
@@ -86,7 +100,12 @@ export const citySchema = {
 export const OSLO: City = { name: 'Oslo', population: 709000, coastal: true };
 
 export async function structuredOutput(model: LanguageModel): Promise<City> {
-  const r = await generateText({ model, prompt: 'Describe Oslo as a city record.', output: Output.object({ schema: jsonSchema<City>(citySchema), name: 'city' }), maxRetries: 0 });
+  const r = await generateText({
+    model,
+    prompt: 'Describe Oslo as a city record.',
+    output: Output.object({ schema: jsonSchema<City>(citySchema), name: 'city' }),
+    maxRetries: 0,
+  });
   return r.output;
 }
 
@@ -101,7 +120,8 @@ export function sdkResponder(marker: string): Responder {
     const raw = req.raw ?? JSON.stringify(req.body);
     const tools = offeredTools(req.body);
     if (raw.includes(marker)) return { kind: 'text', text: `The code word is ${marker}.` };
-    if (tools.some((t) => t.name === 'lookup')) return { kind: 'tool', name: 'lookup', args: JSON.stringify({ city: 'Oslo' }) };
+    if (tools.some((t) => t.name === 'lookup'))
+      return { kind: 'tool', name: 'lookup', args: JSON.stringify({ city: 'Oslo' }) };
     if (tools.some((t) => t.name === 'json')) return { kind: 'tool', name: 'json', args: JSON.stringify(OSLO) };
     if (raw.includes('Describe Oslo')) return { kind: 'text', text: JSON.stringify(OSLO) };
     return undefined;

@@ -19,12 +19,22 @@ import { sdkResponder } from './ai-sdk-scenarios.ts';
 import { startCaptureProxy } from './capture-proxy.ts';
 import { fixturesDir, toFixture } from './fixtures.ts';
 
-const pinned = { '@langchain/core': '1.4.0', '@langchain/openai': '1.6.0', '@langchain/anthropic': '1.5.11', '@langchain/google-genai': '2.3.2', '@openai/agents': '0.20.0' };
+const pinned = {
+  '@langchain/core': '1.4.0',
+  '@langchain/openai': '1.6.0',
+  '@langchain/anthropic': '1.5.11',
+  '@langchain/google-genai': '2.3.2',
+  '@openai/agents': '0.20.0',
+};
 const dir = process.argv.find((a) => a.startsWith('--sdk-dir='))?.slice(10) ?? join(tmpdir(), 'polygate-frameworks');
 if (!Object.keys(pinned).every((p) => existsSync(join(dir, 'node_modules', p, 'package.json')))) {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), '{"name":"polygate-frameworks","private":true}\n');
-  const npm = spawnSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', ...Object.entries(pinned).map(([p, v]) => `${p}@${v}`)], { stdio: 'inherit', env: { ...process.env, PATH: `${dirname(node24)}:${process.env.PATH}` } });
+  const npm = spawnSync(
+    'npm',
+    ['install', '--prefix', dir, '--no-audit', '--no-fund', ...Object.entries(pinned).map(([p, v]) => `${p}@${v}`)],
+    { stdio: 'inherit', env: { ...process.env, PATH: `${dirname(node24)}:${process.env.PATH}` } },
+  );
   if (npm.status !== 0) throw new Error(`npm install failed (${npm.status})`);
 }
 // Loaded from the temporary folder, so typed loosely: only the calls below are made.
@@ -44,14 +54,40 @@ const emulators: Record<string, Emulator> = {
 };
 const key = 'sk-capture';
 const model = 'capture-model';
-const lookupTool = { type: 'function', function: { name: 'lookup', description: 'Looks up the code word for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } };
+const lookupTool = {
+  type: 'function',
+  function: {
+    name: 'lookup',
+    description: 'Looks up the code word for a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+};
 
 type Chat = Record<string, (...a: unknown[]) => unknown>;
 const langchain: Record<string, { format: string; make: (root: string) => Chat }> = {
-  'langchain-openai-chat': { format: 'openai-chat', make: (root) => new ChatOpenAI({ model, apiKey: key, configuration: { baseURL: `${root}/v1` }, maxRetries: 0 }) },
-  'langchain-openai-responses': { format: 'openai-responses', make: (root) => new ChatOpenAI({ model, apiKey: key, configuration: { baseURL: `${root}/v1` }, useResponsesApi: true, maxRetries: 0 }) },
-  'langchain-anthropic': { format: 'anthropic', make: (root) => new ChatAnthropic({ model, apiKey: key, anthropicApiUrl: root, maxRetries: 0 }) },
-  'langchain-google-genai': { format: 'gemini', make: (root) => new ChatGoogleGenerativeAI({ model, apiKey: key, baseUrl: root, maxRetries: 0 }) },
+  'langchain-openai-chat': {
+    format: 'openai-chat',
+    make: (root) => new ChatOpenAI({ model, apiKey: key, configuration: { baseURL: `${root}/v1` }, maxRetries: 0 }),
+  },
+  'langchain-openai-responses': {
+    format: 'openai-responses',
+    make: (root) =>
+      new ChatOpenAI({
+        model,
+        apiKey: key,
+        configuration: { baseURL: `${root}/v1` },
+        useResponsesApi: true,
+        maxRetries: 0,
+      }),
+  },
+  'langchain-anthropic': {
+    format: 'anthropic',
+    make: (root) => new ChatAnthropic({ model, apiKey: key, anthropicApiUrl: root, maxRetries: 0 }),
+  },
+  'langchain-google-genai': {
+    format: 'gemini',
+    make: (root) => new ChatGoogleGenerativeAI({ model, apiKey: key, baseUrl: root, maxRetries: 0 }),
+  },
 };
 
 async function langchainTurns(llm: Chat): Promise<void> {
@@ -66,28 +102,59 @@ async function langchainTurns(llm: Chat): Promise<void> {
 }
 
 async function agentsTurns(root: string, useResponses: boolean): Promise<void> {
-  const { Agent, Runner, OpenAIProvider, tool, setTracingDisabled } = agents as { Agent: Ctor; Runner: Ctor; OpenAIProvider: Ctor; tool: (o: unknown) => unknown; setTracingDisabled: (b: boolean) => void };
+  const { Agent, Runner, OpenAIProvider, tool, setTracingDisabled } = agents as {
+    Agent: Ctor;
+    Runner: Ctor;
+    OpenAIProvider: Ctor;
+    tool: (o: unknown) => unknown;
+    setTracingDisabled: (b: boolean) => void;
+  };
   setTracingDisabled(true);
   const lookup = tool({
     name: 'lookup',
     description: 'Looks up the code word for a city',
-    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string' } },
+      required: ['city'],
+      additionalProperties: false,
+    },
     strict: true,
     execute: async () => ({ codeWord: currentMarker }),
   });
   const agent = new Agent({ name: 'capture', instructions: 'Answer briefly.', tools: [lookup], model });
-  const runner = new Runner({ modelProvider: new OpenAIProvider({ apiKey: key, baseURL: `${root}/v1`, useResponses }), tracingDisabled: true });
+  const runner = new Runner({
+    modelProvider: new OpenAIProvider({ apiKey: key, baseURL: `${root}/v1`, useResponses }),
+    tracingDisabled: true,
+  });
   await runner.run!(agent, 'say hello back');
-  const streamed = (await runner.run!(agent, 'What is the code word for Oslo? Use the lookup tool.', { stream: true })) as { toTextStream(): AsyncIterable<unknown>; completed: Promise<void> };
+  const streamed = (await runner.run!(agent, 'What is the code word for Oslo? Use the lookup tool.', {
+    stream: true,
+  })) as { toTextStream(): AsyncIterable<unknown>; completed: Promise<void> };
   for await (const _ of streamed.toTextStream()) void _;
   await streamed.completed;
 }
 
 let currentMarker = '';
 const runs: Array<{ client: string; version: string; format: string; run: (root: string) => Promise<void> }> = [
-  ...Object.entries(langchain).map(([client, l]) => ({ client, version: `@langchain/core ${pinned['@langchain/core']}`, format: l.format, run: (root: string) => langchainTurns(l.make(root)) })),
-  { client: 'openai-agents-responses', version: `@openai/agents ${pinned['@openai/agents']}`, format: 'openai-responses', run: (root: string) => agentsTurns(root, true) },
-  { client: 'openai-agents-chat', version: `@openai/agents ${pinned['@openai/agents']}`, format: 'openai-chat', run: (root: string) => agentsTurns(root, false) },
+  ...Object.entries(langchain).map(([client, l]) => ({
+    client,
+    version: `@langchain/core ${pinned['@langchain/core']}`,
+    format: l.format,
+    run: (root: string) => langchainTurns(l.make(root)),
+  })),
+  {
+    client: 'openai-agents-responses',
+    version: `@openai/agents ${pinned['@openai/agents']}`,
+    format: 'openai-responses',
+    run: (root: string) => agentsTurns(root, true),
+  },
+  {
+    client: 'openai-agents-chat',
+    version: `@openai/agents ${pinned['@openai/agents']}`,
+    format: 'openai-chat',
+    run: (root: string) => agentsTurns(root, false),
+  },
 ];
 let failed = 0;
 for (const r of runs) {
@@ -101,7 +168,11 @@ for (const r of runs) {
     const out = join(fixturesDir, r.client);
     rmSync(out, { recursive: true, force: true });
     mkdirSync(out, { recursive: true });
-    for (const [i, c] of proxy.captured.entries()) writeFileSync(join(out, `${i + 1}.json`), `${JSON.stringify(toFixture(c, { client: r.client, version: r.version, route: 'direct', model }), null, 2)}\n`);
+    for (const [i, c] of proxy.captured.entries())
+      writeFileSync(
+        join(out, `${i + 1}.json`),
+        `${JSON.stringify(toFixture(c, { client: r.client, version: r.version, route: 'direct', model }), null, 2)}\n`,
+      );
     console.log(`${r.client}: ${proxy.captured.length} requests captured`);
   } catch (e) {
     failed++;

@@ -7,7 +7,14 @@ import { connect, type AddressInfo } from 'node:net';
 export type Captured = { method: string; path: string; headers: Record<string, string>; body: string; status?: number };
 
 /** Headers that carry credentials (or cookies): stored as `<redacted>`. */
-const secretHeaders = new Set(['authorization', 'x-api-key', 'x-goog-api-key', 'api-key', 'cookie', 'proxy-authorization']);
+const secretHeaders = new Set([
+  'authorization',
+  'x-api-key',
+  'x-goog-api-key',
+  'api-key',
+  'cookie',
+  'proxy-authorization',
+]);
 /** Hop-by-hop and per-connection headers say nothing about the client's request. */
 const connectionHeaders = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host', 'content-length']);
 
@@ -33,7 +40,12 @@ export async function startCaptureProxy(target: string): Promise<CaptureProxy> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const entry: Captured = { method: req.method ?? 'GET', path: redactPath(req.url ?? '/'), headers: redactHeaders(req.headers), body: body.toString('utf8') };
+      const entry: Captured = {
+        method: req.method ?? 'GET',
+        path: redactPath(req.url ?? '/'),
+        headers: redactHeaders(req.headers),
+        body: body.toString('utf8'),
+      };
       captured.push(entry);
       const headers = { ...req.headers, host: to.host };
       delete headers['transfer-encoding'];
@@ -50,11 +62,19 @@ export async function startCaptureProxy(target: string): Promise<CaptureProxy> {
   // A WebSocket upgrade (Codex's Responses WebSocket) is recorded as its GET and then spliced to
   // the target byte for byte; `status` is the target's answer (101 when the socket opened).
   server.on('upgrade', (req, socket, head) => {
-    const entry: Captured = { method: req.method ?? 'GET', path: redactPath(req.url ?? '/'), headers: redactHeaders(req.headers), body: '' };
+    const entry: Captured = {
+      method: req.method ?? 'GET',
+      path: redactPath(req.url ?? '/'),
+      headers: redactHeaders(req.headers),
+      body: '',
+    };
     captured.push(entry);
     const up = connect(Number(to.port), to.hostname, () => {
       const lines = [`${req.method} ${req.url} HTTP/1.1`];
-      for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i].toLowerCase() === 'host' ? to.host : req.rawHeaders[i + 1]}`);
+      for (let i = 0; i < req.rawHeaders.length; i += 2)
+        lines.push(
+          `${req.rawHeaders[i]}: ${req.rawHeaders[i].toLowerCase() === 'host' ? to.host : req.rawHeaders[i + 1]}`,
+        );
       up.write(`${lines.join('\r\n')}\r\n\r\n`);
       up.write(head);
       up.once('data', (first: Buffer) => {

@@ -33,7 +33,14 @@ const claudeCode: Cli = {
     writeFileSync(join(work, 'marker.txt'), `${marker}\n`);
     return {
       cwd: work,
-      args: ['-p', 'Read the file marker.txt in the current folder with your Read tool and tell me what it says.', '--model', model, '--allowedTools', 'Read'],
+      args: [
+        '-p',
+        'Read the file marker.txt in the current folder with your Read tool and tell me what it says.',
+        '--model',
+        model,
+        '--allowedTools',
+        'Read',
+      ],
       env: {
         ...quiet,
         HOME: home,
@@ -93,7 +100,17 @@ const codex: Cli = {
     );
     return {
       cwd: work,
-      args: ['exec', '--skip-git-repo-check', '--ephemeral', '--color', 'never', '--dangerously-bypass-approvals-and-sandbox', '-C', work, 'Run `cat marker.txt` in a shell and tell me what it printed.'],
+      args: [
+        'exec',
+        '--skip-git-repo-check',
+        '--ephemeral',
+        '--color',
+        'never',
+        '--dangerously-bypass-approvals-and-sandbox',
+        '-C',
+        work,
+        'Run `cat marker.txt` in a shell and tell me what it printed.',
+      ],
       env: { ...quiet, HOME: home, CODEX_HOME: join(home, '.codex'), POLYGATE_KEY: key },
     };
   },
@@ -105,7 +122,13 @@ const codex: Cli = {
       const props = propertiesOf(shell);
       if ('cmd' in props) return { name: shell.name, args: { cmd: 'cat marker.txt', workdir: work } };
       const command = props.command as { type?: string } | undefined;
-      return { name: shell.name, args: { command: command?.type === 'array' ? ['bash', '-lc', 'cat marker.txt'] : 'cat marker.txt', workdir: work } };
+      return {
+        name: shell.name,
+        args: {
+          command: command?.type === 'array' ? ['bash', '-lc', 'cat marker.txt'] : 'cat marker.txt',
+          workdir: work,
+        },
+      };
     },
   }),
 };
@@ -133,8 +156,24 @@ const geminiCli: Cli = {
     );
     return {
       cwd: work,
-      args: ['-p', 'List the files in the folder named box with your list_directory tool and tell me their names.', '-m', model, '--approval-mode', 'yolo', '-o', 'text'],
-      env: { ...quiet, HOME: home, GEMINI_API_KEY: key, GOOGLE_GEMINI_BASE_URL: gateway, GEMINI_CLI_TRUST_WORKSPACE: 'true', GEMINI_TELEMETRY_ENABLED: 'false' },
+      args: [
+        '-p',
+        'List the files in the folder named box with your list_directory tool and tell me their names.',
+        '-m',
+        model,
+        '--approval-mode',
+        'yolo',
+        '-o',
+        'text',
+      ],
+      env: {
+        ...quiet,
+        HOME: home,
+        GEMINI_API_KEY: key,
+        GOOGLE_GEMINI_BASE_URL: gateway,
+        GEMINI_CLI_TRUST_WORKSPACE: 'true',
+        GEMINI_TELEMETRY_ENABLED: 'false',
+      },
     };
   },
   plan: ({ work, marker }) => ({
@@ -143,7 +182,10 @@ const geminiCli: Cli = {
       const ls = findTool(tools, ['list_directory']);
       if (!ls) return undefined;
       const key = 'dir_path' in propertiesOf(ls) ? 'dir_path' : 'path';
-      return { name: ls.name, args: { [key]: join(work, 'box'), file_filtering_options: { respect_gemini_ignore: false } } };
+      return {
+        name: ls.name,
+        args: { [key]: join(work, 'box'), file_filtering_options: { respect_gemini_ignore: false } },
+      };
     },
   }),
 };

@@ -23,7 +23,10 @@ export type Fixture = {
 
 export const fixturesDir = join(import.meta.dirname, 'fixtures');
 
-export function toFixture(c: Captured, meta: { client: string; version: string; route: string; model: string }): Fixture {
+export function toFixture(
+  c: Captured,
+  meta: { client: string; version: string; route: string; model: string },
+): Fixture {
   let body: unknown = c.body === '' ? undefined : c.body;
   try {
     if (c.body !== '') body = JSON.parse(c.body);
@@ -35,13 +38,16 @@ export function toFixture(c: Captured, meta: { client: string; version: string; 
 }
 
 /** The exact bytes the client sent. */
-export const rawBody = (f: Fixture): string | undefined => f.raw ?? (f.body === undefined ? undefined : typeof f.body === 'string' ? f.body : JSON.stringify(f.body));
+export const rawBody = (f: Fixture): string | undefined =>
+  f.raw ?? (f.body === undefined ? undefined : typeof f.body === 'string' ? f.body : JSON.stringify(f.body));
 
 export function loadFixtures(): Array<Fixture & { file: string }> {
   const out: Array<Fixture & { file: string }> = [];
   for (const client of readdirSync(fixturesDir, { withFileTypes: true })) {
     if (!client.isDirectory()) continue;
-    for (const name of readdirSync(join(fixturesDir, client.name)).filter((n) => n.endsWith('.json')).sort((a, b) => parseInt(a) - parseInt(b))) {
+    for (const name of readdirSync(join(fixturesDir, client.name))
+      .filter((n) => n.endsWith('.json'))
+      .sort((a, b) => parseInt(a) - parseInt(b))) {
       const file = join(client.name, name);
       out.push({ ...(JSON.parse(readFileSync(join(fixturesDir, file), 'utf8')) as Fixture), file });
     }

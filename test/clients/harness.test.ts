@@ -18,7 +18,13 @@ t.test('the capture proxy forwards the request as sent and stores it without sec
   const body = '{"model":"m","max_tokens":8,  "messages":[{"role":"user","content":"hi"}]}';
   const res = await fetch(`${proxy.url}/v1/messages?key=sk-in-query`, {
     method: 'POST',
-    headers: { 'x-api-key': 'sk-secret-1', authorization: 'Bearer sk-secret-2', 'anthropic-version': '2023-06-01', 'anthropic-beta': 'b1,b2', 'content-type': 'application/json' },
+    headers: {
+      'x-api-key': 'sk-secret-1',
+      authorization: 'Bearer sk-secret-2',
+      'anthropic-version': '2023-06-01',
+      'anthropic-beta': 'b1,b2',
+      'content-type': 'application/json',
+    },
     body,
   });
   t.equal(res.status, 200);
@@ -31,7 +37,10 @@ t.test('the capture proxy forwards the request as sent and stores it without sec
   t.equal(c.headers['x-api-key'], '<redacted>');
   t.equal(c.headers.authorization, '<redacted>');
   t.equal(c.headers['anthropic-beta'], 'b1,b2', 'other headers kept');
-  t.notOk(JSON.stringify(c).includes('sk-secret') || JSON.stringify(c).includes('sk-in-query'), 'no secret anywhere in the capture');
+  t.notOk(
+    JSON.stringify(c).includes('sk-secret') || JSON.stringify(c).includes('sk-in-query'),
+    'no secret anywhere in the capture',
+  );
 });
 
 t.test('no stored fixture holds a credential', async (t) => {
@@ -44,31 +53,87 @@ t.test('no stored fixture holds a credential', async (t) => {
 });
 
 t.test('the answer checker rejects what a client would reject', async (t) => {
-  const sse = (frames: Array<[string, unknown]>): string => frames.map(([e, d]) => `event: ${e}\ndata: ${JSON.stringify(d)}\n\n`).join('');
+  const sse = (frames: Array<[string, unknown]>): string =>
+    frames.map(([e, d]) => `event: ${e}\ndata: ${JSON.stringify(d)}\n\n`).join('');
   const whole = sse([
     ['message_start', { type: 'message_start', message: {} }],
     ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' } }],
     ['message_stop', { type: 'message_stop' }],
   ]);
   t.same(checkAnswer('anthropic', true, 'text/event-stream', whole), []);
-  t.not(checkAnswer('anthropic', true, 'text/event-stream', whole.split('event: message_delta')[0]!).length, 0, 'a cut stream');
+  t.not(
+    checkAnswer('anthropic', true, 'text/event-stream', whole.split('event: message_delta')[0]!).length,
+    0,
+    'a cut stream',
+  );
   t.not(checkAnswer('anthropic', true, 'application/json', whole).length, 0, 'not an event stream');
-  t.not(checkAnswer('openai-chat', true, 'text/event-stream', 'data: {"object":"chat.completion.chunk","choices":[]}\n\n').length, 0, 'no [DONE], no finish_reason');
-  t.not(checkAnswer('openai-responses', true, 'text/event-stream', sse([['response.created', { type: 'response.created' }], ['error', { type: 'error' }]])).length, 0, 'ends in an error');
+  t.not(
+    checkAnswer('openai-chat', true, 'text/event-stream', 'data: {"object":"chat.completion.chunk","choices":[]}\n\n')
+      .length,
+    0,
+    'no [DONE], no finish_reason',
+  );
+  t.not(
+    checkAnswer(
+      'openai-responses',
+      true,
+      'text/event-stream',
+      sse([
+        ['response.created', { type: 'response.created' }],
+        ['error', { type: 'error' }],
+      ]),
+    ).length,
+    0,
+    'ends in an error',
+  );
   t.not(checkAnswer('gemini', false, 'application/json', '{"error":{"code":400}}').length, 0, 'an error body');
-  t.same(checkAnswer('gemini', false, 'application/json', '{"candidates":[{"content":{"parts":[]},"finishReason":"STOP"}]}'), []);
+  t.same(
+    checkAnswer('gemini', false, 'application/json', '{"candidates":[{"content":{"parts":[]},"finishReason":"STOP"}]}'),
+    [],
+  );
 });
 
 t.test('the tool responder finds tools in every format and waits for the result', async (t) => {
   const schema = { type: 'object', properties: { p: { type: 'string' } } };
-  t.same(offeredTools({ tools: [{ name: 'a', input_schema: schema }] }).map((x) => x.name), ['a'], 'Messages');
-  t.same(offeredTools({ tools: [{ type: 'function', function: { name: 'b', parameters: schema } }] }).map((x) => x.name), ['b'], 'Chat');
-  t.same(offeredTools({ tools: [{ type: 'function', name: 'c', parameters: schema }, { type: 'namespace', name: 'ns', tools: [{ type: 'function', name: 'd', parameters: schema }] }] }).map((x) => x.name), ['c', 'd'], 'Responses, namespace');
-  t.same(offeredTools({ tools: [{ functionDeclarations: [{ name: 'e', parametersJsonSchema: schema }] }] }).map((x) => x.name), ['e'], 'Gemini');
-  const r = toolResponder({ marker: 'MK1', pick: (tools) => (tools.some((x) => x.name === 'a') ? { name: 'a', args: { p: 'x' } } : undefined) });
+  t.same(
+    offeredTools({ tools: [{ name: 'a', input_schema: schema }] }).map((x) => x.name),
+    ['a'],
+    'Messages',
+  );
+  t.same(
+    offeredTools({ tools: [{ type: 'function', function: { name: 'b', parameters: schema } }] }).map((x) => x.name),
+    ['b'],
+    'Chat',
+  );
+  t.same(
+    offeredTools({
+      tools: [
+        { type: 'function', name: 'c', parameters: schema },
+        { type: 'namespace', name: 'ns', tools: [{ type: 'function', name: 'd', parameters: schema }] },
+      ],
+    }).map((x) => x.name),
+    ['c', 'd'],
+    'Responses, namespace',
+  );
+  t.same(
+    offeredTools({ tools: [{ functionDeclarations: [{ name: 'e', parametersJsonSchema: schema }] }] }).map(
+      (x) => x.name,
+    ),
+    ['e'],
+    'Gemini',
+  );
+  const r = toolResponder({
+    marker: 'MK1',
+    pick: (tools) => (tools.some((x) => x.name === 'a') ? { name: 'a', args: { p: 'x' } } : undefined),
+  });
   const first = r({ method: 'POST', path: '/', headers: {}, body: { tools: [{ name: 'a', input_schema: schema }] } });
   t.equal(first?.kind, 'tool');
-  const second = r({ method: 'POST', path: '/', headers: {}, body: { messages: [{ role: 'user', content: [{ type: 'tool_result', content: 'MK1' }] }] } });
+  const second = r({
+    method: 'POST',
+    path: '/',
+    headers: {},
+    body: { messages: [{ role: 'user', content: [{ type: 'tool_result', content: 'MK1' }] }] },
+  });
   t.same(second, { kind: 'text', text: 'The tool reported MK1.' });
   t.same([r.calls, r.resultsSeen, r.leaks], [1, 1, 0]);
 });

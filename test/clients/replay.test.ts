@@ -20,7 +20,8 @@ const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 function withModel(f: Fixture, family: Family | undefined, model: string): { path: string; raw: string | undefined } {
   const raw = rawBody(f);
   // Gemini names the model in the path (generateContent, countTokens, models.get).
-  if (/^\/v1(beta)?\/models\/[^/?]+/.test(f.path)) return { path: f.path.replace(/^(\/v1(?:beta)?\/models\/)[^/:?]+/, `$1${model}`), raw };
+  if (/^\/v1(beta)?\/models\/[^/?]+/.test(f.path))
+    return { path: f.path.replace(/^(\/v1(?:beta)?\/models\/)[^/:?]+/, `$1${model}`), raw };
   const sent = typeof f.body === 'object' && f.body !== null ? (f.body as { model?: unknown }).model : undefined;
   if (raw === undefined || typeof sent !== 'string') return { path: f.path, raw };
   // The top-level "model" member is the first one in every client seen; its value is swapped in
@@ -40,7 +41,9 @@ function headersOf(f: Fixture, family: Family | undefined): Record<string, strin
 }
 
 const isStream = (f: Fixture, family: Family | undefined): boolean =>
-  family === 'gemini' ? f.path.includes(':streamGenerateContent') : typeof f.body === 'object' && f.body !== null && (f.body as { stream?: unknown }).stream === true;
+  family === 'gemini'
+    ? f.path.includes(':streamGenerateContent')
+    : typeof f.body === 'object' && f.body !== null && (f.body as { stream?: unknown }).stream === true;
 
 /**
  * Relayed untouched when the upstream speaks the client's format; a Responses request only when
@@ -65,21 +68,41 @@ for (const f of fixtures) {
         const { path, raw } = withModel(f, family, models[upstream].client);
         const res = await fetch(`${h.gw.url}${path}`, { method: f.method, headers: headersOf(f, family), body: raw });
         const text = await res.text();
-        t.ok(res.status >= 200 && res.status < 300, `2xx (got ${res.status}${res.status >= 300 ? `: ${text.slice(0, 500)}` : ''})`);
+        t.ok(
+          res.status >= 200 && res.status < 300,
+          `2xx (got ${res.status}${res.status >= 300 ? `: ${text.slice(0, 500)}` : ''})`,
+        );
         if (res.status >= 300) return;
         // Discovery (model lists, token counts): answered as JSON, by polygate or the upstream.
         if (family === undefined) return void t.doesNotThrow(() => JSON.parse(text), 'a JSON answer');
-        t.same(checkAnswer(family, isStream(f, family), res.headers.get('content-type') ?? '', text), [], `a well-formed ${family} ${isStream(f, family) ? 'stream' : 'answer'}`);
+        t.same(
+          checkAnswer(family, isStream(f, family), res.headers.get('content-type') ?? '', text),
+          [],
+          `a well-formed ${family} ${isStream(f, family) ? 'stream' : 'answer'}`,
+        );
         if (!emu) return;
         const got = emu.requests.at(-1);
         t.ok(got, 'the upstream was called');
         if (!pass || !got) return;
         const expected = withModel(f, family, models[upstream].upstream);
-        t.ok(got.raw === expected.raw, 'the upstream received the client’s body byte for byte, only the model name changed');
+        t.ok(
+          got.raw === expected.raw,
+          'the upstream received the client’s body byte for byte, only the model name changed',
+        );
         if (got.raw !== expected.raw) t.same(got.body, JSON.parse(expected.raw ?? 'null'), 'where the bodies differ');
-        for (const name of ['anthropic-beta', 'anthropic-version']) if (f.headers[name] !== undefined) t.equal(got.headers[name], f.headers[name], `${name} forwarded`);
-        const key = family === 'anthropic' ? got.headers['x-api-key'] : family === 'gemini' ? got.headers['x-goog-api-key'] : got.headers.authorization;
-        t.match(String(key), upstreamKeys[upstream as Exclude<UpstreamName, 'echo'>], 'the upstream’s key, not the client’s');
+        for (const name of ['anthropic-beta', 'anthropic-version'])
+          if (f.headers[name] !== undefined) t.equal(got.headers[name], f.headers[name], `${name} forwarded`);
+        const key =
+          family === 'anthropic'
+            ? got.headers['x-api-key']
+            : family === 'gemini'
+              ? got.headers['x-goog-api-key']
+              : got.headers.authorization;
+        t.match(
+          String(key),
+          upstreamKeys[upstream as Exclude<UpstreamName, 'echo'>],
+          'the upstream’s key, not the client’s',
+        );
       });
     }
   });

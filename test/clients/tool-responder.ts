@@ -22,9 +22,12 @@ export function offeredTools(body: unknown): OfferedTool[] {
     if (!isObj(tool)) return;
     if (Array.isArray(tool.functionDeclarations)) {
       for (const d of tool.functionDeclarations) if (isObj(d)) add(d.name, d.parametersJsonSchema ?? d.parameters);
-    } else if (isObj(tool.function)) add(tool.function.name, tool.function.parameters); // Chat Completions
-    else if (Array.isArray(tool.tools)) for (const inner of tool.tools) visit(inner); // Responses namespace tool
-    else if ('input_schema' in tool) add(tool.name, tool.input_schema); // Messages
+    } else if (isObj(tool.function))
+      add(tool.function.name, tool.function.parameters); // Chat Completions
+    else if (Array.isArray(tool.tools))
+      for (const inner of tool.tools) visit(inner); // Responses namespace tool
+    else if ('input_schema' in tool)
+      add(tool.name, tool.input_schema); // Messages
     else if (tool.type === 'function') add(tool.name, tool.parameters); // Responses
   };
   for (const tool of body.tools) visit(tool);
@@ -33,7 +36,8 @@ export function offeredTools(body: unknown): OfferedTool[] {
 
 /** Words that only appear in a request carrying a tool's result, per format. */
 const toolResultShapes = ['"tool_result"', '"role":"tool"', '"function_call_output"', '"functionResponse"'];
-export const holdsToolResult = (raw: string): boolean => toolResultShapes.some((s) => raw.replace(/":\s+/g, '":').includes(s));
+export const holdsToolResult = (raw: string): boolean =>
+  toolResultShapes.some((s) => raw.replace(/":\s+/g, '":').includes(s));
 
 export type ToolPlan = {
   /** Picks the tool to call among those offered and its arguments; undefined: not offered here. */
@@ -68,7 +72,9 @@ export function toolResponder(plan: ToolPlan): ToolResponder {
 /** The first offered tool whose name matches, or whose name ends with `.name` / `__name` (namespaced). */
 export function findTool(tools: OfferedTool[], names: string[]): OfferedTool | undefined {
   for (const n of names) {
-    const hit = tools.find((t) => t.name === n || t.name.endsWith(`.${n}`) || t.name.endsWith(`__${n}`) || t.name.endsWith(`_${n}`));
+    const hit = tools.find(
+      (t) => t.name === n || t.name.endsWith(`.${n}`) || t.name.endsWith(`__${n}`) || t.name.endsWith(`_${n}`),
+    );
     if (hit) return hit;
   }
   return undefined;

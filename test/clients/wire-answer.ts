@@ -54,16 +54,27 @@ export function checkAnswer(family: Family, stream: boolean, contentType: string
 function checkWhole(family: Family, b: Json): string[] {
   switch (family) {
     case 'anthropic':
-      return b.type === 'message' && Array.isArray(b.content) && typeof b.stop_reason === 'string' ? [] : [`not a Message: ${JSON.stringify(b).slice(0, 300)}`];
+      return b.type === 'message' && Array.isArray(b.content) && typeof b.stop_reason === 'string'
+        ? []
+        : [`not a Message: ${JSON.stringify(b).slice(0, 300)}`];
     case 'openai-chat': {
       const choice = Array.isArray(b.choices) ? b.choices[0] : undefined;
-      return b.object === 'chat.completion' && isObj(choice) && isObj(choice.message) && typeof choice.finish_reason === 'string' ? [] : [`not a chat.completion: ${JSON.stringify(b).slice(0, 300)}`];
+      return b.object === 'chat.completion' &&
+        isObj(choice) &&
+        isObj(choice.message) &&
+        typeof choice.finish_reason === 'string'
+        ? []
+        : [`not a chat.completion: ${JSON.stringify(b).slice(0, 300)}`];
     }
     case 'openai-responses':
-      return b.object === 'response' && b.status === 'completed' && Array.isArray(b.output) ? [] : [`not a completed response: ${JSON.stringify(b).slice(0, 300)}`];
+      return b.object === 'response' && b.status === 'completed' && Array.isArray(b.output)
+        ? []
+        : [`not a completed response: ${JSON.stringify(b).slice(0, 300)}`];
     case 'gemini': {
       const c = Array.isArray(b.candidates) ? b.candidates[0] : undefined;
-      return isObj(c) && isObj(c.content) && typeof c.finishReason === 'string' ? [] : [`not a GenerateContentResponse: ${JSON.stringify(b).slice(0, 300)}`];
+      return isObj(c) && isObj(c.content) && typeof c.finishReason === 'string'
+        ? []
+        : [`not a GenerateContentResponse: ${JSON.stringify(b).slice(0, 300)}`];
     }
     default: {
       const never: never = family;
@@ -88,16 +99,21 @@ function checkStream(family: Family, frames: SseFrame[]): string[] {
       const errors: string[] = [];
       if (frames.at(-1)?.data !== '[DONE]') errors.push('stream does not end with data: [DONE]');
       const chunks = datas.filter(isObj);
-      if (chunks.some((c) => 'error' in c)) errors.push(`error chunk: ${JSON.stringify(chunks.find((c) => 'error' in c))}`);
-      if (!chunks.every((c) => c.object === 'chat.completion.chunk')) errors.push('a chunk is not a chat.completion.chunk');
-      const finished = chunks.some((c) => Array.isArray(c.choices) && c.choices.some((x) => isObj(x) && typeof x.finish_reason === 'string'));
+      if (chunks.some((c) => 'error' in c))
+        errors.push(`error chunk: ${JSON.stringify(chunks.find((c) => 'error' in c))}`);
+      if (!chunks.every((c) => c.object === 'chat.completion.chunk'))
+        errors.push('a chunk is not a chat.completion.chunk');
+      const finished = chunks.some(
+        (c) => Array.isArray(c.choices) && c.choices.some((x) => isObj(x) && typeof x.finish_reason === 'string'),
+      );
       if (!finished) errors.push('no chunk carries a finish_reason');
       return errors;
     }
     case 'openai-responses': {
       const errors: string[] = [];
       if (types[0] !== 'response.created') errors.push(`first event ${types[0]}, not response.created`);
-      if (types.at(-1) !== 'response.completed') errors.push(`last event ${types.at(-1)}, not response.completed: ${frames.at(-1)?.data.slice(0, 300)}`);
+      if (types.at(-1) !== 'response.completed')
+        errors.push(`last event ${types.at(-1)}, not response.completed: ${frames.at(-1)?.data.slice(0, 300)}`);
       return errors;
     }
     case 'gemini': {
@@ -106,7 +122,9 @@ function checkStream(family: Family, frames: SseFrame[]): string[] {
       if (chunks.some((c) => 'error' in c)) return [`error chunk: ${JSON.stringify(chunks.find((c) => 'error' in c))}`];
       const last = chunks.at(-1);
       const c = last && Array.isArray(last.candidates) ? last.candidates[0] : undefined;
-      return isObj(c) && typeof c.finishReason === 'string' ? [] : ['the last chunk has no candidate with a finishReason'];
+      return isObj(c) && typeof c.finishReason === 'string'
+        ? []
+        : ['the last chunk has no candidate with a finishReason'];
     }
     default: {
       const never: never = family;

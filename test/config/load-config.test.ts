@@ -85,12 +85,19 @@ t.test('secret_sha256 is accepted in place of secret', async (t) => {
 });
 
 t.test('npm run check-config: exit 0 on the default file, non-zero on a bad one', async (t) => {
-  const good = spawnSync(node24, ['src/app/check-config.ts', 'config/gateway.yaml'], { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, OPENAI_API_KEY: '' } });
+  const good = spawnSync(node24, ['src/app/check-config.ts', 'config/gateway.yaml'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    env: { ...process.env, OPENAI_API_KEY: '' },
+  });
   t.equal(good.status, 0, good.stderr);
   t.match(good.stdout, /ok/);
   const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
   writeFileSync(join(dir, 'bad.yaml'), 'keys: []\nproviders: {}\nmodels: {}\n');
-  const bad = spawnSync(node24, ['src/app/check-config.ts', join(dir, 'bad.yaml')], { cwd: repoRoot, encoding: 'utf8' });
+  const bad = spawnSync(node24, ['src/app/check-config.ts', join(dir, 'bad.yaml')], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  });
   t.equal(bad.status, 1);
   t.match(bad.stderr, /\/keys \(line 1\): must NOT have fewer than 1 items/);
 });

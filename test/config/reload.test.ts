@@ -11,7 +11,12 @@ import { metricValue, sseEvents, waitUntil } from '../resilience/resilience-help
 const fault = await startFaultUpstream();
 const flaky = { flaky: { type: 'openai', base_url: fault.openaiUrl, api_key: 'sk-up', api: 'chat_completions' } };
 const base = (models: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> =>
-  testConfig({ providers: flaky, models: { 'm-old': { routes: [{ provider: 'echo', model: 'echo-1' }] }, ...models }, reload: { debounce_ms: 50 }, ...extra });
+  testConfig({
+    providers: flaky,
+    models: { 'm-old': { routes: [{ provider: 'echo', model: 'echo-1' }] }, ...models },
+    reload: { debounce_ms: 50 },
+    ...extra,
+  });
 const gw = await startGateway(base({ streamer: { routes: [{ provider: 'flaky', model: 'up-stream' }] } }));
 t.teardown(async () => {
   await gw.stop();
@@ -78,7 +83,12 @@ t.test('a stream in flight finishes on the config it started with', async (t) =>
   const res = await fetch(`${gw.url}/v1/messages`, {
     method: 'POST',
     headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'streamer', max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'x' }] }),
+    body: JSON.stringify({
+      model: 'streamer',
+      max_tokens: 32,
+      stream: true,
+      messages: [{ role: 'user', content: 'x' }],
+    }),
   });
   t.equal(res.status, 200);
   await fault.waitForRequests(1);

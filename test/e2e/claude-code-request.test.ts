@@ -15,19 +15,36 @@ const { gw, anth, oai } = await gatewayWithUpstreams(t, {
   models: {
     'claude-relay': { routes: [{ provider: 'anth', model: 'claude-upstream-9' }] },
     'claude-via-openai': { routes: [{ provider: 'oai', model: 'gpt-upstream-1' }] },
-    'claude-fallback': { routes: [{ provider: 'anth', model: 'claude-upstream-9' }, { provider: 'oai', model: 'gpt-upstream-1' }] },
+    'claude-fallback': {
+      routes: [
+        { provider: 'anth', model: 'claude-upstream-9' },
+        { provider: 'oai', model: 'gpt-upstream-1' },
+      ],
+    },
   },
 });
 
-const betas = ['claude-code-20250219', 'interleaved-thinking-2025-05-14', 'mid-conversation-system-2026-04-07', 'effort-2025-11-24', 'context-management-2025-06-27'];
+const betas = [
+  'claude-code-20250219',
+  'interleaved-thinking-2025-05-14',
+  'mid-conversation-system-2026-04-07',
+  'effort-2025-11-24',
+  'context-management-2025-06-27',
+];
 const hour = { type: 'ephemeral', ttl: '1h' };
 const filler = (n: number): string => 'Use this tool when the task needs it; read the parameters carefully. '.repeat(n);
 
 /** Claude Code's tool list: 24 function tools, each streamed eagerly. */
 const tools = Array.from({ length: 24 }, (_, i) => ({
-  name: ['Bash', 'Read', 'Edit', 'Write', 'Glob', 'Grep', 'Task', 'TodoWrite', 'WebFetch', 'NotebookEdit'][i] ?? `Tool${i}`,
+  name:
+    ['Bash', 'Read', 'Edit', 'Write', 'Glob', 'Grep', 'Task', 'TodoWrite', 'WebFetch', 'NotebookEdit'][i] ?? `Tool${i}`,
   description: filler(40),
-  input_schema: { type: 'object', properties: { command: { type: 'string', description: filler(2) }, timeout: { type: 'number' } }, required: ['command'], additionalProperties: false },
+  input_schema: {
+    type: 'object',
+    properties: { command: { type: 'string', description: filler(2) }, timeout: { type: 'number' } },
+    required: ['command'],
+    additionalProperties: false,
+  },
   eager_input_streaming: true,
   ...(i === 23 ? { cache_control: hour } : {}),
 }));
@@ -81,15 +98,25 @@ function recordingClient(): { client: Anthropic; sent: Array<{ url: string; body
 }
 
 /** Streams the request the way Claude Code does (beta namespace) and collects the events. */
-async function run(client: Anthropic, model: string): Promise<{ events: Json[]; text: string; warnings: string | null; route: string | null }> {
-  const { data: stream, response } = await client.beta.messages.create({ ...claudeCodeBody(model), betas } as any).withResponse();
+async function run(
+  client: Anthropic,
+  model: string,
+): Promise<{ events: Json[]; text: string; warnings: string | null; route: string | null }> {
+  const { data: stream, response } = await client.beta.messages
+    .create({ ...claudeCodeBody(model), betas } as any)
+    .withResponse();
   const events: Json[] = [];
   let text = '';
   for await (const e of stream as unknown as AsyncIterable<Json>) {
     events.push(e);
     if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text;
   }
-  return { events, text, warnings: response.headers.get('x-polygate-warnings'), route: response.headers.get('x-polygate-route') };
+  return {
+    events,
+    text,
+    warnings: response.headers.get('x-polygate-warnings'),
+    route: response.headers.get('x-polygate-route'),
+  };
 }
 
 t.test('the request is as large as Claude Code sends', async (t) => {
@@ -104,7 +131,10 @@ t.test('(a) echo answers it, streamed', async (t) => {
   t.equal(r.text, 'say hi', 'echo answers the last user text');
   t.equal(r.events[0].type, 'message_start');
   t.equal(r.events.at(-1)?.type, 'message_stop');
-  t.notOk(r.warnings?.includes('eager_input_streaming'), 'eager_input_streaming is a delivery hint, dropped without a warning');
+  t.notOk(
+    r.warnings?.includes('eager_input_streaming'),
+    'eager_input_streaming is a delivery hint, dropped without a warning',
+  );
 });
 
 t.test('(b) an Anthropic upstream gets the body byte for byte but the model, and the betas', async (t) => {
@@ -119,7 +149,11 @@ t.test('(b) an Anthropic upstream gets the body byte for byte but the model, and
   t.equal(got.path, '/v1/messages?beta=true', '?beta=true relayed');
   const expected = sent[0].body.replace('"model":"claude-relay"', '"model":"claude-upstream-9"');
   t.not(expected, sent[0].body, 'the model was in the client body');
-  t.equal(JSON.stringify(got.body), expected, 'every other byte as the client sent it (system message, adaptive thinking, effort, tool hints, ttl)');
+  t.equal(
+    JSON.stringify(got.body),
+    expected,
+    'every other byte as the client sent it (system message, adaptive thinking, effort, tool hints, ttl)',
+  );
   t.equal(got.headers['anthropic-beta'], sent[0].headers.get('anthropic-beta'), 'anthropic-beta relayed as sent');
   t.match(String(got.headers['anthropic-beta']), /mid-conversation-system-2026-04-07/);
   t.equal(got.headers['x-api-key'], 'sk-upstream-anthropic', 'the upstream key, not the client one');
@@ -137,11 +171,18 @@ t.test('(c) an OpenAI Chat upstream gets it translated, the system message in pl
   t.notOk(r.warnings?.includes('eager_input_streaming'), 'no warning for the delivery hint');
   const body = oai.requests[0].body as Json;
   const roles = body.messages.map((m: Json) => m.role);
-  t.same(roles, ['system', 'user', 'assistant', 'tool', 'assistant', 'system', 'user'], 'the mid-conversation system message stays where it was');
+  t.same(
+    roles,
+    ['system', 'user', 'assistant', 'tool', 'assistant', 'system', 'user'],
+    'the mid-conversation system message stays where it was',
+  );
   t.equal(body.messages[5].content, 'The date changed; it is now Tuesday.');
   t.equal(body.reasoning_effort, 'high', 'adaptive thinking with effort high');
   t.equal(body.tools.length, 24);
-  t.notOk(body.tools.some((x: Json) => 'eager_input_streaming' in x || 'eager_input_streaming' in x.function), 'the hint is not sent to OpenAI');
+  t.notOk(
+    body.tools.some((x: Json) => 'eager_input_streaming' in x || 'eager_input_streaming' in x.function),
+    'the hint is not sent to OpenAI',
+  );
 });
 
 t.test('a fallback from the relay to a translated route decodes the body then', async (t) => {
@@ -153,27 +194,38 @@ t.test('a fallback from the relay to a translated route decodes the body then', 
   t.equal(r.route, 'oai/gpt-upstream-1', 'the second route served');
   t.equal(r.text, 'say hi');
   t.equal(anth.requests.length, 1, 'the relay was tried first');
-  t.same((oai.requests[0].body as Json).messages.map((m: Json) => m.role), ['system', 'user', 'assistant', 'tool', 'assistant', 'system', 'user']);
+  t.same(
+    (oai.requests[0].body as Json).messages.map((m: Json) => m.role),
+    ['system', 'user', 'assistant', 'tool', 'assistant', 'system', 'user'],
+  );
 });
 
-t.test('what only the full decode refuses: relayed as is, and a 400 only once a translated route needs the decode', async (t) => {
-  anth.reset();
-  oai.reset();
-  const post = (model: string) =>
-    fetch(`${gw.url}/v1/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-api-key': TEST_KEY },
-      // A budget below the Messages minimum: for the upstream to judge when relayed.
-      body: JSON.stringify({ model, max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 100 }, messages: [{ role: 'user', content: 'hi' }] }),
-    });
-  const relayed = await post('claude-relay');
-  t.equal(relayed.status, 200, 'the emulated upstream takes it, so the relay does');
-  t.equal(anth.requests.length, 1);
-  anth.script({ kind: 'error', status: 529, message: 'Overloaded' });
-  const fellBack = await post('claude-fallback');
-  const body = (await fellBack.json()) as Json;
-  t.equal(fellBack.status, 400, 'the translated route decodes, and the decode refuses');
-  t.equal(body.error.type, 'invalid_request_error');
-  t.match(body.error.message, /thinking\.budget_tokens/);
-  t.equal(oai.requests.length, 0, 'nothing reached the translated upstream');
-});
+t.test(
+  'what only the full decode refuses: relayed as is, and a 400 only once a translated route needs the decode',
+  async (t) => {
+    anth.reset();
+    oai.reset();
+    const post = (model: string) =>
+      fetch(`${gw.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-api-key': TEST_KEY },
+        // A budget below the Messages minimum: for the upstream to judge when relayed.
+        body: JSON.stringify({
+          model,
+          max_tokens: 4096,
+          thinking: { type: 'enabled', budget_tokens: 100 },
+          messages: [{ role: 'user', content: 'hi' }],
+        }),
+      });
+    const relayed = await post('claude-relay');
+    t.equal(relayed.status, 200, 'the emulated upstream takes it, so the relay does');
+    t.equal(anth.requests.length, 1);
+    anth.script({ kind: 'error', status: 529, message: 'Overloaded' });
+    const fellBack = await post('claude-fallback');
+    const body = (await fellBack.json()) as Json;
+    t.equal(fellBack.status, 400, 'the translated route decodes, and the decode refuses');
+    t.equal(body.error.type, 'invalid_request_error');
+    t.match(body.error.message, /thinking\.budget_tokens/);
+    t.equal(oai.requests.length, 0, 'nothing reached the translated upstream');
+  },
+);

@@ -33,7 +33,11 @@ const shellTool = {
   strict: false,
   parameters: {
     type: 'object',
-    properties: { command: { type: 'string', description: 'The shell script to execute' }, workdir: { type: 'string' }, timeout_ms: { type: 'number' } },
+    properties: {
+      command: { type: 'string', description: 'The shell script to execute' },
+      workdir: { type: 'string' },
+      timeout_ms: { type: 'number' },
+    },
     required: ['command'],
     additionalProperties: false,
   },
@@ -45,7 +49,18 @@ const planTool = {
   strict: false,
   parameters: {
     type: 'object',
-    properties: { explanation: { type: 'string' }, plan: { type: 'array', items: { type: 'object', properties: { step: { type: 'string' }, status: { type: 'string' } }, required: ['step', 'status'], additionalProperties: false } } },
+    properties: {
+      explanation: { type: 'string' },
+      plan: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { step: { type: 'string' }, status: { type: 'string' } },
+          required: ['step', 'status'],
+          additionalProperties: false,
+        },
+      },
+    },
     required: ['plan'],
     additionalProperties: false,
   },
@@ -55,7 +70,12 @@ const viewImageTool = {
   name: 'view_image',
   description: 'Attach a local image to the conversation context.',
   strict: false,
-  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
+  parameters: {
+    type: 'object',
+    properties: { path: { type: 'string' } },
+    required: ['path'],
+    additionalProperties: false,
+  },
 };
 const namespaceTool = {
   type: 'namespace',
@@ -67,7 +87,12 @@ const namespaceTool = {
       name: 'search',
       description: 'Search the documentation.',
       strict: false,
-      parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'], additionalProperties: false },
+      parameters: {
+        type: 'object',
+        properties: { query: { type: 'string' } },
+        required: ['query'],
+        additionalProperties: false,
+      },
     },
   ],
 };
@@ -75,13 +100,42 @@ const applyPatchTool = {
   type: 'custom',
   name: 'apply_patch',
   description: 'Use the `apply_patch` tool to edit files.',
-  format: { type: 'grammar', syntax: 'lark', definition: 'start: begin_patch hunk+ end_patch\nbegin_patch: "*** Begin Patch" LF\nend_patch: "*** End Patch" LF?' },
+  format: {
+    type: 'grammar',
+    syntax: 'lark',
+    definition: 'start: begin_patch hunk+ end_patch\nbegin_patch: "*** Begin Patch" LF\nend_patch: "*** End Patch" LF?',
+  },
 };
-const tools = [shellTool, planTool, viewImageTool, { type: 'web_search', external_web_access: false }, namespaceTool, applyPatchTool];
+const tools = [
+  shellTool,
+  planTool,
+  viewImageTool,
+  { type: 'web_search', external_web_access: false },
+  namespaceTool,
+  applyPatchTool,
+];
 
 const history = [
-  { type: 'message', role: 'developer', content: [{ type: 'input_text', text: '<permissions instructions>Filesystem sandboxing: workspace-write.</permissions instructions>' }] },
-  { type: 'message', role: 'user', content: [{ type: 'input_text', text: '<environment_context>\n  <cwd>/work/project</cwd>\n  <shell>bash</shell>\n</environment_context>' }] },
+  {
+    type: 'message',
+    role: 'developer',
+    content: [
+      {
+        type: 'input_text',
+        text: '<permissions instructions>Filesystem sandboxing: workspace-write.</permissions instructions>',
+      },
+    ],
+  },
+  {
+    type: 'message',
+    role: 'user',
+    content: [
+      {
+        type: 'input_text',
+        text: '<environment_context>\n  <cwd>/work/project</cwd>\n  <shell>bash</shell>\n</environment_context>',
+      },
+    ],
+  },
   { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'find the docs for the config loader' }] },
 ];
 
@@ -109,36 +163,72 @@ const turn1Output = [
     content: null,
     encrypted_content: 'gAAAAABo-opaque-encrypted-reasoning-from-openai==',
   },
-  { type: 'web_search_call', id: 'ws_0a1b2c3d', status: 'completed', action: { type: 'search', query: 'polygate config loader' } },
-  { type: 'message', role: 'assistant', id: 'msg_01', content: [{ type: 'output_text', text: 'Searching the docs.', annotations: [] }] },
-  { type: 'function_call', name: 'search', namespace: 'mcp__docs', arguments: '{"query":"config loader"}', call_id: 'call_ns_1' },
-  { type: 'function_call_output', call_id: 'call_ns_1', output: 'docs/configuration.md: the loader reads config/gateway.yaml' },
+  {
+    type: 'web_search_call',
+    id: 'ws_0a1b2c3d',
+    status: 'completed',
+    action: { type: 'search', query: 'polygate config loader' },
+  },
+  {
+    type: 'message',
+    role: 'assistant',
+    id: 'msg_01',
+    content: [{ type: 'output_text', text: 'Searching the docs.', annotations: [] }],
+  },
+  {
+    type: 'function_call',
+    name: 'search',
+    namespace: 'mcp__docs',
+    arguments: '{"query":"config loader"}',
+    call_id: 'call_ns_1',
+  },
+  {
+    type: 'function_call_output',
+    call_id: 'call_ns_1',
+    output: 'docs/configuration.md: the loader reads config/gateway.yaml',
+  },
   { type: 'function_call', name: 'shell_command', arguments: '{"command":"ls docs"}', call_id: 'call_sh_1' },
   { type: 'function_call_output', call_id: 'call_sh_1', output: 'configuration.md\nresilience.md' },
   { type: 'custom_tool_call', name: 'apply_patch', input: '*** Begin Patch\n*** End Patch', call_id: 'call_ap_1' },
   { type: 'custom_tool_call_output', call_id: 'call_ap_1', output: 'Done!' },
-  { type: 'local_shell_call', id: 'lsh_1', call_id: 'call_ls_1', status: 'completed', action: { type: 'exec', command: ['cat', 'README.md'], env: {} } },
+  {
+    type: 'local_shell_call',
+    id: 'lsh_1',
+    call_id: 'call_ls_1',
+    status: 'completed',
+    action: { type: 'exec', command: ['cat', 'README.md'], env: {} },
+  },
   { type: 'local_shell_call_output', id: 'lsh_1', call_id: 'call_ls_1', output: '# polygate' },
 ];
-const turn2Input = [...history, ...turn1Output, { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'thanks, now summarise it' }] }];
+const turn2Input = [
+  ...history,
+  ...turn1Output,
+  { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'thanks, now summarise it' }] },
+];
 
 /** Streams one request through the SDK: every event, the final response, the response headers. */
 async function run(body: Json): Promise<{ events: ResponseStreamEvent[]; headers: Headers }> {
-  const { data, response } = await client.responses.create(body as unknown as ResponseCreateParamsStreaming).withResponse();
+  const { data, response } = await client.responses
+    .create(body as unknown as ResponseCreateParamsStreaming)
+    .withResponse();
   const events: ResponseStreamEvent[] = [];
   for await (const e of data) events.push(e);
   return { events, headers: response.headers };
 }
 const completed = (events: ResponseStreamEvent[]): Json => {
   const done = events.find((e) => e.type === 'response.completed');
-  if (!done || done.type !== 'response.completed') throw new Error(`no response.completed in ${events.map((e) => e.type).join(', ')}`);
+  if (!done || done.type !== 'response.completed')
+    throw new Error(`no response.completed in ${events.map((e) => e.type).join(', ')}`);
   return done.response as unknown as Json;
 };
 const warningsOf = (h: Headers): string => h.get('x-polygate-warnings') ?? '';
 /** The answer's text, from the message items of the completed response. */
 const textOf = (response: Json): string =>
-  (response.output as Json[]).flatMap((o) => (o.type === 'message' ? (o.content as Json[]).map((c) => c.text ?? '') : [])).join('');
-const lastBody = (emu: { requests: Array<{ body: unknown }> }): Json => emu.requests[emu.requests.length - 1]?.body as Json;
+  (response.output as Json[])
+    .flatMap((o) => (o.type === 'message' ? (o.content as Json[]).map((c) => c.text ?? '') : []))
+    .join('');
+const lastBody = (emu: { requests: Array<{ body: unknown }> }): Json =>
+  emu.requests[emu.requests.length - 1]?.body as Json;
 
 t.test('echo: both turns answer, the web_search tool is dropped with a warning', async (t) => {
   const one = await run(turn('echo', history));
@@ -159,7 +249,11 @@ t.test('openai responses upstream, relay (store: false): the body arrives untouc
   const body = turn('codex-responses', turn2Input);
   const r = await run(body);
   t.equal(completed(r.events).status, 'completed');
-  t.strictSame(lastBody(resp), { ...body, model: 'gpt-upstream-2' }, 'namespace tool, web_search, hosted-tool items and every knob relayed as sent');
+  t.strictSame(
+    lastBody(resp),
+    { ...body, model: 'gpt-upstream-2' },
+    'namespace tool, web_search, hosted-tool items and every knob relayed as sent',
+  );
   t.equal(r.headers.get('x-polygate-route'), 'resp/gpt-upstream-2');
 });
 
@@ -168,18 +262,39 @@ t.test('openai responses upstream, translated (store: true): namespaced tools fl
   resp.script({ kind: 'tool', name: 'mcp__docs__search', args: '{"query":"loader"}' });
   const r = await run({ ...turn('codex-responses', turn2Input), store: true });
   const sent = lastBody(resp);
-  t.ok(sent.tools.some((x: Json) => x.type === 'function' && x.name === 'mcp__docs__search'), 'the namespaced function offered under its flat name');
-  t.ok(sent.tools.some((x: Json) => x.type === 'web_search'), 'web_search kept');
+  t.ok(
+    sent.tools.some((x: Json) => x.type === 'function' && x.name === 'mcp__docs__search'),
+    'the namespaced function offered under its flat name',
+  );
+  t.ok(
+    sent.tools.some((x: Json) => x.type === 'web_search'),
+    'web_search kept',
+  );
   t.equal(sent.prompt_cache_key, '0199a7c2-5b7e-7a10-9a43-3c1f5e2d9b11');
   t.same(sent.text?.verbosity, 'low');
   t.same(sent.reasoning, { effort: 'medium', summary: 'auto' });
   const replayed = sent.input.find((i: Json) => i.type === 'reasoning');
-  t.equal(replayed?.encrypted_content, 'gAAAAABo-opaque-encrypted-reasoning-from-openai==', 'OpenAI reasoning replayed with its encrypted content');
+  t.equal(
+    replayed?.encrypted_content,
+    'gAAAAABo-opaque-encrypted-reasoning-from-openai==',
+    'OpenAI reasoning replayed with its encrypted content',
+  );
   t.equal(replayed?.id, 'rs_0a1b2c3d4e5f60718293a4b5c6d7e8f9', '…under its own item id');
-  t.ok(sent.input.some((i: Json) => i.type === 'function_call' && i.name === 'mcp__docs__search'), 'the earlier namespaced call under its flat name');
+  t.ok(
+    sent.input.some((i: Json) => i.type === 'function_call' && i.name === 'mcp__docs__search'),
+    'the earlier namespaced call under its flat name',
+  );
   const call = completed(r.events).output.find((o: Json) => o.type === 'function_call');
-  t.match(call, { name: 'search', namespace: 'mcp__docs', arguments: '{"query":"loader"}' }, 'the call comes back namespaced');
-  t.match(warningsOf(r.headers), /input\[4\]: .*dropped/, 'the web_search_call (a hosted-tool item of a relay-only shape) named by its position');
+  t.match(
+    call,
+    { name: 'search', namespace: 'mcp__docs', arguments: '{"query":"loader"}' },
+    'the call comes back namespaced',
+  );
+  t.match(
+    warningsOf(r.headers),
+    /input\[4\]: .*dropped/,
+    'the web_search_call (a hosted-tool item of a relay-only shape) named by its position',
+  );
 });
 
 for (const [name, model, emu] of [
@@ -195,9 +310,17 @@ for (const [name, model, emu] of [
     );
     const one = await run(turn(model, history));
     const call = completed(one.events).output.find((o: Json) => o.type === 'function_call');
-    t.match(call, { type: 'function_call', name: 'search', namespace: 'mcp__docs', arguments: '{"query":"loader"}' }, 'the namespaced call restored');
+    t.match(
+      call,
+      { type: 'function_call', name: 'search', namespace: 'mcp__docs', arguments: '{"query":"loader"}' },
+      'the namespaced call restored',
+    );
     const added = one.events.find((e) => e.type === 'response.output_item.added' && e.item.type === 'function_call');
-    t.match(added && added.type === 'response.output_item.added' ? added.item : undefined, { name: 'search', namespace: 'mcp__docs' }, 'also in the stream events');
+    t.match(
+      added && added.type === 'response.output_item.added' ? added.item : undefined,
+      { name: 'search', namespace: 'mcp__docs' },
+      'also in the stream events',
+    );
     const sent1 = lastBody(emu);
     const names = JSON.stringify(sent1.tools);
     t.match(names, /mcp__docs__search/, 'the namespaced function offered under its flat name');

@@ -27,48 +27,89 @@ t.beforeEach(() => {
   up.anth.reset();
 });
 
-t.test('Messages service_tier standard_only to an OpenAI Chat upstream: the OpenAI word, never the Anthropic one', async (t) => {
-  const { data, response } = await anthropic.messages
-    .create({ model: 'claude-via-openai', max_tokens: 64, service_tier: 'standard_only', messages: [{ role: 'user', content: 'hi' }] })
-    .withResponse();
-  t.equal(data.type, 'message');
-  const body = lastBody(up.oai);
-  t.equal(body.service_tier, 'default', "Anthropic's standard capacity is OpenAI's default tier");
-  t.notMatch(JSON.stringify(body), /standard_only/, 'the Anthropic word does not reach the OpenAI upstream');
-  t.notMatch(response.headers.get('x-polygate-warnings') ?? '', /service_tier/, 'an exact mapping is no drop');
-});
+t.test(
+  'Messages service_tier standard_only to an OpenAI Chat upstream: the OpenAI word, never the Anthropic one',
+  async (t) => {
+    const { data, response } = await anthropic.messages
+      .create({
+        model: 'claude-via-openai',
+        max_tokens: 64,
+        service_tier: 'standard_only',
+        messages: [{ role: 'user', content: 'hi' }],
+      })
+      .withResponse();
+    t.equal(data.type, 'message');
+    const body = lastBody(up.oai);
+    t.equal(body.service_tier, 'default', "Anthropic's standard capacity is OpenAI's default tier");
+    t.notMatch(JSON.stringify(body), /standard_only/, 'the Anthropic word does not reach the OpenAI upstream');
+    t.notMatch(response.headers.get('x-polygate-warnings') ?? '', /service_tier/, 'an exact mapping is no drop');
+  },
+);
 
 t.test('a Messages tier word OpenAI has no equivalent for is dropped with a warning', async (t) => {
-  const params = { model: 'claude-via-openai', max_tokens: 64, service_tier: 'priority_only', messages: [{ role: 'user' as const, content: 'hi' }] };
+  const params = {
+    model: 'claude-via-openai',
+    max_tokens: 64,
+    service_tier: 'priority_only',
+    messages: [{ role: 'user' as const, content: 'hi' }],
+  };
   // A tier newer than polygate (and than this SDK's types): open world, not bad input.
-  const { response } = await anthropic.messages.create(params as unknown as Anthropic.MessageCreateParamsNonStreaming).withResponse();
+  const { response } = await anthropic.messages
+    .create(params as unknown as Anthropic.MessageCreateParamsNonStreaming)
+    .withResponse();
   t.equal(response.status, 200);
   const body = lastBody(up.oai);
   t.notOk('service_tier' in body, 'not sent under the borrowed name');
   t.notMatch(JSON.stringify(body), /priority_only/);
-  t.match(response.headers.get('x-polygate-warnings'), /service_tier: an option only anthropic-messages has: the openai-chat upstream has no field for it; dropped/);
+  t.match(
+    response.headers.get('x-polygate-warnings'),
+    /service_tier: an option only anthropic-messages has: the openai-chat upstream has no field for it; dropped/,
+  );
 });
 
 t.test('an Anthropic-only option (container) to an OpenAI Chat upstream: dropped, named in a warning', async (t) => {
-  const params = { model: 'claude-via-openai', max_tokens: 64, container: 'container_1', messages: [{ role: 'user' as const, content: 'hi' }] };
-  const { response } = await anthropic.messages.create(params as Anthropic.MessageCreateParamsNonStreaming).withResponse();
+  const params = {
+    model: 'claude-via-openai',
+    max_tokens: 64,
+    container: 'container_1',
+    messages: [{ role: 'user' as const, content: 'hi' }],
+  };
+  const { response } = await anthropic.messages
+    .create(params as Anthropic.MessageCreateParamsNonStreaming)
+    .withResponse();
   t.notOk('container' in lastBody(up.oai));
-  t.match(response.headers.get('x-polygate-warnings'), /container: an option only anthropic-messages has: the openai-chat upstream/);
+  t.match(
+    response.headers.get('x-polygate-warnings'),
+    /container: an option only anthropic-messages has: the openai-chat upstream/,
+  );
 });
 
-t.test('Chat Completions tiers to an Anthropic upstream: default is standard_only, flex has no equivalent', async (t) => {
-  const std = await openai.chat.completions.create({ model: 'gpt-via-anthropic', service_tier: 'default', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
-  t.equal(lastBody(up.anth).service_tier, 'standard_only');
-  t.notMatch(std.response.headers.get('x-polygate-warnings') ?? '', /service_tier/);
-  const flex = await openai.chat.completions.create({ model: 'gpt-via-anthropic', service_tier: 'flex', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
-  t.notOk('service_tier' in lastBody(up.anth), 'flex is not sent to Anthropic');
-  t.match(flex.response.headers.get('x-polygate-warnings'), /service_tier: service tier 'flex' has no equivalent on the anthropic-messages upstream; dropped/);
-});
+t.test(
+  'Chat Completions tiers to an Anthropic upstream: default is standard_only, flex has no equivalent',
+  async (t) => {
+    const std = await openai.chat.completions
+      .create({ model: 'gpt-via-anthropic', service_tier: 'default', messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
+    t.equal(lastBody(up.anth).service_tier, 'standard_only');
+    t.notMatch(std.response.headers.get('x-polygate-warnings') ?? '', /service_tier/);
+    const flex = await openai.chat.completions
+      .create({ model: 'gpt-via-anthropic', service_tier: 'flex', messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
+    t.notOk('service_tier' in lastBody(up.anth), 'flex is not sent to Anthropic');
+    t.match(
+      flex.response.headers.get('x-polygate-warnings'),
+      /service_tier: service tier 'flex' has no equivalent on the anthropic-messages upstream; dropped/,
+    );
+  },
+);
 
 t.test('a Chat-only option (logit_bias) to an Anthropic upstream: dropped, named in a warning', async (t) => {
   const { response } = await openai.chat.completions
     .create({ model: 'gpt-via-anthropic', logit_bias: { '50256': -100 }, messages: [{ role: 'user', content: 'hi' }] })
     .withResponse();
   t.notOk('logit_bias' in lastBody(up.anth));
-  t.match(response.headers.get('x-polygate-warnings'), /logit_bias: an option only openai-chat has: the anthropic-messages upstream has no field for it; dropped/);
+  t.match(
+    response.headers.get('x-polygate-warnings'),
+    /logit_bias: an option only openai-chat has: the anthropic-messages upstream has no field for it; dropped/,
+  );
 });

@@ -14,7 +14,12 @@ import { responsesCountOf, startOpenAIResponsesUpstream } from '../emulators/ope
 import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
 import { OTHER_KEY, startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
-const [anth, gem, resp, chat] = await Promise.all([startAnthropicUpstream(), startGeminiUpstream(), startOpenAIResponsesUpstream(), startOpenAIChatUpstream()]);
+const [anth, gem, resp, chat] = await Promise.all([
+  startAnthropicUpstream(),
+  startGeminiUpstream(),
+  startOpenAIResponsesUpstream(),
+  startOpenAIChatUpstream(),
+]);
 t.teardown(() => Promise.all([anth.close(), gem.close(), resp.close(), chat.close()]));
 
 const gw = await startGateway(
@@ -41,7 +46,12 @@ t.teardown(() => gw.stop());
 const anthropic = new Anthropic({ apiKey: TEST_KEY, baseURL: gw.url, maxRetries: 0 });
 const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 const genai = new GoogleGenAI({ apiKey: TEST_KEY, httpOptions: { baseUrl: gw.url, apiVersion: 'v1beta' } });
-const last = (e: { requests: { body: unknown; path: string }[] }) => e.requests[e.requests.length - 1] as { body: Record<string, unknown>; path: string; headers: Record<string, unknown> };
+const last = (e: { requests: { body: unknown; path: string }[] }) =>
+  e.requests[e.requests.length - 1] as {
+    body: Record<string, unknown>;
+    path: string;
+    headers: Record<string, unknown>;
+  };
 /** polygate's estimate of one user message: o200k tokens plus 4 for the message's framing. */
 const estimateOf = (text: string): number => o200k(text) + 4;
 
@@ -52,12 +62,24 @@ t.test('anthropic countTokens on echo is an estimate', async (t) => {
   const { data, response } = await anthropic.messages.countTokens({ model: 'echo', messages }).withResponse();
   t.same(data, { input_tokens: estimateOf(text) });
   t.equal(response.headers.get('x-polygate-token-count'), 'estimate');
-  const withTools = await anthropic.messages.countTokens({ model: 'echo', messages, tools: [{ name: 'get_weather', description: 'Weather of a city', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }] });
+  const withTools = await anthropic.messages.countTokens({
+    model: 'echo',
+    messages,
+    tools: [
+      {
+        name: 'get_weather',
+        description: 'Weather of a city',
+        input_schema: { type: 'object', properties: { city: { type: 'string' } } },
+      },
+    ],
+  });
   t.ok(withTools.input_tokens > data.input_tokens + 5, 'tool definitions count too');
 });
 
 t.test('anthropic countTokens relayed to an Anthropic upstream is exact', async (t) => {
-  const { data, response } = await anthropic.messages.countTokens({ model: 'claude-up', messages, system: 'be brief' }).withResponse();
+  const { data, response } = await anthropic.messages
+    .countTokens({ model: 'claude-up', messages, system: 'be brief' })
+    .withResponse();
   const up = last(anth);
   t.equal(up.path, '/v1/messages/count_tokens');
   t.equal(up.body.model, 'claude-up-1', 'model renamed');
@@ -67,15 +89,22 @@ t.test('anthropic countTokens relayed to an Anthropic upstream is exact', async 
   t.equal(up.headers['x-api-key'], 'sk-up-anthropic', "the provider's key, never the client's");
 });
 
-t.test('a relayed count carries fields polygate does not know; the upstream refusing one is a 400 in Anthropic shape', async (t) => {
-  const err = await anthropic.messages.countTokens({ model: 'claude-up', messages, ...({ brand_new_field: 1 } as object) }).catch((e: unknown) => e);
-  t.equal(last(anth).body.brand_new_field, 1, 'relayed as it came');
-  t.type(err, Anthropic.BadRequestError);
-  t.match((err as Error).message, /brand_new_field/);
-});
+t.test(
+  'a relayed count carries fields polygate does not know; the upstream refusing one is a 400 in Anthropic shape',
+  async (t) => {
+    const err = await anthropic.messages
+      .countTokens({ model: 'claude-up', messages, ...({ brand_new_field: 1 } as object) })
+      .catch((e: unknown) => e);
+    t.equal(last(anth).body.brand_new_field, 1, 'relayed as it came');
+    t.type(err, Anthropic.BadRequestError);
+    t.match((err as Error).message, /brand_new_field/);
+  },
+);
 
 t.test('anthropic countTokens translated to a Gemini upstream is exact', async (t) => {
-  const { data, response } = await anthropic.messages.countTokens({ model: 'gem-up', messages, system: 'be brief' }).withResponse();
+  const { data, response } = await anthropic.messages
+    .countTokens({ model: 'gem-up', messages, system: 'be brief' })
+    .withResponse();
   const up = last(gem);
   t.equal(up.path, '/v1beta/models/gemini-up-1:countTokens');
   const g = up.body.generateContentRequest as Record<string, unknown>;
@@ -101,8 +130,16 @@ t.test('genai countTokens: estimate on echo, exact relayed to Gemini and transla
 
 t.test('Gemini countTokens with a generateContentRequest body, and errors in Gemini shape', async (t) => {
   const post = (model: string, body: unknown) =>
-    fetch(`${gw.url}/v1beta/models/${model}:countTokens`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': TEST_KEY }, body: JSON.stringify(body) });
-  const generateContentRequest = { model: 'models/gem-up', contents: [{ role: 'user', parts: [{ text }] }], systemInstruction: { parts: [{ text: 'sys' }] } };
+    fetch(`${gw.url}/v1beta/models/${model}:countTokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': TEST_KEY },
+      body: JSON.stringify(body),
+    });
+  const generateContentRequest = {
+    model: 'models/gem-up',
+    contents: [{ role: 'user', parts: [{ text }] }],
+    systemInstruction: { parts: [{ text: 'sys' }] },
+  };
   const res = await post('gem-up', { generateContentRequest });
   t.equal(res.status, 200);
   const up = last(gem).body.generateContentRequest as Record<string, unknown>;
@@ -145,25 +182,46 @@ t.test('a name a glob matches counts upstream under the client name; the allow-l
   await anthropic.messages.countTokens({ model: 'claude-haiku-4-5', messages });
   t.equal(last(anth).body.model, 'claude-haiku-4-5');
   const other = new Anthropic({ apiKey: OTHER_KEY, baseURL: gw.url, maxRetries: 0 });
-  t.type(await other.messages.countTokens({ model: 'claude-up', messages }).catch((e: unknown) => e), Anthropic.PermissionDeniedError);
-  t.type(await anthropic.messages.countTokens({ model: 'nope', messages }).catch((e: unknown) => e), Anthropic.NotFoundError);
+  t.type(
+    await other.messages.countTokens({ model: 'claude-up', messages }).catch((e: unknown) => e),
+    Anthropic.PermissionDeniedError,
+  );
+  t.type(
+    await anthropic.messages.countTokens({ model: 'nope', messages }).catch((e: unknown) => e),
+    Anthropic.NotFoundError,
+  );
   const bad = await anthropic.messages.countTokens({ model: 'echo', messages: 'x' as never }).catch((e: unknown) => e);
   t.type(bad, Anthropic.BadRequestError);
   t.match((bad as Error).message, /messages/);
 });
 
 t.test('the emulators count for the SDKs pointed straight at them', async (t) => {
-  const direct = await new Anthropic({ apiKey: 'k', baseURL: anth.url, maxRetries: 0 }).messages.countTokens({ model: 'm', messages });
+  const direct = await new Anthropic({ apiKey: 'k', baseURL: anth.url, maxRetries: 0 }).messages.countTokens({
+    model: 'm',
+    messages,
+  });
   t.equal(direct.input_tokens, anthropicCountOf({ model: 'm', messages }));
-  const g = await new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: gem.url, apiVersion: 'v1beta' } }).models.countTokens({ model: 'm', contents: text });
+  const g = await new GoogleGenAI({
+    apiKey: 'k',
+    httpOptions: { baseUrl: gem.url, apiVersion: 'v1beta' },
+  }).models.countTokens({ model: 'm', contents: text });
   t.type(g.totalTokens, 'number');
-  const r = await new OpenAI({ apiKey: 'k', baseURL: resp.url, maxRetries: 0 }).responses.inputTokens.count({ model: 'm', input: text });
+  const r = await new OpenAI({ apiKey: 'k', baseURL: resp.url, maxRetries: 0 }).responses.inputTokens.count({
+    model: 'm',
+    input: text,
+  });
   t.equal(r.input_tokens, responsesCountOf({ model: 'm', input: text }));
 });
 
 t.test('count requests are logged and counted with their upstream', async (t) => {
   const m = await (await fetch(`${gw.url}/metrics`)).text();
-  t.match(m, /polygate_requests_total\{family="messages",inbound_format="anthropic-messages",upstream_format="anthropic-messages",provider="anthropic",mode="passthrough",outcome="ok"\} \d+/);
-  t.match(m, /polygate_requests_total\{family="gemini",inbound_format="gemini",upstream_format="anthropic-messages",provider="anthropic",mode="translate",outcome="ok"\} \d+/);
+  t.match(
+    m,
+    /polygate_requests_total\{family="messages",inbound_format="anthropic-messages",upstream_format="anthropic-messages",provider="anthropic",mode="passthrough",outcome="ok"\} \d+/,
+  );
+  t.match(
+    m,
+    /polygate_requests_total\{family="gemini",inbound_format="gemini",upstream_format="anthropic-messages",provider="anthropic",mode="translate",outcome="ok"\} \d+/,
+  );
   await gw.matchLog(t, /"route":"\/v1\/messages\/count_tokens"/);
 });

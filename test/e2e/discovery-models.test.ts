@@ -13,10 +13,18 @@ const gw = await startGateway(
   testConfig({
     providers: { anthropic: { type: 'anthropic', base_url: 'http://127.0.0.1:9', api_key: '${UNSET_DISCOVERY_KEY}' } },
     models: {
-      'echo-big': { routes: [{ provider: 'echo', model: 'echo' }], context_window: 200000, max_output_tokens: 8192, display_name: 'Echo Big', description: 'echoes, with limits' },
+      'echo-big': {
+        routes: [{ provider: 'echo', model: 'echo' }],
+        context_window: 200000,
+        max_output_tokens: 8192,
+        display_name: 'Echo Big',
+        description: 'echoes, with limits',
+      },
       'claude-*': { routes: [{ provider: 'anthropic' }, { provider: 'echo', model: 'echo', standby: true }] },
       'claude-sonnet': { routes: [{ provider: 'anthropic', model: 'claude-sonnet-4-5' }] },
-      ...Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`page-${i}`, { routes: [{ provider: 'echo', model: 'echo' }] }])),
+      ...Object.fromEntries(
+        Array.from({ length: 5 }, (_, i) => [`page-${i}`, { routes: [{ provider: 'echo', model: 'echo' }] }]),
+      ),
     },
   }),
 );
@@ -24,7 +32,8 @@ t.teardown(() => gw.stop());
 
 const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 const anthropic = new Anthropic({ apiKey: TEST_KEY, baseURL: gw.url, maxRetries: 0 });
-const genai = (key = TEST_KEY, apiVersion?: string) => new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gw.url, ...(apiVersion ? { apiVersion } : {}) } });
+const genai = (key = TEST_KEY, apiVersion?: string) =>
+  new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gw.url, ...(apiVersion ? { apiVersion } : {}) } });
 const listed = ['echo', 'echo-big', 'page-0', 'page-1', 'page-2', 'page-3', 'page-4'];
 
 t.test('openai models.list() and retrieve()', async (t) => {
@@ -35,15 +44,26 @@ t.test('openai models.list() and retrieve()', async (t) => {
     t.type(m.created, 'number');
     t.equal(m.owned_by, 'echo');
   }
-  t.same(ids, listed, 'exact names that serve now, in file order; claude-sonnet (its provider disabled) and the glob are not listed');
+  t.same(
+    ids,
+    listed,
+    'exact names that serve now, in file order; claude-sonnet (its provider disabled) and the glob are not listed',
+  );
   const got = await openai.models.retrieve('echo-big');
   t.same(got, { id: 'echo-big', object: 'model', created: 0, owned_by: 'echo' });
   const viaGlob = await openai.models.retrieve('claude-haiku-4-5');
   t.equal(viaGlob.id, 'claude-haiku-4-5', 'a name a glob matches is retrievable');
   const err = await openai.models.retrieve('nope').catch((e: unknown) => e);
   t.type(err, OpenAI.NotFoundError);
-  t.match((err as InstanceType<typeof OpenAI.NotFoundError>).error, { message: /nope/, type: 'invalid_request_error', code: 'model_not_found', param: 'model' });
-  const denied = await new OpenAI({ apiKey: 'sk-wrong-key-000', baseURL: `${gw.url}/v1`, maxRetries: 0 }).models.list().catch((e: unknown) => e);
+  t.match((err as InstanceType<typeof OpenAI.NotFoundError>).error, {
+    message: /nope/,
+    type: 'invalid_request_error',
+    code: 'model_not_found',
+    param: 'model',
+  });
+  const denied = await new OpenAI({ apiKey: 'sk-wrong-key-000', baseURL: `${gw.url}/v1`, maxRetries: 0 }).models
+    .list()
+    .catch((e: unknown) => e);
   t.type(denied, OpenAI.AuthenticationError);
 });
 
@@ -61,23 +81,45 @@ t.test('the allow-list filters lists and hides the rest from retrieve', async (t
 t.test('anthropic models.list() pages with after_id / before_id / limit, and retrieve()', async (t) => {
   const all: Anthropic.ModelInfo[] = [];
   for await (const m of anthropic.models.list({ limit: 2 })) all.push(m);
-  t.same(all.map((m) => m.id), listed, 'auto-pagination walks every page');
+  t.same(
+    all.map((m) => m.id),
+    listed,
+    'auto-pagination walks every page',
+  );
   const first = await anthropic.models.list({ limit: 3 });
-  t.same(first.data.map((m) => m.id), listed.slice(0, 3));
+  t.same(
+    first.data.map((m) => m.id),
+    listed.slice(0, 3),
+  );
   t.equal(first.has_more, true);
   t.equal(first.last_id, 'page-0');
   const back = await anthropic.models.list({ before_id: 'page-2', limit: 2 });
-  t.same(back.data.map((m) => m.id), ['page-0', 'page-1']);
+  t.same(
+    back.data.map((m) => m.id),
+    ['page-0', 'page-1'],
+  );
   const big = await anthropic.models.retrieve('echo-big');
-  t.match(big, { type: 'model', id: 'echo-big', display_name: 'Echo Big', max_input_tokens: 200000, max_tokens: 8192, lifecycle: 'active' });
+  t.match(big, {
+    type: 'model',
+    id: 'echo-big',
+    display_name: 'Echo Big',
+    max_input_tokens: 200000,
+    max_tokens: 8192,
+    lifecycle: 'active',
+  });
   t.ok(!Number.isNaN(Date.parse(big.created_at)));
   const err = await anthropic.models.retrieve('nope').catch((e: unknown) => e);
   t.type(err, Anthropic.NotFoundError);
-  t.match((err as InstanceType<typeof Anthropic.NotFoundError>).error, { type: 'error', error: { type: 'not_found_error' } });
+  t.match((err as InstanceType<typeof Anthropic.NotFoundError>).error, {
+    type: 'error',
+    error: { type: 'not_found_error' },
+  });
   const bad = await anthropic.models.list({ limit: 0 }).catch((e: unknown) => e);
   t.type(bad, Anthropic.BadRequestError);
   t.match((bad as Error).message, /limit/);
-  const denied = await new Anthropic({ apiKey: 'sk-wrong-key-000', baseURL: gw.url, maxRetries: 0 }).models.list().catch((e: unknown) => e);
+  const denied = await new Anthropic({ apiKey: 'sk-wrong-key-000', baseURL: gw.url, maxRetries: 0 }).models
+    .list()
+    .catch((e: unknown) => e);
   t.type(denied, Anthropic.AuthenticationError);
 });
 
@@ -87,9 +129,19 @@ for (const apiVersion of ['v1', 'v1beta']) {
     const names: string[] = [];
     const pager = await ai.models.list({ config: { pageSize: 3 } });
     for await (const m of pager) names.push(m.name ?? '');
-    t.same(names, listed.map((n) => `models/${n}`), 'pageSize and nextPageToken walk every page');
+    t.same(
+      names,
+      listed.map((n) => `models/${n}`),
+      'pageSize and nextPageToken walk every page',
+    );
     const big = await ai.models.get({ model: 'echo-big' });
-    t.match(big, { name: 'models/echo-big', displayName: 'Echo Big', description: 'echoes, with limits', inputTokenLimit: 200000, outputTokenLimit: 8192 });
+    t.match(big, {
+      name: 'models/echo-big',
+      displayName: 'Echo Big',
+      description: 'echoes, with limits',
+      inputTokenLimit: 200000,
+      outputTokenLimit: 8192,
+    });
     t.same(big.supportedActions, ['generateContent', 'streamGenerateContent', 'countTokens']);
     t.equal((await ai.models.get({ model: 'claude-opus-4' })).name, 'models/claude-opus-4');
     const err = await ai.models.get({ model: 'nope' }).catch((e: unknown) => e);
@@ -107,7 +159,10 @@ t.test('a wrong Gemini key is a 401 in Gemini shape on /v1/models too', async (t
 
 t.test('discovery requests are logged and counted', async (t) => {
   const m = await (await fetch(`${gw.url}/metrics`)).text();
-  t.match(m, /polygate_requests_total\{family="chat",inbound_format="openai-chat",upstream_format="none",provider="none",mode="none",outcome="ok"\} \d+/);
+  t.match(
+    m,
+    /polygate_requests_total\{family="chat",inbound_format="openai-chat",upstream_format="none",provider="none",mode="none",outcome="ok"\} \d+/,
+  );
   t.match(m, /polygate_requests_total\{family="messages",[^}]*outcome="not-found"\} \d+/);
   t.match(m, /polygate_requests_total\{family="gemini",[^}]*outcome="ok"\} \d+/);
   await gw.matchLog(t, /"route":"\/v1\/models\/:model"/);

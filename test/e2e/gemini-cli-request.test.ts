@@ -6,7 +6,13 @@
 // next turn with the model's function call and the function response. No target may answer 400;
 // translated ones name what they dropped in x-polygate-warnings.
 import t from 'tap';
-import { GoogleGenAI, ThinkingLevel, type Content, type FunctionDeclaration, type GenerateContentResponse } from '@google/genai';
+import {
+  GoogleGenAI,
+  ThinkingLevel,
+  type Content,
+  type FunctionDeclaration,
+  type GenerateContentResponse,
+} from '@google/genai';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
 
@@ -35,7 +41,10 @@ const ai = new GoogleGenAI({
     baseUrl: gw.url,
     fetch: recordingFetch,
     // Fields newer than polygate, as a newer CLI would send them.
-    extraBody: { futureField: { on: true }, generationConfig: { thinkingConfig: { thinkingLevel: 'HIGH', includeThoughts: true, futureThinkingKnob: 1 } } },
+    extraBody: {
+      futureField: { on: true },
+      generationConfig: { thinkingConfig: { thinkingLevel: 'HIGH', includeThoughts: true, futureThinkingKnob: 1 } },
+    },
   },
 });
 
@@ -47,21 +56,115 @@ const jsonSchema = (properties: Json, required: string[]): Json => ({
   additionalProperties: false,
 });
 const declarations: FunctionDeclaration[] = [
-  { name: 'list_directory', description: 'Lists the names of files and subdirectories directly within a specified directory path.', parametersJsonSchema: jsonSchema({ dir_path: { type: 'string' }, ignore: { type: 'array', items: { type: 'string' } } }, ['dir_path']) },
-  { name: 'read_file', description: 'Reads and returns the content of a specified file.', parametersJsonSchema: jsonSchema({ file_path: { type: 'string' }, offset: { type: 'number' }, limit: { type: 'number' } }, ['file_path']) },
-  { name: 'search_file_content', description: 'Searches for a regular expression pattern within files.', parametersJsonSchema: jsonSchema({ pattern: { type: 'string' }, dir_path: { type: 'string' }, include: { type: 'string' } }, ['pattern']) },
-  { name: 'glob', description: 'Finds files matching specific glob patterns.', parametersJsonSchema: jsonSchema({ pattern: { type: 'string' }, dir_path: { type: 'string' }, case_sensitive: { type: 'boolean' } }, ['pattern']) },
-  { name: 'replace', description: 'Replaces text within a file.', parametersJsonSchema: jsonSchema({ file_path: { type: 'string' }, old_string: { type: 'string' }, new_string: { type: 'string' }, expected_replacements: { type: 'number', minimum: 1 } }, ['file_path', 'old_string', 'new_string']) },
-  { name: 'write_file', description: 'Writes content to a specified file.', parametersJsonSchema: jsonSchema({ file_path: { type: 'string' }, content: { type: 'string' } }, ['file_path', 'content']) },
-  { name: 'web_fetch', description: 'Processes content from URL(s) embedded in a prompt.', parametersJsonSchema: jsonSchema({ prompt: { type: 'string' } }, ['prompt']) },
-  { name: 'run_shell_command', description: 'Executes a given shell command as `bash -c <command>`.', parametersJsonSchema: jsonSchema({ command: { type: 'string' }, description: { type: 'string' }, dir_path: { type: 'string' } }, ['command']) },
-  { name: 'save_memory', description: 'Saves a specific piece of information to long-term memory.', parametersJsonSchema: jsonSchema({ fact: { type: 'string' } }, ['fact']) },
-  { name: 'google_web_search', description: 'Performs a web search using Google Search (via the Gemini API).', parametersJsonSchema: jsonSchema({ query: { type: 'string' } }, ['query']) },
-  { name: 'write_todos', description: 'Lists out the subtasks that are required to complete a given user request.', parametersJsonSchema: jsonSchema({ todos: { type: 'array', items: { type: 'object', properties: { description: { type: 'string' }, status: { type: 'string', enum: ['pending', 'in_progress', 'completed', 'cancelled'] } }, required: ['description', 'status'], additionalProperties: false } } }, ['todos']) },
+  {
+    name: 'list_directory',
+    description: 'Lists the names of files and subdirectories directly within a specified directory path.',
+    parametersJsonSchema: jsonSchema(
+      { dir_path: { type: 'string' }, ignore: { type: 'array', items: { type: 'string' } } },
+      ['dir_path'],
+    ),
+  },
+  {
+    name: 'read_file',
+    description: 'Reads and returns the content of a specified file.',
+    parametersJsonSchema: jsonSchema(
+      { file_path: { type: 'string' }, offset: { type: 'number' }, limit: { type: 'number' } },
+      ['file_path'],
+    ),
+  },
+  {
+    name: 'search_file_content',
+    description: 'Searches for a regular expression pattern within files.',
+    parametersJsonSchema: jsonSchema(
+      { pattern: { type: 'string' }, dir_path: { type: 'string' }, include: { type: 'string' } },
+      ['pattern'],
+    ),
+  },
+  {
+    name: 'glob',
+    description: 'Finds files matching specific glob patterns.',
+    parametersJsonSchema: jsonSchema(
+      { pattern: { type: 'string' }, dir_path: { type: 'string' }, case_sensitive: { type: 'boolean' } },
+      ['pattern'],
+    ),
+  },
+  {
+    name: 'replace',
+    description: 'Replaces text within a file.',
+    parametersJsonSchema: jsonSchema(
+      {
+        file_path: { type: 'string' },
+        old_string: { type: 'string' },
+        new_string: { type: 'string' },
+        expected_replacements: { type: 'number', minimum: 1 },
+      },
+      ['file_path', 'old_string', 'new_string'],
+    ),
+  },
+  {
+    name: 'write_file',
+    description: 'Writes content to a specified file.',
+    parametersJsonSchema: jsonSchema({ file_path: { type: 'string' }, content: { type: 'string' } }, [
+      'file_path',
+      'content',
+    ]),
+  },
+  {
+    name: 'web_fetch',
+    description: 'Processes content from URL(s) embedded in a prompt.',
+    parametersJsonSchema: jsonSchema({ prompt: { type: 'string' } }, ['prompt']),
+  },
+  {
+    name: 'run_shell_command',
+    description: 'Executes a given shell command as `bash -c <command>`.',
+    parametersJsonSchema: jsonSchema(
+      { command: { type: 'string' }, description: { type: 'string' }, dir_path: { type: 'string' } },
+      ['command'],
+    ),
+  },
+  {
+    name: 'save_memory',
+    description: 'Saves a specific piece of information to long-term memory.',
+    parametersJsonSchema: jsonSchema({ fact: { type: 'string' } }, ['fact']),
+  },
+  {
+    name: 'google_web_search',
+    description: 'Performs a web search using Google Search (via the Gemini API).',
+    parametersJsonSchema: jsonSchema({ query: { type: 'string' } }, ['query']),
+  },
+  {
+    name: 'write_todos',
+    description: 'Lists out the subtasks that are required to complete a given user request.',
+    parametersJsonSchema: jsonSchema(
+      {
+        todos: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              description: { type: 'string' },
+              status: { type: 'string', enum: ['pending', 'in_progress', 'completed', 'cancelled'] },
+            },
+            required: ['description', 'status'],
+            additionalProperties: false,
+          },
+        },
+      },
+      ['todos'],
+    ),
+  },
 ];
-const systemInstruction = 'You are an interactive CLI agent specializing in software engineering tasks. Your primary goal is to help users safely and efficiently.';
+const systemInstruction =
+  'You are an interactive CLI agent specializing in software engineering tasks. Your primary goal is to help users safely and efficiently.';
 const firstTurn: Content[] = [
-  { role: 'user', parts: [{ text: 'This is the Gemini CLI. We are setting up the context for our chat.\nToday\'s date is Monday, November 23, 2026.\nMy operating system is: linux\nI\'m currently working in the directory: /work/project' }] },
+  {
+    role: 'user',
+    parts: [
+      {
+        text: "This is the Gemini CLI. We are setting up the context for our chat.\nToday's date is Monday, November 23, 2026.\nMy operating system is: linux\nI'm currently working in the directory: /work/project",
+      },
+    ],
+  },
   { role: 'model', parts: [{ text: 'Got it. Thanks for the context!' }] },
   { role: 'user', parts: [{ text: 'list the files in docs' }] },
 ];
@@ -74,14 +177,22 @@ const config = {
   thinkingConfig: { includeThoughts: true, thinkingLevel: ThinkingLevel.HIGH },
 };
 
-async function stream(model: string, contents: Content[]): Promise<{ chunks: GenerateContentResponse[]; warnings: string }> {
+async function stream(
+  model: string,
+  contents: Content[],
+): Promise<{ chunks: GenerateContentResponse[]; warnings: string }> {
   seenHeaders.length = 0;
   const chunks: GenerateContentResponse[] = [];
   for await (const c of await ai.models.generateContentStream({ model, contents, config })) chunks.push(c);
   return { chunks, warnings: seenHeaders[0]?.get('x-polygate-warnings') ?? '' };
 }
-const partsOf = (chunks: GenerateContentResponse[]): Json[] => chunks.flatMap((c) => (c.candidates?.[0]?.content?.parts ?? []) as Json[]);
-const textOf = (chunks: GenerateContentResponse[]): string => partsOf(chunks).filter((p) => !p.thought && typeof p.text === 'string').map((p) => p.text).join('');
+const partsOf = (chunks: GenerateContentResponse[]): Json[] =>
+  chunks.flatMap((c) => (c.candidates?.[0]?.content?.parts ?? []) as Json[]);
+const textOf = (chunks: GenerateContentResponse[]): string =>
+  partsOf(chunks)
+    .filter((p) => !p.thought && typeof p.text === 'string')
+    .map((p) => p.text)
+    .join('');
 
 t.test('echo: the CLI turn answers', async (t) => {
   const { chunks } = await stream('echo', firstTurn);
@@ -95,21 +206,43 @@ for (const [name, model, emu] of [
 ] as const) {
   t.test(`${name}, translated: no 400, unknown fields named, the function call round trip works`, async (t) => {
     emu.reset();
-    emu.script({ kind: 'tool', name: 'list_directory', args: '{"dir_path":"docs"}' }, { kind: 'text', text: 'docs holds configuration.md.' });
+    emu.script(
+      { kind: 'tool', name: 'list_directory', args: '{"dir_path":"docs"}' },
+      { kind: 'text', text: 'docs holds configuration.md.' },
+    );
     const one = await stream(model, firstTurn);
     const call = partsOf(one.chunks).find((p) => p.functionCall)?.functionCall;
     t.match(call, { name: 'list_directory', args: { dir_path: 'docs' } });
     t.match(one.warnings, /futureField/, 'an unknown top-level field named');
-    t.match(one.warnings, /generationConfig\.thinkingConfig\.futureThinkingKnob/, 'an unknown thinkingConfig field named');
+    t.match(
+      one.warnings,
+      /generationConfig\.thinkingConfig\.futureThinkingKnob/,
+      'an unknown thinkingConfig field named',
+    );
     const sent = emu.requests[emu.requests.length - 1]?.body as Json;
     t.equal(JSON.stringify(sent.tools).match(/"name":/g)?.length, declarations.length, 'every declaration offered');
 
     const two = await stream(model, [
       ...firstTurn,
       { role: 'model', parts: [{ functionCall: call }] },
-      { role: 'user', parts: [{ functionResponse: { id: call?.id, name: 'list_directory', response: { output: 'configuration.md\nresilience.md' } } }] },
+      {
+        role: 'user',
+        parts: [
+          {
+            functionResponse: {
+              id: call?.id,
+              name: 'list_directory',
+              response: { output: 'configuration.md\nresilience.md' },
+            },
+          },
+        ],
+      },
     ]);
     t.match(textOf(two.chunks), /configuration\.md/);
-    t.match(JSON.stringify(emu.requests[emu.requests.length - 1]?.body), /resilience\.md/, 'the function response reached the upstream');
+    t.match(
+      JSON.stringify(emu.requests[emu.requests.length - 1]?.body),
+      /resilience\.md/,
+      'the function response reached the upstream',
+    );
   });
 }

@@ -32,24 +32,76 @@ t.test('the valid baseline passes', async (t) => {
 
 const cases: Array<[string, Record<string, unknown>, string]> = [
   // The spec's Limits table for family C.
-  ['six stop sequences (at most 5)', { ...ok, generationConfig: { stopSequences: ['a', 'b', 'c', 'd', 'e', 'f'] } }, 'generationConfig.stopSequences'],
+  [
+    'six stop sequences (at most 5)',
+    { ...ok, generationConfig: { stopSequences: ['a', 'b', 'c', 'd', 'e', 'f'] } },
+    'generationConfig.stopSequences',
+  ],
   ['temperature above 2.0', { ...ok, generationConfig: { temperature: 2.01 } }, 'generationConfig.temperature'],
   ['temperature below 0.0', { ...ok, generationConfig: { temperature: -0.1 } }, 'generationConfig.temperature'],
-  ['snake_case spelling named as sent', { ...ok, generation_config: { stop_sequences: ['a', 'b', 'c', 'd', 'e', 'f'] } }, 'generation_config.stop_sequences'],
+  [
+    'snake_case spelling named as sent',
+    { ...ok, generation_config: { stop_sequences: ['a', 'b', 'c', 'd', 'e', 'f'] } },
+    'generation_config.stop_sequences',
+  ],
   // Required fields and enums of the field tables.
   ['contents missing', {}, 'contents'],
   ['a Content without parts', { contents: [{ role: 'user' }] }, 'contents[0].parts'],
   ['an unknown role', { contents: [{ role: 'assistant', parts: [{ text: 'x' }] }] }, 'contents[0].role'],
-  ['inlineData without mimeType', { contents: [{ parts: [{ inlineData: { data: 'AAAA' } }] }] }, 'contents[0].parts[0].inlineData.mimeType'],
-  ['fileData (unsupported by the service)', { contents: [{ parts: [{ fileData: { mimeType: 'application/pdf', fileUri: 'gs://x/y.pdf' } }] }] }, 'contents[0].parts[0].fileData'],
-  ['functionResponse without response', { contents: [{ parts: [{ functionResponse: { name: 'f' } }] }] }, 'contents[0].parts[0].functionResponse.response'],
-  ['executableCode with an unknown language', { contents: [{ parts: [{ executableCode: { language: 'RUBY', code: 'x' } }] }] }, 'contents[0].parts[0].executableCode.language'],
-  ['a FunctionDeclaration without name', { ...ok, tools: [{ functionDeclarations: [{ description: 'x' }] }] }, 'tools[0].functionDeclarations[0].name'],
-  ['an unknown FunctionCallingMode', { ...ok, tools: [{ functionDeclarations: [{ name: 'f' }] }], toolConfig: { functionCallingConfig: { mode: 'SOMETIMES' } } }, 'toolConfig.functionCallingConfig.mode'],
-  ['a SafetySetting without threshold', { ...ok, safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT' }] }, 'safetySettings[0].threshold'],
-  ['systemInstruction with a non-text part', { ...ok, systemInstruction: { parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }] } }, 'systemInstruction.parts[0]'],
-  ['an unknown responseMimeType', { ...ok, generationConfig: { responseMimeType: 'text/html' } }, 'generationConfig.responseMimeType'],
-  ['responseSchema with an unknown type', { ...ok, generationConfig: { responseMimeType: 'application/json', responseSchema: { type: 'MAP' } } }, 'generationConfig.responseSchema.type'],
+  [
+    'inlineData without mimeType',
+    { contents: [{ parts: [{ inlineData: { data: 'AAAA' } }] }] },
+    'contents[0].parts[0].inlineData.mimeType',
+  ],
+  [
+    'fileData (unsupported by the service)',
+    { contents: [{ parts: [{ fileData: { mimeType: 'application/pdf', fileUri: 'gs://x/y.pdf' } }] }] },
+    'contents[0].parts[0].fileData',
+  ],
+  [
+    'functionResponse without response',
+    { contents: [{ parts: [{ functionResponse: { name: 'f' } }] }] },
+    'contents[0].parts[0].functionResponse.response',
+  ],
+  [
+    'executableCode with an unknown language',
+    { contents: [{ parts: [{ executableCode: { language: 'RUBY', code: 'x' } }] }] },
+    'contents[0].parts[0].executableCode.language',
+  ],
+  [
+    'a FunctionDeclaration without name',
+    { ...ok, tools: [{ functionDeclarations: [{ description: 'x' }] }] },
+    'tools[0].functionDeclarations[0].name',
+  ],
+  [
+    'an unknown FunctionCallingMode',
+    {
+      ...ok,
+      tools: [{ functionDeclarations: [{ name: 'f' }] }],
+      toolConfig: { functionCallingConfig: { mode: 'SOMETIMES' } },
+    },
+    'toolConfig.functionCallingConfig.mode',
+  ],
+  [
+    'a SafetySetting without threshold',
+    { ...ok, safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT' }] },
+    'safetySettings[0].threshold',
+  ],
+  [
+    'systemInstruction with a non-text part',
+    { ...ok, systemInstruction: { parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }] } },
+    'systemInstruction.parts[0]',
+  ],
+  [
+    'an unknown responseMimeType',
+    { ...ok, generationConfig: { responseMimeType: 'text/html' } },
+    'generationConfig.responseMimeType',
+  ],
+  [
+    'responseSchema with an unknown type',
+    { ...ok, generationConfig: { responseMimeType: 'application/json', responseSchema: { type: 'MAP' } } },
+    'generationConfig.responseSchema.type',
+  ],
   ['cachedContent not of the form cachedContents/{id}', { ...ok, cachedContent: 'abc' }, 'cachedContent'],
 ];
 
@@ -66,7 +118,10 @@ for (const [name, body, field] of cases) {
 // Open world (docs/open-world.md): these were 400s; words polygate does not act on are no error (a Gemini
 // upstream gets them by relay; a translated route refuses only output it cannot produce).
 const accepted: Array<[string, Record<string, unknown>]> = [
-  ['an unknown HarmCategory', { ...ok, safetySettings: [{ category: 'HARM_CATEGORY_RUDENESS', threshold: 'BLOCK_NONE' }] }],
+  [
+    'an unknown HarmCategory',
+    { ...ok, safetySettings: [{ category: 'HARM_CATEGORY_RUDENESS', threshold: 'BLOCK_NONE' }] },
+  ],
   ['an unknown MediaResolution', { ...ok, generationConfig: { mediaResolution: 'MEDIA_RESOLUTION_ULTRA' } }],
   ['an unknown top-level field', { ...ok, someFutureField: { on: true } }],
   ['an unknown part field', { contents: [{ role: 'user', parts: [{ text: 'hi', futureHint: 1 }] }] }],
@@ -78,14 +133,19 @@ for (const [name, body] of accepted) {
 }
 
 t.test('the same limits on streamGenerateContent', async (t) => {
-  const r = await post({ ...ok, generationConfig: { stopSequences: ['a', 'b', 'c', 'd', 'e', 'f'] } }, { method: 'streamGenerateContent' });
+  const r = await post(
+    { ...ok, generationConfig: { stopSequences: ['a', 'b', 'c', 'd', 'e', 'f'] } },
+    { method: 'streamGenerateContent' },
+  );
   t.equal(r.status, 400);
   t.match(r.body, { error: { code: 400, status: 'INVALID_ARGUMENT', message: /generationConfig\.stopSequences/ } });
 });
 
 t.test('the official SDK sees the 400 as an ApiError', async (t) => {
   const ai = new GoogleGenAI({ apiKey: TEST_KEY, apiVersion: 'v1beta', httpOptions: { baseUrl: gw.url } });
-  const err = await ai.models.generateContent({ model: 'echo', contents: 'x', config: { temperature: 3 } }).catch((e: unknown) => e);
+  const err = await ai.models
+    .generateContent({ model: 'echo', contents: 'x', config: { temperature: 3 } })
+    .catch((e: unknown) => e);
   t.ok(err instanceof ApiError);
   t.equal((err as ApiError).status, 400);
   t.match((err as ApiError).message, /generationConfig\.temperature/);

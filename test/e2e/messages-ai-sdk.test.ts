@@ -18,7 +18,14 @@ const { gw, anth, oai } = await gatewayWithUpstreams(t, {
 
 const provider = createAnthropic({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1` });
 const tools = {
-  weather: tool({ description: 'Weather for a city', inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }) }),
+  weather: tool({
+    description: 'Weather for a city',
+    inputSchema: jsonSchema<{ city: string }>({
+      type: 'object',
+      properties: { city: { type: 'string' } },
+      required: ['city'],
+    }),
+  }),
 };
 
 for (const model of ['echo', 'claude-relay', 'claude-via-openai']) {

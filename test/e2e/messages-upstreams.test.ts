@@ -18,8 +18,18 @@ const { gw, anth, oai } = await gatewayWithUpstreams(t, {
   models: {
     'claude-pass': { routes: [{ provider: 'anth', model: 'claude-upstream-1' }] },
     'claude-via-openai': { routes: [{ provider: 'oai', model: 'gpt-upstream-1' }] },
-    'fallback-500': { routes: [{ provider: 'oai', model: 'gpt-upstream-1' }, { provider: 'anth', model: 'claude-upstream-2' }] },
-    'fallback-refused': { routes: [{ provider: 'dead', model: 'gpt-dead' }, { provider: 'echo', model: 'echo-1' }] },
+    'fallback-500': {
+      routes: [
+        { provider: 'oai', model: 'gpt-upstream-1' },
+        { provider: 'anth', model: 'claude-upstream-2' },
+      ],
+    },
+    'fallback-refused': {
+      routes: [
+        { provider: 'dead', model: 'gpt-dead' },
+        { provider: 'echo', model: 'echo-1' },
+      ],
+    },
   },
 });
 const client = new Anthropic({ apiKey: TEST_KEY, baseURL: gw.url, maxRetries: 0 });
@@ -28,7 +38,11 @@ const last = <T>(xs: T[]): T => xs[xs.length - 1];
 const weather = {
   name: 'get_weather',
   description: 'Weather for a city',
-  input_schema: { type: 'object' as const, properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city'] },
+  input_schema: {
+    type: 'object' as const,
+    properties: { city: { type: 'string' }, days: { type: 'integer' } },
+    required: ['city'],
+  },
 };
 const pixel = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
@@ -51,7 +65,11 @@ for (const target of targets) {
       });
       t.equal(msg.type, 'message');
       t.equal(msg.role, 'assistant');
-      t.equal(msg.model, target.emu === anth ? 'claude-upstream-1' : target.model, 'pass-through relays the upstream model; translation reports the client name');
+      t.equal(
+        msg.model,
+        target.emu === anth ? 'claude-upstream-1' : target.model,
+        'pass-through relays the upstream model; translation reports the client name',
+      );
       t.equal(msg.content[0].type === 'text' && msg.content[0].text, 'say hello back');
       t.equal(msg.stop_reason, 'end_turn');
       t.ok(msg.usage.input_tokens > 0 && msg.usage.output_tokens > 0, 'usage reported');
@@ -75,19 +93,34 @@ for (const target of targets) {
     t.test('streaming text', async (t) => {
       target.emu?.script({ kind: 'text', text: 'one two three four', chunks: ['one ', 'two ', 'three ', 'four'] });
       const prompt = target.emu ? 'ignored' : 'one two three four';
-      const stream = client.messages.stream({ model: target.model, max_tokens: 64, messages: [{ role: 'user', content: prompt }] });
+      const stream = client.messages.stream({
+        model: target.model,
+        max_tokens: 64,
+        messages: [{ role: 'user', content: prompt }],
+      });
       const deltas: string[] = [];
       stream.on('text', (d) => deltas.push(d));
       const msg = await stream.finalMessage();
       t.equal(msg.content[0].type === 'text' && msg.content[0].text, 'one two three four');
       t.ok(deltas.length >= 2, `arrived in ${deltas.length} deltas`);
       t.equal(msg.stop_reason, 'end_turn');
-      if (target.emu === oai) t.same((last(oai.requests).body as Json).stream_options, { include_usage: true }, 'usage always requested upstream');
+      if (target.emu === oai)
+        t.same(
+          (last(oai.requests).body as Json).stream_options,
+          { include_usage: true },
+          'usage always requested upstream',
+        );
     });
 
     t.test('tool call, streamed, then the tool_result turn', async (t) => {
       const args = '{"city": "Paris", "days": 3}';
-      target.emu?.script({ kind: 'tool', name: 'get_weather', args, id: 'toolu_01A', argChunks: ['{"city": ', '"Par', 'is", "da', 'ys": 3}'] });
+      target.emu?.script({
+        kind: 'tool',
+        name: 'get_weather',
+        args,
+        id: 'toolu_01A',
+        argChunks: ['{"city": ', '"Par', 'is", "da', 'ys": 3}'],
+      });
       const stream = client.messages.stream({
         model: target.model,
         max_tokens: 256,
@@ -123,14 +156,21 @@ for (const target of targets) {
           { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'sunny, 21C' }] },
         ],
       });
-      t.equal(second.content[0].type === 'text' && second.content[0].text, 'sunny, 21C', 'answer built on the tool result');
+      t.equal(
+        second.content[0].type === 'text' && second.content[0].text,
+        'sunny, 21C',
+        'answer built on the tool result',
+      );
       if (target.emu === anth) {
         const body = last(anth.requests).body as Json;
         t.same(body.tools[0].name, 'get_weather', 'tools relayed');
         t.same(body.messages[2].content[0], { type: 'tool_result', tool_use_id: use.id, content: 'sunny, 21C' });
       } else if (target.emu === oai) {
         const body = last(oai.requests).body as Json;
-        t.same(body.tools[0], { type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: weather.input_schema } });
+        t.same(body.tools[0], {
+          type: 'function',
+          function: { name: 'get_weather', description: 'Weather for a city', parameters: weather.input_schema },
+        });
         const assistant = body.messages.find((m: Json) => m.role === 'assistant');
         t.equal(assistant.tool_calls[0].id, use.id);
         // Messages carries tool input as an object, so the second turn re-serializes it: equal as JSON.
@@ -141,7 +181,12 @@ for (const target of targets) {
     });
 
     t.test('thinking with signature', async (t) => {
-      target.emu?.script({ kind: 'thinking', thinking: 'Let me think about it.', signature: 'sig-abc123==', text: 'Done thinking.' });
+      target.emu?.script({
+        kind: 'thinking',
+        thinking: 'Let me think about it.',
+        signature: 'sig-abc123==',
+        text: 'Done thinking.',
+      });
       const stream = client.messages.stream({
         model: target.model,
         max_tokens: 4096,
@@ -160,7 +205,10 @@ for (const target of targets) {
       }
       if (target.emu === oai && thinking?.type === 'thinking') {
         t.equal(thinking.thinking, 'Let me think about it.');
-        t.ok(['low', 'minimal', 'medium'].includes((last(oai.requests).body as Json).reasoning_effort), 'budget mapped to an effort');
+        t.ok(
+          ['low', 'minimal', 'medium'].includes((last(oai.requests).body as Json).reasoning_effort),
+          'budget mapped to an effort',
+        );
       }
     });
 
@@ -168,11 +216,22 @@ for (const target of targets) {
       const msg = await client.messages.create({
         model: target.model,
         max_tokens: 64,
-        messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: pixel } }, { type: 'text', text: 'what is this?' }] }],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: pixel } },
+              { type: 'text', text: 'what is this?' },
+            ],
+          },
+        ],
       });
       t.equal(msg.content[0].type === 'text' && msg.content[0].text, 'what is this?');
       if (target.emu === anth) {
-        t.same((last(anth.requests).body as Json).messages[0].content[0], { type: 'image', source: { type: 'base64', media_type: 'image/png', data: pixel } });
+        t.same((last(anth.requests).body as Json).messages[0].content[0], {
+          type: 'image',
+          source: { type: 'base64', media_type: 'image/png', data: pixel },
+        });
       } else if (target.emu === oai) {
         const parts = (last(oai.requests).body as Json).messages.at(-1).content as Json[];
         t.equal(parts.find((p) => p.type === 'image_url')?.image_url.url, `data:image/png;base64,${pixel}`);
@@ -183,7 +242,9 @@ for (const target of targets) {
       const emu = target.emu;
       t.test('upstream 429 becomes rate_limit_error', async (t) => {
         emu.script({ kind: 'error', status: 429, message: 'slow down', retryAfter: 7 });
-        const err = await client.messages.create({ model: target.model, max_tokens: 16, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+        const err = await client.messages
+          .create({ model: target.model, max_tokens: 16, messages: [{ role: 'user', content: 'x' }] })
+          .catch((e: unknown) => e);
         t.type(err, Anthropic.RateLimitError);
         const e = err as InstanceType<typeof Anthropic.RateLimitError>;
         t.equal((e.error as Json)?.error?.type, 'rate_limit_error');
@@ -191,7 +252,9 @@ for (const target of targets) {
       });
       t.test('upstream 500 becomes a server error', async (t) => {
         emu.script({ kind: 'error', status: 500, message: 'boom' });
-        const err = await client.messages.create({ model: target.model, max_tokens: 16, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+        const err = await client.messages
+          .create({ model: target.model, max_tokens: 16, messages: [{ role: 'user', content: 'x' }] })
+          .catch((e: unknown) => e);
         t.type(err, Anthropic.InternalServerError);
         const type = ((err as InstanceType<typeof Anthropic.APIError>).error as Json)?.error?.type;
         // Pass-through relays Anthropic's own body; translation answers in the spec's words.
@@ -199,7 +262,11 @@ for (const target of targets) {
       });
       t.test('an upstream failing after the first byte ends the stream with an error event', async (t) => {
         emu.script({ kind: 'cut', text: 'partial' });
-        const stream = client.messages.stream({ model: target.model, max_tokens: 16, messages: [{ role: 'user', content: 'x' }] });
+        const stream = client.messages.stream({
+          model: target.model,
+          max_tokens: 16,
+          messages: [{ role: 'user', content: 'x' }],
+        });
         const err = await stream.finalMessage().catch((e: unknown) => e);
         t.type(err, Error, 'the SDK surfaces an error, not a silent end');
       });
@@ -209,10 +276,16 @@ for (const target of targets) {
 
 t.test('401 for a missing or wrong key, in the Messages shape', async (t) => {
   const bad = new Anthropic({ apiKey: 'sk-wrong', baseURL: gw.url, maxRetries: 0 });
-  const err = await bad.messages.create({ model: 'echo', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+  const err = await bad.messages
+    .create({ model: 'echo', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] })
+    .catch((e: unknown) => e);
   t.type(err, Anthropic.AuthenticationError);
   t.equal(((err as InstanceType<typeof Anthropic.APIError>).error as Json)?.error?.type, 'authentication_error');
-  const res = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' }, body: '{}' });
+  const res = await fetch(`${gw.url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+    body: '{}',
+  });
   t.equal(res.status, 401);
   t.same((await res.json()).type, 'error');
 });
@@ -228,21 +301,33 @@ t.test('older clients: x-api-key and anthropic-version 2023-06-01', async (t) =>
 });
 
 t.test('unknown model 404, model outside the allow-list 403', async (t) => {
-  const e404 = await client.messages.create({ model: 'nope', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+  const e404 = await client.messages
+    .create({ model: 'nope', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] })
+    .catch((e: unknown) => e);
   t.type(e404, Anthropic.NotFoundError);
   const other = new Anthropic({ apiKey: 'sk-test-key-0002', baseURL: gw.url, maxRetries: 0 });
-  const e403 = await other.messages.create({ model: 'claude-pass', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+  const e403 = await other.messages
+    .create({ model: 'claude-pass', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] })
+    .catch((e: unknown) => e);
   t.type(e403, Anthropic.PermissionDeniedError);
 });
 
 t.test('bad JSON and a wrong content type get clear errors', async (t) => {
   const headers = { 'anthropic-version': '2023-06-01', 'x-api-key': TEST_KEY };
-  const bad = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{"model": ' });
+  const bad = await fetch(`${gw.url}/v1/messages`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: '{"model": ',
+  });
   t.equal(bad.status, 400);
   const body = await bad.json();
   t.equal(body.error.type, 'invalid_request_error');
   t.match(body.error.message, /not valid JSON/);
-  const text = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { ...headers, 'content-type': 'text/plain' }, body: 'hi' });
+  const text = await fetch(`${gw.url}/v1/messages`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'text/plain' },
+    body: 'hi',
+  });
   t.equal(text.status, 415);
   t.match((await text.json()).error.message, /content-type/);
 });
@@ -251,7 +336,9 @@ t.test('fallback: an upstream 500 before any byte sends the request to the next 
   oai.reset();
   anth.reset();
   oai.script({ kind: 'error', status: 500, message: 'boom' });
-  const res = await client.messages.create({ model: 'fallback-500', max_tokens: 16, messages: [{ role: 'user', content: 'rescued' }] }).withResponse();
+  const res = await client.messages
+    .create({ model: 'fallback-500', max_tokens: 16, messages: [{ role: 'user', content: 'rescued' }] })
+    .withResponse();
   t.equal(res.data.content[0].type === 'text' && res.data.content[0].text, 'rescued');
   t.equal(res.response.headers.get('x-polygate-route'), 'anth/claude-upstream-2');
   t.equal(oai.requests.length, 1, 'the first route was tried');
@@ -259,10 +346,14 @@ t.test('fallback: an upstream 500 before any byte sends the request to the next 
 });
 
 t.test('fallback: a refused connection sends the request to the next route, streamed too', async (t) => {
-  const res = await client.messages.create({ model: 'fallback-refused', max_tokens: 16, messages: [{ role: 'user', content: 'still here' }] }).withResponse();
+  const res = await client.messages
+    .create({ model: 'fallback-refused', max_tokens: 16, messages: [{ role: 'user', content: 'still here' }] })
+    .withResponse();
   t.equal(res.data.content[0].type === 'text' && res.data.content[0].text, 'still here');
   t.equal(res.response.headers.get('x-polygate-route'), 'echo/echo-1');
-  const msg = await client.messages.stream({ model: 'fallback-refused', max_tokens: 16, messages: [{ role: 'user', content: 'streamed rescue' }] }).finalMessage();
+  const msg = await client.messages
+    .stream({ model: 'fallback-refused', max_tokens: 16, messages: [{ role: 'user', content: 'streamed rescue' }] })
+    .finalMessage();
   t.equal(msg.content[0].type === 'text' && msg.content[0].text, 'streamed rescue');
 });
 
@@ -273,19 +364,33 @@ t.test('pass-through keeps its upstream connection alive across requests', async
   for (let i = 0; i < 4; i++) {
     const res = await fetch(`${gw.url}/v1/messages`, {
       method: 'POST',
-      headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', connection: 'close' },
-      body: JSON.stringify({ model: 'claude-pass', max_tokens: 16, messages: [{ role: 'user', content: `turn ${i}` }] }),
+      headers: {
+        'x-api-key': TEST_KEY,
+        'anthropic-version': '2023-06-01',
+        'content-type': 'application/json',
+        connection: 'close',
+      },
+      body: JSON.stringify({
+        model: 'claude-pass',
+        max_tokens: 16,
+        messages: [{ role: 'user', content: `turn ${i}` }],
+      }),
     });
     t.equal(res.status, 200);
     t.equal(((await res.json()) as Json).content[0].text, `turn ${i}`);
   }
   t.equal(anth.requests.length, 4);
   t.same(new Set(anth.requests.map((r) => r.remotePort)).size, 1, 'all four relayed over one upstream connection');
-  for (const r of anth.requests) t.not(r.headers.connection, 'close', 'the client\'s Connection: close stays with the client');
+  for (const r of anth.requests)
+    t.not(r.headers.connection, 'close', "the client's Connection: close stays with the client");
 
   // A body the client sent chunked is relayed with a length, never with both framings.
   anth.reset();
-  const body = JSON.stringify({ model: 'claude-pass', max_tokens: 16, messages: [{ role: 'user', content: 'chunked in' }] });
+  const body = JSON.stringify({
+    model: 'claude-pass',
+    max_tokens: 16,
+    messages: [{ role: 'user', content: 'chunked in' }],
+  });
   const res = await fetch(`${gw.url}/v1/messages`, {
     method: 'POST',
     headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
@@ -307,7 +412,19 @@ t.test('a client that disconnects aborts the upstream request', async (t) => {
     req.resume();
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     const ev = (name: string, data: unknown): boolean => res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
-    ev('message_start', { type: 'message_start', message: { id: 'msg_slow', type: 'message', role: 'assistant', model: 'slow', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 3, output_tokens: 1 } } });
+    ev('message_start', {
+      type: 'message_start',
+      message: {
+        id: 'msg_slow',
+        type: 'message',
+        role: 'assistant',
+        model: 'slow',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 3, output_tokens: 1 },
+      },
+    });
     ev('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
     ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'first ' } });
     res.on('close', () => closed());
@@ -324,7 +441,10 @@ t.test('a client that disconnects aborts the upstream request', async (t) => {
   t.teardown(() => gw2.stop());
   const c2 = new Anthropic({ apiKey: TEST_KEY, baseURL: gw2.url, maxRetries: 0 });
   const ac = new AbortController();
-  const stream = c2.messages.stream({ model: 'slow', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] }, { signal: ac.signal });
+  const stream = c2.messages.stream(
+    { model: 'slow', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] },
+    { signal: ac.signal },
+  );
   const firstText = await new Promise<string>((ok) => stream.on('text', (d) => ok(d)));
   t.equal(firstText, 'first ', 'the first delta reached the client');
   ac.abort();

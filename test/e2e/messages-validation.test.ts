@@ -11,7 +11,12 @@ const ok = { model: 'echo', max_tokens: 64, messages: [{ role: 'user', content: 
 const post = async (body: unknown, headers: Record<string, string> = {}) => {
   const res = await fetch(`${gw.url}/v1/messages`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', authorization: `Bearer ${TEST_KEY}`, ...headers },
+    headers: {
+      'content-type': 'application/json',
+      'anthropic-version': '2023-06-01',
+      authorization: `Bearer ${TEST_KEY}`,
+      ...headers,
+    },
     body: JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json()) as { type: string; error: { type: string; message: string } } };
@@ -33,12 +38,34 @@ const cases: Array<[string, Record<string, unknown>, string]> = [
   ['temperature above 1', { ...ok, temperature: 1.01 }, 'temperature'],
   ['temperature below 0', { ...ok, temperature: -0.01 }, 'temperature'],
   ['top_p above 1', { ...ok, top_p: 1.5 }, 'top_p'],
-  ['a system message without content', { ...ok, messages: [{ role: 'user', content: 'hi' }, { role: 'system', content: '' }] }, 'messages.1.content'],
+  [
+    'a system message without content',
+    {
+      ...ok,
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'system', content: '' },
+      ],
+    },
+    'messages.1.content',
+  ],
   ['top_k 0', { ...ok, top_k: 0 }, 'top_k'],
-  ['thinking budget below 1024', { ...ok, max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 1023 } }, 'thinking.budget_tokens'],
-  ['thinking budget not below max_tokens', { ...ok, max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 2048 } }, 'thinking.budget_tokens'],
+  [
+    'thinking budget below 1024',
+    { ...ok, max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 1023 } },
+    'thinking.budget_tokens',
+  ],
+  [
+    'thinking budget not below max_tokens',
+    { ...ok, max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 2048 } },
+    'thinking.budget_tokens',
+  ],
   ['tool name empty', { ...ok, tools: [{ name: '', input_schema: { type: 'object' } }] }, 'tools.0.name'],
-  ['tool name over 64 characters', { ...ok, tools: [{ name: 't'.repeat(65), input_schema: { type: 'object' } }] }, 'tools.0.name'],
+  [
+    'tool name over 64 characters',
+    { ...ok, tools: [{ name: 't'.repeat(65), input_schema: { type: 'object' } }] },
+    'tools.0.name',
+  ],
   ['custom tool without input_schema', { ...ok, tools: [{ name: 'x' }] }, 'tools.0.input_schema'],
   ['metadata.user_id over 256 characters', { ...ok, metadata: { user_id: 'u'.repeat(257) } }, 'metadata.user_id'],
   ['tool_choice of an unknown type', { ...ok, tool_choice: { type: 'sometimes' } }, 'tool_choice'],
@@ -72,12 +99,55 @@ t.test('anthropic-version header required and date-shaped', async (t) => {
 const accepted: Array<[string, Record<string, unknown>, string | undefined]> = [
   ['temperature 0 and top_p 1 (ends of the range included)', { ...ok, temperature: 0, top_p: 1 }, undefined],
   ['temperature 1 and top_p 0', { ...ok, temperature: 1, top_p: 0 }, undefined],
-  ['a mid-conversation system message', { ...ok, messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }] }, undefined],
-  ['adaptive thinking with an effort', { ...ok, thinking: { type: 'adaptive' }, output_config: { effort: 'max' } }, undefined],
-  ['eager_input_streaming on a tool (a delivery hint: no warning)', { ...ok, tools: [{ name: 'f', input_schema: { type: 'object' }, eager_input_streaming: true }] }, undefined],
-  ['an unknown tool field', { ...ok, tools: [{ name: 'f', input_schema: { type: 'object' }, defer_loading: true }] }, 'tools.0.defer_loading'],
-  ['an unknown content block type', { ...ok, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'hologram', data: 'x' }] }] }, 'messages.0.content.1'],
-  ['a hosted tool echo does not run (dropped by default)', { ...ok, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, 'tools.0'],
+  [
+    'a mid-conversation system message',
+    {
+      ...ok,
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: 'b' },
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: 'hi' },
+      ],
+    },
+    undefined,
+  ],
+  [
+    'adaptive thinking with an effort',
+    { ...ok, thinking: { type: 'adaptive' }, output_config: { effort: 'max' } },
+    undefined,
+  ],
+  [
+    'eager_input_streaming on a tool (a delivery hint: no warning)',
+    { ...ok, tools: [{ name: 'f', input_schema: { type: 'object' }, eager_input_streaming: true }] },
+    undefined,
+  ],
+  [
+    'an unknown tool field',
+    { ...ok, tools: [{ name: 'f', input_schema: { type: 'object' }, defer_loading: true }] },
+    'tools.0.defer_loading',
+  ],
+  [
+    'an unknown content block type',
+    {
+      ...ok,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'hi' },
+            { type: 'hologram', data: 'x' },
+          ],
+        },
+      ],
+    },
+    'messages.0.content.1',
+  ],
+  [
+    'a hosted tool echo does not run (dropped by default)',
+    { ...ok, tools: [{ type: 'web_search_20250305', name: 'web_search' }] },
+    'tools.0',
+  ],
   ['a tool type polygate does not know', { ...ok, tools: [{ type: 'memory_20250818', name: 'memory' }] }, 'tools.0'],
 ];
 
@@ -85,7 +155,11 @@ for (const [name, body, warned] of accepted) {
   t.test(`accepted: ${name}`, async (t) => {
     const res = await fetch(`${gw.url}/v1/messages`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', authorization: `Bearer ${TEST_KEY}` },
+      headers: {
+        'content-type': 'application/json',
+        'anthropic-version': '2023-06-01',
+        authorization: `Bearer ${TEST_KEY}`,
+      },
       body: JSON.stringify(body),
     });
     const answer = (await res.json()) as { type: string; content: Array<{ type: string; text?: string }> };
@@ -101,10 +175,17 @@ for (const [name, body, warned] of accepted) {
 t.test('a hosted tool is refused where the operator chose unsupported_tools: refuse', async (t) => {
   const strict = await startGateway(testConfig({ providers: { echo: { type: 'echo', unsupported_tools: 'refuse' } } }));
   t.teardown(() => strict.stop());
-  for (const tool of [{ type: 'web_search_20250305', name: 'web_search' }, { type: 'memory_20250818', name: 'memory' }]) {
+  for (const tool of [
+    { type: 'web_search_20250305', name: 'web_search' },
+    { type: 'memory_20250818', name: 'memory' },
+  ]) {
     const res = await fetch(`${strict.url}/v1/messages`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', authorization: `Bearer ${TEST_KEY}` },
+      headers: {
+        'content-type': 'application/json',
+        'anthropic-version': '2023-06-01',
+        authorization: `Bearer ${TEST_KEY}`,
+      },
       body: JSON.stringify({ ...ok, tools: [tool] }),
     });
     const body = (await res.json()) as { error: { type: string; message: string } };
@@ -116,17 +197,37 @@ t.test('a hosted tool is refused where the operator chose unsupported_tools: ref
 });
 
 t.test('forcing a hosted tool the provider lacks is refused even under drop', async (t) => {
-  const r = await post({ ...ok, tools: [{ type: 'web_search_20250305', name: 'web_search' }], tool_choice: { type: 'tool', name: 'web_search' } });
+  const r = await post({
+    ...ok,
+    tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+    tool_choice: { type: 'tool', name: 'web_search' },
+  });
   t.equal(r.status, 400);
   t.match(r.body.error.message, /^tool_choice: forces tools\.0/);
 });
 
 t.test('a long history of blocks echo cannot take still answers: the warnings header stays small', async (t) => {
-  const blocks = Array.from({ length: 1500 }, (_, i) => ({ type: 'server_tool_use', id: `srvtoolu_${i}`, name: 'web_search', input: { query: 'q' } }));
-  const body = { ...ok, messages: [{ role: 'user', content: 'look' }, { role: 'assistant', content: [...blocks, { type: 'text', text: 'found' }] }, { role: 'user', content: 'hi' }] };
+  const blocks = Array.from({ length: 1500 }, (_, i) => ({
+    type: 'server_tool_use',
+    id: `srvtoolu_${i}`,
+    name: 'web_search',
+    input: { query: 'q' },
+  }));
+  const body = {
+    ...ok,
+    messages: [
+      { role: 'user', content: 'look' },
+      { role: 'assistant', content: [...blocks, { type: 'text', text: 'found' }] },
+      { role: 'user', content: 'hi' },
+    ],
+  };
   const res = await fetch(`${gw.url}/v1/messages`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', authorization: `Bearer ${TEST_KEY}` },
+    headers: {
+      'content-type': 'application/json',
+      'anthropic-version': '2023-06-01',
+      authorization: `Bearer ${TEST_KEY}`,
+    },
     body: JSON.stringify(body),
   });
   t.equal(res.status, 200);

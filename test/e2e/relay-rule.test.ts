@@ -22,9 +22,19 @@ const { chat, resp: responses, gem: gemini } = up;
 const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 
 t.test('chat: a newer field and content part type reach the upstream untouched', async (t) => {
-  const messages = [{ role: 'user', content: [{ type: 'video_url', video_url: { url: 'https://example.com/v.mp4' } }, { type: 'text', text: 'hi' }] }];
+  const messages = [
+    {
+      role: 'user',
+      content: [
+        { type: 'video_url', video_url: { url: 'https://example.com/v.mp4' } },
+        { type: 'text', text: 'hi' },
+      ],
+    },
+  ];
   const res = await openai.chat.completions
-    .create({ model: 'chat-relay', messages, verbosity_2030: { level: 9 } } as any, { headers: { 'openai-beta': 'assistants=v9' } })
+    .create({ model: 'chat-relay', messages, verbosity_2030: { level: 9 } } as any, {
+      headers: { 'openai-beta': 'assistants=v9' },
+    })
     .withResponse();
   t.equal(res.data.choices[0].message.content, 'hi');
   t.equal(res.response.headers.get('x-polygate-route'), 'chat/gpt-up');
@@ -41,7 +51,11 @@ t.test('responses with store: false: an item type polygate cannot translate is r
     { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'x' } },
     { type: 'message', role: 'user', content: 'and now?' },
   ];
-  const res = await openai.responses.create({ model: 'resp-relay', store: false, input, future_knob: true } as any, { headers: { 'openai-beta': 'responses_websockets=2026-02-06' } }).withResponse();
+  const res = await openai.responses
+    .create({ model: 'resp-relay', store: false, input, future_knob: true } as any, {
+      headers: { 'openai-beta': 'responses_websockets=2026-02-06' },
+    })
+    .withResponse();
   t.equal(res.data.output_text, 'and now?');
   const got = responses.requests[0];
   t.same((got.body as Json).input, input, 'the input items as sent');
@@ -51,12 +65,20 @@ t.test('responses with store: false: an item type polygate cannot translate is r
 
 t.test('gemini: a newer field is relayed (sent raw: the GenAI SDK keeps only fields it knows)', async (t) => {
   const ai = new GoogleGenAI({ apiKey: TEST_KEY, httpOptions: { baseUrl: gw.url } });
-  t.equal((await ai.models.generateContent({ model: 'gem-relay', contents: 'hello' })).text, 'hello', 'the SDK through the relay');
+  t.equal(
+    (await ai.models.generateContent({ model: 'gem-relay', contents: 'hello' })).text,
+    'hello',
+    'the SDK through the relay',
+  );
   gemini.reset();
   const res = await fetch(`${gw.url}/v1beta/models/gem-relay:generateContent`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-goog-api-key': TEST_KEY },
-    body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'raw' }] }], generationConfig: { futureKnob: 3 }, futureTopLevel: { a: 1 } }),
+    body: JSON.stringify({
+      contents: [{ role: 'user', parts: [{ text: 'raw' }] }],
+      generationConfig: { futureKnob: 3 },
+      futureTopLevel: { a: 1 },
+    }),
   });
   t.equal(res.status, 200);
   const got = gemini.requests[0];

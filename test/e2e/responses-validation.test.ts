@@ -21,12 +21,26 @@ const post = async (body: unknown, auth: string | null = `Bearer ${TEST_KEY}`) =
 
 const metadata = (n: number, key = (i: number) => `k${i}`, value = (i: number) => `v${i}`): Record<string, string> =>
   Object.fromEntries(Array.from({ length: n }, (_, i) => [key(i), value(i)]));
-const fileSearch = (extra: Record<string, unknown>) => ({ ...ok, tools: [{ type: 'file_search', vector_store_ids: ['vs_1'], ...extra }] });
-const jsonFormat = (name: string) => ({ ...ok, text: { format: { type: 'json_schema', name, schema: { type: 'object' } } } });
+const fileSearch = (extra: Record<string, unknown>) => ({
+  ...ok,
+  tools: [{ type: 'file_search', vector_store_ids: ['vs_1'], ...extra }],
+});
+const jsonFormat = (name: string) => ({
+  ...ok,
+  text: { format: { type: 'json_schema', name, schema: { type: 'object' } } },
+});
 
 t.test('the valid baseline passes, limits included', async (t) => {
   t.equal((await post(ok)).status, 200);
-  const edge = await post({ ...ok, temperature: 2, metadata: metadata(16, (i) => `${i}`.padEnd(64, 'k'), () => 'v'.repeat(512)) });
+  const edge = await post({
+    ...ok,
+    temperature: 2,
+    metadata: metadata(
+      16,
+      (i) => `${i}`.padEnd(64, 'k'),
+      () => 'v'.repeat(512),
+    ),
+  });
   t.equal(edge.status, 200, 'temperature 2, 16 metadata pairs, 64-character keys and 512-character values');
   t.equal((await post({ ...jsonFormat('n'.repeat(64)) })).status, 200, 'a 64-character json_schema name');
 });
@@ -40,8 +54,16 @@ const cases: Array<[string, Record<string, unknown>, string]> = [
   ['temperature below 0', { ...ok, temperature: -0.5 }, 'temperature'],
   ['file_search max_num_results 0 (1 to 50)', fileSearch({ max_num_results: 0 }), 'tools[0].max_num_results'],
   ['file_search max_num_results 51', fileSearch({ max_num_results: 51 }), 'tools[0].max_num_results'],
-  ['score_threshold above 1', fileSearch({ ranking_options: { score_threshold: 1.5 } }), 'tools[0].ranking_options.score_threshold'],
-  ['score_threshold below 0', fileSearch({ ranking_options: { score_threshold: -0.1 } }), 'tools[0].ranking_options.score_threshold'],
+  [
+    'score_threshold above 1',
+    fileSearch({ ranking_options: { score_threshold: 1.5 } }),
+    'tools[0].ranking_options.score_threshold',
+  ],
+  [
+    'score_threshold below 0',
+    fileSearch({ ranking_options: { score_threshold: -0.1 } }),
+    'tools[0].ranking_options.score_threshold',
+  ],
   ['json_schema name over 64 characters', jsonFormat('n'.repeat(65)), 'text.format.name'],
   ['json_schema name with other characters', jsonFormat('my schema'), 'text.format.name'],
   // Required fields and enums of the request table.
@@ -51,10 +73,31 @@ const cases: Array<[string, Record<string, unknown>, string]> = [
   ['an unknown reasoning.effort', { ...ok, reasoning: { effort: 'extreme' } }, 'reasoning.effort'],
   ['a function tool without parameters', { ...ok, tools: [{ type: 'function', name: 'f' }] }, 'tools[0].parameters'],
   ['file_search without vector_store_ids', { ...ok, tools: [{ type: 'file_search' }] }, 'tools[0].vector_store_ids'],
-  ['web search user_location country not two letters', { ...ok, tools: [{ type: 'web_search_preview', user_location: { type: 'approximate', country: 'France' } }] }, 'tools[0].user_location.country'],
-  ['computer_use_preview without environment', { ...ok, tools: [{ type: 'computer_use_preview', display_width: 1024, display_height: 768 }] }, 'tools[0].environment'],
-  ['tool_choice naming a function that is not in tools', { ...ok, tool_choice: { type: 'function', name: 'nope' } }, 'tool_choice'],
-  ['input_image detail outside high, low, auto', { ...ok, input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'https://example.com/a.png', detail: 'huge' }] }] }, 'input[0].content[0].detail'],
+  [
+    'web search user_location country not two letters',
+    { ...ok, tools: [{ type: 'web_search_preview', user_location: { type: 'approximate', country: 'France' } }] },
+    'tools[0].user_location.country',
+  ],
+  [
+    'computer_use_preview without environment',
+    { ...ok, tools: [{ type: 'computer_use_preview', display_width: 1024, display_height: 768 }] },
+    'tools[0].environment',
+  ],
+  [
+    'tool_choice naming a function that is not in tools',
+    { ...ok, tool_choice: { type: 'function', name: 'nope' } },
+    'tool_choice',
+  ],
+  [
+    'input_image detail outside high, low, auto',
+    {
+      ...ok,
+      input: [
+        { role: 'user', content: [{ type: 'input_image', image_url: 'https://example.com/a.png', detail: 'huge' }] },
+      ],
+    },
+    'input[0].content[0].detail',
+  ],
   ['a message with an unknown role', { ...ok, input: [{ role: 'robot', content: 'x' }] }, 'input[0].role'],
 ];
 
@@ -64,9 +107,31 @@ const cases: Array<[string, Record<string, unknown>, string]> = [
 const accepted: Array<[string, Record<string, unknown>]> = [
   ['an unknown service_tier', { ...ok, service_tier: 'gold' }],
   ['an unknown include value', { ...ok, include: ['everything'] }],
-  ['a namespace tool', { ...ok, tools: [{ type: 'namespace', name: 'crm', description: 'CRM', tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} } }] }] }],
+  [
+    'a namespace tool',
+    {
+      ...ok,
+      tools: [
+        {
+          type: 'namespace',
+          name: 'crm',
+          description: 'CRM',
+          tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} } }],
+        },
+      ],
+    },
+  ],
   ['an unknown tool type', { ...ok, tools: [{ type: 'hologram', power: 9 }] }],
-  ['an earlier web_search_call resent as input', { ...ok, input: [{ type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'q' } }, { role: 'user', content: 'hi' }] }],
+  [
+    'an earlier web_search_call resent as input',
+    {
+      ...ok,
+      input: [
+        { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'q' } },
+        { role: 'user', content: 'hi' },
+      ],
+    },
+  ],
 ];
 for (const [name, body] of accepted) {
   t.test(`accepted: ${name}`, async (t) => {
@@ -87,11 +152,14 @@ for (const [name, body, param] of cases) {
 
 t.test('the official SDK sees the 400 as a BadRequestError naming the param', async (t) => {
   const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
-  const err = await client.responses.create({ model: 'echo', input: 'x', store: false, temperature: 5 }).catch((e: unknown) => e);
+  const err = await client.responses
+    .create({ model: 'echo', input: 'x', store: false, temperature: 5 })
+    .catch((e: unknown) => e);
   t.type(err, OpenAI.BadRequestError);
   t.equal((err as InstanceType<typeof OpenAI.BadRequestError>).param, 'temperature');
   const streamed = await (async () => {
-    for await (const _ of client.responses.stream({ model: 'echo', input: 'x', store: false, metadata: metadata(17) })) void _;
+    for await (const _ of client.responses.stream({ model: 'echo', input: 'x', store: false, metadata: metadata(17) }))
+      void _;
   })().catch((e: unknown) => e);
   t.type(streamed, OpenAI.BadRequestError, 'a stream request fails before the first event');
 });

@@ -9,7 +9,14 @@ import t from 'tap';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
-import { folded, landed, lastBody, modelFor, startSystemMessageUpstreams, type Upstream } from './system-messages-upstreams.ts';
+import {
+  folded,
+  landed,
+  lastBody,
+  modelFor,
+  startSystemMessageUpstreams,
+  type Upstream,
+} from './system-messages-upstreams.ts';
 
 const { gw, emulators } = await startSystemMessageUpstreams(t);
 const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
@@ -17,21 +24,49 @@ const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetrie
 const messages: ChatCompletionCreateParamsNonStreaming['messages'] = [
   { role: 'system', content: 'Lead.' },
   { role: 'user', content: 'hi' },
-  { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } }] },
+  {
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } }],
+  },
   { role: 'tool', tool_call_id: 'call_1', content: 'found' },
   { role: 'developer', content: 'Mid.' },
   { role: 'user', content: 'go' },
 ];
 const tools: ChatCompletionCreateParamsNonStreaming['tools'] = [
-  { type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } } },
+  {
+    type: 'function',
+    function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } },
+  },
 ];
 
 const expected: Record<Upstream, string[]> = {
   // Relayed: the body as the client sent it.
   chat: ['system: Lead.', 'user: hi', 'assistant: call lookup', 'tool: result call_1', 'developer: Mid.', 'user: go'],
-  responses: ['instructions: Lead.', 'user: hi', 'function_call: call lookup', 'function_call_output: result call_1', 'developer: Mid.', 'user: go'],
-  anthropic: ['system: Lead.', 'user: hi', 'assistant: call lookup', 'user: result call_1', `user: ${folded('Mid.')}`, 'user: go'],
-  gemini: ['system: Lead.', 'user: hi', 'model: call lookup', 'user: result lookup', `user: ${folded('Mid.')}`, 'user: go'],
+  responses: [
+    'instructions: Lead.',
+    'user: hi',
+    'function_call: call lookup',
+    'function_call_output: result call_1',
+    'developer: Mid.',
+    'user: go',
+  ],
+  anthropic: [
+    'system: Lead.',
+    'user: hi',
+    'assistant: call lookup',
+    'user: result call_1',
+    `user: ${folded('Mid.')}`,
+    'user: go',
+  ],
+  gemini: [
+    'system: Lead.',
+    'user: hi',
+    'model: call lookup',
+    'user: result lookup',
+    `user: ${folded('Mid.')}`,
+    'user: go',
+  ],
 };
 const plainExpected: Record<Upstream, string[]> = {
   chat: ['system: Lead.', 'developer: Also.', 'user: hi'],
@@ -44,7 +79,9 @@ const folds: Record<Upstream, boolean> = { chat: false, responses: false, anthro
 for (const u of Object.keys(expected) as Upstream[]) {
   t.test(`${u} upstream: the mid-conversation developer message lands in place`, async (t) => {
     emulators[u].reset();
-    const { data, response } = await client.chat.completions.create({ model: modelFor(u), messages, tools }).withResponse();
+    const { data, response } = await client.chat.completions
+      .create({ model: modelFor(u), messages, tools })
+      .withResponse();
     t.equal(data.choices[0]?.finish_reason, 'stop');
     t.strictSame(landed(u, lastBody(emulators[u])), expected[u]);
     const warnings = response.headers.get('x-polygate-warnings') ?? '';
@@ -53,7 +90,9 @@ for (const u of Object.keys(expected) as Upstream[]) {
 
     // An ordinary request (instructions only at the start) is unchanged: the top-level system prompt, no warning.
     emulators[u].reset();
-    const plain = await client.chat.completions.create({ model: modelFor(u), messages: [messages[0]!, { role: 'developer', content: 'Also.' }, messages[1]!] }).withResponse();
+    const plain = await client.chat.completions
+      .create({ model: modelFor(u), messages: [messages[0]!, { role: 'developer', content: 'Also.' }, messages[1]!] })
+      .withResponse();
     t.strictSame(landed(u, lastBody(emulators[u])), plainExpected[u]);
     t.notMatch(plain.response.headers.get('x-polygate-warnings') ?? '', /system/);
   });

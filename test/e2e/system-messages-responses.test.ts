@@ -11,7 +11,14 @@ import t from 'tap';
 import OpenAI from 'openai';
 import type { ResponseCreateParamsNonStreaming } from 'openai/resources/responses/responses';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
-import { folded, landed, lastBody, modelFor, startSystemMessageUpstreams, type Upstream } from './system-messages-upstreams.ts';
+import {
+  folded,
+  landed,
+  lastBody,
+  modelFor,
+  startSystemMessageUpstreams,
+  type Upstream,
+} from './system-messages-upstreams.ts';
 
 const { gw, emulators } = await startSystemMessageUpstreams(t);
 const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
@@ -25,22 +32,55 @@ const input: ResponseCreateParamsNonStreaming['input'] = [
   { role: 'user', content: 'go' },
 ];
 const tools: ResponseCreateParamsNonStreaming['tools'] = [
-  { type: 'function', name: 'lookup', strict: false, parameters: { type: 'object', properties: { q: { type: 'string' } } } },
+  {
+    type: 'function',
+    name: 'lookup',
+    strict: false,
+    parameters: { type: 'object', properties: { q: { type: 'string' } } },
+  },
 ];
 
 const expected: Record<Upstream, string[]> = {
-  responses: ['instructions: Top.\n\nLead.', 'user: hi', 'function_call: call lookup', 'function_call_output: result call_1', 'developer: Mid.', 'user: go'],
+  responses: [
+    'instructions: Top.\n\nLead.',
+    'user: hi',
+    'function_call: call lookup',
+    'function_call_output: result call_1',
+    'developer: Mid.',
+    'user: go',
+  ],
   chat: ['system: Top.|Lead.', 'user: hi', 'assistant: call lookup', 'tool: result call_1', 'system: Mid.', 'user: go'],
-  anthropic: ['system: Top.|Lead.', 'user: hi', 'assistant: call lookup', 'user: result call_1', `user: ${folded('Mid.')}`, 'user: go'],
-  gemini: ['system: Top.|Lead.', 'user: hi', 'model: call lookup', 'user: result lookup', `user: ${folded('Mid.')}`, 'user: go'],
+  anthropic: [
+    'system: Top.|Lead.',
+    'user: hi',
+    'assistant: call lookup',
+    'user: result call_1',
+    `user: ${folded('Mid.')}`,
+    'user: go',
+  ],
+  gemini: [
+    'system: Top.|Lead.',
+    'user: hi',
+    'model: call lookup',
+    'user: result lookup',
+    `user: ${folded('Mid.')}`,
+    'user: go',
+  ],
 };
-const later: Record<Upstream, string> = { responses: 'developer: Later.', chat: 'system: Later.', anthropic: `user: ${folded('Later.')}`, gemini: `user: ${folded('Later.')}` };
+const later: Record<Upstream, string> = {
+  responses: 'developer: Later.',
+  chat: 'system: Later.',
+  anthropic: `user: ${folded('Later.')}`,
+  gemini: `user: ${folded('Later.')}`,
+};
 const folds: Record<Upstream, boolean> = { chat: false, responses: false, anthropic: true, gemini: true };
 
 for (const u of Object.keys(expected) as Upstream[]) {
   t.test(`${u} upstream: the mid-conversation developer item lands in place`, async (t) => {
     emulators[u].reset();
-    const { data, response } = await client.responses.create({ model: modelFor(u), instructions: 'Top.', input, tools }).withResponse();
+    const { data, response } = await client.responses
+      .create({ model: modelFor(u), instructions: 'Top.', input, tools })
+      .withResponse();
     t.equal(data.status, 'completed');
     t.strictSame(landed(u, lastBody(emulators[u])), expected[u]);
     const warnings = response.headers.get('x-polygate-warnings') ?? '';
@@ -51,9 +91,20 @@ for (const u of Object.keys(expected) as Upstream[]) {
     // the first turn's leading developer item is a conversation item, so it is the system prompt
     // again; this turn's leading developer item follows the earlier turns, so it lands in place.
     emulators[u].reset();
-    await client.responses.create({ model: modelFor(u), previous_response_id: data.id, input: [{ role: 'developer', content: 'Later.' }, { role: 'user', content: 'more' }] });
+    await client.responses.create({
+      model: modelFor(u),
+      previous_response_id: data.id,
+      input: [
+        { role: 'developer', content: 'Later.' },
+        { role: 'user', content: 'more' },
+      ],
+    });
     const next = landed(u, lastBody(emulators[u]));
-    t.equal(next[0], u === 'responses' ? 'instructions: Lead.' : 'system: Lead.', 'the first turn\'s developer item, without the first turn\'s instructions');
+    t.equal(
+      next[0],
+      u === 'responses' ? 'instructions: Lead.' : 'system: Lead.',
+      "the first turn's developer item, without the first turn's instructions",
+    );
     t.strictSame(next.slice(1, 6), expected[u].slice(1), 'the stored turn, its instruction still in place');
     t.match(next[6], u === 'gemini' ? /^model: / : /^assistant: /, 'the stored answer');
     t.strictSame(next.slice(7), [later[u], 'user: more']);

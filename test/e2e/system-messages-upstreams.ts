@@ -14,10 +14,14 @@ export const upstreams: readonly Upstream[] = ['anthropic', 'chat', 'responses',
 /** Client model name routed to each upstream. */
 export const modelFor = (u: Upstream): string => `sm-${u}`;
 
-export async function startSystemMessageUpstreams(t: Test): Promise<{ gw: Gateway; emulators: Record<Upstream, Emulator> }> {
+export async function startSystemMessageUpstreams(
+  t: Test,
+): Promise<{ gw: Gateway; emulators: Record<Upstream, Emulator> }> {
   const { gw, up } = await gatewayWithEmulators(t, {
     upstreams: { anthropic: 'anthropic', chat: 'chat', responses: 'responses', gemini: 'gemini' },
-    models: Object.fromEntries(upstreams.map((u) => [modelFor(u), { routes: [{ provider: u, model: `${u}-upstream-1` }] }])),
+    models: Object.fromEntries(
+      upstreams.map((u) => [modelFor(u), { routes: [{ provider: u, model: `${u}-upstream-1` }] }]),
+    ),
   });
   return { gw, emulators: up };
 }
@@ -30,9 +34,15 @@ const joined = (texts: unknown[]): string => texts.filter((x): x is string => ty
 export function landed(u: Upstream, body: Json): string[] {
   switch (u) {
     case 'anthropic': {
-      const system = typeof body.system === 'string' ? body.system : joined((body.system ?? []).map((b: Json) => b.text));
+      const system =
+        typeof body.system === 'string' ? body.system : joined((body.system ?? []).map((b: Json) => b.text));
       const turns = (body.messages as Json[]).flatMap((m) =>
-        typeof m.content === 'string' ? [`${m.role}: ${m.content}`] : (m.content as Json[]).map((b) => `${m.role}: ${b.type === 'text' ? b.text : b.type === 'tool_use' ? `call ${b.name}` : b.type === 'tool_result' ? `result ${b.tool_use_id}` : b.type}`),
+        typeof m.content === 'string'
+          ? [`${m.role}: ${m.content}`]
+          : (m.content as Json[]).map(
+              (b) =>
+                `${m.role}: ${b.type === 'text' ? b.text : b.type === 'tool_use' ? `call ${b.name}` : b.type === 'tool_result' ? `result ${b.tool_use_id}` : b.type}`,
+            ),
       );
       return [...(system ? [`system: ${system}`] : []), ...turns];
     }
@@ -54,7 +64,10 @@ export function landed(u: Upstream, body: Json): string[] {
     case 'gemini': {
       const system = body.systemInstruction ? joined(body.systemInstruction.parts.map((p: Json) => p.text)) : '';
       const parts = (body.contents as Json[]).flatMap((c) =>
-        (c.parts as Json[]).map((p) => `${c.role}: ${p.text ?? (p.functionCall ? `call ${p.functionCall.name}` : p.functionResponse ? `result ${p.functionResponse.name}` : '?')}`),
+        (c.parts as Json[]).map(
+          (p) =>
+            `${c.role}: ${p.text ?? (p.functionCall ? `call ${p.functionCall.name}` : p.functionResponse ? `result ${p.functionResponse.name}` : '?')}`,
+        ),
       );
       return [...(system ? [`system: ${system}`] : []), ...parts];
     }

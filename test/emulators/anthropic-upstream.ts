@@ -24,7 +24,12 @@ type Answer = { blocks: Block[]; stopReason: string };
 const words = (s: string): string[] => s.match(/\S+\s*|\s+/g) ?? [];
 /** About 4 characters a token: plausible, non-zero counts. */
 const tokens = (s: string): number => Math.max(1, Math.ceil(s.length / 4));
-const base62 = (n: number): string => randomBytes(n * 2).toString('base64').replace(/[^A-Za-z0-9]/g, '').padEnd(n, 'x').slice(0, n);
+const base62 = (n: number): string =>
+  randomBytes(n * 2)
+    .toString('base64')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .padEnd(n, 'x')
+    .slice(0, n);
 const randomId = (prefix: string): string => `${prefix}01${base62(22)}`;
 
 export async function startAnthropicUpstream(): Promise<Emulator> {
@@ -54,7 +59,13 @@ export async function startAnthropicUpstream(): Promise<Emulator> {
   };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, requests: RecordedRequest[], queue: Reply[], responder: () => Responder | undefined): Promise<void> {
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  requests: RecordedRequest[],
+  queue: Reply[],
+  responder: () => Responder | undefined,
+): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   const raw = Buffer.concat(chunks).toString('utf8');
@@ -65,11 +76,19 @@ async function handle(req: IncomingMessage, res: ServerResponse, requests: Recor
     // recorded as the raw string
   }
   const path = req.url ?? '/';
-  const recorded: RecordedRequest = { method: req.method ?? '', path, headers: { ...req.headers }, body, raw, remotePort: req.socket.remotePort };
+  const recorded: RecordedRequest = {
+    method: req.method ?? '',
+    path,
+    headers: { ...req.headers },
+    body,
+    raw,
+    remotePort: req.socket.remotePort,
+  };
   requests.push(recorded);
   if (req.method === 'POST' && path.split('?')[0] === '/v1/messages/count_tokens') return countTokens(req, res, body);
   if (req.method !== 'POST' || path.split('?')[0] !== '/v1/messages') return sendError(res, 404, 'Not Found');
-  if (!req.headers['x-api-key'] && !req.headers.authorization) return sendError(res, 401, 'x-api-key header is required');
+  if (!req.headers['x-api-key'] && !req.headers.authorization)
+    return sendError(res, 401, 'x-api-key header is required');
   if (!req.headers['anthropic-version']) return sendError(res, 400, 'anthropic-version: header is required');
   if (!isObject(body)) return sendError(res, 400, 'There was an error parsing the body of your request');
   if (typeof body.model !== 'string') return sendError(res, 400, 'model: Field required');
@@ -77,7 +96,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, requests: Recor
   if (!Array.isArray(body.messages)) return sendError(res, 400, 'messages: Field required');
 
   const reply = queue.shift() ?? responder()?.(recorded) ?? { kind: 'text', text: lastUserText(body.messages) };
-  const ctx: Ctx = { model: body.model, id: randomId('msg_'), inputTokens: tokens(JSON.stringify([body.system ?? '', body.messages, body.tools ?? []])) };
+  const ctx: Ctx = {
+    model: body.model,
+    id: randomId('msg_'),
+    inputTokens: tokens(JSON.stringify([body.system ?? '', body.messages, body.tools ?? []])),
+  };
   const stream = body.stream === true;
   switch (reply.kind) {
     case 'error':
@@ -92,13 +115,27 @@ async function handle(req: IncomingMessage, res: ServerResponse, requests: Recor
 }
 
 /** The fields count_tokens takes (https://docs.anthropic.com/en/api/messages-count-tokens); others are refused like the API does. */
-const countFields = new Set(['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'output_config', 'cache_control', 'speed', 'context_management', 'mcp_servers']);
+const countFields = new Set([
+  'model',
+  'messages',
+  'system',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'output_config',
+  'cache_control',
+  'speed',
+  'context_management',
+  'mcp_servers',
+]);
 
 /** The emulator's count: about 4 characters a token over system, messages and tools. */
-export const anthropicCountOf = (body: Json): number => tokens(JSON.stringify([body.system ?? '', body.messages, body.tools ?? []]));
+export const anthropicCountOf = (body: Json): number =>
+  tokens(JSON.stringify([body.system ?? '', body.messages, body.tools ?? []]));
 
 function countTokens(req: IncomingMessage, res: ServerResponse, body: unknown): void {
-  if (!req.headers['x-api-key'] && !req.headers.authorization) return sendError(res, 401, 'x-api-key header is required');
+  if (!req.headers['x-api-key'] && !req.headers.authorization)
+    return sendError(res, 401, 'x-api-key header is required');
   if (!req.headers['anthropic-version']) return sendError(res, 400, 'anthropic-version: header is required');
   if (!isObject(body)) return sendError(res, 400, 'There was an error parsing the body of your request');
   const extra = Object.keys(body).find((k) => !countFields.has(k));
@@ -133,12 +170,21 @@ function lastUserText(messages: unknown[]): string {
 function answerOf(reply: Exclude<Reply, { kind: 'error' } | { kind: 'cut' }>): Answer {
   switch (reply.kind) {
     case 'text':
-      return { blocks: [{ type: 'text', text: reply.text, chunks: reply.chunks ?? words(reply.text) }], stopReason: 'end_turn' };
+      return {
+        blocks: [{ type: 'text', text: reply.text, chunks: reply.chunks ?? words(reply.text) }],
+        stopReason: 'end_turn',
+      };
     case 'tool': {
       const blocks: Block[] = reply.text ? [{ type: 'text', text: reply.text, chunks: words(reply.text) }] : [];
       const half = Math.ceil(reply.args.length / 2);
       const argChunks = reply.argChunks ?? [reply.args.slice(0, half), reply.args.slice(half)].filter((s) => s !== '');
-      blocks.push({ type: 'tool_use', id: reply.id ?? randomId('toolu_'), name: reply.name, args: reply.args, argChunks });
+      blocks.push({
+        type: 'tool_use',
+        id: reply.id ?? randomId('toolu_'),
+        name: reply.name,
+        args: reply.args,
+        argChunks,
+      });
       return { blocks, stopReason: 'tool_use' };
     }
     case 'thinking':
@@ -197,15 +243,31 @@ function message(a: Answer, ctx: Ctx): Json {
   };
 }
 
-const frame = (event: string, data: Json): string => `event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`;
+const frame = (event: string, data: Json): string =>
+  `event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`;
 /** The real service writes ping with a space after the colon. */
 const PING = 'event: ping\ndata: {"type": "ping"}\n\n';
 
 const messageStart = (ctx: Ctx): string =>
-  frame('message_start', { message: { id: ctx.id, type: 'message', role: 'assistant', model: ctx.model, content: [], stop_reason: null, stop_sequence: null, usage: usage(ctx, 1) } });
+  frame('message_start', {
+    message: {
+      id: ctx.id,
+      type: 'message',
+      role: 'assistant',
+      model: ctx.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: usage(ctx, 1),
+    },
+  });
 
 function openStream(res: ServerResponse): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': randomId('req_') });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'request-id': randomId('req_'),
+  });
   res.flushHeaders();
 }
 
@@ -213,7 +275,10 @@ function blockFrames(b: Block, index: number): string[] {
   const delta = (d: Json): string => frame('content_block_delta', { index, delta: d });
   switch (b.type) {
     case 'text':
-      return [frame('content_block_start', { index, content_block: { type: 'text', text: '' } }), ...b.chunks.map((text) => delta({ type: 'text_delta', text }))];
+      return [
+        frame('content_block_start', { index, content_block: { type: 'text', text: '' } }),
+        ...b.chunks.map((text) => delta({ type: 'text_delta', text })),
+      ];
     case 'thinking':
       return [
         frame('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } }),
@@ -245,7 +310,12 @@ async function sendStream(res: ServerResponse, a: Answer, ctx: Ctx): Promise<voi
     for (const d of deltas) await write(d);
     await write(frame('content_block_stop', { index }));
   }
-  await write(frame('message_delta', { delta: { stop_reason: a.stopReason, stop_sequence: null }, usage: { output_tokens: outputTokens(a) } }));
+  await write(
+    frame('message_delta', {
+      delta: { stop_reason: a.stopReason, stop_sequence: null },
+      usage: { output_tokens: outputTokens(a) },
+    }),
+  );
   res.end(frame('message_stop', {}));
 }
 
@@ -257,7 +327,9 @@ async function cut(res: ServerResponse, text: string, stream: boolean, ctx: Ctx)
     res.write(frame('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }));
     res.write(frame('content_block_delta', { index: 0, delta: { type: 'text_delta', text } }));
   } else {
-    const whole = JSON.stringify(message({ blocks: [{ type: 'text', text, chunks: [text] }], stopReason: 'end_turn' }, ctx));
+    const whole = JSON.stringify(
+      message({ blocks: [{ type: 'text', text, chunks: [text] }], stopReason: 'end_turn' }, ctx),
+    );
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(whole)) });
     res.write(whole.slice(0, Math.floor(whole.length / 2)));
   }
@@ -283,11 +355,25 @@ function sendError(res: ServerResponse, status: number, message?: string, retryA
   const headers: Record<string, string> = { 'request-id': requestId };
   if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
   if (status === 529 || status === 503) headers['x-should-retry'] = 'true';
-  sendJson(res, status, { type: 'error', error: { type, message: message ?? (status >= 500 ? 'Internal server error' : 'Error') }, request_id: requestId }, headers);
+  sendJson(
+    res,
+    status,
+    {
+      type: 'error',
+      error: { type, message: message ?? (status >= 500 ? 'Internal server error' : 'Error') },
+      request_id: requestId,
+    },
+    headers,
+  );
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), 'request-id': randomId('req_'), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+    'request-id': randomId('req_'),
+    ...headers,
+  });
   res.end(text);
 }

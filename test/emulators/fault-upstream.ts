@@ -81,9 +81,11 @@ export async function startFaultUpstream(): Promise<FaultUpstream> {
     const fault = queue.shift() ?? { kind: 'ok' };
     const text = (fault.kind === 'ok' && fault.text) || lastUserText(body);
     const stream = body.stream === true;
-    const frames = format === 'openai' ? openaiFrames(String(body.model), text, body) : anthropicFrames(String(body.model), text);
+    const frames =
+      format === 'openai' ? openaiFrames(String(body.model), text, body) : anthropicFrames(String(body.model), text);
     const json = format === 'openai' ? openaiJson(String(body.model), text) : anthropicJson(String(body.model), text);
-    const sse = (): void => void res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const sse = (): void =>
+      void res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     switch (fault.kind) {
       case 'ok': {
         if (!stream) return sendJson(res, 200, json);
@@ -98,12 +100,31 @@ export async function startFaultUpstream(): Promise<FaultUpstream> {
         return;
       }
       case 'status': {
-        const headers: Record<string, string> = fault.retryAfter !== undefined ? { 'retry-after': fault.retryAfter } : {};
+        const headers: Record<string, string> =
+          fault.retryAfter !== undefined ? { 'retry-after': fault.retryAfter } : {};
         const message = fault.message ?? `emulated ${fault.status}`;
         const errBody =
           format === 'openai'
-            ? { error: { message, type: fault.status === 429 ? 'rate_limit_error' : 'server_error', param: null, code: null } }
-            : { type: 'error', error: { type: fault.status === 429 ? 'rate_limit_error' : fault.status === 529 || fault.status === 503 ? 'overloaded_error' : 'api_error', message } };
+            ? {
+                error: {
+                  message,
+                  type: fault.status === 429 ? 'rate_limit_error' : 'server_error',
+                  param: null,
+                  code: null,
+                },
+              }
+            : {
+                type: 'error',
+                error: {
+                  type:
+                    fault.status === 429
+                      ? 'rate_limit_error'
+                      : fault.status === 529 || fault.status === 503
+                        ? 'overloaded_error'
+                        : 'api_error',
+                  message,
+                },
+              };
         return sendJson(res, fault.status, errBody, headers);
       }
       case 'reset':
@@ -169,7 +190,11 @@ export async function startFaultUpstream(): Promise<FaultUpstream> {
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -194,13 +219,20 @@ function openaiJson(model: string, text: string): Json {
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
-    choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    choices: [
+      { index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: 'stop' },
+    ],
     usage: { prompt_tokens: 5, completion_tokens: tokens(text), total_tokens: 5 + tokens(text) },
   };
 }
 
 function openaiFrames(model: string, text: string, body: Json): string[] {
-  const base = { id: 'chatcmpl-fault0001', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model };
+  const base = {
+    id: 'chatcmpl-fault0001',
+    object: 'chat.completion.chunk',
+    created: Math.floor(Date.now() / 1000),
+    model,
+  };
   const usage = (body.stream_options as Json | undefined)?.include_usage === true;
   const chunk = (delta: Json, finish: string | null = null): string =>
     `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...(usage ? { usage: null } : {}) })}\n\n`;
@@ -208,7 +240,11 @@ function openaiFrames(model: string, text: string, body: Json): string[] {
     chunk({ role: 'assistant', content: '', refusal: null }),
     ...words(text).map((w) => chunk({ content: w })),
     chunk({}, 'stop'),
-    ...(usage ? [`data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: 5, completion_tokens: tokens(text), total_tokens: 5 + tokens(text) } })}\n\n`] : []),
+    ...(usage
+      ? [
+          `data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: 5, completion_tokens: tokens(text), total_tokens: 5 + tokens(text) } })}\n\n`,
+        ]
+      : []),
     'data: [DONE]\n\n',
   ];
 }
@@ -228,15 +264,28 @@ function anthropicJson(model: string, text: string): Json {
 }
 
 function anthropicFrames(model: string, text: string): string[] {
-  const ev = (name: string, data: Json): string => `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
+  const ev = (name: string, data: Json): string =>
+    `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
   return [
     ev('message_start', {
-      message: { id: 'msg_fault0001', type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } },
+      message: {
+        id: 'msg_fault0001',
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 5, output_tokens: 1 },
+      },
     }),
     ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
     ...words(text).map((w) => ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: w } })),
     ev('content_block_stop', { index: 0 }),
-    ev('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: tokens(text) } }),
+    ev('message_delta', {
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: tokens(text) },
+    }),
     ev('message_stop', {}),
   ];
 }

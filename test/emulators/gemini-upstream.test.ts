@@ -11,7 +11,11 @@ const ai = new GoogleGenAI({ apiKey: 'test-gemini-key', httpOptions: { baseUrl: 
 const model = 'gemini-2.5-flash';
 
 t.test('generateContent: unscripted echo of the last user text, request recorded', async (t) => {
-  const r = await ai.models.generateContent({ model, contents: 'Hello emulator', config: { temperature: 0.3, systemInstruction: 'be nice' } });
+  const r = await ai.models.generateContent({
+    model,
+    contents: 'Hello emulator',
+    config: { temperature: 0.3, systemInstruction: 'be nice' },
+  });
   t.equal(r.text, 'Hello emulator');
   t.equal(r.candidates?.[0].finishReason, 'STOP');
   t.equal(r.modelVersion, model);
@@ -66,14 +70,22 @@ t.test('a scripted function call arrives whole, with args parsed from the script
 
   em.script({ kind: 'tool', name: 'lookup', args: '{"q":"x"}', text: 'Let me look.' });
   const parts: unknown[] = [];
-  for await (const c of await ai.models.generateContentStream({ model, contents: 'q' })) parts.push(...(c.candidates?.[0].content?.parts ?? []));
+  for await (const c of await ai.models.generateContentStream({ model, contents: 'q' }))
+    parts.push(...(c.candidates?.[0].content?.parts ?? []));
   t.same(parts, [{ text: 'Let me look.' }, { functionCall: { name: 'lookup', args: { q: 'x' } } }]);
 });
 
 t.test('thinking: a thought part with its signature, then the answer', async (t) => {
   em.script({ kind: 'thinking', thinking: 'Considering options.', signature: 'c2lnLTE=', text: 'Go left.' });
-  const r = await ai.models.generateContent({ model, contents: 'which way?', config: { thinkingConfig: { includeThoughts: true } } });
-  t.same(r.candidates?.[0].content?.parts, [{ text: 'Considering options.', thought: true, thoughtSignature: 'c2lnLTE=' }, { text: 'Go left.' }]);
+  const r = await ai.models.generateContent({
+    model,
+    contents: 'which way?',
+    config: { thinkingConfig: { includeThoughts: true } },
+  });
+  t.same(r.candidates?.[0].content?.parts, [
+    { text: 'Considering options.', thought: true, thoughtSignature: 'c2lnLTE=' },
+    { text: 'Go left.' },
+  ]);
   t.equal(r.text, 'Go left.', 'the SDK leaves thoughts out of .text');
   t.ok((r.usageMetadata?.thoughtsTokenCount ?? 0) > 0);
 
@@ -115,38 +127,66 @@ t.test('raw bytes: CRLF-framed data lines in compact JSON; error JSON and retry-
   const frames = raw.split('\r\n\r\n');
   t.equal(frames.pop(), '', 'every frame ends with a blank CRLF line');
   t.equal(frames.length, 2);
-  t.match(frames[0], /^data: \{"candidates": \[\{"content": \{"parts": \[\{"text": "a "\}\],"role": "model"\},"index": 0\}\],"usageMetadata": \{/);
+  t.match(
+    frames[0],
+    /^data: \{"candidates": \[\{"content": \{"parts": \[\{"text": "a "\}\],"role": "model"\},"index": 0\}\],"usageMetadata": \{/,
+  );
   t.match(frames[1], /"finishReason": "STOP","index": 0\}\]/);
 
   em.script({ kind: 'error', status: 429, retryAfter: 30 });
-  const err = await fetch(`${em.url}/v1beta/models/${model}:generateContent?key=k`, { method: 'POST', body: JSON.stringify({ contents: [{ parts: [{ text: 'x' }] }] }) });
+  const err = await fetch(`${em.url}/v1beta/models/${model}:generateContent?key=k`, {
+    method: 'POST',
+    body: JSON.stringify({ contents: [{ parts: [{ text: 'x' }] }] }),
+  });
   t.equal(err.status, 429);
   t.equal(err.headers.get('retry-after'), '30');
   t.equal(err.headers.get('content-type'), 'application/json; charset=UTF-8');
-  const body = (await err.json()) as { error: { code: number; status: string; details: Array<Record<string, unknown>> } };
+  const body = (await err.json()) as {
+    error: { code: number; status: string; details: Array<Record<string, unknown>> };
+  };
   t.match(body, { error: { code: 429, status: 'RESOURCE_EXHAUSTED' } });
-  t.match(body.error.details, [{ '@type': 'type.googleapis.com/google.rpc.QuotaFailure' }, { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '30s' }]);
+  t.match(body.error.details, [
+    { '@type': 'type.googleapis.com/google.rpc.QuotaFailure' },
+    { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '30s' },
+  ]);
 
-  const noKey = await fetch(`${em.url}/v1beta/models/${model}:generateContent`, { method: 'POST', body: JSON.stringify({ contents: [{ parts: [{ text: 'x' }] }] }) });
+  const noKey = await fetch(`${em.url}/v1beta/models/${model}:generateContent`, {
+    method: 'POST',
+    body: JSON.stringify({ contents: [{ parts: [{ text: 'x' }] }] }),
+  });
   t.equal(noKey.status, 403);
   t.match(await noKey.json(), { error: { code: 403, status: 'PERMISSION_DENIED' } });
-  const noContents = await fetch(`${em.url}/v1beta/models/${model}:generateContent?key=k`, { method: 'POST', body: '{}' });
+  const noContents = await fetch(`${em.url}/v1beta/models/${model}:generateContent?key=k`, {
+    method: 'POST',
+    body: '{}',
+  });
   t.equal(noContents.status, 400);
   t.match(await noContents.json(), { error: { code: 400, status: 'INVALID_ARGUMENT' } });
 });
 
 t.test('without alt=sse a stream is one JSON array of chunks', async (t) => {
   em.script({ kind: 'text', text: 'x y', chunks: ['x ', 'y'] });
-  const res = await fetch(`${em.url}/v1beta/models/${model}:streamGenerateContent?key=k`, { method: 'POST', body: JSON.stringify({ contents: [{ parts: [{ text: 'x' }] }] }) });
+  const res = await fetch(`${em.url}/v1beta/models/${model}:streamGenerateContent?key=k`, {
+    method: 'POST',
+    body: JSON.stringify({ contents: [{ parts: [{ text: 'x' }] }] }),
+  });
   const arr = (await res.json()) as Array<{ candidates: Array<{ content: { parts: Array<{ text: string }> } }> }>;
-  t.same(arr.map((c) => c.candidates[0].content.parts[0].text), ['x ', 'y']);
+  t.same(
+    arr.map((c) => c.candidates[0].content.parts[0].text),
+    ['x ', 'y'],
+  );
 });
 
 t.test('cut: the first chunk arrives, then the socket dies and the SDK stream fails', async (t) => {
   em.script({ kind: 'cut', text: 'first then gone' });
   const got: string[] = [];
   const err = await (async () => {
-    for await (const c of await ai.models.generateContentStream({ model, contents: 'x', config: { automaticContinuation: false } })) got.push(c.text ?? '');
+    for await (const c of await ai.models.generateContentStream({
+      model,
+      contents: 'x',
+      config: { automaticContinuation: false },
+    }))
+      got.push(c.text ?? '');
   })().catch((e: unknown) => e);
   t.same(got, ['first ']);
   t.ok(err instanceof Error, 'the stream rejects instead of ending quietly');

@@ -50,7 +50,9 @@ const tokens = (text: string): number => Math.max(1, Math.ceil(text.length / 4))
 function textOf(content: unknown): string {
   const parts = (content as { parts?: unknown } | null)?.parts;
   if (!Array.isArray(parts)) return '';
-  return parts.map((p) => (typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '')).join('');
+  return parts
+    .map((p) => (typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : ''))
+    .join('');
 }
 
 /** The text of the last user turn, for the unscripted echo. */
@@ -64,7 +66,8 @@ function lastUserText(body: Json): string {
 }
 
 /** The emulator's countTokens answer: about 4 characters a token over the contents, system and tools. */
-export const geminiCountOf = (req: Json): number => tokens(JSON.stringify([req.contents, req.systemInstruction ?? null, req.tools ?? null]));
+export const geminiCountOf = (req: Json): number =>
+  tokens(JSON.stringify([req.contents, req.systemInstruction ?? null, req.tools ?? null]));
 
 function promptTokens(body: Json): number {
   const contents = Array.isArray(body.contents) ? body.contents : [];
@@ -82,7 +85,10 @@ function plan(reply: Reply): Plan {
       return { chunks: pieces.map((text) => [{ text }]), thoughts: 0 };
     }
     case 'tool': {
-      const call: Json = { name: reply.name, args: reply.args.trim() === '' ? {} : (JSON.parse(reply.args) as unknown) };
+      const call: Json = {
+        name: reply.name,
+        args: reply.args.trim() === '' ? {} : (JSON.parse(reply.args) as unknown),
+      };
       if (reply.id !== undefined) call.id = reply.id;
       const chunks: Json[][] = reply.text ? [[{ text: reply.text }]] : [];
       chunks.push([{ functionCall: call }]);
@@ -90,13 +96,20 @@ function plan(reply: Reply): Plan {
     }
     case 'thinking':
       return {
-        chunks: [[{ text: reply.thinking, thought: true, thoughtSignature: reply.signature }], ...(reply.text.match(/\S+\s*/g) ?? ['']).map((text) => [{ text }])],
+        chunks: [
+          [{ text: reply.thinking, thought: true, thoughtSignature: reply.signature }],
+          ...(reply.text.match(/\S+\s*/g) ?? ['']).map((text) => [{ text }]),
+        ],
         thoughts: tokens(reply.thinking),
       };
     case 'stop':
       // A blocked prompt has no candidate at all: one chunk with promptFeedback only.
       if (reply.blocked) return { chunks: [[]], thoughts: 0, blockReason: reply.word };
-      return { chunks: (reply.text.match(/\S+\s*|\s+/g) ?? ['']).map((text) => [{ text }]), thoughts: 0, finishReason: reply.word };
+      return {
+        chunks: (reply.text.match(/\S+\s*|\s+/g) ?? ['']).map((text) => [{ text }]),
+        thoughts: 0,
+        finishReason: reply.word,
+      };
     case 'error':
       return { chunks: [], thoughts: 0 };
     default:
@@ -108,17 +121,36 @@ function usage(prompt: number, output: string, thoughts: number, final: boolean)
   const details = [{ modality: 'TEXT', tokenCount: prompt }];
   if (!final) return { promptTokenCount: prompt, totalTokenCount: prompt, promptTokensDetails: details };
   const candidates = tokens(output);
-  const u: Json = { promptTokenCount: prompt, candidatesTokenCount: candidates, totalTokenCount: prompt + candidates + thoughts, promptTokensDetails: details };
+  const u: Json = {
+    promptTokenCount: prompt,
+    candidatesTokenCount: candidates,
+    totalTokenCount: prompt + candidates + thoughts,
+    promptTokensDetails: details,
+  };
   if (thoughts > 0) u.thoughtsTokenCount = thoughts;
   return u;
 }
 
 export function errorBody(status: number, message: string, retryAfter?: number): Json {
-  const error: Json = { code: status, message, status: statusNames[status] ?? (status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT') };
+  const error: Json = {
+    code: status,
+    message,
+    status: statusNames[status] ?? (status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT'),
+  };
   if (status === 429) {
     error.details = [
-      { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests', quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier' }] },
-      ...(retryAfter !== undefined ? [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retryAfter}s` }] : []),
+      {
+        '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+        violations: [
+          {
+            quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests',
+            quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier',
+          },
+        ],
+      },
+      ...(retryAfter !== undefined
+        ? [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retryAfter}s` }]
+        : []),
     ];
   }
   return { error };
@@ -130,11 +162,21 @@ export async function startGeminiUpstream(): Promise<Emulator> {
   let responder: Responder | undefined;
 
   const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
-    res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', server: 'scaffolding on HTTPServer2', vary: 'Origin, X-Origin, Referer', ...headers });
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=UTF-8',
+      server: 'scaffolding on HTTPServer2',
+      vary: 'Origin, X-Origin, Referer',
+      ...headers,
+    });
     res.end(`${JSON.stringify(body, null, 2)}\n`);
   };
   const sendError = (res: ServerResponse, status: number, message: string, retryAfter?: number): void =>
-    sendJson(res, status, errorBody(status, message, retryAfter), retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {});
+    sendJson(
+      res,
+      status,
+      errorBody(status, message, retryAfter),
+      retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {},
+    );
 
   /**
    * https://ai.google.dev/api/tokens#method:-models.counttokens: `contents`, or a
@@ -142,11 +184,17 @@ export async function startGeminiUpstream(): Promise<Emulator> {
    */
   const countTokens = (res: ServerResponse, b: Json): void => {
     const g = b.generateContentRequest as Json | undefined;
-    if (g !== undefined && b.contents !== undefined) return sendError(res, 400, 'contents and generateContentRequest are mutually exclusive.');
-    if (g !== undefined && (typeof g.model !== 'string' || !g.model.startsWith('models/'))) return sendError(res, 400, '* CountTokensRequest.generate_content_request.model: model is required');
+    if (g !== undefined && b.contents !== undefined)
+      return sendError(res, 400, 'contents and generateContentRequest are mutually exclusive.');
+    if (g !== undefined && (typeof g.model !== 'string' || !g.model.startsWith('models/')))
+      return sendError(res, 400, '* CountTokensRequest.generate_content_request.model: model is required');
     const req = g ?? b;
-    if (!Array.isArray(req.contents) || req.contents.length === 0) return sendError(res, 400, '* CountTokensRequest.contents: contents is not specified\n');
-    sendJson(res, 200, { totalTokens: geminiCountOf(req), promptTokensDetails: [{ modality: 'TEXT', tokenCount: geminiCountOf(req) }] });
+    if (!Array.isArray(req.contents) || req.contents.length === 0)
+      return sendError(res, 400, '* CountTokensRequest.contents: contents is not specified\n');
+    sendJson(res, 200, {
+      totalTokens: geminiCountOf(req),
+      promptTokensDetails: [{ modality: 'TEXT', tokenCount: geminiCountOf(req) }],
+    });
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse, raw: string): void => {
@@ -157,31 +205,63 @@ export async function startGeminiUpstream(): Promise<Emulator> {
     } catch {
       // recorded as text; answered below
     }
-    const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, raw };
+    const recorded: RecordedRequest = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: req.headers,
+      body,
+      raw,
+    };
     requests.push(recorded);
     const m = route.exec(url.pathname);
     if (req.method !== 'POST' || !m) return sendError(res, 404, `Requested entity was not found.`);
     const key = req.headers['x-goog-api-key'] ?? url.searchParams.get('key');
     if (typeof key !== 'string' || key === '') {
-      return sendError(res, 403, "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.");
+      return sendError(
+        res,
+        403,
+        "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+      );
     }
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return sendError(res, 400, 'Invalid JSON payload received. Unexpected token.');
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      return sendError(res, 400, 'Invalid JSON payload received. Unexpected token.');
     if (m[3] === 'countTokens') return countTokens(res, body as Json);
     const b = body as Json;
-    if (!Array.isArray(b.contents) || b.contents.length === 0) return sendError(res, 400, '* GenerateContentRequest.contents: contents is not specified\n');
+    if (!Array.isArray(b.contents) || b.contents.length === 0)
+      return sendError(res, 400, '* GenerateContentRequest.contents: contents is not specified\n');
     const model = m[2].replace(/^models\//, '');
     const stream = m[3] === 'streamGenerateContent';
     const reply = queue.shift() ?? responder?.(recorded) ?? { kind: 'text', text: lastUserText(b) };
-    if (reply.kind === 'error') return sendError(res, reply.status, reply.message ?? defaultMessages[reply.status] ?? 'Request failed.', reply.retryAfter);
+    if (reply.kind === 'error')
+      return sendError(
+        res,
+        reply.status,
+        reply.message ?? defaultMessages[reply.status] ?? 'Request failed.',
+        reply.retryAfter,
+      );
     const p = plan(reply);
     const prompt = promptTokens(b);
     const responseId = randomBytes(16).toString('base64url');
-    const output = p.chunks.flat().map((x) => (typeof x.text === 'string' && x.thought !== true ? x.text : JSON.stringify(x.functionCall ?? ''))).join('');
+    const output = p.chunks
+      .flat()
+      .map((x) => (typeof x.text === 'string' && x.thought !== true ? x.text : JSON.stringify(x.functionCall ?? '')))
+      .join('');
     const chunkBody = (parts: Json[], final: boolean): Json =>
       p.blockReason !== undefined
-        ? { promptFeedback: { blockReason: p.blockReason }, usageMetadata: usage(prompt, '', 0, false), modelVersion: model, responseId }
+        ? {
+            promptFeedback: { blockReason: p.blockReason },
+            usageMetadata: usage(prompt, '', 0, false),
+            modelVersion: model,
+            responseId,
+          }
         : {
-            candidates: [{ content: { parts, role: 'model' }, ...(final ? { finishReason: p.finishReason ?? 'STOP' } : {}), index: 0 }],
+            candidates: [
+              {
+                content: { parts, role: 'model' },
+                ...(final ? { finishReason: p.finishReason ?? 'STOP' } : {}),
+                index: 0,
+              },
+            ],
             usageMetadata: usage(prompt, output, p.thoughts, final),
             modelVersion: model,
             responseId,
@@ -201,7 +281,12 @@ export async function startGeminiUpstream(): Promise<Emulator> {
       // Without alt=sse the API streams one JSON array.
       return sendJson(res, 200, chunks);
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'content-disposition': 'attachment', server: 'scaffolding on HTTPServer2', vary: 'Origin, X-Origin, Referer' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'content-disposition': 'attachment',
+      server: 'scaffolding on HTTPServer2',
+      vary: 'Origin, X-Origin, Referer',
+    });
     res.flushHeaders();
     if (reply.kind === 'cut') {
       res.write(`data: ${googleCompactJson(chunkBody(p.chunks[0] ?? [{ text: '' }], false))}\r\n\r\n`);
@@ -250,7 +335,14 @@ function mergeText(parts: Json[]): Json[] {
   const out: Json[] = [];
   for (const p of parts) {
     const prev = out[out.length - 1];
-    if (prev && typeof prev.text === 'string' && typeof p.text === 'string' && prev.thought === undefined && p.thought === undefined && p.thoughtSignature === undefined) {
+    if (
+      prev &&
+      typeof prev.text === 'string' &&
+      typeof p.text === 'string' &&
+      prev.thought === undefined &&
+      p.thought === undefined &&
+      p.thoughtSignature === undefined
+    ) {
       out[out.length - 1] = { ...prev, text: prev.text + p.text };
     } else out.push({ ...p });
   }

@@ -13,8 +13,20 @@ const client = new OpenAI({ baseURL: up.url, apiKey: up.key, maxRetries: 0 });
 const upload = readFileSync(join(fixtureDir, 'tone-0.3s.wav'));
 
 t.test('speech answers the audio bytes of each format with its content type', async (t) => {
-  for (const [format, type] of [['mp3', 'audio/mpeg'], ['opus', 'audio/opus'], ['aac', 'audio/aac'], ['flac', 'audio/flac'], ['wav', 'audio/wav'], ['pcm', 'audio/pcm']] as const) {
-    const res = await client.audio.speech.create({ model: 'tts-1', input: 'hi', voice: 'alloy', response_format: format });
+  for (const [format, type] of [
+    ['mp3', 'audio/mpeg'],
+    ['opus', 'audio/opus'],
+    ['aac', 'audio/aac'],
+    ['flac', 'audio/flac'],
+    ['wav', 'audio/wav'],
+    ['pcm', 'audio/pcm'],
+  ] as const) {
+    const res = await client.audio.speech.create({
+      model: 'tts-1',
+      input: 'hi',
+      voice: 'alloy',
+      response_format: format,
+    });
     t.equal(res.headers.get('content-type'), type, format);
     t.same(Buffer.from(await res.arrayBuffer()), speechFixture(format), `${format} bytes`);
   }
@@ -27,11 +39,23 @@ t.test('transcriptions: the SDK parses every response format', async (t) => {
   const file = async () => toFile(upload, 'tone.wav', { type: 'audio/wav' });
   const json = await client.audio.transcriptions.create({ model: 'whisper-1', file: await file() });
   t.equal(json.text, defaultTranscript);
-  const text = await client.audio.transcriptions.create({ model: 'whisper-1', file: await file(), response_format: 'text' });
+  const text = await client.audio.transcriptions.create({
+    model: 'whisper-1',
+    file: await file(),
+    response_format: 'text',
+  });
   t.equal(text, `${defaultTranscript}\n`);
-  const srt = await client.audio.transcriptions.create({ model: 'whisper-1', file: await file(), response_format: 'srt' });
+  const srt = await client.audio.transcriptions.create({
+    model: 'whisper-1',
+    file: await file(),
+    response_format: 'srt',
+  });
   t.match(srt, /^1\n00:00:00,000 --> 00:00:02,500\n/);
-  const vtt = await client.audio.transcriptions.create({ model: 'whisper-1', file: await file(), response_format: 'vtt' });
+  const vtt = await client.audio.transcriptions.create({
+    model: 'whisper-1',
+    file: await file(),
+    response_format: 'vtt',
+  });
   t.match(vtt, /^WEBVTT\n\n00:00:00\.000 --> /);
   const verbose = await client.audio.transcriptions.create({
     model: 'whisper-1',
@@ -63,7 +87,14 @@ t.test('the emulator records the multipart upload exactly: file bytes, name, fie
   t.equal(r.files?.[0].filename, 'tone.wav');
   t.same(r.files?.[0].bytes, upload);
   const fields = Object.fromEntries(r.fields ?? []);
-  t.same(fields, { model: 'whisper-1', language: 'en', prompt: 'A tone.', temperature: '0.2', response_format: 'verbose_json', 'timestamp_granularities[]': 'word' });
+  t.same(fields, {
+    model: 'whisper-1',
+    language: 'en',
+    prompt: 'A tone.',
+    temperature: '0.2',
+    response_format: 'verbose_json',
+    'timestamp_granularities[]': 'word',
+  });
 });
 
 t.test('translations answer in English', async (t) => {
@@ -74,11 +105,18 @@ t.test('translations answer in English', async (t) => {
 
 t.test('errors reach the SDK as its typed errors', async (t) => {
   const wrongKey = new OpenAI({ baseURL: up.url, apiKey: 'sk-wrong-key-123456', maxRetries: 0 });
-  await t.rejects(wrongKey.audio.speech.create({ model: 'tts-1', input: 'hi', voice: 'alloy' }), { status: 401, code: 'invalid_api_key' });
+  await t.rejects(wrongKey.audio.speech.create({ model: 'tts-1', input: 'hi', voice: 'alloy' }), {
+    status: 401,
+    code: 'invalid_api_key',
+  });
   up.script({ kind: 'error', status: 429, message: 'Rate limit reached', retryAfter: 3 });
-  const limited = await client.audio.speech.create({ model: 'tts-1', input: 'hi', voice: 'alloy' }).catch((e: unknown) => e);
+  const limited = await client.audio.speech
+    .create({ model: 'tts-1', input: 'hi', voice: 'alloy' })
+    .catch((e: unknown) => e);
   t.ok(limited instanceof OpenAI.RateLimitError, 'a RateLimitError');
   t.equal((limited as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after'), '3');
-  const badVoice = await client.audio.speech.create({ model: 'tts-1', input: 'hi', voice: 'nobody' as 'alloy' }).catch((e: unknown) => e);
+  const badVoice = await client.audio.speech
+    .create({ model: 'tts-1', input: 'hi', voice: 'nobody' as 'alloy' })
+    .catch((e: unknown) => e);
   t.match(badVoice, { status: 400, param: 'voice' });
 });

@@ -23,7 +23,21 @@ const speechTypes: Record<string, string> = {
 /** The audio the emulator "speaks": 0.3 s of a 440 Hz tone, one fixture file per format. */
 export const speechFixture = (format: string): Buffer => readFileSync(join(fixtureDir, `tone-0.3s.${format}`));
 
-const voices = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'onyx', 'nova', 'sage', 'shimmer', 'verse', 'marin', 'cedar'];
+const voices = [
+  'alloy',
+  'ash',
+  'ballad',
+  'coral',
+  'echo',
+  'fable',
+  'onyx',
+  'nova',
+  'sage',
+  'shimmer',
+  'verse',
+  'marin',
+  'cedar',
+];
 const transcriptFormats = ['json', 'text', 'srt', 'verbose_json', 'vtt'];
 export const defaultTranscript = 'The quick brown fox jumps over the lazy dog.';
 
@@ -44,7 +58,15 @@ export type AudioRecordedRequest = {
 
 export type AudioReply =
   | { kind: 'transcript'; text: string }
-  | { kind: 'error'; status: number; message?: string; type?: string; param?: string | null; code?: string | null; retryAfter?: number };
+  | {
+      kind: 'error';
+      status: number;
+      message?: string;
+      type?: string;
+      param?: string | null;
+      code?: string | null;
+      retryAfter?: number;
+    };
 
 export interface AudioEmulator {
   /** Base URL as a provider's base_url names it: http://127.0.0.1:PORT/v1. */
@@ -82,12 +104,23 @@ export async function startOpenAIAudioUpstream(key = 'sk-upstream-audio-key'): P
   };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, key: string, requests: AudioRecordedRequest[], queue: AudioReply[]): Promise<void> {
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  key: string,
+  requests: AudioRecordedRequest[],
+  queue: AudioReply[],
+): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   const raw = Buffer.concat(chunks);
   const path = (req.url ?? '/').split('?')[0];
-  const rec: AudioRecordedRequest = { method: req.method ?? '', path: req.url ?? '/', headers: { ...req.headers }, raw };
+  const rec: AudioRecordedRequest = {
+    method: req.method ?? '',
+    path: req.url ?? '/',
+    headers: { ...req.headers },
+    raw,
+  };
   requests.push(rec);
   res.setHeader('x-request-id', `req_${randomBytes(16).toString('hex')}`);
   res.setHeader('openai-version', '2020-10-01');
@@ -97,7 +130,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, key: string, re
   if (!auth) return sendError(res, { status: 401, message: "You didn't provide an API key.", code: null });
   if (auth !== `Bearer ${key}`) {
     const shown = auth.replace(/^Bearer\s+/, '');
-    return sendError(res, { status: 401, message: `Incorrect API key provided: ${shown.slice(0, 3)}***${shown.slice(-4)}.`, code: 'invalid_api_key' });
+    return sendError(res, {
+      status: 401,
+      message: `Incorrect API key provided: ${shown.slice(0, 3)}***${shown.slice(-4)}.`,
+      code: 'invalid_api_key',
+    });
   }
   if (req.method !== 'POST') return sendError(res, { status: 404, message: `Invalid URL (${req.method} ${path})` });
   if (path === '/v1/audio/speech') return speech(res, rec, queue);
@@ -117,11 +154,25 @@ function speech(res: ServerResponse, rec: AudioRecordedRequest, queue: AudioRepl
   rec.json = body;
   const reply = queue.shift();
   if (reply?.kind === 'error') return sendError(res, reply);
-  if (typeof body.model !== 'string') return sendError(res, { status: 400, message: "Missing required parameter: 'model'.", param: 'model', code: 'missing_required_parameter' });
-  if (typeof body.input !== 'string') return sendError(res, { status: 400, message: "Missing required parameter: 'input'.", param: 'input', code: 'missing_required_parameter' });
-  if (typeof body.voice !== 'string' || !voices.includes(body.voice)) return sendError(res, { status: 400, message: `Invalid value for 'voice'.`, param: 'voice' });
+  if (typeof body.model !== 'string')
+    return sendError(res, {
+      status: 400,
+      message: "Missing required parameter: 'model'.",
+      param: 'model',
+      code: 'missing_required_parameter',
+    });
+  if (typeof body.input !== 'string')
+    return sendError(res, {
+      status: 400,
+      message: "Missing required parameter: 'input'.",
+      param: 'input',
+      code: 'missing_required_parameter',
+    });
+  if (typeof body.voice !== 'string' || !voices.includes(body.voice))
+    return sendError(res, { status: 400, message: `Invalid value for 'voice'.`, param: 'voice' });
   const format = typeof body.response_format === 'string' ? body.response_format : 'mp3';
-  if (!speechTypes[format]) return sendError(res, { status: 400, message: `Invalid value for 'response_format'.`, param: 'response_format' });
+  if (!speechTypes[format])
+    return sendError(res, { status: 400, message: `Invalid value for 'response_format'.`, param: 'response_format' });
   // Speech is streamed as it is generated: chunked, no content-length.
   res.writeHead(200, { 'content-type': speechTypes[format], 'transfer-encoding': 'chunked' });
   const audio = speechFixture(format);
@@ -129,12 +180,23 @@ function speech(res: ServerResponse, rec: AudioRecordedRequest, queue: AudioRepl
   res.end(audio.subarray(Math.floor(audio.length / 2)));
 }
 
-async function transcription(req: IncomingMessage, res: ServerResponse, rec: AudioRecordedRequest, queue: AudioReply[], task: 'transcribe' | 'translate'): Promise<void> {
+async function transcription(
+  req: IncomingMessage,
+  res: ServerResponse,
+  rec: AudioRecordedRequest,
+  queue: AudioReply[],
+  task: 'transcribe' | 'translate',
+): Promise<void> {
   const contentType = req.headers['content-type'] ?? '';
-  if (!contentType.startsWith('multipart/form-data')) return sendError(res, { status: 400, message: 'Could not parse multipart form' });
+  if (!contentType.startsWith('multipart/form-data'))
+    return sendError(res, { status: 400, message: 'Could not parse multipart form' });
   let form: FormData;
   try {
-    form = await new Request('http://upstream.invalid/', { method: 'POST', headers: { 'content-type': contentType }, body: new Uint8Array(rec.raw) }).formData();
+    form = await new Request('http://upstream.invalid/', {
+      method: 'POST',
+      headers: { 'content-type': contentType },
+      body: new Uint8Array(rec.raw),
+    }).formData();
   } catch {
     return sendError(res, { status: 400, message: 'Could not parse multipart form' });
   }
@@ -142,15 +204,34 @@ async function transcription(req: IncomingMessage, res: ServerResponse, rec: Aud
   rec.files = [];
   for (const [name, value] of form.entries()) {
     if (typeof value === 'string') rec.fields.push([name, value]);
-    else rec.files.push({ field: name, filename: value.name, type: value.type, bytes: Buffer.from(await value.arrayBuffer()) });
+    else
+      rec.files.push({
+        field: name,
+        filename: value.name,
+        type: value.type,
+        bytes: Buffer.from(await value.arrayBuffer()),
+      });
   }
   const field = (name: string): string | undefined => rec.fields?.find(([k]) => k === name)?.[1];
   const reply = queue.shift();
   if (reply?.kind === 'error') return sendError(res, reply);
-  if (!rec.files.some((f) => f.field === 'file')) return sendError(res, { status: 400, message: "Missing required parameter: 'file'.", param: 'file', code: 'missing_required_parameter' });
-  if (!field('model')) return sendError(res, { status: 400, message: "Missing required parameter: 'model'.", param: 'model', code: 'missing_required_parameter' });
+  if (!rec.files.some((f) => f.field === 'file'))
+    return sendError(res, {
+      status: 400,
+      message: "Missing required parameter: 'file'.",
+      param: 'file',
+      code: 'missing_required_parameter',
+    });
+  if (!field('model'))
+    return sendError(res, {
+      status: 400,
+      message: "Missing required parameter: 'model'.",
+      param: 'model',
+      code: 'missing_required_parameter',
+    });
   const format = field('response_format') ?? 'json';
-  if (!transcriptFormats.includes(format)) return sendError(res, { status: 400, message: `Invalid value for 'response_format'.`, param: 'response_format' });
+  if (!transcriptFormats.includes(format))
+    return sendError(res, { status: 400, message: `Invalid value for 'response_format'.`, param: 'response_format' });
 
   const text = reply?.kind === 'transcript' ? reply.text : defaultTranscript;
   const granularities = (rec.fields ?? []).filter(([k]) => k === 'timestamp_granularities[]').map(([, v]) => v);
@@ -170,11 +251,26 @@ async function transcription(req: IncomingMessage, res: ServerResponse, rec: Aud
       const out: Record<string, unknown> = { task, language: 'english', duration, text };
       const words = text.split(/\s+/).filter(Boolean);
       if (task === 'transcribe' && granularities.includes('word')) {
-        out.words = words.map((w, i) => ({ word: w.replace(/[.,]/g, ''), start: (i * duration) / words.length, end: ((i + 1) * duration) / words.length }));
+        out.words = words.map((w, i) => ({
+          word: w.replace(/[.,]/g, ''),
+          start: (i * duration) / words.length,
+          end: ((i + 1) * duration) / words.length,
+        }));
       }
       if (task === 'translate' || granularities.length === 0 || granularities.includes('segment')) {
         out.segments = [
-          { id: 0, seek: 0, start: 0, end: duration, text: ` ${text}`, tokens: [50364, 440, 50489], temperature: 0, avg_logprob: -0.25, compression_ratio: 1.1, no_speech_prob: 0.01 },
+          {
+            id: 0,
+            seek: 0,
+            start: 0,
+            end: duration,
+            text: ` ${text}`,
+            tokens: [50364, 440, 50489],
+            temperature: 0,
+            avg_logprob: -0.25,
+            compression_ratio: 1.1,
+            no_speech_prob: 0.01,
+          },
         ];
       }
       out.usage = { type: 'duration', seconds: Math.ceil(duration) };
@@ -192,8 +288,24 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(text);
 }
 
-function sendError(res: ServerResponse, e: { status: number; message?: string; type?: string; param?: string | null; code?: string | null; retryAfter?: number }): void {
-  const type = e.type ?? (e.status === 429 ? 'rate_limit_error' : e.status >= 500 ? 'server_error' : 'invalid_request_error');
+function sendError(
+  res: ServerResponse,
+  e: {
+    status: number;
+    message?: string;
+    type?: string;
+    param?: string | null;
+    code?: string | null;
+    retryAfter?: number;
+  },
+): void {
+  const type =
+    e.type ?? (e.status === 429 ? 'rate_limit_error' : e.status >= 500 ? 'server_error' : 'invalid_request_error');
   const headers: Record<string, string> = e.retryAfter !== undefined ? { 'retry-after': String(e.retryAfter) } : {};
-  sendJson(res, e.status, { error: { message: e.message ?? `HTTP ${e.status}`, type, param: e.param ?? null, code: e.code ?? null } }, headers);
+  sendJson(
+    res,
+    e.status,
+    { error: { message: e.message ?? `HTTP ${e.status}`, type, param: e.param ?? null, code: e.code ?? null } },
+    headers,
+  );
 }

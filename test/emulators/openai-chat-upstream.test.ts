@@ -11,7 +11,13 @@ t.beforeEach(() => emu.reset());
 
 t.test('chat.completions.create answers with the scripted text and records the request', async (t) => {
   emu.script({ kind: 'text', text: 'Hello there.' });
-  const res = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'system', content: 'terse' }, { role: 'user', content: 'hi' }] });
+  const res = await client.chat.completions.create({
+    model: 'gpt-test',
+    messages: [
+      { role: 'system', content: 'terse' },
+      { role: 'user', content: 'hi' },
+    ],
+  });
   t.equal(res.object, 'chat.completion');
   t.match(res.id, /^chatcmpl-/);
   t.equal(res.model, 'gpt-test');
@@ -24,17 +30,31 @@ t.test('chat.completions.create answers with the scripted text and records the r
   t.equal(got.method, 'POST');
   t.equal(got.path, '/v1/chat/completions');
   t.equal(got.headers.authorization, 'Bearer sk-emulator-test');
-  t.same(got.body, { model: 'gpt-test', messages: [{ role: 'system', content: 'terse' }, { role: 'user', content: 'hi' }] });
+  t.same(got.body, {
+    model: 'gpt-test',
+    messages: [
+      { role: 'system', content: 'terse' },
+      { role: 'user', content: 'hi' },
+    ],
+  });
 });
 
 t.test('with nothing scripted it echoes the last user text', async (t) => {
-  const res = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: [{ type: 'text', text: 'repeat me' }] }] });
+  const res = await client.chat.completions.create({
+    model: 'gpt-test',
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'repeat me' }] }],
+  });
   t.equal(res.choices[0].message.content, 'repeat me');
 });
 
 t.test('stream with include_usage: deltas, finish chunk, then the usage chunk', async (t) => {
   emu.script({ kind: 'text', text: 'one two three', chunks: ['one ', 'two ', 'three'] });
-  const stream = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'count' }], stream: true, stream_options: { include_usage: true } });
+  const stream = await client.chat.completions.create({
+    model: 'gpt-test',
+    messages: [{ role: 'user', content: 'count' }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   const deltas: string[] = [];
   let finish: string | null = null;
   let usage: OpenAI.CompletionUsage | null | undefined;
@@ -59,7 +79,11 @@ t.test('stream with include_usage: deltas, finish chunk, then the usage chunk', 
 
 t.test('stream without include_usage sends no usage chunk', async (t) => {
   emu.script({ kind: 'text', text: 'a b' });
-  const stream = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }], stream: true });
+  const stream = await client.chat.completions.create({
+    model: 'gpt-test',
+    messages: [{ role: 'user', content: 'x' }],
+    stream: true,
+  });
   let sawUsage = false;
   let text = '';
   for await (const chunk of stream) {
@@ -72,11 +96,22 @@ t.test('stream without include_usage sends no usage chunk', async (t) => {
 
 t.test('streamed tool call: accumulated arguments equal the scripted ones', async (t) => {
   const args = '{"city": "Paris", "days": 3}';
-  emu.script({ kind: 'tool', name: 'get_weather', args, id: 'call_abc123', argChunks: ['{"city": ', '"Par', 'is", "da', 'ys": 3}'] });
+  emu.script({
+    kind: 'tool',
+    name: 'get_weather',
+    args,
+    id: 'call_abc123',
+    argChunks: ['{"city": ', '"Par', 'is", "da', 'ys": 3}'],
+  });
   const stream = await client.chat.completions.create({
     model: 'gpt-test',
     messages: [{ role: 'user', content: 'weather?' }],
-    tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+    tools: [
+      {
+        type: 'function',
+        function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+      },
+    ],
     stream: true,
   });
   const calls = new Map<number, { id?: string; name?: string; args: string }>();
@@ -103,16 +138,28 @@ t.test('streamed tool call: accumulated arguments equal the scripted ones', asyn
 
 t.test('the SDK stream helper rebuilds a tool-call-only message with content null', async (t) => {
   emu.script({ kind: 'tool', name: 'lookup', args: '{"q":"x"}', argChunks: ['{"q"', ':"x"}'] });
-  const runner = client.chat.completions.stream({ model: 'gpt-test', messages: [{ role: 'user', content: 'q' }], tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }] });
+  const runner = client.chat.completions.stream({
+    model: 'gpt-test',
+    messages: [{ role: 'user', content: 'q' }],
+    tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }],
+  });
   const final = await runner.finalChatCompletion();
-  t.equal(final.choices[0].message.tool_calls?.[0]?.type === 'function' && final.choices[0].message.tool_calls[0].function.arguments, '{"q":"x"}');
+  t.equal(
+    final.choices[0].message.tool_calls?.[0]?.type === 'function' &&
+      final.choices[0].message.tool_calls[0].function.arguments,
+    '{"q":"x"}',
+  );
   t.equal(final.choices[0].message.content, null, 'the first chunk carried content: null with the tool call');
   t.equal(final.choices[0].finish_reason, 'tool_calls');
 });
 
 t.test('thinking: reasoning_content deltas, then the text', async (t) => {
   emu.script({ kind: 'thinking', thinking: 'Let me think.', signature: 'sig', text: 'Done.' });
-  const stream = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }], stream: true });
+  const stream = await client.chat.completions.create({
+    model: 'gpt-test',
+    messages: [{ role: 'user', content: 'x' }],
+    stream: true,
+  });
   let reasoning = '';
   let text = '';
   for await (const chunk of stream) {
@@ -126,7 +173,9 @@ t.test('thinking: reasoning_content deltas, then the text', async (t) => {
 
 t.test('429 surfaces as RateLimitError with retry-after', async (t) => {
   emu.script({ kind: 'error', status: 429, message: 'Rate limit reached', retryAfter: 3 });
-  const err = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+  const err = await client.chat.completions
+    .create({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }] })
+    .catch((e: unknown) => e);
   t.type(err, OpenAI.RateLimitError);
   const e = err as InstanceType<typeof OpenAI.RateLimitError>;
   t.equal(e.status, 429);
@@ -137,14 +186,20 @@ t.test('429 surfaces as RateLimitError with retry-after', async (t) => {
 
 t.test('500 surfaces as InternalServerError', async (t) => {
   emu.script({ kind: 'error', status: 500, message: 'boom' });
-  const err = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+  const err = await client.chat.completions
+    .create({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }] })
+    .catch((e: unknown) => e);
   t.type(err, OpenAI.InternalServerError);
   t.equal((err as InstanceType<typeof OpenAI.InternalServerError>).type, 'server_error');
 });
 
 t.test('cut: the SDK sees the stream fail, not a clean end', async (t) => {
   emu.script({ kind: 'cut', text: 'partial' });
-  const stream = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }], stream: true });
+  const stream = await client.chat.completions.create({
+    model: 'gpt-test',
+    messages: [{ role: 'user', content: 'x' }],
+    stream: true,
+  });
   let text = '';
   const err = await (async () => {
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';

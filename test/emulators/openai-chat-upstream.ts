@@ -13,12 +13,19 @@ type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** What one answer consists of, before it is framed as JSON or as chunks. */
-type Answer = { reasoning?: string; text?: string; textChunks: string[]; tool?: { id: string; name: string; args: string; argChunks: string[] }; finishReason?: string };
+type Answer = {
+  reasoning?: string;
+  text?: string;
+  textChunks: string[];
+  tool?: { id: string; name: string; args: string; argChunks: string[] };
+  finishReason?: string;
+};
 
 const words = (s: string): string[] => s.match(/\S+\s*|\s+/g) ?? [];
 /** About 4 characters a token: plausible, non-zero counts. */
 const tokens = (s: string): number => Math.max(1, Math.ceil(s.length / 4));
-const randomId = (prefix: string, n = 24): string => `${prefix}${randomBytes(n).toString('base64url').replace(/[-_]/g, 'x').slice(0, n)}`;
+const randomId = (prefix: string, n = 24): string =>
+  `${prefix}${randomBytes(n).toString('base64url').replace(/[-_]/g, 'x').slice(0, n)}`;
 
 export async function startOpenAIChatUpstream(): Promise<Emulator> {
   const requests: RecordedRequest[] = [];
@@ -47,7 +54,13 @@ export async function startOpenAIChatUpstream(): Promise<Emulator> {
   };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, requests: RecordedRequest[], queue: Reply[], responder: () => Responder | undefined): Promise<void> {
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  requests: RecordedRequest[],
+  queue: Reply[],
+  responder: () => Responder | undefined,
+): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   const raw = Buffer.concat(chunks).toString('utf8');
@@ -58,19 +71,36 @@ async function handle(req: IncomingMessage, res: ServerResponse, requests: Recor
     // recorded as the raw string
   }
   const path = req.url ?? '/';
-  const recorded: RecordedRequest = { method: req.method ?? '', path, headers: { ...req.headers }, body, raw, remotePort: req.socket.remotePort };
+  const recorded: RecordedRequest = {
+    method: req.method ?? '',
+    path,
+    headers: { ...req.headers },
+    body,
+    raw,
+    remotePort: req.socket.remotePort,
+  };
   requests.push(recorded);
   if (req.method !== 'POST' || path.split('?')[0] !== '/v1/chat/completions') {
     return sendError(res, 404, `Invalid URL (${req.method} ${path})`);
   }
   if (!isObject(body) || typeof body.model !== 'string' || !Array.isArray(body.messages)) {
-    return sendError(res, 400, "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)");
+    return sendError(
+      res,
+      400,
+      "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)",
+    );
   }
   const reply = queue.shift() ?? responder()?.(recorded) ?? { kind: 'text', text: lastUserText(body.messages) };
   const stream = body.stream === true;
   const includeUsage = isObject(body.stream_options) && body.stream_options.include_usage === true;
   const promptTokens = tokens(JSON.stringify(body.messages));
-  const ctx = { model: body.model, id: randomId('chatcmpl-', 29), created: Math.floor(Date.now() / 1000), promptTokens, includeUsage };
+  const ctx = {
+    model: body.model,
+    id: randomId('chatcmpl-', 29),
+    created: Math.floor(Date.now() / 1000),
+    promptTokens,
+    includeUsage,
+  };
   switch (reply.kind) {
     case 'error':
       return sendError(res, reply.status, reply.message, reply.retryAfter);
@@ -90,7 +120,9 @@ function lastUserText(messages: unknown[]): string {
     if (!isObject(m) || (m.role !== 'user' && m.role !== 'tool')) continue;
     if (typeof m.content === 'string') return m.content;
     if (Array.isArray(m.content)) {
-      const texts = m.content.flatMap((p) => (isObject(p) && p.type === 'text' && typeof p.text === 'string' ? [p.text] : []));
+      const texts = m.content.flatMap((p) =>
+        isObject(p) && p.type === 'text' && typeof p.text === 'string' ? [p.text] : [],
+      );
       if (texts.length > 0) return texts.join('\n');
     }
   }
@@ -102,7 +134,12 @@ function answerOf(reply: Exclude<Reply, { kind: 'error' } | { kind: 'cut' }>): A
     case 'text':
       return { text: reply.text, textChunks: reply.chunks ?? words(reply.text) };
     case 'tool': {
-      const tool = { id: reply.id ?? randomId('call_'), name: reply.name, args: reply.args, argChunks: reply.argChunks ?? [reply.args] };
+      const tool = {
+        id: reply.id ?? randomId('call_'),
+        name: reply.name,
+        args: reply.args,
+        argChunks: reply.argChunks ?? [reply.args],
+      };
       return { text: reply.text, textChunks: reply.text ? words(reply.text) : [], tool };
     }
     case 'thinking':
@@ -128,14 +165,20 @@ function usageOf(a: Answer, ctx: Ctx): Json {
     completion_tokens: completion,
     total_tokens: ctx.promptTokens + completion,
     prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: reasoning, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: reasoning,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
   };
 }
 
 function completion(a: Answer, ctx: Ctx): Json {
   const message: Json = { role: 'assistant', content: a.text ?? null, refusal: null, annotations: [] };
   if (a.reasoning) message.reasoning_content = a.reasoning;
-  if (a.tool) message.tool_calls = [{ id: a.tool.id, type: 'function', function: { name: a.tool.name, arguments: a.tool.args } }];
+  if (a.tool)
+    message.tool_calls = [{ id: a.tool.id, type: 'function', function: { name: a.tool.name, arguments: a.tool.args } }];
   return {
     id: ctx.id,
     object: 'chat.completion',
@@ -164,7 +207,11 @@ function chunk(ctx: Ctx, delta: Json, finishReason: string | null = null): strin
 }
 
 function openStream(res: ServerResponse): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': randomId('req_', 32) });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'x-request-id': randomId('req_', 32),
+  });
   res.flushHeaders();
 }
 
@@ -181,13 +228,25 @@ async function sendStream(res: ServerResponse, a: Answer, ctx: Ctx): Promise<voi
   for (const r of a.reasoning ? words(a.reasoning) : []) await write(chunk(ctx, { reasoning_content: r }));
   for (const t of a.textChunks) await write(chunk(ctx, { content: t }));
   if (a.tool) {
-    const start = { tool_calls: [{ index: 0, id: a.tool.id, type: 'function', function: { name: a.tool.name, arguments: '' } }] };
+    const start = {
+      tool_calls: [{ index: 0, id: a.tool.id, type: 'function', function: { name: a.tool.name, arguments: '' } }],
+    };
     await write(chunk(ctx, opensWithTool ? { role: 'assistant', content: null, ...start, refusal: null } : start));
-    for (const piece of a.tool.argChunks) await write(chunk(ctx, { tool_calls: [{ index: 0, function: { arguments: piece } }] }));
+    for (const piece of a.tool.argChunks)
+      await write(chunk(ctx, { tool_calls: [{ index: 0, function: { arguments: piece } }] }));
   }
   await write(chunk(ctx, {}, finishOf(a)));
   if (ctx.includeUsage) {
-    const u = { id: ctx.id, object: 'chat.completion.chunk', created: ctx.created, model: ctx.model, service_tier: 'default', system_fingerprint: 'fp_polygate_emulator', choices: [], usage: usageOf(a, ctx) };
+    const u = {
+      id: ctx.id,
+      object: 'chat.completion.chunk',
+      created: ctx.created,
+      model: ctx.model,
+      service_tier: 'default',
+      system_fingerprint: 'fp_polygate_emulator',
+      choices: [],
+      usage: usageOf(a, ctx),
+    };
     await write(`data: ${JSON.stringify(u)}\n\n`);
   }
   res.end('data: [DONE]\n\n');
@@ -225,11 +284,28 @@ function sendError(res: ServerResponse, status: number, message?: string, retryA
     headers['retry-after'] = String(retryAfter);
     headers['retry-after-ms'] = String(retryAfter * 1000);
   }
-  sendJson(res, status, { error: { message: message ?? `The server had an error while processing your request (HTTP ${status}).`, type, param: null, code } }, headers);
+  sendJson(
+    res,
+    status,
+    {
+      error: {
+        message: message ?? `The server had an error while processing your request (HTTP ${status}).`,
+        type,
+        param: null,
+        code,
+      },
+    },
+    headers,
+  );
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), 'x-request-id': randomId('req_', 32), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+    'x-request-id': randomId('req_', 32),
+    ...headers,
+  });
   res.end(text);
 }

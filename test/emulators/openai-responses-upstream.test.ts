@@ -12,7 +12,13 @@ t.beforeEach(() => emu.reset());
 
 t.test('responses.create answers with the scripted text, echoes the request and records it', async (t) => {
   emu.script({ kind: 'text', text: 'Hello there.' });
-  const res = await client.responses.create({ model: 'gpt-test', instructions: 'be terse', input: 'hi', temperature: 0.5, metadata: { k: 'v' } });
+  const res = await client.responses.create({
+    model: 'gpt-test',
+    instructions: 'be terse',
+    input: 'hi',
+    temperature: 0.5,
+    metadata: { k: 'v' },
+  });
   t.equal(res.object, 'response');
   t.match(res.id, /^resp_[0-9a-f]{48}$/);
   t.equal(res.status, 'completed');
@@ -29,7 +35,13 @@ t.test('responses.create answers with the scripted text, echoes the request and 
   t.equal(got.method, 'POST');
   t.equal(got.path, '/v1/responses');
   t.equal(got.headers.authorization, 'Bearer sk-emulator-test');
-  t.same(got.body, { model: 'gpt-test', instructions: 'be terse', input: 'hi', temperature: 0.5, metadata: { k: 'v' } });
+  t.same(got.body, {
+    model: 'gpt-test',
+    instructions: 'be terse',
+    input: 'hi',
+    temperature: 0.5,
+    metadata: { k: 'v' },
+  });
 });
 
 t.test('with nothing scripted it echoes the last user input text', async (t) => {
@@ -69,7 +81,11 @@ t.test('responses.stream: the event sequence with sequence numbers, and finalRes
     'response.output_item.done',
     'response.completed',
   ]);
-  t.same(seqs, types.map((_, i) => i), 'sequence_number counts from 0');
+  t.same(
+    seqs,
+    types.map((_, i) => i),
+    'sequence_number counts from 0',
+  );
   t.same(deltas, ['one ', 'two ', 'three']);
   t.equal(final.status, 'completed');
   t.equal(final.output_text, 'one two three');
@@ -78,11 +94,24 @@ t.test('responses.stream: the event sequence with sequence numbers, and finalRes
 
 t.test('a streamed function call: arguments arrive in the scripted pieces and add up exactly', async (t) => {
   const args = '{"city":"Paris","units":"celsius"}';
-  emu.script({ kind: 'tool', name: 'get_weather', args, id: 'call_abc', argChunks: ['{"city":"Pa', 'ris","units"', ':"celsius"}'] });
+  emu.script({
+    kind: 'tool',
+    name: 'get_weather',
+    args,
+    id: 'call_abc',
+    argChunks: ['{"city":"Pa', 'ris","units"', ':"celsius"}'],
+  });
   const stream = client.responses.stream({
     model: 'gpt-test',
     input: 'weather?',
-    tools: [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }],
+    tools: [
+      {
+        type: 'function',
+        name: 'get_weather',
+        parameters: { type: 'object', properties: { city: { type: 'string' } } },
+        strict: false,
+      },
+    ],
   });
   const pieces: string[] = [];
   let done: string | undefined;
@@ -106,7 +135,13 @@ t.test('a streamed function call: arguments arrive in the scripted pieces and ad
 
 t.test('reasoning: summary events while streaming, encrypted_content when included', async (t) => {
   emu.script({ kind: 'thinking', thinking: 'Think it through.', signature: 'gAAAA-encrypted', text: 'Answer.' });
-  const stream = client.responses.stream({ model: 'o-test', input: 'why?', reasoning: { effort: 'low', summary: 'auto' }, include: ['reasoning.encrypted_content'], store: false });
+  const stream = client.responses.stream({
+    model: 'o-test',
+    input: 'why?',
+    reasoning: { effort: 'low', summary: 'auto' },
+    include: ['reasoning.encrypted_content'],
+    store: false,
+  });
   const summary: string[] = [];
   const types = new Set<string>();
   for await (const ev of stream) {
@@ -114,7 +149,12 @@ t.test('reasoning: summary events while streaming, encrypted_content when includ
     if (ev.type === 'response.reasoning_summary_text.delta') summary.push(ev.delta);
   }
   const final = await stream.finalResponse();
-  for (const ty of ['response.reasoning_summary_part.added', 'response.reasoning_summary_text.done', 'response.reasoning_summary_part.done']) t.ok(types.has(ty), ty);
+  for (const ty of [
+    'response.reasoning_summary_part.added',
+    'response.reasoning_summary_text.done',
+    'response.reasoning_summary_part.done',
+  ])
+    t.ok(types.has(ty), ty);
   t.equal(summary.join(''), 'Think it through.');
   const rs = final.output[0];
   t.equal(rs.type, 'reasoning');

@@ -99,7 +99,13 @@ function taskObject(t: UpTask): unknown {
   const isDone = finished.has(word) || failed.has(word);
   let data: unknown;
   if (t.action === 'MUSIC') data = running.has(word) || isDone ? songsOf(t, word) : [];
-  else data = { id: `lyr-${t.id}`, text: finished.has(word) ? `[Verse]\nUpstream lyrics on ${String(t.body.prompt)}` : '', title: finished.has(word) ? 'Upstream Lyrics' : '', status: finished.has(word) ? 'complete' : 'running' };
+  else
+    data = {
+      id: `lyr-${t.id}`,
+      text: finished.has(word) ? `[Verse]\nUpstream lyrics on ${String(t.body.prompt)}` : '',
+      title: finished.has(word) ? 'Upstream Lyrics' : '',
+      status: finished.has(word) ? 'complete' : 'running',
+    };
   return {
     task_id: t.id,
     notify_hook: '',
@@ -138,12 +144,22 @@ export async function startTuneUpstream(opts: { apiKey?: string } = {}): Promise
     if (req.method === 'POST' && (path === '/tune/submit/music' || path === '/tune/submit/lyrics')) {
       const plan = plans.shift() ?? {};
       if (plan.submitError) {
-        if (plan.submitError.retryAfter !== undefined) res.setHeader('retry-after', String(plan.submitError.retryAfter));
+        if (plan.submitError.retryAfter !== undefined)
+          res.setHeader('retry-after', String(plan.submitError.retryAfter));
         return send(res, plan.submitError.status, err(plan.submitError.message));
       }
       const id = `up-${++n}`;
       const action = path.endsWith('/lyrics') ? 'LYRICS' : 'MUSIC';
-      tasks.set(id, { id, action, body: b, plan, step: 0, fetched: 0, submitted: Math.floor(Date.now() / 1000), clips: action === 'MUSIC' ? [`clip-${id}-a`, `clip-${id}-b`] : [] });
+      tasks.set(id, {
+        id,
+        action,
+        body: b,
+        plan,
+        step: 0,
+        fetched: 0,
+        submitted: Math.floor(Date.now() / 1000),
+        clips: action === 'MUSIC' ? [`clip-${id}-a`, `clip-${id}-b`] : [],
+      });
       order.push({ id, path, body: b });
       return send(res, 200, ok(id));
     }
@@ -153,7 +169,11 @@ export async function startTuneUpstream(opts: { apiKey?: string } = {}): Promise
         failing--;
         return send(res, failStatus, err('upstream is having a bad day'));
       }
-      const ids = single ? [decodeURIComponent(single[1])] : Array.isArray(b.ids) ? (b.ids as unknown[]).map(String) : [];
+      const ids = single
+        ? [decodeURIComponent(single[1])]
+        : Array.isArray(b.ids)
+          ? (b.ids as unknown[]).map(String)
+          : [];
       const found = ids.flatMap((id) => {
         const t = tasks.get(id);
         if (!t) return [];

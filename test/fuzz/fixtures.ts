@@ -33,7 +33,9 @@ export function finalResponses(format: string): unknown[] {
   return fixtureStreams(format, false).flatMap((frames) =>
     frames.flatMap((f) => {
       const v = JSON.parse(f.data) as { type?: unknown; response?: unknown };
-      return v.type === 'response.completed' || v.type === 'response.failed' || v.type === 'response.incomplete' ? [v.response] : [];
+      return v.type === 'response.completed' || v.type === 'response.failed' || v.type === 'response.incomplete'
+        ? [v.response]
+        : [];
     }),
   );
 }

@@ -12,7 +12,12 @@ import { bodies } from './mutate-json.ts';
 
 const contexts: fc.Arbitrary<InboundContext> = fc.record({
   headers: fc.constant({}),
-  params: fc.record({ model: fc.oneof(fc.constantFrom('gemini-2.5-flash', 'models/gemini-2.5-pro', '', 'models/'), fc.string({ maxLength: 20 })) }),
+  params: fc.record({
+    model: fc.oneof(
+      fc.constantFrom('gemini-2.5-flash', 'models/gemini-2.5-pro', '', 'models/'),
+      fc.string({ maxLength: 20 }),
+    ),
+  }),
   query: fc.record({ alt: fc.constantFrom(undefined, 'sse', 'json', '') }, { requiredKeys: [] }),
   streamByRoute: fc.boolean(),
 });
@@ -22,32 +27,84 @@ const geminiCliTurn = {
   systemInstruction: { role: 'user', parts: [{ text: 'You are an interactive CLI agent.' }] },
   contents: [
     { role: 'user', parts: [{ text: 'Read a.ts' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }] },
-    { role: 'model', parts: [{ text: 'Reading.', thought: true, thoughtSignature: 'CiQB' }, { functionCall: { id: 'fc-1', name: 'read_file', args: { path: 'a.ts' } } }] },
+    {
+      role: 'model',
+      parts: [
+        { text: 'Reading.', thought: true, thoughtSignature: 'CiQB' },
+        { functionCall: { id: 'fc-1', name: 'read_file', args: { path: 'a.ts' } } },
+      ],
+    },
     { role: 'user', parts: [{ functionResponse: { id: 'fc-1', name: 'read_file', response: { output: 'code' } } }] },
-    { role: 'model', parts: [{ executableCode: { language: 'PYTHON', code: 'print(1)' } }, { codeExecutionResult: { outcome: 'OUTCOME_OK', output: '1' } }] },
+    {
+      role: 'model',
+      parts: [
+        { executableCode: { language: 'PYTHON', code: 'print(1)' } },
+        { codeExecutionResult: { outcome: 'OUTCOME_OK', output: '1' } },
+      ],
+    },
   ],
   tools: [
-    { functionDeclarations: [{ name: 'read_file', description: 'Reads', parametersJsonSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }] },
+    {
+      functionDeclarations: [
+        {
+          name: 'read_file',
+          description: 'Reads',
+          parametersJsonSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+        },
+      ],
+    },
     { googleSearch: {} },
     { codeExecution: {} },
   ],
   toolConfig: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['read_file'] } },
   safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }],
-  generationConfig: { temperature: 0, topP: 1, topK: 64, maxOutputTokens: 8192, candidateCount: 1, stopSequences: ['END'], responseMimeType: 'application/json', responseJsonSchema: { type: 'object' }, thinkingConfig: { includeThoughts: true, thinkingLevel: 'HIGH' }, seed: 7 },
+  generationConfig: {
+    temperature: 0,
+    topP: 1,
+    topK: 64,
+    maxOutputTokens: 8192,
+    candidateCount: 1,
+    stopSequences: ['END'],
+    responseMimeType: 'application/json',
+    responseJsonSchema: { type: 'object' },
+    thinkingConfig: { includeThoughts: true, thinkingLevel: 'HIGH' },
+    seed: 7,
+  },
   cachedContent: 'cachedContents/abc',
 };
 
 /** Small seeds have few positions, so edits land on the media fields often. */
 const mediaTurn = {
   contents: [
-    { role: 'user', parts: [{ inlineData: { mimeType: 'text/plain', data: 'SGVsbG8=' } }, { inlineData: { mimeType: 'application/pdf', data: 'JVBERi0=' } }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }] },
+    {
+      role: 'user',
+      parts: [
+        { inlineData: { mimeType: 'text/plain', data: 'SGVsbG8=' } },
+        { inlineData: { mimeType: 'application/pdf', data: 'JVBERi0=' } },
+        { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
+      ],
+    },
   ],
 };
 
 const streams = fixtureStreams('gemini', false);
 const errors = [
-  { error: { code: 429, message: 'Resource has been exhausted', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '30s' }] } },
-  { error: { code: 400, message: 'API key not valid.', status: 'INVALID_ARGUMENT', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID' }] } },
+  {
+    error: {
+      code: 429,
+      message: 'Resource has been exhausted',
+      status: 'RESOURCE_EXHAUSTED',
+      details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '30s' }],
+    },
+  },
+  {
+    error: {
+      code: 400,
+      message: 'API key not valid.',
+      status: 'INVALID_ARGUMENT',
+      details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID' }],
+    },
+  },
 ];
 
 t.test('gemini decoders answer any input with a value or a GatewayError', async (t) => {
@@ -67,7 +124,8 @@ t.test('an in-stream {error} chunk decodes to a GatewayError every client encode
   const clients = clientSides();
   fuzz(t, 'decodeGeminiStreamError', bodies(errors), (body) => {
     const err = decodeGeminiStreamError(body);
-    if (!(err instanceof GatewayError)) throw new TypeError('decodeGeminiStreamError returned something other than a GatewayError');
+    if (!(err instanceof GatewayError))
+      throw new TypeError('decodeGeminiStreamError returned something other than a GatewayError');
     for (const c of clients) JSON.stringify(c.codec.encodeError(err));
   });
 });
@@ -76,12 +134,28 @@ t.test('an in-stream {error} chunk decodes to a GatewayError every client encode
 t.test('regressions', async (t) => {
   const ctx: InboundContext = { headers: {}, params: { model: 'gemini-2.5-flash' }, query: {} };
   const longName = 'x'.repeat(100_000);
-  regression(t, 'a 100,000-character function name: the synthetic call id check built a RegExp too large to compile', () => {
-    const req = geminiClientCodec.decodeRequest(
-      { contents: [{ role: 'user', parts: [{ text: 'hi' }] }, { role: 'model', parts: [{ functionCall: { name: longName, args: {} } }] }, { role: 'user', parts: [{ functionResponse: { name: longName, response: {} } }] }] },
-      ctx,
-    );
-    const body = geminiUpstreamCodec.encodeRequest(req, 'gemini-2.5-flash', () => {}).body as { contents: Array<{ parts: Array<Record<string, unknown>> }> };
-    t.same(body.contents[1].parts[0].functionCall, { name: longName, args: {} }, 'the synthetic id stays out of the upstream request');
-  });
+  regression(
+    t,
+    'a 100,000-character function name: the synthetic call id check built a RegExp too large to compile',
+    () => {
+      const req = geminiClientCodec.decodeRequest(
+        {
+          contents: [
+            { role: 'user', parts: [{ text: 'hi' }] },
+            { role: 'model', parts: [{ functionCall: { name: longName, args: {} } }] },
+            { role: 'user', parts: [{ functionResponse: { name: longName, response: {} } }] },
+          ],
+        },
+        ctx,
+      );
+      const body = geminiUpstreamCodec.encodeRequest(req, 'gemini-2.5-flash', () => {}).body as {
+        contents: Array<{ parts: Array<Record<string, unknown>> }>;
+      };
+      t.same(
+        body.contents[1].parts[0].functionCall,
+        { name: longName, args: {} },
+        'the synthetic id stays out of the upstream request',
+      );
+    },
+  );
 });

@@ -48,12 +48,20 @@ export function streams(recorded: Frame[][], maxEdits = 6): fc.Arbitrary<Stream>
     { weight: 2, arbitrary: fc.record({ op: fc.constant('drop' as const), at }) },
     { weight: 2, arbitrary: fc.record({ op: fc.constant('repeat' as const), at }) },
     { weight: 2, arbitrary: fc.record({ op: fc.constant('swap' as const), at, to: fc.nat() }) },
-    { weight: 2, arbitrary: fc.record({ op: fc.constant('insert' as const), at, frame: fc.record({ event: eventName, data }) }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({ op: fc.constant('insert' as const), at, frame: fc.record({ event: eventName, data }) }),
+    },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('cut' as const), at, keep: fc.nat() }) },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('rename' as const), at, event: eventName }) },
   );
-  const mutant = fc.record({ base: fc.constantFrom(...recorded), list: fc.array(edit, { maxLength: maxEdits }), end: fc.boolean() }).map(({ base, list, end }) => ({ frames: applyFrameEdits(base, list), end }));
-  const anything = fc.record({ frames: fc.array(fc.record({ event: eventName, data }), { maxLength: 12 }), end: fc.boolean() });
+  const mutant = fc
+    .record({ base: fc.constantFrom(...recorded), list: fc.array(edit, { maxLength: maxEdits }), end: fc.boolean() })
+    .map(({ base, list, end }) => ({ frames: applyFrameEdits(base, list), end }));
+  const anything = fc.record({
+    frames: fc.array(fc.record({ event: eventName, data }), { maxLength: 12 }),
+    end: fc.boolean(),
+  });
   return fc.oneof({ weight: 5, arbitrary: mutant }, { weight: 1, arbitrary: anything });
 }
 

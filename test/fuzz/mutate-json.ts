@@ -38,7 +38,15 @@ const envelopes = [
     sealReasoning({ type: 'reasoning', text: 'Let me see.', origin, signature: 'sig/+==' }, true),
     sealReasoning({ type: 'reasoning', text: '', origin, redacted: 'opaque', encrypted: 'gAAAA' }, false),
   ]),
-  ...['{"o":1,"s":null}', '{"o":"anthropic","s":"legacy"}', '{"o":"","s":"x"}', '[]', '{', `{"t":${deepArrayText}}`, '{"__proto__":{"s":"x"}}'].map((json) => Buffer.from(`polygate-sig/1:${json}`).toString('base64')),
+  ...[
+    '{"o":1,"s":null}',
+    '{"o":"anthropic","s":"legacy"}',
+    '{"o":"","s":"x"}',
+    '[]',
+    '{',
+    `{"t":${deepArrayText}}`,
+    '{"__proto__":{"s":"x"}}',
+  ].map((json) => Buffer.from(`polygate-sig/1:${json}`).toString('base64')),
 ];
 
 /** A value nested `depth` levels deep in arrays or objects (decoders must not recurse into a stack overflow). */
@@ -49,7 +57,35 @@ export function nested(depth: number, leaf: Json, inObject: boolean): Json {
 }
 
 const nastyScalar: fc.Arbitrary<Json> = fc.oneof(
-  fc.constantFrom<Json>(null, true, false, 0, -0, -1, 1, 0.5, 2 ** 31, 2 ** 53 + 2, 1e308, -1e308, Infinity, -Infinity, '', ' ', '\u0000', 'a\u0000b', '\uD800', '\u{1F600}', '0', 'null', '{"a":', '[]', '-1', 'NaN', '1e999'),
+  fc.constantFrom<Json>(
+    null,
+    true,
+    false,
+    0,
+    -0,
+    -1,
+    1,
+    0.5,
+    2 ** 31,
+    2 ** 53 + 2,
+    1e308,
+    -1e308,
+    Infinity,
+    -Infinity,
+    '',
+    ' ',
+    '\u0000',
+    'a\u0000b',
+    '\uD800',
+    '\u{1F600}',
+    '0',
+    'null',
+    '{"a":',
+    '[]',
+    '-1',
+    'NaN',
+    '1e999',
+  ),
   fc.constantFrom<Json>(huge, hugeUnicode, deepArrayText, deepObjectText),
   fc.string({ unit: 'binary', maxLength: 20 }),
   fc.double().map((d) => (Number.isNaN(d) ? Infinity : d)),
@@ -65,7 +101,20 @@ export const nastyValue: fc.Arbitrary<Json> = fc.oneof(
 );
 
 /** Keys worth adding anywhere: the prototype's names, near misses and empty. */
-const oddKeys = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'length', '', ' ', '0', 'type', 'id', 'index'];
+const oddKeys = [
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  'length',
+  '',
+  ' ',
+  '0',
+  'type',
+  'id',
+  'index',
+];
 
 /** The keys, string values and subtrees of some valid values: the vocabulary of the format. */
 export type Pools = { keys: string[]; strings: string[]; subtrees: Json[] };
@@ -117,13 +166,37 @@ export function edits(pools: Pools, max = 4): fc.Arbitrary<Edit[]> {
   const edit: fc.Arbitrary<Edit> = fc.oneof(
     { weight: 5, arbitrary: fc.record({ op: fc.constant('replace' as const), at, value }) },
     { weight: 2, arbitrary: fc.record({ op: fc.constant('delete' as const), at }) },
-    { weight: 2, arbitrary: fc.record({ op: fc.constant('add-key' as const), at, key: fc.oneof(fc.constantFrom(...pools.keys), fc.string({ maxLength: 8 })), value }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        op: fc.constant('add-key' as const),
+        at,
+        key: fc.oneof(fc.constantFrom(...pools.keys), fc.string({ maxLength: 8 })),
+        value,
+      }),
+    },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('duplicate' as const), at }) },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('reverse' as const), at }) },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('empty' as const), at }) },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('wrap' as const), at }) },
-    { weight: 1, arbitrary: fc.record({ op: fc.constant('deep' as const), at, depth: fc.integer({ min: 1, max: 200 }), inObject: fc.boolean() }) },
-    { weight: 1, arbitrary: fc.record({ op: fc.constant('recurse' as const), at, inner: fc.noBias(fc.nat()), depth: fc.integer({ min: 1, max: 200 }) }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        op: fc.constant('deep' as const),
+        at,
+        depth: fc.integer({ min: 1, max: 200 }),
+        inObject: fc.boolean(),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        op: fc.constant('recurse' as const),
+        at,
+        inner: fc.noBias(fc.nat()),
+        depth: fc.integer({ min: 1, max: 200 }),
+      }),
+    },
     { weight: 2, arbitrary: fc.record({ op: fc.constant('restring' as const), at, value: nastyString(pools) }) },
     {
       weight: 2,
@@ -132,7 +205,29 @@ export function edits(pools: Pools, max = 4): fc.Arbitrary<Edit[]> {
         at,
         pos: fc.noBias(fc.nat()),
         cut: fc.nat({ max: 3 }),
-        insert: fc.oneof(fc.constantFrom('', '!', '\u0000', '%', '=', '"', '\\', '\uD800', ' ', '\n', '{', 'é', '\u{1F600}', ',', ';', '/', ':', '.'), fc.string({ maxLength: 4 })),
+        insert: fc.oneof(
+          fc.constantFrom(
+            '',
+            '!',
+            '\u0000',
+            '%',
+            '=',
+            '"',
+            '\\',
+            '\uD800',
+            ' ',
+            '\n',
+            '{',
+            'é',
+            '\u{1F600}',
+            ',',
+            ';',
+            '/',
+            ':',
+            '.',
+          ),
+          fc.string({ maxLength: 4 }),
+        ),
       }),
     },
   );
@@ -142,14 +237,34 @@ export function edits(pools: Pools, max = 4): fc.Arbitrary<Edit[]> {
 /** Strings that are JSON texts (tool arguments, tool results), huge, deep or odd. */
 function nastyString(pools: Pools): fc.Arbitrary<string> {
   return fc.oneof(
-    fc.constantFrom(huge, hugeUnicode, deepArrayText, deepObjectText, '', '\u0000', '\uD800', '{', '[]', 'null', '1e999', '"x"', '{"a":1e999}', '{"__proto__":{"x":1}}'),
+    fc.constantFrom(
+      huge,
+      hugeUnicode,
+      deepArrayText,
+      deepObjectText,
+      '',
+      '\u0000',
+      '\uD800',
+      '{',
+      '[]',
+      'null',
+      '1e999',
+      '"x"',
+      '{"a":1e999}',
+      '{"__proto__":{"x":1}}',
+    ),
     pools.subtrees.length > 0 ? fc.constantFrom(...pools.subtrees).map((v) => wireText(v)) : fc.string(),
     fc.constantFrom(...envelopes),
     fc.string({ unit: 'binary', maxLength: 20 }),
   );
 }
 
-type Slot = { parent: Json[] | { [k: string]: Json } | null; key: string | number; value: Json; path: Array<string | number> };
+type Slot = {
+  parent: Json[] | { [k: string]: Json } | null;
+  key: string | number;
+  value: Json;
+  path: Array<string | number>;
+};
 
 /** Every position in `root` (the root itself first), at most 2,000 of them. */
 function slots(root: Json): Slot[] {
@@ -157,7 +272,8 @@ function slots(root: Json): Slot[] {
   for (let i = 0; i < out.length && out.length < 2000; i++) {
     const { value: v, path } = out[i];
     if (Array.isArray(v)) v.forEach((x, k) => out.push({ parent: v, key: k, value: x, path: [...path, k] }));
-    else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) out.push({ parent: v, key: k, value: x, path: [...path, k] });
+    else if (v !== null && typeof v === 'object')
+      for (const [k, x] of Object.entries(v)) out.push({ parent: v, key: k, value: x, path: [...path, k] });
   }
   return out;
 }
@@ -211,7 +327,13 @@ export function applyEdits(seed: unknown, list: Edit[]): Json {
         else delete s.parent[s.key as string];
         break;
       case 'add-key':
-        if (v !== null && typeof v === 'object' && !Array.isArray(v)) Object.defineProperty(v, e.key, { value: clone(e.value), enumerable: true, writable: true, configurable: true });
+        if (v !== null && typeof v === 'object' && !Array.isArray(v))
+          Object.defineProperty(v, e.key, {
+            value: clone(e.value),
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
         else if (Array.isArray(v)) v.push(clone(e.value));
         else root = set(root, s, { [e.key]: clone(e.value) });
         break;
@@ -268,14 +390,20 @@ export function mutated(seeds: unknown[], max = 4): fc.Arbitrary<Json> {
 
 /** Any JSON body: mostly near-valid mutants of the seeds, sometimes anything at all. */
 export function bodies(seeds: unknown[], max = 4): fc.Arbitrary<Json> {
-  return fc.oneof({ weight: 8, arbitrary: mutated(seeds, max) }, { weight: 1, arbitrary: nastyValue }, { weight: 1, arbitrary: fc.jsonValue() as fc.Arbitrary<Json> });
+  return fc.oneof(
+    { weight: 8, arbitrary: mutated(seeds, max) },
+    { weight: 1, arbitrary: nastyValue },
+    { weight: 1, arbitrary: fc.jsonValue() as fc.Arbitrary<Json> },
+  );
 }
 
 const clone = (v: Json): Json => toWire(v);
 
 /** `v` as JSON text, with Infinity written as 1e999 (which JSON.parse reads back as Infinity). */
 export function wireText(v: unknown): string {
-  const text = JSON.stringify(v, (_k, x: unknown) => (typeof x === 'number' && !Number.isFinite(x) && !Number.isNaN(x) ? (x > 0 ? '\u0001+inf' : '\u0001-inf') : x));
+  const text = JSON.stringify(v, (_k, x: unknown) =>
+    typeof x === 'number' && !Number.isFinite(x) && !Number.isNaN(x) ? (x > 0 ? '\u0001+inf' : '\u0001-inf') : x,
+  );
   return text === undefined ? 'null' : text.replaceAll('"\\u0001+inf"', '1e999').replaceAll('"\\u0001-inf"', '-1e999');
 }
 

@@ -26,7 +26,12 @@ const completion = {
         content: 'Hello!',
         reasoning_content: 'Thinking.',
         refusal: null,
-        annotations: [{ type: 'url_citation', url_citation: { url: 'https://example.com', title: 'Example', start_index: 0, end_index: 5 } }],
+        annotations: [
+          {
+            type: 'url_citation',
+            url_citation: { url: 'https://example.com', title: 'Example', start_index: 0, end_index: 5 },
+          },
+        ],
         tool_calls: [
           { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
           { id: 'call_2', type: 'function', function: { name: 'noop', arguments: '' } },
@@ -36,7 +41,13 @@ const completion = {
       finish_reason: 'tool_calls',
     },
   ],
-  usage: { prompt_tokens: 1200, completion_tokens: 300, total_tokens: 1500, prompt_tokens_details: { cached_tokens: 1024, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 256, audio_tokens: 0 } },
+  usage: {
+    prompt_tokens: 1200,
+    completion_tokens: 300,
+    total_tokens: 1500,
+    prompt_tokens_details: { cached_tokens: 1024, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 256, audio_tokens: 0 },
+  },
 };
 
 /** A Chat Completions request with every commonly sent field. */
@@ -44,14 +55,41 @@ const fullRequest = {
   model: 'gpt-4.1',
   messages: [
     { role: 'system', content: [{ type: 'text', text: 'Be brief.' }] },
-    { role: 'user', name: 'ann', content: [{ type: 'text', text: 'Hi' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }, { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0=', filename: 'a.pdf' } }] },
-    { role: 'assistant', content: [{ type: 'text', text: 'Calling.' }], refusal: null, reasoning_content: 'think', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] },
+    {
+      role: 'user',
+      name: 'ann',
+      content: [
+        { type: 'text', text: 'Hi' },
+        { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+        { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0=', filename: 'a.pdf' } },
+      ],
+    },
+    {
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Calling.' }],
+      refusal: null,
+      reasoning_content: 'think',
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }],
+    },
     { role: 'tool', tool_call_id: 'call_1', content: [{ type: 'text', text: '{"ok":true}' }] },
   ],
-  tools: [{ type: 'function', function: { name: 'f', description: 'F', parameters: { type: 'object', properties: { a: { type: 'integer' } } }, strict: true } }],
+  tools: [
+    {
+      type: 'function',
+      function: {
+        name: 'f',
+        description: 'F',
+        parameters: { type: 'object', properties: { a: { type: 'integer' } } },
+        strict: true,
+      },
+    },
+  ],
   tool_choice: { type: 'function', function: { name: 'f' } },
   parallel_tool_calls: false,
-  response_format: { type: 'json_schema', json_schema: { name: 'out', schema: { type: 'object', properties: { a: { type: 'string' } } }, strict: true } },
+  response_format: {
+    type: 'json_schema',
+    json_schema: { name: 'out', schema: { type: 'object', properties: { a: { type: 'string' } } }, strict: true },
+  },
   temperature: 1,
   top_p: 1,
   n: 1,
@@ -76,7 +114,14 @@ const fullRequest = {
 const mediaTurn = {
   model: 'gpt-4.1',
   messages: [
-    { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }, { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0=', filename: 'a.pdf' } }, { type: 'file', file: { file_data: 'data:text/plain;base64,SGVsbG8=', filename: 'a.txt' } }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+        { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0=', filename: 'a.pdf' } },
+        { type: 'file', file: { file_data: 'data:text/plain;base64,SGVsbG8=', filename: 'a.txt' } },
+      ],
+    },
   ],
 };
 
@@ -86,11 +131,30 @@ t.test('openai-chat decoders answer any input with a value or a GatewayError', a
     upstream: openaiChatUpstreamCodec,
     requests: [...fixtureJsons('openai-chat', '.request.json'), fullRequest, mediaTurn],
     contexts,
-    results: [completion, { ...completion, choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: 'I cannot help with that.' }, finish_reason: 'stop' }] }],
+    results: [
+      completion,
+      {
+        ...completion,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: null, refusal: 'I cannot help with that.' },
+            finish_reason: 'stop',
+          },
+        ],
+      },
+    ],
     streams: fixtureStreams('openai-chat', false).map((frames) => [...frames, { data: '[DONE]' }]),
     errors: [
       { error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } },
-      { error: { message: "Invalid value: 'x'.", type: 'invalid_request_error', param: 'messages[0].role', code: 'invalid_value' } },
+      {
+        error: {
+          message: "Invalid value: 'x'.",
+          type: 'invalid_request_error',
+          param: 'messages[0].role',
+          code: 'invalid_value',
+        },
+      },
     ],
   });
 });
@@ -104,50 +168,113 @@ t.test('regressions', async (t) => {
       model: 'gpt-4.1',
       messages: [
         { role: 'user', content: 'hi' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: `{"a":${deep}}` } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: `{"a":${deep}}` } }],
+        },
         { role: 'tool', tool_call_id: 'call_1', content: `{"a":${deep}}` },
       ],
     },
     ctx,
   );
   for (const up of upstreamCodecs) {
-    regression(t, `tool arguments and a tool result nested 10,000 deep inside a JSON string: the ${up.format} request serializes or is refused`, () => {
-      JSON.stringify(up.encodeRequest(request, 'm', () => {}));
-    });
+    regression(
+      t,
+      `tool arguments and a tool result nested 10,000 deep inside a JSON string: the ${up.format} request serializes or is refused`,
+      () => {
+        JSON.stringify(up.encodeRequest(request, 'm', () => {}));
+      },
+    );
   }
   const deepResultBody = {
     model: 'gpt-4.1',
     messages: [
       { role: 'user', content: 'hi' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_1', content: `{"a":${deep}}` },
     ],
   };
   const deepResult = openaiChatClientCodec.decodeRequest(deepResultBody, ctx);
   for (const up of upstreamCodecs) {
-    regression(t, `a tool result nested 10,000 deep inside a JSON string: the ${up.format} request serializes, the result as text`, () => {
-      const text = JSON.stringify(up.encodeRequest(deepResult, 'm', () => {}));
-      t.ok(text.includes(`{\\"a\\":[[[`), `${up.format}: the result travels as the text it was`);
-    });
+    regression(
+      t,
+      `a tool result nested 10,000 deep inside a JSON string: the ${up.format} request serializes, the result as text`,
+      () => {
+        const text = JSON.stringify(up.encodeRequest(deepResult, 'm', () => {}));
+        t.ok(text.includes(`{\\"a\\":[[[`), `${up.format}: the result travels as the text it was`);
+      },
+    );
   }
   regression(t, 'brackets inside JSON strings do not count as nesting: such a tool result stays an object', () => {
     const inString = JSON.stringify({ text: `${deep}\\"]` });
-    const req = openaiChatClientCodec.decodeRequest({ ...deepResultBody, messages: [...deepResultBody.messages.slice(0, 2), { role: 'tool', tool_call_id: 'call_1', content: inString }] }, ctx);
-    const body = geminiUpstreamCodec.encodeRequest(req, 'm', () => {}).body as { contents: Array<{ parts: Array<{ functionResponse?: { response: unknown } }> }> };
+    const req = openaiChatClientCodec.decodeRequest(
+      {
+        ...deepResultBody,
+        messages: [...deepResultBody.messages.slice(0, 2), { role: 'tool', tool_call_id: 'call_1', content: inString }],
+      },
+      ctx,
+    );
+    const body = geminiUpstreamCodec.encodeRequest(req, 'm', () => {}).body as {
+      contents: Array<{ parts: Array<{ functionResponse?: { response: unknown } }> }>;
+    };
     t.same(body.contents[2].parts[0].functionResponse?.response, JSON.parse(inString));
   });
-  const result = openaiChatUpstreamCodec.decodeResult({ ...completion, choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: `{"a":${deep}}` } }] }, finish_reason: 'tool_calls' }] });
+  const result = openaiChatUpstreamCodec.decodeResult({
+    ...completion,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: `{"a":${deep}}` } }],
+        },
+        finish_reason: 'tool_calls',
+      },
+    ],
+  });
   for (const c of clientSides()) {
-    regression(t, `an upstream's tool arguments nested 10,000 deep: the ${c.codec.format} answer serializes or is an error`, () => {
-      JSON.stringify(c.codec.encodeResult(result, c.request));
-    });
+    regression(
+      t,
+      `an upstream's tool arguments nested 10,000 deep: the ${c.codec.format} answer serializes or is an error`,
+      () => {
+        JSON.stringify(c.codec.encodeResult(result, c.request));
+      },
+    );
   }
 });
 
 t.test('regressions: a text file whose base64 atob refuses', async (t) => {
   const cases: Array<[string, () => ChatRequest]> = [
-    ['a Responses input_file', () => responsesClientCodec.decodeRequest({ model: 'm', input: [{ role: 'user', content: [{ type: 'input_file', filename: 'a.txt', file_data: 'data:text/plain;base64,SGVs!G8=' }] }] }, { headers: {}, params: {}, query: {} })],
-    ['a Gemini inlineData', () => geminiClientCodec.decodeRequest({ contents: [{ role: 'user', parts: [{ inlineData: { mimeType: 'text/plain', data: 'SGV-bG8=' } }] }] }, { headers: {}, params: { model: 'm' }, query: {} })],
+    [
+      'a Responses input_file',
+      () =>
+        responsesClientCodec.decodeRequest(
+          {
+            model: 'm',
+            input: [
+              {
+                role: 'user',
+                content: [{ type: 'input_file', filename: 'a.txt', file_data: 'data:text/plain;base64,SGVs!G8=' }],
+              },
+            ],
+          },
+          { headers: {}, params: {}, query: {} },
+        ),
+    ],
+    [
+      'a Gemini inlineData',
+      () =>
+        geminiClientCodec.decodeRequest(
+          { contents: [{ role: 'user', parts: [{ inlineData: { mimeType: 'text/plain', data: 'SGV-bG8=' } }] }] },
+          { headers: {}, params: { model: 'm' }, query: {} },
+        ),
+    ],
   ];
   for (const [name, decode] of cases) {
     const request = decode();

@@ -2,13 +2,20 @@
 // /v1/responses client requests, upstream response objects, upstream event streams and errors.
 import fc from 'fast-check';
 import t from 'tap';
-import { createResponsesClientCodec, responsesUpstreamCodec, sequentialIds } from '../../adapters/openai-responses/index.ts';
+import {
+  createResponsesClientCodec,
+  responsesUpstreamCodec,
+  sequentialIds,
+} from '../../adapters/openai-responses/index.ts';
 import type { InboundContext } from '../../adapters/shared/chat-adapter.ts';
 import { fuzzChatFormat, regression, upstreamCodecs } from './chat-fuzz.ts';
 import { finalResponses, fixtureJsons, fixtureStreams } from './fixtures.ts';
 
 const contexts: fc.Arbitrary<InboundContext> = fc.record({
-  headers: fc.record({ 'openai-beta': fc.oneof(fc.constantFrom('responses=v1', ''), fc.string({ maxLength: 12 })) }, { requiredKeys: [] }),
+  headers: fc.record(
+    { 'openai-beta': fc.oneof(fc.constantFrom('responses=v1', ''), fc.string({ maxLength: 12 })) },
+    { requiredKeys: [] },
+  ),
   params: fc.constant({}),
   query: fc.constant({}),
 });
@@ -23,29 +30,69 @@ const codexTurn = {
   instructions: 'You are a coding agent.',
   input: [
     { type: 'message', role: 'developer', content: [{ type: 'input_text', text: '<permissions>' }] },
-    { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'List the files.' }, { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'auto' }, { type: 'input_file', filename: 'notes.txt', file_data: 'data:text/plain;base64,SGVsbG8=' }] },
-    { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Run ls.' }], content: null, encrypted_content: 'gAAAAABo' },
+    {
+      type: 'message',
+      role: 'user',
+      content: [
+        { type: 'input_text', text: 'List the files.' },
+        { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'auto' },
+        { type: 'input_file', filename: 'notes.txt', file_data: 'data:text/plain;base64,SGVsbG8=' },
+      ],
+    },
+    {
+      type: 'reasoning',
+      id: 'rs_1',
+      summary: [{ type: 'summary_text', text: 'Run ls.' }],
+      content: null,
+      encrypted_content: 'gAAAAABo',
+    },
     { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'shell', arguments: '{"command":["ls"]}' },
     { type: 'function_call_output', call_id: 'call_1', output: 'README.md\nsrc' },
     { type: 'function_call', call_id: 'call_2', name: 'search', namespace: 'mcp__docs', arguments: '{"query":"x"}' },
     { type: 'function_call_output', call_id: 'call_2', output: [{ type: 'input_text', text: 'docs' }] },
     { type: 'custom_tool_call', call_id: 'call_3', name: 'apply_patch', input: '*** Begin Patch\n*** End Patch' },
     { type: 'custom_tool_call_output', call_id: 'call_3', output: 'Done!' },
-    { type: 'message', role: 'developer', content: [{ type: 'input_text', text: '<permissions>workspace-write</permissions>' }] },
+    {
+      type: 'message',
+      role: 'developer',
+      content: [{ type: 'input_text', text: '<permissions>workspace-write</permissions>' }],
+    },
     { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Two files.', annotations: [] }] },
     { type: 'item_reference', id: 'msg_1' },
     { role: 'user', content: 'Thanks' },
   ],
   tools: [
-    { type: 'function', name: 'shell', description: 'Runs a command', strict: false, parameters: { type: 'object', properties: { command: { type: 'array', items: { type: 'string' } } }, required: ['command'] } },
+    {
+      type: 'function',
+      name: 'shell',
+      description: 'Runs a command',
+      strict: false,
+      parameters: {
+        type: 'object',
+        properties: { command: { type: 'array', items: { type: 'string' } } },
+        required: ['command'],
+      },
+    },
     { type: 'web_search', external_web_access: false },
     {
       type: 'namespace',
       name: 'mcp__docs',
       description: 'Tools of the docs MCP server.',
-      tools: [{ type: 'function', name: 'search', strict: false, parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } }],
+      tools: [
+        {
+          type: 'function',
+          name: 'search',
+          strict: false,
+          parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+        },
+      ],
     },
-    { type: 'custom', name: 'apply_patch', description: 'Edits files.', format: { type: 'grammar', syntax: 'lark', definition: 'start: "*** Begin Patch" LF' } },
+    {
+      type: 'custom',
+      name: 'apply_patch',
+      description: 'Edits files.',
+      format: { type: 'grammar', syntax: 'lark', definition: 'start: "*** Begin Patch" LF' },
+    },
   ],
   tool_choice: { type: 'function', name: 'shell' },
   parallel_tool_calls: true,
@@ -84,8 +131,14 @@ t.test('the Codex seeds are valid requests; every upstream encoder takes the por
   const codec = createResponsesClientCodec(sequentialIds());
   t.doesNotThrow(() => codec.decodeRequest(codexTurn, ctx));
   const req = codec.decodeRequest(portableTurn, ctx);
-  t.ok(req.messages.some((m) => m.role === 'system'), 'the mid-conversation developer message is in place');
-  t.ok(req.tools.some((tool) => tool.type === 'function' && tool.name === 'mcp__docs__search'), 'the namespace tool is read');
+  t.ok(
+    req.messages.some((m) => m.role === 'system'),
+    'the mid-conversation developer message is in place',
+  );
+  t.ok(
+    req.tools.some((tool) => tool.type === 'function' && tool.name === 'mcp__docs__search'),
+    'the namespace tool is read',
+  );
   for (const up of upstreamCodecs) t.doesNotThrow(() => up.encodeRequest(req, 'm', () => {}), up.format);
 });
 
@@ -99,7 +152,14 @@ t.test('openai-responses decoders answer any input with a value or a GatewayErro
     streams: fixtureStreams('openai-responses', true),
     errors: [
       { error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } },
-      { error: { message: "Invalid 'input[0]'.", type: 'invalid_request_error', param: 'input[0]', code: 'invalid_value' } },
+      {
+        error: {
+          message: "Invalid 'input[0]'.",
+          type: 'invalid_request_error',
+          param: 'input[0]',
+          code: 'invalid_value',
+        },
+      },
     ],
   });
 });
@@ -107,10 +167,14 @@ t.test('openai-responses decoders answer any input with a value or a GatewayErro
 // Counterexamples the fuzzer found, kept as plain cases (each failed before its fix).
 t.test('regressions', async (t) => {
   for (const event of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
-    regression(t, `an upstream event named '${event}' (a name of Object.prototype) is an unknown event, not a handler lookup that throws TypeError`, () => {
-      const dec = responsesUpstreamCodec.createStreamDecoder();
-      const first = fixtureStreams('openai-responses', true)[0][0];
-      t.same(dec.push({ event, data: first.data }), [], `${event}: ignored like any unknown event`);
-    });
+    regression(
+      t,
+      `an upstream event named '${event}' (a name of Object.prototype) is an unknown event, not a handler lookup that throws TypeError`,
+      () => {
+        const dec = responsesUpstreamCodec.createStreamDecoder();
+        const first = fixtureStreams('openai-responses', true)[0][0];
+        t.same(dec.push({ event, data: first.data }), [], `${event}: ignored like any unknown event`);
+      },
+    );
   }
 });

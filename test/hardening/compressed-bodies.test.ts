@@ -17,14 +17,27 @@ const { gw, up } = await gatewayWithEmulators(t, {
 
 const encoders = { gzip: gzipSync, br: brotliCompressSync, zstd: zstdCompressSync } as const;
 const post = (path: string, body: Buffer, encoding: string, headers: Record<string, string> = {}): Promise<Response> =>
-  fetch(`${gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json', 'content-encoding': encoding, ...headers }, body: new Uint8Array(body) });
+  fetch(`${gw.url}${path}`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${TEST_KEY}`,
+      'content-type': 'application/json',
+      'content-encoding': encoding,
+      ...headers,
+    },
+    body: new Uint8Array(body),
+  });
 
 for (const [encoding, encode] of Object.entries(encoders)) {
   t.test(`${encoding}: a relayed chat request reaches the upstream as plain JSON`, async (t) => {
     up.chat.reset();
     const messages = [{ role: 'user', content: `hello in ${encoding}` }];
     // With a field polygate does not know: relayed as it came.
-    const res = await post('/v1/chat/completions', encode(JSON.stringify({ model: 'chat-relay', messages, verbosity_2030: { level: 9 } })), encoding);
+    const res = await post(
+      '/v1/chat/completions',
+      encode(JSON.stringify({ model: 'chat-relay', messages, verbosity_2030: { level: 9 } })),
+      encoding,
+    );
     t.equal(res.status, 200);
     t.equal(((await res.json()) as Json).choices[0].message.content, `hello in ${encoding}`);
     const got = up.chat.requests[0];
@@ -36,7 +49,9 @@ for (const [encoding, encode] of Object.entries(encoders)) {
 
   t.test(`${encoding}: a translated Messages request is decoded`, async (t) => {
     const body = { model: 'echo', max_tokens: 16, messages: [{ role: 'user', content: `echo in ${encoding}` }] };
-    const res = await post('/v1/messages', encode(JSON.stringify(body)), encoding, { 'anthropic-version': '2023-06-01' });
+    const res = await post('/v1/messages', encode(JSON.stringify(body)), encoding, {
+      'anthropic-version': '2023-06-01',
+    });
     t.equal(res.status, 200);
     t.equal(((await res.json()) as Json).content[0].text, `echo in ${encoding}`);
   });
@@ -52,14 +67,20 @@ t.test('zstd: what is not zstd, not JSON, or too large once decoded gets the fam
   t.match(await notJson.json(), { error: { message: /not valid JSON/ } });
 
   // 1 MB of JSON that compresses to a few hundred bytes: stopped at the limit, answered 413.
-  const bomb = zstdCompressSync(JSON.stringify({ model: 'chat-relay', messages: [{ role: 'user', content: ' '.repeat(1 << 20) }] }));
+  const bomb = zstdCompressSync(
+    JSON.stringify({ model: 'chat-relay', messages: [{ role: 'user', content: ' '.repeat(1 << 20) }] }),
+  );
   t.ok(bomb.length < maxBody / 10, `the compressed body is small (${bomb.length} bytes)`);
   const tooLarge = await post('/v1/messages', bomb, 'zstd', { 'anthropic-version': '2023-06-01' });
   t.equal(tooLarge.status, 413);
   t.match(await tooLarge.json(), { type: 'error', error: { type: 'request_too_large' } });
 
   // The body parser's rule for every body holds here too: no `__proto__` key reaches a decoder.
-  const poisoned = await post('/v1/chat/completions', zstdCompressSync('{"model":"chat-relay","messages":[],"__proto__":{"x":1}}'), 'zstd');
+  const poisoned = await post(
+    '/v1/chat/completions',
+    zstdCompressSync('{"model":"chat-relay","messages":[],"__proto__":{"x":1}}'),
+    'zstd',
+  );
   t.equal(poisoned.status, 400);
 
   const healthy = await fetch(`${gw.url}/healthz`);

@@ -43,7 +43,12 @@ function trickle(headers: Record<string, string>): Trickler {
     closed = true;
     clearInterval(timer);
   });
-  const head = Object.entries({ host: '127.0.0.1', 'content-type': 'application/json', 'content-length': '1000000', ...headers })
+  const head = Object.entries({
+    host: '127.0.0.1',
+    'content-type': 'application/json',
+    'content-length': '1000000',
+    ...headers,
+  })
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('');
   s.write(`POST /v1/messages HTTP/1.1\r\n${head}\r\n{`);
@@ -59,9 +64,15 @@ async function healthy(): Promise<boolean> {
 }
 
 t.test('unauthenticated tricklers get their 401 and their connection closed', async (t) => {
-  const clients = Array.from({ length: 50 }, () => trickle({ 'x-api-key': 'sk-wrong', 'anthropic-version': '2023-06-01' }));
+  const clients = Array.from({ length: 50 }, () =>
+    trickle({ 'x-api-key': 'sk-wrong', 'anthropic-version': '2023-06-01' }),
+  );
   t.ok(await healthy(), '/healthz answers while 50 clients trickle');
-  await waitFor('every trickling socket closed', async () => (clients.every((c) => c.closed()) ? true : undefined), 15_000);
+  await waitFor(
+    'every trickling socket closed',
+    async () => (clients.every((c) => c.closed()) ? true : undefined),
+    15_000,
+  );
   for (const c of clients) {
     t.match(c.response(), /^HTTP\/1\.1 401 /, 'answered 401');
     t.match(c.response(), /"type":"authentication_error"/, "in the Messages family's shape");
@@ -70,8 +81,14 @@ t.test('unauthenticated tricklers get their 401 and their connection closed', as
 });
 
 t.test('authenticated tricklers get a 408 in their family shape when the body deadline passes', async (t) => {
-  const clients = Array.from({ length: 10 }, () => trickle({ 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' }));
-  await waitFor('every trickling socket answered and closed', async () => (clients.every((c) => c.closed()) ? true : undefined), 15_000);
+  const clients = Array.from({ length: 10 }, () =>
+    trickle({ 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' }),
+  );
+  await waitFor(
+    'every trickling socket answered and closed',
+    async () => (clients.every((c) => c.closed()) ? true : undefined),
+    15_000,
+  );
   for (const c of clients) {
     t.match(c.response(), /^HTTP\/1\.1 408 /, 'answered 408');
     const body = JSON.parse(c.response().slice(c.response().indexOf('\r\n\r\n') + 4));
@@ -98,7 +115,12 @@ t.test('a stream that outlasts the receive timeouts is not cut', async (t) => {
   const res = await fetch(`${gw.url}/v1/messages`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' },
-    body: JSON.stringify({ model: 'relayed', max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    body: JSON.stringify({
+      model: 'relayed',
+      max_tokens: 32,
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }],
+    }),
   });
   t.equal(res.status, 200);
   // Past headers + body timeouts and Node's own request timer (their sum plus 5 s): the stream
@@ -137,7 +159,10 @@ await new Promise((r) => setTimeout(r, 200));
 console.log('SURVIVED ' + JSON.stringify(outcomes));
 `,
   );
-  const r = spawnSync('bash', ['-c', `ulimit -n 64 && exec "$0" "$1"`, node24, script], { encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync('bash', ['-c', `ulimit -n 64 && exec "$0" "$1"`, node24, script], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   t.equal(r.status, 0, `the process ended normally (stderr: ${r.stderr.slice(-400)})`);
   const line = /SURVIVED (.*)/.exec(r.stdout)?.[1];
   t.ok(line, 'it got past both calls');

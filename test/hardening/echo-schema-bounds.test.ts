@@ -16,7 +16,11 @@ const nestedArrays = (levels: number, minItems: number): Record<string, unknown>
 
 t.test('the sampler refuses before building: three levels of minItems 1000', async (t) => {
   t.throws(() => sampleFromSchema(nestedArrays(3, 1000)), SampleTooLarge);
-  t.throws(() => sampleFromSchema({ type: 'string', minLength: 1e9 }), SampleTooLarge, 'a gigabyte string is refused too');
+  t.throws(
+    () => sampleFromSchema({ type: 'string', minLength: 1e9 }),
+    SampleTooLarge,
+    'a gigabyte string is refused too',
+  );
   const ok = sampleFromSchema(nestedArrays(2, 50)) as { a: number[][] };
   t.equal(ok.a.length * ok.a[0].length, 2500, 'within the bound, minItems is honoured');
   t.ok(sampleBounds.maxValues >= 2500);
@@ -28,7 +32,11 @@ t.teardown(() => gw.stop());
 t.test('Chat Completions: a json_schema demanding a million values is a 400 naming it', async (t) => {
   const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
   const err = await client.chat.completions
-    .create({ model: 'echo', messages: [{ role: 'user', content: 'hi' }], response_format: { type: 'json_schema', json_schema: { name: 'big', schema: nestedArrays(2, 1000) } } })
+    .create({
+      model: 'echo',
+      messages: [{ role: 'user', content: 'hi' }],
+      response_format: { type: 'json_schema', json_schema: { name: 'big', schema: nestedArrays(2, 1000) } },
+    })
     .catch((e: unknown) => e);
   t.type(err, OpenAI.BadRequestError);
   t.equal((err as InstanceType<typeof OpenAI.BadRequestError>).param, 'json_schema');

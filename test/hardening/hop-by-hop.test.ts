@@ -9,7 +9,9 @@ import { startHostileUpstream } from './hostile-upstream.ts';
 const up = await startHostileUpstream();
 const gw = await startGateway(
   testConfig({
-    providers: { hostile: { type: 'openai', base_url: up.url, api_key: 'sk-upstream-hop-0001', api: 'chat_completions' } },
+    providers: {
+      hostile: { type: 'openai', base_url: up.url, api_key: 'sk-upstream-hop-0001', api: 'chat_completions' },
+    },
     models: { hop: { routes: [{ provider: 'hostile', model: 'hop' }] } },
   }),
 );
@@ -19,14 +21,23 @@ t.teardown(async () => {
 });
 
 /** A raw request, so that headers fetch would refuse to send (Connection, Via, Proxy-*) go out. */
-function post(headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+function post(
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
   const body = JSON.stringify({ model: 'hop', messages: [{ role: 'user', content: 'hi' }] });
   return new Promise((ok, fail) => {
-    const req = request(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}`, ...headers } }, (res) => {
-      let text = '';
-      res.on('data', (b: Buffer) => (text += b.toString()));
-      res.on('end', () => ok({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
+    const req = request(
+      `${gw.url}/v1/chat/completions`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}`, ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (b: Buffer) => (text += b.toString()));
+        res.on('end', () => ok({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      },
+    );
     req.on('error', fail);
     req.end(body);
   });
@@ -47,8 +58,18 @@ t.test('hop-by-hop and proxy headers are not relayed, either way', async (t) => 
   t.equal(r.status, 200);
   t.equal(JSON.parse(r.body).object, 'chat.completion');
   const seen = up.seen.at(-1) ?? {};
-  for (const h of ['x-client-hop', 'proxy-authorization', 'forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-real-ip', 'via']) t.equal(seen[h], undefined, `${h} not sent upstream`);
+  for (const h of [
+    'x-client-hop',
+    'proxy-authorization',
+    'forwarded',
+    'x-forwarded-for',
+    'x-forwarded-host',
+    'x-real-ip',
+    'via',
+  ])
+    t.equal(seen[h], undefined, `${h} not sent upstream`);
   t.equal(seen['x-custom-kept'], 'yes', 'an ordinary unknown header still reaches the upstream');
-  for (const h of ['x-hop-secret', 'proxy-authenticate', 'via', 'x-forwarded-for']) t.equal(r.headers[h], undefined, `${h} not relayed to the client`);
-  t.equal(r.headers['x-kept'], 'yes', "an ordinary upstream header still reaches the client");
+  for (const h of ['x-hop-secret', 'proxy-authenticate', 'via', 'x-forwarded-for'])
+    t.equal(r.headers[h], undefined, `${h} not relayed to the client`);
+  t.equal(r.headers['x-kept'], 'yes', 'an ordinary upstream header still reaches the client');
 });

@@ -17,17 +17,35 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
     const auth = String(req.headers.authorization ?? '');
     const json = (status: number, value: unknown, headers: Record<string, string> = {}): void => {
       const text = JSON.stringify(value);
-      res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
+      res.writeHead(status, {
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(text)),
+        ...headers,
+      });
       res.end(text);
     };
     switch (body.model) {
       case 'leak':
-        return json(400, { error: { message: `invalid request; you sent Authorization: ${auth}`, type: 'invalid_request_error', param: null, code: null } });
+        return json(400, {
+          error: {
+            message: `invalid request; you sent Authorization: ${auth}`,
+            type: 'invalid_request_error',
+            param: null,
+            code: null,
+          },
+        });
       case 'leak-500':
         res.writeHead(500, { 'content-type': 'text/plain' });
         return void res.end(`upstream crashed while checking ${auth}`);
       case 'reject':
-        return json(401, { error: { message: `Incorrect API key provided: ${auth.slice(7)}`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } });
+        return json(401, {
+          error: {
+            message: `Incorrect API key provided: ${auth.slice(7)}`,
+            type: 'invalid_request_error',
+            param: null,
+            code: 'invalid_api_key',
+          },
+        });
       default:
         return json(
           200,
@@ -36,10 +54,19 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
             object: 'chat.completion',
             created: 1,
             model: body.model,
-            choices: [{ index: 0, message: { role: 'assistant', content: 'fine' }, finish_reason: 'stop', logprobs: null }],
+            choices: [
+              { index: 0, message: { role: 'assistant', content: 'fine' }, finish_reason: 'stop', logprobs: null },
+            ],
             usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
           },
-          { connection: 'x-hop-secret', 'x-hop-secret': 'upstream-only', 'proxy-authenticate': 'Basic realm="inner"', via: '1.1 inner-proxy', 'x-forwarded-for': '10.0.0.5', 'x-kept': 'yes' },
+          {
+            connection: 'x-hop-secret',
+            'x-hop-secret': 'upstream-only',
+            'proxy-authenticate': 'Basic realm="inner"',
+            via: '1.1 inner-proxy',
+            'x-forwarded-for': '10.0.0.5',
+            'x-kept': 'yes',
+          },
         );
     }
   });

@@ -19,12 +19,18 @@ t.teardown(async () => {
 });
 
 /** A JSON Schema nested `levels` deep (each level an object with one property), as text: JSON.stringify would overflow first. */
-const deepSchema = (levels: number): string => '{"type":"object","properties":{"a":'.repeat(levels) + '{"type":"string"}' + '}}'.repeat(levels);
+const deepSchema = (levels: number): string =>
+  '{"type":"object","properties":{"a":'.repeat(levels) + '{"type":"string"}' + '}}'.repeat(levels);
 
 async function post(path: string, body: string, key = TEST_KEY): Promise<{ status: number; json: any }> {
   const res = await fetch(`${gw.url}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', authorization: `Bearer ${key}`, 'x-goog-api-key': key },
+    headers: {
+      'content-type': 'application/json',
+      'anthropic-version': '2023-06-01',
+      authorization: `Bearer ${key}`,
+      'x-goog-api-key': key,
+    },
     body,
   });
   return { status: res.status, json: await res.json() };
@@ -41,15 +47,18 @@ t.test('Messages: a tool input_schema nested 10,000 levels is a 400 naming the b
   t.match(r.json.error.message, /body: JSON nested deeper than 128 levels/);
 });
 
-t.test('Chat Completions to a real upstream: a deep json_schema is a 400, never 502, and nothing reaches the upstream', async (t) => {
-  chat.reset();
-  const body = `{"model":"via-chat","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_schema","json_schema":{"name":"deep","schema":${deepSchema(10_000)}}}}`;
-  const r = await post('/v1/chat/completions', body);
-  t.equal(r.status, 400);
-  t.equal(r.json.error.param, 'body');
-  t.equal(r.json.error.type, 'invalid_request_error');
-  t.equal(chat.requests.length, 0, 'no upstream call was made');
-});
+t.test(
+  'Chat Completions to a real upstream: a deep json_schema is a 400, never 502, and nothing reaches the upstream',
+  async (t) => {
+    chat.reset();
+    const body = `{"model":"via-chat","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_schema","json_schema":{"name":"deep","schema":${deepSchema(10_000)}}}}`;
+    const r = await post('/v1/chat/completions', body);
+    t.equal(r.status, 400);
+    t.equal(r.json.error.param, 'body');
+    t.equal(r.json.error.type, 'invalid_request_error');
+    t.equal(chat.requests.length, 0, 'no upstream call was made');
+  },
+);
 
 t.test('Gemini: the 400 comes in the family shape', async (t) => {
   const body = `{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"tools":[{"functionDeclarations":[{"name":"deep","parameters":${deepSchema(10_000)}}]}]}`;
@@ -61,7 +70,11 @@ t.test('Gemini: the 400 comes in the family shape', async (t) => {
 
 t.test('deep bodies from one key do not open the breaker for every other key', async (t) => {
   for (let i = 0; i < 8; i++) t.equal((await post('/v1/messages', messagesWithSchema(deepSchema(10_000)))).status, 400);
-  const r = await post('/v1/messages', '{"model":"echo","max_tokens":64,"messages":[{"role":"user","content":"still here"}]}', OTHER_KEY);
+  const r = await post(
+    '/v1/messages',
+    '{"model":"echo","max_tokens":64,"messages":[{"role":"user","content":"still here"}]}',
+    OTHER_KEY,
+  );
   t.equal(r.status, 200, 'another tenant is served');
   t.equal(r.json.content[0].text, 'still here');
 });
@@ -83,6 +96,13 @@ t.test('the depth check counts nesting, not width, and honours the configured li
     }
   })();
   t.match(err, { param: 'body', status: 400 });
-  t.doesNotThrow(() => assertJsonDepth(Array.from({ length: 100_000 }, () => ({ x: [1] })), 3), 'a wide body is fine');
+  t.doesNotThrow(
+    () =>
+      assertJsonDepth(
+        Array.from({ length: 100_000 }, () => ({ x: [1] })),
+        3,
+      ),
+    'a wide body is fine',
+  );
   t.doesNotThrow(() => assertJsonDepth('text', 1));
 });

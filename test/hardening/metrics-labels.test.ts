@@ -23,12 +23,19 @@ function send(extra: Record<string, unknown>): Promise<Response> {
   return fetch(`${gw.url}/v1/messages`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' },
-    body: JSON.stringify({ model: 'claude-via-openai', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }], ...extra }),
+    body: JSON.stringify({
+      model: 'claude-via-openai',
+      max_tokens: 16,
+      messages: [{ role: 'user', content: 'hi' }],
+      ...extra,
+    }),
   });
 }
 
 const warningSeries = async (): Promise<string[]> =>
-  (await (await fetch(`${gw.url}/metrics`)).text()).split('\n').filter((l) => l.startsWith('polygate_translation_warnings_total{'));
+  (await (await fetch(`${gw.url}/metrics`)).text())
+    .split('\n')
+    .filter((l) => l.startsWith('polygate_translation_warnings_total{'));
 
 t.test('unknown field names do not become label values', async (t) => {
   for (let i = 0; i < 50; i++) {

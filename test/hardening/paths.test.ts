@@ -42,7 +42,9 @@ t.test('a malformed percent escape in a Gemini model name is a 404 in the Gemini
 });
 
 t.test('a malformed percent escape in other path parameters is a 404 in the family shape', async (t) => {
-  const responses = await fetch(`${gw.url}/v1/responses/%E0%A4%A`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+  const responses = await fetch(`${gw.url}/v1/responses/%E0%A4%A`, {
+    headers: { authorization: `Bearer ${TEST_KEY}` },
+  });
   t.equal(responses.status, 404);
   t.equal(((await responses.json()) as Json).error.type, 'invalid_request_error');
   const task = await fetch(`${gw.url}/tune/fetch/%E0%A4%A`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
@@ -59,7 +61,13 @@ t.test('a model name is decoded once', async (t) => {
 });
 
 t.test('upper-case and trailing-slash paths are served and counted in their family', async (t) => {
-  const cases: Array<{ path: string; headers: Record<string, string>; body: Json; family: string; check: (b: Json) => void }> = [
+  const cases: Array<{
+    path: string;
+    headers: Record<string, string>;
+    body: Json;
+    family: string;
+    check: (b: Json) => void;
+  }> = [
     {
       path: '/V1/MESSAGES',
       headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' },
@@ -84,7 +92,11 @@ t.test('upper-case and trailing-slash paths are served and counted in their fami
   ];
   for (const c of cases) {
     const id = `paths-${c.family}-${Date.now()}`;
-    const r = await fetch(`${gw.url}${c.path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': id, ...c.headers }, body: JSON.stringify(c.body) });
+    const r = await fetch(`${gw.url}${c.path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': id, ...c.headers },
+      body: JSON.stringify(c.body),
+    });
     t.equal(r.status, 200, c.path);
     c.check((await r.json()) as Json);
     const line = await logLine(id);
@@ -92,11 +104,19 @@ t.test('upper-case and trailing-slash paths are served and counted in their fami
     t.equal(line.status, 200);
   }
   const text = await metricsText();
-  t.match(text, /polygate_requests_total\{family="chat",inbound_format="openai-chat"[^}]*outcome="ok"\} [1-9]/, 'counted as chat');
+  t.match(
+    text,
+    /polygate_requests_total\{family="chat",inbound_format="openai-chat"[^}]*outcome="ok"\} [1-9]/,
+    'counted as chat',
+  );
 });
 
 t.test('errors on a non-canonical path come in that family shape', async (t) => {
-  const r = await fetch(`${gw.url}/V1/MESSAGES/`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'sk-wrong', 'anthropic-version': '2023-06-01' }, body: '{}' });
+  const r = await fetch(`${gw.url}/V1/MESSAGES/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': 'sk-wrong', 'anthropic-version': '2023-06-01' },
+    body: '{}',
+  });
   t.equal(r.status, 401);
   const body = (await r.json()) as Json;
   t.equal(body.type, 'error', "Anthropic's error shape");

@@ -29,7 +29,13 @@ class CountingStore extends MemoryStore {
 const route = { provider: 'echo', model: 'echo-1' } as Route;
 
 /** One turn of a chain through the session, as the chat pipeline drives it; answers with `ok`. */
-async function turn(repo: ResponseRepository, n: number, input: string, previous: string | undefined, maxChars = Infinity): Promise<string> {
+async function turn(
+  repo: ResponseRepository,
+  n: number,
+  input: string,
+  previous: string | undefined,
+  maxChars = Infinity,
+): Promise<string> {
   const session = new ResponsesSession(repo, 'ws1', () => undefined, maxChars);
   await session.prepareBody({ input });
   const request = {
@@ -41,8 +47,21 @@ async function turn(repo: ResponseRepository, n: number, input: string, previous
   } as unknown as ChatRequest;
   await session.prepareRequest(request);
   const id = `resp_${n}`;
-  const output = [{ id: `msg_${n}`, type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'ok', annotations: [] }] }];
-  await session.completed({ request, route, body: { id, object: 'response', status: 'completed', model: 'echo', output }, result: { parts: [{ type: 'text', text: 'ok' }] } });
+  const output = [
+    {
+      id: `msg_${n}`,
+      type: 'message',
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: 'ok', annotations: [] }],
+    },
+  ];
+  await session.completed({
+    request,
+    route,
+    body: { id, object: 'response', status: 'completed', model: 'echo', output },
+    result: { parts: [{ type: 'text', text: 'ok' }] },
+  });
   return id;
 }
 
@@ -79,16 +98,27 @@ t.test('a chain past the cap gets a 400 naming previous_response_id', async (t) 
 });
 
 t.test('through a running gateway: the SDK sees the 400 and a new chain still works', async (t) => {
-  const gw = await startGateway(testConfig({ storage: { driver: 'sqlite', path: './data/polygate.db' }, limits: { max_conversation_bytes: 100_000 } }));
+  const gw = await startGateway(
+    testConfig({
+      storage: { driver: 'sqlite', path: './data/polygate.db' },
+      limits: { max_conversation_bytes: 100_000 },
+    }),
+  );
   t.teardown(() => gw.stop());
   const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
   let previous: string | undefined;
   let err: unknown;
   for (let i = 0; i < 10 && !err; i++) {
-    await client.responses.create({ model: 'echo', input: `${i} ${'z'.repeat(20_000)}`, ...(previous ? { previous_response_id: previous } : {}) }).then(
-      (r) => (previous = r.id),
-      (e: unknown) => (err = e),
-    );
+    await client.responses
+      .create({
+        model: 'echo',
+        input: `${i} ${'z'.repeat(20_000)}`,
+        ...(previous ? { previous_response_id: previous } : {}),
+      })
+      .then(
+        (r) => (previous = r.id),
+        (e: unknown) => (err = e),
+      );
   }
   t.type(err, OpenAI.BadRequestError);
   t.equal((err as InstanceType<typeof OpenAI.BadRequestError>).param, 'previous_response_id');

@@ -16,8 +16,19 @@ t.test('reading a 40-turn chain lets the event loop turn between stored turns', 
   let previousId: string | null = null;
   for (let i = 0; i < 40; i++) {
     const id = `resp_${i}`;
-    const record = { id, model: 'echo', provider: 'echo', upstreamModel: 'echo-1', status: 'completed', createdAt: 1, response: { id, output: [] }, inputItems: [] } satisfies StoredResponse;
-    const messages = [{ role: 'user' as const, parts: [{ type: 'text' as const, text: `${i} ${'y'.repeat(20_000)}` }] }];
+    const record = {
+      id,
+      model: 'echo',
+      provider: 'echo',
+      upstreamModel: 'echo-1',
+      status: 'completed',
+      createdAt: 1,
+      response: { id, output: [] },
+      inputItems: [],
+    } satisfies StoredResponse;
+    const messages = [
+      { role: 'user' as const, parts: [{ type: 'text' as const, text: `${i} ${'y'.repeat(20_000)}` }] },
+    ];
     await repo.save('ws1', record, { previousId, messages, producers: [''], chainChars: 0, length: i + 1 });
     previousId = id;
   }

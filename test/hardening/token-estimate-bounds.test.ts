@@ -34,7 +34,8 @@ function spy(): { count: (s: string) => number; chars: number; longest: number; 
   return s;
 }
 
-const prose = 'The gateway translates each request into one intermediate form, routes it, and encodes the answer back. ';
+const prose =
+  'The gateway translates each request into one intermediate form, routes it, and encodes the answer back. ';
 
 for (const [name, texts] of [
   ['1 MB without a space', ['a'.repeat(1_000_000)]],
@@ -69,15 +70,22 @@ t.test('special-token text is ordinary text to count, not an exception', async (
   t.ok(estimateTokens(request(['before <|endoftext|> after'])) > 0);
 });
 
-t.test('through a running gateway: a key with tpm gets its 429 for a 1 MB single-word prompt (the estimate finishes)', async (t) => {
-  const gw = await startGateway(
-    testConfig({ keys: [{ id: 'metered', secret: TEST_KEY, workspace: 'ws1', models: ['*'], limits: { tpm: 1000 } }] }),
-  );
-  t.teardown(() => gw.stop());
-  const client = new Anthropic({ apiKey: TEST_KEY, baseURL: gw.url, maxRetries: 0 });
-  const err = await client.messages.create({ model: 'echo', max_tokens: 64, messages: [{ role: 'user', content: 'a'.repeat(1_000_000) }] }).catch((e: unknown) => e);
-  t.type(err, Anthropic.RateLimitError);
-  t.match((err as Error).message, /this request alone is about \d+ tokens/);
-  const health = await fetch(`${gw.url}/healthz`);
-  t.equal(health.status, 200);
-});
+t.test(
+  'through a running gateway: a key with tpm gets its 429 for a 1 MB single-word prompt (the estimate finishes)',
+  async (t) => {
+    const gw = await startGateway(
+      testConfig({
+        keys: [{ id: 'metered', secret: TEST_KEY, workspace: 'ws1', models: ['*'], limits: { tpm: 1000 } }],
+      }),
+    );
+    t.teardown(() => gw.stop());
+    const client = new Anthropic({ apiKey: TEST_KEY, baseURL: gw.url, maxRetries: 0 });
+    const err = await client.messages
+      .create({ model: 'echo', max_tokens: 64, messages: [{ role: 'user', content: 'a'.repeat(1_000_000) }] })
+      .catch((e: unknown) => e);
+    t.type(err, Anthropic.RateLimitError);
+    t.match((err as Error).message, /this request alone is about \d+ tokens/);
+    const health = await fetch(`${gw.url}/healthz`);
+    t.equal(health.status, 200);
+  },
+);

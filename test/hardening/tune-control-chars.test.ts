@@ -51,8 +51,21 @@ t.test('tabs, line feeds and carriage returns are still accepted', async (t) => 
 
 t.test('a render that can never succeed fails the task instead of being retried', async (t) => {
   // The provider is driven directly, past the decoder, as a task stored before the check existed would be.
-  const provider = new SandboxTuneProvider('sandbox', new MemoryStore(), mkdtempSync(join(tmpdir(), 'polygate-render-')), 0);
-  const id = await provider.submit({ kind: 'music', model: 'tune-v3-0', instrumental: false, mode: { type: 'custom', lyrics: 'la la', title: 'bad\u0000title', tags: 'pop' } }, 'sandbox-v3');
+  const provider = new SandboxTuneProvider(
+    'sandbox',
+    new MemoryStore(),
+    mkdtempSync(join(tmpdir(), 'polygate-render-')),
+    0,
+  );
+  const id = await provider.submit(
+    {
+      kind: 'music',
+      model: 'tune-v3-0',
+      instrumental: false,
+      mode: { type: 'custom', lyrics: 'la la', title: 'bad\u0000title', tags: 'pop' },
+    },
+    'sandbox-v3',
+  );
   const [view] = await provider.fetch([id]);
   t.equal(view.status, 'FAIL');
   t.match(view.failReason, /sandbox could not render audio/);

@@ -13,7 +13,12 @@ const up = await startHostileUpstream();
 const gw = await startGateway(
   testConfig({
     providers: { hostile: { type: 'openai', base_url: up.url, api_key: upstreamKey, api: 'chat_completions' } },
-    models: Object.fromEntries(['leak', 'leak-500', 'reject'].map((m) => [m, { routes: [{ provider: 'hostile', model: m }], breaker: { consecutive_failures: 0, failure_ratio: 0 } }])),
+    models: Object.fromEntries(
+      ['leak', 'leak-500', 'reject'].map((m) => [
+        m,
+        { routes: [{ provider: 'hostile', model: m }], breaker: { consecutive_failures: 0, failure_ratio: 0 } },
+      ]),
+    ),
   }),
 );
 t.teardown(async () => {
@@ -56,7 +61,7 @@ t.test('a translated error that quotes the provider key has it redacted', async 
   }
 });
 
-t.test("an upstream 401 is a 502 naming the provider, on both paths", async (t) => {
+t.test('an upstream 401 is a 502 naming the provider, on both paths', async (t) => {
   const a = await relayed('reject');
   t.equal(a.status, 502);
   const ab = (await a.json()) as Json;

@@ -106,7 +106,9 @@ t.test('redis: two clients racing for the last room; exactly one write fits', as
   const a = new RedisStore(redis.url, prefix);
   const b = new RedisStore(redis.url, prefix);
   t.teardown(() => Promise.all([a.close(), b.close()]));
-  const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).putCounted('ws1', [doc('a', String(i), 300)], 1000)));
+  const results = await Promise.allSettled(
+    Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).putCounted('ws1', [doc('a', String(i), 300)], 1000)),
+  );
   t.equal(results.filter((r) => r.status === 'fulfilled').length, 3, '3 of 300 bytes fit in 1000');
   t.equal(await a.storedBytes('ws1'), 900);
 });

@@ -7,7 +7,9 @@ import t from 'tap';
 import { OTHER_KEY, startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
 const LIMIT = 130_000;
-const gw = await startGateway(testConfig({ storage: { driver: 'sqlite', path: ':memory:' }, limits: { max_workspace_stored_bytes: LIMIT } }));
+const gw = await startGateway(
+  testConfig({ storage: { driver: 'sqlite', path: ':memory:' }, limits: { max_workspace_stored_bytes: LIMIT } }),
+);
 t.teardown(() => gw.stop());
 const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 
@@ -24,7 +26,9 @@ const failure = (p: Promise<unknown>): Promise<{ status: number; param?: string 
 /** One echo request of `chars` characters; how it ended for storage. */
 async function send(chars: number, store = true): Promise<Outcome> {
   try {
-    const { data, response } = await client.responses.create({ model: 'echo', input: `${'w'.repeat(chars)} end`, store }).withResponse();
+    const { data, response } = await client.responses
+      .create({ model: 'echo', input: `${'w'.repeat(chars)} end`, store })
+      .withResponse();
     const warning = response.headers.get('x-polygate-warnings') ?? '';
     return { kind: /store: .*was not stored/.test(warning) ? 'not-stored' : 'stored', id: data.id, warning };
   } catch (e) {
@@ -41,12 +45,23 @@ t.test('responses are stored until the workspace is full; the next answer is ret
   // 24 KB more) and only its answer takes the workspace past the limit.
   const outcomes: Outcome[] = [];
   for (let i = 0; i < 3; i++) outcomes.push(await send(8_000));
-  t.same(outcomes.map((o) => o.kind), ['stored', 'stored', 'not-stored']);
+  t.same(
+    outcomes.map((o) => o.kind),
+    ['stored', 'stored', 'not-stored'],
+  );
   for (const o of outcomes) if (o.kind === 'stored') stored.push(o.id);
   const last = outcomes[2] as Answered;
   t.match(last.warning, /max_workspace_stored_bytes/);
-  t.match(await failure(client.responses.retrieve(last.id)), { status: 404 }, 'the answer the client got was not stored');
-  t.match(await failure(client.responses.create({ model: 'echo', input: 'more', previous_response_id: last.id })), { status: 404, param: 'previous_response_id' }, 'nor can it be continued');
+  t.match(
+    await failure(client.responses.retrieve(last.id)),
+    { status: 404 },
+    'the answer the client got was not stored',
+  );
+  t.match(
+    await failure(client.responses.create({ model: 'echo', input: 'more', previous_response_id: last.id })),
+    { status: 404, param: 'previous_response_id' },
+    'nor can it be continued',
+  );
   t.ok(await client.responses.retrieve(stored[0]), 'what was stored before is still there');
 });
 
@@ -72,5 +87,9 @@ t.test('store: false and other workspaces still work while this one is full', as
 t.test('DELETE frees the room: the same request is stored again', async (t) => {
   for (const id of stored) await client.responses.delete(id);
   const again = [await send(8_000), await send(8_000)];
-  t.same(again.map((o) => o.kind), ['stored', 'stored'], 'both deleted responses made room for two again');
+  t.same(
+    again.map((o) => o.kind),
+    ['stored', 'stored'],
+    'both deleted responses made room for two again',
+  );
 });

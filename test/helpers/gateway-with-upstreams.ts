@@ -13,8 +13,14 @@ export type UpstreamKind = 'anthropic' | 'chat' | 'responses' | 'gemini';
 
 const kinds: Record<UpstreamKind, { start: () => Promise<Emulator>; provider: Record<string, unknown> }> = {
   anthropic: { start: startAnthropicUpstream, provider: { type: 'anthropic', api_key: 'sk-upstream-anthropic' } },
-  chat: { start: startOpenAIChatUpstream, provider: { type: 'openai', api: 'chat_completions', api_key: 'sk-upstream-openai' } },
-  responses: { start: startOpenAIResponsesUpstream, provider: { type: 'openai', api: 'responses', api_key: 'sk-upstream-responses' } },
+  chat: {
+    start: startOpenAIChatUpstream,
+    provider: { type: 'openai', api: 'chat_completions', api_key: 'sk-upstream-openai' },
+  },
+  responses: {
+    start: startOpenAIResponsesUpstream,
+    provider: { type: 'openai', api: 'responses', api_key: 'sk-upstream-responses' },
+  },
   gemini: { start: startGeminiUpstream, provider: { type: 'gemini', api_key: 'upstream-gemini' } },
 };
 
@@ -35,10 +41,17 @@ export async function startEmulators<N extends string>(
 /** `upstreams` maps a provider name to the kind of emulator that serves it. */
 export async function gatewayWithEmulators<N extends string>(
   t: Test,
-  o: { upstreams: Record<N, UpstreamKind>; models: Record<string, unknown>; providers?: Record<string, unknown>; config?: Record<string, unknown> },
+  o: {
+    upstreams: Record<N, UpstreamKind>;
+    models: Record<string, unknown>;
+    providers?: Record<string, unknown>;
+    config?: Record<string, unknown>;
+  },
 ): Promise<{ gw: Gateway; up: Record<N, Emulator> }> {
   const emulators = await startEmulators(o.upstreams);
-  const gw = await startGateway(testConfig({ ...o.config, providers: { ...emulators.providers, ...o.providers }, models: o.models }));
+  const gw = await startGateway(
+    testConfig({ ...o.config, providers: { ...emulators.providers, ...o.providers }, models: o.models }),
+  );
   t.teardown(async () => {
     await gw.stop();
     await emulators.close();

@@ -57,10 +57,21 @@ export async function startInProcessApp(
 /** An in-process app with one emulated upstream per provider name (test/emulators/), as gatewayWithEmulators for a spawned one. */
 export async function inProcessWithEmulators<N extends string>(
   t: Test,
-  o: { upstreams: Record<N, UpstreamKind>; models: Record<string, unknown>; providers?: Record<string, unknown>; config?: Record<string, unknown>; formats?: readonly FormatModule[] },
+  o: {
+    upstreams: Record<N, UpstreamKind>;
+    models: Record<string, unknown>;
+    providers?: Record<string, unknown>;
+    config?: Record<string, unknown>;
+    formats?: readonly FormatModule[];
+  },
 ): Promise<{ app: InProcessApp; up: Record<N, Emulator> }> {
   const emulators = await startEmulators(o.upstreams);
   t.teardown(() => emulators.close());
-  const app = await startInProcessApp(t, testConfig({ ...o.config, providers: { ...emulators.providers, ...o.providers }, models: o.models }), {}, o.formats);
+  const app = await startInProcessApp(
+    t,
+    testConfig({ ...o.config, providers: { ...emulators.providers, ...o.providers }, models: o.models }),
+    {},
+    o.formats,
+  );
   return { app, up: emulators.up };
 }

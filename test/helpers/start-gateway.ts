@@ -27,13 +27,21 @@ export type Gateway = {
    */
   logged(pattern: RegExp, ms?: number): Promise<string>;
   /** `t.match` of the output against `pattern`, once it matches or after 5 s (`logged`). */
-  matchLog(t: { match(found: unknown, wanted: unknown, ...rest: [] | [string]): unknown }, pattern: RegExp, message?: string): Promise<void>;
+  matchLog(
+    t: { match(found: unknown, wanted: unknown, ...rest: [] | [string]): unknown },
+    pattern: RegExp,
+    message?: string,
+  ): Promise<void>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
   process: ChildProcess;
 };
 
 /** A config with two keys (workspaces `ws1`, `ws2`) and the given providers and models. */
-export function testConfig(extra: { providers?: Record<string, unknown>; models?: Record<string, unknown>; [k: string]: unknown }): Record<string, unknown> {
+export function testConfig(extra: {
+  providers?: Record<string, unknown>;
+  models?: Record<string, unknown>;
+  [k: string]: unknown;
+}): Record<string, unknown> {
   const { providers = {}, models = {}, ...rest } = extra;
   return {
     listen: { host: '127.0.0.1', port: 0 },
@@ -48,7 +56,10 @@ export function testConfig(extra: { providers?: Record<string, unknown>; models?
   };
 }
 
-export async function startGateway(config: Record<string, unknown> | string, env: Record<string, string> = {}): Promise<Gateway> {
+export async function startGateway(
+  config: Record<string, unknown> | string,
+  env: Record<string, string> = {},
+): Promise<Gateway> {
   let configFile: string;
   if (typeof config === 'string') configFile = config;
   else {
@@ -59,7 +70,15 @@ export async function startGateway(config: Record<string, unknown> | string, env
     cwd: repoRoot,
     // POLYGATE_DB: a config that stores in sqlite at the default path (the shipped one) gets a
     // database of its own, so parallel test files never share ./data/polygate.db.
-    env: { ...process.env, GATEWAY_CONFIG: configFile, POLYGATE_ANNOUNCE: '1', PORT: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', POLYGATE_DB: join(mkdtempSync(join(tmpdir(), 'polygate-db-')), 'polygate.db'), ...env },
+    env: {
+      ...process.env,
+      GATEWAY_CONFIG: configFile,
+      POLYGATE_ANNOUNCE: '1',
+      PORT: '0',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+      POLYGATE_DB: join(mkdtempSync(join(tmpdir(), 'polygate-db-')), 'polygate.db'),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -82,7 +101,9 @@ export async function startGateway(config: Record<string, unknown> | string, env
   });
   const logged = async (pattern: RegExp, ms = 5_000): Promise<string> => {
     // Past `ms` the output as it is goes to the assertion, which then shows what was logged.
-    await waitFor(`a log line matching ${pattern}`, async () => (pattern.test(out) ? true : undefined), ms).catch(() => {});
+    await waitFor(`a log line matching ${pattern}`, async () => (pattern.test(out) ? true : undefined), ms).catch(
+      () => {},
+    );
     return out;
   };
   return {

@@ -38,19 +38,39 @@ type Family = 'messages' | 'chat' | 'responses' | 'gemini' | 'audio' | 'tune';
 const chatFamilies: Family[] = ['messages', 'chat', 'responses', 'gemini'];
 const allFamilies: Family[] = [...chatFamilies, 'audio', 'tune'];
 
-function call(family: Family, key: string, text = 'hello', signal?: AbortSignal, model = 'echo', stream = false): Promise<Response> {
+function call(
+  family: Family,
+  key: string,
+  text = 'hello',
+  signal?: AbortSignal,
+  model = 'echo',
+  stream = false,
+): Promise<Response> {
   const post = (path: string, headers: Record<string, string>, body: Json): Promise<Response> =>
-    fetch(`${gw.url}${path}`, { method: 'POST', signal, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    fetch(`${gw.url}${path}`, {
+      method: 'POST',
+      signal,
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
   const bearer = { authorization: `Bearer ${key}` };
   switch (family) {
     case 'messages':
-      return post('/v1/messages', { 'x-api-key': key, 'anthropic-version': '2023-06-01' }, { model, max_tokens: 16, stream, messages: [{ role: 'user', content: text }] });
+      return post(
+        '/v1/messages',
+        { 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+        { model, max_tokens: 16, stream, messages: [{ role: 'user', content: text }] },
+      );
     case 'chat':
       return post('/v1/chat/completions', bearer, { model, stream, messages: [{ role: 'user', content: text }] });
     case 'responses':
       return post('/v1/responses', bearer, { model, stream, input: text });
     case 'gemini':
-      return post(`/v1beta/models/${model}:generateContent`, { 'x-goog-api-key': key }, { contents: [{ role: 'user', parts: [{ text }] }] });
+      return post(
+        `/v1beta/models/${model}:generateContent`,
+        { 'x-goog-api-key': key },
+        { contents: [{ role: 'user', parts: [{ text }] }] },
+      );
     case 'audio':
       return post('/v1/audio/speech', bearer, { model: 'tts-1', input: text, voice: 'alloy' });
     case 'tune':
@@ -72,7 +92,11 @@ async function assertLimited(t: Test, family: Family, res: Response, limit: stri
     case 'chat':
     case 'responses':
     case 'audio':
-      t.same([body.error.type, body.error.code], ['rate_limit_error', 'rate_limit_exceeded'], `${family}: OpenAI error shape`);
+      t.same(
+        [body.error.type, body.error.code],
+        ['rate_limit_error', 'rate_limit_exceeded'],
+        `${family}: OpenAI error shape`,
+      );
       t.match(body.error.message, named);
       return;
     case 'gemini':
@@ -87,11 +111,19 @@ async function assertLimited(t: Test, family: Family, res: Response, limit: stri
 }
 
 t.test('rpm: the fourth request within a minute is refused, in every family', async (t) => {
-  for (const f of ['messages', 'chat', 'gemini'] as const) t.equal((await call(f, RPM_KEY)).status, 200, `${f} within the limit`);
+  for (const f of ['messages', 'chat', 'gemini'] as const)
+    t.equal((await call(f, RPM_KEY)).status, 200, `${f} within the limit`);
   for (const f of allFamilies) await assertLimited(t, f, await call(f, RPM_KEY), 'rpm');
-  t.equal(await metricValue(gw, 'polygate_rate_limited_requests_total', { key: 'rpm-key', limit: 'rpm' }), allFamilies.length);
+  t.equal(
+    await metricValue(gw, 'polygate_rate_limited_requests_total', { key: 'rpm-key', limit: 'rpm' }),
+    allFamilies.length,
+  );
   t.equal((await call('chat', FREE_KEY)).status, 200, 'other keys are not affected');
-  const read = await fetch(`${gw.url}/tune/fetch`, { method: 'POST', headers: { authorization: `Bearer ${RPM_KEY}`, 'content-type': 'application/json' }, body: '{"ids":["x"]}' });
+  const read = await fetch(`${gw.url}/tune/fetch`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${RPM_KEY}`, 'content-type': 'application/json' },
+    body: '{"ids":["x"]}',
+  });
   t.equal(read.status, 200, 'task queries do not count');
 });
 
@@ -118,6 +150,8 @@ t.test('concurrency: a second request while one is in flight is refused, in ever
   for (const f of allFamilies) await assertLimited(t, f, await call(f, CC_KEY), 'concurrency');
   holder.abort();
   await open.body?.cancel().catch(() => {});
-  await waitUntil('the slot to be released', async () => ((await call('chat', CC_KEY)).status === 200 ? true : undefined));
+  await waitUntil('the slot to be released', async () =>
+    (await call('chat', CC_KEY)).status === 200 ? true : undefined,
+  );
   t.pass('after the stream ended, requests pass again');
 });

@@ -10,7 +10,11 @@ import { startRedis } from '../redis/redis-server.ts';
 
 t.test('sliding window: the previous window counts by its overlap; the wait is when it would fit', async (t) => {
   t.same(slidingWindow(0, 0, 0, 60_000, 1, 1), { ok: true });
-  t.same(slidingWindow(1, 0, 0, 60_000, 1, 1), { ok: false, retryAfterMs: 60_000 }, 'full now: wait into the next window until the count has aged out');
+  t.same(
+    slidingWindow(1, 0, 0, 60_000, 1, 1),
+    { ok: false, retryAfterMs: 60_000 },
+    'full now: wait into the next window until the count has aged out',
+  );
   // 10 last window, half of it still overlapping: estimate 5; 6 more do not fit in 10.
   const r = slidingWindow(0, 10, 30_000, 60_000, 6, 10);
   t.equal(r.ok, false);
@@ -21,11 +25,29 @@ t.test('sliding window: the previous window counts by its overlap; the wait is w
 
 t.test('backoff: Retry-After wins and is capped; otherwise exponential with jitter', async (t) => {
   const p = { max_retries: 3, base_delay_ms: 100, max_delay_ms: 1000, max_retry_after_ms: 5000 };
-  t.equal(backoffDelay(1, p, 2, () => 0), 2000, 'Retry-After: 2 → at least 2 s');
-  t.equal(backoffDelay(1, p, 10, () => 0), undefined, 'longer than max_retry_after_ms: give the route up');
-  t.equal(backoffDelay(1, p, undefined, () => 0), 50);
-  t.equal(backoffDelay(3, p, undefined, () => 1), 400);
-  t.equal(backoffDelay(10, p, undefined, () => 1), 1000, 'capped');
+  t.equal(
+    backoffDelay(1, p, 2, () => 0),
+    2000,
+    'Retry-After: 2 → at least 2 s',
+  );
+  t.equal(
+    backoffDelay(1, p, 10, () => 0),
+    undefined,
+    'longer than max_retry_after_ms: give the route up',
+  );
+  t.equal(
+    backoffDelay(1, p, undefined, () => 0),
+    50,
+  );
+  t.equal(
+    backoffDelay(3, p, undefined, () => 1),
+    400,
+  );
+  t.equal(
+    backoffDelay(10, p, undefined, () => 1),
+    1000,
+    'capped',
+  );
 });
 
 async function contract(t: Test, make: () => RateCounter): Promise<void> {

@@ -11,7 +11,10 @@ import { promtool } from './prometheus.ts';
 const boards = loadDashboards();
 
 t.test('the five boards ship: overview, translation paths, upstream health, tasks and callbacks, spend', async (t) => {
-  t.same(boards.map((b) => b.file), ['overview.json', 'spend.json', 'tasks-and-callbacks.json', 'translation-paths.json', 'upstream-health.json']);
+  t.same(
+    boards.map((b) => b.file),
+    ['overview.json', 'spend.json', 'tasks-and-callbacks.json', 'translation-paths.json', 'upstream-health.json'],
+  );
   const uids = boards.map((b) => b.json.uid);
   t.equal(new Set(uids).size, uids.length, 'dashboard uids are unique');
 });
@@ -20,23 +23,36 @@ for (const board of boards) {
   t.test(board.file, async (t) => {
     const d = board.json;
     t.type(d.uid, 'string');
-    t.ok((d.uid ?? '').length <= 40, 'uid fits Grafana\'s 40 characters');
+    t.ok((d.uid ?? '').length <= 40, "uid fits Grafana's 40 characters");
     t.type(d.title, 'string');
     // Grafana 10.x/11.x/12.x write schema versions 36 to 41 and migrate anything older on load.
-    t.ok(Number.isInteger(d.schemaVersion) && Number(d.schemaVersion) >= 36 && Number(d.schemaVersion) <= 41, `schemaVersion ${String(d.schemaVersion)} is one Grafana reads`);
+    t.ok(
+      Number.isInteger(d.schemaVersion) && Number(d.schemaVersion) >= 36 && Number(d.schemaVersion) <= 41,
+      `schemaVersion ${String(d.schemaVersion)} is one Grafana reads`,
+    );
     t.equal(d.__inputs, undefined, 'no export-time __inputs: file provisioning loads the JSON as it is');
 
     const panels = allPanels(board);
     const ids = panels.map((p) => p.id);
-    t.ok(ids.every((id) => Number.isInteger(id)), 'every panel has an integer id');
+    t.ok(
+      ids.every((id) => Number.isInteger(id)),
+      'every panel has an integer id',
+    );
     t.equal(new Set(ids).size, ids.length, 'panel ids are unique');
     for (const p of panels) {
-      t.ok(p.gridPos && p.gridPos.w > 0 && p.gridPos.w <= 24 && p.gridPos.h > 0, `${p.title}: a place on the 24-column grid`);
+      t.ok(
+        p.gridPos && p.gridPos.w > 0 && p.gridPos.w <= 24 && p.gridPos.h > 0,
+        `${p.title}: a place on the 24-column grid`,
+      );
       if (p.type === 'row') continue;
       t.ok(p.description && p.description.length > 20, `${p.title}: says what it shows`);
       t.ok((p.targets ?? []).length > 0, `${p.title}: has queries`);
       for (const target of p.targets ?? []) {
-        t.same(target.datasource, { type: 'prometheus', uid: '${datasource}' }, `${p.title} ${target.refId}: queries the chosen data source`);
+        t.same(
+          target.datasource,
+          { type: 'prometheus', uid: '${datasource}' },
+          `${p.title} ${target.refId}: queries the chosen data source`,
+        );
         t.match(target.expr, /polygate_/, `${p.title} ${target.refId}: reads a polygate metric`);
       }
     }

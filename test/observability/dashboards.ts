@@ -8,9 +8,36 @@ export const grafanaDir = join(repoRoot, 'grafana');
 export const dashboardsDir = join(grafanaDir, 'dashboards');
 
 export type Target = { refId?: string; expr?: string; hide?: boolean; datasource?: { type?: string; uid?: string } };
-export type Panel = { id?: number; type?: string; title?: string; description?: string; gridPos?: Record<string, number>; datasource?: unknown; targets?: Target[]; panels?: Panel[] };
-export type Variable = { name: string; type: string; query?: unknown; definition?: string; includeAll?: boolean; allValue?: string; datasource?: unknown };
-export type Dashboard = { file: string; json: { uid?: string; title?: string; schemaVersion?: unknown; panels?: Panel[]; templating?: { list?: Variable[] }; __inputs?: unknown } };
+export type Panel = {
+  id?: number;
+  type?: string;
+  title?: string;
+  description?: string;
+  gridPos?: Record<string, number>;
+  datasource?: unknown;
+  targets?: Target[];
+  panels?: Panel[];
+};
+export type Variable = {
+  name: string;
+  type: string;
+  query?: unknown;
+  definition?: string;
+  includeAll?: boolean;
+  allValue?: string;
+  datasource?: unknown;
+};
+export type Dashboard = {
+  file: string;
+  json: {
+    uid?: string;
+    title?: string;
+    schemaVersion?: unknown;
+    panels?: Panel[];
+    templating?: { list?: Variable[] };
+    __inputs?: unknown;
+  };
+};
 
 export function loadDashboards(): Dashboard[] {
   return readdirSync(dashboardsDir)
@@ -32,7 +59,12 @@ export function panelQueries(d: Dashboard): PanelQuery[] {
   return allPanels(d).flatMap((p) =>
     (p.targets ?? [])
       .filter((t) => t.expr && !t.hide)
-      .map((t) => ({ board: d.json.title ?? d.file, panel: p.title ?? `panel ${p.id}`, refId: t.refId ?? '?', expr: substitute(String(t.expr), vars) })),
+      .map((t) => ({
+        board: d.json.title ?? d.file,
+        panel: p.title ?? `panel ${p.id}`,
+        refId: t.refId ?? '?',
+        expr: substitute(String(t.expr), vars),
+      })),
   );
 }
 
@@ -40,7 +72,13 @@ export function panelQueries(d: Dashboard): PanelQuery[] {
  * What Grafana puts in place of its variables: "All" of a multi-value variable is its allValue,
  * and the built-in intervals get values that fit a 1 s scrape and a run shorter than a minute.
  */
-const builtins: Record<string, string> = { __rate_interval: '1m', __interval: '15s', __range: '5m', __range_s: '300', __interval_ms: '15000' };
+const builtins: Record<string, string> = {
+  __rate_interval: '1m',
+  __interval: '15s',
+  __range: '5m',
+  __range_s: '300',
+  __interval_ms: '15000',
+};
 
 export function substitute(expr: string, vars: Variable[]): string {
   return expr.replace(/\$\{(\w+)(?::\w+)?\}|\$(\w+)|\[\[(\w+)\]\]/g, (whole, a?: string, b?: string, c?: string) => {
@@ -55,7 +93,8 @@ export function substitute(expr: string, vars: Variable[]): string {
 
 /** `label_values(metric, label)` of a query variable, as metric and label. */
 export function labelValuesQuery(v: Variable): { metric: string; label: string } | undefined {
-  const q = typeof v.query === 'string' ? v.query : ((v.query as { query?: string } | undefined)?.query ?? v.definition ?? '');
+  const q =
+    typeof v.query === 'string' ? v.query : ((v.query as { query?: string } | undefined)?.query ?? v.definition ?? '');
   const m = /^label_values\(\s*([a-zA-Z_:][\w:]*)\s*,\s*(\w+)\s*\)$/.exec(q.trim());
   return m ? { metric: m[1], label: m[2] } : undefined;
 }

@@ -9,7 +9,15 @@ import t from 'tap';
 import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { labelValuesQuery, loadDashboards, panelQueries } from './dashboards.ts';
 import { promtool, promtoolBin, scrapeConfig, startPrometheus, waitFor, type PromSample } from './prometheus.ts';
-import { chatModelOf, chatUpstreams, families, fallbackModel, startMusicUpstream, type FamilyTraffic, type TrafficEnv } from './traffic.ts';
+import {
+  chatModelOf,
+  chatUpstreams,
+  families,
+  fallbackModel,
+  startMusicUpstream,
+  type FamilyTraffic,
+  type TrafficEnv,
+} from './traffic.ts';
 
 const METRICS_TOKEN = 'metrics-token-for-prometheus-only';
 
@@ -34,13 +42,25 @@ const config = testConfig({
   providers: {
     ...Object.fromEntries(upstreams.map((s) => [s.u.name, s.provider])),
     // Port 1 on loopback refuses connections: every call through it falls back.
-    dead: { type: 'openai', base_url: 'http://127.0.0.1:1/v1', api_key: 'sk-upstream-dead-secret', api: 'chat_completions' },
+    dead: {
+      type: 'openai',
+      base_url: 'http://127.0.0.1:1/v1',
+      api_key: 'sk-upstream-dead-secret',
+      api: 'chat_completions',
+    },
     speech: { type: 'local-speech' },
     ...musicConfig.providers,
   },
   models: {
-    ...Object.fromEntries(upstreams.map((s) => [chatModelOf(s.u), { routes: [{ provider: s.u.name, model: `${s.u.name}-model` }] }])),
-    [fallbackModel]: { routes: [{ provider: 'dead', model: 'gone' }, { provider: 'echo', model: 'echo-1' }] },
+    ...Object.fromEntries(
+      upstreams.map((s) => [chatModelOf(s.u), { routes: [{ provider: s.u.name, model: `${s.u.name}-model` }] }]),
+    ),
+    [fallbackModel]: {
+      routes: [
+        { provider: 'dead', model: 'gone' },
+        { provider: 'echo', model: 'echo-1' },
+      ],
+    },
     'tts-1': { routes: [{ provider: 'speech', model: 'espeak' }] },
     ...musicConfig.models,
   },
@@ -59,7 +79,11 @@ const config = testConfig({
 // and a budget on the test key that the traffic stays far under.
 const modelNames = Object.keys(config.models as object).filter((m) => m !== fallbackModel);
 config.usage = {
-  prices: { models: Object.fromEntries(modelNames.map((m) => [m, { input: 3, output: 15, per_character: 0.00001, per_second: 0.001, per_task: 0.01 }])) },
+  prices: {
+    models: Object.fromEntries(
+      modelNames.map((m) => [m, { input: 3, output: 15, per_character: 0.00001, per_second: 0.001, per_task: 0.01 }]),
+    ),
+  },
   budgets: { test: { usd_per_day: 1000, tokens_per_month: 100_000_000 } },
 };
 const gw = await startGateway(config);
@@ -67,10 +91,15 @@ const prom = await startPrometheus(scrapeConfig(`127.0.0.1:${gw.port}`, METRICS_
 t.teardown(async () => {
   await prom.stop();
   await gw.stop();
-  await Promise.all([...upstreams.map((s) => s.close()), music.close(), new Promise<void>((ok) => receiver.close(() => ok()))]);
+  await Promise.all([
+    ...upstreams.map((s) => s.close()),
+    music.close(),
+    new Promise<void>((ok) => receiver.close(() => ok())),
+  ]);
 });
 
-const scrape = (token?: string): Promise<Response> => fetch(`${gw.url}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+const scrape = (token?: string): Promise<Response> =>
+  fetch(`${gw.url}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
 const metricsText = async (): Promise<string> => (await scrape(METRICS_TOKEN)).text();
 
 /** Sum of every sample of one metric in the text format. */
@@ -98,7 +127,9 @@ async function prometheusCaughtUp(): Promise<void> {
 t.test('the scrape config passes promtool, and Prometheus scrapes polygate with the bearer token', async (t) => {
   const check = promtool('check', 'config', prom.configFile);
   t.equal(check.code, 0, check.output);
-  type Targets = { data: { activeTargets: Array<{ health: string; lastError: string; labels: Record<string, string> }> } };
+  type Targets = {
+    data: { activeTargets: Array<{ health: string; lastError: string; labels: Record<string, string> }> };
+  };
   let last: Targets | undefined;
   await waitFor(
     async () => {
@@ -127,12 +158,20 @@ const env: TrafficEnv = {
   chatModels: [],
   musicModels: music.models,
   hookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
-  callbackFor: (id) => waitFor(async () => callbacks.has(id), () => `no callback for task ${id}`),
+  callbackFor: (id) =>
+    waitFor(
+      async () => callbacks.has(id),
+      () => `no callback for task ${id}`,
+    ),
 };
 const landed: FamilyTraffic[] = [];
 for (const f of families) {
   const probe = f.probe(env);
-  const res = await fetch(gw.url + probe.path, { method: 'POST', headers: { ...probe.headers, 'content-type': 'application/json' }, body: '{}' });
+  const res = await fetch(gw.url + probe.path, {
+    method: 'POST',
+    headers: { ...probe.headers, 'content-type': 'application/json' },
+    body: '{}',
+  });
   const text = await res.text();
   if (!(res.status === 404 && /no route/.test(text))) landed.push(f);
 }
@@ -148,8 +187,14 @@ for (const s of upstreams) {
 
 t.test('the core families and upstreams are there to drive', async (t) => {
   t.comment(`families: ${landed.map((f) => f.family).join(', ')}; chat models: ${env.chatModels.join(', ')}`);
-  t.ok(landed.some((f) => f.family === 'messages') && landed.some((f) => f.family === 'chat'), 'Messages and Chat Completions answer');
-  t.ok(['via-echo', 'via-anthropic', 'via-openai-chat'].every((m) => env.chatModels.includes(m)), 'echo, Anthropic and OpenAI Chat upstreams answer');
+  t.ok(
+    landed.some((f) => f.family === 'messages') && landed.some((f) => f.family === 'chat'),
+    'Messages and Chat Completions answer',
+  );
+  t.ok(
+    ['via-echo', 'via-anthropic', 'via-openai-chat'].every((m) => env.chatModels.includes(m)),
+    'echo, Anthropic and OpenAI Chat upstreams answer',
+  );
 });
 
 // Two rounds: the first creates each path's series, the second moves them, so rate() over the
@@ -176,8 +221,13 @@ t.test('every panel query of every shipped board returns data from Prometheus', 
       for (const v of board.json.templating?.list ?? []) {
         const lv = labelValuesQuery(v);
         if (!lv) continue;
-        const r = await prom.api<{ status: string; data: string[] }>(`/api/v1/label/${lv.label}/values?match[]=${encodeURIComponent(lv.metric)}`);
-        t.ok(r.status === 'success' && r.data.length > 0, `variable ${v.name}: label_values(${lv.metric}, ${lv.label}) lists values`);
+        const r = await prom.api<{ status: string; data: string[] }>(
+          `/api/v1/label/${lv.label}/values?match[]=${encodeURIComponent(lv.metric)}`,
+        );
+        t.ok(
+          r.status === 'success' && r.data.length > 0,
+          `variable ${v.name}: label_values(${lv.metric}, ${lv.label}) lists values`,
+        );
       }
     });
   }
@@ -193,13 +243,22 @@ t.test('labels stay bounded: config names only, no ids, no paths', async (t) => 
     if (!m || /^polygate_(nodejs|process)_/.test(m[1])) continue;
     for (const [, label, value] of m[2].matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) {
       if (label === 'model' && !models.has(value)) t.fail(`${m[1]}: model "${value}" is not a configured model`);
-      if (label === 'provider' && !providers.has(value)) t.fail(`${m[1]}: provider "${value}" is not a configured provider`);
+      if (label === 'provider' && !providers.has(value))
+        t.fail(`${m[1]}: provider "${value}" is not a configured provider`);
       if (label === 'key' && !keys.has(value)) t.fail(`${m[1]}: key "${value}" is not a configured key id`);
       if (/[0-9a-f]{8}-[0-9a-f]{4}-|\//i.test(value)) t.fail(`${m[1]}: ${label}="${value}" looks like an id or a path`);
     }
   }
-  t.match(text, /polygate_tokens_total\{family="messages",provider="anthropic",model="via-anthropic",kind="input"\} [1-9]/, 'tokens per family, provider and configured model');
-  t.match(text, /polygate_translation_warnings_total\{inbound_format="anthropic-messages",upstream_format="openai-chat",field="top_k"\} [1-9]/, 'a dropped field is counted by name');
+  t.match(
+    text,
+    /polygate_tokens_total\{family="messages",provider="anthropic",model="via-anthropic",kind="input"\} [1-9]/,
+    'tokens per family, provider and configured model',
+  );
+  t.match(
+    text,
+    /polygate_translation_warnings_total\{inbound_format="anthropic-messages",upstream_format="openai-chat",field="top_k"\} [1-9]/,
+    'a dropped field is counted by name',
+  );
   t.match(text, /polygate_fallbacks_total\{provider="dead",cause="[^"]+"\} [1-9]/, 'fallbacks are counted');
 });
 
@@ -211,54 +270,75 @@ t.test("promtool check metrics finds nothing wrong with polygate's own metrics",
   t.same(ours, [], 'no lint problem outside prom-client defaults');
 });
 
-t.test('one JSON log line per request: id, family, formats, provider, model, status, durations, tokens; no secrets, no content', async (t) => {
-  const send = (id: string, stream: boolean) =>
-    fetch(`${gw.url}/v1/messages`, {
-      method: 'POST',
-      headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', 'x-request-id': id },
-      body: JSON.stringify({ model: 'via-openai-chat', max_tokens: 32, stream, messages: [{ role: 'user', content: 'a private sentence for the log test' }] }),
-    });
-  const plain = await send('obs-log-plain', false);
-  t.equal(plain.headers.get('x-request-id'), 'obs-log-plain', 'the request id comes back');
-  await plain.text();
-  const streamed = await send('obs-log-stream', true);
-  await streamed.text();
-  const generated = await send('', false);
-  t.match(generated.headers.get('x-request-id'), /^[0-9a-f-]{36}$/, 'an id is made when the client sends none');
-  await generated.text();
+t.test(
+  'one JSON log line per request: id, family, formats, provider, model, status, durations, tokens; no secrets, no content',
+  async (t) => {
+    const send = (id: string, stream: boolean) =>
+      fetch(`${gw.url}/v1/messages`, {
+        method: 'POST',
+        headers: {
+          'x-api-key': TEST_KEY,
+          'anthropic-version': '2023-06-01',
+          'content-type': 'application/json',
+          'x-request-id': id,
+        },
+        body: JSON.stringify({
+          model: 'via-openai-chat',
+          max_tokens: 32,
+          stream,
+          messages: [{ role: 'user', content: 'a private sentence for the log test' }],
+        }),
+      });
+    const plain = await send('obs-log-plain', false);
+    t.equal(plain.headers.get('x-request-id'), 'obs-log-plain', 'the request id comes back');
+    await plain.text();
+    const streamed = await send('obs-log-stream', true);
+    await streamed.text();
+    const generated = await send('', false);
+    t.match(generated.headers.get('x-request-id'), /^[0-9a-f-]{36}$/, 'an id is made when the client sends none');
+    await generated.text();
 
-  type Line = Record<string, unknown>;
-  const lines = (): Line[] =>
-    gw
-      .output()
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as Line);
-  const find = (id: string): Line | undefined => lines().find((l) => l.request_id === id);
-  await waitFor(async () => find('obs-log-plain') !== undefined && find('obs-log-stream') !== undefined, () => 'log lines missing');
-  const shape = {
-    family: 'messages',
-    inbound_format: 'anthropic-messages',
-    upstream_format: 'openai-chat',
-    provider: 'openai-chat',
-    mode: 'translate',
-    model: 'via-openai-chat',
-    upstream_model: 'openai-chat-model',
-    key: 'test',
-    status: 200,
-    outcome: 'ok',
-    duration_ms: Number,
-    decode_ms: Number,
-    encode_ms: Number,
-    tokens_in: Number,
-    tokens_out: Number,
-  };
-  t.match(find('obs-log-plain'), shape, 'a plain request');
-  t.match(find('obs-log-stream'), { ...shape, ttfb_ms: Number, stream_chunks: Number }, 'a stream, with time to first byte and chunks');
-  t.equal(lines().filter((l) => l.request_id === 'obs-log-plain').length, 1, 'exactly one line for the request');
+    type Line = Record<string, unknown>;
+    const lines = (): Line[] =>
+      gw
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Line);
+    const find = (id: string): Line | undefined => lines().find((l) => l.request_id === id);
+    await waitFor(
+      async () => find('obs-log-plain') !== undefined && find('obs-log-stream') !== undefined,
+      () => 'log lines missing',
+    );
+    const shape = {
+      family: 'messages',
+      inbound_format: 'anthropic-messages',
+      upstream_format: 'openai-chat',
+      provider: 'openai-chat',
+      mode: 'translate',
+      model: 'via-openai-chat',
+      upstream_model: 'openai-chat-model',
+      key: 'test',
+      status: 200,
+      outcome: 'ok',
+      duration_ms: Number,
+      decode_ms: Number,
+      encode_ms: Number,
+      tokens_in: Number,
+      tokens_out: Number,
+    };
+    t.match(find('obs-log-plain'), shape, 'a plain request');
+    t.match(
+      find('obs-log-stream'),
+      { ...shape, ttfb_ms: Number, stream_chunks: Number },
+      'a stream, with time to first byte and chunks',
+    );
+    t.equal(lines().filter((l) => l.request_id === 'obs-log-plain').length, 1, 'exactly one line for the request');
 
-  const all = gw.output();
-  for (const secret of [TEST_KEY, METRICS_TOKEN, 'sk-upstream-']) t.notOk(all.includes(secret), `no secret in the logs (${secret.slice(0, 12)}…)`);
-  t.notOk(all.includes('a private sentence'), 'no message content without log.content');
-  t.notOk(/observe \w+ through/.test(all), 'no prompt of the SDK traffic either');
-});
+    const all = gw.output();
+    for (const secret of [TEST_KEY, METRICS_TOKEN, 'sk-upstream-'])
+      t.notOk(all.includes(secret), `no secret in the logs (${secret.slice(0, 12)}…)`);
+    t.notOk(all.includes('a private sentence'), 'no message content without log.content');
+    t.notOk(/observe \w+ through/.test(all), 'no prompt of the SDK traffic either');
+  },
+);

@@ -11,7 +11,12 @@ export const prometheusBin = process.env.PROMETHEUS_BIN ?? '/usr/bin/prometheus'
 export const promtoolBin = process.env.PROMTOOL_BIN ?? '/usr/bin/promtool';
 
 export type PromSample = { metric: Record<string, string>; value?: [number, string]; values?: [number, string][] };
-export type PromResponse = { status: 'success' | 'error'; errorType?: string; error?: string; data?: { resultType: string; result: PromSample[] } };
+export type PromResponse = {
+  status: 'success' | 'error';
+  errorType?: string;
+  error?: string;
+  data?: { resultType: string; result: PromSample[] };
+};
 
 export type Prometheus = {
   url: string;
@@ -106,7 +111,12 @@ export async function startPrometheus(config: Record<string, unknown>): Promise<
 }
 
 /** Polls `check` until it holds; fails with `why()` after the deadline. */
-export async function waitFor(check: () => Promise<boolean>, why: () => string, timeoutMs = 20_000, everyMs = 100): Promise<void> {
+export async function waitFor(
+  check: () => Promise<boolean>,
+  why: () => string,
+  timeoutMs = 20_000,
+  everyMs = 100,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check()) return;

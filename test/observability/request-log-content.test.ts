@@ -9,8 +9,17 @@ const gw = await startGateway(testConfig({ log: { level: 'info', content: true }
 t.teardown(() => gw.stop());
 
 t.test('with log.content, the request line carries the request body, credentials still out', async (t) => {
-  const client = new Anthropic({ apiKey: TEST_KEY, baseURL: gw.url, maxRetries: 0, defaultHeaders: { 'x-request-id': 'content-on-1' } });
-  const msg = await client.messages.create({ model: 'echo', max_tokens: 16, messages: [{ role: 'user', content: 'debug me please' }] });
+  const client = new Anthropic({
+    apiKey: TEST_KEY,
+    baseURL: gw.url,
+    maxRetries: 0,
+    defaultHeaders: { 'x-request-id': 'content-on-1' },
+  });
+  const msg = await client.messages.create({
+    model: 'echo',
+    max_tokens: 16,
+    messages: [{ role: 'user', content: 'debug me please' }],
+  });
   t.equal(msg.content[0].type === 'text' && msg.content[0].text, 'debug me please');
   type Line = { request_id?: string; level?: string; time?: string; request_body?: { messages?: unknown } };
   let line: Line | undefined;
@@ -26,7 +35,11 @@ t.test('with log.content, the request line carries the request body, credentials
     },
     () => 'no log line for the request',
   );
-  t.match(line, { level: 'info', time: /^\d{4}-\d\d-\d\dT/, request_body: { model: 'echo', messages: [{ role: 'user', content: 'debug me please' }] } });
+  t.match(line, {
+    level: 'info',
+    time: /^\d{4}-\d\d-\d\dT/,
+    request_body: { model: 'echo', messages: [{ role: 'user', content: 'debug me please' }] },
+  });
   t.notOk(gw.output().includes(TEST_KEY), 'the API key is not logged');
 });
 

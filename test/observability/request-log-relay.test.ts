@@ -7,13 +7,28 @@ import { gatewayWithUpstreams } from '../helpers/gateway-with-upstreams.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
-type Line = { mode?: string; outcome?: string; status?: number; tokens_in?: number; tokens_out?: number; duration_ms?: number };
+type Line = {
+  mode?: string;
+  outcome?: string;
+  status?: number;
+  tokens_in?: number;
+  tokens_out?: number;
+  duration_ms?: number;
+};
 
 t.test('relayed Messages requests, streamed and not, log their tokens and outcome', async (t) => {
-  const { gw } = await gatewayWithUpstreams(t, { models: { claude: { routes: [{ provider: 'anth', model: 'claude-up' }] } } });
+  const { gw } = await gatewayWithUpstreams(t, {
+    models: { claude: { routes: [{ provider: 'anth', model: 'claude-up' }] } },
+  });
   const client = new Anthropic({ apiKey: TEST_KEY, baseURL: gw.url });
-  const streamed = await client.messages.stream({ model: 'claude', max_tokens: 32, messages: [{ role: 'user', content: 'hello there' }] }).finalMessage();
-  const whole = await client.messages.create({ model: 'claude', max_tokens: 32, messages: [{ role: 'user', content: 'hello there' }] });
+  const streamed = await client.messages
+    .stream({ model: 'claude', max_tokens: 32, messages: [{ role: 'user', content: 'hello there' }] })
+    .finalMessage();
+  const whole = await client.messages.create({
+    model: 'claude',
+    max_tokens: 32,
+    messages: [{ role: 'user', content: 'hello there' }],
+  });
   const relayed = await waitFor('two relayed log lines', async () => {
     const lines = gw
       .output()

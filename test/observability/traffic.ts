@@ -14,7 +14,10 @@ import { startTuneUpstream } from '../emulators/tune-upstream.ts';
 export type Asserts = Pick<typeof tap, 'ok' | 'equal' | 'match'>;
 
 /** A chat upstream: the provider config to reach it, and how to start its emulator. */
-export type ChatUpstream = { name: string; start(): Promise<{ provider: Record<string, unknown>; close(): Promise<void> }> };
+export type ChatUpstream = {
+  name: string;
+  start(): Promise<{ provider: Record<string, unknown>; close(): Promise<void> }>;
+};
 
 /** Client-facing model of each chat upstream in the test config. */
 export const chatModelOf = (u: ChatUpstream): string => `via-${u.name}`;
@@ -23,7 +26,10 @@ const emulated =
   (type: string, start: () => Promise<{ url: string; close(): Promise<void> }>, extra: Record<string, unknown> = {}) =>
   async () => {
     const em = await start();
-    return { provider: { type, base_url: em.url, api_key: `sk-upstream-${type}-secret`, ...extra }, close: () => em.close() };
+    return {
+      provider: { type, base_url: em.url, api_key: `sk-upstream-${type}-secret`, ...extra },
+      close: () => em.close(),
+    };
   };
 
 /** echo answers in-process; the others are emulated at the network boundary. */
@@ -39,13 +45,20 @@ export const chatUpstreams: ChatUpstream[] = [
 export const fallbackModel = 'with-fallback';
 
 /** The music side of the config: the sandbox and an emulated `tune` upstream, one model each. */
-export async function startMusicUpstream(): Promise<{ config: Record<string, unknown>; models: string[]; close(): Promise<void> }> {
+export async function startMusicUpstream(): Promise<{
+  config: Record<string, unknown>;
+  models: string[];
+  close(): Promise<void>;
+}> {
   const up = await startTuneUpstream();
   return {
     models: ['tune-v3-0', 'tune-v3-5'],
     config: {
       providers: { sandbox: { type: 'sandbox-tune' }, tuneup: { type: 'tune', base_url: up.url, api_key: up.apiKey } },
-      models: { 'tune-v3-0': { routes: [{ provider: 'sandbox', model: 'tune-v3-0' }] }, 'tune-v3-5': { routes: [{ provider: 'tuneup', model: 'chirp-v3-5' }] } },
+      models: {
+        'tune-v3-0': { routes: [{ provider: 'sandbox', model: 'tune-v3-0' }] },
+        'tune-v3-5': { routes: [{ provider: 'tuneup', model: 'chirp-v3-5' }] },
+      },
     },
     close: () => up.close(),
   };
@@ -74,7 +87,8 @@ export type FamilyTraffic = {
 };
 
 /** What every chat answer must say: the emulators and echo answer with the last user text. */
-const promptOf = (family: string, model: string, round: number): string => `observe ${family} through ${model} round ${round}`;
+const promptOf = (family: string, model: string, round: number): string =>
+  `observe ${family} through ${model} round ${round}`;
 
 /** Runs the calls and checks that an unknown model is refused with 404 in the family's own way. */
 async function unknownModel(t: Asserts, family: string, call: () => Promise<unknown>): Promise<void> {
@@ -98,9 +112,15 @@ export const families: FamilyTraffic[] = [
         const msg = await client.messages.create(body);
         t.equal(msg.content.map((b) => (b.type === 'text' ? b.text : '')).join(''), prompt, `messages via ${model}`);
         const streamed = await client.messages.stream(body).finalMessage();
-        t.equal(streamed.content.map((b) => (b.type === 'text' ? b.text : '')).join(''), prompt, `messages stream via ${model}`);
+        t.equal(
+          streamed.content.map((b) => (b.type === 'text' ? b.text : '')).join(''),
+          prompt,
+          `messages stream via ${model}`,
+        );
       }
-      await unknownModel(t, 'messages', () => client.messages.create({ model: 'no-such-model', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] }));
+      await unknownModel(t, 'messages', () =>
+        client.messages.create({ model: 'no-such-model', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] }),
+      );
     },
   },
   {
@@ -114,11 +134,18 @@ export const families: FamilyTraffic[] = [
         const done = await client.chat.completions.create({ model, messages });
         t.equal(done.choices[0].message.content, prompt, `chat via ${model}`);
         let text = '';
-        const stream = await client.chat.completions.create({ model, messages, stream: true, stream_options: { include_usage: true } });
+        const stream = await client.chat.completions.create({
+          model,
+          messages,
+          stream: true,
+          stream_options: { include_usage: true },
+        });
         for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
         t.equal(text, prompt, `chat stream via ${model}`);
       }
-      await unknownModel(t, 'chat', () => client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'x' }] }));
+      await unknownModel(t, 'chat', () =>
+        client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'x' }] }),
+      );
     },
   },
   {
@@ -133,12 +160,17 @@ export const families: FamilyTraffic[] = [
         const streamed = await client.responses.stream({ model, input: prompt, store: false }).finalResponse();
         t.equal(streamed.output_text, prompt, `responses stream via ${model}`);
       }
-      await unknownModel(t, 'responses', () => client.responses.create({ model: 'no-such-model', input: 'x', store: false }));
+      await unknownModel(t, 'responses', () =>
+        client.responses.create({ model: 'no-such-model', input: 'x', store: false }),
+      );
     },
   },
   {
     family: 'gemini',
-    probe: (env) => ({ path: `/v1beta/models/${chatModelOf(chatUpstreams[0])}:generateContent`, headers: { 'x-goog-api-key': env.key } }),
+    probe: (env) => ({
+      path: `/v1beta/models/${chatModelOf(chatUpstreams[0])}:generateContent`,
+      headers: { 'x-goog-api-key': env.key },
+    }),
     async drive(t, env, round) {
       const ai = new GoogleGenAI({ apiKey: env.key, httpOptions: { baseUrl: env.url } });
       for (const model of [...env.chatModels, fallbackModel]) {
@@ -146,7 +178,8 @@ export const families: FamilyTraffic[] = [
         const done = await ai.models.generateContent({ model, contents: prompt });
         t.equal(done.text, prompt, `gemini via ${model}`);
         let text = '';
-        for await (const chunk of await ai.models.generateContentStream({ model, contents: prompt })) text += chunk.text ?? '';
+        for await (const chunk of await ai.models.generateContentStream({ model, contents: prompt }))
+          text += chunk.text ?? '';
         t.equal(text, prompt, `gemini stream via ${model}`);
       }
       await unknownModel(t, 'gemini', () => ai.models.generateContent({ model: 'no-such-model', contents: 'x' }));
@@ -157,10 +190,17 @@ export const families: FamilyTraffic[] = [
     probe: (env) => ({ path: '/v1/audio/speech', headers: { authorization: `Bearer ${env.key}` } }),
     async drive(t, env) {
       const client = new OpenAI({ apiKey: env.key, baseURL: `${env.url}/v1`, maxRetries: 0 });
-      const speech = await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'Metrics are flowing.', response_format: 'wav' });
+      const speech = await client.audio.speech.create({
+        model: 'tts-1',
+        voice: 'alloy',
+        input: 'Metrics are flowing.',
+        response_format: 'wav',
+      });
       const bytes = Buffer.from(await speech.arrayBuffer());
       t.equal(bytes.subarray(0, 4).toString('latin1'), 'RIFF', 'audio: speech comes back as WAV');
-      await unknownModel(t, 'audio', () => client.audio.speech.create({ model: 'no-such-model', voice: 'alloy', input: 'x' }));
+      await unknownModel(t, 'audio', () =>
+        client.audio.speech.create({ model: 'no-such-model', voice: 'alloy', input: 'x' }),
+      );
     },
   },
   {
@@ -173,7 +213,13 @@ export const families: FamilyTraffic[] = [
           const res = await fetch(`${env.url}/tune/submit/music`, {
             method: 'POST',
             headers: { authorization: `Bearer ${env.key}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ mv, prompt: `round ${round}`, title: 'Scraped', tags: 'ambient', notify_hook: env.hookUrl }),
+            body: JSON.stringify({
+              mv,
+              prompt: `round ${round}`,
+              title: 'Scraped',
+              tags: 'ambient',
+              notify_hook: env.hookUrl,
+            }),
           });
           const body = (await res.json()) as { code: string; data: string };
           t.equal(body.code, 'success', `tune: ${mv} task accepted`);

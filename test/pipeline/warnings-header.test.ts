@@ -8,7 +8,10 @@ t.test('warnings join into one ASCII line', async (t) => {
 });
 
 t.test('a long list is cut at 2 KiB and says how many more', async (t) => {
-  const many = Array.from({ length: 2000 }, (_, i) => `messages.${i}.content.0: content block type 'server_tool_use' cannot be translated; dropped`);
+  const many = Array.from(
+    { length: 2000 },
+    (_, i) => `messages.${i}.content.0: content block type 'server_tool_use' cannot be translated; dropped`,
+  );
   const h = warningsHeader(many) ?? '';
   t.ok(h.length < 4200, `${h.length} characters`);
   t.match(h, /^messages\.0\.content\.0: /);

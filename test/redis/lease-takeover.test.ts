@@ -25,7 +25,11 @@ const front = createServer(async (req, res) => {
     stalled.push(req);
     return;
   }
-  const r = await fetch(`${origin}${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, body: chunks.length ? Buffer.concat(chunks) : undefined });
+  const r = await fetch(`${origin}${req.url}`, {
+    method: req.method,
+    headers: req.headers as Record<string, string>,
+    body: chunks.length ? Buffer.concat(chunks) : undefined,
+  });
   res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'application/json' });
   res.end(Buffer.from(await r.arrayBuffer()));
 });
@@ -47,7 +51,12 @@ t.teardown(async () => {
 t.test('kill -9 of the lease holder: the other instance finishes the task and its callback', async (t) => {
   up.script({ statuses: ['SUCCESS'] });
   stalling = true;
-  const id = await submit(a, '/tune/submit/music', { prompt: 'p', title: 'Taken Over', tags: 'pop', notify_hook: `${receiver.url}/hook` });
+  const id = await submit(a, '/tune/submit/music', {
+    prompt: 'p',
+    title: 'Taken Over',
+    tags: 'pop',
+    notify_hook: `${receiver.url}/hook`,
+  });
   await waitFor('A to poll the task and hang holding its lease', async () => (stalled.length > 0 ? true : undefined));
   b = await startGateway(config);
   const killed = new Promise((ok) => a.process.once('exit', ok));

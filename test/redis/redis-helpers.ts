@@ -5,7 +5,11 @@ import type { TuneUpstream } from '../emulators/tune-upstream.ts';
 import { upstreamConfig } from '../tune/tune-helpers.ts';
 
 /** Two (or more) instances started with this share every stateful thing through the Redis at `url`. */
-export function sharedConfig(redisUrl: string, up: TuneUpstream, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function sharedConfig(
+  redisUrl: string,
+  up: TuneUpstream,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   const { tune, ...rest } = extra as { tune?: Record<string, unknown> };
   return upstreamConfig(up, {
     storage: { driver: 'redis', url: redisUrl },

@@ -53,10 +53,17 @@ t.test('claimDue leases due documents oldest first, once; an expired lease is cl
   await s.put('ns', { id: 'future', workspace: '', data: 'f', dueAt: now + 60_000 });
   await s.put('ns', { id: 'none', workspace: '', data: 'n', dueAt: null });
   const first = await s.claimDue<string>('ns', { now, limit: 10, leaseMs: 500 });
-  t.same(first.map((d) => d.id), ['early', 'late']);
+  t.same(
+    first.map((d) => d.id),
+    ['early', 'late'],
+  );
   t.same(await s.claimDue('ns', { now, limit: 10, leaseMs: 500 }), [], 'leased documents are not claimed twice');
   const again = await s.claimDue<string>('ns', { now: now + 600, limit: 1, leaseMs: 500 });
-  t.same(again.map((d) => d.id), ['early'], 'after the lease ran out, claimable again; limit holds');
+  t.same(
+    again.map((d) => d.id),
+    ['early'],
+    'after the lease ran out, claimable again; limit holds',
+  );
   t.not(again[0].token, first[0].token);
 });
 
@@ -66,7 +73,11 @@ t.test('a write with a lost claim token changes nothing; the winner writes and r
   await s.put('ns', { id: 'w', workspace: 'ws', data: 0, dueAt: now - 1 });
   const [stale] = await s.claimDue<number>('ns', { now, limit: 1, leaseMs: 100 });
   const [winner] = await s.claimDue<number>('ns', { now: now + 200, limit: 1, leaseMs: 100 });
-  t.equal(await s.put('ns', { ...stale, data: 1, dueAt: null }, { token: stale.token }), false, 'the stale holder loses');
+  t.equal(
+    await s.put('ns', { ...stale, data: 1, dueAt: null }, { token: stale.token }),
+    false,
+    'the stale holder loses',
+  );
   t.equal((await s.get<number>('ns', 'w'))?.data, 0);
   t.equal(await s.put('ns', { ...winner, data: 2, dueAt: now + 50 }, { token: winner.token }), true);
   t.equal((await s.get<number>('ns', 'w'))?.data, 2);

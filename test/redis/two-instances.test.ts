@@ -46,7 +46,11 @@ t.test("a key's rpm is shared across both instances", async (t) => {
 
 t.test('a response stored through one instance is continued and read through the other', async (t) => {
   const post = (gw: typeof a, body: unknown) =>
-    fetch(`${gw.url}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${gw.url}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   const first = (await (await post(a, { model: 'echo', input: 'remember the blue door' })).json()) as { id: string };
   t.match(first.id, /^resp_/);
   const read = await fetch(`${b.url}/v1/responses/${first.id}`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
@@ -67,13 +71,23 @@ t.test('a task submitted to one instance is polled exactly once and fetched from
   up.script(...Array.from({ length: n }, () => ({ statuses: ['SUCCESS'] })));
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    ids.push(await submit(i % 2 === 0 ? a : b, '/tune/submit/music', { prompt: `song ${i}`, title: `T${i}`, tags: 'pop', notify_hook: `${receiver.url}/hook/${i}` }));
+    ids.push(
+      await submit(i % 2 === 0 ? a : b, '/tune/submit/music', {
+        prompt: `song ${i}`,
+        title: `T${i}`,
+        tags: 'pop',
+        notify_hook: `${receiver.url}/hook/${i}`,
+      }),
+    );
   }
   for (const [i, id] of ids.entries()) {
     const done = await untilFinished(i % 2 === 0 ? b : a, id);
     t.equal(done.status, 'SUCCESS', `task ${i} fetched from the instance it was not submitted to`);
   }
-  const upstreamIds = up.submissions().slice(-n).map((s) => s.id);
+  const upstreamIds = up
+    .submissions()
+    .slice(-n)
+    .map((s) => s.id);
   t.same(
     upstreamIds.map((id) => up.fetched(id)),
     Array(n).fill(1),

@@ -12,7 +12,10 @@ const cfg = { consecutive_failures: 3, failure_ratio: 0.5, min_calls: 6, window_
 t.test('the breaker: run of failures, failure ratio, half-open probe', async (t) => {
   let now = 0;
   const seen: BreakerState[] = [];
-  const b = new CircuitBreaker((s) => seen.push(s), () => now);
+  const b = new CircuitBreaker(
+    (s) => seen.push(s),
+    () => now,
+  );
   for (let i = 0; i < 3; i++) b.acquire(cfg)!.failure();
   t.equal(b.state, 'open', 'three failures in a row open it');
   t.equal(b.acquire(cfg), undefined, 'open: calls are skipped');
@@ -56,8 +59,17 @@ t.test('through polygate: opens, skips, probes, recovers', async (t) => {
     testConfig({
       providers: { flaky: { type: 'openai', base_url: fault.openaiUrl, api_key: 'sk-up', api: 'chat_completions' } },
       models: {
-        guarded: { breaker: { consecutive_failures: 2, cooldown_ms: 2000 }, routes: [{ provider: 'flaky', model: 'up-g' }, { provider: 'echo', model: 'echo-1' }] },
-        lonely: { breaker: { consecutive_failures: 1, cooldown_ms: 60_000 }, routes: [{ provider: 'flaky', model: 'up-lonely' }] },
+        guarded: {
+          breaker: { consecutive_failures: 2, cooldown_ms: 2000 },
+          routes: [
+            { provider: 'flaky', model: 'up-g' },
+            { provider: 'echo', model: 'echo-1' },
+          ],
+        },
+        lonely: {
+          breaker: { consecutive_failures: 1, cooldown_ms: 60_000 },
+          routes: [{ provider: 'flaky', model: 'up-lonely' }],
+        },
       },
     }),
   );
@@ -74,13 +86,18 @@ t.test('through polygate: opens, skips, probes, recovers', async (t) => {
     await res.clone().arrayBuffer();
     return res;
   };
-  const routeState = (): Promise<number> => metricValue(gw, 'polygate_circuit_breaker_route_state', { provider: 'flaky', upstream_model: 'up-g' });
+  const routeState = (): Promise<number> =>
+    metricValue(gw, 'polygate_circuit_breaker_route_state', { provider: 'flaky', upstream_model: 'up-g' });
 
   fault.script({ kind: 'status', status: 500 }, { kind: 'status', status: 500 });
   t.equal((await ask('guarded')).headers.get('x-polygate-route'), 'echo/echo-1');
   t.equal((await ask('guarded')).headers.get('x-polygate-route'), 'echo/echo-1');
   t.equal(await routeState(), 2, 'two failures in a row: open');
-  t.equal(await metricValue(gw, 'polygate_circuit_breaker_state', { provider: 'flaky' }), 2, 'the provider shows its worst route');
+  t.equal(
+    await metricValue(gw, 'polygate_circuit_breaker_state', { provider: 'flaky' }),
+    2,
+    'the provider shows its worst route',
+  );
   await gw.matchLog(t, /"upstream_model":"up-g".*circuit breaker opened/, 'the transition is logged');
 
   t.equal((await ask('guarded')).headers.get('x-polygate-route'), 'echo/echo-1');

@@ -35,7 +35,12 @@ t.test('upstream statuses: cause, retryable, breaker', async (t) => {
     t.equal(failureCauseOf(err), cause, `${status} → ${cause ?? 'not retryable'}`);
     t.equal(isRetryable(err), cause !== undefined, `${status} retryable`);
     t.equal(retryableStatus(status), cause !== undefined, `${status}: the relay's rule is the same`);
-    if (cause) t.equal(breaksCircuit(cause as Parameters<typeof breaksCircuit>[0]), cause !== 'rate_limited', `${status} counts against the breaker`);
+    if (cause)
+      t.equal(
+        breaksCircuit(cause as Parameters<typeof breaksCircuit>[0]),
+        cause !== 'rate_limited',
+        `${status} counts against the breaker`,
+      );
   }
 });
 
@@ -43,11 +48,26 @@ t.test('transport errors: each timeout named, refused connections marked', async
   const timeouts = { connectMs: 11, firstByteMs: 22, idleMs: 33 };
   const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
   const rows: Array<[string, unknown, string | undefined, RegExp]> = [
-    ['connect timeout', new undiciErrors.ConnectTimeoutError(), 'timeout', /did not accept the connection within 11 ms \(connect timeout\)/],
-    ['first-byte timeout', new undiciErrors.HeadersTimeoutError(), 'timeout', /did not start answering within 22 ms \(first-byte timeout\)/],
+    [
+      'connect timeout',
+      new undiciErrors.ConnectTimeoutError(),
+      'timeout',
+      /did not accept the connection within 11 ms \(connect timeout\)/,
+    ],
+    [
+      'first-byte timeout',
+      new undiciErrors.HeadersTimeoutError(),
+      'timeout',
+      /did not start answering within 22 ms \(first-byte timeout\)/,
+    ],
     ['idle timeout', new undiciErrors.BodyTimeoutError(), 'timeout', /sent nothing more within 33 ms \(idle timeout\)/],
     ['refused', refused, 'connection', /could not be reached \(ECONNREFUSED\)/],
-    ['reset (cause)', Object.assign(new Error('other side closed'), { cause: { code: 'ECONNRESET' } }), 'connection', /\(ECONNRESET\)/],
+    [
+      'reset (cause)',
+      Object.assign(new Error('other side closed'), { cause: { code: 'ECONNRESET' } }),
+      'connection',
+      /\(ECONNRESET\)/,
+    ],
     ['client abort', Object.assign(new Error('aborted'), { name: 'AbortError' }), undefined, /request aborted/],
   ];
   for (const [name, thrown, cause, message] of rows) {
@@ -61,8 +81,16 @@ t.test('transport errors: each timeout named, refused connections marked', async
 
 t.test('Retry-After is waited for up to the cap, never less; past it the route is given up', async (t) => {
   const policy = { ...defaultRetries, max_retry_after_ms: 2000 };
-  t.equal(backoffDelay(1, policy, 2, () => 0), 2000, 'at the cap: waited');
-  t.equal(backoffDelay(1, policy, 3, () => 0), undefined, 'over the cap: next route');
+  t.equal(
+    backoffDelay(1, policy, 2, () => 0),
+    2000,
+    'at the cap: waited',
+  );
+  t.equal(
+    backoffDelay(1, policy, 3, () => 0),
+    undefined,
+    'over the cap: next route',
+  );
   t.ok(backoffDelay(1, policy, 1, () => 1)! >= 1000, 'never less than asked');
   const plain = backoffDelay(2, policy, undefined, () => 1)!;
   t.ok(plain <= policy.base_delay_ms * 2 && plain >= policy.base_delay_ms, 'without Retry-After: exponential backoff');

@@ -41,11 +41,18 @@ const edge = createServer((req, res) => {
     return;
   }
   void readBody(req).then(async (body) => {
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length', 'keep-alive'].includes(k))) as Record<string, string>;
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length', 'keep-alive'].includes(k)),
+    ) as Record<string, string>;
     const up = await fetch(emulator.url + (req.url ?? '/'), { method: req.method, headers, body });
     const bytes = Buffer.from(await up.arrayBuffer());
     // Set by hand: Node would announce its own (longer) keepAliveTimeout below.
-    res.writeHead(up.status, { 'content-type': up.headers.get('content-type') ?? 'application/json', 'content-length': String(bytes.length), connection: 'keep-alive', 'keep-alive': `timeout=${ANNOUNCED_S}` });
+    res.writeHead(up.status, {
+      'content-type': up.headers.get('content-type') ?? 'application/json',
+      'content-length': String(bytes.length),
+      connection: 'keep-alive',
+      'keep-alive': `timeout=${ANNOUNCED_S}`,
+    });
     res.end(bytes, () => idleSince.set(req.socket, Date.now()));
   });
 });
@@ -76,10 +83,20 @@ t.test('relays after one another never reuse a socket the upstream announced it 
     const stream = i % 2 === 1;
     if (stream) {
       const events: string[] = [];
-      for await (const ev of await client.messages.create({ model: 'claude-ka', max_tokens: 16, stream: true, messages: [{ role: 'user', content: `relay ${i}` }] })) events.push(ev.type);
+      for await (const ev of await client.messages.create({
+        model: 'claude-ka',
+        max_tokens: 16,
+        stream: true,
+        messages: [{ role: 'user', content: `relay ${i}` }],
+      }))
+        events.push(ev.type);
       t.equal(events.at(-1), 'message_stop', `streamed relay ${i} completes`);
     } else {
-      const msg = await client.messages.create({ model: 'claude-ka', max_tokens: 16, messages: [{ role: 'user', content: `relay ${i}` }] });
+      const msg = await client.messages.create({
+        model: 'claude-ka',
+        max_tokens: 16,
+        messages: [{ role: 'user', content: `relay ${i}` }],
+      });
       t.equal(msg.type, 'message', `relay ${i} answers a Message`);
     }
   }

@@ -62,10 +62,20 @@ t.test('each relayed request reaches the upstream as one read: head and whole bo
     const stream = i === 1;
     if (stream) {
       const events: string[] = [];
-      for await (const ev of await client.messages.create({ model: 'claude-one-write', max_tokens: 16, stream: true, messages: [{ role: 'user', content: prompt }] })) events.push(ev.type);
+      for await (const ev of await client.messages.create({
+        model: 'claude-one-write',
+        max_tokens: 16,
+        stream: true,
+        messages: [{ role: 'user', content: prompt }],
+      }))
+        events.push(ev.type);
       t.equal(events.at(-1), 'message_stop', 'the streamed relay completes');
     } else {
-      const msg = await client.messages.create({ model: 'claude-one-write', max_tokens: 16, messages: [{ role: 'user', content: prompt }] });
+      const msg = await client.messages.create({
+        model: 'claude-one-write',
+        max_tokens: 16,
+        messages: [{ role: 'user', content: prompt }],
+      });
       t.equal(msg.type, 'message', 'the relay answers a Message');
     }
   }

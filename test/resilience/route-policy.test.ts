@@ -22,7 +22,11 @@ const file = (extra: Record<string, unknown>): string =>
   });
 
 t.test('route overrides sit over upstream.* and the defaults', async (t) => {
-  const { config } = parseConfig(file({ upstream: { idle_timeout_ms: 9000, retries: { base_delay_ms: 50 } } }), 'p.yaml', {});
+  const { config } = parseConfig(
+    file({ upstream: { idle_timeout_ms: 9000, retries: { base_delay_ms: 50 } } }),
+    'p.yaml',
+    {},
+  );
   const [a, b] = new ModelRouter(config.models, new Map(), config.upstream).plan('m');
   t.same(a.timeouts, { connectMs: 10_000, firstByteMs: 1500, idleMs: 9000 });
   t.same(a.retries, { max_retries: 3, base_delay_ms: 50, max_delay_ms: 5000, max_retry_after_ms: 10_000 });
@@ -35,12 +39,20 @@ t.test('route overrides sit over upstream.* and the defaults', async (t) => {
 });
 
 t.test('bad resilience settings are refused by path', async (t) => {
-  const bad = file({ upstream: { breaker: { failure_ratio: 2 } }, shutdown_deadline_ms: -1, storage: { driver: 'redis' } });
+  const bad = file({
+    upstream: { breaker: { failure_ratio: 2 } },
+    shutdown_deadline_ms: -1,
+    storage: { driver: 'redis' },
+  });
   const err = t.throws(() => parseConfig(bad, 'bad.yaml', {})) as unknown as ConfigError;
   t.match(err.problems.join('\n'), /\/upstream\/breaker\/failure_ratio/);
   t.match(err.problems.join('\n'), /\/shutdown_deadline_ms/);
-  const noUrl = t.throws(() => parseConfig(file({ storage: { driver: 'redis' } }), 'r.yaml', {})) as unknown as ConfigError;
+  const noUrl = t.throws(() =>
+    parseConfig(file({ storage: { driver: 'redis' } }), 'r.yaml', {}),
+  ) as unknown as ConfigError;
   t.match(noUrl.problems.join('\n'), /\/storage\/url: required/);
-  const typo = t.throws(() => parseConfig(file({}).replace('first_byte_ms', 'first_bite_ms'), 't.yaml', {})) as unknown as ConfigError;
+  const typo = t.throws(() =>
+    parseConfig(file({}).replace('first_byte_ms', 'first_bite_ms'), 't.yaml', {}),
+  ) as unknown as ConfigError;
   t.match(typo.problems.join('\n'), /timeouts\/first_bite_ms.*unknown field/);
 });

@@ -21,16 +21,45 @@ const gw = await startGateway(
       light: { type: 'echo' },
     },
     models: {
-      'fb-500': { routes: [{ provider: 'flaky', model: 'up-1' }, { provider: 'echo', model: 'echo-1' }] },
-      'fb-500-anthropic': { routes: [{ provider: 'flakyA', model: 'up-a' }, { provider: 'echo', model: 'echo-1' }] },
-      'fb-refused': { routes: [{ provider: 'dead', model: 'up-dead' }, { provider: 'echo', model: 'echo-1' }] },
-      split: { strategy: 'weighted', routes: [{ provider: 'heavy', model: 'h', weight: 3 }, { provider: 'light', model: 'l', weight: 1 }] },
+      'fb-500': {
+        routes: [
+          { provider: 'flaky', model: 'up-1' },
+          { provider: 'echo', model: 'echo-1' },
+        ],
+      },
+      'fb-500-anthropic': {
+        routes: [
+          { provider: 'flakyA', model: 'up-a' },
+          { provider: 'echo', model: 'echo-1' },
+        ],
+      },
+      'fb-refused': {
+        routes: [
+          { provider: 'dead', model: 'up-dead' },
+          { provider: 'echo', model: 'echo-1' },
+        ],
+      },
+      split: {
+        strategy: 'weighted',
+        routes: [
+          { provider: 'heavy', model: 'h', weight: 3 },
+          { provider: 'light', model: 'l', weight: 1 },
+        ],
+      },
       retry: { routes: [{ provider: 'flaky', model: 'up-retry', retries: quickRetries }] },
       'retry-anthropic': { routes: [{ provider: 'flakyA', model: 'up-retry-a', retries: quickRetries }] },
       'retry-patient': {
-        routes: [{ provider: 'flaky', model: 'up-patient', retries: { ...quickRetries, max_retry_after_ms: 500 } }, { provider: 'echo', model: 'echo-1' }],
+        routes: [
+          { provider: 'flaky', model: 'up-patient', retries: { ...quickRetries, max_retry_after_ms: 500 } },
+          { provider: 'echo', model: 'echo-1' },
+        ],
       },
-      'retry-then-fallback': { routes: [{ provider: 'flaky', model: 'up-rtf', retries: quickRetries }, { provider: 'echo', model: 'echo-1' }] },
+      'retry-then-fallback': {
+        routes: [
+          { provider: 'flaky', model: 'up-rtf', retries: quickRetries },
+          { provider: 'echo', model: 'echo-1' },
+        ],
+      },
     },
   }),
 );
@@ -42,28 +71,46 @@ const messages = new Anthropic({ apiKey: TEST_KEY, baseURL: gw.url, maxRetries: 
 const chat = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 t.beforeEach(() => fault.reset());
 
-t.test('fallback after an upstream 500, translated (Messages → openai) and relayed (Chat → openai, Messages → anthropic)', async (t) => {
-  fault.script({ kind: 'status', status: 500 });
-  const m = await messages.messages.create({ model: 'fb-500', max_tokens: 16, messages: [{ role: 'user', content: 'rescued' }] }).withResponse();
-  t.equal(m.response.headers.get('x-polygate-route'), 'echo/echo-1');
-  t.equal(m.data.content[0].type === 'text' && m.data.content[0].text, 'rescued');
+t.test(
+  'fallback after an upstream 500, translated (Messages → openai) and relayed (Chat → openai, Messages → anthropic)',
+  async (t) => {
+    fault.script({ kind: 'status', status: 500 });
+    const m = await messages.messages
+      .create({ model: 'fb-500', max_tokens: 16, messages: [{ role: 'user', content: 'rescued' }] })
+      .withResponse();
+    t.equal(m.response.headers.get('x-polygate-route'), 'echo/echo-1');
+    t.equal(m.data.content[0].type === 'text' && m.data.content[0].text, 'rescued');
 
-  fault.script({ kind: 'status', status: 500 });
-  const c = await chat.chat.completions.create({ model: 'fb-500', messages: [{ role: 'user', content: 'rescued too' }] }).withResponse();
-  t.equal(c.response.headers.get('x-polygate-route'), 'echo/echo-1', 'the pass-through relay falls back too');
-  t.equal(c.data.choices[0].message.content, 'rescued too');
+    fault.script({ kind: 'status', status: 500 });
+    const c = await chat.chat.completions
+      .create({ model: 'fb-500', messages: [{ role: 'user', content: 'rescued too' }] })
+      .withResponse();
+    t.equal(c.response.headers.get('x-polygate-route'), 'echo/echo-1', 'the pass-through relay falls back too');
+    t.equal(c.data.choices[0].message.content, 'rescued too');
 
-  fault.script({ kind: 'status', status: 503 });
-  const a = await messages.messages.create({ model: 'fb-500-anthropic', max_tokens: 16, messages: [{ role: 'user', content: 'again' }] }).withResponse();
-  t.equal(a.response.headers.get('x-polygate-route'), 'echo/echo-1');
-  t.equal(fault.requests.length, 3, 'each failing route was tried once (no retries configured)');
-  t.ok((await metricValue(gw, 'polygate_fallbacks_total', { provider: 'flaky', cause: 'server_error' })) >= 2, 'fallbacks counted by cause');
-});
+    fault.script({ kind: 'status', status: 503 });
+    const a = await messages.messages
+      .create({ model: 'fb-500-anthropic', max_tokens: 16, messages: [{ role: 'user', content: 'again' }] })
+      .withResponse();
+    t.equal(a.response.headers.get('x-polygate-route'), 'echo/echo-1');
+    t.equal(fault.requests.length, 3, 'each failing route was tried once (no retries configured)');
+    t.ok(
+      (await metricValue(gw, 'polygate_fallbacks_total', { provider: 'flaky', cause: 'server_error' })) >= 2,
+      'fallbacks counted by cause',
+    );
+  },
+);
 
 t.test('fallback after a refused connection, streamed too', async (t) => {
-  const r = await messages.messages.create({ model: 'fb-refused', max_tokens: 16, messages: [{ role: 'user', content: 'still here' }] }).withResponse();
+  const r = await messages.messages
+    .create({ model: 'fb-refused', max_tokens: 16, messages: [{ role: 'user', content: 'still here' }] })
+    .withResponse();
   t.equal(r.response.headers.get('x-polygate-route'), 'echo/echo-1');
-  const s = await chat.chat.completions.create({ model: 'fb-refused', stream: true, messages: [{ role: 'user', content: 'streamed rescue' }] });
+  const s = await chat.chat.completions.create({
+    model: 'fb-refused',
+    stream: true,
+    messages: [{ role: 'user', content: 'streamed rescue' }],
+  });
   let text = '';
   for await (const c of s) text += c.choices[0]?.delta.content ?? '';
   t.equal(text, 'streamed rescue');
@@ -97,63 +144,98 @@ t.test('weighted routes split traffic by weight', async (t) => {
 t.test('a 429 is retried on the same route after its Retry-After', async (t) => {
   const before = await metricValue(gw, 'polygate_upstream_retries_total', { provider: 'flaky', cause: 'rate_limited' });
   fault.script({ kind: 'status', status: 429, retryAfter: '1' });
-  const r = await chat.chat.completions.create({ model: 'retry', messages: [{ role: 'user', content: 'patience' }] }).withResponse();
+  const r = await chat.chat.completions
+    .create({ model: 'retry', messages: [{ role: 'user', content: 'patience' }] })
+    .withResponse();
   t.equal(r.data.choices[0].message.content, 'patience');
   t.equal(r.response.headers.get('x-polygate-route'), 'flaky/up-retry');
   t.equal(fault.requests.length, 2);
   const gap = fault.requests[1].at - fault.requests[0].at;
   t.ok(gap >= 1000, `the retry waited for Retry-After: 1 (${gap} ms)`);
-  t.equal(await metricValue(gw, 'polygate_upstream_retries_total', { provider: 'flaky', cause: 'rate_limited' }), before + 1);
+  t.equal(
+    await metricValue(gw, 'polygate_upstream_retries_total', { provider: 'flaky', cause: 'rate_limited' }),
+    before + 1,
+  );
 
   fault.script({ kind: 'status', status: 429, retryAfter: '1' }, { kind: 'status', status: 500 });
-  const a = await messages.messages.create({ model: 'retry-anthropic', max_tokens: 16, messages: [{ role: 'user', content: 'third time' }] });
-  t.equal(a.content[0].type === 'text' && a.content[0].text, 'third time', 'relayed (Messages → anthropic) requests retry too');
+  const a = await messages.messages.create({
+    model: 'retry-anthropic',
+    max_tokens: 16,
+    messages: [{ role: 'user', content: 'third time' }],
+  });
+  t.equal(
+    a.content[0].type === 'text' && a.content[0].text,
+    'third time',
+    'relayed (Messages → anthropic) requests retry too',
+  );
   t.equal(fault.requests.length, 5);
   t.ok(fault.requests[3].at - fault.requests[2].at >= 1000);
 });
 
 t.test('a Retry-After longer than max_retry_after_ms goes to the next route at once', async (t) => {
   fault.script({ kind: 'status', status: 429, retryAfter: '30' });
-  const r = await chat.chat.completions.create({ model: 'retry-patient', messages: [{ role: 'user', content: 'elsewhere' }] }).withResponse();
+  const r = await chat.chat.completions
+    .create({ model: 'retry-patient', messages: [{ role: 'user', content: 'elsewhere' }] })
+    .withResponse();
   t.equal(r.response.headers.get('x-polygate-route'), 'echo/echo-1');
   t.equal(fault.requests.length, 1);
 });
 
-t.test('retries on 5xx, reset connections and malformed streams, then the next route; counted and logged', async (t) => {
-  fault.script({ kind: 'status', status: 502 }, { kind: 'reset' }, { kind: 'malformed', afterChunks: 0 });
-  const r = await messages.messages.create({ model: 'retry-then-fallback', max_tokens: 16, messages: [{ role: 'user', content: 'last resort' }] }).withResponse();
-  t.equal(r.response.headers.get('x-polygate-route'), 'echo/echo-1', 'three failed attempts on the first route, then the second');
-  t.equal(fault.requests.length, 3);
-  const id = r.response.headers.get('x-request-id');
-  const line = await waitForLog(id);
-  t.equal(line.upstream_attempts, 4, 'the log line counts every upstream call');
-  t.equal(line.outcome, 'ok');
+t.test(
+  'retries on 5xx, reset connections and malformed streams, then the next route; counted and logged',
+  async (t) => {
+    fault.script({ kind: 'status', status: 502 }, { kind: 'reset' }, { kind: 'malformed', afterChunks: 0 });
+    const r = await messages.messages
+      .create({ model: 'retry-then-fallback', max_tokens: 16, messages: [{ role: 'user', content: 'last resort' }] })
+      .withResponse();
+    t.equal(
+      r.response.headers.get('x-polygate-route'),
+      'echo/echo-1',
+      'three failed attempts on the first route, then the second',
+    );
+    t.equal(fault.requests.length, 3);
+    const id = r.response.headers.get('x-request-id');
+    const line = await waitForLog(id);
+    t.equal(line.upstream_attempts, 4, 'the log line counts every upstream call');
+    t.equal(line.outcome, 'ok');
 
-  fault.script({ kind: 'status', status: 500 }, { kind: 'status', status: 500 }, { kind: 'status', status: 503 });
-  const res = await fetch(`${gw.url}/v1/messages`, {
-    method: 'POST',
-    headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'retry', max_tokens: 16, messages: [{ role: 'user', content: 'doomed' }] }),
-  });
-  t.equal(res.status, 503, "the last attempt's failure is the answer");
-  t.equal(((await res.json()) as { error: { type: string } }).error.type, 'overloaded_error');
-  const failed = await waitForLog(res.headers.get('x-request-id'));
-  t.equal(failed.upstream_attempts, 3);
-  t.equal(failed.upstream_cause, 'server_error', 'the final cause is in the log');
-  t.ok((await metricValue(gw, 'polygate_upstream_attempts_count', { family: 'messages', outcome: 'server_error' })) >= 1, 'and in metrics');
-});
+    fault.script({ kind: 'status', status: 500 }, { kind: 'status', status: 500 }, { kind: 'status', status: 503 });
+    const res = await fetch(`${gw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'retry', max_tokens: 16, messages: [{ role: 'user', content: 'doomed' }] }),
+    });
+    t.equal(res.status, 503, "the last attempt's failure is the answer");
+    t.equal(((await res.json()) as { error: { type: string } }).error.type, 'overloaded_error');
+    const failed = await waitForLog(res.headers.get('x-request-id'));
+    t.equal(failed.upstream_attempts, 3);
+    t.equal(failed.upstream_cause, 'server_error', 'the final cause is in the log');
+    t.ok(
+      (await metricValue(gw, 'polygate_upstream_attempts_count', { family: 'messages', outcome: 'server_error' })) >= 1,
+      'and in metrics',
+    );
+  },
+);
 
 t.test('no retry once bytes reached the client: the failure is sent inside the stream', async (t) => {
   fault.script({ kind: 'cut', afterChunks: 3 });
   const res = await fetch(`${gw.url}/v1/messages`, {
     method: 'POST',
     headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'retry-then-fallback', max_tokens: 16, stream: true, messages: [{ role: 'user', content: 'one two three four' }] }),
+    body: JSON.stringify({
+      model: 'retry-then-fallback',
+      max_tokens: 16,
+      stream: true,
+      messages: [{ role: 'user', content: 'one two three four' }],
+    }),
   });
   t.equal(res.status, 200);
   const events = sseEvents(await res.text());
   t.equal(events[0].event, 'message_start');
-  t.ok(events.some((e) => e.event === 'content_block_delta'), 'the client saw the start of the answer');
+  t.ok(
+    events.some((e) => e.event === 'content_block_delta'),
+    'the client saw the start of the answer',
+  );
   t.equal(events[events.length - 1].event, 'error', 'then an error event, not a cut');
   t.equal(fault.requests.length, 1, 'the upstream was not asked again');
 
@@ -162,11 +244,19 @@ t.test('no retry once bytes reached the client: the failure is sent inside the s
   const relayed = await fetch(`${gw.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'retry-then-fallback', stream: true, messages: [{ role: 'user', content: 'one two three four' }] }),
+    body: JSON.stringify({
+      model: 'retry-then-fallback',
+      stream: true,
+      messages: [{ role: 'user', content: 'one two three four' }],
+    }),
   });
   const chunks = sseEvents(await relayed.text());
   t.ok(chunks.length >= 2);
-  t.match(JSON.parse(chunks[chunks.length - 1].data), { error: { type: 'server_error' } }, 'the relay ends in the family error too');
+  t.match(
+    JSON.parse(chunks[chunks.length - 1].data),
+    { error: { type: 'server_error' } },
+    'the relay ends in the family error too',
+  );
   t.equal(fault.requests.length, 1, 'no retry on the relay path either');
 });
 

@@ -31,12 +31,17 @@ function openStream(gw: Gateway): { status: Promise<number>; body: Promise<strin
       res.on('close', () => resolve(text));
     });
     req.on('error', () => resolve(''));
-    req.end(JSON.stringify({ model: 'streamer', max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'x' }] }));
+    req.end(
+      JSON.stringify({ model: 'streamer', max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'x' }] }),
+    );
   });
   return { status, body };
 }
 
-const exited = (gw: Gateway): Promise<number | null> => new Promise((resolve) => (gw.process.exitCode !== null ? resolve(gw.process.exitCode) : gw.process.once('exit', resolve)));
+const exited = (gw: Gateway): Promise<number | null> =>
+  new Promise((resolve) =>
+    gw.process.exitCode !== null ? resolve(gw.process.exitCode) : gw.process.once('exit', resolve),
+  );
 
 t.test('SIGTERM drains an open stream to its end, refuses new connections, exits 0', async (t) => {
   const gw = await startGateway(config(30_000));

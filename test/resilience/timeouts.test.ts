@@ -23,7 +23,10 @@ const gw = await startGateway(
     models: {
       slow: { breaker: noBreaker, routes: [{ provider: 'flaky', model: 'up-slow', timeouts: tight }] },
       'slow-a': { breaker: noBreaker, routes: [{ provider: 'flakyA', model: 'up-slow-a', timeouts: tight }] },
-      unreachable: { breaker: noBreaker, routes: [{ provider: 'hole', model: 'up-hole', timeouts: { connect_ms: 300 } }] },
+      unreachable: {
+        breaker: noBreaker,
+        routes: [{ provider: 'hole', model: 'up-hole', timeouts: { connect_ms: 300 } }],
+      },
     },
   }),
 );
@@ -39,16 +42,32 @@ const families: Family[] = ['messages', 'chat', 'responses', 'gemini'];
 function call(family: Family, model: string, stream: boolean): Promise<Response> {
   const text = 'one two three four five';
   const post = (path: string, headers: Record<string, string>, body: Json): Promise<Response> =>
-    fetch(`${gw.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    fetch(`${gw.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
   switch (family) {
     case 'messages':
-      return post('/v1/messages', { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' }, { model, max_tokens: 32, stream, messages: [{ role: 'user', content: text }] });
+      return post(
+        '/v1/messages',
+        { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' },
+        { model, max_tokens: 32, stream, messages: [{ role: 'user', content: text }] },
+      );
     case 'chat':
-      return post('/v1/chat/completions', { authorization: `Bearer ${TEST_KEY}` }, { model, stream, messages: [{ role: 'user', content: text }] });
+      return post(
+        '/v1/chat/completions',
+        { authorization: `Bearer ${TEST_KEY}` },
+        { model, stream, messages: [{ role: 'user', content: text }] },
+      );
     case 'responses':
       return post('/v1/responses', { authorization: `Bearer ${TEST_KEY}` }, { model, stream, input: text });
     case 'gemini':
-      return post(`/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`, { 'x-goog-api-key': TEST_KEY }, { contents: [{ role: 'user', parts: [{ text }] }] });
+      return post(
+        `/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+        { 'x-goog-api-key': TEST_KEY },
+        { contents: [{ role: 'user', parts: [{ text }] }] },
+      );
   }
 }
 
@@ -73,7 +92,14 @@ function assertTimeoutBody(t: Test, family: Family, body: Json, which: RegExp): 
   }
 }
 
-async function before(t: Test, family: Family, model: string, faultToUse: Fault | undefined, which: RegExp, stream = false): Promise<void> {
+async function before(
+  t: Test,
+  family: Family,
+  model: string,
+  faultToUse: Fault | undefined,
+  which: RegExp,
+  stream = false,
+): Promise<void> {
   if (faultToUse) fault.script(faultToUse);
   const res = await call(family, model, stream);
   t.equal(res.status, 504, `${family}: 504 before the first byte`);
@@ -113,7 +139,12 @@ t.beforeEach(() => fault.reset());
 
 // The families run side by side: each request takes the same scripted fault.
 t.test('first-byte timeout before the first byte, in every family, streamed or not', async (t) => {
-  await Promise.all(families.flatMap((f) => [before(t, f, 'slow', { kind: 'stall-headers' }, /first-byte timeout/), before(t, f, 'slow', { kind: 'stall-headers' }, /first-byte timeout/, true)]));
+  await Promise.all(
+    families.flatMap((f) => [
+      before(t, f, 'slow', { kind: 'stall-headers' }, /first-byte timeout/),
+      before(t, f, 'slow', { kind: 'stall-headers' }, /first-byte timeout/, true),
+    ]),
+  );
   t.equal(fault.requests.length, 8, 'no retries configured: one upstream call each');
 });
 

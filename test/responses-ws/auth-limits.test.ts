@@ -29,7 +29,14 @@ t.test('handshake authentication, per-response limits and metrics', async (t) =>
 
   await t.rejects(openRaw(gw, ''), { message: 'handshake answered 401' }, 'no key: the upgrade is refused with 401');
   await t.rejects(openRaw(gw, 'sk-wrong'), { message: 'handshake answered 401' }, 'an unknown key too');
-  const wrongPath = await fetch(`${gw.url}/v1/chat/completions`, { headers: { connection: 'upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' } }).catch((e: Error) => e);
+  const wrongPath = await fetch(`${gw.url}/v1/chat/completions`, {
+    headers: {
+      connection: 'upgrade',
+      upgrade: 'websocket',
+      'sec-websocket-version': '13',
+      'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+    },
+  }).catch((e: Error) => e);
   t.ok(wrongPath instanceof Error || wrongPath.status === 404, 'no WebSocket on other paths');
 
   // The workspace's model rules apply per response: `other` may use echo* only.
@@ -46,12 +53,22 @@ t.test('handshake authentication, per-response limits and metrics', async (t) =>
     t.equal(events[events.length - 1]?.type, 'response.completed');
   }
   limited.ws.send(JSON.stringify({ type: 'response.create', model: 'echo', input: 'one too many', store: false }));
-  t.match(await limited.next(), { type: 'error', status: 429, error: { type: 'rate_limit_error' } }, 'the third response in the minute is refused');
+  t.match(
+    await limited.next(),
+    { type: 'error', status: 429, error: { type: 'rate_limit_error' } },
+    'the third response in the minute is refused',
+  );
 
   // Lanes: two stream_ids at once, each echoed on its events; a third lane past the cap is refused.
   const s = await openRaw(gw, TEST_KEY);
-  fault.script({ kind: 'ok', text: 'lane a here', pauseAfterChunks: 1 }, { kind: 'ok', text: 'lane b here', pauseAfterChunks: 1 });
-  for (const lane of ['a', 'b']) s.ws.send(JSON.stringify({ type: 'response.create', model: 'slow', input: `lane ${lane}`, store: false, stream_id: lane }));
+  fault.script(
+    { kind: 'ok', text: 'lane a here', pauseAfterChunks: 1 },
+    { kind: 'ok', text: 'lane b here', pauseAfterChunks: 1 },
+  );
+  for (const lane of ['a', 'b'])
+    s.ws.send(
+      JSON.stringify({ type: 'response.create', model: 'slow', input: `lane ${lane}`, store: false, stream_id: lane }),
+    );
   await fault.waitForRequests(2);
   s.ws.send(JSON.stringify({ type: 'response.create', model: 'slow', input: 'lane c', store: false, stream_id: 'c' }));
   const seen: Record<string, unknown>[] = [];
@@ -62,20 +79,37 @@ t.test('handshake authentication, per-response limits and metrics', async (t) =>
   }
   fault.resume();
   while (seen.filter((m) => m.type === 'response.completed').length < 2) seen.push(await s.next());
-  t.match(seen.find((m) => m.type === 'error'), { status: 429, stream_id: 'c', error: { code: 'too_many_concurrent_responses' } });
+  t.match(
+    seen.find((m) => m.type === 'error'),
+    { status: 429, stream_id: 'c', error: { code: 'too_many_concurrent_responses' } },
+  );
   const lanes = new Set(seen.filter((m) => m.type === 'response.completed').map((m) => m.stream_id));
-  t.same([...lanes].sort(), ['a', 'b'], 'each lane\'s events carry its stream_id');
+  t.same([...lanes].sort(), ['a', 'b'], "each lane's events carry its stream_id");
   t.ok(seen.filter((m) => m.type !== 'error').every((m) => m.stream_id === 'a' || m.stream_id === 'b'));
 
   const metrics = await (await fetch(`${gw.url}/metrics`)).text();
   t.equal(metric(metrics, 'polygate_responses_websockets_open'), 2, 'the limited socket and the lane socket are open');
   t.ok(metric(metrics, 'polygate_responses_websocket_messages_total{direction="in"}') >= 7);
   t.ok(metric(metrics, 'polygate_responses_websocket_messages_total{direction="out"}') > 10);
-  t.equal(metric(metrics, 'polygate_responses_websocket_responses_total'), 6, 'every response.create that reached the pipeline');
-  t.equal(metric(metrics, 'polygate_requests_total{family="responses"'), 6, 'each is one request in the request metrics');
-  const logLines = (): number => gw.output().split('\n').filter((l) => l.includes('"route":"/v1/responses"')).length;
+  t.equal(
+    metric(metrics, 'polygate_responses_websocket_responses_total'),
+    6,
+    'every response.create that reached the pipeline',
+  );
+  t.equal(
+    metric(metrics, 'polygate_requests_total{family="responses"'),
+    6,
+    'each is one request in the request metrics',
+  );
+  const logLines = (): number =>
+    gw
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"route":"/v1/responses"')).length;
   // Log lines are written asynchronously.
   await waitFor('six request log lines', async () => (logLines() >= 6 ? true : undefined));
   t.equal(logLines(), 6, 'and one request log line each');
-  await waitFor('the closed socket\'s line', async () => (gw.output().includes('"msg":"responses websocket closed"') ? true : undefined));
+  await waitFor("the closed socket's line", async () =>
+    gw.output().includes('"msg":"responses websocket closed"') ? true : undefined,
+  );
 });

@@ -7,7 +7,9 @@ import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts'
 import { openRaw } from './raw-socket.ts';
 
 t.test('bad input', async (t) => {
-  const gw = await startGateway(testConfig({ limits: { max_body_bytes: 64 * 1024 }, responses_websocket: { max_message_bytes: 256 * 1024 } }));
+  const gw = await startGateway(
+    testConfig({ limits: { max_body_bytes: 64 * 1024 }, responses_websocket: { max_message_bytes: 256 * 1024 } }),
+  );
   t.teardown(() => gw.stop());
   const s = await openRaw(gw);
   const ok = async (): Promise<void> => {
@@ -17,7 +19,11 @@ t.test('bad input', async (t) => {
   };
 
   s.ws.send('{"type": "response.create", ');
-  t.match(await s.next(), { type: 'error', status: 400, error: { type: 'invalid_request_error', code: 'invalid_json' } });
+  t.match(await s.next(), {
+    type: 'error',
+    status: 400,
+    error: { type: 'invalid_request_error', code: 'invalid_json' },
+  });
   await ok();
 
   s.ws.send(JSON.stringify({ type: 'session.update', session: {} }));
@@ -29,20 +35,34 @@ t.test('bad input', async (t) => {
   t.match(await s.next(), { type: 'error', status: 400, error: { param: 'background' } });
 
   s.ws.send(JSON.stringify({ type: 'response.create', model: 'echo', input: 'x', temperature: 'hot' }));
-  t.match(await s.next(), { type: 'error', status: 400, error: { type: 'invalid_request_error', param: 'temperature' } }, 'the HTTP route\'s 400 names the field');
+  t.match(
+    await s.next(),
+    { type: 'error', status: 400, error: { type: 'invalid_request_error', param: 'temperature' } },
+    "the HTTP route's 400 names the field",
+  );
 
   s.ws.send(JSON.stringify({ type: 'response.create', model: 'no-such-model', input: 'x' }));
   t.match(await s.next(), { type: 'error', status: 404, error: { param: 'model' } });
 
-  s.ws.send(JSON.stringify({ type: 'response.create', model: 'echo', input: 'x', previous_response_id: 'resp_unknown' }));
-  t.match(await s.next(), { type: 'error', status: 400, error: { code: 'previous_response_not_found', param: 'previous_response_id' } });
+  s.ws.send(
+    JSON.stringify({ type: 'response.create', model: 'echo', input: 'x', previous_response_id: 'resp_unknown' }),
+  );
+  t.match(await s.next(), {
+    type: 'error',
+    status: 400,
+    error: { code: 'previous_response_not_found', param: 'previous_response_id' },
+  });
 
   // Past limits.max_body_bytes but within the frame limit: the HTTP route's 413, socket kept.
   s.ws.send(JSON.stringify({ type: 'response.create', model: 'echo', input: 'y'.repeat(100 * 1024) }));
   t.match(await s.next(), { type: 'error', status: 413 });
 
   s.ws.send(JSON.stringify({ type: 'response.steer', previous_response_id: 'resp_1', input: 'go left' }));
-  t.match(await s.next(), { type: 'response.steer.failed', steer: { previous_response_id: 'resp_1', input: 'go left' }, error: { type: 'invalid_request_error', code: 'steering_not_supported' } });
+  t.match(await s.next(), {
+    type: 'response.steer.failed',
+    steer: { previous_response_id: 'resp_1', input: 'go left' },
+    error: { type: 'invalid_request_error', code: 'steering_not_supported' },
+  });
   s.ws.send(JSON.stringify({ type: 'response.steer' }));
   t.match(await s.next(), { type: 'response.steer.failed', error: { code: 'invalid_input' } });
   await ok();
@@ -60,7 +80,10 @@ t.test('idle sockets close with 1000; a peer that stops answering pings is dropp
   const gw = await startGateway(testConfig({ responses_websocket: { ping_interval_ms: 1000 } }));
   t.teardown(() => gw.stop());
   // autoPong off: a client that is gone without a close frame, as far as pings can tell.
-  const ws = new WebSocket(`ws://127.0.0.1:${gw.port}/v1/responses`, { headers: { authorization: `Bearer ${TEST_KEY}` }, autoPong: false });
+  const ws = new WebSocket(`ws://127.0.0.1:${gw.port}/v1/responses`, {
+    headers: { authorization: `Bearer ${TEST_KEY}` },
+    autoPong: false,
+  });
   const pings = { n: 0 };
   ws.on('ping', () => pings.n++);
   const code = await new Promise<number>((resolve) => ws.on('close', (c) => resolve(c)));

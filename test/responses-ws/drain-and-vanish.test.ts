@@ -47,7 +47,12 @@ t.test('a client that vanishes mid-response aborts the upstream call', async (t)
   await s.until('response.created');
   // No close frame: the TCP connection just goes.
   s.ws.terminate();
-  const line = await waitFor('the response\'s log line', async () => gw.output().split('\n').find((l) => l.includes('"route":"/v1/responses"')));
+  const line = await waitFor("the response's log line", async () =>
+    gw
+      .output()
+      .split('\n')
+      .find((l) => l.includes('"route":"/v1/responses"')),
+  );
   t.match(line, '"outcome":"client_closed"', 'the pipeline saw its client leave and stopped the upstream stream');
   const metrics = await (await fetch(`${gw.url}/metrics`)).text();
   t.match(metrics, /polygate_open_streams\{family="responses"\} 0/, 'no stream left open');

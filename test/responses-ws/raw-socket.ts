@@ -13,7 +13,9 @@ export type RawSocket = {
 };
 
 export function openRaw(gw: Gateway, key = TEST_KEY, headers: Record<string, string> = {}): Promise<RawSocket> {
-  const ws = new WebSocket(`ws://127.0.0.1:${gw.port}/v1/responses`, { headers: { ...headers, ...(key ? { authorization: `Bearer ${key}` } : {}) } });
+  const ws = new WebSocket(`ws://127.0.0.1:${gw.port}/v1/responses`, {
+    headers: { ...headers, ...(key ? { authorization: `Bearer ${key}` } : {}) },
+  });
   const inbox: Record<string, unknown>[] = [];
   const waiting: ((m: Record<string, unknown>) => void)[] = [];
   ws.on('message', (data) => {
@@ -26,7 +28,9 @@ export function openRaw(gw: Gateway, key = TEST_KEY, headers: Record<string, str
     const m = inbox.shift();
     return m ? Promise.resolve(m) : new Promise((resolve) => waiting.push(resolve));
   };
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: String(reason) })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (code, reason) => resolve({ code, reason: String(reason) })),
+  );
   return new Promise((resolve, reject) => {
     ws.once('open', () =>
       resolve({
@@ -43,7 +47,9 @@ export function openRaw(gw: Gateway, key = TEST_KEY, headers: Record<string, str
         },
       }),
     );
-    ws.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`handshake answered ${res.statusCode}`), { status: res.statusCode })));
+    ws.once('unexpected-response', (_req, res) =>
+      reject(Object.assign(new Error(`handshake answered ${res.statusCode}`), { status: res.statusCode })),
+    );
     ws.once('error', reject);
   });
 }

@@ -18,7 +18,12 @@ export const weatherTool = {
   type: 'function' as const,
   name: 'get_weather',
   description: 'Weather for a city',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+  parameters: {
+    type: 'object',
+    properties: { city: { type: 'string' } },
+    required: ['city'],
+    additionalProperties: false,
+  },
   strict: true,
 };
 
@@ -45,7 +50,8 @@ export function wsTurn(ws: ResponsesWS, body: Create): Promise<ResponsesServerEv
 /** The response object of a turn's final event (throws if the turn ended in an `error` event). */
 export function finalResponse(events: ResponsesServerEvent[]): OpenAI.Responses.Response {
   const last = events[events.length - 1];
-  if (last?.type === 'response.completed' || last?.type === 'response.incomplete' || last?.type === 'response.failed') return last.response;
+  if (last?.type === 'response.completed' || last?.type === 'response.incomplete' || last?.type === 'response.failed')
+    return last.response;
   throw new Error(`the turn ended without a response: ${JSON.stringify(last)}`);
 }
 

@@ -13,27 +13,42 @@ const textOf = (content: unknown): string =>
           .join(' ')
       : '';
 
-export function conversationOf(format: 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini', body: Json): Turn[] {
+export function conversationOf(
+  format: 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini',
+  body: Json,
+): Turn[] {
   switch (format) {
     case 'openai-chat':
-      return body.messages.filter((m: Json) => m.role === 'user' || m.role === 'assistant').map((m: Json) => ({ role: m.role, text: textOf(m.content) }));
+      return body.messages
+        .filter((m: Json) => m.role === 'user' || m.role === 'assistant')
+        .map((m: Json) => ({ role: m.role, text: textOf(m.content) }));
     case 'openai-responses':
-      return (body.input as Json[]).filter((i) => (i.type ?? 'message') === 'message' && i.role !== 'system' && i.role !== 'developer').map((i) => ({ role: i.role, text: textOf(i.content) }));
+      return (body.input as Json[])
+        .filter((i) => (i.type ?? 'message') === 'message' && i.role !== 'system' && i.role !== 'developer')
+        .map((i) => ({ role: i.role, text: textOf(i.content) }));
     case 'anthropic':
       return body.messages.map((m: Json) => ({ role: m.role, text: textOf(m.content) }));
     case 'gemini':
-      return body.contents.map((c: Json) => ({ role: c.role === 'model' ? 'assistant' : 'user', text: textOf(c.parts) }));
+      return body.contents.map((c: Json) => ({
+        role: c.role === 'model' ? 'assistant' : 'user',
+        text: textOf(c.parts),
+      }));
   }
 }
 
-export function systemOf(format: 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini', body: Json): string | undefined {
+export function systemOf(
+  format: 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini',
+  body: Json,
+): string | undefined {
   switch (format) {
     case 'openai-chat':
       return body.messages.find((m: Json) => m.role === 'system' || m.role === 'developer')?.content;
     case 'openai-responses':
       return body.instructions ?? undefined;
     case 'anthropic':
-      return typeof body.system === 'string' ? body.system : body.system?.map((b: Json) => b.text).join('') || undefined;
+      return typeof body.system === 'string'
+        ? body.system
+        : body.system?.map((b: Json) => b.text).join('') || undefined;
     case 'gemini':
       return body.systemInstruction ? textOf(body.systemInstruction.parts) : undefined;
   }

@@ -28,8 +28,17 @@ t.test('legacy origins in stored turns read as format names', async (t) => {
     { type: 'reasoning', text: 'e', signature: 'g', origin: 'gemini' },
     { type: 'text', text: 'answer' },
   ];
-  const messages = [{ role: 'user', parts: [{ type: 'text', text: 'q' }] }, { role: 'assistant', parts: legacy }] as unknown as Message[];
-  await repo.save('w', record('resp_1'), { previousId: null, messages, producers: ['', 'p'], chainChars: 10, length: 1 });
+  const messages = [
+    { role: 'user', parts: [{ type: 'text', text: 'q' }] },
+    { role: 'assistant', parts: legacy },
+  ] as unknown as Message[];
+  await repo.save('w', record('resp_1'), {
+    previousId: null,
+    messages,
+    producers: ['', 'p'],
+    chainChars: 10,
+    length: 1,
+  });
   const read = await repo.conversation('resp_1', 'w', record('resp_1'));
   const origins = read.messages[1].parts.flatMap((p) => (p.type === 'reasoning' ? [p.origin] : []));
   t.same(origins, ['anthropic-messages', 'openai-responses', 'polygate', 'polygate', 'gemini']);

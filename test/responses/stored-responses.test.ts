@@ -13,7 +13,12 @@ import { OTHER_KEY, startGateway, testConfig, TEST_KEY } from '../helpers/start-
 import { conversationOf, systemOf } from './conversation-texts.ts';
 
 type Json = Record<string, any>;
-const [anth, chat, resp, gem] = await Promise.all([startAnthropicUpstream(), startOpenAIChatUpstream(), startOpenAIResponsesUpstream(), startGeminiUpstream()]);
+const [anth, chat, resp, gem] = await Promise.all([
+  startAnthropicUpstream(),
+  startOpenAIChatUpstream(),
+  startOpenAIResponsesUpstream(),
+  startGeminiUpstream(),
+]);
 const gw = await startGateway(
   testConfig({
     providers: {
@@ -51,10 +56,18 @@ for (const u of upstreams) {
     u.emu.reset();
     const r1 = await client.responses.create({ model: u.model, instructions: 'Be brief.', input: 'turn one' });
     t.equal(r1.output_text, 'turn one');
-    t.equal(systemOf(u.format, u.emu.requests[0].body as Json), 'Be brief.', 'instructions of the first turn reach the upstream');
+    t.equal(
+      systemOf(u.format, u.emu.requests[0].body as Json),
+      'Be brief.',
+      'instructions of the first turn reach the upstream',
+    );
     const r2 = await client.responses.create({ model: u.model, input: 'turn two', previous_response_id: r1.id });
     t.equal(r2.previous_response_id, r1.id, 'the chain is echoed');
-    const r3 = await client.responses.create({ model: u.model, input: [{ role: 'user', content: 'turn three' }], previous_response_id: r2.id });
+    const r3 = await client.responses.create({
+      model: u.model,
+      input: [{ role: 'user', content: 'turn three' }],
+      previous_response_id: r2.id,
+    });
     t.equal(r3.output_text, 'turn three');
     const last = u.emu.requests[u.emu.requests.length - 1].body as Json;
     t.same(
@@ -77,24 +90,42 @@ t.test('a chain started on one upstream continues on another; reasoning stays wi
   anth.reset();
   chat.reset();
   anth.script({ kind: 'thinking', thinking: 'Considering.', signature: 'sig-xyz', text: 'answer one' });
-  const r1 = await client.responses.create({ model: 'via-anthropic', input: 'question one', reasoning: { effort: 'low', summary: 'auto' } });
+  const r1 = await client.responses.create({
+    model: 'via-anthropic',
+    input: 'question one',
+    reasoning: { effort: 'low', summary: 'auto' },
+  });
   t.equal(r1.output_text, 'answer one');
-  t.ok(r1.output.some((o) => o.type === 'reasoning'), 'reasoning item returned');
-  const r2raw = await client.responses.create({ model: 'via-chat', input: 'question two', previous_response_id: r1.id }).withResponse();
-  t.match(r2raw.response.headers.get('x-polygate-warnings') ?? '', /reasoning/, 'reasoning from another provider is dropped with a warning');
-  t.same(
-    conversationOf('openai-chat', chat.requests[0].body as Json),
-    [
-      { role: 'user', text: 'question one' },
-      { role: 'assistant', text: 'answer one' },
-      { role: 'user', text: 'question two' },
-    ],
+  t.ok(
+    r1.output.some((o) => o.type === 'reasoning'),
+    'reasoning item returned',
   );
-  const r3 = await client.responses.create({ model: 'via-anthropic', input: 'question three', previous_response_id: r2raw.data.id });
+  const r2raw = await client.responses
+    .create({ model: 'via-chat', input: 'question two', previous_response_id: r1.id })
+    .withResponse();
+  t.match(
+    r2raw.response.headers.get('x-polygate-warnings') ?? '',
+    /reasoning/,
+    'reasoning from another provider is dropped with a warning',
+  );
+  t.same(conversationOf('openai-chat', chat.requests[0].body as Json), [
+    { role: 'user', text: 'question one' },
+    { role: 'assistant', text: 'answer one' },
+    { role: 'user', text: 'question two' },
+  ]);
+  const r3 = await client.responses.create({
+    model: 'via-anthropic',
+    input: 'question three',
+    previous_response_id: r2raw.data.id,
+  });
   t.equal(r3.output_text, 'question three');
   const body = anth.requests[anth.requests.length - 1].body as Json;
   const thinking = body.messages[1].content.find((b: Json) => b.type === 'thinking');
-  t.same(thinking && { thinking: thinking.thinking, signature: thinking.signature }, { thinking: 'Considering.', signature: 'sig-xyz' }, 'signed reasoning replayed to the provider that made it');
+  t.same(
+    thinking && { thinking: thinking.thinking, signature: thinking.signature },
+    { thinking: 'Considering.', signature: 'sig-xyz' },
+    'signed reasoning replayed to the provider that made it',
+  );
 });
 
 t.test('store: false is not retrievable', async (t) => {
@@ -102,7 +133,9 @@ t.test('store: false is not retrievable', async (t) => {
   t.equal((r as unknown as Json).store, false);
   const err = await client.responses.retrieve(r.id).catch((e: unknown) => e);
   t.type(err, OpenAI.NotFoundError);
-  const cont = await client.responses.create({ model: 'echo', input: 'x', previous_response_id: r.id }).catch((e: unknown) => e);
+  const cont = await client.responses
+    .create({ model: 'echo', input: 'x', previous_response_id: r.id })
+    .catch((e: unknown) => e);
   t.type(cont, OpenAI.NotFoundError);
 });
 
@@ -121,12 +154,15 @@ t.test('retrieve, input_items pagination and delete', async (t) => {
   const next = await client.responses.inputItems.list(r.id, { order: 'asc', limit: 2, after: asc.data[1].id! });
   t.same(texts(next), ['c', 'd']);
   const all: string[] = [];
-  for await (const item of client.responses.inputItems.list(r.id, { order: 'asc', limit: 2 })) all.push((item as Json).content[0].text);
+  for await (const item of client.responses.inputItems.list(r.id, { order: 'asc', limit: 2 }))
+    all.push((item as Json).content[0].text);
   t.same(all, ['a', 'b', 'c', 'd', 'e'], 'the SDK auto-paginates through every item');
   const desc = await client.responses.inputItems.list(r.id, { limit: 3 });
   t.same(texts(desc), ['e', 'd', 'c'], 'newest first by default');
   // The SDK pages forwards only; `before` is the real API's backwards cursor.
-  const before = await fetch(`${gw.url}/v1/responses/${r.id}/input_items?order=asc&before=${asc.data[1].id}`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+  const before = await fetch(`${gw.url}/v1/responses/${r.id}/input_items?order=asc&before=${asc.data[1].id}`, {
+    headers: { authorization: `Bearer ${TEST_KEY}` },
+  });
   t.same(texts((await before.json()) as { data: Json[] }), ['a']);
 
   await client.responses.delete(r.id);
@@ -136,27 +172,49 @@ t.test('retrieve, input_items pagination and delete', async (t) => {
 t.test('item_reference resolves stored items inside the workspace', async (t) => {
   const r = await client.responses.create({ model: 'echo', input: 'referenced text' });
   const msgId = r.output[0].id!;
-  const r2 = await client.responses.create({ model: 'echo', input: [{ type: 'item_reference', id: msgId }, { role: 'user', content: 'after the reference' }] });
+  const r2 = await client.responses.create({
+    model: 'echo',
+    input: [
+      { type: 'item_reference', id: msgId },
+      { role: 'user', content: 'after the reference' },
+    ],
+  });
   t.equal(r2.output_text, 'after the reference');
-  const foreign = await other.responses.create({ model: 'echo', input: [{ type: 'item_reference', id: msgId }] }).catch((e: unknown) => e);
+  const foreign = await other.responses
+    .create({ model: 'echo', input: [{ type: 'item_reference', id: msgId }] })
+    .catch((e: unknown) => e);
   t.type(foreign, OpenAI.NotFoundError, "another workspace cannot reference this workspace's items");
 });
 
 t.test("another workspace's key gets 404, exactly as for an unknown id", async (t) => {
   const r = await client.responses.create({ model: 'echo', input: 'private' });
   const e1 = (await other.responses.retrieve(r.id).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
-  const e2 = (await other.responses.retrieve('resp_does_not_exist').catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+  const e2 = (await other.responses.retrieve('resp_does_not_exist').catch((e: unknown) => e)) as InstanceType<
+    typeof OpenAI.APIError
+  >;
   t.equal(e1.status, 404);
   t.equal(e2.status, 404);
-  t.equal(e1.message.replace(r.id, 'ID'), e2.message.replace('resp_does_not_exist', 'ID'), 'indistinguishable from an unknown id');
-  t.type(await other.responses.create({ model: 'echo', input: 'x', previous_response_id: r.id }).catch((e: unknown) => e), OpenAI.NotFoundError);
+  t.equal(
+    e1.message.replace(r.id, 'ID'),
+    e2.message.replace('resp_does_not_exist', 'ID'),
+    'indistinguishable from an unknown id',
+  );
+  t.type(
+    await other.responses.create({ model: 'echo', input: 'x', previous_response_id: r.id }).catch((e: unknown) => e),
+    OpenAI.NotFoundError,
+  );
   t.type(await other.responses.delete(r.id).catch((e: unknown) => e), OpenAI.NotFoundError);
   t.type(await other.responses.inputItems.list(r.id).catch((e: unknown) => e), OpenAI.NotFoundError);
 });
 
 t.test('truncation: disabled answers 400 on overflow, auto drops middle items', async (t) => {
-  const long = Array.from({ length: 9 }, (_, i) => ({ role: i % 2 === 0 ? ('user' as const) : ('assistant' as const), content: `message number ${i} with several more words in it` }));
-  const err = (await client.responses.create({ model: 'echo-small', input: long }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+  const long = Array.from({ length: 9 }, (_, i) => ({
+    role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
+    content: `message number ${i} with several more words in it`,
+  }));
+  const err = (await client.responses
+    .create({ model: 'echo-small', input: long })
+    .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
   t.type(err, OpenAI.BadRequestError);
   t.match(err.message, /context window/);
   t.equal((err.error as Json)?.param, 'input');
@@ -179,7 +237,9 @@ t.test('a streamed response is stored once completed, and continues', async (t) 
   t.equal(next.output_text, 'and on');
 });
 
-async function streamUntilCreated(model: string): Promise<{ id: string; reader: ReadableStreamDefaultReader<Uint8Array> }> {
+async function streamUntilCreated(
+  model: string,
+): Promise<{ id: string; reader: ReadableStreamDefaultReader<Uint8Array> }> {
   const res = await fetch(`${gw.url}/v1/responses`, {
     method: 'POST',
     headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
@@ -218,7 +278,9 @@ t.test('an abandoned stream is stored as cancelled, never completed', async (t) 
   const slow = createServer((req, res) => {
     req.resume();
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(`data: ${JSON.stringify({ id: 'chatcmpl-slow', object: 'chat.completion.chunk', created: 1, model: 'slow', choices: [{ index: 0, delta: { role: 'assistant', content: 'first ' }, finish_reason: null }] })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id: 'chatcmpl-slow', object: 'chat.completion.chunk', created: 1, model: 'slow', choices: [{ index: 0, delta: { role: 'assistant', content: 'first ' }, finish_reason: null }] })}\n\n`,
+    );
   });
   await new Promise<void>((ok) => slow.listen(0, '127.0.0.1', ok));
   t.teardown(() => {
@@ -227,7 +289,13 @@ t.test('an abandoned stream is stored as cancelled, never completed', async (t) 
   });
   const gw2 = await startGateway(
     testConfig({
-      providers: { slow: { type: 'openai', base_url: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/v1`, api_key: 'sk-up-slow' } },
+      providers: {
+        slow: {
+          type: 'openai',
+          base_url: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/v1`,
+          api_key: 'sk-up-slow',
+        },
+      },
       models: { slow: { routes: [{ provider: 'slow', model: 'slow-1' }] } },
     }),
   );

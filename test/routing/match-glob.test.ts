@@ -18,5 +18,8 @@ t.test('glob matching: ? is one character, * parts are captured leftmost, and ho
 
 t.test('key allow-lists use the same matcher (test/auth/key-ring.test.ts has their globs)', async (t) => {
   // Froze the process when allow-lists compiled to regular expressions (found with this test).
-  t.notOk(globMatcher(['*a*a*a*a*b'])('a'.repeat(5000)), 'a hostile model name against a many-star allow-list answers at once');
+  t.notOk(
+    globMatcher(['*a*a*a*a*b'])('a'.repeat(5000)),
+    'a hostile model name against a many-star allow-list answers at once',
+  );
 });

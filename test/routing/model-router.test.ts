@@ -2,24 +2,69 @@ import t from 'tap';
 import { ModelRouter } from '../../src/services/routing/model-router.ts';
 
 t.test('fallback keeps the configured order and skips disabled providers', async (t) => {
-  const r = new ModelRouter({ m: { routes: [{ provider: 'a', model: 'x' }, { provider: 'b', model: 'y' }, { provider: 'c', model: 'z' }] } }, new Map([['b', 'no key']]));
-  t.same(r.plan('m').map((x) => x.provider), ['a', 'c']);
+  const r = new ModelRouter(
+    {
+      m: {
+        routes: [
+          { provider: 'a', model: 'x' },
+          { provider: 'b', model: 'y' },
+          { provider: 'c', model: 'z' },
+        ],
+      },
+    },
+    new Map([['b', 'no key']]),
+  );
+  t.same(
+    r.plan('m').map((x) => x.provider),
+    ['a', 'c'],
+  );
   t.same(r.plan('unknown'), []);
   t.ok(r.has('m'));
 });
 
 t.test('weighted draws the first route by weight, the rest stay as fallbacks', async (t) => {
-  const r = new ModelRouter({ m: { strategy: 'weighted', routes: [{ provider: 'a', model: 'x', weight: 3 }, { provider: 'b', model: 'y', weight: 1 }] } }, new Map());
-  t.same(r.plan('m', () => 0.1).map((x) => x.provider), ['a', 'b']);
-  t.same(r.plan('m', () => 0.9).map((x) => x.provider), ['b', 'a']);
+  const r = new ModelRouter(
+    {
+      m: {
+        strategy: 'weighted',
+        routes: [
+          { provider: 'a', model: 'x', weight: 3 },
+          { provider: 'b', model: 'y', weight: 1 },
+        ],
+      },
+    },
+    new Map(),
+  );
+  t.same(
+    r.plan('m', () => 0.1).map((x) => x.provider),
+    ['a', 'b'],
+  );
+  t.same(
+    r.plan('m', () => 0.9).map((x) => x.provider),
+    ['b', 'a'],
+  );
 });
 
-const route = (provider: string, model?: string, extra: Record<string, unknown> = {}) => ({ provider, ...(model === undefined ? {} : { model }), ...extra });
+const route = (provider: string, model?: string, extra: Record<string, unknown> = {}) => ({
+  provider,
+  ...(model === undefined ? {} : { model }),
+  ...extra,
+});
 
 t.test('an exact name wins over any glob that matches it', async (t) => {
-  const r = new ModelRouter({ '*': { routes: [route('a', 'any')] }, 'claude-*': { routes: [route('b')] }, 'claude-sonnet': { routes: [route('c', 'sonnet-up')] } }, new Map());
+  const r = new ModelRouter(
+    {
+      '*': { routes: [route('a', 'any')] },
+      'claude-*': { routes: [route('b')] },
+      'claude-sonnet': { routes: [route('c', 'sonnet-up')] },
+    },
+    new Map(),
+  );
   t.same(r.resolve('claude-sonnet')?.entry, 'claude-sonnet');
-  t.same(r.plan('claude-sonnet').map((x) => `${x.provider}/${x.model}`), ['c/sonnet-up']);
+  t.same(
+    r.plan('claude-sonnet').map((x) => `${x.provider}/${x.model}`),
+    ['c/sonnet-up'],
+  );
   t.equal(r.resolve('claude-sonnet')?.glob, false);
 });
 
@@ -52,17 +97,47 @@ t.test('a route without model passes the client name through; {1} is what the fi
     },
     new Map(),
   );
-  t.same(r.plan('claude-haiku-4-5').map((x) => x.model), ['claude-haiku-4-5', 'anthropic/claude-haiku-4-5']);
-  t.same(r.plan('local/llama3').map((x) => x.model), ['llama3']);
-  t.same(r.plan('exact').map((x) => x.model), ['exact'], 'an exact entry passes its own name');
-  t.same(r.plan('claude-haiku-4-5').map((x) => x.breakerModel), ['{model}', 'anthropic/claude-{1}'], 'breakers are keyed by the configured name, not the client one');
+  t.same(
+    r.plan('claude-haiku-4-5').map((x) => x.model),
+    ['claude-haiku-4-5', 'anthropic/claude-haiku-4-5'],
+  );
+  t.same(
+    r.plan('local/llama3').map((x) => x.model),
+    ['llama3'],
+  );
+  t.same(
+    r.plan('exact').map((x) => x.model),
+    ['exact'],
+    'an exact entry passes its own name',
+  );
+  t.same(
+    r.plan('claude-haiku-4-5').map((x) => x.breakerModel),
+    ['{model}', 'anthropic/claude-{1}'],
+    'breakers are keyed by the configured name, not the client one',
+  );
 });
 
 t.test('a standby route serves only while every other route is disabled', async (t) => {
   const models = { 'claude-*': { routes: [route('anthropic'), route('echo', 'echo', { standby: true })] } };
-  t.same(new ModelRouter(models, new Map([['anthropic', 'no key']])).plan('claude-x').map((x) => x.provider), ['echo']);
-  t.same(new ModelRouter(models, new Map()).plan('claude-x').map((x) => x.provider), ['anthropic'], 'never a failure fallback for an enabled provider');
-  t.same(new ModelRouter(models, new Map([['anthropic', 'no key'], ['echo', 'off']])).plan('claude-x'), []);
+  t.same(
+    new ModelRouter(models, new Map([['anthropic', 'no key']])).plan('claude-x').map((x) => x.provider),
+    ['echo'],
+  );
+  t.same(
+    new ModelRouter(models, new Map()).plan('claude-x').map((x) => x.provider),
+    ['anthropic'],
+    'never a failure fallback for an enabled provider',
+  );
+  t.same(
+    new ModelRouter(
+      models,
+      new Map([
+        ['anthropic', 'no key'],
+        ['echo', 'off'],
+      ]),
+    ).plan('claude-x'),
+    [],
+  );
 });
 
 t.test('glob resolutions are remembered within a bound', async (t) => {
@@ -71,7 +146,6 @@ t.test('glob resolutions are remembered within a bound', async (t) => {
   t.same(wrong, [], 'every name resolves to itself across cache restarts');
   t.equal(r.resolve('nope'), undefined);
 });
-
 
 t.test('a hostile name against a backtracking-prone glob resolves at once', async (t) => {
   const r = new ModelRouter({ '*a*a*a*a*b': { routes: [route('p')] }, '*': { routes: [route('any')] } }, new Map());

@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import t from 'tap';
 import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
-import { defaultTranscript, fixtureDir, speechFixture, startOpenAIAudioUpstream } from '../emulators/openai-audio-upstream.ts';
+import {
+  defaultTranscript,
+  fixtureDir,
+  speechFixture,
+  startOpenAIAudioUpstream,
+} from '../emulators/openai-audio-upstream.ts';
 import { metricValue } from './speech-test-helpers.ts';
 
 const up = await startOpenAIAudioUpstream();
@@ -20,7 +25,12 @@ const gw = await startGateway(
     models: {
       'tts-1': { routes: [{ provider: 'oa', model: 'tts-1-upstream' }] },
       'whisper-1': { routes: [{ provider: 'oa', model: 'whisper-upstream' }] },
-      'tts-fallback': { routes: [{ provider: 'dead', model: 'tts-1' }, { provider: 'oa', model: 'tts-1' }] },
+      'tts-fallback': {
+        routes: [
+          { provider: 'dead', model: 'tts-1' },
+          { provider: 'oa', model: 'tts-1' },
+        ],
+      },
       'tts-badkey': { routes: [{ provider: 'badkey', model: 'tts-1' }] },
     },
   }),
@@ -34,12 +44,31 @@ const tone = readFileSync(join(fixtureDir, 'tone-0.3s.wav'));
 const last = () => up.requests.at(-1)!;
 
 t.test('speech: every format relayed byte for byte with the upstream’s content type', async (t) => {
-  for (const [format, type] of [['mp3', 'audio/mpeg'], ['opus', 'audio/opus'], ['aac', 'audio/aac'], ['flac', 'audio/flac'], ['wav', 'audio/wav'], ['pcm', 'audio/pcm']] as const) {
-    const res = await client.audio.speech.create({ model: 'tts-1', input: 'Hello there.', voice: 'onyx', response_format: format, speed: 1.25 });
+  for (const [format, type] of [
+    ['mp3', 'audio/mpeg'],
+    ['opus', 'audio/opus'],
+    ['aac', 'audio/aac'],
+    ['flac', 'audio/flac'],
+    ['wav', 'audio/wav'],
+    ['pcm', 'audio/pcm'],
+  ] as const) {
+    const res = await client.audio.speech.create({
+      model: 'tts-1',
+      input: 'Hello there.',
+      voice: 'onyx',
+      response_format: format,
+      speed: 1.25,
+    });
     t.equal(res.headers.get('content-type'), type, format);
     t.equal(res.headers.get('x-polygate-route'), 'oa/tts-1-upstream');
     t.same(Buffer.from(await res.arrayBuffer()), speechFixture(format), `${format} bytes`);
-    t.same(last().json, { model: 'tts-1-upstream', input: 'Hello there.', voice: 'onyx', response_format: format, speed: 1.25 });
+    t.same(last().json, {
+      model: 'tts-1-upstream',
+      input: 'Hello there.',
+      voice: 'onyx',
+      response_format: format,
+      speed: 1.25,
+    });
   }
 });
 
@@ -53,27 +82,61 @@ t.test('speech fields polygate does not model still arrive', async (t) => {
   const res = await fetch(`${gw.url}/v1/audio/speech`, {
     method: 'POST',
     headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'tts-1', input: 'Hi.', voice: 'alloy', instructions: 'Whisper it.', vendor_knob: { level: 2 } }),
+    body: JSON.stringify({
+      model: 'tts-1',
+      input: 'Hi.',
+      voice: 'alloy',
+      instructions: 'Whisper it.',
+      vendor_knob: { level: 2 },
+    }),
   });
   t.equal(res.status, 200);
-  t.same(last().json, { model: 'tts-1-upstream', input: 'Hi.', voice: 'alloy', response_format: 'mp3', instructions: 'Whisper it.', vendor_knob: { level: 2 } });
+  t.same(last().json, {
+    model: 'tts-1-upstream',
+    input: 'Hi.',
+    voice: 'alloy',
+    response_format: 'mp3',
+    instructions: 'Whisper it.',
+    vendor_knob: { level: 2 },
+  });
 });
 
 t.test('transcriptions: every response format relayed as the upstream sent it', async (t) => {
   const file = () => toFile(tone, 'tone.wav', { type: 'audio/wav' });
   const json = await client.audio.transcriptions.create({ model: 'whisper-1', file: await file() });
   t.same(json, { text: defaultTranscript, usage: { type: 'duration', seconds: 3 } });
-  const text = await client.audio.transcriptions.create({ model: 'whisper-1', file: await file(), response_format: 'text' });
+  const text = await client.audio.transcriptions.create({
+    model: 'whisper-1',
+    file: await file(),
+    response_format: 'text',
+  });
   t.equal(text, `${defaultTranscript}\n`);
-  const srt = await client.audio.transcriptions.create({ model: 'whisper-1', file: await file(), response_format: 'srt' });
+  const srt = await client.audio.transcriptions.create({
+    model: 'whisper-1',
+    file: await file(),
+    response_format: 'srt',
+  });
   t.equal(srt, `1\n00:00:00,000 --> 00:00:02,500\n${defaultTranscript}\n\n`);
-  const vtt = await client.audio.transcriptions.create({ model: 'whisper-1', file: await file(), response_format: 'vtt' });
+  const vtt = await client.audio.transcriptions.create({
+    model: 'whisper-1',
+    file: await file(),
+    response_format: 'vtt',
+  });
   t.equal(vtt, `WEBVTT\n\n00:00:00.000 --> 00:00:02.500\n${defaultTranscript}\n\n`);
-  const verbose = await client.audio.transcriptions.create({ model: 'whisper-1', file: await file(), response_format: 'verbose_json', timestamp_granularities: ['word'] });
+  const verbose = await client.audio.transcriptions.create({
+    model: 'whisper-1',
+    file: await file(),
+    response_format: 'verbose_json',
+    timestamp_granularities: ['word'],
+  });
   t.equal(verbose.words?.length, 9);
   t.equal(verbose.segments, undefined);
 
-  const raw = await fetch(`${gw.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}` }, body: form({ response_format: 'srt' }) });
+  const raw = await fetch(`${gw.url}/v1/audio/transcriptions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TEST_KEY}` },
+    body: form({ response_format: 'srt' }),
+  });
   t.equal(raw.headers.get('content-type'), 'text/plain; charset=utf-8', 'srt as text/plain');
   t.equal(raw.headers.get('x-polygate-route'), 'oa/whisper-upstream');
 });
@@ -127,37 +190,70 @@ t.test('a large upload is streamed through unchanged', async (t) => {
 });
 
 t.test('translations relay to /audio/translations', async (t) => {
-  const out = await client.audio.translations.create({ model: 'whisper-1', file: await toFile(tone, 'tone.wav'), prompt: 'English.' });
+  const out = await client.audio.translations.create({
+    model: 'whisper-1',
+    file: await toFile(tone, 'tone.wav'),
+    prompt: 'English.',
+  });
   t.equal(out.text, defaultTranscript);
   t.equal(last().path, '/v1/audio/translations');
-  t.same(last().fields, [['model', 'whisper-upstream'], ['prompt', 'English.'], ['response_format', 'json']]);
+  t.same(last().fields, [
+    ['model', 'whisper-upstream'],
+    ['prompt', 'English.'],
+    ['response_format', 'json'],
+  ]);
 });
 
 t.test('upstream errors reach the client in the family’s shape', async (t) => {
   up.script({ kind: 'error', status: 429, message: 'Rate limit reached for tts-1', retryAfter: 3 });
-  const limited = await client.audio.speech.create({ model: 'tts-1', input: 'Hi.', voice: 'alloy' }).catch((e: unknown) => e);
+  const limited = await client.audio.speech
+    .create({ model: 'tts-1', input: 'Hi.', voice: 'alloy' })
+    .catch((e: unknown) => e);
   t.ok(limited instanceof OpenAI.RateLimitError);
   t.equal((limited as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after'), '3');
-  up.script({ kind: 'error', status: 400, message: 'Audio file might be corrupted or unsupported', param: 'file', code: 'invalid_value' });
-  const bad = await client.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(tone, 'tone.wav') }).catch((e: unknown) => e);
+  up.script({
+    kind: 'error',
+    status: 400,
+    message: 'Audio file might be corrupted or unsupported',
+    param: 'file',
+    code: 'invalid_value',
+  });
+  const bad = await client.audio.transcriptions
+    .create({ model: 'whisper-1', file: await toFile(tone, 'tone.wav') })
+    .catch((e: unknown) => e);
   t.match(bad, { status: 400, param: 'file' });
   t.match((bad as Error).message, /corrupted/);
 });
 
 t.test('an upstream that refuses the gateway’s key is a 502, the key never shown', async (t) => {
-  const e = await client.audio.speech.create({ model: 'tts-badkey', input: 'Hi.', voice: 'alloy' }).catch((x: unknown) => x);
+  const e = await client.audio.speech
+    .create({ model: 'tts-badkey', input: 'Hi.', voice: 'alloy' })
+    .catch((x: unknown) => x);
   t.match(e, { status: 502 });
   t.notMatch((e as Error).message, /sk-not-the/);
 });
 
 t.test('an unreachable first route falls back to the next', async (t) => {
-  const res = await client.audio.speech.create({ model: 'tts-fallback', input: 'Hi.', voice: 'alloy', response_format: 'wav' });
+  const res = await client.audio.speech.create({
+    model: 'tts-fallback',
+    input: 'Hi.',
+    voice: 'alloy',
+    response_format: 'wav',
+  });
   t.equal(res.headers.get('x-polygate-route'), 'oa/tts-1');
   t.same(Buffer.from(await res.arrayBuffer()), speechFixture('wav'));
 });
 
 t.test('metrics label the relay and count audio seconds', async (t) => {
-  t.ok((await metricValue(gw, 'polygate_requests_total', { family: 'audio', upstream_format: 'openai-audio', provider: 'oa', mode: 'passthrough', outcome: 'ok' })) >= 10);
+  t.ok(
+    (await metricValue(gw, 'polygate_requests_total', {
+      family: 'audio',
+      upstream_format: 'openai-audio',
+      provider: 'oa',
+      mode: 'passthrough',
+      outcome: 'ok',
+    })) >= 10,
+  );
   const out = await metricValue(gw, 'polygate_audio_seconds_total', { provider: 'oa', direction: 'out' });
   t.ok(out >= 0.3, `pcm and wav answers counted (${out}s)`);
   const seconds = await metricValue(gw, 'polygate_audio_seconds_total', { provider: 'oa', direction: 'in' });

@@ -24,7 +24,10 @@ type ErrorBody = { error: { message: string; type: string; param: string | null;
 const auth = { authorization: `Bearer ${TEST_KEY}` };
 const tone = readFileSync(join(fixtureDir, 'tone-0.3s.wav'));
 
-async function speech(body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: ErrorBody }> {
+async function speech(
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: ErrorBody }> {
   const res = await fetch(`${gw.url}/v1/audio/speech`, {
     method: 'POST',
     headers: { ...auth, 'content-type': 'application/json', ...headers },
@@ -34,7 +37,11 @@ async function speech(body: unknown, headers: Record<string, string> = {}): Prom
 }
 
 type Part = [string, string] | [string, Uint8Array, string];
-async function upload(path: 'transcriptions' | 'translations', parts: Part[], headers: Record<string, string> = auth): Promise<{ status: number; body: ErrorBody }> {
+async function upload(
+  path: 'transcriptions' | 'translations',
+  parts: Part[],
+  headers: Record<string, string> = auth,
+): Promise<{ status: number; body: ErrorBody }> {
   const form = new FormData();
   for (const p of parts) {
     if (p.length === 2) form.append(p[0], p[1]);
@@ -56,7 +63,11 @@ const expectParam = (t: Test, r: { status: number; body: ErrorBody }, param: str
 };
 
 t.test('the valid baselines pass', async (t) => {
-  const res = await fetch(`${gw.url}/v1/audio/speech`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(okSpeech) });
+  const res = await fetch(`${gw.url}/v1/audio/speech`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify(okSpeech),
+  });
   t.equal(res.status, 200);
   t.equal((await upload('transcriptions', [model, file])).status, 200);
 });
@@ -83,13 +94,33 @@ const formCases: Array<[string, 'transcriptions' | 'translations', Part[], strin
   ['transcription: file missing', 'transcriptions', [model], 'file'],
   ['transcription: file sent as a text field', 'transcriptions', [model, ['file', 'tone.wav']], 'file'],
   ['transcription: file name not an accepted format', 'transcriptions', [model, ['file', tone, 'tone.txt']], 'file'],
-  ['transcription: file content not audio (checked by magic bytes)', 'transcriptions', [model, ['file', notAudio, 'speech.mp3']], 'file'],
-  ['transcription: file that looks like audio but cannot be decoded', 'transcriptions', [model, ['file', brokenWav, 'broken.wav']], 'file'],
+  [
+    'transcription: file content not audio (checked by magic bytes)',
+    'transcriptions',
+    [model, ['file', notAudio, 'speech.mp3']],
+    'file',
+  ],
+  [
+    'transcription: file that looks like audio but cannot be decoded',
+    'transcriptions',
+    [model, ['file', brokenWav, 'broken.wav']],
+    'file',
+  ],
   ['transcription: model missing', 'transcriptions', [file], 'model'],
   ['transcription: model not the speech-recognition model', 'transcriptions', [['model', 'tts-1'], file], 'model'],
   ['transcription: language not ISO-639-1', 'transcriptions', [model, file, ['language', 'english']], 'language'],
-  ['transcription: prompt sent as a file', 'transcriptions', [model, file, ['prompt', notAudio, 'prompt.txt']], 'prompt'],
-  ['transcription: response_format unknown', 'transcriptions', [model, file, ['response_format', 'xml']], 'response_format'],
+  [
+    'transcription: prompt sent as a file',
+    'transcriptions',
+    [model, file, ['prompt', notAudio, 'prompt.txt']],
+    'prompt',
+  ],
+  [
+    'transcription: response_format unknown',
+    'transcriptions',
+    [model, file, ['response_format', 'xml']],
+    'response_format',
+  ],
   ['transcription: temperature above 1', 'transcriptions', [model, file, ['temperature', '1.5']], 'temperature'],
   ['transcription: temperature below 0', 'transcriptions', [model, file, ['temperature', '-0.5']], 'temperature'],
   [
@@ -98,16 +129,27 @@ const formCases: Array<[string, 'transcriptions' | 'translations', Part[], strin
     [model, file, ['response_format', 'verbose_json'], ['timestamp_granularities[]', 'sentence']],
     'timestamp_granularities',
   ],
-  ['transcription: timestamp_granularities without verbose_json', 'transcriptions', [model, file, ['timestamp_granularities[]', 'word']], 'timestamp_granularities'],
+  [
+    'transcription: timestamp_granularities without verbose_json',
+    'transcriptions',
+    [model, file, ['timestamp_granularities[]', 'word']],
+    'timestamp_granularities',
+  ],
   ['transcription: streaming on local-speech', 'transcriptions', [model, file, ['stream', 'true']], 'stream'],
   ['translation: file missing', 'translations', [model], 'file'],
   ['translation: file content not audio', 'translations', [model, ['file', notAudio, 'speech.wav']], 'file'],
   ['translation: model missing', 'translations', [file], 'model'],
-  ['translation: response_format unknown', 'translations', [model, file, ['response_format', 'docx']], 'response_format'],
+  [
+    'translation: response_format unknown',
+    'translations',
+    [model, file, ['response_format', 'docx']],
+    'response_format',
+  ],
   ['translation: temperature above 1', 'translations', [model, file, ['temperature', '2']], 'temperature'],
   ['translation: non-English audio on local-speech', 'translations', [model, file, ['language', 'de']], 'language'],
 ];
-for (const [name, path, parts, param] of formCases) t.test(name, async (t) => expectParam(t, await upload(path, parts), param));
+for (const [name, path, parts, param] of formCases)
+  t.test(name, async (t) => expectParam(t, await upload(path, parts), param));
 
 t.test('an upload over limits.max_upload_bytes is 413, and the SDK reads the answer', async (t) => {
   // The SDK sends a content-length and keeps writing; polygate reads the rest away so the client
@@ -115,7 +157,9 @@ t.test('an upload over limits.max_upload_bytes is 413, and the SDK reads the ans
   const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: TEST_KEY, maxRetries: 0 });
   for (const size of [uploadLimit + 1, 3 * uploadLimit]) {
     const big = Buffer.concat([tone, Buffer.alloc(size)]);
-    const e = await client.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(big, 'big.wav') }).catch((x: unknown) => x);
+    const e = await client.audio.transcriptions
+      .create({ model: 'whisper-1', file: await toFile(big, 'big.wav') })
+      .catch((x: unknown) => x);
     t.ok(e instanceof OpenAI.APIError, `${size} bytes: an API error, not a connection error`);
     t.equal((e as InstanceType<typeof OpenAI.APIError>).status, 413);
     t.match((e as Error).message, /larger than this gateway accepts/);
@@ -159,7 +203,11 @@ t.test('no key or a wrong key: 401', async (t) => {
 
 t.test('wrong content types and bad JSON', async (t) => {
   t.equal((await speech(JSON.stringify(okSpeech), { 'content-type': 'text/plain' })).status, 415);
-  const u = await fetch(`${gw.url}/v1/audio/transcriptions`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' });
+  const u = await fetch(`${gw.url}/v1/audio/transcriptions`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: '{}',
+  });
   t.equal(u.status, 415);
   t.match(((await u.json()) as ErrorBody).error.message, /multipart\/form-data/);
   const bad = await speech('{"model": "tts-1",');

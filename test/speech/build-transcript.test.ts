@@ -24,10 +24,13 @@ t.test('one segment per utterance with words; silent utterances are not segments
   t.equal(tr.text, 'hello world again');
   t.equal(tr.language, 'english');
   t.equal(tr.durationSeconds, 5.2);
-  t.same(tr.segments.map((s) => [s.id, s.start, s.end, s.text]), [
-    [0, 0, 2, 'hello world'],
-    [1, 4, 5, 'again'],
-  ]);
+  t.same(
+    tr.segments.map((s) => [s.id, s.start, s.end, s.text]),
+    [
+      [0, 0, 2, 'hello world'],
+      [1, 4, 5, 'again'],
+    ],
+  );
   t.same(tr.words, [
     { word: 'hello', start: 0.5, end: 1 },
     { word: 'world', start: 1, end: 1.5 },

@@ -22,11 +22,16 @@ t.teardown(() => gw.stop());
 const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: TEST_KEY, maxRetries: 0 });
 
 t.test('a warning at start names the missing tools and their packages', async (t) => {
-  await gw.matchLog(t, /provider 'speech' \(local-speech\): ffmpeg, espeak-ng, pocketsphinx are not installed; install with: apt-get install ffmpeg espeak-ng pocketsphinx/);
+  await gw.matchLog(
+    t,
+    /provider 'speech' \(local-speech\): ffmpeg, espeak-ng, pocketsphinx are not installed; install with: apt-get install ffmpeg espeak-ng pocketsphinx/,
+  );
 });
 
 t.test('speech answers 503 with the package to install', async (t) => {
-  const e = await client.audio.speech.create({ model: 'tts-1', input: 'Hello.', voice: 'alloy' }).catch((x: unknown) => x);
+  const e = await client.audio.speech
+    .create({ model: 'tts-1', input: 'Hello.', voice: 'alloy' })
+    .catch((x: unknown) => x);
   t.ok(e instanceof OpenAI.APIError);
   t.equal((e as InstanceType<typeof OpenAI.APIError>).status, 503);
   t.match((e as Error).message, /espeak-ng.*not installed.*apt-get install ffmpeg espeak-ng/);
@@ -34,7 +39,9 @@ t.test('speech answers 503 with the package to install', async (t) => {
 
 t.test('transcription answers 503 with the package to install', async (t) => {
   const tone = readFileSync(join(fixtureDir, 'tone-0.3s.wav'));
-  const e = await client.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(tone, 'tone.wav') }).catch((x: unknown) => x);
+  const e = await client.audio.transcriptions
+    .create({ model: 'whisper-1', file: await toFile(tone, 'tone.wav') })
+    .catch((x: unknown) => x);
   t.equal((e as InstanceType<typeof OpenAI.APIError>).status, 503);
   t.match((e as Error).message, /pocketsphinx.*apt-get install ffmpeg pocketsphinx/);
 });

@@ -29,7 +29,11 @@ t.test('a standard parser reads back every field and the file', async (t) => {
   );
   const raw = await collect(body.stream());
   t.equal(raw.length, body.length, 'content-length is exact');
-  const form = await new Request('http://x.invalid/', { method: 'POST', headers: { 'content-type': body.contentType }, body: new Uint8Array(raw) }).formData();
+  const form = await new Request('http://x.invalid/', {
+    method: 'POST',
+    headers: { 'content-type': body.contentType },
+    body: new Uint8Array(raw),
+  }).formData();
   t.same(form.getAll('timestamp_granularities[]'), ['word', 'segment']);
   t.equal(form.get('prompt'), 'Line one\r\nline "two"');
   const file = form.get('file') as File;
@@ -39,7 +43,13 @@ t.test('a standard parser reads back every field and the file', async (t) => {
 });
 
 t.test('each stream() call is a fresh body (a fallback route sends it again)', async (t) => {
-  const body = multipartBody([['model', 'm']], { field: 'file', path, filename: 'a.wav', mediaType: 'audio/wav', size: bytes.length });
+  const body = multipartBody([['model', 'm']], {
+    field: 'file',
+    path,
+    filename: 'a.wav',
+    mediaType: 'audio/wav',
+    size: bytes.length,
+  });
   const a = await collect(body.stream());
   const b = await collect(body.stream());
   t.same(a, b);

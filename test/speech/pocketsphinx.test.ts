@@ -10,7 +10,10 @@ const fixture = (f: string): string => readFileSync(join(import.meta.dirname, '.
 t.test('pocketsphinx_continuous -time yes: one utterance per <s> … </s>', async (t) => {
   const us = parseContinuousOutput(fixture('pocketsphinx-continuous.txt'));
   t.equal(us.length, 2);
-  t.same(us[0].tokens.map((w) => w.token), ['<s>', 'hello', 'well', 'this', 'is', 'a', 'test', '</s>']);
+  t.same(
+    us[0].tokens.map((w) => w.token),
+    ['<s>', 'hello', 'well', 'this', 'is', 'a', 'test', '</s>'],
+  );
   t.same(us[0].tokens[1], { token: 'hello', start: 0.03, end: 0.28, p: 0.249983 });
   t.equal(us[1].start, 3.6);
   t.equal(us[1].end, 5.35);

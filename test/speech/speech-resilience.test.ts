@@ -18,12 +18,27 @@ const gw = await startGateway(
       b: { type: 'openai', base_url: second.url, api_key: second.key },
     },
     models: {
-      'tts-fb': { routes: [{ provider: 'a', model: 'tts-a' }, { provider: 'b', model: 'tts-b' }] },
-      'stt-fb': { routes: [{ provider: 'a', model: 'stt-a' }, { provider: 'b', model: 'stt-b' }] },
-      'tts-retry': { routes: [{ provider: 'a', model: 'tts-r', retries: { max_retries: 1, max_retry_after_ms: 1500 } }] },
+      'tts-fb': {
+        routes: [
+          { provider: 'a', model: 'tts-a' },
+          { provider: 'b', model: 'tts-b' },
+        ],
+      },
+      'stt-fb': {
+        routes: [
+          { provider: 'a', model: 'stt-a' },
+          { provider: 'b', model: 'stt-b' },
+        ],
+      },
+      'tts-retry': {
+        routes: [{ provider: 'a', model: 'tts-r', retries: { max_retries: 1, max_retry_after_ms: 1500 } }],
+      },
       'tts-breaker': {
         breaker: { consecutive_failures: 1, cooldown_ms: 600_000 },
-        routes: [{ provider: 'a', model: 'tts-brk' }, { provider: 'b', model: 'tts-b' }],
+        routes: [
+          { provider: 'a', model: 'tts-brk' },
+          { provider: 'b', model: 'tts-b' },
+        ],
       },
     },
   }),
@@ -42,7 +57,12 @@ const reset = (): void => {
 t.test('speech falls back to the next route on an upstream 429', async (t) => {
   reset();
   first.script({ kind: 'error', status: 429, type: 'requests', message: 'Rate limit reached', retryAfter: 30 });
-  const res = await client.audio.speech.create({ model: 'tts-fb', input: 'Hello.', voice: 'alloy', response_format: 'wav' });
+  const res = await client.audio.speech.create({
+    model: 'tts-fb',
+    input: 'Hello.',
+    voice: 'alloy',
+    response_format: 'wav',
+  });
   t.equal(res.headers.get('x-polygate-route'), 'b/tts-b');
   t.same(Buffer.from(await res.arrayBuffer()), speechFixture('wav'));
   t.equal(first.requests.length, 1, 'the throttled route was tried once');
@@ -52,7 +72,9 @@ t.test('speech falls back to the next route on an upstream 429', async (t) => {
 t.test('transcription falls back to the next route on an upstream 429', async (t) => {
   reset();
   first.script({ kind: 'error', status: 429, type: 'requests', message: 'Rate limit reached' });
-  const res = await client.audio.transcriptions.create({ model: 'stt-fb', file: await toFile(tone, 'tone.wav', { type: 'audio/wav' }) }).withResponse();
+  const res = await client.audio.transcriptions
+    .create({ model: 'stt-fb', file: await toFile(tone, 'tone.wav', { type: 'audio/wav' }) })
+    .withResponse();
   t.equal(res.response.headers.get('x-polygate-route'), 'b/stt-b');
   t.type(res.data.text, 'string');
   t.equal(first.requests.length, 1);
@@ -62,7 +84,12 @@ t.test('transcription falls back to the next route on an upstream 429', async (t
 t.test('a Retry-After within max_retry_after_ms is waited for and the route retried', async (t) => {
   reset();
   first.script({ kind: 'error', status: 429, type: 'requests', message: 'Rate limit reached', retryAfter: 1 });
-  const res = await client.audio.speech.create({ model: 'tts-retry', input: 'Again.', voice: 'alloy', response_format: 'wav' });
+  const res = await client.audio.speech.create({
+    model: 'tts-retry',
+    input: 'Again.',
+    voice: 'alloy',
+    response_format: 'wav',
+  });
   t.same(Buffer.from(await res.arrayBuffer()), speechFixture('wav'));
   t.equal(first.requests.length, 2, 'the same route, twice');
 });
@@ -70,7 +97,9 @@ t.test('a Retry-After within max_retry_after_ms is waited for and the route retr
 t.test('a Retry-After past max_retry_after_ms is not waited for: the 429 reaches the client', async (t) => {
   reset();
   first.script({ kind: 'error', status: 429, type: 'requests', message: 'Rate limit reached', retryAfter: 60 });
-  const err = await client.audio.speech.create({ model: 'tts-retry', input: 'Again.', voice: 'alloy' }).catch((e: unknown) => e);
+  const err = await client.audio.speech
+    .create({ model: 'tts-retry', input: 'Again.', voice: 'alloy' })
+    .catch((e: unknown) => e);
   t.type(err, OpenAI.RateLimitError);
   t.equal(first.requests.length, 1, 'no retry');
 });
@@ -79,7 +108,12 @@ t.test('an open breaker skips the failing route on the next requests', async (t)
   reset();
   first.script({ kind: 'error', status: 503, type: 'server_error', message: 'overloaded' });
   for (let i = 0; i < 2; i++) {
-    const res = await client.audio.speech.create({ model: 'tts-breaker', input: `Call ${i}.`, voice: 'alloy', response_format: 'wav' });
+    const res = await client.audio.speech.create({
+      model: 'tts-breaker',
+      input: `Call ${i}.`,
+      voice: 'alloy',
+      response_format: 'wav',
+    });
     t.equal(res.headers.get('x-polygate-route'), 'b/tts-b', `request ${i + 1} served by the second route`);
     await res.arrayBuffer();
   }

@@ -15,10 +15,18 @@ export function probe(bytes: Uint8Array, opts: { rawPcm?: boolean } = {}): Probe
   try {
     writeFileSync(file, bytes);
     const input = opts.rawPcm ? ['-f', 's16le', '-ar', '24000', '-ac', '1', file] : [file];
-    const out = execFileSync('ffprobe', ['-v', 'error', '-show_streams', '-show_format', '-of', 'json', ...input], { encoding: 'utf8' });
+    const out = execFileSync('ffprobe', ['-v', 'error', '-show_streams', '-show_format', '-of', 'json', ...input], {
+      encoding: 'utf8',
+    });
     const j = JSON.parse(out) as { streams: Array<Record<string, string | number>>; format: Record<string, string> };
     const s = j.streams[0];
-    return { codec: String(s.codec_name), duration: Number(j.format.duration ?? s.duration), sampleRate: Number(s.sample_rate), channels: Number(s.channels), format: j.format.format_name };
+    return {
+      codec: String(s.codec_name),
+      duration: Number(j.format.duration ?? s.duration),
+      sampleRate: Number(s.sample_rate),
+      channels: Number(s.channels),
+      format: j.format.format_name,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -26,7 +34,12 @@ export function probe(bytes: Uint8Array, opts: { rawPcm?: boolean } = {}): Probe
 
 /** The shipped config/gateway.yaml, with no upstream keys: what a new user runs. */
 export function startDefaultGateway(): Promise<Gateway> {
-  return startGateway(join(repoRoot, 'config/gateway.yaml'), { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', GEMINI_API_KEY: '', POLYGATE_KEY: '' });
+  return startGateway(join(repoRoot, 'config/gateway.yaml'), {
+    OPENAI_API_KEY: '',
+    ANTHROPIC_API_KEY: '',
+    GEMINI_API_KEY: '',
+    POLYGATE_KEY: '',
+  });
 }
 export const DEMO_KEY = 'sk-polygate-demo';
 
@@ -45,4 +58,3 @@ export async function metricValue(gw: Gateway, name: string, labels: Record<stri
   const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && want.every((w) => l.includes(w)));
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
-

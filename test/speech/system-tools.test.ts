@@ -1,6 +1,11 @@
 // local-speech finds its programs on PATH and names the Debian package for each one missing.
 import t from 'tap';
-import { describeMissing, findExecutable, findRecognizer, missingTools } from '../../src/families/speech/system-tools.ts';
+import {
+  describeMissing,
+  findExecutable,
+  findRecognizer,
+  missingTools,
+} from '../../src/families/speech/system-tools.ts';
 
 t.test('found on this machine (CI installs them with apt-get)', async (t) => {
   t.ok(findExecutable('espeak-ng'));
@@ -19,5 +24,8 @@ t.test('on an empty PATH: each tool missing, with its package', async (t) => {
     { tool: 'ffmpeg', aptPackage: 'ffmpeg' },
     { tool: 'pocketsphinx', aptPackage: 'pocketsphinx' },
   ]);
-  t.equal(describeMissing(missingTools('synthesis', '/nonexistent')), 'ffmpeg, espeak-ng are not installed; install with: apt-get install ffmpeg espeak-ng');
+  t.equal(
+    describeMissing(missingTools('synthesis', '/nonexistent')),
+    'ffmpeg, espeak-ng are not installed; install with: apt-get install ffmpeg espeak-ng',
+  );
 });

@@ -9,29 +9,46 @@ t.teardown(() => gw.stop());
 const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: DEMO_KEY, maxRetries: 0 });
 
 const sentence = 'We need to go home now and have dinner with our family.';
-const speech = Buffer.from(await (await client.audio.speech.create({ model: 'tts-1', input: sentence, voice: 'alloy' })).arrayBuffer());
+const speech = Buffer.from(
+  await (await client.audio.speech.create({ model: 'tts-1', input: sentence, voice: 'alloy' })).arrayBuffer(),
+);
 const seconds = probe(speech).duration;
 const file = () => toFile(speech, 'dinner.mp3', { type: 'audio/mpeg' });
 const srtCue = /^(\d+)\n(\d\d):(\d\d):(\d\d),(\d{3}) --> (\d\d):(\d\d):(\d\d),(\d{3})\n(.+)\n$/;
 const vttCue = /^(\d\d):(\d\d):(\d\d)\.(\d{3}) --> (\d\d):(\d\d):(\d\d)\.(\d{3})\n(.+)\n$/;
-const at = (h: string, m: string, s: string, ms: string): number => Number(h) * 3600 + Number(m) * 60 + Number(s) + Number(ms) / 1000;
+const at = (h: string, m: string, s: string, ms: string): number =>
+  Number(h) * 3600 + Number(m) * 60 + Number(s) + Number(ms) / 1000;
 
 t.test('json: most of the sentence comes back; a prompt is dropped with a warning', async (t) => {
-  const { data: out, response } = await client.audio.transcriptions.create({ model: 'whisper-1', file: await file(), prompt: 'Dinner talk.' }).withResponse();
+  const { data: out, response } = await client.audio.transcriptions
+    .create({ model: 'whisper-1', file: await file(), prompt: 'Dinner talk.' })
+    .withResponse();
   t.ok(wordRecall(sentence, out.text) >= 0.6, `heard "${out.text}"`);
-  t.match(response.headers.get('x-polygate-warnings'), /^prompt: provider 'speech' \(local-speech\) cannot be guided by a prompt/);
+  t.match(
+    response.headers.get('x-polygate-warnings'),
+    /^prompt: provider 'speech' \(local-speech\) cannot be guided by a prompt/,
+  );
   t.equal(response.headers.get('x-polygate-route'), 'speech/pocketsphinx');
-  t.same((out as { usage?: unknown }).usage, { type: 'duration', seconds: Math.ceil(seconds) }, 'whole seconds of input, rounded up');
+  t.same(
+    (out as { usage?: unknown }).usage,
+    { type: 'duration', seconds: Math.ceil(seconds) },
+    'whole seconds of input, rounded up',
+  );
 });
 
 t.test('text, srt and vtt: plain text with real cue timings', async (t) => {
   const [text, srt, vtt] = await Promise.all(
-    (['text', 'srt', 'vtt'] as const).map(async (response_format) => client.audio.transcriptions.create({ model: 'whisper-1', file: await file(), response_format })),
+    (['text', 'srt', 'vtt'] as const).map(async (response_format) =>
+      client.audio.transcriptions.create({ model: 'whisper-1', file: await file(), response_format }),
+    ),
   );
   t.ok(wordRecall(sentence, text) >= 0.6, `text: "${text.trim()}"`);
   t.ok(text.endsWith('\n'));
 
-  const cues = srt.trim().split('\n\n').map((c) => srtCue.exec(`${c}\n`));
+  const cues = srt
+    .trim()
+    .split('\n\n')
+    .map((c) => srtCue.exec(`${c}\n`));
   t.ok(cues.length >= 1 && cues.every(Boolean), `srt cues: ${JSON.stringify(srt)}`);
   cues.forEach((m, i) => {
     if (!m) return;
@@ -43,10 +60,15 @@ t.test('text, srt and vtt: plain text with real cue timings', async (t) => {
   t.ok(wordRecall(sentence, cues.map((m) => m?.[10] ?? '').join(' ')) >= 0.6);
 
   t.ok(vtt.startsWith('WEBVTT\n\n'));
-  const vcues = vtt.slice('WEBVTT\n\n'.length).trim().split('\n\n').map((c) => vttCue.exec(`${c}\n`));
+  const vcues = vtt
+    .slice('WEBVTT\n\n'.length)
+    .trim()
+    .split('\n\n')
+    .map((c) => vttCue.exec(`${c}\n`));
   t.ok(vcues.length >= 1 && vcues.every(Boolean), `vtt cues: ${JSON.stringify(vtt)}`);
   const last = vcues.at(-1);
-  if (last) t.ok(at(last[5], last[6], last[7], last[8]) > seconds / 2, 'the last cue ends in the second half of the audio');
+  if (last)
+    t.ok(at(last[5], last[6], last[7], last[8]) > seconds / 2, 'the last cue ends in the second half of the audio');
 });
 
 t.test('verbose_json with word and segment timestamps', async (t) => {
@@ -62,19 +84,37 @@ t.test('verbose_json with word and segment timestamps', async (t) => {
   t.ok(wordRecall(sentence, v.text) >= 0.6);
   t.ok((v.segments?.length ?? 0) >= 1);
   for (const s of v.segments ?? []) {
-    t.match(s, { id: Number, seek: Number, start: Number, end: Number, text: String, tokens: Array, temperature: 0, avg_logprob: Number, compression_ratio: Number, no_speech_prob: Number });
+    t.match(s, {
+      id: Number,
+      seek: Number,
+      start: Number,
+      end: Number,
+      text: String,
+      tokens: Array,
+      temperature: 0,
+      avg_logprob: Number,
+      compression_ratio: Number,
+      no_speech_prob: Number,
+    });
     t.ok(s.tokens.length > 0 && s.tokens.every(Number.isInteger));
     t.ok(s.avg_logprob <= 0 && s.no_speech_prob >= 0 && s.no_speech_prob <= 1);
   }
   const words = v.words ?? [];
   t.ok(words.length >= 6, `${words.length} words`);
-  t.ok(words.every((w, i) => w.end > w.start && (i === 0 || w.start >= words[i - 1].end)), 'word times are ordered and non-overlapping');
+  t.ok(
+    words.every((w, i) => w.end > w.start && (i === 0 || w.start >= words[i - 1].end)),
+    'word times are ordered and non-overlapping',
+  );
   t.equal(words.map((w) => w.word).join(' '), v.text, 'the words are the text');
 });
 
 t.test('translation of English audio is its English transcript', async (t) => {
   // The SDK types a translation as {text}; verbose_json carries the verbose fields.
-  const out = (await client.audio.translations.create({ model: 'whisper-1', file: await file(), response_format: 'verbose_json' })) as OpenAI.Audio.TranslationVerbose & {
+  const out = (await client.audio.translations.create({
+    model: 'whisper-1',
+    file: await file(),
+    response_format: 'verbose_json',
+  })) as OpenAI.Audio.TranslationVerbose & {
     task?: string;
     words?: unknown;
   };

@@ -21,7 +21,11 @@ t.test('a LIST chunk before data, and a streamed 0xFFFFFFFF size', async (t) => 
   fmt.writeUInt32LE(32000, 16);
   fmt.writeUInt16LE(2, 20);
   fmt.writeUInt16LE(16, 22);
-  const list = Buffer.concat([Buffer.from('LIST', 'latin1'), Buffer.from([3, 0, 0, 0]), Buffer.from('abc\0', 'latin1')]);
+  const list = Buffer.concat([
+    Buffer.from('LIST', 'latin1'),
+    Buffer.from([3, 0, 0, 0]),
+    Buffer.from('abc\0', 'latin1'),
+  ]);
   const data = Buffer.concat([Buffer.from('data', 'latin1'), Buffer.from([0xff, 0xff, 0xff, 0xff])]);
   const head = Buffer.concat([Buffer.from('RIFF\0\0\0\0WAVE', 'latin1'), fmt, list, data]);
   const info = parseWavHeader(head, head.length + 32000);

@@ -68,10 +68,17 @@ for (const [name, open] of drivers) {
       await s.put('q', { id: 'future', workspace: '', data: 'future', dueAt: now + 60_000 });
       await s.put('q', { id: 'idle', workspace: '', data: 'idle', dueAt: null });
       const first = await s.claimDue<string>('q', { now, limit: 10, leaseMs: 5000 });
-      t.same(first.map((d) => d.id), ['early', 'late']);
+      t.same(
+        first.map((d) => d.id),
+        ['early', 'late'],
+      );
       t.same(await s.claimDue('q', { now, limit: 10, leaseMs: 5000 }), [], 'a live lease hides the document');
       const limited = await s.claimDue('q', { now: now + 6000, limit: 1, leaseMs: 5000 });
-      t.same(limited.map((d) => d.id), ['early'], 'an expired lease is claimable again; limit holds');
+      t.same(
+        limited.map((d) => d.id),
+        ['early'],
+        'an expired lease is claimable again; limit holds',
+      );
     });
 
     t.test('a write with a lost claim token changes nothing', async (t) => {
@@ -101,5 +108,8 @@ t.test('sqlite keeps documents across reopen and releases leases of the previous
   t.teardown(() => s2.close());
   t.same((await s2.get('q', 'job'))?.data, { n: 1 });
   const again = await s2.claimDue('q', { now, limit: 1, leaseMs: 1000 });
-  t.same(again.map((d) => d.id), ['job']);
+  t.same(
+    again.map((d) => d.id),
+    ['job'],
+  );
 });

@@ -3,9 +3,25 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean; arrayValue?: { values: AnyValue[] } };
+type AnyValue = {
+  stringValue?: string;
+  intValue?: string | number;
+  doubleValue?: number;
+  boolValue?: boolean;
+  arrayValue?: { values: AnyValue[] };
+};
 type KeyValue = { key: string; value: AnyValue };
-type WireSpan = { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: KeyValue[]; status?: { code?: number; message?: string }; startTimeUnixNano: string; endTimeUnixNano: string };
+type WireSpan = {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes?: KeyValue[];
+  status?: { code?: number; message?: string };
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
+};
 type Export = { resourceSpans: { resource: { attributes: KeyValue[] }; scopeSpans: { spans: WireSpan[] }[] }[] };
 
 export type ReceivedSpan = {
@@ -24,8 +40,13 @@ export type ReceivedSpan = {
 export type OtlpReceiver = { url: string; spans: ReceivedSpan[]; contentTypes: string[]; close(): Promise<void> };
 
 const valueOf = (v: AnyValue): unknown =>
-  v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.doubleValue ?? v.boolValue ?? v.arrayValue?.values.map(valueOf);
-const flat = (kvs: KeyValue[] = []): Record<string, unknown> => Object.fromEntries(kvs.map((kv) => [kv.key, valueOf(kv.value)]));
+  v.stringValue ??
+  (v.intValue !== undefined ? Number(v.intValue) : undefined) ??
+  v.doubleValue ??
+  v.boolValue ??
+  v.arrayValue?.values.map(valueOf);
+const flat = (kvs: KeyValue[] = []): Record<string, unknown> =>
+  Object.fromEntries(kvs.map((kv) => [kv.key, valueOf(kv.value)]));
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];

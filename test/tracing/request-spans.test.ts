@@ -11,7 +11,11 @@ import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts'
 import { waitFor } from '../helpers/wait-for.ts';
 import { startOtlpReceiver, type ReceivedSpan } from './otlp-receiver.ts';
 
-const [receiver, fault, chat] = await Promise.all([startOtlpReceiver(), startFaultUpstream(), startOpenAIChatUpstream()]);
+const [receiver, fault, chat] = await Promise.all([
+  startOtlpReceiver(),
+  startFaultUpstream(),
+  startOpenAIChatUpstream(),
+]);
 t.teardown(() => Promise.all([receiver.close(), fault.close(), chat.close()]));
 
 const config = (content: boolean): Record<string, unknown> =>
@@ -37,15 +41,28 @@ const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
 const clientSpan = '00f067aa0ba902b7';
 const SECRET = 'the-secret-word-is-marmalade';
 
-const childrenOf = (spans: ReceivedSpan[], parent: ReceivedSpan): ReceivedSpan[] => spans.filter((s) => s.parentSpanId === parent.spanId).sort((a, b) => (a.start < b.start ? -1 : 1));
+const childrenOf = (spans: ReceivedSpan[], parent: ReceivedSpan): ReceivedSpan[] =>
+  spans.filter((s) => s.parentSpanId === parent.spanId).sort((a, b) => (a.start < b.start ? -1 : 1));
 
 t.test('a translated stream with a fallback: span tree, GenAI attributes, traceparent', async (t) => {
   const gw = await startGateway(config(false));
   t.teardown(() => gw.stop());
   fault.reset();
   fault.script({ kind: 'status', status: 500, message: 'upstream broke' });
-  const client = new Anthropic({ baseURL: gw.url, apiKey: TEST_KEY, maxRetries: 0, defaultHeaders: { traceparent: `00-${traceId}-${clientSpan}-01`, tracestate: 'vendor=opaque' } });
-  const msg = await client.messages.stream({ model: 'sonnet', max_tokens: 64, system: 'be brief', messages: [{ role: 'user', content: `repeat ${SECRET}` }] }).finalMessage();
+  const client = new Anthropic({
+    baseURL: gw.url,
+    apiKey: TEST_KEY,
+    maxRetries: 0,
+    defaultHeaders: { traceparent: `00-${traceId}-${clientSpan}-01`, tracestate: 'vendor=opaque' },
+  });
+  const msg = await client.messages
+    .stream({
+      model: 'sonnet',
+      max_tokens: 64,
+      system: 'be brief',
+      messages: [{ role: 'user', content: `repeat ${SECRET}` }],
+    })
+    .finalMessage();
   t.equal(msg.content[0].type, 'text');
 
   const spans = await waitFor('the request span exported', async () => {
@@ -87,21 +104,45 @@ t.test('a translated stream with a fallback: span tree, GenAI attributes, tracep
   );
   const [decode, failed, served, stream] = kids;
   t.ok(decode.end <= failed.start, 'decode ends before the first attempt');
-  t.match(failed.attributes, { 'polygate.provider': 'broken', 'gen_ai.response.model': 'first-choice', 'polygate.attempt': 1 });
+  t.match(failed.attributes, {
+    'polygate.provider': 'broken',
+    'gen_ai.response.model': 'first-choice',
+    'polygate.attempt': 1,
+  });
   t.equal(failed.status, 2, 'the failed attempt is an error');
   t.match(served.attributes, { 'polygate.provider': 'good', 'gen_ai.response.model': 'second-choice' });
   t.equal(served.status, 0);
   t.match(stream.attributes, { 'polygate.stream.outcome': 'ok' });
 
   const [failedCall] = childrenOf(spans, failed);
-  t.match(failedCall, { name: 'chat first-choice', kind: 3, status: 2, attributes: { 'http.response.status_code': 500, 'gen_ai.request.model': 'first-choice' } });
+  t.match(failedCall, {
+    name: 'chat first-choice',
+    kind: 3,
+    status: 2,
+    attributes: { 'http.response.status_code': 500, 'gen_ai.request.model': 'first-choice' },
+  });
   const [call] = childrenOf(spans, served);
-  t.match(call, { name: 'chat second-choice', kind: 3, attributes: { 'gen_ai.operation.name': 'chat', 'http.response.status_code': 200, 'polygate.format.out': 'openai-chat' } });
+  t.match(call, {
+    name: 'chat second-choice',
+    kind: 3,
+    attributes: {
+      'gen_ai.operation.name': 'chat',
+      'http.response.status_code': 200,
+      'polygate.format.out': 'openai-chat',
+    },
+  });
 
   const upstreamHeaders = chat.requests.at(-1)!.headers;
-  t.equal(upstreamHeaders.traceparent, `00-${traceId}-${call.spanId}-01`, 'the upstream gets the trace, parented on the upstream call span');
+  t.equal(
+    upstreamHeaders.traceparent,
+    `00-${traceId}-${call.spanId}-01`,
+    'the upstream gets the trace, parented on the upstream call span',
+  );
   t.equal(upstreamHeaders.tracestate, 'vendor=opaque');
-  t.ok(receiver.contentTypes.every((c) => c.startsWith('application/json')), 'OTLP/HTTP JSON');
+  t.ok(
+    receiver.contentTypes.every((c) => c.startsWith('application/json')),
+    'OTLP/HTTP JSON',
+  );
   t.notMatch(JSON.stringify(spans.map((s) => s.attributes)), SECRET, 'no message content without log.content');
 });
 
@@ -110,10 +151,17 @@ t.test('with log.content the conversation is on the request span', async (t) => 
   t.teardown(() => gw.stop());
   fault.reset();
   const other = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
-  const client = new Anthropic({ baseURL: gw.url, apiKey: TEST_KEY, maxRetries: 0, defaultHeaders: { traceparent: `00-${other}-${clientSpan}-01` } });
+  const client = new Anthropic({
+    baseURL: gw.url,
+    apiKey: TEST_KEY,
+    maxRetries: 0,
+    defaultHeaders: { traceparent: `00-${other}-${clientSpan}-01` },
+  });
   fault.script({ kind: 'status', status: 500 });
   await client.messages.create({ model: 'sonnet', max_tokens: 16, messages: [{ role: 'user', content: SECRET }] });
-  const root = await waitFor('the request span', async () => receiver.spans.find((s) => s.traceId === other && s.parentSpanId === clientSpan));
+  const root = await waitFor('the request span', async () =>
+    receiver.spans.find((s) => s.traceId === other && s.parentSpanId === clientSpan),
+  );
   t.match(String(root.attributes['gen_ai.input.messages']), SECRET);
 });
 
@@ -128,18 +176,32 @@ t.test('without a traceparent a new trace starts, and the upstream still gets on
   const sent = String(chat.requests.at(-1)!.headers.traceparent);
   const [, id] = /^00-([0-9a-f]{32})-[0-9a-f]{16}-01$/.exec(sent) ?? [];
   t.ok(id, `traceparent sent upstream: ${sent}`);
-  const root = await waitFor('the new trace exported', async () => receiver.spans.slice(before).find((s) => s.traceId === id && s.parentSpanId === undefined));
+  const root = await waitFor('the new trace exported', async () =>
+    receiver.spans.slice(before).find((s) => s.traceId === id && s.parentSpanId === undefined),
+  );
   t.equal(root.name, 'POST /v1/messages');
 });
 
 t.test('an unsampled trace records no span but still reaches the upstream, not sampled', async (t) => {
-  const gw = await startGateway({ ...config(false), tracing: { endpoint: receiver.url, export_interval_ms: 50, sample_ratio: 0 } });
+  const gw = await startGateway({
+    ...config(false),
+    tracing: { endpoint: receiver.url, export_interval_ms: 50, sample_ratio: 0 },
+  });
   fault.reset();
   fault.script({ kind: 'status', status: 500 });
   const unsampled = 'c0ffee00c0ffee00c0ffee00c0ffee00';
-  const client = new Anthropic({ baseURL: gw.url, apiKey: TEST_KEY, maxRetries: 0, defaultHeaders: { traceparent: `00-${unsampled}-${clientSpan}-00` } });
+  const client = new Anthropic({
+    baseURL: gw.url,
+    apiKey: TEST_KEY,
+    maxRetries: 0,
+    defaultHeaders: { traceparent: `00-${unsampled}-${clientSpan}-00` },
+  });
   await client.messages.create({ model: 'sonnet', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
-  t.match(String(chat.requests.at(-1)!.headers.traceparent), new RegExp(`^00-${unsampled}-[0-9a-f]{16}-00$`), 'the caller’s trace, sampled flag off');
+  t.match(
+    String(chat.requests.at(-1)!.headers.traceparent),
+    new RegExp(`^00-${unsampled}-[0-9a-f]{16}-00$`),
+    'the caller’s trace, sampled flag off',
+  );
   // Stopping flushes whatever was queued: nothing of this trace may be in it.
   await gw.stop();
   t.equal(receiver.spans.filter((s) => s.traceId === unsampled).length, 0);
@@ -147,15 +209,26 @@ t.test('an unsampled trace records no span but still reaches the upstream, not s
 
 t.test('spans still queued are exported on SIGTERM', async (t) => {
   // An interval far longer than the test: only the drain can send them.
-  const gw = await startGateway({ ...config(false), tracing: { endpoint: receiver.url, export_interval_ms: 600_000, sample_ratio: 1 } });
+  const gw = await startGateway({
+    ...config(false),
+    tracing: { endpoint: receiver.url, export_interval_ms: 600_000, sample_ratio: 1 },
+  });
   fault.reset();
   const drained = 'd0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0';
-  const client = new Anthropic({ baseURL: gw.url, apiKey: TEST_KEY, maxRetries: 0, defaultHeaders: { traceparent: `00-${drained}-${clientSpan}-01` } });
+  const client = new Anthropic({
+    baseURL: gw.url,
+    apiKey: TEST_KEY,
+    maxRetries: 0,
+    defaultHeaders: { traceparent: `00-${drained}-${clientSpan}-01` },
+  });
   fault.script({ kind: 'status', status: 500 });
   await client.messages.create({ model: 'sonnet', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
   t.equal(receiver.spans.filter((s) => s.traceId === drained).length, 0, 'nothing exported before the drain');
   t.equal(await gw.stop('SIGTERM'), 0);
   const spans = receiver.spans.filter((s) => s.traceId === drained);
-  t.ok(spans.some((s) => s.name === 'POST /v1/messages' && s.parentSpanId === clientSpan), 'the request span');
+  t.ok(
+    spans.some((s) => s.name === 'POST /v1/messages' && s.parentSpanId === clientSpan),
+    'the request span',
+  );
   t.equal(spans.filter((s) => s.name === 'polygate.route_attempt').length, 2, 'both attempts');
 });

@@ -3,7 +3,15 @@ import t from 'tap';
 import { callbackHeaders, retryDelay, signCallback } from '../../src/families/tune/callback-deliverer.ts';
 import type { CallbackRecord } from '../../src/families/tune/task-store.ts';
 
-const rec: CallbackRecord = { deliveryId: 'd-1', taskId: 't-1', url: 'https://h.example/x', body: '{"task_id":"t-1"}', attempts: 2, state: 'pending', createdAt: 0 };
+const rec: CallbackRecord = {
+  deliveryId: 'd-1',
+  taskId: 't-1',
+  url: 'https://h.example/x',
+  body: '{"task_id":"t-1"}',
+  attempts: 2,
+  state: 'pending',
+  createdAt: 0,
+};
 
 t.test('the signature is v1= hex HMAC-SHA256 of "<timestamp>.<body>"', async (t) => {
   const want = createHmac('sha256', 'secret').update('1700000000.{"a":1}').digest('hex');

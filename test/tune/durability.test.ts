@@ -50,7 +50,12 @@ const at = (path: string) => received.filter((r) => r.path === path);
 
 t.test('a task in progress at kill -9 finishes after the restart, and calls back once', async (t) => {
   up.script({ statuses: ['IN_PROGRESS', 'SUCCESS'], hold: true });
-  const id = await submit(gw, '/tune/submit/music', { prompt: 'p', title: 'Survivor', tags: 'pop', notify_hook: `${hookBase}/always-ok` });
+  const id = await submit(gw, '/tune/submit/music', {
+    prompt: 'p',
+    title: 'Survivor',
+    tags: 'pop',
+    notify_hook: `${hookBase}/always-ok`,
+  });
   const upId = up.submissions().at(-1)!.id;
   await waitFor('the first poll', async () => (up.fetched(upId) >= 1 ? true : undefined));
   t.equal((await getTask(gw, id)).status, 'IN_PROGRESS');
@@ -68,19 +73,35 @@ t.test('a task in progress at kill -9 finishes after the restart, and calls back
   t.equal(at('/always-ok').length, 1, 'delivered once');
 });
 
-t.test('a callback not yet delivered at kill -9 is delivered after the restart with the same delivery id', async (t) => {
-  accept = false;
-  const id = await submit(gw, '/tune/submit/music', { prompt: 'p', title: 'Patient', tags: 'pop', notify_hook: `${hookBase}/later` });
-  await waitFor('a failed attempt', async () => (at('/later').length >= 1 ? true : undefined));
-  await gw.stop('SIGKILL');
-  const before = at('/later').length;
-  accept = true;
-  gw = await startGateway(configFile);
-  await waitFor('the delivery after the restart', async () => (at('/later').length > before && at('/later').at(-1)!.headers['x-polygate-attempt'] !== undefined ? true : undefined));
-  const attempts = at('/later');
-  t.equal(new Set(attempts.map((a) => a.headers['x-polygate-delivery'])).size, 1, 'one delivery id across the restart');
-  t.equal(JSON.parse(attempts.at(-1)!.body).task_id, id);
-  await new Promise((r) => setTimeout(r, 300));
-  t.equal(at('/later').length, attempts.length, 'nothing more once accepted');
-  t.equal((await getTask(gw, id)).status, 'SUCCESS');
-});
+t.test(
+  'a callback not yet delivered at kill -9 is delivered after the restart with the same delivery id',
+  async (t) => {
+    accept = false;
+    const id = await submit(gw, '/tune/submit/music', {
+      prompt: 'p',
+      title: 'Patient',
+      tags: 'pop',
+      notify_hook: `${hookBase}/later`,
+    });
+    await waitFor('a failed attempt', async () => (at('/later').length >= 1 ? true : undefined));
+    await gw.stop('SIGKILL');
+    const before = at('/later').length;
+    accept = true;
+    gw = await startGateway(configFile);
+    await waitFor('the delivery after the restart', async () =>
+      at('/later').length > before && at('/later').at(-1)!.headers['x-polygate-attempt'] !== undefined
+        ? true
+        : undefined,
+    );
+    const attempts = at('/later');
+    t.equal(
+      new Set(attempts.map((a) => a.headers['x-polygate-delivery'])).size,
+      1,
+      'one delivery id across the restart',
+    );
+    t.equal(JSON.parse(attempts.at(-1)!.body).task_id, id);
+    await new Promise((r) => setTimeout(r, 300));
+    t.equal(at('/later').length, attempts.length, 'nothing more once accepted');
+    t.equal((await getTask(gw, id)).status, 'SUCCESS');
+  },
+);

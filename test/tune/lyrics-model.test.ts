@@ -23,16 +23,29 @@ t.teardown(async () => {
 
 t.test('a lyrics task is written by the chat model, not sent to the music upstream', async (t) => {
   const before = up.submissions().length;
-  const done = await untilFinished(viaEcho, await submit(viaEcho, '/tune/submit/lyrics', { prompt: 'city lights after rain' }));
+  const done = await untilFinished(
+    viaEcho,
+    await submit(viaEcho, '/tune/submit/lyrics', { prompt: 'city lights after rain' }),
+  );
   t.equal(done.status, 'SUCCESS');
   t.equal(done.action, 'LYRICS');
-  t.match(done.data, { text: 'city lights after rain', title: 'City Lights After Rain', status: 'complete' }, 'echo answers with the theme itself');
+  t.match(
+    done.data,
+    { text: 'city lights after rain', title: 'City Lights After Rain', status: 'complete' },
+    'echo answers with the theme itself',
+  );
   t.equal(up.submissions().length, before, 'the music upstream was not asked');
 });
 
 t.test('inspiration mode: the chat model writes lyrics, title and tags, the upstream gets custom mode', async (t) => {
-  chat.script({ kind: 'text', text: 'Title: Harbour Lights\nTags: folk, acoustic\nLyrics:\n[Verse]\nBoats asleep on silver water\n[Chorus]\nHarbour lights' });
-  const id = await submit(viaChat, '/tune/submit/music', { gpt_description_prompt: 'a folk song about a harbour at night', mv: 'tune-v3-5' });
+  chat.script({
+    kind: 'text',
+    text: 'Title: Harbour Lights\nTags: folk, acoustic\nLyrics:\n[Verse]\nBoats asleep on silver water\n[Chorus]\nHarbour lights',
+  });
+  const id = await submit(viaChat, '/tune/submit/music', {
+    gpt_description_prompt: 'a folk song about a harbour at night',
+    mv: 'tune-v3-5',
+  });
   const done = await untilFinished(viaChat, id);
   t.equal(done.status, 'SUCCESS');
   const asked = chat.requests.at(-1)!.body as { model: string; messages: Array<{ role: string; content: unknown }> };
@@ -46,7 +59,11 @@ t.test('inspiration mode: the chat model writes lyrics, title and tags, the upst
     make_instrumental: false,
   });
   const [song] = done.data as Array<{ metadata: Record<string, unknown> }>;
-  t.equal(song.metadata.gpt_description_prompt, 'a folk song about a harbour at night', 'the description stays visible');
+  t.equal(
+    song.metadata.gpt_description_prompt,
+    'a folk song about a harbour at night',
+    'the description stays visible',
+  );
 });
 
 t.test('a lyrics task through a chat upstream reads Title and Lyrics from the answer', async (t) => {
@@ -56,7 +73,12 @@ t.test('a lyrics task through a chat upstream reads Title and Lyrics from the an
 });
 
 t.test('a chat model that keeps failing fails the task with the reason', async (t) => {
-  chat.script({ kind: 'error', status: 500 }, { kind: 'error', status: 500 }, { kind: 'error', status: 500 }, { kind: 'error', status: 500 });
+  chat.script(
+    { kind: 'error', status: 500 },
+    { kind: 'error', status: 500 },
+    { kind: 'error', status: 500 },
+    { kind: 'error', status: 500 },
+  );
   const done = await untilFinished(viaChat, await submit(viaChat, '/tune/submit/lyrics', { prompt: 'doomed' }));
   t.equal(done.status, 'FAIL');
   t.match(done.fail_reason, /lyrics model 'writer' failed/);

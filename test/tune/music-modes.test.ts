@@ -2,7 +2,17 @@
 // batch POST until SUCCESS.
 import t from 'tap';
 import { startTuneUpstream } from '../emulators/tune-upstream.ts';
-import { call, getTask, metric, startGateway, submit, untilFinished, upstreamConfig, waitFor, type WireTask } from './tune-helpers.ts';
+import {
+  call,
+  getTask,
+  metric,
+  startGateway,
+  submit,
+  untilFinished,
+  upstreamConfig,
+  waitFor,
+  type WireTask,
+} from './tune-helpers.ts';
 
 const up = await startTuneUpstream();
 const gw = await startGateway(upstreamConfig(up));
@@ -11,14 +21,33 @@ t.teardown(async () => {
   await up.close();
 });
 
-const songsOf = (task: WireTask) => task.data as Array<{ id: string; status: string; title: string; audio_url: string; metadata: Record<string, unknown> }>;
+const songsOf = (task: WireTask) =>
+  task.data as Array<{
+    id: string;
+    status: string;
+    title: string;
+    audio_url: string;
+    metadata: Record<string, unknown>;
+  }>;
 
 t.test('custom mode: the upstream gets prompt, title, tags and the routed model; GET polls to SUCCESS', async (t) => {
   up.script({ statuses: ['IN_PROGRESS', 'SUCCESS'], hold: true });
-  const id = await submit(gw, '/tune/submit/music', { prompt: '[Verse]\nla la la', title: 'Custom Song', tags: 'rock, indie', mv: 'tune-v3-5', make_instrumental: false });
+  const id = await submit(gw, '/tune/submit/music', {
+    prompt: '[Verse]\nla la la',
+    title: 'Custom Song',
+    tags: 'rock, indie',
+    mv: 'tune-v3-5',
+    make_instrumental: false,
+  });
   const sent = up.submissions().at(-1)!;
   t.equal(sent.path, '/tune/submit/music');
-  t.same(sent.body, { prompt: '[Verse]\nla la la', title: 'Custom Song', tags: 'rock, indie', mv: 'chirp-v3-5', make_instrumental: false });
+  t.same(sent.body, {
+    prompt: '[Verse]\nla la la',
+    title: 'Custom Song',
+    tags: 'rock, indie',
+    mv: 'chirp-v3-5',
+    make_instrumental: false,
+  });
   t.not(id, sent.id, 'the client sees polygate’s task id, not the upstream’s');
   t.notMatch(id, /up-/);
 
@@ -32,7 +61,10 @@ t.test('custom mode: the upstream gets prompt, title, tags and the routed model;
   });
   t.equal(streaming.status, 'IN_PROGRESS');
   t.equal(streaming.progress, '40%', 'progress copied from the upstream');
-  t.same(songsOf(streaming).map((s) => s.status), ['streaming', 'streaming']);
+  t.same(
+    songsOf(streaming).map((s) => s.status),
+    ['streaming', 'streaming'],
+  );
   up.release(sent.id);
 
   const done = await untilFinished(gw, id);
@@ -53,14 +85,48 @@ t.test('custom mode: the upstream gets prompt, title, tags and the routed model;
     ],
     'song data is copied from the upstream',
   );
-  t.same(songs[0].metadata, { tags: 'rock, indie', prompt: '[Verse]\nla la la', duration: 120.5, error_type: null, error_message: null, audio_prompt_id: null, gpt_description_prompt: '' });
-  t.same(Object.keys(done), ['task_id', 'notify_hook', 'action', 'status', 'fail_reason', 'submit_time', 'start_time', 'finish_time', 'progress', 'data']);
-  t.same(Object.keys(songs[0]), ['id', 'title', 'status', 'metadata', 'audio_url', 'image_url', 'image_large_url', 'video_url', 'model_name', 'major_model_version']);
+  t.same(songs[0].metadata, {
+    tags: 'rock, indie',
+    prompt: '[Verse]\nla la la',
+    duration: 120.5,
+    error_type: null,
+    error_message: null,
+    audio_prompt_id: null,
+    gpt_description_prompt: '',
+  });
+  t.same(Object.keys(done), [
+    'task_id',
+    'notify_hook',
+    'action',
+    'status',
+    'fail_reason',
+    'submit_time',
+    'start_time',
+    'finish_time',
+    'progress',
+    'data',
+  ]);
+  t.same(Object.keys(songs[0]), [
+    'id',
+    'title',
+    'status',
+    'metadata',
+    'audio_url',
+    'image_url',
+    'image_large_url',
+    'video_url',
+    'model_name',
+    'major_model_version',
+  ]);
 });
 
 t.test('inspiration mode: gpt_description_prompt alone is relayed, with the default model', async (t) => {
   const id = await submit(gw, '/tune/submit/music', { gpt_description_prompt: 'a calm song about rain' });
-  t.same(up.submissions().at(-1)!.body, { gpt_description_prompt: 'a calm song about rain', mv: 'chirp-v3-0', make_instrumental: false });
+  t.same(up.submissions().at(-1)!.body, {
+    gpt_description_prompt: 'a calm song about rain',
+    mv: 'chirp-v3-0',
+    make_instrumental: false,
+  });
   const done = await untilFinished(gw, id);
   t.equal(done.status, 'SUCCESS');
   t.equal(songsOf(done)[0].metadata.gpt_description_prompt, 'a calm song about rain');
@@ -71,8 +137,20 @@ t.test('continuation: polygate’s task id becomes the upstream’s, the clip an
   const src = await untilFinished(gw, srcId);
   const upstreamSrc = up.submissions().at(-1)!.id;
   const clip = songsOf(src)[1].id;
-  const id = await submit(gw, '/tune/submit/music', { task_id: srcId, continue_at: 30.5, continue_clip_id: clip, prompt: 'verse two' });
-  t.same(up.submissions().at(-1)!.body, { task_id: upstreamSrc, continue_at: 30.5, continue_clip_id: clip, prompt: 'verse two', mv: 'chirp-v3-0', make_instrumental: false });
+  const id = await submit(gw, '/tune/submit/music', {
+    task_id: srcId,
+    continue_at: 30.5,
+    continue_clip_id: clip,
+    prompt: 'verse two',
+  });
+  t.same(up.submissions().at(-1)!.body, {
+    task_id: upstreamSrc,
+    continue_at: 30.5,
+    continue_clip_id: clip,
+    prompt: 'verse two',
+    mv: 'chirp-v3-0',
+    make_instrumental: false,
+  });
   t.equal((await untilFinished(gw, id)).status, 'SUCCESS');
 });
 
@@ -84,11 +162,20 @@ t.test('lyrics: relayed to the upstream and answered with one lyrics object', as
   t.same(sent.body, { prompt: 'summer, beach' });
   const running = await getTask(gw, id);
   t.equal(running.action, 'LYRICS');
-  t.same(running.data, { id: '', text: '', title: '', status: 'running' }, 'a lyrics object even before the upstream has one');
+  t.same(
+    running.data,
+    { id: '', text: '', title: '', status: 'running' },
+    'a lyrics object even before the upstream has one',
+  );
   up.release(sent.id);
   const done = await untilFinished(gw, id);
   t.equal(done.status, 'SUCCESS');
-  t.same(done.data, { id: `lyr-${sent.id}`, text: '[Verse]\nUpstream lyrics on summer, beach', title: 'Upstream Lyrics', status: 'complete' });
+  t.same(done.data, {
+    id: `lyr-${sent.id}`,
+    text: '[Verse]\nUpstream lyrics on summer, beach',
+    title: 'Upstream Lyrics',
+    status: 'complete',
+  });
 });
 
 t.test('batch POST /tune/fetch polls several tasks, honours ids order and the action filter', async (t) => {
@@ -100,11 +187,21 @@ t.test('batch POST /tune/fetch polls several tasks, honours ids order and the ac
     const list = r.body.data as WireTask[];
     return list.every((x) => x.status === 'SUCCESS') ? list : undefined;
   });
-  t.same(all.map((x) => x.task_id), [lyrics, music], 'unknown ids are left out, the rest keep the order asked');
+  t.same(
+    all.map((x) => x.task_id),
+    [lyrics, music],
+    'unknown ids are left out, the rest keep the order asked',
+  );
   const onlyMusic = await call(gw, 'POST', '/tune/fetch', { ids: [lyrics, music], action: 'MUSIC' });
-  t.same((onlyMusic.body.data as WireTask[]).map((x) => x.task_id), [music]);
+  t.same(
+    (onlyMusic.body.data as WireTask[]).map((x) => x.task_id),
+    [music],
+  );
   const onlyLyrics = await call(gw, 'POST', '/tune/fetch', { ids: [lyrics, music], action: 'LYRICS' });
-  t.same((onlyLyrics.body.data as WireTask[]).map((x) => x.task_id), [lyrics]);
+  t.same(
+    (onlyLyrics.body.data as WireTask[]).map((x) => x.task_id),
+    [lyrics],
+  );
   t.same((await call(gw, 'POST', '/tune/fetch', { ids: [] })).body, { code: 'success', message: '', data: [] });
 });
 
@@ -113,7 +210,10 @@ t.test('polygate polls the upstream with batched POST /fetch and counts tasks an
   t.ok(polls.length > 0, 'polled by batch');
   t.ok(polls.every((r) => Array.isArray((r.body as { ids?: unknown }).ids)));
   t.equal(up.requests.filter((r) => r.path.startsWith('/tune/fetch/')).length, 0, 'no one-by-one GETs');
-  t.ok(up.requests.every((r) => r.headers.authorization === `Bearer ${up.apiKey}`), 'the upstream key, never the client’s');
+  t.ok(
+    up.requests.every((r) => r.headers.authorization === `Bearer ${up.apiKey}`),
+    'the upstream key, never the client’s',
+  );
   t.ok((await metric(gw, /^polygate_tasks_total\{provider="up",action="MUSIC",status="SUCCESS"\}/)) >= 3);
   t.ok((await metric(gw, /^polygate_upstream_polls_total\{provider="up",outcome="ok"\}/)) >= 1);
 });

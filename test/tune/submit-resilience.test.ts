@@ -13,9 +13,18 @@ const gw = await startGateway(
     providers: { other: { type: 'tune', base_url: other.url, api_key: other.apiKey } },
     models: {
       // The default music model: one route, retried once.
-      'tune-v3-0': { routes: [{ provider: 'up', model: 'chirp-v3-0', retries: { max_retries: 1, base_delay_ms: 10, max_delay_ms: 20 } }] },
+      'tune-v3-0': {
+        routes: [
+          { provider: 'up', model: 'chirp-v3-0', retries: { max_retries: 1, base_delay_ms: 10, max_delay_ms: 20 } },
+        ],
+      },
       // Two routes, no retries: the next route at once.
-      'tune-v3-5': { routes: [{ provider: 'up', model: 'chirp-v3-5' }, { provider: 'other', model: 'other-v3-5' }] },
+      'tune-v3-5': {
+        routes: [
+          { provider: 'up', model: 'chirp-v3-5' },
+          { provider: 'other', model: 'other-v3-5' },
+        ],
+      },
     },
   }),
 );

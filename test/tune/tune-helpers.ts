@@ -19,11 +19,20 @@ export type WireTask = {
 };
 
 /** Fast intervals so a whole lifecycle takes well under a second. */
-export const fastTune = { poll_interval_ms: 40, sandbox_delay_ms: 300, task_deadline_s: 60, callback: { secret: 'whsec-test-secret', backoff_ms: 50, max_attempts: 5 } };
+export const fastTune = {
+  poll_interval_ms: 40,
+  sandbox_delay_ms: 300,
+  task_deadline_s: 60,
+  callback: { secret: 'whsec-test-secret', backoff_ms: 50, max_attempts: 5 },
+};
 
 /** Config with the emulated upstream as provider `up` serving both music models. */
 export function upstreamConfig(up: TuneUpstream, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  const { tune, providers, models, ...rest } = extra as { tune?: Record<string, unknown>; providers?: Record<string, unknown>; models?: Record<string, unknown> };
+  const { tune, providers, models, ...rest } = extra as {
+    tune?: Record<string, unknown>;
+    providers?: Record<string, unknown>;
+    models?: Record<string, unknown>;
+  };
   return testConfig({
     providers: { up: { type: 'tune', base_url: up.url, api_key: up.apiKey }, ...providers },
     models: {
@@ -36,22 +45,38 @@ export function upstreamConfig(up: TuneUpstream, extra: Record<string, unknown> 
   });
 }
 
-export async function call(gw: Gateway, method: 'GET' | 'POST', path: string, body?: unknown, key: string | null = TEST_KEY, headers: Record<string, string> = {}): Promise<{ status: number; body: Envelope; headers: Headers }> {
+export async function call(
+  gw: Gateway,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+  key: string | null = TEST_KEY,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Envelope; headers: Headers }> {
   const res = await fetch(`${gw.url}${path}`, {
     method,
-    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json()) as Envelope, headers: res.headers };
 }
 
 /** Submits and returns the task id, failing loudly with the envelope if the gateway refused. */
-export async function submit(gw: Gateway, path: '/tune/submit/music' | '/tune/submit/lyrics', body: unknown, key: string = TEST_KEY): Promise<string> {
+export async function submit(
+  gw: Gateway,
+  path: '/tune/submit/music' | '/tune/submit/lyrics',
+  body: unknown,
+  key: string = TEST_KEY,
+): Promise<string> {
   const r = await call(gw, 'POST', path, body, key);
-  if (r.status !== 200 || r.body.code !== 'success' || typeof r.body.data !== 'string') throw new Error(`submission refused: ${r.status} ${JSON.stringify(r.body)}`);
+  if (r.status !== 200 || r.body.code !== 'success' || typeof r.body.data !== 'string')
+    throw new Error(`submission refused: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body.data;
 }
-
 
 export async function getTask(gw: Gateway, id: string, key: string = TEST_KEY): Promise<WireTask> {
   const r = await call(gw, 'GET', `/tune/fetch/${id}`, undefined, key);

@@ -75,7 +75,8 @@ t.test('millisecond timestamps from the upstream are reported as epoch seconds',
   const id = await submit(gw, '/tune/submit/music', custom);
   const done = await untilFinished(gw, id);
   const now = Date.now() / 1000;
-  for (const k of ['submit_time', 'start_time', 'finish_time'] as const) t.ok(done[k] > now - 600 && done[k] < now + 600, `${k} ${done[k]} is in seconds`);
+  for (const k of ['submit_time', 'start_time', 'finish_time'] as const)
+    t.ok(done[k] > now - 600 && done[k] < now + 600, `${k} ${done[k]} is in seconds`);
 });
 
 t.test('upstream poll errors are retried with backoff and the task still finishes', async (t) => {

@@ -7,7 +7,14 @@ import { call, startGateway, submit, untilFinished, upstreamConfig, type WireTas
 
 const up = await startTuneUpstream();
 // OTHER_KEY (workspace ws2) may use every model here, so it can submit its own tasks.
-const gw = await startGateway(upstreamConfig(up, { keys: [{ id: 'test', secret: TEST_KEY, workspace: 'ws1' }, { id: 'other', secret: OTHER_KEY, workspace: 'ws2' }] }));
+const gw = await startGateway(
+  upstreamConfig(up, {
+    keys: [
+      { id: 'test', secret: TEST_KEY, workspace: 'ws1' },
+      { id: 'other', secret: OTHER_KEY, workspace: 'ws2' },
+    ],
+  }),
+);
 t.teardown(async () => {
   await gw.stop();
   await up.close();
@@ -31,15 +38,27 @@ t.test('GET of another workspace’s task is the same 404 as an unknown id', asy
 
 t.test('POST /tune/fetch leaves other workspaces’ tasks out', async (t) => {
   const r1 = await call(gw, 'POST', '/tune/fetch', { ids: [mine, theirs] }, TEST_KEY);
-  t.same((r1.body.data as WireTask[]).map((x) => x.task_id), [mine]);
+  t.same(
+    (r1.body.data as WireTask[]).map((x) => x.task_id),
+    [mine],
+  );
   const r2 = await call(gw, 'POST', '/tune/fetch', { ids: [mine, theirs] }, OTHER_KEY);
-  t.same((r2.body.data as WireTask[]).map((x) => x.task_id), [theirs]);
+  t.same(
+    (r2.body.data as WireTask[]).map((x) => x.task_id),
+    [theirs],
+  );
 });
 
 t.test('a continuation of another workspace’s task is refused like an unknown one', async (t) => {
   const clip = (mineDone.data as Array<{ id: string }>)[0].id;
   const submissions = up.submissions().length;
-  const r = await call(gw, 'POST', '/tune/submit/music', { task_id: mine, continue_at: 5, continue_clip_id: clip }, OTHER_KEY);
+  const r = await call(
+    gw,
+    'POST',
+    '/tune/submit/music',
+    { task_id: mine, continue_at: 5, continue_clip_id: clip },
+    OTHER_KEY,
+  );
   t.equal(r.status, 400);
   t.equal(r.body.code, 'invalid_request');
   t.equal(r.body.message, `task_id: no task '${mine}' in this workspace`);

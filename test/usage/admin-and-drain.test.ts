@@ -39,7 +39,9 @@ t.test('the admin API refuses client keys and missing or wrong tokens', async (t
   }
   const client = await fetch(`${gw.url}/admin/budgets`, { headers: { 'x-api-key': TEST_KEY } });
   t.equal(client.status, 401, 'budgets too');
-  const bad = await fetch(`${gw.url}/admin/usage?group_by=colour`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  const bad = await fetch(`${gw.url}/admin/usage?group_by=colour`, {
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
   t.equal(bad.status, 400);
   t.match(await bad.json(), { error: { param: 'group_by' } });
   const ok = await fetch(`${gw.url}/admin/usage`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
@@ -60,14 +62,19 @@ t.test('SIGTERM with streams in flight: every record is in the database after ex
   fault.reset();
   fault.script(...Array.from({ length: n }, () => ({ kind: 'ok' as const, text, pauseAfterChunks: 2 })));
   const client = new Anthropic({ baseURL: gw.url, apiKey: TEST_KEY, maxRetries: 0 });
-  const streams = Array.from({ length: n }, () => client.messages.stream({ model: 'streamer', max_tokens: 32, messages: [{ role: 'user', content: 'x' }] }).finalMessage());
+  const streams = Array.from({ length: n }, () =>
+    client.messages
+      .stream({ model: 'streamer', max_tokens: 32, messages: [{ role: 'user', content: 'x' }] })
+      .finalMessage(),
+  );
   await fault.waitForRequests(n);
   const exit = new Promise<number | null>((resolve) => gw.process.once('exit', resolve));
   gw.process.kill('SIGTERM');
   // Let the drain begin before the streams go on.
   await new Promise((r) => setTimeout(r, 100));
   fault.resume();
-  for (const m of await Promise.all(streams)) t.match(m, { stop_reason: 'end_turn', content: [{ type: 'text', text }] }, 'the stream ran to its end');
+  for (const m of await Promise.all(streams))
+    t.match(m, { stop_reason: 'end_turn', content: [{ type: 'text', text }] }, 'the stream ran to its end');
   t.equal(await exit, 0);
 
   const again = await startGateway(config);
@@ -75,6 +82,10 @@ t.test('SIGTERM with streams in flight: every record is in the database after ex
   const r = await usage(again, 'group_by=model&since=1d');
   const row = r.rows.find((x) => x.model === 'streamer');
   const out = n * Math.ceil(text.length / 4);
-  t.match(row, { requests: n, input_tokens: n * 5, output_tokens: out, unpriced: 0 }, 'all records written on the way out');
+  t.match(
+    row,
+    { requests: n, input_tokens: n * 5, output_tokens: out, unpriced: 0 },
+    'all records written on the way out',
+  );
   t.equal(row?.cost_nano, tokenNano(n * 5, price.input) + tokenNano(out, price.output));
 });

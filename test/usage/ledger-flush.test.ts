@@ -14,41 +14,69 @@ const records = 2_000;
 const opts = { flushIntervalMs: 3_600_000, batchSize: 10_000, retentionDays: 90 };
 
 const record = (i: number, ts = Date.now()): UsageRecord => ({
-  ts, day: dayOf(ts), request_id: `req-${i}`, key: 'k', workspace: 'default', family: 'messages', model: 'sonnet', provider: 'openai',
-  upstream_model: 'gpt-4.1', format_in: 'anthropic-messages', format_out: 'openai-chat', mode: 'translate', input_tokens: 10, output_tokens: 20,
-  reasoning_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, characters: 0, audio_seconds: 0, tasks: 0, cost_nano: 330, priced: true, outcome: 'ok', status: 200,
+  ts,
+  day: dayOf(ts),
+  request_id: `req-${i}`,
+  key: 'k',
+  workspace: 'default',
+  family: 'messages',
+  model: 'sonnet',
+  provider: 'openai',
+  upstream_model: 'gpt-4.1',
+  format_in: 'anthropic-messages',
+  format_out: 'openai-chat',
+  mode: 'translate',
+  input_tokens: 10,
+  output_tokens: 20,
+  reasoning_tokens: 0,
+  cache_read_tokens: 0,
+  cache_write_tokens: 0,
+  characters: 0,
+  audio_seconds: 0,
+  tasks: 0,
+  cost_nano: 330,
+  priced: true,
+  outcome: 'ok',
+  status: 200,
 });
 
-t.test('a sqlite flush of 2,000 records lets other callbacks run between its transactions, and the totals stay exact throughout', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'polygate-ledger-flush-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const store = new SqliteLedgerStore(join(dir, 'ledger.db'));
-  const ledger = new Ledger(store, opts, () => undefined);
-  // Read once before: the cached store totals must then follow each append, not lag or double it.
-  t.same(await ledger.spent('k'), { day: { costNano: 0, tokens: 0 }, month: { costNano: 0, tokens: 0 } });
-  for (let i = 0; i < records; i++) ledger.add(record(i));
-  const all = { costNano: records * 330, tokens: records * 30 };
-  let turns = 0;
-  const seen: unknown[] = [];
-  let done = false;
-  const tick = (): void => {
-    if (done) return;
-    turns++;
-    seen.push(structuredClone(ledger.spentNow('k')));
+t.test(
+  'a sqlite flush of 2,000 records lets other callbacks run between its transactions, and the totals stay exact throughout',
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'polygate-ledger-flush-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const store = new SqliteLedgerStore(join(dir, 'ledger.db'));
+    const ledger = new Ledger(store, opts, () => undefined);
+    // Read once before: the cached store totals must then follow each append, not lag or double it.
+    t.same(await ledger.spent('k'), { day: { costNano: 0, tokens: 0 }, month: { costNano: 0, tokens: 0 } });
+    for (let i = 0; i < records; i++) ledger.add(record(i));
+    const all = { costNano: records * 330, tokens: records * 30 };
+    let turns = 0;
+    const seen: unknown[] = [];
+    let done = false;
+    const tick = (): void => {
+      if (done) return;
+      turns++;
+      seen.push(structuredClone(ledger.spentNow('k')));
+      setImmediate(tick);
+    };
     setImmediate(tick);
-  };
-  setImmediate(tick);
-  t.equal(await ledger.flush(), true);
-  done = true;
-  t.ok(turns >= 2, `other callbacks ran during the flush (${turns} turns of the event loop)`);
-  t.ok(
-    seen.every((s) => JSON.stringify(s) === JSON.stringify({ day: all, month: all })),
-    'every turn saw the whole spend, whichever part of it was written yet',
-  );
-  t.same(await store.totals('k', dayOf(Date.now()), dayOf(Date.now()).slice(0, 7)), { day: all, month: all }, 'the store has every record once');
-  t.same(await ledger.spent('k'), { day: all, month: all });
-  await ledger.close();
-});
+    t.equal(await ledger.flush(), true);
+    done = true;
+    t.ok(turns >= 2, `other callbacks ran during the flush (${turns} turns of the event loop)`);
+    t.ok(
+      seen.every((s) => JSON.stringify(s) === JSON.stringify({ day: all, month: all })),
+      'every turn saw the whole spend, whichever part of it was written yet',
+    );
+    t.same(
+      await store.totals('k', dayOf(Date.now()), dayOf(Date.now()).slice(0, 7)),
+      { day: all, month: all },
+      'the store has every record once',
+    );
+    t.same(await ledger.spent('k'), { day: all, month: all });
+    await ledger.close();
+  },
+);
 
 t.test('an append that fails leaves its records and the ones after it queued, none written twice', async (t) => {
   class FlakyStore extends MemoryLedgerStore {
@@ -76,7 +104,8 @@ t.test('an append that fails leaves its records and the ones after it queued, no
 
 t.test('past the queue cap the oldest tenth is dropped at once, and the pending totals follow', async (t) => {
   const { ledgerRecordsTotal } = await import('../../src/infra/metrics/registry.ts');
-  const dropped = async (): Promise<number> => (await ledgerRecordsTotal.get()).values.find((v) => v.labels.outcome === 'dropped')?.value ?? 0;
+  const dropped = async (): Promise<number> =>
+    (await ledgerRecordsTotal.get()).values.find((v) => v.labels.outcome === 'dropped')?.value ?? 0;
   // Nothing is written: no flush by size or timer, as when the store keeps failing.
   const ledger = new Ledger(new MemoryLedgerStore(), { ...opts, batchSize: Number.MAX_SAFE_INTEGER }, () => undefined);
   const before = await dropped();
@@ -87,6 +116,10 @@ t.test('past the queue cap the oldest tenth is dropped at once, and the pending 
   // One splice per record past the cap moved the whole queue each time (a CPU sink under overload).
   for (let i = 1; i < 10_000; i++) ledger.add(record(100_000 + i));
   t.equal(await dropped(), before + 10_001, 'the next 9,999 drop nothing');
-  t.same((await ledger.spent('k')).day, { costNano: 99_999 * 330, tokens: 99_999 * 30 }, 'the pending totals count what is kept (90,000 + 9,999)');
+  t.same(
+    (await ledger.spent('k')).day,
+    { costNano: 99_999 * 330, tokens: 99_999 * 30 },
+    'the pending totals count what is kept (90,000 + 9,999)',
+  );
   await ledger.close(0);
 });

@@ -12,7 +12,11 @@ import { checkTotals } from './ledger-totals.ts';
 import { ADMIN_TOKEN, pricedConfig, usage } from './usage-helpers.ts';
 
 const redis = await startRedis();
-const [chat, anth, audio] = await Promise.all([startOpenAIChatUpstream(), startAnthropicUpstream(), startOpenAIAudioUpstream()]);
+const [chat, anth, audio] = await Promise.all([
+  startOpenAIChatUpstream(),
+  startAnthropicUpstream(),
+  startOpenAIAudioUpstream(),
+]);
 const up = { chatUrl: chat.url, anthropicUrl: anth.url, audioUrl: audio.url, audioKey: audio.key };
 t.teardown(async () => {
   await Promise.all([chat.close(), anth.close(), audio.close()]);
@@ -32,10 +36,16 @@ t.test('a USD budget stops a key at the boundary, whichever instance it reaches'
     storage: { driver: 'redis', url: `${redis.url}/2` },
     keys: [{ id: 'budgeted', secret: BUDGETED, workspace: 'ws1' }],
   });
-  const probe = await startGateway({ ...config, keys: [{ id: 'budgeted', secret: BUDGETED, workspace: 'ws1' }], storage: { driver: 'memory' } });
+  const probe = await startGateway({
+    ...config,
+    keys: [{ id: 'budgeted', secret: BUDGETED, workspace: 'ws1' }],
+    storage: { driver: 'memory' },
+  });
   const one = await send(probe);
   t.equal(one.status, 200);
-  await waitFor('the probe request in the ledger', async () => ((await usage(probe, 'since=1d')).totals.requests === 1 ? true : undefined));
+  await waitFor('the probe request in the ledger', async () =>
+    (await usage(probe, 'since=1d')).totals.requests === 1 ? true : undefined,
+  );
   const cost = (await usage(probe, 'since=1d')).totals.cost_nano;
   await probe.stop();
   t.ok(cost > 0, `one request costs ${cost} nano-dollars`);
@@ -51,7 +61,10 @@ t.test('a USD budget stops a key at the boundary, whichever instance it reaches'
     t.equal((await send(gw)).status, 200, 'under the budget');
     spent += cost;
     // Each instance learns the other's spend from Redis once the record is flushed.
-    for (const other of [a, b]) await waitFor('the spend in Redis', async () => ((await usage(other, 'since=1d&key=budgeted')).totals.cost_nano === spent ? true : undefined));
+    for (const other of [a, b])
+      await waitFor('the spend in Redis', async () =>
+        (await usage(other, 'since=1d&key=budgeted')).totals.cost_nano === spent ? true : undefined,
+      );
   }
   const refusedB = await send(b);
   t.equal(refusedB.status, 429, 'B refuses: A and B together spent the budget');
@@ -63,7 +76,9 @@ t.test('a USD budget stops a key at the boundary, whichever instance it reaches'
   t.equal(chat.requests.length, upstreamCalls + 3, 'no upstream call for the refused requests');
   t.equal(await metricValue(b, 'polygate_budget_rejections_total', { key: 'budgeted', budget: 'usd_per_day' }), 1);
   t.equal(await metricValue(b, 'polygate_budget_used_ratio', { key: 'budgeted', budget: 'usd_per_day' }), 1);
-  const budgets = (await (await fetch(`${a.url}/admin/budgets`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { keys: { key: string; budgets: { budget: string; used: number; limit: number }[] }[] };
+  const budgets = (await (
+    await fetch(`${a.url}/admin/budgets`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+  ).json()) as { keys: { key: string; budgets: { budget: string; used: number; limit: number }[] }[] };
   t.match(budgets.keys, [{ key: 'budgeted', budgets: [{ budget: 'usd_per_day', used: budget, limit: budget }] }]);
 });
 

@@ -10,9 +10,16 @@ import { startGateway } from '../helpers/start-gateway.ts';
 import { checkTotals } from './ledger-totals.ts';
 import { pricedConfig, usage } from './usage-helpers.ts';
 
-const [chat, anth, audio] = await Promise.all([startOpenAIChatUpstream(), startAnthropicUpstream(), startOpenAIAudioUpstream()]);
+const [chat, anth, audio] = await Promise.all([
+  startOpenAIChatUpstream(),
+  startAnthropicUpstream(),
+  startOpenAIAudioUpstream(),
+]);
 const db = join(mkdtempSync(join(tmpdir(), 'polygate-ledger-')), 'polygate.db');
-const config = pricedConfig({ chatUrl: chat.url, anthropicUrl: anth.url, audioUrl: audio.url, audioKey: audio.key }, { storage: { driver: 'sqlite', path: db } });
+const config = pricedConfig(
+  { chatUrl: chat.url, anthropicUrl: anth.url, audioUrl: audio.url, audioKey: audio.key },
+  { storage: { driver: 'sqlite', path: db } },
+);
 t.teardown(() => Promise.all([chat.close(), anth.close(), audio.close()]));
 
 t.test('every family priced and totalled exactly (sqlite)', async (t) => {

@@ -24,10 +24,18 @@ export async function checkTotals(t: Test, gw: Gateway): Promise<void> {
     chatUsage.output += r.usage!.completion_tokens;
   }
   // Messages, streamed, to the Anthropic upstream.
-  const msg = await anthropic.messages.stream({ model: 'claude-b', max_tokens: 64, messages: [{ role: 'user', content: 'stream this back to me' }] }).finalMessage();
+  const msg = await anthropic.messages
+    .stream({ model: 'claude-b', max_tokens: 64, messages: [{ role: 'user', content: 'stream this back to me' }] })
+    .finalMessage();
   // Chat Completions translated to the Anthropic upstream.
-  const translated = await openai.chat.completions.create({ model: 'claude-b', messages: [{ role: 'user', content: 'and this one too' }] });
-  const claude = { input: msg.usage.input_tokens + translated.usage!.prompt_tokens, output: msg.usage.output_tokens + translated.usage!.completion_tokens };
+  const translated = await openai.chat.completions.create({
+    model: 'claude-b',
+    messages: [{ role: 'user', content: 'and this one too' }],
+  });
+  const claude = {
+    input: msg.usage.input_tokens + translated.usage!.prompt_tokens,
+    output: msg.usage.output_tokens + translated.usage!.completion_tokens,
+  };
 
   // Speech: characters in, seconds of raw PCM out (24 kHz, 16-bit mono).
   const input = 'Hello from the ledger.';
@@ -36,36 +44,69 @@ export async function checkTotals(t: Test, gw: Gateway): Promise<void> {
   t.same(pcm, speechFixture('pcm'));
   const ttsSeconds = Math.round((pcm.length / 48_000) * 1000) / 1000;
   // Transcription: seconds of the upload, as measured by the gateway.
-  await openai.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(readFileSync(join(fixtureDir, 'tone-0.3s.wav')), 'tone.wav') });
+  await openai.audio.transcriptions.create({
+    model: 'whisper-1',
+    file: await toFile(readFileSync(join(fixtureDir, 'tone-0.3s.wav')), 'tone.wav'),
+  });
   // Music: two tasks on the priced model, one on an unpriced one.
   await submit(gw, '/tune/submit/music', { prompt: '[Verse]\nla la', title: 'One', tags: 'pop', mv: 'tune-v3-0' });
   await submit(gw, '/tune/submit/music', { prompt: '[Verse]\nla la la', title: 'Two', tags: 'pop', mv: 'tune-v3-0' });
   await submit(gw, '/tune/submit/music', { prompt: '[Verse]\nna na', title: 'Three', tags: 'pop', mv: 'tune-v3-5' });
 
-  const byModel = async (): Promise<Map<string, Row>> => new Map((await usage(gw, 'group_by=model&since=1d')).rows.map((r) => [String(r.model), r]));
+  const byModel = async (): Promise<Map<string, Row>> =>
+    new Map((await usage(gw, 'group_by=model&since=1d')).rows.map((r) => [String(r.model), r]));
   const rows = await waitFor('every record in the ledger', async () => {
     const m = await byModel();
-    return m.get('whisper-1')?.requests === 1 && m.get('tts-1')?.requests === 1 && m.get('tune-v3-5')?.requests === 1 ? m : undefined;
+    return m.get('whisper-1')?.requests === 1 && m.get('tts-1')?.requests === 1 && m.get('tune-v3-5')?.requests === 1
+      ? m
+      : undefined;
   });
 
   const chat = rows.get('chat-a')!;
   t.match(chat, { requests: 2, input_tokens: chatUsage.input, output_tokens: chatUsage.output, unpriced: 0 });
-  t.equal(chat.cost_nano, tokenNano(chatUsage.input, prices.chat.input) + tokenNano(chatUsage.output, prices.chat.output), 'chat: the client-facing price');
+  t.equal(
+    chat.cost_nano,
+    tokenNano(chatUsage.input, prices.chat.input) + tokenNano(chatUsage.output, prices.chat.output),
+    'chat: the client-facing price',
+  );
 
   const cl = rows.get('claude-b')!;
   t.match(cl, { requests: 2, input_tokens: claude.input, output_tokens: claude.output, unpriced: 0 });
-  t.equal(cl.cost_nano, tokenNano(claude.input, prices.anthropicRoute.input) + tokenNano(claude.output, prices.anthropicRoute.output), 'the provider model price');
+  t.equal(
+    cl.cost_nano,
+    tokenNano(claude.input, prices.anthropicRoute.input) + tokenNano(claude.output, prices.anthropicRoute.output),
+    'the provider model price',
+  );
 
   const tts = rows.get('tts-1')!;
   t.match(tts, { characters: input.length, audio_seconds: ttsSeconds });
-  t.equal(tts.cost_nano, Math.round(input.length * prices.tts.per_character * 1e9 + ttsSeconds * prices.tts.per_second * 1e9), 'speech: characters and seconds');
+  t.equal(
+    tts.cost_nano,
+    Math.round(input.length * prices.tts.per_character * 1e9 + ttsSeconds * prices.tts.per_second * 1e9),
+    'speech: characters and seconds',
+  );
 
   const stt = rows.get('whisper-1')!;
-  t.ok(Number(stt.audio_seconds) > 0.25 && Number(stt.audio_seconds) < 0.35, `the upload's seconds (${stt.audio_seconds})`);
-  t.equal(stt.cost_nano, Math.round(Number(stt.audio_seconds) * prices.whisper.per_second * 1e9), 'transcription: seconds');
+  t.ok(
+    Number(stt.audio_seconds) > 0.25 && Number(stt.audio_seconds) < 0.35,
+    `the upload's seconds (${stt.audio_seconds})`,
+  );
+  t.equal(
+    stt.cost_nano,
+    Math.round(Number(stt.audio_seconds) * prices.whisper.per_second * 1e9),
+    'transcription: seconds',
+  );
 
-  t.match(rows.get('tune-v3-0'), { requests: 2, tasks: 2, cost_nano: 2 * prices.music.per_task * 1e9 }, 'music: per task');
-  t.match(rows.get('tune-v3-5'), { requests: 1, tasks: 1, cost_nano: 0, unpriced: 1 }, 'an unpriced model costs 0 and says so');
+  t.match(
+    rows.get('tune-v3-0'),
+    { requests: 2, tasks: 2, cost_nano: 2 * prices.music.per_task * 1e9 },
+    'music: per task',
+  );
+  t.match(
+    rows.get('tune-v3-5'),
+    { requests: 1, tasks: 1, cost_nano: 0, unpriced: 1 },
+    'an unpriced model costs 0 and says so',
+  );
 
   const all = await usage(gw, 'group_by=key&since=1d');
   const sum = [...rows.values()].reduce((s, r) => s + r.cost_nano, 0);
@@ -73,7 +114,11 @@ export async function checkTotals(t: Test, gw: Gateway): Promise<void> {
   t.equal(all.rows.length, 1);
   t.match(all.rows[0], { key: 'test', cost_nano: sum, cost_usd: sum / 1e9 });
 
-  const csv = await (await fetch(`${gw.url}/admin/usage?group_by=model&since=1d&format=csv`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
+  const csv = await (
+    await fetch(`${gw.url}/admin/usage?group_by=model&since=1d&format=csv`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    })
+  ).text();
   const [header, ...lines] = csv.trim().split('\n');
   t.equal(header.split(',')[0], 'model');
   t.ok(header.split(',').includes('cost_usd'));
@@ -82,6 +127,9 @@ export async function checkTotals(t: Test, gw: Gateway): Promise<void> {
 
   // The spend metric agrees with the ledger.
   const metrics = await (await fetch(`${gw.url}/metrics`)).text();
-  const spend = [...metrics.matchAll(/^polygate_spend_usd_total\{[^}]*key="test"[^}]*\} (\S+)$/gm)].reduce((s, m) => s + Number(m[1]), 0);
+  const spend = [...metrics.matchAll(/^polygate_spend_usd_total\{[^}]*key="test"[^}]*\} (\S+)$/gm)].reduce(
+    (s, m) => s + Number(m[1]),
+    0,
+  );
   t.ok(Math.abs(spend - sum / 1e9) < 1e-9, `polygate_spend_usd_total ${spend} = ${sum / 1e9}`);
 }

@@ -45,7 +45,11 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
   return async (ctx: Context): Promise<void> => {
     const state = ctx.state as ChatState;
     const runtime = state.runtime;
-    if (!ctx.is('application/json')) throw new GatewayError('invalid-request', 'content-type must be application/json', { status: 415, param: 'content-type' });
+    if (!ctx.is('application/json'))
+      throw new GatewayError('invalid-request', 'content-type must be application/json', {
+        status: 415,
+        param: 'content-type',
+      });
     const session = opts.session?.(ctx);
     let body: unknown = ctx.request.body;
     const inbound: InboundContext = {
@@ -86,7 +90,10 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
     const first = relayOf(routes[0]) && !keeps ? undefined : await decode();
     // The key's tpm: the prompt's estimate now, corrected by the upstream's usage when it comes.
     // A relayed body is not decoded: its size stands for the prompt.
-    await reserveTokens(state, first ?? (() => Math.ceil((Number(ctx.request.length) || JSON.stringify(body).length) / 4)));
+    await reserveTokens(
+      state,
+      first ?? (() => Math.ceil((Number(ctx.request.length) || JSON.stringify(body).length) / 4)),
+    );
 
     const abort = new AbortController();
     ctx.res.once('close', () => {
@@ -109,8 +116,20 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
         const relay = relayOf(route);
         if (relay) {
           const warnings = routeWarnings(state, format, relay.wireFormat);
-          const body = keeps ? session?.relayBody?.(route, warnings.warn) : (ctx.request.body as Record<string, unknown>);
-          if (body) return relayRoute(ctx, format, fields, relay, route, !final, { body, warnings, session: keeps ? session : undefined }, opts.credentialHeaders);
+          const body = keeps
+            ? session?.relayBody?.(route, warnings.warn)
+            : (ctx.request.body as Record<string, unknown>);
+          if (body)
+            return relayRoute(
+              ctx,
+              format,
+              fields,
+              relay,
+              route,
+              !final,
+              { body, warnings, session: keeps ? session : undefined },
+              opts.credentialHeaders,
+            );
         }
         return serveRoute(ctx, format, await decode(), route, abort.signal, !final, session);
       },
@@ -122,17 +141,24 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
 /** The route's provider when it speaks the client's format over HTTP: the body can be relayed to it. */
 function relayProvider(runtime: Runtime, route: Route, format: ChatFormatModule): HttpChatProvider | undefined {
   const provider = runtime.chatProviders.get(route.provider);
-  return format.upstream && provider instanceof HttpChatProvider && provider.wireFormat === format.name ? provider : undefined;
+  return format.upstream && provider instanceof HttpChatProvider && provider.wireFormat === format.name
+    ? provider
+    : undefined;
 }
 
 export function authorizeModel(runtime: Runtime, key: ApiKey, model: string): void {
-  if (!runtime.router.has(model)) throw new GatewayError('not-found', `model '${model}' does not exist`, { param: 'model' });
-  if (!key.allows(model)) throw new GatewayError('permission', `this API key may not use model '${model}'`, { param: 'model' });
+  if (!runtime.router.has(model))
+    throw new GatewayError('not-found', `model '${model}' does not exist`, { param: 'model' });
+  if (!key.allows(model))
+    throw new GatewayError('permission', `this API key may not use model '${model}'`, { param: 'model' });
 }
 
 export function noRoute(runtime: Runtime, model: string): GatewayError {
   const why = [...runtime.disabled.entries()].map(([p, r]) => `${p}: ${r}`).join('; ');
-  return new GatewayError('unavailable', `model '${model}' has no provider that can serve it now${why ? ` (${why})` : ''}`);
+  return new GatewayError(
+    'unavailable',
+    `model '${model}' has no provider that can serve it now${why ? ` (${why})` : ''}`,
+  );
 }
 
 /** Serves the request through one route; not served when the route has no provider here (try the next). */
@@ -150,7 +176,12 @@ async function serveRoute(
   const provider = state.runtime.chatProviders.get(route.provider);
   if (!provider) return { served: false };
   const upstreamFormat = provider.wireFormat ?? provider.type;
-  state.path = { provider: route.provider, upstream_format: upstreamFormat, mode: 'translate', upstreamModel: route.model };
+  state.path = {
+    provider: route.provider,
+    upstream_format: upstreamFormat,
+    mode: 'translate',
+    upstreamModel: route.model,
+  };
   const routeHeader = { 'x-polygate-route': `${route.provider}/${route.model}`, 'x-request-id': state.requestId };
 
   const { warn, addTo } = routeWarnings(state, format, upstreamFormat);
@@ -163,7 +194,12 @@ async function serveRoute(
   const routed = session?.forRoute ? session.forRoute(supported, route, warn) : supported;
 
   if (!routed.stream) {
-    const result = await provider.complete(routed, route.model, { signal, warn, timeouts: route.timeouts, trace: traceOf(state) });
+    const result = await provider.complete(routed, route.model, {
+      signal,
+      warn,
+      timeouts: route.timeouts,
+      trace: traceOf(state),
+    });
     countTokens(state, result.usage);
     const t1 = performance.now();
     // The client's encoder sees the client's request; `routed` is what the upstream saw.
@@ -178,7 +214,12 @@ async function serveRoute(
     return { served: true, upstreamFailed: false };
   }
 
-  const events = await provider.openStream(routed, route.model, { signal, warn, timeouts: route.timeouts, trace: traceOf(state) });
+  const events = await provider.openStream(routed, route.model, {
+    signal,
+    warn,
+    timeouts: route.timeouts,
+    trace: traceOf(state),
+  });
   const { first, rest } = await firstEvent(events);
   setWarnings();
   ctx.respond = false;
@@ -202,9 +243,13 @@ async function serveRoute(
       accumulator?.push(e);
       if (e.type === 'finish') countTokens(state, e.usage);
     });
-    if (accumulator) await session?.streamEnded?.({ request: routed, route, parts: accumulator.parts(), outcome: r.outcome });
+    if (accumulator)
+      await session?.streamEnded?.({ request: routed, route, parts: accumulator.parts(), outcome: r.outcome });
     state.timings.encodeMs = r.encodeMs;
-    traceStep(state, 'polygate.stream', streamedAt, { 'polygate.encode_ms': r.encodeMs, 'polygate.stream.outcome': r.outcome });
+    traceStep(state, 'polygate.stream', streamedAt, {
+      'polygate.encode_ms': r.encodeMs,
+      'polygate.stream.outcome': r.outcome,
+    });
     state.status = 200;
     state.outcome = r.outcome === 'error' ? `stream_${r.error?.kind ?? 'error'}` : r.outcome;
     upstreamFailed = r.outcome === 'error' && !r.local;
@@ -214,7 +259,10 @@ async function serveRoute(
   return { served: true, upstreamFailed };
 }
 
-type RouteWarnings = { warn: (field: string, message: string) => void; addTo: (headers: Record<string, string>) => void };
+type RouteWarnings = {
+  warn: (field: string, message: string) => void;
+  addTo: (headers: Record<string, string>) => void;
+};
 
 /** The warnings of one route: counted in the metric as they come, then named in full in the answer's header and the trace. */
 function routeWarnings(state: ChatState, format: ChatFormatModule, upstreamFormat: string): RouteWarnings {
@@ -223,7 +271,11 @@ function routeWarnings(state: ChatState, format: ChatFormatModule, upstreamForma
     warn: (field, message) => {
       warnings.push(`${field}: ${message}`);
       // The label is bounded (src/infra/metrics/warning-fields.ts); the header names the field in full.
-      translationWarnings.inc({ inbound_format: format.name, upstream_format: upstreamFormat, field: warningFieldLabel(format.name, field) });
+      translationWarnings.inc({
+        inbound_format: format.name,
+        upstream_format: upstreamFormat,
+        field: warningFieldLabel(format.name, field),
+      });
     },
     addTo: (headers) => {
       const value = warningsHeader(warnings);
@@ -255,11 +307,24 @@ async function relayRoute(
   const upstream = format.upstream;
   if (!upstream) return { served: false };
   const { session } = relayed;
-  state.path = { provider: route.provider, upstream_format: provider.wireFormat, mode: 'passthrough', upstreamModel: route.model };
-  const routeHeader: Record<string, string> = { 'x-polygate-route': `${route.provider}/${route.model}`, 'x-request-id': state.requestId };
+  state.path = {
+    provider: route.provider,
+    upstream_format: provider.wireFormat,
+    mode: 'passthrough',
+    upstreamModel: route.model,
+  };
+  const routeHeader: Record<string, string> = {
+    'x-polygate-route': `${route.provider}/${route.model}`,
+    'x-request-id': state.requestId,
+  };
   relayed.warnings.addTo(routeHeader);
   ctx.respond = false;
-  const target = upstream.relay(relayed.body, route.model, fields.stream, ctx.query as Record<string, string | undefined>);
+  const target = upstream.relay(
+    relayed.body,
+    route.model,
+    fields.stream,
+    ctx.query as Record<string, string | undefined>,
+  );
   const r = await passThrough({
     proxy: state.services.proxy,
     req: ctx.req,
@@ -293,14 +358,25 @@ async function relayRoute(
   return { served: true, upstreamFailed: r.status >= 500 || r.outcome === 'upstream_cut' };
 }
 
-const bareRequest = (f: RoutingFields): ChatRequest => ({ model: f.model, system: [], messages: [], tools: [], sampling: {}, stream: f.stream, extensions: {} });
-
+const bareRequest = (f: RoutingFields): ChatRequest => ({
+  model: f.model,
+  system: [],
+  messages: [],
+  tools: [],
+  sampling: {},
+  stream: f.stream,
+  extensions: {},
+});
 
 /** The model label is the `models:` entry the name hit (a glob for names it matched), which the config bounds. */
 function countTokens(state: ChatState, u: Usage): void {
   state.usage = u;
   settleTokens(state, u);
-  const labels = { family: state.format?.metricLabel ?? 'none', provider: state.path?.provider ?? 'none', model: state.runtime.router.resolve(state.model ?? '')?.entry ?? 'none' };
+  const labels = {
+    family: state.format?.metricLabel ?? 'none',
+    provider: state.path?.provider ?? 'none',
+    model: state.runtime.router.resolve(state.model ?? '')?.entry ?? 'none',
+  };
   tokensTotal.inc({ ...labels, kind: 'input' }, u.inputTokens);
   tokensTotal.inc({ ...labels, kind: 'output' }, u.outputTokens);
   if (u.reasoningTokens) tokensTotal.inc({ ...labels, kind: 'reasoning' }, u.reasoningTokens);

@@ -19,15 +19,20 @@ export function applyHostedToolPolicy(
   warn: WarningSink,
 ): ChatRequest {
   for (const u of request.unmapped ?? []) {
-    if (u.hostedTool && policy === 'refuse') throw invalid(u.field, `${u.field}: ${u.message.replace(/; dropped$/, '')} for provider '${provider}'`);
+    if (u.hostedTool && policy === 'refuse')
+      throw invalid(u.field, `${u.field}: ${u.message.replace(/; dropped$/, '')} for provider '${provider}'`);
     warn(u.field, u.message);
   }
   const dropped = request.tools.filter((t): t is BuiltinTool => t.type === 'builtin' && !carried.has(t.kind));
   const choice = request.toolChoice;
-  const offers = (name: string): boolean => request.tools.some((t) => (t.type === 'function' ? t.name === name : t.name === name || t.kind === name));
+  const offers = (name: string): boolean =>
+    request.tools.some((t) => (t.type === 'function' ? t.name === name : t.name === name || t.kind === name));
   // A forced tool the decoder could not carry (a tool type without an IR kind) is not offered at all.
   if (choice?.type === 'tool' && request.unmapped?.some((u) => u.hostedTool) && !offers(choice.name)) {
-    throw invalid('tool_choice', `tool_choice: the forced tool '${choice.name}' is not available on provider '${provider}'`);
+    throw invalid(
+      'tool_choice',
+      `tool_choice: the forced tool '${choice.name}' is not available on provider '${provider}'`,
+    );
   }
   if (dropped.length === 0) return request;
   const forced = forcedBuiltinTool(request.tools, request.toolChoice);
@@ -42,7 +47,11 @@ export function applyHostedToolPolicy(
   const tools = request.tools.filter((t) => !dropped.includes(t as BuiltinTool));
   if (tools.length > 0 || request.toolChoice === undefined) return { ...request, tools };
   // No tool is left to choose from: a required call cannot be made, any other choice is moot.
-  if (request.toolChoice.type === 'required') throw invalid('tool_choice', `tool_choice: a tool call is required but no offered tool is available on provider '${provider}'`);
+  if (request.toolChoice.type === 'required')
+    throw invalid(
+      'tool_choice',
+      `tool_choice: a tool call is required but no offered tool is available on provider '${provider}'`,
+    );
   const { toolChoice: _moot, ...rest } = request;
   return { ...rest, tools };
 }

@@ -36,7 +36,19 @@ const clientOnlyHeaders = new Set(['cookie', 'host', 'accept-encoding', 'content
  * client (with its own key), so a client's claims about addresses and proxies on its side are not
  * passed on, and the upstream's proxy chain is not shown to the client.
  */
-const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length', 'forwarded', 'via', 'x-real-ip']);
+const hopByHop = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'content-length',
+  'forwarded',
+  'via',
+  'x-real-ip',
+]);
 
 /**
  * The fields a message's `Connection` header names, lower-cased, or undefined when it names none:
@@ -46,13 +58,16 @@ function connectionTokens(connection: string | string[] | undefined): ReadonlySe
   // `keep-alive` and `close`, what nearly every message says, name no field beyond the hop-by-hop set.
   if (connection === undefined || connection === 'keep-alive' || connection === 'close') return undefined;
   const named = new Set<string>();
-  for (const token of (Array.isArray(connection) ? connection.join(',') : connection).split(',')) named.add(token.trim().toLowerCase());
+  for (const token of (Array.isArray(connection) ? connection.join(',') : connection).split(','))
+    named.add(token.trim().toLowerCase());
   return named;
 }
 
 /** Whether a header stays on this side of the relay; `named`: what the message's Connection header names. */
 function dropped(name: string, named: ReadonlySet<string> | undefined): boolean {
-  return hopByHop.has(name) || name.startsWith('proxy-') || name.startsWith('x-forwarded-') || (named?.has(name) ?? false);
+  return (
+    hopByHop.has(name) || name.startsWith('proxy-') || name.startsWith('x-forwarded-') || (named?.has(name) ?? false)
+  );
 }
 
 /**
@@ -108,7 +123,8 @@ export function passThrough(opts: {
   // option, so they never stay on `req` for a fallback's next relay.
   const named = connectionTokens(req.headers.connection);
   const relayed: IncomingHttpHeaders = {};
-  for (const h in req.headers) if (!clientOnlyHeaders.has(h) && !opts.credentialHeaders.has(h) && !dropped(h, named)) relayed[h] = req.headers[h];
+  for (const h in req.headers)
+    if (!clientOnlyHeaders.has(h) && !opts.credentialHeaders.has(h) && !dropped(h, named)) relayed[h] = req.headers[h];
   req.headers = relayed;
   return new Promise((resolve) => {
     const timers = relayTimers(provider.name, opts.timeouts);
@@ -129,7 +145,14 @@ export function passThrough(opts: {
         // in its own format, so the next attempt knows how long to wait.
         void readErrorText(proxyRes).then((text) => {
           timers.clear();
-          resolve({ kind: 'failed', error: codec.decodeError(status, jsonOrText(provider.scrub(text)), proxyRes.headers as Record<string, string | string[]>) });
+          resolve({
+            kind: 'failed',
+            error: codec.decodeError(
+              status,
+              jsonOrText(provider.scrub(text)),
+              proxyRes.headers as Record<string, string | string[]>,
+            ),
+          });
         });
         return;
       }
@@ -139,7 +162,8 @@ export function passThrough(opts: {
         const v = proxyRes.headers[k];
         if (v !== undefined && !dropped(k, upstreamNamed)) headers[k] = v;
       }
-      const encoded = proxyRes.headers['content-encoding'] !== undefined && proxyRes.headers['content-encoding'] !== 'identity';
+      const encoded =
+        proxyRes.headers['content-encoding'] !== undefined && proxyRes.headers['content-encoding'] !== 'identity';
       if (status >= 400 && !encoded) {
         // An error body may echo what the upstream was sent (a misconfigured or hostile upstream
         // quoting the provider key): relayed with every configured secret scrubbed.
@@ -188,7 +212,9 @@ export function passThrough(opts: {
       proxyRes.on('close', () => {
         if (proxyRes.complete || res.writableEnded) return;
         if (contentType.includes('text/event-stream') && !res.destroyed) {
-          const err = timers.fired() ?? new GatewayError('upstream', `provider '${provider.name}' closed the stream before it ended`);
+          const err =
+            timers.fired() ??
+            new GatewayError('upstream', `provider '${provider.name}' closed the stream before it ended`);
           res.end(serializeFrames(opts.streamErrorFrames(err)));
         } else res.destroy();
         finish('upstream_cut');
@@ -203,12 +229,21 @@ export function passThrough(opts: {
         agent: provider.relayAgent,
         buffer: wholeBody(payload),
         // The relay's own framing last: a provider's configured headers never change it.
-        headers: { ...provider.upstreamHeaders, ...opts.trace?.headers, 'content-length': String(payload.length), 'content-type': 'application/json', 'accept-encoding': 'identity' },
+        headers: {
+          ...provider.upstreamHeaders,
+          ...opts.trace?.headers,
+          'content-length': String(payload.length),
+          'content-type': 'application/json',
+          'accept-encoding': 'identity',
+        },
       },
       (err) => {
         timers.clear();
         opts.trace?.end(undefined, err);
-        resolve({ kind: 'failed', error: err instanceof UpstreamTimeout ? err.error : connectionError(err, provider.name, opts.timeouts) });
+        resolve({
+          kind: 'failed',
+          error: err instanceof UpstreamTimeout ? err.error : connectionError(err, provider.name, opts.timeouts),
+        });
       },
     );
   });
@@ -230,7 +265,12 @@ async function readErrorText(res: IncomingMessage): Promise<string> {
 }
 
 /** Decodes the relayed bytes with the format's own decoder, to learn the usage; a stream's frames go to `observe` too. */
-function usageTap(codec: ChatUpstreamCodec, contentType: string, status: number, observe?: (frames: SseFrame[]) => void): { feed: (b: Buffer) => void; usage: () => Usage | undefined } {
+function usageTap(
+  codec: ChatUpstreamCodec,
+  contentType: string,
+  status: number,
+  observe?: (frames: SseFrame[]) => void,
+): { feed: (b: Buffer) => void; usage: () => Usage | undefined } {
   if (status >= 400) return { feed: () => {}, usage: () => undefined };
   if (contentType.includes('text/event-stream')) {
     let usage: Usage | undefined;
@@ -255,7 +295,9 @@ function usageTap(codec: ChatUpstreamCodec, contentType: string, status: number,
     usage: () => {
       try {
         // A small body arrives in one chunk: no copy of it.
-        return codec.decodeResult(JSON.parse((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8'))).usage;
+        return codec.decodeResult(
+          JSON.parse((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8')),
+        ).usage;
       } catch {
         return undefined;
       }

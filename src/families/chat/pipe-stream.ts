@@ -9,7 +9,9 @@ import { toGatewayError } from '../../infra/errors/to-gateway-error.ts';
  * Reads the first event before answering, so an upstream that fails at once still gets a proper
  * HTTP error (and the next route); after that, errors travel inside the stream.
  */
-export async function firstEvent(events: AsyncIterable<StreamEvent>): Promise<{ first: StreamEvent | undefined; rest: AsyncIterator<StreamEvent> }> {
+export async function firstEvent(
+  events: AsyncIterable<StreamEvent>,
+): Promise<{ first: StreamEvent | undefined; rest: AsyncIterator<StreamEvent> }> {
   const it = events[Symbol.asyncIterator]();
   const r = await it.next();
   if (!r.done && r.value.type === 'error') {
@@ -24,7 +26,12 @@ export async function firstEvent(events: AsyncIterable<StreamEvent>): Promise<{ 
  * `local`: the error was thrown inside polygate (the encoder, a built-in provider), not reported
  * by the upstream, so it says nothing about the upstream's health.
  */
-export type StreamOutcome = { outcome: 'ok' | 'error' | 'client_closed'; error?: GatewayError; local?: boolean; encodeMs: number };
+export type StreamOutcome = {
+  outcome: 'ok' | 'error' | 'client_closed';
+  error?: GatewayError;
+  local?: boolean;
+  encodeMs: number;
+};
 
 export async function pipeStream(
   res: ServerResponse,
@@ -47,7 +54,8 @@ export async function pipeStream(
   const send = async (e: StreamEvent): Promise<void> => {
     observe(e);
     // An error after the client left is the abort it caused, not an upstream failure.
-    if (e.type === 'error') outcome = writer.closed ? { outcome: 'client_closed' } : { outcome: 'error', error: e.error };
+    if (e.type === 'error')
+      outcome = writer.closed ? { outcome: 'client_closed' } : { outcome: 'error', error: e.error };
     await writer.write(encode(e));
   };
   try {

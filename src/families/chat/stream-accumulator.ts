@@ -14,7 +14,12 @@ export class StreamAccumulator {
         this.#append(e.index, 'text', e.text);
         return;
       case 'reasoning-start':
-        this.#parts.set(e.index, { type: 'reasoning', text: '', ...(e.redacted ? { redacted: e.redacted } : {}), origin: e.origin });
+        this.#parts.set(e.index, {
+          type: 'reasoning',
+          text: '',
+          ...(e.redacted ? { redacted: e.redacted } : {}),
+          origin: e.origin,
+        });
         return;
       case 'reasoning-delta':
         this.#append(e.index, 'reasoning', e.text);

@@ -29,11 +29,19 @@ export function countTokensHandler(format: ChatFormatModule, session?: (ctx: Con
   return async (ctx: Context): Promise<void> => {
     const state = ctx.state as ChatState;
     const runtime = state.runtime;
-    if (!ctx.is('application/json')) throw new GatewayError('invalid-request', 'content-type must be application/json', { status: 415, param: 'content-type' });
+    if (!ctx.is('application/json'))
+      throw new GatewayError('invalid-request', 'content-type must be application/json', {
+        status: 415,
+        param: 'content-type',
+      });
     const s = session?.(ctx);
     let raw: unknown = ctx.request.body;
     if (s?.prepareBody) raw = await s.prepareBody(raw);
-    const inbound: InboundContext = { headers: ctx.headers, params: (ctx as unknown as { params?: Record<string, string> }).params ?? {}, query: ctx.query as Record<string, string | undefined> };
+    const inbound: InboundContext = {
+      headers: ctx.headers,
+      params: (ctx as unknown as { params?: Record<string, string> }).params ?? {},
+      query: ctx.query as Record<string, string | undefined>,
+    };
     const t0 = performance.now();
     const request = decodeCountRequest(client, raw, inbound);
     state.timings.decodeMs = performance.now() - t0;
@@ -59,19 +67,34 @@ export function countTokensHandler(format: ChatFormatModule, session?: (ctx: Con
 /** polygate's estimate (gpt-tokenizer, src/services/sessions/truncate-conversation.ts), tool definitions included. */
 function estimate(request: ChatRequest): number {
   if (request.tools.length === 0) return estimateTokens(request);
-  return estimateTokens({ ...request, system: [...request.system, { type: 'text', text: JSON.stringify(request.tools) }] });
+  return estimateTokens({
+    ...request,
+    system: [...request.system, { type: 'text', text: JSON.stringify(request.tools) }],
+  });
 }
 
 /** The upstream's own count through the route, or undefined when it cannot count (then: estimate). */
 /** `raw`: the client's body when it may be relayed as it came. */
-async function countUpstream(ctx: Context, client: CountingFormat, request: ChatRequest, route: Route, raw: Json | undefined, warn: (field: string, message: string) => void): Promise<number | undefined> {
+async function countUpstream(
+  ctx: Context,
+  client: CountingFormat,
+  request: ChatRequest,
+  route: Route,
+  raw: Json | undefined,
+  warn: (field: string, message: string) => void,
+): Promise<number | undefined> {
   const state = ctx.state as ChatState;
   const provider = state.runtime.chatProviders.get(route.provider);
   const upstream = provider instanceof HttpChatProvider ? upstreamSideOf(provider.wireFormat) : undefined;
   const wire = upstream?.countWire;
   if (!(provider instanceof HttpChatProvider) || !upstream || !wire) return undefined;
   const relay = provider.wireFormat === client.name ? raw : undefined;
-  state.path = { provider: route.provider, upstream_format: provider.wireFormat, mode: relay ? 'passthrough' : 'translate', upstreamModel: route.model };
+  state.path = {
+    provider: route.provider,
+    upstream_format: provider.wireFormat,
+    mode: relay ? 'passthrough' : 'translate',
+    upstreamModel: route.model,
+  };
   const headers: Record<string, string> = {};
   let target: { path: string; body: unknown };
   if (relay) {
@@ -91,11 +114,17 @@ async function countUpstream(ctx: Context, client: CountingFormat, request: Chat
   });
   let answer: unknown;
   try {
-    const res = await provider.post(target.path, target.body, headers, { signal: abort.signal, timeouts: route.timeouts });
+    const res = await provider.post(target.path, target.body, headers, {
+      signal: abort.signal,
+      timeouts: route.timeouts,
+    });
     answer = await res.body.json();
   } catch (e) {
     if (e instanceof GatewayError && clientFaults.has(e.status)) throw e;
-    warn('count', `provider '${route.provider}' could not count (${e instanceof GatewayError ? e.message : 'its answer is not JSON'}); estimated`);
+    warn(
+      'count',
+      `provider '${route.provider}' could not count (${e instanceof GatewayError ? e.message : 'its answer is not JSON'}); estimated`,
+    );
     return undefined;
   }
   const n = wire.read(answer);

@@ -10,9 +10,20 @@ function describe(runtime: Runtime, id: string, kind: CatalogKind): ListedModel 
   const match = runtime.router.resolve(id);
   const first = match?.routes[0];
   if (!match || !first) return undefined;
-  if (kind === 'chat' && (runtime.config.tune.music_models.includes(id) || !match.routes.some((r) => runtime.chatProviders.has(r.provider)))) return undefined;
+  if (
+    kind === 'chat' &&
+    (runtime.config.tune.music_models.includes(id) || !match.routes.some((r) => runtime.chatProviders.has(r.provider)))
+  )
+    return undefined;
   const c = match.config;
-  return { id, ownedBy: first.provider, displayName: c.display_name, description: c.description, contextWindow: c.context_window, maxOutputTokens: c.max_output_tokens };
+  return {
+    id,
+    ownedBy: first.provider,
+    displayName: c.display_name,
+    description: c.description,
+    contextWindow: c.context_window,
+    maxOutputTokens: c.max_output_tokens,
+  };
 }
 
 /**
@@ -28,7 +39,13 @@ export function listModels(runtime: Runtime, key: ApiKey, kind: CatalogKind): Li
 }
 
 /** One model by name (a glob's match too); unknown, outside the key's allow-list or unserved: 404. */
-export function findModel(runtime: Runtime, key: ApiKey, id: string, kind: CatalogKind, message = (m: string) => `model '${m}' does not exist`): ListedModel {
+export function findModel(
+  runtime: Runtime,
+  key: ApiKey,
+  id: string,
+  kind: CatalogKind,
+  message = (m: string) => `model '${m}' does not exist`,
+): ListedModel {
   const m = key.allows(id) ? describe(runtime, id, kind) : undefined;
   if (!m) throw new GatewayError('not-found', message(id), { param: 'model' });
   return m;

@@ -3,7 +3,8 @@ import type { FormatModule, ModelDiscovery } from '../../../adapters/shared/form
 import type { RequestState } from '../../services/runtime/request-state.ts';
 import { findModel, listModels } from './model-catalog.ts';
 
-const param = (ctx: Koa.Context, name: string): string => String((ctx as unknown as { params: Record<string, string> }).params[name] ?? '');
+const param = (ctx: Koa.Context, name: string): string =>
+  String((ctx as unknown as { params: Record<string, string> }).params[name] ?? '');
 const stateOf = (ctx: Koa.Context): RequestState => ctx.state as RequestState;
 
 function discoveryOf(format: FormatModule): ModelDiscovery {

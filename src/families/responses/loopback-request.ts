@@ -12,7 +12,13 @@ export type LoopbackCall = { response: Promise<IncomingMessage>; abort: () => vo
  * turns the HTTP answer (an event stream or an error body) into messages.
  * The server end of the connection is bound to the socket's memory (src/services/sessions/socket-memory.ts).
  */
-export function loopbackRequest(server: Server, path: string, headers: IncomingHttpHeaders, body: string, memory: SocketMemory): LoopbackCall {
+export function loopbackRequest(
+  server: Server,
+  path: string,
+  headers: IncomingHttpHeaders,
+  body: string,
+  memory: SocketMemory,
+): LoopbackCall {
   const [clientEnd, serverEnd] = duplexPair();
   bindSocketMemory(serverEnd, memory);
   server.emit('connection', serverEnd);

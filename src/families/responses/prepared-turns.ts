@@ -6,7 +6,8 @@ type Prepared = { input: unknown[]; previousId: unknown; bytes: number };
 /** How many prepared turns a socket keeps (oldest dropped first); clients prepare one before a turn. */
 const maxPrepared = 16;
 
-const asItems = (input: unknown): unknown[] => (Array.isArray(input) ? input : typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : []);
+const asItems = (input: unknown): unknown[] =>
+  Array.isArray(input) ? input : typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : [];
 
 /**
  * `response.create` with `generate: false` (the SDK's ResponseCreate.generate: "prepare request
@@ -51,7 +52,13 @@ export class PreparedTurns {
       tools: body.tools ?? [],
       store: body.store ?? true,
       metadata: body.metadata ?? {},
-      usage: { input_tokens: 0, input_tokens_details: { cached_tokens: 0 }, output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0 },
+      usage: {
+        input_tokens: 0,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: 0,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: 0,
+      },
     };
     return [
       { type: 'response.created', sequence_number: 0, response: { ...response, status: 'in_progress' } },
@@ -65,6 +72,10 @@ export class PreparedTurns {
     const prepared = typeof id === 'string' ? this.#turns.get(id) : undefined;
     if (!prepared) return body;
     const { previous_response_id: _, ...rest } = body;
-    return { ...rest, ...(typeof prepared.previousId === 'string' ? { previous_response_id: prepared.previousId } : {}), input: [...prepared.input, ...asItems(body.input)] };
+    return {
+      ...rest,
+      ...(typeof prepared.previousId === 'string' ? { previous_response_id: prepared.previousId } : {}),
+      input: [...prepared.input, ...asItems(body.input)],
+    };
   }
 }

@@ -4,7 +4,8 @@ import { GatewayError } from '../../ir/gateway-error.ts';
 import type { RequestState } from '../../services/runtime/request-state.ts';
 import { repositoryOf } from '../../services/sessions/responses-session.ts';
 
-const notFound = (id: string): GatewayError => new GatewayError('not-found', `Response with id '${id}' not found.`, { param: 'response_id' });
+const notFound = (id: string): GatewayError =>
+  new GatewayError('not-found', `Response with id '${id}' not found.`, { param: 'response_id' });
 
 function param(ctx: Context, name: string): string {
   return String((ctx as unknown as { params: Record<string, string> }).params[name] ?? '');
@@ -44,15 +45,20 @@ export const storedResponseHandlers = {
  */
 export function paginate(items: Record<string, unknown>[], q: Record<string, unknown>) {
   const order = q.order ?? 'desc';
-  if (order !== 'asc' && order !== 'desc') throw new GatewayError('invalid-request', "order: must be 'asc' or 'desc'", { param: 'order' });
+  if (order !== 'asc' && order !== 'desc')
+    throw new GatewayError('invalid-request', "order: must be 'asc' or 'desc'", { param: 'order' });
   const limit = q.limit === undefined ? 20 : Number(q.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new GatewayError('invalid-request', 'limit: must be an integer from 1 to 100', { param: 'limit' });
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+    throw new GatewayError('invalid-request', 'limit: must be an integer from 1 to 100', { param: 'limit' });
   const list = order === 'asc' ? items : [...items].reverse();
   const cursor = (name: 'after' | 'before'): number | undefined => {
     const v = q[name];
     if (v === undefined) return undefined;
     const at = list.findIndex((i) => i.id === v);
-    if (at < 0) throw new GatewayError('invalid-request', `${name}: no item with id '${String(v)}' in this list`, { param: name });
+    if (at < 0)
+      throw new GatewayError('invalid-request', `${name}: no item with id '${String(v)}' in this list`, {
+        param: name,
+      });
     return at;
   };
   const after = cursor('after');
@@ -64,5 +70,11 @@ export function paginate(items: Record<string, unknown>[], q: Record<string, unk
   else end = Math.min(end, start + limit);
   const data = list.slice(start, end);
   const hasMore = before !== undefined && after === undefined ? start > 0 : end < (before ?? list.length);
-  return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: hasMore };
+  return {
+    object: 'list',
+    data,
+    first_id: data[0]?.id ?? null,
+    last_id: data[data.length - 1]?.id ?? null,
+    has_more: hasMore,
+  };
 }

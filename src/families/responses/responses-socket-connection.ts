@@ -3,7 +3,11 @@ import { createParser } from 'eventsource-parser';
 import type { Logger } from 'pino';
 import type { RawData, WebSocket } from 'ws';
 import type { ResponsesWebsocketConfig } from '../../infra/config/gateway-config.ts';
-import { responsesSocketMessages, responsesSocketResponses, responsesSocketsOpen } from '../../infra/metrics/registry.ts';
+import {
+  responsesSocketMessages,
+  responsesSocketResponses,
+  responsesSocketsOpen,
+} from '../../infra/metrics/registry.ts';
 import { loopbackRequest, type LoopbackCall } from './loopback-request.ts';
 import { PreparedTurns } from './prepared-turns.ts';
 import { SocketMemory } from '../../services/sessions/socket-memory.ts';
@@ -75,7 +79,16 @@ export class ResponsesSocketConnection {
     if (setup.config.max_connection_ms > 0) {
       this.#timers.push(
         setTimeout(() => {
-          this.#send(JSON.stringify(socketError(400, 'websocket_connection_limit_reached', `this socket has been open ${setup.config.max_connection_ms} ms (responses_websocket.max_connection_ms); open a new one to continue`, null)));
+          this.#send(
+            JSON.stringify(
+              socketError(
+                400,
+                'websocket_connection_limit_reached',
+                `this socket has been open ${setup.config.max_connection_ms} ms (responses_websocket.max_connection_ms); open a new one to continue`,
+                null,
+              ),
+            ),
+          );
           this.end(1000, 'connection limit reached');
         }, setup.config.max_connection_ms),
       );
@@ -109,9 +122,14 @@ export class ResponsesSocketConnection {
     try {
       event = JSON.parse(String(data));
     } catch (e) {
-      return this.#fail(socketError(400, 'invalid_json', `the message is not valid JSON: ${(e as Error).message}`, null));
+      return this.#fail(
+        socketError(400, 'invalid_json', `the message is not valid JSON: ${(e as Error).message}`, null),
+      );
     }
-    if (typeof event !== 'object' || event === null || Array.isArray(event)) return this.#fail(socketError(400, 'invalid_event', 'a client event must be a JSON object with a `type`', 'type'));
+    if (typeof event !== 'object' || event === null || Array.isArray(event))
+      return this.#fail(
+        socketError(400, 'invalid_event', 'a client event must be a JSON object with a `type`', 'type'),
+      );
     const e = event as Record<string, unknown>;
     switch (e.type) {
       case 'response.create':
@@ -119,21 +137,45 @@ export class ResponsesSocketConnection {
       case 'response.steer':
         return this.#steer(e);
       default:
-        return this.#fail(socketError(400, 'unknown_event_type', `unknown client event type ${JSON.stringify(e.type)?.slice(0, 100)}; polygate takes 'response.create' and 'response.steer'`, 'type'));
+        return this.#fail(
+          socketError(
+            400,
+            'unknown_event_type',
+            `unknown client event type ${JSON.stringify(e.type)?.slice(0, 100)}; polygate takes 'response.create' and 'response.steer'`,
+            'type',
+          ),
+        );
     }
   }
 
   #create(e: Record<string, unknown>): void {
     const { type: _type, stream_id: streamId, stream: _stream, ...body } = e;
-    if (streamId !== undefined && typeof streamId !== 'string') return this.#fail(socketError(400, 'invalid_type', 'stream_id: must be a string', 'stream_id'));
+    if (streamId !== undefined && typeof streamId !== 'string')
+      return this.#fail(socketError(400, 'invalid_type', 'stream_id: must be a string', 'stream_id'));
     const fail = (err: WsError): void => this.#fail(streamId === undefined ? err : { ...err, stream_id: streamId });
-    if (body.background === true) return fail(socketError(400, 'invalid_value', 'background: not supported over WebSocket; responses stream on the socket', 'background'));
+    if (body.background === true)
+      return fail(
+        socketError(
+          400,
+          'invalid_value',
+          'background: not supported over WebSocket; responses stream on the socket',
+          'background',
+        ),
+      );
     if (this.#ending) {
       const draining = this.#ending.code === 1001;
-      return fail(socketError(draining ? 503 : 400, draining ? 'server_shutting_down' : 'websocket_connection_limit_reached', `this socket takes no new response (${this.#ending.reason}); open a new one`, null));
+      return fail(
+        socketError(
+          draining ? 503 : 400,
+          draining ? 'server_shutting_down' : 'websocket_connection_limit_reached',
+          `this socket takes no new response (${this.#ending.reason}); open a new one`,
+          null,
+        ),
+      );
     }
     if (body.generate === false) {
-      for (const event of this.#prepared.prepare(body)) this.#send(JSON.stringify(streamId === undefined ? event : { ...event, stream_id: streamId }));
+      for (const event of this.#prepared.prepare(body))
+        this.#send(JSON.stringify(streamId === undefined ? event : { ...event, stream_id: streamId }));
       return;
     }
     delete body.generate;
@@ -142,7 +184,14 @@ export class ResponsesSocketConnection {
     // Same lane: queued behind the response under way (FIFO, as the protocol says).
     if (queue) return void queue.push({ body, streamId });
     if (this.#lanes.size >= this.#setup.config.max_concurrent_responses) {
-      return fail(socketError(429, 'too_many_concurrent_responses', `this socket already runs ${this.#lanes.size} responses at once (responses_websocket.max_concurrent_responses); send on one of their stream_id lanes or wait`, 'stream_id'));
+      return fail(
+        socketError(
+          429,
+          'too_many_concurrent_responses',
+          `this socket already runs ${this.#lanes.size} responses at once (responses_websocket.max_concurrent_responses); send on one of their stream_id lanes or wait`,
+          'stream_id',
+        ),
+      );
     }
     const turns: Turn[] = [{ body, streamId }];
     this.#lanes.set(lane, turns);
@@ -162,8 +211,16 @@ export class ResponsesSocketConnection {
         sequence_number: 0,
         steer: { input: e.input ?? null, previous_response_id: e.previous_response_id ?? null },
         error: valid
-          ? { type: 'invalid_request_error', code: 'steering_not_supported', message: 'polygate does not steer responses; send the input in the next response.create' }
-          : { type: 'invalid_request_error', code: 'invalid_input', message: 'response.steer needs previous_response_id (a string) and input (a string or an array of items)' },
+          ? {
+              type: 'invalid_request_error',
+              code: 'steering_not_supported',
+              message: 'polygate does not steer responses; send the input in the next response.create',
+            }
+          : {
+              type: 'invalid_request_error',
+              code: 'invalid_input',
+              message: 'response.steer needs previous_response_id (a string) and input (a string or an array of items)',
+            },
       }),
     );
   }
@@ -181,11 +238,18 @@ export class ResponsesSocketConnection {
     this.#responses++;
     responsesSocketResponses.inc();
     const body = this.#prepared.resolve(turn.body);
-    const call = loopbackRequest(this.#setup.server, '/v1/responses', this.#setup.headers, JSON.stringify({ ...body, stream: true }), this.#memory);
+    const call = loopbackRequest(
+      this.#setup.server,
+      '/v1/responses',
+      this.#setup.headers,
+      JSON.stringify({ ...body, stream: true }),
+      this.#memory,
+    );
     this.#calls.add(call);
     try {
       const res = await call.response;
-      if (res.statusCode === 200 && String(res.headers['content-type']).startsWith('text/event-stream')) await this.#relayEvents(res, turn.streamId);
+      if (res.statusCode === 200 && String(res.headers['content-type']).startsWith('text/event-stream'))
+        await this.#relayEvents(res, turn.streamId);
       else this.#fail(wsErrorOfHttp(res.statusCode ?? 500, await readText(res), res.headers, turn.streamId));
     } catch (e) {
       // Only an aborted call (the socket went) or a dead loopback lands here.
@@ -212,7 +276,8 @@ export class ResponsesSocketConnection {
       parser.feed(chunk as string);
       // A client that reads slowly holds its response (and, through the HTTP stream's own
       // backpressure, the upstream) instead of polygate buffering the stream without bound.
-      while (this.#ws.bufferedAmount > sendHighWater && this.#ws.readyState === this.#ws.OPEN) await new Promise((r) => setTimeout(r, 5));
+      while (this.#ws.bufferedAmount > sendHighWater && this.#ws.readyState === this.#ws.OPEN)
+        await new Promise((r) => setTimeout(r, 5));
     }
   }
 
@@ -234,7 +299,15 @@ export class ResponsesSocketConnection {
     for (const call of this.#calls) call.abort();
     for (const turns of this.#lanes.values()) turns.length = 0;
     responsesSocketsOpen.dec();
-    this.#setup.log.info({ key: this.#setup.keyId, responses: this.#responses, close_code: code, duration_ms: Date.now() - this.#openedAt }, 'responses websocket closed');
+    this.#setup.log.info(
+      {
+        key: this.#setup.keyId,
+        responses: this.#responses,
+        close_code: code,
+        duration_ms: Date.now() - this.#openedAt,
+      },
+      'responses websocket closed',
+    );
   }
 }
 

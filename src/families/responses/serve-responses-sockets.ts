@@ -16,7 +16,8 @@ export type ResponsesSockets = {
 };
 
 /** Handshake headers that describe the upgrade itself, not the client: never copied onto its responses. */
-const upgradeOnly = /^(host|connection|upgrade|content-length|content-type|transfer-encoding|accept|accept-encoding|x-request-id|sec-websocket-.*)$/;
+const upgradeOnly =
+  /^(host|connection|upgrade|content-length|content-type|transfer-encoding|accept|accept-encoding|x-request-id|sec-websocket-.*)$/;
 
 /**
  * The `openai-beta` feature that asks for the socket itself (`responses_websockets=<date>`, sent by
@@ -26,7 +27,10 @@ const upgradeOnly = /^(host|connection|upgrade|content-length|content-type|trans
 function withoutSocketBeta(headers: IncomingHttpHeaders): void {
   const beta = headers['openai-beta'];
   if (typeof beta !== 'string') return;
-  const kept = beta.split(',').map((b) => b.trim()).filter((b) => b !== '' && !/^responses_websockets(=|$)/i.test(b));
+  const kept = beta
+    .split(',')
+    .map((b) => b.trim())
+    .filter((b) => b !== '' && !/^responses_websockets(=|$)/i.test(b));
   if (kept.length > 0) headers['openai-beta'] = kept.join(', ');
   else delete headers['openai-beta'];
 }
@@ -47,9 +51,18 @@ export function serveResponsesSockets(server: Server, ref: RuntimeRef, log: Logg
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://polygate');
-    if (!/^\/v1\/responses\/?$/i.test(url.pathname) || req.method !== 'GET') return refuse(socket, new GatewayError('not-found', `no WebSocket at ${url.pathname.slice(0, 200)}; Responses over WebSocket is GET /v1/responses`));
+    if (!/^\/v1\/responses\/?$/i.test(url.pathname) || req.method !== 'GET')
+      return refuse(
+        socket,
+        new GatewayError(
+          'not-found',
+          `no WebSocket at ${url.pathname.slice(0, 200)}; Responses over WebSocket is GET /v1/responses`,
+        ),
+      );
     if (draining) return refuse(socket, new GatewayError('unavailable', 'polygate is shutting down'));
-    const key = ref.current.keys.authenticate(openaiResponses.credential(req.headers, Object.fromEntries(url.searchParams)));
+    const key = ref.current.keys.authenticate(
+      openaiResponses.credential(req.headers, Object.fromEntries(url.searchParams)),
+    );
     if (!key) return refuse(socket, new GatewayError('authentication', 'invalid or missing API key'));
     const headers: IncomingHttpHeaders = {};
     for (const [name, value] of Object.entries(req.headers)) if (!upgradeOnly.test(name)) headers[name] = value;
@@ -78,5 +91,7 @@ export function serveResponsesSockets(server: Server, ref: RuntimeRef, log: Logg
 function refuse(socket: Duplex, err: GatewayError): void {
   const enc = encodeFormatError(openaiResponses, err);
   const body = JSON.stringify(enc.body);
-  socket.end(`HTTP/1.1 ${enc.status} ${STATUS_CODES[enc.status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${enc.status} ${STATUS_CODES[enc.status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }

@@ -9,7 +9,17 @@ export type WsError = {
 };
 
 const typeOfStatus = (status: number): string =>
-  status === 401 ? 'authentication_error' : status === 403 ? 'permission_error' : status === 404 ? 'not_found_error' : status === 429 ? 'rate_limit_error' : status >= 500 ? 'server_error' : 'invalid_request_error';
+  status === 401
+    ? 'authentication_error'
+    : status === 403
+      ? 'permission_error'
+      : status === 404
+        ? 'not_found_error'
+        : status === 429
+          ? 'rate_limit_error'
+          : status >= 500
+            ? 'server_error'
+            : 'invalid_request_error';
 
 export const socketError = (status: number, code: string | null, message: string, param: string | null): WsError => ({
   type: 'error',
@@ -26,7 +36,12 @@ const keptHeaders = ['retry-after', 'x-request-id', 'x-polygate-route'];
  * do not know is `previous_response_not_found` (400), the code clients of the protocol act on
  * (they resend the whole input).
  */
-export function wsErrorOfHttp(status: number, text: string, headers: IncomingHttpHeaders, streamId: string | undefined): WsError {
+export function wsErrorOfHttp(
+  status: number,
+  text: string,
+  headers: IncomingHttpHeaders,
+  streamId: string | undefined,
+): WsError {
   let parsed: { error?: { type?: unknown; code?: unknown; message?: unknown; param?: unknown } } | undefined;
   try {
     parsed = JSON.parse(text) as typeof parsed;
@@ -35,13 +50,20 @@ export function wsErrorOfHttp(status: number, text: string, headers: IncomingHtt
   }
   const e = parsed?.error;
   const param = typeof e?.param === 'string' ? e.param : null;
-  const err = socketError(status, typeof e?.code === 'string' ? e.code : null, typeof e?.message === 'string' ? e.message : text.slice(0, 500), param);
+  const err = socketError(
+    status,
+    typeof e?.code === 'string' ? e.code : null,
+    typeof e?.message === 'string' ? e.message : text.slice(0, 500),
+    param,
+  );
   if (typeof e?.type === 'string') err.error.type = e.type;
   if (status === 404 && param === 'previous_response_id') {
     err.status = 400;
     err.error = { ...err.error, type: 'invalid_request_error', code: 'previous_response_not_found' };
   }
-  const kept = Object.fromEntries(keptHeaders.flatMap((h) => (typeof headers[h] === 'string' ? [[h, headers[h]]] : [])));
+  const kept = Object.fromEntries(
+    keptHeaders.flatMap((h) => (typeof headers[h] === 'string' ? [[h, headers[h]]] : [])),
+  );
   if (Object.keys(kept).length > 0) err.error.headers = kept;
   if (streamId !== undefined) err.stream_id = streamId;
   return err;

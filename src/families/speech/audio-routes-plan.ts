@@ -23,10 +23,14 @@ export async function serveAudio<T>(ctx: Context, model: string, what: string, a
   const state = ctx.state as RequestState & { attempts?: RouteAttempts };
   const runtime = state.runtime;
   state.model = model;
-  if (!runtime.router.has(model)) throw new GatewayError('not-found', `model '${model}' does not exist`, { param: 'model' });
-  if (!state.key.allows(model)) throw new GatewayError('permission', `this API key may not use model '${model}'`, { param: 'model' });
+  if (!runtime.router.has(model))
+    throw new GatewayError('not-found', `model '${model}' does not exist`, { param: 'model' });
+  if (!state.key.allows(model))
+    throw new GatewayError('permission', `this API key may not use model '${model}'`, { param: 'model' });
   const configured = runtime.config.models[model]?.routes ?? [];
-  if (!configured.some((r) => runtime.config.providers[r.provider] && servesAudio(runtime.config.providers[r.provider]))) {
+  if (
+    !configured.some((r) => runtime.config.providers[r.provider] && servesAudio(runtime.config.providers[r.provider]))
+  ) {
     throw invalid('model', `model: '${model}' is not a speech model; it cannot ${what}`);
   }
   const routes = runtime.router.plan(model).filter((r) => audioProviderOf(runtime, r.provider) !== undefined);
@@ -63,7 +67,11 @@ export async function serveAudio<T>(ctx: Context, model: string, what: string, a
         timeouts: route.timeouts,
         warn: (field, message) => {
           warnings.push(`${field}: ${message}`);
-          translationWarnings.inc({ inbound_format: 'openai-audio', upstream_format: provider.wireFormat, field: warningFieldLabel('openai-audio', field) });
+          translationWarnings.inc({
+            inbound_format: 'openai-audio',
+            upstream_format: provider.wireFormat,
+            field: warningFieldLabel('openai-audio', field),
+          });
         },
       };
       answered = { result: await attempt(provider, route, call) };

@@ -49,6 +49,10 @@ export async function synthesizeWav(
   const wav = join(dir, 'espeak.wav');
   await writeFile(textFile, text, 'utf8');
   const v = espeakVoices[voice];
-  await runTool(bin, ['-v', v.voice, '-p', String(v.pitch), '-s', String(rate), '-b', '1', '-f', textFile, '-w', wav], opts);
+  await runTool(
+    bin,
+    ['-v', v.voice, '-p', String(v.pitch), '-s', String(rate), '-b', '1', '-f', textFile, '-w', wav],
+    opts,
+  );
   return wav;
 }

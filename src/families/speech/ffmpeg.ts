@@ -38,11 +38,31 @@ function codecArgs(format: SpeechFormat): string[] {
 }
 
 /** Encodes `input` into `dir`/speech.<format>, changing tempo by `tempo` (1 = unchanged). */
-export async function encodeSpeech(bin: string, input: string, dir: string, format: SpeechFormat, tempo: number, run: Run): Promise<string> {
+export async function encodeSpeech(
+  bin: string,
+  input: string,
+  dir: string,
+  format: SpeechFormat,
+  tempo: number,
+  run: Run,
+): Promise<string> {
   const out = join(dir, `speech.${format}`);
   // atempo takes 0.5 to 100 per instance; espeak's rate range keeps the factor inside it.
   const filter = Math.abs(tempo - 1) > 1e-3 ? ['-af', `atempo=${tempo.toFixed(4)}`] : [];
-  const args = [...quiet, '-i', input, '-vn', ...filter, '-ac', String(pcmLayout.channels), '-ar', String(pcmLayout.sampleRate), ...bitexact, ...codecArgs(format), out];
+  const args = [
+    ...quiet,
+    '-i',
+    input,
+    '-vn',
+    ...filter,
+    '-ac',
+    String(pcmLayout.channels),
+    '-ar',
+    String(pcmLayout.sampleRate),
+    ...bitexact,
+    ...codecArgs(format),
+    out,
+  ];
   await runTool(bin, args, run);
   return out;
 }
@@ -50,13 +70,38 @@ export async function encodeSpeech(bin: string, input: string, dir: string, form
 /** Any accepted upload → 16 kHz mono 16-bit WAV, what pocketsphinx's US English model expects. */
 export async function toRecognizerWav(bin: string, input: string, dir: string, run: Run): Promise<string> {
   const out = join(dir, 'recognize.wav');
-  await runTool(bin, [...quiet, '-i', input, '-vn', '-map', '0:a:0', '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', ...bitexact, '-f', 'wav', out], run);
+  await runTool(
+    bin,
+    [
+      ...quiet,
+      '-i',
+      input,
+      '-vn',
+      '-map',
+      '0:a:0',
+      '-ac',
+      '1',
+      '-ar',
+      '16000',
+      '-c:a',
+      'pcm_s16le',
+      ...bitexact,
+      '-f',
+      'wav',
+      out,
+    ],
+    run,
+  );
   return out;
 }
 
 /** The container's duration in seconds, or undefined when ffprobe cannot tell. */
 export async function probeDuration(ffprobe: string, input: string, run: Run): Promise<number | undefined> {
-  const out = await runTool(ffprobe, ['-v', 'error', '-show_entries', 'format=duration', '-of', 'default=noprint_wrappers=1:nokey=1', input], run);
+  const out = await runTool(
+    ffprobe,
+    ['-v', 'error', '-show_entries', 'format=duration', '-of', 'default=noprint_wrappers=1:nokey=1', input],
+    run,
+  );
   const seconds = Number(out.toString('utf8').trim());
   return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
 }

@@ -42,7 +42,8 @@ export class LocalSpeechProvider implements AudioProvider {
     this.#checkEngine(engine, 'synthesis', req.model);
     if (req.streamFormat === 'sse') throw this.#unsupported('stream_format', "stream_format 'sse' (only 'audio')");
     this.#rejectExtra(Object.keys(req.extra));
-    if (req.instructions !== undefined) call.warn('instructions', `provider '${this.name}' (local-speech) has no style control; instructions ignored`);
+    if (req.instructions !== undefined)
+      call.warn('instructions', `provider '${this.name}' (local-speech) has no style control; instructions ignored`);
     requireTools(this.name, 'synthesis');
     const espeak = findExecutable('espeak-ng') ?? 'espeak-ng';
     const ffmpeg = findExecutable('ffmpeg') ?? 'ffmpeg';
@@ -53,7 +54,11 @@ export class LocalSpeechProvider implements AudioProvider {
       const spoken = await readWavInfo(wav);
       const out = await encodeSpeech(ffmpeg, wav, dir, req.format, tempo, run);
       const body = await readFile(out);
-      return { contentType: speechContentType(req.format), body, outputSeconds: Promise.resolve(spoken ? spoken.durationSeconds / tempo : undefined) };
+      return {
+        contentType: speechContentType(req.format),
+        body,
+        outputSeconds: Promise.resolve(spoken ? spoken.durationSeconds / tempo : undefined),
+      };
     });
   }
 
@@ -68,27 +73,33 @@ export class LocalSpeechProvider implements AudioProvider {
           : `language: provider '${this.name}' (local-speech) recognizes English only; '${req.language}' is not supported`;
       throw invalid('language', message);
     }
-    if (req.prompt !== undefined) call.warn('prompt', `provider '${this.name}' (local-speech) cannot be guided by a prompt; prompt ignored`);
+    if (req.prompt !== undefined)
+      call.warn('prompt', `provider '${this.name}' (local-speech) cannot be guided by a prompt; prompt ignored`);
     if (req.temperature !== undefined && req.temperature > 0) {
       call.warn('temperature', `provider '${this.name}' (local-speech) decodes deterministically; temperature ignored`);
     }
     requireTools(this.name, 'recognition');
     const ffmpeg = findExecutable('ffmpeg') ?? 'ffmpeg';
     const recognizer = findRecognizer();
-    if (!recognizer) throw new GatewayError('unavailable', `provider '${this.name}' (local-speech): pocketsphinx is not installed`);
+    if (!recognizer)
+      throw new GatewayError('unavailable', `provider '${this.name}' (local-speech): pocketsphinx is not installed`);
     return this.#inTempDir(async (dir) => {
       let wav: string;
       try {
         wav = await toRecognizerWav(ffmpeg, req.file.path, dir, { timeoutMs: toolTimeoutMs, signal: call.signal });
       } catch (e) {
-        if (e instanceof ToolError && e.exitCode !== null) throw invalid('file', `file: '${req.file.filename.slice(0, 64)}' could not be decoded as audio`);
+        if (e instanceof ToolError && e.exitCode !== null)
+          throw invalid('file', `file: '${req.file.filename.slice(0, 64)}' could not be decoded as audio`);
         throw e;
       }
       const duration = (await readWavInfo(wav))?.durationSeconds ?? 0;
       // Recognition runs at several times real time here; allow generously for slow machines.
       const utterances = await recognize(recognizer, wav, { timeoutMs: 30_000 + duration * 3000, signal: call.signal });
       const tokenize = await loadTokenizer();
-      const transcript = buildTranscript(req.task, utterances, duration, { temperature: req.temperature ?? 0, tokenize });
+      const transcript = buildTranscript(req.task, utterances, duration, {
+        temperature: req.temperature ?? 0,
+        tokenize,
+      });
       return { kind: 'transcript', transcript };
     });
   }

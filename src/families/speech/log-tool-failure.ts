@@ -9,7 +9,13 @@ export function logToolFailure(log: Logger, ctx: Context, e: unknown): void {
   const cause = (e as { cause?: unknown }).cause;
   if (!(cause instanceof ToolError) || cause.aborted) return;
   log.error(
-    { request_id: (ctx.state as RequestState).requestId, tool: cause.tool, exit_code: cause.exitCode, timed_out: cause.timedOut, stderr: cause.stderr },
+    {
+      request_id: (ctx.state as RequestState).requestId,
+      tool: cause.tool,
+      exit_code: cause.exitCode,
+      timed_out: cause.timedOut,
+      stderr: cause.stderr,
+    },
     `local-speech: ${cause.message}`,
   );
 }

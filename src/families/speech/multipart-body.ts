@@ -15,7 +15,9 @@ const quote = (s: string): string => s.replace(/\r\n|\r|\n/g, '%0D%0A').replace(
 export function multipartBody(fields: Array<[string, string]>, file: MultipartFile): MultipartBody {
   const boundary = `----polygate${randomBytes(12).toString('hex')}`;
   const head = Buffer.from(
-    fields.map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${quote(k)}"\r\n\r\n${v}\r\n`).join('') +
+    fields
+      .map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${quote(k)}"\r\n\r\n${v}\r\n`)
+      .join('') +
       `--${boundary}\r\nContent-Disposition: form-data; name="${quote(file.field)}"; filename="${quote(file.filename)}"\r\n` +
       `Content-Type: ${file.mediaType.replace(/[\r\n]/g, '') || 'application/octet-stream'}\r\n\r\n`,
     'utf8',

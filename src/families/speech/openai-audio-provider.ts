@@ -48,7 +48,8 @@ export class OpenAIAudioProvider implements AudioProvider {
     const contentType = headerOf(res.headers, 'content-type') ?? speechContentType(req.format);
     // Raw PCM and WAV durations follow from their byte count; compressed formats would need decoding.
     const bytesPerSecond = pcmLayout.sampleRate * pcmLayout.channels * pcmLayout.bytesPerSample;
-    if (req.format !== 'pcm' && req.format !== 'wav') return { contentType, body: res.body, outputSeconds: Promise.resolve(undefined) };
+    if (req.format !== 'pcm' && req.format !== 'wav')
+      return { contentType, body: res.body, outputSeconds: Promise.resolve(undefined) };
     const header = req.format === 'wav' ? 44 : 0;
     let bytes = 0;
     let done: (s: number | undefined) => void = () => {};
@@ -80,10 +81,19 @@ export class OpenAIAudioProvider implements AudioProvider {
       headers: { 'content-type': body.contentType, 'content-length': String(body.length), accept: 'application/json' },
       body: body.stream(),
     });
-    return { kind: 'relay', contentType: headerOf(res.headers, 'content-type') ?? transcriptContentType(req.format), body: res.body, inputSeconds };
+    return {
+      kind: 'relay',
+      contentType: headerOf(res.headers, 'content-type') ?? transcriptContentType(req.format),
+      body: res.body,
+      inputSeconds,
+    };
   }
 
-  async #send(path: string, call: AudioCall, r: { headers: Record<string, string>; body: string | Readable }): Promise<Dispatcher.ResponseData> {
+  async #send(
+    path: string,
+    call: AudioCall,
+    r: { headers: Record<string, string>; body: string | Readable },
+  ): Promise<Dispatcher.ResponseData> {
     const res = await upstreamRequest({
       provider: this.name,
       upstreamFormat: this.wireFormat,

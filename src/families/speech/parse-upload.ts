@@ -48,19 +48,29 @@ export async function parseUpload(ctx: Context): Promise<Upload> {
   const declared = Number(ctx.get('content-length'));
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(ctx, limit);
   if (!ctx.is('multipart/form-data')) {
-    throw new GatewayError('invalid-request', 'content-type must be multipart/form-data', { status: 415, param: 'content-type' });
+    throw new GatewayError('invalid-request', 'content-type must be multipart/form-data', {
+      status: 415,
+      param: 'content-type',
+    });
   }
   try {
     await parserFor(limit)(ctx, async () => {});
   } catch (e) {
     const httpCode = (e as { httpCode?: unknown }).httpCode;
     if (httpCode === 413) throw tooLarge(ctx, limit);
-    if ((e as { code?: unknown }).code === 1015) throw new GatewayError('invalid-request', 'file: too many files in one request', { param: 'file' });
-    if (typeof httpCode === 'number' && httpCode < 500) throw new GatewayError('invalid-request', 'the multipart/form-data body is malformed');
+    if ((e as { code?: unknown }).code === 1015)
+      throw new GatewayError('invalid-request', 'file: too many files in one request', { param: 'file' });
+    if (typeof httpCode === 'number' && httpCode < 500)
+      throw new GatewayError('invalid-request', 'the multipart/form-data body is malformed');
     throw e;
   }
-  const request = ctx.request as unknown as { body?: Record<string, unknown>; files?: Record<string, SpooledFile | SpooledFile[]> };
-  const spooled = Object.entries(request.files ?? {}).flatMap(([name, f]) => (Array.isArray(f) ? f : [f]).map((file) => [name, file] as const));
+  const request = ctx.request as unknown as {
+    body?: Record<string, unknown>;
+    files?: Record<string, SpooledFile | SpooledFile[]>;
+  };
+  const spooled = Object.entries(request.files ?? {}).flatMap(([name, f]) =>
+    (Array.isArray(f) ? f : [f]).map((file) => [name, file] as const),
+  );
   const cleanup = async (): Promise<void> => {
     await Promise.all(spooled.map(([, f]) => rm(f.filepath, { force: true })));
   };
@@ -69,10 +79,19 @@ export async function parseUpload(ctx: Context): Promise<Upload> {
       (Array.isArray(v) ? v : [v]).map((x) => [name, String(x)] as [string, string]),
     );
     const files: FormInput['files'] = await Promise.all(
-      spooled.map(async ([name, f]) => [
-        name,
-        { path: f.filepath, filename: f.originalFilename ?? '', mediaType: f.mimetype ?? 'application/octet-stream', size: f.size, head: await readHead(f.filepath) },
-      ] as [string, FormInput['files'][number][1]]),
+      spooled.map(
+        async ([name, f]) =>
+          [
+            name,
+            {
+              path: f.filepath,
+              filename: f.originalFilename ?? '',
+              mediaType: f.mimetype ?? 'application/octet-stream',
+              size: f.size,
+              head: await readHead(f.filepath),
+            },
+          ] as [string, FormInput['files'][number][1]],
+      ),
     );
     return { form: { fields, files }, cleanup };
   } catch (e) {

@@ -13,7 +13,11 @@ export type RecognizedToken = { token: string; start: number; end: number; p: nu
 /** An utterance as the recognizer's voice activity detection cut it. */
 export type Utterance = { start: number; end: number; tokens: RecognizedToken[] };
 
-export async function recognize(recognizer: Recognizer, wav: string, run: { timeoutMs: number; signal?: AbortSignal }): Promise<Utterance[]> {
+export async function recognize(
+  recognizer: Recognizer,
+  wav: string,
+  run: { timeoutMs: number; signal?: AbortSignal },
+): Promise<Utterance[]> {
   if (recognizer.kind === 'continuous') {
     const out = await runTool(recognizer.bin, ['-infile', wav, '-time', 'yes', '-logfn', '/dev/null'], run);
     return parseContinuousOutput(out.toString('utf8'));
@@ -63,9 +67,15 @@ export function parseJsonLinesOutput(text: string): Utterance[] {
     const words = Array.isArray(v.w) ? (v.w as JsonWord[]) : [];
     const tokens = words
       .filter((w) => typeof w.t === 'string' && typeof w.b === 'number' && typeof w.d === 'number')
-      .map((w) => ({ token: w.t as string, start: w.b as number, end: ms((w.b as number) + (w.d as number)), p: typeof w.p === 'number' ? w.p : 1 }));
+      .map((w) => ({
+        token: w.t as string,
+        start: w.b as number,
+        end: ms((w.b as number) + (w.d as number)),
+        p: typeof w.p === 'number' ? w.p : 1,
+      }));
     if (tokens.length > 0) utterances.push(utteranceOf(tokens));
-    else if (typeof v.b === 'number' && typeof v.d === 'number') utterances.push({ start: v.b, end: ms(v.b + v.d), tokens: [] });
+    else if (typeof v.b === 'number' && typeof v.d === 'number')
+      utterances.push({ start: v.b, end: ms(v.b + v.d), tokens: [] });
   }
   return utterances;
 }

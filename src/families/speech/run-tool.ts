@@ -4,7 +4,12 @@
 // 'error' event nobody listens to would end the whole process.
 import { spawn, type ChildProcess } from 'node:child_process';
 
-export type ToolRun = { timeoutMs: number; signal?: AbortSignal; maxStdoutBytes?: number; /** Written to the program's stdin (else stdin is closed). */ stdin?: string };
+export type ToolRun = {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  maxStdoutBytes?: number;
+  /** Written to the program's stdin (else stdin is closed). */ stdin?: string;
+};
 
 export class ToolError extends Error {
   readonly tool: string;
@@ -23,7 +28,14 @@ export class ToolError extends Error {
   constructor(
     tool: string,
     message: string,
-    f: { missing?: boolean; permanent?: boolean; timedOut?: boolean; aborted?: boolean; exitCode?: number | null; stderr?: string },
+    f: {
+      missing?: boolean;
+      permanent?: boolean;
+      timedOut?: boolean;
+      aborted?: boolean;
+      exitCode?: number | null;
+      stderr?: string;
+    },
   ) {
     super(message);
     this.tool = tool;
@@ -42,10 +54,15 @@ export function runTool(bin: string, args: string[], opts: ToolRun): Promise<Buf
   const tool = bin.split('/').pop() ?? bin;
   const maxOut = opts.maxStdoutBytes ?? 16 * 1024 * 1024;
   return new Promise((resolve, reject) => {
-    if (opts.signal?.aborted) return reject(new ToolError(tool, `${tool} not started: request aborted`, { aborted: true }));
+    if (opts.signal?.aborted)
+      return reject(new ToolError(tool, `${tool} not started: request aborted`, { aborted: true }));
     let child: ChildProcess;
     try {
-      child = spawn(bin, args, { stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], shell: false, windowsHide: true });
+      child = spawn(bin, args, {
+        stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+        shell: false,
+        windowsHide: true,
+      });
     } catch (e) {
       // Thrown, not emitted: Node refused the arguments (ERR_INVALID_ARG_VALUE for a NUL byte).
       return reject(new ToolError(tool, `${tool} could not be started: ${(e as Error).message}`, { permanent: true }));
@@ -54,7 +71,13 @@ export function runTool(bin: string, args: string[], opts: ToolRun): Promise<Buf
     // Node sets up no stdio pipes at all.
     child.once('error', (e: NodeJS.ErrnoException) => {
       const missing = e.code === 'ENOENT';
-      finish(new ToolError(tool, missing ? `${tool} is not installed` : `${tool} could not be started (${e.code ?? e.message})`, { missing }));
+      finish(
+        new ToolError(
+          tool,
+          missing ? `${tool} is not installed` : `${tool} could not be started (${e.code ?? e.message})`,
+          { missing },
+        ),
+      );
     });
     const out: Buffer[] = [];
     let outBytes = 0;
@@ -89,10 +112,18 @@ export function runTool(bin: string, args: string[], opts: ToolRun): Promise<Buf
     child.stdin?.on('error', () => {});
     if (opts.stdin !== undefined) child.stdin?.end(opts.stdin);
     child.once('close', (code, signal) => {
-      if (why === 'timeout') return finish(new ToolError(tool, `${tool} timed out after ${opts.timeoutMs} ms`, { timedOut: true, stderr: err }));
-      if (why === 'abort') return finish(new ToolError(tool, `${tool} stopped: request aborted`, { aborted: true, stderr: err }));
-      if (why === 'overflow') return finish(new ToolError(tool, `${tool} printed more than ${maxOut} bytes`, { stderr: err }));
-      if (code !== 0) return finish(new ToolError(tool, `${tool} failed (${signal ?? `exit ${code}`})`, { exitCode: code, stderr: err }));
+      if (why === 'timeout')
+        return finish(
+          new ToolError(tool, `${tool} timed out after ${opts.timeoutMs} ms`, { timedOut: true, stderr: err }),
+        );
+      if (why === 'abort')
+        return finish(new ToolError(tool, `${tool} stopped: request aborted`, { aborted: true, stderr: err }));
+      if (why === 'overflow')
+        return finish(new ToolError(tool, `${tool} printed more than ${maxOut} bytes`, { stderr: err }));
+      if (code !== 0)
+        return finish(
+          new ToolError(tool, `${tool} failed (${signal ?? `exit ${code}`})`, { exitCode: code, stderr: err }),
+        );
       finish(undefined);
     });
   });

@@ -10,27 +10,33 @@ import { serveAudio } from './audio-routes-plan.ts';
 import { logToolFailure } from './log-tool-failure.ts';
 import { meter } from '../../services/usage/meter.ts';
 
-export const speechHandler = (log: Logger) => async (ctx: Context): Promise<void> => {
-  const state = ctx.state as RequestState;
-  if (!ctx.is('application/json')) throw new GatewayError('invalid-request', 'content-type must be application/json', { status: 415, param: 'content-type' });
-  const t0 = performance.now();
-  const request = decodeSpeechRequest(ctx.request.body);
-  state.timings.decodeMs = performance.now() - t0;
+export const speechHandler =
+  (log: Logger) =>
+  async (ctx: Context): Promise<void> => {
+    const state = ctx.state as RequestState;
+    if (!ctx.is('application/json'))
+      throw new GatewayError('invalid-request', 'content-type must be application/json', {
+        status: 415,
+        param: 'content-type',
+      });
+    const t0 = performance.now();
+    const request = decodeSpeechRequest(ctx.request.body);
+    state.timings.decodeMs = performance.now() - t0;
 
-  const out = await serveAudio(ctx, request.model, 'synthesize speech', async (provider, route, call) => ({
-    provider: route.provider,
-    audio: await provider.synthesize(request, route.model, call),
-  })).catch((e: unknown) => {
-    logToolFailure(log, ctx, e);
-    throw e;
-  });
-  speechCharactersTotal.inc({ provider: out.provider }, [...request.input].length);
-  meter(state, { characters: [...request.input].length, audioSeconds: out.audio.outputSeconds });
-  void out.audio.outputSeconds.then((s) => {
-    if (s !== undefined) audioSecondsTotal.inc({ provider: out.provider, direction: 'out' }, s);
-  });
-  ctx.status = 200;
-  ctx.body = out.audio.body;
-  // After the body: Koa would otherwise guess a type from it.
-  ctx.set('content-type', out.audio.contentType);
-};
+    const out = await serveAudio(ctx, request.model, 'synthesize speech', async (provider, route, call) => ({
+      provider: route.provider,
+      audio: await provider.synthesize(request, route.model, call),
+    })).catch((e: unknown) => {
+      logToolFailure(log, ctx, e);
+      throw e;
+    });
+    speechCharactersTotal.inc({ provider: out.provider }, [...request.input].length);
+    meter(state, { characters: [...request.input].length, audioSeconds: out.audio.outputSeconds });
+    void out.audio.outputSeconds.then((s) => {
+      if (s !== undefined) audioSecondsTotal.inc({ provider: out.provider, direction: 'out' }, s);
+    });
+    ctx.status = 200;
+    ctx.body = out.audio.body;
+    // After the body: Koa would otherwise guess a type from it.
+    ctx.set('content-type', out.audio.contentType);
+  };

@@ -38,7 +38,10 @@ export function audioProviderOf(runtime: Runtime, name: string): AudioProvider |
   if (built) return built;
   const cfg = runtime.config.providers[name];
   if (!cfg || runtime.disabled.has(name) || !servesAudio(cfg)) return undefined;
-  const provider = cfg.type === 'local-speech' ? new LocalSpeechProvider(name) : new OpenAIAudioProvider(name, cfg, (ms) => runtime.dispatcherFor(ms));
+  const provider =
+    cfg.type === 'local-speech'
+      ? new LocalSpeechProvider(name)
+      : new OpenAIAudioProvider(name, cfg, (ms) => runtime.dispatcherFor(ms));
   providers.set(name, provider);
   return provider;
 }

@@ -19,18 +19,27 @@ export const speechRouteHandlers = (log: Logger) => ({
 /** What a local-speech provider of this config cannot do on this machine, and odd routes to it. */
 export function speechStartupWarnings(runtime: Runtime): string[] {
   const warnings: string[] = [];
-  const local = Object.entries(runtime.config.providers).filter(([name, p]) => p.type === 'local-speech' && !runtime.disabled.has(name));
+  const local = Object.entries(runtime.config.providers).filter(
+    ([name, p]) => p.type === 'local-speech' && !runtime.disabled.has(name),
+  );
   if (local.length === 0) return warnings;
   const seen = new Set<string>();
-  const missing: MissingTool[] = [...missingTools('synthesis'), ...missingTools('recognition')].filter((m) => !seen.has(m.tool) && seen.add(m.tool));
+  const missing: MissingTool[] = [...missingTools('synthesis'), ...missingTools('recognition')].filter(
+    (m) => !seen.has(m.tool) && seen.add(m.tool),
+  );
   for (const [name] of local) {
-    if (missing.length > 0) warnings.push(`provider '${name}' (local-speech): ${describeMissing(missing)}; requests that need them answer 503`);
+    if (missing.length > 0)
+      warnings.push(
+        `provider '${name}' (local-speech): ${describeMissing(missing)}; requests that need them answer 503`,
+      );
   }
   const engines: string[] = Object.values(localEngines);
   for (const [model, m] of Object.entries(runtime.config.models)) {
     for (const r of m.routes) {
       if (runtime.config.providers[r.provider]?.type === 'local-speech' && !engines.includes(r.model ?? '')) {
-        warnings.push(`model '${model}': local-speech route model '${r.model ?? '{model}'}' is not an engine (${engines.join(', ')}); it answers 400`);
+        warnings.push(
+          `model '${model}': local-speech route model '${r.model ?? '{model}'}' is not an engine (${engines.join(', ')}); it answers 400`,
+        );
       }
     }
   }

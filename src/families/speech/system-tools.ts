@@ -65,5 +65,8 @@ export function requireTools(provider: string, capability: SpeechCapability): vo
   const missing = missingTools(capability);
   if (missing.length === 0) return;
   const what = capability === 'synthesis' ? 'synthesize speech' : 'recognize speech';
-  throw new GatewayError('unavailable', `provider '${provider}' (local-speech) cannot ${what}: ${describeMissing(missing)}`);
+  throw new GatewayError(
+    'unavailable',
+    `provider '${provider}' (local-speech) cannot ${what}: ${describeMissing(missing)}`,
+  );
 }

@@ -40,7 +40,11 @@ export function retryDelay(cfg: TuneConfig['callback'], failedAttempts: number):
 
 type Outcome = 'delivered' | 'http_error' | 'network_error' | 'refused';
 
-async function attempt(rec: CallbackRecord, cfg: TuneConfig, allowPrivate: boolean): Promise<{ outcome: Outcome; status?: number; error?: string }> {
+async function attempt(
+  rec: CallbackRecord,
+  cfg: TuneConfig,
+  allowPrivate: boolean,
+): Promise<{ outcome: Outcome; status?: number; error?: string }> {
   try {
     // Literal IP hosts are checked here; names are checked (and pinned) by the agent's lookup.
     await checkOutboundUrl(rec.url, allowPrivate);
@@ -56,7 +60,10 @@ async function attempt(rec: CallbackRecord, cfg: TuneConfig, allowPrivate: boole
     if (res.statusCode >= 200 && res.statusCode < 300) return { outcome: 'delivered', status: res.statusCode };
     return { outcome: 'http_error', status: res.statusCode, error: `HTTP ${res.statusCode}` };
   } catch (e) {
-    const refused = e instanceof SsrfRefused || (e as { code?: unknown }).code === 'EPOLYGATE_SSRF' || (e as { cause?: { code?: unknown } }).cause?.code === 'EPOLYGATE_SSRF';
+    const refused =
+      e instanceof SsrfRefused ||
+      (e as { code?: unknown }).code === 'EPOLYGATE_SSRF' ||
+      (e as { cause?: { code?: unknown } }).cause?.code === 'EPOLYGATE_SSRF';
     return { outcome: refused ? 'refused' : 'network_error', error: (e as Error).message };
   }
 }
@@ -75,7 +82,14 @@ export async function deliverCallbacks(docs: Claimed<CallbackRecord>[], d: Deliv
       rec.lastStatus = r.status;
       rec.lastError = r.error;
       let dueAt: number | null = null;
-      const log = { delivery_id: rec.deliveryId, task_id: rec.taskId, attempt: rec.attempts, outcome: r.outcome, status: r.status, error: r.error };
+      const log = {
+        delivery_id: rec.deliveryId,
+        task_id: rec.taskId,
+        attempt: rec.attempts,
+        outcome: r.outcome,
+        status: r.status,
+        error: r.error,
+      };
       if (r.outcome === 'delivered') {
         rec.state = 'delivered';
         d.log.info(log, 'callback delivered');
@@ -88,7 +102,8 @@ export async function deliverCallbacks(docs: Claimed<CallbackRecord>[], d: Deliv
         dueAt = Date.now() + retryDelay(d.tune.callback, rec.attempts);
         d.log.info({ ...log, retry_in_ms: dueAt - Date.now() }, 'callback attempt failed');
       }
-      if (!(await d.tasks.saveCallback(doc, dueAt))) d.log.warn(log, 'callback lease lost; another worker owns the delivery');
+      if (!(await d.tasks.saveCallback(doc, dueAt)))
+        d.log.warn(log, 'callback lease lost; another worker owns the delivery');
     }),
   );
 }

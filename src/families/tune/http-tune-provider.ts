@@ -30,12 +30,18 @@ export class HttpTuneProvider implements TuneProvider {
   constructor(name: string, cfg: ProviderConfig, dispatcher: Dispatcher) {
     this.name = name;
     this.#base = (cfg.base_url ?? '').replace(/\/+$/, '');
-    this.#headers = { ...(cfg.headers ?? {}), authorization: `Bearer ${cfg.api_key ?? ''}`, 'content-type': 'application/json', accept: 'application/json' };
+    this.#headers = {
+      ...(cfg.headers ?? {}),
+      authorization: `Bearer ${cfg.api_key ?? ''}`,
+      'content-type': 'application/json',
+      accept: 'application/json',
+    };
     this.#dispatcher = dispatcher;
   }
 
   async submit(submission: TaskSubmission, upstreamModel: string): Promise<string> {
-    const req = submission.kind === 'music' ? encodeMusicSubmit(submission, upstreamModel) : encodeLyricsSubmit(submission);
+    const req =
+      submission.kind === 'music' ? encodeMusicSubmit(submission, upstreamModel) : encodeLyricsSubmit(submission);
     return decodeSubmitData(await this.#call(req), this.name);
   }
 
@@ -56,7 +62,10 @@ export class HttpTuneProvider implements TuneProvider {
     });
     const body = await errorBodyOf(res);
     if (typeof body === 'string' && res.statusCode < 400) {
-      throw new GatewayError('upstream', `provider '${this.name}' answered HTTP ${res.statusCode} with a body that is not JSON`);
+      throw new GatewayError(
+        'upstream',
+        `provider '${this.name}' answered HTTP ${res.statusCode} with a body that is not JSON`,
+      );
     }
     try {
       return decodeUpstreamEnvelope(res.statusCode, body, this.name);

@@ -45,12 +45,25 @@ export function parseWrittenLyrics(answer: string, theme: string): WrittenLyrics
   const title = clean(/^[\s*_#]*title[\s*_]*:(.+)$/im.exec(answer)?.[1]);
   const tags = clean(/^[\s*_#]*tags[\s*_]*:(.+)$/im.exec(answer)?.[1]);
   const lyricsAt = /^[\s*_#]*lyrics[\s*_]*:[\s*_]*$/im.exec(answer);
-  const text = (lyricsAt ? answer.slice(lyricsAt.index + lyricsAt[0].length) : title || tags ? answer.replace(/^[\s*_#]*(title|tags)[\s*_]*:.*$/gim, '') : answer).trim();
+  const text = (
+    lyricsAt
+      ? answer.slice(lyricsAt.index + lyricsAt[0].length)
+      : title || tags
+        ? answer.replace(/^[\s*_#]*(title|tags)[\s*_]*:.*$/gim, '')
+        : answer
+  ).trim();
   return { title: title || titleFrom(theme), tags: tags || 'pop', text: text || theme.trim() };
 }
 
 /** Asks the configured chat model through the chat route loop (src/services/resilience/run-routes.ts). */
-export async function writeLyrics(runtime: Runtime, model: string, theme: string, purpose: 'song' | 'lyrics', signal: AbortSignal, breakers: BreakerBoard): Promise<WrittenLyrics> {
+export async function writeLyrics(
+  runtime: Runtime,
+  model: string,
+  theme: string,
+  purpose: 'song' | 'lyrics',
+  signal: AbortSignal,
+  breakers: BreakerBoard,
+): Promise<WrittenLyrics> {
   const request: ChatRequest = {
     model,
     system: [{ type: 'text', text: purpose === 'song' ? songInstructions : lyricsInstructions }],
@@ -72,7 +85,11 @@ export async function writeLyrics(runtime: Runtime, model: string, theme: string
     serve: async (route) => {
       const provider = runtime.chatProviders.get(route.provider);
       if (!provider) return { served: false };
-      const result = await provider.complete(request, route.model, { signal, warn: () => undefined, timeouts: route.timeouts });
+      const result = await provider.complete(request, route.model, {
+        signal,
+        warn: () => undefined,
+        timeouts: route.timeouts,
+      });
       const answer = result.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
       written = parseWrittenLyrics(answer, theme);
       return { served: true, upstreamFailed: false };

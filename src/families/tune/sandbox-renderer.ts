@@ -85,7 +85,10 @@ function backing(variant: (typeof variants)[number], seconds: number): { input: 
  * Renders one song to `file` (written to a temporary name and renamed, so a reader never sees a
  * partial file). `variant` 0 or 1 picks the voice and the chords.
  */
-export async function renderSong(file: string, opts: { lyrics: string; title: string; instrumental: boolean; variant: number }): Promise<RenderedSong> {
+export async function renderSong(
+  file: string,
+  opts: { lyrics: string; title: string; instrumental: boolean; variant: number },
+): Promise<RenderedSong> {
   const v = variants[opts.variant % variants.length];
   // Work beside the target so the final rename stays on one filesystem (atomic).
   mkdirSync(dirname(file), { recursive: true });
@@ -94,7 +97,14 @@ export async function renderSong(file: string, opts: { lyrics: string; title: st
     const text = opts.instrumental ? '' : spokenText(opts.lyrics);
     const speech = join(work, 'speech.wav');
     const out = join(work, 'song.mp3');
-    const meta = ['-metadata', `title=${opts.title}`, '-metadata', 'artist=polygate sandbox', '-metadata', 'comment=sandbox-tune: not a music model'];
+    const meta = [
+      '-metadata',
+      `title=${opts.title}`,
+      '-metadata',
+      'artist=polygate sandbox',
+      '-metadata',
+      'comment=sandbox-tune: not a music model',
+    ];
     const encode = ['-ac', '2', '-c:a', 'libmp3lame', '-b:a', '96k'];
     let duration: number;
     if (text) {
@@ -102,11 +112,39 @@ export async function renderSong(file: string, opts: { lyrics: string; title: st
       duration = wavSeconds(speech) + 2;
       const bg = backing(v, duration);
       const filter = `[0:a]aresample=44100,adelay=1000:all=1[v];[1:a]${bg.filter}[b];[v][b]amix=inputs=2:duration=longest:normalize=0[m]`;
-      await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-i', speech, ...bg.input, '-filter_complex', filter, '-map', '[m]', ...encode, ...meta, out]);
+      await run('ffmpeg', [
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-y',
+        '-i',
+        speech,
+        ...bg.input,
+        '-filter_complex',
+        filter,
+        '-map',
+        '[m]',
+        ...encode,
+        ...meta,
+        out,
+      ]);
     } else {
       duration = instrumentalSeconds;
       const bg = backing(v, duration);
-      await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...bg.input, '-filter_complex', `[0:a]${bg.filter}[m]`, '-map', '[m]', ...encode, ...meta, out]);
+      await run('ffmpeg', [
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-y',
+        ...bg.input,
+        '-filter_complex',
+        `[0:a]${bg.filter}[m]`,
+        '-map',
+        '[m]',
+        ...encode,
+        ...meta,
+        out,
+      ]);
     }
     renameSync(out, file);
     return { duration: Math.round(duration * 100) / 100 };

@@ -46,7 +46,11 @@ export function sandboxLyrics(theme: string): { title: string; text: string } {
     .replace(/[^\p{L}\p{N}\s']/gu, ' ')
     .split(/\s+/)
     .filter(Boolean);
-  const title = words.slice(0, 4).map((w) => w[0].toUpperCase() + w.slice(1)).join(' ') || 'Untitled';
+  const title =
+    words
+      .slice(0, 4)
+      .map((w) => w[0].toUpperCase() + w.slice(1))
+      .join(' ') || 'Untitled';
   return { title, text: `[Verse]\n${theme.trim()}\n\n[Chorus]\n${title}, ${title}\nSing it with me, ${title}` };
 }
 
@@ -100,7 +104,12 @@ export class SandboxTuneProvider implements TuneProvider {
       switch (m.type) {
         case 'inspiration': {
           const l = sandboxLyrics(m.description);
-          Object.assign(job, { title: l.title, lyrics: job.instrumental ? '' : l.text, tags: 'sandbox, synth pop', description: m.description });
+          Object.assign(job, {
+            title: l.title,
+            lyrics: job.instrumental ? '' : l.text,
+            tags: 'sandbox, synth pop',
+            description: m.description,
+          });
           texts = [m.description];
           break;
         }
@@ -110,8 +119,17 @@ export class SandboxTuneProvider implements TuneProvider {
           break;
         case 'continuation': {
           const src = (await this.#store.get<SandboxJob>(JOBS, m.taskId))?.data;
-          if (!src || !src.clips.includes(m.clipId)) throw invalid('continue_clip_id', `continue_clip_id: sandbox has no clip '${m.clipId}' in task '${m.taskId}'`);
-          Object.assign(job, { title: m.title ?? `${src.title} (extended)`, lyrics: m.lyrics ?? src.lyrics, tags: m.tags ?? src.tags, description: src.description });
+          if (!src || !src.clips.includes(m.clipId))
+            throw invalid(
+              'continue_clip_id',
+              `continue_clip_id: sandbox has no clip '${m.clipId}' in task '${m.taskId}'`,
+            );
+          Object.assign(job, {
+            title: m.title ?? `${src.title} (extended)`,
+            lyrics: m.lyrics ?? src.lyrics,
+            tags: m.tags ?? src.tags,
+            description: src.description,
+          });
           texts = [m.lyrics ?? '', m.title ?? '', m.tags ?? ''];
           break;
         }
@@ -121,7 +139,8 @@ export class SandboxTuneProvider implements TuneProvider {
         }
       }
     }
-    if (texts.some((t) => t.includes(failMarker))) job.failReason = `sandbox: failure requested by ${failMarker} in the submission`;
+    if (texts.some((t) => t.includes(failMarker)))
+      job.failReason = `sandbox: failure requested by ${failMarker} in the submission`;
     await this.#store.put<SandboxJob>(JOBS, { id: job.id, workspace: '', data: job, dueAt: null });
     // Start rendering now, so the audio is usually ready by the time the task "finishes".
     if (job.clips.length > 0 && !job.failReason) this.#render(job).catch(() => undefined);
@@ -150,7 +169,14 @@ export class SandboxTuneProvider implements TuneProvider {
     let p = this.#rendering.get(job.id);
     if (!p) {
       p = Promise.all(
-        job.clips.map((clip, i) => renderSong(this.audioPath(clip), { lyrics: job.lyrics, title: job.title, instrumental: job.instrumental, variant: i }).then((r) => r.duration)),
+        job.clips.map((clip, i) =>
+          renderSong(this.audioPath(clip), {
+            lyrics: job.lyrics,
+            title: job.title,
+            instrumental: job.instrumental,
+            variant: i,
+          }).then((r) => r.duration),
+        ),
       ).finally(() => {
         this.#rendering.delete(job.id);
         for (const c of job.clips) this.#clipJob.delete(c);
@@ -167,10 +193,25 @@ export class SandboxTuneProvider implements TuneProvider {
     const startTime = Math.floor(job.createdAt / 1000);
     const base = { id: job.id, action: job.action, submitTime: startTime, startTime, failReason: '' };
     if (elapsed < delay) {
-      return { ...base, status: 'IN_PROGRESS', rawStatus: 'IN_PROGRESS', finishTime: 0, progress: Math.floor((elapsed / delay) * 100), output: this.#output(job, 'streaming') };
+      return {
+        ...base,
+        status: 'IN_PROGRESS',
+        rawStatus: 'IN_PROGRESS',
+        finishTime: 0,
+        progress: Math.floor((elapsed / delay) * 100),
+        output: this.#output(job, 'streaming'),
+      };
     }
     if (job.failReason) {
-      return { ...base, status: 'FAIL', rawStatus: 'FAIL', failReason: job.failReason, finishTime: Math.floor(Date.now() / 1000), progress: 100, output: this.#output(job, 'error') };
+      return {
+        ...base,
+        status: 'FAIL',
+        rawStatus: 'FAIL',
+        failReason: job.failReason,
+        finishTime: Math.floor(Date.now() / 1000),
+        progress: 100,
+        output: this.#output(job, 'error'),
+      };
     }
     if (job.action === 'MUSIC' && (!job.durations || job.clips.some((c) => !existsSync(this.audioPath(c))))) {
       try {
@@ -191,12 +232,24 @@ export class SandboxTuneProvider implements TuneProvider {
       await this.#store.put<SandboxJob>(JOBS, { id: job.id, workspace: '', data: job, dueAt: null });
     }
     const finished = Math.floor((job.createdAt + delay) / 1000);
-    return { ...base, status: 'SUCCESS', rawStatus: 'SUCCESS', finishTime: Math.max(finished, startTime), progress: 100, output: this.#output(job, 'complete') };
+    return {
+      ...base,
+      status: 'SUCCESS',
+      rawStatus: 'SUCCESS',
+      finishTime: Math.max(finished, startTime),
+      progress: 100,
+      output: this.#output(job, 'complete'),
+    };
   }
 
   #output(job: SandboxJob, status: 'streaming' | 'complete' | 'error'): UpstreamTaskView['output'] {
     if (job.action === 'LYRICS') {
-      return status === 'streaming' ? { kind: 'lyrics', lyrics: null } : { kind: 'lyrics', lyrics: { id: job.id, text: status === 'error' ? '' : job.lyrics, title: job.title, status } };
+      return status === 'streaming'
+        ? { kind: 'lyrics', lyrics: null }
+        : {
+            kind: 'lyrics',
+            lyrics: { id: job.id, text: status === 'error' ? '' : job.lyrics, title: job.title, status },
+          };
     }
     const songs: Song[] = job.clips.map((clip, i) => ({
       id: clip,

@@ -11,8 +11,16 @@ import type { TuneProvider } from './tune-provider.ts';
 
 export type Taken = { route: Route; upstreamId: string };
 
-export async function submitOnRoutes(providers: Map<string, TuneProvider>, model: string, routes: Route[], submission: TaskSubmission, signal: AbortSignal, breakers: BreakerBoard): Promise<Taken> {
-  const none = (): GatewayError => new GatewayError('unavailable', `music model '${model}' has no enabled music provider`);
+export async function submitOnRoutes(
+  providers: Map<string, TuneProvider>,
+  model: string,
+  routes: Route[],
+  submission: TaskSubmission,
+  signal: AbortSignal,
+  breakers: BreakerBoard,
+): Promise<Taken> {
+  const none = (): GatewayError =>
+    new GatewayError('unavailable', `music model '${model}' has no enabled music provider`);
   let taken: Taken | undefined;
   await runRoutes({
     family: 'tune',

@@ -5,7 +5,13 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { encodeTask } from '../../../adapters/tune/index.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
-import { emptyOutput, isTerminal, type MusicSubmission, type TaskOutput, type UpstreamTaskView } from '../../ir/music-task.ts';
+import {
+  emptyOutput,
+  isTerminal,
+  type MusicSubmission,
+  type TaskOutput,
+  type UpstreamTaskView,
+} from '../../ir/music-task.ts';
 import { tasksTotal, upstreamPollsTotal } from '../../infra/metrics/registry.ts';
 import { toGatewayError } from '../../infra/errors/to-gateway-error.ts';
 import { isRetryable } from '../../infra/upstream/failure-cause.ts';
@@ -42,12 +48,16 @@ const nowSec = (): number => Math.floor(Date.now() / 1000);
 
 /** When to try a failed step again: doubling from the poll interval, never before the upstream's Retry-After. */
 function backoff(d: PollerDeps, rec: TaskRecord, retryAfterS?: number): number {
-  const delay = Math.max(Math.min(60_000, d.runtime.config.tune.poll_interval_ms * 2 ** Math.min(rec.failures, 6)), (retryAfterS ?? 0) * 1000);
+  const delay = Math.max(
+    Math.min(60_000, d.runtime.config.tune.poll_interval_ms * 2 ** Math.min(rec.failures, 6)),
+    (retryAfterS ?? 0) * 1000,
+  );
   return Math.min(Date.now() + delay, rec.deadlineAt);
 }
 
 async function save(d: PollerDeps, doc: Doc, dueAt: number | null): Promise<void> {
-  if (!(await d.tasks.save(doc, dueAt))) d.log.warn({ task_id: doc.id }, 'task lease lost; another worker owns the task now');
+  if (!(await d.tasks.save(doc, dueAt)))
+    d.log.warn({ task_id: doc.id }, 'task lease lost; another worker owns the task now');
 }
 
 /** Settles the task: queue its callback first (exactly once), then write it as done. */
@@ -58,7 +68,15 @@ async function finish(d: PollerDeps, doc: Doc): Promise<void> {
   if (t.finishTime === 0) t.finishTime = nowSec();
   if (t.notifyHook) {
     const queued = await d.tasks.enqueueCallback(
-      { deliveryId: randomUUID(), taskId: t.id, url: t.notifyHook, body: JSON.stringify(encodeTask(t, { origin: d.origin })), attempts: 0, state: 'pending', createdAt: Date.now() },
+      {
+        deliveryId: randomUUID(),
+        taskId: t.id,
+        url: t.notifyHook,
+        body: JSON.stringify(encodeTask(t, { origin: d.origin })),
+        attempts: 0,
+        state: 'pending',
+        createdAt: Date.now(),
+      },
       doc.workspace,
       Date.now(),
     );
@@ -66,7 +84,16 @@ async function finish(d: PollerDeps, doc: Doc): Promise<void> {
   }
   if (await d.tasks.save(doc, null)) {
     tasksTotal.inc({ provider: rec.provider || 'none', action: t.action, status: t.status });
-    d.log.info({ task_id: t.id, provider: rec.provider, action: t.action, status: t.status, fail_reason: t.failReason || undefined }, 'task finished');
+    d.log.info(
+      {
+        task_id: t.id,
+        provider: rec.provider,
+        action: t.action,
+        status: t.status,
+        fail_reason: t.failReason || undefined,
+      },
+      'task finished',
+    );
   }
 }
 
@@ -76,12 +103,22 @@ function fail(d: PollerDeps, doc: Doc, reason: string): Promise<void> {
 }
 
 /** Retries a failed step later, or fails the task when the error is the request's fault. */
-function stepFailed(d: PollerDeps, doc: Doc, what: string, err: GatewayError, opts: { maxFailures?: number; always?: boolean } = {}): Promise<void> {
+function stepFailed(
+  d: PollerDeps,
+  doc: Doc,
+  what: string,
+  err: GatewayError,
+  opts: { maxFailures?: number; always?: boolean } = {},
+): Promise<void> {
   const rec = doc.data;
   rec.failures++;
   rec.lastError = `${what}: ${err.message}`;
-  if ((!opts.always && !isRetryable(err)) || rec.failures >= (opts.maxFailures ?? Infinity)) return fail(d, doc, rec.lastError);
-  d.log.warn({ task_id: rec.task.id, provider: rec.provider, failures: rec.failures, err: rec.lastError }, 'task step failed; retrying');
+  if ((!opts.always && !isRetryable(err)) || rec.failures >= (opts.maxFailures ?? Infinity))
+    return fail(d, doc, rec.lastError);
+  d.log.warn(
+    { task_id: rec.task.id, provider: rec.provider, failures: rec.failures, err: rec.lastError },
+    'task step failed; retrying',
+  );
   return save(d, doc, backoff(d, rec, err.retryAfter));
 }
 
@@ -97,7 +134,14 @@ async function compose(d: PollerDeps, doc: Doc): Promise<void> {
   const theme = sub.kind === 'lyrics' ? sub.prompt : sub.mode.type === 'inspiration' ? sub.mode.description : '';
   let written;
   try {
-    written = await writeLyrics(d.runtime, model ?? '', theme, sub.kind === 'lyrics' ? 'lyrics' : 'song', d.signal, d.breakers);
+    written = await writeLyrics(
+      d.runtime,
+      model ?? '',
+      theme,
+      sub.kind === 'lyrics' ? 'lyrics' : 'song',
+      d.signal,
+      d.breakers,
+    );
   } catch (e) {
     // Cut short by shutdown: leave the task as it was; it is composed again after the restart.
     if (d.signal.aborted) return;
@@ -106,10 +150,16 @@ async function compose(d: PollerDeps, doc: Doc): Promise<void> {
   rec.failures = 0;
   if (sub.kind === 'lyrics') {
     Object.assign(rec.task, { status: 'SUCCESS', progress: 100, finishTime: nowSec() });
-    rec.task.output = { kind: 'lyrics', lyrics: { id: randomUUID(), text: written.text, title: written.title, status: 'complete' } };
+    rec.task.output = {
+      kind: 'lyrics',
+      lyrics: { id: randomUUID(), text: written.text, title: written.title, status: 'complete' },
+    };
     return finish(d, doc);
   }
-  const composed: MusicSubmission = { ...sub, mode: { type: 'custom', lyrics: sub.instrumental ? '' : written.text, title: written.title, tags: written.tags } };
+  const composed: MusicSubmission = {
+    ...sub,
+    mode: { type: 'custom', lyrics: sub.instrumental ? '' : written.text, title: written.title, tags: written.tags },
+  };
   rec.inspiredBy = theme;
   rec.submission = composed;
   rec.phase = 'submit';
@@ -120,11 +170,21 @@ async function compose(d: PollerDeps, doc: Doc): Promise<void> {
 async function submit(d: PollerDeps, doc: Doc): Promise<void> {
   const rec = doc.data;
   // A continuation stays with the provider that made its clip.
-  const routes = d.runtime.router.plan(rec.model).filter((r) => d.providers.has(r.provider) && (rec.submission.kind !== 'music' || rec.submission.mode.type !== 'continuation' || r.provider === rec.provider));
+  const routes = d.runtime.router
+    .plan(rec.model)
+    .filter(
+      (r) =>
+        d.providers.has(r.provider) &&
+        (rec.submission.kind !== 'music' || rec.submission.mode.type !== 'continuation' || r.provider === rec.provider),
+    );
   if (routes.length === 0) return fail(d, doc, `music provider '${rec.provider}' is no longer enabled`);
   try {
     const taken = await submitOnRoutes(d.providers, rec.model, routes, rec.submission, d.signal, d.breakers);
-    Object.assign(rec, { provider: taken.route.provider, upstreamModel: taken.route.model, upstreamId: taken.upstreamId });
+    Object.assign(rec, {
+      provider: taken.route.provider,
+      upstreamModel: taken.route.model,
+      upstreamId: taken.upstreamId,
+    });
   } catch (e) {
     if (d.signal.aborted) return;
     return stepFailed(d, doc, `provider '${rec.provider}' refused the submission`, toGatewayError(e));
@@ -141,7 +201,13 @@ function outputOf(rec: TaskRecord, view: UpstreamTaskView): TaskOutput {
   if (rec.task.action !== 'MUSIC') return emptyOutput(rec.task.action);
   const inspiredBy = rec.inspiredBy;
   if (!inspiredBy) return out;
-  return { kind: 'songs', songs: out.songs.map((s) => ({ ...s, metadata: { ...s.metadata, gptDescriptionPrompt: s.metadata.gptDescriptionPrompt || inspiredBy } })) };
+  return {
+    kind: 'songs',
+    songs: out.songs.map((s) => ({
+      ...s,
+      metadata: { ...s.metadata, gptDescriptionPrompt: s.metadata.gptDescriptionPrompt || inspiredBy },
+    })),
+  };
 }
 
 async function apply(d: PollerDeps, doc: Doc, view: UpstreamTaskView): Promise<void> {
@@ -176,7 +242,9 @@ async function pollGroup(d: PollerDeps, providerName: string, docs: Doc[]): Prom
       // Any poll failure (even a 4xx: the upstream may be misbehaving briefly) is retried with
       // backoff until the task deadline; the task itself was accepted.
       const err = toGatewayError(e);
-      await Promise.all(batch.map((doc) => stepFailed(d, doc, `polling provider '${providerName}' failed`, err, { always: true })));
+      await Promise.all(
+        batch.map((doc) => stepFailed(d, doc, `polling provider '${providerName}' failed`, err, { always: true })),
+      );
       continue;
     }
     await Promise.all(
@@ -200,7 +268,13 @@ export async function advanceTasks(docs: Doc[], d: PollerDeps): Promise<void> {
     const rec = doc.data;
     if (Date.now() >= rec.deadlineAt && rec.phase !== 'done') {
       const last = rec.lastError ? `; last error: ${rec.lastError}` : '';
-      steps.push(fail(d, doc, `task exceeded the deadline: not finished within ${deadlineS} s of submission (tune.task_deadline_s)${last}`));
+      steps.push(
+        fail(
+          d,
+          doc,
+          `task exceeded the deadline: not finished within ${deadlineS} s of submission (tune.task_deadline_s)${last}`,
+        ),
+      );
       continue;
     }
     switch (rec.phase) {

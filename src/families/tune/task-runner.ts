@@ -31,14 +31,19 @@ function configWarnings(runtime: Runtime): string[] {
   const w: string[] = [];
   if (!t.callback.secret) w.push('tune.callback.secret is empty: notify_hook callbacks are sent unsigned');
   for (const m of t.music_models) {
-    if (!runtime.router.has(m)) w.push(`tune.music_models: '${m}' is not under models:, so submissions with mv '${m}' answer 503`);
+    if (!runtime.router.has(m))
+      w.push(`tune.music_models: '${m}' is not under models:, so submissions with mv '${m}' answer 503`);
   }
-  if (t.lyrics_model && !runtime.router.has(t.lyrics_model)) w.push(`tune.lyrics_model: '${t.lyrics_model}' is not under models:`);
+  if (t.lyrics_model && !runtime.router.has(t.lyrics_model))
+    w.push(`tune.lyrics_model: '${t.lyrics_model}' is not under models:`);
   return w;
 }
 
 /** `services`: the gateway's (src/services/runtime/services.ts). */
-export function startTuneRunner(services: { ref: RuntimeRef; log: Logger; store: Store; breakers: BreakerBoard }, opts: { port: number }): TuneRunner {
+export function startTuneRunner(
+  services: { ref: RuntimeRef; log: Logger; store: Store; breakers: BreakerBoard },
+  opts: { port: number },
+): TuneRunner {
   const { ref, log } = services;
   const abort = new AbortController();
   const tasks = new TaskStore(services.store);
@@ -51,10 +56,12 @@ export function startTuneRunner(services: { ref: RuntimeRef; log: Logger; store:
   let warnedFor: Runtime | undefined;
 
   const track = (p: Promise<void>, done: () => void): void => {
-    const q = p.catch((err: unknown) => log.error({ err }, 'tune background step crashed')).finally(() => {
-      done();
-      inFlight.delete(q);
-    });
+    const q = p
+      .catch((err: unknown) => log.error({ err }, 'tune background step crashed'))
+      .finally(() => {
+        done();
+        inFlight.delete(q);
+      });
     inFlight.add(q);
   };
 
@@ -68,7 +75,11 @@ export function startTuneRunner(services: { ref: RuntimeRef; log: Logger; store:
     if (tasksBusy < maxTasksInFlight) {
       // tune.task_lease_ms (default 120 s): long enough for the slowest step (a 30 s upstream call, a
       // sandbox render); a crashed holder's task waits at most this long for another instance.
-      const claimed = await tasks.claimDue(now, Math.min(100, maxTasksInFlight - tasksBusy), runtime.config.tune.task_lease_ms);
+      const claimed = await tasks.claimDue(
+        now,
+        Math.min(100, maxTasksInFlight - tasksBusy),
+        runtime.config.tune.task_lease_ms,
+      );
       if (claimed.length > 0) {
         tasksBusy += claimed.length;
         const deps = {
@@ -86,7 +97,11 @@ export function startTuneRunner(services: { ref: RuntimeRef; log: Logger; store:
     }
     if (callbacksBusy < maxCallbacksInFlight) {
       const cfg = runtime.config.tune;
-      const claimed = await tasks.claimCallbacks(now, maxCallbacksInFlight - callbacksBusy, cfg.callback.timeout_ms * 2 + 10_000);
+      const claimed = await tasks.claimCallbacks(
+        now,
+        maxCallbacksInFlight - callbacksBusy,
+        cfg.callback.timeout_ms * 2 + 10_000,
+      );
       if (claimed.length > 0) {
         callbacksBusy += claimed.length;
         const deps = { tune: cfg, allowPrivate: runtime.config.outbound.allow_private_addresses, tasks, log };

@@ -74,7 +74,11 @@ export class TaskStore {
 
   /** Writes back a claimed task; false when the lease was lost (another worker owns it now). */
   save(doc: Claimed<TaskRecord>, dueAt: number | null): Promise<boolean> {
-    return this.store.put<TaskRecord>(TASKS, { id: doc.id, workspace: doc.workspace, data: doc.data, dueAt }, { token: doc.token });
+    return this.store.put<TaskRecord>(
+      TASKS,
+      { id: doc.id, workspace: doc.workspace, data: doc.data, dueAt },
+      { token: doc.token },
+    );
   }
 
   /** Queues the callback of a finished task unless one exists (a repeated finish keeps the first). */
@@ -87,7 +91,11 @@ export class TaskStore {
   }
 
   saveCallback(doc: Claimed<CallbackRecord>, dueAt: number | null): Promise<boolean> {
-    return this.store.put<CallbackRecord>(CALLBACKS, { id: doc.id, workspace: doc.workspace, data: doc.data, dueAt }, { token: doc.token });
+    return this.store.put<CallbackRecord>(
+      CALLBACKS,
+      { id: doc.id, workspace: doc.workspace, data: doc.data, dueAt },
+      { token: doc.token },
+    );
   }
 
   getCallback(taskId: string): Promise<Doc<CallbackRecord> | undefined> {

@@ -43,7 +43,11 @@ export function tuneProvidersOf(runtime: Runtime, store: Store): Map<string, Tun
     else if (p.type === 'sandbox-tune') {
       const sandboxes = sandboxesOf(store);
       let s = sandboxes.get(name);
-      if (!s) sandboxes.set(name, (s = new SandboxTuneProvider(name, store, sandboxAudioDir(runtime), runtime.config.tune.sandbox_delay_ms)));
+      if (!s)
+        sandboxes.set(
+          name,
+          (s = new SandboxTuneProvider(name, store, sandboxAudioDir(runtime), runtime.config.tune.sandbox_delay_ms)),
+        );
       s.delayMs = runtime.config.tune.sandbox_delay_ms;
       m.set(name, s);
     }

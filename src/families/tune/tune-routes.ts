@@ -27,7 +27,11 @@ const storeOf = (ctx: Context) => st(ctx).services.store;
 const clientOrigin = (ctx: Context): string => `${ctx.protocol}://${ctx.host || 'localhost'}`;
 
 function requireJson(ctx: Context): void {
-  if (!ctx.is('application/json')) throw new GatewayError('invalid-request', 'content-type must be application/json', { status: 415, param: 'content-type' });
+  if (!ctx.is('application/json'))
+    throw new GatewayError('invalid-request', 'content-type must be application/json', {
+      status: 415,
+      param: 'content-type',
+    });
 }
 
 function answered(ctx: Context, s: Submitted, model: string): void {
@@ -50,7 +54,9 @@ const audioName = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
  */
 async function serveAudio(ctx: Context): Promise<void> {
   const m = audioName.exec(String((ctx as unknown as { params: Record<string, string> }).params.file ?? ''));
-  const file = m ? ((await anySandbox(storeOf(ctx))?.audioFile(m[1])) ?? join(sandboxAudioDir(st(ctx).runtime), `${m[1]}.mp3`)) : undefined;
+  const file = m
+    ? ((await anySandbox(storeOf(ctx))?.audioFile(m[1])) ?? join(sandboxAudioDir(st(ctx).runtime), `${m[1]}.mp3`))
+    : undefined;
   let size: number;
   try {
     size = file ? statSync(file).size : -1;
@@ -84,7 +90,10 @@ async function serveAudio(ctx: Context): Promise<void> {
 const submission = (ctx: Context) => {
   requireJson(ctx);
   const state = st(ctx);
-  return { state, services: { runtime: state.runtime, store: storeOf(ctx), key: state.key, breakers: state.services.breakers } };
+  return {
+    state,
+    services: { runtime: state.runtime, store: storeOf(ctx), key: state.key, breakers: state.services.breakers },
+  };
 };
 
 /** A request the real service validates but polygate cannot serve: validated, then refused naming the endpoint. */

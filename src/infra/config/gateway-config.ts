@@ -18,17 +18,35 @@ export type ProviderConfig = {
 export type TimeoutsConfig = { connect_ms?: number; first_byte_ms?: number; idle_ms?: number };
 
 /** Retries of one route before the next one is tried (docs/resilience.md). */
-export type RetriesConfig = { max_retries: number; base_delay_ms: number; max_delay_ms: number; max_retry_after_ms: number };
+export type RetriesConfig = {
+  max_retries: number;
+  base_delay_ms: number;
+  max_delay_ms: number;
+  max_retry_after_ms: number;
+};
 
 /** Circuit breaker per provider and upstream model (docs/resilience.md). */
-export type BreakerConfig = { consecutive_failures: number; failure_ratio: number; min_calls: number; window_ms: number; cooldown_ms: number };
+export type BreakerConfig = {
+  consecutive_failures: number;
+  failure_ratio: number;
+  min_calls: number;
+  window_ms: number;
+  cooldown_ms: number;
+};
 
 /**
  * `model` is the upstream's name; omitted or `{model}` it is the client's own name, and `{1}`…
  * are the parts a glob entry's `*`s matched (docs/models.md). A `standby` route serves only while
  * no other route of the model has an enabled provider.
  */
-export type RouteConfig = { provider: string; model?: string; standby?: boolean; weight?: number; timeouts?: TimeoutsConfig; retries?: Partial<RetriesConfig> };
+export type RouteConfig = {
+  provider: string;
+  model?: string;
+  standby?: boolean;
+  weight?: number;
+  timeouts?: TimeoutsConfig;
+  retries?: Partial<RetriesConfig>;
+};
 
 /** A `models:` entry; its key is an exact client-facing name or a glob (`*`, `?`). */
 export type ModelConfig = {
@@ -66,7 +84,14 @@ export type GatewayConfig = {
     /** Stored Responses of one workspace (their JSON bytes, src/infra/store/store.ts putCounted) may hold at most this. */
     max_workspace_stored_bytes: number;
   };
-  upstream: { connect_timeout_ms: number; first_byte_timeout_ms: number; idle_timeout_ms: number; max_connections: number; retries: RetriesConfig; breaker: BreakerConfig };
+  upstream: {
+    connect_timeout_ms: number;
+    first_byte_timeout_ms: number;
+    idle_timeout_ms: number;
+    max_connections: number;
+    retries: RetriesConfig;
+    breaker: BreakerConfig;
+  };
   reload: { watch: boolean; debounce_ms: number };
   /** Responses over WebSocket (docs/responses-websocket.md, src/families/responses/serve-responses-sockets.ts). */
   responses_websocket: ResponsesWebsocketConfig;

@@ -65,13 +65,17 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
     }
   }
   for (const [path, names] of unsetByPath) {
-    if (!/^\/providers\/[^/]+\/api_key$/.test(path)) warnings.push(`${path}: environment variable ${names.join(', ')} is unset; used ''`);
+    if (!/^\/providers\/[^/]+\/api_key$/.test(path))
+      warnings.push(`${path}: environment variable ${names.join(', ')} is unset; used ''`);
   }
   for (const [model, m] of Object.entries(config.models)) {
     const serving = servingRoutes(m.routes, disabledProviders);
-    if (serving.length === 0) warnings.push(`model '${model}' has no enabled provider; it answers 503 until one is configured`);
+    if (serving.length === 0)
+      warnings.push(`model '${model}' has no enabled provider; it answers 503 until one is configured`);
     else if (serving.every((r) => r.standby)) {
-      warnings.push(`model '${model}' is answered by its standby route (${serving.map((r) => r.provider).join(', ')}) until one of its other providers is configured`);
+      warnings.push(
+        `model '${model}' is answered by its standby route (${serving.map((r) => r.provider).join(', ')}) until one of its other providers is configured`,
+      );
     }
   }
   return { config, disabledProviders, warnings };
@@ -160,13 +164,17 @@ function crossCheck(c: GatewayConfig): string[] {
   const problems: string[] = [];
   for (const [model, m] of Object.entries(c.models)) {
     m.routes.forEach((r, i) => {
-      if (!c.providers[r.provider]) problems.push(`/models/${model}/routes/${i}/provider: unknown provider '${r.provider}'`);
+      if (!c.providers[r.provider])
+        problems.push(`/models/${model}/routes/${i}/provider: unknown provider '${r.provider}'`);
     });
     const stars = isGlob(model) ? (model.match(/\*/g) ?? []).length : 0;
     m.routes.forEach((r, i) => {
       for (const [, k] of (r.model ?? '').matchAll(/\{([^}]*)\}/g)) {
         if (k === 'model' || (/^[1-9]$/.test(k) && Number(k) <= stars)) continue;
-        const known = stars > 0 ? `{model}, or {1} to {${Math.min(stars, 9)}} for this glob's *` : '{model} (only a glob entry has {1}…)';
+        const known =
+          stars > 0
+            ? `{model}, or {1} to {${Math.min(stars, 9)}} for this glob's *`
+            : '{model} (only a glob entry has {1}…)';
         problems.push(`/models/${model}/routes/${i}/model: unknown placeholder {${k}}; use ${known}`);
       }
     });
@@ -175,7 +183,8 @@ function crossCheck(c: GatewayConfig): string[] {
     }
   }
   problems.push(...usageProblems(c));
-  if (c.storage.driver === 'redis' && !c.storage.url) problems.push(`/storage/url: required with driver 'redis' (redis://host:port/db)`);
+  if (c.storage.driver === 'redis' && !c.storage.url)
+    problems.push(`/storage/url: required with driver 'redis' (redis://host:port/db)`);
   const seen = new Set<string>();
   c.keys.forEach((k, i) => {
     if (seen.has(k.id)) problems.push(`/keys/${i}/id: duplicate key id '${k.id}'`);
@@ -203,7 +212,10 @@ function describe(e: ErrorObject, doc: Document, lines: LineCounter): string {
 }
 
 function lineOf(doc: Document, lines: LineCounter, pointer: string): number | undefined {
-  const segs = pointer.split('/').filter(Boolean).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segs = pointer
+    .split('/')
+    .filter(Boolean)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   let node: unknown = doc.contents;
   let last: Node | undefined;
   for (const seg of segs) {

@@ -8,7 +8,11 @@ export type RouteTimeouts = { connectMs: number; firstByteMs: number; idleMs: nu
 
 export type RoutePolicy = { timeouts: RouteTimeouts; retries: RetriesConfig; breaker: BreakerConfig };
 
-export function resolvePolicy(upstream: GatewayConfig['upstream'], model: ModelConfig, route: RouteConfig): RoutePolicy {
+export function resolvePolicy(
+  upstream: GatewayConfig['upstream'],
+  model: ModelConfig,
+  route: RouteConfig,
+): RoutePolicy {
   const t = route.timeouts ?? {};
   return {
     timeouts: {

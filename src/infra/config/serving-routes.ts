@@ -9,7 +9,10 @@ export const isGlob = (name: string): boolean => /[*?]/.test(name);
  * only while none of the model's other routes has an enabled provider (the default config's echo
  * stand-in answers without keys and never hides a real provider's failures).
  */
-export function servingRoutes<R extends { provider: string; standby?: boolean }>(routes: readonly R[], disabled: ReadonlyMap<string, string>): R[] {
+export function servingRoutes<R extends { provider: string; standby?: boolean }>(
+  routes: readonly R[],
+  disabled: ReadonlyMap<string, string>,
+): R[] {
   const enabled = routes.filter((r) => !disabled.has(r.provider));
   const primary = enabled.filter((r) => !r.standby);
   return primary.length > 0 ? primary : enabled;

@@ -7,9 +7,20 @@ import type { BreakerConfig, GatewayConfig, RetriesConfig } from './gateway-conf
  * No same-route retry unless asked: a failed route falls back to the next one at once, which is
  * what a model with several routes wants; a single-route model opts in with `max_retries`.
  */
-export const defaultRetries: RetriesConfig = { max_retries: 0, base_delay_ms: 200, max_delay_ms: 5_000, max_retry_after_ms: 10_000 };
+export const defaultRetries: RetriesConfig = {
+  max_retries: 0,
+  base_delay_ms: 200,
+  max_delay_ms: 5_000,
+  max_retry_after_ms: 10_000,
+};
 
-export const defaultBreaker: BreakerConfig = { consecutive_failures: 5, failure_ratio: 0.5, min_calls: 20, window_ms: 60_000, cooldown_ms: 30_000 };
+export const defaultBreaker: BreakerConfig = {
+  consecutive_failures: 5,
+  failure_ratio: 0.5,
+  min_calls: 20,
+  window_ms: 60_000,
+  cooldown_ms: 30_000,
+};
 
 export const defaultUpstream: GatewayConfig['upstream'] = {
   connect_timeout_ms: 10_000,

@@ -13,7 +13,12 @@ export type Price = {
 };
 
 /** Per UTC day and calendar month; 0 or absent = no limit. */
-export type Budget = { usd_per_day?: number; usd_per_month?: number; tokens_per_day?: number; tokens_per_month?: number };
+export type Budget = {
+  usd_per_day?: number;
+  usd_per_month?: number;
+  tokens_per_day?: number;
+  tokens_per_month?: number;
+};
 
 export type UsageConfig = {
   ledger: boolean;
@@ -60,15 +65,24 @@ export function tracingDefaults(t: Partial<TracingConfig> | undefined): TracingC
   };
 }
 
-type Checked = { usage: UsageConfig; keys: { id: string }[]; models: Record<string, unknown>; providers: Record<string, unknown> };
+type Checked = {
+  usage: UsageConfig;
+  keys: { id: string }[];
+  models: Record<string, unknown>;
+  providers: Record<string, unknown>;
+};
 
 /** References the schema cannot check: budgets name keys, prices name models and providers. */
 export function usageProblems(c: Checked): string[] {
   const problems: string[] = [];
   const keyIds = new Set(c.keys.map((k) => k.id));
-  for (const id of Object.keys(c.usage.budgets)) if (!keyIds.has(id)) problems.push(`/usage/budgets/${id}: unknown key id '${id}'`);
-  for (const m of Object.keys(c.usage.prices.models)) if (!(m in c.models)) problems.push(`/usage/prices/models/${m}: unknown model '${m}'`);
-  for (const p of Object.keys(c.usage.prices.providers)) if (!(p in c.providers)) problems.push(`/usage/prices/providers/${p}: unknown provider '${p}'`);
-  if (!c.usage.ledger && Object.keys(c.usage.budgets).length > 0) problems.push('/usage/budgets: budgets are enforced from the ledger; they need usage.ledger: true');
+  for (const id of Object.keys(c.usage.budgets))
+    if (!keyIds.has(id)) problems.push(`/usage/budgets/${id}: unknown key id '${id}'`);
+  for (const m of Object.keys(c.usage.prices.models))
+    if (!(m in c.models)) problems.push(`/usage/prices/models/${m}: unknown model '${m}'`);
+  for (const p of Object.keys(c.usage.prices.providers))
+    if (!(p in c.providers)) problems.push(`/usage/prices/providers/${p}: unknown provider '${p}'`);
+  if (!c.usage.ledger && Object.keys(c.usage.budgets).length > 0)
+    problems.push('/usage/budgets: budgets are enforced from the ledger; they need usage.ledger: true');
   return problems;
 }

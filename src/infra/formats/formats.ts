@@ -18,16 +18,29 @@ export type ChatFormatModule = FormatModule & { readonly client: ChatClientCodec
 export const isChatFormat = (f: FormatModule): f is ChatFormatModule => f.client !== undefined;
 
 /** Order breaks ties between formats claiming a shared path (`/v1/models`): Gemini's marks first. */
-export const formats: readonly FormatModule[] = [tune, openaiAudio, gemini, openaiResponses, anthropicMessages, openaiChat];
+export const formats: readonly FormatModule[] = [
+  tune,
+  openaiAudio,
+  gemini,
+  openaiResponses,
+  anthropicMessages,
+  openaiChat,
+];
 
 /** The format whose error shape answers paths no format claims (OpenAI's, the most common client). */
 export const fallbackFormat: FormatModule = openaiChat;
 
 /** A format by its name; undefined for names not in the list. */
-export const formatNamed = (name: string, list: readonly FormatModule[] = formats): FormatModule | undefined => list.find((f) => f.name === name);
+export const formatNamed = (name: string, list: readonly FormatModule[] = formats): FormatModule | undefined =>
+  list.find((f) => f.name === name);
 
 /** The upstream side of the format a chat provider config speaks (undefined: not a chat upstream). */
-export function upstreamFormatOf(type: string, api: string | undefined, list: readonly FormatModule[] = formats): (FormatModule & { upstream: UpstreamSide }) | undefined {
-  for (const f of list) if (f.upstream && servesProvider(f, type, api)) return f as FormatModule & { upstream: UpstreamSide };
+export function upstreamFormatOf(
+  type: string,
+  api: string | undefined,
+  list: readonly FormatModule[] = formats,
+): (FormatModule & { upstream: UpstreamSide }) | undefined {
+  for (const f of list)
+    if (f.upstream && servesProvider(f, type, api)) return f as FormatModule & { upstream: UpstreamSide };
   return undefined;
 }

@@ -16,13 +16,19 @@ export function routeComparable(path: string): string {
 }
 
 /** A prefix ending in `/` claims only what is under it; any other, itself too. */
-const under = (path: string, prefix: string): boolean => (prefix.endsWith('/') ? path.startsWith(prefix) : path === prefix || path.startsWith(`${prefix}/`));
+const under = (path: string, prefix: string): boolean =>
+  prefix.endsWith('/') ? path.startsWith(prefix) : path === prefix || path.startsWith(`${prefix}/`);
 
 /**
  * The format claiming the path. A rule with a `when` that holds (a shared path such as
  * `/v1/models`, claimed by headers or query) wins over a plain prefix; ties go by list order.
  */
-export function formatOfPath(rawPath: string, headers: WireHeaders = {}, query: Record<string, unknown> = {}, list: readonly FormatModule[] = formats): FormatModule | undefined {
+export function formatOfPath(
+  rawPath: string,
+  headers: WireHeaders = {},
+  query: Record<string, unknown> = {},
+  list: readonly FormatModule[] = formats,
+): FormatModule | undefined {
   const path = routeComparable(rawPath);
   let plain: FormatModule | undefined;
   for (const f of list) {
@@ -34,4 +40,3 @@ export function formatOfPath(rawPath: string, headers: WireHeaders = {}, query: 
   }
   return plain;
 }
-

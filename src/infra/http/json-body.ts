@@ -18,7 +18,14 @@ export const jsonBody: Koa.Middleware = (ctx, next) => {
   const limits = (ctx.state as LimitsState).runtime.config.limits;
   let parse = parsers.get(limits.max_body_bytes);
   if (!parse) {
-    parse = koaBody({ json: true, text: false, urlencoded: false, multipart: false, jsonStrict: true, jsonLimit: limits.max_body_bytes }) as unknown as Koa.Middleware;
+    parse = koaBody({
+      json: true,
+      text: false,
+      urlencoded: false,
+      multipart: false,
+      jsonStrict: true,
+      jsonLimit: limits.max_body_bytes,
+    }) as unknown as Koa.Middleware;
     parsers.set(limits.max_body_bytes, parse);
   }
   const checked = (): Promise<unknown> => {
@@ -70,7 +77,11 @@ export function assertJsonDepth(value: unknown, maxDepth: number): void {
   while (stack.length > 0) {
     const { v, d } = stack.pop()!;
     if (d > maxDepth) {
-      throw new GatewayError('invalid-request', `body: JSON nested deeper than ${maxDepth} levels (limits.max_json_depth)`, { param: 'body' });
+      throw new GatewayError(
+        'invalid-request',
+        `body: JSON nested deeper than ${maxDepth} levels (limits.max_json_depth)`,
+        { param: 'body' },
+      );
     }
     const children = Array.isArray(v) ? v : Object.values(v);
     for (const c of children) if (typeof c === 'object' && c !== null) stack.push({ v: c, d: d + 1 });

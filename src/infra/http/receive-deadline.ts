@@ -15,7 +15,12 @@ export function announcesBody(req: IncomingMessage): boolean {
  * A handler still waiting on the body sees the request cut and ends; the answer is already out.
  * Returns a function that cancels the deadline (called when the response ends).
  */
-export function receiveDeadline(req: IncomingMessage, res: ServerResponse, ms: number, answer: () => EncodedError & { extraHeaders: Record<string, string> }): () => void {
+export function receiveDeadline(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ms: number,
+  answer: () => EncodedError & { extraHeaders: Record<string, string> },
+): () => void {
   if (ms <= 0 || !announcesBody(req)) return () => {};
   const timer = setTimeout(() => {
     if (req.complete || res.writableEnded) return;
@@ -25,7 +30,13 @@ export function receiveDeadline(req: IncomingMessage, res: ServerResponse, ms: n
     }
     const enc = answer();
     const body = Buffer.from(JSON.stringify(enc.body));
-    res.writeHead(enc.status, { ...enc.headers, ...enc.extraHeaders, 'content-type': 'application/json; charset=utf-8', 'content-length': String(body.length), connection: 'close' });
+    res.writeHead(enc.status, {
+      ...enc.headers,
+      ...enc.extraHeaders,
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(body.length),
+      connection: 'close',
+    });
     // Node ends a `connection: close` socket once the response is written; a client that
     // stopped reading must not keep it either.
     res.end(body, () => req.socket.destroy());

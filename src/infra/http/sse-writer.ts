@@ -66,6 +66,7 @@ export class SseWriter {
 /** SSE framing, the one place it is written: an `event:` line only for formats that name events. */
 export function serializeFrames(frames: SseFrame[]): string {
   let text = '';
-  for (const f of frames) text += f.event === undefined ? `data: ${f.data}\n\n` : `event: ${f.event}\ndata: ${f.data}\n\n`;
+  for (const f of frames)
+    text += f.event === undefined ? `data: ${f.data}\n\n` : `event: ${f.event}\ndata: ${f.data}\n\n`;
   return text;
 }

@@ -20,26 +20,45 @@ export const logBatch = { bytes: 8192, flushMs: 100 };
  * the process exits. `dest` replaces stdout (an in-process test reads the lines,
  * test/helpers/in-process-app.ts).
  */
-export function createLogger(level: string, dest: DestinationStream = pino.destination({ dest: 1, sync: false, minLength: logBatch.bytes, periodicFlush: logBatch.flushMs })): Logger {
+export function createLogger(
+  level: string,
+  dest: DestinationStream = pino.destination({
+    dest: 1,
+    sync: false,
+    minLength: logBatch.bytes,
+    periodicFlush: logBatch.flushMs,
+  }),
+): Logger {
   const flush = (dest as { flush?: () => void }).flush?.bind(dest);
-  return pino({
-    level,
-    hooks: {
-      logMethod(args, method, levelValue) {
-        method.apply(this, args);
-        // A line with a message (not a request's access line), or any warning: written now.
-        // (sonic-boom's flush with a callback would also fsync: none is passed.)
-        if (levelValue >= 40 || typeof args[args.length - 1] === 'string') flush?.();
+  return pino(
+    {
+      level,
+      hooks: {
+        logMethod(args, method, levelValue) {
+          method.apply(this, args);
+          // A line with a message (not a request's access line), or any warning: written now.
+          // (sonic-boom's flush with a callback would also fsync: none is passed.)
+          if (levelValue >= 40 || typeof args[args.length - 1] === 'string') flush?.();
+        },
+      },
+      base: { service: 'polygate' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: {
+        paths: [
+          '*.authorization',
+          '*.["x-api-key"]',
+          '*.["x-goog-api-key"]',
+          '*.api_key',
+          '*.secret',
+          'request_body.*.api_key',
+          'request_body.*.secret',
+        ],
+        censor: '[redacted]',
       },
     },
-    base: { service: 'polygate' },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
-    redact: {
-      paths: ['*.authorization', '*.["x-api-key"]', '*.["x-goog-api-key"]', '*.api_key', '*.secret', 'request_body.*.api_key', 'request_body.*.secret'],
-      censor: '[redacted]',
-    },
-  }, dest);
+    dest,
+  );
 }
 
 /**

@@ -10,7 +10,14 @@ import type { Registry } from 'prom-client';
 type Labels<L extends string> = Partial<Record<L, string | number>>;
 type Value = { labels: Record<string, string | number>; value: number; metricName?: string };
 /** What prom-client's registry reads of a metric (its `Metric` interface, structurally). */
-type Exposed = { name: string; help: string; type: string; aggregator: 'sum'; get(): Promise<{ name: string; help: string; type: string; values: Value[]; aggregator: 'sum' }>; reset(): void };
+type Exposed = {
+  name: string;
+  help: string;
+  type: string;
+  aggregator: 'sum';
+  get(): Promise<{ name: string; help: string; type: string; values: Value[]; aggregator: 'sum' }>;
+  reset(): void;
+};
 
 /** Cells by label values: one nested map per label name. */
 class LabelCells<L extends string, C> {
@@ -108,7 +115,10 @@ export class CellCounter<L extends string> extends CellMetric<L, { value: number
 }
 
 /** Cumulative buckets, a sum and a count per label set, exposed as prom-client exposes a histogram. */
-export class CellHistogram<L extends string> extends CellMetric<L, { counts: Float64Array; sum: number; count: number }> {
+export class CellHistogram<L extends string> extends CellMetric<
+  L,
+  { counts: Float64Array; sum: number; count: number }
+> {
   readonly type = 'histogram';
   readonly #bounds: readonly number[];
 

@@ -184,7 +184,8 @@ export function primeMetrics(runtime: Primable): void {
       for (const cause of retryCauses) retriesTotal.inc({ provider, cause }, 0);
     }
     if (p.type === 'tune' || p.type === 'sandbox-tune') {
-      for (const action of taskActions) for (const status of ['IN_PROGRESS', 'SUCCESS', 'FAIL']) tasksTotal.inc({ provider, action, status }, 0);
+      for (const action of taskActions)
+        for (const status of ['IN_PROGRESS', 'SUCCESS', 'FAIL']) tasksTotal.inc({ provider, action, status }, 0);
       for (const outcome of ['ok', 'error']) upstreamPollsTotal.inc({ provider, outcome }, 0);
     }
     if (p.type === 'local-speech') {
@@ -195,7 +196,8 @@ export function primeMetrics(runtime: Primable): void {
   for (const key of config.keys) for (const limit of limitKinds) rateLimitedTotal.inc({ key: key.id, limit }, 0);
   for (const outcome of ['ok', 'error']) configReloadsTotal.inc({ outcome }, 0);
   primeUsageMetrics(config);
-  for (const outcome of ['delivered', 'http_error', 'network_error', 'refused', 'abandoned']) callbackDeliveriesTotal.inc({ outcome }, 0);
+  for (const outcome of ['delivered', 'http_error', 'network_error', 'refused', 'abandoned'])
+    callbackDeliveriesTotal.inc({ outcome }, 0);
 }
 
 // Music tasks, the `tune` format (src/families/tune/).

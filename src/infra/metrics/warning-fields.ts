@@ -6,10 +6,28 @@
 // still name it.
 import { formats } from '../formats/formats.ts';
 
-const shared = ['cache', 'cache_control', 'detail', 'reasoning', 'parallelToolCalls', 'strict', 'user', 'metadata', 'tools', 'messages', 'top_k', 'seed', 'presence_penalty', 'frequency_penalty', 'logprobs'];
+const shared = [
+  'cache',
+  'cache_control',
+  'detail',
+  'reasoning',
+  'parallelToolCalls',
+  'strict',
+  'user',
+  'metadata',
+  'tools',
+  'messages',
+  'top_k',
+  'seed',
+  'presence_penalty',
+  'frequency_penalty',
+  'logprobs',
+];
 
 /** Each format's own request fields (its module's `knownFields`, src/infra/formats/formats.ts) plus the shared IR words. */
-const known = new Map<string, ReadonlySet<string>>(formats.map((f) => [f.name, new Set([...f.knownFields, ...shared])]));
+const known = new Map<string, ReadonlySet<string>>(
+  formats.map((f) => [f.name, new Set([...f.knownFields, ...shared])]),
+);
 
 /** The label value for a warning about `field` on a request in `inboundFormat`. */
 export function warningFieldLabel(inboundFormat: string, field: string): string {

@@ -94,7 +94,9 @@ export function isForbiddenAddress(address: string): boolean {
 }
 
 function resolveAll(host: string): Promise<LookupAddress[]> {
-  return new Promise((ok, fail) => dnsLookup(host, { all: true, verbatim: true }, (err, addrs) => (err ? fail(err) : ok(addrs))));
+  return new Promise((ok, fail) =>
+    dnsLookup(host, { all: true, verbatim: true }, (err, addrs) => (err ? fail(err) : ok(addrs))),
+  );
 }
 
 /** Resolves `host` (every address) and refuses it if any address is forbidden. */
@@ -102,7 +104,8 @@ export async function resolveChecked(host: string): Promise<LookupAddress[]> {
   const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
   // One wording for every refusal: saying what a name resolves to (or that it does not resolve)
   // would let a caller map polygate's internal network through error messages.
-  const refused = (): SsrfRefused => new SsrfRefused(`host ${bare} is not allowed (private, loopback, internal or unresolvable)`);
+  const refused = (): SsrfRefused =>
+    new SsrfRefused(`host ${bare} is not allowed (private, loopback, internal or unresolvable)`);
   if (isIP(bare)) {
     if (isForbiddenAddress(bare)) throw refused();
     return [{ address: bare, family: isIP(bare) }];

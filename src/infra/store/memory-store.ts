@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { countedBytes, StoreQuotaError, type ClaimOptions, type Claimed, type CountedDoc, type Doc, type Store } from './store.ts';
+import {
+  countedBytes,
+  StoreQuotaError,
+  type ClaimOptions,
+  type Claimed,
+  type CountedDoc,
+  type Doc,
+  type Store,
+} from './store.ts';
 
 /** `counted`: the bytes this row adds to its workspace's total (0 unless written by putCounted). */
 type Row = { doc: Doc<unknown>; json: string; leaseToken: string | null; leaseUntil: number; counted: number };
@@ -46,7 +54,13 @@ export class MemoryStore implements Store {
 
   #set(ns: string, doc: Doc<unknown>, json: string, counted: number): void {
     this.#remove(ns, doc.id);
-    this.#space(ns).set(doc.id, { doc: { ...doc, expiresAt: doc.expiresAt ?? null }, json, leaseToken: null, leaseUntil: 0, counted });
+    this.#space(ns).set(doc.id, {
+      doc: { ...doc, expiresAt: doc.expiresAt ?? null },
+      json,
+      leaseToken: null,
+      leaseUntil: 0,
+      counted,
+    });
     if (counted > 0) this.#usage.set(doc.workspace, (this.#usage.get(doc.workspace) ?? 0) + counted);
   }
 
@@ -83,7 +97,8 @@ export class MemoryStore implements Store {
     const replaced = (): number => docs.reduce((n, d) => n + (this.#spaces.get(d.ns)?.get(d.doc.id)?.counted ?? 0), 0);
     if ((this.#usage.get(workspace) ?? 0) - replaced() + adding > limit) {
       // Only on the way to a refusal: expired documents of the workspace are taken off first.
-      for (const [ns, space] of this.#spaces) for (const [id, row] of space) if (row.doc.workspace === workspace && row.counted > 0) this.#live(ns, id);
+      for (const [ns, space] of this.#spaces)
+        for (const [id, row] of space) if (row.doc.workspace === workspace && row.counted > 0) this.#live(ns, id);
       const used = this.#usage.get(workspace) ?? 0;
       if (used - replaced() + adding > limit) throw new StoreQuotaError(workspace, used, adding, limit);
     }
@@ -97,7 +112,13 @@ export class MemoryStore implements Store {
   async claimDue<T>(ns: string, opts: ClaimOptions): Promise<Claimed<T>[]> {
     const token = randomUUID();
     const due = [...(this.#spaces.get(ns)?.values() ?? [])]
-      .filter((r) => r.doc.dueAt !== null && r.doc.dueAt <= opts.now && (r.leaseToken === null || r.leaseUntil <= opts.now) && this.#live(ns, r.doc.id))
+      .filter(
+        (r) =>
+          r.doc.dueAt !== null &&
+          r.doc.dueAt <= opts.now &&
+          (r.leaseToken === null || r.leaseUntil <= opts.now) &&
+          this.#live(ns, r.doc.id),
+      )
       .sort((a, b) => (a.doc.dueAt ?? 0) - (b.doc.dueAt ?? 0))
       .slice(0, opts.limit);
     return due.map((r) => {

@@ -25,5 +25,7 @@ export function openStore(storage: GatewayConfig['storage']): Store {
 
 /** Where files that belong with the store live (sandbox audio): beside the sqlite file, else undefined. */
 export function storeFilesDir(storage: GatewayConfig['storage']): string | undefined {
-  return storage.driver === 'sqlite' && storage.path !== ':memory:' ? resolve(storage.path ?? './data/polygate.db', '../..') : undefined;
+  return storage.driver === 'sqlite' && storage.path !== ':memory:'
+    ? resolve(storage.path ?? './data/polygate.db', '../..')
+    : undefined;
 }

@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
-import { countedBytes, StoreQuotaError, type ClaimOptions, type Claimed, type CountedDoc, type Doc, type Store } from './store.ts';
+import {
+  countedBytes,
+  StoreQuotaError,
+  type ClaimOptions,
+  type Claimed,
+  type CountedDoc,
+  type Doc,
+  type Store,
+} from './store.ts';
 
 // Layout (prefix `polygate:`):
 //   doc:<ns>:<id>    the document as JSON {workspace, data, dueAt, expiresAt}; expiresAt is its TTL
@@ -126,11 +134,41 @@ return out
 `;
 
 type Scripted = Redis & {
-  pgCreate(doc: string, due: string, lease: string, json: string, dueAt: string, expiresAt: string, id: string, prefix: string, ns: string, id2: string): Promise<number>;
-  pgPut(doc: string, due: string, lease: string, json: string, dueAt: string, expiresAt: string, id: string, token: string, prefix: string, ns: string): Promise<number>;
+  pgCreate(
+    doc: string,
+    due: string,
+    lease: string,
+    json: string,
+    dueAt: string,
+    expiresAt: string,
+    id: string,
+    prefix: string,
+    ns: string,
+    id2: string,
+  ): Promise<number>;
+  pgPut(
+    doc: string,
+    due: string,
+    lease: string,
+    json: string,
+    dueAt: string,
+    expiresAt: string,
+    id: string,
+    token: string,
+    prefix: string,
+    ns: string,
+  ): Promise<number>;
   pgDelete(doc: string, lease: string, due: string, prefix: string, ns: string, id: string): Promise<number>;
   pgPutCounted(usage: string, expiring: string, ...args: string[]): Promise<[number, number?]>;
-  pgClaim(due: string, now: number, limit: number, leaseMs: number, token: string, docPrefix: string, leasePrefix: string): Promise<string[]>;
+  pgClaim(
+    due: string,
+    now: number,
+    limit: number,
+    leaseMs: number,
+    token: string,
+    docPrefix: string,
+    leasePrefix: string,
+  ): Promise<string[]>;
 };
 
 type Stored = { workspace: string; data: unknown; dueAt: number | null; expiresAt: number | null };
@@ -195,7 +233,18 @@ export class RedisStore implements Store {
   }
 
   async create<T>(ns: string, doc: Doc<T>): Promise<boolean> {
-    const r = await this.#r.pgCreate(this.#doc(ns, doc.id), this.#due(ns), this.#lease(ns, doc.id), RedisStore.#json(doc), num(doc.dueAt), num(doc.expiresAt), doc.id, this.prefix, ns, doc.id);
+    const r = await this.#r.pgCreate(
+      this.#doc(ns, doc.id),
+      this.#due(ns),
+      this.#lease(ns, doc.id),
+      RedisStore.#json(doc),
+      num(doc.dueAt),
+      num(doc.expiresAt),
+      doc.id,
+      this.prefix,
+      ns,
+      doc.id,
+    );
     return r === 1;
   }
 
@@ -229,7 +278,11 @@ export class RedisStore implements Store {
       adding += bytes;
       args.push(ns, doc.id, json, num(doc.dueAt), num(doc.expiresAt), String(bytes));
     }
-    const [ok, used] = await this.#r.pgPutCounted(`${this.prefix}usage:${workspace}`, `${this.prefix}expiring:${workspace}`, ...args);
+    const [ok, used] = await this.#r.pgPutCounted(
+      `${this.prefix}usage:${workspace}`,
+      `${this.prefix}expiring:${workspace}`,
+      ...args,
+    );
     if (ok !== 1) throw new StoreQuotaError(workspace, Number(used), adding, limit);
   }
 
@@ -239,7 +292,15 @@ export class RedisStore implements Store {
 
   async claimDue<T>(ns: string, opts: ClaimOptions): Promise<Claimed<T>[]> {
     const token = randomUUID();
-    const flat = await this.#r.pgClaim(this.#due(ns), opts.now, opts.limit, opts.leaseMs, token, `${this.prefix}doc:${ns}:`, `${this.prefix}lease:${ns}:`);
+    const flat = await this.#r.pgClaim(
+      this.#due(ns),
+      opts.now,
+      opts.limit,
+      opts.leaseMs,
+      token,
+      `${this.prefix}doc:${ns}:`,
+      `${this.prefix}lease:${ns}:`,
+    );
     const out: Claimed<T>[] = [];
     for (let i = 0; i < flat.length; i += 2) out.push({ ...RedisStore.#parse<T>(flat[i], flat[i + 1]), token });
     return out;

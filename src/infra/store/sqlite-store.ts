@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { countedBytes, StoreQuotaError, type ClaimOptions, type Claimed, type CountedDoc, type Doc, type Store } from './store.ts';
+import {
+  countedBytes,
+  StoreQuotaError,
+  type ClaimOptions,
+  type Claimed,
+  type CountedDoc,
+  type Doc,
+  type Store,
+} from './store.ts';
 
 /**
  * Schema versions, applied in order at open inside one transaction each and recorded in
@@ -58,7 +66,18 @@ export class SqliteStore implements Store {
   readonly driver = 'sqlite';
   readonly #db: DatabaseSync;
   readonly #q: Record<
-    'get' | 'create' | 'upsert' | 'putLeased' | 'delete' | 'dropExpired' | 'claim' | 'purge' | 'usage' | 'countedOf' | 'putCounted' | 'dropExpiredCounted',
+    | 'get'
+    | 'create'
+    | 'upsert'
+    | 'putLeased'
+    | 'delete'
+    | 'dropExpired'
+    | 'claim'
+    | 'purge'
+    | 'usage'
+    | 'countedOf'
+    | 'putCounted'
+    | 'dropExpiredCounted',
     StatementSync
   >;
   #lastPurge = 0;
@@ -71,7 +90,9 @@ export class SqliteStore implements Store {
     this.#db.exec('UPDATE docs SET lease_token = NULL, lease_until = NULL WHERE lease_token IS NOT NULL');
     const cols = 'id, workspace, data, due_at, expires_at';
     this.#q = {
-      get: this.#db.prepare(`SELECT ${cols} FROM docs WHERE ns = ? AND id = ? AND (expires_at IS NULL OR expires_at > ?)`),
+      get: this.#db.prepare(
+        `SELECT ${cols} FROM docs WHERE ns = ? AND id = ? AND (expires_at IS NULL OR expires_at > ?)`,
+      ),
       create: this.#db.prepare(
         `INSERT INTO docs (ns, id, workspace, data, due_at, expires_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (ns, id) DO NOTHING`,
       ),
@@ -85,7 +106,9 @@ export class SqliteStore implements Store {
          WHERE ns = ? AND id = ? AND lease_token = ?`,
       ),
       delete: this.#db.prepare('DELETE FROM docs WHERE ns = ? AND id = ?'),
-      dropExpired: this.#db.prepare('DELETE FROM docs WHERE ns = ? AND id = ? AND expires_at IS NOT NULL AND expires_at <= ?'),
+      dropExpired: this.#db.prepare(
+        'DELETE FROM docs WHERE ns = ? AND id = ? AND expires_at IS NOT NULL AND expires_at <= ?',
+      ),
       claim: this.#db.prepare(
         `UPDATE docs SET lease_token = ?, lease_until = ?
          WHERE rowid IN (
@@ -103,7 +126,9 @@ export class SqliteStore implements Store {
          ON CONFLICT (ns, id) DO UPDATE SET workspace = excluded.workspace, data = excluded.data, due_at = excluded.due_at,
            expires_at = excluded.expires_at, updated_at = excluded.updated_at, lease_token = NULL, lease_until = NULL, counted = excluded.counted`,
       ),
-      dropExpiredCounted: this.#db.prepare('DELETE FROM docs WHERE workspace = ? AND counted > 0 AND expires_at IS NOT NULL AND expires_at <= ?'),
+      dropExpiredCounted: this.#db.prepare(
+        'DELETE FROM docs WHERE workspace = ? AND counted > 0 AND expires_at IS NOT NULL AND expires_at <= ?',
+      ),
     };
   }
 
@@ -123,7 +148,13 @@ export class SqliteStore implements Store {
   }
 
   static #doc<T>(r: DocRow): Doc<T> {
-    return { id: r.id, workspace: r.workspace, data: JSON.parse(r.data) as T, dueAt: r.due_at, expiresAt: r.expires_at };
+    return {
+      id: r.id,
+      workspace: r.workspace,
+      data: JSON.parse(r.data) as T,
+      dueAt: r.due_at,
+      expiresAt: r.expires_at,
+    };
   }
 
   async get<T>(ns: string, id: string, workspace?: string): Promise<Doc<T> | undefined> {
@@ -135,7 +166,15 @@ export class SqliteStore implements Store {
   async create<T>(ns: string, doc: Doc<T>): Promise<boolean> {
     const now = Date.now();
     this.#q.dropExpired.run(ns, doc.id, now);
-    const r = this.#q.create.run(ns, doc.id, doc.workspace, JSON.stringify(doc.data), doc.dueAt, doc.expiresAt ?? null, now);
+    const r = this.#q.create.run(
+      ns,
+      doc.id,
+      doc.workspace,
+      JSON.stringify(doc.data),
+      doc.dueAt,
+      doc.expiresAt ?? null,
+      now,
+    );
     return r.changes === 1;
   }
 
@@ -162,7 +201,11 @@ export class SqliteStore implements Store {
     // One transaction: the check, the rows and (by trigger) the counter move together.
     this.#db.exec('BEGIN IMMEDIATE');
     try {
-      const replaced = (): number => docs.reduce((n, d) => n + ((this.#q.countedOf.get(d.ns, d.doc.id) as { counted: number } | undefined)?.counted ?? 0), 0);
+      const replaced = (): number =>
+        docs.reduce(
+          (n, d) => n + ((this.#q.countedOf.get(d.ns, d.doc.id) as { counted: number } | undefined)?.counted ?? 0),
+          0,
+        );
       let used = this.#used(workspace);
       if (used - replaced() + adding > limit) {
         this.#q.dropExpiredCounted.run(workspace, now);
@@ -172,7 +215,18 @@ export class SqliteStore implements Store {
           throw new StoreQuotaError(workspace, used, adding, limit);
         }
       }
-      docs.forEach((d, i) => this.#q.putCounted.run(d.ns, d.doc.id, workspace, jsons[i], d.doc.dueAt, d.doc.expiresAt ?? null, now, sizes[i]));
+      docs.forEach((d, i) =>
+        this.#q.putCounted.run(
+          d.ns,
+          d.doc.id,
+          workspace,
+          jsons[i],
+          d.doc.dueAt,
+          d.doc.expiresAt ?? null,
+          now,
+          sizes[i],
+        ),
+      );
       this.#db.exec('COMMIT');
     } catch (e) {
       if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
@@ -194,10 +248,16 @@ export class SqliteStore implements Store {
       this.#q.purge.run(opts.now);
     }
     const token = randomUUID();
-    const rows = this.#q.claim.all(token, opts.now + opts.leaseMs, ns, opts.now, opts.now, opts.now, opts.limit) as DocRow[];
-    return rows
-      .map((r) => ({ ...SqliteStore.#doc<T>(r), token }))
-      .sort((a, b) => (a.dueAt ?? 0) - (b.dueAt ?? 0));
+    const rows = this.#q.claim.all(
+      token,
+      opts.now + opts.leaseMs,
+      ns,
+      opts.now,
+      opts.now,
+      opts.now,
+      opts.limit,
+    ) as DocRow[];
+    return rows.map((r) => ({ ...SqliteStore.#doc<T>(r), token })).sort((a, b) => (a.dueAt ?? 0) - (b.dueAt ?? 0));
   }
 
   async close(): Promise<void> {

@@ -8,7 +8,13 @@ const zeros = /^0+$/;
 export function parseTraceparent(header: string | undefined, tracestate: string | undefined): SpanContext | undefined {
   const m = header === undefined ? null : pattern.exec(header.trim().toLowerCase());
   if (!m || zeros.test(m[1]) || zeros.test(m[2])) return undefined;
-  return { traceId: m[1], spanId: m[2], traceFlags: parseInt(m[3], 16) & 1, isRemote: true, ...(tracestate ? { traceState: new RawTraceState(tracestate) } : {}) };
+  return {
+    traceId: m[1],
+    spanId: m[2],
+    traceFlags: parseInt(m[3], 16) & 1,
+    isRemote: true,
+    ...(tracestate ? { traceState: new RawTraceState(tracestate) } : {}),
+  };
 }
 
 export function formatTraceparent(c: SpanContext): string {

@@ -22,9 +22,11 @@ function openProvider(config: GatewayConfig): Tracing {
   const t = config.tracing;
   const require = createRequire(import.meta.url);
   const sdk = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
-  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+  const { OTLPTraceExporter } =
+    require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
   const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
-  const { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } = require('@opentelemetry/semantic-conventions') as typeof import('@opentelemetry/semantic-conventions');
+  const { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } =
+    require('@opentelemetry/semantic-conventions') as typeof import('@opentelemetry/semantic-conventions');
   const exporter = new OTLPTraceExporter({ url: t.endpoint, headers: t.headers });
   const p = new sdk.TracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: t.service_name, [ATTR_SERVICE_VERSION]: version() }),
@@ -33,7 +35,13 @@ function openProvider(config: GatewayConfig): Tracing {
     sampler: new sdk.AlwaysOnSampler(),
     // Content attributes (log.content) are bounded like every other value.
     spanLimits: { attributeValueLengthLimit: 16_384 },
-    spanProcessors: [new sdk.BatchSpanProcessor({ exporter, maxQueueSize: t.max_queue_size, scheduledDelayMillis: t.export_interval_ms })],
+    spanProcessors: [
+      new sdk.BatchSpanProcessor({
+        exporter,
+        maxQueueSize: t.max_queue_size,
+        scheduledDelayMillis: t.export_interval_ms,
+      }),
+    ],
   });
   return { tracer: p.getTracer('polygate', version()), ratio: t.sample_ratio, shutdown: () => p.shutdown() };
 }

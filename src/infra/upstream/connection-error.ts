@@ -16,7 +16,10 @@ const what: Record<TimeoutSetting, string> = {
 
 /** The error of an upstream timeout, naming the setting to look at (and its value when known). */
 export function timeoutError(provider: string, setting: TimeoutSetting, ms: number | undefined): GatewayError {
-  return new GatewayError('timeout', `provider '${provider}' ${what[setting]}${ms !== undefined ? ` within ${ms} ms` : ''} (${setting} timeout)`);
+  return new GatewayError(
+    'timeout',
+    `provider '${provider}' ${what[setting]}${ms !== undefined ? ` within ${ms} ms` : ''} (${setting} timeout)`,
+  );
 }
 
 /**
@@ -28,7 +31,13 @@ export function connectionError(e: unknown, provider: string, timeouts?: Partial
   if (e instanceof undiciErrors.ConnectTimeoutError) return timeoutError(provider, 'connect', timeouts?.connectMs);
   if (e instanceof undiciErrors.HeadersTimeoutError) return timeoutError(provider, 'first-byte', timeouts?.firstByteMs);
   if (e instanceof undiciErrors.BodyTimeoutError) return timeoutError(provider, 'idle', timeouts?.idleMs);
-  if (e instanceof Error && e.name === 'AbortError') return new GatewayError('internal', 'request aborted', { status: 499 });
+  if (e instanceof Error && e.name === 'AbortError')
+    return new GatewayError('internal', 'request aborted', { status: 499 });
   const code = (e as { code?: string }).code ?? (e as { cause?: { code?: string } }).cause?.code;
-  return markCause(new GatewayError('upstream', `provider '${provider}' could not be reached${code ? ` (${code})` : ''}`, { status: 502 }), 'connection');
+  return markCause(
+    new GatewayError('upstream', `provider '${provider}' could not be reached${code ? ` (${code})` : ''}`, {
+      status: 502,
+    }),
+    'connection',
+  );
 }

@@ -31,7 +31,10 @@ export function sseFeed(decoder: UpstreamStreamDecoder, onEvent: (ev: StreamEven
 }
 
 /** Turns an upstream SSE byte stream into IR events through a format's stream decoder, chunk by chunk. */
-export async function* readSse(body: AsyncIterable<Uint8Array | string>, decoder: UpstreamStreamDecoder): AsyncIterable<StreamEvent> {
+export async function* readSse(
+  body: AsyncIterable<Uint8Array | string>,
+  decoder: UpstreamStreamDecoder,
+): AsyncIterable<StreamEvent> {
   let pending: StreamEvent[] = [];
   const sse = sseFeed(decoder, (ev) => pending.push(ev));
   for await (const chunk of body) {

@@ -19,7 +19,13 @@ const hooks = new WeakMap<IncomingMessage, RelayHooks>();
 export function createRelayProxy(): RelayProxy {
   // `toProxy` only skips http-proxy's `url.parse` of the client's path per request, whose result
   // `ignorePath` throws away: the upstream path is the target's (node_modules/http-proxy/lib/http-proxy/common.js).
-  const proxy = httpProxy.createProxyServer({ selfHandleResponse: true, changeOrigin: true, xfwd: false, ignorePath: true, toProxy: true });
+  const proxy = httpProxy.createProxyServer({
+    selfHandleResponse: true,
+    changeOrigin: true,
+    xfwd: false,
+    ignorePath: true,
+    toProxy: true,
+  });
   proxy.on('proxyRes', (proxyRes, req) => hooks.get(req)?.response(proxyRes));
   proxy.on('proxyReq', (proxyReq, req) => hooks.get(req)?.request(proxyReq));
   return proxy;

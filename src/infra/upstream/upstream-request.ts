@@ -34,7 +34,10 @@ export type UpstreamCall = {
 export async function upstreamRequest(c: UpstreamCall): Promise<Dispatcher.ResponseData> {
   const started = performance.now();
   const observe = (outcome: string): void =>
-    upstreamDuration.observe({ provider: c.provider, upstream_format: c.upstreamFormat, outcome }, (performance.now() - started) / 1000);
+    upstreamDuration.observe(
+      { provider: c.provider, upstream_format: c.upstreamFormat, outcome },
+      (performance.now() - started) / 1000,
+    );
   let res: Dispatcher.ResponseData;
   try {
     res = await request(c.url, {
@@ -66,6 +69,9 @@ export function jsonOrText(text: string): unknown {
 }
 
 /** An upstream error body, read whole (a cut or timed-out read keeps what arrived), for a format's error decoder. */
-export async function errorBodyOf(res: Dispatcher.ResponseData, scrub: (text: string) => string = (t) => t): Promise<unknown> {
+export async function errorBodyOf(
+  res: Dispatcher.ResponseData,
+  scrub: (text: string) => string = (t) => t,
+): Promise<unknown> {
   return jsonOrText(scrub(await res.body.text().catch(() => '')));
 }

@@ -13,7 +13,8 @@ import type { Budget } from '../../infra/config/usage-config.ts';
 type BudgetKind = (typeof budgetKinds)[number];
 
 /** Reads (GETs, task queries, token counting) cost nothing and stay open to a key over budget. */
-const asksForWork = (ctx: Koa.Context): boolean => ctx.method === 'POST' && ctx.path !== '/tune/fetch' && !ctx.path.endsWith('/count_tokens');
+const asksForWork = (ctx: Koa.Context): boolean =>
+  ctx.method === 'POST' && ctx.path !== '/tune/fetch' && !ctx.path.endsWith('/count_tokens');
 
 let warnedAt = 0;
 

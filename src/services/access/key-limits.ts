@@ -21,14 +21,19 @@ const reservations = new WeakMap<object, Reservation>();
 
 let warnedAt = 0;
 
-const counted = (ctx: Koa.Context): boolean => ctx.method === 'POST' && ctx.path !== '/tune/fetch' && !ctx.path.endsWith('/count_tokens');
+const counted = (ctx: Koa.Context): boolean =>
+  ctx.method === 'POST' && ctx.path !== '/tune/fetch' && !ctx.path.endsWith('/count_tokens');
 
 function refuse(key: ApiKey, kind: LimitKind, limit: number, retryAfterMs: number, detail = ''): GatewayError {
   rateLimitedTotal.inc({ key: key.id, limit: kind });
   const unit = kind === 'rpm' ? 'requests per minute' : kind === 'tpm' ? 'tokens per minute' : 'concurrent requests';
-  return new GatewayError('rate-limit', `Rate limit reached for API key '${key.id}': ${limit} ${unit} (${kind})${detail}. Try again in ${Math.ceil(retryAfterMs / 1000)} s.`, {
-    retryAfter: Math.max(1, Math.ceil(retryAfterMs / 1000)),
-  });
+  return new GatewayError(
+    'rate-limit',
+    `Rate limit reached for API key '${key.id}': ${limit} ${unit} (${kind})${detail}. Try again in ${Math.ceil(retryAfterMs / 1000)} s.`,
+    {
+      retryAfter: Math.max(1, Math.ceil(retryAfterMs / 1000)),
+    },
+  );
 }
 
 /**
@@ -83,9 +88,17 @@ export async function reserveTokens(state: RequestState, prompt: ChatRequest | (
   if (tpm === 0) return;
   const counter = state.services.rateCounter;
   const estimate = typeof prompt === 'function' ? prompt() : estimateTokens(prompt);
-  const r = (await failOpen(state.services.log, 'tpm', () => counter.take(`${key.id}:tpm`, estimate, tpm, minute)))?.value;
+  const r = (await failOpen(state.services.log, 'tpm', () => counter.take(`${key.id}:tpm`, estimate, tpm, minute)))
+    ?.value;
   if (!r) return;
-  if (!r.ok) throw refuse(key, 'tpm', tpm, r.retryAfterMs, estimate > tpm ? `; this request alone is about ${estimate} tokens` : '');
+  if (!r.ok)
+    throw refuse(
+      key,
+      'tpm',
+      tpm,
+      r.retryAfterMs,
+      estimate > tpm ? `; this request alone is about ${estimate} tokens` : '',
+    );
   reservations.set(state, { counter, keyId: key.id, estimate, window: r.window, settled: false });
 }
 
@@ -95,5 +108,6 @@ export function settleTokens(state: RequestState, usage: Usage): void {
   if (!r || r.settled) return;
   r.settled = true;
   const delta = usage.inputTokens + usage.outputTokens - r.estimate;
-  if (delta !== 0) void failOpen(state.services.log, 'tpm correction', () => r.counter.add(`${r.keyId}:tpm`, delta, minute, r.window));
+  if (delta !== 0)
+    void failOpen(state.services.log, 'tpm correction', () => r.counter.add(`${r.keyId}:tpm`, delta, minute, r.window));
 }

@@ -25,14 +25,24 @@ export interface RateCounter {
  * still overlaps the last `windowMs`): constant memory per key, smooth at window edges, and one
  * atomic step in Redis. Answers whether `amount` fits and, if not, how long until it would.
  */
-export function slidingWindow(cur: number, prev: number, elapsed: number, windowMs: number, amount: number, limit: number): { ok: true } | { ok: false; retryAfterMs: number } {
+export function slidingWindow(
+  cur: number,
+  prev: number,
+  elapsed: number,
+  windowMs: number,
+  amount: number,
+  limit: number,
+): { ok: true } | { ok: false; retryAfterMs: number } {
   const estimate = (prev * (windowMs - elapsed)) / windowMs + cur;
   if (estimate + amount <= limit) return { ok: true };
   if (amount > limit) return { ok: false, retryAfterMs: windowMs };
   // In the next window this one's count becomes the weighted previous one.
   // The estimate spreads a window's count evenly over it, so it can say "later" than a true
   // sliding window would; a wait is never announced as longer than one window.
-  const wait = (ms: number): { ok: false; retryAfterMs: number } => ({ ok: false, retryAfterMs: Math.min(windowMs, Math.max(1, Math.ceil(ms))) });
+  const wait = (ms: number): { ok: false; retryAfterMs: number } => ({
+    ok: false,
+    retryAfterMs: Math.min(windowMs, Math.max(1, Math.ceil(ms))),
+  });
   if (cur + amount > limit) return wait(windowMs - elapsed + (cur > 0 ? windowMs * (1 - (limit - amount) / cur) : 0));
   return wait(windowMs * (1 - (limit - cur - amount) / prev) - elapsed);
 }

@@ -71,7 +71,9 @@ export class RedisRateCounter implements RateCounter {
   }
 
   async take(key: string, amount: number, limit: number, windowMs: number): Promise<TakeResult> {
-    const [ok, window, cur = 0, prev = 0, elapsed = 0] = (await this.#redis.pgRateTake(this.#key('rate', key), amount, limit, windowMs)).map(Number);
+    const [ok, window, cur = 0, prev = 0, elapsed = 0] = (
+      await this.#redis.pgRateTake(this.#key('rate', key), amount, limit, windowMs)
+    ).map(Number);
     if (ok === 1) return { ok: true, window };
     const r = slidingWindow(cur, prev, elapsed, windowMs, amount, limit);
     return { ok: false, retryAfterMs: r.ok ? 1 : r.retryAfterMs };
@@ -79,7 +81,11 @@ export class RedisRateCounter implements RateCounter {
 
   async add(key: string, amount: number, windowMs: number, window: number): Promise<void> {
     const k = `${this.#key('rate', key)}${window}`;
-    await this.#redis.multi().incrby(k, amount).pexpire(k, windowMs * 2).exec();
+    await this.#redis
+      .multi()
+      .incrby(k, amount)
+      .pexpire(k, windowMs * 2)
+      .exec();
   }
 
   async acquireSlot(key: string, limit: number): Promise<Slot | undefined> {
@@ -87,7 +93,10 @@ export class RedisRateCounter implements RateCounter {
     const token = randomUUID();
     if ((await this.#redis.pgSlotAcquire(k, limit, token, slotLeaseMs)) !== 1) return undefined;
     // Long streams outlive the lease: renew it while the request runs.
-    const renew = setInterval(() => void this.#redis.pgSlotRenew(k, token, slotLeaseMs).catch(() => {}), slotLeaseMs / 3);
+    const renew = setInterval(
+      () => void this.#redis.pgSlotRenew(k, token, slotLeaseMs).catch(() => {}),
+      slotLeaseMs / 3,
+    );
     renew.unref();
     let released = false;
     return {

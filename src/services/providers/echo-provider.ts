@@ -26,7 +26,11 @@ export class EchoProvider implements ChatProvider {
     return answer(request, upstreamModel);
   }
 
-  async openStream(request: ChatRequest, upstreamModel: string, opts: CallOptions): Promise<AsyncIterable<StreamEvent>> {
+  async openStream(
+    request: ChatRequest,
+    upstreamModel: string,
+    opts: CallOptions,
+  ): Promise<AsyncIterable<StreamEvent>> {
     return streamOf(answer(request, upstreamModel), opts.signal);
   }
 }
@@ -35,7 +39,13 @@ function lastUserText(request: ChatRequest): string {
   for (let i = request.messages.length - 1; i >= 0; i--) {
     const m = request.messages[i];
     if (m.role !== 'user') continue;
-    const texts = m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : p.type === 'tool-result' ? p.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])) : []));
+    const texts = m.parts.flatMap((p) =>
+      p.type === 'text'
+        ? [p.text]
+        : p.type === 'tool-result'
+          ? p.content.flatMap((c) => (c.type === 'text' ? [c.text] : []))
+          : [],
+    );
     if (texts.length > 0) return texts.join('\n');
   }
   return '';
@@ -72,16 +82,24 @@ const estimate = (chars: number): number => Math.max(1, Math.ceil(chars / 4));
 function answer(request: ChatRequest, model: string): ChatResult {
   const text = lastUserText(request) || 'echo';
   const parts: Part[] = [];
-  if (request.reasoning?.enabled) parts.push({ type: 'reasoning', text: `The user wrote ${text.length} characters; echo them.`, origin: 'polygate' });
+  if (request.reasoning?.enabled)
+    parts.push({ type: 'reasoning', text: `The user wrote ${text.length} characters; echo them.`, origin: 'polygate' });
   const tool = forcedTool(request);
   let finish: ChatFinish;
   if (tool) {
-    const args = JSON.stringify(sample(tool.parameters, `tools[${request.tools.indexOf(tool)}]`, `the parameters schema of tool '${tool.name}'`));
+    const args = JSON.stringify(
+      sample(tool.parameters, `tools[${request.tools.indexOf(tool)}]`, `the parameters schema of tool '${tool.name}'`),
+    );
     parts.push({ type: 'tool-call', id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, name: tool.name, args });
     finish = { reason: 'tool-calls', raw: 'tool_calls' };
   } else {
     const out = request.output;
-    const body = out?.type === 'json-schema' ? JSON.stringify(sample(out.schema, 'json_schema', `the JSON schema '${out.name}' of the output format`)) : out?.type === 'json' ? JSON.stringify({ echo: text }) : text;
+    const body =
+      out?.type === 'json-schema'
+        ? JSON.stringify(sample(out.schema, 'json_schema', `the JSON schema '${out.name}' of the output format`))
+        : out?.type === 'json'
+          ? JSON.stringify({ echo: text })
+          : text;
     parts.push({ type: 'text', text: body });
     finish = { reason: 'stop', raw: 'stop' };
   }

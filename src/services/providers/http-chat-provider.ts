@@ -76,11 +76,18 @@ export class HttpChatProvider implements ChatProvider {
     this.#codec = codec;
     this.#headers = { ...(cfg.headers ?? {}), ...authHeaders(cfg) };
     // What this provider is sent (its key, its extra headers) is scrubbed whatever the caller passed.
-    this.#secrets = [...new Set([...secrets, ...Object.values(this.#headers).filter((v) => v.length >= 8)])].sort((a, b) => b.length - a.length);
+    this.#secrets = [...new Set([...secrets, ...Object.values(this.#headers).filter((v) => v.length >= 8)])].sort(
+      (a, b) => b.length - a.length,
+    );
     this.#dispatcher = dispatcher;
     this.#timeouts = timeouts;
     this.#dispatcherFor = dispatcherFor;
-    const pool = { keepAlive: true, maxSockets: maxConnections, scheduling: 'lifo' as const, timeout: RELAY_IDLE_SOCKET_MS };
+    const pool = {
+      keepAlive: true,
+      maxSockets: maxConnections,
+      scheduling: 'lifo' as const,
+      timeout: RELAY_IDLE_SOCKET_MS,
+    };
     this.relayAgent = this.baseUrl.startsWith('https:') ? new HttpsAgent(pool) : new HttpAgent(pool);
   }
 
@@ -118,7 +125,10 @@ export class HttpChatProvider implements ChatProvider {
    * client's, whose key polygate already accepted. A 502 naming the provider, never the upstream's text.
    */
   rejectedCredentials(status: number): GatewayError {
-    return new GatewayError('upstream', `provider '${this.name}' rejected polygate's credentials (HTTP ${status}); the operator must check providers.${this.name}.api_key`);
+    return new GatewayError(
+      'upstream',
+      `provider '${this.name}' rejected polygate's credentials (HTTP ${status}); the operator must check providers.${this.name}.api_key`,
+    );
   }
 
   /** Headers to present upstream (auth included), for the pass-through path. */
@@ -142,13 +152,23 @@ export class HttpChatProvider implements ChatProvider {
 
   async openStream(req: ChatRequest, model: string, opts: CallOptions): Promise<AsyncIterable<StreamEvent>> {
     const res = await this.#send({ ...req, stream: true }, model, opts);
-    return guardStream(readSse(res.body, this.#codec.createStreamDecoder()), this.name, opts.timeouts ?? this.#timeouts);
+    return guardStream(
+      readSse(res.body, this.#codec.createStreamDecoder()),
+      this.name,
+      opts.timeouts ?? this.#timeouts,
+    );
   }
 
   async #send(req: ChatRequest, model: string, opts: CallOptions): Promise<Dispatcher.ResponseData> {
     const enc = this.#codec.encodeRequest(req, model, opts.warn);
     const span = opts.trace?.upstream(this.name, this.wireFormat, model);
-    return this.post(enc.path, enc.body, { accept: req.stream ? 'text/event-stream' : 'application/json', ...enc.headers }, opts, span);
+    return this.post(
+      enc.path,
+      enc.body,
+      { accept: req.stream ? 'text/event-stream' : 'application/json', ...enc.headers },
+      opts,
+      span,
+    );
   }
 
   /**
@@ -157,7 +177,13 @@ export class HttpChatProvider implements ChatProvider {
    * GatewayError that names which timeout fired. Also used for the upstream's token counting.
    * `span` (traced requests) is the call's span: its traceparent goes upstream.
    */
-  async post(path: string, body: unknown, headers: Record<string, string>, opts: Pick<CallOptions, 'signal' | 'timeouts'>, span?: UpstreamSpan): Promise<Dispatcher.ResponseData> {
+  async post(
+    path: string,
+    body: unknown,
+    headers: Record<string, string>,
+    opts: Pick<CallOptions, 'signal' | 'timeouts'>,
+    span?: UpstreamSpan,
+  ): Promise<Dispatcher.ResponseData> {
     // Serialized before the call: a body that cannot be serialized is polygate's fault, not an
     // upstream that "could not be reached" (which would be retried and trip the breaker).
     const payload = JSON.stringify(body);
@@ -168,7 +194,13 @@ export class HttpChatProvider implements ChatProvider {
       dispatcher: this.dispatcherFor(opts.timeouts?.connectMs),
       timeouts: opts.timeouts ?? this.#timeouts,
       signal: opts.signal,
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...headers, ...this.#headers, ...span?.headers },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        ...headers,
+        ...this.#headers,
+        ...span?.headers,
+      },
       body: payload,
       span,
     });
@@ -176,13 +208,22 @@ export class HttpChatProvider implements ChatProvider {
       await res.body.dump().catch(() => {});
       throw this.rejectedCredentials(res.statusCode);
     }
-    if (res.statusCode >= 400) throw this.#codec.decodeError(res.statusCode, await errorBodyOf(res, (t) => this.scrub(t)), res.headers as WireHeaders);
+    if (res.statusCode >= 400)
+      throw this.#codec.decodeError(
+        res.statusCode,
+        await errorBodyOf(res, (t) => this.scrub(t)),
+        res.headers as WireHeaders,
+      );
     return res;
   }
 }
 
 /** Errors thrown while reading a stream (socket cut, idle timeout) become in-stream error events. */
-async function* guardStream(events: AsyncIterable<StreamEvent>, provider: string, timeouts: Partial<RouteTimeouts>): AsyncIterable<StreamEvent> {
+async function* guardStream(
+  events: AsyncIterable<StreamEvent>,
+  provider: string,
+  timeouts: Partial<RouteTimeouts>,
+): AsyncIterable<StreamEvent> {
   try {
     yield* events;
   } catch (e) {

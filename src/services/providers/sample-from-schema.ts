@@ -23,7 +23,9 @@ function spend(budget: Budget, values: number, chars: number): void {
   budget.values += values;
   budget.chars += chars;
   if (budget.values > sampleBounds.maxValues || budget.chars > sampleBounds.maxChars) {
-    throw new SampleTooLarge(`a value valid for this schema is larger than echo generates (over ${sampleBounds.maxValues} values or ${sampleBounds.maxChars} characters)`);
+    throw new SampleTooLarge(
+      `a value valid for this schema is larger than echo generates (over ${sampleBounds.maxValues} values or ${sampleBounds.maxChars} characters)`,
+    );
   }
 }
 const isSchema = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -45,7 +47,8 @@ function sample(schema: unknown, root: unknown, depth: number, budget: Budget): 
   if ('default' in schema) return schema.default;
   for (const k of ['anyOf', 'oneOf'] as const) {
     const alts = schema[k];
-    if (Array.isArray(alts) && alts.length > 0) return sample(alts.find((a) => !(isSchema(a) && a.type === 'null')) ?? alts[0], root, depth + 1, budget);
+    if (Array.isArray(alts) && alts.length > 0)
+      return sample(alts.find((a) => !(isSchema(a) && a.type === 'null')) ?? alts[0], root, depth + 1, budget);
   }
   if (Array.isArray(schema.allOf)) {
     return Object.assign({}, ...schema.allOf.map((s) => sample(s, root, depth + 1, budget)).filter(isSchema));
@@ -89,7 +92,10 @@ function sample(schema: unknown, root: unknown, depth: number, budget: Budget): 
 function resolveRef(root: unknown, ref: string): Schema | undefined {
   if (!ref.startsWith('#')) return undefined;
   let at: unknown = root;
-  for (const raw of ref.slice(1).split('/').filter((s) => s !== '')) {
+  for (const raw of ref
+    .slice(1)
+    .split('/')
+    .filter((s) => s !== '')) {
     const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
     at = isSchema(at) ? at[key] : undefined;
   }

@@ -8,7 +8,12 @@ import type { RetriesConfig } from '../../infra/config/gateway-config.ts';
  * `base * 2^(retry-1)`, capped, so instances that failed together do not retry together, and no
  * retry comes back at once.
  */
-export function backoffDelay(retry: number, policy: RetriesConfig, retryAfterS: number | undefined, random: () => number = Math.random): number | undefined {
+export function backoffDelay(
+  retry: number,
+  policy: RetriesConfig,
+  retryAfterS: number | undefined,
+  random: () => number = Math.random,
+): number | undefined {
   if (retryAfterS !== undefined) {
     const ms = retryAfterS * 1000;
     if (ms > policy.max_retry_after_ms) return undefined;

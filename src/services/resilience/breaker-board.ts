@@ -30,7 +30,8 @@ export class BreakerBoard {
     breakerRouteState.set({ provider, upstream_model: model }, breakerStates[state]);
     // The provider's series is its worst route: the dashboard panel shows providers.
     let worst = 0;
-    for (const b of this.#breakers.values()) if (b.provider === provider) worst = Math.max(worst, breakerStates[b.breaker.state]);
+    for (const b of this.#breakers.values())
+      if (b.provider === provider) worst = Math.max(worst, breakerStates[b.breaker.state]);
     breakerState.set({ provider }, worst);
     const line = { provider, upstream_model: model, breaker: state, reason: why };
     if (state === 'open') this.#log?.warn(line, 'circuit breaker opened');

@@ -96,7 +96,8 @@ export class CircuitBreaker {
     if (this.#state !== 'closed') return;
     this.#run++;
     const { calls, failures } = this.#count(true, cfg.window_ms);
-    if (cfg.consecutive_failures > 0 && this.#run >= cfg.consecutive_failures) return this.#open(cfg, `${this.#run} failures in a row`);
+    if (cfg.consecutive_failures > 0 && this.#run >= cfg.consecutive_failures)
+      return this.#open(cfg, `${this.#run} failures in a row`);
     if (cfg.failure_ratio > 0 && calls >= cfg.min_calls && failures / calls >= cfg.failure_ratio) {
       return this.#open(cfg, `${failures} of ${calls} calls failed within ${cfg.window_ms} ms`);
     }

@@ -120,9 +120,13 @@ export async function runRoutes(o: RunRoutesOptions): Promise<void> {
   if (skippedFor !== undefined) {
     report.cause = 'breaker_open';
     upstreamAttempts.observe({ family: o.family, outcome: 'breaker_open' }, report.attempts);
-    throw new GatewayError('unavailable', `model '${o.model}' is unavailable: the circuit breaker of every route is open after repeated upstream failures`, {
-      retryAfter: Math.max(1, Math.ceil(skippedFor / 1000)),
-    });
+    throw new GatewayError(
+      'unavailable',
+      `model '${o.model}' is unavailable: the circuit breaker of every route is open after repeated upstream failures`,
+      {
+        retryAfter: Math.max(1, Math.ceil(skippedFor / 1000)),
+      },
+    );
   }
   throw o.noRoute();
 }

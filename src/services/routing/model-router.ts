@@ -40,7 +40,9 @@ const CACHE_NAME_LIMIT = 256;
 
 /** A route's upstream model with `{model}` (the client's name) and `{1}`… (the glob's `*` parts) filled in. */
 export function fillTemplate(template: string, name: string, captures: readonly string[] = []): string {
-  return template.replace(/\{(model|[1-9])\}/g, (_, k: string) => (k === 'model' ? name : (captures[Number(k) - 1] ?? '')));
+  return template.replace(/\{(model|[1-9])\}/g, (_, k: string) =>
+    k === 'model' ? name : (captures[Number(k) - 1] ?? ''),
+  );
 }
 
 /**
@@ -55,11 +57,22 @@ export class ModelRouter {
   readonly #globs: Entry[] = [];
   readonly #resolved = new Map<string, (ModelMatch & { strategy: Entry['strategy'] }) | null>();
 
-  constructor(models: Record<string, ModelConfig>, disabled: ReadonlyMap<string, string>, upstream: GatewayConfig['upstream'] = defaultUpstream) {
+  constructor(
+    models: Record<string, ModelConfig>,
+    disabled: ReadonlyMap<string, string>,
+    upstream: GatewayConfig['upstream'] = defaultUpstream,
+  ) {
     for (const [name, m] of Object.entries(models)) {
       const routes = servingRoutes(m.routes, disabled).map((r) => {
         const template = r.model ?? PASS_THROUGH;
-        return { provider: r.provider, model: template, template, breakerModel: template, weight: r.weight ?? 1, ...resolvePolicy(upstream, m, r) };
+        return {
+          provider: r.provider,
+          model: template,
+          template,
+          breakerModel: template,
+          weight: r.weight ?? 1,
+          ...resolvePolicy(upstream, m, r),
+        };
       });
       const strategy = m.strategy ?? 'fallback';
       if (isGlob(name)) {
@@ -67,7 +80,11 @@ export class ModelRouter {
         continue;
       }
       // An exact entry's names are known now: `{model}` is the entry's own name.
-      const filled = routes.map(({ template, ...r }) => ({ ...r, model: fillTemplate(template, name), breakerModel: fillTemplate(template, name) }));
+      const filled = routes.map(({ template, ...r }) => ({
+        ...r,
+        model: fillTemplate(template, name),
+        breakerModel: fillTemplate(template, name),
+      }));
       this.#exact.set(name, { entry: name, glob: false, config: m, strategy, routes: filled });
     }
     // Stable sort: equally specific globs keep the file's order.

@@ -34,14 +34,34 @@ export class Runtime {
     this.disabled = new Map(loaded.disabledProviders);
     this.keys = new KeyRing(this.config.keys);
     // One keep-alive pool for every upstream: connection setup stays off the request path.
-    this.dispatcher = new Agent({ connectTimeout: this.config.upstream.connect_timeout_ms, keepAliveTimeout: 30_000, connections: this.config.upstream.max_connections });
+    this.dispatcher = new Agent({
+      connectTimeout: this.config.upstream.connect_timeout_ms,
+      keepAliveTimeout: 30_000,
+      connections: this.config.upstream.max_connections,
+    });
     const secrets = secretsOf(this.config);
-    const timeouts = { firstByteMs: this.config.upstream.first_byte_timeout_ms, idleMs: this.config.upstream.idle_timeout_ms };
+    const timeouts = {
+      firstByteMs: this.config.upstream.first_byte_timeout_ms,
+      idleMs: this.config.upstream.idle_timeout_ms,
+    };
     for (const [name, p] of Object.entries(this.config.providers)) {
       if (this.disabled.has(name)) continue;
       const codec = chatCodecOf(p);
       if (p.type === 'echo') this.chatProviders.set(name, new EchoProvider(name));
-      else if (codec) this.chatProviders.set(name, new HttpChatProvider(name, p, codec, this.dispatcher, timeouts, (ms) => this.dispatcherFor(ms), this.config.upstream.max_connections, secrets));
+      else if (codec)
+        this.chatProviders.set(
+          name,
+          new HttpChatProvider(
+            name,
+            p,
+            codec,
+            this.dispatcher,
+            timeouts,
+            (ms) => this.dispatcherFor(ms),
+            this.config.upstream.max_connections,
+            secrets,
+          ),
+        );
     }
     this.router = new ModelRouter(this.config.models, this.disabled, this.config.upstream);
   }
@@ -49,7 +69,15 @@ export class Runtime {
   dispatcherFor(connectMs: number): Dispatcher {
     if (connectMs === this.config.upstream.connect_timeout_ms) return this.dispatcher;
     let pool = this.#pools.get(connectMs);
-    if (!pool) this.#pools.set(connectMs, (pool = new Agent({ connectTimeout: connectMs, keepAliveTimeout: 30_000, connections: this.config.upstream.max_connections })));
+    if (!pool)
+      this.#pools.set(
+        connectMs,
+        (pool = new Agent({
+          connectTimeout: connectMs,
+          keepAliveTimeout: 30_000,
+          connections: this.config.upstream.max_connections,
+        })),
+      );
     return pool;
   }
 
@@ -91,7 +119,8 @@ export class Runtime {
 }
 
 /** The codec of the chat format a provider speaks (src/infra/formats/formats.ts); undefined for providers of other kinds. */
-const chatCodecOf = (p: ProviderConfig): ChatUpstreamCodec | undefined => upstreamFormatOf(p.type, p.api)?.upstream.codec;
+const chatCodecOf = (p: ProviderConfig): ChatUpstreamCodec | undefined =>
+  upstreamFormatOf(p.type, p.api)?.upstream.codec;
 
 /** Holder of the runtime in force; replaced whole on reload. */
 export type RuntimeRef = { current: Runtime };

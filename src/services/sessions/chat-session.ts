@@ -33,5 +33,10 @@ export interface ChatSession {
   /** Frames as they are written to a streaming client. */
   observeFrames?(frames: SseFrame[]): void;
   /** A stream ended: `parts` is what was streamed, `outcome` how it ended. */
-  streamEnded?(done: { request: ChatRequest; route: Route; parts: Part[]; outcome: 'ok' | 'error' | 'client_closed' }): Promise<void>;
+  streamEnded?(done: {
+    request: ChatRequest;
+    route: Route;
+    parts: Part[];
+    outcome: 'ok' | 'error' | 'client_closed';
+  }): Promise<void>;
 }

@@ -15,13 +15,21 @@ const isReference = (item: Item): boolean => isItemReference(item);
  * workspace, before the request is decoded: output items are valid input items, so the decoder
  * sees an ordinary conversation. An id of another workspace is "not found", like an unknown one.
  */
-export async function resolveItemReferences(body: unknown, repo: ResponseRepository, workspace: string): Promise<unknown> {
-  if (!isObject(body) || !Array.isArray(body.input) || !body.input.some((i) => isObject(i) && isReference(i))) return body;
+export async function resolveItemReferences(
+  body: unknown,
+  repo: ResponseRepository,
+  workspace: string,
+): Promise<unknown> {
+  if (!isObject(body) || !Array.isArray(body.input) || !body.input.some((i) => isObject(i) && isReference(i)))
+    return body;
   const input = await Promise.all(
     body.input.map(async (item: unknown, i: number) => {
       if (!isObject(item) || !isReference(item)) return item;
       const stored = typeof item.id === 'string' ? await repo.item(item.id, workspace) : undefined;
-      if (!stored) throw new GatewayError('not-found', `Item with id '${String(item.id)}' not found.`, { param: `input[${i}].id` });
+      if (!stored)
+        throw new GatewayError('not-found', `Item with id '${String(item.id)}' not found.`, {
+          param: `input[${i}].id`,
+        });
       return stored;
     }),
   );
@@ -33,14 +41,22 @@ export async function resolveItemReferences(body: unknown, repo: ResponseReposit
  * one user message, message content strings become typed parts, and every item gets an id.
  */
 export function normalizeInputItems(input: unknown): Item[] {
-  const items: unknown[] = typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : Array.isArray(input) ? input : [];
+  const items: unknown[] =
+    typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : Array.isArray(input) ? input : [];
   return items.filter(isObject).map((raw) => {
     const item: Item = { ...raw };
     if (item.type === undefined && item.role !== undefined) item.type = 'message';
     if (item.type === 'message' && typeof item.content === 'string') {
-      item.content = [{ type: item.role === 'assistant' ? 'output_text' : 'input_text', text: item.content, ...(item.role === 'assistant' ? { annotations: [] } : {}) }];
+      item.content = [
+        {
+          type: item.role === 'assistant' ? 'output_text' : 'input_text',
+          text: item.content,
+          ...(item.role === 'assistant' ? { annotations: [] } : {}),
+        },
+      ];
     }
-    if (typeof item.id !== 'string') item.id = newId(item.type === 'message' ? 'msg' : item.type === 'function_call_output' ? 'fco' : 'item');
+    if (typeof item.id !== 'string')
+      item.id = newId(item.type === 'message' ? 'msg' : item.type === 'function_call_output' ? 'fco' : 'item');
     return item;
   });
 }

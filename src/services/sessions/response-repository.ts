@@ -54,7 +54,13 @@ export type RawTurn = { input: Record<string, unknown>[]; output: Record<string,
  * A conversation read back from its turns. `raw`: each turn's wire items in order, or undefined
  * when a turn of the chain has none (then only the IR messages can carry it).
  */
-export type Conversation = { messages: Message[]; producers: string[]; chainChars: number; length: number; raw?: RawTurn[] };
+export type Conversation = {
+  messages: Message[];
+  producers: string[];
+  chainChars: number;
+  length: number;
+  raw?: RawTurn[];
+};
 
 /**
  * A wire item (input or output) that a later `item_reference` may name. `owner`: the response
@@ -76,7 +82,12 @@ const withOrigins = (messages: Message[]): Message[] =>
   messages.map((m) =>
     m.role === 'system' || !m.parts.some((p) => p.type === 'reasoning')
       ? m
-      : { ...m, parts: m.parts.map((p) => (p.type === 'reasoning' ? { ...p, origin: reasoningOriginOf(p.origin) ?? 'polygate' } : p)) },
+      : {
+          ...m,
+          parts: m.parts.map((p) =>
+            p.type === 'reasoning' ? { ...p, origin: reasoningOriginOf(p.origin) ?? 'polygate' } : p,
+          ),
+        },
   );
 
 /** Typed access to stored responses, scoped by workspace on every read. */
@@ -99,10 +110,15 @@ export class ResponseRepository {
       { ns: TURNS, doc: { id: r.id, workspace, data: turn, dueAt: null } },
       { ns: RESPONSES, doc: { id: r.id, workspace, data: r, dueAt: null } },
     ];
-    if (turn.previousId !== null) docs.push({ ns: CONTINUED, doc: { id: turn.previousId, workspace, data: 1, dueAt: null } });
+    if (turn.previousId !== null)
+      docs.push({ ns: CONTINUED, doc: { id: turn.previousId, workspace, data: 1, dueAt: null } });
     const items = [...r.inputItems, ...((r.response.output as Record<string, unknown>[] | undefined) ?? [])];
     for (const item of items) {
-      if (typeof item.id === 'string') docs.push({ ns: ITEMS, doc: { id: item.id, workspace, data: { item, owner: r.id } satisfies StoredItem, dueAt: null } });
+      if (typeof item.id === 'string')
+        docs.push({
+          ns: ITEMS,
+          doc: { id: item.id, workspace, data: { item, owner: r.id } satisfies StoredItem, dueAt: null },
+        });
     }
     await this.#store.putCounted(workspace, docs, maxWorkspaceBytes);
   }
@@ -119,12 +135,18 @@ export class ResponseRepository {
   async conversation(id: string, workspace: string, legacy: StoredResponse): Promise<Conversation> {
     const turns: StoredTurn[] = [];
     let base: Conversation = { messages: [], producers: [], chainChars: 0, length: 0 };
-    for (let at: string | null = id; at !== null; ) {
+    for (let at: string | null = id; at !== null;) {
       const turn: StoredTurn | undefined = (await this.#store.get<StoredTurn>(TURNS, at, workspace))?.data;
       if (!turn) {
         // A record from before turns: its history is the whole conversation up to it.
         const old = at === id ? legacy : await this.get(at, workspace);
-        if (old?.history) base = { messages: old.history, producers: old.producers ?? [], chainChars: conversationChars(old.history), length: 1 };
+        if (old?.history)
+          base = {
+            messages: old.history,
+            producers: old.producers ?? [],
+            chainChars: conversationChars(old.history),
+            length: 1,
+          };
         break;
       }
       turns.push(turn);
@@ -143,7 +165,13 @@ export class ResponseRepository {
       if (r && raw) raw.push(r);
       else raw = undefined;
     }
-    return { messages: withOrigins(messages), producers, chainChars: turns[0]?.chainChars ?? base.chainChars, length: turns[0]?.length ?? base.length, raw };
+    return {
+      messages: withOrigins(messages),
+      producers,
+      chainChars: turns[0]?.chainChars ?? base.chainChars,
+      length: turns[0]?.length ?? base.length,
+      raw,
+    };
   }
 
   async item(id: string, workspace: string): Promise<Record<string, unknown> | undefined> {

@@ -83,7 +83,14 @@ export class ResponsesSession implements ChatSession {
     // Over a socket, `previous_response_id` and item references read its memory first.
     const memory = socketMemoryOf(ctx.req.socket);
     const repo = memory ? memory.over(state.services.store) : repositoryOf(ctx);
-    return new ResponsesSession(repo, state.key.workspace, (m) => state.runtime.router.resolve(m)?.config.context_window, config.limits.max_conversation_bytes, config.limits.max_workspace_stored_bytes, memory);
+    return new ResponsesSession(
+      repo,
+      state.key.workspace,
+      (m) => state.runtime.router.resolve(m)?.config.context_window,
+      config.limits.max_conversation_bytes,
+      config.limits.max_workspace_stored_bytes,
+      memory,
+    );
   }
 
   async prepareBody(body: unknown): Promise<unknown> {
@@ -92,7 +99,12 @@ export class ResponsesSession implements ChatSession {
     this.#inputItems = normalizeInputItems(input);
     if (this.#memory && isItem(resolved)) {
       this.#body = resolved;
-      this.#rawInput = typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : Array.isArray(input) ? input.filter(isItem) : [];
+      this.#rawInput =
+        typeof input === 'string'
+          ? [{ type: 'message', role: 'user', content: input }]
+          : Array.isArray(input)
+            ? input.filter(isItem)
+            : [];
     }
     return resolved;
   }
@@ -110,7 +122,10 @@ export class ResponsesSession implements ChatSession {
     let chain = { chars: 0, length: 0 };
     if (typeof previousId === 'string') {
       const previous = await this.#repo.get(previousId, this.#workspace);
-      if (!previous) throw new GatewayError('not-found', `Previous response with id '${previousId}' not found.`, { param: 'previous_response_id' });
+      if (!previous)
+        throw new GatewayError('not-found', `Previous response with id '${previousId}' not found.`, {
+          param: 'previous_response_id',
+        });
       const conversation = await this.#repo.conversation(previousId, this.#workspace, previous);
       // `instructions` are not carried over (spec): only the conversation is. Its leading system
       // message (the first turn's developer items) is the system prompt again, after this turn's
@@ -167,12 +182,22 @@ export class ResponsesSession implements ChatSession {
     let dropped = 0;
     const messages = request.messages.map((m) => {
       const producer = this.#producers.get(m);
-      if (m.role === 'system' || !producer || producer === route.provider || !m.parts.some((p) => p.type === 'reasoning')) return m;
+      if (
+        m.role === 'system' ||
+        !producer ||
+        producer === route.provider ||
+        !m.parts.some((p) => p.type === 'reasoning')
+      )
+        return m;
       const parts = m.parts.filter((p) => p.type !== 'reasoning');
       dropped += m.parts.length - parts.length;
       return { ...m, parts };
     });
-    if (dropped > 0) warn('input.reasoning', `${dropped} reasoning item(s) from another provider are not replayed to '${route.provider}'`);
+    if (dropped > 0)
+      warn(
+        'input.reasoning',
+        `${dropped} reasoning item(s) from another provider are not replayed to '${route.provider}'`,
+      );
     return { ...request, extensions, messages: messages.filter((m) => m.parts.length > 0) };
   }
 
@@ -191,11 +216,19 @@ export class ResponsesSession implements ChatSession {
     for (const turn of this.#chainRaw) {
       items.push(...turn.input);
       for (const item of turn.output) {
-        if (item.type === 'reasoning' && (turn.provider !== route.provider || typeof item.encrypted_content !== 'string')) dropped++;
+        if (
+          item.type === 'reasoning' &&
+          (turn.provider !== route.provider || typeof item.encrypted_content !== 'string')
+        )
+          dropped++;
         else items.push(item);
       }
     }
-    if (dropped > 0) warn('input.reasoning', `${dropped} reasoning item(s) of earlier turns are not replayed to '${route.provider}' (another provider's, or without encrypted_content)`);
+    if (dropped > 0)
+      warn(
+        'input.reasoning',
+        `${dropped} reasoning item(s) of earlier turns are not replayed to '${route.provider}' (another provider's, or without encrypted_content)`,
+      );
     const { previous_response_id: _, ...rest } = this.#body;
     return { ...rest, input: [...items, ...this.#rawInput] };
   }
@@ -204,30 +237,50 @@ export class ResponsesSession implements ChatSession {
    * A relayed stream is remembered like a translated one, from its final event (the socket always
    * streams), its IR decoded from the upstream's response object.
    */
-  async relayEnded(done: { route: Route; status: number; outcome: 'ok' | 'client_closed' | 'upstream_cut' }): Promise<void> {
+  async relayEnded(done: {
+    route: Route;
+    status: number;
+    outcome: 'ok' | 'client_closed' | 'upstream_cut';
+  }): Promise<void> {
     if (done.status >= 400) return;
     await this.#ended(done.route, done.outcome === 'client_closed' ? 'client_closed' : 'other', outputParts);
   }
 
-  async completed(done: { request: ChatRequest; route: Route; body: unknown; result: { parts: Part[] } }): Promise<void> {
+  async completed(done: {
+    request: ChatRequest;
+    route: Route;
+    body: unknown;
+    result: { parts: Part[] };
+  }): Promise<void> {
     const response = done.body as Record<string, unknown>;
     await this.#save(done.route, response, done.result.parts);
   }
 
   observeFrames(frames: SseFrame[]): void {
     for (const f of frames) {
-      if (f.event === 'response.created') this.#created = (JSON.parse(f.data) as { response: Record<string, unknown> }).response;
-      else if (f.event !== undefined && finalEvents.has(f.event)) this.#final = (JSON.parse(f.data) as { response: Record<string, unknown> }).response;
+      if (f.event === 'response.created')
+        this.#created = (JSON.parse(f.data) as { response: Record<string, unknown> }).response;
+      else if (f.event !== undefined && finalEvents.has(f.event))
+        this.#final = (JSON.parse(f.data) as { response: Record<string, unknown> }).response;
     }
   }
 
   /** A stream is stored with its real ending: never `completed` unless `response.completed` was sent. */
-  async streamEnded(done: { request: ChatRequest; route: Route; parts: Part[]; outcome: 'ok' | 'error' | 'client_closed' }): Promise<void> {
+  async streamEnded(done: {
+    request: ChatRequest;
+    route: Route;
+    parts: Part[];
+    outcome: 'ok' | 'error' | 'client_closed';
+  }): Promise<void> {
     await this.#ended(done.route, done.outcome === 'client_closed' ? 'client_closed' : 'other', () => done.parts);
   }
 
   /** Saves a stream's response from its final event, or as cancelled/failed from its start when none came. */
-  async #ended(route: Route, outcome: 'client_closed' | 'other', parts: (final: Record<string, unknown>) => Part[]): Promise<void> {
+  async #ended(
+    route: Route,
+    outcome: 'client_closed' | 'other',
+    parts: (final: Record<string, unknown>) => Part[],
+  ): Promise<void> {
     // A client that left before the end made the stream end, whatever the encoder wrote after.
     const final = outcome === 'client_closed' && this.#final?.status !== 'completed' ? undefined : this.#final;
     if (final) return this.#save(route, final, final.status === 'completed' ? parts(final) : undefined);
@@ -238,7 +291,8 @@ export class ResponsesSession implements ChatSession {
 
   async #save(route: Route, response: Record<string, unknown>, output: Part[] | undefined): Promise<void> {
     if ((!this.#store && !this.#memory) || typeof response.id !== 'string') return;
-    const status = (['completed', 'incomplete', 'failed', 'cancelled'] as const).find((s) => s === response.status) ?? 'failed';
+    const status =
+      (['completed', 'incomplete', 'failed', 'cancelled'] as const).find((s) => s === response.status) ?? 'failed';
     const answer: Message[] = output && output.length > 0 ? [{ role: 'assistant', parts: output }] : [];
     const turn: StoredTurn = {
       previousId: this.#previousId,
@@ -271,7 +325,10 @@ export class ResponsesSession implements ChatSession {
       if (!(e instanceof StoreQuotaError)) throw e;
       // The answer was (or is being) sent: the client keeps it, it only cannot be continued or
       // retrieved. A non-streamed answer carries the warning header; a stream's headers are gone.
-      this.#warn?.('store', `response '${response.id}' was not stored: this workspace's stored responses hold ${e.used} bytes and this response (${e.adding}) would pass the ${e.limit} bytes a workspace may store (limits.max_workspace_stored_bytes)`);
+      this.#warn?.(
+        'store',
+        `response '${response.id}' was not stored: this workspace's stored responses hold ${e.used} bytes and this response (${e.adding}) would pass the ${e.limit} bytes a workspace may store (limits.max_workspace_stored_bytes)`,
+      );
     }
   }
 
@@ -281,7 +338,10 @@ export class ResponsesSession implements ChatSession {
       await memory.local.save(this.#workspace, record, turn, memory.maxBytes);
     } catch (e) {
       if (!(e instanceof StoreQuotaError)) throw e;
-      this.#warn?.('previous_response_id', `response '${record.id}' is not kept on this socket: its memory holds ${e.used} bytes, past ${e.limit} with this one (responses_websocket.max_socket_bytes)`);
+      this.#warn?.(
+        'previous_response_id',
+        `response '${record.id}' is not kept on this socket: its memory holds ${e.used} bytes, past ${e.limit} with this one (responses_websocket.max_socket_bytes)`,
+      );
     }
   }
 }

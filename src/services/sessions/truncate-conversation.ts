@@ -8,7 +8,11 @@ import { estimateRequest, estimateTokens } from '../tokens/estimate-tokens.ts';
  * estimate fits, then removes tool calls and results left without their other half, which every
  * upstream would reject.
  */
-export function applyTruncation(request: ChatRequest, contextWindow: number | undefined, mode: 'auto' | 'disabled'): void {
+export function applyTruncation(
+  request: ChatRequest,
+  contextWindow: number | undefined,
+  mode: 'auto' | 'disabled',
+): void {
   if (contextWindow === undefined) return;
   // The answer needs room too: reserve what the request caps it at, if it says.
   const budget = contextWindow - (request.maxTokens ?? 0);
@@ -31,14 +35,28 @@ export function applyTruncation(request: ChatRequest, contextWindow: number | un
   }
   dropOrphanToolParts(msgs);
   if (estimateTokens(request) > budget) {
-    throw new GatewayError('invalid-request', `The newest input alone exceeds the context window of this model (${contextWindow} tokens), even with truncation 'auto'.`, { param: 'input' });
+    throw new GatewayError(
+      'invalid-request',
+      `The newest input alone exceeds the context window of this model (${contextWindow} tokens), even with truncation 'auto'.`,
+      { param: 'input' },
+    );
   }
 }
 
 function dropOrphanToolParts(msgs: Message[]): void {
   const calls = new Set<string>();
   const results = new Set<string>();
-  for (const m of msgs) for (const p of m.parts) if (p.type === 'tool-call') calls.add(p.id); else if (p.type === 'tool-result') results.add(p.callId);
-  for (const m of msgs) m.parts = m.parts.filter((p) => (p.type === 'tool-result' ? calls.has(p.callId) : p.type === 'tool-call' ? results.has(p.id) || m === msgs[msgs.length - 1] : true));
+  for (const m of msgs)
+    for (const p of m.parts)
+      if (p.type === 'tool-call') calls.add(p.id);
+      else if (p.type === 'tool-result') results.add(p.callId);
+  for (const m of msgs)
+    m.parts = m.parts.filter((p) =>
+      p.type === 'tool-result'
+        ? calls.has(p.callId)
+        : p.type === 'tool-call'
+          ? results.has(p.id) || m === msgs[msgs.length - 1]
+          : true,
+    );
   for (let i = msgs.length - 1; i >= 0; i--) if (msgs[i].parts.length === 0) msgs.splice(i, 1);
 }

@@ -100,7 +100,7 @@ function collect(p: Part, slot: number, texts: { slot: number; text: string }[])
 /** Counts text in slices, each cut before a space where one is near its end, so few words are split. */
 function countSliced(text: string, count: SliceCounter): number {
   let n = 0;
-  for (let at = 0; at < text.length; ) {
+  for (let at = 0; at < text.length;) {
     let end = Math.min(text.length, at + tokenSample.slice);
     if (end < text.length) {
       const space = text.lastIndexOf(' ', end);

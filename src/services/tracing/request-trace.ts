@@ -2,7 +2,18 @@
 // for decode, each route attempt (the upstream call inside it), encode and the stream. Spans are
 // parented explicitly; a request without a trace (tracing off) costs one property lookup per hook,
 // and one the sampler left out makes no span at all (src/services/tracing/unsampled-trace.ts).
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type AttributeValue, type Attributes, type Context, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type AttributeValue,
+  type Attributes,
+  type Context,
+  type Span,
+  type SpanContext,
+  type Tracer,
+} from '@opentelemetry/api';
 import type Koa from 'koa';
 import type { ChatRequest } from '../../ir/chat-request.ts';
 import type { GatewayError } from '../../ir/gateway-error.ts';
@@ -27,13 +38,32 @@ export class RequestTrace implements UpstreamTracer {
   #warnings: string[] = [];
   #attrs: Attributes = {};
 
-  constructor(tracer: Tracer, ctx: Koa.Context, state: ChatState, startedAt: number, remote: SpanContext | undefined, tracestate: string | undefined) {
+  constructor(
+    tracer: Tracer,
+    ctx: Koa.Context,
+    state: ChatState,
+    startedAt: number,
+    remote: SpanContext | undefined,
+    tracestate: string | undefined,
+  ) {
     this.#tracer = tracer;
     this.#tracestate = tracestate;
     const parent = remote ? trace.setSpanContext(ROOT_CONTEXT, remote) : ROOT_CONTEXT;
     this.#operation = state.format ? state.format.operation(ctx.path) : 'chat';
     this.#content = state.runtime.config.log.content;
-    this.#root = tracer.startSpan(ctx.method, { kind: SpanKind.SERVER, startTime: epoch(startedAt), attributes: { 'http.request.method': ctx.method, 'gen_ai.operation.name': this.#operation, 'polygate.request_id': state.requestId } }, parent);
+    this.#root = tracer.startSpan(
+      ctx.method,
+      {
+        kind: SpanKind.SERVER,
+        startTime: epoch(startedAt),
+        attributes: {
+          'http.request.method': ctx.method,
+          'gen_ai.operation.name': this.#operation,
+          'polygate.request_id': state.requestId,
+        },
+      },
+      parent,
+    );
     this.#rootCtx = trace.setSpan(parent, this.#root);
   }
 
@@ -45,12 +75,24 @@ export class RequestTrace implements UpstreamTracer {
   decoded(request: ChatRequest, startedAt: number): void {
     this.step('polygate.decode', startedAt);
     // Kept until the end: the root's attributes go to the SDK in one call, each checked once.
-    this.#attrs = this.#content ? { ...requestAttributes(request), ...contentAttributes(request) } : requestAttributes(request);
+    this.#attrs = this.#content
+      ? { ...requestAttributes(request), ...contentAttributes(request) }
+      : requestAttributes(request);
   }
 
   /** Starts a route attempt (src/services/resilience/run-routes.ts); the returned function ends it. */
   attempt(route: Route, n: number): (error?: GatewayError) => void {
-    const span = this.#tracer.startSpan('polygate.route_attempt', { attributes: { 'polygate.provider': route.provider, 'gen_ai.response.model': route.model, 'polygate.attempt': n } }, this.#rootCtx);
+    const span = this.#tracer.startSpan(
+      'polygate.route_attempt',
+      {
+        attributes: {
+          'polygate.provider': route.provider,
+          'gen_ai.response.model': route.model,
+          'polygate.attempt': n,
+        },
+      },
+      this.#rootCtx,
+    );
     this.#attemptCtx = trace.setSpan(this.#rootCtx, span);
     return (error) => {
       if (error) {
@@ -66,7 +108,15 @@ export class RequestTrace implements UpstreamTracer {
     const parent = this.#attemptCtx ?? this.#rootCtx;
     const span = this.#tracer.startSpan(
       `${this.#operation} ${upstreamModel}`,
-      { kind: SpanKind.CLIENT, attributes: { 'gen_ai.operation.name': this.#operation, 'gen_ai.request.model': upstreamModel, 'polygate.provider': provider, 'polygate.format.out': format } },
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'gen_ai.operation.name': this.#operation,
+          'gen_ai.request.model': upstreamModel,
+          'polygate.provider': provider,
+          'polygate.format.out': format,
+        },
+      },
       parent,
     );
     const headers: Record<string, string> = { traceparent: formatTraceparent(span.spanContext()) };
@@ -75,7 +125,8 @@ export class RequestTrace implements UpstreamTracer {
       headers,
       end: (status, error) => {
         if (status !== undefined) span.setAttribute('http.response.status_code', status);
-        if (error || (status ?? 0) >= 400) span.setStatus({ code: SpanStatusCode.ERROR, message: error?.message ?? `HTTP ${status}` });
+        if (error || (status ?? 0) >= 400)
+          span.setStatus({ code: SpanStatusCode.ERROR, message: error?.message ?? `HTTP ${status}` });
         span.end();
       },
     };
@@ -85,7 +136,13 @@ export class RequestTrace implements UpstreamTracer {
     this.#warnings = list;
   }
 
-  end(ctx: Koa.Context, state: ChatState, labels: Record<string, string>, status: number, ttfbMs: number | undefined): void {
+  end(
+    ctx: Koa.Context,
+    state: ChatState,
+    labels: Record<string, string>,
+    status: number,
+    ttfbMs: number | undefined,
+  ): void {
     const route = String((ctx as { _matchedRoute?: unknown })._matchedRoute ?? '');
     if (route) this.#root.updateName(`${ctx.method} ${route}`);
     const provider = state.path?.provider;
@@ -115,7 +172,8 @@ export class RequestTrace implements UpstreamTracer {
     put('polygate.time_to_first_byte_ms', ttfbMs);
     if (this.#warnings.length > 0) a['polygate.warnings'] = this.#warnings;
     this.#root.setAttributes(a);
-    if (status >= 500 || (state.outcome ?? labels.outcome).startsWith('stream_')) this.#root.setStatus({ code: SpanStatusCode.ERROR, message: state.outcome ?? labels.outcome });
+    if (status >= 500 || (state.outcome ?? labels.outcome).startsWith('stream_'))
+      this.#root.setStatus({ code: SpanStatusCode.ERROR, message: state.outcome ?? labels.outcome });
     this.#root.end();
   }
 }
@@ -146,13 +204,20 @@ export function startRequestTrace(ctx: Koa.Context, startedAt: number): void {
   const tracestate = typeof h.tracestate === 'string' && h.tracestate !== '' ? h.tracestate : undefined;
   const remote = typeof h.traceparent === 'string' ? parseTraceparent(h.traceparent, tracestate) : undefined;
   const sampled = remote ? (remote.traceFlags & 1) === 1 : tracing.ratio >= 1 || Math.random() < tracing.ratio;
-  (state as Traced)[traceKey] = sampled ? new RequestTrace(tracing.tracer, ctx, state, startedAt, remote, tracestate) : new UnsampledTrace(remote?.traceId, tracestate);
+  (state as Traced)[traceKey] = sampled
+    ? new RequestTrace(tracing.tracer, ctx, state, startedAt, remote, tracestate)
+    : new UnsampledTrace(remote?.traceId, tracestate);
 }
 
 export const traceOf = (state: object): Trace | undefined => (state as Traced)[traceKey];
 
 /** Ends the request's span once its response has ended (src/app/app.ts, the close handler). */
-export function endRequestTrace(ctx: Koa.Context, labels: Record<string, string>, status: number, ttfbMs: number | undefined): void {
+export function endRequestTrace(
+  ctx: Koa.Context,
+  labels: Record<string, string>,
+  status: number,
+  ttfbMs: number | undefined,
+): void {
   const state = ctx.state as ChatState;
   const t = (state as Traced)[traceKey];
   if (!(t instanceof RequestTrace)) return;
@@ -164,4 +229,3 @@ export function endRequestTrace(ctx: Koa.Context, labels: Record<string, string>
 export function traceStep(state: object, name: string, startedAt: number, attributes?: Attributes): void {
   (state as Traced)[traceKey]?.step(name, startedAt, attributes);
 }
-

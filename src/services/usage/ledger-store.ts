@@ -41,7 +41,13 @@ export type PeriodTotal = { key: string; period: string; costNano: number; token
 export function batchTotals(records: UsageRecord[]): PeriodTotal[] {
   const byKey = new Map<string, Map<string, PeriodTotal>>();
   const out: PeriodTotal[] = [];
-  const addTo = (periods: Map<string, PeriodTotal>, key: string, period: string, prefix: string, r: UsageRecord): void => {
+  const addTo = (
+    periods: Map<string, PeriodTotal>,
+    key: string,
+    period: string,
+    prefix: string,
+    r: UsageRecord,
+  ): void => {
     let t = periods.get(period);
     if (t === undefined) {
       periods.set(period, (t = { key, period: prefix + period, costNano: 0, tokens: 0 }));

@@ -106,7 +106,10 @@ export class Ledger {
     const day = dayOf(now);
     const month = monthOf(now);
     const stored = await this.#storedTotals(key, day, month);
-    return this.#withPending(key, day, month, stored, { day: { costNano: 0, tokens: 0 }, month: { costNano: 0, tokens: 0 } });
+    return this.#withPending(key, day, month, stored, {
+      day: { costNano: 0, tokens: 0 },
+      month: { costNano: 0, tokens: 0 },
+    });
   }
 
   /**
@@ -187,7 +190,7 @@ export class Ledger {
   }
 
   async #write(limit: number): Promise<boolean> {
-    for (let left = limit; left > 0 && this.#queue.length > 0; ) {
+    for (let left = limit; left > 0 && this.#queue.length > 0;) {
       const batch = this.#queue.splice(0, Math.min(left, this.store.maxAppend));
       left -= batch.length;
       try {
@@ -196,7 +199,10 @@ export class Ledger {
         this.#queue.unshift(...batch);
         if (Date.now() - this.#warnedAt > 10_000) {
           this.#warnedAt = Date.now();
-          this.#log()?.warn({ err, queued: this.#queue.length }, 'usage ledger: writing a batch failed; it is kept and tried again');
+          this.#log()?.warn(
+            { err, queued: this.#queue.length },
+            'usage ledger: writing a batch failed; it is kept and tried again',
+          );
         }
         return false;
       }
@@ -217,8 +223,10 @@ export class Ledger {
     const measured = Promise.allSettled([...this.#measuring]);
     await Promise.race([measured, new Promise((r) => setTimeout(r, waitMs).unref())]);
     // A store that keeps failing must not hold the exit: a few tries, then what is left is logged.
-    for (let i = 0; i < 3 && this.#queue.length > 0; i++) if (!(await this.flush())) await new Promise((r) => setTimeout(r, 200));
-    if (this.#queue.length > 0) this.#log()?.error({ lost: this.#queue.length }, 'usage ledger: records could not be written before exit');
+    for (let i = 0; i < 3 && this.#queue.length > 0; i++)
+      if (!(await this.flush())) await new Promise((r) => setTimeout(r, 200));
+    if (this.#queue.length > 0)
+      this.#log()?.error({ lost: this.#queue.length }, 'usage ledger: records could not be written before exit');
     await this.store.close();
   }
 
@@ -252,7 +260,9 @@ export class Ledger {
     const now = Date.now();
     if (now - this.#prunedAt < 3_600_000) return;
     this.#prunedAt = now;
-    await this.store.prune(dayOf(now - this.#opts.retentionDays * dayMs)).catch((err: unknown) => this.#log()?.warn({ err }, 'usage ledger: pruning old records failed'));
+    await this.store
+      .prune(dayOf(now - this.#opts.retentionDays * dayMs))
+      .catch((err: unknown) => this.#log()?.warn({ err }, 'usage ledger: pruning old records failed'));
   }
 }
 

@@ -1,6 +1,14 @@
 import type { LedgerStore, RowFilter, SpendTotals } from './ledger-store.ts';
 import { zeroTotals } from './ledger-store.ts';
-import { addTo, budgetTokensOf, emptyRow, measuresOf, monthOf, type UsageRecord, type UsageRow } from './usage-record.ts';
+import {
+  addTo,
+  budgetTokensOf,
+  emptyRow,
+  measuresOf,
+  monthOf,
+  type UsageRecord,
+  type UsageRow,
+} from './usage-record.ts';
 
 /** The `memory` driver's ledger: for tests and single runs; gone when the process ends. */
 export class MemoryLedgerStore implements LedgerStore {
@@ -27,11 +35,16 @@ export class MemoryLedgerStore implements LedgerStore {
   }
 
   async totals(key: string, day: string, month: string): Promise<{ day: SpendTotals; month: SpendTotals }> {
-    return { day: { ...(this.#totals.get(`${key}\nd:${day}`) ?? zeroTotals()) }, month: { ...(this.#totals.get(`${key}\nm:${month}`) ?? zeroTotals()) } };
+    return {
+      day: { ...(this.#totals.get(`${key}\nd:${day}`) ?? zeroTotals()) },
+      month: { ...(this.#totals.get(`${key}\nm:${month}`) ?? zeroTotals()) },
+    };
   }
 
   async rows(f: RowFilter): Promise<UsageRow[]> {
-    return [...this.#rows.values()].filter((r) => r.day >= f.since && r.day <= f.until && (f.key === undefined || r.key === f.key)).map((r) => ({ ...r }));
+    return [...this.#rows.values()]
+      .filter((r) => r.day >= f.since && r.day <= f.until && (f.key === undefined || r.key === f.key))
+      .map((r) => ({ ...r }));
   }
 
   async prune(day: string): Promise<void> {

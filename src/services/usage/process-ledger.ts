@@ -47,7 +47,11 @@ export class ProcessLedger {
     if (!config.usage.ledger) return undefined;
     const u = config.usage;
     const log = this.#log;
-    this.#ledger ??= new Ledger(openLedgerStore(config, this.#store), { flushIntervalMs: u.flush_interval_ms, batchSize: u.batch_size, retentionDays: u.retention_days }, () => log);
+    this.#ledger ??= new Ledger(
+      openLedgerStore(config, this.#store),
+      { flushIntervalMs: u.flush_interval_ms, batchSize: u.batch_size, retentionDays: u.retention_days },
+      () => log,
+    );
     return this.#ledger;
   }
 

@@ -1,7 +1,16 @@
 import type { Redis } from 'ioredis';
 import type { LedgerStore, RowFilter, SpendTotals } from './ledger-store.ts';
 import { batchTotals, toMs, zeroTotals } from './ledger-store.ts';
-import { addTo, dayOf, emptyRow, measuresOf, measures, type Measure, type UsageRecord, type UsageRow } from './usage-record.ts';
+import {
+  addTo,
+  dayOf,
+  emptyRow,
+  measuresOf,
+  measures,
+  type Measure,
+  type UsageRecord,
+  type UsageRow,
+} from './usage-record.ts';
 
 // Layout (after the store's prefix, `polygate:`), every key expiring with the retention:
 //   usage:rec:<day>            list of the day's records as JSON
@@ -67,7 +76,8 @@ export class RedisLedgerStore implements LedgerStore {
       this.#r.hmget(`${this.#p}total:${key}:d:${day}`, 'cost_nano', 'tokens'),
       this.#r.hmget(`${this.#p}total:${key}:m:${month}`, 'cost_nano', 'tokens'),
     ]);
-    const parse = (v: (string | null)[]): SpendTotals => (v[0] === null && v[1] === null ? zeroTotals() : { costNano: Number(v[0] ?? 0), tokens: Number(v[1] ?? 0) });
+    const parse = (v: (string | null)[]): SpendTotals =>
+      v[0] === null && v[1] === null ? zeroTotals() : { costNano: Number(v[0] ?? 0), tokens: Number(v[1] ?? 0) };
     return { day: parse(d), month: parse(mo) };
   }
 

@@ -24,9 +24,30 @@ CREATE TABLE IF NOT EXISTS usage_totals (
 );`;
 
 const columns = [
-  'ts', 'day', 'request_id', 'key', 'workspace', 'family', 'model', 'provider', 'upstream_model', 'format_in', 'format_out', 'mode',
-  'input_tokens', 'output_tokens', 'reasoning_tokens', 'cache_read_tokens', 'cache_write_tokens', 'characters', 'audio_ms', 'tasks',
-  'cost_nano', 'priced', 'outcome', 'status',
+  'ts',
+  'day',
+  'request_id',
+  'key',
+  'workspace',
+  'family',
+  'model',
+  'provider',
+  'upstream_model',
+  'format_in',
+  'format_out',
+  'mode',
+  'input_tokens',
+  'output_tokens',
+  'reasoning_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'characters',
+  'audio_ms',
+  'tasks',
+  'cost_nano',
+  'priced',
+  'outcome',
+  'status',
 ] as const;
 
 const sums = `COUNT(*) AS requests, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(reasoning_tokens) AS reasoning_tokens,
@@ -47,9 +68,30 @@ export const sqliteAppendRows = 2 * rowsPerInsert;
 /** A record's values in `columns` order. */
 function valuesOf(r: UsageRecord, into: (string | number)[]): void {
   into.push(
-    r.ts, r.day, r.request_id, r.key, r.workspace, r.family, r.model, r.provider, r.upstream_model, r.format_in, r.format_out, r.mode,
-    r.input_tokens, r.output_tokens, r.reasoning_tokens, r.cache_read_tokens, r.cache_write_tokens, r.characters, toMs(r.audio_seconds), r.tasks,
-    r.cost_nano, r.priced ? 1 : 0, r.outcome, r.status,
+    r.ts,
+    r.day,
+    r.request_id,
+    r.key,
+    r.workspace,
+    r.family,
+    r.model,
+    r.provider,
+    r.upstream_model,
+    r.format_in,
+    r.format_out,
+    r.mode,
+    r.input_tokens,
+    r.output_tokens,
+    r.reasoning_tokens,
+    r.cache_read_tokens,
+    r.cache_write_tokens,
+    r.characters,
+    toMs(r.audio_seconds),
+    r.tasks,
+    r.cost_nano,
+    r.priced ? 1 : 0,
+    r.outcome,
+    r.status,
   );
 }
 
@@ -58,7 +100,10 @@ export class SqliteLedgerStore implements LedgerStore {
   readonly local = true;
   readonly maxAppend = sqliteAppendRows;
   readonly #db: DatabaseSync;
-  readonly #q: Record<'insert' | 'insertMany' | 'addTotal' | 'total' | 'rows' | 'rowsOfKey' | 'pruneRecords' | 'pruneTotals', StatementSync>;
+  readonly #q: Record<
+    'insert' | 'insertMany' | 'addTotal' | 'total' | 'rows' | 'rowsOfKey' | 'pruneRecords' | 'pruneTotals',
+    StatementSync
+  >;
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -69,7 +114,9 @@ export class SqliteLedgerStore implements LedgerStore {
     const group = `SELECT day, key, model, provider, ${sums} FROM usage_records WHERE day >= ? AND day <= ?`;
     this.#q = {
       insert: this.#db.prepare(`INSERT INTO usage_records (${columns.join(', ')}) VALUES ${row}`),
-      insertMany: this.#db.prepare(`INSERT INTO usage_records (${columns.join(', ')}) VALUES ${Array(rowsPerInsert).fill(row).join(', ')}`),
+      insertMany: this.#db.prepare(
+        `INSERT INTO usage_records (${columns.join(', ')}) VALUES ${Array(rowsPerInsert).fill(row).join(', ')}`,
+      ),
       addTotal: this.#db.prepare(
         `INSERT INTO usage_totals (key, period, cost_nano, tokens) VALUES (?, ?, ?, ?)
          ON CONFLICT (key, period) DO UPDATE SET cost_nano = cost_nano + excluded.cost_nano, tokens = tokens + excluded.tokens`,
@@ -115,7 +162,8 @@ export class SqliteLedgerStore implements LedgerStore {
   }
 
   async rows(f: RowFilter): Promise<UsageRow[]> {
-    const rows = f.key === undefined ? this.#q.rows.all(f.since, f.until) : this.#q.rowsOfKey.all(f.since, f.until, f.key);
+    const rows =
+      f.key === undefined ? this.#q.rows.all(f.since, f.until) : this.#q.rowsOfKey.all(f.since, f.until, f.key);
     return rows.map((r) => ({ ...r }) as UsageRow);
   }
 

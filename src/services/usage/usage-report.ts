@@ -8,10 +8,23 @@ import { addTo, dayOf, emptyRow, measures, type Measure, type UsageRow } from '.
 export const dimensions = ['key', 'model', 'provider', 'day'] as const;
 export type Dimension = (typeof dimensions)[number];
 
-export type ReportQuery = { since: string; until: string; groupBy: Dimension[]; key?: string; model?: string; provider?: string };
+export type ReportQuery = {
+  since: string;
+  until: string;
+  groupBy: Dimension[];
+  key?: string;
+  model?: string;
+  provider?: string;
+};
 
 export type ReportRow = Partial<Record<Dimension, string>> & Record<Measure, number> & { cost_usd: number };
-export type Report = { since: string; until: string; group_by: Dimension[]; rows: ReportRow[]; totals: Record<Measure, number> & { cost_usd: number } };
+export type Report = {
+  since: string;
+  until: string;
+  group_by: Dimension[];
+  rows: ReportRow[];
+  totals: Record<Measure, number> & { cost_usd: number };
+};
 
 const dayMs = 86_400_000;
 
@@ -25,7 +38,11 @@ export function parseDay(v: string, param: string, now: number): string {
 }
 
 /** Reads the query string of GET /admin/usage; `maxDays` bounds the range (the retention). */
-export function parseReportQuery(q: Record<string, string | string[] | undefined>, now: number, maxDays: number): ReportQuery {
+export function parseReportQuery(
+  q: Record<string, string | string[] | undefined>,
+  now: number,
+  maxDays: number,
+): ReportQuery {
   const one = (name: string): string | undefined => {
     const v = q[name];
     return Array.isArray(v) ? v[v.length - 1] : v || undefined;
@@ -33,11 +50,19 @@ export function parseReportQuery(q: Record<string, string | string[] | undefined
   const since = parseDay(one('since') ?? '30d', 'since', now);
   const until = parseDay(one('until') ?? 'today', 'until', now);
   if (since > until) throw invalid('since', `since: ${since} is after until (${until})`);
-  if ((Date.parse(until) - Date.parse(since)) / dayMs >= maxDays + 1) throw invalid('since', `since: at most ${maxDays + 1} days (usage.retention_days) can be read at once`);
+  if ((Date.parse(until) - Date.parse(since)) / dayMs >= maxDays + 1)
+    throw invalid('since', `since: at most ${maxDays + 1} days (usage.retention_days) can be read at once`);
   const groupBy = (one('group_by') ?? 'key,model,provider,day').split(',').filter(Boolean) as Dimension[];
   const bad = groupBy.find((d) => !dimensions.includes(d));
   if (bad !== undefined) throw invalid('group_by', `group_by: '${bad}' is not one of ${dimensions.join(', ')}`);
-  return { since, until, groupBy: [...new Set(groupBy)], key: one('key'), model: one('model'), provider: one('provider') };
+  return {
+    since,
+    until,
+    groupBy: [...new Set(groupBy)],
+    key: one('key'),
+    model: one('model'),
+    provider: one('provider'),
+  };
 }
 
 export async function buildReport(store: LedgerStore, q: ReportQuery): Promise<Report> {
@@ -63,7 +88,13 @@ export async function buildReport(store: LedgerStore, q: ReportQuery): Promise<R
     for (const d of q.groupBy) if (a[d] !== b[d]) return a[d] < b[d] ? -1 : 1;
     return 0;
   });
-  return { since: q.since, until: q.until, group_by: q.groupBy, rows: sorted.map((r) => shape(r, q.groupBy)), totals: shape(total, []) };
+  return {
+    since: q.since,
+    until: q.until,
+    group_by: q.groupBy,
+    rows: sorted.map((r) => shape(r, q.groupBy)),
+    totals: shape(total, []),
+  };
 }
 
 const csvCell = (v: unknown): string => {

@@ -11,7 +11,14 @@ const decode = (body: unknown, c: InboundContext = ctx()) => anthropicClientCode
 const base = (): Body => ({ model: 'claude-sonnet', max_tokens: 1024, messages: [{ role: 'user', content: 'hi' }] });
 const withBody = (patch: Body): Body => ({ ...base(), ...patch });
 const user = (content: unknown): Body => withBody({ messages: [{ role: 'user', content }] });
-const assistantThen = (content: unknown): Body => withBody({ messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content }, { role: 'user', content: 'next' }] });
+const assistantThen = (content: unknown): Body =>
+  withBody({
+    messages: [
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content },
+      { role: 'user', content: 'next' },
+    ],
+  });
 
 /** Asserts a 400 naming `param` in both the param and the message. */
 function rejects(t: Test, body: unknown, param: string, c?: InboundContext): void {
@@ -33,13 +40,18 @@ t.test('the anthropic-version header is required and date-shaped; any real date 
   rejects(t, base(), 'anthropic-version', ctx({ 'anthropic-version': 'latest' }));
   rejects(t, base(), 'anthropic-version', ctx({ 'anthropic-version': '2023-13-01' }));
   rejects(t, base(), 'anthropic-version', ctx({ 'anthropic-version': '2023-02-30' }));
-  for (const v of ['2023-06-01', '2026-10-21', '2023-01-01']) t.equal(decode(base(), ctx({ 'anthropic-version': v })).model, 'claude-sonnet', v);
+  for (const v of ['2023-06-01', '2026-10-21', '2023-01-01'])
+    t.equal(decode(base(), ctx({ 'anthropic-version': v })).model, 'claude-sonnet', v);
 });
 
 t.test('anthropic-beta (comma list or repeated) travels in extensions', async (t) => {
   const one = decode(base(), ctx({ 'anthropic-beta': 'prompt-caching-2024-07-31, pdfs-2024-09-25' }));
   t.same(one.extensions['anthropic-messages']?.['anthropic-beta'], ['prompt-caching-2024-07-31', 'pdfs-2024-09-25']);
-  const repeated = decode(base(), { headers: { 'anthropic-version': '2023-06-01', 'anthropic-beta': ['a-1', 'b-2,c-3'] }, params: {}, query: {} });
+  const repeated = decode(base(), {
+    headers: { 'anthropic-version': '2023-06-01', 'anthropic-beta': ['a-1', 'b-2,c-3'] },
+    params: {},
+    query: {},
+  });
   t.same(repeated.extensions['anthropic-messages']?.['anthropic-beta'], ['a-1', 'b-2', 'c-3']);
 });
 
@@ -70,7 +82,16 @@ t.test('messages: present, non-empty, user/assistant roles, string or block cont
   rejects(t, withBody({ messages: [] }), 'messages');
   rejects(t, withBody({ messages: 'hi' }), 'messages');
   rejects(t, withBody({ messages: ['hi'] }), 'messages.0');
-  rejects(t, withBody({ messages: [{ role: 'user', content: 'a' }, { role: 'tool', content: 'b' }] }), 'messages.1.role');
+  rejects(
+    t,
+    withBody({
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'tool', content: 'b' },
+      ],
+    }),
+    'messages.1.role',
+  );
   rejects(t, withBody({ messages: [{ content: 'a' }] }), 'messages.0.role');
   rejects(t, withBody({ messages: [{ role: 'user' }] }), 'messages.0.content');
   rejects(t, withBody({ messages: [{ role: 'user', content: 5 }] }), 'messages.0.content');
@@ -84,7 +105,10 @@ t.test('a system role inside messages is a mid-conversation instruction in place
       { role: 'user', content: 'a' },
       { role: 'assistant', content: 'b' },
       { role: 'system', content: 'be nice' },
-      { role: 'system', content: [{ type: 'text', text: 'and brief', cache_control: { type: 'ephemeral', ttl: '1h' } }] },
+      {
+        role: 'system',
+        content: [{ type: 'text', text: 'and brief', cache_control: { type: 'ephemeral', ttl: '1h' } }],
+      },
       { role: 'user', content: 'c' },
     ],
   });
@@ -95,8 +119,26 @@ t.test('a system role inside messages is a mid-conversation instruction in place
     { role: 'system', parts: [{ type: 'text', text: 'and brief', cache: { type: 'ephemeral', ttl: '1h' } }] },
     { role: 'user', parts: [{ type: 'text', text: 'c' }] },
   ]);
-  rejects(t, withBody({ messages: [{ role: 'user', content: 'a' }, { role: 'system', content: '' }] }), 'messages.1.content');
-  rejects(t, withBody({ messages: [{ role: 'user', content: 'a' }, { role: 'system', content: [{ type: 'image', source: {} }] }] }), 'messages.1.content.0.type');
+  rejects(
+    t,
+    withBody({
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'system', content: '' },
+      ],
+    }),
+    'messages.1.content',
+  );
+  rejects(
+    t,
+    withBody({
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'system', content: [{ type: 'image', source: {} }] },
+      ],
+    }),
+    'messages.1.content.0.type',
+  );
   rejects(t, withBody({ messages: [{ role: 'tool', content: 'a' }] }), 'messages.0.role');
 });
 
@@ -112,20 +154,32 @@ t.test('consecutive same-role messages merge into one turn; a final assistant me
     }),
   );
   t.same(ir.messages, [
-    { role: 'user', parts: [{ type: 'text', text: 'one' }, { type: 'text', text: 'two' }] },
+    {
+      role: 'user',
+      parts: [
+        { type: 'text', text: 'one' },
+        { type: 'text', text: 'two' },
+      ],
+    },
     { role: 'assistant', parts: [{ type: 'text', text: 'three' }] },
   ]);
 });
 
 t.test('system: string or text blocks with cache_control', async (t) => {
   t.same(decode(withBody({ system: 'be terse' })).system, [{ type: 'text', text: 'be terse' }]);
-  t.same(decode(withBody({ system: [{ type: 'text', text: 'cached', cache_control: { type: 'ephemeral', ttl: '1h' } }] })).system, [
-    { type: 'text', text: 'cached', cache: { type: 'ephemeral', ttl: '1h' } },
-  ]);
+  t.same(
+    decode(withBody({ system: [{ type: 'text', text: 'cached', cache_control: { type: 'ephemeral', ttl: '1h' } }] }))
+      .system,
+    [{ type: 'text', text: 'cached', cache: { type: 'ephemeral', ttl: '1h' } }],
+  );
   rejects(t, withBody({ system: 7 }), 'system');
   rejects(t, withBody({ system: [{ type: 'image', source: {} }] }), 'system.0.type');
   rejects(t, withBody({ system: [{ type: 'text', text: '' }] }), 'system.0.text');
-  rejects(t, withBody({ system: [{ type: 'text', text: 'x', cache_control: { type: 'forever' } }] }), 'system.0.cache_control.type');
+  rejects(
+    t,
+    withBody({ system: [{ type: 'text', text: 'x', cache_control: { type: 'forever' } }] }),
+    'system.0.cache_control.type',
+  );
 });
 
 t.test('temperature and top_p lie between 0 and 1, both included, as the real API accepts them', async (t) => {
@@ -156,25 +210,62 @@ t.test('metadata.user_id: a string of at most 256 characters', async (t) => {
   rejects(t, withBody({ metadata: 'u' }), 'metadata');
   rejects(t, withBody({ metadata: { user_id: 5 } }), 'metadata.user_id');
   rejects(t, withBody({ metadata: { user_id: 'u'.repeat(257) } }), 'metadata.user_id');
-  t.same(decode(withBody({ metadata: { user_id: 'u', team: 'x' } })).unmapped, [{ field: 'metadata.team', message: 'this metadata field cannot be translated; dropped' }], 'an unknown metadata key is reported, not refused');
+  t.same(
+    decode(withBody({ metadata: { user_id: 'u', team: 'x' } })).unmapped,
+    [{ field: 'metadata.team', message: 'this metadata field cannot be translated; dropped' }],
+    'an unknown metadata key is reported, not refused',
+  );
   t.equal(decode(withBody({ metadata: { user_id: 'u'.repeat(256) } })).user, 'u'.repeat(256));
 });
 
 t.test('thinking: enabled with 1024 <= budget_tokens < max_tokens, disabled, or adaptive with an effort', async (t) => {
   rejects(t, withBody({ thinking: { type: 'enabled' } }), 'thinking.budget_tokens');
   rejects(t, withBody({ thinking: { type: 'enabled', budget_tokens: 1023 } }), 'thinking.budget_tokens');
-  rejects(t, withBody({ thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 1024 }), 'thinking.budget_tokens');
-  rejects(t, withBody({ thinking: { type: 'enabled', budget_tokens: 2048.5 }, max_tokens: 4096 }), 'thinking.budget_tokens');
+  rejects(
+    t,
+    withBody({ thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 1024 }),
+    'thinking.budget_tokens',
+  );
+  rejects(
+    t,
+    withBody({ thinking: { type: 'enabled', budget_tokens: 2048.5 }, max_tokens: 4096 }),
+    'thinking.budget_tokens',
+  );
   rejects(t, withBody({ thinking: { type: 5 } }), 'thinking.type');
   rejects(t, withBody({ thinking: true }), 'thinking');
   rejects(t, withBody({ thinking: { type: 'adaptive', display: 'loud' } }), 'thinking.display');
-  t.same(decode(withBody({ thinking: { type: 'adaptive' }, output_config: { effort: 'max' } })).reasoning, { enabled: true, adaptive: true, includeThoughts: true, effort: 'max' });
-  t.same(decode(withBody({ thinking: { type: 'adaptive', display: 'omitted' } })).reasoning, { enabled: true, adaptive: true, includeThoughts: false });
-  t.same(decode(withBody({ output_config: { effort: 'low' } })).reasoning, { enabled: true, effort: 'low' }, 'an effort alone');
+  t.same(decode(withBody({ thinking: { type: 'adaptive' }, output_config: { effort: 'max' } })).reasoning, {
+    enabled: true,
+    adaptive: true,
+    includeThoughts: true,
+    effort: 'max',
+  });
+  t.same(decode(withBody({ thinking: { type: 'adaptive', display: 'omitted' } })).reasoning, {
+    enabled: true,
+    adaptive: true,
+    includeThoughts: false,
+  });
+  t.same(
+    decode(withBody({ output_config: { effort: 'low' } })).reasoning,
+    { enabled: true, effort: 'low' },
+    'an effort alone',
+  );
   const later = decode(withBody({ thinking: { type: 'sometimes' }, output_config: { effort: 'turbo' } }));
-  t.same(later.reasoning, { enabled: true, adaptive: true, includeThoughts: true }, 'a newer thinking type is read as adaptive');
-  t.same(later.unmapped?.map((u) => u.field), ['output_config.effort', 'thinking.type'], 'and reported, as is an unknown effort');
-  t.same(decode(withBody({ thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 1025 })).reasoning, { enabled: true, budgetTokens: 1024, includeThoughts: true });
+  t.same(
+    later.reasoning,
+    { enabled: true, adaptive: true, includeThoughts: true },
+    'a newer thinking type is read as adaptive',
+  );
+  t.same(
+    later.unmapped?.map((u) => u.field),
+    ['output_config.effort', 'thinking.type'],
+    'and reported, as is an unknown effort',
+  );
+  t.same(decode(withBody({ thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 1025 })).reasoning, {
+    enabled: true,
+    budgetTokens: 1024,
+    includeThoughts: true,
+  });
   t.same(decode(withBody({ thinking: { type: 'disabled' } })).reasoning, { enabled: false });
 });
 
@@ -182,19 +273,76 @@ t.test('custom tools: name 1 to 64 characters, input_schema object required', as
   const schema = { type: 'object', properties: {} };
   rejects(t, withBody({ tools: {} }), 'tools');
   rejects(t, withBody({ tools: [{ name: '', input_schema: schema }] }), 'tools.0.name');
-  rejects(t, withBody({ tools: [{ name: 'a', input_schema: schema }, { name: 'n'.repeat(65), input_schema: schema }] }), 'tools.1.name');
+  rejects(
+    t,
+    withBody({
+      tools: [
+        { name: 'a', input_schema: schema },
+        { name: 'n'.repeat(65), input_schema: schema },
+      ],
+    }),
+    'tools.1.name',
+  );
   rejects(t, withBody({ tools: [{ name: 'f' }] }), 'tools.0.input_schema');
   rejects(t, withBody({ tools: [{ name: 'f', input_schema: 'object' }] }), 'tools.0.input_schema');
-  rejects(t, withBody({ tools: [{ name: 'f', input_schema: schema }, { name: 'f', input_schema: schema }] }), 'tools.1.name');
-  const hinted = decode(withBody({ tools: [{ name: 'f', input_schema: schema, defer_loading: true, eager_input_streaming: true, input_examples: [{}], allowed_callers: ['direct'] }] }));
-  t.same(hinted.tools, [{ type: 'function', name: 'f', parameters: schema }], 'unknown tool fields are left out of the IR');
+  rejects(
+    t,
+    withBody({
+      tools: [
+        { name: 'f', input_schema: schema },
+        { name: 'f', input_schema: schema },
+      ],
+    }),
+    'tools.1.name',
+  );
+  const hinted = decode(
+    withBody({
+      tools: [
+        {
+          name: 'f',
+          input_schema: schema,
+          defer_loading: true,
+          eager_input_streaming: true,
+          input_examples: [{}],
+          allowed_callers: ['direct'],
+        },
+      ],
+    }),
+  );
+  t.same(
+    hinted.tools,
+    [{ type: 'function', name: 'f', parameters: schema }],
+    'unknown tool fields are left out of the IR',
+  );
   t.same(
     hinted.unmapped?.map((u) => u.field),
     ['tools.0.defer_loading', 'tools.0.input_examples', 'tools.0.allowed_callers'],
     'and reported, except eager_input_streaming which changes only how the input is streamed',
   );
-  const ir = decode(withBody({ tools: [{ type: 'custom', name: 'n'.repeat(64), description: 'd', input_schema: schema, strict: true, cache_control: { type: 'ephemeral' } }] }));
-  t.same(ir.tools, [{ type: 'function', name: 'n'.repeat(64), description: 'd', parameters: schema, strict: true, cache: { type: 'ephemeral' } }]);
+  const ir = decode(
+    withBody({
+      tools: [
+        {
+          type: 'custom',
+          name: 'n'.repeat(64),
+          description: 'd',
+          input_schema: schema,
+          strict: true,
+          cache_control: { type: 'ephemeral' },
+        },
+      ],
+    }),
+  );
+  t.same(ir.tools, [
+    {
+      type: 'function',
+      name: 'n'.repeat(64),
+      description: 'd',
+      parameters: schema,
+      strict: true,
+      cache: { type: 'ephemeral' },
+    },
+  ]);
 });
 
 t.test('built-in tools of every dated version become BuiltinTools with their settings', async (t) => {
@@ -219,14 +367,53 @@ t.test('built-in tools of every dated version become BuiltinTools with their set
       ['code-execution', 'code_execution', {}],
     ],
   );
-  const newer = decode(withBody({ tools: [{ type: 'computer_20250124', name: 'computer', display_width_px: 1024, display_height_px: 768, display_number: 1 }] }));
-  t.same(newer.tools, [{ type: 'builtin', kind: 'computer-use', name: 'computer', options: { display_width_px: 1024, display_height_px: 768, display_number: 1 } }]);
-  rejects(t, withBody({ tools: [{ type: 'computer_20241022', name: 'computer', display_height_px: 800 }] }), 'tools.0.display_width_px');
-  rejects(t, withBody({ tools: [{ type: 'computer_20241022', name: 'screen', display_width_px: 1, display_height_px: 1 }] }), 'tools.0.name');
+  const newer = decode(
+    withBody({
+      tools: [
+        {
+          type: 'computer_20250124',
+          name: 'computer',
+          display_width_px: 1024,
+          display_height_px: 768,
+          display_number: 1,
+        },
+      ],
+    }),
+  );
+  t.same(newer.tools, [
+    {
+      type: 'builtin',
+      kind: 'computer-use',
+      name: 'computer',
+      options: { display_width_px: 1024, display_height_px: 768, display_number: 1 },
+    },
+  ]);
+  rejects(
+    t,
+    withBody({ tools: [{ type: 'computer_20241022', name: 'computer', display_height_px: 800 }] }),
+    'tools.0.display_width_px',
+  );
+  rejects(
+    t,
+    withBody({ tools: [{ type: 'computer_20241022', name: 'screen', display_width_px: 1, display_height_px: 1 }] }),
+    'tools.0.name',
+  );
   rejects(t, withBody({ tools: [{ type: 'bash_20241022', name: 'shell' }] }), 'tools.0.name');
   rejects(t, withBody({ tools: [{ type: 'text_editor_20241022', name: 'editor' }] }), 'tools.0.name');
-  const unknown = decode(withBody({ tools: [{ type: 'web_fetch_20250910', name: 'web_fetch' }, { name: 'f', input_schema: { type: 'object' } }, { type: 'mcp_toolset', mcp_server_name: 'm' }] }));
-  t.same(unknown.tools.map((x) => x.type), ['function'], 'tool types without an IR kind are left out');
+  const unknown = decode(
+    withBody({
+      tools: [
+        { type: 'web_fetch_20250910', name: 'web_fetch' },
+        { name: 'f', input_schema: { type: 'object' } },
+        { type: 'mcp_toolset', mcp_server_name: 'm' },
+      ],
+    }),
+  );
+  t.same(
+    unknown.tools.map((x) => x.type),
+    ['function'],
+    'tool types without an IR kind are left out',
+  );
   t.same(unknown.unmapped, [
     { field: 'tools.0', message: "tool type 'web_fetch_20250910' cannot be translated; dropped", hostedTool: true },
     { field: 'tools.2', message: "tool type 'mcp_toolset' cannot be translated; dropped", hostedTool: true },
@@ -244,29 +431,71 @@ t.test('tool_choice: auto/any/tool/none, disable_parallel_tool_use', async (t) =
   rejects(t, withBody({ tool_choice: 'auto' }), 'tool_choice');
   rejects(t, withBody({ tool_choice: { type: 'required' } }), 'tool_choice.type');
   rejects(t, withBody({ tool_choice: { type: 'tool' } }), 'tool_choice.name');
-  rejects(t, withBody({ tool_choice: { type: 'auto', disable_parallel_tool_use: 'yes' } }), 'tool_choice.disable_parallel_tool_use');
+  rejects(
+    t,
+    withBody({ tool_choice: { type: 'auto', disable_parallel_tool_use: 'yes' } }),
+    'tool_choice.disable_parallel_tool_use',
+  );
 });
 
 t.test('content blocks: text, image, document', async (t) => {
   rejects(t, user([{ type: 'text', text: '' }]), 'messages.0.content.0.text');
   rejects(t, user([{ type: 'text' }]), 'messages.0.content.0.text');
-  const video = decode(user([{ type: 'text', text: 'a' }, { type: 'video', url: 'x' }]));
+  const video = decode(
+    user([
+      { type: 'text', text: 'a' },
+      { type: 'video', url: 'x' },
+    ]),
+  );
   t.same(video.messages[0].parts, [{ type: 'text', text: 'a' }], 'an unknown block type is left out');
-  t.same(video.unmapped, [{ field: 'messages.0.content.1', message: "content block type 'video' cannot be translated; dropped" }]);
+  t.same(video.unmapped, [
+    { field: 'messages.0.content.1', message: "content block type 'video' cannot be translated; dropped" },
+  ]);
   rejects(t, user([{ text: 'a' }]), 'messages.0.content.0.type');
-  t.same(decode(user([{ type: 'text', text: 'a' }, { type: 'constructor' }])).unmapped?.[0]?.field, 'messages.0.content.1');
-  rejects(t, user([{ type: 'image', source: { type: 'base64', media_type: 'image/bmp', data: 'AAAA' } }]), 'messages.0.content.0.source.media_type');
-  rejects(t, user([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: '' } }]), 'messages.0.content.0.source.data');
+  t.same(
+    decode(user([{ type: 'text', text: 'a' }, { type: 'constructor' }])).unmapped?.[0]?.field,
+    'messages.0.content.1',
+  );
+  rejects(
+    t,
+    user([{ type: 'image', source: { type: 'base64', media_type: 'image/bmp', data: 'AAAA' } }]),
+    'messages.0.content.0.source.media_type',
+  );
+  rejects(
+    t,
+    user([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: '' } }]),
+    'messages.0.content.0.source.data',
+  );
   rejects(t, user([{ type: 'image', source: { type: 'ftp', url: 'x' } }]), 'messages.0.content.0.source.type');
   rejects(t, user([{ type: 'image' }]), 'messages.0.content.0.source');
-  rejects(t, user([{ type: 'document', source: { type: 'base64', media_type: 'application/msword', data: 'AA' } }]), 'messages.0.content.0.source.media_type');
-  rejects(t, user([{ type: 'document', source: { type: 'content', content: [] } }]), 'messages.0.content.0.source.type');
-  rejects(t, user([{ type: 'document', source: { type: 'url', url: 'https://x/a.pdf' }, citations: { enabled: true } }]), 'messages.0.content.0.citations');
+  rejects(
+    t,
+    user([{ type: 'document', source: { type: 'base64', media_type: 'application/msword', data: 'AA' } }]),
+    'messages.0.content.0.source.media_type',
+  );
+  rejects(
+    t,
+    user([{ type: 'document', source: { type: 'content', content: [] } }]),
+    'messages.0.content.0.source.type',
+  );
+  rejects(
+    t,
+    user([{ type: 'document', source: { type: 'url', url: 'https://x/a.pdf' }, citations: { enabled: true } }]),
+    'messages.0.content.0.citations',
+  );
   const ir = decode(
     user([
       { type: 'image', source: { type: 'url', url: 'https://example.com/a.jpg' } },
-      { type: 'image', source: { type: 'base64', media_type: 'image/webp', data: 'UklGR' }, cache_control: { type: 'ephemeral' } },
-      { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' }, title: 'Report' },
+      {
+        type: 'image',
+        source: { type: 'base64', media_type: 'image/webp', data: 'UklGR' },
+        cache_control: { type: 'ephemeral' },
+      },
+      {
+        type: 'document',
+        source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' },
+        title: 'Report',
+      },
       { type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' } },
       { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'plain words' } },
     ]),
@@ -287,21 +516,48 @@ t.test('content blocks: tool_use and tool_result', async (t) => {
   rejects(t, user([{ type: 'tool_use', id: 't1', name: 'f', input: {} }]), 'messages.0.content.0.type');
   rejects(t, assistantThen([{ type: 'tool_result', tool_use_id: 't1', content: 'x' }]), 'messages.1.content.0.type');
   rejects(t, user([{ type: 'tool_result', content: 'x' }]), 'messages.0.content.0.tool_use_id');
-  const doc = decode(user([{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'search_result', source: 's' }] }]));
-  t.same(doc.unmapped?.[0]?.field, 'messages.0.content.0.content.0', 'a tool-result block without an IR part is reported');
+  const doc = decode(
+    user([{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'search_result', source: 's' }] }]),
+  );
+  t.same(
+    doc.unmapped?.[0]?.field,
+    'messages.0.content.0.content.0',
+    'a tool-result block without an IR part is reported',
+  );
   rejects(t, user([{ type: 'tool_result', tool_use_id: 't1', is_error: 'no' }]), 'messages.0.content.0.is_error');
   const ir = decode(assistantThen([{ type: 'tool_use', id: 't1', name: 'f', input: { b: 2, a: [1] } }]));
   t.same(ir.messages[1].parts, [{ type: 'tool-call', id: 't1', name: 'f', args: '{"b":2,"a":[1]}' }]);
-  const results = decode(user([{ type: 'tool_result', tool_use_id: 't1' }, { type: 'tool_result', tool_use_id: 't2', content: [{ type: 'image', source: { type: 'url', url: 'https://x/y.png' } }], is_error: true }]));
+  const results = decode(
+    user([
+      { type: 'tool_result', tool_use_id: 't1' },
+      {
+        type: 'tool_result',
+        tool_use_id: 't2',
+        content: [{ type: 'image', source: { type: 'url', url: 'https://x/y.png' } }],
+        is_error: true,
+      },
+    ]),
+  );
   t.same(results.messages[0].parts, [
     { type: 'tool-result', callId: 't1', content: [], isError: false },
-    { type: 'tool-result', callId: 't2', content: [{ type: 'image', source: { kind: 'url', url: 'https://x/y.png' } }], isError: true },
+    {
+      type: 'tool-result',
+      callId: 't2',
+      content: [{ type: 'image', source: { kind: 'url', url: 'https://x/y.png' } }],
+      isError: true,
+    },
   ]);
 });
 
 t.test('content blocks: thinking and redacted_thinking are kept byte-exact with origin anthropic', async (t) => {
   const sig = 'EqQBCgIYAhIM+/==\u00e9';
-  const ir = decode(assistantThen([{ type: 'thinking', thinking: 'hmm', signature: sig }, { type: 'redacted_thinking', data: 'opaque+/=' }, { type: 'text', text: 'ok' }]));
+  const ir = decode(
+    assistantThen([
+      { type: 'thinking', thinking: 'hmm', signature: sig },
+      { type: 'redacted_thinking', data: 'opaque+/=' },
+      { type: 'text', text: 'ok' },
+    ]),
+  );
   t.same(ir.messages[1].parts, [
     { type: 'reasoning', text: 'hmm', signature: sig, origin: 'anthropic-messages' },
     { type: 'reasoning', text: '', redacted: 'opaque+/=', origin: 'anthropic-messages' },
@@ -313,7 +569,13 @@ t.test('content blocks: thinking and redacted_thinking are kept byte-exact with 
 });
 
 t.test('server-tool blocks in history are left out and reported (translated routes cannot carry them)', async (t) => {
-  const ir = decode(assistantThen([{ type: 'server_tool_use', id: 's1', name: 'web_search', input: {} }, { type: 'web_search_tool_result', tool_use_id: 's1', content: [] }, { type: 'text', text: 'found' }]));
+  const ir = decode(
+    assistantThen([
+      { type: 'server_tool_use', id: 's1', name: 'web_search', input: {} },
+      { type: 'web_search_tool_result', tool_use_id: 's1', content: [] },
+      { type: 'text', text: 'found' },
+    ]),
+  );
   t.same(ir.messages[1].parts, [{ type: 'text', text: 'found' }]);
   t.same(
     ir.unmapped?.map((u) => u.field),
@@ -324,14 +586,31 @@ t.test('server-tool blocks in history are left out and reported (translated rout
 
 t.test('structured outputs and unmodelled fields', async (t) => {
   const schema = { type: 'object', properties: { a: { type: 'string' } } };
-  const ir = decode(withBody({ output_config: { format: { type: 'json_schema', schema }, effort: 'low' }, service_tier: 'auto', container: 'c_1', mcp_servers: [{ type: 'url', url: 'https://mcp', name: 'm' }] }));
+  const ir = decode(
+    withBody({
+      output_config: { format: { type: 'json_schema', schema }, effort: 'low' },
+      service_tier: 'auto',
+      container: 'c_1',
+      mcp_servers: [{ type: 'url', url: 'https://mcp', name: 'm' }],
+    }),
+  );
   t.same(ir.output, { type: 'json-schema', name: 'response', schema });
-  t.same(ir.extensions, { 'anthropic-messages': { container: 'c_1', mcp_servers: [{ type: 'url', url: 'https://mcp', name: 'm' }] } });
+  t.same(ir.extensions, {
+    'anthropic-messages': { container: 'c_1', mcp_servers: [{ type: 'url', url: 'https://mcp', name: 'm' }] },
+  });
   t.equal(ir.serviceTier, 'auto', 'the tier other formats share is an IR field');
   t.equal(decode(withBody({ service_tier: 'standard_only' })).serviceTier, 'standard');
-  t.same(decode(withBody({ service_tier: 'priority_only' })).extensions, { 'anthropic-messages': { service_tier: 'priority_only' } }, 'a tier word newer than polygate stays Anthropic’s');
+  t.same(
+    decode(withBody({ service_tier: 'priority_only' })).extensions,
+    { 'anthropic-messages': { service_tier: 'priority_only' } },
+    'a tier word newer than polygate stays Anthropic’s',
+  );
   t.same(ir.reasoning, { enabled: true, effort: 'low' }, 'output_config.effort is the reasoning effort');
-  t.same(decode(withBody({ output_format: { type: 'json_schema', schema } })).output, { type: 'json-schema', name: 'response', schema }, 'beta-era output_format');
+  t.same(
+    decode(withBody({ output_format: { type: 'json_schema', schema } })).output,
+    { type: 'json-schema', name: 'response', schema },
+    'beta-era output_format',
+  );
   rejects(t, withBody({ output_config: { format: { type: 'json_object' } } }), 'output_config.format.type');
   rejects(t, withBody({ output_config: { format: { type: 'json_schema' } } }), 'output_config.format.schema');
   rejects(t, withBody({ output_config: 'json' }), 'output_config');

@@ -11,7 +11,13 @@ const message = (patch: Record<string, unknown> = {}): Record<string, unknown> =
   content: [{ type: 'text', text: 'Hi!' }],
   stop_reason: 'end_turn',
   stop_sequence: null,
-  usage: { input_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 6, service_tier: 'standard' },
+  usage: {
+    input_tokens: 12,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+    output_tokens: 6,
+    service_tier: 'standard',
+  },
   ...patch,
 });
 
@@ -35,16 +41,42 @@ t.test('every block kind, citations, and total input including cache', async (t)
           type: 'text',
           text: 'Paris.',
           citations: [
-            { type: 'char_location', cited_text: 'Paris is the capital', document_index: 0, document_title: 'Atlas', start_char_index: 0, end_char_index: 20 },
-            { type: 'web_search_result_location', cited_text: 'x', url: 'https://example.com', title: 'Example', encrypted_index: 'enc' },
-            { type: 'page_location', cited_text: 'p', document_index: 1, document_title: null, start_page_number: 2, end_page_number: 3 },
+            {
+              type: 'char_location',
+              cited_text: 'Paris is the capital',
+              document_index: 0,
+              document_title: 'Atlas',
+              start_char_index: 0,
+              end_char_index: 20,
+            },
+            {
+              type: 'web_search_result_location',
+              cited_text: 'x',
+              url: 'https://example.com',
+              title: 'Example',
+              encrypted_index: 'enc',
+            },
+            {
+              type: 'page_location',
+              cited_text: 'p',
+              document_index: 1,
+              document_title: null,
+              start_page_number: 2,
+              end_page_number: 3,
+            },
           ],
         },
         { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'q' } },
         { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris', n: [1, 2] } },
       ],
       stop_reason: 'tool_use',
-      usage: { input_tokens: 50, cache_creation_input_tokens: 200, cache_read_input_tokens: 1000, output_tokens: 80, output_tokens_details: { thinking_tokens: 30 } },
+      usage: {
+        input_tokens: 50,
+        cache_creation_input_tokens: 200,
+        cache_read_input_tokens: 1000,
+        output_tokens: 80,
+        output_tokens_details: { thinking_tokens: 30 },
+      },
     }),
   );
   t.same(r.parts, [
@@ -62,7 +94,13 @@ t.test('every block kind, citations, and total input including cache', async (t)
     { type: 'tool-call', id: 'toolu_1', name: 'get_weather', args: '{"city":"Paris","n":[1,2]}' },
   ]);
   t.same(r.finish, { reason: 'tool-calls', raw: 'tool_use', stopSequence: null });
-  t.same(r.usage, { inputTokens: 1250, outputTokens: 80, cacheReadTokens: 1000, cacheWriteTokens: 200, reasoningTokens: 30 });
+  t.same(r.usage, {
+    inputTokens: 1250,
+    outputTokens: 80,
+    cacheReadTokens: 1000,
+    cacheWriteTokens: 200,
+    reasoningTokens: 30,
+  });
 });
 
 t.test('stop reasons map onto IR finish reasons, unknown ones to other', async (t) => {
@@ -74,12 +112,26 @@ t.test('stop reasons map onto IR finish reasons, unknown ones to other', async (
     ['model_context_window_exceeded', 'length'],
     ['something_new', 'other'],
   ];
-  for (const [raw, reason] of cases) t.same(anthropicUpstreamCodec.decodeResult(message({ stop_reason: raw })).finish.reason, reason, raw);
-  t.same(anthropicUpstreamCodec.decodeResult(message({ stop_reason: 'stop_sequence', stop_sequence: 'END' })).finish, { reason: 'stop-sequence', raw: 'stop_sequence', stopSequence: 'END' });
+  for (const [raw, reason] of cases)
+    t.same(anthropicUpstreamCodec.decodeResult(message({ stop_reason: raw })).finish.reason, reason, raw);
+  t.same(anthropicUpstreamCodec.decodeResult(message({ stop_reason: 'stop_sequence', stop_sequence: 'END' })).finish, {
+    reason: 'stop-sequence',
+    raw: 'stop_sequence',
+    stopSequence: 'END',
+  });
 });
 
 t.test('a body that is not a Message is a 502, not a client error', async (t) => {
-  for (const body of ['oops', { id: 'm', content: 'text' }, { content: [] }, { type: 'error', error: { type: 'api_error', message: 'x' } }]) {
-    t.match(caught(() => anthropicUpstreamCodec.decodeResult(body)), { kind: 'upstream', status: 502 }, JSON.stringify(body));
+  for (const body of [
+    'oops',
+    { id: 'm', content: 'text' },
+    { content: [] },
+    { type: 'error', error: { type: 'api_error', message: 'x' } },
+  ]) {
+    t.match(
+      caught(() => anthropicUpstreamCodec.decodeResult(body)),
+      { kind: 'upstream', status: 502 },
+      JSON.stringify(body),
+    );
   }
 });

@@ -19,7 +19,9 @@ export const fixtureChunks = (name: string): Array<{ event: string; data: string
 
 /** Frames as src/infra/http/sse-writer.ts writes them. */
 export const sseText = (frames: SseFrame[]): string =>
-  frames.map((f) => (f.event === undefined ? `data: ${f.data}\n\n` : `event: ${f.event}\ndata: ${f.data}\n\n`)).join('');
+  frames
+    .map((f) => (f.event === undefined ? `data: ${f.data}\n\n` : `event: ${f.event}\ndata: ${f.data}\n\n`))
+    .join('');
 
 /** The inbound context of a current SDK request. */
 export const ctx = (headers: Record<string, string> = {}): InboundContext => ({
@@ -29,7 +31,10 @@ export const ctx = (headers: Record<string, string> = {}): InboundContext => ({
 });
 
 /** Collects the warnings an encoder reports. */
-export function warnings(): { warn: (field: string, message: string) => void; list: Array<{ field: string; message: string }> } {
+export function warnings(): {
+  warn: (field: string, message: string) => void;
+  list: Array<{ field: string; message: string }>;
+} {
   const list: Array<{ field: string; message: string }> = [];
   return { warn: (field, message) => void list.push({ field, message }), list };
 }

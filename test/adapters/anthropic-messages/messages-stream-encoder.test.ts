@@ -12,13 +12,26 @@ import type { StreamEvent } from '../../../src/ir/stream-event.ts';
 import type { ReasoningOrigin } from '../../../src/ir/wire-format.ts';
 import { fixtureJson, fixtureText, sseText } from './fixtures.ts';
 
-const request: ChatRequest = { model: 'claude-sonnet', system: [], messages: [], tools: [], sampling: {}, stream: true, extensions: {} };
+const request: ChatRequest = {
+  model: 'claude-sonnet',
+  system: [],
+  messages: [],
+  tools: [],
+  sampling: {},
+  stream: true,
+  extensions: {},
+};
 const encodeAll = (events: StreamEvent[]): SseFrame[] => {
   const enc = anthropicClientCodec.createStreamEncoder(request);
   return events.flatMap((e) => enc.push(e));
 };
-const parsed = (frames: SseFrame[]): Array<Record<string, unknown>> => frames.map((f) => JSON.parse(f.data) as Record<string, unknown>);
-const finish: StreamEvent = { type: 'finish', finish: { reason: 'stop', raw: 'stop' }, usage: { inputTokens: 7, outputTokens: 2 } };
+const parsed = (frames: SseFrame[]): Array<Record<string, unknown>> =>
+  frames.map((f) => JSON.parse(f.data) as Record<string, unknown>);
+const finish: StreamEvent = {
+  type: 'finish',
+  finish: { reason: 'stop', raw: 'stop' },
+  usage: { inputTokens: 7, outputTokens: 2 },
+};
 
 /** Golden IR events; error events are stored as {kind, message}. */
 function goldenEvents(name: string): StreamEvent[] {
@@ -32,21 +45,41 @@ function goldenEvents(name: string): StreamEvent[] {
 // The golden events against their expected bytes: test/adapters/golden-fixtures.test.ts.
 
 t.test('every frame names its event and carries the same type in its data', async (t) => {
-  for (const f of encodeAll(goldenEvents('thinking-stream'))) t.equal((JSON.parse(f.data) as { type: string }).type, f.event);
+  for (const f of encodeAll(goldenEvents('thinking-stream')))
+    t.equal((JSON.parse(f.data) as { type: string }).type, f.event);
 });
 
 t.test('message_start is synthesized when the upstream sent no start, before the first block', async (t) => {
-  const frames = encodeAll([{ type: 'text-start', index: 0 }, { type: 'text-delta', index: 0, text: 'hi' }, { type: 'text-end', index: 0 }, finish]);
+  const frames = encodeAll([
+    { type: 'text-start', index: 0 },
+    { type: 'text-delta', index: 0, text: 'hi' },
+    { type: 'text-end', index: 0 },
+    finish,
+  ]);
   t.same(
     frames.map((f) => f.event),
-    ['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'],
+    [
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ],
   );
-  const start = parsed(frames)[0] as { message: { id: string; model: string; content: unknown[]; stop_reason: unknown } };
+  const start = parsed(frames)[0] as {
+    message: { id: string; model: string; content: unknown[]; stop_reason: unknown };
+  };
   t.match(start.message.id, /^msg_[0-9a-f]{32}$/);
   t.equal(start.message.model, 'claude-sonnet');
   t.same([start.message.content, start.message.stop_reason], [[], null]);
   const delta = parsed(frames)[4] as { usage: Record<string, number> };
-  t.same(delta.usage, { input_tokens: 7, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 2 });
+  t.same(delta.usage, {
+    input_tokens: 7,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+    output_tokens: 2,
+  });
 });
 
 t.test('IR part indexes become contiguous block indexes in the order blocks open', async (t) => {
@@ -83,8 +116,18 @@ t.test('IR part indexes become contiguous block indexes in the order blocks open
 });
 
 t.test('redacted reasoning is one content_block_start carrying the data', async (t) => {
-  const data = parsed(encodeAll([{ type: 'reasoning-start', index: 0, redacted: 'opaque==', origin: 'anthropic-messages' }, { type: 'reasoning-end', index: 0 }, finish]));
-  t.same(data[1], { type: 'content_block_start', index: 0, content_block: { type: 'redacted_thinking', data: 'opaque==' } });
+  const data = parsed(
+    encodeAll([
+      { type: 'reasoning-start', index: 0, redacted: 'opaque==', origin: 'anthropic-messages' },
+      { type: 'reasoning-end', index: 0 },
+      finish,
+    ]),
+  );
+  t.same(data[1], {
+    type: 'content_block_start',
+    index: 0,
+    content_block: { type: 'redacted_thinking', data: 'opaque==' },
+  });
   t.same(data[2], { type: 'content_block_stop', index: 0 });
 });
 
@@ -93,12 +136,23 @@ t.test('finish closes blocks left open; refusal text becomes a text block; nothi
   const frames = [
     ...enc.push({ type: 'start', id: 'msg_1', model: 'up' }),
     ...enc.push({ type: 'refusal-delta', index: 0, text: 'I will not.' }),
-    ...enc.push({ type: 'finish', finish: { reason: 'refusal', raw: 'refusal' }, usage: { inputTokens: 4, outputTokens: 3 } }),
+    ...enc.push({
+      type: 'finish',
+      finish: { reason: 'refusal', raw: 'refusal' },
+      usage: { inputTokens: 4, outputTokens: 3 },
+    }),
   ];
   const data = parsed(frames);
   t.same(
     data.map((d) => d.type),
-    ['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'],
+    [
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ],
   );
   t.same(data[2].delta, { type: 'text_delta', text: 'I will not.' });
   t.same(data[4].delta, { stop_reason: 'refusal', stop_sequence: null });
@@ -113,21 +167,42 @@ t.test('usage events and start usage merge into message_delta; zeros do not eras
       { type: 'finish', finish: { reason: 'stop', raw: 'stop' }, usage: { inputTokens: 0, outputTokens: 9 } },
     ]),
   );
-  t.same((data[0] as { message: { usage: unknown } }).message.usage, { input_tokens: 40, cache_creation_input_tokens: 0, cache_read_input_tokens: 60, output_tokens: 0 });
-  t.same(data.at(-2)?.usage, { input_tokens: 40, cache_creation_input_tokens: 0, cache_read_input_tokens: 60, output_tokens: 9 });
+  t.same((data[0] as { message: { usage: unknown } }).message.usage, {
+    input_tokens: 40,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 60,
+    output_tokens: 0,
+  });
+  t.same(data.at(-2)?.usage, {
+    input_tokens: 40,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 60,
+    output_tokens: 9,
+  });
 });
 
 t.test('an IR error becomes an `event: error` in the family error shape, and ends the stream', async (t) => {
   const enc = anthropicClientCodec.createStreamEncoder(request);
   enc.push({ type: 'text-delta', index: 0, text: 'part' });
   const frames = enc.push({ type: 'error', error: new GatewayError('rate-limit', 'slow down') });
-  t.same(frames, [{ event: 'error', data: JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'slow down', code: 'rate_limit_error' } }) }]);
+  t.same(frames, [
+    {
+      event: 'error',
+      data: JSON.stringify({
+        type: 'error',
+        error: { type: 'rate_limit_error', message: 'slow down', code: 'rate_limit_error' },
+      }),
+    },
+  ]);
   t.same(enc.push(finish), []);
 });
 
 t.test('a stray tool-input delta without its start is not shown', async (t) => {
   const data = parsed(encodeAll([{ type: 'tool-input-delta', index: 2, json: '{}' }, finish]));
-  t.same(data.map((d) => d.type), ['message_start', 'message_delta', 'message_stop']);
+  t.same(
+    data.map((d) => d.type),
+    ['message_start', 'message_delta', 'message_stop'],
+  );
 });
 
 t.test('the official SDK parses the golden streams into the expected messages', async (t) => {
@@ -139,33 +214,63 @@ t.test('the official SDK parses the golden streams into the expected messages', 
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   t.teardown(() => new Promise<void>((ok) => server.close(() => ok())));
-  const client = new Anthropic({ apiKey: 'k', baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, maxRetries: 0 });
+  const client = new Anthropic({
+    apiKey: 'k',
+    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    maxRetries: 0,
+  });
   const run = (name: string) => {
     body = fixtureText(`${name}.expected.sse`);
-    return client.messages.stream({ model: 'claude-sonnet', max_tokens: 64, messages: [{ role: 'user', content: 'x' }] }).finalMessage();
+    return client.messages
+      .stream({ model: 'claude-sonnet', max_tokens: 64, messages: [{ role: 'user', content: 'x' }] })
+      .finalMessage();
   };
 
   const text = await run('text-stream');
   t.same(text.content, [{ type: 'text', text: 'Hello, wörld! 👋' }]);
-  t.same([text.model, text.stop_reason, text.usage.input_tokens, text.usage.cache_read_input_tokens, text.usage.output_tokens], ['claude-sonnet', 'end_turn', 12, 1024, 9]);
+  t.same(
+    [
+      text.model,
+      text.stop_reason,
+      text.usage.input_tokens,
+      text.usage.cache_read_input_tokens,
+      text.usage.output_tokens,
+    ],
+    ['claude-sonnet', 'end_turn', 12, 1024, 9],
+  );
 
   const tool = await run('tool-stream');
   t.same(tool.content, [
     { type: 'text', text: 'Checking the weather.' },
-    { type: 'tool_use', id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', name: 'get_weather', input: { location: 'San Francisco, CA', unit: 'fahrenheit' } },
+    {
+      type: 'tool_use',
+      id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6',
+      name: 'get_weather',
+      input: { location: 'San Francisco, CA', unit: 'fahrenheit' },
+    },
   ]);
   t.equal(tool.stop_reason, 'tool_use');
 
   const thinking = await run('thinking-stream');
   t.same(thinking.content, [
-    { type: 'thinking', thinking: 'I need to find the GCD of 1071 and 462.\n\n1071 = 2 × 462 + 147', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds+A/8oB8nYmSDNt2LBrr7p/Lr/3f2HPVyS4=' },
-    { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj4=' },
+    {
+      type: 'thinking',
+      thinking: 'I need to find the GCD of 1071 and 462.\n\n1071 = 2 × 462 + 147',
+      signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds+A/8oB8nYmSDNt2LBrr7p/Lr/3f2HPVyS4=',
+    },
+    {
+      type: 'redacted_thinking',
+      data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj4=',
+    },
     { type: 'text', text: 'The GCD is 21.' },
   ]);
 
   const err = await run('overloaded-stream').catch((e: unknown) => e);
   t.type(err, Anthropic.APIError);
-  t.match((err as InstanceType<typeof Anthropic.APIError>).error, { type: 'error', error: { type: 'overloaded_error' } });
+  t.match((err as InstanceType<typeof Anthropic.APIError>).error, {
+    type: 'error',
+    error: { type: 'overloaded_error' },
+  });
 });
 
 t.test('only Anthropic’s own signatures are presented as signatures; a failed answer is an error', async (t) => {
@@ -178,15 +283,44 @@ t.test('only Anthropic’s own signatures are presented as signatures; a failed 
     finish,
   ];
   const signatures = (events: StreamEvent[]): unknown[] =>
-    parsed(encodeAll(events)).flatMap((e) => (e.type === 'content_block_delta' && (e.delta as { type: string }).type === 'signature_delta' ? [(e.delta as { signature: string }).signature] : []));
+    parsed(encodeAll(events)).flatMap((e) =>
+      e.type === 'content_block_delta' && (e.delta as { type: string }).type === 'signature_delta'
+        ? [(e.delta as { signature: string }).signature]
+        : [],
+    );
   t.same(signatures(thinking('anthropic-messages')), ['opaque-token'], 'Anthropic’s: relayed');
   t.same(signatures(thinking('polygate')), [], 'polygate’s own reasoning has no signature to show');
   t.same(signatures(thinking('gemini')), [], 'a Gemini thought signature is not shown as an Anthropic one');
   t.same(signatures(thinking('openai-responses')), [], 'nor an OpenAI reasoning item id');
-  const foreignRedacted = parsed(encodeAll([{ type: 'start', id: 'x', model: 'm' }, { type: 'reasoning-start', index: 0, redacted: 'r', origin: 'openai-responses' }, { type: 'reasoning-end', index: 0 }, finish]));
-  t.equal((foreignRedacted.find((e) => e.type === 'content_block_start')?.content_block as { type: string }).type, 'thinking', 'redacted data of another provider is not an Anthropic redacted_thinking block');
+  const foreignRedacted = parsed(
+    encodeAll([
+      { type: 'start', id: 'x', model: 'm' },
+      { type: 'reasoning-start', index: 0, redacted: 'r', origin: 'openai-responses' },
+      { type: 'reasoning-end', index: 0 },
+      finish,
+    ]),
+  );
+  t.equal(
+    (foreignRedacted.find((e) => e.type === 'content_block_start')?.content_block as { type: string }).type,
+    'thinking',
+    'redacted data of another provider is not an Anthropic redacted_thinking block',
+  );
 
-  const failed = encodeAll([{ type: 'start', id: 'x', model: 'm' }, { type: 'finish', finish: { reason: 'error', raw: 'MALFORMED_FUNCTION_CALL' }, usage: { inputTokens: 1, outputTokens: 0 } }]);
-  t.same(failed.map((f) => f.event), ['message_start', 'error'], 'an error event instead of message_delta / message_stop');
-  t.match(JSON.parse(failed[1].data), { type: 'error', error: { type: 'server_error', message: /MALFORMED_FUNCTION_CALL/ } });
+  const failed = encodeAll([
+    { type: 'start', id: 'x', model: 'm' },
+    {
+      type: 'finish',
+      finish: { reason: 'error', raw: 'MALFORMED_FUNCTION_CALL' },
+      usage: { inputTokens: 1, outputTokens: 0 },
+    },
+  ]);
+  t.same(
+    failed.map((f) => f.event),
+    ['message_start', 'error'],
+    'an error event instead of message_delta / message_stop',
+  );
+  t.match(JSON.parse(failed[1].data), {
+    type: 'error',
+    error: { type: 'server_error', message: /MALFORMED_FUNCTION_CALL/ },
+  });
 });

@@ -21,7 +21,12 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     const m = /^\/v1(?:beta)?\/models\/([^:]+):(generateContent|streamGenerateContent)/.exec(req.url ?? '');
     try {
-      const ir = geminiClientCodec.decodeRequest(JSON.parse(raw), { headers: req.headers, params: { model: m?.[1] ?? '' }, query: {}, streamByRoute: m?.[2] === 'streamGenerateContent' });
+      const ir = geminiClientCodec.decodeRequest(JSON.parse(raw), {
+        headers: req.headers,
+        params: { model: m?.[1] ?? '' },
+        query: {},
+        streamByRoute: m?.[2] === 'streamGenerateContent',
+      });
       seen.push(ir);
       const a = answers.shift();
       if (!a) throw new GatewayError('internal', 'nothing scripted');
@@ -44,14 +49,21 @@ const server = createServer((req, res) => {
 });
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 t.teardown(() => new Promise<void>((r) => server.close(() => r())));
-const ai = new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` } });
+const ai = new GoogleGenAI({
+  apiKey: 'k',
+  httpOptions: { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` },
+});
 t.beforeEach(() => {
   seen.length = 0;
   answers.length = 0;
 });
 
 const usage = { inputTokens: 11, outputTokens: 7 };
-const result = (parts: ChatResult['parts'], finish: ChatResult['finish'] = { reason: 'stop', raw: 'end_turn' }, extra: Partial<ChatResult> = {}): ChatResult => ({
+const result = (
+  parts: ChatResult['parts'],
+  finish: ChatResult['finish'] = { reason: 'stop', raw: 'end_turn' },
+  extra: Partial<ChatResult> = {},
+): ChatResult => ({
   id: 'msg_01',
   model: 'claude-x',
   parts,
@@ -65,7 +77,14 @@ t.test('generateContent: the SDK request decodes, the encoded answer parses', as
   const r = await ai.models.generateContent({
     model: 'gemini-2.5-flash',
     contents: 'Say hi in French',
-    config: { temperature: 0.5, maxOutputTokens: 50, stopSequences: ['x'], systemInstruction: 'Be brief', responseMimeType: 'application/json', responseSchema: { type: 'OBJECT', properties: { a: { type: 'STRING' } } } },
+    config: {
+      temperature: 0.5,
+      maxOutputTokens: 50,
+      stopSequences: ['x'],
+      systemInstruction: 'Be brief',
+      responseMimeType: 'application/json',
+      responseSchema: { type: 'OBJECT', properties: { a: { type: 'STRING' } } },
+    },
   });
   t.equal(r.text, 'Bonjour');
   t.equal(r.modelVersion, 'gemini-2.5-flash');
@@ -77,12 +96,18 @@ t.test('generateContent: the SDK request decodes, the encoded answer parses', as
     system: [{ type: 'text', text: 'Be brief' }],
     maxTokens: 50,
     sampling: { temperature: 0.5, stop: ['x'] },
-    output: { type: 'json-schema', name: 'response', schema: { type: 'object', properties: { a: { type: 'string' } } } },
+    output: {
+      type: 'json-schema',
+      name: 'response',
+      schema: { type: 'object', properties: { a: { type: 'string' } } },
+    },
   });
 });
 
 t.test('a bad field is a 400 ApiError naming it', async (t) => {
-  const e = await ai.models.generateContent({ model: 'm', contents: 'x', config: { temperature: 3 } }).catch((x: unknown) => x);
+  const e = await ai.models
+    .generateContent({ model: 'm', contents: 'x', config: { temperature: 3 } })
+    .catch((x: unknown) => x);
   t.ok(e instanceof ApiError);
   t.equal((e as ApiError).status, 400);
   t.match((e as ApiError).message, /generationConfig\.temperature: must be between 0 and 2/);
@@ -90,7 +115,10 @@ t.test('a bad field is a 400 ApiError naming it', async (t) => {
 });
 
 t.test('a function call, a chat turn later, is matched back with reasoning intact', async (t) => {
-  const chat = ai.chats.create({ model: 'gemini-2.5-flash', config: { tools: [{ functionDeclarations: [{ name: 'weather', parametersJsonSchema: { type: 'object' } }] }] } });
+  const chat = ai.chats.create({
+    model: 'gemini-2.5-flash',
+    config: { tools: [{ functionDeclarations: [{ name: 'weather', parametersJsonSchema: { type: 'object' } }] }] },
+  });
   answers.push({
     result: result(
       [
@@ -109,7 +137,15 @@ t.test('a function call, a chat turn later, is matched back with reasoning intac
     { type: 'reasoning', text: 'I should look it up.', signature: 'EpcBanthropic', origin: 'anthropic-messages' },
     { type: 'tool-call', id: 'toolu_01A', name: 'weather', args: '{"city":"Oslo"}' },
   ]);
-  t.same(ir.messages[2].parts, [{ type: 'tool-result', callId: 'toolu_01A', name: 'weather', content: [{ type: 'text', text: '{"temp":-3}' }], isError: false }]);
+  t.same(ir.messages[2].parts, [
+    {
+      type: 'tool-result',
+      callId: 'toolu_01A',
+      name: 'weather',
+      content: [{ type: 'text', text: '{"temp":-3}' }],
+      isError: false,
+    },
+  ]);
 });
 
 t.test('streaming: thoughts, text and a whole function call; last chunk with finish and usage', async (t) => {
@@ -128,20 +164,41 @@ t.test('streaming: thoughts, text and a whole function call; last chunk with fin
       { type: 'tool-input-delta', index: 2, json: '{"city":' },
       { type: 'tool-input-delta', index: 2, json: '"Oslo"}' },
       { type: 'tool-input-end', index: 2 },
-      { type: 'finish', finish: { reason: 'tool-calls', raw: 'STOP' }, usage: { inputTokens: 11, outputTokens: 9, reasoningTokens: 4 } },
+      {
+        type: 'finish',
+        finish: { reason: 'tool-calls', raw: 'STOP' },
+        usage: { inputTokens: 11, outputTokens: 9, reasoningTokens: 4 },
+      },
     ],
   });
   const chunks = [];
-  for await (const c of await ai.models.generateContentStream({ model: 'gemini-2.5-flash', contents: 'q', config: { thinkingConfig: { includeThoughts: true } } })) chunks.push(c);
+  for await (const c of await ai.models.generateContentStream({
+    model: 'gemini-2.5-flash',
+    contents: 'q',
+    config: { thinkingConfig: { includeThoughts: true } },
+  }))
+    chunks.push(c);
   t.equal(seen[0].stream, true);
   t.same(seen[0].reasoning, { enabled: true, includeThoughts: true });
   t.same(
     chunks.map((c) => c.candidates?.[0].content?.parts),
-    [[{ text: 'Thinking', thought: true }], [{ text: '', thought: true, thoughtSignature: 'U0lH' }], [{ text: 'Let me ' }], [{ text: 'check.' }], [{ functionCall: { name: 'weather', args: { city: 'Oslo' } } }], undefined],
+    [
+      [{ text: 'Thinking', thought: true }],
+      [{ text: '', thought: true, thoughtSignature: 'U0lH' }],
+      [{ text: 'Let me ' }],
+      [{ text: 'check.' }],
+      [{ functionCall: { name: 'weather', args: { city: 'Oslo' } } }],
+      undefined,
+    ],
   );
   const last = chunks[chunks.length - 1];
   t.equal(last.candidates?.[0].finishReason, 'STOP');
-  t.match(last.usageMetadata, { promptTokenCount: 11, candidatesTokenCount: 5, thoughtsTokenCount: 4, totalTokenCount: 20 });
+  t.match(last.usageMetadata, {
+    promptTokenCount: 11,
+    candidatesTokenCount: 5,
+    thoughtsTokenCount: 4,
+    totalTokenCount: 20,
+  });
 });
 
 t.test('a stream error after the first chunk reaches the SDK as an ApiError', async (t) => {
@@ -167,7 +224,9 @@ t.test('safety outcomes stay visible to the SDK', async (t) => {
   const filtered = await ai.models.generateContent({ model: 'm', contents: 'x' });
   t.equal(filtered.candidates?.[0].finishReason, 'SAFETY');
   t.equal(filtered.text, undefined);
-  answers.push({ result: result([], { reason: 'content-filter', raw: 'SAFETY' }, { promptBlocked: { reason: 'SAFETY' } }) });
+  answers.push({
+    result: result([], { reason: 'content-filter', raw: 'SAFETY' }, { promptBlocked: { reason: 'SAFETY' } }),
+  });
   const blocked = await ai.models.generateContent({ model: 'm', contents: 'x' });
   t.equal(blocked.promptFeedback?.blockReason, 'SAFETY');
   t.equal(blocked.candidates, undefined);
@@ -175,16 +234,22 @@ t.test('safety outcomes stay visible to the SDK', async (t) => {
 
 t.test('the SDK history form (function role, snake-free camelCase, inline images) decodes', async (t) => {
   const history: Content[] = [
-    { role: 'user', parts: [{ text: 'what is this' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }] },
+    {
+      role: 'user',
+      parts: [{ text: 'what is this' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }],
+    },
     { role: 'model', parts: [{ functionCall: { name: 'describe', args: {} } }] },
     { role: 'function', parts: [{ functionResponse: { name: 'describe', response: { output: 'a cat' } } }] },
   ];
   answers.push({ result: result([{ type: 'text', text: 'A cat.' }]) });
   await ai.models.generateContent({ model: 'm', contents: history });
-  t.same(seen[0].messages.map((m) => [m.role, m.parts.map((p) => p.type)]), [
-    ['user', ['text', 'image']],
-    ['assistant', ['tool-call']],
-    ['user', ['tool-result']],
-  ]);
+  t.same(
+    seen[0].messages.map((m) => [m.role, m.parts.map((p) => p.type)]),
+    [
+      ['user', ['text', 'image']],
+      ['assistant', ['tool-call']],
+      ['user', ['tool-result']],
+    ],
+  );
   t.match(seen[0].messages[2].parts[0], { type: 'tool-result', callId: 'call_describe_0' });
 });

@@ -4,14 +4,23 @@ import type { InboundContext } from '../../../adapters/shared/chat-adapter.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import { assertInvalid, type Asserts } from './assert-invalid.ts';
 
-const ctx = (extra: Partial<InboundContext> = {}): InboundContext => ({ headers: {}, params: { model: 'gemini-2.5-flash' }, query: {}, ...extra });
+const ctx = (extra: Partial<InboundContext> = {}): InboundContext => ({
+  headers: {},
+  params: { model: 'gemini-2.5-flash' },
+  query: {},
+  ...extra,
+});
 const decode = (body: unknown, c: InboundContext = ctx()): ChatRequest => geminiClientCodec.decodeRequest(body, c);
 const user = (text: string) => ({ role: 'user', parts: [{ text }] });
 
-const rejects = (tt: Asserts, body: unknown, param: string, message?: RegExp): void => assertInvalid(tt, () => decode(body), param, message);
+const rejects = (tt: Asserts, body: unknown, param: string, message?: RegExp): void =>
+  assertInvalid(tt, () => decode(body), param, message);
 
 t.test('model comes from the path, a leading models/ is stripped, stream from the route', async (t) => {
-  const r = decode({ contents: [user('hi')] }, ctx({ params: { model: 'models/gemini-2.5-pro' }, streamByRoute: true }));
+  const r = decode(
+    { contents: [user('hi')] },
+    ctx({ params: { model: 'models/gemini-2.5-pro' }, streamByRoute: true }),
+  );
   t.equal(r.model, 'gemini-2.5-pro');
   t.equal(r.stream, true);
   t.same(r.messages, [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }]);
@@ -23,21 +32,74 @@ t.test('spec validation rules each answer 400 naming the field', async (t) => {
   rejects(t, { contents: [] }, 'contents', /at least one/);
   rejects(t, { contents: [{ role: 'user' }] }, 'contents[0].parts', /required/);
   rejects(t, { contents: [{ role: 'user', parts: [] }] }, 'contents[0].parts');
-  rejects(t, { contents: [{ role: 'system', parts: [{ text: 'x' }] }] }, 'contents[0].role', /'user', 'model', 'function', 'tool'/);
-  rejects(t, { contents: [user('a'), { role: 'user', parts: [{ fileData: { mimeType: 'video/mp4', fileUri: 'gs://b/v.mp4' } }] }] }, 'contents[1].parts[0].fileData', /not supported/);
-  rejects(t, { contents: [{ parts: [{ text: 'a', inlineData: { mimeType: 'image/png', data: 'AA==' } }] }] }, 'contents[0].parts[0].inlineData', /exactly one/);
+  rejects(
+    t,
+    { contents: [{ role: 'system', parts: [{ text: 'x' }] }] },
+    'contents[0].role',
+    /'user', 'model', 'function', 'tool'/,
+  );
+  rejects(
+    t,
+    {
+      contents: [
+        user('a'),
+        { role: 'user', parts: [{ fileData: { mimeType: 'video/mp4', fileUri: 'gs://b/v.mp4' } }] },
+      ],
+    },
+    'contents[1].parts[0].fileData',
+    /not supported/,
+  );
+  rejects(
+    t,
+    { contents: [{ parts: [{ text: 'a', inlineData: { mimeType: 'image/png', data: 'AA==' } }] }] },
+    'contents[0].parts[0].inlineData',
+    /exactly one/,
+  );
   rejects(t, { contents: [{ parts: [{}] }] }, 'contents[0].parts[0]', /must hold one of/);
   rejects(t, { contents: [{ parts: [{ inlineData: { data: 'AA==' } }] }] }, 'contents[0].parts[0].inlineData.mimeType');
-  rejects(t, { contents: [{ parts: [{ inlineData: { mimeType: 'image/png', data: 'not base64!' } }] }] }, 'contents[0].parts[0].inlineData.data', /base64/);
-  rejects(t, { contents: [{ role: 'model', parts: [{ functionCall: { args: {} } }] }] }, 'contents[0].parts[0].functionCall.name');
-  rejects(t, { contents: [{ role: 'user', parts: [{ functionResponse: { response: {} } }] }] }, 'contents[0].parts[0].functionResponse.name');
-  rejects(t, { contents: [{ role: 'user', parts: [{ functionResponse: { name: 'f' } }] }] }, 'contents[0].parts[0].functionResponse.response');
-  rejects(t, { contents: [{ role: 'model', parts: [{ executableCode: { language: 'JS', code: '1' } }] }] }, 'contents[0].parts[0].executableCode.language');
-  rejects(t, { contents: [{ role: 'model', parts: [{ codeExecutionResult: { output: '1' } }] }] }, 'contents[0].parts[0].codeExecutionResult.outcome');
+  rejects(
+    t,
+    { contents: [{ parts: [{ inlineData: { mimeType: 'image/png', data: 'not base64!' } }] }] },
+    'contents[0].parts[0].inlineData.data',
+    /base64/,
+  );
+  rejects(
+    t,
+    { contents: [{ role: 'model', parts: [{ functionCall: { args: {} } }] }] },
+    'contents[0].parts[0].functionCall.name',
+  );
+  rejects(
+    t,
+    { contents: [{ role: 'user', parts: [{ functionResponse: { response: {} } }] }] },
+    'contents[0].parts[0].functionResponse.name',
+  );
+  rejects(
+    t,
+    { contents: [{ role: 'user', parts: [{ functionResponse: { name: 'f' } }] }] },
+    'contents[0].parts[0].functionResponse.response',
+  );
+  rejects(
+    t,
+    { contents: [{ role: 'model', parts: [{ executableCode: { language: 'JS', code: '1' } }] }] },
+    'contents[0].parts[0].executableCode.language',
+  );
+  rejects(
+    t,
+    { contents: [{ role: 'model', parts: [{ codeExecutionResult: { output: '1' } }] }] },
+    'contents[0].parts[0].codeExecutionResult.outcome',
+  );
   // Open world (both were 400s): unknown fields are noted by path or kept for a Gemini upstream.
-  t.equal(decode({ contents: [{ parts: [{ text: 'x', bogus: 1 }] }] }).extensions.gemini?.['contents[0].parts[0].bogus'], 'bogus');
+  t.equal(
+    decode({ contents: [{ parts: [{ text: 'x', bogus: 1 }] }] }).extensions.gemini?.['contents[0].parts[0].bogus'],
+    'bogus',
+  );
   t.equal(decode({ contents: [user('x')], bogus: true }).extensions.gemini?.bogus, true);
-  rejects(t, { contents: [user('x')], systemInstruction: { parts: [{ inlineData: { mimeType: 'image/png', data: 'AA==' } }] } }, 'systemInstruction.parts[0]', /text parts only/);
+  rejects(
+    t,
+    { contents: [user('x')], systemInstruction: { parts: [{ inlineData: { mimeType: 'image/png', data: 'AA==' } }] } },
+    'systemInstruction.parts[0]',
+    /text parts only/,
+  );
 });
 
 t.test('generationConfig limits and enums', async (t) => {
@@ -52,20 +114,51 @@ t.test('generationConfig limits and enums', async (t) => {
   rejects(t, g({ maxOutputTokens: 0 }), 'generationConfig.maxOutputTokens');
   rejects(t, g({ responseMimeType: 'text/html' }), 'generationConfig.responseMimeType');
   rejects(t, g({ responseSchema: { type: 'STRING' } }), 'generationConfig.responseSchema', /requires responseMimeType/);
-  rejects(t, g({ responseMimeType: 'application/json', responseSchema: { type: 'STRING' }, responseJsonSchema: {} }), 'generationConfig.responseJsonSchema', /mutually exclusive/);
-  rejects(t, g({ responseMimeType: 'application/json', responseSchema: { type: 'TEXT' } }), 'generationConfig.responseSchema.type');
+  rejects(
+    t,
+    g({ responseMimeType: 'application/json', responseSchema: { type: 'STRING' }, responseJsonSchema: {} }),
+    'generationConfig.responseJsonSchema',
+    /mutually exclusive/,
+  );
+  rejects(
+    t,
+    g({ responseMimeType: 'application/json', responseSchema: { type: 'TEXT' } }),
+    'generationConfig.responseSchema.type',
+  );
   rejects(t, g({ responseMimeType: 'text/x.enum' }), 'generationConfig.responseMimeType', /enum/);
   // Open world (these were 400s): words polygate does not act on are kept as sent; a non-TEXT
   // modality and speechConfig are refused by the upstream encoders that cannot produce them.
   t.same(decode(g({ responseModalities: ['TEXT', 'VIDEO'] })).extensions.gemini?.responseModalities, ['TEXT', 'VIDEO']);
-  t.equal(decode(g({ mediaResolution: 'MEDIA_RESOLUTION_ULTRA' })).extensions.gemini?.mediaResolution, 'MEDIA_RESOLUTION_ULTRA');
+  t.equal(
+    decode(g({ mediaResolution: 'MEDIA_RESOLUTION_ULTRA' })).extensions.gemini?.mediaResolution,
+    'MEDIA_RESOLUTION_ULTRA',
+  );
   rejects(t, g({ responseModalities: ['TEXT', 7] }), 'generationConfig.responseModalities[1]');
   rejects(t, g({ logprobs: 3 }), 'generationConfig.logprobs', /responseLogprobs/);
-  rejects(t, g({ thinkingConfig: { thinkingBudget: 100, thinkingLevel: 'LOW' } }), 'generationConfig.thinkingConfig.thinkingLevel');
-  t.same(decode(g({ speechConfig: { languageCode: 'xx-YY' } })).extensions.gemini?.speechConfig, { languageCode: 'xx-YY' });
-  t.same(decode({ contents: [user('x')], safetySettings: [{ category: 'HARM_CATEGORY_FOO', threshold: 'BLOCK_SOME' }] }).extensions.gemini?.safetySettings, [{ category: 'HARM_CATEGORY_FOO', threshold: 'BLOCK_SOME' }]);
-  rejects(t, { contents: [user('x')], safetySettings: [{ category: 3, threshold: 'BLOCK_NONE' }] }, 'safetySettings[0].category');
-  rejects(t, { contents: [user('x')], safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT' }] }, 'safetySettings[0].threshold', /required/);
+  rejects(
+    t,
+    g({ thinkingConfig: { thinkingBudget: 100, thinkingLevel: 'LOW' } }),
+    'generationConfig.thinkingConfig.thinkingLevel',
+  );
+  t.same(decode(g({ speechConfig: { languageCode: 'xx-YY' } })).extensions.gemini?.speechConfig, {
+    languageCode: 'xx-YY',
+  });
+  t.same(
+    decode({ contents: [user('x')], safetySettings: [{ category: 'HARM_CATEGORY_FOO', threshold: 'BLOCK_SOME' }] })
+      .extensions.gemini?.safetySettings,
+    [{ category: 'HARM_CATEGORY_FOO', threshold: 'BLOCK_SOME' }],
+  );
+  rejects(
+    t,
+    { contents: [user('x')], safetySettings: [{ category: 3, threshold: 'BLOCK_NONE' }] },
+    'safetySettings[0].category',
+  );
+  rejects(
+    t,
+    { contents: [user('x')], safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT' }] },
+    'safetySettings[0].threshold',
+    /required/,
+  );
   rejects(t, { contents: [user('x')], cachedContent: 'abc' }, 'cachedContent');
 });
 
@@ -73,28 +166,63 @@ t.test('tools and toolConfig validation', async (t) => {
   const decl = (d: unknown) => ({ contents: [user('x')], tools: [{ functionDeclarations: [d] }] });
   rejects(t, decl({ description: 'no name' }), 'tools[0].functionDeclarations[0].name', /required/);
   rejects(t, decl({ name: '1bad name' }), 'tools[0].functionDeclarations[0].name', /letter or underscore/);
-  rejects(t, decl({ name: 'f', parameters: { type: 'OBJECT' }, parametersJsonSchema: {} }), 'tools[0].functionDeclarations[0].parametersJsonSchema');
   rejects(
     t,
-    { contents: [user('x')], tools: [{ functionDeclarations: [{ name: 'f' }] }], toolConfig: { functionCallingConfig: { mode: 'AUTO', allowedFunctionNames: ['f'] } } },
+    decl({ name: 'f', parameters: { type: 'OBJECT' }, parametersJsonSchema: {} }),
+    'tools[0].functionDeclarations[0].parametersJsonSchema',
+  );
+  rejects(
+    t,
+    {
+      contents: [user('x')],
+      tools: [{ functionDeclarations: [{ name: 'f' }] }],
+      toolConfig: { functionCallingConfig: { mode: 'AUTO', allowedFunctionNames: ['f'] } },
+    },
     'toolConfig.functionCallingConfig.allowedFunctionNames',
     /only be set when mode is ANY/,
   );
   rejects(
     t,
-    { contents: [user('x')], tools: [{ functionDeclarations: [{ name: 'f' }] }], toolConfig: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['g'] } } },
+    {
+      contents: [user('x')],
+      tools: [{ functionDeclarations: [{ name: 'f' }] }],
+      toolConfig: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['g'] } },
+    },
     'toolConfig.functionCallingConfig.allowedFunctionNames[0]',
   );
-  rejects(t, { contents: [user('x')], toolConfig: { functionCallingConfig: { mode: 'SOMETIMES' } } }, 'toolConfig.functionCallingConfig.mode');
+  rejects(
+    t,
+    { contents: [user('x')], toolConfig: { functionCallingConfig: { mode: 'SOMETIMES' } } },
+    'toolConfig.functionCallingConfig.mode',
+  );
 });
 
 t.test('snake_case spellings are accepted everywhere and errors use the client spelling', async (t) => {
   const r = decode({
     system_instruction: { parts: [{ text: 'sys' }] },
-    contents: [{ role: 'user', parts: [{ text: 'look' }, { inline_data: { mime_type: 'image/jpeg', data: '/9j/4AAQ' } }, { inline_data: { mime_type: 'application/pdf', data: 'JVBERi0=' } }] }],
-    tools: [{ function_declarations: [{ name: 'f', parameters: { type: 'OBJECT', properties: { a: { type: 'STRING' } } } }] }, { code_execution: {} }],
+    contents: [
+      {
+        role: 'user',
+        parts: [
+          { text: 'look' },
+          { inline_data: { mime_type: 'image/jpeg', data: '/9j/4AAQ' } },
+          { inline_data: { mime_type: 'application/pdf', data: 'JVBERi0=' } },
+        ],
+      },
+    ],
+    tools: [
+      { function_declarations: [{ name: 'f', parameters: { type: 'OBJECT', properties: { a: { type: 'STRING' } } } }] },
+      { code_execution: {} },
+    ],
     tool_config: { function_calling_config: { mode: 'NONE' } },
-    generation_config: { max_output_tokens: 64, stop_sequences: ['END'], top_k: 3, top_p: 0.9, response_mime_type: 'application/json', response_schema: { type: 'OBJECT' } },
+    generation_config: {
+      max_output_tokens: 64,
+      stop_sequences: ['END'],
+      top_k: 3,
+      top_p: 0.9,
+      response_mime_type: 'application/json',
+      response_schema: { type: 'OBJECT' },
+    },
     safety_settings: [{ category: 'HARM_CATEGORY_HATE_SPEECH', threshold: 'BLOCK_ONLY_HIGH' }],
   });
   t.same(r.system, [{ type: 'text', text: 'sys' }]);
@@ -111,9 +239,20 @@ t.test('snake_case spellings are accepted everywhere and errors use the client s
   t.equal(r.maxTokens, 64);
   t.same(r.sampling, { stop: ['END'], topK: 3, topP: 0.9 });
   t.same(r.output, { type: 'json-schema', name: 'response', schema: { type: 'object' } });
-  t.same(r.extensions.gemini?.safetySettings, [{ category: 'HARM_CATEGORY_HATE_SPEECH', threshold: 'BLOCK_ONLY_HIGH' }]);
-  rejects(t, { contents: [{ parts: [{ file_data: { mime_type: 'a/b', file_uri: 'x' } }] }] }, 'contents[0].parts[0].file_data', /not supported/);
-  rejects(t, { contents: [user('x')], generation_config: { stop_sequences: ['1', '2', '3', '4', '5', '6'] } }, 'generation_config.stop_sequences');
+  t.same(r.extensions.gemini?.safetySettings, [
+    { category: 'HARM_CATEGORY_HATE_SPEECH', threshold: 'BLOCK_ONLY_HIGH' },
+  ]);
+  rejects(
+    t,
+    { contents: [{ parts: [{ file_data: { mime_type: 'a/b', file_uri: 'x' } }] }] },
+    'contents[0].parts[0].file_data',
+    /not supported/,
+  );
+  rejects(
+    t,
+    { contents: [user('x')], generation_config: { stop_sequences: ['1', '2', '3', '4', '5', '6'] } },
+    'generation_config.stop_sequences',
+  );
 });
 
 t.test('OpenAPI-subset Schema converts to JSON Schema (lower-case types, nullable)', async (t) => {
@@ -162,18 +301,33 @@ t.test('OpenAPI-subset Schema converts to JSON Schema (lower-case types, nullabl
       required: ['when', 'size'],
     },
   });
-  const j = decode({ contents: [user('x')], tools: [{ functionDeclarations: [{ name: 'g', parametersJsonSchema: { type: 'object', additionalProperties: false } }] }] });
-  t.same(j.tools[0], { type: 'function', name: 'g', parameters: { type: 'object', additionalProperties: false } }, 'parametersJsonSchema is kept exactly');
+  const j = decode({
+    contents: [user('x')],
+    tools: [
+      { functionDeclarations: [{ name: 'g', parametersJsonSchema: { type: 'object', additionalProperties: false } }] },
+    ],
+  });
+  t.same(
+    j.tools[0],
+    { type: 'function', name: 'g', parameters: { type: 'object', additionalProperties: false } },
+    'parametersJsonSchema is kept exactly',
+  );
 });
 
 t.test('output formats: json, json-schema, text/x.enum', async (t) => {
   const out = (generationConfig: unknown) => decode({ contents: [user('x')], generationConfig });
   t.same(out({ responseMimeType: 'application/json' }).output, { type: 'json' });
-  t.same(out({ responseMimeType: 'application/json', responseJsonSchema: { type: 'object', properties: { a: { type: 'integer' } } } }).output, {
-    type: 'json-schema',
-    name: 'response',
-    schema: { type: 'object', properties: { a: { type: 'integer' } } },
-  });
+  t.same(
+    out({
+      responseMimeType: 'application/json',
+      responseJsonSchema: { type: 'object', properties: { a: { type: 'integer' } } },
+    }).output,
+    {
+      type: 'json-schema',
+      name: 'response',
+      schema: { type: 'object', properties: { a: { type: 'integer' } } },
+    },
+  );
   const e = out({ responseMimeType: 'text/x.enum', responseSchema: { type: 'STRING', enum: ['yes', 'no'] } });
   t.same(e.output, { type: 'json-schema', name: 'response', schema: { type: 'string', enum: ['yes', 'no'] } });
   t.equal(e.extensions.gemini?.responseMimeType, 'text/x.enum');
@@ -181,9 +335,14 @@ t.test('output formats: json, json-schema, text/x.enum', async (t) => {
 });
 
 t.test('thinkingConfig becomes reasoning; Gemini-only knobs are kept in extensions', async (t) => {
-  const th = (thinkingConfig: unknown) => decode({ contents: [user('x')], generationConfig: { thinkingConfig } }).reasoning;
+  const th = (thinkingConfig: unknown) =>
+    decode({ contents: [user('x')], generationConfig: { thinkingConfig } }).reasoning;
   t.same(th({ thinkingBudget: 0 }), { enabled: false });
-  t.same(th({ thinkingBudget: 2048, includeThoughts: true }), { enabled: true, includeThoughts: true, budgetTokens: 2048 });
+  t.same(th({ thinkingBudget: 2048, includeThoughts: true }), {
+    enabled: true,
+    includeThoughts: true,
+    budgetTokens: 2048,
+  });
   t.same(th({ thinkingBudget: -1 }), { enabled: true });
   t.same(th({ thinkingLevel: 'HIGH' }), { enabled: true, effort: 'high' });
   const r = decode({
@@ -251,19 +410,41 @@ t.test('function calls get stable ids; responses are matched back by name and or
   ]);
   t.equal(r.messages[2].role, 'user', 'function turns are user turns in the IR');
   t.same(r.messages[2].parts, [
-    { type: 'tool-result', callId: 'call_clock_0', name: 'clock', content: [{ type: 'text', text: '{"time":"12:00"}' }], isError: false },
-    { type: 'tool-result', callId: 'call_weather_0', name: 'weather', content: [{ type: 'text', text: '{"temp":20}' }], isError: false },
-    { type: 'tool-result', callId: 'call_weather_1', name: 'weather', content: [{ type: 'text', text: '{"error":"no station"}' }], isError: true },
+    {
+      type: 'tool-result',
+      callId: 'call_clock_0',
+      name: 'clock',
+      content: [{ type: 'text', text: '{"time":"12:00"}' }],
+      isError: false,
+    },
+    {
+      type: 'tool-result',
+      callId: 'call_weather_0',
+      name: 'weather',
+      content: [{ type: 'text', text: '{"temp":20}' }],
+      isError: false,
+    },
+    {
+      type: 'tool-result',
+      callId: 'call_weather_1',
+      name: 'weather',
+      content: [{ type: 'text', text: '{"error":"no station"}' }],
+      isError: true,
+    },
   ]);
   t.match(r.messages[3].parts[0], { type: 'tool-call', id: 'own-id' });
   t.match(r.messages[4].parts[0], { type: 'tool-result', callId: 'own-id', isError: false });
   // The same conversation decodes to the same ids every time (deterministic).
-  t.same(decode({ contents: [user('a'), { role: 'model', parts: [{ functionCall: { name: 'weather' } }] }] }).messages[1].parts[0], {
-    type: 'tool-call',
-    id: 'call_weather_0',
-    name: 'weather',
-    args: '{}',
-  });
+  t.same(
+    decode({ contents: [user('a'), { role: 'model', parts: [{ functionCall: { name: 'weather' } }] }] }).messages[1]
+      .parts[0],
+    {
+      type: 'tool-call',
+      id: 'call_weather_0',
+      name: 'weather',
+      args: '{}',
+    },
+  );
 });
 
 t.test('thought parts become reasoning; thoughtSignature on other parts is kept before them', async (t) => {
@@ -294,38 +475,76 @@ t.test('thought parts become reasoning; thoughtSignature on other parts is kept 
     { type: 'code', language: 'python', code: 'print(1)' },
     { type: 'code-result', outcome: 'ok', output: '1\n' },
   ]);
-  rejects(t, { contents: [{ role: 'model', parts: [{ functionCall: { name: 'f' }, thought: true }] }] }, 'contents[0].parts[0].thought');
+  rejects(
+    t,
+    { contents: [{ role: 'model', parts: [{ functionCall: { name: 'f' }, thought: true }] }] },
+    'contents[0].parts[0].thought',
+  );
 });
 
 // What Gemini CLI 0.61 sends: thinkingConfig with thinkingLevel / includeThoughts, function
 // declarations with parametersJsonSchema, fields polygate does not know. None is a 400.
-t.test('open world: thinkingConfig levels and budgets, parametersJsonSchema, unknown fields noted by path', async (t) => {
-  const levels = { MINIMAL: 'minimal', LOW: 'low', MEDIUM: 'medium', HIGH: 'high' } as const;
-  for (const [level, effort] of Object.entries(levels)) {
-    const r = decode({ contents: [user('x')], generationConfig: { thinkingConfig: { thinkingLevel: level, includeThoughts: true } } });
-    t.same(r.reasoning, { enabled: true, includeThoughts: true, effort }, level);
-  }
-  t.same(decode({ contents: [user('x')], generationConfig: { thinkingConfig: { thinkingBudget: -1 } } }).reasoning, { enabled: true }, '-1: dynamic');
-  t.same(decode({ contents: [user('x')], generationConfig: { thinkingConfig: { thinkingBudget: 0 } } }).reasoning, { enabled: false }, '0: off');
-  rejects(t, { contents: [user('x')], generationConfig: { thinkingConfig: { thinkingLevel: 'ULTRA' } } }, 'generationConfig.thinkingConfig.thinkingLevel');
+t.test(
+  'open world: thinkingConfig levels and budgets, parametersJsonSchema, unknown fields noted by path',
+  async (t) => {
+    const levels = { MINIMAL: 'minimal', LOW: 'low', MEDIUM: 'medium', HIGH: 'high' } as const;
+    for (const [level, effort] of Object.entries(levels)) {
+      const r = decode({
+        contents: [user('x')],
+        generationConfig: { thinkingConfig: { thinkingLevel: level, includeThoughts: true } },
+      });
+      t.same(r.reasoning, { enabled: true, includeThoughts: true, effort }, level);
+    }
+    t.same(
+      decode({ contents: [user('x')], generationConfig: { thinkingConfig: { thinkingBudget: -1 } } }).reasoning,
+      { enabled: true },
+      '-1: dynamic',
+    );
+    t.same(
+      decode({ contents: [user('x')], generationConfig: { thinkingConfig: { thinkingBudget: 0 } } }).reasoning,
+      { enabled: false },
+      '0: off',
+    );
+    rejects(
+      t,
+      { contents: [user('x')], generationConfig: { thinkingConfig: { thinkingLevel: 'ULTRA' } } },
+      'generationConfig.thinkingConfig.thinkingLevel',
+    );
 
-  const schema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false, $schema: 'http://json-schema.org/draft-07/schema#' };
-  const r = decode({
-    contents: [{ role: 'user', parts: [{ text: 'x', videoMetadata: { fps: 1 } }, { toolCall: { id: 't1' } }] }],
-    tools: [{ functionDeclarations: [{ name: 'read_file', description: 'Reads a file', parametersJsonSchema: schema, behavior: 'BLOCKING' }] }],
-    toolConfig: { functionCallingConfig: { mode: 'VALIDATED', streamFunctionCallArguments: true } },
-    generationConfig: { thinkingConfig: { thinkingLevel: 'HIGH', thinkingSummaries: 'AUTO' } },
-    futureTopLevel: { a: 1 },
-  });
-  t.same(r.tools, [{ type: 'function', name: 'read_file', description: 'Reads a file', parameters: schema }], 'the JSON Schema is kept as sent (the Gemini encoder cleans it)');
-  t.same(r.toolChoice, { type: 'auto' }, 'VALIDATED without names: auto');
-  t.same(r.messages, [{ role: 'user', parts: [{ type: 'text', text: 'x' }] }], 'a part of unknown data dropped');
-  t.match(r.extensions.gemini, {
-    'contents[0].parts[0].videoMetadata': 'videoMetadata',
-    'contents[0].parts[1].toolCall': 'toolCall',
-    'tools[0].functionDeclarations[0].behavior': 'behavior',
-    'toolConfig.functionCallingConfig.streamFunctionCallArguments': 'streamFunctionCallArguments',
-    'generationConfig.thinkingConfig.thinkingSummaries': 'thinkingSummaries',
-    futureTopLevel: { a: 1 },
-  });
-});
+    const schema = {
+      type: 'object',
+      properties: { path: { type: 'string' } },
+      required: ['path'],
+      additionalProperties: false,
+      $schema: 'http://json-schema.org/draft-07/schema#',
+    };
+    const r = decode({
+      contents: [{ role: 'user', parts: [{ text: 'x', videoMetadata: { fps: 1 } }, { toolCall: { id: 't1' } }] }],
+      tools: [
+        {
+          functionDeclarations: [
+            { name: 'read_file', description: 'Reads a file', parametersJsonSchema: schema, behavior: 'BLOCKING' },
+          ],
+        },
+      ],
+      toolConfig: { functionCallingConfig: { mode: 'VALIDATED', streamFunctionCallArguments: true } },
+      generationConfig: { thinkingConfig: { thinkingLevel: 'HIGH', thinkingSummaries: 'AUTO' } },
+      futureTopLevel: { a: 1 },
+    });
+    t.same(
+      r.tools,
+      [{ type: 'function', name: 'read_file', description: 'Reads a file', parameters: schema }],
+      'the JSON Schema is kept as sent (the Gemini encoder cleans it)',
+    );
+    t.same(r.toolChoice, { type: 'auto' }, 'VALIDATED without names: auto');
+    t.same(r.messages, [{ role: 'user', parts: [{ type: 'text', text: 'x' }] }], 'a part of unknown data dropped');
+    t.match(r.extensions.gemini, {
+      'contents[0].parts[0].videoMetadata': 'videoMetadata',
+      'contents[0].parts[1].toolCall': 'toolCall',
+      'tools[0].functionDeclarations[0].behavior': 'behavior',
+      'toolConfig.functionCallingConfig.streamFunctionCallArguments': 'streamFunctionCallArguments',
+      'generationConfig.thinkingConfig.thinkingSummaries': 'thinkingSummaries',
+      futureTopLevel: { a: 1 },
+    });
+  },
+);

@@ -4,14 +4,22 @@ import { thrownKind } from './assert-invalid.ts';
 
 const response = (candidate: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   candidates: [{ index: 0, ...candidate }],
-  usageMetadata: { promptTokenCount: 20, candidatesTokenCount: 7, totalTokenCount: 40, thoughtsTokenCount: 13, cachedContentTokenCount: 8 },
+  usageMetadata: {
+    promptTokenCount: 20,
+    candidatesTokenCount: 7,
+    totalTokenCount: 40,
+    thoughtsTokenCount: 13,
+    cachedContentTokenCount: 8,
+  },
   modelVersion: 'gemini-2.5-flash',
   responseId: 'abc123',
   ...extra,
 });
 
 t.test('a text answer: id, model, merged text, stop, usage with thoughts and cache', async (t) => {
-  const r = geminiUpstreamCodec.decodeResult(response({ content: { role: 'model', parts: [{ text: 'Hello ' }, { text: 'world' }] }, finishReason: 'STOP' }));
+  const r = geminiUpstreamCodec.decodeResult(
+    response({ content: { role: 'model', parts: [{ text: 'Hello ' }, { text: 'world' }] }, finishReason: 'STOP' }),
+  );
   t.same(r, {
     id: 'abc123',
     model: 'gemini-2.5-flash',
@@ -71,26 +79,40 @@ t.test('thoughts, code execution and inline images', async (t) => {
   ]);
 });
 
-t.test('SAFETY, RECITATION and friends are content-filter, MALFORMED_FUNCTION_CALL is error, never plain stop', async (t) => {
-  const fin = (finishReason: string, parts: unknown[] = []) => geminiUpstreamCodec.decodeResult(response({ content: { role: 'model', parts }, finishReason })).finish;
-  for (const raw of ['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY']) t.same(fin(raw), { reason: 'content-filter', raw });
-  t.same(fin('MALFORMED_FUNCTION_CALL'), { reason: 'error', raw: 'MALFORMED_FUNCTION_CALL' });
-  t.same(fin('MAX_TOKENS', [{ text: 'cut' }]), { reason: 'length', raw: 'MAX_TOKENS' });
-  t.same(fin('OTHER'), { reason: 'other', raw: 'OTHER' });
-  t.same(fin('LANGUAGE'), { reason: 'other', raw: 'LANGUAGE' });
-  const safety = geminiUpstreamCodec.decodeResult(
-    response({ finishReason: 'SAFETY', safetyRatings: [{ category: 'HARM_CATEGORY_DANGEROUS_CONTENT', probability: 'HIGH', blocked: true }, { category: 'HARM_CATEGORY_HARASSMENT', probability: 'NEGLIGIBLE' }] }),
-  );
-  t.same(safety.parts, []);
-  t.same(safety.safety, [
-    { category: 'HARM_CATEGORY_DANGEROUS_CONTENT', probability: 'HIGH', blocked: true },
-    { category: 'HARM_CATEGORY_HARASSMENT', probability: 'NEGLIGIBLE' },
-  ]);
-});
+t.test(
+  'SAFETY, RECITATION and friends are content-filter, MALFORMED_FUNCTION_CALL is error, never plain stop',
+  async (t) => {
+    const fin = (finishReason: string, parts: unknown[] = []) =>
+      geminiUpstreamCodec.decodeResult(response({ content: { role: 'model', parts }, finishReason })).finish;
+    for (const raw of ['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY'])
+      t.same(fin(raw), { reason: 'content-filter', raw });
+    t.same(fin('MALFORMED_FUNCTION_CALL'), { reason: 'error', raw: 'MALFORMED_FUNCTION_CALL' });
+    t.same(fin('MAX_TOKENS', [{ text: 'cut' }]), { reason: 'length', raw: 'MAX_TOKENS' });
+    t.same(fin('OTHER'), { reason: 'other', raw: 'OTHER' });
+    t.same(fin('LANGUAGE'), { reason: 'other', raw: 'LANGUAGE' });
+    const safety = geminiUpstreamCodec.decodeResult(
+      response({
+        finishReason: 'SAFETY',
+        safetyRatings: [
+          { category: 'HARM_CATEGORY_DANGEROUS_CONTENT', probability: 'HIGH', blocked: true },
+          { category: 'HARM_CATEGORY_HARASSMENT', probability: 'NEGLIGIBLE' },
+        ],
+      }),
+    );
+    t.same(safety.parts, []);
+    t.same(safety.safety, [
+      { category: 'HARM_CATEGORY_DANGEROUS_CONTENT', probability: 'HIGH', blocked: true },
+      { category: 'HARM_CATEGORY_HARASSMENT', probability: 'NEGLIGIBLE' },
+    ]);
+  },
+);
 
 t.test('promptFeedback.blockReason without candidates is promptBlocked + content-filter', async (t) => {
   const r = geminiUpstreamCodec.decodeResult({
-    promptFeedback: { blockReason: 'PROHIBITED_CONTENT', safetyRatings: [{ category: 'HARM_CATEGORY_SEXUALLY_EXPLICIT', probability: 'HIGH' }] },
+    promptFeedback: {
+      blockReason: 'PROHIBITED_CONTENT',
+      safetyRatings: [{ category: 'HARM_CATEGORY_SEXUALLY_EXPLICIT', probability: 'HIGH' }],
+    },
     usageMetadata: { promptTokenCount: 9, totalTokenCount: 9 },
     modelVersion: 'gemini-2.5-flash',
     responseId: 'blk',
@@ -124,30 +146,74 @@ t.test('citations and grounding chunks are kept as url citations', async (t) => 
 });
 
 t.test('malformed bodies are upstream faults', async (t) => {
-  t.equal(thrownKind(() => geminiUpstreamCodec.decodeResult('nope')), 'upstream');
-  t.equal(thrownKind(() => geminiUpstreamCodec.decodeResult({ usageMetadata: {} })), 'upstream');
+  t.equal(
+    thrownKind(() => geminiUpstreamCodec.decodeResult('nope')),
+    'upstream',
+  );
+  t.equal(
+    thrownKind(() => geminiUpstreamCodec.decodeResult({ usageMetadata: {} })),
+    'upstream',
+  );
 });
 
 t.test('upstream errors: status picks the kind, keys are never blamed on the client', async (t) => {
   const e429 = geminiUpstreamCodec.decodeError(
     429,
-    { error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '21s' }] } },
+    {
+      error: {
+        code: 429,
+        message: 'Quota exceeded',
+        status: 'RESOURCE_EXHAUSTED',
+        details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '21s' }],
+      },
+    },
     {},
   );
   t.match(e429, { kind: 'rate-limit', status: 429, retryAfter: 21, message: 'gemini upstream error: Quota exceeded' });
-  t.match(geminiUpstreamCodec.decodeError(429, { error: { code: 429, message: 'q' } }, { 'Retry-After': '5' }), { retryAfter: 5 });
-  t.match(geminiUpstreamCodec.decodeError(500, { error: { code: 500, message: 'boom', status: 'INTERNAL' } }, {}), { kind: 'internal', status: 500 });
-  t.match(geminiUpstreamCodec.decodeError(503, { error: { code: 503, message: 'overloaded', status: 'UNAVAILABLE' } }, {}), { kind: 'overloaded', status: 503 });
-  t.match(geminiUpstreamCodec.decodeError(404, { error: { code: 404, message: 'models/x is not found', status: 'NOT_FOUND' } }, {}), { kind: 'not-found' });
-  t.match(geminiUpstreamCodec.decodeError(400, { error: { code: 400, message: 'bad arg', status: 'INVALID_ARGUMENT' } }, {}), { kind: 'invalid-request', status: 400 });
+  t.match(geminiUpstreamCodec.decodeError(429, { error: { code: 429, message: 'q' } }, { 'Retry-After': '5' }), {
+    retryAfter: 5,
+  });
+  t.match(geminiUpstreamCodec.decodeError(500, { error: { code: 500, message: 'boom', status: 'INTERNAL' } }, {}), {
+    kind: 'internal',
+    status: 500,
+  });
+  t.match(
+    geminiUpstreamCodec.decodeError(503, { error: { code: 503, message: 'overloaded', status: 'UNAVAILABLE' } }, {}),
+    { kind: 'overloaded', status: 503 },
+  );
+  t.match(
+    geminiUpstreamCodec.decodeError(
+      404,
+      { error: { code: 404, message: 'models/x is not found', status: 'NOT_FOUND' } },
+      {},
+    ),
+    { kind: 'not-found' },
+  );
+  t.match(
+    geminiUpstreamCodec.decodeError(400, { error: { code: 400, message: 'bad arg', status: 'INVALID_ARGUMENT' } }, {}),
+    { kind: 'invalid-request', status: 400 },
+  );
   for (const [status, body] of [
     [403, { error: { code: 403, message: 'Permission denied: key AIzaSECRET', status: 'PERMISSION_DENIED' } }],
     [401, { error: { code: 401, message: 'bad', status: 'UNAUTHENTICATED' } }],
-    [400, { error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT', details: [{ reason: 'API_KEY_INVALID' }] } }],
+    [
+      400,
+      {
+        error: {
+          code: 400,
+          message: 'API key not valid. Please pass a valid API key.',
+          status: 'INVALID_ARGUMENT',
+          details: [{ reason: 'API_KEY_INVALID' }],
+        },
+      },
+    ],
   ] as const) {
     const e = geminiUpstreamCodec.decodeError(status, body, {});
     t.match(e, { kind: 'upstream', status: 502 }, `HTTP ${status} with a bad provider key is a gateway fault`);
     t.notMatch(e.message, /AIza/, 'the key is not echoed');
   }
-  t.match(geminiUpstreamCodec.decodeError(502, '<html>bad gateway</html>', {}), { kind: 'internal', message: /bad gateway/ });
+  t.match(geminiUpstreamCodec.decodeError(502, '<html>bad gateway</html>', {}), {
+    kind: 'internal',
+    message: /bad gateway/,
+  });
 });

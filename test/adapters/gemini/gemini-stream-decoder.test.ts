@@ -8,7 +8,11 @@ function decode(chunks: unknown[], end = true): StreamEvent[] {
   const out = chunks.flatMap((c) => d.push({ data: typeof c === 'string' ? c : JSON.stringify(c) }));
   return end ? [...out, ...d.end()] : out;
 }
-const chunk = (parts: unknown[], extra: Record<string, unknown> = {}, usage: Record<string, unknown> = { promptTokenCount: 4, totalTokenCount: 4 }) => ({
+const chunk = (
+  parts: unknown[],
+  extra: Record<string, unknown> = {},
+  usage: Record<string, unknown> = { promptTokenCount: 4, totalTokenCount: 4 },
+) => ({
   candidates: [{ content: { parts, role: 'model' }, index: 0, ...extra }],
   usageMetadata: usage,
   modelVersion: 'gemini-2.5-flash',
@@ -17,7 +21,11 @@ const chunk = (parts: unknown[], extra: Record<string, unknown> = {}, usage: Rec
 const finalUsage = { promptTokenCount: 4, candidatesTokenCount: 3, totalTokenCount: 9, thoughtsTokenCount: 2 };
 
 t.test('text chunks continue one text part; finish carries the last usage', async (t) => {
-  const events = decode([chunk([{ text: 'Hel' }]), chunk([{ text: 'lo' }]), chunk([{ text: '!' }], { finishReason: 'STOP' }, finalUsage)]);
+  const events = decode([
+    chunk([{ text: 'Hel' }]),
+    chunk([{ text: 'lo' }]),
+    chunk([{ text: '!' }], { finishReason: 'STOP' }, finalUsage),
+  ]);
   t.same(events, [
     { type: 'start', id: 'rid', model: 'gemini-2.5-flash', usage: { inputTokens: 4 } },
     { type: 'text-start', index: 0 },
@@ -25,7 +33,11 @@ t.test('text chunks continue one text part; finish carries the last usage', asyn
     { type: 'text-delta', index: 0, text: 'lo' },
     { type: 'text-delta', index: 0, text: '!' },
     { type: 'text-end', index: 0 },
-    { type: 'finish', finish: { reason: 'stop', raw: 'STOP' }, usage: { inputTokens: 4, outputTokens: 5, reasoningTokens: 2 } },
+    {
+      type: 'finish',
+      finish: { reason: 'stop', raw: 'STOP' },
+      usage: { inputTokens: 4, outputTokens: 5, reasoningTokens: 2 },
+    },
   ]);
 });
 
@@ -33,7 +45,14 @@ t.test('thought parts stream as reasoning with their signature; a function call 
   const events = decode([
     chunk([{ text: 'Let me ', thought: true }]),
     chunk([{ text: 'check.', thought: true, thoughtSignature: 'U0lHMQ==' }]),
-    chunk([{ functionCall: { name: 'weather', args: { city: 'Oslo' } }, thoughtSignature: 'U0lHMg==' }, { functionCall: { name: 'weather', args: { city: 'Bergen' } } }], { finishReason: 'STOP' }, finalUsage),
+    chunk(
+      [
+        { functionCall: { name: 'weather', args: { city: 'Oslo' } }, thoughtSignature: 'U0lHMg==' },
+        { functionCall: { name: 'weather', args: { city: 'Bergen' } } },
+      ],
+      { finishReason: 'STOP' },
+      finalUsage,
+    ),
   ]);
   t.same(events.slice(1), [
     { type: 'reasoning-start', index: 0, origin: 'gemini' },
@@ -50,12 +69,19 @@ t.test('thought parts stream as reasoning with their signature; a function call 
     { type: 'tool-input-start', index: 3, id: 'call_weather_1', name: 'weather' },
     { type: 'tool-input-delta', index: 3, json: '{"city":"Bergen"}' },
     { type: 'tool-input-end', index: 3 },
-    { type: 'finish', finish: { reason: 'tool-calls', raw: 'STOP' }, usage: { inputTokens: 4, outputTokens: 5, reasoningTokens: 2 } },
+    {
+      type: 'finish',
+      finish: { reason: 'tool-calls', raw: 'STOP' },
+      usage: { inputTokens: 4, outputTokens: 5, reasoningTokens: 2 },
+    },
   ]);
 });
 
 t.test('a trailing empty text part with a signature becomes a signed reasoning part', async (t) => {
-  const events = decode([chunk([{ text: 'Answer' }]), chunk([{ text: '', thoughtSignature: 'VA==' }], { finishReason: 'STOP' })]);
+  const events = decode([
+    chunk([{ text: 'Answer' }]),
+    chunk([{ text: '', thoughtSignature: 'VA==' }], { finishReason: 'STOP' }),
+  ]);
   t.same(events.slice(1, -1), [
     { type: 'text-start', index: 0 },
     { type: 'text-delta', index: 0, text: 'Answer' },
@@ -68,26 +94,65 @@ t.test('a trailing empty text part with a signature becomes a signed reasoning p
 
 t.test('safety stops and blocked prompts finish as content-filter, malformed calls as error', async (t) => {
   const ratings = [{ category: 'HARM_CATEGORY_HARASSMENT', probability: 'HIGH', blocked: true }];
-  const safety = decode([chunk([{ text: 'Some' }]), { candidates: [{ finishReason: 'SAFETY', index: 0, safetyRatings: ratings }], usageMetadata: finalUsage, modelVersion: 'm', responseId: 'r' }]);
-  t.match(safety[safety.length - 1], { type: 'finish', finish: { reason: 'content-filter', raw: 'SAFETY' }, safety: ratings }, 'the ratings travel on the finish');
+  const safety = decode([
+    chunk([{ text: 'Some' }]),
+    {
+      candidates: [{ finishReason: 'SAFETY', index: 0, safetyRatings: ratings }],
+      usageMetadata: finalUsage,
+      modelVersion: 'm',
+      responseId: 'r',
+    },
+  ]);
+  t.match(
+    safety[safety.length - 1],
+    { type: 'finish', finish: { reason: 'content-filter', raw: 'SAFETY' }, safety: ratings },
+    'the ratings travel on the finish',
+  );
   const recitation = decode([chunk([], { finishReason: 'RECITATION' })]);
-  t.match(recitation[recitation.length - 1], { type: 'finish', finish: { reason: 'content-filter', raw: 'RECITATION' } });
-  const blocked = decode([{ promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 3, totalTokenCount: 3 }, modelVersion: 'm', responseId: 'r' }]);
-  t.same(blocked, [
-    { type: 'start', id: 'r', model: 'm', usage: { inputTokens: 3 } },
-    { type: 'finish', finish: { reason: 'content-filter', raw: 'SAFETY' }, usage: { inputTokens: 3, outputTokens: 0 }, promptBlocked: { reason: 'SAFETY' } },
-  ], 'a blocked prompt says so on the finish, not only as a content filter');
+  t.match(recitation[recitation.length - 1], {
+    type: 'finish',
+    finish: { reason: 'content-filter', raw: 'RECITATION' },
+  });
+  const blocked = decode([
+    {
+      promptFeedback: { blockReason: 'SAFETY' },
+      usageMetadata: { promptTokenCount: 3, totalTokenCount: 3 },
+      modelVersion: 'm',
+      responseId: 'r',
+    },
+  ]);
+  t.same(
+    blocked,
+    [
+      { type: 'start', id: 'r', model: 'm', usage: { inputTokens: 3 } },
+      {
+        type: 'finish',
+        finish: { reason: 'content-filter', raw: 'SAFETY' },
+        usage: { inputTokens: 3, outputTokens: 0 },
+        promptBlocked: { reason: 'SAFETY' },
+      },
+    ],
+    'a blocked prompt says so on the finish, not only as a content filter',
+  );
   const malformed = decode([chunk([], { finishReason: 'MALFORMED_FUNCTION_CALL' })]);
-  t.match(malformed[malformed.length - 1], { type: 'finish', finish: { reason: 'error', raw: 'MALFORMED_FUNCTION_CALL' } });
+  t.match(malformed[malformed.length - 1], {
+    type: 'finish',
+    finish: { reason: 'error', raw: 'MALFORMED_FUNCTION_CALL' },
+  });
 });
 
 t.test('an {error} chunk becomes an error event and nothing follows', async (t) => {
   const d = geminiUpstreamCodec.createStreamDecoder();
   const first = d.push({ data: JSON.stringify(chunk([{ text: 'par' }])) });
-  const err = d.push({ data: JSON.stringify({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } }) });
+  const err = d.push({
+    data: JSON.stringify({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } }),
+  });
   t.equal(first.length, 3);
   t.equal(err.length, 1);
-  t.match(err[0], { type: 'error', error: { kind: 'overloaded', message: 'gemini upstream error: The model is overloaded.' } });
+  t.match(err[0], {
+    type: 'error',
+    error: { kind: 'overloaded', message: 'gemini upstream error: The model is overloaded.' },
+  });
   t.same(d.push({ data: JSON.stringify(chunk([{ text: 'more' }])) }), []);
   t.same(d.end(), []);
 });
@@ -100,7 +165,15 @@ t.test('a stream that ends without a finishReason is an error, so is a chunk tha
 });
 
 t.test('code execution parts are shown as text rather than dropped; media parts fail loudly', async (t) => {
-  const events = decode([chunk([{ executableCode: { language: 'PYTHON', code: 'print(1)' } }, { codeExecutionResult: { outcome: 'OUTCOME_OK', output: '1' } }], { finishReason: 'STOP' })]);
+  const events = decode([
+    chunk(
+      [
+        { executableCode: { language: 'PYTHON', code: 'print(1)' } },
+        { codeExecutionResult: { outcome: 'OUTCOME_OK', output: '1' } },
+      ],
+      { finishReason: 'STOP' },
+    ),
+  ]);
   const text = events.flatMap((e) => (e.type === 'text-delta' ? [e.text] : [])).join('');
   t.equal(text, '\n```python\nprint(1)\n```\n\n```\n1\n```\n');
   const media = decode([chunk([{ inlineData: { mimeType: 'image/png', data: 'iVBOR' } }], { finishReason: 'STOP' })]);

@@ -24,9 +24,14 @@ function run(t: Asserts, events: StreamEvent[], req: ChatRequest = request()): A
   for (const f of frames) t.equal(f.event, undefined, 'data-only frames, no event names');
   return frames.map((f) => JSON.parse(f.data) as Record<string, unknown>);
 }
-const partsOf = (chunk: Record<string, unknown>): unknown => (chunk.candidates as Array<{ content?: { parts: unknown } }>)[0].content?.parts;
+const partsOf = (chunk: Record<string, unknown>): unknown =>
+  (chunk.candidates as Array<{ content?: { parts: unknown } }>)[0].content?.parts;
 
-const finish: StreamEvent = { type: 'finish', finish: { reason: 'stop', raw: 'end_turn' }, usage: { inputTokens: 5, outputTokens: 3 } };
+const finish: StreamEvent = {
+  type: 'finish',
+  finish: { reason: 'stop', raw: 'end_turn' },
+  usage: { inputTokens: 5, outputTokens: 3 },
+};
 
 t.test('text deltas become chunks of text parts; the last chunk has finishReason and usage', async (t) => {
   const chunks = run(t, [
@@ -38,9 +43,24 @@ t.test('text deltas become chunks of text parts; the last chunk has finishReason
     finish,
   ]);
   t.same(chunks, [
-    { candidates: [{ content: { parts: [{ text: 'Hel' }], role: 'model' }, index: 0 }], usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 }, modelVersion: 'gemini-client-name', responseId: 'r1' },
-    { candidates: [{ content: { parts: [{ text: 'lo' }], role: 'model' }, index: 0 }], usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 }, modelVersion: 'gemini-client-name', responseId: 'r1' },
-    { candidates: [{ finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 3, totalTokenCount: 8 }, modelVersion: 'gemini-client-name', responseId: 'r1' },
+    {
+      candidates: [{ content: { parts: [{ text: 'Hel' }], role: 'model' }, index: 0 }],
+      usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 },
+      modelVersion: 'gemini-client-name',
+      responseId: 'r1',
+    },
+    {
+      candidates: [{ content: { parts: [{ text: 'lo' }], role: 'model' }, index: 0 }],
+      usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 },
+      modelVersion: 'gemini-client-name',
+      responseId: 'r1',
+    },
+    {
+      candidates: [{ finishReason: 'STOP', index: 0 }],
+      usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 3, totalTokenCount: 8 },
+      modelVersion: 'gemini-client-name',
+      responseId: 'r1',
+    },
   ]);
 });
 
@@ -83,12 +103,29 @@ t.test('thoughts stream as thought parts only when asked; signatures ride on the
     finish,
   ];
   const shown = run(t, events, request({ reasoning: { enabled: true, includeThoughts: true } }));
-  t.same(shown.slice(0, 3).map(partsOf), [[{ text: 'Hmm', thought: true }], [{ text: '', thought: true, thoughtSignature: 'U0lH' }], [{ text: 'Yes' }]]);
+  t.same(shown.slice(0, 3).map(partsOf), [
+    [{ text: 'Hmm', thought: true }],
+    [{ text: '', thought: true, thoughtSignature: 'U0lH' }],
+    [{ text: 'Yes' }],
+  ]);
   const hidden = run(t, events, request({ reasoning: { enabled: true } }));
   t.same(hidden.slice(0, -1).map(partsOf), [[{ text: 'Yes', thoughtSignature: 'U0lH' }]]);
-  const trailing = run(t, [{ type: 'start', id: 'r', model: 'm' }, { type: 'reasoning-start', index: 0, origin: 'gemini' }, { type: 'reasoning-signature', index: 0, signature: 'QQ==' }, { type: 'reasoning-end', index: 0 }, finish]);
+  const trailing = run(t, [
+    { type: 'start', id: 'r', model: 'm' },
+    { type: 'reasoning-start', index: 0, origin: 'gemini' },
+    { type: 'reasoning-signature', index: 0, signature: 'QQ==' },
+    { type: 'reasoning-end', index: 0 },
+    finish,
+  ]);
   t.same(trailing, [
-    { candidates: [{ content: { parts: [{ text: '', thoughtSignature: 'QQ==' }], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 3, totalTokenCount: 8 }, modelVersion: 'gemini-client-name', responseId: 'r' },
+    {
+      candidates: [
+        { content: { parts: [{ text: '', thoughtSignature: 'QQ==' }], role: 'model' }, finishReason: 'STOP', index: 0 },
+      ],
+      usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 3, totalTokenCount: 8 },
+      modelVersion: 'gemini-client-name',
+      responseId: 'r',
+    },
   ]);
 });
 
@@ -105,7 +142,10 @@ t.test('an error event becomes a {error} frame and ends the stream', async (t) =
 });
 
 t.test('safety finish stays visible in the stream', async (t) => {
-  const chunks = run(t, [{ type: 'start', id: 'r', model: 'm' }, { type: 'finish', finish: { reason: 'content-filter', raw: 'SAFETY' }, usage: { inputTokens: 2, outputTokens: 0 } }]);
+  const chunks = run(t, [
+    { type: 'start', id: 'r', model: 'm' },
+    { type: 'finish', finish: { reason: 'content-filter', raw: 'SAFETY' }, usage: { inputTokens: 2, outputTokens: 0 } },
+  ]);
   t.match(chunks[0], { candidates: [{ finishReason: 'SAFETY', index: 0 }] });
 });
 
@@ -129,14 +169,30 @@ t.test('a blocked prompt is promptFeedback with no candidate; safety ratings rid
   const ratings = [{ category: 'HARM_CATEGORY_HATE_SPEECH', probability: 'HIGH', blocked: true }];
   const blocked = run(t, [
     { type: 'start', id: 'r1', model: 'up', usage: { inputTokens: 4 } },
-    { type: 'finish', finish: { reason: 'content-filter', raw: 'SAFETY' }, usage: { inputTokens: 4, outputTokens: 0 }, safety: ratings, promptBlocked: { reason: 'SAFETY' } },
+    {
+      type: 'finish',
+      finish: { reason: 'content-filter', raw: 'SAFETY' },
+      usage: { inputTokens: 4, outputTokens: 0 },
+      safety: ratings,
+      promptBlocked: { reason: 'SAFETY' },
+    },
   ]);
   t.same(blocked, [
-    { promptFeedback: { blockReason: 'SAFETY', safetyRatings: ratings }, usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 0, totalTokenCount: 4 }, modelVersion: 'gemini-client-name', responseId: 'r1' },
+    {
+      promptFeedback: { blockReason: 'SAFETY', safetyRatings: ratings },
+      usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 0, totalTokenCount: 4 },
+      modelVersion: 'gemini-client-name',
+      responseId: 'r1',
+    },
   ]);
   const stopped = run(t, [
     { type: 'start', id: 'r2', model: 'up' },
-    { type: 'finish', finish: { reason: 'content-filter', raw: 'SAFETY' }, usage: { inputTokens: 4, outputTokens: 1 }, safety: ratings },
+    {
+      type: 'finish',
+      finish: { reason: 'content-filter', raw: 'SAFETY' },
+      usage: { inputTokens: 4, outputTokens: 1 },
+      safety: ratings,
+    },
   ]);
   t.match(stopped.at(-1), { candidates: [{ finishReason: 'SAFETY', index: 0, safetyRatings: ratings }] });
 });
@@ -154,14 +210,25 @@ t.test('another provider’s signature travels in an envelope; Gemini’s own as
     finish,
   ];
   const signatureOf = (chunks: Array<Record<string, unknown>>): string | undefined =>
-    chunks.flatMap((c) => ((partsOf(c) as Array<{ thoughtSignature?: string }> | undefined) ?? [])).find((p) => p.thoughtSignature !== undefined)?.thoughtSignature;
+    chunks
+      .flatMap((c) => (partsOf(c) as Array<{ thoughtSignature?: string }> | undefined) ?? [])
+      .find((p) => p.thoughtSignature !== undefined)?.thoughtSignature;
   const req = request({ reasoning: { enabled: true, includeThoughts: true } });
   t.equal(signatureOf(run(t, withOrigin('gemini'), req)), 'sig-1');
   const sealed = signatureOf(run(t, withOrigin('anthropic-messages'), req));
   t.not(sealed, 'sig-1', 'an Anthropic signature is not passed off as a Gemini one');
   const back = geminiClientCodec.decodeRequest(
-    { contents: [{ role: 'user', parts: [{ text: 'q' }] }, { role: 'model', parts: [{ text: 'thought', thought: true, thoughtSignature: sealed }, { text: 'answer' }] }] },
+    {
+      contents: [
+        { role: 'user', parts: [{ text: 'q' }] },
+        { role: 'model', parts: [{ text: 'thought', thought: true, thoughtSignature: sealed }, { text: 'answer' }] },
+      ],
+    },
     { headers: {}, params: { model: 'm' }, query: {} },
   );
-  t.match(back.messages[1].parts[0], { type: 'reasoning', text: 'thought', signature: 'sig-1', origin: 'anthropic-messages' }, 'and opens again on the way back');
+  t.match(
+    back.messages[1].parts[0],
+    { type: 'reasoning', text: 'thought', signature: 'sig-1', origin: 'anthropic-messages' },
+    'and opens again on the way back',
+  );
 });

@@ -53,7 +53,10 @@ t.test('unary: echo answer decodes; the emulator saw the encoded body on the v1b
   t.equal(r.model, 'gemini-2.5-flash');
   t.ok(r.usage.inputTokens > 0 && r.usage.outputTokens > 0);
   t.equal(em.requests[0].path, '/v1beta/models/gemini-2.5-flash:generateContent');
-  t.same(em.requests[0].body, { contents: [{ role: 'user', parts: [{ text: 'echo me' }] }], systemInstruction: { parts: [{ text: 'Be brief.' }] } });
+  t.same(em.requests[0].body, {
+    contents: [{ role: 'user', parts: [{ text: 'echo me' }] }],
+    systemInstruction: { parts: [{ text: 'Be brief.' }] },
+  });
 });
 
 t.test('stream: text deltas, then finish with usage', async (t) => {
@@ -73,14 +76,22 @@ t.test('stream: text deltas, then finish with usage', async (t) => {
 
 t.test('function call and thinking, unary and streamed', async (t) => {
   em.script({ kind: 'tool', name: 'lookup', args: '{"q":"cats"}' });
-  const r = geminiUpstreamCodec.decodeResult(await (await send(request({ tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object' } }] }))).json());
+  const r = geminiUpstreamCodec.decodeResult(
+    await (
+      await send(request({ tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object' } }] }))
+    ).json(),
+  );
   t.same(r.parts, [{ type: 'tool-call', id: 'call_lookup_0', name: 'lookup', args: '{"q":"cats"}' }]);
   t.same(r.finish, { reason: 'tool-calls', raw: 'STOP' });
-  t.match(em.requests[0].body, { tools: [{ functionDeclarations: [{ name: 'lookup', parametersJsonSchema: { type: 'object' } }] }] });
+  t.match(em.requests[0].body, {
+    tools: [{ functionDeclarations: [{ name: 'lookup', parametersJsonSchema: { type: 'object' } }] }],
+  });
 
   em.script({ kind: 'thinking', thinking: 'Pondering.', signature: 'c2lnMQ==', text: 'Done.' });
   const events = await stream(request({ reasoning: { enabled: true, budgetTokens: 512 } }));
-  t.match(em.requests[1].body, { generationConfig: { thinkingConfig: { thinkingBudget: 512, includeThoughts: true } } });
+  t.match(em.requests[1].body, {
+    generationConfig: { thinkingConfig: { thinkingBudget: 512, includeThoughts: true } },
+  });
   t.match(events.slice(1), [
     { type: 'reasoning-start', index: 0 },
     { type: 'reasoning-delta', index: 0, text: 'Pondering.' },
@@ -99,12 +110,20 @@ t.test('upstream errors decode by status with retry-after; a cut stream is an er
   const headers: Record<string, string> = {};
   res.headers.forEach((v, k) => (headers[k] = v));
   const err = geminiUpstreamCodec.decodeError(res.status, await res.json(), headers);
-  t.match(err, { kind: 'rate-limit', status: 429, retryAfter: 9, message: /^gemini upstream error: You exceeded your current quota/ });
+  t.match(err, {
+    kind: 'rate-limit',
+    status: 429,
+    retryAfter: 9,
+    message: /^gemini upstream error: You exceeded your current quota/,
+  });
 
   em.script({ kind: 'cut', text: 'first then gone' });
   const events = await stream(request());
   t.match(events[0], { type: 'start' });
-  t.match(events.find((e) => e.type === 'text-delta'), { text: 'first ' });
+  t.match(
+    events.find((e) => e.type === 'text-delta'),
+    { text: 'first ' },
+  );
   t.equal(events[events.length - 1].type, 'error', 'the stream ends in an error, never a quiet finish');
   t.notOk(events.some((e) => e.type === 'finish'));
 });

@@ -34,7 +34,8 @@ t.test('not audio, or not an accepted container', async (t) => {
 });
 
 t.test('file names: the nine extensions, any case', async (t) => {
-  for (const ext of ['flac', 'mp3', 'mp4', 'mpeg', 'mpga', 'm4a', 'ogg', 'wav', 'webm']) t.equal(extensionOf(`a.${ext.toUpperCase()}`), ext);
+  for (const ext of ['flac', 'mp3', 'mp4', 'mpeg', 'mpga', 'm4a', 'ogg', 'wav', 'webm'])
+    t.equal(extensionOf(`a.${ext.toUpperCase()}`), ext);
   t.equal(extensionOf('speech.aac'), undefined);
   t.equal(extensionOf('speech'), undefined);
   t.equal(extensionOf('mp3'), undefined, 'a bare name is not an extension');

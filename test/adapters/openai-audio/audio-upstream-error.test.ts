@@ -4,7 +4,9 @@ import t from 'tap';
 import { decodeAudioUpstreamError } from '../../../adapters/openai-audio/index.ts';
 
 t.test('a 400 keeps the upstream’s message and param', async (t) => {
-  const e = decodeAudioUpstreamError(400, { error: { message: "Invalid value for 'voice'.", type: 'invalid_request_error', param: 'voice', code: null } });
+  const e = decodeAudioUpstreamError(400, {
+    error: { message: "Invalid value for 'voice'.", type: 'invalid_request_error', param: 'voice', code: null },
+  });
   t.equal(e.status, 400);
   t.equal(e.param, 'voice');
   t.match(e.message, /Invalid value for 'voice'/);

@@ -20,7 +20,14 @@ t.test('a minimal body takes the defaults: mp3, speed left to the engine', async
 });
 
 t.test('every documented field is carried; unknown ones are kept aside for same-format upstreams', async (t) => {
-  const r = decodeSpeechRequest({ ...ok, response_format: 'opus', speed: 0.25, instructions: 'Calm.', stream_format: 'audio', vendor_knob: 3 });
+  const r = decodeSpeechRequest({
+    ...ok,
+    response_format: 'opus',
+    speed: 0.25,
+    instructions: 'Calm.',
+    stream_format: 'audio',
+    vendor_knob: 3,
+  });
   t.equal(r.format, 'opus');
   t.equal(r.speed, 0.25);
   t.equal(r.instructions, 'Calm.');

@@ -35,7 +35,10 @@ t.test('json: text and whole-second duration usage', async (t) => {
 });
 
 t.test('text: the text and a newline, as plain text', async (t) => {
-  t.same(encodeTranscript(transcript, 'text'), { contentType: 'text/plain; charset=utf-8', body: 'hello world goodbye\n' });
+  t.same(encodeTranscript(transcript, 'text'), {
+    contentType: 'text/plain; charset=utf-8',
+    body: 'hello world goodbye\n',
+  });
 });
 
 t.test('srt: numbered cues with comma milliseconds', async (t) => {
@@ -45,7 +48,10 @@ t.test('srt: numbered cues with comma milliseconds', async (t) => {
 });
 
 t.test('vtt: the WEBVTT header and dot milliseconds', async (t) => {
-  t.equal(encodeTranscript(transcript, 'vtt').body, 'WEBVTT\n\n00:00:00.030 --> 00:00:01.390\nhello world\n\n01:00:00.500 --> 01:02:03.250\ngoodbye\n\n');
+  t.equal(
+    encodeTranscript(transcript, 'vtt').body,
+    'WEBVTT\n\n00:00:00.030 --> 00:00:01.390\nhello world\n\n01:00:00.500 --> 01:02:03.250\ngoodbye\n\n',
+  );
 });
 
 t.test('verbose_json: segments by default, with every field of the spec', async (t) => {
@@ -54,7 +60,18 @@ t.test('verbose_json: segments by default, with every field of the spec', async 
   t.equal(v.language, 'english');
   t.equal(v.duration, 3723.457);
   t.equal(v.words, undefined);
-  t.same(v.segments[1], { id: 1, seek: 360050, start: 3600.5, end: 3723.25, text: 'goodbye', tokens: [1, 2], temperature: 0, avg_logprob: -0.5, compression_ratio: 1.1, no_speech_prob: 0.1 });
+  t.same(v.segments[1], {
+    id: 1,
+    seek: 360050,
+    start: 3600.5,
+    end: 3723.25,
+    text: 'goodbye',
+    tokens: [1, 2],
+    temperature: 0,
+    avg_logprob: -0.5,
+    compression_ratio: 1.1,
+    no_speech_prob: 0.1,
+  });
 });
 
 t.test('verbose_json: words only when only words are asked for, both when both are', async (t) => {
@@ -67,7 +84,9 @@ t.test('verbose_json: words only when only words are asked for, both when both a
 });
 
 t.test('translations never carry words', async (t) => {
-  const v = JSON.parse(encodeTranscript({ ...transcript, task: 'translate' }, 'verbose_json', ['word', 'segment']).body);
+  const v = JSON.parse(
+    encodeTranscript({ ...transcript, task: 'translate' }, 'verbose_json', ['word', 'segment']).body,
+  );
   t.equal(v.task, 'translate');
   t.equal(v.words, undefined);
 });

@@ -3,7 +3,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { decodeSpeechRequest, encodeSpeechUpstreamRequest, encodeTranscript } from '../../../adapters/openai-audio/index.ts';
+import {
+  decodeSpeechRequest,
+  encodeSpeechUpstreamRequest,
+  encodeTranscript,
+} from '../../../adapters/openai-audio/index.ts';
 import type { Transcript } from '../../../src/ir/transcription.ts';
 
 const dir = join(import.meta.dirname, '../../fixtures/openai-audio');

@@ -1,5 +1,8 @@
 import t from 'tap';
-import { openaiChatClientCodec as client, openaiChatUpstreamCodec as upstream } from '../../../adapters/openai-chat/index.ts';
+import {
+  openaiChatClientCodec as client,
+  openaiChatUpstreamCodec as upstream,
+} from '../../../adapters/openai-chat/index.ts';
 import { GatewayError, type ErrorKind } from '../../../src/ir/gateway-error.ts';
 
 t.test('encodeError: OpenAI types and codes per kind', async (t) => {
@@ -29,7 +32,18 @@ t.test('encodeError: retry-after header when the error has one', async (t) => {
 });
 
 t.test('decodeError: status picks the kind, message says upstream, param kept', async (t) => {
-  const e = upstream.decodeError(400, { error: { message: "Invalid value for 'temperature'", type: 'invalid_request_error', param: 'temperature', code: 'invalid_value' } }, {});
+  const e = upstream.decodeError(
+    400,
+    {
+      error: {
+        message: "Invalid value for 'temperature'",
+        type: 'invalid_request_error',
+        param: 'temperature',
+        code: 'invalid_value',
+      },
+    },
+    {},
+  );
   t.equal(e.kind, 'invalid-request');
   t.equal(e.status, 400);
   t.equal(e.param, 'temperature');
@@ -41,16 +55,33 @@ t.test('decodeError: status picks the kind, message says upstream, param kept', 
 });
 
 t.test('decodeError: retry-after in seconds, retry-after-ms preferred', async (t) => {
-  t.equal(upstream.decodeError(429, { error: { message: 'Rate limit reached' } }, { 'retry-after': '20' }).retryAfter, 20);
-  const e = upstream.decodeError(429, { error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } }, { 'retry-after': '20', 'retry-after-ms': '1500' });
+  t.equal(
+    upstream.decodeError(429, { error: { message: 'Rate limit reached' } }, { 'retry-after': '20' }).retryAfter,
+    20,
+  );
+  const e = upstream.decodeError(
+    429,
+    { error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } },
+    { 'retry-after': '20', 'retry-after-ms': '1500' },
+  );
   t.equal(e.kind, 'rate-limit');
   t.equal(e.retryAfter, 2);
   t.equal(upstream.decodeError(429, {}, {}).retryAfter, undefined);
 });
 
-t.test('decodeError: 401/403 mean polygate\'s provider key is bad: 502, key never echoed', async (t) => {
+t.test("decodeError: 401/403 mean polygate's provider key is bad: 502, key never echoed", async (t) => {
   for (const status of [401, 403]) {
-    const e = upstream.decodeError(status, { error: { message: 'Incorrect API key provided: sk-proj-SECRET123. You can find your API key at …', type: 'invalid_request_error', code: 'invalid_api_key' } }, {});
+    const e = upstream.decodeError(
+      status,
+      {
+        error: {
+          message: 'Incorrect API key provided: sk-proj-SECRET123. You can find your API key at …',
+          type: 'invalid_request_error',
+          code: 'invalid_api_key',
+        },
+      },
+      {},
+    );
     t.equal(e.kind, 'upstream');
     t.equal(e.status, 502);
     t.match(e.message, /rejected the gateway's credentials/);

@@ -10,8 +10,19 @@ function run(frames: Array<{ data: string }>, end = true): StreamEvent[] {
   return end ? [...out, ...d.end()] : out;
 }
 
-const chunk = (delta: Record<string, unknown> | null, finish: string | null = null, extra: Record<string, unknown> = {}): { data: string } => ({
-  data: JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: delta === null ? [] : [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra }),
+const chunk = (
+  delta: Record<string, unknown> | null,
+  finish: string | null = null,
+  extra: Record<string, unknown> = {},
+): { data: string } => ({
+  data: JSON.stringify({
+    id: 'chatcmpl-1',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'gpt-4o',
+    choices: delta === null ? [] : [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    ...extra,
+  }),
 });
 const done = { data: '[DONE]' };
 const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
@@ -20,28 +31,42 @@ const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
 t.test('two parallel tool calls, arguments split across chunks, by index', async (t) => {
   const events = run(fixtureChunks('parallel-tools.chunks.jsonl'));
   const rebuilt = new Map<number, string>();
-  for (const e of events) if (e.type === 'tool-input-delta') rebuilt.set(e.index, (rebuilt.get(e.index) ?? '') + e.json);
-  t.strictSame([...rebuilt.values()], ['{"city": "Paris"}', '{"tz": "Europe/Paris"}'], 'fragments rebuild the arguments exactly');
+  for (const e of events)
+    if (e.type === 'tool-input-delta') rebuilt.set(e.index, (rebuilt.get(e.index) ?? '') + e.json);
+  t.strictSame(
+    [...rebuilt.values()],
+    ['{"city": "Paris"}', '{"tz": "Europe/Paris"}'],
+    'fragments rebuild the arguments exactly',
+  );
 });
-
 
 t.test('the usage chunk arrives after finish_reason: finish waits for [DONE]', async (t) => {
   const d = codec.createStreamDecoder();
-  t.strictSame(d.push(chunk({ role: 'assistant', content: '' })), [{ type: 'start', id: 'chatcmpl-1', model: 'gpt-4o' }], 'role chunk opens no text part');
+  t.strictSame(
+    d.push(chunk({ role: 'assistant', content: '' })),
+    [{ type: 'start', id: 'chatcmpl-1', model: 'gpt-4o' }],
+    'role chunk opens no text part',
+  );
   t.strictSame(d.push(chunk({ content: 'Hi' })), [
     { type: 'text-start', index: 0 },
     { type: 'text-delta', index: 0, text: 'Hi' },
   ]);
   t.strictSame(d.push(chunk({}, 'stop')), [{ type: 'text-end', index: 0 }], 'no finish yet');
   t.strictSame(d.push(chunk(null, null, { usage })), [], 'usage chunk is remembered');
-  t.strictSame(d.push(done), [{ type: 'finish', finish: { reason: 'stop', raw: 'stop' }, usage: { inputTokens: 10, outputTokens: 5 } }]);
+  t.strictSame(d.push(done), [
+    { type: 'finish', finish: { reason: 'stop', raw: 'stop' }, usage: { inputTokens: 10, outputTokens: 5 } },
+  ]);
   t.strictSame(d.end(), [], 'nothing after the finish');
   t.strictSame(d.push(chunk({ content: 'late' })), [], 'nothing after [DONE]');
 });
 
 t.test('finish_reason without [DONE]: end() still finishes', async (t) => {
   const events = run([chunk({ content: 'a' }), chunk({}, 'length')]);
-  t.strictSame(events.at(-1), { type: 'finish', finish: { reason: 'length', raw: 'length' }, usage: { inputTokens: 0, outputTokens: 0 } });
+  t.strictSame(events.at(-1), {
+    type: 'finish',
+    finish: { reason: 'length', raw: 'length' },
+    usage: { inputTokens: 0, outputTokens: 0 },
+  });
 });
 
 t.test('neither finish_reason nor [DONE]: end() reports the stream ended early', async (t) => {
@@ -57,7 +82,11 @@ t.test('neither finish_reason nor [DONE]: end() reports the stream ended early',
 t.test('an error chunk becomes an error event and ends the stream', async (t) => {
   const d = codec.createStreamDecoder();
   d.push(chunk({ content: 'a' }));
-  const events = d.push({ data: JSON.stringify({ error: { message: 'The server had an error', type: 'server_error', param: null, code: null } }) });
+  const events = d.push({
+    data: JSON.stringify({
+      error: { message: 'The server had an error', type: 'server_error', param: null, code: null },
+    }),
+  });
   t.equal(events.length, 1);
   const e = events[0];
   t.equal(e.type, 'error');
@@ -76,7 +105,17 @@ t.test('text, then a tool call: the text part closes before the tool part opens'
   ]);
   t.strictSame(
     events.map((e) => e.type + ('index' in e ? `:${e.index}` : '')),
-    ['start', 'text-start:0', 'text-delta:0', 'text-end:0', 'tool-input-start:1', 'tool-input-delta:1', 'tool-input-delta:1', 'tool-input-end:1', 'finish'],
+    [
+      'start',
+      'text-start:0',
+      'text-delta:0',
+      'text-end:0',
+      'tool-input-start:1',
+      'tool-input-delta:1',
+      'tool-input-delta:1',
+      'tool-input-end:1',
+      'finish',
+    ],
   );
 });
 
@@ -87,18 +126,27 @@ t.test('a call sent whole in one chunk (compatible servers) and one without inde
     chunk({}, 'tool_calls'),
     done,
   ]);
-  t.strictSame(events.filter((e) => e.type.startsWith('tool')), [
-    { type: 'tool-input-start', index: 0, id: 'c0', name: 'a' },
-    { type: 'tool-input-delta', index: 0, json: '{"x":1}' },
-    { type: 'tool-input-end', index: 0 },
-    { type: 'tool-input-start', index: 1, id: 'c1', name: 'b' },
-    { type: 'tool-input-delta', index: 1, json: '{}' },
-    { type: 'tool-input-end', index: 1 },
-  ]);
+  t.strictSame(
+    events.filter((e) => e.type.startsWith('tool')),
+    [
+      { type: 'tool-input-start', index: 0, id: 'c0', name: 'a' },
+      { type: 'tool-input-delta', index: 0, json: '{"x":1}' },
+      { type: 'tool-input-end', index: 0 },
+      { type: 'tool-input-start', index: 1, id: 'c1', name: 'b' },
+      { type: 'tool-input-delta', index: 1, json: '{}' },
+      { type: 'tool-input-end', index: 1 },
+    ],
+  );
 });
 
 t.test('refusal deltas', async (t) => {
-  const events = run([chunk({ role: 'assistant', content: '', refusal: null }), chunk({ refusal: "I can't" }), chunk({ refusal: ' help.' }), chunk({}, 'stop'), done]);
+  const events = run([
+    chunk({ role: 'assistant', content: '', refusal: null }),
+    chunk({ refusal: "I can't" }),
+    chunk({ refusal: ' help.' }),
+    chunk({}, 'stop'),
+    done,
+  ]);
   t.strictSame(events.slice(1, 3), [
     { type: 'refusal-delta', index: 0, text: "I can't" },
     { type: 'refusal-delta', index: 0, text: ' help.' },
@@ -118,10 +166,13 @@ t.test('without index, fragments that repeat the id continue the same call', asy
     chunk({}, 'tool_calls'),
     done,
   ]);
-  t.strictSame(events.filter((e) => e.type.startsWith('tool')), [
-    { type: 'tool-input-start', index: 0, id: 'c9', name: 'f' },
-    { type: 'tool-input-delta', index: 0, json: '{"a":' },
-    { type: 'tool-input-delta', index: 0, json: '1}' },
-    { type: 'tool-input-end', index: 0 },
-  ]);
+  t.strictSame(
+    events.filter((e) => e.type.startsWith('tool')),
+    [
+      { type: 'tool-input-start', index: 0, id: 'c9', name: 'f' },
+      { type: 'tool-input-delta', index: 0, json: '{"a":' },
+      { type: 'tool-input-delta', index: 0, json: '1}' },
+      { type: 'tool-input-end', index: 0 },
+    ],
+  );
 });

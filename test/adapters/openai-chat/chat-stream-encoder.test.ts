@@ -7,7 +7,15 @@ import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
 import { fixtureJson, sseText } from './fixtures.ts';
 
-const request = (options: Record<string, unknown> = {}): ChatRequest => ({ model: 'claude-sonnet', system: [], messages: [], tools: [], sampling: {}, stream: true, extensions: { 'openai-chat': options } });
+const request = (options: Record<string, unknown> = {}): ChatRequest => ({
+  model: 'claude-sonnet',
+  system: [],
+  messages: [],
+  tools: [],
+  sampling: {},
+  stream: true,
+  extensions: { 'openai-chat': options },
+});
 const encodeAll = (events: StreamEvent[], req = request()): string => {
   const enc = codec.createStreamEncoder(req);
   return sseText(events.flatMap((e) => enc.push(e)));
@@ -21,14 +29,20 @@ async function* sdkChunks(sse: string): AsyncGenerator<OpenAI.ChatCompletionChun
 
 // The golden bytes: test/adapters/golden-fixtures.test.ts.
 t.test('text and two tool calls with include_usage (reasoning omitted)', async (t) => {
-  const sse = encodeAll(fixtureJson('text-and-tool.events.json') as StreamEvent[], request({ 'stream_options.include_usage': true }));
+  const sse = encodeAll(
+    fixtureJson('text-and-tool.events.json') as StreamEvent[],
+    request({ 'stream_options.include_usage': true }),
+  );
   t.notOk(sse.includes('Need the weather tool'), 'reasoning does not leak');
   t.ok(sse.endsWith('data: [DONE]\n\n'), 'ends with the literal [DONE]');
   t.notOk(sse.includes('event:'), 'data-only framing');
 });
 
 t.test('the SDK parses the stream: text, contiguous tool_calls by index, usage chunk', async (t) => {
-  const sse = encodeAll(fixtureJson('text-and-tool.events.json') as StreamEvent[], request({ 'stream_options.include_usage': true }));
+  const sse = encodeAll(
+    fixtureJson('text-and-tool.events.json') as StreamEvent[],
+    request({ 'stream_options.include_usage': true }),
+  );
   let text = '';
   const calls: Array<{ id?: string; name?: string; args: string }> = [];
   let finish: string | null = null;
@@ -83,7 +97,9 @@ t.test('a mid-stream error is a data frame the SDK throws as APIError; nothing f
   ];
   const sse = sseText(frames);
   const last = JSON.parse(frames.at(-1)?.data ?? '{}');
-  t.strictSame(last, { error: { message: 'openai-chat upstream stream ended early', type: 'server_error', param: null, code: null } });
+  t.strictSame(last, {
+    error: { message: 'openai-chat upstream stream ended early', type: 'server_error', param: null, code: null },
+  });
   t.notOk(sse.includes('[DONE]'), 'no [DONE] after an error: the stream did not complete');
   let text = '';
   const err = await (async () => {
@@ -111,7 +127,11 @@ t.test('refusal deltas and a finish without start still produce a valid stream',
 t.test('a failed answer (Gemini MALFORMED_FUNCTION_CALL) ends the stream with an error, not a stop', async (t) => {
   const sse = encodeAll([
     { type: 'start', id: 'x', model: 'm' },
-    { type: 'finish', finish: { reason: 'error', raw: 'MALFORMED_FUNCTION_CALL' }, usage: { inputTokens: 1, outputTokens: 0 } },
+    {
+      type: 'finish',
+      finish: { reason: 'error', raw: 'MALFORMED_FUNCTION_CALL' },
+      usage: { inputTokens: 1, outputTokens: 0 },
+    },
   ]);
   const err = await (async () => {
     for await (const _ of sdkChunks(sse)) void _;
@@ -130,10 +150,19 @@ t.test('an answer that starts with a tool call announces the role with content n
     ...enc.push({ type: 'tool-input-start', index: 1, id: 'call_1', name: 'f' }),
     ...enc.push({ type: 'tool-input-delta', index: 1, json: '{}' }),
     ...enc.push({ type: 'tool-input-end', index: 1 }),
-    ...enc.push({ type: 'finish', finish: { reason: 'tool-calls', raw: 'tool_calls' }, usage: { inputTokens: 1, outputTokens: 1 } }),
+    ...enc.push({
+      type: 'finish',
+      finish: { reason: 'tool-calls', raw: 'tool_calls' },
+      usage: { inputTokens: 1, outputTokens: 1 },
+    }),
   ];
   const chunks = frames.filter((f) => f.data !== '[DONE]').map((f) => JSON.parse(f.data));
-  t.strictSame(chunks[0].choices[0].delta, { role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '' } }], refusal: null });
+  t.strictSame(chunks[0].choices[0].delta, {
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '' } }],
+    refusal: null,
+  });
   t.equal(chunks[0].id, 'chatcmpl-x1');
   t.strictSame(chunks[1].choices[0].delta, { tool_calls: [{ index: 0, function: { arguments: '{}' } }] });
   t.equal(chunks[2].choices[0].finish_reason, 'tool_calls');

@@ -43,21 +43,105 @@ const rules: Array<[string, (b: Body) => unknown, string]> = [
   ['messages must be non-empty', (b) => ({ ...b, messages: [] }), 'messages'],
   ['messages must be an array', (b) => ({ ...b, messages: 'hi' }), 'messages'],
   ['a message must be an object', (b) => ({ ...b, messages: ['hi'] }), 'messages[0]'],
-  ['unknown role', (b) => ({ ...b, messages: [{ role: 'user', content: 'a' }, { role: 'wizard', content: 'b' }] }), 'messages[1].role'],
-  ['legacy function role', (b) => ({ ...b, messages: [{ role: 'function', name: 'f', content: 'x' }] }), 'messages[0].role'],
+  [
+    'unknown role',
+    (b) => ({
+      ...b,
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'wizard', content: 'b' },
+      ],
+    }),
+    'messages[1].role',
+  ],
+  [
+    'legacy function role',
+    (b) => ({ ...b, messages: [{ role: 'function', name: 'f', content: 'x' }] }),
+    'messages[0].role',
+  ],
   ['user content required', (b) => ({ ...b, messages: [{ role: 'user' }] }), 'messages[0].content'],
   ['user content parts non-empty', (b) => ({ ...b, messages: [{ role: 'user', content: [] }] }), 'messages[0].content'],
-  ['audio input unsupported', (b) => ({ ...b, messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAA', format: 'wav' } }] }] }), 'messages[0].content[0].type'],
-  ['text part needs text', (b) => ({ ...b, messages: [{ role: 'user', content: [{ type: 'text' }] }] }), 'messages[0].content[0].text'],
-  ['image_url needs a URL', (b) => ({ ...b, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }] }), 'messages[0].content[0].image_url.url'],
-  ['image_url must be http(s) or data', (b) => ({ ...b, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'file:///etc/passwd' } }] }] }), 'messages[0].content[0].image_url.url'],
-  ['image detail enum', (b) => ({ ...b, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png', detail: 'ultra' } }] }] }), 'messages[0].content[0].image_url.detail'],
-  ['file needs data or id', (b) => ({ ...b, messages: [{ role: 'user', content: [{ type: 'file', file: { filename: 'a.pdf' } }] }] }), 'messages[0].content[0].file'],
-  ['tool message needs tool_call_id', (b) => ({ ...b, messages: [{ role: 'user', content: 'x' }, { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }, { role: 'tool', content: 'r' }] }), 'messages[2].tool_call_id'],
-  ['tool message needs content', (b) => ({ ...b, messages: [{ role: 'tool', tool_call_id: 'c' }] }), 'messages[0].content'],
-  ['assistant needs content or tool_calls', (b) => ({ ...b, messages: [{ role: 'user', content: 'x' }, { role: 'assistant' }] }), 'messages[1].content'],
-  ['assistant function_call is deprecated', (b) => ({ ...b, messages: [{ role: 'assistant', content: null, function_call: { name: 'f', arguments: '{}' } }] }), 'messages[0].function_call'],
-  ['tool call arguments must be a string', (b) => ({ ...b, messages: [{ role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: { a: 1 } } }] }] }), 'messages[0].tool_calls[0].function.arguments'],
+  [
+    'audio input unsupported',
+    (b) => ({
+      ...b,
+      messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAA', format: 'wav' } }] }],
+    }),
+    'messages[0].content[0].type',
+  ],
+  [
+    'text part needs text',
+    (b) => ({ ...b, messages: [{ role: 'user', content: [{ type: 'text' }] }] }),
+    'messages[0].content[0].text',
+  ],
+  [
+    'image_url needs a URL',
+    (b) => ({ ...b, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }] }),
+    'messages[0].content[0].image_url.url',
+  ],
+  [
+    'image_url must be http(s) or data',
+    (b) => ({
+      ...b,
+      messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'file:///etc/passwd' } }] }],
+    }),
+    'messages[0].content[0].image_url.url',
+  ],
+  [
+    'image detail enum',
+    (b) => ({
+      ...b,
+      messages: [
+        { role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png', detail: 'ultra' } }] },
+      ],
+    }),
+    'messages[0].content[0].image_url.detail',
+  ],
+  [
+    'file needs data or id',
+    (b) => ({ ...b, messages: [{ role: 'user', content: [{ type: 'file', file: { filename: 'a.pdf' } }] }] }),
+    'messages[0].content[0].file',
+  ],
+  [
+    'tool message needs tool_call_id',
+    (b) => ({
+      ...b,
+      messages: [
+        { role: 'user', content: 'x' },
+        { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+        { role: 'tool', content: 'r' },
+      ],
+    }),
+    'messages[2].tool_call_id',
+  ],
+  [
+    'tool message needs content',
+    (b) => ({ ...b, messages: [{ role: 'tool', tool_call_id: 'c' }] }),
+    'messages[0].content',
+  ],
+  [
+    'assistant needs content or tool_calls',
+    (b) => ({ ...b, messages: [{ role: 'user', content: 'x' }, { role: 'assistant' }] }),
+    'messages[1].content',
+  ],
+  [
+    'assistant function_call is deprecated',
+    (b) => ({ ...b, messages: [{ role: 'assistant', content: null, function_call: { name: 'f', arguments: '{}' } }] }),
+    'messages[0].function_call',
+  ],
+  [
+    'tool call arguments must be a string',
+    (b) => ({
+      ...b,
+      messages: [
+        {
+          role: 'assistant',
+          tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: { a: 1 } } }],
+        },
+      ],
+    }),
+    'messages[0].tool_calls[0].function.arguments',
+  ],
   ['temperature above 2', (b) => ({ ...b, temperature: 2.5 }), 'temperature'],
   ['temperature below 0', (b) => ({ ...b, temperature: -0.1 }), 'temperature'],
   ['temperature must be a number', (b) => ({ ...b, temperature: 'hot' }), 'temperature'],
@@ -77,23 +161,67 @@ const rules: Array<[string, (b: Body) => unknown, string]> = [
   ['top_logprobs needs logprobs', (b) => ({ ...b, top_logprobs: 3 }), 'top_logprobs'],
   ['top_logprobs at most 20', (b) => ({ ...b, logprobs: true, top_logprobs: 21 }), 'top_logprobs'],
   ['response_format type', (b) => ({ ...b, response_format: { type: 'yaml' } }), 'response_format.type'],
-  ['json_schema needs json_schema', (b) => ({ ...b, response_format: { type: 'json_schema' } }), 'response_format.json_schema'],
-  ['json_schema needs a name', (b) => ({ ...b, response_format: { type: 'json_schema', json_schema: { schema: {} } } }), 'response_format.json_schema.name'],
+  [
+    'json_schema needs json_schema',
+    (b) => ({ ...b, response_format: { type: 'json_schema' } }),
+    'response_format.json_schema',
+  ],
+  [
+    'json_schema needs a name',
+    (b) => ({ ...b, response_format: { type: 'json_schema', json_schema: { schema: {} } } }),
+    'response_format.json_schema.name',
+  ],
   ['tools must be an array', (b) => ({ ...b, tools: {} }), 'tools'],
-  ['tool name pattern', (b) => ({ ...b, tools: [{ type: 'function', function: { name: 'has spaces' } }] }), 'tools[0].function.name'],
-  ['tool parameters object', (b) => ({ ...b, tools: [{ type: 'function', function: { name: 'f', parameters: [] } }] }), 'tools[0].function.parameters'],
-  ['tool_choice value', (b) => ({ ...b, tools: [{ type: 'function', function: { name: 'f' } }], tool_choice: 'sometimes' }), 'tool_choice'],
+  [
+    'tool name pattern',
+    (b) => ({ ...b, tools: [{ type: 'function', function: { name: 'has spaces' } }] }),
+    'tools[0].function.name',
+  ],
+  [
+    'tool parameters object',
+    (b) => ({ ...b, tools: [{ type: 'function', function: { name: 'f', parameters: [] } }] }),
+    'tools[0].function.parameters',
+  ],
+  [
+    'tool_choice value',
+    (b) => ({ ...b, tools: [{ type: 'function', function: { name: 'f' } }], tool_choice: 'sometimes' }),
+    'tool_choice',
+  ],
   ['tool_choice needs tools', (b) => ({ ...b, tool_choice: 'required' }), 'tool_choice'],
-  ['named tool_choice needs a name', (b) => ({ ...b, tools: [{ type: 'function', function: { name: 'f' } }], tool_choice: { type: 'function', function: {} } }), 'tool_choice.function.name'],
-  ['allowed_tools mode', (b) => ({ ...b, tools: [{ type: 'function', function: { name: 'f' } }], tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'any', tools: [] } } }), 'tool_choice.allowed_tools.mode'],
+  [
+    'named tool_choice needs a name',
+    (b) => ({
+      ...b,
+      tools: [{ type: 'function', function: { name: 'f' } }],
+      tool_choice: { type: 'function', function: {} },
+    }),
+    'tool_choice.function.name',
+  ],
+  [
+    'allowed_tools mode',
+    (b) => ({
+      ...b,
+      tools: [{ type: 'function', function: { name: 'f' } }],
+      tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'any', tools: [] } },
+    }),
+    'tool_choice.allowed_tools.mode',
+  ],
   ['parallel_tool_calls boolean', (b) => ({ ...b, parallel_tool_calls: 'yes' }), 'parallel_tool_calls'],
   ['reasoning_effort enum', (b) => ({ ...b, reasoning_effort: 'extreme' }), 'reasoning_effort'],
   ['stream boolean', (b) => ({ ...b, stream: 'yes' }), 'stream'],
   ['stream_options only with stream', (b) => ({ ...b, stream_options: { include_usage: true } }), 'stream_options'],
-  ['stream_options.include_usage boolean', (b) => ({ ...b, stream: true, stream_options: { include_usage: 'yes' } }), 'stream_options.include_usage'],
+  [
+    'stream_options.include_usage boolean',
+    (b) => ({ ...b, stream: true, stream_options: { include_usage: 'yes' } }),
+    'stream_options.include_usage',
+  ],
   ['metadata values are strings', (b) => ({ ...b, metadata: { a: 1 } }), 'metadata.a'],
   ['user string', (b) => ({ ...b, user: 42 }), 'user'],
-  ['audio output unsupported', (b) => ({ ...b, modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' } }), 'audio'],
+  [
+    'audio output unsupported',
+    (b) => ({ ...b, modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' } }),
+    'audio',
+  ],
   ['modalities text only', (b) => ({ ...b, modalities: ['text', 'audio'] }), 'modalities[1]'],
 ];
 
@@ -118,7 +246,11 @@ t.test('string content, stop string, max_tokens fallback, top_k, safety_identifi
   t.equal(r.user, 'sid-1');
   t.equal(r.safetyIdentifier, 'sid-1', 'a knob both OpenAI formats name');
   t.strictSame(r.extensions, {});
-  t.equal(decode({ ...valid(), max_tokens: 10, max_completion_tokens: 20 }).maxTokens, 20, 'max_completion_tokens wins');
+  t.equal(
+    decode({ ...valid(), max_tokens: 10, max_completion_tokens: 20 }).maxTokens,
+    20,
+    'max_completion_tokens wins',
+  );
 });
 
 t.test('reasoning_effort: every level is an IR effort; none keeps its word for OpenAI upstreams', async (t) => {
@@ -138,18 +270,50 @@ t.test('unknown content parts, tool types, tool call types and tool choices are 
   const r = decode({
     model: 'gpt-4.1',
     messages: [
-      { role: 'system', content: [{ type: 'image_url', image_url: { url: 'https://x' } }, { type: 'text', text: 'sys' }] },
-      { role: 'user', content: [{ type: 'video', video: {} }, { type: 'text', text: 'hi' }] },
-      { role: 'assistant', tool_calls: [{ id: 'c1', type: 'custom', custom: { name: 'apply_patch', input: '*** Begin Patch' } }, { id: 'c2', type: 'hologram' }] },
+      {
+        role: 'system',
+        content: [
+          { type: 'image_url', image_url: { url: 'https://x' } },
+          { type: 'text', text: 'sys' },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'video', video: {} },
+          { type: 'text', text: 'hi' },
+        ],
+      },
+      {
+        role: 'assistant',
+        tool_calls: [
+          { id: 'c1', type: 'custom', custom: { name: 'apply_patch', input: '*** Begin Patch' } },
+          { id: 'c2', type: 'hologram' },
+        ],
+      },
       { role: 'tool', tool_call_id: 'c1', content: 'done' },
     ],
-    tools: [{ type: 'custom', custom: { name: 'apply_patch' } }, { type: 'retrieval' }, { type: 'function', function: { name: 'f' } }],
+    tools: [
+      { type: 'custom', custom: { name: 'apply_patch' } },
+      { type: 'retrieval' },
+      { type: 'function', function: { name: 'f' } },
+    ],
     tool_choice: { type: 'custom', custom: { name: 'apply_patch' } },
   });
   t.strictSame(r.system, [{ type: 'text', text: 'sys' }]);
   t.strictSame(r.messages[0], { role: 'user', parts: [{ type: 'text', text: 'hi' }] });
-  t.strictSame(r.messages[1], { role: 'assistant', parts: [{ type: 'tool-call', id: 'c1', name: 'apply_patch', args: '{"input":"*** Begin Patch"}' }] }, 'a custom call is carried');
-  t.strictSame(r.tools.map((x) => (x.type === 'function' ? x.name : x.kind)), ['f']);
+  t.strictSame(
+    r.messages[1],
+    {
+      role: 'assistant',
+      parts: [{ type: 'tool-call', id: 'c1', name: 'apply_patch', args: '{"input":"*** Begin Patch"}' }],
+    },
+    'a custom call is carried',
+  );
+  t.strictSame(
+    r.tools.map((x) => (x.type === 'function' ? x.name : x.kind)),
+    ['f'],
+  );
   t.equal(r.toolChoice, undefined);
   t.match(r.extensions['openai-chat'], {
     'messages[0].content[0]': 'image_url',
@@ -162,48 +326,98 @@ t.test('unknown content parts, tool types, tool call types and tool choices are 
 });
 
 t.test('the deprecated functions / function_call are mapped like tools / tool_choice', async (t) => {
-  const r = decode({ ...valid(), functions: [{ name: 'f', parameters: { type: 'object' } }], function_call: { name: 'f' } });
+  const r = decode({
+    ...valid(),
+    functions: [{ name: 'f', parameters: { type: 'object' } }],
+    function_call: { name: 'f' },
+  });
   t.strictSame(r.tools, [{ type: 'function', name: 'f', parameters: { type: 'object' } }]);
   t.strictSame(r.toolChoice, { type: 'tool', name: 'f' });
   t.strictSame(decode({ ...valid(), functions: [{ name: 'f' }], function_call: 'none' }).toolChoice, { type: 'none' });
   t.equal(rejection({ ...valid(), functions: [{ name: 'f' }], function_call: { name: 'g' } }).param, 'function_call');
 });
 
-t.test('web_search_options is the IR web search tool; shared knobs are IR fields; Chat-only ones stay in its namespace', async (t) => {
-  const r = decode({
-    ...valid(),
-    web_search_options: { search_context_size: 'low', user_location: { type: 'approximate', approximate: { city: 'Paris', country: 'FR' } } },
-    verbosity: 'low',
-    prompt_cache_key: 'k',
-    service_tier: 'flex',
-    store: true,
-    some_future_field: { a: 1 },
-  });
-  t.strictSame(r.tools, [{ type: 'builtin', kind: 'web-search', name: 'web_search', options: { search_context_size: 'low', user_location: { type: 'approximate', city: 'Paris', country: 'FR' } } }]);
-  t.strictSame([r.verbosity, r.serviceTier, r.promptCacheKey], ['low', 'flex', 'k']);
-  t.strictSame(r.extensions, { 'openai-chat': { store: true, some_future_field: { a: 1 } } });
-  t.equal(rejection({ ...valid(), web_search_options: { search_context_size: 'huge' } }).param, 'web_search_options.search_context_size');
-});
+t.test(
+  'web_search_options is the IR web search tool; shared knobs are IR fields; Chat-only ones stay in its namespace',
+  async (t) => {
+    const r = decode({
+      ...valid(),
+      web_search_options: {
+        search_context_size: 'low',
+        user_location: { type: 'approximate', approximate: { city: 'Paris', country: 'FR' } },
+      },
+      verbosity: 'low',
+      prompt_cache_key: 'k',
+      service_tier: 'flex',
+      store: true,
+      some_future_field: { a: 1 },
+    });
+    t.strictSame(r.tools, [
+      {
+        type: 'builtin',
+        kind: 'web-search',
+        name: 'web_search',
+        options: { search_context_size: 'low', user_location: { type: 'approximate', city: 'Paris', country: 'FR' } },
+      },
+    ]);
+    t.strictSame([r.verbosity, r.serviceTier, r.promptCacheKey], ['low', 'flex', 'k']);
+    t.strictSame(r.extensions, { 'openai-chat': { store: true, some_future_field: { a: 1 } } });
+    t.equal(
+      rejection({ ...valid(), web_search_options: { search_context_size: 'huge' } }).param,
+      'web_search_options.search_context_size',
+    );
+  },
+);
 
 t.test('response formats, tool choices and unknown fields', async (t) => {
   const tools = [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }];
   t.strictSame(decode({ ...valid(), response_format: { type: 'json_object' } }).output, { type: 'json' });
-  t.strictSame(decode({ ...valid(), response_format: { type: 'json_schema', json_schema: { name: 'out', schema: { type: 'object' }, strict: true, description: 'd' } } }).output, {
-    type: 'json-schema',
-    name: 'out',
-    schema: { type: 'object' },
-    description: 'd',
-    strict: true,
+  t.strictSame(
+    decode({
+      ...valid(),
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'out', schema: { type: 'object' }, strict: true, description: 'd' },
+      },
+    }).output,
+    {
+      type: 'json-schema',
+      name: 'out',
+      schema: { type: 'object' },
+      description: 'd',
+      strict: true,
+    },
+  );
+  t.strictSame(decode({ ...valid(), tools, tool_choice: { type: 'function', function: { name: 'f' } } }).toolChoice, {
+    type: 'tool',
+    name: 'f',
   });
-  t.strictSame(decode({ ...valid(), tools, tool_choice: { type: 'function', function: { name: 'f' } } }).toolChoice, { type: 'tool', name: 'f' });
-  t.strictSame(decode({ ...valid(), tools, tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'required', tools: [{ type: 'function', function: { name: 'f' } }] } } }).toolChoice, {
-    type: 'allowed',
-    mode: 'required',
-    names: ['f'],
-  });
+  t.strictSame(
+    decode({
+      ...valid(),
+      tools,
+      tool_choice: {
+        type: 'allowed_tools',
+        allowed_tools: { mode: 'required', tools: [{ type: 'function', function: { name: 'f' } }] },
+      },
+    }).toolChoice,
+    {
+      type: 'allowed',
+      mode: 'required',
+      names: ['f'],
+    },
+  );
   t.equal(decode({ ...valid(), tool_choice: 'none' }).toolChoice?.type, 'none', "'none' needs no tools");
-  t.strictSame(decode({ ...valid(), service_tier: 'warp', logit_bias: { '1': 5 } }).extensions, { 'openai-chat': { service_tier: 'warp', logit_bias: { '1': 5 } } }, 'kept for Chat upstreams, a tier word newer than polygate too');
-  t.equal(decode({ ...valid(), service_tier: 'default' }).serviceTier, 'standard', "OpenAI's 'default' is the standard tier");
+  t.strictSame(
+    decode({ ...valid(), service_tier: 'warp', logit_bias: { '1': 5 } }).extensions,
+    { 'openai-chat': { service_tier: 'warp', logit_bias: { '1': 5 } } },
+    'kept for Chat upstreams, a tier word newer than polygate too',
+  );
+  t.equal(
+    decode({ ...valid(), service_tier: 'default' }).serviceTier,
+    'standard',
+    "OpenAI's 'default' is the standard tier",
+  );
 });
 
 t.test('file parts: data URL, plain base64 and file ids', async (t) => {
@@ -232,12 +446,24 @@ t.test('assistant content parts and refusal', async (t) => {
     model: 'm',
     messages: [
       { role: 'user', content: 'x' },
-      { role: 'assistant', content: [{ type: 'text', text: 'a' }, { type: 'refusal', refusal: 'no' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'refusal', refusal: 'no' },
+        ],
+      },
       { role: 'assistant', content: null, refusal: 'still no' },
     ],
   });
   t.strictSame(r.messages.slice(1), [
-    { role: 'assistant', parts: [{ type: 'text', text: 'a' }, { type: 'refusal', text: 'no' }] },
+    {
+      role: 'assistant',
+      parts: [
+        { type: 'text', text: 'a' },
+        { type: 'refusal', text: 'no' },
+      ],
+    },
     { role: 'assistant', parts: [{ type: 'refusal', text: 'still no' }] },
   ]);
 });
@@ -251,17 +477,32 @@ t.test('system and developer messages: leading ones are the system prompt, later
       { role: 'user', content: 'hi' },
       { role: 'developer', content: 'Mode: plan.' },
       { role: 'assistant', content: 'ok' },
-      { role: 'system', content: [{ type: 'text', text: 'A' }, { type: 'text', text: 'B' }] },
+      {
+        role: 'system',
+        content: [
+          { type: 'text', text: 'A' },
+          { type: 'text', text: 'B' },
+        ],
+      },
       { role: 'system', content: [{ type: 'future_part', x: 1 }] },
       { role: 'user', content: 'go' },
     ],
   });
-  t.strictSame(r.system, [{ type: 'text', text: 'One.' }, { type: 'text', text: 'Two.' }]);
+  t.strictSame(r.system, [
+    { type: 'text', text: 'One.' },
+    { type: 'text', text: 'Two.' },
+  ]);
   t.strictSame(r.messages, [
     { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
     { role: 'system', parts: [{ type: 'text', text: 'Mode: plan.' }] },
     { role: 'assistant', parts: [{ type: 'text', text: 'ok' }] },
-    { role: 'system', parts: [{ type: 'text', text: 'A' }, { type: 'text', text: 'B' }] },
+    {
+      role: 'system',
+      parts: [
+        { type: 'text', text: 'A' },
+        { type: 'text', text: 'B' },
+      ],
+    },
     { role: 'user', parts: [{ type: 'text', text: 'go' }] },
   ]);
   // A system message whose every part is unknown leaves no empty instruction; the part is named.
@@ -273,7 +514,11 @@ t.test('an instruction between tool results and the next user message ends the t
     model: 'gpt-4.1',
     messages: [
       { role: 'user', content: 'q' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+      },
       { role: 'tool', tool_call_id: 'c1', content: 'r' },
       { role: 'developer', content: 'Be brief.' },
       { role: 'tool', tool_call_id: 'c1', content: 'late' },
@@ -281,7 +526,10 @@ t.test('an instruction between tool results and the next user message ends the t
     ],
   });
   t.strictSame(r.messages.slice(2), [
-    { role: 'user', parts: [{ type: 'tool-result', callId: 'c1', content: [{ type: 'text', text: 'r' }], isError: false, name: 'f' }] },
+    {
+      role: 'user',
+      parts: [{ type: 'tool-result', callId: 'c1', content: [{ type: 'text', text: 'r' }], isError: false, name: 'f' }],
+    },
     { role: 'system', parts: [{ type: 'text', text: 'Be brief.' }] },
     {
       role: 'user',
@@ -295,8 +543,15 @@ t.test('an instruction between tool results and the next user message ends the t
 
 t.test("a metadata key named '__proto__' is kept as a key, not an assignment to the object's prototype", async (t) => {
   // JSON.parse makes '__proto__' an own key, as it arrives from the wire.
-  const r = decode(JSON.parse('{"model":"gpt-4.1","messages":[{"role":"user","content":"hi"}],"store":true,"metadata":{"__proto__":"x","a":"b"}}'));
-  t.strictSame(Object.entries(r.metadata ?? {}), [['__proto__', 'x'], ['a', 'b']]);
+  const r = decode(
+    JSON.parse(
+      '{"model":"gpt-4.1","messages":[{"role":"user","content":"hi"}],"store":true,"metadata":{"__proto__":"x","a":"b"}}',
+    ),
+  );
+  t.strictSame(Object.entries(r.metadata ?? {}), [
+    ['__proto__', 'x'],
+    ['a', 'b'],
+  ]);
   t.equal(Object.getPrototypeOf(r.metadata), Object.prototype, 'the prototype untouched');
   const sent = JSON.stringify(openaiChatUpstreamCodec.encodeRequest(r, 'up', () => {}).body);
   t.match(sent, /"metadata":\{"__proto__":"x","a":"b"\}/, 'an OpenAI upstream gets it');

@@ -2,12 +2,23 @@ import t from 'tap';
 import { openaiChatUpstreamCodec as codec } from '../../../adapters/openai-chat/index.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 
-const completion = (message: Record<string, unknown>, finish_reason: string | null = 'stop', usage: unknown = undefined): Record<string, unknown> => ({
+const completion = (
+  message: Record<string, unknown>,
+  finish_reason: string | null = 'stop',
+  usage: unknown = undefined,
+): Record<string, unknown> => ({
   id: 'chatcmpl-123',
   object: 'chat.completion',
   created: 1735689600,
   model: 'gpt-4.1-2025-04-14',
-  choices: [{ index: 0, message: { role: 'assistant', refusal: null, annotations: [], ...message }, logprobs: null, finish_reason }],
+  choices: [
+    {
+      index: 0,
+      message: { role: 'assistant', refusal: null, annotations: [], ...message },
+      logprobs: null,
+      finish_reason,
+    },
+  ],
   ...(usage === undefined ? {} : { usage }),
 });
 
@@ -33,7 +44,16 @@ t.test('text answer with usage details', async (t) => {
 t.test('tool calls keep their arguments byte for byte; content null gives no text part', async (t) => {
   const args = '{ "city" :"Paris",\n  "days": 3 }';
   const r = codec.decodeResult(
-    completion({ content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: args } }, { id: 'call_2', type: 'function', function: { name: 'noop', arguments: '' } }] }, 'tool_calls'),
+    completion(
+      {
+        content: null,
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: args } },
+          { id: 'call_2', type: 'function', function: { name: 'noop', arguments: '' } },
+        ],
+      },
+      'tool_calls',
+    ),
   );
   t.strictSame(r.parts, [
     { type: 'tool-call', id: 'call_1', name: 'get_weather', args },
@@ -60,7 +80,10 @@ t.test('finish reasons map with the raw word kept', async (t) => {
 
 t.test('reasoning_content / reasoning from compatible servers becomes a reasoning part, first', async (t) => {
   const a = codec.decodeResult(completion({ content: 'Answer.', reasoning_content: 'Thinking…' }));
-  t.strictSame(a.parts, [{ type: 'reasoning', text: 'Thinking…', origin: 'openai-chat' }, { type: 'text', text: 'Answer.' }]);
+  t.strictSame(a.parts, [
+    { type: 'reasoning', text: 'Thinking…', origin: 'openai-chat' },
+    { type: 'text', text: 'Answer.' },
+  ]);
   const b = codec.decodeResult(completion({ content: 'Answer.', reasoning: 'Also thinking.' }));
   t.strictSame(b.parts[0], { type: 'reasoning', text: 'Also thinking.', origin: 'openai-chat' });
 });
@@ -69,13 +92,32 @@ t.test('refusal and url citations', async (t) => {
   const r = codec.decodeResult(completion({ content: null, refusal: "I can't help with that." }));
   t.strictSame(r.parts, [{ type: 'refusal', text: "I can't help with that." }]);
   const c = codec.decodeResult(
-    completion({ content: 'See example.', annotations: [{ type: 'url_citation', url_citation: { url: 'https://example.com', title: 'Ex', start_index: 4, end_index: 11 } }] }),
+    completion({
+      content: 'See example.',
+      annotations: [
+        {
+          type: 'url_citation',
+          url_citation: { url: 'https://example.com', title: 'Ex', start_index: 4, end_index: 11 },
+        },
+      ],
+    }),
   );
-  t.strictSame(c.parts, [{ type: 'text', text: 'See example.', citations: [{ kind: 'url', url: 'https://example.com', title: 'Ex', start: 4, end: 11 }] }]);
+  t.strictSame(c.parts, [
+    {
+      type: 'text',
+      text: 'See example.',
+      citations: [{ kind: 'url', url: 'https://example.com', title: 'Ex', start: 4, end: 11 }],
+    },
+  ]);
 });
 
-t.test('a malformed body is the upstream\'s fault (502), not the client\'s', async (t) => {
-  for (const body of [{ choices: [] }, { choices: [{ message: { content: 5 } }] }, 'nope', { choices: [{ message: { tool_calls: [{ function: { name: 'x' } }] } }] }]) {
+t.test("a malformed body is the upstream's fault (502), not the client's", async (t) => {
+  for (const body of [
+    { choices: [] },
+    { choices: [{ message: { content: 5 } }] },
+    'nope',
+    { choices: [{ message: { tool_calls: [{ function: { name: 'x' } }] } }] },
+  ]) {
     const err = (() => {
       try {
         codec.decodeResult(body);
@@ -90,5 +132,8 @@ t.test('a malformed body is the upstream\'s fault (502), not the client\'s', asy
 });
 
 t.test('a 200 carrying an error body is an error', async (t) => {
-  t.throws(() => codec.decodeResult({ error: { message: 'model overloaded', type: 'server_error' } }), { kind: 'upstream', message: /model overloaded/ });
+  t.throws(() => codec.decodeResult({ error: { message: 'model overloaded', type: 'server_error' } }), {
+    kind: 'upstream',
+    message: /model overloaded/,
+  });
 });

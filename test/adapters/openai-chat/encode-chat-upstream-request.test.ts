@@ -17,7 +17,12 @@ const base = (over: Partial<ChatRequest> = {}): ChatRequest => ({
   ...over,
 });
 
-function encode(req: ChatRequest): { body: Body; warned: Array<{ field: string; message: string }>; path: string; headers: Record<string, string> } {
+function encode(req: ChatRequest): {
+  body: Body;
+  warned: Array<{ field: string; message: string }>;
+  path: string;
+  headers: Record<string, string>;
+} {
   const w = warnings();
   const r = codec.encodeRequest(req, 'gpt-4.1', w.warn);
   return { body: r.body as Body, warned: w.list, path: r.path, headers: r.headers };
@@ -62,7 +67,9 @@ t.test('no system parts: no system message', async (t) => {
 });
 
 t.test('stream always asks for the usage chunk, whatever the client asked', async (t) => {
-  const { body } = encode(base({ stream: true, extensions: { 'openai-chat': { 'stream_options.include_usage': false } } }));
+  const { body } = encode(
+    base({ stream: true, extensions: { 'openai-chat': { 'stream_options.include_usage': false } } }),
+  );
   t.equal(body.stream, true);
   t.strictSame(body.stream_options, { include_usage: true });
 });
@@ -84,7 +91,15 @@ t.test('tool results become tool messages placed before the rest of the user tur
           parts: [
             { type: 'text', text: 'and also…' },
             { type: 'tool-result', callId: 'c1', content: [{ type: 'text', text: 'one' }], isError: false },
-            { type: 'tool-result', callId: 'c2', content: [{ type: 'text', text: 'two' }, { type: 'text', text: 'parts' }], isError: false },
+            {
+              type: 'tool-result',
+              callId: 'c2',
+              content: [
+                { type: 'text', text: 'two' },
+                { type: 'text', text: 'parts' },
+              ],
+              isError: false,
+            },
           ],
         },
       ],
@@ -100,39 +115,58 @@ t.test('tool results become tool messages placed before the rest of the user tur
       ],
     },
     { role: 'tool', tool_call_id: 'c1', content: 'one' },
-    { role: 'tool', tool_call_id: 'c2', content: [{ type: 'text', text: 'two' }, { type: 'text', text: 'parts' }] },
+    {
+      role: 'tool',
+      tool_call_id: 'c2',
+      content: [
+        { type: 'text', text: 'two' },
+        { type: 'text', text: 'parts' },
+      ],
+    },
     { role: 'user', content: 'and also…' },
   ]);
 });
 
 t.test('a failed tool result is marked with an Error: prefix (no error flag in Chat Completions)', async (t) => {
-  const { body } = encode(base({ messages: [{ role: 'user', parts: [{ type: 'tool-result', callId: 'c1', content: [], isError: true }] }] }));
+  const { body } = encode(
+    base({ messages: [{ role: 'user', parts: [{ type: 'tool-result', callId: 'c1', content: [], isError: true }] }] }),
+  );
   t.strictSame(body.messages, [{ role: 'tool', tool_call_id: 'c1', content: 'Error' }]);
 });
 
-t.test('an offered builtin tool is dropped with a warning naming tools.N (open world); forcing it is a 400', async (t) => {
-  const tools: ChatRequest['tools'] = [
-    { type: 'function', name: 'f', parameters: { type: 'object' } },
-    { type: 'builtin', kind: 'web-search', name: 'web_search', options: {} },
-  ];
-  const { body, warned } = encode(base({ tools }));
-  t.same((body.tools as Array<{ function: { name: string } }>).map((x) => x.function.name), ['f']);
-  t.equal(warned.length, 1);
-  t.equal(warned[0]?.field, 'tools.1');
-  t.match(warned[0]?.message, /openai-chat upstream.*web-search.*dropped/);
-  const err = thrown(() => encode(base({ tools, toolChoice: { type: 'tool', name: 'web_search' } })));
-  t.equal(err.status, 400);
-  t.equal(err.param, 'tool_choice');
-});
+t.test(
+  'an offered builtin tool is dropped with a warning naming tools.N (open world); forcing it is a 400',
+  async (t) => {
+    const tools: ChatRequest['tools'] = [
+      { type: 'function', name: 'f', parameters: { type: 'object' } },
+      { type: 'builtin', kind: 'web-search', name: 'web_search', options: {} },
+    ];
+    const { body, warned } = encode(base({ tools }));
+    t.same(
+      (body.tools as Array<{ function: { name: string } }>).map((x) => x.function.name),
+      ['f'],
+    );
+    t.equal(warned.length, 1);
+    t.equal(warned[0]?.field, 'tools.1');
+    t.match(warned[0]?.message, /openai-chat upstream.*web-search.*dropped/);
+    const err = thrown(() => encode(base({ tools, toolChoice: { type: 'tool', name: 'web_search' } })));
+    t.equal(err.status, 400);
+    t.equal(err.param, 'tool_choice');
+  },
+);
 
 t.test('tool_choice variants', async (t) => {
   const tools: ChatRequest['tools'] = [{ type: 'function', name: 'f', parameters: { type: 'object' } }];
-  const choice = (toolChoice: ChatRequest['toolChoice']): unknown => encode(base({ tools, toolChoice })).body.tool_choice;
+  const choice = (toolChoice: ChatRequest['toolChoice']): unknown =>
+    encode(base({ tools, toolChoice })).body.tool_choice;
   t.equal(choice({ type: 'auto' }), 'auto');
   t.equal(choice({ type: 'none' }), 'none');
   t.equal(choice({ type: 'required' }), 'required');
   t.strictSame(choice({ type: 'tool', name: 'f' }), { type: 'function', function: { name: 'f' } });
-  t.strictSame(choice({ type: 'allowed', names: ['f'], mode: 'auto' }), { type: 'allowed_tools', allowed_tools: { mode: 'auto', tools: [{ type: 'function', function: { name: 'f' } }] } });
+  t.strictSame(choice({ type: 'allowed', names: ['f'], mode: 'auto' }), {
+    type: 'allowed_tools',
+    allowed_tools: { mode: 'auto', tools: [{ type: 'function', function: { name: 'f' } }] },
+  });
 });
 
 t.test('output formats and sampling knobs', async (t) => {
@@ -142,7 +176,17 @@ t.test('output formats and sampling knobs', async (t) => {
     base({
       parallelToolCalls: false,
       maxTokens: 50,
-      sampling: { temperature: 1, topP: 0.5, seed: 3, presencePenalty: 0.1, frequencyPenalty: -0.1, stop: ['a', 'b'], candidateCount: 1, logprobs: true, topLogprobs: 2 },
+      sampling: {
+        temperature: 1,
+        topP: 0.5,
+        seed: 3,
+        presencePenalty: 0.1,
+        frequencyPenalty: -0.1,
+        stop: ['a', 'b'],
+        candidateCount: 1,
+        logprobs: true,
+        topLogprobs: 2,
+      },
     }),
   );
   t.strictSame(
@@ -178,24 +222,49 @@ t.test('reasoning: effort as is, budget through the shared map, off by name send
   t.equal(encode(base({ reasoning: { enabled: true, budgetTokens: 30000 } })).body.reasoning_effort, 'high');
   t.equal(encode(base({ reasoning: { enabled: true, effort: 'xhigh' } })).body.reasoning_effort, 'xhigh');
   t.equal(encode(base({ reasoning: { enabled: false, effort: 'none' } })).body.reasoning_effort, 'none');
-  t.notOk('reasoning_effort' in encode(base({ reasoning: { enabled: false } })).body, "another format's plain off is the default");
+  t.notOk(
+    'reasoning_effort' in encode(base({ reasoning: { enabled: false } })).body,
+    "another format's plain off is the default",
+  );
   const { warned } = encode(base({ reasoning: { enabled: true, effort: 'low', includeThoughts: true } }));
-  t.strictSame(warned.map((w) => w.field), ['reasoning.include_thoughts']);
+  t.strictSame(
+    warned.map((w) => w.field),
+    ['reasoning.include_thoughts'],
+  );
 });
 
-t.test('extensions: Chat Completions fields relayed, unknown ones named in a warning, client-only ones ignored', async (t) => {
-  const { body, warned } = encode(
-    base({ metadata: { a: 'b' }, extensions: { 'openai-chat': { store: true, logit_bias: { '50256': -100 }, thinking_budget_mode: 'x', 'stream_options.include_usage': true } } }),
-  );
-  t.equal(body.store, true);
-  t.strictSame(body.logit_bias, { '50256': -100 });
-  t.strictSame(body.metadata, { a: 'b' }, 'metadata kept when the completion is stored');
-  t.notOk('thinking_budget_mode' in body);
-  t.strictSame(warned.map((w) => w.field), ['thinking_budget_mode']);
-  const unstored = encode(base({ metadata: { a: 'b' } }));
-  t.notOk('metadata' in unstored.body);
-  t.strictSame(unstored.warned.map((w) => w.field), ['metadata']);
-});
+t.test(
+  'extensions: Chat Completions fields relayed, unknown ones named in a warning, client-only ones ignored',
+  async (t) => {
+    const { body, warned } = encode(
+      base({
+        metadata: { a: 'b' },
+        extensions: {
+          'openai-chat': {
+            store: true,
+            logit_bias: { '50256': -100 },
+            thinking_budget_mode: 'x',
+            'stream_options.include_usage': true,
+          },
+        },
+      }),
+    );
+    t.equal(body.store, true);
+    t.strictSame(body.logit_bias, { '50256': -100 });
+    t.strictSame(body.metadata, { a: 'b' }, 'metadata kept when the completion is stored');
+    t.notOk('thinking_budget_mode' in body);
+    t.strictSame(
+      warned.map((w) => w.field),
+      ['thinking_budget_mode'],
+    );
+    const unstored = encode(base({ metadata: { a: 'b' } }));
+    t.notOk('metadata' in unstored.body);
+    t.strictSame(
+      unstored.warned.map((w) => w.field),
+      ['metadata'],
+    );
+  },
+);
 
 t.test('cache hints are reported once', async (t) => {
   const { warned } = encode(
@@ -204,16 +273,43 @@ t.test('cache hints are reported once', async (t) => {
       messages: [{ role: 'user', parts: [{ type: 'text', text: 'x', cache: { type: 'ephemeral' } }] }],
     }),
   );
-  t.strictSame(warned.map((w) => w.field), ['cache_control']);
+  t.strictSame(
+    warned.map((w) => w.field),
+    ['cache_control'],
+  );
 });
 
 t.test('media the format cannot carry is a 400 naming the part', async (t) => {
-  const fileIdImage = thrown(() => encode(base({ messages: [{ role: 'user', parts: [{ type: 'image', source: { kind: 'file-id', fileId: 'file_1' } }] }] })));
+  const fileIdImage = thrown(() =>
+    encode(
+      base({ messages: [{ role: 'user', parts: [{ type: 'image', source: { kind: 'file-id', fileId: 'file_1' } }] }] }),
+    ),
+  );
   t.equal(fileIdImage.param, 'messages.0.content.0');
-  const pdfUrl = thrown(() => encode(base({ messages: [{ role: 'user', parts: [{ type: 'text', text: 'x' }, { type: 'file', source: { kind: 'url', url: 'https://x/a.pdf', mediaType: 'application/pdf' } }] }] })));
+  const pdfUrl = thrown(() =>
+    encode(
+      base({
+        messages: [
+          {
+            role: 'user',
+            parts: [
+              { type: 'text', text: 'x' },
+              { type: 'file', source: { kind: 'url', url: 'https://x/a.pdf', mediaType: 'application/pdf' } },
+            ],
+          },
+        ],
+      }),
+    ),
+  );
   t.equal(pdfUrl.param, 'messages.0.content.1');
   t.match(pdfUrl.message, /inline/);
-  const assistantImage = thrown(() => encode(base({ messages: [{ role: 'assistant', parts: [{ type: 'image', source: { kind: 'url', url: 'https://x/a.png' } }] }] })));
+  const assistantImage = thrown(() =>
+    encode(
+      base({
+        messages: [{ role: 'assistant', parts: [{ type: 'image', source: { kind: 'url', url: 'https://x/a.png' } }] }],
+      }),
+    ),
+  );
   t.equal(assistantImage.param, 'messages.0.content.0');
 });
 
@@ -225,7 +321,10 @@ t.test('documents: text sources and base64 text become text; file ids stay file 
           role: 'user',
           parts: [
             { type: 'file', source: { kind: 'text', mediaType: 'text/plain', text: 'plain doc' } },
-            { type: 'file', source: { kind: 'base64', mediaType: 'text/markdown', data: Buffer.from('# héllo').toString('base64') } },
+            {
+              type: 'file',
+              source: { kind: 'base64', mediaType: 'text/markdown', data: Buffer.from('# héllo').toString('base64') },
+            },
             { type: 'file', source: { kind: 'file-id', fileId: 'file-abc' } },
           ],
         },
@@ -253,5 +352,8 @@ t.test('assistant refusal travels as refusal; reasoning-only assistant turns van
     { role: 'user', content: 'q' },
     { role: 'assistant', content: '', refusal: 'I cannot help with that.' },
   ]);
-  t.strictSame(warned.map((w) => w.field), ['messages.2.reasoning']);
+  t.strictSame(
+    warned.map((w) => w.field),
+    ['messages.2.reasoning'],
+  );
 });

@@ -30,7 +30,13 @@ t.test('a minimal request echoes every default of the response object', async (t
     max_output_tokens: null,
     model: 'my-model',
     output: [
-      { id: 'msg_0002', type: 'message', status: 'completed', content: [{ type: 'output_text', annotations: [], logprobs: [], text: 'Hello.' }], role: 'assistant' },
+      {
+        id: 'msg_0002',
+        type: 'message',
+        status: 'completed',
+        content: [{ type: 'output_text', annotations: [], logprobs: [], text: 'Hello.' }],
+        role: 'assistant',
+      },
     ],
     parallel_tool_calls: true,
     previous_response_id: null,
@@ -42,7 +48,13 @@ t.test('a minimal request echoes every default of the response object', async (t
     tools: [],
     top_p: 1,
     truncation: 'disabled',
-    usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 },
+    usage: {
+      input_tokens: 10,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 5,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 15,
+    },
     user: null,
     metadata: {},
   });
@@ -97,11 +109,26 @@ t.test('request fields are echoed as sent, tools with their defaults filled in',
   t.same(body.tool_choice, { type: 'function', name: 'f' });
   t.same(body.tools, [
     { type: 'function', description: null, name: 'f', parameters: schema, strict: true },
-    { filters: null, max_num_results: 20, type: 'file_search', vector_store_ids: ['vs_1'], ranking_options: { ranker: 'auto', score_threshold: 0 } },
+    {
+      filters: null,
+      max_num_results: 20,
+      type: 'file_search',
+      vector_store_ids: ['vs_1'],
+      ranking_options: { ranker: 'auto', score_threshold: 0 },
+    },
     { search_context_size: 'medium', type: 'web_search_preview', user_location: null },
     { type: 'computer_use_preview', display_width: 800, display_height: 600, environment: 'linux' },
   ]);
-  const auto = c.decodeRequest({ model: 'm', input: 'x', service_tier: 'auto', tools: [{ type: 'file_search', vector_store_ids: ['v'] }], tool_choice: { type: 'file_search' } }, ctx);
+  const auto = c.decodeRequest(
+    {
+      model: 'm',
+      input: 'x',
+      service_tier: 'auto',
+      tools: [{ type: 'file_search', vector_store_ids: ['v'] }],
+      tool_choice: { type: 'file_search' },
+    },
+    ctx,
+  );
   const b2 = c.encodeResult(result(), auto) as Record<string, unknown>;
   t.equal(b2.service_tier, 'default', "'auto' reports the tier used");
   t.same(b2.tool_choice, { type: 'file_search' });
@@ -113,9 +140,19 @@ t.test('output items in order: reasoning, message with annotations and refusal, 
   const body = c.encodeResult(
     result({
       parts: [
-        { type: 'reasoning', text: 'Thinking.', encrypted: 'ENC', origin: 'openai-responses', signature: 'rs_upstream1' },
+        {
+          type: 'reasoning',
+          text: 'Thinking.',
+          encrypted: 'ENC',
+          origin: 'openai-responses',
+          signature: 'rs_upstream1',
+        },
         { type: 'text', text: 'Part one. ', citations: [{ kind: 'url', url: 'https://a.example', title: 'A' }] },
-        { type: 'text', text: 'Part two.', citations: [{ kind: 'url', url: 'https://b.example', title: 'B', start: 0, end: 4 }] },
+        {
+          type: 'text',
+          text: 'Part two.',
+          citations: [{ kind: 'url', url: 'https://b.example', title: 'B', start: 0, end: 4 }],
+        },
         { type: 'refusal', text: 'Not that.' },
         { type: 'tool-call', id: 'call_1', name: 'get', args: '{"a": 1}' },
       ],
@@ -126,7 +163,12 @@ t.test('output items in order: reasoning, message with annotations and refusal, 
   ) as { output: unknown[]; usage: unknown; status: string };
   t.equal(body.status, 'completed');
   t.same(body.output, [
-    { id: 'rs_upstream1', type: 'reasoning', summary: [{ type: 'summary_text', text: 'Thinking.' }], encrypted_content: 'ENC' },
+    {
+      id: 'rs_upstream1',
+      type: 'reasoning',
+      summary: [{ type: 'summary_text', text: 'Thinking.' }],
+      encrypted_content: 'ENC',
+    },
     {
       id: 'msg_0002',
       type: 'message',
@@ -145,15 +187,36 @@ t.test('output items in order: reasoning, message with annotations and refusal, 
       ],
       role: 'assistant',
     },
-    { id: 'fc_0003', type: 'function_call', status: 'completed', arguments: '{"a": 1}', call_id: 'call_1', name: 'get' },
+    {
+      id: 'fc_0003',
+      type: 'function_call',
+      status: 'completed',
+      arguments: '{"a": 1}',
+      call_id: 'call_1',
+      name: 'get',
+    },
   ]);
-  t.same(body.usage, { input_tokens: 20, input_tokens_details: { cached_tokens: 8 }, output_tokens: 9, output_tokens_details: { reasoning_tokens: 4 }, total_tokens: 29 });
+  t.same(body.usage, {
+    input_tokens: 20,
+    input_tokens_details: { cached_tokens: 8 },
+    output_tokens: 9,
+    output_tokens_details: { reasoning_tokens: 4 },
+    total_tokens: 29,
+  });
 });
 
 t.test('encrypted_content only when include asks for it; other providers get a fresh rs_ id', async (t) => {
   const c = codec();
   const req = c.decodeRequest({ model: 'm', input: 'x' }, ctx);
-  const body = c.encodeResult(result({ parts: [{ type: 'reasoning', text: 'T', encrypted: 'ENC', origin: 'openai-responses', signature: 'rs_up' }, { type: 'reasoning', text: '', signature: 'anthropic-sig', origin: 'anthropic-messages' }] }), req) as { output: unknown[] };
+  const body = c.encodeResult(
+    result({
+      parts: [
+        { type: 'reasoning', text: 'T', encrypted: 'ENC', origin: 'openai-responses', signature: 'rs_up' },
+        { type: 'reasoning', text: '', signature: 'anthropic-sig', origin: 'anthropic-messages' },
+      ],
+    }),
+    req,
+  ) as { output: unknown[] };
   t.same(body.output, [
     { id: 'rs_up', type: 'reasoning', summary: [{ type: 'summary_text', text: 'T' }] },
     { id: 'rs_0002', type: 'reasoning', summary: [] },
@@ -163,10 +226,16 @@ t.test('encrypted_content only when include asks for it; other providers get a f
 t.test('finish length → incomplete/max_output_tokens; content-filter → incomplete/content_filter', async (t) => {
   const c = codec();
   const req = c.decodeRequest({ model: 'm', input: 'x' }, ctx);
-  const len = c.encodeResult(result({ finish: { reason: 'length', raw: 'max_tokens' } }), req) as Record<string, unknown>;
+  const len = c.encodeResult(result({ finish: { reason: 'length', raw: 'max_tokens' } }), req) as Record<
+    string,
+    unknown
+  >;
   t.equal(len.status, 'incomplete');
   t.same(len.incomplete_details, { reason: 'max_output_tokens' });
-  const cf = c.encodeResult(result({ finish: { reason: 'content-filter', raw: 'SAFETY' } }), req) as Record<string, unknown>;
+  const cf = c.encodeResult(result({ finish: { reason: 'content-filter', raw: 'SAFETY' } }), req) as Record<
+    string,
+    unknown
+  >;
   t.equal(cf.status, 'incomplete');
   t.same(cf.incomplete_details, { reason: 'content_filter' });
   const up = c.encodeResult(result({ id: 'resp_fromupstream' }), req) as Record<string, unknown>;

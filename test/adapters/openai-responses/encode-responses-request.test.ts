@@ -36,14 +36,22 @@ function rejects(t: Test, r: ChatRequest, param: string, msg: RegExp): void {
 t.test('the minimal request: model, input, store false, stream', async (t) => {
   const { body, path, warnings } = encode(req());
   t.equal(path, '/responses');
-  t.same(body, { model: 'gpt-up', input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }], store: false, stream: false });
+  t.same(body, {
+    model: 'gpt-up',
+    input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }],
+    store: false,
+    stream: false,
+  });
   t.same(warnings, []);
 });
 
 t.test('system → instructions; every kind of message part → its input item', async (t) => {
   const { body } = encode(
     req({
-      system: [{ type: 'text', text: 'A.' }, { type: 'text', text: 'B.' }],
+      system: [
+        { type: 'text', text: 'A.' },
+        { type: 'text', text: 'B.' },
+      ],
       messages: [
         {
           role: 'user',
@@ -66,7 +74,15 @@ t.test('system → instructions; every kind of message part → its input item',
         {
           role: 'user',
           parts: [
-            { type: 'tool-result', callId: 'call_1', content: [{ type: 'text', text: 'r1' }, { type: 'text', text: 'r2' }], isError: false },
+            {
+              type: 'tool-result',
+              callId: 'call_1',
+              content: [
+                { type: 'text', text: 'r1' },
+                { type: 'text', text: 'r2' },
+              ],
+              isError: false,
+            },
             { type: 'text', text: 'and?' },
           ],
         },
@@ -92,14 +108,32 @@ t.test('system → instructions; every kind of message part → its input item',
     { type: 'function_call_output', call_id: 'call_1', output: 'r1\nr2' },
     { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'and?' }] },
   ]);
-  t.same(body.include, ['reasoning.encrypted_content'], 'replayed encrypted reasoning asks for encrypted reasoning back');
+  t.same(
+    body.include,
+    ['reasoning.encrypted_content'],
+    'replayed encrypted reasoning asks for encrypted reasoning back',
+  );
 });
 
 t.test('reasoning from another provider is dropped with a warning', async (t) => {
   const { body, warnings } = encode(
-    req({ messages: [{ role: 'user', parts: [{ type: 'text', text: 'q' }] }, { role: 'assistant', parts: [{ type: 'reasoning', text: 'hmm', signature: 'sig', origin: 'anthropic-messages' }, { type: 'text', text: 'a' }] }] }),
+    req({
+      messages: [
+        { role: 'user', parts: [{ type: 'text', text: 'q' }] },
+        {
+          role: 'assistant',
+          parts: [
+            { type: 'reasoning', text: 'hmm', signature: 'sig', origin: 'anthropic-messages' },
+            { type: 'text', text: 'a' },
+          ],
+        },
+      ],
+    }),
   );
-  t.same((body.input as Array<{ type: string }>).map((i) => i.type), ['message', 'message']);
+  t.same(
+    (body.input as Array<{ type: string }>).map((i) => i.type),
+    ['message', 'message'],
+  );
   t.equal(warnings.length, 1);
   t.match(warnings[0], /^messages: 1 reasoning part/);
 });
@@ -111,8 +145,18 @@ t.test('tools, tool choice, parallel calls, output format', async (t) => {
       tools: [
         { type: 'function', name: 'f', description: 'd', parameters: schema },
         { type: 'function', name: 'g', parameters: schema, strict: true },
-        { type: 'builtin', kind: 'web-search', name: 'web_search', options: { type: 'web_search_20250305', name: 'web_search', max_uses: 3 } },
-        { type: 'builtin', kind: 'file-search', name: 'file_search', options: { type: 'file_search', vector_store_ids: ['vs'] } },
+        {
+          type: 'builtin',
+          kind: 'web-search',
+          name: 'web_search',
+          options: { type: 'web_search_20250305', name: 'web_search', max_uses: 3 },
+        },
+        {
+          type: 'builtin',
+          kind: 'file-search',
+          name: 'file_search',
+          options: { type: 'file_search', vector_store_ids: ['vs'] },
+        },
       ],
       toolChoice: { type: 'tool', name: 'g' },
       parallelToolCalls: false,
@@ -128,27 +172,90 @@ t.test('tools, tool choice, parallel calls, output format', async (t) => {
   t.same(body.tool_choice, { type: 'function', name: 'g' });
   t.equal(body.parallel_tool_calls, false);
   t.same(body.text, { format: { type: 'json_schema', name: 'my_schema_', schema, strict: true } });
-  t.same(encode(req({ tools: [{ type: 'builtin', kind: 'file-search', name: 'file_search', options: { type: 'file_search', vector_store_ids: ['vs'] } }], toolChoice: { type: 'tool', name: 'file_search' } })).body.tool_choice, { type: 'file_search' });
-  t.same(encode(req({ toolChoice: { type: 'allowed', names: ['a'], mode: 'auto' } })).body.tool_choice, { type: 'allowed_tools', mode: 'auto', tools: [{ type: 'function', name: 'a' }] });
-  rejects(t, req({ tools: [{ type: 'builtin', kind: 'bash', name: 'bash', options: { type: 'bash_20250124' } }] }), 'tools[0]', /openai-responses/);
+  t.same(
+    encode(
+      req({
+        tools: [
+          {
+            type: 'builtin',
+            kind: 'file-search',
+            name: 'file_search',
+            options: { type: 'file_search', vector_store_ids: ['vs'] },
+          },
+        ],
+        toolChoice: { type: 'tool', name: 'file_search' },
+      }),
+    ).body.tool_choice,
+    { type: 'file_search' },
+  );
+  t.same(encode(req({ toolChoice: { type: 'allowed', names: ['a'], mode: 'auto' } })).body.tool_choice, {
+    type: 'allowed_tools',
+    mode: 'auto',
+    tools: [{ type: 'function', name: 'a' }],
+  });
+  rejects(
+    t,
+    req({ tools: [{ type: 'builtin', kind: 'bash', name: 'bash', options: { type: 'bash_20250124' } }] }),
+    'tools[0]',
+    /openai-responses/,
+  );
   rejects(t, req({ tools: [{ type: 'builtin', kind: 'file-search', options: {} }] }), 'tools[0]', /vector_store_ids/);
-  t.same(encode(req({ tools: [{ type: 'builtin', kind: 'code-execution', name: 'code_execution', options: { type: 'code_execution_20250522' } }] })).body.tools, [{ type: 'code_interpreter', container: { type: 'auto' } }]);
-  rejects(t, req({ tools: [{ type: 'builtin', kind: 'computer-use', name: 'computer', options: { type: 'computer_20241022', display_width_px: 1 } }] }), 'tools[0]', /openai-responses/);
+  t.same(
+    encode(
+      req({
+        tools: [
+          {
+            type: 'builtin',
+            kind: 'code-execution',
+            name: 'code_execution',
+            options: { type: 'code_execution_20250522' },
+          },
+        ],
+      }),
+    ).body.tools,
+    [{ type: 'code_interpreter', container: { type: 'auto' } }],
+  );
+  rejects(
+    t,
+    req({
+      tools: [
+        {
+          type: 'builtin',
+          kind: 'computer-use',
+          name: 'computer',
+          options: { type: 'computer_20241022', display_width_px: 1 },
+        },
+      ],
+    }),
+    'tools[0]',
+    /openai-responses/,
+  );
 });
 
 t.test('json mode gets the word JSON into the instructions when the input lacks it', async (t) => {
   t.equal(encode(req({ output: { type: 'json' } })).body.instructions, 'Respond with a JSON object.');
-  t.equal(encode(req({ output: { type: 'json' }, system: [{ type: 'text', text: 'Answer in json.' }] })).body.instructions, 'Answer in json.');
+  t.equal(
+    encode(req({ output: { type: 'json' }, system: [{ type: 'text', text: 'Answer in json.' }] })).body.instructions,
+    'Answer in json.',
+  );
   t.same(encode(req({ output: { type: 'json' } })).body.text, { format: { type: 'json_object' } });
 });
 
 t.test('sampling: temperature/top_p carried, tuning knobs warned, stop rejected', async (t) => {
-  const { body, warnings } = encode(req({ maxTokens: 100, sampling: { temperature: 0.3, topP: 0.8, topK: 5, seed: 1, presencePenalty: 0.1, frequencyPenalty: 0.2 } }));
+  const { body, warnings } = encode(
+    req({
+      maxTokens: 100,
+      sampling: { temperature: 0.3, topP: 0.8, topK: 5, seed: 1, presencePenalty: 0.1, frequencyPenalty: 0.2 },
+    }),
+  );
   t.equal(body.max_output_tokens, 100);
   t.equal(body.temperature, 0.3);
   t.equal(body.top_p, 0.8);
   for (const k of ['top_k', 'seed', 'presence_penalty', 'frequency_penalty']) t.notOk(k in body, `${k} not sent`);
-  t.same(warnings.map((w) => w.split(':')[0]), ['top_k', 'seed', 'presence_penalty', 'frequency_penalty']);
+  t.same(
+    warnings.map((w) => w.split(':')[0]),
+    ['top_k', 'seed', 'presence_penalty', 'frequency_penalty'],
+  );
   rejects(t, req({ sampling: { stop: ['END'] } }), 'stop', /openai-responses/);
   rejects(t, req({ sampling: { candidateCount: 2 } }), 'candidateCount', /single candidate/);
 });
@@ -200,10 +307,22 @@ t.test('a Responses client request round-trips through the upstream encoder', as
 });
 
 t.test('unresolved stored state and unknown extensions are never sent silently', async (t) => {
-  rejects(t, req({ extensions: { 'openai-responses': { previous_response_id: 'resp_1' } } }), 'previous_response_id', /could not be resolved/);
+  rejects(
+    t,
+    req({ extensions: { 'openai-responses': { previous_response_id: 'resp_1' } } }),
+    'previous_response_id',
+    /could not be resolved/,
+  );
   rejects(t, req({ extensions: { 'openai-responses': { item_references: ['msg_1'] } } }), 'input', /item_reference/);
   rejects(t, req({ extensions: { 'openai-responses': { background: true } } }), 'background', /not supported/);
-  const { warnings } = encode(req({ extensions: { 'anthropic-messages': { 'anthropic-beta': 'x', container: 'c' }, 'openai-responses': { store: true, future_knob: 1 } } }));
+  const { warnings } = encode(
+    req({
+      extensions: {
+        'anthropic-messages': { 'anthropic-beta': 'x', container: 'c' },
+        'openai-responses': { store: true, future_knob: 1 },
+      },
+    }),
+  );
   t.same(warnings, [
     'anthropic-beta: an option only anthropic-messages has: the openai-responses upstream has no field for it; dropped',
     'container: an option only anthropic-messages has: the openai-responses upstream has no field for it; dropped',
@@ -214,7 +333,10 @@ t.test('unresolved stored state and unknown extensions are never sent silently',
 t.test('same-format relay: /responses with only the model renamed', async (t) => {
   const { responsesRelay } = await import('../../../adapters/openai-responses/responses-relay.ts');
   const body = { model: 'client', input: 'x', store: false, unknown_future_field: 1 };
-  t.same(responsesRelay(body, 'gpt-up', false), { path: '/responses', body: { model: 'gpt-up', input: 'x', store: false, unknown_future_field: 1 } });
+  t.same(responsesRelay(body, 'gpt-up', false), {
+    path: '/responses',
+    body: { model: 'gpt-up', input: 'x', store: false, unknown_future_field: 1 },
+  });
   t.equal(body.model, 'client', 'the client body is not mutated');
 });
 
@@ -225,10 +347,18 @@ t.test('a failed tool result is marked for the model; cache hints are reported, 
       messages: [
         { role: 'user', parts: [{ type: 'text', text: 'go' }] },
         { role: 'assistant', parts: [{ type: 'tool-call', id: 'call_1', name: 'f', args: '{}' }] },
-        { role: 'user', parts: [{ type: 'tool-result', callId: 'call_1', content: [{ type: 'text', text: 'disk full' }], isError: true }] },
+        {
+          role: 'user',
+          parts: [
+            { type: 'tool-result', callId: 'call_1', content: [{ type: 'text', text: 'disk full' }], isError: true },
+          ],
+        },
       ],
     }),
   );
-  t.match((body.input as Array<Record<string, unknown>>).find((i) => i.type === 'function_call_output'), { call_id: 'call_1', output: 'Error: disk full' });
+  t.match(
+    (body.input as Array<Record<string, unknown>>).find((i) => i.type === 'function_call_output'),
+    { call_id: 'call_1', output: 'Error: disk full' },
+  );
   t.match(warnings, [/^cache_control: /]);
 });

@@ -48,19 +48,57 @@ t.test('text: the full sequence with sequence numbers from 0', async (t) => {
       'response.completed',
     ],
   );
-  t.same(evs.map((e) => e.sequence_number), evs.map((_, i) => i));
+  t.same(
+    evs.map((e) => e.sequence_number),
+    evs.map((_, i) => i),
+  );
   const created = evs[0].response as Record<string, unknown>;
   t.equal(created.status, 'in_progress');
   t.same(created.output, []);
   t.equal(created.usage, null);
   t.equal(created.id, 'resp_0001');
-  t.same(evs[2], { type: 'response.output_item.added', output_index: 0, item: { id: 'msg_0002', type: 'message', status: 'in_progress', content: [], role: 'assistant' }, sequence_number: 2 });
-  t.same(evs[4], { type: 'response.output_text.delta', item_id: 'msg_0002', output_index: 0, content_index: 0, delta: 'Hel', logprobs: [], sequence_number: 4 });
-  t.same(evs[6], { type: 'response.output_text.done', item_id: 'msg_0002', output_index: 0, content_index: 0, text: 'Hello', logprobs: [], sequence_number: 6 });
+  t.same(evs[2], {
+    type: 'response.output_item.added',
+    output_index: 0,
+    item: { id: 'msg_0002', type: 'message', status: 'in_progress', content: [], role: 'assistant' },
+    sequence_number: 2,
+  });
+  t.same(evs[4], {
+    type: 'response.output_text.delta',
+    item_id: 'msg_0002',
+    output_index: 0,
+    content_index: 0,
+    delta: 'Hel',
+    logprobs: [],
+    sequence_number: 4,
+  });
+  t.same(evs[6], {
+    type: 'response.output_text.done',
+    item_id: 'msg_0002',
+    output_index: 0,
+    content_index: 0,
+    text: 'Hello',
+    logprobs: [],
+    sequence_number: 6,
+  });
   const done = evs[9].response as Record<string, unknown>;
   t.equal(done.status, 'completed');
-  t.same(done.output, [{ id: 'msg_0002', type: 'message', status: 'completed', content: [{ type: 'output_text', annotations: [], logprobs: [], text: 'Hello' }], role: 'assistant' }]);
-  t.same(done.usage, { input_tokens: 3, input_tokens_details: { cached_tokens: 0 }, output_tokens: 4, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 7 });
+  t.same(done.output, [
+    {
+      id: 'msg_0002',
+      type: 'message',
+      status: 'completed',
+      content: [{ type: 'output_text', annotations: [], logprobs: [], text: 'Hello' }],
+      role: 'assistant',
+    },
+  ]);
+  t.same(done.usage, {
+    input_tokens: 3,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 4,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 7,
+  });
   t.equal(done.id, created.id);
 });
 
@@ -103,14 +141,43 @@ t.test('reasoning then a function call: summary events and argument deltas', asy
   );
   t.equal((evs[0].response as { id: string }).id, 'resp_up', 'an upstream Responses id is kept');
   t.same(evs[2].item, { id: 'rs_upstream', type: 'reasoning', summary: [] }, 'the OpenAI item id names the item');
-  t.same(evs[3], { type: 'response.reasoning_summary_part.added', item_id: 'rs_upstream', output_index: 0, summary_index: 0, part: { type: 'summary_text', text: '' }, sequence_number: 3 });
+  t.same(evs[3], {
+    type: 'response.reasoning_summary_part.added',
+    item_id: 'rs_upstream',
+    output_index: 0,
+    summary_index: 0,
+    part: { type: 'summary_text', text: '' },
+    sequence_number: 3,
+  });
   t.equal(evs[6].text, 'Let me see.');
-  t.same(evs[8].item, { id: 'rs_upstream', type: 'reasoning', summary: [{ type: 'summary_text', text: 'Let me see.' }], encrypted_content: 'ENC' });
-  t.same(evs[9].item, { id: 'fc_0001', type: 'function_call', status: 'in_progress', arguments: '', call_id: 'call_9', name: 'get' });
-  t.same(evs[12], { type: 'response.function_call_arguments.done', item_id: 'fc_0001', name: 'get', output_index: 1, arguments: '{"a":1}', sequence_number: 12 });
+  t.same(evs[8].item, {
+    id: 'rs_upstream',
+    type: 'reasoning',
+    summary: [{ type: 'summary_text', text: 'Let me see.' }],
+    encrypted_content: 'ENC',
+  });
+  t.same(evs[9].item, {
+    id: 'fc_0001',
+    type: 'function_call',
+    status: 'in_progress',
+    arguments: '',
+    call_id: 'call_9',
+    name: 'get',
+  });
+  t.same(evs[12], {
+    type: 'response.function_call_arguments.done',
+    item_id: 'fc_0001',
+    name: 'get',
+    output_index: 1,
+    arguments: '{"a":1}',
+    sequence_number: 12,
+  });
   t.equal((evs[13].item as { status: string }).status, 'completed');
   const final = evs[14].response as { output: Array<{ type: string }> };
-  t.same(final.output.map((o) => o.type), ['reasoning', 'function_call']);
+  t.same(
+    final.output.map((o) => o.type),
+    ['reasoning', 'function_call'],
+  );
 });
 
 t.test('text parts around a tool call: one message item per run of text', async (t) => {
@@ -131,14 +198,20 @@ t.test('text parts around a tool call: one message item per run of text', async 
   t.equal(evs[0].type, 'response.created', 'created is sent even without a start event');
   const final = evs[evs.length - 1].response as { output: Array<Record<string, unknown>> };
   t.same(
-    final.output.map((o) => [o.type, o.type === 'message' ? (o.content as Array<{ text: string }>)[0].text : o.arguments]),
+    final.output.map((o) => [
+      o.type,
+      o.type === 'message' ? (o.content as Array<{ text: string }>)[0].text : o.arguments,
+    ]),
     [
       ['message', 'AB'],
       ['function_call', ''],
       ['message', 'C'],
     ],
   );
-  t.same(evs.filter((e) => e.type === 'response.output_item.added').map((e) => e.output_index), [0, 1, 2]);
+  t.same(
+    evs.filter((e) => e.type === 'response.output_item.added').map((e) => e.output_index),
+    [0, 1, 2],
+  );
 });
 
 t.test('length → response.incomplete; refusal deltas → refusal content', async (t) => {
@@ -176,11 +249,20 @@ t.test('an IR error: an error event then response.failed, nothing after', async 
   t.same(enc.push({ type: 'finish', finish: { reason: 'stop', raw: 'stop' }, usage }), [], 'the stream is over');
   const evs = frames.map((f) => JSON.parse(f.data) as Ev);
   const err = evs[evs.length - 2];
-  t.same(err, { type: 'error', code: 'rate_limit_exceeded', message: 'slow down', param: null, sequence_number: evs.length - 2 });
+  t.same(err, {
+    type: 'error',
+    code: 'rate_limit_exceeded',
+    message: 'slow down',
+    param: null,
+    sequence_number: evs.length - 2,
+  });
   const failed = evs[evs.length - 1];
   t.equal(failed.type, 'response.failed');
   const r = failed.response as Record<string, unknown>;
   t.equal(r.status, 'failed');
   t.same(r.error, { code: 'rate_limit_exceeded', message: 'slow down' });
-  t.same((r.output as Array<{ status: string }>).map((o) => o.status), ['incomplete']);
+  t.same(
+    (r.output as Array<{ status: string }>).map((o) => o.status),
+    ['incomplete'],
+  );
 });

@@ -12,7 +12,13 @@ import { responsesClientCodec as codec } from '../../../adapters/openai-response
 
 const usage = { inputTokens: 11, outputTokens: 7, reasoningTokens: 3, cacheReadTokens: 2 };
 const results: Record<string, ChatResult> = {
-  text: { id: 'up-1', model: 'up', parts: [{ type: 'text', text: 'Hello from polygate.' }], finish: { reason: 'stop', raw: 'stop' }, usage },
+  text: {
+    id: 'up-1',
+    model: 'up',
+    parts: [{ type: 'text', text: 'Hello from polygate.' }],
+    finish: { reason: 'stop', raw: 'stop' },
+    usage,
+  },
   everything: {
     id: 'up-2',
     model: 'up',
@@ -71,7 +77,11 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   try {
-    const request = codec.decodeRequest(JSON.parse(Buffer.concat(chunks).toString('utf8')), { headers: req.headers, params: {}, query: {} });
+    const request = codec.decodeRequest(JSON.parse(Buffer.concat(chunks).toString('utf8')), {
+      headers: req.headers,
+      params: {},
+      query: {},
+    });
     if (!request.stream) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(codec.encodeResult(results[request.model], request)));
@@ -79,7 +89,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     }
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
     const enc = codec.createStreamEncoder(request);
-    for (const e of streams[request.model]) for (const f of enc.push(e)) res.write(`event: ${f.event}\ndata: ${f.data}\n\n`);
+    for (const e of streams[request.model])
+      for (const f of enc.push(e)) res.write(`event: ${f.event}\ndata: ${f.data}\n\n`);
     res.end();
   } catch (e) {
     const out = codec.encodeError(e instanceof GatewayError ? e : new GatewayError('internal', String(e)));
@@ -90,7 +101,11 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
 
 const server = createServer((req, res) => void handle(req, res));
 await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-const client = new OpenAI({ apiKey: 'sk-x', baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, maxRetries: 0 });
+const client = new OpenAI({
+  apiKey: 'sk-x',
+  baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+  maxRetries: 0,
+});
 t.teardown(() => new Promise<void>((ok) => server.close(() => ok())));
 
 t.test('responses.create parses the response object; output_text is computed by the SDK', async (t) => {
@@ -100,7 +115,13 @@ t.test('responses.create parses the response object; output_text is computed by 
   t.equal(r.model, 'text');
   t.equal(r.output_text, 'Hello from polygate.');
   t.equal(r.temperature, 0.4);
-  t.same(r.usage, { input_tokens: 11, input_tokens_details: { cached_tokens: 2 }, output_tokens: 7, output_tokens_details: { reasoning_tokens: 3 }, total_tokens: 18 });
+  t.same(r.usage, {
+    input_tokens: 11,
+    input_tokens_details: { cached_tokens: 2 },
+    output_tokens: 7,
+    output_tokens_details: { reasoning_tokens: 3 },
+    total_tokens: 18,
+  });
 });
 
 t.test('responses.create with reasoning, annotations and a function call', async (t) => {
@@ -110,15 +131,28 @@ t.test('responses.create with reasoning, annotations and a function call', async
     include: ['reasoning.encrypted_content'],
     tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} }, strict: null }],
   });
-  t.same(r.output.map((o) => o.type), ['reasoning', 'message', 'function_call']);
+  t.same(
+    r.output.map((o) => o.type),
+    ['reasoning', 'message', 'function_call'],
+  );
   const [rs, msg, fc] = r.output;
   if (rs.type === 'reasoning') t.same([rs.id, rs.encrypted_content, rs.summary[0]?.text], ['rs_abc', 'ENC', 'Plan.']);
   if (msg.type === 'message' && msg.content[0].type === 'output_text') {
     t.equal(msg.content[0].text, 'See more.');
-    t.same(msg.content[0].annotations, [{ type: 'url_citation', start_index: 0, end_index: 4, title: 'Ex', url: 'https://example.com' }]);
+    t.same(msg.content[0].annotations, [
+      { type: 'url_citation', start_index: 0, end_index: 4, title: 'Ex', url: 'https://example.com' },
+    ]);
   }
   if (fc.type === 'function_call') t.same([fc.call_id, fc.name, fc.arguments], ['call_1', 'lookup', '{"q":"x"}']);
-  t.same(r.tools, [{ type: 'function', description: null, name: 'lookup', parameters: { type: 'object', properties: {} }, strict: true }]);
+  t.same(r.tools, [
+    {
+      type: 'function',
+      description: null,
+      name: 'lookup',
+      parameters: { type: 'object', properties: {} },
+      strict: true,
+    },
+  ]);
 });
 
 t.test('responses.stream().finalResponse() over a text stream', async (t) => {
@@ -138,7 +172,11 @@ t.test('responses.stream().finalResponse() over a text stream', async (t) => {
 });
 
 t.test('responses.stream() with reasoning, text and two function calls', async (t) => {
-  const stream = client.responses.stream({ model: 'everything', input: 'go', reasoning: { effort: 'low', summary: 'auto' } });
+  const stream = client.responses.stream({
+    model: 'everything',
+    input: 'go',
+    reasoning: { effort: 'low', summary: 'auto' },
+  });
   const summary: string[] = [];
   const args: string[] = [];
   for await (const ev of stream) {
@@ -148,7 +186,10 @@ t.test('responses.stream() with reasoning, text and two function calls', async (
   const final = await stream.finalResponse();
   t.equal(summary.join(''), 'Think first.');
   t.same(args, ['{"q":"x"}', '{}']);
-  t.same(final.output.map((o) => o.type), ['reasoning', 'message', 'function_call', 'function_call']);
+  t.same(
+    final.output.map((o) => o.type),
+    ['reasoning', 'message', 'function_call', 'function_call'],
+  );
   t.equal(final.output_text, 'Calling.');
   t.same(final.reasoning, { effort: 'low', summary: 'auto' });
 });
@@ -161,7 +202,10 @@ t.test('response.incomplete: finalResponse resolves with the incomplete response
 });
 
 t.test('an error mid-stream reaches the SDK as an APIError', async (t) => {
-  const err = await client.responses.stream({ model: 'broken', input: 'x' }).finalResponse().catch((e: unknown) => e);
+  const err = await client.responses
+    .stream({ model: 'broken', input: 'x' })
+    .finalResponse()
+    .catch((e: unknown) => e);
   t.ok(err instanceof OpenAI.APIError, 'APIError');
   if (err instanceof OpenAI.APIError) t.match(err.message, /the upstream went away/);
 });

@@ -25,7 +25,11 @@ const request = (over: Partial<ChatRequest> = {}): ChatRequest => ({
 
 async function send(req: ChatRequest): Promise<Response> {
   const enc = codec.encodeRequest(req, 'gpt-up', () => {});
-  return fetch(emu.url + enc.path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer k', ...enc.headers }, body: JSON.stringify(enc.body) });
+  return fetch(emu.url + enc.path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer k', ...enc.headers },
+    body: JSON.stringify(enc.body),
+  });
 }
 
 /** The IR events of a streamed call; a socket failure (which the pipeline turns into an error event) ends the list with 'thrown'. */
@@ -33,7 +37,8 @@ async function streamOf(req: ChatRequest): Promise<Array<StreamEvent | { type: '
   const res = await send({ ...req, stream: true });
   const out: Array<StreamEvent | { type: 'thrown' }> = [];
   try {
-    for await (const e of readSse(res.body as unknown as AsyncIterable<Uint8Array>, codec.createStreamDecoder())) out.push(e);
+    for await (const e of readSse(res.body as unknown as AsyncIterable<Uint8Array>, codec.createStreamDecoder()))
+      out.push(e);
   } catch {
     out.push({ type: 'thrown' });
   }
@@ -47,14 +52,44 @@ t.test('non-streaming echo: the request arrives as encoded, the result decodes',
   t.same(result.finish, { reason: 'stop', raw: 'completed' });
   t.ok(result.usage.inputTokens > 0 && result.usage.outputTokens > 0);
   t.match(result.id, /^resp_/);
-  t.same(emu.requests[0].body, { model: 'gpt-up', input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'ping' }] }], instructions: 'Be brief.', store: false, stream: false });
+  t.same(emu.requests[0].body, {
+    model: 'gpt-up',
+    input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'ping' }] }],
+    instructions: 'Be brief.',
+    store: false,
+    stream: false,
+  });
 });
 
 t.test('streamed tool call: arguments in the scripted pieces, exact when joined', async (t) => {
   const args = '{"city":"Zürich","days":[1,2]}';
-  emu.script({ kind: 'tool', name: 'forecast', args, id: 'call_z', argChunks: ['{"ci', 'ty":"Zü', 'rich","days":[1,', '2]}'], text: 'Checking.' });
-  const evs = await streamOf(request({ tools: [{ type: 'function', name: 'forecast', parameters: { type: 'object' } }] }));
-  t.same(evs.map((e) => e.type), ['start', 'text-start', 'text-delta', 'text-end', 'tool-input-start', 'tool-input-delta', 'tool-input-delta', 'tool-input-delta', 'tool-input-delta', 'tool-input-end', 'finish']);
+  emu.script({
+    kind: 'tool',
+    name: 'forecast',
+    args,
+    id: 'call_z',
+    argChunks: ['{"ci', 'ty":"Zü', 'rich","days":[1,', '2]}'],
+    text: 'Checking.',
+  });
+  const evs = await streamOf(
+    request({ tools: [{ type: 'function', name: 'forecast', parameters: { type: 'object' } }] }),
+  );
+  t.same(
+    evs.map((e) => e.type),
+    [
+      'start',
+      'text-start',
+      'text-delta',
+      'text-end',
+      'tool-input-start',
+      'tool-input-delta',
+      'tool-input-delta',
+      'tool-input-delta',
+      'tool-input-delta',
+      'tool-input-end',
+      'finish',
+    ],
+  );
   t.same(evs[4], { type: 'tool-input-start', index: 1, id: 'call_z', name: 'forecast' });
   t.equal(evs.flatMap((e) => (e.type === 'tool-input-delta' ? [e.json] : [])).join(''), args);
   const fin = evs[evs.length - 1];
@@ -70,17 +105,40 @@ t.test('reasoning: summary streamed, encrypted content and item id kept for repl
   const sig = evs.find((e) => e.type === 'reasoning-signature');
   t.ok(sig && sig.type === 'reasoning-signature' && /^rs_/.test(sig.signature), 'the item id travels as the signature');
   t.equal(evs.flatMap((e) => (e.type === 'reasoning-delta' ? [e.text] : [])).join(''), 'Because.');
-  t.same(evs.find((e) => e.type === 'reasoning-end'), { type: 'reasoning-end', index: 0, encrypted: 'ENC-1' });
+  t.same(
+    evs.find((e) => e.type === 'reasoning-end'),
+    { type: 'reasoning-end', index: 0, encrypted: 'ENC-1' },
+  );
 
   emu.script({ kind: 'thinking', thinking: 'Again.', signature: 'ENC-2', text: 'Ok.' });
-  const result = codec.decodeResult(await (await send(request({ reasoning: { enabled: true, includeThoughts: true } }))).json());
+  const result = codec.decodeResult(
+    await (await send(request({ reasoning: { enabled: true, includeThoughts: true } }))).json(),
+  );
   const rs = result.parts[0];
-  t.ok(rs.type === 'reasoning' && rs.encrypted === 'ENC-2' && rs.origin === 'openai-responses' && /^rs_/.test(rs.signature ?? ''));
+  t.ok(
+    rs.type === 'reasoning' &&
+      rs.encrypted === 'ENC-2' &&
+      rs.origin === 'openai-responses' &&
+      /^rs_/.test(rs.signature ?? ''),
+  );
   // The next turn replays it: same id, same encrypted content.
   emu.script({ kind: 'text', text: 'fine' });
-  await send(request({ messages: [{ role: 'user', parts: [{ type: 'text', text: 'q' }] }, { role: 'assistant', parts: result.parts }, { role: 'user', parts: [{ type: 'text', text: 'more' }] }] }));
+  await send(
+    request({
+      messages: [
+        { role: 'user', parts: [{ type: 'text', text: 'q' }] },
+        { role: 'assistant', parts: result.parts },
+        { role: 'user', parts: [{ type: 'text', text: 'more' }] },
+      ],
+    }),
+  );
   const replay = (emu.requests[2].body as { input: Array<Record<string, unknown>> }).input[1];
-  t.same(replay, { type: 'reasoning', id: rs.type === 'reasoning' ? rs.signature : '', summary: [{ type: 'summary_text', text: 'Again.' }], encrypted_content: 'ENC-2' });
+  t.same(replay, {
+    type: 'reasoning',
+    id: rs.type === 'reasoning' ? rs.signature : '',
+    summary: [{ type: 'summary_text', text: 'Again.' }],
+    encrypted_content: 'ENC-2',
+  });
 });
 
 t.test('errors: status and retry-after through decodeError', async (t) => {
@@ -96,6 +154,9 @@ t.test('a cut stream ends in an IR error', async (t) => {
   const types = (await streamOf(request())).map((e) => e.type);
   t.equal(types[0], 'start');
   t.ok(types.includes('text-delta'), 'the first delta arrived');
-  t.ok(types[types.length - 1] === 'error' || types[types.length - 1] === 'thrown', 'then an error, never a clean finish');
+  t.ok(
+    types[types.length - 1] === 'error' || types[types.length - 1] === 'thrown',
+    'then an error, never a clean finish',
+  );
   t.notOk(types.includes('finish'));
 });

@@ -63,10 +63,24 @@ for (const [name, codec] of codecs) {
         return undefined;
       })();
       t.type(err, GatewayError, `${key} is refused`);
-      t.match(err, { status: 400, param: key, message: new RegExp(name) }, `${key}: a 400 naming the field and the provider`);
+      t.match(
+        err,
+        { status: 400, param: key, message: new RegExp(name) },
+        `${key}: a 400 naming the field and the provider`,
+      );
     }
-    if (name !== 'gemini') t.same(warnings(codec, { gemini: { responseModalities: ['TEXT'] } }), ['responseModalities'], 'text-only modalities are a knob: dropped with a warning');
+    if (name !== 'gemini')
+      t.same(
+        warnings(codec, { gemini: { responseModalities: ['TEXT'] } }),
+        ['responseModalities'],
+        'text-only modalities are a knob: dropped with a warning',
+      );
     // Open world: an offered Gemini tool the upstream lacks is dropped with a warning, not refused.
-    if (name !== 'gemini') t.same(warnings(codec, { gemini: { 'tools.urlContext': {} } }), ['tools.urlContext'], 'an unknown offered tool: dropped with a warning');
+    if (name !== 'gemini')
+      t.same(
+        warnings(codec, { gemini: { 'tools.urlContext': {} } }),
+        ['tools.urlContext'],
+        'an unknown offered tool: dropped with a warning',
+      );
   });
 }

@@ -10,7 +10,16 @@ import type { ChatUpstreamCodec } from '../../../adapters/shared/chat-adapter.ts
 import type { ChatRequest, ReasoningConfig } from '../../../src/ir/chat-request.ts';
 
 type Json = Record<string, any>;
-const ir = (patch: Partial<ChatRequest>): ChatRequest => ({ model: 'm', system: [], messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }], tools: [], sampling: {}, stream: false, extensions: {}, ...patch });
+const ir = (patch: Partial<ChatRequest>): ChatRequest => ({
+  model: 'm',
+  system: [],
+  messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
+  tools: [],
+  sampling: {},
+  stream: false,
+  extensions: {},
+  ...patch,
+});
 const encode = (codec: ChatUpstreamCodec, req: ChatRequest): { body: Json; warnings: string[] } => {
   const warnings: string[] = [];
   const out = codec.encodeRequest(req, 'up', (f, m) => warnings.push(`${f}: ${m}`));
@@ -22,11 +31,20 @@ const conversation: ChatRequest['messages'] = [
   { role: 'user', parts: [{ type: 'text', text: 'list files' }] },
   { role: 'assistant', parts: [{ type: 'tool-call', id: 'c1', name: 'ls', args: '{}' }] },
   { role: 'system', parts: [{ type: 'text', text: 'be brief' }] },
-  { role: 'user', parts: [{ type: 'tool-result', callId: 'c1', content: [{ type: 'text', text: 'a b' }], isError: false }, { type: 'text', text: 'and now?' }] },
+  {
+    role: 'user',
+    parts: [
+      { type: 'tool-result', callId: 'c1', content: [{ type: 'text', text: 'a b' }], isError: false },
+      { type: 'text', text: 'and now?' },
+    ],
+  },
 ];
 
 t.test('chat: a system message in place, after the tool messages that must follow the calls', async (t) => {
-  const { body, warnings } = encode(openaiChatUpstreamCodec, ir({ system: [{ type: 'text', text: 'sys' }], messages: conversation }));
+  const { body, warnings } = encode(
+    openaiChatUpstreamCodec,
+    ir({ system: [{ type: 'text', text: 'sys' }], messages: conversation }),
+  );
   t.same(
     body.messages.map((m: Json) => [m.role, m.content ?? null]),
     [
@@ -53,13 +71,18 @@ t.test('responses: a developer message item in place', async (t) => {
 
 t.test('gemini: folded into a user turn as marked text, with one warning', async (t) => {
   const { body, warnings } = encode(geminiUpstreamCodec, ir({ messages: conversation }));
-  t.same(body.contents[2], { role: 'user', parts: [{ text: '<system-instruction>\nbe brief\n</system-instruction>' }] });
+  t.same(body.contents[2], {
+    role: 'user',
+    parts: [{ text: '<system-instruction>\nbe brief\n</system-instruction>' }],
+  });
   t.equal(warnings.length, 1);
   t.match(warnings[0], /^messages\.2: gemini has no mid-conversation system message/);
 });
 
 t.test('adaptive thinking with an effort reaches every upstream at its nearest level', async (t) => {
-  const reasoning = (effort: ReasoningConfig['effort']): Partial<ChatRequest> => ({ reasoning: { enabled: true, adaptive: true, effort, includeThoughts: true } });
+  const reasoning = (effort: ReasoningConfig['effort']): Partial<ChatRequest> => ({
+    reasoning: { enabled: true, adaptive: true, effort, includeThoughts: true },
+  });
   const cases: Array<[ReasoningConfig['effort'], string, string, number, string]> = [
     // effort, chat reasoning_effort, responses reasoning.effort, gemini thinkingBudget, anthropic output_config.effort
     ['max', 'xhigh', 'xhigh', 24576, 'max'],
@@ -71,10 +94,23 @@ t.test('adaptive thinking with an effort reaches every upstream at its nearest l
   ];
   for (const [effort, chat, responses, gemini, anthropic] of cases) {
     t.equal(encode(openaiChatUpstreamCodec, ir(reasoning(effort))).body.reasoning_effort, chat, `chat ${effort}`);
-    t.equal(encode(responsesUpstreamCodec, ir(reasoning(effort))).body.reasoning.effort, responses, `responses ${effort}`);
-    t.equal(encode(geminiUpstreamCodec, ir(reasoning(effort))).body.generationConfig.thinkingConfig.thinkingBudget, gemini, `gemini ${effort}`);
-    t.equal(encode(anthropicUpstreamCodec, ir(reasoning(effort))).body.output_config.effort, anthropic, `anthropic ${effort}`);
+    t.equal(
+      encode(responsesUpstreamCodec, ir(reasoning(effort))).body.reasoning.effort,
+      responses,
+      `responses ${effort}`,
+    );
+    t.equal(
+      encode(geminiUpstreamCodec, ir(reasoning(effort))).body.generationConfig.thinkingConfig.thinkingBudget,
+      gemini,
+      `gemini ${effort}`,
+    );
+    t.equal(
+      encode(anthropicUpstreamCodec, ir(reasoning(effort))).body.output_config.effort,
+      anthropic,
+      `anthropic ${effort}`,
+    );
   }
-  const dynamic = encode(geminiUpstreamCodec, ir({ reasoning: { enabled: true, adaptive: true } })).body.generationConfig.thinkingConfig;
+  const dynamic = encode(geminiUpstreamCodec, ir({ reasoning: { enabled: true, adaptive: true } })).body
+    .generationConfig.thinkingConfig;
   t.equal(dynamic.thinkingBudget, -1, "adaptive without an effort is Gemini's dynamic budget");
 });

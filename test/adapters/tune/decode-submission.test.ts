@@ -1,5 +1,10 @@
 import t from 'tap';
-import { decodeConcat, decodeFetchQuery, decodeLyricsSubmission, decodeMusicSubmission } from '../../../adapters/tune/index.ts';
+import {
+  decodeConcat,
+  decodeFetchQuery,
+  decodeLyricsSubmission,
+  decodeMusicSubmission,
+} from '../../../adapters/tune/index.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 
 function caught(fn: () => unknown): GatewayError {
@@ -13,17 +18,30 @@ function caught(fn: () => unknown): GatewayError {
 }
 
 t.test('custom mode decodes lyrics, title, tags, model and instrumental flag', async (t) => {
-  t.same(decodeMusicSubmission({ prompt: 'la', title: 'T', tags: 'pop', mv: 'tune-v3-5', make_instrumental: false, notify_hook: 'https://hooks.example/x' }), {
-    kind: 'music',
-    mode: { type: 'custom', lyrics: 'la', title: 'T', tags: 'pop' },
-    model: 'tune-v3-5',
-    instrumental: false,
-    notifyHook: 'https://hooks.example/x',
-  });
+  t.same(
+    decodeMusicSubmission({
+      prompt: 'la',
+      title: 'T',
+      tags: 'pop',
+      mv: 'tune-v3-5',
+      make_instrumental: false,
+      notify_hook: 'https://hooks.example/x',
+    }),
+    {
+      kind: 'music',
+      mode: { type: 'custom', lyrics: 'la', title: 'T', tags: 'pop' },
+      model: 'tune-v3-5',
+      instrumental: false,
+      notifyHook: 'https://hooks.example/x',
+    },
+  );
 });
 
 t.test('inspiration mode needs only gpt_description_prompt; empty custom fields count as absent', async (t) => {
-  t.same(decodeMusicSubmission({ gpt_description_prompt: 'rain', prompt: '', title: null, tags: '' }).mode, { type: 'inspiration', description: 'rain' });
+  t.same(decodeMusicSubmission({ gpt_description_prompt: 'rain', prompt: '', title: null, tags: '' }).mode, {
+    type: 'inspiration',
+    description: 'rain',
+  });
 });
 
 t.test('continuation mode is chosen by any continuation field and needs all three', async (t) => {
@@ -42,7 +60,12 @@ t.test('continuation mode is chosen by any continuation field and needs all thre
 });
 
 t.test('an instrumental in custom mode may leave out the lyrics', async (t) => {
-  t.same(decodeMusicSubmission({ title: 'T', tags: 'ambient', make_instrumental: true }).mode, { type: 'custom', lyrics: '', title: 'T', tags: 'ambient' });
+  t.same(decodeMusicSubmission({ title: 'T', tags: 'ambient', make_instrumental: true }).mode, {
+    type: 'custom',
+    lyrics: '',
+    title: 'T',
+    tags: 'ambient',
+  });
   t.equal(caught(() => decodeMusicSubmission({ title: 'T', tags: 'ambient' })).param, 'prompt');
 });
 

@@ -1,5 +1,11 @@
 import t from 'tap';
-import { decodeSubmitData, decodeUpstreamEnvelope, decodeUpstreamTask, decodeUpstreamTasks, mapUpstreamStatus } from '../../../adapters/tune/index.ts';
+import {
+  decodeSubmitData,
+  decodeUpstreamEnvelope,
+  decodeUpstreamTask,
+  decodeUpstreamTasks,
+  mapUpstreamStatus,
+} from '../../../adapters/tune/index.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 
 t.test('upstream status words map onto IN_PROGRESS, SUCCESS and FAIL', async (t) => {
@@ -28,7 +34,15 @@ t.test('a task object decodes with seconds, numeric progress and songs', async (
     start_time: '1700000001',
     finish_time: 1_700_000_009,
     progress: '45%',
-    data: [{ id: 'c1', title: 'T', status: 'streaming', metadata: { tags: 'pop', duration: '12.5', error_type: null }, audio_url: 'https://a/c1.mp3' }],
+    data: [
+      {
+        id: 'c1',
+        title: 'T',
+        status: 'streaming',
+        metadata: { tags: 'pop', duration: '12.5', error_type: null },
+        audio_url: 'https://a/c1.mp3',
+      },
+    ],
   });
   t.ok(v);
   t.equal(v!.submitTime, 1_700_000_000, 'milliseconds scaled to seconds');
@@ -36,7 +50,17 @@ t.test('a task object decodes with seconds, numeric progress and songs', async (
   t.equal(v!.finishTime, 0, 'finish_time is 0 while unfinished, whatever the upstream says');
   t.equal(v!.progress, 45);
   t.equal(v!.rawStatus, 'IN_PROGRESS');
-  t.match(v!.output, { kind: 'songs', songs: [{ id: 'c1', status: 'streaming', audioUrl: 'https://a/c1.mp3', metadata: { tags: 'pop', duration: 12.5, errorType: null, prompt: '' } }] });
+  t.match(v!.output, {
+    kind: 'songs',
+    songs: [
+      {
+        id: 'c1',
+        status: 'streaming',
+        audioUrl: 'https://a/c1.mp3',
+        metadata: { tags: 'pop', duration: 12.5, errorType: null, prompt: '' },
+      },
+    ],
+  });
 });
 
 t.test('SUCCESS means 100 %, FAIL keeps the reason or says which status failed', async (t) => {
@@ -46,7 +70,15 @@ t.test('SUCCESS means 100 %, FAIL keeps the reason or says which status failed',
 });
 
 t.test('lyrics tasks decode one lyrics object; tasks without an id are skipped', async (t) => {
-  const [l] = decodeUpstreamTasks([{ task_id: 'l1', action: 'LYRICS', status: 'SUCCESS', data: { id: 'x', text: 'words', title: 'T', status: 'complete' } }, { status: 'SUCCESS' }]);
+  const [l] = decodeUpstreamTasks([
+    {
+      task_id: 'l1',
+      action: 'LYRICS',
+      status: 'SUCCESS',
+      data: { id: 'x', text: 'words', title: 'T', status: 'complete' },
+    },
+    { status: 'SUCCESS' },
+  ]);
   t.same(l.output, { kind: 'lyrics', lyrics: { id: 'x', text: 'words', title: 'T', status: 'complete' } });
   t.equal(decodeUpstreamTasks(null).length, 0);
 });

@@ -45,7 +45,11 @@ export const reasoningBudget = 2048;
 export const reasoningEffort = 'low';
 export const thinkingText = 'Let me think about it.';
 /** Per upstream, the opaque token its scripted reasoning carries (Gemini's is base64, as the real one). */
-export const signatures = { anthropic: 'sig-anthropic-abc123==', 'openai-responses': 'enc-openai-xyz789', gemini: 'c2lnLWdlbWluaS0x' } as const;
+export const signatures = {
+  anthropic: 'sig-anthropic-abc123==',
+  'openai-responses': 'enc-openai-xyz789',
+  gemini: 'c2lnLWdlbWluaS0x',
+} as const;
 
 const ajv = new Ajv({ strict: false, allErrors: true });
 /** ajv's verdict on a JSON text against a schema: undefined when valid, else the errors. */

@@ -29,13 +29,30 @@ export const models: Record<UpstreamName, { client: string; upstream: string }> 
 };
 
 /** The provider name each upstream type has in the config (what `x-polygate-route` names). */
-export const providerNames: Record<UpstreamName, string> = { anthropic: 'anth', 'openai-chat': 'chat', 'openai-responses': 'resp', gemini: 'gem', echo: 'echo' };
+export const providerNames: Record<UpstreamName, string> = {
+  anthropic: 'anth',
+  'openai-chat': 'chat',
+  'openai-responses': 'resp',
+  gemini: 'gem',
+  echo: 'echo',
+};
 
-export type Harness = { gw: Gateway; emulators: Record<Exclude<UpstreamName, 'echo'>, Emulator>; close(): Promise<void> };
+export type Harness = {
+  gw: Gateway;
+  emulators: Record<Exclude<UpstreamName, 'echo'>, Emulator>;
+  close(): Promise<void>;
+};
 
 export async function startHarness(): Promise<Harness> {
-  const [anthropic, chat, responses, gemini] = await Promise.all([startAnthropicUpstream(), startOpenAIChatUpstream(), startOpenAIResponsesUpstream(), startGeminiUpstream()]);
-  const route = (u: UpstreamName): Record<string, unknown> => ({ routes: [{ provider: providerNames[u], model: models[u].upstream }] });
+  const [anthropic, chat, responses, gemini] = await Promise.all([
+    startAnthropicUpstream(),
+    startOpenAIChatUpstream(),
+    startOpenAIResponsesUpstream(),
+    startGeminiUpstream(),
+  ]);
+  const route = (u: UpstreamName): Record<string, unknown> => ({
+    routes: [{ provider: providerNames[u], model: models[u].upstream }],
+  });
   const gw = await startGateway(
     testConfig({
       providers: {

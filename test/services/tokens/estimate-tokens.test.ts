@@ -22,10 +22,30 @@ const plain = { disallowedSpecial: new Set<string>() };
 /** Words that do not repeat in a pattern, so equal slices mean the same place in the same text. */
 function writer(seed: number): (words: number) => string {
   let x = seed;
-  const vocabulary = ['the', 'gateway', 'routes', 'a', 'request', 'to', 'its', 'upstream', 'and', 'encodes', 'answer', 'back', 'token', 'limit', 'with', 'stream'];
+  const vocabulary = [
+    'the',
+    'gateway',
+    'routes',
+    'a',
+    'request',
+    'to',
+    'its',
+    'upstream',
+    'and',
+    'encodes',
+    'answer',
+    'back',
+    'token',
+    'limit',
+    'with',
+    'stream',
+  ];
   return (words) =>
     Array.from({ length: words }, () => {
-      x ^= x << 13; x ^= x >>> 17; x ^= x << 5; x >>>= 0; // xorshift32
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      x >>>= 0; // xorshift32
       return vocabulary[x % vocabulary.length] + (x % 11 === 0 ? '.' : '');
     }).join(' ');
 }
@@ -37,7 +57,12 @@ const request = (system: string, texts: string[]): ChatRequest =>
     messages: texts.map((text, i) => ({
       role: i % 2 === 0 ? 'user' : 'assistant',
       // An assistant turn also calls a tool: short texts (a name, small arguments) beside long ones.
-      parts: [{ type: 'text', text }, ...(i % 2 === 1 ? [{ type: 'tool-call', id: `c${i}`, name: 'Read', args: `{"file_path":"/src/f${i}.ts"}` }] : [])],
+      parts: [
+        { type: 'text', text },
+        ...(i % 2 === 1
+          ? [{ type: 'tool-call', id: `c${i}`, name: 'Read', args: `{"file_path":"/src/f${i}.ts"}` }]
+          : []),
+      ],
     })),
     tools: [],
     extensions: {},
@@ -49,7 +74,10 @@ function spy(): { count: (s: string) => number; log: string[] } {
   return s;
 }
 
-for (const [mode, words] of [['exact', 200], ['sampled', 8000]] as const) {
+for (const [mode, words] of [
+  ['exact', 200],
+  ['sampled', 8000],
+] as const) {
   t.test(`${mode}: the same request estimated twice sends each distinct slice to the tokenizer once`, async (t) => {
     const write = writer(7);
     const r = request(write(words), [write(words / 4), write(words / 8), write(30)]);
@@ -76,7 +104,10 @@ t.test('exact: a conversation growing by one message per turn tokenizes only the
     estimateTokens(r, s.count);
     const fresh = s.log.slice(before);
     if (turn === 0) continue;
-    const news = [texts[texts.length - 1], ...r.messages[texts.length - 1].parts.flatMap((p) => (p.type === 'tool-call' ? [p.name, p.args] : []))];
+    const news = [
+      texts[texts.length - 1],
+      ...r.messages[texts.length - 1].parts.flatMap((p) => (p.type === 'tool-call' ? [p.name, p.args] : [])),
+    ];
     t.ok(
       fresh.every((slice) => news.some((n) => n.includes(slice))),
       `turn ${turn}: ${fresh.length} slices, all from the new message`,
@@ -85,28 +116,34 @@ t.test('exact: a conversation growing by one message per turn tokenizes only the
   t.equal(new Set(s.log).size, s.log.length, 'no slice was tokenized twice');
 });
 
-t.test('sampled: a growing conversation tokenizes a few new slices per turn, more only when the stride doubles', async (t) => {
-  const write = writer(13);
-  const system = write(4500); // ~26 KB: past the budget from the first turn
-  const texts: string[] = [];
-  const s = spy();
-  const perTurn: number[] = [];
-  let chars = 0;
-  for (let turn = 0; turn < 60; turn++) {
-    texts.push(write(turn % 3 === 0 ? 30 : 250));
-    const before = s.log.length;
-    const r = request(system, texts);
-    estimateTokens(r, s.count);
-    t.ok(s.log.slice(before).reduce((n, x) => n + x.length, 0) <= tokenSample.chars, 'within the budget');
-    if (turn > 0) perTurn.push(s.log.length - before);
-    chars = texts.reduce((n, x) => n + x.length, system.length);
-  }
-  // ~26 KB to ~90 KB: the stride may double twice (log2 of 90 / 26 < 2).
-  const many = perTurn.filter((n) => n > 4);
-  t.ok(many.length <= 2, `turns with more than 4 new slices: ${many.join(', ') || 'none'} (${perTurn.join(' ')}; ${chars} chars at the end)`);
-  t.ok(Math.max(...many, 0) <= tokenSample.chars / tokenSample.slice, 'a doubling samples at most once more');
-  t.equal(new Set(s.log).size, s.log.length, 'no slice was tokenized twice');
-});
+t.test(
+  'sampled: a growing conversation tokenizes a few new slices per turn, more only when the stride doubles',
+  async (t) => {
+    const write = writer(13);
+    const system = write(4500); // ~26 KB: past the budget from the first turn
+    const texts: string[] = [];
+    const s = spy();
+    const perTurn: number[] = [];
+    let chars = 0;
+    for (let turn = 0; turn < 60; turn++) {
+      texts.push(write(turn % 3 === 0 ? 30 : 250));
+      const before = s.log.length;
+      const r = request(system, texts);
+      estimateTokens(r, s.count);
+      t.ok(s.log.slice(before).reduce((n, x) => n + x.length, 0) <= tokenSample.chars, 'within the budget');
+      if (turn > 0) perTurn.push(s.log.length - before);
+      chars = texts.reduce((n, x) => n + x.length, system.length);
+    }
+    // ~26 KB to ~90 KB: the stride may double twice (log2 of 90 / 26 < 2).
+    const many = perTurn.filter((n) => n > 4);
+    t.ok(
+      many.length <= 2,
+      `turns with more than 4 new slices: ${many.join(', ') || 'none'} (${perTurn.join(' ')}; ${chars} chars at the end)`,
+    );
+    t.ok(Math.max(...many, 0) <= tokenSample.chars / tokenSample.slice, 'a doubling samples at most once more');
+    t.equal(new Set(s.log).size, s.log.length, 'no slice was tokenized twice');
+  },
+);
 
 t.test('sampled: many short messages are sampled, not all counted, and the estimate stays close', async (t) => {
   const write = writer(17);
@@ -115,7 +152,22 @@ t.test('sampled: many short messages are sampled, not all counted, and the estim
   const r = request('You are terse.', texts);
   const estimate = estimateRequest(r, s.count);
   t.ok(s.log.reduce((n, x) => n + x.length, 0) <= tokenSample.chars, 'within the budget');
-  const exact = r.messages.reduce((n, m) => n + 4 + m.parts.reduce((k, p) => k + (p.type === 'text' ? countTokens(p.text, plain) : p.type === 'tool-call' ? countTokens(p.name, plain) + countTokens(p.args, plain) : 0), 0), countTokens('You are terse.', plain));
+  const exact = r.messages.reduce(
+    (n, m) =>
+      n +
+      4 +
+      m.parts.reduce(
+        (k, p) =>
+          k +
+          (p.type === 'text'
+            ? countTokens(p.text, plain)
+            : p.type === 'tool-call'
+              ? countTokens(p.name, plain) + countTokens(p.args, plain)
+              : 0),
+        0,
+      ),
+    countTokens('You are terse.', plain),
+  );
   t.ok(Math.abs(estimate.total / exact - 1) < 0.1, `estimate ${estimate.total}, exact ${exact}`);
   t.equal(estimate.messages.length, texts.length, 'one estimate per message');
 });

@@ -36,7 +36,11 @@ t.test('slices that are names of object properties or numbers are plain keys', a
   const memo = new SliceMemo();
   for (const slice of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', '0', '4294967295', '']) {
     t.equal(memo.count(slice, tokenizer), tokenizer(slice), slice);
-    t.equal(memo.count(slice, () => -1), tokenizer(slice), `${slice}, again`);
+    t.equal(
+      memo.count(slice, () => -1),
+      tokenizer(slice),
+      `${slice}, again`,
+    );
   }
 });
 
@@ -73,7 +77,10 @@ t.test('the memo does not keep the texts its slices were cut from alive', async 
   // texts would be 64 MB; the slices alone are 8192 × ~300 bytes ≈ 2.5 MB.
   let x = 1;
   const word = (): string => {
-    x ^= x << 13; x ^= x >>> 17; x ^= x << 5; x >>>= 0; // xorshift32: text that does not repeat
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0; // xorshift32: text that does not repeat
     return x.toString(36);
   };
   const base = Array.from({ length: 140_000 }, word).join(' ');
@@ -87,11 +94,14 @@ t.test('the memo does not keep the texts its slices were cut from alive', async 
   t.ok(grown < 16, `the heap grew by ${grown.toFixed(1)} MB`);
 });
 
-t.test('the default capacity keeps the worst case (two generations of 128 two-byte characters) under 8 MB', async (t) => {
-  const { memo, grown } = heapGrowth((memo) => {
-    // Both generations full: one generation, then one short of the next.
-    for (let i = 0; i < 3 * sliceMemoCapacity - 1; i++) memo.count(`中${i.toString(36)}`.padEnd(128, '文'), () => 1);
-  });
-  t.equal(memo.size, 2 * sliceMemoCapacity - 1);
-  t.ok(grown < 8, `the heap grew by ${grown.toFixed(1)} MB`);
-});
+t.test(
+  'the default capacity keeps the worst case (two generations of 128 two-byte characters) under 8 MB',
+  async (t) => {
+    const { memo, grown } = heapGrowth((memo) => {
+      // Both generations full: one generation, then one short of the next.
+      for (let i = 0; i < 3 * sliceMemoCapacity - 1; i++) memo.count(`中${i.toString(36)}`.padEnd(128, '文'), () => 1);
+    });
+    t.equal(memo.size, 2 * sliceMemoCapacity - 1);
+    t.ok(grown < 8, `the heap grew by ${grown.toFixed(1)} MB`);
+  },
+);

@@ -12,7 +12,12 @@ import type { ChatResult } from '../../../src/ir/chat-result.ts';
 import type { GatewayError } from '../../../src/ir/gateway-error.ts';
 import { invalid } from '../../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
-import type { ChatClientCodec, ClientStreamEncoder, EncodedError, SseFrame } from '../../../adapters/shared/chat-adapter.ts';
+import type {
+  ChatClientCodec,
+  ClientStreamEncoder,
+  EncodedError,
+  SseFrame,
+} from '../../../adapters/shared/chat-adapter.ts';
 import { headerValue, type FormatModule, type ModelDiscovery } from '../../../adapters/shared/format-module.ts';
 import { bodyModelAndStream, bodyObject } from '../../../adapters/shared/routing-fields.ts';
 
@@ -20,7 +25,15 @@ function decodeRequest(body: unknown): ChatRequest {
   const b = bodyObject(body);
   const { model, stream } = bodyModelAndStream(b);
   if (typeof b.prompt !== 'string' || b.prompt === '') throw invalid('prompt', 'prompt: expected a non-empty string');
-  return { model, system: [], messages: [{ role: 'user', parts: [{ type: 'text', text: b.prompt }] }], tools: [], sampling: {}, stream, extensions: {} };
+  return {
+    model,
+    system: [],
+    messages: [{ role: 'user', parts: [{ type: 'text', text: b.prompt }] }],
+    tools: [],
+    sampling: {},
+    stream,
+    extensions: {},
+  };
 }
 
 const textOf = (r: ChatResult): string => r.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
@@ -29,12 +42,16 @@ class FakeStreamEncoder implements ClientStreamEncoder {
   push(e: StreamEvent): SseFrame[] {
     if (e.type === 'text-delta') return [{ data: JSON.stringify({ delta: e.text }) }];
     if (e.type === 'finish') return [{ data: JSON.stringify({ done: true }) }];
-    if (e.type === 'error') return [{ data: JSON.stringify({ fake_error: { reason: e.error.kind, field: e.error.param } }) }];
+    if (e.type === 'error')
+      return [{ data: JSON.stringify({ fake_error: { reason: e.error.kind, field: e.error.param } }) }];
     return [];
   }
 }
 
-const encodeError = (err: GatewayError): EncodedError => ({ status: err.status, body: { fake_error: { reason: err.kind, field: err.param } } });
+const encodeError = (err: GatewayError): EncodedError => ({
+  status: err.status,
+  body: { fake_error: { reason: err.kind, field: err.param } },
+});
 
 const client: ChatClientCodec = {
   format: 'fake-format',

@@ -6,7 +6,10 @@ import { reasoningEffort, type JsonSchema } from '../fixtures.ts';
 
 export function chatDriver(baseURL: string, apiKey: string): Driver {
   const client = new OpenAI({ apiKey, baseURL: `${baseURL}/v1`, maxRetries: 0 });
-  const tool = (d: ToolDef): ChatCompletionTool => ({ type: 'function', function: { name: d.name, description: d.description, parameters: d.schema } });
+  const tool = (d: ToolDef): ChatCompletionTool => ({
+    type: 'function',
+    function: { name: d.name, description: d.description, parameters: d.schema },
+  });
   return {
     family: 'chat',
     streamsArgumentText: true,
@@ -14,13 +17,26 @@ export function chatDriver(baseURL: string, apiKey: string): Driver {
     errorWords: { 429: ['rate_limit_exceeded'], 500: ['server_error'] },
     // OpenAI's 429 carries the word in `code`, a 500 in `type`.
     errorWord: (body) => {
-      const e = (body as { error?: { code?: string | null; type?: string } } | undefined)?.error ?? (body as { code?: string; type?: string } | undefined);
+      const e =
+        (body as { error?: { code?: string | null; type?: string } } | undefined)?.error ??
+        (body as { code?: string; type?: string } | undefined);
       return e?.code ?? e?.type;
     },
 
     async text(model, system, prompt) {
-      const r = await client.chat.completions.create({ model, messages: [{ role: 'system', content: system }, { role: 'user', content: prompt }] });
-      return { text: r.choices[0].message.content ?? '', finish: r.choices[0].finish_reason, model: r.model, usage: { input: r.usage?.prompt_tokens ?? 0, output: r.usage?.completion_tokens ?? 0 } };
+      const r = await client.chat.completions.create({
+        model,
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: prompt },
+        ],
+      });
+      return {
+        text: r.choices[0].message.content ?? '',
+        finish: r.choices[0].finish_reason,
+        model: r.model,
+        usage: { input: r.usage?.prompt_tokens ?? 0, output: r.usage?.completion_tokens ?? 0 },
+      };
     },
 
     async stream(model, prompt) {
@@ -40,7 +56,8 @@ export function chatDriver(baseURL: string, apiKey: string): Driver {
       });
       const pieces: string[] = [];
       s.on('chunk', (c) => {
-        for (const tc of c.choices[0]?.delta.tool_calls ?? []) if (tc.function?.arguments) pieces.push(tc.function.arguments);
+        for (const tc of c.choices[0]?.delta.tool_calls ?? [])
+          if (tc.function?.arguments) pieces.push(tc.function.arguments);
       });
       const r = await s.finalChatCompletion();
       const m = r.choices[0].message;
@@ -48,16 +65,32 @@ export function chatDriver(baseURL: string, apiKey: string): Driver {
       if (!call || call.type !== 'function') throw new Error(`no tool call in ${JSON.stringify(m)}`);
       const history: ChatCompletionMessageParam[] = [
         { role: 'user', content: prompt },
-        { role: 'assistant', content: m.content, tool_calls: [{ id: call.id, type: 'function', function: call.function }] },
+        {
+          role: 'assistant',
+          content: m.content,
+          tool_calls: [{ id: call.id, type: 'function', function: call.function }],
+        },
       ];
-      return { pieces, call: { id: call.id, name: call.function.name, args: JSON.parse(call.function.arguments) as Record<string, unknown> }, finish: r.choices[0].finish_reason, history };
+      return {
+        pieces,
+        call: {
+          id: call.id,
+          name: call.function.name,
+          args: JSON.parse(call.function.arguments) as Record<string, unknown>,
+        },
+        finish: r.choices[0].finish_reason,
+        history,
+      };
     },
 
     async toolResultTurn(model, prev: ToolCallOutcome, d, result) {
       const r = await client.chat.completions.create({
         model,
         tools: [tool(d)],
-        messages: [...(prev.history as ChatCompletionMessageParam[]), { role: 'tool', tool_call_id: prev.call.id ?? '', content: result }],
+        messages: [
+          ...(prev.history as ChatCompletionMessageParam[]),
+          { role: 'tool', tool_call_id: prev.call.id ?? '', content: result },
+        ],
       });
       return { text: r.choices[0].message.content ?? '' };
     },
@@ -65,7 +98,15 @@ export function chatDriver(baseURL: string, apiKey: string): Driver {
     async image(model, png, prompt) {
       const r = await client.chat.completions.create({
         model,
-        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } }, { type: 'text', text: prompt }] }],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } },
+              { type: 'text', text: prompt },
+            ],
+          },
+        ],
       });
       return { text: r.choices[0].message.content ?? '' };
     },
@@ -81,10 +122,22 @@ export function chatDriver(baseURL: string, apiKey: string): Driver {
 
     // Chat Completions has reasoning_effort but returns no reasoning text and no token to send back.
     async reasoning(model, prompt) {
-      const s = client.chat.completions.stream({ model, reasoning_effort: reasoningEffort, messages: [{ role: 'user', content: prompt }] });
+      const s = client.chat.completions.stream({
+        model,
+        reasoning_effort: reasoningEffort,
+        messages: [{ role: 'user', content: prompt }],
+      });
       const r = await s.finalChatCompletion();
       const text = r.choices[0].message.content ?? '';
-      return { thinking: undefined, token: undefined, text, history: [{ role: 'user', content: prompt }, { role: 'assistant', content: text }] };
+      return {
+        thinking: undefined,
+        token: undefined,
+        text,
+        history: [
+          { role: 'user', content: prompt },
+          { role: 'assistant', content: text },
+        ],
+      };
     },
 
     async reasoningContinue(model, prev, prompt) {

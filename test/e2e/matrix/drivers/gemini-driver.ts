@@ -1,7 +1,16 @@
 // Family C through the official @google/genai SDK (generateContent, generateContentStream), on
 // the spec's /v1beta paths. Structured output goes as `responseSchema` (Gemini's OpenAPI-style
 // Schema) or as `responseJsonSchema`, chosen per driver.
-import { ApiError, FunctionCallingConfigMode, GoogleGenAI, Type, type Content, type GenerateContentResponse, type Part, type Schema } from '@google/genai';
+import {
+  ApiError,
+  FunctionCallingConfigMode,
+  GoogleGenAI,
+  Type,
+  type Content,
+  type GenerateContentResponse,
+  type Part,
+  type Schema,
+} from '@google/genai';
 import type { Driver, ErrorOutcome, ReasoningOutcome, ToolCallOutcome, ToolDef } from './driver.ts';
 import { reasoningBudget, type JsonSchema } from '../fixtures.ts';
 
@@ -16,7 +25,10 @@ export function geminiSchemaOf(s: JsonSchema): Schema {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(s)) {
     if (k === 'type') out.type = String(v).toUpperCase();
-    else if (k === 'properties') out.properties = Object.fromEntries(Object.entries(v as Record<string, JsonSchema>).map(([n, sub]) => [n, geminiSchemaOf(sub)]));
+    else if (k === 'properties')
+      out.properties = Object.fromEntries(
+        Object.entries(v as Record<string, JsonSchema>).map(([n, sub]) => [n, geminiSchemaOf(sub)]),
+      );
     else if (k === 'items') out.items = geminiSchemaOf(v as JsonSchema);
     else if (['minLength', 'maxLength', 'minItems', 'maxItems'].includes(k)) out[k] = String(v);
     else if (k !== 'additionalProperties') out[k] = v;
@@ -28,7 +40,10 @@ export function geminiSchemaOf(s: JsonSchema): Schema {
 export function viaGeminiSchema(s: JsonSchema): JsonSchema {
   const out: JsonSchema = {};
   for (const [k, v] of Object.entries(s)) {
-    if (k === 'properties') out.properties = Object.fromEntries(Object.entries(v as Record<string, JsonSchema>).map(([n, sub]) => [n, viaGeminiSchema(sub)]));
+    if (k === 'properties')
+      out.properties = Object.fromEntries(
+        Object.entries(v as Record<string, JsonSchema>).map(([n, sub]) => [n, viaGeminiSchema(sub)]),
+      );
     else if (k === 'items') out.items = viaGeminiSchema(v as JsonSchema);
     else if (k !== 'additionalProperties') out[k] = v;
   }
@@ -37,11 +52,17 @@ export function viaGeminiSchema(s: JsonSchema): JsonSchema {
 
 export type GeminiDriver = Driver & { enumOutput(model: string, values: string[], prompt: string): Promise<string> };
 
-export function geminiDriver(baseUrl: string, apiKey: string, opts: { schemaField: 'responseSchema' | 'responseJsonSchema' } = { schemaField: 'responseSchema' }): GeminiDriver {
+export function geminiDriver(
+  baseUrl: string,
+  apiKey: string,
+  opts: { schemaField: 'responseSchema' | 'responseJsonSchema' } = { schemaField: 'responseSchema' },
+): GeminiDriver {
   const ai = new GoogleGenAI({ apiKey, apiVersion: 'v1beta', httpOptions: { baseUrl } });
   const declaration = (d: ToolDef) => ({ name: d.name, description: d.description, parametersJsonSchema: d.schema });
   /** Streams, returning every part in order (what a client appends to its history) and the last finish. */
-  const streamParts = async (params: Parameters<typeof ai.models.generateContentStream>[0]): Promise<{ parts: Part[]; deltas: string[]; finish: string }> => {
+  const streamParts = async (
+    params: Parameters<typeof ai.models.generateContentStream>[0],
+  ): Promise<{ parts: Part[]; deltas: string[]; finish: string }> => {
     const parts: Part[] = [];
     const deltas: string[] = [];
     let finish = '';
@@ -65,7 +86,9 @@ export function geminiDriver(baseUrl: string, apiKey: string, opts: { schemaFiel
       const r = await ai.models.generateContent({ model, contents: prompt, config: { systemInstruction: system } });
       return {
         text: r.text ?? '',
-        finish: r.candidates?.[0]?.finishReason ?? (r.promptFeedback?.blockReason ? `blocked:${r.promptFeedback.blockReason}` : ''),
+        finish:
+          r.candidates?.[0]?.finishReason ??
+          (r.promptFeedback?.blockReason ? `blocked:${r.promptFeedback.blockReason}` : ''),
         model: r.modelVersion ?? '',
         usage: { input: r.usageMetadata?.promptTokenCount ?? 0, output: r.usageMetadata?.candidatesTokenCount ?? 0 },
       };
@@ -82,7 +105,9 @@ export function geminiDriver(baseUrl: string, apiKey: string, opts: { schemaFiel
         contents: prompt,
         config: {
           tools: [{ functionDeclarations: [declaration(d)] }],
-          toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.ANY, allowedFunctionNames: [d.name] } },
+          toolConfig: {
+            functionCallingConfig: { mode: FunctionCallingConfigMode.ANY, allowedFunctionNames: [d.name] },
+          },
         },
       });
       const calls = parts.filter((p) => p.functionCall).map((p) => p.functionCall!);
@@ -94,14 +119,22 @@ export function geminiDriver(baseUrl: string, apiKey: string, opts: { schemaFiel
       ];
       return {
         pieces: calls.map((c) => JSON.stringify(c.args ?? {})),
-        call: { ...(fc.id !== undefined ? { id: fc.id } : {}), name: fc.name ?? '', args: (fc.args ?? {}) as Record<string, unknown> },
+        call: {
+          ...(fc.id !== undefined ? { id: fc.id } : {}),
+          name: fc.name ?? '',
+          args: (fc.args ?? {}) as Record<string, unknown>,
+        },
         finish,
         history,
       };
     },
 
     async toolResultTurn(model, prev: ToolCallOutcome, d, result) {
-      const response = { ...(prev.call.id !== undefined ? { id: prev.call.id } : {}), name: prev.call.name, response: { content: result } };
+      const response = {
+        ...(prev.call.id !== undefined ? { id: prev.call.id } : {}),
+        name: prev.call.name,
+        response: { content: result },
+      };
       const r = await ai.models.generateContent({
         model,
         contents: [...(prev.history as Content[]), { role: 'user', parts: [{ functionResponse: response }] }],
@@ -111,24 +144,38 @@ export function geminiDriver(baseUrl: string, apiKey: string, opts: { schemaFiel
     },
 
     async image(model, png, prompt) {
-      const r = await ai.models.generateContent({ model, contents: [{ role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: png } }, { text: prompt }] }] });
+      const r = await ai.models.generateContent({
+        model,
+        contents: [{ role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: png } }, { text: prompt }] }],
+      });
       return { text: r.text ?? '' };
     },
 
     async jsonSchema(model, schema: JsonSchema, prompt) {
-      const config = opts.schemaField === 'responseSchema' ? { responseMimeType: 'application/json', responseSchema: geminiSchemaOf(schema) } : { responseMimeType: 'application/json', responseJsonSchema: schema };
+      const config =
+        opts.schemaField === 'responseSchema'
+          ? { responseMimeType: 'application/json', responseSchema: geminiSchemaOf(schema) }
+          : { responseMimeType: 'application/json', responseJsonSchema: schema };
       const r = await ai.models.generateContent({ model, contents: prompt, config });
       return { text: r.text ?? '' };
     },
 
     /** `text/x.enum` output: the answer is the bare enum value. */
     async enumOutput(model, values, prompt) {
-      const r = await ai.models.generateContent({ model, contents: prompt, config: { responseMimeType: 'text/x.enum', responseSchema: { type: Type.STRING, enum: values } } });
+      const r = await ai.models.generateContent({
+        model,
+        contents: prompt,
+        config: { responseMimeType: 'text/x.enum', responseSchema: { type: Type.STRING, enum: values } },
+      });
       return r.text ?? '';
     },
 
     async reasoning(model, prompt) {
-      const { parts } = await streamParts({ model, contents: prompt, config: { thinkingConfig: { thinkingBudget: reasoningBudget, includeThoughts: true } } });
+      const { parts } = await streamParts({
+        model,
+        contents: prompt,
+        config: { thinkingConfig: { thinkingBudget: reasoningBudget, includeThoughts: true } },
+      });
       const thoughts = parts.filter((p) => p.thought === true);
       const token = parts.find((p) => p.thoughtSignature !== undefined)?.thoughtSignature;
       return {

@@ -9,7 +9,11 @@ const textOf = (content: Block[]): string => content.map((b) => (b.type === 'tex
 
 export function messagesDriver(baseURL: string, apiKey: string): Driver {
   const client = new Anthropic({ apiKey, baseURL, maxRetries: 0 });
-  const tool = (d: ToolDef): Anthropic.Tool => ({ name: d.name, description: d.description, input_schema: d.schema as Anthropic.Tool.InputSchema });
+  const tool = (d: ToolDef): Anthropic.Tool => ({
+    name: d.name,
+    description: d.description,
+    input_schema: d.schema as Anthropic.Tool.InputSchema,
+  });
   return {
     family: 'messages',
     streamsArgumentText: true,
@@ -19,8 +23,18 @@ export function messagesDriver(baseURL: string, apiKey: string): Driver {
     errorWord: (body) => (body as { error?: { type?: string } } | undefined)?.error?.type,
 
     async text(model, system, prompt) {
-      const msg = await client.messages.create({ model, max_tokens: 256, system, messages: [{ role: 'user', content: prompt }] });
-      return { text: textOf(msg.content), finish: msg.stop_reason ?? '', model: msg.model, usage: { input: msg.usage.input_tokens, output: msg.usage.output_tokens } };
+      const msg = await client.messages.create({
+        model,
+        max_tokens: 256,
+        system,
+        messages: [{ role: 'user', content: prompt }],
+      });
+      return {
+        text: textOf(msg.content),
+        finish: msg.stop_reason ?? '',
+        model: msg.model,
+        usage: { input: msg.usage.input_tokens, output: msg.usage.output_tokens },
+      };
     },
 
     async stream(model, prompt) {
@@ -50,7 +64,12 @@ export function messagesDriver(baseURL: string, apiKey: string): Driver {
         { role: 'user', content: prompt },
         { role: 'assistant', content: msg.content },
       ];
-      return { pieces, call: { id: use.id, name: use.name, args: use.input as Record<string, unknown> }, finish: msg.stop_reason ?? '', history };
+      return {
+        pieces,
+        call: { id: use.id, name: use.name, args: use.input as Record<string, unknown> },
+        finish: msg.stop_reason ?? '',
+        history,
+      };
     },
 
     async toolResultTurn(model, prev: ToolCallOutcome, d, result) {
@@ -59,7 +78,10 @@ export function messagesDriver(baseURL: string, apiKey: string): Driver {
         model,
         max_tokens: 256,
         tools: [tool(d)],
-        messages: [...history, { role: 'user', content: [{ type: 'tool_result', tool_use_id: prev.call.id ?? '', content: result }] }],
+        messages: [
+          ...history,
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: prev.call.id ?? '', content: result }] },
+        ],
       });
       return { text: textOf(msg.content) };
     },
@@ -68,14 +90,27 @@ export function messagesDriver(baseURL: string, apiKey: string): Driver {
       const msg = await client.messages.create({
         model,
         max_tokens: 64,
-        messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }, { type: 'text', text: prompt }] }],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+              { type: 'text', text: prompt },
+            ],
+          },
+        ],
       });
       return { text: textOf(msg.content) };
     },
 
     async jsonSchema(model, schema: JsonSchema, prompt) {
       // Structured outputs: `output_config.format` (https://docs.anthropic.com/en/docs/build-with-claude/structured-outputs).
-      const body = { model, max_tokens: 256, messages: [{ role: 'user' as const, content: prompt }], output_config: { format: { type: 'json_schema', schema } } };
+      const body = {
+        model,
+        max_tokens: 256,
+        messages: [{ role: 'user' as const, content: prompt }],
+        output_config: { format: { type: 'json_schema', schema } },
+      };
       const msg = await client.messages.create(body as Anthropic.MessageCreateParamsNonStreaming);
       return { text: textOf(msg.content) };
     },
@@ -111,10 +146,12 @@ export function messagesDriver(baseURL: string, apiKey: string): Driver {
     },
 
     async error(model): Promise<ErrorOutcome> {
-      const e = await client.messages.create({ model, max_tokens: 16, messages: [{ role: 'user', content: 'x' }] }).then(
-        () => undefined,
-        (err: unknown) => err,
-      );
+      const e = await client.messages
+        .create({ model, max_tokens: 16, messages: [{ role: 'user', content: 'x' }] })
+        .then(
+          () => undefined,
+          (err: unknown) => err,
+        );
       if (!(e instanceof Anthropic.APIError)) throw new Error(`expected an APIError, got ${String(e)}`);
       return { status: e.status ?? 0, body: e.error, headers: e.headers };
     },

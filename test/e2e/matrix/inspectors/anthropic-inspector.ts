@@ -3,8 +3,15 @@ import { body, header, isObj, list, type Inspector } from './inspector.ts';
 import type { Json } from '../fixtures.ts';
 
 const blocks = (b: Json): Array<{ role: unknown; block: Json }> =>
-  list(b.messages).flatMap((m) => (typeof m.content === 'string' ? [] : list(m.content).map((block) => ({ role: m.role, block }))));
-const textOf = (content: unknown): string => (typeof content === 'string' ? content : list(content).map((c) => (typeof c.text === 'string' ? c.text : '')).join(''));
+  list(b.messages).flatMap((m) =>
+    typeof m.content === 'string' ? [] : list(m.content).map((block) => ({ role: m.role, block })),
+  );
+const textOf = (content: unknown): string =>
+  typeof content === 'string'
+    ? content
+    : list(content)
+        .map((c) => (typeof c.text === 'string' ? c.text : ''))
+        .join('');
 
 export const anthropicInspector: Inspector = {
   key: (r) => header(r, 'x-api-key'),
@@ -40,5 +47,8 @@ export const anthropicInspector: Inspector = {
     const t = body(r).thinking;
     return isObj(t) && t.type === 'enabled' ? { budget: Number(t.budget_tokens) } : undefined;
   },
-  replayedTokens: (r) => blocks(body(r)).flatMap((x) => (x.block.type === 'thinking' && typeof x.block.signature === 'string' ? [x.block.signature] : [])),
+  replayedTokens: (r) =>
+    blocks(body(r)).flatMap((x) =>
+      x.block.type === 'thinking' && typeof x.block.signature === 'string' ? [x.block.signature] : [],
+    ),
 };

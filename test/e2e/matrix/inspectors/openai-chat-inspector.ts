@@ -2,7 +2,12 @@
 import { body, dataUrl, header, isObj, list, type Inspector } from './inspector.ts';
 import type { Json } from '../fixtures.ts';
 
-const textOf = (content: unknown): string => (typeof content === 'string' ? content : list(content).map((c) => (typeof c.text === 'string' ? c.text : '')).join(''));
+const textOf = (content: unknown): string =>
+  typeof content === 'string'
+    ? content
+    : list(content)
+        .map((c) => (typeof c.text === 'string' ? c.text : ''))
+        .join('');
 const bearer = (v: string | undefined): string | undefined => v?.replace(/^Bearer /, '');
 
 export const openaiChatInspector: Inspector = {
@@ -12,7 +17,11 @@ export const openaiChatInspector: Inspector = {
     const first = list(body(r).messages)[0];
     return first?.role === 'system' || first?.role === 'developer' ? textOf(first.content) : undefined;
   },
-  tools: (r) => list(body(r).tools).map((t) => ({ name: String((t.function as Json).name), schema: (t.function as Json).parameters })),
+  tools: (r) =>
+    list(body(r).tools).map((t) => ({
+      name: String((t.function as Json).name),
+      schema: (t.function as Json).parameters,
+    })),
   forcedTool: (r) => {
     const c = body(r).tool_choice;
     return isObj(c) && c.type === 'function' && isObj(c.function) ? String(c.function.name) : undefined;
@@ -21,7 +30,9 @@ export const openaiChatInspector: Inspector = {
     const m = list(body(r).messages).find((x) => x.role === 'assistant' && Array.isArray(x.tool_calls));
     const call = list(m?.tool_calls)[0];
     const fn = isObj(call?.function) ? call.function : undefined;
-    return call && fn ? { id: String(call.id), name: String(fn.name), args: JSON.parse(String(fn.arguments)) as Json } : undefined;
+    return call && fn
+      ? { id: String(call.id), name: String(fn.name), args: JSON.parse(String(fn.arguments)) as Json }
+      : undefined;
   },
   toolResult: (r) => {
     const m = list(body(r).messages).find((x) => x.role === 'tool');
@@ -34,7 +45,9 @@ export const openaiChatInspector: Inspector = {
   },
   outputSchema: (r) => {
     const f = body(r).response_format;
-    return isObj(f) && f.type === 'json_schema' && isObj(f.json_schema) && isObj(f.json_schema.schema) ? f.json_schema.schema : undefined;
+    return isObj(f) && f.type === 'json_schema' && isObj(f.json_schema) && isObj(f.json_schema.schema)
+      ? f.json_schema.schema
+      : undefined;
   },
   reasoning: (r) => {
     const e = body(r).reasoning_effort;

@@ -12,18 +12,25 @@ export const openaiResponsesInspector: Inspector = {
     const i = body(r).instructions;
     return typeof i === 'string' ? i : undefined;
   },
-  tools: (r) => list(body(r).tools).filter((t) => t.type === 'function').map((t) => ({ name: String(t.name), schema: t.parameters })),
+  tools: (r) =>
+    list(body(r).tools)
+      .filter((t) => t.type === 'function')
+      .map((t) => ({ name: String(t.name), schema: t.parameters })),
   forcedTool: (r) => {
     const c = body(r).tool_choice;
     return isObj(c) && c.type === 'function' ? String(c.name) : undefined;
   },
   historyCall: (r) => {
     const c = items(body(r)).find((i) => i.type === 'function_call');
-    return c ? { id: String(c.call_id), name: String(c.name), args: JSON.parse(String(c.arguments)) as Json } : undefined;
+    return c
+      ? { id: String(c.call_id), name: String(c.name), args: JSON.parse(String(c.arguments)) as Json }
+      : undefined;
   },
   toolResult: (r) => {
     const o = items(body(r)).find((i) => i.type === 'function_call_output');
-    return o ? { callId: String(o.call_id), text: typeof o.output === 'string' ? o.output : JSON.stringify(o.output) } : undefined;
+    return o
+      ? { callId: String(o.call_id), text: typeof o.output === 'string' ? o.output : JSON.stringify(o.output) }
+      : undefined;
   },
   image: (r) => {
     const img = items(body(r))
@@ -40,5 +47,8 @@ export const openaiResponsesInspector: Inspector = {
     const x = body(r).reasoning;
     return isObj(x) && typeof x.effort === 'string' ? { effort: x.effort } : undefined;
   },
-  replayedTokens: (r) => items(body(r)).flatMap((i) => (i.type === 'reasoning' && typeof i.encrypted_content === 'string' ? [i.encrypted_content] : [])),
+  replayedTokens: (r) =>
+    items(body(r)).flatMap((i) =>
+      i.type === 'reasoning' && typeof i.encrypted_content === 'string' ? [i.encrypted_content] : [],
+    ),
 };
