@@ -5,7 +5,16 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createGoogle } from '@ai-sdk/google';
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, jsonSchema, Output, stepCountIs, streamText, tool, type LanguageModel } from 'ai';
+import {
+  generateText,
+  jsonSchema,
+  Output,
+  stepCountIs,
+  streamText,
+  tool,
+  type JSONSchema7,
+  type LanguageModel,
+} from 'ai';
 import type { Reply, Responder } from '../emulators/emulator-types.ts';
 import { offeredTools } from './tool-responder.ts';
 
@@ -90,12 +99,13 @@ export async function streamedToolRoundTrip(
 }
 
 export type City = { name: string; population: number; coastal: boolean };
-export const citySchema = {
+// Typed as the AI SDK's own schema type (JSON Schema 7, mutable arrays), not `as const`.
+export const citySchema: JSONSchema7 = {
   type: 'object',
   properties: { name: { type: 'string' }, population: { type: 'integer' }, coastal: { type: 'boolean' } },
   required: ['name', 'population', 'coastal'],
   additionalProperties: false,
-} as const;
+};
 /** What the scripted upstreams answer; echo answers some schema-valid object instead. */
 export const OSLO: City = { name: 'Oslo', population: 709000, coastal: true };
 
