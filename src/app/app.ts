@@ -37,6 +37,9 @@ import { registerUsageRoutes } from './admin-routes.ts';
  */
 export function createApp(services: Services, formats: readonly FormatModule[] = defaultFormats): Koa {
   const { ref, log } = services;
+  // Every series the config names exists from the start (and from each reload,
+  // src/app/reload-config.ts), so the first scrape sees it at zero before any request moves it.
+  primeMetrics(ref.current);
   const app = new Koa();
   app.proxy = false;
   // Koa's own error printing would duplicate our request log line.
