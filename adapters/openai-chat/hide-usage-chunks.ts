@@ -18,7 +18,7 @@ export function hideUsageChunks(): StreamTextFilter {
       const complete = held.slice(0, end);
       held = held.slice(end);
       let out = '';
-      for (let from = 0; from < complete.length; ) {
+      for (let from = 0; from < complete.length;) {
         const to = eventEnd(complete, from);
         out += rewriteEvent(complete.slice(from, to));
         from = to;

@@ -22,9 +22,8 @@ import type { ChatState } from '../../services/runtime/request-state.ts';
 import { runRoutes, type ServeResult } from '../../services/resilience/run-routes.ts';
 import { reserveTokens, settleTokens } from '../../services/access/key-limits.ts';
 import { traceOf, traceStep } from '../../services/tracing/request-trace.ts';
-import { settleUsage, StreamMeter, type MeteredUsage } from '../../services/usage/usage-meter.ts';
+import { answerText, settleUsage, StreamMeter, type MeteredUsage } from '../../services/usage/usage-meter.ts';
 import { estimateTextTokens, estimateTokens } from '../../services/tokens/estimate-tokens.ts';
-import type { Part } from '../../ir/chat-request.ts';
 
 /**
  * Serves one chat request in any client format: read what routing needs, try the model's routes
@@ -208,7 +207,7 @@ async function serveRoute(
       state,
       settleUsage(
         { final: result.usage },
-        () => estimateTextTokens(partsText(result.parts)),
+        () => estimateTextTokens(answerText(result.parts)),
         () => estimateTokens(routed),
       ),
     );
@@ -399,18 +398,6 @@ function relayedPromptTokens(codec: ChatClientCodec, body: Record<string, unknow
     return Math.ceil(JSON.stringify(body).length / 4);
   }
 }
-
-/** An answer's generated text, for an estimate of its output tokens. */
-const partsText = (parts: Part[]): string =>
-  parts
-    .map((p) =>
-      p.type === 'text' || p.type === 'reasoning' || p.type === 'refusal'
-        ? p.text
-        : p.type === 'tool-call'
-          ? p.name + p.args
-          : '',
-    )
-    .join('');
 
 /**
  * The usage billed (src/services/usage/usage-meter.ts); an upstream's report that could not be

@@ -302,9 +302,8 @@ function usageTap(
     meter: () => {
       try {
         // A small body arrives in one chunk: no copy of it.
-        meter.report(
-          codec.decodeResult(JSON.parse((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8')))
-            .usage,
+        meter.answered(
+          codec.decodeResult(JSON.parse((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8'))),
         );
       } catch {
         // cut short or not JSON: nothing reported, the meter estimates

@@ -2,7 +2,8 @@
 // usage when it reported it whole, else what it reported so far plus the output already streamed
 // (`partial`), else polygate's estimate (`estimated`). An upstream's numbers are data from
 // outside: they are checked before they reach the ledger.
-import type { Usage } from '../../ir/chat-result.ts';
+import type { Part } from '../../ir/chat-request.ts';
+import type { ChatResult, Usage } from '../../ir/chat-result.ts';
 import { assertNever, type StreamEvent } from '../../ir/stream-event.ts';
 import { estimateTextTokens } from '../tokens/estimate-tokens.ts';
 
@@ -82,9 +83,10 @@ export class StreamMeter {
     }
   }
 
-  /** A whole answer's usage (a JSON body): as the finish event of a stream. */
-  report(u: Usage): void {
-    this.#final = u;
+  /** A whole answer (a JSON body): its usage as a stream's finish event, its text as streamed. */
+  answered(result: Pick<ChatResult, 'usage' | 'parts'>): void {
+    this.#final = result.usage;
+    this.#text(answerText(result.parts));
   }
 
   /** The usage the finish event carried, if the stream got that far. */
@@ -114,6 +116,18 @@ export class StreamMeter {
     if (this.#sample.length < sampleChars) this.#sample += s.slice(0, sampleChars - this.#sample.length);
   }
 }
+
+/** An answer's generated text, for an estimate of its output tokens. */
+export const answerText = (parts: Part[]): string =>
+  parts
+    .map((p) =>
+      p.type === 'text' || p.type === 'reasoning' || p.type === 'refusal'
+        ? p.text
+        : p.type === 'tool-call'
+          ? p.name + p.args
+          : '',
+    )
+    .join('');
 
 /**
  * The usage to bill from what the upstream reported: its final usage when whole and sane; else
