@@ -70,8 +70,14 @@ t.test('an upstream reporting 1e15 tokens is billed an estimate, and /admin/usag
 });
 
 t.test('rows stored before the check do not break /admin/usage', async (t) => {
-  // The ledger's tables exist once a gateway has opened the file (the test above).
-  const file = new DatabaseSync(db);
+  // A file of its own, whose ledger tables a gateway creates; counts past 2^53 are then stored
+  // in them as an unchecked upstream's usage was (sums node:sqlite cannot read as numbers).
+  const old = join(mkdtempSync(join(tmpdir(), 'polygate-usage-old-rows-')), 'polygate.db');
+  const oldConfig = { ...config, storage: { driver: 'sqlite', path: old } };
+  const first = await startGateway(oldConfig);
+  t.equal((await usage(first, 'since=1d')).rows.length, 0, 'the ledger opened its tables');
+  await first.stop();
+  const file = new DatabaseSync(old);
   const day = new Date().toISOString().slice(0, 10);
   file
     .prepare(
@@ -81,14 +87,16 @@ t.test('rows stored before the check do not break /admin/usage', async (t) => {
        VALUES (?, ?, 'old', 'test', 'ws1', 'chat', 'chat-a', 'oai', 'gpt-up', 'openai-chat', 'openai-chat',
        'passthrough', ?, ?, 0, 0, 0, 0, 0, 0, ?, 1, 'ok', 200)`,
     )
-    .run(Date.now(), day, 1e15, 1e15, 3e18);
-  file.prepare(`INSERT INTO usage_records SELECT * FROM usage_records WHERE request_id = 'old'`).run();
+    .run(Date.now(), day, 1e16, 1e15, 3e18);
   file.close();
-  const gw = await startGateway(config);
+  const gw = await startGateway(oldConfig);
   t.teardown(() => gw.stop());
   const r = await usage(gw, 'group_by=model&since=1d');
-  t.match(r.rows[0], { model: 'chat-a', requests: 5 }, 'answered, the old rows included');
-  t.ok(r.rows[0].input_tokens >= 2e15);
+  t.match(
+    r.rows[0],
+    { model: 'chat-a', requests: 1, input_tokens: 1e16, cost_nano: 3e18 },
+    'answered, the old row included',
+  );
 });
 
 t.test('/admin/usage refuses unknown parameters and bad values, naming them', async (t) => {
