@@ -210,6 +210,8 @@ export function passThrough(opts: {
       });
       proxyRes.on('end', () => {
         if (!proxyRes.complete) return;
+        // A stream whose last event has no terminator of its own (Gemini's) finishes, with its usage, here.
+        tap.end();
         res.end(filter && text ? filter.push(text.decode()) + filter.end() : undefined);
         finish('ok');
       });
@@ -279,8 +281,8 @@ function usageTap(
   contentType: string,
   status: number,
   observe?: (frames: SseFrame[]) => void,
-): { feed: (b: Buffer) => void; meter: () => StreamMeter | undefined } {
-  if (status >= 400) return { feed: () => {}, meter: () => undefined };
+): { feed: (b: Buffer) => void; end: () => void; meter: () => StreamMeter | undefined } {
+  if (status >= 400) return { feed: () => {}, end: () => {}, meter: () => undefined };
   const meter = new StreamMeter();
   if (contentType.includes('text/event-stream')) {
     const decoder = codec.createStreamDecoder();
@@ -294,11 +296,12 @@ function usageTap(
         }
       : decoder;
     const sse = sseFeed(watched, (ev) => meter.observe(ev));
-    return { feed: sse.feed, meter: () => meter };
+    return { feed: sse.feed, end: sse.end, meter: () => meter };
   }
   const chunks: Buffer[] = [];
   return {
     feed: (b) => chunks.push(b),
+    end: () => {},
     meter: () => {
       try {
         // A small body arrives in one chunk: no copy of it.
