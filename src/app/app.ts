@@ -200,6 +200,8 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Koa
         tokens_reasoning: u?.reasoningTokens,
         tokens_cache_read: u?.cacheReadTokens,
         tokens_cache_write: u?.cacheWriteTokens,
+        // How the counts were obtained, when not from the upstream's own report (src/services/usage/usage-meter.ts).
+        tokens_source: state.usageSource === 'reported' ? undefined : state.usageSource,
         // Message content only when the operator asks for it (log.content, for debugging).
         request_body: withBody ? ctx.request.body : undefined,
       });

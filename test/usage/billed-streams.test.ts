@@ -205,3 +205,41 @@ t.test('a translated stream dropped midway is billed: partial from Anthropic, es
   t.ok(estimated.output_tokens >= 5, `output streamed billed (${estimated.output_tokens})`);
   t.ok(estimated.cost_nano > 0);
 });
+
+t.test('a token budget holds against Chat streams that do not ask for usage', async (t) => {
+  // The issue's case: with a 20,000-token budget, 30 of 30 such streams were served (used: 0).
+  const budgeted = await startGateway(
+    testConfig({
+      providers: { oai: { type: 'openai', base_url: chat.url, api_key: 'sk-up-chat', api: 'chat_completions' } },
+      models: { 'chat-relay': { routes: [{ provider: 'oai', model: 'gpt-up' }] } },
+      admin: { token: ADMIN_TOKEN },
+      usage: { flush_interval_ms: 50, budgets: { test: { tokens_per_day: 200 } } },
+    }),
+  );
+  t.teardown(() => budgeted.stop());
+  chat.reset();
+  chat.respond(() => ({ kind: 'text', text: longText }));
+  const client = new OpenAI({ baseURL: `${budgeted.url}/v1`, apiKey: TEST_KEY, maxRetries: 0 });
+  let served = 0;
+  let refused = 0;
+  for (let i = 0; i < 10 && refused === 0; i++) {
+    try {
+      const stream = await client.chat.completions.create({
+        model: 'chat-relay',
+        stream: true,
+        messages: [{ role: 'user', content: 'tell me a long story' }],
+      });
+      for await (const _ of stream);
+      served++;
+    } catch (e) {
+      t.equal((e as { status?: number }).status, 429, 'refused by the budget');
+      refused++;
+    }
+  }
+  t.equal(refused, 1, 'the budget refused a request');
+  t.ok(served <= 4, `${served} streams of over 100 tokens served under a 200-token budget`);
+  const budgets = (await (
+    await fetch(`${budgeted.url}/admin/budgets`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+  ).json()) as { keys: { key: string; budgets: { used: number }[] }[] };
+  t.ok(budgets.keys[0].budgets[0].used >= 200, `/admin/budgets says used: ${budgets.keys[0].budgets[0].used}`);
+});
