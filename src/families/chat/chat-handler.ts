@@ -408,17 +408,17 @@ function countTokens(state: ChatState, metered: MeteredUsage): void {
   const u = metered.usage;
   state.usage = u;
   state.usageSource = metered.source;
-  if (metered.warning)
-    state.services.log.warn(
-      { request_id: state.requestId, provider: state.path?.provider, model: state.model },
-      metered.warning,
-    );
   settleTokens(state, u);
   const labels = {
     family: state.format?.metricLabel ?? 'none',
     provider: state.path?.provider ?? 'none',
     model: state.runtime.router.resolve(state.model ?? '')?.entry ?? 'none',
   };
+  if (metered.warning)
+    state.services.log.warn(
+      { request_id: state.requestId, provider: labels.provider, model: labels.model },
+      metered.warning,
+    );
   tokensTotal.inc({ ...labels, kind: 'input' }, u.inputTokens);
   tokensTotal.inc({ ...labels, kind: 'output' }, u.outputTokens);
   if (u.reasoningTokens) tokensTotal.inc({ ...labels, kind: 'reasoning' }, u.reasoningTokens);
