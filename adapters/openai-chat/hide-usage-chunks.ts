@@ -51,8 +51,14 @@ function lastEventEnd(s: string): number {
 
 const usageNull = '"usage":null';
 
+/** OpenAI's chunk once usage is asked for: `usage` its last member, `null`. */
+const lastNull = /,"usage":null\}(\r?\n\r?\n)$/;
+
 function rewriteEvent(event: string): string {
   if (!event.includes('"usage"')) return event;
+  // The common case without a parse: the data line's last `}` closes the chunk, so a member just
+  // before it is the chunk's own (inside a string a quote would be escaped).
+  if (event.startsWith('data: {') && lastNull.test(event)) return event.replace(lastNull, '}$1');
   const line = /^data: ?(\{.*\})\r?$/m.exec(event);
   if (!line) return event;
   let chunk: unknown;

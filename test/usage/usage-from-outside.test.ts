@@ -64,6 +64,15 @@ t.test('an upstream reporting 1e15 tokens is billed an estimate, and /admin/usag
   t.ok(row.input_tokens > 0 && row.input_tokens < 1000, `estimated prompts (${row.input_tokens})`);
   t.ok(row.output_tokens > 0 && row.output_tokens < 1000, `estimated answers (${row.output_tokens})`);
   t.ok(Number.isSafeInteger(row.cost_nano) && row.cost_nano > 0, 'a cost that sums exactly');
+  // The CLI's table shows the estimated requests too.
+  const cli = spawnSync(
+    process.execPath,
+    [join(repoRoot, 'src/app/usage-cli.ts'), '--url', gw.url, '--token', ADMIN_TOKEN, '--since', '1d'],
+    { encoding: 'utf8', cwd: repoRoot },
+  );
+  t.equal(cli.status, 0, cli.stderr);
+  t.match(cli.stdout, /requests\s+input_tokens\s+output_tokens.*estimated\s+partial\s+cost_usd/);
+  t.match(cli.stdout, /\btest\s+chat-a\s+oai\s+3\s+\d+\s+\d+.*\s3\s+0\s+\$/);
   await gw.matchLog(t, /upstream usage ignored: inputTokens 1000000000000000 is over/, 'the report is logged');
   // The Chat decoder drops the negative count itself; the other is still refused.
   await gw.matchLog(t, /upstream usage ignored: outputTokens 1000000000000000 is over/);
