@@ -296,7 +296,14 @@ function usageTap(
         }
       : decoder;
     const sse = sseFeed(watched, (ev) => meter.observe(ev));
-    return { feed: sse.feed, end: sse.end, meter: () => meter };
+    const end = (): void => {
+      try {
+        sse.end();
+      } catch {
+        // In the upstream's 'end' handler a throw would stop the process: the meter bills what it saw.
+      }
+    };
+    return { feed: sse.feed, end, meter: () => meter };
   }
   const chunks: Buffer[] = [];
   return {
