@@ -82,7 +82,11 @@ t.test('rows stored before the check do not break /admin/usage', async (t) => {
   // A file of its own, whose ledger tables a gateway creates; counts past 2^53 are then stored
   // in them as an unchecked upstream's usage was (sums node:sqlite cannot read as numbers).
   const old = join(mkdtempSync(join(tmpdir(), 'polygate-usage-old-rows-')), 'polygate.db');
-  const oldConfig = { ...config, storage: { driver: 'sqlite', path: old } };
+  const oldConfig = {
+    ...config,
+    storage: { driver: 'sqlite', path: old },
+    usage: { ...(config.usage as object), budgets: { test: { usd_per_day: 5 } } },
+  };
   const first = await startGateway(oldConfig);
   t.equal((await usage(first, 'since=1d')).rows.length, 0, 'the ledger opened its tables');
   await first.stop();
@@ -97,6 +101,9 @@ t.test('rows stored before the check do not break /admin/usage', async (t) => {
        'passthrough', ?, ?, 0, 0, 0, 0, 0, 0, ?, 1, 'ok', 200)`,
     )
     .run(Date.now(), day, 1e16, 1e15, 3e18);
+  file
+    .prepare('INSERT INTO usage_totals (key, period, cost_nano, tokens) VALUES (?, ?, ?, ?)')
+    .run('test', `d:${day}`, 3e18, 1.1e16);
   file.close();
   const gw = await startGateway(oldConfig);
   t.teardown(() => gw.stop());
@@ -106,6 +113,13 @@ t.test('rows stored before the check do not break /admin/usage', async (t) => {
     { model: 'chat-a', requests: 1, input_tokens: 1e16, cost_nano: 3e18 },
     'answered, the old row included',
   );
+  const budgets = await fetch(`${gw.url}/admin/budgets`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  t.equal(budgets.status, 200, '/admin/budgets answers too');
+  t.match(await budgets.json(), { keys: [{ key: 'test', budgets: [{ budget: 'usd_per_day', used: 3e9 }] }] });
+  const refused = await new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: TEST_KEY, maxRetries: 0 }).chat.completions
+    .create({ model: 'chat-a', messages: [{ role: 'user', content: 'over budget' }] })
+    .catch((e: unknown) => e as { status?: number });
+  t.match(refused, { status: 429 }, 'and the key is over its budget, not unchecked');
 });
 
 t.test('/admin/usage refuses unknown parameters and bad values, naming them', async (t) => {

@@ -137,7 +137,11 @@ export class SqliteLedgerStore implements LedgerStore {
         `INSERT INTO usage_totals (key, period, cost_nano, tokens) VALUES (?, ?, ?, ?)
          ON CONFLICT (key, period) DO UPDATE SET cost_nano = cost_nano + excluded.cost_nano, tokens = tokens + excluded.tokens`,
       ),
-      total: this.#db.prepare('SELECT cost_nano, tokens FROM usage_totals WHERE key = ? AND period = ?'),
+      // As floats, like the report's sums: a total past 2^53 stored before upstream usage was
+      // checked must not make every budget check and /admin/budgets throw.
+      total: this.#db.prepare(
+        'SELECT cost_nano * 1.0 AS cost_nano, tokens * 1.0 AS tokens FROM usage_totals WHERE key = ? AND period = ?',
+      ),
       rows: this.#db.prepare(`${group} GROUP BY day, key, model, provider`),
       rowsOfKey: this.#db.prepare(`${group} AND key = ? GROUP BY day, key, model, provider`),
       pruneRecords: this.#db.prepare('DELETE FROM usage_records WHERE day < ?'),
