@@ -74,6 +74,7 @@ const record = (i: number): UsageRecord => ({
   reasoning_tokens: 0,
   cache_read_tokens: 0,
   cache_write_tokens: 0,
+  usage_source: 'reported',
   characters: 0,
   audio_seconds: 0,
   tasks: 0,

@@ -92,4 +92,15 @@ export type RelayTarget = (
   stream: boolean,
   /** The client's query string: a format relays the parameters of its own API, never credentials. */
   query?: Record<string, string | undefined>,
-) => { path: string; body: Record<string, unknown> };
+) => RelayedBody;
+
+/**
+ * Where a relayed body goes and what is sent. `clientStream`: the relay asked the upstream for
+ * more than the client did (Chat's usage chunk, so that every stream is billed): each 2xx stream's
+ * text passes through a fresh filter on its way to the client, which takes out what the client did
+ * not ask for, so the client sees the stream it would have had.
+ */
+export type RelayedBody = { path: string; body: Record<string, unknown>; clientStream?: () => StreamTextFilter };
+
+/** Rewrites a relayed SSE stream's text, event by event: `push` a chunk, `end` for what it held back. */
+export type StreamTextFilter = { push(text: string): string; end(): string };

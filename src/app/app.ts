@@ -37,6 +37,9 @@ import { registerUsageRoutes } from './admin-routes.ts';
  */
 export function createApp(services: Services, formats: readonly FormatModule[] = defaultFormats): Koa {
   const { ref, log } = services;
+  // Every series the config names exists from the start (and from each reload,
+  // src/app/reload-config.ts), so the first scrape sees it at zero before any request moves it.
+  primeMetrics(ref.current);
   const app = new Koa();
   app.proxy = false;
   // Koa's own error printing would duplicate our request log line.
@@ -197,6 +200,8 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Koa
         tokens_reasoning: u?.reasoningTokens,
         tokens_cache_read: u?.cacheReadTokens,
         tokens_cache_write: u?.cacheWriteTokens,
+        // How the counts were obtained, when not from the upstream's own report (src/services/usage/usage-meter.ts).
+        tokens_source: state.usageSource === 'reported' ? undefined : state.usageSource,
         // Message content only when the operator asks for it (log.content, for debugging).
         request_body: withBody ? ctx.request.body : undefined,
       });

@@ -79,6 +79,7 @@ function build({ state, labels, status, model, entry, metered, audioSeconds }: E
     reasoning_tokens: u?.reasoningTokens ?? 0,
     cache_read_tokens: u?.cacheReadTokens ?? 0,
     cache_write_tokens: u?.cacheWriteTokens ?? 0,
+    usage_source: state.usageSource ?? 'reported',
     characters: metered?.characters ?? 0,
     audio_seconds: Math.round((audioSeconds ?? 0) * 1000) / 1000,
     tasks: metered?.tasks ?? 0,

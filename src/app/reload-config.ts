@@ -7,7 +7,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { Logger } from 'pino';
-import { configReloadsTotal } from '../infra/metrics/registry.ts';
+import { configReloadsTotal, primeMetrics } from '../infra/metrics/registry.ts';
 import { Runtime, type RuntimeRef } from '../services/runtime/runtime.ts';
 import type { GatewayConfig } from '../infra/config/gateway-config.ts';
 import { ConfigError, parseConfig } from '../infra/config/load-config.ts';
@@ -53,6 +53,9 @@ export function startConfigReload(file: string, ref: RuntimeRef, log: Logger): C
       return refused(trigger, e instanceof ConfigError ? e.problems : [(e as Error).message]);
     }
     const old = ref.current;
+    // New keys, models and prices have their series at zero before their first request, not from
+    // the next scrape on: an increase between the two would be the series' first sample, unseen.
+    primeMetrics(next);
     ref.current = next;
     configReloadsTotal.inc({ outcome: 'ok' });
     log.info({ config: file, trigger }, 'config reloaded');

@@ -7,7 +7,28 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfigFile } from '../infra/config/load-config.ts';
 import type { Report } from '../services/usage/usage-report.ts';
 
-const { values } = parseArgs({
+const help = `Usage: npm run usage -- [options]
+
+Prints usage and spend from a running gateway's admin API (GET /admin/usage).
+
+Options:
+  --key ID             only this key id
+  --model NAME         only this client-facing model
+  --provider NAME      only this provider
+  --since 7d|DATE      first UTC day (default 7d: today and the six days before)
+  --until DATE         last UTC day (default today)
+  --group-by LIST      any of key,model,provider,day (default key,model,provider)
+  --csv                CSV with every column instead of a table
+  --url URL            the gateway (default: listen in the config)
+  --token TOKEN        admin.token (default: POLYGATE_ADMIN_TOKEN, then the config)
+  --config FILE        the config file (default: GATEWAY_CONFIG or config/gateway.yaml)
+  -h, --help           this text
+
+Columns "estimated" and "partial" count requests whose tokens polygate estimated in whole or in
+part (docs/usage-and-tracing.md, "What is billed").
+`;
+
+const options = {
   options: {
     key: { type: 'string' },
     model: { type: 'string' },
@@ -19,8 +40,25 @@ const { values } = parseArgs({
     url: { type: 'string' },
     token: { type: 'string' },
     config: { type: 'string', default: process.env.GATEWAY_CONFIG ?? 'config/gateway.yaml' },
+    help: { type: 'boolean', short: 'h', default: false },
   },
-});
+} as const;
+
+/** A bad option is the user's mistake: said in one line with the usage text, not a stack trace. */
+function parsed(): ReturnType<typeof parseArgs<typeof options>>['values'] {
+  try {
+    return parseArgs(options).values;
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n\n${help}`);
+    process.exit(2);
+  }
+}
+
+const values = parsed();
+if (values.help) {
+  process.stdout.write(help);
+  process.exit(0);
+}
 
 function target(): { url: string; token: string | undefined } {
   let url = values.url;
@@ -72,6 +110,8 @@ const cols = [
   'characters',
   'audio_seconds',
   'tasks',
+  'estimated',
+  'partial',
   'cost_usd',
 ];
 const cell = (v: unknown, c: string): string => (c === 'cost_usd' ? `$${Number(v).toFixed(6)}` : String(v ?? ''));

@@ -14,7 +14,11 @@ export type RecordedRequest = {
 
 /** One scripted reply. With no script queued, an emulator echoes the last user text. */
 export type Reply =
-  | { kind: 'text'; text: string; chunks?: string[] }
+  /**
+   * `usage` (Chat emulator): the usage object sent instead of the counted one, or `null` for none
+   * at all, as a compatible server that ignores `stream_options` sends.
+   */
+  | { kind: 'text'; text: string; chunks?: string[]; usage?: Record<string, unknown> | null }
   | { kind: 'tool'; name: string; args: string; id?: string; argChunks?: string[]; text?: string }
   | { kind: 'thinking'; thinking: string; signature: string; text: string }
   /**

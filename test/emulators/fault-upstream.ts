@@ -12,9 +12,10 @@ import { Worker } from 'node:worker_threads';
 export type Fault =
   /**
    * A normal answer; `chunkDelayMs` spaces the stream chunks out; `pauseAfterChunks` holds the
-   * stream after that many chunks until `resume()` (a long-running stream a test controls).
+   * stream after that many chunks until `resume()` (a long-running stream a test controls);
+   * `inputTokens`: the prompt's tokens the usage reports (5 by default).
    */
-  | { kind: 'ok'; text?: string; chunkDelayMs?: number; pauseAfterChunks?: number }
+  | { kind: 'ok'; text?: string; chunkDelayMs?: number; pauseAfterChunks?: number; inputTokens?: number }
   /** An error status in the format's own error body; `retryAfter` is the Retry-After header as sent. */
   | { kind: 'status'; status: number; retryAfter?: string; message?: string }
   /** The socket is destroyed without an answer. */
@@ -81,8 +82,11 @@ export async function startFaultUpstream(): Promise<FaultUpstream> {
     const fault = queue.shift() ?? { kind: 'ok' };
     const text = (fault.kind === 'ok' && fault.text) || lastUserText(body);
     const stream = body.stream === true;
+    const input = (fault.kind === 'ok' && fault.inputTokens) || 5;
     const frames =
-      format === 'openai' ? openaiFrames(String(body.model), text, body) : anthropicFrames(String(body.model), text);
+      format === 'openai'
+        ? openaiFrames(String(body.model), text, body)
+        : anthropicFrames(String(body.model), text, input);
     const json = format === 'openai' ? openaiJson(String(body.model), text) : anthropicJson(String(body.model), text);
     const sse = (): void =>
       void res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -263,7 +267,7 @@ function anthropicJson(model: string, text: string): Json {
   };
 }
 
-function anthropicFrames(model: string, text: string): string[] {
+function anthropicFrames(model: string, text: string, input: number): string[] {
   const ev = (name: string, data: Json): string =>
     `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
   return [
@@ -276,7 +280,7 @@ function anthropicFrames(model: string, text: string): string[] {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: 5, output_tokens: 1 },
+        usage: { input_tokens: input, output_tokens: 1 },
       },
     }),
     ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),

@@ -19,6 +19,8 @@ type Answer = {
   textChunks: string[];
   tool?: { id: string; name: string; args: string; argChunks: string[] };
   finishReason?: string;
+  /** A scripted usage object in place of the counted one; null: none is sent. */
+  usage?: Json | null;
 };
 
 const words = (s: string): string[] => s.match(/\S+\s*|\s+/g) ?? [];
@@ -132,7 +134,7 @@ function lastUserText(messages: unknown[]): string {
 function answerOf(reply: Exclude<Reply, { kind: 'error' } | { kind: 'cut' }>): Answer {
   switch (reply.kind) {
     case 'text':
-      return { text: reply.text, textChunks: reply.chunks ?? words(reply.text) };
+      return { text: reply.text, textChunks: reply.chunks ?? words(reply.text), usage: reply.usage };
     case 'tool': {
       const tool = {
         id: reply.id ?? randomId('call_'),
@@ -158,6 +160,7 @@ const finishOf = (a: Answer): string => a.finishReason ?? (a.tool ? 'tool_calls'
 type Ctx = { model: string; id: string; created: number; promptTokens: number; includeUsage: boolean };
 
 function usageOf(a: Answer, ctx: Ctx): Json {
+  if (a.usage) return a.usage;
   const reasoning = a.reasoning ? tokens(a.reasoning) : 0;
   const completion = tokens((a.text ?? '') + (a.tool?.args ?? '')) + reasoning;
   return {
@@ -185,7 +188,7 @@ function completion(a: Answer, ctx: Ctx): Json {
     created: ctx.created,
     model: ctx.model,
     choices: [{ index: 0, message, logprobs: null, finish_reason: finishOf(a) }],
-    usage: usageOf(a, ctx),
+    ...(a.usage === null ? {} : { usage: usageOf(a, ctx) }),
     service_tier: 'default',
     system_fingerprint: 'fp_polygate_emulator',
   };
@@ -236,7 +239,7 @@ async function sendStream(res: ServerResponse, a: Answer, ctx: Ctx): Promise<voi
       await write(chunk(ctx, { tool_calls: [{ index: 0, function: { arguments: piece } }] }));
   }
   await write(chunk(ctx, {}, finishOf(a)));
-  if (ctx.includeUsage) {
+  if (ctx.includeUsage && a.usage !== null) {
     const u = {
       id: ctx.id,
       object: 'chat.completion.chunk',

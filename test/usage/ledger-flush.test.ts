@@ -31,6 +31,7 @@ const record = (i: number, ts = Date.now()): UsageRecord => ({
   reasoning_tokens: 0,
   cache_read_tokens: 0,
   cache_write_tokens: 0,
+  usage_source: 'reported',
   characters: 0,
   audio_seconds: 0,
   tasks: 0,

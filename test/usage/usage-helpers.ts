@@ -47,7 +47,16 @@ export function pricedConfig(up: Upstreams, extra: Record<string, unknown> = {})
   });
 }
 
-export type Row = Record<string, number | string> & { cost_nano: number; cost_usd: number; requests: number };
+export type Row = Record<string, number | string> & {
+  cost_nano: number;
+  cost_usd: number;
+  requests: number;
+  input_tokens: number;
+  output_tokens: number;
+  /** Requests whose tokens polygate estimated whole, or in part (src/services/usage/usage-meter.ts). */
+  estimated: number;
+  partial: number;
+};
 export type Report = { since: string; until: string; group_by: string[]; rows: Row[]; totals: Row };
 
 export async function usage(gw: Gateway, query: string, token = ADMIN_TOKEN): Promise<Report> {

@@ -22,6 +22,8 @@ import type { ChatState } from '../../services/runtime/request-state.ts';
 import { runRoutes, type ServeResult } from '../../services/resilience/run-routes.ts';
 import { reserveTokens, settleTokens } from '../../services/access/key-limits.ts';
 import { traceOf, traceStep } from '../../services/tracing/request-trace.ts';
+import { answerText, settleUsage, StreamMeter, type MeteredUsage } from '../../services/usage/usage-meter.ts';
+import { estimateTextTokens, estimateTokens } from '../../services/tokens/estimate-tokens.ts';
 
 /**
  * Serves one chat request in any client format: read what routing needs, try the model's routes
@@ -129,6 +131,7 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
               !final,
               { body, warnings, session: keeps ? session : undefined },
               opts.credentialHeaders,
+              () => relayedPromptTokens(codec, body, inbound),
             );
         }
         return serveRoute(ctx, format, await decode(), route, abort.signal, !final, session);
@@ -200,7 +203,14 @@ async function serveRoute(
       timeouts: route.timeouts,
       trace: traceOf(state),
     });
-    countTokens(state, result.usage);
+    countTokens(
+      state,
+      settleUsage(
+        { final: result.usage },
+        () => estimateTextTokens(answerText(result.parts)),
+        () => estimateTokens(routed),
+      ),
+    );
     const t1 = performance.now();
     // The client's encoder sees the client's request; `routed` is what the upstream saw.
     const body = codec.encodeResult(result, request);
@@ -230,6 +240,9 @@ async function serveRoute(
   try {
     const encoder = codec.createStreamEncoder(request);
     const accumulator = session?.streamEnded ? new StreamAccumulator() : undefined;
+    // What the upstream reported and streamed, billed however the stream ends (a client that
+    // leaves early included).
+    const meter = new StreamMeter();
     const observed: ClientStreamEncoder = session?.observeFrames
       ? {
           push: (e) => {
@@ -241,8 +254,12 @@ async function serveRoute(
       : encoder;
     const r = await pipeStream(ctx.res, headers, observed, first, rest, (e: StreamEvent) => {
       accumulator?.push(e);
-      if (e.type === 'finish') countTokens(state, e.usage);
+      meter.observe(e);
     });
+    countTokens(
+      state,
+      meter.settle(() => estimateTokens(routed)),
+    );
     if (accumulator)
       await session?.streamEnded?.({ request: routed, route, parts: accumulator.parts(), outcome: r.outcome });
     state.timings.encodeMs = r.encodeMs;
@@ -302,6 +319,7 @@ async function relayRoute(
   canFallBack: boolean,
   relayed: { body: Record<string, unknown>; warnings: RouteWarnings; session?: ChatSession },
   credentialHeaders: ReadonlySet<string>,
+  promptTokens: () => number,
 ): Promise<ServeResult> {
   const state = ctx.state as ChatState;
   const upstream = format.upstream;
@@ -346,6 +364,7 @@ async function relayRoute(
       return enc.push({ type: 'error', error });
     },
     observeFrames: session?.observeFrames?.bind(session),
+    clientStream: target.clientStream,
   });
   if (r.kind === 'failed') {
     ctx.respond = true;
@@ -354,7 +373,7 @@ async function relayRoute(
   await session?.relayEnded?.({ route, status: r.status, outcome: r.outcome });
   state.status = r.status;
   state.outcome = r.status >= 400 ? 'upstream_error' : r.outcome;
-  if (r.usage) countTokens(state, r.usage);
+  if (r.meter) countTokens(state, r.meter.settle(promptTokens));
   return { served: true, upstreamFailed: r.status >= 500 || r.outcome === 'upstream_cut' };
 }
 
@@ -368,15 +387,38 @@ const bareRequest = (f: RoutingFields): ChatRequest => ({
   extensions: {},
 });
 
-/** The model label is the `models:` entry the name hit (a glob for names it matched), which the config bounds. */
-function countTokens(state: ChatState, u: Usage): void {
+/**
+ * A relayed request's prompt, estimated only when the upstream reported none: the body decoded by
+ * the client codec, or a quarter of its JSON's length when it does not decode.
+ */
+function relayedPromptTokens(codec: ChatClientCodec, body: Record<string, unknown>, inbound: InboundContext): number {
+  try {
+    return estimateTokens(codec.decodeRequest(body, inbound));
+  } catch {
+    return Math.ceil(JSON.stringify(body).length / 4);
+  }
+}
+
+/**
+ * The usage billed (src/services/usage/usage-meter.ts); an upstream's report that could not be
+ * used is logged. The model label is the `models:` entry the name hit (a glob for names it
+ * matched), which the config bounds.
+ */
+function countTokens(state: ChatState, metered: MeteredUsage): void {
+  const u = metered.usage;
   state.usage = u;
+  state.usageSource = metered.source;
   settleTokens(state, u);
   const labels = {
     family: state.format?.metricLabel ?? 'none',
     provider: state.path?.provider ?? 'none',
     model: state.runtime.router.resolve(state.model ?? '')?.entry ?? 'none',
   };
+  if (metered.warning)
+    state.services.log.warn(
+      { request_id: state.requestId, provider: labels.provider, model: labels.model },
+      metered.warning,
+    );
   tokensTotal.inc({ ...labels, kind: 'input' }, u.inputTokens);
   tokensTotal.inc({ ...labels, kind: 'output' }, u.outputTokens);
   if (u.reasoningTokens) tokensTotal.inc({ ...labels, kind: 'reasoning' }, u.reasoningTokens);

@@ -1,7 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable, Stream } from 'node:stream';
-import type { ChatUpstreamCodec, SseFrame } from '../../../adapters/shared/chat-adapter.ts';
-import type { Usage } from '../../ir/chat-result.ts';
+import type { ChatUpstreamCodec, SseFrame, StreamTextFilter } from '../../../adapters/shared/chat-adapter.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import { serializeFrames } from '../../infra/http/sse-writer.ts';
 import type { HttpChatProvider } from '../../services/providers/http-chat-provider.ts';
@@ -13,6 +12,7 @@ import { jsonOrText } from '../../infra/upstream/upstream-request.ts';
 import { hookRelay, type RelayProxy } from '../../infra/upstream/relay-proxy.ts';
 import { relayTimers, UpstreamTimeout } from './relay-timers.ts';
 import type { UpstreamSpan } from '../../infra/tracing/upstream-span.ts';
+import { StreamMeter } from '../../services/usage/usage-meter.ts';
 
 /**
  * Same-format pass-through (docs/architecture.md): the client's body is relayed with only the model name and
@@ -87,7 +87,8 @@ function wholeBody(payload: Buffer): Stream {
 }
 
 export type PassThroughResult =
-  | { kind: 'relayed'; status: number; usage?: Usage; outcome: 'ok' | 'client_closed' | 'upstream_cut' }
+  /** `meter`: what the upstream reported and streamed (undefined for error answers, which are not billed). */
+  | { kind: 'relayed'; status: number; meter?: StreamMeter; outcome: 'ok' | 'client_closed' | 'upstream_cut' }
   /** The upstream failed before anything was sent to the client: the next route may be tried. */
   | { kind: 'failed'; error: GatewayError };
 
@@ -115,6 +116,8 @@ export function passThrough(opts: {
   streamErrorFrames: (error: GatewayError) => SseFrame[];
   /** Each SSE frame of a 2xx stream as it is relayed (a Responses session reads the final response off it). */
   observeFrames?: (frames: SseFrame[]) => void;
+  /** Rewrites a 2xx stream on its way to the client (`RelayedBody` in adapters/shared/chat-adapter.ts). */
+  clientStream?: () => StreamTextFilter;
 }): Promise<PassThroughResult> {
   const { req, res, provider, codec } = opts;
   const payload = Buffer.from(JSON.stringify(opts.body));
@@ -179,6 +182,8 @@ export function passThrough(opts: {
       res.writeHead(status, headers);
       const contentType = String(proxyRes.headers['content-type'] ?? '');
       const tap = usageTap(codec, contentType, status, opts.observeFrames);
+      const filter = opts.clientStream && contentType.includes('text/event-stream') ? opts.clientStream() : undefined;
+      const text = filter ? new TextDecoder() : undefined;
       // Relayed by hand rather than piped: a pipe adds and removes eight listeners per response on
       // both streams, while the close and end handlers below already do what its cleanup does.
       const resume = (): void => {
@@ -186,7 +191,8 @@ export function passThrough(opts: {
       };
       proxyRes.on('data', (chunk: Buffer) => {
         tap.feed(chunk);
-        if (!res.write(chunk)) {
+        const out = filter && text ? filter.push(text.decode(chunk, { stream: true })) : chunk;
+        if (out.length > 0 && !res.write(out)) {
           proxyRes.pause();
           res.once('drain', resume);
         }
@@ -196,7 +202,7 @@ export function passThrough(opts: {
         if (settled) return;
         settled = true;
         timers.clear();
-        resolve({ kind: 'relayed', status, usage: tap.usage(), outcome });
+        resolve({ kind: 'relayed', status, meter: tap.meter(), outcome });
       };
       res.on('close', () => {
         if (!proxyRes.complete) proxyRes.destroy();
@@ -204,7 +210,9 @@ export function passThrough(opts: {
       });
       proxyRes.on('end', () => {
         if (!proxyRes.complete) return;
-        res.end();
+        // A stream whose last event has no terminator of its own (Gemini's) finishes, with its usage, here.
+        tap.end();
+        res.end(filter && text ? filter.push(text.decode()) + filter.end() : undefined);
         finish('ok');
       });
       // The upstream went away mid-body. A stream gets the family's own error event, never a
@@ -264,16 +272,19 @@ async function readErrorText(res: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).subarray(0, 65_536).toString('utf8');
 }
 
-/** Decodes the relayed bytes with the format's own decoder, to learn the usage; a stream's frames go to `observe` too. */
+/**
+ * Decodes the relayed bytes with the format's own decoder, to learn what the upstream reported
+ * and streamed (src/services/usage/usage-meter.ts); a stream's frames go to `observe` too.
+ */
 function usageTap(
   codec: ChatUpstreamCodec,
   contentType: string,
   status: number,
   observe?: (frames: SseFrame[]) => void,
-): { feed: (b: Buffer) => void; usage: () => Usage | undefined } {
-  if (status >= 400) return { feed: () => {}, usage: () => undefined };
+): { feed: (b: Buffer) => void; end: () => void; meter: () => StreamMeter | undefined } {
+  if (status >= 400) return { feed: () => {}, end: () => {}, meter: () => undefined };
+  const meter = new StreamMeter();
   if (contentType.includes('text/event-stream')) {
-    let usage: Usage | undefined;
     const decoder = codec.createStreamDecoder();
     const watched = observe
       ? {
@@ -284,23 +295,30 @@ function usageTap(
           end: () => decoder.end(),
         }
       : decoder;
-    const sse = sseFeed(watched, (ev) => {
-      if (ev.type === 'finish') usage = ev.usage;
-    });
-    return { feed: sse.feed, usage: () => usage };
+    const sse = sseFeed(watched, (ev) => meter.observe(ev));
+    const end = (): void => {
+      try {
+        sse.end();
+      } catch {
+        // In the upstream's 'end' handler a throw would stop the process: the meter bills what it saw.
+      }
+    };
+    return { feed: sse.feed, end, meter: () => meter };
   }
   const chunks: Buffer[] = [];
   return {
     feed: (b) => chunks.push(b),
-    usage: () => {
+    end: () => {},
+    meter: () => {
       try {
         // A small body arrives in one chunk: no copy of it.
-        return codec.decodeResult(
-          JSON.parse((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8')),
-        ).usage;
+        meter.answered(
+          codec.decodeResult(JSON.parse((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8'))),
+        );
       } catch {
-        return undefined;
+        // cut short or not JSON: nothing reported, the meter estimates
       }
+      return meter;
     },
   };
 }

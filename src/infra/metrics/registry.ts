@@ -275,8 +275,29 @@ export const ledgerRecordsTotal = new Counter({
   registers: [registry],
 });
 
+/**
+ * The spend and unpriced series too: a counter whose series first appears at its first increment
+ * has no earlier sample, so `increase()` over a short burst read $0 (keys that spent $0.131 read
+ * $0, issue #23). Spend is primed for every key and every model entry and route provider with a
+ * price (the labels record-usage.ts gives it: entry, provider), unpriced for every entry with a
+ * route without one: sets the config bounds.
+ */
 function primeUsageMetrics(config: GatewayConfig): void {
   for (const outcome of ['written', 'dropped']) ledgerRecordsTotal.inc({ outcome }, 0);
+  const prices = config.usage.prices;
+  for (const [model, m] of Object.entries(config.models)) {
+    for (const route of m.routes) {
+      // As src/services/usage/prices.ts priceOf chooses: the model's own price, else the route's
+      // upstream model's (a route without one passes the client's name on: any may be priced).
+      const byProvider = prices.providers[route.provider];
+      const priced =
+        prices.models[model] !== undefined ||
+        (route.model === undefined ? byProvider !== undefined : byProvider?.[route.model] !== undefined);
+      if (priced) for (const key of config.keys) spendTotal.inc({ key: key.id, model, provider: route.provider }, 0);
+      if (!prices.models[model] && (route.model === undefined || byProvider?.[route.model] === undefined))
+        unpricedRequestsTotal.inc({ model }, 0);
+    }
+  }
   for (const [key, b] of Object.entries(config.usage.budgets)) {
     for (const budget of budgetKinds) {
       if (!b[budget]) continue;

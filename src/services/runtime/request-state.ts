@@ -3,6 +3,7 @@ import type { FormatModule } from '../../infra/formats/formats.ts';
 import type { Usage } from '../../ir/chat-result.ts';
 import type { RouteAttempts } from '../resilience/run-routes.ts';
 import type { Runtime } from './runtime.ts';
+import type { UsageSource } from '../usage/usage-meter.ts';
 import type { Services } from './services.ts';
 
 /** What the pipeline learns about one request, for the response headers, metrics and the log. */
@@ -25,4 +26,9 @@ export type RequestState = {
 };
 
 /** The request state as the chat pipeline fills it: usage and upstream attempts go into the request's log line. */
-export type ChatState = RequestState & { usage?: Usage; attempts?: RouteAttempts };
+export type ChatState = RequestState & {
+  usage?: Usage;
+  /** How `usage` was obtained (src/services/usage/usage-meter.ts); absent: reported. */
+  usageSource?: UsageSource;
+  attempts?: RouteAttempts;
+};

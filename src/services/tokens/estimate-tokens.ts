@@ -188,3 +188,9 @@ export function conversationChars(messages: Message[]): number {
   for (const m of messages) for (const p of m.parts) n += 16 + collect(p, 0, texts) * 4;
   return texts.reduce((k, t) => k + t.text.length, n);
 }
+
+/** Tokens of one text (an answer's streamed text): exact while it fits the sample, else sampled. */
+export function estimateTextTokens(text: string, count: SliceCounter = countPlain): number {
+  if (text.length === 0) return 0;
+  return Math.round(countTexts([{ text }], memoized(count))[0]);
+}

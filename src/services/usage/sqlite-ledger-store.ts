@@ -16,7 +16,7 @@ CREATE TABLE IF NOT EXISTS usage_records (
   input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, reasoning_tokens INTEGER NOT NULL,
   cache_read_tokens INTEGER NOT NULL, cache_write_tokens INTEGER NOT NULL, characters INTEGER NOT NULL,
   audio_ms INTEGER NOT NULL, tasks INTEGER NOT NULL, cost_nano INTEGER NOT NULL, priced INTEGER NOT NULL,
-  outcome TEXT NOT NULL, status INTEGER NOT NULL
+  outcome TEXT NOT NULL, status INTEGER NOT NULL, usage_source TEXT NOT NULL DEFAULT 'reported'
 );
 CREATE INDEX IF NOT EXISTS usage_records_day ON usage_records (day, key);
 CREATE TABLE IF NOT EXISTS usage_totals (
@@ -48,11 +48,18 @@ const columns = [
   'priced',
   'outcome',
   'status',
+  'usage_source',
 ] as const;
 
-const sums = `COUNT(*) AS requests, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(reasoning_tokens) AS reasoning_tokens,
-  SUM(cache_read_tokens) AS cache_read_tokens, SUM(cache_write_tokens) AS cache_write_tokens, SUM(characters) AS characters,
-  SUM(audio_ms) / 1000.0 AS audio_seconds, SUM(tasks) AS tasks, SUM(cost_nano) AS cost_nano, SUM(1 - priced) AS unpriced`;
+/**
+ * TOTAL, not SUM: a float that cannot overflow. A row stored before upstream usage was checked
+ * (1e15 tokens) made SUM's int64 fail or exceed what node:sqlite reads as a number (a RangeError
+ * on every read until the row aged out); sums below 2^53 are exact either way.
+ */
+const sums = `COUNT(*) AS requests, TOTAL(input_tokens) AS input_tokens, TOTAL(output_tokens) AS output_tokens, TOTAL(reasoning_tokens) AS reasoning_tokens,
+  TOTAL(cache_read_tokens) AS cache_read_tokens, TOTAL(cache_write_tokens) AS cache_write_tokens, TOTAL(characters) AS characters,
+  TOTAL(audio_ms) / 1000.0 AS audio_seconds, TOTAL(tasks) AS tasks, TOTAL(cost_nano) AS cost_nano, TOTAL(1 - priced) AS unpriced,
+  TOTAL(usage_source = 'estimated') AS estimated, TOTAL(usage_source = 'partial') AS partial`;
 
 /** Records per INSERT statement: one statement of many rows costs far less per record than one per row. */
 const rowsPerInsert = 64;
@@ -92,7 +99,15 @@ function valuesOf(r: UsageRecord, into: (string | number)[]): void {
     r.priced ? 1 : 0,
     r.outcome,
     r.status,
+    r.usage_source,
   );
+}
+
+/** A file written before records said how their usage was obtained: those rows were reported. */
+function addUsageSource(db: DatabaseSync): void {
+  const cols = db.prepare('PRAGMA table_info(usage_records)').all() as { name: string }[];
+  if (!cols.some((c) => c.name === 'usage_source'))
+    db.exec("ALTER TABLE usage_records ADD COLUMN usage_source TEXT NOT NULL DEFAULT 'reported'");
 }
 
 /** The `sqlite` driver's ledger: tables beside the store's in the same file. */
@@ -110,6 +125,7 @@ export class SqliteLedgerStore implements LedgerStore {
     this.#db = new DatabaseSync(path);
     this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
     this.#db.exec(schema);
+    addUsageSource(this.#db);
     const row = `(${columns.map(() => '?').join(', ')})`;
     const group = `SELECT day, key, model, provider, ${sums} FROM usage_records WHERE day >= ? AND day <= ?`;
     this.#q = {
@@ -121,7 +137,11 @@ export class SqliteLedgerStore implements LedgerStore {
         `INSERT INTO usage_totals (key, period, cost_nano, tokens) VALUES (?, ?, ?, ?)
          ON CONFLICT (key, period) DO UPDATE SET cost_nano = cost_nano + excluded.cost_nano, tokens = tokens + excluded.tokens`,
       ),
-      total: this.#db.prepare('SELECT cost_nano, tokens FROM usage_totals WHERE key = ? AND period = ?'),
+      // As floats, like the report's sums: a total past 2^53 stored before upstream usage was
+      // checked must not make every budget check and /admin/budgets throw.
+      total: this.#db.prepare(
+        'SELECT cost_nano * 1.0 AS cost_nano, tokens * 1.0 AS tokens FROM usage_totals WHERE key = ? AND period = ?',
+      ),
       rows: this.#db.prepare(`${group} GROUP BY day, key, model, provider`),
       rowsOfKey: this.#db.prepare(`${group} AND key = ? GROUP BY day, key, model, provider`),
       pruneRecords: this.#db.prepare('DELETE FROM usage_records WHERE day < ?'),

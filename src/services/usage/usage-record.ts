@@ -1,5 +1,6 @@
 // One ledger record per request that named a model (docs/usage-and-tracing.md): who, what, how
 // much, what it cost, how it ended.
+import type { UsageSource } from './usage-meter.ts';
 
 export type UsageRecord = {
   /** Epoch ms when the request ended. */
@@ -23,6 +24,12 @@ export type UsageRecord = {
   reasoning_tokens: number;
   cache_read_tokens: number;
   cache_write_tokens: number;
+  /**
+   * How the token counts were obtained (src/services/usage/usage-meter.ts): `reported` by the
+   * upstream, `partial` (what it reported before the stream ended, plus the output streamed), or
+   * `estimated` by polygate.
+   */
+  usage_source: UsageSource;
   characters: number;
   audio_seconds: number;
   tasks: number;
@@ -47,6 +54,8 @@ export const measures = [
   'tasks',
   'cost_nano',
   'unpriced',
+  'estimated',
+  'partial',
 ] as const;
 export type Measure = (typeof measures)[number];
 
@@ -82,6 +91,8 @@ export function measuresOf(r: UsageRecord): Record<Measure, number> {
     tasks: r.tasks,
     cost_nano: r.cost_nano,
     unpriced: r.priced ? 0 : 1,
+    estimated: r.usage_source === 'estimated' ? 1 : 0,
+    partial: r.usage_source === 'partial' ? 1 : 0,
   };
 }
 

@@ -37,16 +37,29 @@ export function parseDay(v: string, param: string, now: number): string {
   throw invalid(param, `${param}: '${v}' is neither a UTC date (YYYY-MM-DD) nor a number of days (e.g. 7d)`);
 }
 
+/** The parameters GET /admin/usage reads; any other is refused, naming it (a typo must not widen a bill). */
+export const reportParams = ['since', 'until', 'group_by', 'key', 'model', 'provider', 'format'] as const;
+export const reportFormats = ['json', 'csv'] as const;
+
 /** Reads the query string of GET /admin/usage; `maxDays` bounds the range (the retention). */
 export function parseReportQuery(
   q: Record<string, string | string[] | undefined>,
   now: number,
   maxDays: number,
 ): ReportQuery {
+  for (const name of Object.keys(q))
+    if (!(reportParams as readonly string[]).includes(name))
+      throw invalid(
+        name.slice(0, 64),
+        `${name.slice(0, 64)}: not a parameter of /admin/usage (${reportParams.join(', ')})`,
+      );
   const one = (name: string): string | undefined => {
     const v = q[name];
     return Array.isArray(v) ? v[v.length - 1] : v || undefined;
   };
+  const format = one('format');
+  if (format !== undefined && !(reportFormats as readonly string[]).includes(format))
+    throw invalid('format', `format: '${format.slice(0, 64)}' is not one of ${reportFormats.join(', ')}`);
   const since = parseDay(one('since') ?? '30d', 'since', now);
   const until = parseDay(one('until') ?? 'today', 'until', now);
   if (since > until) throw invalid('since', `since: ${since} is after until (${until})`);
