@@ -237,7 +237,10 @@ function isRefusedModelRequest(c: Captured): boolean {
 }
 
 type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+// A declaration, not a const: the top-level runs above call it before this line is reached.
+function isObj(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
 
 /** Whether a request as the emulated upstream recorded it asks the model to reason. */
 function asksToReason(upstream: UpstreamName, body: unknown): boolean {

@@ -346,6 +346,7 @@ async function relayRoute(
       return enc.push({ type: 'error', error });
     },
     observeFrames: session?.observeFrames?.bind(session),
+    observeJson: session?.observeJson?.bind(session),
   });
   if (r.kind === 'failed') {
     ctx.respond = true;

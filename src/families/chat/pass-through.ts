@@ -115,6 +115,8 @@ export function passThrough(opts: {
   streamErrorFrames: (error: GatewayError) => SseFrame[];
   /** Each SSE frame of a 2xx stream as it is relayed (a Responses session reads the final response off it). */
   observeFrames?: (frames: SseFrame[]) => void;
+  /** A 2xx JSON answer, parsed (a stored Responses relay keeps it, issue #29). */
+  observeJson?: (body: unknown) => void;
 }): Promise<PassThroughResult> {
   const { req, res, provider, codec } = opts;
   const payload = Buffer.from(JSON.stringify(opts.body));
@@ -178,7 +180,7 @@ export function passThrough(opts: {
       }
       res.writeHead(status, headers);
       const contentType = String(proxyRes.headers['content-type'] ?? '');
-      const tap = usageTap(codec, contentType, status, opts.observeFrames);
+      const tap = usageTap(codec, contentType, status, opts.observeFrames, opts.observeJson);
       // Relayed by hand rather than piped: a pipe adds and removes eight listeners per response on
       // both streams, while the close and end handlers below already do what its cleanup does.
       const resume = (): void => {
@@ -270,6 +272,7 @@ function usageTap(
   contentType: string,
   status: number,
   observe?: (frames: SseFrame[]) => void,
+  observeJson?: (body: unknown) => void,
 ): { feed: (b: Buffer) => void; usage: () => Usage | undefined } {
   if (status >= 400) return { feed: () => {}, usage: () => undefined };
   if (contentType.includes('text/event-stream')) {
@@ -295,9 +298,9 @@ function usageTap(
     usage: () => {
       try {
         // A small body arrives in one chunk: no copy of it.
-        return codec.decodeResult(
-          JSON.parse((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8')),
-        ).usage;
+        const body: unknown = JSON.parse((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8'));
+        observeJson?.(body);
+        return codec.decodeResult(body).usage;
       } catch {
         return undefined;
       }
