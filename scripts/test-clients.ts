@@ -13,6 +13,8 @@
 //                                  store what it sent as test/clients/fixtures/<cli>/<n>.json
 //   --clients-dir=DIR              reuse an install (default: $TMPDIR/polygate-clients-<versions>)
 //   --timeout=SECONDS              per CLI run (default 120)
+//   --versions=claude-code=X,...   run other versions than the pinned ones (scripts/watch-clients.ts)
+//   --fixtures-dir=DIR             with --capture, store the fixtures there instead of test/clients/fixtures
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,7 +34,16 @@ const arg = (name: string): string | undefined =>
 const only = arg('only')?.split(',');
 const capture = process.argv.includes('--capture');
 const timeoutMs = Number(arg('timeout') ?? 120) * 1000;
-const selected = clis.filter((c) => !only || only.includes(c.name));
+const pinnedOver = new Map(
+  (arg('versions') ?? '')
+    .split(',')
+    .filter((v) => v.includes('='))
+    .map((v) => v.split('=') as [string, string]),
+);
+const selected = clis
+  .filter((c) => !only || only.includes(c.name))
+  .map((c) => ({ ...c, version: pinnedOver.get(c.name) ?? c.version }));
+const fixturesRoot = arg('fixtures-dir') ?? join(repoRoot, 'test/clients/fixtures');
 
 // 1. Install the pinned CLIs (once per version set; npm's cache makes a re-install cheap).
 const versions = selected.map((c) => `${c.pkg}@${c.version}`);
@@ -61,7 +72,7 @@ const targets: Record<CliName, Record<Route, UpstreamName>> = {
   'gemini-cli': { translated: 'openai-chat', relayed: 'gemini' },
 };
 /** One CLI run: the route it takes, and what it must show besides a clean exit. */
-type Run = { label: string; upstream: UpstreamName; tool: boolean; reasoning: boolean };
+type Run = { label: string; upstream: UpstreamName; tool: boolean; reasoning: boolean; args?: string[] };
 /**
  * Per CLI, a translated and a relayed route. Claude Code sends thinking and an effort by default:
  * those two runs check the upstream was asked to reason, and three more take it through every
@@ -76,8 +87,16 @@ function runsOf(cli: Cli): Run[] {
     reasoning: thinks,
   }));
   if (!thinks) return runs;
-  for (const upstream of ['openai-responses', 'gemini', 'echo'] as const)
-    runs.push({ label: 'translated', upstream, tool: upstream !== 'echo', reasoning: upstream !== 'echo' });
+  // With its thinking shown (stream-json, verbose), Claude Code asks for it to be streamed
+  // (`thinking.display`, the thinking-display beta): the request issue #29 saw refused.
+  for (const upstream of ['openai-chat', 'openai-responses', 'gemini', 'echo'] as const)
+    runs.push({
+      label: 'translated, thinking shown',
+      upstream,
+      tool: upstream !== 'echo',
+      reasoning: upstream !== 'echo',
+      args: ['--output-format', 'stream-json', '--verbose'],
+    });
   return runs;
 }
 const emulatorOf = (upstream: UpstreamName): Emulator | undefined =>
@@ -103,7 +122,7 @@ for (const cli of selected) {
     // A conversation that failed even without polygate is the harness's fault: counted, stored nowhere.
     if (!result.ok) results.push(result);
     else {
-      const dir = join(repoRoot, 'test/clients/fixtures', cli.name);
+      const dir = join(fixturesRoot, cli.name);
       rmSync(dir, { recursive: true, force: true });
       mkdirSync(dir, { recursive: true });
       // The emulator refuses WebSocket upgrades (the CLI then falls back to HTTP): those attempts
@@ -164,10 +183,14 @@ async function runOne(cli: Cli, run: Run, emu: Emulator | undefined, proxy: Capt
     TMPDIR: scratch,
     ...prepared.env,
   };
-  const out = await runProcess(join(clientsDir, 'node_modules/.bin', cli.bin), prepared.args, {
-    cwd: prepared.cwd,
-    env,
-  });
+  const out = await runProcess(
+    join(clientsDir, 'node_modules/.bin', cli.bin),
+    [...prepared.args, ...(run.args ?? [])],
+    {
+      cwd: prepared.cwd,
+      env,
+    },
+  );
   const problems: string[] = [];
   if (out.timedOut) problems.push(`timed out after ${timeoutMs / 1000} s`);
   else if (out.code !== 0) problems.push(`exit code ${out.code}`);
