@@ -47,7 +47,7 @@ const run = spawnSync(
     '--capture',
     `--fixtures-dir=${captured}`,
   ],
-  { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', cwd: repoRoot },
+  { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 },
 );
 process.stdout.write(run.stdout);
 const passed = new Map<string, boolean>();
