@@ -7,6 +7,7 @@
 // `tools[].type=namespace`). Exits 1 when a run failed. Options:
 //   --only=claude-code,codex       watch some CLIs
 //   --no-run                       only report the versions (no install, no run)
+//   --compare=DIR                  no run: list what the fixtures captured in DIR add
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,25 @@ import { clis } from '../test/clients/cli-clients.ts';
 import { fixturesDir, type Fixture } from '../test/clients/fixtures.ts';
 import { formats } from '../src/infra/formats/formats.ts';
 import { repoRoot } from '../test/helpers/start-gateway.ts';
+
+/** Keys whose string values are words of an enum (the values clients add new words to). */
+const wordKeys = new Set([
+  'type',
+  'role',
+  'display',
+  'effort',
+  'mode',
+  'reasoning_effort',
+  'truncation',
+  'service_tier',
+  'thinkingLevel',
+  'summary',
+  'verbosity',
+  'detail',
+  'include',
+]);
+/** Keys holding a JSON Schema or free text: their insides are the client's own, not the API's. */
+const opaque = new Set(['input_schema', 'parameters', 'parametersJsonSchema', 'schema', 'properties', 'metadata']);
 
 const arg = (name: string): string | undefined =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -37,21 +57,25 @@ if (process.argv.includes('--no-run') || newest.size === 0) process.exit(0);
 
 // 2. The suite on the newest versions; what each CLI sent straight to its own format's emulator
 // is captured into a temporary folder (the stored fixtures stay as they are).
-const captured = mkdtempSync(join(tmpdir(), 'polygate-watch-'));
-const run = spawnSync(
-  process.execPath,
-  [
-    join(repoRoot, 'scripts/test-clients.ts'),
-    `--only=${[...newest.keys()].join(',')}`,
-    `--versions=${[...newest].map(([n, v]) => `${n}=${v}`).join(',')}`,
-    '--capture',
-    `--fixtures-dir=${captured}`,
-  ],
-  { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 },
-);
+const compare = arg('compare');
+const captured = compare ?? mkdtempSync(join(tmpdir(), 'polygate-watch-'));
+const run = compare
+  ? { stdout: '' }
+  : spawnSync(
+      process.execPath,
+      [
+        join(repoRoot, 'scripts/test-clients.ts'),
+        `--only=${[...newest.keys()].join(',')}`,
+        `--versions=${[...newest].map(([n, v]) => `${n}=${v}`).join(',')}`,
+        '--capture',
+        `--fixtures-dir=${captured}`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 },
+    );
 process.stdout.write(run.stdout);
-const passed = new Map<string, boolean>();
+const passed = new Map<string, boolean | undefined>();
 for (const name of newest.keys()) {
+  if (compare) continue;
   const lines = run.stdout.split('\n').filter((l) => l.startsWith(`PASS ${name} `) || l.startsWith(`FAIL ${name} `));
   passed.set(name, lines.length > 0 && lines.every((l) => l.startsWith('PASS')));
 }
@@ -64,7 +88,8 @@ for (const [name, version] of newest) {
   const format = formatOf(readFixtures(join(captured, name))[0]?.path ?? '');
   const known = new Set(formats.find((f) => f.name === format)?.knownFields ?? []);
   const fresh = (k: keyof Wire): string[] => [...after[k]].filter((x) => !before[k].has(x)).sort();
-  console.log(`\n${name} ${version}: ${passed.get(name) ? 'PASSED' : 'FAILED'} test:clients`);
+  const verdict = { true: 'PASSED', false: 'FAILED', undefined: 'not run' }[String(passed.get(name))];
+  console.log(`\n${name} ${version}: ${verdict} test:clients`);
   const betas = fresh('betas');
   const fields = fresh('fields').map((f) => (known.has(f) ? f : `${f}  (unknown to polygate's ${format} module)`));
   const paths = fresh('paths');
@@ -74,7 +99,7 @@ for (const [name, version] of newest) {
   console.log(`  paths and words: ${paths.length > 0 ? `\n    ${paths.join('\n    ')}` : 'none new'}`);
 }
 console.log(`\nfixtures of this run: ${captured}`);
-process.exit([...passed.values()].every(Boolean) ? 0 : 1);
+process.exit([...passed.values()].every((p) => p !== false) ? 0 : 1);
 
 type Wire = { betas: Set<string>; fields: Set<string>; paths: Set<string> };
 
@@ -108,25 +133,6 @@ function wireOf(fixtures: Fixture[]): Wire {
   }
   return w;
 }
-
-/** Keys whose string values are words of an enum (the values clients add new words to). */
-const wordKeys = new Set([
-  'type',
-  'role',
-  'display',
-  'effort',
-  'mode',
-  'reasoning_effort',
-  'truncation',
-  'service_tier',
-  'thinkingLevel',
-  'summary',
-  'verbosity',
-  'detail',
-  'include',
-]);
-/** Keys holding a JSON Schema or free text: their insides are the client's own, not the API's. */
-const opaque = new Set(['input_schema', 'parameters', 'parametersJsonSchema', 'schema', 'properties', 'metadata']);
 
 function walk(v: unknown, path: string, out: Set<string>, depth: number): void {
   if (depth > 8) return;
