@@ -2,13 +2,19 @@
 // Gemini CLI into a temporary folder (never into the project), runs each unmodified and
 // non-interactively against a real polygate on loopback, once on a translated route and once on a
 // relayed (same-format) route, each to an emulated upstream that makes the CLI use one of its
-// tools. Passes when every run exits 0, prints the marker only the tool could have read, and the
-// upstream saw that tool result come back. Options:
+// tools. Passes when every run exits 0, prints the marker only the tool could have read, the
+// upstream saw that tool result come back, and polygate refused none of the CLI's model requests
+// (a 4xx or 5xx fails the run even when the CLI recovered from it: Claude Code retries a refused
+// request without thinking and goes on, issue #29). Claude Code also runs, with thinking and
+// effort on (its default), on every translated route (Chat, Responses, Gemini, echo); each
+// emulated upstream must have been asked to reason. Options:
 //   --only=claude-code,codex       run some CLIs
 //   --capture                      also run each CLI straight against its own format's emulator and
 //                                  store what it sent as test/clients/fixtures/<cli>/<n>.json
 //   --clients-dir=DIR              reuse an install (default: $TMPDIR/polygate-clients-<versions>)
 //   --timeout=SECONDS              per CLI run (default 120)
+//   --versions=claude-code=X,...   run other versions than the pinned ones (scripts/watch-clients.ts)
+//   --fixtures-dir=DIR             with --capture, store the fixtures there instead of test/clients/fixtures
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,7 +25,8 @@ import type { Emulator } from '../test/emulators/emulator-types.ts';
 import { startCaptureProxy, type CaptureProxy } from '../test/clients/capture-proxy.ts';
 import { clis, type Cli, type CliName } from '../test/clients/cli-clients.ts';
 import { toFixture } from '../test/clients/fixtures.ts';
-import { toolResponder } from '../test/clients/tool-responder.ts';
+import { offeredTools, toolResponder } from '../test/clients/tool-responder.ts';
+import type { Captured } from '../test/clients/capture-proxy.ts';
 import { node24, repoRoot, TEST_KEY } from '../test/helpers/start-gateway.ts';
 
 const arg = (name: string): string | undefined =>
@@ -27,7 +34,16 @@ const arg = (name: string): string | undefined =>
 const only = arg('only')?.split(',');
 const capture = process.argv.includes('--capture');
 const timeoutMs = Number(arg('timeout') ?? 120) * 1000;
-const selected = clis.filter((c) => !only || only.includes(c.name));
+const pinnedOver = new Map(
+  (arg('versions') ?? '')
+    .split(',')
+    .filter((v) => v.includes('='))
+    .map((v) => v.split('=') as [string, string]),
+);
+const selected = clis
+  .filter((c) => !only || only.includes(c.name))
+  .map((c) => ({ ...c, version: pinnedOver.get(c.name) ?? c.version }));
+const fixturesRoot = arg('fixtures-dir') ?? join(repoRoot, 'test/clients/fixtures');
 
 // 1. Install the pinned CLIs (once per version set; npm's cache makes a re-install cheap).
 const versions = selected.map((c) => `${c.pkg}@${c.version}`);
@@ -55,22 +71,50 @@ const targets: Record<CliName, Record<Route, UpstreamName>> = {
   codex: { translated: 'anthropic', relayed: 'openai-responses' },
   'gemini-cli': { translated: 'openai-chat', relayed: 'gemini' },
 };
-const emulatorOf = (cli: CliName, route: Route): Emulator =>
-  h.emulators[targets[cli][route] as Exclude<UpstreamName, 'echo'>];
-const modelName = (cli: CliName, route: Route): string => models[targets[cli][route]].client;
+/** One CLI run: the route it takes, and what it must show besides a clean exit. */
+type Run = { label: string; upstream: UpstreamName; tool: boolean; reasoning: boolean; args?: string[] };
+/**
+ * Per CLI, a translated and a relayed route. Claude Code sends thinking and an effort by default:
+ * those two runs check the upstream was asked to reason, and three more take it through every
+ * other translated route (echo runs no tools, so there only the answer and the refusals count).
+ */
+function runsOf(cli: Cli): Run[] {
+  const thinks = cli.name === 'claude-code';
+  const runs: Run[] = (['translated', 'relayed'] as const).map((route) => ({
+    label: route,
+    upstream: targets[cli.name][route],
+    tool: true,
+    reasoning: thinks,
+  }));
+  if (!thinks) return runs;
+  // With its thinking shown (stream-json, verbose), Claude Code asks for it to be streamed
+  // (`thinking.display`, the thinking-display beta): the request issue #29 saw refused.
+  for (const upstream of ['openai-chat', 'openai-responses', 'gemini', 'echo'] as const)
+    runs.push({
+      label: 'translated, thinking shown',
+      upstream,
+      tool: upstream !== 'echo',
+      reasoning: upstream !== 'echo',
+      args: ['--output-format', 'stream-json', '--verbose'],
+    });
+  return runs;
+}
+const emulatorOf = (upstream: UpstreamName): Emulator | undefined =>
+  upstream === 'echo' ? undefined : h.emulators[upstream];
 const proxy = await startCaptureProxy(gw.url);
 
 // 3. Each CLI × route through polygate. With --capture, first each CLI straight against the
 // emulator of its own format (no polygate in between): the whole conversation it has with a
 // working upstream, stored as fixtures for test/clients/replay.test.ts.
-type Result = { cli: CliName; route: Route | 'direct'; ok: boolean; problems: string[] };
+type Result = { cli: CliName; route: string; ok: boolean; problems: string[] };
 const results: Result[] = [];
 for (const cli of selected) {
   if (capture) {
-    const emu = emulatorOf(cli.name, 'relayed');
+    const upstream = targets[cli.name].relayed;
+    const emu = emulatorOf(upstream) as Emulator;
     const direct = await startCaptureProxy(emu.url);
     emu.reset();
-    const result = await runOne(cli, 'direct', emu, direct);
+    const result = await runOne(cli, { label: 'direct', upstream, tool: true, reasoning: false }, emu, direct);
     console.log(
       `${result.ok ? 'PASS' : 'FAIL'} ${cli.name} direct to the emulator (capture)${result.ok ? '' : `\n  ${result.problems.join('\n  ')}`}`,
     );
@@ -78,7 +122,7 @@ for (const cli of selected) {
     // A conversation that failed even without polygate is the harness's fault: counted, stored nowhere.
     if (!result.ok) results.push(result);
     else {
-      const dir = join(repoRoot, 'test/clients/fixtures', cli.name);
+      const dir = join(fixturesRoot, cli.name);
       rmSync(dir, { recursive: true, force: true });
       mkdirSync(dir, { recursive: true });
       // The emulator refuses WebSocket upgrades (the CLI then falls back to HTTP): those attempts
@@ -89,19 +133,19 @@ for (const cli of selected) {
           client: cli.name,
           version: cli.version,
           route: 'direct',
-          model: modelName(cli.name, 'relayed'),
+          model: models[upstream].client,
         });
         writeFileSync(join(dir, `${i + 1}.json`), `${JSON.stringify(fixture, null, 2)}\n`);
       }
     }
   }
-  for (const route of ['translated', 'relayed'] as const) {
-    const emu = emulatorOf(cli.name, route);
-    emu.reset();
-    const result = await runOne(cli, route, emu, proxy);
+  for (const run of runsOf(cli)) {
+    const emu = emulatorOf(run.upstream);
+    emu?.reset();
+    const result = await runOne(cli, run, emu, proxy);
     results.push(result);
     console.log(
-      `${result.ok ? 'PASS' : 'FAIL'} ${cli.name} ${route}${result.ok ? '' : `\n  ${result.problems.join('\n  ')}`}`,
+      `${result.ok ? 'PASS' : 'FAIL'} ${cli.name} ${result.route}${result.ok ? '' : `\n  ${result.problems.join('\n  ')}`}`,
     );
   }
 }
@@ -111,7 +155,8 @@ const failed = results.filter((r) => !r.ok);
 console.log(`\nclients: ${results.length - failed.length} passed, ${failed.length} failed`);
 process.exit(failed.length === 0 ? 0 : 1);
 
-async function runOne(cli: Cli, route: Route | 'direct', emu: Emulator, proxy: CaptureProxy): Promise<Result> {
+async function runOne(cli: Cli, run: Run, emu: Emulator | undefined, proxy: CaptureProxy): Promise<Result> {
+  const route = run.label;
   const scratch = mkdtempSync(join(tmpdir(), `polygate-${cli.name}-`));
   const home = join(scratch, 'home');
   const work = join(scratch, 'work');
@@ -121,13 +166,13 @@ async function runOne(cli: Cli, route: Route | 'direct', emu: Emulator, proxy: C
   const logFrom = gw.output().length;
   const marker = `PGMARK${randomBytes(6).toString('hex').toUpperCase()}`;
   const responder = toolResponder(cli.plan({ work, marker }));
-  emu.respond(responder);
-  const run = cli.prepare({
+  emu?.respond(responder);
+  const prepared = cli.prepare({
     home,
     work,
     gateway: proxy.url,
     key: TEST_KEY,
-    model: route === 'direct' ? modelName(cli.name, 'relayed') : modelName(cli.name, route),
+    model: models[run.upstream].client,
     marker,
   });
   // Only the CLI's own environment: nothing of this shell's (keys, proxies) leaks in.
@@ -136,28 +181,55 @@ async function runOne(cli: Cli, route: Route | 'direct', emu: Emulator, proxy: C
     LANG: 'C.UTF-8',
     TERM: 'dumb',
     TMPDIR: scratch,
-    ...run.env,
+    ...prepared.env,
   };
-  const out = await runProcess(join(clientsDir, 'node_modules/.bin', cli.bin), run.args, { cwd: run.cwd, env });
+  const out = await runProcess(
+    join(clientsDir, 'node_modules/.bin', cli.bin),
+    [...prepared.args, ...(run.args ?? [])],
+    {
+      cwd: prepared.cwd,
+      env,
+    },
+  );
   const problems: string[] = [];
   if (out.timedOut) problems.push(`timed out after ${timeoutMs / 1000} s`);
   else if (out.code !== 0) problems.push(`exit code ${out.code}`);
-  if (responder.calls === 0) problems.push('no request offering the tool reached the upstream, so it never called it');
-  if (responder.resultsSeen === 0) problems.push(`the upstream never saw the tool result carrying ${marker}`);
-  if (responder.leaks > 0)
-    problems.push(`the marker ${marker} reached the upstream before the tool ran: the check proves nothing`);
-  if (!out.stdout.includes(marker)) problems.push(`stdout lacks the marker ${marker}`);
+  if (run.tool) {
+    if (responder.calls === 0)
+      problems.push('no request offering the tool reached the upstream, so it never called it');
+    if (responder.resultsSeen === 0) problems.push(`the upstream never saw the tool result carrying ${marker}`);
+    if (responder.leaks > 0)
+      problems.push(`the marker ${marker} reached the upstream before the tool ran: the check proves nothing`);
+    if (!out.stdout.includes(marker)) problems.push(`stdout lacks the marker ${marker}`);
+  } else if (out.stdout.trim() === '') problems.push('no answer on stdout');
+  const sentHere = proxy.captured.slice(firstRequest);
+  // A refused model request fails the run even when the CLI recovered from it (issue #29).
+  // Straight to an emulator (--capture) there is no polygate to count: the emulators refuse the
+  // Responses WebSocket on purpose, and the CLI falls back to HTTP.
+  const refused = route === 'direct' ? [] : sentHere.filter(isRefusedModelRequest);
+  if (refused.length > 0)
+    problems.push(
+      `polygate refused ${refused.length} model request(s):\n    ${refused
+        .map((c) => `${c.method} ${c.path} -> ${c.status}: ${(c.error ?? '').slice(0, 300)}`)
+        .join('\n    ')}`,
+    );
+  if (
+    run.reasoning &&
+    emu &&
+    !emu.requests.some((r) => offeredTools(r.body).length > 0 && asksToReason(run.upstream, r.body))
+  )
+    problems.push(`no request offering tools asked the ${run.upstream} upstream to reason (thinking was lost)`);
   // Through polygate only: the emulators speak HTTP alone, so a capture straight to one records
   // the CLI's HTTP fallback (the request bodies the fixtures keep are the same).
   if (cli.websocket && route !== 'direct') {
-    const sent = proxy.captured.slice(firstRequest);
+    const sent = sentHere;
     if (!sent.some((c) => c.method === 'GET' && c.path.startsWith('/v1/responses') && c.status === 101))
       problems.push('no Responses WebSocket was opened (GET /v1/responses -> 101)');
     const posts = sent.filter((c) => c.method === 'POST' && c.path.startsWith('/v1/responses')).length;
     if (posts > 0) problems.push(`fell back to HTTP: ${posts} POST /v1/responses`);
   }
   if (problems.length > 0) {
-    writeFileSync(join(scratch, 'upstream-requests.json'), JSON.stringify(emu.requests, null, 2));
+    writeFileSync(join(scratch, 'upstream-requests.json'), JSON.stringify(emu?.requests ?? [], null, 2));
     problems.push(`what reached the upstream: ${join(scratch, 'upstream-requests.json')}`);
     problems.push(
       `requests the CLI sent: ${proxy.captured
@@ -176,8 +248,51 @@ async function runOne(cli: Cli, route: Route | 'direct', emu: Emulator, proxy: C
         .join('\n')}`,
     );
   } else rmSync(scratch, { recursive: true, force: true });
-  emu.respond(undefined);
-  return { cli: cli.name, route, ok: problems.length === 0, problems };
+  emu?.respond(undefined);
+  return { cli: cli.name, route: `${route} (${run.upstream})`, ok: problems.length === 0, problems };
+}
+
+/**
+ * A model request (any POST, or the Responses WebSocket's GET) polygate answered with a 4xx or
+ * 5xx. HEAD probes (`HEAD /`, `HEAD /api/hello`) and other GETs are not model requests.
+ */
+function isRefusedModelRequest(c: Captured): boolean {
+  if (c.status === undefined || c.status < 400) return false;
+  return c.method === 'POST' || (c.method === 'GET' && c.path.startsWith('/v1/responses'));
+}
+
+type Json = Record<string, unknown>;
+// A declaration, not a const: the top-level runs above call it before this line is reached.
+function isObj(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Whether a request as the emulated upstream recorded it asks the model to reason. */
+function asksToReason(upstream: UpstreamName, body: unknown): boolean {
+  if (!isObj(body)) return false;
+  switch (upstream) {
+    case 'anthropic':
+      return isObj(body.thinking) && body.thinking.type !== 'disabled';
+    case 'openai-chat':
+      return typeof body.reasoning_effort === 'string' && body.reasoning_effort !== 'none';
+    case 'openai-responses':
+      return isObj(body.reasoning) && typeof body.reasoning.effort === 'string' && body.reasoning.effort !== 'none';
+    case 'gemini': {
+      const config = isObj(body.generationConfig)
+        ? body.generationConfig
+        : isObj(body.generation_config)
+          ? body.generation_config
+          : {};
+      const t = config.thinkingConfig ?? config.thinking_config;
+      return isObj(t) && t.thinkingBudget !== 0 && t.thinking_budget !== 0;
+    }
+    case 'echo':
+      return false;
+    default: {
+      const never: never = upstream;
+      return never;
+    }
+  }
 }
 
 function runProcess(

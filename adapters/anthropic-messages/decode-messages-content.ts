@@ -16,28 +16,43 @@ import type {
 } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { arr, obj, oneOf, optBool, optStr, str, type Json } from '../shared/narrow.ts';
+import { noteUnmapped, openEnum } from '../shared/open-enum.ts';
 import { citationsOfWire } from './messages-citations.ts';
 
 export const imageMediaTypes = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
 
-/** `cache_control: {type: ephemeral, ttl?}`. */
-export function cacheOf(v: unknown, field: string): CacheHint | undefined {
+/**
+ * `cache_control: {type: ephemeral, ttl?}`. A cache type newer than polygate is still a request to
+ * cache here: read as ephemeral (the only kind every upstream's cache hints can express), warned.
+ */
+export function cacheOf(v: unknown, field: string, note: UnmappedSink): CacheHint | undefined {
   if (v === undefined || v === null) return undefined;
   const c = obj(v, field);
-  oneOf(c.type, ['ephemeral'], `${field}.type`);
+  openEnum(c.type, ['ephemeral'] as const, `${field}.type`, noteUnmapped(note), () => 'ephemeral');
   const ttl = optStr(c.ttl, `${field}.ttl`);
   return ttl === undefined ? { type: 'ephemeral' } : { type: 'ephemeral', ttl };
 }
 
+/**
+ * An image media type: one of the four the API names, or another `image/*` type newer than
+ * polygate, passed on for the upstream to take or refuse (an upstream's own 400 names it).
+ * Anything that is not an image stays a 400: no API takes it as an image.
+ */
+function imageMediaType(v: unknown, field: string): string {
+  const t = str(v, field);
+  if ((imageMediaTypes as readonly string[]).includes(t) || /^image\/[a-z0-9.+-]+$/i.test(t)) return t;
+  return oneOf(t, imageMediaTypes, field);
+}
+
 const withCache = <T extends object>(part: T, cache: CacheHint | undefined): T => (cache ? { ...part, cache } : part);
 
-export function decodeTextBlock(b: Json, field: string): TextPart {
+export function decodeTextBlock(b: Json, field: string, note: UnmappedSink): TextPart {
   const text = str(b.text, `${field}.text`);
   if (text.length === 0) throw invalid(`${field}.text`, `${field}.text: text content blocks must be non-empty`);
   const citations = citationsOfWire(b.citations);
   return withCache(
     { type: 'text', text, ...(citations ? { citations } : {}) },
-    cacheOf(b.cache_control, `${field}.cache_control`),
+    cacheOf(b.cache_control, `${field}.cache_control`, note),
   );
 }
 
@@ -47,7 +62,7 @@ function nonEmpty(v: unknown, field: string): string {
   return s;
 }
 
-function decodeImage(b: Json, field: string): ImagePart {
+function decodeImage(b: Json, field: string, note: UnmappedSink): ImagePart {
   const f = `${field}.source`;
   const src = obj(b.source, f);
   const kind = oneOf(src.type, ['base64', 'url', 'file'], `${f}.type`);
@@ -55,15 +70,15 @@ function decodeImage(b: Json, field: string): ImagePart {
   if (kind === 'base64')
     source = {
       kind: 'base64',
-      mediaType: oneOf(src.media_type, imageMediaTypes, `${f}.media_type`),
+      mediaType: imageMediaType(src.media_type, `${f}.media_type`),
       data: nonEmpty(src.data, `${f}.data`),
     };
   else if (kind === 'url') source = { kind: 'url', url: nonEmpty(src.url, `${f}.url`) };
   else source = { kind: 'file-id', fileId: nonEmpty(src.file_id, `${f}.file_id`) };
-  return withCache({ type: 'image', source }, cacheOf(b.cache_control, `${field}.cache_control`));
+  return withCache({ type: 'image', source }, cacheOf(b.cache_control, `${field}.cache_control`, note));
 }
 
-function decodeDocument(b: Json, field: string): Part {
+function decodeDocument(b: Json, field: string, note: UnmappedSink): Part {
   const f = `${field}.source`;
   const src = obj(b.source, f);
   const kind = oneOf(src.type, ['base64', 'text', 'url', 'file', 'content'], `${f}.type`);
@@ -97,7 +112,7 @@ function decodeDocument(b: Json, field: string): Part {
   const title = optStr(b.title, `${field}.title`);
   return withCache(
     { type: 'file', source, ...(title !== undefined ? { title } : {}) },
-    cacheOf(b.cache_control, `${field}.cache_control`),
+    cacheOf(b.cache_control, `${field}.cache_control`, note),
   );
 }
 
@@ -111,15 +126,15 @@ function decodeToolResult(b: Json, field: string, note: UnmappedSink): ToolResul
       const f = `${field}.content.${j}`;
       const inner = obj(item, f);
       const type = str(inner.type, `${f}.type`);
-      if (type === 'text') content.push(decodeTextBlock(inner, f));
-      else if (type === 'image') content.push(decodeImage(inner, f));
+      if (type === 'text') content.push(decodeTextBlock(inner, f, note));
+      else if (type === 'image') content.push(decodeImage(inner, f, note));
       else note({ field: f, message: `'${type}' blocks in a tool result cannot be translated; dropped` });
     });
   }
   const isError = optBool(b.is_error, `${field}.is_error`) ?? false;
   return withCache(
     { type: 'tool-result', callId, content, isError },
-    cacheOf(b.cache_control, `${field}.cache_control`),
+    cacheOf(b.cache_control, `${field}.cache_control`, note),
   );
 }
 
@@ -156,14 +171,14 @@ export function decodeBlock(v: unknown, field: string, role: Role, note: Unmappe
   const needs = roleOfBlock.get(type);
   if (needs !== undefined && needs !== role)
     throw invalid(`${field}.type`, `${field}.type: '${type}' blocks are only allowed in ${needs} messages`);
-  const cache = (): CacheHint | undefined => cacheOf(b.cache_control, `${field}.cache_control`);
+  const cache = (): CacheHint | undefined => cacheOf(b.cache_control, `${field}.cache_control`, note);
   switch (type) {
     case 'text':
-      return decodeTextBlock(b, field);
+      return decodeTextBlock(b, field, note);
     case 'image':
-      return decodeImage(b, field);
+      return decodeImage(b, field, note);
     case 'document':
-      return decodeDocument(b, field);
+      return decodeDocument(b, field, note);
     case 'tool_use': {
       const input = obj(b.input, `${field}.input`);
       const part = {

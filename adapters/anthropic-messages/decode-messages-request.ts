@@ -17,6 +17,7 @@ import { invalid } from '../../src/ir/gateway-error.ts';
 import type { InboundContext, WireHeaders } from '../shared/chat-adapter.ts';
 import { decodeServiceTier } from '../shared/service-tier.ts';
 import { arr, int, isObject, num, obj, oneOf, optBool, optStr, str, type Json } from '../shared/narrow.ts';
+import { nearestEffort, noteUnmapped, openEnum } from '../shared/open-enum.ts';
 import { decodeContent, decodeTextBlock, type UnmappedSink } from './decode-messages-content.ts';
 import { checkVersion, header } from './messages-version.ts';
 import { decodeToolChoice, decodeTools } from './decode-messages-tools.ts';
@@ -56,18 +57,20 @@ function unit(v: unknown, field: string): number | undefined {
   return x;
 }
 
-function decodeTextBlocks(v: unknown, field: string): TextPart[] {
+/** System text: a block of a type newer than polygate is left out, warned. */
+function decodeTextBlocks(v: unknown, field: string, note: UnmappedSink): TextPart[] {
   if (typeof v === 'string') return v === '' ? [] : [{ type: 'text', text: v }];
-  return arr(v, field).map((item, i) => {
+  return arr(v, field).flatMap((item, i) => {
     const b = obj(item, `${field}.${i}`);
-    oneOf(b.type, ['text'], `${field}.${i}.type`);
-    return decodeTextBlock(b, `${field}.${i}`);
+    return openEnum(b.type, ['text'] as const, `${field}.${i}.type`, noteUnmapped(note))
+      ? [decodeTextBlock(b, `${field}.${i}`, note)]
+      : [];
   });
 }
 
-function decodeSystem(v: unknown): TextPart[] {
+function decodeSystem(v: unknown, note: UnmappedSink): TextPart[] {
   if (v === undefined || v === null) return [];
-  return decodeTextBlocks(v, 'system');
+  return decodeTextBlocks(v, 'system', note);
 }
 
 function decodeMessages(v: unknown, note: UnmappedSink): Message[] {
@@ -77,11 +80,14 @@ function decodeMessages(v: unknown, note: UnmappedSink): Message[] {
   const out: Message[] = [];
   list.forEach((item, i) => {
     const m = obj(item, `messages.${i}`);
-    const role = oneOf(m.role, ['user', 'assistant', 'system'], `messages.${i}.role`);
+    // A role newer than polygate (as `system` was, behind a beta) has no meaning to map to: the
+    // message is left out, warned.
+    const role = openEnum(m.role, ['user', 'assistant', 'system'] as const, `messages.${i}.role`, noteUnmapped(note));
+    if (role === undefined) return;
     if (m.content === undefined) throw invalid(`messages.${i}.content`, `messages.${i}.content: field required`);
     // A mid-conversation instruction (SystemMessageParam in node_modules/@anthropic-ai/sdk/resources/messages/messages.d.ts): text only, its own message.
     if (role === 'system') {
-      const parts = decodeTextBlocks(m.content, `messages.${i}.content`);
+      const parts = decodeTextBlocks(m.content, `messages.${i}.content`, note);
       if (parts.length === 0)
         throw invalid(`messages.${i}.content`, `messages.${i}.content: a system message must have non-empty content`);
       out.push({ role, parts });
@@ -100,11 +106,14 @@ function decodeMessages(v: unknown, note: UnmappedSink): Message[] {
     if (last && last.role === role) last.parts.push(...parts);
     else out.push({ role, parts });
   });
+  if (out.length === 0) throw invalid('messages', 'messages: no message polygate can read (see x-polygate-warnings)');
   return out;
 }
 
 /** `output_config.effort` levels (OutputConfig in node_modules/@anthropic-ai/sdk/resources/messages/messages.d.ts). */
 const efforts = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
+/** `thinking.display` modes; every one but `omitted` shows the thinking. */
+const displays = ['summarized', 'omitted', 'updates'] as const;
 
 /**
  * `thinking` (enabled with a budget, disabled, adaptive) together with `output_config.effort`.
@@ -121,10 +130,13 @@ function decodeThinking(
   if (v === undefined || v === null) return effort !== undefined ? { enabled: true, ...withEffort } : undefined;
   const t = obj(v, 'thinking');
   const type = str(t.type, 'thinking.type');
+  // `updates` (beta thinking-display-updates-2026-08-18, Claude Code 2.1.332) shows thinking as it
+  // goes; any other display newer than polygate is read as showing it too: the client asked for
+  // thinking, and showing it is what every display mode but `omitted` does.
   const display =
     t.display === undefined || t.display === null
       ? undefined
-      : oneOf(t.display, ['summarized', 'omitted'], 'thinking.display');
+      : openEnum(t.display, displays, 'thinking.display', noteUnmapped(note), () => 'summarized');
   const includeThoughts = display !== 'omitted';
   switch (type) {
     case 'disabled':
@@ -208,9 +220,9 @@ export function decodeMessagesRequest(body: unknown, ctx: InboundContext): ChatR
   const unmapped: Unmapped[] = [];
   const note: UnmappedSink = (u) => unmapped.push(u);
   const messages = decodeMessages(b.messages, note);
-  const system = decodeSystem(b.system);
+  const system = decodeSystem(b.system, note);
   const tools = decodeTools(b.tools, note);
-  const { toolChoice, parallelToolCalls } = decodeToolChoice(b.tool_choice);
+  const { toolChoice, parallelToolCalls } = decodeToolChoice(b.tool_choice, note);
   const user = decodeMetadata(b.metadata, note);
   const stream = optBool(b.stream, 'stream') ?? false;
 
@@ -225,11 +237,15 @@ export function decodeMessagesRequest(body: unknown, ctx: InboundContext): ChatR
   if (b.output_config !== undefined && b.output_config !== null) {
     const { format, effort: wireEffort, ...rest } = obj(b.output_config, 'output_config');
     output = decodeFormat(format, 'output_config.format') ?? output;
-    if (wireEffort !== undefined && wireEffort !== null) {
-      const word = str(wireEffort, 'output_config.effort');
-      if ((efforts as readonly string[]).includes(word)) effort = word as ReasoningEffort;
-      else note({ field: 'output_config.effort', message: `effort '${word}' has no translation; dropped` });
-    }
+    // A level newer than polygate is read as the nearest it knows (adapters/shared/open-enum.ts).
+    if (wireEffort !== undefined && wireEffort !== null)
+      effort = openEnum<ReasoningEffort>(
+        wireEffort,
+        efforts,
+        'output_config.effort',
+        noteUnmapped(note),
+        nearestEffort,
+      );
     // Other output_config settings are Anthropic's own: kept for the upstream to decide.
     if (Object.keys(rest).length > 0) extensions.output_config = rest;
   }

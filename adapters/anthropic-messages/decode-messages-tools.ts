@@ -3,7 +3,8 @@
 // recognised by their dated `type`, so newer versions of a known kind work without a code change.
 import type { BuiltinTool, Tool, ToolChoice } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
-import { arr, bool, int, obj, oneOf, optBool, optStr, str, type Json } from '../shared/narrow.ts';
+import { arr, bool, int, obj, optBool, optStr, str, type Json } from '../shared/narrow.ts';
+import { noteUnmapped, openEnum } from '../shared/open-enum.ts';
 import { cacheOf, type UnmappedSink } from './decode-messages-content.ts';
 
 type Kind = BuiltinTool['kind'];
@@ -45,7 +46,7 @@ function decodeCustom(t: Json, field: string, note: UnmappedSink): Tool {
   const parameters = obj(t.input_schema, `${field}.input_schema`);
   const description = optStr(t.description, `${field}.description`);
   const strict = optBool(t.strict, `${field}.strict`);
-  const cache = cacheOf(t.cache_control, `${field}.cache_control`);
+  const cache = cacheOf(t.cache_control, `${field}.cache_control`, note);
   return {
     type: 'function',
     name,
@@ -63,13 +64,11 @@ function decodeBuiltin(t: Json, type: string, field: string, note: UnmappedSink)
     note({ field, message: `tool type '${type}' cannot be translated; dropped`, hostedTool: true });
     return undefined;
   }
-  const name = str(t.name, `${field}.name`);
-  if (!known.names.includes(name)) {
-    throw invalid(
-      `${field}.name`,
-      `${field}.name: a '${type}' tool must be named ${known.names.map((n) => `'${n}'`).join(' or ')}`,
-    );
-  }
+  // A newer version of a known kind may fix a new name (text_editor_20250728 did): any name is
+  // carried, and calls come back under it.
+  const name = toolName(t.name, `${field}.name`);
+  if (!known.names.includes(name))
+    note({ field: `${field}.name`, message: `'${name}' is not a name polygate knows for '${type}'; kept` });
   if (known.kind === 'computer-use') {
     for (const k of ['display_width_px', 'display_height_px']) {
       if (t[k] === undefined) throw invalid(`${field}.${k}`, `${field}.${k}: field required`);
@@ -77,7 +76,7 @@ function decodeBuiltin(t: Json, type: string, field: string, note: UnmappedSink)
     }
     if (t.display_number !== undefined && t.display_number !== null) int(t.display_number, `${field}.display_number`);
   }
-  const cache = cacheOf(t.cache_control, `${field}.cache_control`);
+  const cache = cacheOf(t.cache_control, `${field}.cache_control`, note);
   // The vendor settings travel as they came, for a same-format upstream.
   const { type: _type, name: _name, cache_control: _cache, ...options } = t;
   return { type: 'builtin', kind: known.kind, name, options, ...(cache ? { cache } : {}) };
@@ -101,11 +100,19 @@ export function decodeTools(v: unknown, note: UnmappedSink): Tool[] {
 
 export type DecodedToolChoice = { toolChoice?: ToolChoice; parallelToolCalls?: boolean };
 
-export function decodeToolChoice(v: unknown): DecodedToolChoice {
+/** A choice type newer than polygate is left out (the model chooses, as with `auto`), warned. */
+export function decodeToolChoice(v: unknown, note: UnmappedSink): DecodedToolChoice {
   if (v === undefined || v === null) return {};
   const c = obj(v, 'tool_choice');
-  const type = oneOf(c.type, ['auto', 'any', 'tool', 'none'], 'tool_choice.type');
+  const type = openEnum(c.type, ['auto', 'any', 'tool', 'none'] as const, 'tool_choice.type', noteUnmapped(note));
   let toolChoice: ToolChoice;
+  if (type === undefined) {
+    // The parallel-use flag still says what the client wants.
+    const flag = c.disable_parallel_tool_use;
+    return flag === undefined || flag === null
+      ? {}
+      : { parallelToolCalls: !bool(flag, 'tool_choice.disable_parallel_tool_use') };
+  }
   if (type === 'auto') toolChoice = { type: 'auto' };
   else if (type === 'any') toolChoice = { type: 'required' };
   else if (type === 'none') toolChoice = { type: 'none' };

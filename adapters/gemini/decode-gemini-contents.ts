@@ -5,7 +5,8 @@
 import type { FilePart, ImagePart, Message, Part, TextPart } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
-import { arr, bool, obj, oneOf, str, type Json } from '../shared/narrow.ts';
+import { arr, bool, obj, str, type Json } from '../shared/narrow.ts';
+import { noteInto, openEnum } from '../shared/open-enum.ts';
 import type { CallIdMatcher } from './call-ids.ts';
 import type { DroppedField } from '../shared/dropped-fields.ts';
 import { noteUnknown, pick } from './gemini-fields.ts';
@@ -44,14 +45,18 @@ const base64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 export function decodeContents(v: unknown, path: string, matcher: CallIdMatcher, dropped: DroppedField[]): Message[] {
   const list = arr(v, path);
   if (list.length === 0) throw invalid(path, `${path}: must contain at least one Content`);
-  return list.map((c, i) => decodeContent(c, `${path}[${i}]`, matcher, dropped));
+  const out = list.flatMap((c, i) => decodeContent(c, `${path}[${i}]`, matcher, dropped) ?? []);
+  if (out.length === 0) throw invalid(path, `${path}: no Content polygate can read (see x-polygate-warnings)`);
+  return out;
 }
 
-function decodeContent(v: unknown, at: string, matcher: CallIdMatcher, dropped: DroppedField[]): Message {
+/** A role newer than polygate has no meaning to map to: the Content is left out (undefined), warned. */
+function decodeContent(v: unknown, at: string, matcher: CallIdMatcher, dropped: DroppedField[]): Message | undefined {
   const c = obj(v, at);
   noteUnknown(c, ['parts', 'role'], at, dropped);
   const role = pick(c, 'role', at);
-  const r = role.value === undefined ? 'user' : oneOf(role.value, roles, role.path);
+  const r = role.value === undefined ? 'user' : openEnum(role.value, roles, role.path, noteInto(dropped));
+  if (r === undefined) return undefined;
   const parts = pick(c, 'parts', at);
   if (parts.value === undefined) throw invalid(parts.path, `${parts.path}: is required`);
   const list = arr(parts.value, parts.path);
@@ -131,7 +136,8 @@ function decodeData(
       noteUnknown(ec, ['language', 'code'], at, dropped);
       const lang = pick(ec, 'language', at);
       if (lang.value === undefined) throw invalid(lang.path, `${lang.path}: is required`);
-      const language = oneOf(lang.value, languages, lang.path);
+      // Code in a language newer than polygate is still code: its language is left unnamed, warned.
+      const language = openEnum(lang.value, languages, lang.path, noteInto(dropped), () => 'LANGUAGE_UNSPECIFIED');
       const code = pick(ec, 'code', at);
       if (code.value === undefined) throw invalid(code.path, `${code.path}: is required`);
       return { type: 'code', language: language === 'PYTHON' ? 'python' : '', code: str(code.value, code.path) };
@@ -144,7 +150,12 @@ function decodeData(
       const output = pick(cr, 'output', at);
       return {
         type: 'code-result',
-        outcome: outcomeMap[oneOf(oc.value, outcomes, oc.path)],
+        // An outcome newer than polygate is read as unspecified, warned.
+        outcome:
+          outcomeMap[
+            openEnum(oc.value, outcomes, oc.path, noteInto(dropped), () => 'OUTCOME_UNSPECIFIED') ??
+              'OUTCOME_UNSPECIFIED'
+          ],
         output: output.value === undefined ? '' : str(output.value, output.path),
       };
     }

@@ -3,7 +3,8 @@
 import type { BuiltinTool, FunctionTool, Tool, ToolChoice } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
-import { arr, obj, oneOf, str, type Json } from '../shared/narrow.ts';
+import { arr, obj, str, type Json } from '../shared/narrow.ts';
+import { noteInto, openEnum } from '../shared/open-enum.ts';
 import type { DroppedField } from '../shared/dropped-fields.ts';
 import { camelOf, noteUnknown, pick, unknownKeys } from './gemini-fields.ts';
 import { jsonSchemaOfGeminiSchema } from './gemini-schema.ts';
@@ -118,8 +119,14 @@ export function decodeToolConfig(v: unknown, path: string, tools: Tool[], droppe
   // `streamFunctionCallArguments` and newer settings: noted (a non-Gemini upstream has no such knob).
   noteUnknown(cfg, ['mode', 'allowedFunctionNames'], fcc.path, dropped);
   const m = pick(cfg, 'mode', fcc.path);
-  const mode = m.value === undefined ? 'MODE_UNSPECIFIED' : oneOf(m.value, modes, m.path);
   const an = pick(cfg, 'allowedFunctionNames', fcc.path);
+  // A mode newer than polygate: with allowed names it still constrains the calls (read as
+  // VALIDATED: those tools or text), without them the model chooses (AUTO); warned.
+  const mode =
+    m.value === undefined
+      ? 'MODE_UNSPECIFIED'
+      : (openEnum(m.value, modes, m.path, noteInto(dropped), () => (an.value === undefined ? 'AUTO' : 'VALIDATED')) ??
+        'AUTO');
   const declared = new Set(tools.filter((t) => t.type === 'function').map((t) => t.name));
   const names =
     an.value === undefined

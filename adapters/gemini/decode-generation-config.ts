@@ -6,6 +6,7 @@
 import type { OutputFormat, ReasoningConfig, ReasoningEffort, SamplingKnobs } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { arr, bool, int, num, obj, oneOf, str } from '../shared/narrow.ts';
+import { nearestEffort, noteInto, openEnum } from '../shared/open-enum.ts';
 import type { DroppedField } from '../shared/dropped-fields.ts';
 import { inRange, noteUnknown, pick, unknownKeys, type Picked } from './gemini-fields.ts';
 import { jsonSchemaOfGeminiSchema, stringEnumOf } from './gemini-schema.ts';
@@ -169,6 +170,17 @@ const effortOfLevel: Record<Exclude<(typeof thinkingLevels)[number], 'THINKING_L
   HIGH: 'high',
 };
 
+/** The nearest level of each effort (Gemini's scale stops at HIGH and has no off level). */
+const levelOfEffort: Record<ReasoningEffort, (typeof thinkingLevels)[number]> = {
+  none: 'MINIMAL',
+  minimal: 'MINIMAL',
+  low: 'LOW',
+  medium: 'MEDIUM',
+  high: 'HIGH',
+  xhigh: 'HIGH',
+  max: 'HIGH',
+};
+
 /** thinkingBudget 0 turns thinking off, -1 lets the model decide, N caps it; thinkingLevel is an effort. */
 function decodeThinking(tc: Picked, extensions: Record<string, unknown>, dropped: DroppedField[]): ReasoningConfig {
   const t = obj(tc.value, tc.path);
@@ -187,7 +199,10 @@ function decodeThinking(tc: Picked, extensions: Record<string, unknown>, dropped
     if (budget > 0) r.budgetTokens = budget;
   }
   if (tl.value !== undefined) {
-    const level = oneOf(tl.value, thinkingLevels, tl.path);
+    // A level newer than polygate (as MINIMAL once was) is read as the nearest one, warned.
+    const level =
+      openEnum(tl.value, thinkingLevels, tl.path, noteInto(dropped), (w) => levelOfEffort[nearestEffort(w)]) ??
+      'THINKING_LEVEL_UNSPECIFIED';
     if (level !== 'THINKING_LEVEL_UNSPECIFIED') {
       r.effort = effortOfLevel[level];
       extensions.thinkingLevel = level;

@@ -5,6 +5,7 @@
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { arr, obj, str, type Json } from '../shared/narrow.ts';
 import type { DroppedField } from '../shared/dropped-fields.ts';
+import { noteInto, openEnum } from '../shared/open-enum.ts';
 import { intLike, noteUnknown, pick } from './gemini-fields.ts';
 
 const schemaTypes = ['TYPE_UNSPECIFIED', 'STRING', 'NUMBER', 'INTEGER', 'BOOLEAN', 'ARRAY', 'OBJECT', 'NULL'] as const;
@@ -46,11 +47,11 @@ export function jsonSchemaOfGeminiSchema(v: unknown, at: string, dropped: Droppe
   const type = pick(s, 'type', at);
   let t: string | undefined;
   if (type.value !== undefined) {
+    // A type newer than polygate constrains nothing polygate can say: the schema is left without
+    // a type (any value), warned.
     const upper = str(type.value, type.path).toUpperCase();
-    if (!(schemaTypes as readonly string[]).includes(upper)) {
-      throw invalid(type.path, `${type.path}: must be one of ${schemaTypes.join(', ')}`);
-    }
-    if (upper !== 'TYPE_UNSPECIFIED') t = upper.toLowerCase();
+    const known = openEnum(upper, schemaTypes, type.path, noteInto(dropped));
+    if (known !== undefined && known !== 'TYPE_UNSPECIFIED') t = known.toLowerCase();
   }
   const nullable = pick(s, 'nullable', at);
   if (nullable.value !== undefined && typeof nullable.value !== 'boolean')

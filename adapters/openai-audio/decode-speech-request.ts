@@ -27,7 +27,9 @@ export function decodeSpeechRequest(body: unknown): SpeechRequest {
 
   if (body.voice === undefined || body.voice === null)
     throw invalid('voice', `voice: required, one of ${speechVoices.join(', ')}`);
-  const voice = oneOf(body.voice, speechVoices, 'voice');
+  // A voice newer than polygate is no error (issue #29): the upstream takes it or says why not.
+  const voice = body.voice;
+  if (typeof voice !== 'string' || voice === '') throw invalid('voice', 'voice: expected a non-empty string');
   const format =
     body.response_format === undefined || body.response_format === null
       ? 'mp3'

@@ -13,8 +13,9 @@ import type {
 } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
-import { arr, obj, oneOf, optStr, str, type Json } from '../shared/narrow.ts';
+import { arr, obj, optStr, str, type Json } from '../shared/narrow.ts';
 import type { DroppedField } from '../shared/dropped-fields.ts';
+import { nearestDetail, noteInto, openEnum } from '../shared/open-enum.ts';
 import { parseDataUrl } from './data-url.ts';
 
 const roles = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
@@ -39,8 +40,11 @@ export function decodeChatMessages(v: unknown, dropped: DroppedField[]): Decoded
     const field = `messages[${i}]`;
     const m = obj(raw, field);
     if (m.name !== undefined) str(m.name, `${field}.name`); // participant names have no IR home; validated only
-    const role = oneOf(m.role, roles, `${field}.role`);
+    // A role newer than polygate has no meaning to map to: the message is left out, warned.
+    const role = openEnum(m.role, roles, `${field}.role`, noteInto(dropped));
     switch (role) {
+      case undefined:
+        break;
       case 'system':
       case 'developer': {
         // Leading instructions are the system prompt. One after the conversation has begun (a
@@ -78,6 +82,8 @@ export function decodeChatMessages(v: unknown, dropped: DroppedField[]): Decoded
         assertNever(role, 'role');
     }
   });
+  if (messages.length === 0 && system.length === 0)
+    throw invalid('messages', 'messages: no message polygate can read (see x-polygate-warnings)');
   return { system, messages };
 }
 
@@ -128,7 +134,7 @@ function decodeUserPart(p: Json, field: string, dropped: DroppedField[]): Part[]
     case 'text':
       return [{ type: 'text', text: str(p.text, `${field}.text`) }];
     case 'image_url':
-      return [decodeImage(obj(p.image_url, `${field}.image_url`), `${field}.image_url`)];
+      return [decodeImage(obj(p.image_url, `${field}.image_url`), `${field}.image_url`, dropped)];
     case 'file':
       return [decodeFile(obj(p.file, `${field}.file`), `${field}.file`)];
     case 'input_audio':
@@ -142,12 +148,13 @@ function decodeUserPart(p: Json, field: string, dropped: DroppedField[]): Part[]
   }
 }
 
-function decodeImage(img: Json, field: string): ImagePart {
+/** A detail level newer than polygate (Responses has `original`) asks for at least `high`. */
+function decodeImage(img: Json, field: string, dropped: DroppedField[]): ImagePart {
   const url = str(img.url, `${field}.url`);
   const detail =
     img.detail === undefined || img.detail === null
       ? undefined
-      : oneOf(img.detail, ['auto', 'low', 'high'] as const, `${field}.detail`);
+      : openEnum(img.detail, ['auto', 'low', 'high'] as const, `${field}.detail`, noteInto(dropped), nearestDetail);
   const part: ImagePart = { type: 'image', source: imageSource(url, `${field}.url`) };
   if (detail) part.detail = detail;
   return part;

@@ -7,6 +7,7 @@ import type { InboundContext } from '../shared/chat-adapter.ts';
 import { arr, isObject, obj, oneOf, optBool, optInt, optNum, optStr, str, type Json } from '../shared/narrow.ts';
 import { decodeChatMessages } from './decode-chat-messages.ts';
 import { recordDropped, type DroppedField } from '../shared/dropped-fields.ts';
+import { nearestEffort, noteInto, openEnum } from '../shared/open-enum.ts';
 import { decodeServiceTier } from '../shared/service-tier.ts';
 import { liftOpenAIKnobs } from '../shared/openai-knobs.ts';
 import { isVerbosity } from '../shared/verbosity.ts';
@@ -68,12 +69,13 @@ export function decodeChatRequest(body: unknown, _ctx: InboundContext): ChatRequ
   const { system, messages } = decodeChatMessages(b.messages, dropped);
   // The deprecated `functions` / `function_call` are the same functions and choice, older spelling.
   const functions = [...decodeChatTools(b.tools, dropped), ...decodeChatFunctions(b.functions)];
-  const search = decodeWebSearchOptions(b.web_search_options);
+  const search = decodeWebSearchOptions(b.web_search_options, dropped);
   const tools: Tool[] = search ? [...functions, search] : functions;
   const stream = optBool(b.stream, 'stream') ?? false;
   const req: ChatRequest = { model, system, messages, tools, sampling: decodeSampling(b), stream, extensions: {} };
   const toolChoice =
-    decodeChatToolChoice(b.tool_choice, functions, dropped) ?? decodeChatFunctionCall(b.function_call, functions);
+    decodeChatToolChoice(b.tool_choice, functions, dropped) ??
+    decodeChatFunctionCall(b.function_call, functions, dropped);
   if (toolChoice) req.toolChoice = toolChoice;
   const parallel = optBool(b.parallel_tool_calls, 'parallel_tool_calls');
   if (parallel !== undefined) req.parallelToolCalls = parallel;
@@ -83,7 +85,7 @@ export function decodeChatRequest(body: unknown, _ctx: InboundContext): ChatRequ
   const maxTokens =
     positiveInt(b.max_completion_tokens, 'max_completion_tokens') ?? positiveInt(b.max_tokens, 'max_tokens');
   if (maxTokens !== undefined) req.maxTokens = maxTokens;
-  decodeReasoning(b, req);
+  decodeReasoning(b, req, dropped);
   const user = optStr(b.user, 'user') ?? optStr(b.safety_identifier, 'safety_identifier');
   if (user !== undefined) req.user = user;
   const metadata = decodeMetadata(b.metadata);
@@ -172,9 +174,11 @@ function decodeStop(v: unknown): string[] | undefined {
 }
 
 /** https://platform.openai.com/docs/api-reference/chat/create#chat-create-reasoning_effort */
-function decodeReasoning(b: Json, req: ChatRequest): void {
+function decodeReasoning(b: Json, req: ChatRequest, dropped: DroppedField[]): void {
   if (b.reasoning_effort === undefined || b.reasoning_effort === null) return;
-  const effort = oneOf(b.reasoning_effort, efforts, 'reasoning_effort');
+  // A level newer than polygate is read as the nearest it knows, warned.
+  const effort =
+    openEnum(b.reasoning_effort, efforts, 'reasoning_effort', noteInto(dropped), nearestEffort) ?? 'medium';
   let reasoning: ReasoningConfig;
   switch (effort) {
     case 'none':

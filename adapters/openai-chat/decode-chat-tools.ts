@@ -5,6 +5,7 @@ import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import type { DroppedField } from '../shared/dropped-fields.ts';
 import { arr, obj, oneOf, optBool, optStr, str, type Json } from '../shared/narrow.ts';
+import { noteInto, openEnum } from '../shared/open-enum.ts';
 
 /** Function and schema names: "a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum length of 64". */
 const namePattern = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -50,10 +51,17 @@ export function decodeChatFunctions(v: unknown): FunctionTool[] {
   return arr(v, 'functions').map((raw, i) => functionTool(obj(raw, `functions[${i}]`), `functions[${i}]`));
 }
 
-/** The deprecated `function_call`: 'none' | 'auto' | {name}. */
-export function decodeChatFunctionCall(v: unknown, tools: FunctionTool[]): ToolChoice | undefined {
+/** The deprecated `function_call`: 'none' | 'auto' | {name}; another word is left out (the model chooses), warned. */
+export function decodeChatFunctionCall(
+  v: unknown,
+  tools: FunctionTool[],
+  dropped: DroppedField[],
+): ToolChoice | undefined {
   if (v === undefined || v === null) return undefined;
-  if (typeof v === 'string') return { type: oneOf(v, ['none', 'auto'] as const, 'function_call') };
+  if (typeof v === 'string') {
+    const type = openEnum(v, ['none', 'auto'] as const, 'function_call', noteInto(dropped));
+    return type ? { type } : undefined;
+  }
   const n = name(obj(v, 'function_call').name, 'function_call.name');
   if (!tools.some((t) => t.name === n))
     throw invalid('function_call', `function_call: the function '${n}' is not in 'functions'`);
@@ -91,9 +99,15 @@ export function decodeChatToolChoice(
   return choice;
 }
 
-/** A choice naming a dropped tool type (custom, or newer) cannot be honoured: dropped too. */
+/**
+ * A choice naming a dropped tool type (custom, or newer) cannot be honoured: dropped too. So is a
+ * mode word newer than polygate (the model chooses, as with `auto`), warned.
+ */
 function decodeChoice(v: unknown, dropped: DroppedField[]): ToolChoice | undefined {
-  if (typeof v === 'string') return { type: oneOf(v, ['none', 'auto', 'required'] as const, 'tool_choice') };
+  if (typeof v === 'string') {
+    const type = openEnum(v, ['none', 'auto', 'required'] as const, 'tool_choice', noteInto(dropped));
+    return type ? { type } : undefined;
+  }
   const c = obj(v, 'tool_choice');
   const type = str(c.type, 'tool_choice.type');
   switch (type) {
@@ -101,7 +115,15 @@ function decodeChoice(v: unknown, dropped: DroppedField[]): ToolChoice | undefin
       return { type: 'tool', name: name(obj(c.function, 'tool_choice.function').name, 'tool_choice.function.name') };
     case 'allowed_tools': {
       const a = obj(c.allowed_tools, 'tool_choice.allowed_tools');
-      const mode = oneOf(a.mode, ['auto', 'required'] as const, 'tool_choice.allowed_tools.mode');
+      // A newer mode still limits the choice to these tools: read as `auto`, warned.
+      const mode =
+        openEnum(
+          a.mode,
+          ['auto', 'required'] as const,
+          'tool_choice.allowed_tools.mode',
+          noteInto(dropped),
+          () => 'auto',
+        ) ?? 'auto';
       const names = arr(a.tools, 'tool_choice.allowed_tools.tools').flatMap((t, i) => {
         const f = `tool_choice.allowed_tools.tools[${i}]`;
         const tool = obj(t, f);
@@ -124,16 +146,19 @@ function decodeChoice(v: unknown, dropped: DroppedField[]): ToolChoice | undefin
  * Responses shape the encoders read (city, country, region, timezone).
  * https://platform.openai.com/docs/api-reference/chat/create#chat-create-web_search_options
  */
-export function decodeWebSearchOptions(v: unknown): BuiltinTool | undefined {
+export function decodeWebSearchOptions(v: unknown, dropped: DroppedField[]): BuiltinTool | undefined {
   if (v === undefined || v === null) return undefined;
   const o = obj(v, 'web_search_options');
   const options: Json = {};
   if (o.search_context_size !== undefined && o.search_context_size !== null) {
-    options.search_context_size = oneOf(
+    // A size newer than polygate is left out (the upstream's default size), warned.
+    const size = openEnum(
       o.search_context_size,
       ['low', 'medium', 'high'] as const,
       'web_search_options.search_context_size',
+      noteInto(dropped),
     );
+    if (size) options.search_context_size = size;
   }
   if (o.user_location !== undefined && o.user_location !== null) {
     const loc = obj(o.user_location, 'web_search_options.user_location');

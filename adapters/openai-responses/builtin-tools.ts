@@ -5,7 +5,7 @@
 import type { BuiltinTool } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { arr, isObject, obj, str, type Json } from '../shared/narrow.ts';
-import { absent, enumOf, integerIn, missing, numberIn, required } from './responses-validate.ts';
+import { absent, integerIn, missing, numberIn, required } from './responses-validate.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 
 export const builtinKinds = {
@@ -38,9 +38,10 @@ export function decodeBuiltinTool(t: Json, type: BuiltinWireType, p: string): Bu
     case 'computer_use_preview':
       required(t.display_width, `${p}.display_width`, (v, f) => integerIn(v, f, 1));
       required(t.display_height, `${p}.display_height`, (v, f) => integerIn(v, f, 1));
-      required(t.environment, `${p}.environment`, (v, f) =>
-        enumOf(v, ['windows', 'mac', 'linux', 'ubuntu', 'browser'] as const, f),
-      );
+      // Settings of a hosted tool are the upstream's to read (they travel in `options`): a word
+      // newer than polygate (an environment, a comparison, a context size) is checked only for its
+      // type, and the upstream takes it or says why not (docs/open-world.md).
+      required(t.environment, `${p}.environment`, str);
       break;
     case 'code_interpreter':
       if (absent(t.container)) throw missing(`${p}.container`);
@@ -64,8 +65,6 @@ function validateFileSearch(t: Json, p: string): void {
   if (!absent(t.filters)) validateFilter(t.filters, `${p}.filters`);
 }
 
-const comparisons = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'] as const;
-
 /** A comparison filter {key, type, value} or a compound filter {type: and|or, filters}. */
 function validateFilter(v: unknown, p: string): void {
   const f = obj(v, p);
@@ -73,7 +72,7 @@ function validateFilter(v: unknown, p: string): void {
     required(f.filters, `${p}.filters`, arr).forEach((sub, k) => validateFilter(sub, `${p}.filters[${k}]`));
     return;
   }
-  required(f.type, `${p}.type`, (x, field) => enumOf(x, [...comparisons, 'and', 'or'], field));
+  required(f.type, `${p}.type`, str);
   required(f.key, `${p}.key`, str);
   if (absent(f.value)) throw missing(`${p}.value`);
   const ok = (x: unknown): boolean => typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean';
@@ -83,11 +82,10 @@ function validateFilter(v: unknown, p: string): void {
 }
 
 function validateWebSearch(t: Json, p: string): void {
-  if (!absent(t.search_context_size))
-    enumOf(t.search_context_size, ['low', 'medium', 'high'] as const, `${p}.search_context_size`);
+  if (!absent(t.search_context_size)) str(t.search_context_size, `${p}.search_context_size`);
   if (!absent(t.user_location)) {
     const loc = obj(t.user_location, `${p}.user_location`);
-    required(loc.type, `${p}.user_location.type`, (v, f) => enumOf(v, ['approximate'] as const, f));
+    required(loc.type, `${p}.user_location.type`, str);
     for (const k of ['city', 'region', 'timezone'] as const)
       if (!absent(loc[k])) str(loc[k], `${p}.user_location.${k}`);
     if (!absent(loc.country)) {

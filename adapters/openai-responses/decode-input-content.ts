@@ -9,7 +9,8 @@ import { invalid } from '../../src/ir/gateway-error.ts';
 import { arr, isObject, obj, str, type Json } from '../shared/narrow.ts';
 import { isHttpUrl, parseDataUrl } from './data-url.ts';
 import type { DecodeNotes } from './decode-notes.ts';
-import { absent, enumOf, missing, required } from './responses-validate.ts';
+import { absent, missing, required } from './responses-validate.ts';
+import { nearestDetail, noteInto, openEnum } from '../shared/open-enum.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 
 export type UserContent = TextPart | ImagePart | FilePart;
@@ -53,7 +54,7 @@ export function decodeUserContent(content: unknown, param: string, notes: Decode
       case 'output_text':
         return [{ type: 'text', text: required(c.text, `${p}.text`, str) }];
       case 'input_image':
-        return [decodeImage(c, p)];
+        return [decodeImage(c, p, notes)];
       case 'input_file':
         return [decodeFile(c, p)];
       default:
@@ -98,12 +99,19 @@ export function decodeSystemContent(content: unknown, param: string, notes: Deco
 }
 
 /** `image_url` (a URL or a base64 data URL) or `file_id`; `detail` defaults to `auto`. */
-function decodeImage(c: Json, p: string): ImagePart {
+function decodeImage(c: Json, p: string, notes: DecodeNotes): ImagePart {
   // 'original' (ImageDetail in node_modules/openai/resources/responses/responses.d.ts) keeps the
-  // full resolution: 'high' is the nearest other formats have.
+  // full resolution: 'high' is the nearest other formats have. A newer word is read as the level
+  // it most likely means, or left to the upstream, warned.
   const given = absent(c.detail)
     ? undefined
-    : enumOf(c.detail, ['auto', 'low', 'high', 'original'] as const, `${p}.detail`);
+    : openEnum(
+        c.detail,
+        ['auto', 'low', 'high', 'original'] as const,
+        `${p}.detail`,
+        noteInto(notes.dropped),
+        nearestDetail,
+      );
   const detail = given === 'original' ? 'high' : given;
   let source: MediaSource;
   if (!absent(c.image_url)) source = urlSource(str(c.image_url, `${p}.image_url`), `${p}.image_url`);

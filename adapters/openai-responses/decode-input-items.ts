@@ -15,7 +15,8 @@ import { flatToolName } from './tool-identities.ts';
 import { openReasoning } from '../shared/reasoning-envelope.ts';
 import { decodeAssistantContent, decodeSystemContent, decodeUserContent } from './decode-input-content.ts';
 import type { ItemReferenceSlot } from './responses-extensions.ts';
-import { absent, enumOf, missing, required } from './responses-validate.ts';
+import { absent, missing, required } from './responses-validate.ts';
+import { noteInto, openEnum } from '../shared/open-enum.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 
 export type DecodedInput = { system: TextPart[]; messages: Message[]; references: ItemReferenceSlot[] };
@@ -132,9 +133,12 @@ function decodeItem(item: Json, i: number, out: DecodedInput, cx: ItemContext): 
 }
 
 function decodeMessage(item: Json, p: string, out: DecodedInput, { notes, continues }: ItemContext): void {
-  const role = required(item.role, `${p}.role`, (v, f) => enumOf(v, roles, f));
+  // A role newer than polygate has no meaning to map to: the item is left out, warned.
+  const role = required(item.role, `${p}.role`, (v, f) => openEnum(v, roles, f, noteInto(notes.dropped)));
   if (absent(item.content)) throw missing(`${p}.content`);
   switch (role) {
+    case undefined:
+      return;
     case 'system':
     case 'developer': {
       // Leading instructions are the system prompt. One after the conversation has begun (Codex

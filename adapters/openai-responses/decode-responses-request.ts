@@ -17,7 +17,8 @@ import { isVerbosity } from '../shared/verbosity.ts';
 import { newNotes } from './decode-notes.ts';
 import { ext } from './responses-extensions.ts';
 import { toolIdentitiesKey } from './tool-identities.ts';
-import { absent, enumOf, integerIn, missing, numberIn, required } from './responses-validate.ts';
+import { absent, integerIn, missing, numberIn, required } from './responses-validate.ts';
+import { nearestEffort, noteInto, openEnum, type EnumNote } from '../shared/open-enum.ts';
 
 /** Fields mapped onto the IR (or onto documented extensions); any other field is kept as sent. */
 const mapped = new Set([
@@ -80,7 +81,7 @@ export function decodeResponsesRequest(body: unknown, _ctx: InboundContext): Cha
   if (isVerbosity(text.verbosity)) req.verbosity = text.verbosity;
   else if (text.verbosity) e[ext.verbosity] = text.verbosity;
   if (!absent(b.max_output_tokens)) req.maxTokens = integerIn(b.max_output_tokens, 'max_output_tokens', 16);
-  decodeReasoning(b.reasoning, req);
+  decodeReasoning(b.reasoning, req, noteInto(notes.dropped));
   const user = optStr(b.user, 'user');
   if (user !== undefined) req.user = user;
   const metadata = decodeMetadata(b.metadata);
@@ -91,7 +92,11 @@ export function decodeResponsesRequest(body: unknown, _ctx: InboundContext): Cha
   if (previous !== undefined) e[ext.previousResponseId] = previous;
   e[ext.store] = optBool(b.store, 'store') ?? true;
   if (include.length > 0) e[ext.include] = include;
-  if (!absent(b.truncation)) e[ext.truncation] = enumOf(b.truncation, ['auto', 'disabled'] as const, 'truncation');
+  // A truncation strategy newer than polygate is left out (the upstream's default), warned.
+  const truncation = absent(b.truncation)
+    ? undefined
+    : openEnum(b.truncation, ['auto', 'disabled'] as const, 'truncation', noteInto(notes.dropped));
+  if (truncation !== undefined) e[ext.truncation] = truncation;
   // polygate maps the tier (or warns it away) and never acts on it: a tier newer than polygate is no error.
   if (!absent(b.service_tier)) {
     const word = str(b.service_tier, 'service_tier');
@@ -135,14 +140,15 @@ function decodeSampling(b: Json, include: string[]): SamplingKnobs {
  * `reasoning`: effort (default medium on the API side), summary, and the deprecated
  * generate_summary (same values; summary wins). https://platform.openai.com/docs/guides/reasoning
  */
-function decodeReasoning(v: unknown, req: ChatRequest): void {
+function decodeReasoning(v: unknown, req: ChatRequest, note: EnumNote): void {
   if (absent(v)) return;
   const r = obj(v, 'reasoning');
-  const effort = absent(r.effort) ? undefined : enumOf(r.effort, efforts, 'reasoning.effort');
-  const generate = absent(r.generate_summary)
-    ? undefined
-    : enumOf(r.generate_summary, summaries, 'reasoning.generate_summary');
-  const summary = absent(r.summary) ? generate : enumOf(r.summary, summaries, 'reasoning.summary');
+  // An effort newer than polygate is read as the nearest level, a summary kind as `auto`: the
+  // client asked for reasoning (and for a summary of it), and keeps both.
+  const effort = absent(r.effort) ? undefined : openEnum(r.effort, efforts, 'reasoning.effort', note, nearestEffort);
+  const summaryOf = (x: unknown, f: string) => openEnum(x, summaries, f, note, () => 'auto');
+  const generate = absent(r.generate_summary) ? undefined : summaryOf(r.generate_summary, 'reasoning.generate_summary');
+  const summary = absent(r.summary) ? generate : summaryOf(r.summary, 'reasoning.summary');
   if (effort === 'none') {
     // Off, said explicitly: OpenAI upstreams get the word back (their default may be to reason).
     req.reasoning = { enabled: false, effort };

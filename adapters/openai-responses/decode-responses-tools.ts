@@ -7,6 +7,7 @@ import { arr, bool, obj, str, type Json } from '../shared/narrow.ts';
 import { builtinKinds, decodeBuiltinTool, isBuiltinWireType } from './builtin-tools.ts';
 import type { DecodeNotes } from './decode-notes.ts';
 import { absent, enumOf, identifier, missing, required } from './responses-validate.ts';
+import { noteInto, openEnum } from '../shared/open-enum.ts';
 import { customToolParameters, flatToolName } from './tool-identities.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 
@@ -113,7 +114,9 @@ function decodeFunctionTool(t: Json, p: string, topLevel = true): FunctionTool {
 export function decodeToolChoice(v: unknown, tools: Tool[], notes: DecodeNotes): ToolChoice | undefined {
   if (absent(v)) return undefined;
   if (typeof v === 'string') {
-    const mode = enumOf(v, ['none', 'auto', 'required'] as const, 'tool_choice');
+    // A mode newer than polygate is left out (the model chooses, as with `auto`), warned.
+    const mode = openEnum(v, ['none', 'auto', 'required'] as const, 'tool_choice', noteInto(notes.dropped));
+    if (mode === undefined) return undefined;
     if (mode === 'required' && tools.length === 0)
       throw invalid('tool_choice', "Tool choice 'required' must be specified with 'tools' parameter.");
     return { type: mode };
@@ -129,7 +132,13 @@ export function decodeToolChoice(v: unknown, tools: Tool[], notes: DecodeNotes):
     return { type: 'tool', name };
   }
   if (type === 'allowed_tools') {
-    const mode = required(c.mode, 'tool_choice.mode', (x, f) => enumOf(x, ['auto', 'required'] as const, f));
+    // A newer mode still limits the choice to these tools: read as `auto`, warned.
+    const mode = required(
+      c.mode,
+      'tool_choice.mode',
+      (x, f): 'auto' | 'required' =>
+        openEnum(x, ['auto', 'required'] as const, f, noteInto(notes.dropped), () => 'auto' as const) ?? 'auto',
+    );
     const names: string[] = [];
     required(c.tools, 'tool_choice.tools', arr).forEach((raw, k) => {
       const t = obj(raw, `tool_choice.tools[${k}]`);

@@ -9,8 +9,9 @@ export const isItemReference = (item: unknown): boolean =>
     (item.type === undefined && item.role === undefined && typeof item.id === 'string'));
 
 /**
- * Relayable only when polygate keeps no state for it: `store: false` (the default stores the
- * answer in polygate), no `previous_response_id`, no item references.
+ * Relayable without a session only when polygate keeps no state for it: `store: false` (the
+ * default stores the answer in polygate), no `previous_response_id`, no item references. A stored
+ * request is relayed through its session instead (ChatSession.keepsEveryTurn).
  */
 export function peekResponsesRequest(body: unknown): RoutingFields {
   const b = bodyObject(body);
@@ -22,8 +23,10 @@ export function peekResponsesRequest(body: unknown): RoutingFields {
 /**
  * Same-format pass-through: the client's body goes to {base_url}/responses (base_url ends in /v1)
  * with only the model renamed (https://platform.openai.com/docs/api-reference/responses/create).
- * The pipeline relays only requests that need no state kept by polygate (`store: false`, no
- * previous_response_id, no item_reference), so the body's own `store` is already right.
+ * Without state (`store: false`, no previous_response_id, no item_reference) the pipeline relays
+ * on `relayable`; a request polygate keeps state for is relayed only with the body its session
+ * gives (src/services/sessions/responses-session.ts `relayBody`: a stored request as sent, issue #29).
+ * The body's own `store` goes along either way.
  */
 export const responsesRelay: RelayTarget = (body, upstreamModel) => ({
   path: '/responses',

@@ -17,7 +17,11 @@ export type SpeechRequest = {
   /** The client-facing model name. */
   model: string;
   input: string;
-  voice: SpeechVoice;
+  /**
+   * One of `speechVoices`, or a voice newer than polygate (OpenAI adds voices): passed on to an
+   * upstream that names voices, spoken with the nearest a local engine has (issue #29).
+   */
+  voice: string;
   format: SpeechFormat;
   /** 1 is natural pace; 0.25 to 4; undefined when the client left the default (1). */
   speed?: number;

@@ -4,7 +4,15 @@
 import { createServer, request, type IncomingHttpHeaders } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 
-export type Captured = { method: string; path: string; headers: Record<string, string>; body: string; status?: number };
+export type Captured = {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  status?: number;
+  /** The start of the answer's body when it was a 4xx or 5xx: what the client was told (scripts/test-clients.ts prints it). */
+  error?: string;
+};
 
 /** Headers that carry credentials (or cookies): stored as `<redacted>`. */
 const secretHeaders = new Set([
@@ -53,6 +61,12 @@ export async function startCaptureProxy(target: string): Promise<CaptureProxy> {
       const out = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers }, (up) => {
         entry.status = up.statusCode;
         res.writeHead(up.statusCode ?? 502, up.headers);
+        if ((up.statusCode ?? 0) >= 400) {
+          entry.error = '';
+          up.on('data', (c: Buffer) => {
+            if ((entry.error ?? '').length < 1000) entry.error += c.toString('utf8').slice(0, 1000);
+          });
+        }
         up.pipe(res);
       });
       out.on('error', () => res.destroy());

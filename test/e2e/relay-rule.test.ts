@@ -16,6 +16,7 @@ const { gw, up } = await gatewayWithEmulators(t, {
     'chat-relay': { routes: [{ provider: 'chat', model: 'gpt-up' }] },
     'resp-relay': { routes: [{ provider: 'resp', model: 'gpt-up-r' }] },
     'gem-relay': { routes: [{ provider: 'gem', model: 'gemini-up' }] },
+    'resp-via-chat': { routes: [{ provider: 'chat', model: 'gpt-up' }] },
   },
 });
 const { chat, resp: responses, gem: gemini } = up;
@@ -61,6 +62,101 @@ t.test('responses with store: false: an item type polygate cannot translate is r
   t.same((got.body as Json).input, input, 'the input items as sent');
   t.equal((got.body as Json).future_knob, true);
   t.equal(got.headers['openai-beta'], 'responses_websockets=2026-02-06');
+});
+
+/** A stored Responses request (no `store: false`) with what polygate does not know (issue #29). */
+const storedBody = (model: string, input: unknown, extra: Json = {}): Json => ({
+  model,
+  input,
+  client_metadata: { session: 'abc', origin: 'codex' },
+  prompt_cache_retention: '24h',
+  tools: [
+    {
+      type: 'namespace',
+      name: 'crm',
+      description: 'CRM tools',
+      tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} } }],
+    },
+  ],
+  ...extra,
+});
+const postResponses = (body: Json) =>
+  fetch(`${gw.url}/v1/responses`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}` },
+    body: JSON.stringify(body),
+  });
+
+for (const stream of [false, true]) {
+  t.test(
+    `responses stored (store by default${stream ? ', streamed' : ''}): relayed as sent, stored, continued`,
+    async (t) => {
+      responses.reset();
+      chat.reset();
+      const first = storedBody('resp-relay', 'first question', stream ? { stream: true } : {});
+      const r1 = await postResponses(first);
+      t.equal(r1.status, 200);
+      t.equal(r1.headers.get('x-polygate-route'), 'resp/gpt-up-r', 'a same-format route');
+      const text = await r1.text();
+      const id = stream
+        ? (JSON.parse(/event: response\.completed\ndata: (.*)\n/.exec(text)?.[1] ?? '{}') as Json).response.id
+        : (JSON.parse(text) as Json).id;
+      t.type(id, 'string');
+      const got = responses.requests[0];
+      t.equal(
+        got.raw,
+        JSON.stringify(first).replace('"model":"resp-relay"', '"model":"gpt-up-r"'),
+        'byte for byte as sent but the model: client_metadata, prompt_cache_retention, the namespace tool',
+      );
+      const stored = await fetch(`${gw.url}/v1/responses/${id}`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+      t.equal(stored.status, 200, 'polygate stored the relayed answer');
+
+      // The next turn names it: the same provider has it (it was sent store on), so the body goes as sent.
+      const second = storedBody('resp-relay', 'second question', { previous_response_id: id });
+      const r2 = await postResponses(second);
+      const answer2 = (await r2.json()) as Json;
+      t.equal(r2.status, 200);
+      t.equal(
+        responses.requests[1].raw,
+        JSON.stringify(second).replace('"model":"resp-relay"', '"model":"gpt-up-r"'),
+        'the follow-up relayed as sent, previous_response_id for the upstream to resolve',
+      );
+
+      // A third turn on another format: polygate resolves the whole chain it stored from the relays.
+      const r3 = await postResponses({
+        model: 'resp-via-chat',
+        input: 'third question',
+        previous_response_id: answer2.id,
+      });
+      t.equal(r3.status, 200);
+      const texts = ((chat.requests[0].body as Json).messages as Json[]).map(
+        (m) => `${m.role}:${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`,
+      );
+      t.same(
+        texts,
+        [
+          'user:first question',
+          'assistant:first question',
+          'user:second question',
+          'assistant:second question',
+          'user:third question',
+        ],
+        'each relayed turn was stored from what was sent and what came back',
+      );
+    },
+  );
+}
+
+t.test('responses stored: a chain that began on another provider is translated, not relayed', async (t) => {
+  responses.reset();
+  chat.reset();
+  const r1 = await postResponses({ model: 'resp-via-chat', input: 'start elsewhere' });
+  const id = ((await r1.json()) as Json).id;
+  const r2 = await postResponses(storedBody('resp-relay', 'go on', { previous_response_id: id }));
+  t.equal(r2.status, 200);
+  const body = responses.requests[0].body as Json;
+  t.equal(body.previous_response_id, undefined, 'the upstream never saw that id: polygate sends the conversation');
+  t.match(JSON.stringify(body.input), /start elsewhere/);
 });
 
 t.test('gemini: a newer field is relayed (sent raw: the GenAI SDK keeps only fields it knows)', async (t) => {

@@ -69,8 +69,6 @@ const cases: Array<[string, Record<string, unknown>, string]> = [
   // Required fields and enums of the request table.
   ['model missing', { input: 'hi' }, 'model'],
   ['input missing', { model: 'echo' }, 'input'],
-  ['an unknown truncation', { ...ok, truncation: 'sometimes' }, 'truncation'],
-  ['an unknown reasoning.effort', { ...ok, reasoning: { effort: 'extreme' } }, 'reasoning.effort'],
   ['a function tool without parameters', { ...ok, tools: [{ type: 'function', name: 'f' }] }, 'tools[0].parameters'],
   ['file_search without vector_store_ids', { ...ok, tools: [{ type: 'file_search' }] }, 'tools[0].vector_store_ids'],
   [
@@ -88,6 +86,14 @@ const cases: Array<[string, Record<string, unknown>, string]> = [
     { ...ok, tool_choice: { type: 'function', name: 'nope' } },
     'tool_choice',
   ],
+];
+
+// Open world (docs/open-world.md): these were 400s. An enum word newer than polygate is read as the nearest known one or left out, warned (#29). polygate does not act on a service tier, an include
+// value it does not know, a tool or item type without an IR form: kept for an OpenAI upstream,
+// dropped with a warning elsewhere.
+const accepted: Array<[string, Record<string, unknown>]> = [
+  ['an unknown truncation', { ...ok, truncation: 'sometimes' }],
+  ['an unknown reasoning.effort', { ...ok, reasoning: { effort: 'extreme' } }],
   [
     'input_image detail outside high, low, auto',
     {
@@ -96,15 +102,17 @@ const cases: Array<[string, Record<string, unknown>, string]> = [
         { role: 'user', content: [{ type: 'input_image', image_url: 'https://example.com/a.png', detail: 'huge' }] },
       ],
     },
-    'input[0].content[0].detail',
   ],
-  ['a message with an unknown role', { ...ok, input: [{ role: 'robot', content: 'x' }] }, 'input[0].role'],
-];
-
-// Open world (docs/open-world.md): these were 400s. polygate does not act on a service tier, an include
-// value it does not know, a tool or item type without an IR form: kept for an OpenAI upstream,
-// dropped with a warning elsewhere.
-const accepted: Array<[string, Record<string, unknown>]> = [
+  [
+    'a message with an unknown role',
+    {
+      ...ok,
+      input: [
+        { role: 'user', content: 'hi' },
+        { role: 'robot', content: 'x' },
+      ],
+    },
+  ],
   ['an unknown service_tier', { ...ok, service_tier: 'gold' }],
   ['an unknown include value', { ...ok, include: ['everything'] }],
   [

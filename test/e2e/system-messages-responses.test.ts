@@ -1,8 +1,8 @@
 // A Responses client (the official `openai` SDK) sends a `developer` message item after the
 // conversation has begun, right after a function call's output, as Codex does when its
 // permissions change mid-session. On every upstream it must land at that point of the conversation (README
-// "role: system message inside messages"): a Responses upstream (translated: `store` is on) a
-// `developer` item in place, a Chat upstream a `system` message after the `tool` message,
+// "role: system message inside messages"): a Responses upstream gets the body as sent (a stored
+// request is relayed too, issue #29), so every item is where the client put it, a Chat upstream a `system` message after the `tool` message,
 // Anthropic (no anthropic-beta from a Responses client) and Gemini the instruction folded in place
 // into the next user turn, with a warning. `instructions` and a leading developer item stay the
 // top-level system prompt everywhere; on a continued turn the leading developer item is the system
@@ -82,6 +82,20 @@ for (const u of Object.keys(expected) as Upstream[]) {
       .create({ model: modelFor(u), instructions: 'Top.', input, tools })
       .withResponse();
     t.equal(data.status, 'completed');
+    if (u === 'responses') {
+      const sent = lastBody(emulators[u]);
+      t.strictSame([sent.instructions, sent.input], ['Top.', input], 'relayed as sent: every item in place');
+      emulators[u].reset();
+      const more = [
+        { role: 'developer', content: 'Later.' },
+        { role: 'user', content: 'more' },
+      ] as const;
+      await client.responses.create({ model: modelFor(u), previous_response_id: data.id, input: [...more] });
+      const next = lastBody(emulators[u]);
+      t.equal(next.previous_response_id, data.id, 'the upstream that stored the first turn resolves it');
+      t.strictSame(next.input, more);
+      return;
+    }
     t.strictSame(landed(u, lastBody(emulators[u])), expected[u]);
     const warnings = response.headers.get('x-polygate-warnings') ?? '';
     if (folds[u]) t.match(warnings, /no mid-conversation system message.*folded/, 'the fold is named');
@@ -100,11 +114,7 @@ for (const u of Object.keys(expected) as Upstream[]) {
       ],
     });
     const next = landed(u, lastBody(emulators[u]));
-    t.equal(
-      next[0],
-      u === 'responses' ? 'instructions: Lead.' : 'system: Lead.',
-      "the first turn's developer item, without the first turn's instructions",
-    );
+    t.equal(next[0], 'system: Lead.', "the first turn's developer item, without the first turn's instructions");
     t.strictSame(next.slice(1, 6), expected[u].slice(1), 'the stored turn, its instruction still in place');
     t.match(next[6], u === 'gemini' ? /^model: / : /^assistant: /, 'the stored answer');
     t.strictSame(next.slice(7), [later[u], 'user: more']);

@@ -70,6 +70,24 @@ for (const u of upstreams) {
     });
     t.equal(r3.output_text, 'turn three');
     const last = u.emu.requests[u.emu.requests.length - 1].body as Json;
+    if (u.format === 'openai-responses') {
+      // Issue #29: every turn was relayed as sent (store on), so the upstream stored each one and
+      // resolves the chain itself; polygate stored them too (a later turn may go elsewhere).
+      t.equal(last.previous_response_id, r2.id, 'relayed as sent, for the upstream to resolve');
+      t.same(last.input, [{ role: 'user', content: 'turn three' }]);
+      const moved = await client.responses.create({
+        model: 'via-chat',
+        input: 'turn four',
+        previous_response_id: r3.id,
+      });
+      t.equal(moved.output_text, 'turn four');
+      t.same(
+        conversationOf('openai-chat', chat.requests[chat.requests.length - 1].body as Json).map((m) => m.text),
+        ['turn one', 'turn one', 'turn two', 'turn two', 'turn three', 'turn three', 'turn four'],
+        'the chain polygate stored from the relays continues on another format',
+      );
+      return;
+    }
     t.same(
       conversationOf(u.format, last),
       [
@@ -82,7 +100,6 @@ for (const u of upstreams) {
       'the upstream received the whole history in its own format',
     );
     t.equal(systemOf(u.format, last), undefined, 'instructions are not carried over');
-    if (u.format === 'openai-responses') t.notOk(last.previous_response_id, 'polygate resolves the chain itself');
   });
 }
 

@@ -72,6 +72,12 @@ t.test('speech: every format relayed byte for byte with the upstream’s content
   }
 });
 
+t.test('a voice newer than polygate reaches the upstream as sent (issue #29)', async (t) => {
+  const res = await client.audio.speech.create({ model: 'tts-1', input: 'Hi.', voice: 'marin' as 'alloy' });
+  t.equal(res.status, 200);
+  t.equal((last().json as { voice?: string }).voice, 'marin');
+});
+
 t.test('the upstream gets the gateway’s key, never the client’s', async (t) => {
   await client.audio.speech.create({ model: 'tts-1', input: 'Hi.', voice: 'alloy' });
   t.equal(last().headers.authorization, `Bearer ${up.key}`);

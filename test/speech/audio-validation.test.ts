@@ -77,7 +77,7 @@ const speechCases: Array<[string, unknown, string]> = [
   ['speech: input missing', { ...okSpeech, input: undefined }, 'input'],
   ['speech: input over 4096 characters', { ...okSpeech, input: 'a'.repeat(4097) }, 'input'],
   ['speech: voice missing', { ...okSpeech, voice: undefined }, 'voice'],
-  ['speech: voice not one of the six', { ...okSpeech, voice: 'ash' }, 'voice'],
+  ['speech: voice not a string', { ...okSpeech, voice: 7 }, 'voice'],
   ['speech: response_format unknown', { ...okSpeech, response_format: 'ogg' }, 'response_format'],
   ['speech: speed below 0.25', { ...okSpeech, speed: 0.24 }, 'speed'],
   ['speech: speed above 4.0', { ...okSpeech, speed: 4.1 }, 'speed'],

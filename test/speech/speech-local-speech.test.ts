@@ -90,6 +90,14 @@ t.test('tts-1-hd is served too', async (t) => {
   t.equal(probe(Buffer.from(await res.arrayBuffer())).codec, 'flac');
 });
 
+t.test('a voice newer than polygate is spoken with alloy, and said so (issue #29)', async (t) => {
+  const { response } = await client.audio.speech
+    .create({ model: 'tts-1', input: 'Hi.', voice: 'marin' as 'alloy', response_format: 'wav' })
+    .withResponse();
+  t.equal(response.status, 200);
+  t.match(response.headers.get('x-polygate-warnings'), /^voice: 'marin' is newer than polygate; spoken with 'alloy'/);
+});
+
 t.test('instructions cannot be followed by espeak: dropped, and said so', async (t) => {
   const { response } = await client.audio.speech
     .create({ model: 'tts-1', input: 'Hi.', voice: 'echo', instructions: 'Sound cheerful.' })

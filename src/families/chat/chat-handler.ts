@@ -365,6 +365,7 @@ async function relayRoute(
     },
     observeFrames: session?.observeFrames?.bind(session),
     clientStream: target.clientStream,
+    observeJson: session?.observeJson?.bind(session),
   });
   if (r.kind === 'failed') {
     ctx.respond = true;

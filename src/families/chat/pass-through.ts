@@ -118,6 +118,8 @@ export function passThrough(opts: {
   observeFrames?: (frames: SseFrame[]) => void;
   /** Rewrites a 2xx stream on its way to the client (`RelayedBody` in adapters/shared/chat-adapter.ts). */
   clientStream?: () => StreamTextFilter;
+  /** A 2xx JSON answer, parsed (a stored Responses relay keeps it, issue #29). */
+  observeJson?: (body: unknown) => void;
 }): Promise<PassThroughResult> {
   const { req, res, provider, codec } = opts;
   const payload = Buffer.from(JSON.stringify(opts.body));
@@ -181,7 +183,7 @@ export function passThrough(opts: {
       }
       res.writeHead(status, headers);
       const contentType = String(proxyRes.headers['content-type'] ?? '');
-      const tap = usageTap(codec, contentType, status, opts.observeFrames);
+      const tap = usageTap(codec, contentType, status, opts.observeFrames, opts.observeJson);
       const filter = opts.clientStream && contentType.includes('text/event-stream') ? opts.clientStream() : undefined;
       const text = filter ? new TextDecoder() : undefined;
       // Relayed by hand rather than piped: a pipe adds and removes eight listeners per response on
@@ -281,6 +283,7 @@ function usageTap(
   contentType: string,
   status: number,
   observe?: (frames: SseFrame[]) => void,
+  observeJson?: (body: unknown) => void,
 ): { feed: (b: Buffer) => void; end: () => void; meter: () => StreamMeter | undefined } {
   if (status >= 400) return { feed: () => {}, end: () => {}, meter: () => undefined };
   const meter = new StreamMeter();
@@ -312,9 +315,9 @@ function usageTap(
     meter: () => {
       try {
         // A small body arrives in one chunk: no copy of it.
-        meter.answered(
-          codec.decodeResult(JSON.parse((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8'))),
-        );
+        const body: unknown = JSON.parse((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8'));
+        observeJson?.(body);
+        meter.answered(codec.decodeResult(body));
       } catch {
         // cut short or not JSON: nothing reported, the meter estimates
       }

@@ -6,7 +6,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { speechContentType } from '../../../adapters/openai-audio/index.ts';
 import { GatewayError, invalid } from '../../ir/gateway-error.ts';
-import type { SpeechRequest } from '../../ir/speech-request.ts';
+import { speechVoices, type SpeechRequest, type SpeechVoice } from '../../ir/speech-request.ts';
 import type { TranscriptionRequest } from '../../ir/transcription.ts';
 import type { AudioCall, AudioProvider, SpeechOutput, TranscriptionOutput } from './audio-provider.ts';
 import { buildTranscript, type Tokenize } from './build-transcript.ts';
@@ -50,7 +50,7 @@ export class LocalSpeechProvider implements AudioProvider {
     const { rate, tempo } = rateFor(req.speed ?? 1);
     return this.#inTempDir(async (dir) => {
       const run = { timeoutMs: toolTimeoutMs, signal: call.signal };
-      const wav = await synthesizeWav(espeak, dir, req.input, req.voice, rate, run);
+      const wav = await synthesizeWav(espeak, dir, req.input, localVoice(req.voice, call), rate, run);
       const spoken = await readWavInfo(wav);
       const out = await encodeSpeech(ffmpeg, wav, dir, req.format, tempo, run);
       const body = await readFile(out);
@@ -167,4 +167,11 @@ let tokenizer: Promise<Tokenize> | undefined;
 function loadTokenizer(): Promise<Tokenize> {
   tokenizer ??= import('gpt-tokenizer').then((m) => (text: string) => m.encode(text));
   return tokenizer;
+}
+
+/** The local engine's voice for `voice`: a voice newer than polygate is spoken as `alloy`, warned (issue #29). */
+function localVoice(voice: string, call: AudioCall): SpeechVoice {
+  if ((speechVoices as readonly string[]).includes(voice)) return voice as SpeechVoice;
+  call.warn('voice', `'${voice.slice(0, 40)}' is newer than polygate; spoken with 'alloy'`);
+  return 'alloy';
 }

@@ -30,6 +30,8 @@ export interface ChatSession {
   forRoute?(request: ChatRequest, route: Route, warn: (field: string, message: string) => void): ChatRequest;
   /** A non-streamed answer was sent as `body`. */
   completed?(done: { request: ChatRequest; route: Route; result: ChatResult; body: unknown }): Promise<void>;
+  /** A relayed JSON (non-streamed) answer, parsed, before `relayEnded`. */
+  observeJson?(body: unknown): void;
   /** Frames as they are written to a streaming client. */
   observeFrames?(frames: SseFrame[]): void;
   /** A stream ended: `parts` is what was streamed, `outcome` how it ended. */

@@ -22,6 +22,12 @@ export type StoredResponse = {
   response: Record<string, unknown>;
   /** This request's input items in wire form, each with an id. */
   inputItems: Record<string, unknown>[];
+  /**
+   * The body went to the upstream as sent, `store` on (issue #29): the upstream keeps this
+   * response too, so a later turn to the same provider can be relayed with its
+   * `previous_response_id` for the upstream to resolve.
+   */
+  relayed?: boolean;
   /** Records written before turns existed carry the whole conversation here. */
   history?: Message[];
   producers?: string[];

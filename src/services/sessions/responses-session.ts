@@ -6,6 +6,7 @@ import type { ChatSession } from './chat-session.ts';
 import type { RequestState } from '../runtime/request-state.ts';
 import type { Route } from '../routing/model-router.ts';
 import { normalizeInputItems, resolveItemReferences } from './input-items.ts';
+import { isItemReference } from '../../../adapters/openai-responses/responses-relay.ts';
 import { ResponseRepository, type RawTurn, type StoredResponse, type StoredTurn } from './response-repository.ts';
 import { decodeResponseObject } from '../../../adapters/openai-responses/decode-response-object.ts';
 import { applyTruncation } from './truncate-conversation.ts';
@@ -52,9 +53,18 @@ export class ResponsesSession implements ChatSession {
   /** The warning channel of the route that serves (a header on a non-streamed answer, the metric always). */
   #warn: ((field: string, message: string) => void) | undefined;
   #created: Record<string, unknown> | undefined;
+  /** The answer came from a stored relay (StoredResponse.relayed). */
+  #relayed = false;
   #final: Record<string, unknown> | undefined;
   /** A request sent over a Responses WebSocket: its socket's memory (src/services/sessions/socket-memory.ts). */
   readonly #memory: SocketMemory | undefined;
+  /**
+   * An HTTP request polygate stores (`store` not false): relayed as sent to a same-format route, its
+   * turn stored from the decoded request and the relayed answer (issue #29). The body as the client sent it.
+   */
+  readonly #storedRelay: Record<string, unknown> | undefined;
+  /** The stored response `previous_response_id` names. */
+  #previous: StoredResponse | undefined;
 
   constructor(
     repo: ResponseRepository,
@@ -63,8 +73,10 @@ export class ResponsesSession implements ChatSession {
     maxChainChars = Infinity,
     maxWorkspaceBytes = Infinity,
     memory?: SocketMemory,
+    sent?: unknown,
   ) {
     this.#memory = memory;
+    this.#storedRelay = !memory && isItem(sent) && sent.store !== false ? sent : undefined;
     this.#repo = repo;
     this.#maxChainChars = maxChainChars;
     this.#maxWorkspaceBytes = maxWorkspaceBytes;
@@ -72,9 +84,12 @@ export class ResponsesSession implements ChatSession {
     this.#contextWindow = contextWindow;
   }
 
-  /** Over a socket every turn goes to its memory: a same-format route relays only what `relayBody` builds. */
+  /**
+   * Over a socket every turn goes to its memory, and over HTTP a stored one to the store: a
+   * same-format route relays only what `relayBody` gives, and the answer is kept from there.
+   */
   get keepsEveryTurn(): boolean {
-    return this.#memory !== undefined;
+    return this.#memory !== undefined || this.#storedRelay !== undefined;
   }
 
   static of(ctx: Context): ResponsesSession {
@@ -90,6 +105,7 @@ export class ResponsesSession implements ChatSession {
       config.limits.max_conversation_bytes,
       config.limits.max_workspace_stored_bytes,
       memory,
+      ctx.request.body,
     );
   }
 
@@ -126,6 +142,7 @@ export class ResponsesSession implements ChatSession {
         throw new GatewayError('not-found', `Previous response with id '${previousId}' not found.`, {
           param: 'previous_response_id',
         });
+      this.#previous = previous;
       const conversation = await this.#repo.conversation(previousId, this.#workspace, previous);
       // `instructions` are not carried over (spec): only the conversation is. Its leading system
       // message (the first turn's developer items) is the system prompt again, after this turn's
@@ -210,6 +227,7 @@ export class ResponsesSession implements ChatSession {
    * when a turn of the chain has no wire items (it was stored without them).
    */
   relayBody(route: Route, warn: (field: string, message: string) => void): Record<string, unknown> | undefined {
+    if (this.#storedRelay) return this.#storedRelayBody(route);
     if (!this.#memory || this.#store || !this.#body || !this.#chainRaw) return undefined;
     const items: unknown[] = [];
     let dropped = 0;
@@ -234,6 +252,25 @@ export class ResponsesSession implements ChatSession {
   }
 
   /**
+   * A stored HTTP request on a same-format route (issue #29): the body exactly as sent (the relay
+   * renames the model), so fields, values and tool types polygate does not know reach the
+   * upstream, which stores the response too. A `previous_response_id` is relayed as sent only
+   * when its response was relayed to this same provider (the upstream has it); an item reference,
+   * or a chain that began elsewhere, is resolved by polygate: the route translates.
+   */
+  #storedRelayBody(route: Route): Record<string, unknown> | undefined {
+    const sent = this.#storedRelay;
+    if (!sent || (Array.isArray(sent.input) && sent.input.some(isItemReference))) return undefined;
+    if (this.#previousId === null) return sent;
+    return this.#previous?.relayed === true && this.#previous.provider === route.provider ? sent : undefined;
+  }
+
+  /** A relayed JSON answer: kept like a stream's final event. */
+  observeJson(body: unknown): void {
+    if (isItem(body) && typeof body.id === 'string') this.#final = body;
+  }
+
+  /**
    * A relayed stream is remembered like a translated one, from its final event (the socket always
    * streams), its IR decoded from the upstream's response object.
    */
@@ -243,6 +280,7 @@ export class ResponsesSession implements ChatSession {
     outcome: 'ok' | 'client_closed' | 'upstream_cut';
   }): Promise<void> {
     if (done.status >= 400) return;
+    this.#relayed = this.#storedRelay !== undefined;
     await this.#ended(done.route, done.outcome === 'client_closed' ? 'client_closed' : 'other', outputParts);
   }
 
@@ -316,6 +354,7 @@ export class ResponsesSession implements ChatSession {
       createdAt: typeof response.created_at === 'number' ? response.created_at : Math.floor(Date.now() / 1000),
       response,
       inputItems: this.#inputItems,
+      ...(this.#relayed ? { relayed: true } : {}),
     };
     if (this.#memory) await this.#remember(this.#memory, record, turn);
     if (!this.#store) return;

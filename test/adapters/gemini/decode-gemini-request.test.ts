@@ -32,12 +32,9 @@ t.test('spec validation rules each answer 400 naming the field', async (t) => {
   rejects(t, { contents: [] }, 'contents', /at least one/);
   rejects(t, { contents: [{ role: 'user' }] }, 'contents[0].parts', /required/);
   rejects(t, { contents: [{ role: 'user', parts: [] }] }, 'contents[0].parts');
-  rejects(
-    t,
-    { contents: [{ role: 'system', parts: [{ text: 'x' }] }] },
-    'contents[0].role',
-    /'user', 'model', 'function', 'tool'/,
-  );
+  rejects(t, { contents: [{ role: 3, parts: [{ text: 'x' }] }] }, 'contents[0].role', /string/);
+  // The only Content has a role polygate does not know: nothing is left to send.
+  rejects(t, { contents: [{ role: 'system', parts: [{ text: 'x' }] }] }, 'contents');
   rejects(
     t,
     {
@@ -80,7 +77,7 @@ t.test('spec validation rules each answer 400 naming the field', async (t) => {
   );
   rejects(
     t,
-    { contents: [{ role: 'model', parts: [{ executableCode: { language: 'JS', code: '1' } }] }] },
+    { contents: [{ role: 'model', parts: [{ executableCode: { language: 1, code: '1' } }] }] },
     'contents[0].parts[0].executableCode.language',
   );
   rejects(
@@ -122,7 +119,7 @@ t.test('generationConfig limits and enums', async (t) => {
   );
   rejects(
     t,
-    g({ responseMimeType: 'application/json', responseSchema: { type: 'TEXT' } }),
+    g({ responseMimeType: 'application/json', responseSchema: { type: 5 } }),
     'generationConfig.responseSchema.type',
   );
   rejects(t, g({ responseMimeType: 'text/x.enum' }), 'generationConfig.responseMimeType', /enum/);
@@ -192,7 +189,7 @@ t.test('tools and toolConfig validation', async (t) => {
   );
   rejects(
     t,
-    { contents: [user('x')], toolConfig: { functionCallingConfig: { mode: 'SOMETIMES' } } },
+    { contents: [user('x')], toolConfig: { functionCallingConfig: { mode: 2 } } },
     'toolConfig.functionCallingConfig.mode',
   );
 });
@@ -507,7 +504,7 @@ t.test(
     );
     rejects(
       t,
-      { contents: [user('x')], generationConfig: { thinkingConfig: { thinkingLevel: 'ULTRA' } } },
+      { contents: [user('x')], generationConfig: { thinkingConfig: { thinkingLevel: 4 } } },
       'generationConfig.thinkingConfig.thinkingLevel',
     );
 
