@@ -111,6 +111,10 @@ export function encodeResultParts(parts: Part[], includeThoughts: boolean, enumO
       case 'code-result':
         push(codeExecutionResult(p));
         break;
+      // Shown in the candidate's groundingMetadata (encodeGeminiResult), not as parts.
+      case 'hosted-call':
+      case 'hosted-result':
+        break;
       default:
         assertNever(p, 'part');
     }

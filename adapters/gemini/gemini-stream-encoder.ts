@@ -94,6 +94,11 @@ export class GeminiStreamEncoder implements ClientStreamEncoder {
         return this.onFinish(e.finish, e.usage, e.safety, e.promptBlocked);
       case 'error':
         return this.#fail(e.error);
+      // Not shown yet in a Gemini stream (groundingMetadata): the answer text stands alone.
+      case 'text-citation':
+      case 'hosted-call':
+      case 'hosted-result':
+        return [];
       default:
         return assertNever(e, 'stream event');
     }

@@ -95,6 +95,9 @@ export function encodeOutputItems(parts: Part[], opts: ItemOptions): OutputItem[
       case 'tool-result':
         // Results of the client's own tools are input, never model output: nothing to show.
         break;
+      case 'hosted-call':
+      case 'hosted-result':
+        break;
       default:
         assertNever(p, 'part');
     }

@@ -123,6 +123,10 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
       case 'error':
         this.#error(event.error);
         break;
+      case 'text-citation':
+      case 'hosted-call':
+      case 'hosted-result':
+        break;
       default:
         assertNever(event, 'stream event');
     }
