@@ -7,7 +7,7 @@ import type { ApiKey } from '../../services/auth/key-ring.ts';
 import type { BuiltinTool, ChatRequest } from '../../ir/chat-request.ts';
 import type { RoutingFields } from '../../../adapters/shared/routing-fields.ts';
 import { applyHostedToolPolicy } from './hosted-tool-policy.ts';
-import { hostedToolsMode, offerHostedTools } from './hosted-tool-offer.ts';
+import { hostedLoopNeeded, hostedToolsMode, offerHostedTools } from './hosted-tool-offer.ts';
 import { HostedToolLoop } from './hosted-tool-loop.ts';
 import type { Usage } from '../../ir/chat-result.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
@@ -87,7 +87,9 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
     const keeps = session?.keepsEveryTurn === true;
     /** The provider a route relays to, or undefined when the route translates. */
     const relayOf = (route: Route): HttpChatProvider | undefined =>
-      (keeps ? session?.relayBody !== undefined : fields.relayable) ? relayProvider(runtime, route, format) : undefined;
+      (keeps ? session?.relayBody !== undefined : fields.relayable) && !hostedLoopNeeded(runtime.config, route, body)
+        ? relayProvider(runtime, route, format)
+        : undefined;
     // A first route that translates decodes now, so its errors come before any token is reserved.
     const first = relayOf(routes[0]) && !keeps ? undefined : await decode();
     // The key's tpm: the prompt's estimate now, corrected by the upstream's usage when it comes.

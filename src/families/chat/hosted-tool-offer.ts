@@ -47,6 +47,18 @@ export function hostedToolsMode(config: GatewayConfig, route: Route): HostedTool
   return route.hostedTools ?? p?.hosted_tools ?? p?.unsupported_tools ?? 'drop';
 }
 
+/**
+ * A same-format route relays the body untouched, which is right wherever that upstream runs the
+ * client's hosted tools itself. Chat Completions is the exception: `web_search_options` works
+ * only on OpenAI's search models, not on the compatible servers `run` is meant for, so such a
+ * request translates (and runs the loop) instead.
+ */
+export function hostedLoopNeeded(config: GatewayConfig, route: Route, body: unknown): boolean {
+  if (hostedToolsMode(config, route) !== 'run' || !config.hosted_tools.search_backend) return false;
+  const b = obj(body);
+  return b.web_search_options !== undefined && b.web_search_options !== null;
+}
+
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const obj = (v: unknown): Record<string, unknown> =>
   v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
