@@ -7,6 +7,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { inProcessWithEmulators } from '../helpers/in-process-app.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
 import { startSearchWeb } from '../emulators/search-web.ts';
+import { registry } from '../../src/infra/metrics/registry.ts';
 
 type Json = Record<string, any>;
 
@@ -245,4 +246,49 @@ t.test('a private address is refused when outbound.allow_private_addresses is fa
   );
   const m2 = (await c.messages.create(ask('q', [searchTool()]) as never)) as unknown as Json;
   t.equal(m2.content[1].content.length, 4);
+});
+
+t.test("a call of the client's own tool after a search ends the answer with tool_use, the search shown", async (t) => {
+  oai.script(
+    { kind: 'tool', name: 'web_search', args: '{"query":"time zones"}', id: 'm1' },
+    { kind: 'tool', name: 'get_time', args: '{"zone":"UTC"}', id: 'm2' },
+  );
+  const msg = (await client.messages.create(
+    ask('What time is it?', [
+      searchTool(),
+      {
+        name: 'get_time',
+        description: 'The time',
+        input_schema: { type: 'object', properties: { zone: { type: 'string' } } },
+      },
+    ]) as never,
+  )) as unknown as Json;
+  t.same(
+    msg.content.map((b: Json) => b.type),
+    ['server_tool_use', 'web_search_tool_result', 'tool_use'],
+  );
+  t.equal(msg.stop_reason, 'tool_use');
+  t.match(msg.content[2], { name: 'get_time', input: { zone: 'UTC' } });
+});
+
+t.test('an upstream failing on a later round ends the stream with an error event, never a hang', async (t) => {
+  oai.script(
+    { kind: 'tool', name: 'web_search', args: '{"query":"x"}', id: 'x1' },
+    { kind: 'error', status: 400, message: 'bad second round' },
+  );
+  const stream = client.messages.stream({ ...ask('q', [searchTool()]), stream: true } as never);
+  const types: string[] = [];
+  stream.on('streamEvent', (e) => void types.push((e as unknown as Json).content_block?.type ?? ''));
+  await t.rejects(stream.finalMessage(), /bad second round|error/i);
+  t.ok(types.includes('web_search_tool_result'), 'the search and its result reached the client first');
+});
+
+t.test('runs are counted per tool, backend and outcome', async (t) => {
+  const text = await registry.getSingleMetricAsString('polygate_hosted_tool_runs_total');
+  t.match(text, /polygate_hosted_tool_runs_total\{tool="web_search",backend="local",outcome="ok"\} \d+/);
+  t.match(text, /tool="web_search",backend="local",outcome="max_uses"/);
+  t.match(text, /tool="web_fetch",backend="web",outcome="truncated"/);
+  t.match(text, /tool="web_fetch",backend="web",outcome="timeout"/);
+  t.match(text, /tool="web_fetch",backend="web",outcome="refused"/);
+  t.match(text, /tool="web_search",backend="local",outcome="error"/);
 });
