@@ -3,7 +3,7 @@
 // the same meaning that the upstream's model can call; the client's settings on them (max_uses,
 // domains, user location) become the runner's limits.
 import type { BuiltinTool, ChatRequest, FunctionTool, HostedToolName, Tool } from '../../ir/chat-request.ts';
-import type { GatewayConfig } from '../../infra/config/gateway-config.ts';
+import type { GatewayConfig, ProviderConfig } from '../../infra/config/gateway-config.ts';
 import type { HostedToolsMode } from '../../infra/config/hosted-tools-config.ts';
 import type { Route } from '../../services/routing/model-router.ts';
 import type { ClientToolLimits, RunnerSetup } from '../../services/hosted-tools/hosted-tool-runner.ts';
@@ -43,7 +43,8 @@ export type HostedOffer = { request: ChatRequest; setup: RunnerSetup; names: Rea
 
 /** The route's `hosted_tools`: the route's or model's, else the provider's, else its `unsupported_tools`. */
 export function hostedToolsMode(config: GatewayConfig, route: Route): HostedToolsMode {
-  const p = config.providers[route.provider];
+  // A route whose provider is not configured (echo built in) has no entry.
+  const p = config.providers[route.provider] as ProviderConfig | undefined;
   return route.hostedTools ?? p?.hosted_tools ?? p?.unsupported_tools ?? 'drop';
 }
 
