@@ -56,7 +56,7 @@ export function hostedToolsProblems(c: {
 }): string[] {
   const problems: string[] = [];
   const name = c.hosted_tools.search_backend;
-  if (name !== undefined && !c.search_backends[name])
+  if (name !== undefined && !Object.hasOwn(c.search_backends, name))
     problems.push(`/hosted_tools/search_backend: unknown search backend '${name}'`);
   for (const [n, b] of Object.entries(c.search_backends)) {
     if (!b.url && !(b.kind && hostedKinds.has(b.kind)))
