@@ -2,6 +2,7 @@
 // Chat Completions upstream, end to end with the official openai SDK (docs/hosted-tools.md).
 import t from 'tap';
 import OpenAI from 'openai';
+import { readFileSync } from 'node:fs';
 import { inProcessWithEmulators } from '../helpers/in-process-app.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
 import { startSearchWeb } from '../emulators/search-web.ts';
@@ -115,4 +116,50 @@ t.test('a web_search_call sent back is read as text by the upstream', async (t) 
   const sent = JSON.stringify((oai.requests[0].body as Json).messages);
   t.match(sent, /web_search/);
   t.match(sent, new RegExp(pageA.replace(/[/.]/g, '\\$&')));
+});
+
+t.test("Codex CLI's own request (its stored body, model renamed) gets its search run", async (t) => {
+  const fixture = JSON.parse(readFileSync('test/clients/fixtures/codex/1.json', 'utf8')) as Json;
+  const raw = JSON.stringify({ ...fixture.body, model: 'gpt-hosted' });
+  script();
+  const res = await fetch(`${app.url}/v1/responses`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+    body: raw,
+  });
+  t.equal(res.status, 200);
+  const events = (await res.text())
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map((l) => JSON.parse(l.slice(6)) as Json);
+  const done = events.find((e) => e.type === 'response.completed');
+  t.match(
+    done?.response.output.map((i: Json) => i.type),
+    ['web_search_call', 'message'],
+  );
+  t.match(done?.response.output[0].action, { type: 'search', query: 'polygate' });
+  const upstreamTools = ((oai.requests[0].body as Json).tools as Json[]).map((x) => x.function.name);
+  t.ok(upstreamTools.includes('web_search'), 'Codex web_search became a function tool upstream');
+  t.same(web.queries, ['polygate']);
+});
+
+t.test('a stored response keeps its search: the next turn by previous_response_id sends it as text', async (t) => {
+  script();
+  const first = await client.responses.create({
+    model: 'gpt-hosted',
+    input: 'What is polygate?',
+    tools: [{ type: 'web_search' }],
+    store: true,
+    stream: true,
+  });
+  let id = '';
+  for await (const e of first as AsyncIterable<Json>) if (e.type === 'response.completed') id = e.response.id;
+  t.ok(id);
+  oai.reset();
+  oai.script({ kind: 'text', text: 'Still true.' });
+  const second = await client.responses.create({ model: 'gpt-hosted', input: 'Sure?', previous_response_id: id });
+  t.equal(second.output_text, 'Still true.');
+  const sent = JSON.stringify((oai.requests[0].body as Json).messages);
+  t.match(sent, /\[web_search result\]/);
+  t.match(sent, /Polygate translates protocols\./, 'the excerpt the search found');
 });
