@@ -12,6 +12,8 @@ export type SearchWeb = {
   url: string;
   /** The queries /search received, in order. */
   queries: string[];
+  /** Every request to /api/*: a search API of another shape (Brave, Tavily, Exa style). */
+  api: Array<{ method: string; path: string; headers: Record<string, unknown>; body: unknown }>;
   fetched: string[];
   fail: boolean;
   close(): Promise<void>;
@@ -23,11 +25,41 @@ const page = (title: string, body: string): string =>
 
 export async function startSearchWeb(): Promise<SearchWeb> {
   const queries: string[] = [];
+  const api: SearchWeb['api'] = [];
   const fetched: string[] = [];
   const open = new Set<ServerResponse>();
   const state = { fail: false };
   const server = createServer((req, res) => {
     const u = new URL(req.url ?? '/', 'http://x');
+    if (u.pathname.startsWith('/api/')) {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        api.push({
+          method: req.method ?? '',
+          path: req.url ?? '',
+          headers: { ...req.headers },
+          body: text ? JSON.parse(text) : undefined,
+        });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        // Brave's shape: web.results[].{title, url, description, page_age}; Tavily's: results[].{title, url, content}.
+        res.end(
+          JSON.stringify(
+            u.pathname === '/api/brave'
+              ? {
+                  web: {
+                    results: [
+                      { title: 'B', url: 'https://brave.example/', description: 'from brave', page_age: '2025-01-01' },
+                    ],
+                  },
+                }
+              : { results: [{ title: 'T', url: 'https://tavily.example/', content: 'from tavily', score: 0.9 }] },
+          ),
+        );
+      });
+      return;
+    }
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     if (u.pathname === '/search') {
       queries.push(u.searchParams.get('q') ?? '');
@@ -96,6 +128,7 @@ export async function startSearchWeb(): Promise<SearchWeb> {
   return {
     url: `http://127.0.0.1:${port}`,
     queries,
+    api,
     fetched,
     get fail() {
       return state.fail;
