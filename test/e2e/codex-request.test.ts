@@ -290,11 +290,9 @@ t.test('openai responses upstream, translated (store: true): namespaced tools fl
     { name: 'search', namespace: 'mcp__docs', arguments: '{"query":"loader"}' },
     'the call comes back namespaced',
   );
-  t.match(
-    warningsOf(r.headers),
-    /input\[4\]: .*dropped/,
-    'the web_search_call (a hosted-tool item of a relay-only shape) named by its position',
-  );
+  // Since #27 a web search is read back (docs/hosted-tools.md): its query reaches the upstream as text.
+  t.notMatch(warningsOf(r.headers), /input\[4\]/, 'the web_search_call is not dropped');
+  t.match(JSON.stringify(sent.input), /web_search \{\\"query\\":\\"polygate config loader\\"\}/);
 });
 
 for (const [name, model, emu] of [
@@ -337,7 +335,7 @@ for (const [name, model, emu] of [
     t.equal(completed(two.events).status, 'completed');
     t.match(textOf(completed(two.events)), /config\/gateway\.yaml/);
     const w = warningsOf(two.headers);
-    t.match(w, /input\[4\]/, 'the web_search_call named');
+    t.notMatch(w, /input\[4\]/, 'the web_search_call is read as text (#27), not dropped');
     t.match(w, /input\[12\]/, 'the local_shell_call named');
     t.match(w, /input\[13\]/, 'the local_shell_call_output named');
     t.match(w, /reasoning/i, "OpenAI's encrypted reasoning cannot go to another provider: named");
