@@ -197,7 +197,8 @@ async function serveRoute(
   const mode = hostedToolsMode(state.runtime.config, route);
   const offer = mode === 'run' ? offerHostedTools(request, hosted, state.runtime.config) : undefined;
   const caller = offer ? new HostedToolLoop(provider, offer) : provider;
-  const policy = mode === 'run' ? 'drop' : mode;
+  // Other hosted tools (code execution, ...) keep the provider's unsupported_tools.
+  const policy = mode === 'run' ? (state.runtime.config.providers[route.provider]?.unsupported_tools ?? 'drop') : mode;
   const supported = applyHostedToolPolicy(offer?.request ?? request, route.provider, hosted, policy, warn);
   const routed = session?.forRoute ? session.forRoute(supported, route, warn) : supported;
 
