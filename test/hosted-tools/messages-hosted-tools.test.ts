@@ -292,3 +292,24 @@ t.test('runs are counted per tool, backend and outcome', async (t) => {
   t.match(text, /tool="web_fetch",backend="web",outcome="refused"/);
   t.match(text, /tool="web_search",backend="local",outcome="error"/);
 });
+
+t.test('past max_total_ms the next call offers no hosted tool, so the model answers', async (t) => {
+  // The slow page takes fetch_timeout_ms (500), longer than max_total_ms (100): whatever the machine's speed.
+  const capped = await inProcessWithEmulators(t, {
+    upstreams: { oai: 'chat' },
+    models,
+    config: {
+      ...hostedConfig(true),
+      hosted_tools: { search_backend: 'local', fetch_timeout_ms: 500, max_total_ms: 100 },
+    },
+  });
+  const c = new Anthropic({ apiKey: TEST_KEY, baseURL: capped.app.url, maxRetries: 0 });
+  capped.up.oai.script(
+    { kind: 'tool', name: 'web_fetch', args: JSON.stringify({ url: `${web.url}/slow` }), id: 't1' },
+    { kind: 'text', text: 'Out of time.' },
+  );
+  const msg = (await c.messages.create(ask('q', [fetchTool()]) as never)) as unknown as Json;
+  t.equal(msg.content.at(-1).text, 'Out of time.');
+  t.equal(capped.up.oai.requests.length, 2);
+  t.notOk((capped.up.oai.requests[1].body as Json).tools, 'the second call offers no tool');
+});
