@@ -4,8 +4,8 @@
 // tools, then answer; a SearXNG-style emulator and a small web of pages serve on loopback.
 import t from 'tap';
 import Anthropic from '@anthropic-ai/sdk';
-import { inProcessWithEmulators } from '../helpers/in-process-app.ts';
-import { TEST_KEY } from '../helpers/start-gateway.ts';
+import { inProcessWithEmulators, startInProcessApp } from '../helpers/in-process-app.ts';
+import { TEST_KEY, testConfig } from '../helpers/start-gateway.ts';
 import { startSearchWeb } from '../emulators/search-web.ts';
 import { registry } from '../../src/infra/metrics/registry.ts';
 
@@ -312,4 +312,34 @@ t.test('past max_total_ms the next call offers no hosted tool, so the model answ
   t.equal(msg.content.at(-1).text, 'Out of time.');
   t.equal(capped.up.oai.requests.length, 2);
   t.notOk((capped.up.oai.requests[1].body as Json).tools, 'the second call offers no tool');
+});
+
+t.test("with run, other hosted tools keep the provider's unsupported_tools: refuse", async (t) => {
+  const strict = await startInProcessApp(
+    t,
+    testConfig({
+      ...hostedConfig(true),
+      providers: {
+        strict: {
+          type: 'openai',
+          api: 'chat_completions',
+          api_key: 'sk-upstream-openai',
+          base_url: oai.url,
+          unsupported_tools: 'refuse',
+          hosted_tools: 'run',
+        },
+      },
+      models: { 'claude-strict': { routes: [{ provider: 'strict', model: 'gpt-upstream-1' }] } },
+    }),
+  );
+  const c = new Anthropic({ apiKey: TEST_KEY, baseURL: strict.url, maxRetries: 0 });
+  oai.script({ kind: 'tool', name: 'web_search', args: '{"query":"s"}', id: 'k1' }, { kind: 'text', text: 'ok' });
+  const msg = (await c.messages.create(ask('q', [searchTool()], 'claude-strict') as never)) as unknown as Json;
+  t.equal(msg.content[1].type, 'web_search_tool_result', 'web search runs');
+  await t.rejects(
+    c.messages.create(
+      ask('q', [searchTool(), { type: 'code_execution_20250825', name: 'code_execution' }], 'claude-strict') as never,
+    ),
+    { status: 400, message: /tools\.1.*code_execution.*strict/ },
+  );
 });
