@@ -18,6 +18,7 @@ import { invalid } from '../../src/ir/gateway-error.ts';
 import { arr, obj, oneOf, optBool, optStr, str, type Json } from '../shared/narrow.ts';
 import { noteUnmapped, openEnum } from '../shared/open-enum.ts';
 import { citationsOfWire } from './messages-citations.ts';
+import { hostedPartOfBlock } from './messages-server-tools.ts';
 
 export const imageMediaTypes = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
 
@@ -212,6 +213,15 @@ export function decodeBlock(v: unknown, field: string, role: Role, note: Unmappe
         },
         cache(),
       );
+    case 'server_tool_use':
+    case 'web_search_tool_result':
+    case 'web_fetch_tool_result': {
+      // Web search and fetch (polygate's or Anthropic's) reach the upstream as text.
+      const part = hostedPartOfBlock(b);
+      if (part) return part;
+      note({ field, message: `'${type}' blocks of server-run tools cannot be translated; dropped` });
+      return undefined;
+    }
     default:
       note({
         field,

@@ -15,6 +15,7 @@ const builtinKinds: Array<{ prefix: string; kind: Kind; names: string[] }> = [
   { prefix: 'bash_', kind: 'bash', names: ['bash'] },
   { prefix: 'text_editor_', kind: 'text-editor', names: ['str_replace_editor', 'str_replace_based_edit_tool'] },
   { prefix: 'web_search_', kind: 'web-search', names: ['web_search'] },
+  { prefix: 'web_fetch_', kind: 'web-fetch', names: ['web_fetch'] },
   { prefix: 'code_execution_', kind: 'code-execution', names: ['code_execution'] },
 ];
 

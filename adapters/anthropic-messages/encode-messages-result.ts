@@ -7,6 +7,7 @@ import { assertNever } from '../../src/ir/stream-event.ts';
 import { failedFinish } from '../shared/failed-finish.ts';
 import { parseJsonObject, type Json } from '../shared/narrow.ts';
 import { wireCitationOf } from './messages-citations.ts';
+import { serverToolBlockOf } from './messages-server-tools.ts';
 import { wireUsageOf } from './messages-usage.ts';
 import { stopReasonOf } from './stop-reason-map.ts';
 
@@ -49,6 +50,9 @@ export function responseBlockOf(p: Part): Json | undefined {
       };
     case 'refusal':
       return p.text === '' ? undefined : { type: 'text', text: p.text };
+    case 'hosted-call':
+    case 'hosted-result':
+      return serverToolBlockOf(p);
     // Executed code (Gemini code execution) has no client-side block here: shown as fenced text.
     case 'code':
       return { type: 'text', text: fence(p.language.toLowerCase(), p.code) };

@@ -1,6 +1,7 @@
 // IR system and messages -> Messages request content (https://docs.anthropic.com/en/api/messages).
 // Tool results travel in user turns; consecutive same-role turns are merged; reasoning goes back
 // only where Anthropic produced it (its signatures are valid nowhere else).
+import { hostedPartText } from '../shared/hosted-part-text.ts';
 import type {
   CacheHint,
   FilePart,
@@ -154,6 +155,10 @@ function blockOf(p: Part, role: Role, field: string, msgField: string, warn: War
       return [role, p.output === '' ? undefined : { type: 'text', text: fence('', p.output) }];
     case 'refusal':
       return [role, p.text === '' ? undefined : { type: 'text', text: p.text }];
+    // Anthropic's own server-tool blocks need its encrypted content, which another runner lacks.
+    case 'hosted-call':
+    case 'hosted-result':
+      return [role, { type: 'text', text: hostedPartText(p) }];
     default:
       return assertNever(p, 'part');
   }

@@ -24,6 +24,12 @@ function specOf(t: BuiltinTool, field: string): Spec {
         name: 'web_search',
         keys: ['max_uses', 'allowed_domains', 'blocked_domains', 'user_location'],
       };
+    case 'web-fetch':
+      return {
+        type: 'web_fetch_20250910',
+        name: 'web_fetch',
+        keys: ['max_uses', 'allowed_domains', 'blocked_domains', 'citations', 'max_content_tokens'],
+      };
     case 'computer-use':
       return {
         type: 'computer_20250124',

@@ -69,7 +69,7 @@ export function wireCitationOf(c: Citation): Json {
     case 'url':
       return {
         type: 'web_search_result_location',
-        cited_text: '',
+        cited_text: c.citedText ?? '',
         url: c.url,
         title: c.title ?? null,
         encrypted_index: '',

@@ -12,11 +12,20 @@ import type { ClientStreamEncoder, SseFrame } from '../shared/chat-adapter.ts';
 import { failedFinish } from '../shared/failed-finish.ts';
 import type { Json } from '../shared/narrow.ts';
 import { messageId } from './encode-messages-result.ts';
+import { wireCitationOf } from './messages-citations.ts';
+import { serverToolBlockOf } from './messages-server-tools.ts';
 import { errorBodyOf } from './messages-error.ts';
 import { wireUsageOf } from './messages-usage.ts';
 import { stopReasonOf } from './stop-reason-map.ts';
 
-type BlockKind = 'text' | 'thinking' | 'redacted_thinking' | 'tool_use';
+type BlockKind =
+  | 'text'
+  | 'thinking'
+  | 'redacted_thinking'
+  | 'tool_use'
+  | 'server_tool_use'
+  | 'web_search_tool_result'
+  | 'web_fetch_tool_result';
 /** `foreign`: reasoning another provider produced; its signature is not Anthropic's to show. */
 type Block = { wire: number; kind: BlockKind; open: boolean; foreign?: boolean };
 
@@ -31,6 +40,8 @@ const usageKeys: ReadonlyArray<keyof Usage> = [
   'reasoningTokens',
   'cacheReadTokens',
   'cacheWriteTokens',
+  'webSearchRequests',
+  'webFetchRequests',
 ];
 
 /** Later counters win unless they are zero where an earlier event had a real count. */
@@ -97,6 +108,24 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
         if (this.#blocks.get(e.index)?.kind === 'tool_use')
           this.#delta(out, e.index, { type: 'input_json_delta', partial_json: e.json });
         break;
+      case 'text-citation':
+        if (this.#blocks.get(e.index)?.kind === 'text')
+          this.#delta(out, e.index, { type: 'citations_delta', citation: wireCitationOf(e.citation) });
+        break;
+      case 'hosted-call': {
+        // As Anthropic streams it: the block opens with an empty input, which then arrives whole.
+        const { id, tool, input } = e.part;
+        this.#open(out, e.index, 'server_tool_use', { id, name: tool, input: {} });
+        this.#delta(out, e.index, { type: 'input_json_delta', partial_json: JSON.stringify(input) });
+        this.#close(out, e.index);
+        break;
+      }
+      case 'hosted-result': {
+        const { type, ...fields } = serverToolBlockOf(e.part);
+        this.#open(out, e.index, type as BlockKind, fields);
+        this.#close(out, e.index);
+        break;
+      }
       case 'text-end':
       case 'reasoning-end':
       case 'tool-input-end':

@@ -11,6 +11,8 @@ export type WireUsage = {
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
   output_tokens: number;
+  /** Only when a hosted tool ran, as the API reports it. */
+  server_tool_use?: { web_search_requests: number; web_fetch_requests: number };
 };
 
 const count = (v: unknown): number | undefined =>
@@ -33,6 +35,11 @@ export function usageOfWire(u: unknown): Partial<Usage> {
   if (write !== undefined) out.cacheWriteTokens = write;
   const thinking = isObject(u.output_tokens_details) ? count(u.output_tokens_details.thinking_tokens) : undefined;
   if (thinking !== undefined) out.reasoningTokens = thinking;
+  const server = isObject(u.server_tool_use) ? u.server_tool_use : {};
+  const searches = count(server.web_search_requests);
+  const fetches = count(server.web_fetch_requests);
+  if (searches) out.webSearchRequests = searches;
+  if (fetches) out.webFetchRequests = fetches;
   return out;
 }
 
@@ -48,5 +55,13 @@ export function wireUsageOf(u: Partial<Usage>): WireUsage {
     cache_creation_input_tokens: write,
     cache_read_input_tokens: read,
     output_tokens: u.outputTokens ?? 0,
+    ...(u.webSearchRequests || u.webFetchRequests
+      ? {
+          server_tool_use: {
+            web_search_requests: u.webSearchRequests ?? 0,
+            web_fetch_requests: u.webFetchRequests ?? 0,
+          },
+        }
+      : {}),
   };
 }

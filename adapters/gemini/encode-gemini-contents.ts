@@ -1,4 +1,5 @@
 // IR messages → Gemini `contents` for a Gemini upstream (https://ai.google.dev/api/caching#Content).
+import { hostedPartText } from '../shared/hosted-part-text.ts';
 import type { Message, Part } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
@@ -141,6 +142,10 @@ function encodePart(p: Part, at: string, parts: PartList, names: Map<string, str
       break;
     case 'code-result':
       parts.push(codeExecutionResult(p));
+      break;
+    case 'hosted-call':
+    case 'hosted-result':
+      parts.push({ text: hostedPartText(p) });
       break;
     default:
       assertNever(p, 'part');

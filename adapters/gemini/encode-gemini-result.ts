@@ -9,6 +9,7 @@ import { isObject, parseJsonObject, type Json } from '../shared/narrow.ts';
 import { isSyntheticCallId } from './call-ids.ts';
 import { geminiBlockReason, geminiFinishMessage, geminiFinishReason } from './gemini-finish-reason.ts';
 import { geminiUsageMetadata } from './gemini-usage.ts';
+import { groundingMetadataOf } from './grounding-metadata.ts';
 import { codeExecutionResult, executableCode, inlineMedia } from './gemini-wire-parts.ts';
 import { signatureOfReasoning } from './thought-signature.ts';
 
@@ -30,6 +31,8 @@ export function encodeGeminiResult(result: ChatResult, request: ChatRequest): Js
   if (result.safety?.length) candidate.safetyRatings = safetyRatings(result.safety);
   const citations = citationSources(result.parts);
   if (citations.length > 0) candidate.citationMetadata = { citationSources: citations };
+  const grounding = groundingMetadataOf(result.parts);
+  if (grounding) candidate.groundingMetadata = grounding;
   return { candidates: [candidate], ...tail };
 }
 
@@ -110,6 +113,10 @@ export function encodeResultParts(parts: Part[], includeThoughts: boolean, enumO
         break;
       case 'code-result':
         push(codeExecutionResult(p));
+        break;
+      // Shown in the candidate's groundingMetadata (encodeGeminiResult), not as parts.
+      case 'hosted-call':
+      case 'hosted-result':
         break;
       default:
         assertNever(p, 'part');

@@ -106,6 +106,7 @@ function encodeTools(req: ChatRequest, warn: WarningSink): Json[] {
         out.push({ googleSearch: {} });
         break;
       }
+      case 'web-fetch':
       case 'file-search':
       case 'computer-use':
       case 'bash':

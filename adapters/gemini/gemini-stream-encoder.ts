@@ -2,7 +2,7 @@
 // one whole GenerateContentResponse holding only the new parts; the last one carries
 // finishReason and usageMetadata (https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent).
 // Gemini never streams partial function arguments, so a tool call is sent whole when its input ends.
-import type { ChatRequest, ReasoningPart } from '../../src/ir/chat-request.ts';
+import type { ChatRequest, Part, ReasoningPart } from '../../src/ir/chat-request.ts';
 import type { ReasoningOrigin } from '../../src/ir/wire-format.ts';
 import type { ChatFinish, SafetyRating, Usage } from '../../src/ir/chat-result.ts';
 import { GatewayError } from '../../src/ir/gateway-error.ts';
@@ -12,6 +12,7 @@ import { parseJsonObject, type Json } from '../shared/narrow.ts';
 import { functionCallOf, isEnumOutput, safetyRatings, unquoteEnum } from './encode-gemini-result.ts';
 import { encodeGeminiError } from './gemini-error.ts';
 import { geminiBlockReason, geminiFinishMessage, geminiFinishReason } from './gemini-finish-reason.ts';
+import { groundingMetadataOf } from './grounding-metadata.ts';
 import { geminiUsageMetadata } from './gemini-usage.ts';
 import { signatureOfReasoning } from './thought-signature.ts';
 
@@ -19,6 +20,8 @@ type Thinking = { text: string; signature?: string; redacted?: string; encrypted
 type ToolInput = { id: string; name: string; json: string };
 
 export class GeminiStreamEncoder implements ClientStreamEncoder {
+  /** polygate's web searches (docs/hosted-tools.md), for the last chunk's groundingMetadata. */
+  readonly #hosted: Part[] = [];
   readonly #model: string;
   readonly #includeThoughts: boolean;
   readonly #enumOutput: boolean;
@@ -94,6 +97,13 @@ export class GeminiStreamEncoder implements ClientStreamEncoder {
         return this.onFinish(e.finish, e.usage, e.safety, e.promptBlocked);
       case 'error':
         return this.#fail(e.error);
+      // Searches show in the last chunk's groundingMetadata, as Gemini reports them.
+      case 'hosted-call':
+      case 'hosted-result':
+        this.#hosted.push(e.part);
+        return [];
+      case 'text-citation':
+        return [];
       default:
         return assertNever(e, 'stream event');
     }
@@ -160,6 +170,8 @@ export class GeminiStreamEncoder implements ClientStreamEncoder {
     if (message !== undefined) candidate.finishMessage = message;
     candidate.index = 0;
     if (safety?.length) candidate.safetyRatings = safetyRatings(safety);
+    const grounding = groundingMetadataOf(this.#hosted);
+    if (grounding) candidate.groundingMetadata = grounding;
     return [this.#frame({ candidates: [candidate], usageMetadata: geminiUsageMetadata(usage) })];
   }
 

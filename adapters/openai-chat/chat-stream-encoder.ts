@@ -51,6 +51,26 @@ export class ChatStreamEncoder implements ClientStreamEncoder {
       }
       case 'error':
         return this.onError(e.error);
+      // A hosted search's sources reach a Chat client as the answer's `annotations`.
+      case 'text-citation':
+        return e.citation.kind === 'url'
+          ? this.onDelta({
+              annotations: [
+                {
+                  type: 'url_citation',
+                  url_citation: {
+                    url: e.citation.url,
+                    title: e.citation.title ?? '',
+                    start_index: e.citation.start ?? 0,
+                    end_index: e.citation.end ?? 0,
+                  },
+                },
+              ],
+            })
+          : [];
+      case 'hosted-call':
+      case 'hosted-result':
+        return [];
       // Part boundaries have no frame of their own in this format; reasoning is not part of
       // the Chat Completions format and must not leak into the answer text.
       case 'text-start':

@@ -1,5 +1,6 @@
 // IR messages → Chat Completions `messages`
 // (https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages).
+import { hostedPartText } from '../shared/hosted-part-text.ts';
 import type {
   ChatRequest,
   CodePart,
@@ -106,6 +107,10 @@ function encodeUserTurn(parts: Part[], i: number, warn: WarningSink): ChatWireMe
       case 'refusal':
         content.push(textPart(p.text));
         break;
+      case 'hosted-call':
+      case 'hosted-result':
+        content.push(textPart(hostedPartText(p)));
+        break;
       case 'code':
       case 'code-result':
         content.push(textPart(codeAsText(p)));
@@ -167,6 +172,10 @@ function encodeAssistantTurn(parts: Part[], i: number, warn: WarningSink): ChatW
         break;
       case 'tool-call':
         calls.push(encodeToolCall(p));
+        break;
+      case 'hosted-call':
+      case 'hosted-result':
+        texts.push(textPart(hostedPartText(p)));
         break;
       case 'code':
       case 'code-result':

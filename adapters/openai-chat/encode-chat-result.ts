@@ -101,6 +101,9 @@ export function textOf(p: Part): string | undefined {
     case 'tool-call':
     case 'tool-result':
     case 'refusal':
+    // Hosted searches show as the answer's `annotations` (its text's citations), not as text.
+    case 'hosted-call':
+    case 'hosted-result':
       return undefined;
     default:
       return assertNever(p, 'part');

@@ -18,6 +18,7 @@ import type { ItemReferenceSlot } from './responses-extensions.ts';
 import { absent, missing, required } from './responses-validate.ts';
 import { noteInto, openEnum } from '../shared/open-enum.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
+import { partsOfWebSearchCall } from './web-search-items.ts';
 
 export type DecodedInput = { system: TextPart[]; messages: Message[]; references: ItemReferenceSlot[] };
 
@@ -91,6 +92,8 @@ function decodeItem(item: Json, i: number, out: DecodedInput, cx: ItemContext): 
         : undefined;
   if (absent(type)) throw missing(`${p}.type`);
   const t = str(type, `${p}.type`);
+  // Web searches (the provider's or polygate's) reach the upstream as text (docs/hosted-tools.md).
+  if (t === 'web_search_call') return push(out, 'assistant', partsOfWebSearchCall(item, i));
   if (!isItemType(t)) {
     cx.notes.dropped.push({ field: p, value: t });
     return;

@@ -4,6 +4,7 @@
 // function_call_output, assistant text → message items with output_text, tool calls →
 // function_call, OpenAI reasoning with encrypted content → reasoning items (other reasoning cannot
 // be replayed to OpenAI and is dropped with a warning).
+import { hostedPartText } from '../shared/hosted-part-text.ts';
 import type { FilePart, ImagePart, Message, Part, ReasoningPart, ToolResultPart } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
@@ -67,6 +68,9 @@ function userPart(p: Part, i: number): Encoded {
       return { kind: 'content', json: fileContent(p, `messages[${i}]`) };
     case 'tool-result':
       return { kind: 'item', json: callOutput(p, i) };
+    case 'hosted-call':
+    case 'hosted-result':
+      return { kind: 'content', json: { type: 'input_text', text: hostedPartText(p) } };
     case 'code':
     case 'code-result':
     case 'refusal':
@@ -87,6 +91,9 @@ function assistantPart(p: Part, i: number): Encoded {
       return { kind: 'content', json: { type: 'output_text', text: p.text, annotations: [] } };
     case 'refusal':
       return { kind: 'content', json: { type: 'refusal', refusal: p.text } };
+    case 'hosted-call':
+    case 'hosted-result':
+      return { kind: 'content', json: { type: 'output_text', text: hostedPartText(p), annotations: [] } };
     case 'code':
       return {
         kind: 'content',

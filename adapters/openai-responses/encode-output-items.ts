@@ -9,13 +9,22 @@ import { assertNever } from '../../src/ir/stream-event.ts';
 import { hasOpaque, sealReasoning } from '../shared/reasoning-envelope.ts';
 import { isReasoningItemId, type IdSource } from './responses-ids.ts';
 import { customInput, identityOf, wireToolName, type ToolIdentities } from './tool-identities.ts';
-import type { Annotation, MessageItem, OutputItem, OutputText, ReasoningItem } from './responses-wire-types.ts';
+import type {
+  Annotation,
+  MessageItem,
+  OutputItem,
+  OutputText,
+  ReasoningItem,
+  WebSearchCallItem,
+} from './responses-wire-types.ts';
+import { completeWebSearchCall, webSearchCallOf } from './web-search-items.ts';
 
 /** `toolIdentities` restores namespaced function names (tool-identities.ts). */
 export type ItemOptions = { ids: IdSource; includeEncrypted: boolean; toolIdentities: ToolIdentities };
 
 export function encodeOutputItems(parts: Part[], opts: ItemOptions): OutputItem[] {
   const items: OutputItem[] = [];
+  const calls = new Map<string, WebSearchCallItem>();
   let message: MessageItem | undefined;
   const openMessage = (): MessageItem => {
     if (!message) {
@@ -95,6 +104,16 @@ export function encodeOutputItems(parts: Part[], opts: ItemOptions): OutputItem[
       case 'tool-result':
         // Results of the client's own tools are input, never model output: nothing to show.
         break;
+      case 'hosted-call':
+        message = undefined;
+        calls.set(p.id, webSearchCallOf(opts.ids.newId('ws'), p));
+        items.push(calls.get(p.id)!);
+        break;
+      case 'hosted-result': {
+        const call = calls.get(p.callId);
+        if (call) completeWebSearchCall(call, p);
+        break;
+      }
       default:
         assertNever(p, 'part');
     }
@@ -148,7 +167,7 @@ export function encryptedContentOf(p: ReasoningPart): string | null {
  * IR citations → annotations. A citation without character offsets covers its whole text part.
  * Document citations (Anthropic) have no Responses equivalent and are left out.
  */
-function annotationOf(c: Citation, offset: number, length: number): Annotation | undefined {
+export function annotationOf(c: Citation, offset: number, length: number): Annotation | undefined {
   switch (c.kind) {
     case 'url':
       return {

@@ -45,6 +45,7 @@ function encodeBuiltin(t: BuiltinTool, i: number, warn: WarningSink): Json {
       if (Array.isArray(t.options.vector_store_ids))
         return { type: 'file_search', vector_store_ids: t.options.vector_store_ids };
       throw invalid(p, `${p}: a file search without vector_store_ids cannot be translated for ${provider}`);
+    case 'web-fetch':
     case 'computer-use':
     case 'bash':
     case 'text-editor':

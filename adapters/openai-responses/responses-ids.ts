@@ -5,7 +5,7 @@
 
 export type IdSource = {
   /** A fresh id with the given prefix, e.g. `resp` → `resp_3f…`. */
-  newId(prefix: 'resp' | 'msg' | 'rs' | 'fc' | 'ctc' | 'ig'): string;
+  newId(prefix: 'resp' | 'msg' | 'rs' | 'fc' | 'ctc' | 'ig' | 'ws'): string;
   /** Unix time in seconds. */
   now(): number;
 };

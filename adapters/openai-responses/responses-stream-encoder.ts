@@ -5,14 +5,21 @@
 // reasoning_summary_text.delta… / .done / reasoning_summary_part.done (reasoning), then
 // output_item.done → response.completed (or response.incomplete / response.failed). Every event
 // carries `sequence_number`, counting from 0. Frames are `event: <type>` + `data: <json>`.
-import type { ChatRequest, ReasoningPart } from '../../src/ir/chat-request.ts';
+import type {
+  ChatRequest,
+  Citation,
+  HostedCallPart,
+  HostedResultPart,
+  ReasoningPart,
+} from '../../src/ir/chat-request.ts';
 import type { ReasoningOrigin } from '../../src/ir/wire-format.ts';
 import type { ChatFinish, Usage } from '../../src/ir/chat-result.ts';
 import type { GatewayError } from '../../src/ir/gateway-error.ts';
 import { assertNever, type StreamEvent } from '../../src/ir/stream-event.ts';
 import type { ClientStreamEncoder, SseFrame } from '../shared/chat-adapter.ts';
 import { outcomeOf, responseEnvelope, responseIdOf, type Outcome } from './encode-response-object.ts';
-import { encryptedContentOf } from './encode-output-items.ts';
+import { annotationOf, encryptedContentOf } from './encode-output-items.ts';
+import { completeWebSearchCall, webSearchCallOf } from './web-search-items.ts';
 import { responsesErrorCode } from './responses-error.ts';
 import { readEcho } from './responses-extensions.ts';
 import { isReasoningItemId, type IdSource } from './responses-ids.ts';
@@ -25,6 +32,7 @@ import type {
   OutputText,
   ReasoningItem,
   RefusalContent,
+  WebSearchCallItem,
 } from './responses-wire-types.ts';
 
 type OpenMessage = { index: number; item: MessageItem; part: OutputText | RefusalContent | undefined };
@@ -58,6 +66,9 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
   #message: OpenMessage | undefined;
   readonly #tools = new Map<number, OpenTool>();
   readonly #reasoning = new Map<number, OpenReasoning>();
+  /** polygate's web searches (docs/hosted-tools.md) by call id, and where each text part began. */
+  readonly #searches = new Map<string, { index: number; item: WebSearchCallItem }>();
+  readonly #textOffsets = new Map<number, number>();
   #usage: Partial<Usage> = {};
 
   constructor(request: ChatRequest, ids: IdSource) {
@@ -76,8 +87,12 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
         if (event.usage) this.#usage = { ...this.#usage, ...event.usage };
         break;
       case 'text-start':
+        this.#text('');
+        // Citations of this part count from where its text begins in the output_text.
+        this.#textOffsets.set(event.index, (this.#message?.part as OutputText | undefined)?.text.length ?? 0);
+        break;
       case 'text-delta':
-        this.#text(event.type === 'text-delta' ? event.text : '');
+        this.#text(event.text);
         break;
       case 'text-end':
         // The message stays open: following text continues the same output_text.
@@ -123,6 +138,15 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
       case 'error':
         this.#error(event.error);
         break;
+      case 'text-citation':
+        this.#citation(event.index, event.citation);
+        break;
+      case 'hosted-call':
+        this.#hostedCall(event.part);
+        break;
+      case 'hosted-result':
+        this.#hostedResult(event.part);
+        break;
       default:
         assertNever(event, 'stream event');
     }
@@ -146,6 +170,38 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     });
     this.#emit('response.created', { response });
     this.#emit('response.in_progress', { response });
+  }
+
+  #hostedCall(call: HostedCallPart): void {
+    this.#closeMessage();
+    const item = webSearchCallOf(this.#ids.newId('ws'), call);
+    const index = this.#addItem(item);
+    this.#searches.set(call.id, { index, item });
+    this.#emit('response.web_search_call.in_progress', { output_index: index, item_id: item.id });
+    this.#emit('response.web_search_call.searching', { output_index: index, item_id: item.id });
+  }
+
+  #hostedResult(r: HostedResultPart): void {
+    const s = this.#searches.get(r.callId);
+    if (!s) return;
+    completeWebSearchCall(s.item, r);
+    this.#emit('response.web_search_call.completed', { output_index: s.index, item_id: s.item.id });
+    this.#emit('response.output_item.done', { output_index: s.index, item: structuredClone(s.item) });
+  }
+
+  #citation(irIndex: number, c: Citation): void {
+    const m = this.#message;
+    if (m?.part?.type !== 'output_text') return;
+    const a = annotationOf(c, this.#textOffsets.get(irIndex) ?? 0, m.part.text.length);
+    if (!a) return;
+    m.part.annotations.push(a);
+    this.#emit('response.output_text.annotation.added', {
+      item_id: m.item.id,
+      output_index: m.index,
+      content_index: m.item.content.length - 1,
+      annotation_index: m.part.annotations.length - 1,
+      annotation: a,
+    });
   }
 
   #addItem(item: OutputItem): number {

@@ -48,7 +48,17 @@ export type ReasoningItem = {
 };
 /** Images a model produced (e.g. Gemini image output) travel as image generation results. */
 export type ImageGenerationItem = { id: string; type: 'image_generation_call'; status: 'completed'; result: string };
-export type OutputItem = MessageItem | FunctionCallItem | CustomToolCallItem | ReasoningItem | ImageGenerationItem;
+/** A web search (or page opened) run for the answer; polygate's own (docs/hosted-tools.md). */
+export type WebSearchCallItem = {
+  id: string;
+  type: 'web_search_call';
+  status: 'in_progress' | 'searching' | 'completed' | 'failed';
+  action:
+    | { type: 'search'; query: string; sources: Array<{ type: 'url'; url: string }> }
+    | { type: 'open_page'; url: string };
+};
+export type OutputItem =
+  MessageItem | FunctionCallItem | CustomToolCallItem | ReasoningItem | ImageGenerationItem | WebSearchCallItem;
 
 export type ResponseUsage = {
   input_tokens: number;

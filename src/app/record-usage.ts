@@ -2,6 +2,7 @@ import type { ChatState } from '../services/runtime/request-state.ts';
 import { spendTotal, unpricedRequestsTotal } from '../infra/metrics/registry.ts';
 import { meteredOf, type Metered } from '../services/usage/meter.ts';
 import { nanoPerUsd, priceOf, recordCostNano } from '../services/usage/prices.ts';
+import { hostedToolsCostNano } from '../services/hosted-tools/hosted-cost.ts';
 import { dayOf, type UsageRecord } from '../services/usage/usage-record.ts';
 
 /** The request's translation path as the app's request scope labels it. */
@@ -88,7 +89,8 @@ function build({ state, labels, status, model, entry, metered, audioSeconds }: E
     outcome: state.outcome ?? labels.outcome,
     status,
   };
-  r.cost_nano = recordCostNano(price, r);
+  // Searches and fetches polygate ran (#27) are priced on their own, whatever the model's price.
+  r.cost_nano = recordCostNano(price, r) + hostedToolsCostNano(state.runtime.config.hosted_tools, u);
   if (r.cost_nano > 0)
     spendTotal.inc({ key: key.id, model: entry, provider: labels.provider }, r.cost_nano / nanoPerUsd);
   if (!price) unpricedRequestsTotal.inc({ model: entry });

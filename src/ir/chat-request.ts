@@ -49,6 +49,29 @@ export type CodeResultPart = {
 };
 export type RefusalPart = { type: 'refusal'; text: string };
 
+/** The hosted tools polygate can run itself where the upstream has none (docs/hosted-tools.md). */
+export type HostedToolName = 'web_search' | 'web_fetch';
+/** One web page a search found (`snippet`: the backend's excerpt) or a fetch read. */
+export type WebSource = { url: string; title?: string; snippet?: string; date?: string };
+/**
+ * A hosted tool the answer ran (Anthropic `server_tool_use`, a Responses `web_search_call`):
+ * `input` is the tool's own arguments (`{query}`, `{url}`).
+ */
+export type HostedCallPart = { type: 'hosted-call'; id: string; tool: HostedToolName; input: Record<string, unknown> };
+/**
+ * What a hosted tool returned: the sources a search found, or the text of the page a fetch read;
+ * `error` is the tool's error code (`max_uses_exceeded`, `unavailable`, `url_not_accessible`...)
+ * when it produced nothing. Sent to an upstream as text, whatever its format.
+ */
+export type HostedResultPart = {
+  type: 'hosted-result';
+  callId: string;
+  tool: HostedToolName;
+  sources: WebSource[];
+  page?: { url: string; title?: string; text: string; retrievedAt?: string };
+  error?: string;
+};
+
 export type Part =
   | TextPart
   | ImagePart
@@ -58,7 +81,9 @@ export type Part =
   | ToolResultPart
   | CodePart
   | CodeResultPart
-  | RefusalPart;
+  | RefusalPart
+  | HostedCallPart
+  | HostedResultPart;
 
 export type Role = 'user' | 'assistant';
 /** A user or assistant turn. */
@@ -73,7 +98,7 @@ export type SystemMessage = { role: 'system'; parts: TextPart[] };
 export type Message = TurnMessage | SystemMessage;
 
 export type Citation =
-  | { kind: 'url'; url: string; title?: string; start?: number; end?: number }
+  | { kind: 'url'; url: string; title?: string; start?: number; end?: number; citedText?: string }
   | { kind: 'file'; fileId: string; index?: number }
   | { kind: 'document'; documentIndex: number; title?: string; citedText?: string; start?: number; end?: number };
 
@@ -89,7 +114,7 @@ export type FunctionTool = {
 /** Tools the provider runs itself. `options` keeps the vendor's settings for same-format relay. */
 export type BuiltinTool = {
   type: 'builtin';
-  kind: 'web-search' | 'file-search' | 'computer-use' | 'code-execution' | 'bash' | 'text-editor';
+  kind: 'web-search' | 'web-fetch' | 'file-search' | 'computer-use' | 'code-execution' | 'bash' | 'text-editor';
   name?: string;
   options: Record<string, unknown>;
   cache?: CacheHint;

@@ -20,6 +20,9 @@ export type Usage = {
   reasoningTokens?: number;
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
+  /** Hosted tools run for the answer (Anthropic `usage.server_tool_use`), by polygate or the provider. */
+  webSearchRequests?: number;
+  webFetchRequests?: number;
 };
 
 export type SafetyRating = { category: string; probability: string; blocked?: boolean };

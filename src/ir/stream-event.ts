@@ -1,3 +1,4 @@
+import type { Citation, HostedCallPart, HostedResultPart } from './chat-request.ts';
 import type { ChatFinish, SafetyRating, Usage } from './chat-result.ts';
 import type { GatewayError } from './gateway-error.ts';
 import type { ReasoningOrigin } from './wire-format.ts';
@@ -12,6 +13,8 @@ export type StreamEvent =
   | { type: 'text-start'; index: number }
   | { type: 'text-delta'; index: number; text: string }
   | { type: 'text-end'; index: number }
+  /** A source the text at `index` cites; comes before its `text-end`. */
+  | { type: 'text-citation'; index: number; citation: Citation }
   /** `origin` names the upstream format whose signature / encrypted content this reasoning carries. */
   | { type: 'reasoning-start'; index: number; redacted?: string; origin: ReasoningOrigin }
   | { type: 'reasoning-delta'; index: number; text: string }
@@ -21,6 +24,9 @@ export type StreamEvent =
   | { type: 'tool-input-delta'; index: number; json: string }
   | { type: 'tool-input-end'; index: number }
   | { type: 'refusal-delta'; index: number; text: string }
+  /** A hosted tool run (whole: its input is known before it runs), then its result, each a part of its own. */
+  | { type: 'hosted-call'; index: number; part: HostedCallPart }
+  | { type: 'hosted-result'; index: number; part: HostedResultPart }
   | { type: 'usage'; usage: Partial<Usage> }
   | { type: 'finish'; finish: ChatFinish; usage: Usage; safety?: SafetyRating[]; promptBlocked?: { reason: string } }
   | { type: 'error'; error: GatewayError };

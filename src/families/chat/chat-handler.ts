@@ -7,6 +7,8 @@ import type { ApiKey } from '../../services/auth/key-ring.ts';
 import type { BuiltinTool, ChatRequest } from '../../ir/chat-request.ts';
 import type { RoutingFields } from '../../../adapters/shared/routing-fields.ts';
 import { applyHostedToolPolicy } from './hosted-tool-policy.ts';
+import { hostedLoopNeeded, hostedToolsMode, offerHostedTools } from './hosted-tool-offer.ts';
+import { HostedToolLoop } from './hosted-tool-loop.ts';
 import type { Usage } from '../../ir/chat-result.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import type { StreamEvent } from '../../ir/stream-event.ts';
@@ -87,7 +89,9 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
     const keeps = session?.keepsEveryTurn === true;
     /** The provider a route relays to, or undefined when the route translates. */
     const relayOf = (route: Route): HttpChatProvider | undefined =>
-      (keeps ? session?.relayBody !== undefined : fields.relayable) ? relayProvider(runtime, route, format) : undefined;
+      (keeps ? session?.relayBody !== undefined : fields.relayable) && !hostedLoopNeeded(runtime.config, route, body)
+        ? relayProvider(runtime, route, format)
+        : undefined;
     // A first route that translates decodes now, so its errors come before any token is reserved.
     const first = relayOf(routes[0]) && !keeps ? undefined : await decode();
     // The key's tpm: the prompt's estimate now, corrected by the upstream's usage when it comes.
@@ -191,13 +195,18 @@ async function serveRoute(
   const headers: Record<string, string> = { ...routeHeader };
   const setWarnings = (): void => addTo(headers);
 
-  const policy = state.runtime.config.providers[route.provider]?.unsupported_tools ?? 'drop';
   const hosted = provider.wireFormat ? upstreamCodecOf(provider.wireFormat).hostedTools : noHostedTools;
-  const supported = applyHostedToolPolicy(request, route.provider, hosted, policy, warn);
+  // Web search and fetch the upstream cannot run: run by polygate where the route says so (#27).
+  const mode = hostedToolsMode(state.runtime.config, route);
+  const offer = mode === 'run' ? offerHostedTools(request, hosted, state.runtime.config) : undefined;
+  const caller = offer ? new HostedToolLoop(provider, offer) : provider;
+  // Other hosted tools (code execution, ...) keep the provider's unsupported_tools.
+  const policy = mode === 'run' ? (state.runtime.config.providers[route.provider]?.unsupported_tools ?? 'drop') : mode;
+  const supported = applyHostedToolPolicy(offer?.request ?? request, route.provider, hosted, policy, warn);
   const routed = session?.forRoute ? session.forRoute(supported, route, warn) : supported;
 
   if (!routed.stream) {
-    const result = await provider.complete(routed, route.model, {
+    const result = await caller.complete(routed, route.model, {
       signal,
       warn,
       timeouts: route.timeouts,
@@ -224,7 +233,7 @@ async function serveRoute(
     return { served: true, upstreamFailed: false };
   }
 
-  const events = await provider.openStream(routed, route.model, {
+  const events = await caller.openStream(routed, route.model, {
     signal,
     warn,
     timeouts: route.timeouts,

@@ -48,6 +48,15 @@ export class StreamAccumulator {
         else this.#parts.set(e.index, { type: 'refusal', text: e.text });
         return;
       }
+      case 'text-citation': {
+        const p = this.#parts.get(e.index);
+        if (p?.type === 'text') p.citations = [...(p.citations ?? []), e.citation];
+        return;
+      }
+      case 'hosted-call':
+      case 'hosted-result':
+        this.#parts.set(e.index, e.part);
+        return;
       case 'start':
       case 'text-end':
       case 'tool-input-end':

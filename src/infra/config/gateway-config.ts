@@ -1,6 +1,7 @@
 // Types of config/gateway.yaml after interpolation and validation. The names are the operator
 // contract (README, "Configuration"); config/gateway.schema.json is the source of truth for what is allowed.
 import type { AdminConfig, TracingConfig, UsageConfig } from './usage-config.ts';
+import type { HostedToolsConfig, HostedToolsMode, SearchBackendConfig } from './hosted-tools-config.ts';
 
 export type ProviderType = 'openai' | 'anthropic' | 'gemini' | 'tune' | 'echo' | 'local-speech' | 'sandbox-tune';
 
@@ -12,6 +13,8 @@ export type ProviderConfig = {
   headers?: Record<string, string>;
   /** A hosted tool the provider's format cannot carry: dropped with a warning (default) or refused (docs/open-world.md). */
   unsupported_tools?: 'drop' | 'refuse';
+  /** Web search and fetch this provider cannot run: run by polygate, dropped or refused (docs/hosted-tools.md). */
+  hosted_tools?: HostedToolsMode;
 };
 
 /** Per-route overrides of the upstream.*_timeout_ms settings (docs/resilience.md). */
@@ -46,6 +49,7 @@ export type RouteConfig = {
   weight?: number;
   timeouts?: TimeoutsConfig;
   retries?: Partial<RetriesConfig>;
+  hosted_tools?: HostedToolsMode;
 };
 
 /** A `models:` entry; its key is an exact client-facing name or a glob (`*`, `?`). */
@@ -58,6 +62,7 @@ export type ModelConfig = {
   max_output_tokens?: number;
   display_name?: string;
   description?: string;
+  hosted_tools?: HostedToolsMode;
 };
 
 export type KeyConfig = {
@@ -107,6 +112,9 @@ export type GatewayConfig = {
   usage: UsageConfig;
   admin: AdminConfig;
   tracing: TracingConfig;
+  /** Search APIs and the limits of the hosted tools polygate runs (docs/hosted-tools.md). */
+  search_backends: Record<string, SearchBackendConfig>;
+  hosted_tools: HostedToolsConfig;
 };
 
 /** Music tasks, the `tune` format (docs/tune.md). */

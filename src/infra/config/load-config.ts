@@ -8,6 +8,7 @@ import { interpolateEnv } from './interpolate-env.ts';
 import { isGlob, servingRoutes } from './serving-routes.ts';
 import { defaultBreaker, defaultRetries } from './upstream-defaults.ts';
 import { tracingDefaults, usageDefaults, usageProblems } from './usage-config.ts';
+import { hostedToolsDefaults, hostedToolsProblems } from './hosted-tools-config.ts';
 
 /** Every problem of a refused file, each naming its path (and line where known). */
 export class ConfigError extends Error {
@@ -156,6 +157,8 @@ function withDefaults(c: GatewayConfig): GatewayConfig {
     usage: usageDefaults(c.usage),
     admin: { token: c.admin?.token || undefined },
     tracing: tracingDefaults(c.tracing),
+    search_backends: c.search_backends ?? {},
+    hosted_tools: hostedToolsDefaults(c.hosted_tools),
   };
 }
 
@@ -183,6 +186,7 @@ function crossCheck(c: GatewayConfig): string[] {
     }
   }
   problems.push(...usageProblems(c));
+  problems.push(...hostedToolsProblems(c));
   if (c.storage.driver === 'redis' && !c.storage.url)
     problems.push(`/storage/url: required with driver 'redis' (redis://host:port/db)`);
   const seen = new Set<string>();

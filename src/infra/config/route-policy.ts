@@ -3,10 +3,17 @@
 // from the route's own overrides over the model's, over `upstream.*`, so the request path never
 // merges settings.
 import type { BreakerConfig, GatewayConfig, ModelConfig, RetriesConfig, RouteConfig } from './gateway-config.ts';
+import type { HostedToolsMode } from './hosted-tools-config.ts';
 
 export type RouteTimeouts = { connectMs: number; firstByteMs: number; idleMs: number };
 
-export type RoutePolicy = { timeouts: RouteTimeouts; retries: RetriesConfig; breaker: BreakerConfig };
+export type RoutePolicy = {
+  timeouts: RouteTimeouts;
+  retries: RetriesConfig;
+  breaker: BreakerConfig;
+  /** The route's or its model's `hosted_tools`; unset: the provider's (docs/hosted-tools.md). */
+  hostedTools?: HostedToolsMode;
+};
 
 export function resolvePolicy(
   upstream: GatewayConfig['upstream'],
@@ -22,5 +29,6 @@ export function resolvePolicy(
     },
     retries: { ...upstream.retries, ...route.retries },
     breaker: { ...upstream.breaker, ...model.breaker },
+    ...(route.hosted_tools || model.hosted_tools ? { hostedTools: route.hosted_tools ?? model.hosted_tools } : {}),
   };
 }

@@ -326,3 +326,17 @@ export const responsesSocketResponses = new Counter({
   help: 'response.create events served over a Responses WebSocket (each is also one request in polygate_requests_total)',
   registers: [registry],
 });
+
+/** Web search and fetch polygate runs itself (src/services/hosted-tools/); backend names come from the config. */
+export const hostedToolRuns = new Counter({
+  name: 'polygate_hosted_tool_runs_total',
+  help: 'Hosted web_search / web_fetch runs by polygate, by tool, search backend (fetch: "web") and outcome (ok, error, timeout, too_large, refused, filtered, max_uses)',
+  labelNames: ['tool', 'backend', 'outcome'],
+  registers: [registry],
+});
+
+export const hostedToolRounds = new Counter({
+  name: 'polygate_hosted_tool_rounds_total',
+  help: 'Upstream calls made by the hosted-tool loop after the first (each feeds tool results back)',
+  registers: [registry],
+});

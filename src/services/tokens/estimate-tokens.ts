@@ -86,6 +86,11 @@ function collect(p: Part, slot: number, texts: { slot: number; text: string }[])
     case 'code-result':
       texts.push({ slot, text: p.output });
       return 0;
+    case 'hosted-call':
+    case 'hosted-result':
+      // About what an upstream reads of it (adapters/shared/hosted-part-text.ts).
+      texts.push({ slot, text: JSON.stringify(p.type === 'hosted-call' ? p.input : (p.page ?? p.sources)) });
+      return 0;
     case 'image':
       return perMedia;
     case 'file':

@@ -70,6 +70,14 @@ export class StreamMeter {
       case 'tool-input-delta':
         this.#text(e.json);
         return;
+      case 'hosted-call':
+        // The model wrote the call's arguments (a query, a URL): output it was billed for.
+        this.#text(JSON.stringify(e.part.input));
+        return;
+      case 'hosted-result':
+      case 'text-citation':
+        // What polygate's own search or fetch returned: no upstream output.
+        return;
       case 'text-start':
       case 'text-end':
       case 'reasoning-start':

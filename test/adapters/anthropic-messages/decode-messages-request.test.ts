@@ -409,7 +409,7 @@ t.test('built-in tools of every dated version become BuiltinTools with their set
   const unknown = decode(
     withBody({
       tools: [
-        { type: 'web_fetch_20250910', name: 'web_fetch' },
+        { type: 'web_fetch_20250910', name: 'web_fetch', max_uses: 2 },
         { name: 'f', input_schema: { type: 'object' } },
         { type: 'mcp_toolset', mcp_server_name: 'm' },
       ],
@@ -417,11 +417,11 @@ t.test('built-in tools of every dated version become BuiltinTools with their set
   );
   t.same(
     unknown.tools.map((x) => x.type),
-    ['function'],
-    'tool types without an IR kind are left out',
+    ['builtin', 'function'],
+    'tool types without an IR kind are left out; web fetch has one (#27)',
   );
+  t.match(unknown.tools[0], { kind: 'web-fetch', name: 'web_fetch', options: { max_uses: 2 } });
   t.same(unknown.unmapped, [
-    { field: 'tools.0', message: "tool type 'web_fetch_20250910' cannot be translated; dropped", hostedTool: true },
     { field: 'tools.2', message: "tool type 'mcp_toolset' cannot be translated; dropped", hostedTool: true },
   ]);
 });
@@ -583,21 +583,33 @@ t.test('content blocks: thinking and redacted_thinking are kept byte-exact with 
   rejects(t, user([{ type: 'thinking', thinking: 'x', signature: 's' }]), 'messages.0.content.0.type');
 });
 
-t.test('server-tool blocks in history are left out and reported (translated routes cannot carry them)', async (t) => {
-  const ir = decode(
-    assistantThen([
-      { type: 'server_tool_use', id: 's1', name: 'web_search', input: {} },
-      { type: 'web_search_tool_result', tool_use_id: 's1', content: [] },
+t.test(
+  'web search blocks in history become hosted parts; other server-tool blocks are left out and reported',
+  async (t) => {
+    const ir = decode(
+      assistantThen([
+        { type: 'server_tool_use', id: 's1', name: 'web_search', input: { query: 'q' } },
+        {
+          type: 'web_search_tool_result',
+          tool_use_id: 's1',
+          content: [{ type: 'web_search_result', url: 'https://a.example/', title: 'A', encrypted_content: 'opaque' }],
+        },
+        { type: 'server_tool_use', id: 's2', name: 'code_execution', input: {} },
+        { type: 'text', text: 'found' },
+      ]),
+    );
+    t.same(ir.messages[1].parts, [
+      { type: 'hosted-call', id: 's1', tool: 'web_search', input: { query: 'q' } },
+      { type: 'hosted-result', callId: 's1', tool: 'web_search', sources: [{ url: 'https://a.example/', title: 'A' }] },
       { type: 'text', text: 'found' },
-    ]),
-  );
-  t.same(ir.messages[1].parts, [{ type: 'text', text: 'found' }]);
-  t.same(
-    ir.unmapped?.map((u) => u.field),
-    ['messages.1.content.0', 'messages.1.content.1'],
-  );
-  t.match(ir.unmapped?.[0]?.message, /server-run tools/);
-});
+    ]);
+    t.same(
+      ir.unmapped?.map((u) => u.field),
+      ['messages.1.content.2'],
+    );
+    t.match(ir.unmapped?.[0]?.message, /server-run tools/);
+  },
+);
 
 t.test('structured outputs and unmodelled fields', async (t) => {
   const schema = { type: 'object', properties: { a: { type: 'string' } } };
