@@ -21,6 +21,8 @@ import { firstEvent, pipeStream } from './pipe-stream.ts';
 import type { ChatState } from '../../services/runtime/request-state.ts';
 import { runRoutes, type ServeResult } from '../../services/resilience/run-routes.ts';
 import { reserveTokens, settleTokens } from '../../services/access/key-limits.ts';
+import { reserveBudget } from '../../services/access/budgets.ts';
+import { expectedCost } from '../../services/access/expected-cost.ts';
 import { traceOf, traceStep } from '../../services/tracing/request-trace.ts';
 
 /**
@@ -90,10 +92,11 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
     const first = relayOf(routes[0]) && !keeps ? undefined : await decode();
     // The key's tpm: the prompt's estimate now, corrected by the upstream's usage when it comes.
     // A relayed body is not decoded: its size stands for the prompt.
-    await reserveTokens(
-      state,
-      first ?? (() => Math.ceil((Number(ctx.request.length) || JSON.stringify(body).length) / 4)),
-    );
+    const bodyLength = (): number => Number(ctx.request.length) || JSON.stringify(body).length;
+    await reserveTokens(state, first ?? (() => Math.ceil(bodyLength() / 4)));
+    // The key's budgets: admitted with its expected cost reserved, settled by its record.
+    if (runtime.config.usage.budgets[state.key.id])
+      await reserveBudget(state, expectedCost(state, routes, first, body, bodyLength()));
 
     const abort = new AbortController();
     ctx.res.once('close', () => {
@@ -239,10 +242,20 @@ async function serveRoute(
           },
         }
       : encoder;
-    const r = await pipeStream(ctx.res, headers, observed, first, rest, (e: StreamEvent) => {
-      accumulator?.push(e);
-      if (e.type === 'finish') countTokens(state, e.usage);
-    });
+    const commit = state.services.commitUsage;
+    const r = await pipeStream(
+      ctx.res,
+      headers,
+      observed,
+      first,
+      rest,
+      (e: StreamEvent) => {
+        accumulator?.push(e);
+        if (e.type === 'finish') countTokens(state, e.usage);
+      },
+      // The record is in the store before the client has the final event (docs/usage-and-tracing.md).
+      commit && (() => commit(state, 200)),
+    );
     if (accumulator)
       await session?.streamEnded?.({ request: routed, route, parts: accumulator.parts(), outcome: r.outcome });
     state.timings.encodeMs = r.encodeMs;
@@ -319,6 +332,8 @@ async function relayRoute(
   };
   relayed.warnings.addTo(routeHeader);
   ctx.respond = false;
+  const commit = state.services.commitUsage;
+  let counted = false;
   const target = upstream.relay(
     relayed.body,
     route.model,
@@ -346,6 +361,18 @@ async function relayRoute(
       return enc.push({ type: 'error', error });
     },
     observeFrames: session?.observeFrames?.bind(session),
+    // The record is in the store before the client has the answer's last bytes.
+    beforeLast:
+      commit &&
+      ((status, usage) => {
+        if (usage) {
+          counted = true;
+          countTokens(state, usage);
+        }
+        state.status = status;
+        state.outcome = status >= 400 ? 'upstream_error' : 'ok';
+        return commit(state, status);
+      }),
   });
   if (r.kind === 'failed') {
     ctx.respond = true;
@@ -354,7 +381,7 @@ async function relayRoute(
   await session?.relayEnded?.({ route, status: r.status, outcome: r.outcome });
   state.status = r.status;
   state.outcome = r.status >= 400 ? 'upstream_error' : r.outcome;
-  if (r.usage) countTokens(state, r.usage);
+  if (r.usage && !counted) countTokens(state, r.usage);
   return { served: true, upstreamFailed: r.status >= 500 || r.outcome === 'upstream_cut' };
 }
 

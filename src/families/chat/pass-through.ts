@@ -115,6 +115,11 @@ export function passThrough(opts: {
   streamErrorFrames: (error: GatewayError) => SseFrame[];
   /** Each SSE frame of a 2xx stream as it is relayed (a Responses session reads the final response off it). */
   observeFrames?: (frames: SseFrame[]) => void;
+  /**
+   * Awaited before the answer's last bytes go out: the chunk that ends a stream (its finish), a
+   * JSON body (held until then), an error body. The usage record is stored first.
+   */
+  beforeLast?: (status: number, usage: Usage | undefined) => Promise<void>;
 }): Promise<PassThroughResult> {
   const { req, res, provider, codec } = opts;
   const payload = Buffer.from(JSON.stringify(opts.body));
@@ -167,8 +172,9 @@ export function passThrough(opts: {
       if (status >= 400 && !encoded) {
         // An error body may echo what the upstream was sent (a misconfigured or hostile upstream
         // quoting the provider key): relayed with every configured secret scrubbed.
-        void readErrorText(proxyRes).then((text) => {
+        void readErrorText(proxyRes).then(async (text) => {
           timers.clear();
+          await opts.beforeLast?.(status, undefined);
           const body = Buffer.from(provider.scrub(text));
           res.writeHead(status, { ...headers, 'content-length': String(body.length) });
           res.end(body);
@@ -184,12 +190,31 @@ export function passThrough(opts: {
       const resume = (): void => {
         proxyRes.resume();
       };
-      proxyRes.on('data', (chunk: Buffer) => {
-        tap.feed(chunk);
+      const stream = contentType.includes('text/event-stream');
+      const beforeLast = opts.beforeLast;
+      /** A JSON body waits whole for its record (`beforeLast`); a stream only its last chunk. */
+      const held: Buffer[] | undefined = beforeLast && !stream ? [] : undefined;
+      let committed = beforeLast === undefined;
+      const write = (chunk: Buffer): void => {
         if (!res.write(chunk)) {
           proxyRes.pause();
           res.once('drain', resume);
         }
+      };
+      proxyRes.on('data', (chunk: Buffer) => {
+        tap.feed(chunk);
+        if (held) held.push(chunk);
+        else if (!committed && beforeLast && tap.finished()) {
+          // The chunk that ends the stream: its record is stored before it goes out.
+          committed = true;
+          proxyRes.pause();
+          void beforeLast(status, tap.usage()).then(() => {
+            if (res.destroyed) return;
+            write(chunk);
+            if (!proxyRes.isPaused() || res.writableNeedDrain) return;
+            resume();
+          });
+        } else write(chunk);
       });
       let settled = false;
       const finish = (outcome: 'ok' | 'client_closed' | 'upstream_cut'): void => {
@@ -204,8 +229,16 @@ export function passThrough(opts: {
       });
       proxyRes.on('end', () => {
         if (!proxyRes.complete) return;
-        res.end();
-        finish('ok');
+        if (committed) {
+          res.end(held ? Buffer.concat(held) : undefined);
+          finish('ok');
+          return;
+        }
+        committed = true;
+        void beforeLast?.(status, tap.usage()).then(() => {
+          res.end(held ? Buffer.concat(held) : undefined);
+          finish('ok');
+        });
       });
       // The upstream went away mid-body. A stream gets the family's own error event, never a
       // bare cut (docs/architecture.md); a JSON body cannot be mended, so the client sees the cut.
@@ -270,10 +303,11 @@ function usageTap(
   contentType: string,
   status: number,
   observe?: (frames: SseFrame[]) => void,
-): { feed: (b: Buffer) => void; usage: () => Usage | undefined } {
-  if (status >= 400) return { feed: () => {}, usage: () => undefined };
+): { feed: (b: Buffer) => void; usage: () => Usage | undefined; finished: () => boolean } {
+  if (status >= 400) return { feed: () => {}, usage: () => undefined, finished: () => false };
   if (contentType.includes('text/event-stream')) {
     let usage: Usage | undefined;
+    let finished = false;
     const decoder = codec.createStreamDecoder();
     const watched = observe
       ? {
@@ -285,12 +319,16 @@ function usageTap(
         }
       : decoder;
     const sse = sseFeed(watched, (ev) => {
-      if (ev.type === 'finish') usage = ev.usage;
+      if (ev.type === 'finish') {
+        usage = ev.usage;
+        finished = true;
+      }
     });
-    return { feed: sse.feed, usage: () => usage };
+    return { feed: sse.feed, usage: () => usage, finished: () => finished };
   }
   const chunks: Buffer[] = [];
   return {
+    finished: () => false,
     feed: (b) => chunks.push(b),
     usage: () => {
       try {

@@ -37,6 +37,11 @@ export type Services = {
   readonly proxy: RelayProxy;
   /** Music task polling and callbacks, once the server listens (src/main.ts). */
   tuneRunner?: { stop(): Promise<void> };
+  /**
+   * Writes a request's usage record and resolves once it is stored (bounded): a stream calls it
+   * before its final event. Set by the app (src/app/record-usage.ts, commitUsage).
+   */
+  commitUsage?: (state: object, status: number) => Promise<void>;
 };
 
 /** Opens the services for the runtime in `ref` (a Redis store is connected before this resolves). */
