@@ -195,6 +195,8 @@ export function passThrough(opts: {
       /** A JSON body waits whole for its record (`beforeLast`); a stream only its last chunk. */
       const held: Buffer[] | undefined = beforeLast && !stream ? [] : undefined;
       let committed = beforeLast === undefined;
+      /** The last chunk, written once its record is stored; 'end' can come first and must wait for it. */
+      let holding: Promise<void> | undefined;
       const write = (chunk: Buffer): void => {
         if (!res.write(chunk)) {
           proxyRes.pause();
@@ -208,7 +210,7 @@ export function passThrough(opts: {
           // The chunk that ends the stream: its record is stored before it goes out.
           committed = true;
           proxyRes.pause();
-          void beforeLast(status, tap.usage()).then(() => {
+          holding = beforeLast(status, tap.usage()).then(() => {
             if (res.destroyed) return;
             write(chunk);
             if (!proxyRes.isPaused() || res.writableNeedDrain) return;
@@ -229,16 +231,16 @@ export function passThrough(opts: {
       });
       proxyRes.on('end', () => {
         if (!proxyRes.complete) return;
-        if (committed) {
+        const ending = (): void => {
           res.end(held ? Buffer.concat(held) : undefined);
           finish('ok');
-          return;
+        };
+        if (holding) void holding.then(ending);
+        else if (committed || !beforeLast) ending();
+        else {
+          committed = true;
+          void beforeLast(status, tap.usage()).then(ending);
         }
-        committed = true;
-        void beforeLast?.(status, tap.usage()).then(() => {
-          res.end(held ? Buffer.concat(held) : undefined);
-          finish('ok');
-        });
       });
       // The upstream went away mid-body. A stream gets the family's own error event, never a
       // bare cut (docs/architecture.md); a JSON body cannot be mended, so the client sees the cut.
