@@ -131,7 +131,16 @@ export class Ledger {
       // The oldest tenth at once: a splice moves every record left, and one per record past the
       // cap made each request of an overloaded gateway pay for moving 100,000.
       const dropped = this.#queue.splice(0, this.#queue.length - maxQueued + maxQueued / 10);
-      for (const d of dropped) this.#count(d, -1);
+      for (const d of dropped) {
+        this.#count(d, -1);
+        // Its reservation expires in the store (reservationTtlMs); its waiter, if any, timed out.
+        const held = this.#settles.get(d);
+        if (held) {
+          this.#settles.delete(d);
+          this.#live.delete(held);
+        }
+        this.#waiters.delete(d);
+      }
       ledgerRecordsTotal.inc({ outcome: 'dropped' }, dropped.length);
     }
   }
