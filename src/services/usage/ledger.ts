@@ -32,6 +32,12 @@ export function bounded<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * The records committed in one turn: resolved when all of them are written (they go in the same
+ * batch unless a write fails), or after the bounded wait.
+ */
+type CommitGroup = { left: number; resolve: () => void; done: Promise<void> };
+
 const copySpent = (s: Readonly<Spent>): Spent => ({ day: { ...s.day }, month: { ...s.month } });
 
 /** Records kept while the store cannot take them; past this the oldest tenth is dropped (and counted). */
@@ -88,8 +94,10 @@ export class Ledger {
   readonly #live = new Set<Reservation>();
   /** Queued records that settle a shared store's reservation when written. */
   readonly #settles = new Map<UsageRecord, Reservation>();
-  /** Requests waiting for their record to be written (`commit`). */
-  readonly #waiters = new Map<UsageRecord, () => void>();
+  /** Committed records not yet written, by the group of their turn (`commit`). */
+  readonly #waiters = new Map<UsageRecord, CommitGroup>();
+  /** The group of the records committed in this turn: one promise and one timer for all of them. */
+  #group: CommitGroup | undefined;
   #tick = false;
   #renewedAt = 0;
   #failedAt = 0;
@@ -147,6 +155,7 @@ export class Ledger {
 
   readonly #endOfTick = (): void => {
     this.#tick = false;
+    this.#group = undefined;
     void this.flush(true);
   };
 
@@ -156,11 +165,18 @@ export class Ledger {
    * the store is back (docs/usage-and-tracing.md). Never rejects.
    */
   commit(r: UsageRecord, settles?: Reservation): Promise<void> {
-    const written = new Promise<void>((resolve) => this.#waiters.set(r, resolve));
+    let g = this.#group;
+    if (g === undefined) {
+      let resolve!: () => void;
+      const written = new Promise<void>((r) => (resolve = r));
+      g = { left: 0, resolve, done: bounded(written, this.#wait).catch(() => {}) };
+    }
+    g.left++;
+    this.#waiters.set(r, g);
+    // The turn's write (scheduled by `add`) ends the group: the next turn's commits start another.
     this.add(r, settles);
-    return bounded(written, this.#wait).catch(() => {
-      this.#waiters.delete(r);
-    });
+    this.#group = g;
+    return g.done;
   }
 
   /**
@@ -424,10 +440,10 @@ export class Ledger {
         }
       if (this.#waiters.size > 0)
         for (const r of batch) {
-          const w = this.#waiters.get(r);
-          if (w === undefined) continue;
+          const g = this.#waiters.get(r);
+          if (g === undefined) continue;
           this.#waiters.delete(r);
-          w();
+          if (--g.left === 0) g.resolve();
         }
       ledgerRecordsTotal.inc({ outcome: 'written' }, batch.length);
       if (left > 0 && this.#queue.length > 0) await immediate();

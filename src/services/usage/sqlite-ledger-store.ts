@@ -101,7 +101,17 @@ export class SqliteLedgerStore implements LedgerStore {
   readonly maxAppend = sqliteAppendRows;
   readonly #db: DatabaseSync;
   readonly #q: Record<
-    'insert' | 'insertMany' | 'addTotal' | 'total' | 'rows' | 'rowsOfKey' | 'pruneRecords' | 'pruneTotals',
+    | 'begin'
+    | 'commit'
+    | 'rollback'
+    | 'insert'
+    | 'insertMany'
+    | 'addTotal'
+    | 'total'
+    | 'rows'
+    | 'rowsOfKey'
+    | 'pruneRecords'
+    | 'pruneTotals',
     StatementSync
   >;
 
@@ -113,6 +123,10 @@ export class SqliteLedgerStore implements LedgerStore {
     const row = `(${columns.map(() => '?').join(', ')})`;
     const group = `SELECT day, key, model, provider, ${sums} FROM usage_records WHERE day >= ? AND day <= ?`;
     this.#q = {
+      // Prepared once: a transaction per turn of the event loop (group commit, src/services/usage/ledger.ts) parsed them every time.
+      begin: this.#db.prepare('BEGIN IMMEDIATE'),
+      commit: this.#db.prepare('COMMIT'),
+      rollback: this.#db.prepare('ROLLBACK'),
       insert: this.#db.prepare(`INSERT INTO usage_records (${columns.join(', ')}) VALUES ${row}`),
       insertMany: this.#db.prepare(
         `INSERT INTO usage_records (${columns.join(', ')}) VALUES ${Array(rowsPerInsert).fill(row).join(', ')}`,
@@ -131,7 +145,7 @@ export class SqliteLedgerStore implements LedgerStore {
 
   /** One transaction per call: the records are in the file all or none. */
   async append(records: UsageRecord[]): Promise<void> {
-    this.#db.exec('BEGIN IMMEDIATE');
+    this.#q.begin.run();
     try {
       let i = 0;
       const values: (string | number)[] = [];
@@ -146,9 +160,9 @@ export class SqliteLedgerStore implements LedgerStore {
         this.#q.insert.run(...values);
       }
       for (const t of batchTotals(records)) this.#q.addTotal.run(t.key, t.period, t.costNano, t.tokens);
-      this.#db.exec('COMMIT');
+      this.#q.commit.run();
     } catch (e) {
-      this.#db.exec('ROLLBACK');
+      this.#q.rollback.run();
       throw e;
     }
   }
