@@ -49,11 +49,15 @@ export async function openServices(ref: RuntimeRef, log: Logger): Promise<Servic
   const config = ref.current.config;
   const store = await openConnectedStore(config.storage);
   try {
+    const ledger = new ProcessLedger(store, log);
+    // Opened now, not at the first request: the sqlite ledger writes its journal's tail (records
+    // of answers sent before a crash) into the database as it opens.
+    ledger.of(config);
     return {
       ref,
       log,
       store,
-      ledger: new ProcessLedger(store, log),
+      ledger,
       tracing: openTracing(config),
       rateCounter: openRateCounter(store),
       breakers: new BreakerBoard(log),

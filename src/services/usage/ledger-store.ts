@@ -63,6 +63,14 @@ export interface LedgerStore {
     pending: Readonly<Spent>,
     now: number,
   ): Promise<{ admitted: boolean; spent: Spent }>;
+  /**
+   * Stores with a journal (sqlite): writes records durably and synchronously ahead of `append`, in
+   * the order they will be appended; `rotate` when every journaled record has been appended;
+   * `forget` journaled records that were dropped unwritten.
+   */
+  journal?(records: readonly UsageRecord[]): void;
+  rotate?(): void;
+  forget?(n: number): void;
   /** Ends reservations no record settles; extends the life of live ones (shared stores). */
   release?(reservations: readonly Reservation[]): Promise<void>;
   renew?(reservations: readonly Reservation[], now: number): Promise<void>;

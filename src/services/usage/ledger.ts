@@ -99,6 +99,8 @@ export class Ledger {
   /** The group of the records committed in this turn: one promise and one timer for all of them. */
   #group: CommitGroup | undefined;
   #tick = false;
+  /** Records at the queue's end not yet in the store's journal (stores with one). */
+  #unjournaled = 0;
   #renewedAt = 0;
   #failedAt = 0;
   #seq = 0;
@@ -123,6 +125,7 @@ export class Ledger {
    */
   add(r: UsageRecord, settles?: Reservation): void {
     this.#queue.push(r);
+    this.#unjournaled++;
     this.#count(r, 1);
     if (settles !== undefined && !settles.settled) {
       if (this.store.local) this.release(settles);
@@ -138,7 +141,10 @@ export class Ledger {
     if (this.#queue.length > maxQueued) {
       // The oldest tenth at once: a splice moves every record left, and one per record past the
       // cap made each request of an overloaded gateway pay for moving 100,000.
+      const journaled = this.#queue.length - this.#unjournaled;
       const dropped = this.#queue.splice(0, this.#queue.length - maxQueued + maxQueued / 10);
+      this.#unjournaled = Math.min(this.#unjournaled, this.#queue.length);
+      this.store.forget?.(Math.min(dropped.length, journaled));
       for (const d of dropped) {
         this.#count(d, -1);
         // Its reservation expires in the store (reservationTtlMs); its waiter, if any, timed out.
@@ -156,8 +162,44 @@ export class Ledger {
   readonly #endOfTick = (): void => {
     this.#tick = false;
     this.#group = undefined;
-    void this.flush(true);
+    // A store with a journal has the turn's records durable once journaled; batches go on as before.
+    if (this.store.journal === undefined) void this.flush(true);
+    else if (this.#journalNow() && this.#queue.length >= this.#opts.batchSize && !this.#flushing) void this.flush();
   };
+
+  /**
+   * Journals the queued records not journaled yet (the queue's tail, in order) and releases the
+   * requests waiting for them. False when the journal could not be written (they then wait for
+   * their batch, or the bounded wait).
+   */
+  #journalNow(): boolean {
+    const journal = this.store.journal;
+    if (journal === undefined || this.#unjournaled === 0) return true;
+    const records = this.#queue.slice(this.#queue.length - this.#unjournaled);
+    try {
+      journal.call(this.store, records);
+    } catch (err) {
+      if (Date.now() - this.#warnedAt > 10_000) {
+        this.#warnedAt = Date.now();
+        this.#log()?.warn({ err }, 'usage ledger: writing the journal failed');
+      }
+      return false;
+    }
+    this.#unjournaled = 0;
+    this.#written(records);
+    return true;
+  }
+
+  /** Releases the requests whose records are now durable. */
+  #written(records: readonly UsageRecord[]): void {
+    if (this.#waiters.size === 0) return;
+    for (const r of records) {
+      const g = this.#waiters.get(r);
+      if (g === undefined) continue;
+      this.#waiters.delete(r);
+      if (--g.left === 0) g.resolve();
+    }
+  }
 
   /**
    * `add`, resolved once the record is in the store (the batch of this turn written), or after
@@ -401,11 +443,15 @@ export class Ledger {
       this.#flushing = undefined;
     }
     if (!ok) this.#failedAt = Date.now();
+    // Every journaled record is in the store: the journal starts afresh.
+    else if (this.#queue.length === 0) this.store.rotate?.();
     return ok && this.#queue.length > 0 ? this.flush() : ok;
   }
 
   async #write(limit: number): Promise<boolean> {
     for (let left = limit; left > 0 && this.#queue.length > 0;) {
+      // Journal order is append order: a record reaches the database only after its journal line.
+      if (!this.#journalNow()) return false;
       const batch = this.#queue.splice(0, Math.min(left, this.store.maxAppend));
       left -= batch.length;
       const settled: Reservation[] = [];
@@ -438,13 +484,7 @@ export class Ledger {
           this.#settles.delete(r);
           this.#live.delete(s);
         }
-      if (this.#waiters.size > 0)
-        for (const r of batch) {
-          const g = this.#waiters.get(r);
-          if (g === undefined) continue;
-          this.#waiters.delete(r);
-          if (--g.left === 0) g.resolve();
-        }
+      this.#written(batch);
       ledgerRecordsTotal.inc({ outcome: 'written' }, batch.length);
       if (left > 0 && this.#queue.length > 0) await immediate();
     }
