@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import { ledgerRecordsTotal } from '../../infra/metrics/registry.ts';
-import { randomUUID } from 'node:crypto';
+import { LedgerReservations } from './ledger-reservations.ts';
+import { bounded, StoreWaitError } from './bounded-wait.ts';
 import {
   reached,
-  reservationTtlMs,
   type LedgerStore,
   type Limits,
   type Reservation,
@@ -20,17 +20,7 @@ export type { Spent, Reservation, Limits };
 /** A budget check: admitted (and reserved) or not, with what was spent, reservations included. */
 export type Admission = { admitted: true; spent: Spent; reservation: Reservation } | { admitted: false; spent: Spent };
 
-/** The store did not answer within the bounded wait (usage.store_wait_ms). */
-export class StoreWaitError extends Error {}
-
-/** `p`, or a StoreWaitError after `ms`: a store that hangs (Redis reconnecting) must not hold the request. */
-export function bounded<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StoreWaitError(`the usage store did not answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
-}
+export { StoreWaitError };
 
 /**
  * The records committed in one turn: resolved when all of them are written (they go in the same
@@ -88,12 +78,7 @@ export class Ledger {
   #warnedAt = 0;
   /** What `spentNow` returns, overwritten by each call. */
   readonly #now: Spent = { day: { costNano: 0, tokens: 0 }, month: { costNano: 0, tokens: 0 } };
-  /** Local stores: what live reservations hold, by key (counted in `spent`). */
-  readonly #reserved = new Map<string, SpendTotals>();
-  /** Shared stores: reservations live in the store, renewed until their record is written. */
-  readonly #live = new Set<Reservation>();
-  /** Queued records that settle a shared store's reservation when written. */
-  readonly #settles = new Map<UsageRecord, Reservation>();
+  readonly #reservations: LedgerReservations;
   /** Committed records not yet written, by the group of their turn (`commit`). */
   readonly #waiters = new Map<UsageRecord, CommitGroup>();
   /** The group of the records committed in this turn: one promise and one timer for all of them. */
@@ -101,20 +86,18 @@ export class Ledger {
   #tick = false;
   /** Records at the queue's end not yet in the store's journal (stores with one). */
   #unjournaled = 0;
-  #renewedAt = 0;
   #failedAt = 0;
-  #seq = 0;
-  readonly #instance = randomUUID().slice(0, 8);
   readonly #wait: number;
 
   constructor(store: LedgerStore, opts: LedgerOptions, log: () => Logger | undefined) {
     this.store = store;
+    this.#reservations = new LedgerReservations(store);
     this.#opts = opts;
     this.#wait = opts.storeWaitMs ?? 250;
     this.#log = log;
     this.#timer = setInterval(() => {
       void this.flush();
-      this.#renew();
+      this.#reservations.renew();
     }, opts.flushIntervalMs).unref();
   }
 
@@ -127,13 +110,7 @@ export class Ledger {
     this.#queue.push(r);
     this.#unjournaled++;
     this.#count(r, 1);
-    if (settles !== undefined && !settles.settled) {
-      if (this.store.local) this.release(settles);
-      else {
-        settles.settled = true;
-        this.#settles.set(r, settles);
-      }
-    }
+    if (settles !== undefined) this.#reservations.settle(r, settles);
     if (!this.#tick) {
       this.#tick = true;
       setImmediate(this.#endOfTick);
@@ -147,14 +124,11 @@ export class Ledger {
       this.store.forget?.(Math.min(dropped.length, journaled));
       for (const d of dropped) {
         this.#count(d, -1);
-        // Its reservation expires in the store (reservationTtlMs); its waiter, if any, timed out.
-        const held = this.#settles.get(d);
-        if (held) {
-          this.#settles.delete(d);
-          this.#live.delete(held);
-        }
+        // Its waiter, if any, timed out.
         this.#waiters.delete(d);
       }
+      // Their reservations expire in the store (reservationTtlMs).
+      this.#reservations.forget(dropped);
       ledgerRecordsTotal.inc({ outcome: 'dropped' }, dropped.length);
     }
   }
@@ -227,13 +201,7 @@ export class Ledger {
    * StoreWaitError when the store does not answer within `storeWaitMs`.
    */
   async reserve(key: string, amount: SpendTotals, limits: Limits, now = Date.now()): Promise<Admission> {
-    const r: Reservation = {
-      key,
-      costNano: amount.costNano,
-      tokens: amount.tokens,
-      id: `${this.#instance}.${++this.#seq}`,
-      settled: false,
-    };
+    const r = this.#reservations.create(key, amount);
     if (this.store.local) {
       if (this.spentNow(key, now) === undefined)
         await bounded(this.#storedTotals(key, dayOf(now), monthOf(now)), this.#wait);
@@ -242,12 +210,12 @@ export class Ledger {
       if (s === undefined) return this.reserve(key, amount, limits, now);
       if (reached(s, limits)) return { admitted: false, spent: copySpent(s) };
       const spent = copySpent(s);
-      this.#hold(r, 1);
+      this.#reservations.hold(r);
       return { admitted: true, spent, reservation: r };
     }
     const pending = this.#pendingOf(key, dayOf(now), monthOf(now));
     // Tracked before the call: a call the wait gave up on may still reach Redis, and is then ended with the others.
-    this.#live.add(r);
+    this.#reservations.hold(r);
     let a: { admitted: boolean; spent: Spent };
     try {
       a = await bounded(this.#admit(key, r, now, limits, pending), this.#wait);
@@ -255,7 +223,7 @@ export class Ledger {
       this.release(r);
       throw err;
     }
-    if (!a.admitted) this.#live.delete(r);
+    if (!a.admitted) this.#reservations.forgetLive(r);
     return a.admitted ? { admitted: true, spent: a.spent, reservation: r } : { admitted: false, spent: a.spent };
   }
 
@@ -273,32 +241,7 @@ export class Ledger {
 
   /** Ends a reservation that no record settles (the request ended without one). */
   release(r: Reservation): void {
-    if (r.settled) return;
-    r.settled = true;
-    if (this.store.local) {
-      this.#hold(r, -1);
-      return;
-    }
-    this.#live.delete(r);
-    void this.store.release?.([r]).catch(() => {
-      // It expires with its TTL (reservationTtlMs).
-    });
-  }
-
-  #hold(r: Reservation, sign: 1 | -1): void {
-    let t = this.#reserved.get(r.key);
-    if (t === undefined) this.#reserved.set(r.key, (t = { costNano: 0, tokens: 0 }));
-    t.costNano += sign * r.costNano;
-    t.tokens += sign * r.tokens;
-    if (t.costNano === 0 && t.tokens === 0) this.#reserved.delete(r.key);
-  }
-
-  /** Shared stores: live reservations outlive their TTL while their requests run. */
-  #renew(): void {
-    const now = Date.now();
-    if (this.#live.size === 0 || !this.store.renew || now - this.#renewedAt < reservationTtlMs / 3) return;
-    this.#renewedAt = now;
-    void this.store.renew([...this.#live], Date.now()).catch(() => {});
+    this.#reservations.release(r);
   }
 
   /** `build(arg)`'s record, built on the next turn of the event loop (what the request learns last is known then); `close` waits for it. */
@@ -370,7 +313,7 @@ export class Ledger {
     const p = this.#pending.get(key);
     const d = p?.get(day);
     const m = p?.get(month);
-    const r = this.#reserved.get(key);
+    const r = this.#reservations.heldOf(key);
     into.day.costNano = stored.day.costNano + (d?.costNano ?? 0) + (r?.costNano ?? 0);
     into.day.tokens = stored.day.tokens + (d?.tokens ?? 0) + (r?.tokens ?? 0);
     into.month.costNano = stored.month.costNano + (m?.costNano ?? 0) + (r?.costNano ?? 0);
@@ -454,12 +397,7 @@ export class Ledger {
       if (!this.#journalNow()) return false;
       const batch = this.#queue.splice(0, Math.min(left, this.store.maxAppend));
       left -= batch.length;
-      const settled: Reservation[] = [];
-      if (this.#settles.size > 0)
-        for (const r of batch) {
-          const s = this.#settles.get(r);
-          if (s !== undefined) settled.push(s);
-        }
+      const settled = this.#reservations.settledBy(batch);
       try {
         await this.store.append(batch, settled);
       } catch (err) {
@@ -477,13 +415,7 @@ export class Ledger {
         this.#count(r, -1);
         this.#addStored(r);
       }
-      if (settled.length > 0)
-        for (const r of batch) {
-          const s = this.#settles.get(r);
-          if (s === undefined) continue;
-          this.#settles.delete(r);
-          this.#live.delete(s);
-        }
+      if (settled.length > 0) this.#reservations.forget(batch);
       this.#written(batch);
       ledgerRecordsTotal.inc({ outcome: 'written' }, batch.length);
       if (left > 0 && this.#queue.length > 0) await immediate();
