@@ -35,15 +35,17 @@ function config(storage: Record<string, unknown>, usdPerDay: number): Record<str
 }
 
 /** One request as a tenant would send it: a fixed prompt the emulator echoes, so every request costs the same. */
-async function ask(gw: Gateway): Promise<'served' | 'refused'> {
+async function ask(gw: Gateway, stream = false): Promise<'served' | 'refused'> {
   const client = new Anthropic({ baseURL: gw.url, apiKey: KEY });
+  const body = {
+    model: 'claude-x',
+    // Close to the echoed answer's 11 tokens: the reservation is near the real cost.
+    max_tokens: 12,
+    messages: [{ role: 'user' as const, content: 'tell me about the weather in lisbon today' }],
+  };
   try {
-    await client.messages.create({
-      model: 'claude-x',
-      // Close to the echoed answer's 11 tokens: the reservation is near the real cost.
-      max_tokens: 12,
-      messages: [{ role: 'user', content: 'tell me about the weather in lisbon today' }],
-    });
+    if (stream) for await (const ev of await client.messages.create({ ...body, stream: true })) void ev;
+    else await client.messages.create(body);
     return 'served';
   } catch (e) {
     if (e instanceof Anthropic.RateLimitError) return 'refused';
@@ -69,7 +71,10 @@ const budgetNano = Math.round(cost * 7.5);
 
 async function drive(t: Test, gateways: Gateway[]): Promise<void> {
   const before = up.requests.length;
-  const results = await Promise.all(Array.from({ length: 200 }, (_, i) => ask(gateways[i % gateways.length])));
+  // Half of them streamed: a stream's reservation is settled by the record written before its last event.
+  const results = await Promise.all(
+    Array.from({ length: 200 }, (_, i) => ask(gateways[i % gateways.length], i % 4 >= 2)),
+  );
   const served = results.filter((r) => r === 'served').length;
   const upstreamCalls = up.requests.length - before;
   const spent = (await usage(gateways[0], 'since=1d&key=tenant')).totals.cost_nano;
