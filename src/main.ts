@@ -1,6 +1,7 @@
 // Entry point: `npm start` (config/gateway.yaml) or `GATEWAY_CONFIG=FILE npm start`.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import net from 'node:net';
 import { createApp } from './app/app.ts';
 import { ConfigError, loadConfigFile } from './infra/config/load-config.ts';
 import { startConfigReload } from './app/reload-config.ts';
@@ -55,7 +56,10 @@ server.maxConnections = listen.max_connections ?? defaultMaxConnections();
 const responsesSockets = serveResponsesSockets(server, ref, log);
 
 let draining = false;
+/** Requests received: the drain waits until none has come for a moment. */
+let received = 0;
 server.on('request', (_req, res) => {
+  received++;
   // While draining, each response ends its connection, so keep-alive clients move elsewhere.
   if (draining) res.setHeader('connection', 'close');
 });
@@ -78,8 +82,8 @@ const reloader = startConfigReload(file, ref, log);
 process.on('SIGHUP', () => void reloader.reload('SIGHUP'));
 
 /**
- * SIGTERM (and SIGINT): stop accepting connections, let requests and streams in flight finish up
- * to shutdown_deadline_ms, then cut what is left, let background task steps end, close the store
+ * SIGTERM (and SIGINT): stop accepting connections, let requests and streams in flight (and
+ * requests arriving on connections already open) finish up to shutdown_deadline_ms, then cut what is left, let background task steps end, close the store
  * (sqlite flushes, Redis quits) and the upstream pools, and exit 0. Work cut short is in the store
  * and resumes at the next start (or on another instance).
  */
@@ -95,16 +99,31 @@ async function shutdown(signal: string): Promise<void> {
   setTimeout(() => process.exit(0), deadlineMs + 15_000).unref();
   reloader.close();
   const tuneStopped = services.tuneRunner?.stop() ?? Promise.resolve();
-  server.close();
-  server.closeIdleConnections();
+  // Stop accepting connections, but leave the open ones alone: http's own close() also closes every
+  // connection without a response in progress, and under load some of those hold a request that
+  // has arrived but is not parsed yet; the client then sees a reset instead of an answer. Requests
+  // on open connections are served (each answer says `connection: close`) until the drain ends.
+  net.Server.prototype.close.call(server);
   // Every request holds the runtime it started on (src/app/app.ts): the current one idle and the
   // ones replaced by reloads retired means no request is left.
   // Responses WebSockets close (1001) as their responses finish; their responses are requests in flight too.
-  const allDone = Promise.all([ref.current.idle(), reloader.retiring(), responsesSockets.drain()]).then(() => true);
+  const allDone = (async () => {
+    await Promise.all([ref.current.idle(), reloader.retiring(), responsesSockets.drain()]);
+    // A client whose answer came without `connection: close` (it started before the signal) may
+    // send its next request on that connection at once: served too, until a quiet moment.
+    for (let seen = -1; seen !== received;) {
+      seen = received;
+      await new Promise((r) => setTimeout(r, 250));
+      await ref.current.idle();
+    }
+    return true;
+  })();
   const inTime = await Promise.race([
     allDone,
     new Promise<boolean>((resolve) => setTimeout(() => resolve(false), deadlineMs).unref()),
   ]);
+  // Kept-alive connections that carried no request during the drain.
+  server.closeIdleConnections();
   if (!inTime) {
     log.warn({ in_flight: ref.current.inFlight }, 'shutdown deadline reached: cutting the requests still in flight');
     server.closeAllConnections();

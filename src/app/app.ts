@@ -26,7 +26,7 @@ import type { ChatState } from '../services/runtime/request-state.ts';
 import { toGatewayError } from '../infra/errors/to-gateway-error.ts';
 import type { Services } from '../services/runtime/services.ts';
 import { speechStartupWarnings } from '../families/speech/speech-routes.ts';
-import { recordUsage } from './record-usage.ts';
+import { commitUsage, recordUsage } from './record-usage.ts';
 import { endRequestTrace, startRequestTrace } from '../services/tracing/request-trace.ts';
 import { registerUsageRoutes } from './admin-routes.ts';
 
@@ -40,6 +40,7 @@ export function createApp(services: Services, formats: readonly FormatModule[] =
   // Every series the config names exists from the start (and from each reload,
   // src/app/reload-config.ts), so the first scrape sees it at zero before any request moves it.
   primeMetrics(ref.current);
+  services.commitUsage = (state, status) => commitUsage(state as ChatState, status);
   const app = new Koa();
   app.proxy = false;
   // Koa's own error printing would duplicate our request log line.
@@ -219,8 +220,12 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Koa
       ctx.status = enc.status;
       ctx.body = enc.body;
       if (enc.headers) ctx.set(enc.headers);
+      if (err.headers) ctx.set(err.headers);
       state.outcome = state.outcome ?? err.kind;
     } finally {
+      // A body Koa sends after this: its record is in the store first (streams commit before
+      // their final event, src/families/chat/).
+      if (format && ctx.respond !== false && !ctx.headerSent) await commitUsage(state, state.status ?? ctx.status);
       settled = true;
       record();
     }

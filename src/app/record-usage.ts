@@ -4,6 +4,10 @@ import { meteredOf, type Metered } from '../services/usage/meter.ts';
 import { nanoPerUsd, priceOf, recordCostNano } from '../services/usage/prices.ts';
 import { hostedToolsCostNano } from '../services/hosted-tools/hosted-cost.ts';
 import { dayOf, type UsageRecord } from '../services/usage/usage-record.ts';
+import { reservationOf } from '../services/access/budgets.ts';
+
+/** Requests whose record was written before their last byte (`commitUsage`): not recorded again at close. */
+const committed = new WeakSet<object>();
 
 /** The request's translation path as the app's request scope labels it. */
 export type PathLabels = {
@@ -34,6 +38,7 @@ type Ended = {
  * labels stay bounded by the config, whatever names clients choose.
  */
 export function recordUsage(state: ChatState, labels: PathLabels, status: number): void {
+  if (committed.has(state)) return;
   const { key, model, runtime } = state;
   const entry = model === undefined ? undefined : runtime.router.resolve(model)?.entry;
   if (!key || model === undefined || entry === undefined) return;
@@ -47,14 +52,45 @@ export function recordUsage(state: ChatState, labels: PathLabels, status: number
     const later = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => seconds)
       .then((audioSeconds) => build({ state, labels, status, model, entry, metered, audioSeconds }));
-    if (ledger) ledger.addLater(later);
+    if (ledger) ledger.addLater(later, reservationOf(state));
     else void later.catch(() => {});
     return;
   }
   const ended: Ended = { state, labels, status, model, entry, metered, audioSeconds: seconds };
-  if (ledger) ledger.addSoon(build, ended);
+  if (ledger) ledger.addSoon(build, ended, reservationOf(state));
   else setImmediate(build, ended);
 }
+
+/**
+ * Writes the request's record now, as the answer is about to end (before a non-streamed body is
+ * sent, before a stream's final event), and resolves once it is in the store or after
+ * usage.store_wait_ms: an answer the client has in full is in the ledger even if the process is
+ * killed right after (docs/usage-and-tracing.md). Requests whose quantities are still being
+ * measured (speech seconds) are recorded at close as before.
+ */
+export function commitUsage(state: ChatState, status: number): Promise<void> {
+  const { key, model, runtime } = state;
+  if (committed.has(state) || !key || model === undefined) return done;
+  const entry = runtime.router.resolve(model)?.entry;
+  const metered = meteredOf(state);
+  const seconds = metered?.audioSeconds;
+  const ledger = state.services.ledger.of(runtime.config);
+  if (entry === undefined || seconds instanceof Promise || !ledger) return done;
+  committed.add(state);
+  const format = state.format;
+  const labels: PathLabels = {
+    family: format?.metricLabel ?? 'none',
+    inbound_format: format?.name ?? 'none',
+    upstream_format: state.path?.upstream_format ?? 'none',
+    provider: state.path?.provider ?? 'none',
+    mode: state.path?.mode ?? 'none',
+    outcome: state.outcome ?? (status < 400 ? 'ok' : `http_${status}`),
+  };
+  const record = build({ state, labels, status, model, entry, metered, audioSeconds: seconds });
+  return ledger.commit(record, reservationOf(state));
+}
+
+const done = Promise.resolve();
 
 function build({ state, labels, status, model, entry, metered, audioSeconds }: Ended): UsageRecord {
   const u = state.usage;

@@ -37,16 +37,19 @@ export class GatewayError extends Error {
   readonly status: number;
   /** Seconds, for 429 / 503 answers. */
   readonly retryAfter: number | undefined;
+  /** Headers the answer carries besides the family's own (`x-should-retry: false` on a budget refusal). */
+  readonly headers: Record<string, string> | undefined;
   constructor(
     kind: ErrorKind,
     message: string,
-    opts: { param?: string | null; status?: number; retryAfter?: number } = {},
+    opts: { param?: string | null; status?: number; retryAfter?: number; headers?: Record<string, string> } = {},
   ) {
     super(message);
     this.kind = kind;
     this.param = opts.param ?? null;
     this.status = opts.status ?? statusOfKind[kind];
     this.retryAfter = opts.retryAfter;
+    this.headers = opts.headers;
   }
 }
 

@@ -71,7 +71,10 @@ t.test('a USD budget stops a key at the boundary, whichever instance it reaches'
   const body = (await refusedB.json()) as { error: { type: string; message: string } };
   t.match(body.error.message, /usd_per_day/);
   t.match(body.error.message, /budgeted/);
-  t.ok(Number(refusedB.headers.get('retry-after')) >= 1, 'Retry-After until the day ends');
+  // Not retryable before the day ends (issue #23): no Retry-After an SDK would sleep on for hours.
+  t.equal(refusedB.headers.get('x-should-retry'), 'false');
+  t.equal(refusedB.headers.get('retry-after'), null);
+  t.match(body.error.message, /resets at \d{4}-\d\d-\d\dT00:00:00/);
   t.equal((await send(a)).status, 429, 'and so does A');
   t.equal(chat.requests.length, upstreamCalls + 3, 'no upstream call for the refused requests');
   t.equal(await metricValue(b, 'polygate_budget_rejections_total', { key: 'budgeted', budget: 'usd_per_day' }), 1);

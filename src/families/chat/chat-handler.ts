@@ -23,6 +23,8 @@ import { firstEvent, pipeStream } from './pipe-stream.ts';
 import type { ChatState } from '../../services/runtime/request-state.ts';
 import { runRoutes, type ServeResult } from '../../services/resilience/run-routes.ts';
 import { reserveTokens, settleTokens } from '../../services/access/key-limits.ts';
+import { reserveBudget } from '../../services/access/budgets.ts';
+import { expectedCost } from '../../services/access/expected-cost.ts';
 import { traceOf, traceStep } from '../../services/tracing/request-trace.ts';
 import { answerText, settleUsage, StreamMeter, type MeteredUsage } from '../../services/usage/usage-meter.ts';
 import { estimateTextTokens, estimateTokens } from '../../services/tokens/estimate-tokens.ts';
@@ -96,10 +98,11 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
     const first = relayOf(routes[0]) && !keeps ? undefined : await decode();
     // The key's tpm: the prompt's estimate now, corrected by the upstream's usage when it comes.
     // A relayed body is not decoded: its size stands for the prompt.
-    await reserveTokens(
-      state,
-      first ?? (() => Math.ceil((Number(ctx.request.length) || JSON.stringify(body).length) / 4)),
-    );
+    const bodyLength = (): number => Number(ctx.request.length) || JSON.stringify(body).length;
+    await reserveTokens(state, first ?? (() => Math.ceil(bodyLength() / 4)));
+    // The key's budgets: admitted with its expected cost reserved, settled by its record.
+    if (runtime.config.usage.budgets[state.key.id])
+      await reserveBudget(state, expectedCost(state, routes, first, body, bodyLength()));
 
     const abort = new AbortController();
     ctx.res.once('close', () => {
@@ -261,14 +264,34 @@ async function serveRoute(
           },
         }
       : encoder;
-    const r = await pipeStream(ctx.res, headers, observed, first, rest, (e: StreamEvent) => {
-      accumulator?.push(e);
-      meter.observe(e);
-    });
-    countTokens(
-      state,
-      meter.settle(() => estimateTokens(routed)),
+    const commit = state.services.commitUsage;
+    let counted = false;
+    const r = await pipeStream(
+      ctx.res,
+      headers,
+      observed,
+      first,
+      rest,
+      (e: StreamEvent) => {
+        accumulator?.push(e);
+        meter.observe(e);
+        if (e.type !== 'finish') return;
+        counted = true;
+        countTokens(
+          state,
+          meter.settle(() => estimateTokens(routed)),
+        );
+      },
+      // The record is in the store before the client has the final event (docs/usage-and-tracing.md).
+      commit && (() => commit(state, 200)),
     );
+    // A stream that ended without its finish (the client left, the upstream cut it): billed from
+    // what the meter saw.
+    if (!counted)
+      countTokens(
+        state,
+        meter.settle(() => estimateTokens(routed)),
+      );
     if (accumulator)
       await session?.streamEnded?.({ request: routed, route, parts: accumulator.parts(), outcome: r.outcome });
     state.timings.encodeMs = r.encodeMs;
@@ -346,6 +369,8 @@ async function relayRoute(
   };
   relayed.warnings.addTo(routeHeader);
   ctx.respond = false;
+  const commit = state.services.commitUsage;
+  let counted = false;
   const target = upstream.relay(
     relayed.body,
     route.model,
@@ -375,6 +400,18 @@ async function relayRoute(
     observeFrames: session?.observeFrames?.bind(session),
     clientStream: target.clientStream,
     observeJson: session?.observeJson?.bind(session),
+    // The record is in the store before the client has the answer's last bytes.
+    beforeLast:
+      commit &&
+      ((status, meter) => {
+        if (meter) {
+          counted = true;
+          countTokens(state, meter.settle(promptTokens));
+        }
+        state.status = status;
+        state.outcome = status >= 400 ? 'upstream_error' : 'ok';
+        return commit(state, status);
+      }),
   });
   if (r.kind === 'failed') {
     ctx.respond = true;
@@ -383,7 +420,7 @@ async function relayRoute(
   await session?.relayEnded?.({ route, status: r.status, outcome: r.outcome });
   state.status = r.status;
   state.outcome = r.status >= 400 ? 'upstream_error' : r.outcome;
-  if (r.meter) countTokens(state, r.meter.settle(promptTokens));
+  if (r.meter && !counted) countTokens(state, r.meter.settle(promptTokens));
   return { served: true, upstreamFailed: r.status >= 500 || r.outcome === 'upstream_cut' };
 }
 

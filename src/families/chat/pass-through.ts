@@ -120,6 +120,12 @@ export function passThrough(opts: {
   clientStream?: () => StreamTextFilter;
   /** A 2xx JSON answer, parsed (a stored Responses relay keeps it, issue #29). */
   observeJson?: (body: unknown) => void;
+  /**
+   * Awaited before the answer's last bytes go out: the chunk that ends a stream (its finish), a
+   * JSON body (held until then), an error body. The usage record is stored first; `meter` is what
+   * the upstream reported and streamed (none for an error).
+   */
+  beforeLast?: (status: number, meter: StreamMeter | undefined) => Promise<void>;
 }): Promise<PassThroughResult> {
   const { req, res, provider, codec } = opts;
   const payload = Buffer.from(JSON.stringify(opts.body));
@@ -172,8 +178,9 @@ export function passThrough(opts: {
       if (status >= 400 && !encoded) {
         // An error body may echo what the upstream was sent (a misconfigured or hostile upstream
         // quoting the provider key): relayed with every configured secret scrubbed.
-        void readErrorText(proxyRes).then((text) => {
+        void readErrorText(proxyRes).then(async (text) => {
           timers.clear();
+          await opts.beforeLast?.(status, undefined);
           const body = Buffer.from(provider.scrub(text));
           res.writeHead(status, { ...headers, 'content-length': String(body.length) });
           res.end(body);
@@ -191,13 +198,37 @@ export function passThrough(opts: {
       const resume = (): void => {
         proxyRes.resume();
       };
-      proxyRes.on('data', (chunk: Buffer) => {
-        tap.feed(chunk);
-        const out = filter && text ? filter.push(text.decode(chunk, { stream: true })) : chunk;
+      const stream = contentType.includes('text/event-stream');
+      const beforeLast = opts.beforeLast;
+      /** A JSON body waits whole for its record (`beforeLast`); a stream only its last chunk. */
+      const held: Buffer[] | undefined = beforeLast && !stream ? [] : undefined;
+      let committed = beforeLast === undefined;
+      /** The last chunk, written once its record is stored; 'end' can come first and must wait for it. */
+      let holding: Promise<void> | undefined;
+      /** What the client gets of an upstream chunk: the bytes as they came, or the stream filter's text (in order). */
+      const toClient = (chunk: Buffer): Buffer | string =>
+        filter && text ? filter.push(text.decode(chunk, { stream: true })) : chunk;
+      const write = (out: Buffer | string): void => {
         if (out.length > 0 && !res.write(out)) {
           proxyRes.pause();
           res.once('drain', resume);
         }
+      };
+      proxyRes.on('data', (chunk: Buffer) => {
+        tap.feed(chunk);
+        if (held) held.push(chunk);
+        else if (!committed && beforeLast && tap.finished()) {
+          // The chunk that ends the stream: its record is stored before it goes out.
+          committed = true;
+          const out = toClient(chunk);
+          proxyRes.pause();
+          holding = beforeLast(status, tap.meter()).then(() => {
+            if (res.destroyed) return;
+            write(out);
+            if (!proxyRes.isPaused() || res.writableNeedDrain) return;
+            resume();
+          });
+        } else write(toClient(chunk));
       });
       let settled = false;
       const finish = (outcome: 'ok' | 'client_closed' | 'upstream_cut'): void => {
@@ -214,8 +245,17 @@ export function passThrough(opts: {
         if (!proxyRes.complete) return;
         // A stream whose last event has no terminator of its own (Gemini's) finishes, with its usage, here.
         tap.end();
-        res.end(filter && text ? filter.push(text.decode()) + filter.end() : undefined);
-        finish('ok');
+        const rest = filter && text ? filter.push(text.decode()) + filter.end() : '';
+        const ending = (): void => {
+          res.end(held ? Buffer.concat(held) : rest.length > 0 ? rest : undefined);
+          finish('ok');
+        };
+        if (holding) void holding.then(ending);
+        else if (committed || !beforeLast) ending();
+        else {
+          committed = true;
+          void beforeLast(status, tap.meter()).then(ending);
+        }
       });
       // The upstream went away mid-body. A stream gets the family's own error event, never a
       // bare cut (docs/architecture.md); a JSON body cannot be mended, so the client sees the cut.
@@ -284,10 +324,11 @@ function usageTap(
   status: number,
   observe?: (frames: SseFrame[]) => void,
   observeJson?: (body: unknown) => void,
-): { feed: (b: Buffer) => void; end: () => void; meter: () => StreamMeter | undefined } {
-  if (status >= 400) return { feed: () => {}, end: () => {}, meter: () => undefined };
+): { feed: (b: Buffer) => void; end: () => void; meter: () => StreamMeter | undefined; finished: () => boolean } {
+  if (status >= 400) return { feed: () => {}, end: () => {}, meter: () => undefined, finished: () => false };
   const meter = new StreamMeter();
   if (contentType.includes('text/event-stream')) {
+    let finished = false;
     const decoder = codec.createStreamDecoder();
     const watched = observe
       ? {
@@ -298,7 +339,10 @@ function usageTap(
           end: () => decoder.end(),
         }
       : decoder;
-    const sse = sseFeed(watched, (ev) => meter.observe(ev));
+    const sse = sseFeed(watched, (ev) => {
+      meter.observe(ev);
+      if (ev.type === 'finish') finished = true;
+    });
     const end = (): void => {
       try {
         sse.end();
@@ -306,13 +350,18 @@ function usageTap(
         // In the upstream's 'end' handler a throw would stop the process: the meter bills what it saw.
       }
     };
-    return { feed: sse.feed, end, meter: () => meter };
+    return { feed: sse.feed, end, meter: () => meter, finished: () => finished };
   }
   const chunks: Buffer[] = [];
+  // Read once: the record (before the body goes out) and the relay's result both ask for it.
+  let read = false;
   return {
+    finished: () => false,
     feed: (b) => chunks.push(b),
     end: () => {},
     meter: () => {
+      if (read) return meter;
+      read = true;
       try {
         // A small body arrives in one chunk: no copy of it.
         const body: unknown = JSON.parse((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8'));

@@ -40,6 +40,8 @@ export async function pipeStream(
   first: StreamEvent | undefined,
   rest: AsyncIterator<StreamEvent>,
   observe: (e: StreamEvent) => void,
+  /** Awaited before the finish event's frames are written (the usage record is stored first). */
+  beforeFinish?: () => Promise<void>,
 ): Promise<StreamOutcome> {
   const writer = new SseWriter(res);
   writer.open(200, headers);
@@ -56,6 +58,7 @@ export async function pipeStream(
     // An error after the client left is the abort it caused, not an upstream failure.
     if (e.type === 'error')
       outcome = writer.closed ? { outcome: 'client_closed' } : { outcome: 'error', error: e.error };
+    if (e.type === 'finish' && beforeFinish !== undefined && !writer.closed) await beforeFinish();
     await writer.write(encode(e));
   };
   try {

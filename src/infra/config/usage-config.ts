@@ -25,6 +25,12 @@ export type UsageConfig = {
   flush_interval_ms: number;
   batch_size: number;
   retention_days: number;
+  /** Longest a request waits on the ledger's store (budget checks, its record's write). */
+  store_wait_ms: number;
+  /** Budgeted keys while the store cannot answer: refused (`closed`) or served unchecked (`open`). */
+  on_store_error: 'closed' | 'open';
+  /** Output tokens reserved for a request that names no output limit. */
+  reserve_output_tokens: number;
   prices: { models: Record<string, Price>; providers: Record<string, Record<string, Price>> };
   budgets: Record<string, Budget>;
 };
@@ -48,6 +54,9 @@ export function usageDefaults(u: RawUsage | undefined): UsageConfig {
     flush_interval_ms: u?.flush_interval_ms ?? 1000,
     batch_size: u?.batch_size ?? 500,
     retention_days: u?.retention_days ?? 90,
+    store_wait_ms: u?.store_wait_ms ?? 250,
+    on_store_error: u?.on_store_error ?? 'closed',
+    reserve_output_tokens: u?.reserve_output_tokens ?? 4096,
     prices: { models: u?.prices?.models ?? {}, providers: u?.prices?.providers ?? {} },
     budgets: u?.budgets ?? {},
   };

@@ -37,6 +37,11 @@ export type Services = {
   readonly proxy: RelayProxy;
   /** Music task polling and callbacks, once the server listens (src/main.ts). */
   tuneRunner?: { stop(): Promise<void> };
+  /**
+   * Writes a request's usage record and resolves once it is stored (bounded): a stream calls it
+   * before its final event. Set by the app (src/app/record-usage.ts, commitUsage).
+   */
+  commitUsage?: (state: object, status: number) => Promise<void>;
 };
 
 /** Opens the services for the runtime in `ref` (a Redis store is connected before this resolves). */
@@ -44,11 +49,15 @@ export async function openServices(ref: RuntimeRef, log: Logger): Promise<Servic
   const config = ref.current.config;
   const store = await openConnectedStore(config.storage);
   try {
+    const ledger = new ProcessLedger(store, log);
+    // Opened now, not at the first request: the sqlite ledger writes its journal's tail (records
+    // of answers sent before a crash) into the database as it opens.
+    ledger.of(config);
     return {
       ref,
       log,
       store,
-      ledger: new ProcessLedger(store, log),
+      ledger,
       tracing: openTracing(config),
       rateCounter: openRateCounter(store),
       breakers: new BreakerBoard(log),

@@ -5,6 +5,29 @@ import { budgetTokensOf, monthOf, type UsageRecord, type UsageRow } from './usag
 
 export type SpendTotals = { costNano: number; tokens: number };
 
+/** One key's spend in a UTC day and its month. */
+export type Spent = { day: SpendTotals; month: SpendTotals };
+
+/**
+ * What a request reserved against its key's budgets before its upstream call
+ * (src/services/access/budgets.ts): replaced by its record's real cost when the record is written.
+ * `id` names it in a shared store (Redis), where a crashed instance's reservations expire.
+ */
+export type Reservation = { key: string; costNano: number; tokens: number; id: string; settled: boolean };
+
+/** A shared store's reservation lives this long unless renewed: a crashed instance's expire within it. */
+export const reservationTtlMs = 60_000;
+
+/** Budget limits in the ledger's units (nano-dollars, tokens); 0 = none. */
+export type Limits = { costDay: number; costMonth: number; tokensDay: number; tokensMonth: number };
+
+/** True when `spent` has reached one of the limits: a request is admitted only below every one. */
+export const reached = (s: Readonly<Spent>, l: Limits): boolean =>
+  (l.costDay > 0 && s.day.costNano >= l.costDay) ||
+  (l.costMonth > 0 && s.month.costNano >= l.costMonth) ||
+  (l.tokensDay > 0 && s.day.tokens >= l.tokensDay) ||
+  (l.tokensMonth > 0 && s.month.tokens >= l.tokensMonth);
+
 /** Days are UTC `YYYY-MM-DD`, inclusive; `key` narrows to one key id. */
 export type RowFilter = { since: string; until: string; key?: string };
 
@@ -20,7 +43,37 @@ export interface LedgerStore {
    * append, so it takes a few at a time and the ledger yields between them (src/services/usage/ledger.ts).
    */
   readonly maxAppend: number;
-  append(records: UsageRecord[]): Promise<void>;
+  /**
+   * Writes the records and, in the same transaction, ends the reservations they settle (a shared
+   * store's: a local store's reservations live in the process, src/services/usage/ledger.ts).
+   */
+  append(records: UsageRecord[], settled: readonly Reservation[]): Promise<void>;
+  /**
+   * Shared stores only (`local` false): one key's totals with the live reservations of every
+   * instance and this one's unwritten `pending` counted, and, when `limits` are given and none is
+   * reached, `reservation` added, all in one atomic step, so two instances can never both admit
+   * on the same room. `admitted` is false when a limit was reached (nothing reserved).
+   */
+  admit?(
+    key: string,
+    reservation: Reservation | undefined,
+    day: string,
+    month: string,
+    limits: Limits | undefined,
+    pending: Readonly<Spent>,
+    now: number,
+  ): Promise<{ admitted: boolean; spent: Spent }>;
+  /**
+   * Stores with a journal (sqlite): writes records durably and synchronously ahead of `append`, in
+   * the order they will be appended; `rotate` when every journaled record has been appended;
+   * `forget` journaled records that were dropped unwritten.
+   */
+  journal?(records: readonly UsageRecord[]): void;
+  rotate?(): void;
+  forget?(n: number): void;
+  /** Ends reservations no record settles; extends the life of live ones (shared stores). */
+  release?(reservations: readonly Reservation[]): Promise<void>;
+  renew?(reservations: readonly Reservation[], now: number): Promise<void>;
   /** One key's totals for a UTC day (`YYYY-MM-DD`) and a month (`YYYY-MM`). */
   totals(key: string, day: string, month: string): Promise<{ day: SpendTotals; month: SpendTotals }>;
   rows(filter: RowFilter): Promise<UsageRow[]>;

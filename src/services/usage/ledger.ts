@@ -1,12 +1,34 @@
 import type { Logger } from 'pino';
 import { ledgerRecordsTotal } from '../../infra/metrics/registry.ts';
-import type { LedgerStore, SpendTotals } from './ledger-store.ts';
+import { LedgerReservations } from './ledger-reservations.ts';
+import { bounded, StoreWaitError } from './bounded-wait.ts';
+import {
+  reached,
+  type LedgerStore,
+  type Limits,
+  type Reservation,
+  type Spent,
+  type SpendTotals,
+} from './ledger-store.ts';
 import { budgetTokensOf, dayOf, monthOf, type UsageRecord } from './usage-record.ts';
 
-export type LedgerOptions = { flushIntervalMs: number; batchSize: number; retentionDays: number };
+/** `storeWaitMs`: the longest a request waits for its record to be written (usage.store_wait_ms). */
+export type LedgerOptions = { flushIntervalMs: number; batchSize: number; retentionDays: number; storeWaitMs?: number };
 
-/** One key's spend in a UTC day and its month. */
-export type Spent = { day: SpendTotals; month: SpendTotals };
+export type { Spent, Reservation, Limits };
+
+/** A budget check: admitted (and reserved) or not, with what was spent, reservations included. */
+export type Admission = { admitted: true; spent: Spent; reservation: Reservation } | { admitted: false; spent: Spent };
+
+export { StoreWaitError };
+
+/**
+ * The records committed in one turn: resolved when all of them are written (they go in the same
+ * batch unless a write fails), or after the bounded wait.
+ */
+type CommitGroup = { left: number; resolve: () => void; done: Promise<void> };
+
+const copySpent = (s: Readonly<Spent>): Spent => ({ day: { ...s.day }, month: { ...s.month } });
 
 /** Records kept while the store cannot take them; past this the oldest tenth is dropped (and counted). */
 const maxQueued = 100_000;
@@ -18,10 +40,15 @@ type Stored = { day: string; month: string; totals: Spent };
 const immediate = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /**
- * The usage ledger of this process. A request's record is queued when the response ends and
- * written with others in batches every `flushIntervalMs` (or once `batchSize` wait), so no
- * request waits on the store. Queued records count in `spent` at once, so this instance enforces
- * budgets on what it served a moment ago; other instances see it after the next flush.
+ * The usage ledger of this process. Records are written by group commit: every record queued in
+ * one turn of the event loop goes to the store in one transaction (sqlite) or one MULTI (Redis) at
+ * the end of that turn, and a request that must know its record is stored (`commit`, before its
+ * last byte is sent) waits for the batch that holds it, at most `storeWaitMs`. A batch that fails
+ * stays queued and is tried again every `flushIntervalMs`. Queued records count in `spent` at once.
+ *
+ * Budgets: `reserve` admits a request below every limit and reserves its expected cost in the same
+ * atomic step (in the process for a local store, a Lua script in Redis); its record replaces the
+ * reservation when it is written.
  *
  * This runs for every request: totals are kept by key and then by the day's or month's string
  * (`YYYY-MM-DD`, `YYYY-MM`, both cached per day in usage-record.ts), so no string is built per
@@ -44,58 +71,212 @@ export class Ledger {
   /** Builders (and their arguments) waiting for `addSoon`'s next turn: one immediate for all the requests that ended in a turn. */
   #soon: ((arg: never) => UsageRecord)[] = [];
   #soonArgs: unknown[] = [];
+  #soonSettles: (Reservation | undefined)[] = [];
   #flushing: Promise<boolean> | undefined;
   readonly #timer: NodeJS.Timeout;
   #prunedAt = 0;
   #warnedAt = 0;
   /** What `spentNow` returns, overwritten by each call. */
   readonly #now: Spent = { day: { costNano: 0, tokens: 0 }, month: { costNano: 0, tokens: 0 } };
+  readonly #reservations: LedgerReservations;
+  /** Committed records not yet written, by the group of their turn (`commit`). */
+  readonly #waiters = new Map<UsageRecord, CommitGroup>();
+  /** The group of the records committed in this turn: one promise and one timer for all of them. */
+  #group: CommitGroup | undefined;
+  #tick = false;
+  /** Records at the queue's end not yet in the store's journal (stores with one). */
+  #unjournaled = 0;
+  #failedAt = 0;
+  readonly #wait: number;
 
   constructor(store: LedgerStore, opts: LedgerOptions, log: () => Logger | undefined) {
     this.store = store;
+    this.#reservations = new LedgerReservations(store);
     this.#opts = opts;
+    this.#wait = opts.storeWaitMs ?? 250;
     this.#log = log;
-    this.#timer = setInterval(() => void this.flush(), opts.flushIntervalMs).unref();
+    this.#timer = setInterval(() => {
+      void this.flush();
+      this.#reservations.renew();
+    }, opts.flushIntervalMs).unref();
   }
 
-  add(r: UsageRecord): void {
+  /**
+   * Queues a record for the end of this turn (group commit). `settles`: the request's budget
+   * reservation, which the record replaces: at once in a local store (the record counts in
+   * `spent` from now on), in the store's own transaction in a shared one.
+   */
+  add(r: UsageRecord, settles?: Reservation): void {
     this.#queue.push(r);
+    this.#unjournaled++;
     this.#count(r, 1);
+    if (settles !== undefined) this.#reservations.settle(r, settles);
+    if (!this.#tick) {
+      this.#tick = true;
+      setImmediate(this.#endOfTick);
+    }
     if (this.#queue.length > maxQueued) {
       // The oldest tenth at once: a splice moves every record left, and one per record past the
       // cap made each request of an overloaded gateway pay for moving 100,000.
+      const journaled = this.#queue.length - this.#unjournaled;
       const dropped = this.#queue.splice(0, this.#queue.length - maxQueued + maxQueued / 10);
-      for (const d of dropped) this.#count(d, -1);
+      this.#unjournaled = Math.min(this.#unjournaled, this.#queue.length);
+      this.store.forget?.(Math.min(dropped.length, journaled));
+      for (const d of dropped) {
+        this.#count(d, -1);
+        // Its waiter, if any, timed out.
+        this.#waiters.delete(d);
+      }
+      // Their reservations expire in the store (reservationTtlMs).
+      this.#reservations.forget(dropped);
       ledgerRecordsTotal.inc({ outcome: 'dropped' }, dropped.length);
     }
-    if (this.#queue.length >= this.#opts.batchSize && !this.#flushing) void this.flush();
+  }
+
+  readonly #endOfTick = (): void => {
+    this.#tick = false;
+    this.#group = undefined;
+    // A store with a journal has the turn's records durable once journaled; batches go on as before.
+    if (this.store.journal === undefined) void this.flush(true);
+    else if (this.#journalNow() && this.#queue.length >= this.#opts.batchSize && !this.#flushing) void this.flush();
+  };
+
+  /**
+   * Journals the queued records not journaled yet (the queue's tail, in order) and releases the
+   * requests waiting for them. False when the journal could not be written (they then wait for
+   * their batch, or the bounded wait).
+   */
+  #journalNow(): boolean {
+    const journal = this.store.journal;
+    if (journal === undefined || this.#unjournaled === 0) return true;
+    const records = this.#queue.slice(this.#queue.length - this.#unjournaled);
+    try {
+      journal.call(this.store, records);
+    } catch (err) {
+      if (Date.now() - this.#warnedAt > 10_000) {
+        this.#warnedAt = Date.now();
+        this.#log()?.warn({ err }, 'usage ledger: writing the journal failed');
+      }
+      return false;
+    }
+    this.#unjournaled = 0;
+    this.#written(records);
+    return true;
+  }
+
+  /** Releases the requests whose records are now durable. */
+  #written(records: readonly UsageRecord[]): void {
+    if (this.#waiters.size === 0) return;
+    for (const r of records) {
+      const g = this.#waiters.get(r);
+      if (g === undefined) continue;
+      this.#waiters.delete(r);
+      if (--g.left === 0) g.resolve();
+    }
+  }
+
+  /**
+   * `add`, resolved once the record is in the store (the batch of this turn written), or after
+   * `storeWaitMs` when the store cannot take it: the record then stays queued, and is written when
+   * the store is back (docs/usage-and-tracing.md). Never rejects.
+   */
+  commit(r: UsageRecord, settles?: Reservation): Promise<void> {
+    let g = this.#group;
+    if (g === undefined) {
+      let resolve!: () => void;
+      const written = new Promise<void>((r) => (resolve = r));
+      g = { left: 0, resolve, done: bounded(written, this.#wait).catch(() => {}) };
+    }
+    g.left++;
+    this.#waiters.set(r, g);
+    // The turn's write (scheduled by `add`) ends the group: the next turn's commits start another.
+    this.add(r, settles);
+    this.#group = g;
+    return g.done;
+  }
+
+  /**
+   * Admits a request of `key` when what it spent, with every live reservation, is below every
+   * limit, and reserves `amount` in the same step; else admits nothing. Rejects with a
+   * StoreWaitError when the store does not answer within `storeWaitMs`.
+   */
+  async reserve(key: string, amount: SpendTotals, limits: Limits, now = Date.now()): Promise<Admission> {
+    const r = this.#reservations.create(key, amount);
+    if (this.store.local) {
+      if (this.spentNow(key, now) === undefined)
+        await bounded(this.#storedTotals(key, dayOf(now), monthOf(now)), this.#wait);
+      // From here to the reservation nothing awaits: no other request can pass on the same room.
+      const s = this.spentNow(key, now);
+      if (s === undefined) return this.reserve(key, amount, limits, now);
+      if (reached(s, limits)) return { admitted: false, spent: copySpent(s) };
+      const spent = copySpent(s);
+      this.#reservations.hold(r);
+      return { admitted: true, spent, reservation: r };
+    }
+    const pending = this.#pendingOf(key, dayOf(now), monthOf(now));
+    // Tracked before the call: a call the wait gave up on may still reach Redis, and is then ended with the others.
+    this.#reservations.hold(r);
+    let a: { admitted: boolean; spent: Spent };
+    try {
+      a = await bounded(this.#admit(key, r, now, limits, pending), this.#wait);
+    } catch (err) {
+      this.release(r);
+      throw err;
+    }
+    if (!a.admitted) this.#reservations.forgetLive(r);
+    return a.admitted ? { admitted: true, spent: a.spent, reservation: r } : { admitted: false, spent: a.spent };
+  }
+
+  #admit(
+    key: string,
+    r: Reservation | undefined,
+    now: number,
+    limits: Limits | undefined,
+    pending: Spent,
+  ): Promise<{ admitted: boolean; spent: Spent }> {
+    const admit = this.store.admit;
+    if (!admit) throw new Error('a shared ledger store must admit');
+    return admit.call(this.store, key, r, dayOf(now), monthOf(now), limits, pending, now);
+  }
+
+  /** Ends a reservation that no record settles (the request ended without one). */
+  release(r: Reservation): void {
+    this.#reservations.release(r);
   }
 
   /** `build(arg)`'s record, built on the next turn of the event loop (what the request learns last is known then); `close` waits for it. */
-  addSoon<T>(build: (arg: T) => UsageRecord, arg: T): void {
+  addSoon<T>(build: (arg: T) => UsageRecord, arg: T, settles?: Reservation): void {
     this.#soonArgs.push(arg);
+    this.#soonSettles.push(settles);
     if (this.#soon.push(build) === 1) setImmediate(this.#addSoonNow);
   }
 
   readonly #addSoonNow = (): void => {
     const builders = this.#soon;
     const args = this.#soonArgs;
+    const settles = this.#soonSettles;
     this.#soon = [];
     this.#soonArgs = [];
+    this.#soonSettles = [];
     for (let i = 0; i < builders.length; i++) {
       try {
-        this.add(builders[i](args[i] as never));
+        this.add(builders[i](args[i] as never), settles[i]);
       } catch (err) {
+        const s = settles[i];
+        if (s) this.release(s);
         this.#log()?.error({ err }, 'usage record lost');
       }
     }
   };
 
   /** A record whose quantities are still being measured; `close` waits for it. */
-  addLater(record: Promise<UsageRecord>): void {
+  addLater(record: Promise<UsageRecord>, settles?: Reservation): void {
     const p = record.then(
-      (r) => this.add(r),
-      (err: unknown) => this.#log()?.error({ err }, 'usage record lost: measuring failed'),
+      (r) => this.add(r, settles),
+      (err: unknown) => {
+        if (settles) this.release(settles);
+        this.#log()?.error({ err }, 'usage record lost: measuring failed');
+      },
     );
     this.#measuring.add(p);
     void p.finally(() => this.#measuring.delete(p));
@@ -105,6 +286,9 @@ export class Ledger {
   async spent(key: string, now = Date.now()): Promise<Spent> {
     const day = dayOf(now);
     const month = monthOf(now);
+    if (!this.store.local)
+      return (await bounded(this.#admit(key, undefined, now, undefined, this.#pendingOf(key, day, month)), this.#wait))
+        .spent;
     const stored = await this.#storedTotals(key, day, month);
     return this.#withPending(key, day, month, stored, {
       day: { costNano: 0, tokens: 0 },
@@ -124,15 +308,28 @@ export class Ledger {
     return stored?.day === day ? this.#withPending(key, day, stored.month, stored.totals, this.#now) : undefined;
   }
 
+  /** Store totals plus what waits to be written and (local stores) what live reservations hold. */
   #withPending(key: string, day: string, month: string, stored: Spent, into: Spent): Spent {
     const p = this.#pending.get(key);
     const d = p?.get(day);
     const m = p?.get(month);
-    into.day.costNano = stored.day.costNano + (d?.costNano ?? 0);
-    into.day.tokens = stored.day.tokens + (d?.tokens ?? 0);
-    into.month.costNano = stored.month.costNano + (m?.costNano ?? 0);
-    into.month.tokens = stored.month.tokens + (m?.tokens ?? 0);
+    const r = this.#reservations.heldOf(key);
+    into.day.costNano = stored.day.costNano + (d?.costNano ?? 0) + (r?.costNano ?? 0);
+    into.day.tokens = stored.day.tokens + (d?.tokens ?? 0) + (r?.tokens ?? 0);
+    into.month.costNano = stored.month.costNano + (m?.costNano ?? 0) + (r?.costNano ?? 0);
+    into.month.tokens = stored.month.tokens + (m?.tokens ?? 0) + (r?.tokens ?? 0);
     return into;
+  }
+
+  /** This instance's records of `key` not yet in a shared store (Redis adds them to its own counts). */
+  #pendingOf(key: string, day: string, month: string): Spent {
+    const p = this.#pending.get(key);
+    const d = p?.get(day);
+    const m = p?.get(month);
+    return {
+      day: { costNano: d?.costNano ?? 0, tokens: d?.tokens ?? 0 },
+      month: { costNano: m?.costNano ?? 0, tokens: m?.tokens ?? 0 },
+    };
   }
 
   /**
@@ -168,13 +365,15 @@ export class Ledger {
   }
 
   /**
-   * Writes what is queued, up to `batchSize` × 4 records a call (then again while a batch waits),
+   * Writes what is queued, up to `batchSize` × 4 records a call (then again while records wait),
    * in appends of at most the store's `maxAppend` records with a turn of the event loop between
    * them: a synchronous store (sqlite) then never holds the requests for more than one small
    * transaction. A failed append goes back to the queue for the next try. False when a write failed.
    */
-  async flush(): Promise<boolean> {
+  async flush(endOfTick = false): Promise<boolean> {
     while (this.#flushing) await this.#flushing;
+    // After a failed write the store is retried on the timer, not at the end of every turn.
+    if (endOfTick && Date.now() - this.#failedAt < this.#opts.flushIntervalMs) return false;
     if (this.#queue.length === 0) {
       await this.#prune();
       return true;
@@ -186,15 +385,21 @@ export class Ledger {
     } finally {
       this.#flushing = undefined;
     }
-    return ok && this.#queue.length >= this.#opts.batchSize ? this.flush() : ok;
+    if (!ok) this.#failedAt = Date.now();
+    // Every journaled record is in the store: the journal starts afresh.
+    else if (this.#queue.length === 0) this.store.rotate?.();
+    return ok && this.#queue.length > 0 ? this.flush() : ok;
   }
 
   async #write(limit: number): Promise<boolean> {
     for (let left = limit; left > 0 && this.#queue.length > 0;) {
+      // Journal order is append order: a record reaches the database only after its journal line.
+      if (!this.#journalNow()) return false;
       const batch = this.#queue.splice(0, Math.min(left, this.store.maxAppend));
       left -= batch.length;
+      const settled = this.#reservations.settledBy(batch);
       try {
-        await this.store.append(batch);
+        await this.store.append(batch, settled);
       } catch (err) {
         this.#queue.unshift(...batch);
         if (Date.now() - this.#warnedAt > 10_000) {
@@ -210,6 +415,8 @@ export class Ledger {
         this.#count(r, -1);
         this.#addStored(r);
       }
+      if (settled.length > 0) this.#reservations.forget(batch);
+      this.#written(batch);
       ledgerRecordsTotal.inc({ outcome: 'written' }, batch.length);
       if (left > 0 && this.#queue.length > 0) await immediate();
     }

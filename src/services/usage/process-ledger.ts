@@ -49,7 +49,12 @@ export class ProcessLedger {
     const log = this.#log;
     this.#ledger ??= new Ledger(
       openLedgerStore(config, this.#store),
-      { flushIntervalMs: u.flush_interval_ms, batchSize: u.batch_size, retentionDays: u.retention_days },
+      {
+        flushIntervalMs: u.flush_interval_ms,
+        batchSize: u.batch_size,
+        retentionDays: u.retention_days,
+        storeWaitMs: u.store_wait_ms,
+      },
       () => log,
     );
     return this.#ledger;

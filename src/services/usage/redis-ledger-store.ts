@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import type { LedgerStore, RowFilter, SpendTotals } from './ledger-store.ts';
-import { batchTotals, toMs, zeroTotals } from './ledger-store.ts';
+import type { LedgerStore, Limits, Reservation, RowFilter, Spent, SpendTotals } from './ledger-store.ts';
+import { batchTotals, reservationTtlMs, toMs, zeroTotals } from './ledger-store.ts';
 import {
   addTo,
   dayOf,
@@ -17,8 +17,53 @@ import {
 //   usage:agg:<day>            hash "<key>\n<model>\n<provider>\n<measure>" → sum (audio in ms)
 //   usage:total:<key>:d:<day>  hash {cost_nano, tokens}: a key's day, for budgets
 //   usage:total:<key>:m:<mon>  the same for a calendar month
-// One pipeline per batch. Counters are integers (HINCRBY), so totals from any number of
-// instances add up exactly.
+//   usage:resv:<key>           sorted set of a key's live budget reservations, member
+//                              "<id>:<cost_nano>:<tokens>", score = when it expires
+// One MULTI per batch: the records, their totals and the end of the reservations they settle
+// change together. Counters are integers (HINCRBY), so totals from any number of instances add
+// up exactly.
+
+/**
+ * A key's spend with every live reservation, and (ARGV[2] = '1') a new reservation when no limit
+ * is reached, in one step: two instances cannot both admit on the same room. KEYS: resv, the
+ * day's total, the month's total. ARGV: now, reserve?, member, expiresAt, ttl, four limits
+ * (cost day, cost month, tokens day, tokens month; 0 = none), then this instance's unwritten
+ * records (cost day, tokens day, cost month, tokens month). Answers {admitted, cost day, tokens
+ * day, cost month, tokens month}.
+ */
+const admitScript = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+local rc, rt = 0, 0
+for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local c, t = string.match(m, ':(%d+):(%d+)$')
+  if c then rc = rc + tonumber(c); rt = rt + tonumber(t) end
+end
+local d = redis.call('HMGET', KEYS[2], 'cost_nano', 'tokens')
+local mo = redis.call('HMGET', KEYS[3], 'cost_nano', 'tokens')
+local dc = tonumber(d[1] or 0) + rc + tonumber(ARGV[10])
+local dt = tonumber(d[2] or 0) + rt + tonumber(ARGV[11])
+local mc = tonumber(mo[1] or 0) + rc + tonumber(ARGV[12])
+local mt = tonumber(mo[2] or 0) + rt + tonumber(ARGV[13])
+local admitted = 0
+if ARGV[2] == '1' then
+  local function reached(used, limit) limit = tonumber(limit); return limit > 0 and used >= limit end
+  if not (reached(dc, ARGV[6]) or reached(mc, ARGV[7]) or reached(dt, ARGV[8]) or reached(mt, ARGV[9])) then
+    redis.call('ZADD', KEYS[1], ARGV[4], ARGV[3])
+    redis.call('PEXPIRE', KEYS[1], ARGV[5])
+    admitted = 1
+  end
+end
+return {admitted, dc, dt, mc, mt}
+`;
+
+type AdmitCommand = (
+  resv: string,
+  day: string,
+  month: string,
+  ...argv: (string | number)[]
+) => Promise<[number, number, number, number, number]>;
+
+const memberOf = (r: Reservation): string => `${r.id}:${r.costNano}:${r.tokens}`;
 
 const dayMs = 86_400_000;
 
@@ -35,10 +80,58 @@ export class RedisLedgerStore implements LedgerStore {
     this.#r = client;
     this.#p = `${prefix}usage:`;
     this.#retentionMs = (retentionDays + 1) * dayMs;
+    if (!('pgBudgetAdmit' in client)) client.defineCommand('pgBudgetAdmit', { numberOfKeys: 3, lua: admitScript });
   }
 
-  async append(records: UsageRecord[]): Promise<void> {
+  async admit(
+    k: string,
+    r: Reservation | undefined,
+    day: string,
+    month: string,
+    limits: Limits | undefined,
+    pending: Readonly<Spent>,
+    now: number,
+  ): Promise<{ admitted: boolean; spent: Spent }> {
+    const admit = (this.#r as unknown as { pgBudgetAdmit: AdmitCommand }).pgBudgetAdmit.bind(this.#r);
+    const l = limits ?? { costDay: 0, costMonth: 0, tokensDay: 0, tokensMonth: 0 };
+    const [admitted, dc, dt, mc, mt] = await admit(
+      `${this.#p}resv:${k}`,
+      `${this.#p}total:${k}:d:${day}`,
+      `${this.#p}total:${k}:m:${month}`,
+      now,
+      r !== undefined && limits !== undefined ? '1' : '0',
+      r === undefined ? '' : memberOf(r),
+      now + reservationTtlMs,
+      2 * reservationTtlMs,
+      l.costDay,
+      l.costMonth,
+      l.tokensDay,
+      l.tokensMonth,
+      pending.day.costNano,
+      pending.day.tokens,
+      pending.month.costNano,
+      pending.month.tokens,
+    );
+    return {
+      admitted: admitted === 1,
+      spent: { day: { costNano: dc, tokens: dt }, month: { costNano: mc, tokens: mt } },
+    };
+  }
+
+  async release(rs: readonly Reservation[]): Promise<void> {
     const m = this.#r.pipeline();
+    for (const r of rs) m.zrem(`${this.#p}resv:${r.key}`, memberOf(r));
+    await m.exec();
+  }
+
+  async renew(rs: readonly Reservation[], now: number): Promise<void> {
+    const m = this.#r.pipeline();
+    for (const r of rs) m.zadd(`${this.#p}resv:${r.key}`, 'XX', now + reservationTtlMs, memberOf(r));
+    await m.exec();
+  }
+
+  async append(records: UsageRecord[], settled: readonly Reservation[] = []): Promise<void> {
+    const m = this.#r.multi();
     const touched = new Map<string, number>();
     // One HINCRBY per measure of each day, key, model and provider in the batch, not per record.
     const rows = new Map<string, UsageRow>();
@@ -66,6 +159,7 @@ export class RedisLedgerStore implements LedgerStore {
       touched.set(total, t.period.startsWith('d:') ? 2 * dayMs : 32 * dayMs);
     }
     for (const [k, ttl] of touched) m.pexpire(k, ttl);
+    for (const r of settled) m.zrem(`${this.#p}resv:${r.key}`, memberOf(r));
     const results = await m.exec();
     const failed = results?.find(([err]) => err);
     if (failed) throw failed[0];

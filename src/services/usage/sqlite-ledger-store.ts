@@ -4,6 +4,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { LedgerStore, RowFilter, SpendTotals } from './ledger-store.ts';
 import { batchTotals, toMs, zeroTotals } from './ledger-store.ts';
 import type { UsageRecord, UsageRow } from './usage-record.ts';
+import { LedgerJournal } from './ledger-journal.ts';
 
 // Tables of their own in the store's database file, opened on a second connection: the WAL journal
 // lets the ledger's batch writes and the store's reads run side by side. `IF NOT EXISTS` instead
@@ -21,7 +22,11 @@ CREATE TABLE IF NOT EXISTS usage_records (
 CREATE INDEX IF NOT EXISTS usage_records_day ON usage_records (day, key);
 CREATE TABLE IF NOT EXISTS usage_totals (
   key TEXT NOT NULL, period TEXT NOT NULL, cost_nano INTEGER NOT NULL, tokens INTEGER NOT NULL, PRIMARY KEY (key, period)
-);`;
+);
+CREATE TABLE IF NOT EXISTS usage_journal (
+  id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL, written INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO usage_journal (id, generation, written) VALUES (1, 0, 0);`;
 
 const columns = [
   'ts',
@@ -115,8 +120,26 @@ export class SqliteLedgerStore implements LedgerStore {
   readonly local = true;
   readonly maxAppend = sqliteAppendRows;
   readonly #db: DatabaseSync;
+  /** Undefined for an in-memory database (nothing survives its process anyway). */
+  #journal: LedgerJournal | undefined;
+  /** Journal lines appended since the last rotation, and lines dropped unwritten (counted as held). */
+  #sinceRotation = 0;
+  #skipped = 0;
   readonly #q: Record<
-    'insert' | 'insertMany' | 'addTotal' | 'total' | 'rows' | 'rowsOfKey' | 'pruneRecords' | 'pruneTotals',
+    | 'begin'
+    | 'commit'
+    | 'rollback'
+    | 'insert'
+    | 'insertMany'
+    | 'addTotal'
+    | 'total'
+    | 'rows'
+    | 'rowsOfKey'
+    | 'pruneRecords'
+    | 'pruneTotals'
+    | 'journalState'
+    | 'journalWritten'
+    | 'journalNext',
     StatementSync
   >;
 
@@ -129,6 +152,10 @@ export class SqliteLedgerStore implements LedgerStore {
     const row = `(${columns.map(() => '?').join(', ')})`;
     const group = `SELECT day, key, model, provider, ${sums} FROM usage_records WHERE day >= ? AND day <= ?`;
     this.#q = {
+      // Prepared once: a transaction per turn of the event loop (group commit, src/services/usage/ledger.ts) parsed them every time.
+      begin: this.#db.prepare('BEGIN IMMEDIATE'),
+      commit: this.#db.prepare('COMMIT'),
+      rollback: this.#db.prepare('ROLLBACK'),
       insert: this.#db.prepare(`INSERT INTO usage_records (${columns.join(', ')}) VALUES ${row}`),
       insertMany: this.#db.prepare(
         `INSERT INTO usage_records (${columns.join(', ')}) VALUES ${Array(rowsPerInsert).fill(row).join(', ')}`,
@@ -146,31 +173,82 @@ export class SqliteLedgerStore implements LedgerStore {
       rowsOfKey: this.#db.prepare(`${group} AND key = ? GROUP BY day, key, model, provider`),
       pruneRecords: this.#db.prepare('DELETE FROM usage_records WHERE day < ?'),
       pruneTotals: this.#db.prepare(`DELETE FROM usage_totals WHERE period LIKE 'd:%' AND period < ?`),
+      journalState: this.#db.prepare('SELECT generation, written FROM usage_journal WHERE id = 1'),
+      journalWritten: this.#db.prepare('UPDATE usage_journal SET written = written + ? WHERE id = 1'),
+      journalNext: this.#db.prepare('UPDATE usage_journal SET generation = ?, written = 0 WHERE id = 1'),
     };
+    if (path !== ':memory:') this.#journal = this.#recover(path);
   }
 
-  /** One transaction per call: the records are in the file all or none. */
-  async append(records: UsageRecord[]): Promise<void> {
-    this.#db.exec('BEGIN IMMEDIATE');
+  /**
+   * The lines of the last generation the database does not hold yet (a crash came between their
+   * write and their batch), written in with the move to the next generation, in one transaction.
+   */
+  #recover(path: string): LedgerJournal {
+    const state = this.#q.journalState.get() as { generation: number; written: number };
+    const lost = LedgerJournal.read(path, state.generation).slice(state.written);
+    this.#q.begin.run();
     try {
-      let i = 0;
-      const values: (string | number)[] = [];
-      for (; i + rowsPerInsert <= records.length; i += rowsPerInsert) {
-        values.length = 0;
-        for (let j = i; j < i + rowsPerInsert; j++) valuesOf(records[j], values);
-        this.#q.insertMany.run(...values);
-      }
-      for (; i < records.length; i++) {
-        values.length = 0;
-        valuesOf(records[i], values);
-        this.#q.insert.run(...values);
-      }
-      for (const t of batchTotals(records)) this.#q.addTotal.run(t.key, t.period, t.costNano, t.tokens);
-      this.#db.exec('COMMIT');
+      this.#insert(lost);
+      this.#q.journalNext.run(state.generation + 1);
+      this.#q.commit.run();
     } catch (e) {
-      this.#db.exec('ROLLBACK');
+      this.#q.rollback.run();
       throw e;
     }
+    const journal = new LedgerJournal(path, state.generation + 1);
+    LedgerJournal.removeBefore(path, state.generation + 1);
+    return journal;
+  }
+
+  /** Written ahead of `append`, in the same order (src/services/usage/ledger.ts). */
+  journal(records: readonly UsageRecord[]): void {
+    this.#journal?.write(records);
+  }
+
+  /** Journaled records the ledger dropped unwritten: the next batch counts their lines as held. */
+  forget(n: number): void {
+    this.#skipped += n;
+  }
+
+  /** Every journaled record is in the database: a fresh generation, the old one deleted. */
+  rotate(): void {
+    const j = this.#journal;
+    if (j === undefined || this.#sinceRotation === 0) return;
+    this.#q.journalNext.run(j.generation + 1);
+    j.rotate(j.generation + 1);
+    this.#sinceRotation = 0;
+  }
+
+  /** One transaction per call: the records are in the file all or none, with the journal's count of them. */
+  async append(records: UsageRecord[]): Promise<void> {
+    this.#q.begin.run();
+    try {
+      this.#insert(records);
+      if (this.#journal) this.#q.journalWritten.run(records.length + this.#skipped);
+      this.#q.commit.run();
+    } catch (e) {
+      this.#q.rollback.run();
+      throw e;
+    }
+    this.#sinceRotation += records.length + this.#skipped;
+    this.#skipped = 0;
+  }
+
+  #insert(records: readonly UsageRecord[]): void {
+    let i = 0;
+    const values: (string | number)[] = [];
+    for (; i + rowsPerInsert <= records.length; i += rowsPerInsert) {
+      values.length = 0;
+      for (let j = i; j < i + rowsPerInsert; j++) valuesOf(records[j], values);
+      this.#q.insertMany.run(...values);
+    }
+    for (; i < records.length; i++) {
+      values.length = 0;
+      valuesOf(records[i], values);
+      this.#q.insert.run(...values);
+    }
+    for (const t of batchTotals(records as UsageRecord[])) this.#q.addTotal.run(t.key, t.period, t.costNano, t.tokens);
   }
 
   async totals(key: string, day: string, month: string): Promise<{ day: SpendTotals; month: SpendTotals }> {
@@ -193,6 +271,8 @@ export class SqliteLedgerStore implements LedgerStore {
   }
 
   async close(): Promise<void> {
+    this.#journal?.close();
+    this.#journal = undefined;
     if (this.#db.isOpen) this.#db.close();
   }
 }

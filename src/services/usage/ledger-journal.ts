@@ -1,0 +1,88 @@
+// The sqlite ledger's journal (docs/usage-and-tracing.md): records are appended to a plain file
+// beside the database, one JSON line each, in one write per turn of the event loop, before their
+// answers' last bytes go out; the database takes them in batches every flush interval as before.
+// A write into the page cache survives `kill -9` at a few microseconds a record, where a sqlite
+// transaction per turn cost ~25 µs (bench/RESULTS.md). The database counts, in the transaction of
+// each batch, how many of the current generation's lines it holds; at start the lines past that
+// count are written in, so a crash neither loses nor doubles a record.
+import { closeSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { UsageRecord } from './usage-record.ts';
+
+const suffix = '.ledger-journal.';
+
+export class LedgerJournal {
+  readonly #db: string;
+  #fd: number;
+  #generation: number;
+
+  /** Opens generation `generation` of the journal of the database at `dbPath` for appending. */
+  constructor(dbPath: string, generation: number) {
+    this.#db = dbPath;
+    this.#generation = generation;
+    this.#fd = openSync(LedgerJournal.fileOf(dbPath, generation), 'a');
+  }
+
+  static fileOf(dbPath: string, generation: number): string {
+    return `${dbPath}${suffix}${generation}`;
+  }
+
+  /** The records of one generation, in the order written; a line cut short (a crash mid-write) ends the list. */
+  static read(dbPath: string, generation: number): UsageRecord[] {
+    let text: string;
+    try {
+      text = readFileSync(LedgerJournal.fileOf(dbPath, generation), 'utf8');
+    } catch {
+      return [];
+    }
+    const out: UsageRecord[] = [];
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      try {
+        out.push(JSON.parse(line) as UsageRecord);
+      } catch {
+        break;
+      }
+    }
+    return out;
+  }
+
+  /** Deletes every generation before `generation` (their records are in the database). */
+  static removeBefore(dbPath: string, generation: number): void {
+    const prefix = basename(dbPath) + suffix;
+    let names: string[];
+    try {
+      names = readdirSync(dirname(dbPath));
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (!name.startsWith(prefix)) continue;
+      const g = Number(name.slice(prefix.length));
+      if (Number.isInteger(g) && g < generation) unlinkSync(join(dirname(dbPath), name));
+    }
+  }
+
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** One write for all the records: in the page cache when it returns. */
+  write(records: readonly UsageRecord[]): void {
+    let text = '';
+    for (const r of records) text += `${JSON.stringify(r)}\n`;
+    writeSync(this.#fd, text);
+  }
+
+  /** Starts generation `next` and deletes the ones before it (the database holds every record they had). */
+  rotate(next: number): void {
+    closeSync(this.#fd);
+    this.#generation = next;
+    this.#fd = openSync(LedgerJournal.fileOf(this.#db, next), 'a');
+    LedgerJournal.removeBefore(this.#db, next);
+  }
+
+  close(): void {
+    closeSync(this.#fd);
+  }
+}

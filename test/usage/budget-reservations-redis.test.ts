@@ -1,0 +1,101 @@
+// The Redis ledger's budget admission (src/services/usage/redis-ledger-store.ts) on a real
+// redis-server: check and reservation in one step whatever the concurrency, a record that ends its
+// reservation in the same MULTI, and a crashed instance's reservations gone once their TTL passes
+// (the script takes the time as an argument, so the test moves it instead of waiting a minute).
+import { Redis } from 'ioredis';
+import t from 'tap';
+import { reservationTtlMs, type Reservation } from '../../src/services/usage/ledger-store.ts';
+import { RedisLedgerStore } from '../../src/services/usage/redis-ledger-store.ts';
+import type { UsageRecord } from '../../src/services/usage/usage-record.ts';
+import { startRedis } from '../redis/redis-server.ts';
+
+const redis = await startRedis();
+const client = new Redis(`${redis.url}/5`);
+t.teardown(async () => {
+  client.disconnect();
+  await redis.stop();
+});
+
+const day = '2026-11-27';
+const month = '2026-11';
+const none = { day: { costNano: 0, tokens: 0 }, month: { costNano: 0, tokens: 0 } };
+const limits = { costDay: 1000, costMonth: 0, tokensDay: 0, tokensMonth: 0 };
+let n = 0;
+const reservation = (key: string, costNano: number): Reservation => ({
+  key,
+  costNano,
+  tokens: 0,
+  id: `inst.${++n}`,
+  settled: false,
+});
+
+t.test('concurrent admissions on two connections: exactly the room of the budget is reserved', async (t) => {
+  const other = new Redis(`${redis.url}/5`);
+  t.teardown(() => other.disconnect());
+  const stores = [new RedisLedgerStore(client, 'pg:', 90), new RedisLedgerStore(other, 'pg:', 90)];
+  const now = Date.now();
+  const results = await Promise.all(
+    Array.from({ length: 50 }, (_, i) =>
+      stores[i % 2].admit('race', reservation('race', 100), day, month, limits, none, now),
+    ),
+  );
+  t.equal(results.filter((r) => r.admitted).length, 10, '10 × 100 of 1,000: no more, no less');
+});
+
+t.test("a record ends its reservation; a crashed instance's reservations expire", async (t) => {
+  const store = new RedisLedgerStore(client, 'pg:', 90);
+  const now = Date.now();
+  const a = reservation('k', 600);
+  t.ok((await store.admit('k', a, day, month, limits, none, now)).admitted);
+  const b = reservation('k', 600);
+  const second = await store.admit('k', b, day, month, limits, none, now);
+  t.ok(second.admitted, 'used 600 < 1,000: admitted');
+  t.equal(second.spent.day.costNano, 600, 'the first reservation counts');
+  const third = await store.admit('k', reservation('k', 600), day, month, limits, none, now);
+  t.notOk(third.admitted, 'used 1,200: refused');
+  t.equal(third.spent.day.costNano, 1200);
+
+  const record = { key: 'k', day, ts: Date.parse(`${day}T12:00:00Z`), cost_nano: 250 } as UsageRecord;
+  await store.append([{ ...baseRecord, ...record }], [a]);
+  const read = await store.admit('k', undefined, day, month, undefined, none, now);
+  t.equal(read.spent.day.costNano, 250 + 600, 'the record replaced its reservation; the other is still live');
+
+  // The instance holding `b` died: nobody renews it.
+  const later = now + reservationTtlMs + 1;
+  const after = await store.admit('k', undefined, day, month, undefined, none, later);
+  t.equal(after.spent.day.costNano, 250, 'its reservation expired; the record stays');
+  await store.renew([b], now);
+  t.equal(
+    (await store.admit('k', undefined, day, month, undefined, none, later)).spent.day.costNano,
+    250,
+    'renewing an expired reservation does not bring it back',
+  );
+});
+
+const baseRecord: UsageRecord = {
+  ts: 0,
+  day,
+  request_id: 'req-1',
+  usage_source: 'reported',
+  key: 'k',
+  workspace: 'w',
+  family: 'chat',
+  model: 'm',
+  provider: 'p',
+  upstream_model: 'u',
+  format_in: 'openai-chat',
+  format_out: 'openai-chat',
+  mode: 'translate',
+  input_tokens: 10,
+  output_tokens: 20,
+  reasoning_tokens: 0,
+  cache_read_tokens: 0,
+  cache_write_tokens: 0,
+  characters: 0,
+  audio_seconds: 0,
+  tasks: 0,
+  cost_nano: 0,
+  priced: true,
+  outcome: 'ok',
+  status: 200,
+};

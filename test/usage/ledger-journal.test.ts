@@ -1,0 +1,97 @@
+// The sqlite ledger's journal (src/services/usage/ledger-journal.ts): a committed record is in the
+// journal at once, the database takes it with its batch, and a store opened after a crash writes
+// exactly the journal lines the database lacks: none lost, none twice.
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import t from 'tap';
+import { Ledger } from '../../src/services/usage/ledger.ts';
+import { LedgerJournal } from '../../src/services/usage/ledger-journal.ts';
+import { SqliteLedgerStore } from '../../src/services/usage/sqlite-ledger-store.ts';
+import type { UsageRecord } from '../../src/services/usage/usage-record.ts';
+
+const record = (i: number): UsageRecord => ({
+  ts: Date.now(),
+  day: new Date().toISOString().slice(0, 10),
+  request_id: `req-${i}`,
+  usage_source: 'reported',
+  key: 'k',
+  workspace: 'w',
+  family: 'chat',
+  model: 'm',
+  provider: 'p',
+  upstream_model: 'u',
+  format_in: 'openai-chat',
+  format_out: 'openai-chat',
+  mode: 'translate',
+  input_tokens: 10,
+  output_tokens: 20,
+  reasoning_tokens: 0,
+  cache_read_tokens: 0,
+  cache_write_tokens: 0,
+  characters: 0,
+  audio_seconds: 0,
+  tasks: 0,
+  cost_nano: 330,
+  priced: true,
+  outcome: 'ok',
+  status: 200,
+});
+
+/** The request ids in the database, in order, read on a connection of its own. */
+function idsIn(path: string): string[] {
+  const db = new DatabaseSync(path);
+  try {
+    return (db.prepare('SELECT request_id FROM usage_records ORDER BY rowid').all() as { request_id: string }[]).map(
+      (r) => r.request_id,
+    );
+  } finally {
+    db.close();
+  }
+}
+
+// No flush by the timer during a test: only the ones it asks for.
+const opts = { flushIntervalMs: 3_600_000, batchSize: 10_000, retentionDays: 90 };
+
+t.test('committed records survive a crash before their batch, and a restart writes each once', async (t) => {
+  const path = join(mkdtempSync(join(tmpdir(), 'ledger-journal-')), 'ledger.db');
+  const crashed = new Ledger(new SqliteLedgerStore(path), opts, () => undefined);
+  for (let i = 0; i < 4; i++) crashed.add(record(i));
+  t.ok(await crashed.flush(), 'a first batch written');
+  t.same(idsIn(path), ['req-0', 'req-1', 'req-2', 'req-3']);
+  for (let i = 4; i < 6; i++) crashed.add(record(i));
+  t.ok(await crashed.flush(), 'a second batch written');
+  // Committed: resolved once journaled, with no batch written.
+  await Promise.all([6, 7, 8].map((i) => crashed.commit(record(i))));
+  t.same(idsIn(path).length, 6, 'the database has the batches only');
+  // The process dies here: the ledger is never closed. A new store opens the same file.
+  const reopened = new SqliteLedgerStore(path);
+  t.same(
+    idsIn(path),
+    Array.from({ length: 9 }, (_, i) => `req-${i}`),
+    'the journal tail is written in, in order, nothing twice',
+  );
+  await reopened.close();
+  const again = new SqliteLedgerStore(path);
+  t.equal(idsIn(path).length, 9, 'a second restart writes nothing more');
+  t.same((await again.totals('k', record(0).day, record(0).day.slice(0, 7))).day, {
+    costNano: 9 * 330,
+    tokens: 9 * 30,
+  });
+  await again.close();
+});
+
+t.test('once every journaled record is in the database, the journal starts afresh', async (t) => {
+  const path = join(mkdtempSync(join(tmpdir(), 'ledger-journal-')), 'ledger.db');
+  const ledger = new Ledger(new SqliteLedgerStore(path), opts, () => undefined);
+  await ledger.commit(record(1));
+  t.ok(existsSync(LedgerJournal.fileOf(path, 1)), 'generation 1 holds the record');
+  await ledger.flush();
+  t.notOk(existsSync(LedgerJournal.fileOf(path, 1)), 'deleted once its record is in the database');
+  t.ok(existsSync(LedgerJournal.fileOf(path, 2)), 'generation 2 takes the next ones');
+  await ledger.close();
+  const reopened = new SqliteLedgerStore(path);
+  t.same(idsIn(path), ['req-1'], 'nothing doubled at the next start');
+  await reopened.close();
+});
