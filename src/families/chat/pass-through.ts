@@ -51,6 +51,17 @@ const hopByHop = new Set([
 ]);
 
 /**
+ * What an upstream's error answer may pass on to the client beside its body: its type, when to
+ * retry, and rate-limit state (what SDKs read to back off). Anything else an upstream put on an
+ * error (a debug header quoting what it was sent, the operator's key among it) stays here (issue
+ * #30, finding 8); every relayed value, on errors and answers alike, has the configured secrets
+ * scrubbed as error bodies have.
+ */
+const errorHeaders = new Set(['content-type', 'retry-after', 'retry-after-ms', 'x-should-retry', 'request-id']);
+const errorHeader = (name: string): boolean =>
+  errorHeaders.has(name) || name.startsWith('x-ratelimit-') || name.startsWith('anthropic-ratelimit-');
+
+/**
  * The fields a message's `Connection` header names, lower-cased, or undefined when it names none:
  * split once per message, not once per header.
  */
@@ -158,9 +169,11 @@ export function passThrough(opts: {
       }
       const headers: Record<string, string | string[]> = { ...opts.responseHeaders };
       const upstreamNamed = connectionTokens(proxyRes.headers.connection);
+      const failed = status >= 400;
       for (const k in proxyRes.headers) {
         const v = proxyRes.headers[k];
-        if (v !== undefined && !dropped(k, upstreamNamed)) headers[k] = v;
+        if (v === undefined || dropped(k, upstreamNamed) || (failed && !errorHeader(k))) continue;
+        headers[k] = typeof v === 'string' ? provider.scrub(v) : v.map((x) => provider.scrub(x));
       }
       const encoded =
         proxyRes.headers['content-encoding'] !== undefined && proxyRes.headers['content-encoding'] !== 'identity';
