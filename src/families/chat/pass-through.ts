@@ -13,6 +13,7 @@ import { jsonOrText } from '../../infra/upstream/upstream-request.ts';
 import { hookRelay, type RelayProxy } from '../../infra/upstream/relay-proxy.ts';
 import { relayTimers, UpstreamTimeout } from './relay-timers.ts';
 import type { UpstreamSpan } from '../../infra/tracing/upstream-span.ts';
+import { boundBaggage, boundTraceparent, boundTracestate } from '../../infra/tracing/trace-context.ts';
 
 /**
  * Same-format pass-through (docs/architecture.md): the client's body is relayed with only the model name and
@@ -82,6 +83,22 @@ function dropped(name: string, named: ReadonlySet<string> | undefined): boolean 
 }
 
 /**
+ * The client's trace-context headers as the W3C specifications bound them (a traced request's own
+ * traceparent and tracestate replace them later, in the proxy's `headers`): a malformed
+ * traceparent is dropped, tracestate and baggage are cut to whole members within their limits.
+ */
+function boundTraceContext(headers: IncomingHttpHeaders): void {
+  if (headers.traceparent !== undefined) setOrDelete(headers, 'traceparent', boundTraceparent(headers.traceparent));
+  if (headers.tracestate !== undefined) setOrDelete(headers, 'tracestate', boundTracestate(headers.tracestate));
+  if (headers.baggage !== undefined) setOrDelete(headers, 'baggage', boundBaggage(headers.baggage));
+}
+
+function setOrDelete(headers: IncomingHttpHeaders, name: string, value: string | undefined): void {
+  if (value === undefined) delete headers[name];
+  else headers[name] = value;
+}
+
+/**
  * The relayed body as http-proxy's `buffer`, which it only ever pipes into the upstream request:
  * ending that request with the whole body at once sends the head and the body in one write, with
  * no stream, async iterator and promises per request as `Readable.from([payload])` costs
@@ -136,6 +153,7 @@ export function passThrough(opts: {
   const relayed: IncomingHttpHeaders = {};
   for (const h in req.headers)
     if (!clientOnlyHeaders.has(h) && !opts.credentialHeaders.has(h) && !dropped(h, named)) relayed[h] = req.headers[h];
+  boundTraceContext(relayed);
   req.headers = relayed;
   return new Promise((resolve) => {
     const timers = relayTimers(provider.name, opts.timeouts);
