@@ -84,7 +84,7 @@ t.test("a caller's sampled traceparent forces at most tracing.max_followed_per_s
   );
   const seconds = Math.floor(Date.now() / 1000) - Math.floor(began / 1000) + 1;
   // At least one is followed; the rest wait for their spans to be exported.
-  await waitFor('the followed traces are exported', () =>
+  await waitFor('the followed traces are exported', async () =>
     receiver.spans.some((s) => s.kind === 2) ? true : undefined,
   );
   await new Promise((r) => setTimeout(r, 300));
