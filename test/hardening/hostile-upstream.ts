@@ -61,6 +61,16 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
           },
           { 'x-debug-authorization': auth },
         );
+      case 'huge-usage':
+        // Usage no real upstream reports: 1e15 tokens (issue #30, finding 7).
+        return json(200, {
+          id: 'chatcmpl-huge',
+          object: 'chat.completion',
+          created: 1,
+          model: body.model,
+          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop', logprobs: null }],
+          usage: { prompt_tokens: 1e15, completion_tokens: 1e15, total_tokens: 2e15 },
+        });
       case 'leak-500':
         res.writeHead(500, { 'content-type': 'text/plain' });
         return void res.end(`upstream crashed while checking ${auth}`);
