@@ -6,6 +6,10 @@ import { koaBody } from 'koa-body';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { checkJsonShape } from './json-shape.ts';
+import { nextTurn } from './loop-turns.ts';
+
+/** Bodies from this size (characters) take a turn before they are parsed: a few milliseconds of work each. */
+const largeBody = 64 * 1024;
 
 /**
  * JSON body parsing with the configured size limit (413 past it) and shape limits (depth, items
@@ -113,6 +117,9 @@ async function readJson(ctx: Koa.Context, limits: GatewayConfig['limits']): Prom
       param: 'body',
     });
   }
+  // A large body waits for its turn: bodies that arrived in the same poll phase are then parsed one
+  // per turn of the loop, with timers and other I/O between them (src/infra/http/loop-turns.ts).
+  if (text.length >= largeBody) await nextTurn();
   // An empty body is an empty object, as the strict JSON parser had it.
   if (text.trim() === '') return {};
   if (!/^[\x20\x09\x0a\x0d]*[[{]/.test(text))
