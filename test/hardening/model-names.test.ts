@@ -127,3 +127,14 @@ t.test('a 256-byte name and a non-ASCII name still pass; the route header is per
   t.equal(m.response.headers.get('x-polygate-route'), 'oai/xlat-%C3%BC');
   await alive(t);
 });
+
+t.test('GET /v1/models/{model}: a name with a control character or over 256 bytes is a 400 naming model', async (t) => {
+  for (const id of ['gpt-a%0Ab', `gpt-${'x'.repeat(300)}`]) {
+    const r = await fetch(`${gw.url}/v1/models/${id}`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+    t.equal(r.status, 400, id.slice(0, 20));
+    t.match(await r.json(), { error: { param: 'model' } });
+  }
+  const ok = await fetch(`${gw.url}/v1/models/echo`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+  t.equal(ok.status, 200);
+  await alive(t);
+});
