@@ -92,10 +92,10 @@ async function readJson(ctx: Koa.Context, limits: GatewayConfig['limits']): Prom
     });
     source = z;
   }
-  // co-body's text reader: the limit, the declared length (uncompressed bodies) and aborts as before.
-  // co-body reads the request's own headers (its length, its coding): a decoded stream gets
-  // headers of its own, the request keeps its own for the relay. An explicit `identity` label in
-  // another case (which co-body's decompressor would refuse) is read through a plain pass-through.
+  // co-body's text reader keeps the limit, the declared-length check and the abort handling the
+  // parser had. It reads the stream's own headers (length, coding): a decoded stream gets headers
+  // of its own, the request keeps its own for the relay. An explicit `identity` label in another
+  // case (which co-body's decompressor would refuse) is read through a plain pass-through.
   if (source === ctx.req && ctx.req.headers['content-encoding'] !== undefined) {
     const plain = new PassThrough();
     pipeline(ctx.req, plain, () => {});
