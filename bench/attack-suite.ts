@@ -5,7 +5,8 @@
 // monitorEventLoopDelay histogram, reset at every scrape, so the largest value seen is the longest
 // event-loop stall during the attack), polls /healthz every 250 ms and samples the RSS. Prints one
 // table. Loopback only, bounded in count and time (a few minutes on 2 cores); measures, never
-// asserts. Env: ATTACK_ONLY=1,2,6' (a subset), ATTACK_TRICKLERS=5000, ATTACK_STREAMS=250, ATTACK_NODE_ARGS.
+// asserts. Env: ATTACK_ONLY=1,2,6' (a subset; round two's HTTP findings are r2-2, r2-5a… from
+// bench/attack-round-two.ts), ATTACK_TRICKLERS=5000, ATTACK_STREAMS=250, ATTACK_NODE_ARGS.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
@@ -14,6 +15,8 @@ import { join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { startHostileUpstream } from '../test/hardening/hostile-upstream.ts';
 import { deepSchema, nestedArrays, node, post, rssMb, startPolygate, trickler, type Gw } from './probe-gateway.ts';
+import { startOtlpReceiver } from '../test/tracing/otlp-receiver.ts';
+import { roundTwo, roundTwoConfig } from './attack-round-two.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const only = process.env.ATTACK_ONLY ? new Set(process.env.ATTACK_ONLY.split(',')) : undefined;
@@ -24,21 +27,22 @@ const work = mkdtempSync(join(tmpdir(), 'polygate-attack-'));
 const hostile = await startHostileUpstream();
 
 /** config/gateway.yaml as shipped, plus the metered key, the hostile upstream and `limits`. */
-function config(limits: Record<string, unknown> = {}): string {
+function config(limits: Record<string, unknown> = {}, more?: (c: Record<string, any>) => void): string {
   const c = parse(readFileSync(join(root, 'config/gateway.yaml'), 'utf8')) as Record<string, any>;
   c.log = { ...c.log, level: 'warn' };
   c.limits = { ...c.limits, ...limits };
   c.keys.push({ id: 'metered', secret: METERED, workspace: 'metered', models: ['*'], limits: { tpm: 1_000_000_000 } });
   c.providers.hostile = { type: 'openai', base_url: hostile.url, api_key: UPSTREAM_KEY, api: 'chat_completions' };
   for (const m of ['leak', 'leak-500', 'reject', 'hop']) c.models[m] = { routes: [{ provider: 'hostile', model: m }] };
-  const file = join(work, `gateway-${Object.keys(limits).length}.yaml`);
+  more?.(c);
+  const file = join(work, `gateway-${Object.keys(limits).length}${more ? '-r2' : ''}.yaml`);
   writeFileSync(file, stringify(c));
   return file;
 }
 // ATTACK_NODE_ARGS: flags for the gateway's node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, `--trace-gc`).
 const nodeArgs = process.env.ATTACK_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-const start = (limits?: Record<string, unknown>): Promise<Gw> =>
-  startPolygate(root, config(limits), { POLYGATE_DB: join(work, `polygate-${Date.now()}.db`) }, nodeArgs);
+const start = (limits?: Record<string, unknown>, more?: (c: Record<string, any>) => void): Promise<Gw> =>
+  startPolygate(root, config(limits, more), { POLYGATE_DB: join(work, `polygate-${Date.now()}.db`) }, nodeArgs);
 
 // The machine's own noise: an idle node process measuring its event-loop delay the same way. On a
 // shared 2-core machine the scheduler alone can stall a process for 100 ms; a gateway figure near
@@ -164,7 +168,7 @@ function raw(
   method: string,
   path: string,
   headers: Record<string, string>,
-  body = '',
+  body: string | Buffer = '',
 ): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
   return new Promise((ok, fail) => {
     const req = httpRequest(`${gw.url}${path}`, { method, headers }, (res) => {
@@ -483,6 +487,22 @@ if (raised) {
     raised.stop(nodeArgs.length ? 'SIGTERM' : 'SIGKILL');
   }
 }
+// Round two (issue #30): the HTTP findings, `r2-N`, on a gateway of their own (bench/attack-round-two.ts).
+const roundTwoWanted = !only || [...only].some((f) => f.startsWith('r2-'));
+if (roundTwoWanted) {
+  const receiver = await startOtlpReceiver();
+  const setup = { upstreamKey: UPSTREAM_KEY, adminToken: 'attack-admin-token-0123456789', receiver };
+  const second = await start({}, (c) => roundTwoConfig(c, setup));
+  try {
+    await roundTwo({ attack, pool, tally, raw, sleep }, second, { ...setup, key: DEMO, hostile });
+  } finally {
+    second.stop(nodeArgs.length ? 'SIGTERM' : 'SIGKILL');
+    await receiver.close();
+  }
+}
+// ---- Round two, WebSocket findings 1, 3 and 4: bench/attack-ws.ts (written by another helper) runs
+// them on its own; it is deliberately not imported here. Run it beside this script. ----
+
 await hostile.close();
 idle.kill();
 

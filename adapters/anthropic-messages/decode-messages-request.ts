@@ -14,6 +14,7 @@ import type {
   Unmapped,
 } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
+import { checkModelName } from '../../src/ir/model-name.ts';
 import type { InboundContext, WireHeaders } from '../shared/chat-adapter.ts';
 import { decodeServiceTier } from '../shared/service-tier.ts';
 import { arr, int, isObject, num, obj, oneOf, optBool, optStr, str, type Json } from '../shared/narrow.ts';
@@ -210,8 +211,8 @@ export function decodeMessagesRequest(body: unknown, ctx: InboundContext): ChatR
 
   if (b.model === undefined) throw invalid('model', 'model: field required');
   const model = str(b.model, 'model');
-  if (model.length < 1 || model.length > 256)
-    throw invalid('model', `model: must be 1 to 256 characters (got ${model.length})`);
+  if (model.length < 1) throw invalid('model', 'model: must be 1 to 256 characters (got 0)');
+  checkModelName(model);
 
   if (b.max_tokens === undefined) throw invalid('max_tokens', 'max_tokens: field required');
   const maxTokens = int(b.max_tokens, 'max_tokens');

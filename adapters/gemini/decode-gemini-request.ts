@@ -3,6 +3,7 @@
 // (`/v1beta/models/{model}:generateContent`), streaming from the route (streamGenerateContent).
 import type { ChatRequest } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
+import { checkModelName } from '../../src/ir/model-name.ts';
 import type { InboundContext } from '../shared/chat-adapter.ts';
 import { recordDropped, type DroppedField } from '../shared/dropped-fields.ts';
 import { decodeServiceTier } from '../shared/service-tier.ts';
@@ -36,6 +37,7 @@ export function decodeGeminiRequest(body: unknown, ctx: InboundContext): ChatReq
   const model = (ctx.params.model ?? '').replace(/^models\//, '');
   if (model === '')
     throw invalid('model', 'model: the path must name a model (/v1beta/models/{model}:generateContent)');
+  checkModelName(model);
 
   const contents = pick(b, 'contents', '');
   if (contents.value === undefined) throw invalid(contents.path, `${contents.path}: is required`);

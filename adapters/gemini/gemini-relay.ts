@@ -1,5 +1,6 @@
 import type { InboundContext, RelayTarget } from '../shared/chat-adapter.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
+import { checkModelName } from '../../src/ir/model-name.ts';
 import { bodyObject, type RoutingFields } from '../shared/routing-fields.ts';
 
 /** The model is in the path and streaming is the method's; Gemini needs no state kept by polygate. */
@@ -8,6 +9,7 @@ export function peekGeminiRequest(body: unknown, ctx: InboundContext): RoutingFi
   const model = (ctx.params.model ?? '').replace(/^models\//, '');
   if (model === '')
     throw invalid('model', 'model: the path must name a model (/v1beta/models/{model}:generateContent)');
+  checkModelName(model);
   return { model, stream: ctx.streamByRoute === true, relayable: true };
 }
 

@@ -1,6 +1,7 @@
 // POST /v1/audio/speech body → SpeechRequest, with the spec's rules (seeds, "Speech
 // body" and "Limits"; https://platform.openai.com/docs/api-reference/audio/createSpeech).
 import { invalid } from '../../src/ir/gateway-error.ts';
+import { checkModelName } from '../../src/ir/model-name.ts';
 import {
   maxSpeechInputChars,
   speechFormats,
@@ -17,6 +18,7 @@ export function decodeSpeechRequest(body: unknown): SpeechRequest {
   const model = body.model;
   if (typeof model !== 'string' || model === '')
     throw invalid('model', 'model: required, a non-empty string (e.g. tts-1)');
+  checkModelName(model);
 
   const input = body.input;
   if (typeof input !== 'string' || input === '') throw invalid('input', 'input: required, the text to speak');

@@ -3,6 +3,7 @@
 // https://platform.openai.com/docs/api-reference/audio/createTranscription). The pipeline spools
 // the file to disk and hands over its name, size and first bytes; this module only judges them.
 import { invalid } from '../../src/ir/gateway-error.ts';
+import { checkModelName } from '../../src/ir/model-name.ts';
 import {
   transcriptFormats,
   type TimestampGranularity,
@@ -50,6 +51,7 @@ export function decodeTranscriptionRequest(task: TranscriptionTask, form: FormIn
   const model = single('model');
   if (model === undefined || model === '')
     throw invalid('model', 'model: required, the speech-recognition model (e.g. whisper-1)');
+  checkModelName(model);
 
   const language = single('language');
   if (language !== undefined && (!/^[a-z]{2}$/i.test(language) || languageName(language) === undefined)) {

@@ -3,6 +3,7 @@
 // `param` names the field the way OpenAI does (`messages[2].role`, `temperature`).
 import type { ChatRequest, ReasoningConfig, SamplingKnobs, Tool } from '../../src/ir/chat-request.ts';
 import { GatewayError, invalid } from '../../src/ir/gateway-error.ts';
+import { checkModelName } from '../../src/ir/model-name.ts';
 import type { InboundContext } from '../shared/chat-adapter.ts';
 import { arr, isObject, obj, oneOf, optBool, optInt, optNum, optStr, str, type Json } from '../shared/narrow.ts';
 import { decodeChatMessages } from './decode-chat-messages.ts';
@@ -63,7 +64,7 @@ export function decodeChatRequest(body: unknown, _ctx: InboundContext): ChatRequ
   const dropped: DroppedField[] = [];
   if (b.model === undefined || b.model === null || b.model === '')
     throw invalid('model', 'model: you must provide a model parameter');
-  const model = str(b.model, 'model');
+  const model = checkModelName(str(b.model, 'model'));
   if (b.messages === undefined || b.messages === null)
     throw invalid('messages', 'messages: required (an array of messages)');
   const { system, messages } = decodeChatMessages(b.messages, dropped);

@@ -6,6 +6,7 @@
 // can carry, emulate or reject them, and pass-through keeps them.
 import type { ChatRequest, ReasoningConfig, SamplingKnobs } from '../../src/ir/chat-request.ts';
 import { GatewayError, invalid } from '../../src/ir/gateway-error.ts';
+import { checkModelName } from '../../src/ir/model-name.ts';
 import type { InboundContext } from '../shared/chat-adapter.ts';
 import { arr, isObject, obj, optBool, optStr, str, type Json } from '../shared/narrow.ts';
 import { decodeInput } from './decode-input-items.ts';
@@ -50,7 +51,7 @@ const summaries = ['auto', 'concise', 'detailed'] as const;
 export function decodeResponsesRequest(body: unknown, _ctx: InboundContext): ChatRequest {
   if (!isObject(body)) throw new GatewayError('invalid-request', 'The request body must be a JSON object.');
   const b = body;
-  const model = required(b.model, 'model', str);
+  const model = checkModelName(required(b.model, 'model', str));
   if (absent(b.input)) throw missing('input');
   const notes = newNotes();
   const input = decodeInput(b.input, notes, !absent(b.previous_response_id));

@@ -2,6 +2,7 @@
 // same-format route nothing else is read and the body reaches the upstream untouched, so a field,
 // block or tool polygate does not know can never be refused by polygate on its way there.
 import { invalid } from '../../src/ir/gateway-error.ts';
+import { checkModelName } from '../../src/ir/model-name.ts';
 import { isObject, optBool, type Json } from './narrow.ts';
 
 export type RoutingFields = {
@@ -21,9 +22,9 @@ export function bodyObject(body: unknown): Json {
   return body;
 }
 
-/** `model` (a non-empty string) and `stream` (a boolean, default false) from the body. */
+/** `model` (a non-empty string, bounded, no control characters: src/ir/model-name.ts) and `stream` (a boolean, default false) from the body. */
 export function bodyModelAndStream(b: Json): { model: string; stream: boolean } {
   if (b.model === undefined || b.model === null || b.model === '') throw invalid('model', 'model: field required');
   if (typeof b.model !== 'string') throw invalid('model', 'model: expected a string');
-  return { model: b.model, stream: optBool(b.stream, 'stream') ?? false };
+  return { model: checkModelName(b.model), stream: optBool(b.stream, 'stream') ?? false };
 }

@@ -20,6 +20,17 @@ const requireAdmin: Koa.Middleware = async (ctx, next) => {
   await next();
 };
 
+/**
+ * Any method on any path under /admin (the router's case and trailing-slash rules): the token is
+ * checked before routing, so no admin path answers anything (an OPTIONS `allow` list, a 405 naming
+ * the methods) to a caller without it (issue #30, finding 11).
+ */
+export const adminGate: Koa.Middleware = async (ctx, next) => {
+  const path = ctx.path.toLowerCase();
+  if (path === '/admin' || path === '/admin/' || path.startsWith('/admin/')) return requireAdmin(ctx, next);
+  await next();
+};
+
 function ledgerOfRequest(ctx: Koa.Context) {
   const state = ctx.state as RequestState;
   const ledger = state.services.ledger.of(state.runtime.config);

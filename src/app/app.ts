@@ -28,7 +28,7 @@ import type { Services } from '../services/runtime/services.ts';
 import { speechStartupWarnings } from '../families/speech/speech-routes.ts';
 import { commitUsage, recordUsage } from './record-usage.ts';
 import { endRequestTrace, startRequestTrace } from '../services/tracing/request-trace.ts';
-import { registerUsageRoutes } from './admin-routes.ts';
+import { adminGate, registerUsageRoutes } from './admin-routes.ts';
 
 /**
  * The app of one gateway: every handler reaches `services` through ctx.state.services
@@ -79,6 +79,7 @@ export function createApp(services: Services, formats: readonly FormatModule[] =
   for (const w of speechStartupWarnings(ref.current)) log.warn(w);
   registerUsageRoutes(router);
 
+  app.use(adminGate);
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

@@ -86,3 +86,37 @@ t.test('zstd: what is not zstd, not JSON, or too large once decoded gets the fam
   const healthy = await fetch(`${gw.url}/healthz`);
   t.equal(healthy.status, 200, 'still serving');
 });
+
+// Issue #30, finding 10: gzip or deflate data that does not decode got a 500 (the docs say 400
+// naming `body`), and `Content-Encoding: GZIP` a 415, though content-codings are case-insensitive
+// (RFC 9110 8.4.1).
+t.test('gzip and deflate that do not decode are a 400 naming body', async (t) => {
+  for (const encoding of ['gzip', 'deflate', 'br']) {
+    const r = await post('/v1/chat/completions', Buffer.from('this is not compressed at all'), encoding);
+    t.equal(r.status, 400, encoding);
+    t.match(await r.json(), { error: { type: 'invalid_request_error', param: 'body', message: /not valid/ } });
+  }
+  // A gzip stream cut short.
+  const cut = gzipSync(JSON.stringify({ model: 'echo', messages: [{ role: 'user', content: 'x'.repeat(5000) }] }));
+  const r = await post('/v1/chat/completions', cut.subarray(0, cut.length - 20), 'gzip');
+  t.equal(r.status, 400);
+  t.equal((await fetch(`${gw.url}/healthz`)).status, 200);
+});
+
+t.test('content-codings are case-insensitive; an unknown one is a 415 naming content-encoding', async (t) => {
+  for (const encoding of ['GZIP', 'Gzip', ' gzip ']) {
+    const body = { model: 'echo', messages: [{ role: 'user', content: `hello ${encoding}` }] };
+    const r = await post('/v1/chat/completions', gzipSync(JSON.stringify(body)), encoding);
+    t.equal(r.status, 200, encoding);
+    t.equal(((await r.json()) as Json).choices[0].message.content, `hello ${encoding}`);
+  }
+  const identity = await post(
+    '/v1/chat/completions',
+    Buffer.from('{"model":"echo","messages":[{"role":"user","content":"i"}]}'),
+    'IDENTITY',
+  );
+  t.equal(identity.status, 200);
+  const unknown = await post('/v1/chat/completions', Buffer.from('{}'), 'compress');
+  t.equal(unknown.status, 415);
+  t.match(await unknown.json(), { error: { param: 'content-encoding', message: /'compress' is not supported/ } });
+});

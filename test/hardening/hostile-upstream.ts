@@ -34,6 +34,43 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
             code: null,
           },
         });
+      case 'leak-header':
+        // An error whose headers quote what the upstream was sent, beside ones SDKs read.
+        return json(
+          429,
+          { error: { message: 'slow down', type: 'rate_limit_error', param: null, code: null } },
+          {
+            'x-debug-authorization': auth,
+            'x-upstream-internal': 'node-17.internal',
+            'retry-after': '1',
+            'x-ratelimit-remaining-requests': '0',
+          },
+        );
+      case 'leak-header-ok':
+        return json(
+          200,
+          {
+            id: 'chatcmpl-leak',
+            object: 'chat.completion',
+            created: 1,
+            model: body.model,
+            choices: [
+              { index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop', logprobs: null },
+            ],
+            usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+          },
+          { 'x-debug-authorization': auth },
+        );
+      case 'huge-usage':
+        // Usage no real upstream reports: 1e15 tokens (issue #30, finding 7).
+        return json(200, {
+          id: 'chatcmpl-huge',
+          object: 'chat.completion',
+          created: 1,
+          model: body.model,
+          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop', logprobs: null }],
+          usage: { prompt_tokens: 1e15, completion_tokens: 1e15, total_tokens: 2e15 },
+        });
       case 'leak-500':
         res.writeHead(500, { 'content-type': 'text/plain' });
         return void res.end(`upstream crashed while checking ${auth}`);

@@ -14,7 +14,7 @@ const gw = await startGateway(
   testConfig({
     providers: { hostile: { type: 'openai', base_url: up.url, api_key: upstreamKey, api: 'chat_completions' } },
     models: Object.fromEntries(
-      ['leak', 'leak-500', 'reject'].map((m) => [
+      ['leak', 'leak-500', 'reject', 'leak-header', 'leak-header-ok'].map((m) => [
         m,
         { routes: [{ provider: 'hostile', model: m }], breaker: { consecutive_failures: 0, failure_ratio: 0 } },
       ]),
@@ -73,4 +73,27 @@ t.test('an upstream 401 is a 502 naming the provider, on both paths', async (t) 
   t.equal(bb.type, 'error');
   t.match(bb.error.message, /provider 'hostile' rejected polygate's credentials/);
   t.notMatch(JSON.stringify(bb), upstreamKey.slice(3));
+});
+
+// Issue #30, finding 8: on a same-format relay an upstream's error headers reached the client
+// verbatim, one of them quoting the operator's key. Now an error passes on only its type, retry
+// and rate-limit headers, and every relayed header value has the configured secrets scrubbed.
+t.test('a relayed error passes on only known headers; none quotes the provider key', async (t) => {
+  const r = await relayed('leak-header');
+  t.equal(r.status, 429);
+  t.equal(r.headers.get('x-debug-authorization'), null, 'the debug header stays upstream');
+  t.equal(r.headers.get('x-upstream-internal'), null);
+  t.equal(r.headers.get('retry-after'), '1', 'retry-after is relayed');
+  t.equal(r.headers.get('x-ratelimit-remaining-requests'), '0', 'rate-limit state is relayed');
+  t.match(r.headers.get('content-type'), /json/);
+  for (const [, v] of r.headers) t.notMatch(v, upstreamKey);
+  await r.text();
+});
+
+t.test('a relayed answer keeps its headers, with the provider key scrubbed from their values', async (t) => {
+  const r = await relayed('leak-header-ok');
+  t.equal(r.status, 200);
+  t.match(r.headers.get('x-debug-authorization'), /\[redacted\]/, 'kept, its secret scrubbed');
+  for (const [, v] of r.headers) t.notMatch(v, upstreamKey);
+  await r.text();
 });

@@ -11,6 +11,8 @@ import { hostedLoopNeeded, hostedToolsMode, offerHostedTools } from './hosted-to
 import { HostedToolLoop } from './hosted-tool-loop.ts';
 import type { Usage } from '../../ir/chat-result.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
+import { checkModelName } from '../../ir/model-name.ts';
+import { routeHeader } from '../../infra/http/header-value.ts';
 import type { StreamEvent } from '../../ir/stream-event.ts';
 import { openStreams, tokensTotal, translationWarnings } from '../../infra/metrics/registry.ts';
 import { warningFieldLabel, warningsHeader } from '../../infra/metrics/warning-fields.ts';
@@ -156,7 +158,9 @@ function relayProvider(runtime: Runtime, route: Route, format: ChatFormatModule)
     : undefined;
 }
 
+/** Every route of a chat or count request passes here: the name is checked again (bounded, no control characters) whichever decoder read it. */
 export function authorizeModel(runtime: Runtime, key: ApiKey, model: string): void {
+  checkModelName(model);
   if (!runtime.router.has(model))
     throw new GatewayError('not-found', `model '${model}' does not exist`, { param: 'model' });
   if (!key.allows(model))
@@ -192,10 +196,11 @@ async function serveRoute(
     mode: 'translate',
     upstreamModel: route.model,
   };
-  const routeHeader = { 'x-polygate-route': `${route.provider}/${route.model}`, 'x-request-id': state.requestId };
-
   const { warn, addTo } = routeWarnings(state, format, upstreamFormat);
-  const headers: Record<string, string> = { ...routeHeader };
+  const headers: Record<string, string> = {
+    'x-polygate-route': routeHeader(route.provider, route.model),
+    'x-request-id': state.requestId,
+  };
   const setWarnings = (): void => addTo(headers);
 
   const hosted = provider.wireFormat ? upstreamCodecOf(provider.wireFormat).hostedTools : noHostedTools;
@@ -363,11 +368,11 @@ async function relayRoute(
     mode: 'passthrough',
     upstreamModel: route.model,
   };
-  const routeHeader: Record<string, string> = {
-    'x-polygate-route': `${route.provider}/${route.model}`,
+  const responseHeaders: Record<string, string> = {
+    'x-polygate-route': routeHeader(route.provider, route.model),
     'x-request-id': state.requestId,
   };
-  relayed.warnings.addTo(routeHeader);
+  relayed.warnings.addTo(responseHeaders);
   ctx.respond = false;
   const commit = state.services.commitUsage;
   let counted = false;
@@ -385,7 +390,7 @@ async function relayRoute(
     codec: upstream.codec,
     path: target.path,
     body: target.body,
-    responseHeaders: routeHeader,
+    responseHeaders,
     canFallBack,
     credentialHeaders,
     timeouts: route.timeouts,

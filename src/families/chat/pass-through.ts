@@ -13,6 +13,7 @@ import { hookRelay, type RelayProxy } from '../../infra/upstream/relay-proxy.ts'
 import { relayTimers, UpstreamTimeout } from './relay-timers.ts';
 import type { UpstreamSpan } from '../../infra/tracing/upstream-span.ts';
 import { StreamMeter } from '../../services/usage/usage-meter.ts';
+import { boundBaggage, boundTraceparent, boundTracestate } from '../../infra/tracing/trace-context.ts';
 
 /**
  * Same-format pass-through (docs/architecture.md): the client's body is relayed with only the model name and
@@ -51,6 +52,17 @@ const hopByHop = new Set([
 ]);
 
 /**
+ * What an upstream's error answer may pass on to the client beside its body: its type, when to
+ * retry, and rate-limit state (what SDKs read to back off). Anything else an upstream put on an
+ * error (a debug header quoting what it was sent, the operator's key among it) stays here (issue
+ * #30, finding 8); every relayed value, on errors and answers alike, has the configured secrets
+ * scrubbed as error bodies have.
+ */
+const errorHeaders = new Set(['content-type', 'retry-after', 'retry-after-ms', 'x-should-retry', 'request-id']);
+const errorHeader = (name: string): boolean =>
+  errorHeaders.has(name) || name.startsWith('x-ratelimit-') || name.startsWith('anthropic-ratelimit-');
+
+/**
  * The fields a message's `Connection` header names, lower-cased, or undefined when it names none:
  * split once per message, not once per header.
  */
@@ -68,6 +80,22 @@ function dropped(name: string, named: ReadonlySet<string> | undefined): boolean 
   return (
     hopByHop.has(name) || name.startsWith('proxy-') || name.startsWith('x-forwarded-') || (named?.has(name) ?? false)
   );
+}
+
+/**
+ * The client's trace-context headers as the W3C specifications bound them (a traced request's own
+ * traceparent and tracestate replace them later, in the proxy's `headers`): a malformed
+ * traceparent is dropped, tracestate and baggage are cut to whole members within their limits.
+ */
+function boundTraceContext(headers: IncomingHttpHeaders): void {
+  if (headers.traceparent !== undefined) setOrDelete(headers, 'traceparent', boundTraceparent(headers.traceparent));
+  if (headers.tracestate !== undefined) setOrDelete(headers, 'tracestate', boundTracestate(headers.tracestate));
+  if (headers.baggage !== undefined) setOrDelete(headers, 'baggage', boundBaggage(headers.baggage));
+}
+
+function setOrDelete(headers: IncomingHttpHeaders, name: string, value: string | undefined): void {
+  if (value === undefined) delete headers[name];
+  else headers[name] = value;
 }
 
 /**
@@ -136,6 +164,7 @@ export function passThrough(opts: {
   const relayed: IncomingHttpHeaders = {};
   for (const h in req.headers)
     if (!clientOnlyHeaders.has(h) && !opts.credentialHeaders.has(h) && !dropped(h, named)) relayed[h] = req.headers[h];
+  boundTraceContext(relayed);
   req.headers = relayed;
   return new Promise((resolve) => {
     const timers = relayTimers(provider.name, opts.timeouts);
@@ -169,9 +198,11 @@ export function passThrough(opts: {
       }
       const headers: Record<string, string | string[]> = { ...opts.responseHeaders };
       const upstreamNamed = connectionTokens(proxyRes.headers.connection);
+      const failed = status >= 400;
       for (const k in proxyRes.headers) {
         const v = proxyRes.headers[k];
-        if (v !== undefined && !dropped(k, upstreamNamed)) headers[k] = v;
+        if (v === undefined || dropped(k, upstreamNamed) || (failed && !errorHeader(k))) continue;
+        headers[k] = typeof v === 'string' ? provider.scrub(v) : v.map((x) => provider.scrub(x));
       }
       const encoded =
         proxyRes.headers['content-encoding'] !== undefined && proxyRes.headers['content-encoding'] !== 'identity';

@@ -3,6 +3,8 @@ import type { InboundContext } from '../../../adapters/shared/chat-adapter.ts';
 import { isObject, type Json } from '../../../adapters/shared/narrow.ts';
 import type { ChatRequest } from '../../ir/chat-request.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
+import { routeHeader } from '../../infra/http/header-value.ts';
+import { warningsHeader } from '../../infra/metrics/warning-fields.ts';
 import { authorizeModel, noRoute } from '../chat/chat-handler.ts';
 import type { ChatState } from '../../services/runtime/request-state.ts';
 import type { ChatSession } from '../../services/sessions/chat-session.ts';
@@ -58,7 +60,7 @@ export function countTokensHandler(format: ChatFormatModule, session?: (ctx: Con
     const routed = s?.forRoute ? s.forRoute(request, route, warn) : request;
     const exact = await countUpstream(ctx, client, routed, route, relayable && isObject(raw) ? raw : undefined, warn);
     ctx.set('x-polygate-token-count', exact === undefined ? 'estimate' : 'exact');
-    if (warnings.length > 0) ctx.set('x-polygate-warnings', warnings.join('; ').replace(/[^\x20-\x7e]/g, '?'));
+    if (warnings.length > 0) ctx.set('x-polygate-warnings', warningsHeader(warnings) ?? '');
     ctx.body = countClient.encode(exact ?? estimate(request));
     state.outcome = 'ok';
   };
@@ -129,6 +131,6 @@ async function countUpstream(
   }
   const n = wire.read(answer);
   if (n === undefined) warn('count', `provider '${route.provider}' answered without a token count; estimated`);
-  else ctx.set('x-polygate-route', `${route.provider}/${route.model}`);
+  else ctx.set('x-polygate-route', routeHeader(route.provider, route.model));
   return n;
 }

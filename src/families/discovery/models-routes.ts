@@ -1,3 +1,4 @@
+import { checkModelName } from '../../ir/model-name.ts';
 import type Koa from 'koa';
 import type { FormatModule, ModelDiscovery } from '../../../adapters/shared/format-module.ts';
 import type { RequestState } from '../../services/runtime/request-state.ts';
@@ -32,7 +33,7 @@ export const modelRouteHandlers = {
     return (ctx) => {
       const state = stateOf(ctx);
       const id = models.idOf(param(ctx, 'model'));
-      state.model = id;
+      state.model = checkModelName(id);
       ctx.body = models.get(findModel(state.runtime, state.key, id, models.kinds, models.notFound));
     };
   },

@@ -4,6 +4,8 @@
 import { warningFieldLabel, warningsHeader } from '../../infra/metrics/warning-fields.ts';
 import type { Context } from 'koa';
 import { GatewayError, invalid } from '../../ir/gateway-error.ts';
+import { checkModelName } from '../../ir/model-name.ts';
+import { routeHeader } from '../../infra/http/header-value.ts';
 import { translationWarnings } from '../../infra/metrics/registry.ts';
 import { noRoute } from '../chat/chat-handler.ts';
 import type { RequestState } from '../../services/runtime/request-state.ts';
@@ -22,7 +24,7 @@ export type AudioAttempt<T> = (provider: AudioProvider, route: Route, call: Audi
 export async function serveAudio<T>(ctx: Context, model: string, what: string, attempt: AudioAttempt<T>): Promise<T> {
   const state = ctx.state as RequestState & { attempts?: RouteAttempts };
   const runtime = state.runtime;
-  state.model = model;
+  state.model = checkModelName(model);
   if (!runtime.router.has(model))
     throw new GatewayError('not-found', `model '${model}' does not exist`, { param: 'model' });
   if (!state.key.allows(model))
@@ -75,7 +77,7 @@ export async function serveAudio<T>(ctx: Context, model: string, what: string, a
         },
       };
       answered = { result: await attempt(provider, route, call) };
-      ctx.set('x-polygate-route', `${route.provider}/${route.model}`);
+      ctx.set('x-polygate-route', routeHeader(route.provider, route.model));
       const header = warningsHeader(warnings);
       if (header) ctx.set('x-polygate-warnings', header);
       return { served: true, upstreamFailed: false };

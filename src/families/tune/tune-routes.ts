@@ -19,12 +19,17 @@ import type { RequestState } from '../../services/runtime/request-state.ts';
 import { fetchTasks, getTask, submitLyrics, submitMusic, type Submitted } from './task-service.ts';
 import { anySandbox, sandboxAudioDir } from './tune-providers.ts';
 import { meter } from '../../services/usage/meter.ts';
+import { publicOrigin } from './task-runner.ts';
 
 const st = (ctx: Context): RequestState => ctx.state as RequestState;
 const storeOf = (ctx: Context) => st(ctx).services.store;
 
-/** Scheme and host the client used (Koa 3's ctx.origin is the Origin header, not this). */
-const clientOrigin = (ctx: Context): string => `${ctx.protocol}://${ctx.host || 'localhost'}`;
+/**
+ * The base of absolute URLs polygate hands out (a task's `audio_url`): `tune.public_base_url`,
+ * else the listen address, as callbacks have it. Never the client's Host header: a forged Host
+ * made polygate hand out URLs on another host (issue #30, finding 9).
+ */
+const publicBase = (ctx: Context): string => publicOrigin(st(ctx).runtime, ctx.req.socket.localPort ?? 0);
 
 function requireJson(ctx: Context): void {
   if (!ctx.is('application/json'))
@@ -121,12 +126,12 @@ export const tuneRouteHandlers = {
     requireJson(ctx);
     const q = decodeFetchQuery(ctx.request.body);
     const tasks = await fetchTasks(storeOf(ctx), st(ctx).key.workspace, q.ids, q.action);
-    ctx.body = successEnvelope(tasks.map((t) => encodeTask(t, { origin: clientOrigin(ctx) })));
+    ctx.body = successEnvelope(tasks.map((t) => encodeTask(t, { origin: publicBase(ctx) })));
   },
   'tune-task': (): Koa.Middleware => async (ctx) => {
     const id = String((ctx as unknown as { params: Record<string, string> }).params.task_id ?? '');
     const task = await getTask(storeOf(ctx), st(ctx).key.workspace, id);
-    ctx.body = successEnvelope(encodeTask(task, { origin: clientOrigin(ctx) }));
+    ctx.body = successEnvelope(encodeTask(task, { origin: publicBase(ctx) }));
   },
   'tune-audio': (): Koa.Middleware => serveAudio,
 };

@@ -84,6 +84,10 @@ export type GatewayConfig = {
     max_upload_bytes: number;
     /** JSON bodies nested deeper get 400 (src/infra/http/json-body.ts). */
     max_json_depth: number;
+    /** A JSON array with more items gets 400 naming it, checked before the body is parsed (src/infra/http/json-shape.ts). */
+    max_json_items: number;
+    /** A JSON object with more keys gets 400 naming it, checked before the body is parsed. */
+    max_json_keys: number;
     /** A `previous_response_id` chain whose stored conversation would grow past this gets 400. */
     max_conversation_bytes: number;
     /** Stored Responses of one workspace (their JSON bytes, src/infra/store/store.ts putCounted) may hold at most this. */

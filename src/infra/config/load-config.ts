@@ -115,6 +115,8 @@ function withDefaults(c: GatewayConfig): GatewayConfig {
       max_body_bytes: c.limits?.max_body_bytes ?? 32 * 1024 * 1024,
       max_upload_bytes: c.limits?.max_upload_bytes ?? 25 * 1024 * 1024,
       max_json_depth: c.limits?.max_json_depth ?? 128,
+      max_json_items: c.limits?.max_json_items ?? 100_000,
+      max_json_keys: c.limits?.max_json_keys ?? 10_000,
       max_conversation_bytes: c.limits?.max_conversation_bytes ?? 8 * 1024 * 1024,
       max_workspace_stored_bytes: c.limits?.max_workspace_stored_bytes ?? 1024 * 1024 * 1024,
     },

@@ -42,6 +42,8 @@ export type TracingConfig = {
   headers: Record<string, string>;
   service_name: string;
   sample_ratio: number;
+  /** Callers' sampled traceparents followed per second at most; past it a request is sampled like a new trace. */
+  max_followed_per_second: number;
   max_queue_size: number;
   export_interval_ms: number;
 };
@@ -69,6 +71,8 @@ export function tracingDefaults(t: Partial<TracingConfig> | undefined): TracingC
     service_name: t?.service_name ?? 'polygate',
     // 1 in 100 new traces: what keeps the ledger and traces within 5 % of the fastest path's rate (bench/RESULTS.md).
     sample_ratio: t?.sample_ratio ?? 0.01,
+    // A caller's sampled flag costs a trace of several spans; this many a second keeps it a debugging aid, not a lever.
+    max_followed_per_second: t?.max_followed_per_second ?? 10,
     max_queue_size: t?.max_queue_size ?? 4096,
     export_interval_ms: t?.export_interval_ms ?? 1000,
   };

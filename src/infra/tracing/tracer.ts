@@ -7,7 +7,13 @@ import type { Tracer } from '@opentelemetry/api';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 
 /** `shutdown` exports the spans still queued (src/services/runtime/services.ts, after the requests in flight ended). */
-export type Tracing = { tracer: Tracer; ratio: number; shutdown(): Promise<void> };
+export type Tracing = {
+  tracer: Tracer;
+  ratio: number;
+  /** The caller's sampled flag is followed at most this many times a second (tracing.max_followed_per_second). */
+  followedPerSecond: number;
+  shutdown(): Promise<void>;
+};
 
 /**
  * The tracer, created at start with the settings in force then (a reload does not change them; a
@@ -43,7 +49,12 @@ function openProvider(config: GatewayConfig): Tracing {
       }),
     ],
   });
-  return { tracer: p.getTracer('polygate', version()), ratio: t.sample_ratio, shutdown: () => p.shutdown() };
+  return {
+    tracer: p.getTracer('polygate', version()),
+    ratio: t.sample_ratio,
+    followedPerSecond: t.max_followed_per_second,
+    shutdown: () => p.shutdown(),
+  };
 }
 
 function version(): string {

@@ -6,6 +6,7 @@ import type { StreamEvent } from '../../ir/stream-event.ts';
 import type { CallOptions, ChatProvider } from './chat-provider.ts';
 import { conversationChars } from '../tokens/estimate-tokens.ts';
 import { SampleTooLarge, sampleFromSchema } from './sample-from-schema.ts';
+import { nextTurn } from '../../infra/http/loop-turns.ts';
 
 /**
  * Built-in `echo`: answers with the last user text, streams it word by word, and calls a tool
@@ -127,24 +128,7 @@ function sample(schema: unknown, param: string, what: string): unknown {
 /** Words a stream sends in one turn. */
 const yieldEvery = 256;
 
-/**
- * Echo streams take turns, one stream per turn of the event loop. Each stream yielding with its own
- * setImmediate was not enough: the immediates of every waiting stream run in the same check phase,
- * so 250 concurrent streams held the loop for 250 turns' worth of words at once (700 ms measured
- * by bench/attack-suite.ts, finding 5). One queue, drained one entry per loop turn, lets timers
- * and I/O (other requests, /healthz) run between any two streams' turns.
- */
-const waiting: Array<() => void> = [];
-function nextTurn(): Promise<void> {
-  return new Promise<void>((resolve) => {
-    waiting.push(resolve);
-    if (waiting.length === 1) setImmediate(runTurn);
-  });
-}
-function runTurn(): void {
-  waiting.shift()?.();
-  if (waiting.length > 0) setImmediate(runTurn);
-}
+// Echo streams take turns with every other heavy step, one per turn of the event loop (src/infra/http/loop-turns.ts).
 
 /**
  * Replays a result as a stream: text word by word, tool arguments in two pieces. Words are cut as

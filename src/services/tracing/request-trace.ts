@@ -21,6 +21,8 @@ import type { ChatState } from '../runtime/request-state.ts';
 import type { Route } from '../routing/model-router.ts';
 import { contentAttributes, genAiProviderName, requestAttributes } from './gen-ai-attributes.ts';
 import { formatTraceparent, parseTraceparent } from '../../infra/tracing/traceparent.ts';
+import { boundTracestate } from '../../infra/tracing/trace-context.ts';
+import type { Tracing } from '../../infra/tracing/tracer.ts';
 import { UnsampledTrace } from './unsampled-trace.ts';
 import type { UpstreamSpan, UpstreamTracer } from '../../infra/tracing/upstream-span.ts';
 
@@ -201,12 +203,32 @@ export function startRequestTrace(ctx: Koa.Context, startedAt: number): void {
   const tracing = state.services.tracing;
   if (!tracing) return;
   const h = ctx.headers;
-  const tracestate = typeof h.tracestate === 'string' && h.tracestate !== '' ? h.tracestate : undefined;
+  // Bounded as W3C Trace Context says before a span or an upstream sees it (src/infra/tracing/trace-context.ts).
+  const tracestate = h.tracestate === undefined ? undefined : boundTracestate(h.tracestate);
   const remote = typeof h.traceparent === 'string' ? parseTraceparent(h.traceparent, tracestate) : undefined;
-  const sampled = remote ? (remote.traceFlags & 1) === 1 : tracing.ratio >= 1 || Math.random() < tracing.ratio;
+  // A caller's sampled flag is followed while this second's allowance lasts; past it, the request
+  // is sampled like a new one (issue #30, finding 12: every request of a caller forced a trace).
+  const sampled =
+    remote && (remote.traceFlags & 1) === 1 && follow(tracing)
+      ? true
+      : tracing.ratio >= 1 || Math.random() < tracing.ratio;
   (state as Traced)[traceKey] = sampled
     ? new RequestTrace(tracing.tracer, ctx, state, startedAt, remote, tracestate)
     : new UnsampledTrace(remote?.traceId, tracestate);
+}
+
+/** Followed sampled flags in the current second, per tracer (one per gateway). */
+const followed = new WeakMap<Tracing, { second: number; count: number }>();
+
+function follow(tracing: Tracing): boolean {
+  const second = Math.floor(Date.now() / 1000);
+  let w = followed.get(tracing);
+  if (!w) followed.set(tracing, (w = { second, count: 0 }));
+  if (w.second !== second) {
+    w.second = second;
+    w.count = 0;
+  }
+  return w.count++ < tracing.followedPerSecond;
 }
 
 export const traceOf = (state: object): Trace | undefined => (state as Traced)[traceKey];
