@@ -47,6 +47,8 @@ export class ResponsesSocketConnection {
   #lastActivity = Date.now();
   #alive = true;
   #responses = 0;
+  /** What made `ws` fail the socket (a malformed frame, a message too big), for its close line. */
+  #failure: Error | undefined;
   /** Why no new response is taken any more: the socket closes with this once its lanes are empty. */
   #ending: { code: number; reason: string } | undefined;
   readonly closed: Promise<void>;
@@ -57,6 +59,13 @@ export class ResponsesSocketConnection {
     this.#memory = new SocketMemory(setup.config.max_socket_bytes);
     this.#prepared = new PreparedTurns(setup.config.max_message_bytes);
     responsesSocketsOpen.inc();
+    // A malformed frame (invalid UTF-8, unmasked, RSV bits, reserved opcode, bad close code,
+    // fragmented control frame, a length past max_message_bytes) makes `ws` send the close code
+    // (1007, 1002, 1009) and then emit 'error': unheard, it would end the process for every
+    // tenant (issue #30). It is the client's fault, so it is only noted for the close line.
+    ws.on('error', (err) => {
+      this.#failure ??= err;
+    });
     ws.on('message', (data) => this.#receive(data));
     ws.on('pong', () => {
       this.#alive = true;
@@ -299,15 +308,23 @@ export class ResponsesSocketConnection {
     for (const call of this.#calls) call.abort();
     for (const turns of this.#lanes.values()) turns.length = 0;
     responsesSocketsOpen.dec();
-    this.#setup.log.info(
-      {
-        key: this.#setup.keyId,
-        responses: this.#responses,
-        close_code: code,
-        duration_ms: Date.now() - this.#openedAt,
-      },
-      'responses websocket closed',
-    );
+    const failure = this.#failure;
+    const fields = {
+      key: this.#setup.keyId,
+      responses: this.#responses,
+      close_code: code,
+      duration_ms: Date.now() - this.#openedAt,
+      // ws's own messages are short and fixed; the bound keeps it so whatever a later ws says.
+      // (the close code received is 1006 then: ws reads nothing after the bad frame).
+      ...(failure
+        ? {
+            ws_error: failure.message.slice(0, 200),
+            ws_error_code: String((failure as { code?: unknown }).code).slice(0, 60),
+          }
+        : {}),
+    };
+    if (failure) this.#setup.log.warn(fields, 'responses websocket closed');
+    else this.#setup.log.info(fields, 'responses websocket closed');
   }
 }
 

@@ -50,6 +50,10 @@ export function serveResponsesSockets(server: Server, ref: RuntimeRef, log: Logg
   let draining = false;
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Node hands an upgrade's socket over without its own error listener: a client that resets
+    // it before (or while) it is refused or upgraded must not end the process (issue #30).
+    socket.on('error', () => socket.destroy());
+    req.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://polygate');
     if (!/^\/v1\/responses\/?$/i.test(url.pathname) || req.method !== 'GET')
       return refuse(
