@@ -10,7 +10,7 @@ import {
 } from '../../infra/metrics/registry.ts';
 import { loopbackRequest, type LoopbackCall } from './loopback-request.ts';
 import { PreparedTurns } from './prepared-turns.ts';
-import { SocketMemory } from '../../services/sessions/socket-memory.ts';
+import { SocketMemory, type SocketMemoryPool } from '../../services/sessions/socket-memory.ts';
 import { socketError, wsErrorOfHttp, type WsError } from './socket-error.ts';
 
 export type SocketSetup = {
@@ -21,13 +21,23 @@ export type SocketSetup = {
   config: ResponsesWebsocketConfig;
   log: Logger;
   keyId: string;
+  /** What all sockets hold together (responses_websocket.max_total_bytes). */
+  pool: SocketMemoryPool;
 };
 
 /** Bytes queued on the socket past which a response's events wait for the client to read. */
 const sendHighWater = 1024 * 1024;
 
-/** One queued `response.create`: the POST body and its lane (`stream_id`). */
-type Turn = { body: Record<string, unknown>; streamId: string | undefined };
+/** One queued `response.create`: the POST body, its lane (`stream_id`) and the size of its message. */
+type Turn = { body: Record<string, unknown>; streamId: string | undefined; bytes: number };
+
+/** The size of a message as `ws` hands it over. */
+const sizeOf = (data: RawData): number =>
+  Array.isArray(data)
+    ? data.reduce((n, b) => n + b.length, 0)
+    : data instanceof ArrayBuffer
+      ? data.byteLength
+      : data.length;
 
 /**
  * One Responses WebSocket (docs/responses-websocket.md): client events in, the HTTP stream's
@@ -56,7 +66,7 @@ export class ResponsesSocketConnection {
   constructor(ws: WebSocket, setup: SocketSetup) {
     this.#ws = ws;
     this.#setup = setup;
-    this.#memory = new SocketMemory(setup.config.max_socket_bytes);
+    this.#memory = new SocketMemory(setup.config.max_socket_bytes, setup.pool);
     this.#prepared = new PreparedTurns(setup.config.max_message_bytes);
     responsesSocketsOpen.inc();
     // A malformed frame (invalid UTF-8, unmasked, RSV bits, reserved opcode, bad close code,
@@ -125,6 +135,7 @@ export class ResponsesSocketConnection {
   }
 
   #receive(data: RawData): void {
+    const bytes = sizeOf(data);
     this.#lastActivity = Date.now();
     responsesSocketMessages.inc({ direction: 'in' });
     let event: unknown;
@@ -142,7 +153,7 @@ export class ResponsesSocketConnection {
     const e = event as Record<string, unknown>;
     switch (e.type) {
       case 'response.create':
-        return this.#create(e);
+        return this.#create(e, bytes);
       case 'response.steer':
         return this.#steer(e);
       default:
@@ -157,7 +168,7 @@ export class ResponsesSocketConnection {
     }
   }
 
-  #create(e: Record<string, unknown>): void {
+  #create(e: Record<string, unknown>, bytes: number): void {
     const { type: _type, stream_id: streamId, stream: _stream, ...body } = e;
     if (streamId !== undefined && typeof streamId !== 'string')
       return this.#fail(socketError(400, 'invalid_type', 'stream_id: must be a string', 'stream_id'));
@@ -182,16 +193,32 @@ export class ResponsesSocketConnection {
         ),
       );
     }
+    // What every socket holds together is bounded: past it the turn is refused, not held.
+    if (!this.#setup.pool.fits(bytes))
+      return fail(
+        socketError(
+          503,
+          'websocket_memory_limit_reached',
+          `polygate's Responses WebSockets hold ${this.#setup.pool.used} bytes, and this message (${bytes}) would pass the ${this.#setup.pool.maxBytes} they may hold together (responses_websocket.max_total_bytes); retry later or over HTTP`,
+          null,
+        ),
+      );
     if (body.generate === false) {
       for (const event of this.#prepared.prepare(body))
         this.#send(JSON.stringify(streamId === undefined ? event : { ...event, stream_id: streamId }));
+      this.#memory.prepared = this.#prepared.bytes;
       return;
     }
     delete body.generate;
     const lane = streamId ?? '';
     const queue = this.#lanes.get(lane);
-    // Same lane: queued behind the response under way (FIFO, as the protocol says).
-    if (queue) return void queue.push({ body, streamId });
+    // Same lane: queued behind the response under way (FIFO, as the protocol says), within bounds.
+    if (queue) {
+      const full = this.#queueFull(queue.length, bytes);
+      if (full) return fail(socketError(429, 'too_many_queued_responses', full, 'stream_id'));
+      this.#memory.pending += bytes;
+      return void queue.push({ body, streamId, bytes });
+    }
     if (this.#lanes.size >= this.#setup.config.max_concurrent_responses) {
       return fail(
         socketError(
@@ -202,9 +229,29 @@ export class ResponsesSocketConnection {
         ),
       );
     }
-    const turns: Turn[] = [{ body, streamId }];
+    this.#memory.pending += bytes;
+    const turns: Turn[] = [{ body, streamId, bytes }];
     this.#lanes.set(lane, turns);
     void this.#runLane(lane, turns);
+  }
+
+  /**
+   * Why a message cannot wait on its lane, or undefined when it can: behind one slow response a
+   * lane once held 2,500 messages of 200 KB (+558 MB, issue #30). Refused, not dropped: the
+   * client learns at once and can send again once its lane moves.
+   */
+  #queueFull(laneQueued: number, bytes: number): string | undefined {
+    const c = this.#setup.config;
+    let queued = 0;
+    for (const turns of this.#lanes.values()) queued += turns.length;
+    const queuedBytes = [...this.#lanes.values()].flat().reduce((n, t) => n + t.bytes, 0);
+    if (laneQueued >= c.max_queued_per_lane)
+      return `${laneQueued} response.create messages already wait on this stream_id lane (responses_websocket.max_queued_per_lane); send it once the lane's responses have ended`;
+    if (queued >= c.max_queued_responses)
+      return `${queued} response.create messages already wait on this socket (responses_websocket.max_queued_responses); send it once its responses have ended`;
+    if (queuedBytes + bytes > c.max_queued_bytes)
+      return `the response.create messages waiting on this socket hold ${queuedBytes} bytes and this one (${bytes}) would pass ${c.max_queued_bytes} (responses_websocket.max_queued_bytes); send it once its responses have ended`;
+    return undefined;
   }
 
   /**
@@ -243,6 +290,14 @@ export class ResponsesSocketConnection {
 
   /** One response: the POST body through the HTTP pipeline, its events (or its error) onto the socket. */
   async #serve(turn: Turn): Promise<void> {
+    try {
+      await this.#run(turn);
+    } finally {
+      this.#memory.pending -= turn.bytes;
+    }
+  }
+
+  async #run(turn: Turn): Promise<void> {
     if (this.#ws.readyState !== this.#ws.OPEN) return;
     this.#responses++;
     responsesSocketResponses.inc();
@@ -307,6 +362,8 @@ export class ResponsesSocketConnection {
     clearTimeout(this.#idle);
     for (const call of this.#calls) call.abort();
     for (const turns of this.#lanes.values()) turns.length = 0;
+    // Its memory, queue and running turns no longer count against max_total_bytes.
+    this.#memory.release();
     responsesSocketsOpen.dec();
     const failure = this.#failure;
     const fields = {

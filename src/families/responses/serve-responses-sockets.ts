@@ -6,6 +6,8 @@ import { openaiResponses } from '../../../adapters/openai-responses/index.ts';
 import { encodeFormatError } from '../../infra/http/encode-format-error.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import type { RuntimeRef } from '../../services/runtime/runtime.ts';
+import { SocketMemoryPool } from '../../services/sessions/socket-memory.ts';
+import { setResponsesSocketBytes } from '../../infra/metrics/registry.ts';
 import { ResponsesSocketConnection } from './responses-socket-connection.ts';
 
 export type ResponsesSockets = {
@@ -47,6 +49,8 @@ export function serveResponsesSockets(server: Server, ref: RuntimeRef, log: Logg
   // Past maxPayload ws closes the socket with 1009 (message too big).
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.max_message_bytes });
   const open = new Set<ResponsesSocketConnection>();
+  const pool = new SocketMemoryPool(config.max_total_bytes);
+  setResponsesSocketBytes(() => pool.used);
   let draining = false;
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -73,7 +77,7 @@ export function serveResponsesSockets(server: Server, ref: RuntimeRef, log: Logg
     headers.accept = 'text/event-stream';
     withoutSocketBeta(headers);
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const conn = new ResponsesSocketConnection(ws, { server, headers, config, log, keyId: key.id });
+      const conn = new ResponsesSocketConnection(ws, { server, headers, config, log, keyId: key.id, pool });
       open.add(conn);
       void conn.closed.then(() => open.delete(conn));
     });
