@@ -4,6 +4,9 @@ import { MemoryStore } from '../../infra/store/memory-store.ts';
 import type { ClaimOptions, Claimed, CountedDoc, Doc, Store } from '../../infra/store/store.ts';
 import { ResponseRepository } from './response-repository.ts';
 
+/** The share of max_total_bytes that remembered responses and prepared turns may take, all sockets together. */
+const keptShare = 0.75;
+
 /**
  * What all Responses WebSockets hold together, bounded by `responses_websocket.max_total_bytes`
  * (issue #30: 8 sockets took the process from 253 MB to 2 GB). Summed over the open sockets when
@@ -24,6 +27,12 @@ export class SocketMemoryPool {
   get used(): number {
     let n = 0;
     for (const m of this.#open) n += m.held;
+    return n;
+  }
+  /** The part of `used` that sockets keep between turns (remembered responses and prepared turns). */
+  get kept(): number {
+    let n = 0;
+    for (const m of this.#open) n += m.kept;
     return n;
   }
   /** Whether `bytes` more fit under the gateway-wide bound. */
@@ -57,17 +66,25 @@ export class SocketMemory {
 
   /** Bytes this socket holds: remembered responses (their JSON), prepared turns, queued and running messages. */
   get held(): number {
-    return this.#store.countedTotal + this.prepared + this.pending;
+    return this.kept + this.pending;
+  }
+
+  /** What the socket keeps between turns: remembered responses (their JSON) and prepared turns. */
+  get kept(): number {
+    return this.#store.countedTotal + this.prepared;
   }
 
   /**
    * The most the remembered responses may hold after the next one is added: what is left under
    * this socket's bound and under all sockets' bound, whichever is less, and which bound that is.
+   * What sockets keep between turns may take three quarters of max_total_bytes: idle sockets full
+   * of remembered turns must not refuse every new turn on the gateway.
    */
   room(): { limit: number; key: 'max_socket_bytes' | 'max_total_bytes' } {
     const stored = this.#store.countedTotal;
     const socket = this.maxBytes - this.prepared;
-    const total = stored + (this.#pool.maxBytes - this.#pool.used);
+    const pool = this.#pool;
+    const total = stored + Math.min(pool.maxBytes * keptShare - pool.kept, pool.maxBytes - pool.used);
     return socket <= total ? { limit: socket, key: 'max_socket_bytes' } : { limit: total, key: 'max_total_bytes' };
   }
 
