@@ -48,6 +48,8 @@ export function serveResponsesSockets(server: Server, ref: RuntimeRef, log: Logg
   const config = ref.current.config.responses_websocket;
   // Past maxPayload ws closes the socket with 1009 (message too big).
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.max_message_bytes });
+  // Without its own server `wss` has nothing to fail on today; a listener keeps a later ws from ending the process.
+  wss.on('error', (err) => log.warn({ err }, 'responses websocket server error'));
   const open = new Set<ResponsesSocketConnection>();
   const pool = new SocketMemoryPool(config.max_total_bytes);
   setResponsesSocketBytes(() => pool.used);
