@@ -2,7 +2,8 @@
 // each, `(url, key) => { requests, note }`: url is polygate's base URL (http://127.0.0.1:PORT), key
 // a valid client key of the shipped config (model `echo`). Loopback only, bounded in count and time;
 // they measure, never assert. `node bench/attack-ws.ts` runs the three against a polygate of its
-// own (config/gateway.yaml) and prints RSS before and after each and whether /healthz answered.
+// own (config/gateway.yaml) and prints RSS before and after each and whether /healthz answered
+// (ATTACK_WS_ONLY=1,3,4 picks findings).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -139,12 +140,15 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
   });
   const key = process.env.POLYGATE_KEY ?? 'sk-polygate-demo';
+  // ATTACK_WS_ONLY=3,4: a subset (on a tree without the fix, finding 1 ends the process).
+  const only = process.env.ATTACK_WS_ONLY ? new Set(process.env.ATTACK_WS_ONLY.split(',')) : undefined;
   await sleep(1_000);
   for (const [name, run] of [
     ['1 bad frames', wsBadFrames],
     ['3 lane flood', wsLaneFlood],
     ['4 socket memory', wsSocketMemory],
   ] as const) {
+    if (only && !only.has(name.split(' ')[0]!)) continue;
     const before = rssMb(gw.pid);
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, rssMb(gw.pid) || 0)), 100);
