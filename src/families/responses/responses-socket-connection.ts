@@ -11,7 +11,8 @@ import {
 import { loopbackRequest, type LoopbackCall } from './loopback-request.ts';
 import { PreparedTurns } from './prepared-turns.ts';
 import { SocketMemory, type SocketMemoryPool } from '../../services/sessions/socket-memory.ts';
-import { socketError, wsErrorOfHttp, type WsError } from './socket-error.ts';
+import { memoryLimitError, socketError, steerFailed, wsErrorOfHttp, type WsError } from './socket-error.ts';
+import { queueRefusal, sizeOf, type Turn } from './lane-queue.ts';
 
 export type SocketSetup = {
   /** polygate's own HTTP server: each response.create runs through it (src/families/responses/loopback-request.ts). */
@@ -27,17 +28,6 @@ export type SocketSetup = {
 
 /** Bytes queued on the socket past which a response's events wait for the client to read. */
 const sendHighWater = 1024 * 1024;
-
-/** One queued `response.create`: the POST body, its lane (`stream_id`) and the size of its message. */
-type Turn = { body: Record<string, unknown>; streamId: string | undefined; bytes: number };
-
-/** The size of a message as `ws` hands it over. */
-const sizeOf = (data: RawData): number =>
-  Array.isArray(data)
-    ? data.reduce((n, b) => n + b.length, 0)
-    : data instanceof ArrayBuffer
-      ? data.byteLength
-      : data.length;
 
 /**
  * One Responses WebSocket (docs/responses-websocket.md): client events in, the HTTP stream's
@@ -155,7 +145,7 @@ export class ResponsesSocketConnection {
       case 'response.create':
         return this.#create(e, bytes);
       case 'response.steer':
-        return this.#steer(e);
+        return this.#send(JSON.stringify(steerFailed(e)));
       default:
         return this.#fail(
           socketError(
@@ -195,14 +185,7 @@ export class ResponsesSocketConnection {
     }
     // What every socket holds together is bounded: past it the turn is refused, not held.
     if (!this.#setup.pool.fits(bytes))
-      return fail(
-        socketError(
-          503,
-          'websocket_memory_limit_reached',
-          `polygate's Responses WebSockets hold ${this.#setup.pool.used} bytes, and this message (${bytes}) would pass the ${this.#setup.pool.maxBytes} they may hold together (responses_websocket.max_total_bytes); retry later or over HTTP`,
-          null,
-        ),
-      );
+      return fail(memoryLimitError(this.#setup.pool.used, bytes, this.#setup.pool.maxBytes));
     if (body.generate === false) {
       for (const event of this.#prepared.prepare(body))
         this.#send(JSON.stringify(streamId === undefined ? event : { ...event, stream_id: streamId }));
@@ -214,7 +197,7 @@ export class ResponsesSocketConnection {
     const queue = this.#lanes.get(lane);
     // Same lane: queued behind the response under way (FIFO, as the protocol says), within bounds.
     if (queue) {
-      const full = this.#queueFull(queue.length, bytes);
+      const full = queueRefusal(this.#lanes, queue, bytes, this.#setup.config);
       if (full) return fail(socketError(429, 'too_many_queued_responses', full, 'stream_id'));
       this.#memory.pending += bytes;
       return void queue.push({ body, streamId, bytes });
@@ -233,52 +216,6 @@ export class ResponsesSocketConnection {
     const turns: Turn[] = [{ body, streamId, bytes }];
     this.#lanes.set(lane, turns);
     void this.#runLane(lane, turns);
-  }
-
-  /**
-   * Why a message cannot wait on its lane, or undefined when it can: behind one slow response a
-   * lane once held 2,500 messages of 200 KB (+558 MB, issue #30). Refused, not dropped: the
-   * client learns at once and can send again once its lane moves.
-   */
-  #queueFull(laneQueued: number, bytes: number): string | undefined {
-    const c = this.#setup.config;
-    let queued = 0;
-    for (const turns of this.#lanes.values()) queued += turns.length;
-    const queuedBytes = [...this.#lanes.values()].flat().reduce((n, t) => n + t.bytes, 0);
-    if (laneQueued >= c.max_queued_per_lane)
-      return `${laneQueued} response.create messages already wait on this stream_id lane (responses_websocket.max_queued_per_lane); send it once the lane's responses have ended`;
-    if (queued >= c.max_queued_responses)
-      return `${queued} response.create messages already wait on this socket (responses_websocket.max_queued_responses); send it once its responses have ended`;
-    if (queuedBytes + bytes > c.max_queued_bytes)
-      return `the response.create messages waiting on this socket hold ${queuedBytes} bytes and this one (${bytes}) would pass ${c.max_queued_bytes} (responses_websocket.max_queued_bytes); send it once its responses have ended`;
-    return undefined;
-  }
-
-  /**
-   * polygate streams each response through to its end on every upstream: it has no safe output
-   * boundary at which to stop and commit new input, so it answers as the protocol says a server
-   * without steering does (`response.steer.failed`, `steering_not_supported`), input returned.
-   */
-  #steer(e: Record<string, unknown>): void {
-    const valid = typeof e.previous_response_id === 'string' && (typeof e.input === 'string' || Array.isArray(e.input));
-    this.#send(
-      JSON.stringify({
-        type: 'response.steer.failed',
-        sequence_number: 0,
-        steer: { input: e.input ?? null, previous_response_id: e.previous_response_id ?? null },
-        error: valid
-          ? {
-              type: 'invalid_request_error',
-              code: 'steering_not_supported',
-              message: 'polygate does not steer responses; send the input in the next response.create',
-            }
-          : {
-              type: 'invalid_request_error',
-              code: 'invalid_input',
-              message: 'response.steer needs previous_response_id (a string) and input (a string or an array of items)',
-            },
-      }),
-    );
   }
 
   async #runLane(lane: string, turns: Turn[]): Promise<void> {
