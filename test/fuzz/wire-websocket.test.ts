@@ -76,5 +76,12 @@ t.test('no WebSocket message or frame stops the gateway', async (t) => {
       .map(([c, n]) => `${c === -1 ? 'cut short' : c === 0 ? 'still open after 150 ms' : c}: ${n}`)
       .join(', ')}`,
   );
+  // Errors polygate logged about itself (level 50+): none expected; their messages, for the record.
+  const errors = gw
+    .output()
+    .split('\n')
+    .filter((l) => /"level":(5|6)\d/.test(l))
+    .map((l) => /"msg":"([^"]*)"/.exec(l)?.[1] ?? l.slice(0, 200));
+  t.same([...new Set(errors)], [], 'polygate logged no error of its own');
   t.notOk(/uncaught exception|unhandled promise rejection/.test(gw.output()), 'nothing went unhandled');
 });
