@@ -30,7 +30,8 @@ export function loopbackRequest(
   });
   const response = new Promise<IncomingMessage>((resolve, reject) => {
     req.once('response', resolve);
-    req.once('error', reject);
+    // `on`, not `once`: a second error (an abort after a failure) must find a listener too.
+    req.on('error', reject);
   });
   req.end(body);
   return {

@@ -25,6 +25,11 @@ export class PreparedTurns {
     this.#maxBytes = maxBytes;
   }
 
+  /** JSON bytes of the prepared inputs kept (the socket counts them against max_socket_bytes). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
   /** The server events of a prepared (empty, completed) response. */
   prepare(body: Record<string, unknown>): Record<string, unknown>[] {
     const id = `resp_${randomBytes(24).toString('hex')}`;

@@ -10,8 +10,9 @@ import {
 } from '../../infra/metrics/registry.ts';
 import { loopbackRequest, type LoopbackCall } from './loopback-request.ts';
 import { PreparedTurns } from './prepared-turns.ts';
-import { SocketMemory } from '../../services/sessions/socket-memory.ts';
-import { socketError, wsErrorOfHttp, type WsError } from './socket-error.ts';
+import { SocketMemory, type SocketMemoryPool } from '../../services/sessions/socket-memory.ts';
+import { memoryLimitError, socketError, steerFailed, wsErrorOfHttp, type WsError } from './socket-error.ts';
+import { queueRefusal, sizeOf, type Turn } from './lane-queue.ts';
 
 export type SocketSetup = {
   /** polygate's own HTTP server: each response.create runs through it (src/families/responses/loopback-request.ts). */
@@ -21,13 +22,12 @@ export type SocketSetup = {
   config: ResponsesWebsocketConfig;
   log: Logger;
   keyId: string;
+  /** What all sockets hold together (responses_websocket.max_total_bytes). */
+  pool: SocketMemoryPool;
 };
 
 /** Bytes queued on the socket past which a response's events wait for the client to read. */
 const sendHighWater = 1024 * 1024;
-
-/** One queued `response.create`: the POST body and its lane (`stream_id`). */
-type Turn = { body: Record<string, unknown>; streamId: string | undefined };
 
 /**
  * One Responses WebSocket (docs/responses-websocket.md): client events in, the HTTP stream's
@@ -47,6 +47,8 @@ export class ResponsesSocketConnection {
   #lastActivity = Date.now();
   #alive = true;
   #responses = 0;
+  /** What made `ws` fail the socket (a malformed frame, a message too big), for its close line. */
+  #failure: Error | undefined;
   /** Why no new response is taken any more: the socket closes with this once its lanes are empty. */
   #ending: { code: number; reason: string } | undefined;
   readonly closed: Promise<void>;
@@ -54,9 +56,16 @@ export class ResponsesSocketConnection {
   constructor(ws: WebSocket, setup: SocketSetup) {
     this.#ws = ws;
     this.#setup = setup;
-    this.#memory = new SocketMemory(setup.config.max_socket_bytes);
+    this.#memory = new SocketMemory(setup.config.max_socket_bytes, setup.pool);
     this.#prepared = new PreparedTurns(setup.config.max_message_bytes);
     responsesSocketsOpen.inc();
+    // A malformed frame (invalid UTF-8, unmasked, RSV bits, reserved opcode, bad close code,
+    // fragmented control frame, a length past max_message_bytes) makes `ws` send the close code
+    // (1007, 1002, 1009) and then emit 'error': unheard, it would end the process for every
+    // tenant (issue #30). It is the client's fault, so it is only noted for the close line.
+    ws.on('error', (err) => {
+      this.#failure ??= err;
+    });
     ws.on('message', (data) => this.#receive(data));
     ws.on('pong', () => {
       this.#alive = true;
@@ -116,6 +125,7 @@ export class ResponsesSocketConnection {
   }
 
   #receive(data: RawData): void {
+    const bytes = sizeOf(data);
     this.#lastActivity = Date.now();
     responsesSocketMessages.inc({ direction: 'in' });
     let event: unknown;
@@ -133,9 +143,9 @@ export class ResponsesSocketConnection {
     const e = event as Record<string, unknown>;
     switch (e.type) {
       case 'response.create':
-        return this.#create(e);
+        return this.#create(e, bytes);
       case 'response.steer':
-        return this.#steer(e);
+        return this.#send(JSON.stringify(steerFailed(e)));
       default:
         return this.#fail(
           socketError(
@@ -148,7 +158,7 @@ export class ResponsesSocketConnection {
     }
   }
 
-  #create(e: Record<string, unknown>): void {
+  #create(e: Record<string, unknown>, bytes: number): void {
     const { type: _type, stream_id: streamId, stream: _stream, ...body } = e;
     if (streamId !== undefined && typeof streamId !== 'string')
       return this.#fail(socketError(400, 'invalid_type', 'stream_id: must be a string', 'stream_id'));
@@ -173,16 +183,25 @@ export class ResponsesSocketConnection {
         ),
       );
     }
+    // What every socket holds together is bounded: past it the turn is refused, not held.
+    if (!this.#setup.pool.fits(bytes))
+      return fail(memoryLimitError(this.#setup.pool.used, bytes, this.#setup.pool.maxBytes));
     if (body.generate === false) {
       for (const event of this.#prepared.prepare(body))
         this.#send(JSON.stringify(streamId === undefined ? event : { ...event, stream_id: streamId }));
+      this.#memory.prepared = this.#prepared.bytes;
       return;
     }
     delete body.generate;
     const lane = streamId ?? '';
     const queue = this.#lanes.get(lane);
-    // Same lane: queued behind the response under way (FIFO, as the protocol says).
-    if (queue) return void queue.push({ body, streamId });
+    // Same lane: queued behind the response under way (FIFO, as the protocol says), within bounds.
+    if (queue) {
+      const full = queueRefusal(this.#lanes, queue, bytes, this.#setup.config);
+      if (full) return fail(socketError(429, 'too_many_queued_responses', full, 'stream_id'));
+      this.#memory.pending += bytes;
+      return void queue.push({ body, streamId, bytes });
+    }
     if (this.#lanes.size >= this.#setup.config.max_concurrent_responses) {
       return fail(
         socketError(
@@ -193,36 +212,10 @@ export class ResponsesSocketConnection {
         ),
       );
     }
-    const turns: Turn[] = [{ body, streamId }];
+    this.#memory.pending += bytes;
+    const turns: Turn[] = [{ body, streamId, bytes }];
     this.#lanes.set(lane, turns);
     void this.#runLane(lane, turns);
-  }
-
-  /**
-   * polygate streams each response through to its end on every upstream: it has no safe output
-   * boundary at which to stop and commit new input, so it answers as the protocol says a server
-   * without steering does (`response.steer.failed`, `steering_not_supported`), input returned.
-   */
-  #steer(e: Record<string, unknown>): void {
-    const valid = typeof e.previous_response_id === 'string' && (typeof e.input === 'string' || Array.isArray(e.input));
-    this.#send(
-      JSON.stringify({
-        type: 'response.steer.failed',
-        sequence_number: 0,
-        steer: { input: e.input ?? null, previous_response_id: e.previous_response_id ?? null },
-        error: valid
-          ? {
-              type: 'invalid_request_error',
-              code: 'steering_not_supported',
-              message: 'polygate does not steer responses; send the input in the next response.create',
-            }
-          : {
-              type: 'invalid_request_error',
-              code: 'invalid_input',
-              message: 'response.steer needs previous_response_id (a string) and input (a string or an array of items)',
-            },
-      }),
-    );
   }
 
   async #runLane(lane: string, turns: Turn[]): Promise<void> {
@@ -234,6 +227,14 @@ export class ResponsesSocketConnection {
 
   /** One response: the POST body through the HTTP pipeline, its events (or its error) onto the socket. */
   async #serve(turn: Turn): Promise<void> {
+    try {
+      await this.#run(turn);
+    } finally {
+      this.#memory.pending -= turn.bytes;
+    }
+  }
+
+  async #run(turn: Turn): Promise<void> {
     if (this.#ws.readyState !== this.#ws.OPEN) return;
     this.#responses++;
     responsesSocketResponses.inc();
@@ -298,16 +299,26 @@ export class ResponsesSocketConnection {
     clearTimeout(this.#idle);
     for (const call of this.#calls) call.abort();
     for (const turns of this.#lanes.values()) turns.length = 0;
+    // Its memory, queue and running turns no longer count against max_total_bytes.
+    this.#memory.release();
     responsesSocketsOpen.dec();
-    this.#setup.log.info(
-      {
-        key: this.#setup.keyId,
-        responses: this.#responses,
-        close_code: code,
-        duration_ms: Date.now() - this.#openedAt,
-      },
-      'responses websocket closed',
-    );
+    const failure = this.#failure;
+    const fields = {
+      key: this.#setup.keyId,
+      responses: this.#responses,
+      close_code: code,
+      duration_ms: Date.now() - this.#openedAt,
+      // ws's own messages are short and fixed; the bound keeps it so whatever a later ws says.
+      // (the close code received is 1006 then: ws reads nothing after the bad frame).
+      ...(failure
+        ? {
+            ws_error: failure.message.slice(0, 200),
+            ws_error_code: String((failure as { code?: unknown }).code).slice(0, 60),
+          }
+        : {}),
+    };
+    if (failure) this.#setup.log.warn(fields, 'responses websocket closed');
+    else this.#setup.log.info(fields, 'responses websocket closed');
   }
 }
 

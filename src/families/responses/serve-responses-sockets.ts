@@ -6,6 +6,8 @@ import { openaiResponses } from '../../../adapters/openai-responses/index.ts';
 import { encodeFormatError } from '../../infra/http/encode-format-error.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import type { RuntimeRef } from '../../services/runtime/runtime.ts';
+import { SocketMemoryPool } from '../../services/sessions/socket-memory.ts';
+import { setResponsesSocketBytes } from '../../infra/metrics/registry.ts';
 import { ResponsesSocketConnection } from './responses-socket-connection.ts';
 
 export type ResponsesSockets = {
@@ -46,10 +48,18 @@ export function serveResponsesSockets(server: Server, ref: RuntimeRef, log: Logg
   const config = ref.current.config.responses_websocket;
   // Past maxPayload ws closes the socket with 1009 (message too big).
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.max_message_bytes });
+  // Without its own server `wss` has nothing to fail on today; a listener keeps a later ws from ending the process.
+  wss.on('error', (err) => log.warn({ err }, 'responses websocket server error'));
   const open = new Set<ResponsesSocketConnection>();
+  const pool = new SocketMemoryPool(config.max_total_bytes);
+  setResponsesSocketBytes(() => pool.used);
   let draining = false;
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Node hands an upgrade's socket over without its own error listener: a client that resets
+    // it before (or while) it is refused or upgraded must not end the process (issue #30).
+    socket.on('error', () => socket.destroy());
+    req.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://polygate');
     if (!/^\/v1\/responses\/?$/i.test(url.pathname) || req.method !== 'GET')
       return refuse(
@@ -69,7 +79,7 @@ export function serveResponsesSockets(server: Server, ref: RuntimeRef, log: Logg
     headers.accept = 'text/event-stream';
     withoutSocketBeta(headers);
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const conn = new ResponsesSocketConnection(ws, { server, headers, config, log, keyId: key.id });
+      const conn = new ResponsesSocketConnection(ws, { server, headers, config, log, keyId: key.id, pool });
       open.add(conn);
       void conn.closed.then(() => open.delete(conn));
     });

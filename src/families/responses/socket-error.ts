@@ -68,3 +68,38 @@ export function wsErrorOfHttp(
   if (streamId !== undefined) err.stream_id = streamId;
   return err;
 }
+
+/** A message that would take what all sockets hold past `responses_websocket.max_total_bytes`. */
+export const memoryLimitError = (used: number, bytes: number, max: number): WsError =>
+  socketError(
+    503,
+    'websocket_memory_limit_reached',
+    `polygate's Responses WebSockets hold ${used} bytes, and this message (${bytes}) would pass the ${max} they may hold together (responses_websocket.max_total_bytes); retry later or over HTTP`,
+    null,
+  );
+
+/**
+ * The answer to `response.steer`. polygate streams each response through to its end on every
+ * upstream: it has no safe output boundary at which to stop and commit new input, so it answers
+ * as the protocol says a server without steering does (`response.steer.failed`,
+ * `steering_not_supported`), input returned.
+ */
+export function steerFailed(e: Record<string, unknown>): Record<string, unknown> {
+  const valid = typeof e.previous_response_id === 'string' && (typeof e.input === 'string' || Array.isArray(e.input));
+  return {
+    type: 'response.steer.failed',
+    sequence_number: 0,
+    steer: { input: e.input ?? null, previous_response_id: e.previous_response_id ?? null },
+    error: valid
+      ? {
+          type: 'invalid_request_error',
+          code: 'steering_not_supported',
+          message: 'polygate does not steer responses; send the input in the next response.create',
+        }
+      : {
+          type: 'invalid_request_error',
+          code: 'invalid_input',
+          message: 'response.steer needs previous_response_id (a string) and input (a string or an array of items)',
+        },
+  };
+}

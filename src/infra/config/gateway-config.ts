@@ -150,4 +150,10 @@ export type ResponsesWebsocketConfig = {
   ping_interval_ms: number;
   max_concurrent_responses: number;
   max_connection_ms: number;
+  /** Bounds on what waits behind a running response (issue #30): per lane, per socket, bytes per socket. */
+  max_queued_per_lane: number;
+  max_queued_responses: number;
+  max_queued_bytes: number;
+  /** What all sockets together may hold (remembered, prepared, queued and running turns). */
+  max_total_bytes: number;
 };

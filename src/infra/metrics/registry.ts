@@ -314,6 +314,20 @@ export const responsesSocketsOpen = new Gauge({
   registers: [registry],
 });
 
+/** What the Responses WebSockets hold together, read when scraped (src/services/sessions/socket-memory.ts). */
+let responsesSocketBytes: () => number = () => 0;
+export const setResponsesSocketBytes = (read: () => number): void => {
+  responsesSocketBytes = read;
+};
+new Gauge({
+  name: 'polygate_responses_websocket_held_bytes',
+  help: 'Bytes all Responses WebSockets hold: remembered responses, prepared turns, queued and running messages (bounded by responses_websocket.max_total_bytes)',
+  registers: [registry],
+  collect() {
+    this.set(responsesSocketBytes());
+  },
+});
+
 export const responsesSocketMessages = new Counter({
   name: 'polygate_responses_websocket_messages_total',
   help: 'Responses WebSocket messages by direction (in: from clients, out: to clients)',

@@ -9,8 +9,19 @@ import {
   type Store,
 } from './store.ts';
 
-/** `counted`: the bytes this row adds to its workspace's total (0 unless written by putCounted). */
-type Row = { doc: Doc<unknown>; json: string; leaseToken: string | null; leaseUntil: number; counted: number };
+/**
+ * `counted`: the bytes this row adds to its workspace's total (0 unless written by putCounted).
+ * The document is kept as its JSON text only: `doc` holds its other fields, not the caller's
+ * `data` object, which would otherwise stay alive beside its text and double what a row holds
+ * past what is counted (a Responses WebSocket's memory measured at 3x its bound, issue #30).
+ */
+type Row = {
+  doc: Omit<Doc<unknown>, 'data'>;
+  json: string;
+  leaseToken: string | null;
+  leaseUntil: number;
+  counted: number;
+};
 
 /**
  * The `memory` driver: one process, nothing survives a restart. Documents are kept as JSON text
@@ -54,8 +65,9 @@ export class MemoryStore implements Store {
 
   #set(ns: string, doc: Doc<unknown>, json: string, counted: number): void {
     this.#remove(ns, doc.id);
+    const { data: _data, ...fields } = doc;
     this.#space(ns).set(doc.id, {
-      doc: { ...doc, expiresAt: doc.expiresAt ?? null },
+      doc: { ...fields, expiresAt: doc.expiresAt ?? null },
       json,
       leaseToken: null,
       leaseUntil: 0,
@@ -103,6 +115,13 @@ export class MemoryStore implements Store {
       if (used - replaced() + adding > limit) throw new StoreQuotaError(workspace, used, adding, limit);
     }
     docs.forEach((d, i) => this.#set(d.ns, { ...d.doc, workspace }, jsons[i], countedBytes(jsons[i])));
+  }
+
+  /** Counted bytes of every workspace, at once (a Responses WebSocket's memory accounts with it). */
+  get countedTotal(): number {
+    let n = 0;
+    for (const used of this.#usage.values()) n += used;
+    return n;
   }
 
   async storedBytes(workspace: string): Promise<number> {

@@ -371,15 +371,19 @@ export class ResponsesSession implements ChatSession {
     }
   }
 
-  /** Kept on the socket whatever `store` says; past `max_socket_bytes` only a later turn's own chain can name it no more. */
+  /**
+   * Kept on the socket whatever `store` says; past `max_socket_bytes` (or, all sockets together,
+   * `max_total_bytes`) it is not kept and a later turn naming it gets previous_response_not_found.
+   */
   async #remember(memory: SocketMemory, record: StoredResponse, turn: StoredTurn): Promise<void> {
+    const room = memory.room();
     try {
-      await memory.local.save(this.#workspace, record, turn, memory.maxBytes);
+      await memory.local.save(this.#workspace, record, turn, room.limit);
     } catch (e) {
       if (!(e instanceof StoreQuotaError)) throw e;
       this.#warn?.(
         'previous_response_id',
-        `response '${record.id}' is not kept on this socket: its memory holds ${e.used} bytes, past ${e.limit} with this one (responses_websocket.max_socket_bytes)`,
+        `response '${record.id}' is not kept on this socket: its memory holds ${e.used} bytes and this one (${e.adding}) would pass what is left under responses_websocket.${room.key}`,
       );
     }
   }

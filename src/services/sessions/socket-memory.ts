@@ -4,19 +4,93 @@ import { MemoryStore } from '../../infra/store/memory-store.ts';
 import type { ClaimOptions, Claimed, CountedDoc, Doc, Store } from '../../infra/store/store.ts';
 import { ResponseRepository } from './response-repository.ts';
 
+/** The share of max_total_bytes that remembered responses and prepared turns may take, all sockets together. */
+const keptShare = 0.75;
+
+/**
+ * What all Responses WebSockets hold together, bounded by `responses_websocket.max_total_bytes`
+ * (issue #30: 8 sockets took the process from 253 MB to 2 GB). Summed over the open sockets when
+ * asked, so nothing can drift: a socket's bytes leave with it.
+ */
+export class SocketMemoryPool {
+  readonly maxBytes: number;
+  readonly #open = new Set<SocketMemory>();
+  constructor(maxBytes: number) {
+    this.maxBytes = maxBytes;
+  }
+  add(memory: SocketMemory): void {
+    this.#open.add(memory);
+  }
+  remove(memory: SocketMemory): void {
+    this.#open.delete(memory);
+  }
+  get used(): number {
+    let n = 0;
+    for (const m of this.#open) n += m.held;
+    return n;
+  }
+  /** The part of `used` that sockets keep between turns (remembered responses and prepared turns). */
+  get kept(): number {
+    let n = 0;
+    for (const m of this.#open) n += m.kept;
+    return n;
+  }
+  /** Whether `bytes` more fit under the gateway-wide bound. */
+  fits(bytes: number): boolean {
+    return this.used + bytes <= this.maxBytes;
+  }
+}
+
 /**
  * What one Responses WebSocket remembers (docs/responses-websocket.md): every response it served,
  * `store: false` ones included, so a chain continues by `previous_response_id` without the
- * store. Bounded by `responses_websocket.max_socket_bytes`; dropped with the socket.
+ * store. Bounded by `responses_websocket.max_socket_bytes` (with the socket's prepared turns) and,
+ * with every other socket's, by `max_total_bytes`; dropped with the socket.
  */
 export class SocketMemory {
   readonly #store = new MemoryStore();
   /** Writes go to the socket's memory only. */
   readonly local = new ResponseRepository(this.#store);
   readonly maxBytes: number;
+  readonly #pool: SocketMemoryPool;
+  /** Bytes of the socket's prepared (`generate: false`) turns, counted against `maxBytes` with what it remembers. */
+  prepared = 0;
+  /** Bytes of the client messages queued or running on the socket (the pool counts them; max_queued_bytes bounds the queue). */
+  pending = 0;
 
-  constructor(maxBytes: number) {
+  constructor(maxBytes: number, pool: SocketMemoryPool = new SocketMemoryPool(Infinity)) {
     this.maxBytes = maxBytes;
+    this.#pool = pool;
+    pool.add(this);
+  }
+
+  /** Bytes this socket holds: remembered responses (their JSON), prepared turns, queued and running messages. */
+  get held(): number {
+    return this.kept + this.pending;
+  }
+
+  /** What the socket keeps between turns: remembered responses (their JSON) and prepared turns. */
+  get kept(): number {
+    return this.#store.countedTotal + this.prepared;
+  }
+
+  /**
+   * The most the remembered responses may hold after the next one is added: what is left under
+   * this socket's bound and under all sockets' bound, whichever is less, and which bound that is.
+   * What sockets keep between turns may take three quarters of max_total_bytes: idle sockets full
+   * of remembered turns must not refuse every new turn on the gateway.
+   */
+  room(): { limit: number; key: 'max_socket_bytes' | 'max_total_bytes' } {
+    const stored = this.#store.countedTotal;
+    const socket = this.maxBytes - this.prepared;
+    const pool = this.#pool;
+    const total = stored + Math.min(pool.maxBytes * keptShare - pool.kept, pool.maxBytes - pool.used);
+    return socket <= total ? { limit: socket, key: 'max_socket_bytes' } : { limit: total, key: 'max_total_bytes' };
+  }
+
+  /** The socket closed: its bytes leave the pool. */
+  release(): void {
+    this.#pool.remove(this);
   }
 
   /** Reads the socket's memory first, then `base` (the process store); writes go to `base`. */
