@@ -17,11 +17,17 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
-      '@typescript-eslint/no-unnecessary-condition': ['error', { allowConstantLoopConditions: true }],
+      // Off until tsconfig has noUncheckedIndexedAccess: without it TypeScript types `a[i]`, `m[1]` and
+      // route params as always defined, so the rule asks to delete the very checks that guard them
+      // (15 of 15 sites in adapters/ were such guards, docs/contributing.md).
+      '@typescript-eslint/no-unnecessary-condition': 'off',
       '@typescript-eslint/no-unused-expressions': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'off',
-      'no-duplicate-imports': 'error',
+      // A type-only import beside a value import of the same module is the style verbatimModuleSyntax asks for.
+      'no-duplicate-imports': ['error', { allowSeparateTypeImports: true }],
+      // polygate matches control characters on purpose: it refuses or strips them in names and headers.
+      'no-control-regex': 'off',
       'max-lines': ['error', { max: 320, skipBlankLines: true, skipComments: true }],
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true }],
     },
@@ -41,5 +47,9 @@ export default tseslint.config(
   {
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: { module: 'readonly', require: 'readonly', process: 'readonly', console: 'readonly' },
+    },
   },
 );

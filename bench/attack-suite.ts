@@ -6,7 +6,7 @@
 // event-loop stall during the attack), polls /healthz every 250 ms and samples the RSS. Prints one
 // table. Loopback only, bounded in count and time (a few minutes on 2 cores); measures, never
 // asserts. Env: ATTACK_ONLY=1,2,6' (a subset; round two's HTTP findings are r2-2, r2-5a… from
-// bench/attack-round-two.ts), ATTACK_TRICKLERS=5000, ATTACK_STREAMS=250, ATTACK_NODE_ARGS.
+// bench/attack-round-two.ts; its WebSocket findings r2-ws1, r2-ws3, r2-ws4 from bench/attack-ws.ts), ATTACK_TRICKLERS=5000, ATTACK_STREAMS=250, ATTACK_NODE_ARGS.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
@@ -17,6 +17,7 @@ import { startHostileUpstream } from '../test/hardening/hostile-upstream.ts';
 import { deepSchema, nestedArrays, node, post, rssMb, startPolygate, trickler, type Gw } from './probe-gateway.ts';
 import { startOtlpReceiver } from '../test/tracing/otlp-receiver.ts';
 import { roundTwo, roundTwoConfig } from './attack-round-two.ts';
+import { wsBadFrames, wsLaneFlood, wsSocketMemory } from './attack-ws.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const only = process.env.ATTACK_ONLY ? new Set(process.env.ATTACK_ONLY.split(',')) : undefined;
@@ -474,6 +475,18 @@ try {
       note: `relay ${tally(relay)}, hop headers crossed: ${hops.length}; notify_hook literals ${tally(ssrf)}`,
     };
   });
+  // Round two (issue #30): the WebSocket findings 1, 3 and 4 (bench/attack-ws.ts, which also runs
+  // alone), `r2-ws1` … on the shipped config's gateway (run inside its try, before it stops); a pause after each lets its sockets close.
+  const wsWanted = (id: string): boolean => !only || only.has(id);
+  for (const [id, finding, run] of [
+    ['r2-ws1', 'r2-ws1 one malformed frame of each of 8 kinds', wsBadFrames],
+    ['r2-ws3', 'r2-ws3 400 × 200 KB messages on one stream_id lane', wsLaneFlood],
+    ['r2-ws4', 'r2-ws4 8 sockets × 30 × 1 MB store:false turns', wsSocketMemory],
+  ] as const) {
+    if (!wsWanted(id)) continue;
+    await attack(gw, finding, () => run(gw.url, DEMO));
+    await sleep(6_000);
+  }
 } finally {
   gw.stop(nodeArgs.length ? 'SIGTERM' : 'SIGKILL');
 }
@@ -500,8 +513,6 @@ if (roundTwoWanted) {
     await receiver.close();
   }
 }
-// ---- Round two, WebSocket findings 1, 3 and 4: bench/attack-ws.ts (written by another helper) runs
-// them on its own; it is deliberately not imported here. Run it beside this script. ----
 
 await hostile.close();
 idle.kill();

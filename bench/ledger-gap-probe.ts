@@ -91,7 +91,7 @@ type Row = {
   elu: number;
 };
 const rows = new Map<string, Row[]>(variants.map((v) => [v, []]));
-for (const [v, gw] of gateways) {
+for (const [, gw] of gateways) {
   const t = polygateTarget(path, gw.url);
   await runAutocannon(t.baseUrl, t.request(false), conns, Number(env.LEDGER_BENCH_WARMUP ?? 4));
 }

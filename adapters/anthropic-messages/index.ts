@@ -8,9 +8,8 @@ import { encodeMessagesUpstreamRequest } from './encode-messages-upstream-reques
 import { decodeMessagesError, encodeMessagesError } from './messages-error.ts';
 import { MessagesStreamDecoder } from './messages-stream-decoder.ts';
 import { MessagesStreamEncoder } from './messages-stream-encoder.ts';
-import { peekMessagesRequest } from './messages-relay.ts';
+import { peekMessagesRequest, messagesRelay } from './messages-relay.ts';
 import { bearerToken, headerValue, type FormatModule } from '../shared/format-module.ts';
-import { messagesRelay } from './messages-relay.ts';
 import { messagesCountClient, messagesCountWire } from './messages-count.ts';
 import { anthropicModels } from './anthropic-models.ts';
 

@@ -3,7 +3,7 @@
 // upstreams (https://ai.google.dev/api/generate-content).
 import type { ChatClientCodec, ChatUpstreamCodec } from '../shared/chat-adapter.ts';
 import { decodeGeminiRequest } from './decode-gemini-request.ts';
-import { peekGeminiRequest } from './gemini-relay.ts';
+import { peekGeminiRequest, geminiRelay } from './gemini-relay.ts';
 import { decodeGeminiUpstreamResult } from './decode-gemini-upstream-result.ts';
 import { encodeGeminiResult } from './encode-gemini-result.ts';
 import { encodeGeminiUpstreamRequest } from './encode-gemini-upstream-request.ts';
@@ -11,7 +11,6 @@ import { decodeGeminiUpstreamError, encodeGeminiError } from './gemini-error.ts'
 import { GeminiStreamDecoder } from './gemini-stream-decoder.ts';
 import { GeminiStreamEncoder } from './gemini-stream-encoder.ts';
 import { headerValue, type FormatModule, type RouteMethods } from '../shared/format-module.ts';
-import { geminiRelay } from './gemini-relay.ts';
 import { geminiCountClient, geminiCountWire } from './gemini-count.ts';
 import { geminiModels } from './gemini-models.ts';
 

@@ -96,12 +96,12 @@ export function textOf(p: Part): string | undefined {
         : p.source.kind === 'base64'
           ? `![image](data:${p.source.mediaType};base64,${p.source.data})`
           : undefined;
+    // Hosted searches show as the answer's `annotations` (its text's citations), not as text.
     case 'reasoning':
     case 'file':
     case 'tool-call':
     case 'tool-result':
     case 'refusal':
-    // Hosted searches show as the answer's `annotations` (its text's citations), not as text.
     case 'hosted-call':
     case 'hosted-result':
       return undefined;

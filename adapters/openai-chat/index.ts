@@ -5,13 +5,12 @@ import type { ChatClientCodec, ChatUpstreamCodec } from '../shared/chat-adapter.
 import { decodeChatUpstreamError, encodeChatError } from './chat-error.ts';
 import { ChatStreamDecoder } from './chat-stream-decoder.ts';
 import { ChatStreamEncoder } from './chat-stream-encoder.ts';
-import { peekChatRequest } from './chat-relay.ts';
+import { peekChatRequest, chatRelay } from './chat-relay.ts';
 import { decodeChatRequest } from './decode-chat-request.ts';
 import { decodeChatUpstreamResult } from './decode-chat-upstream-result.ts';
 import { encodeChatResult } from './encode-chat-result.ts';
 import { encodeChatUpstreamRequest } from './encode-chat-upstream-request.ts';
 import { bearerAuth, bearerToken, type FormatModule } from '../shared/format-module.ts';
-import { chatRelay } from './chat-relay.ts';
 import { openaiModels } from './openai-models.ts';
 
 export const openaiChatUpstreamCodec: ChatUpstreamCodec = {

@@ -7,12 +7,11 @@ import { decodeResponsesRequest } from './decode-responses-request.ts';
 import { encodeResponseObject } from './encode-response-object.ts';
 import { encodeResponsesRequest } from './encode-responses-request.ts';
 import { decodeResponsesUpstreamError, encodeResponsesError } from './responses-error.ts';
-import { peekResponsesRequest } from './responses-relay.ts';
+import { peekResponsesRequest, responsesRelay } from './responses-relay.ts';
 import { randomIds, type IdSource } from './responses-ids.ts';
 import { ResponsesStreamDecoder } from './responses-stream-decoder.ts';
 import { ResponsesStreamEncoder } from './responses-stream-encoder.ts';
 import { bearerAuth, bearerToken, type FormatModule } from '../shared/format-module.ts';
-import { responsesRelay } from './responses-relay.ts';
 import { responsesCountClient, responsesCountWire } from './responses-count.ts';
 
 export type { IdSource } from './responses-ids.ts';

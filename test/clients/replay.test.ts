@@ -17,7 +17,7 @@ t.teardown(() => h.close());
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The fixture's path and body with `model` in place of the model name the client used. */
-function withModel(f: Fixture, family: Family | undefined, model: string): { path: string; raw: string | undefined } {
+function withModel(f: Fixture, model: string): { path: string; raw: string | undefined } {
   const raw = rawBody(f);
   // Gemini names the model in the path (generateContent, countTokens, models.get).
   if (/^\/v1(beta)?\/models\/[^/?]+/.test(f.path))
@@ -65,7 +65,7 @@ for (const f of fixtures) {
       const pass = relayed(f, family, upstream);
       t.test(`${upstream}${pass ? ' (relayed)' : ''}`, async (t) => {
         emu?.reset();
-        const { path, raw } = withModel(f, family, models[upstream].client);
+        const { path, raw } = withModel(f, models[upstream].client);
         const res = await fetch(`${h.gw.url}${path}`, { method: f.method, headers: headersOf(f, family), body: raw });
         const text = await res.text();
         t.ok(
@@ -84,7 +84,7 @@ for (const f of fixtures) {
         const got = emu.requests.at(-1);
         t.ok(got, 'the upstream was called');
         if (!pass || !got) return;
-        const expected = withModel(f, family, models[upstream].upstream);
+        const expected = withModel(f, models[upstream].upstream);
         t.ok(
           got.raw === expected.raw,
           'the upstream received the client’s body byte for byte, only the model name changed',

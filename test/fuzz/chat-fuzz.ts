@@ -37,7 +37,7 @@ export function gatewayErrorOr<T>(body: () => T): T | GatewayError {
   } catch (e) {
     if (e instanceof GatewayError) {
       if (/\[native code\]|\[object Object\]/.test(e.message))
-        throw new TypeError(`a GatewayError message printing an object: ${e.message.slice(0, 300)}`);
+        throw new TypeError(`a GatewayError message printing an object: ${e.message.slice(0, 300)}`, { cause: e });
       return e;
     }
     throw e;

@@ -101,7 +101,7 @@ t.test('client submissions: decoded, then re-encoded for the upstream', async (t
 
 t.test('upstream answers: envelope, submit data and tasks, encoded back for a client', async (t) => {
   const status = fc.oneof(fc.constantFrom(200, 201, 400, 401, 404, 429, 500, 503), fc.integer());
-  fuzz(t, 'envelope, submit data and tasks', fc.tuple(status, bodies(envelopes), origin), ([st, body, o]) => {
+  fuzz(t, 'envelope, submit data and tasks', fc.tuple(status, bodies(envelopes), origin), ([st, body]) => {
     const data = decodeUpstreamEnvelope(st, body, 'tune');
     decodeSubmitData(data, 'tune');
   });

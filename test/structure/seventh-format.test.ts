@@ -7,7 +7,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { parseConfig } from '../../src/infra/config/load-config.ts';
 import { formats, type FormatModule } from '../../src/infra/formats/formats.ts';
 import { formatOfPath } from '../../src/infra/http/format-of-path.ts';
 import { inProcessWithEmulators, startInProcessApp, type InProcessApp } from '../helpers/in-process-app.ts';

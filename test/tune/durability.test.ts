@@ -1,13 +1,12 @@
 // With the sqlite driver, a task in progress and a callback not yet delivered survive kill -9:
 // after a restart polling and delivery resume, nothing is lost, and the delivery id stays the same.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { stringify } from 'yaml';
-import { writeFileSync } from 'node:fs';
 import { startTuneUpstream } from '../emulators/tune-upstream.ts';
 import { getTask, startGateway, submit, untilFinished, upstreamConfig, waitFor } from './tune-helpers.ts';
 

@@ -9,7 +9,6 @@ import type { RoutingFields } from '../../../adapters/shared/routing-fields.ts';
 import { applyHostedToolPolicy } from './hosted-tool-policy.ts';
 import { hostedLoopNeeded, hostedToolsMode, offerHostedTools } from './hosted-tool-offer.ts';
 import { HostedToolLoop } from './hosted-tool-loop.ts';
-import type { Usage } from '../../ir/chat-result.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import { checkModelName } from '../../ir/model-name.ts';
 import { routeHeader } from '../../infra/http/header-value.ts';
@@ -143,7 +142,7 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
               () => relayedPromptTokens(codec, body, inbound),
             );
         }
-        return serveRoute(ctx, format, await decode(), route, abort.signal, !final, session);
+        return serveRoute(ctx, format, await decode(), route, abort.signal, session);
       },
       noRoute: () => noRoute(runtime, fields.model),
     });
@@ -182,7 +181,6 @@ async function serveRoute(
   request: ChatRequest,
   route: Route,
   signal: AbortSignal,
-  canFallBack: boolean,
   session: ChatSession | undefined,
 ): Promise<ServeResult> {
   const state = ctx.state as ChatState;
@@ -252,7 +250,7 @@ async function serveRoute(
   ctx.respond = false;
   openStreams.inc({ family: format.metricLabel });
   state.streaming = true;
-  let upstreamFailed = false;
+  let upstreamFailed: boolean;
   const streamedAt = performance.now();
   try {
     const encoder = codec.createStreamEncoder(request);

@@ -33,14 +33,12 @@ async function run(cmd: string, args: string[], stdin?: string): Promise<void> {
 function wavSeconds(file: string): number {
   const b = readFileSync(file);
   let off = 12;
-  let rate = 22050;
   let bytesPerSec = 44100;
   while (off + 8 <= b.length) {
     const id = b.toString('ascii', off, off + 4);
     const size = b.readUInt32LE(off + 4);
     if (id === 'fmt ') {
-      rate = b.readUInt32LE(off + 12);
-      bytesPerSec = b.readUInt32LE(off + 16) || rate * 2;
+      bytesPerSec = b.readUInt32LE(off + 16) || b.readUInt32LE(off + 12) * 2;
     }
     // espeak-ng writes to a pipe-like stream and may leave the data size at 0x7fffffff: use the file size.
     if (id === 'data') return Math.max(0, Math.min(size, b.length - off - 8)) / bytesPerSec;

@@ -3,7 +3,7 @@
 // or garbage per update); the rest are prom-client's own classes.
 // Labels are bounded: families, formats, provider and key ids come from code or the config,
 // never from request content.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { CellCounter, CellHistogram } from './cell-metrics.ts';
 import { formats } from '../formats/formats.ts';
 import { taskActions } from '../../ir/music-task.ts';

@@ -10,7 +10,7 @@ import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
 import type { ReasoningOrigin } from '../../../src/ir/wire-format.ts';
-import { fixtureJson, fixtureText, sseText } from './fixtures.ts';
+import { fixtureJson, fixtureText } from './fixtures.ts';
 
 const request: ChatRequest = {
   model: 'claude-sonnet',

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { openaiChatUpstreamCodec as codec } from '../../../adapters/openai-chat/index.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
-import { fixtureChunks, fixtureJson } from './fixtures.ts';
+import { fixtureChunks } from './fixtures.ts';
 
 /** Plain JSON of the events, so GatewayError instances compare by their fields. */
 function run(frames: Array<{ data: string }>, end = true): StreamEvent[] {
