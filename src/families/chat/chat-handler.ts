@@ -331,7 +331,7 @@ async function relayRoute(
     res: ctx.res,
     provider,
     codec: upstream.codec,
-    path: target.path,
+    path: provider.upstreamPath(target.path, route.model),
     body: target.body,
     responseHeaders: routeHeader,
     canFallBack,

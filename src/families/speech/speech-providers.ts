@@ -14,6 +14,8 @@ export function servesAudio(p: ProviderConfig): boolean {
     case 'openai':
     case 'local-speech':
       return true;
+    // Azure's audio deployments take other paths; polygate reaches Azure for chat only.
+    case 'azure-openai':
     case 'anthropic':
     case 'gemini':
     case 'tune':

@@ -2,7 +2,8 @@
 // contract (README, "Configuration"); config/gateway.schema.json is the source of truth for what is allowed.
 import type { AdminConfig, TracingConfig, UsageConfig } from './usage-config.ts';
 
-export type ProviderType = 'openai' | 'anthropic' | 'gemini' | 'tune' | 'echo' | 'local-speech' | 'sandbox-tune';
+export type ProviderType =
+  'openai' | 'azure-openai' | 'anthropic' | 'gemini' | 'tune' | 'echo' | 'local-speech' | 'sandbox-tune';
 
 export type ProviderConfig = {
   type: ProviderType;
@@ -12,6 +13,12 @@ export type ProviderConfig = {
   headers?: Record<string, string>;
   /** A hosted tool the provider's format cannot carry: dropped with a warning (default) or refused (docs/open-world.md). */
   unsupported_tools?: 'drop' | 'refuse';
+  /** The Chat Completions dialect of an OpenAI-compatible server (`type: openai`; docs/providers.md). */
+  compat?: 'openai' | 'vllm' | 'ollama' | 'deepseek' | 'openrouter';
+  /** Azure OpenAI (docs/providers.md): set, the deployment paths with `?api-version=`; unset, the v1 path. */
+  api_version?: string;
+  /** Azure OpenAI: the key in an `api-key` header (default) or a bearer token (Entra ID). */
+  auth?: 'api_key' | 'bearer';
 };
 
 /** Per-route overrides of the upstream.*_timeout_ms settings (docs/resilience.md). */

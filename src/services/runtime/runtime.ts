@@ -1,11 +1,10 @@
 import { Agent, type Dispatcher } from 'undici';
-import type { ChatUpstreamCodec } from '../../../adapters/shared/chat-adapter.ts';
-import { upstreamFormatOf } from '../../infra/formats/formats.ts';
-import type { GatewayConfig, LoadedConfig, ProviderConfig } from '../../infra/config/gateway-config.ts';
+import type { GatewayConfig, LoadedConfig } from '../../infra/config/gateway-config.ts';
 import { KeyRing } from '../auth/key-ring.ts';
 import type { ChatProvider } from '../providers/chat-provider.ts';
 import { EchoProvider } from '../providers/echo-provider.ts';
 import { HttpChatProvider } from '../providers/http-chat-provider.ts';
+import { chatCodecOf } from '../providers/provider-codec.ts';
 import { secretsOf } from '../providers/scrub-secrets.ts';
 import { ModelRouter } from '../routing/model-router.ts';
 
@@ -117,10 +116,6 @@ export class Runtime {
     await Promise.all([this.dispatcher.close(), ...[...this.#pools.values()].map((p) => p.close())]);
   }
 }
-
-/** The codec of the chat format a provider speaks (src/infra/formats/formats.ts); undefined for providers of other kinds. */
-const chatCodecOf = (p: ProviderConfig): ChatUpstreamCodec | undefined =>
-  upstreamFormatOf(p.type, p.api)?.upstream.codec;
 
 /** Holder of the runtime in force; replaced whole on reload. */
 export type RuntimeRef = { current: Runtime };

@@ -10,6 +10,8 @@ export function genAiProviderName(type: ProviderType | undefined): string {
   switch (type) {
     case 'openai':
       return 'openai';
+    case 'azure-openai':
+      return 'azure.ai.openai';
     case 'anthropic':
       return 'anthropic';
     case 'gemini':
