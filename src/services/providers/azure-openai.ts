@@ -1,6 +1,7 @@
 // Azure OpenAI's envelope around the OpenAI formats (docs/providers.md, "Azure OpenAI"): the same
 // Chat Completions and Responses bodies under Azure's own paths, with the key in an `api-key`
 // header or an Entra ID bearer token. What the body holds is the OpenAI codecs' business.
+import type { ChatUpstreamCodec } from '../../../adapters/shared/chat-adapter.ts';
 import type { ProviderConfig } from '../../infra/config/gateway-config.ts';
 
 /**
@@ -26,4 +27,31 @@ export const azureAuthHeaders = (cfg: ProviderConfig): Record<string, string> =>
 export function upstreamPathOf(cfg: ProviderConfig): (path: string, model: string) => string {
   if (cfg.type !== 'azure-openai') return (path) => path;
   return (path, model) => azurePath(path, model, cfg.api_version);
+}
+
+/**
+ * Azure opens a streamed chat answer with a chunk of `prompt_filter_results` and no choices, whose
+ * empty `id` and `model` would otherwise be taken as the stream's; the codec skips that chunk.
+ */
+export function azureChatCodec(codec: ChatUpstreamCodec): ChatUpstreamCodec {
+  return {
+    ...codec,
+    createStreamDecoder() {
+      const inner = codec.createStreamDecoder();
+      return {
+        push: (frame) => (isPromptFilterChunk(frame.data) ? [] : inner.push(frame)),
+        end: () => inner.end(),
+      };
+    },
+  };
+}
+
+function isPromptFilterChunk(data: string): boolean {
+  if (!data.includes('"prompt_filter_results"')) return false;
+  try {
+    const c = JSON.parse(data) as { choices?: unknown; usage?: unknown };
+    return Array.isArray(c.choices) && c.choices.length === 0 && !c.usage;
+  } catch {
+    return false;
+  }
 }
