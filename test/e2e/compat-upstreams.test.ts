@@ -126,6 +126,17 @@ t.test('usage of every dialect is in the ledger, DeepSeek cache hits included', 
   t.ok(deepseek && Number(deepseek.cache_read_tokens) > 0, 'prompt_cache_hit_tokens read as cache reads');
 });
 
+t.test('a key the server refuses: a 502 naming the provider, the key in no answer', async (t) => {
+  for (const d of dialects) {
+    emus[d].script({ kind: 'error', status: 401, message: `Incorrect API key provided: sk-${d}-upstream-key` });
+    const out = await messages.error(`m-${d}`);
+    t.equal(out.status, 502, d);
+    const text = JSON.stringify(out.body);
+    t.match(text, `provider 'p-${d}' rejected polygate's credentials`);
+    t.notMatch(text, `sk-${d}-upstream-key`);
+  }
+});
+
 t.test('the upstream keys appear in no log line', async (t) => {
   const logs = JSON.stringify(app.logs());
   for (const d of dialects) t.notMatch(logs, `sk-${d}-upstream-key`);

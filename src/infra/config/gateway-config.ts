@@ -3,7 +3,7 @@
 import type { AdminConfig, TracingConfig, UsageConfig } from './usage-config.ts';
 
 export type ProviderType =
-  'openai' | 'azure-openai' | 'anthropic' | 'gemini' | 'tune' | 'echo' | 'local-speech' | 'sandbox-tune';
+  'openai' | 'azure-openai' | 'bedrock' | 'anthropic' | 'gemini' | 'tune' | 'echo' | 'local-speech' | 'sandbox-tune';
 
 export type ProviderConfig = {
   type: ProviderType;
@@ -19,6 +19,13 @@ export type ProviderConfig = {
   api_version?: string;
   /** Azure OpenAI: the key in an `api-key` header (default) or a bearer token (Entra ID). */
   auth?: 'api_key' | 'bearer';
+  /** Bedrock (docs/providers.md): the AWS region, and the credentials (none given: the AWS default chain). */
+  region?: string;
+  access_key_id?: string;
+  secret_access_key?: string;
+  session_token?: string;
+  /** Bedrock: a profile of the shared AWS config files (~/.aws/credentials, ~/.aws/config). */
+  profile?: string;
 };
 
 /** Per-route overrides of the upstream.*_timeout_ms settings (docs/resilience.md). */

@@ -5,6 +5,7 @@ import type { ChatProvider } from '../providers/chat-provider.ts';
 import { EchoProvider } from '../providers/echo-provider.ts';
 import { HttpChatProvider } from '../providers/http-chat-provider.ts';
 import { chatCodecOf } from '../providers/provider-codec.ts';
+import { BedrockProvider } from '../providers/bedrock/bedrock-provider.ts';
 import { secretsOf } from '../providers/scrub-secrets.ts';
 import { ModelRouter } from '../routing/model-router.ts';
 
@@ -47,6 +48,17 @@ export class Runtime {
       if (this.disabled.has(name)) continue;
       const codec = chatCodecOf(p);
       if (p.type === 'echo') this.chatProviders.set(name, new EchoProvider(name));
+      else if (p.type === 'bedrock')
+        this.chatProviders.set(
+          name,
+          new BedrockProvider(
+            name,
+            p,
+            (ms) => (ms === undefined ? this.dispatcher : this.dispatcherFor(ms)),
+            timeouts,
+            secrets,
+          ),
+        );
       else if (codec)
         this.chatProviders.set(
           name,

@@ -12,6 +12,8 @@ export function genAiProviderName(type: ProviderType | undefined): string {
       return 'openai';
     case 'azure-openai':
       return 'azure.ai.openai';
+    case 'bedrock':
+      return 'aws.bedrock';
     case 'anthropic':
       return 'anthropic';
     case 'gemini':
