@@ -42,6 +42,8 @@ t.test('compat and the Azure settings are refused where they do not apply', asyn
   t.match(refused('{ type: openai, base_url: "http://a", api_key: k, auth: bearer }'), /providers\/p/);
   t.match(refused('{ type: azure-openai, api_key: k }'), /base_url/);
   t.match(refused('{ type: bedrock }'), /region/);
+  t.match(refused('{ type: bedrock, region: us-east-1, api: chat_completions }'), /api/);
+  t.match(refused('{ type: openai, base_url: "http://a", api_key: k, api: converse }'), /api/);
   t.match(refused('{ type: openai, base_url: "http://a", api_key: k, region: us-east-1 }'), /providers\/p/);
   t.match(refused('{ type: bedrock, region: us-east-1, access_key_id: AKID }'), /secret_access_key/);
 });
@@ -68,4 +70,5 @@ t.test('and accepted where they do', async (t) => {
   t.equal(refused('{ type: azure-openai, api: responses, base_url: "http://a", api_key: k, auth: bearer }'), '');
   t.equal(refused('{ type: bedrock, region: eu-west-1 }'), '');
   t.equal(refused('{ type: bedrock, region: eu-west-1, profile: prod }'), '');
+  t.equal(refused('{ type: bedrock, region: eu-west-1, api: converse }'), '');
 });

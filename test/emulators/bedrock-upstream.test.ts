@@ -3,6 +3,7 @@
 import t from 'tap';
 import {
   BedrockRuntimeClient,
+  ConverseCommand,
   InvokeModelCommand,
   InvokeModelWithResponseStreamCommand,
 } from '@aws-sdk/client-bedrock-runtime';
@@ -97,4 +98,53 @@ t.test("Anthropic's Bedrock SDK: messages.create and a stream, session token inc
   const final = await s.finalMessage();
   t.match(final.content[0], { type: 'text', text: 'streamed reply' });
   t.equal(final.stop_reason, 'end_turn');
+});
+
+t.test('Converse through the AWS SDK: text, then a tool use answered with its result', async (t) => {
+  emu.script(
+    { kind: 'tool', name: 'get_weather', args: '{"city":"Paris"}', id: 'tooluse_abc' },
+    { kind: 'text', text: 'Sunny in Paris.' },
+  );
+  const toolConfig = {
+    tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json: { type: 'object' } } } }],
+  };
+  const first = await aws.send(
+    new ConverseCommand({
+      modelId: 'mistral.mistral-large-2407-v1:0',
+      messages: [{ role: 'user', content: [{ text: 'weather?' }] }],
+      toolConfig,
+    }),
+  );
+  t.equal(first.stopReason, 'tool_use');
+  const use = first.output?.message?.content?.[0]?.toolUse;
+  t.same(use?.input, { city: 'Paris' });
+  const second = await aws.send(
+    new ConverseCommand({
+      modelId: 'mistral.mistral-large-2407-v1:0',
+      messages: [
+        { role: 'user', content: [{ text: 'weather?' }] },
+        { role: 'assistant', content: first.output?.message?.content ?? [] },
+        { role: 'user', content: [{ toolResult: { toolUseId: 'tooluse_abc', content: [{ text: 'sunny' }] } }] },
+      ],
+      toolConfig,
+    }),
+  );
+  t.equal(second.output?.message?.content?.[0]?.text, 'Sunny in Paris.');
+  t.ok((second.usage?.inputTokens ?? 0) > 0);
+  t.equal(emu.requests[1].path, '/model/mistral.mistral-large-2407-v1%3A0/converse');
+});
+
+t.test('Converse refuses turns that do not alternate, as Bedrock does', async (t) => {
+  const e = await aws
+    .send(
+      new ConverseCommand({
+        modelId: 'm',
+        messages: [
+          { role: 'user', content: [{ text: 'a' }] },
+          { role: 'user', content: [{ text: 'b' }] },
+        ],
+      }),
+    )
+    .catch((err: unknown) => err);
+  t.match(e, { name: 'ValidationException', message: /alternate/ });
 });

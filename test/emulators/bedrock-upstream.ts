@@ -4,6 +4,7 @@
 // for byte as Anthropic answers (`anthropic_version` required); InvokeModelWithResponseStream sends each Messages event as an
 // event-stream `chunk` whose payload is `{"bytes": base64(event JSON)}`, framed by
 // @smithy/eventstream-codec. Errors carry `x-amzn-errortype` and `{"message"}` as Bedrock's do.
+// Converse (any model) is answered natively, from the scripted replies (bedrock-converse.ts).
 // https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_InvokeModelWithResponseStream.html
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -13,6 +14,9 @@ import { createParser } from 'eventsource-parser';
 import { startAnthropicUpstream } from './anthropic-upstream.ts';
 import type { Emulator, RecordedRequest, Reply, Responder } from './emulator-types.ts';
 import { verifySigV4 } from './sigv4-verify.ts';
+import { converseAnswer, converseProblem, lastUserText } from './bedrock-converse.ts';
+
+type Json = Record<string, unknown>;
 
 export const bedrockCredentials = {
   accessKeyId: 'AKIDBEDROCKEMULATOR1',
@@ -88,9 +92,15 @@ export async function startBedrockUpstream(
         'InvalidSignatureException',
         `Credential should be scoped to a valid region ('${region}') and service 'bedrock'.`,
       );
-    const m = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream)$/.exec((req.url ?? '').split('?')[0]);
+    const m = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream|converse)$/.exec((req.url ?? '').split('?')[0]);
     if (!m || req.method !== 'POST') return bedrockError(res, 404, 'UnknownOperationException', 'Unknown operation');
     const model = decodeURIComponent(m[1]);
+    if (m[2] === 'converse') {
+      const problem = converseProblem(body);
+      if (problem) return bedrockError(res, 400, 'ValidationException', problem);
+      const reply = queue.shift() ?? responder?.(recorded) ?? { kind: 'text', text: lastUserText(body as Json) };
+      return converseAnswer(res, reply, body as Json);
+    }
     const stream = m[2] === 'invoke-with-response-stream';
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       return bedrockError(
@@ -254,7 +264,7 @@ export function exceptionFrame(type: string, message: string): Uint8Array {
   });
 }
 
-function bedrockError(res: Res, status: number, type: string, message: string): void {
+export function bedrockError(res: Res, status: number, type: string, message: string): void {
   const text = JSON.stringify({ message });
   res.writeHead(status, {
     'content-type': 'application/json',

@@ -9,7 +9,8 @@ export type ProviderConfig = {
   type: ProviderType;
   base_url?: string;
   api_key?: string;
-  api?: 'chat_completions' | 'responses';
+  /** OpenAI: which API; Bedrock: InvokeModel with the Messages body (Claude), or Converse (any model). */
+  api?: 'chat_completions' | 'responses' | 'invoke' | 'converse';
   headers?: Record<string, string>;
   /** A hosted tool the provider's format cannot carry: dropped with a warning (default) or refused (docs/open-world.md). */
   unsupported_tools?: 'drop' | 'refuse';

@@ -17,6 +17,8 @@ import type { CallOptions, ChatProvider } from '../chat-provider.ts';
 import type { UpstreamTimeouts } from '../http-chat-provider.ts';
 import { scrubSecrets } from '../scrub-secrets.ts';
 import { AwsSigner, awsCredentialsOf } from './aws-signer.ts';
+import { encodeConverseRequest } from './converse-request.ts';
+import { decodeConverseResult, resultAsStream } from './converse-result.ts';
 import {
   bedrockError,
   bedrockErrorStatus,
@@ -31,7 +33,9 @@ export const bedrockEndpoint = (region: string): string => `https://bedrock-runt
 export class BedrockProvider implements ChatProvider {
   readonly name: string;
   readonly type = 'bedrock';
-  readonly wireFormat = 'anthropic-messages' as const;
+  /** InvokeModel speaks Anthropic's Messages body; Converse is Bedrock's own (no format polygate's clients speak). */
+  readonly wireFormat: 'anthropic-messages' | undefined;
+  readonly #converse: boolean;
   readonly baseUrl: string;
   readonly #codec: ChatUpstreamCodec = anthropicUpstreamCodec;
   readonly #signer: AwsSigner;
@@ -47,6 +51,8 @@ export class BedrockProvider implements ChatProvider {
     secrets: readonly string[],
   ) {
     this.name = name;
+    this.#converse = cfg.api === 'converse';
+    this.wireFormat = this.#converse ? undefined : 'anthropic-messages';
     const region = cfg.region ?? 'us-east-1';
     this.baseUrl = (cfg.base_url ?? bedrockEndpoint(region)).replace(/\/+$/, '');
     this.#signer = new AwsSigner(awsCredentialsOf(cfg), region, 'bedrock');
@@ -56,6 +62,14 @@ export class BedrockProvider implements ChatProvider {
   }
 
   async complete(req: ChatRequest, model: string, opts: CallOptions): Promise<ChatResult> {
+    if (this.#converse) {
+      const payload = JSON.stringify(encodeConverseRequest(req, opts.warn));
+      const res = await this.#post(`/model/${encodeURIComponent(model)}/converse`, payload, false, model, opts);
+      const body: unknown = await res.body.json().catch(() => {
+        throw new GatewayError('upstream', `provider '${this.name}' answered with a body that is not JSON`);
+      });
+      return decodeConverseResult(body, model);
+    }
     const res = await this.#send({ ...req, stream: false }, model, opts);
     const body: unknown = await res.body.json().catch(() => {
       throw new GatewayError('upstream', `provider '${this.name}' answered with a body that is not JSON`);
@@ -69,6 +83,8 @@ export class BedrockProvider implements ChatProvider {
   }
 
   async openStream(req: ChatRequest, model: string, opts: CallOptions): Promise<AsyncIterable<StreamEvent>> {
+    // ConverseStream is not spoken yet: one Converse call, its answer sent as one burst of events.
+    if (this.#converse) return burst(resultAsStream(await this.complete({ ...req, stream: false }, model, opts)));
     const res = await this.#send({ ...req, stream: true }, model, opts);
     return this.#events(res.body, opts.timeouts ?? this.#timeouts);
   }
@@ -96,12 +112,23 @@ export class BedrockProvider implements ChatProvider {
 
   async #send(req: ChatRequest, model: string, opts: CallOptions): Promise<Dispatcher.ResponseData> {
     const enc = this.#codec.encodeRequest(req, model, opts.warn);
-    const payload = JSON.stringify(invokeBody(enc));
-    const url = new URL(this.baseUrl + invokePath(model, req.stream));
-    const span = opts.trace?.upstream(this.name, this.wireFormat, model);
+    return this.#post(invokePath(model, req.stream), JSON.stringify(invokeBody(enc)), req.stream, model, opts);
+  }
+
+  /** A signed POST; 2xx resolves, any other status rejects with Bedrock's error mapped. */
+  async #post(
+    path: string,
+    payload: string,
+    stream: boolean,
+    model: string,
+    opts: CallOptions,
+  ): Promise<Dispatcher.ResponseData> {
+    const url = new URL(this.baseUrl + path);
+    const format = this.wireFormat ?? this.type;
+    const span = opts.trace?.upstream(this.name, format, model);
     const headers = {
       'content-type': 'application/json',
-      accept: req.stream ? 'application/vnd.amazon.eventstream' : 'application/json',
+      accept: stream ? 'application/vnd.amazon.eventstream' : 'application/json',
       ...span?.headers,
     };
     const signed = await this.#signer.sign(url, headers, payload).catch((e: unknown) => {
@@ -112,7 +139,7 @@ export class BedrockProvider implements ChatProvider {
     });
     const res = await upstreamRequest({
       provider: this.name,
-      upstreamFormat: this.wireFormat,
+      upstreamFormat: format,
       url: url.href,
       dispatcher: this.#dispatcherFor(opts.timeouts?.connectMs),
       timeouts: opts.timeouts ?? this.#timeouts,
@@ -141,4 +168,8 @@ export class BedrockProvider implements ChatProvider {
       );
     return bedrockError(status, type, body);
   }
+}
+
+async function* burst(events: StreamEvent[]): AsyncIterable<StreamEvent> {
+  yield* events;
 }
