@@ -63,7 +63,8 @@ export function bedrockError(status: number, rawType: string | undefined, body: 
         ? body.trim().slice(0, 500)
         : `status ${status}`;
   const kind = effective === 502 ? 'upstream' : kindOfStatus(effective);
-  return new GatewayError(kind, `bedrock upstream${type ? ` (${type})` : ''}: ${message}`, { status: effective });
+  // The status follows the kind: a ModelTimeoutException is the gateway's 504, not the client's 408.
+  return new GatewayError(kind, `bedrock upstream${type ? ` (${type})` : ''}: ${message}`);
 }
 
 export const errorTypeOf = (headers: WireHeaders): string | undefined => {
