@@ -1,6 +1,6 @@
 // Bedrock's Converse API as an upstream, for any model (issue #26, docs/providers.md "Bedrock"):
 // every client family, through its official SDK, reaches the SigV4-verifying emulator with text,
-// a streamed answer (one Converse call sent as one burst), an image, and a tool round trip the
+// a streamed answer (ConverseStream), reasoning shown, an image, and a tool round trip the
 // emulator validates as Bedrock does (alternating turns, toolResult after its toolUse).
 import t from 'tap';
 import { bedrockCredentials, startBedrockUpstream } from '../emulators/bedrock-upstream.ts';
@@ -11,7 +11,7 @@ import type { Driver } from './matrix/drivers/driver.ts';
 import { geminiDriver } from './matrix/drivers/gemini-driver.ts';
 import { messagesDriver } from './matrix/drivers/messages-driver.ts';
 import { responsesDriver } from './matrix/drivers/responses-driver.ts';
-import { pixel, toolArgs, weatherTool } from './matrix/fixtures.ts';
+import { pixel, thinkingText, toolArgPieces, toolArgs, weatherTool } from './matrix/fixtures.ts';
 
 type Json = Record<string, unknown>;
 const emu = await startBedrockUpstream();
@@ -61,7 +61,15 @@ for (const d of drivers) {
       emu.script({ kind: 'text', text: 'streamed from converse' });
       const out = await d.stream('m-conv', 'go');
       t.equal(out.text, 'streamed from converse');
-      t.equal(out.finish, d.stopWords.stop);
+      t.ok(out.deltas.length > 1, 'arrived in pieces');
+      t.equal(last().path, `/model/${encodeURIComponent(modelId)}/converse-stream`);
+    });
+    t.test('reasoning text in the stream reaches the client', async (t) => {
+      emu.script({ kind: 'thinking', thinking: thinkingText, signature: 'sig-conv', text: 'Forty-two.' });
+      const out = await d.reasoning('m-conv', 'think');
+      t.equal(out.text, 'Forty-two.');
+      // Chat clients are shown no reasoning text; the other families get it as theirs.
+      if (d.family !== 'chat') t.equal(out.thinking, thinkingText);
     });
     t.test('image', async (t) => {
       emu.script({ kind: 'text', text: 'a pixel' });
@@ -71,8 +79,15 @@ for (const d of drivers) {
       t.match(content, [{ image: { format: 'png', source: { bytes: pixel } } }]);
     });
     t.test('tool round trip', async (t) => {
-      emu.script({ kind: 'tool', name: weatherTool.name, args: toolArgs, id: 'tooluse_conv01' });
+      emu.script({
+        kind: 'tool',
+        name: weatherTool.name,
+        args: toolArgs,
+        argChunks: toolArgPieces,
+        id: 'tooluse_conv01',
+      });
       const call = await d.toolCall('m-conv', 'weather in Paris?', weatherTool);
+      if (d.streamsArgumentText) t.same(call.pieces, toolArgPieces, 'the input fragments as ConverseStream sent them');
       t.equal(call.finish, d.stopWords.tool);
       t.same(call.call.args, JSON.parse(toolArgs));
       t.match(last().body, { toolConfig: { tools: [{ toolSpec: { name: weatherTool.name } }] } });

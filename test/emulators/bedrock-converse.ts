@@ -4,7 +4,7 @@
 // built from the scripted reply (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html).
 import type { ServerResponse } from 'node:http';
 import { assertNever } from '../../src/ir/stream-event.ts';
-import { bedrockError } from './bedrock-upstream.ts';
+import { bedrockError, converseFrame } from './bedrock-upstream.ts';
 import type { Reply } from './emulator-types.ts';
 
 type Json = Record<string, unknown>;
@@ -129,4 +129,71 @@ export function converseAnswer(res: ServerResponse, reply: Reply, body: Json): v
     'x-amzn-requestid': crypto.randomUUID(),
   });
   res.end(text);
+}
+
+const words = (s: string): string[] => s.match(/\S+\s*|\s+/g) ?? [];
+
+/** ConverseStream: messageStart, the blocks' deltas (a tool use opens with contentBlockStart), messageStop, metadata. */
+export function converseStreamAnswer(res: ServerResponse, reply: Reply, body: Json): void {
+  if (reply.kind === 'error' || reply.kind === 'cut') return converseAnswer(res, reply, body);
+  res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': crypto.randomUUID() });
+  const frames: Uint8Array[] = [converseFrame('messageStart', { role: 'assistant' })];
+  let block = 0;
+  let out = '';
+  const text = (t: string): void => {
+    for (const w of words(t))
+      frames.push(converseFrame('contentBlockDelta', { contentBlockIndex: block, delta: { text: w } }));
+    frames.push(converseFrame('contentBlockStop', { contentBlockIndex: block++ }));
+    out += t;
+  };
+  let stopReason = 'end_turn';
+  switch (reply.kind) {
+    case 'text':
+      text(reply.text);
+      break;
+    case 'stop':
+      text(reply.text);
+      stopReason = reply.word;
+      break;
+    case 'thinking':
+      frames.push(
+        converseFrame('contentBlockDelta', {
+          contentBlockIndex: block,
+          delta: { reasoningContent: { text: reply.thinking } },
+        }),
+        converseFrame('contentBlockDelta', {
+          contentBlockIndex: block,
+          delta: { reasoningContent: { signature: reply.signature } },
+        }),
+        converseFrame('contentBlockStop', { contentBlockIndex: block++ }),
+      );
+      text(reply.text);
+      break;
+    case 'tool': {
+      if (reply.text) text(reply.text);
+      const toolUse = { toolUseId: reply.id ?? 'tooluse_emulator01', name: reply.name };
+      frames.push(converseFrame('contentBlockStart', { contentBlockIndex: block, start: { toolUse } }));
+      for (const piece of reply.argChunks ?? [reply.args])
+        frames.push(
+          converseFrame('contentBlockDelta', { contentBlockIndex: block, delta: { toolUse: { input: piece } } }),
+        );
+      frames.push(converseFrame('contentBlockStop', { contentBlockIndex: block++ }));
+      out += reply.args;
+      stopReason = 'tool_use';
+      break;
+    }
+    default:
+      return assertNever(reply, 'reply');
+  }
+  const input = tokens(JSON.stringify(body.messages));
+  const output = tokens(out);
+  frames.push(
+    converseFrame('messageStop', { stopReason }),
+    converseFrame('metadata', {
+      usage: { inputTokens: input, outputTokens: output, totalTokens: input + output },
+      metrics: { latencyMs: 9 },
+    }),
+  );
+  for (const f of frames) res.write(f);
+  res.end();
 }

@@ -4,6 +4,7 @@ import t from 'tap';
 import {
   BedrockRuntimeClient,
   ConverseCommand,
+  ConverseStreamCommand,
   InvokeModelCommand,
   InvokeModelWithResponseStreamCommand,
 } from '@aws-sdk/client-bedrock-runtime';
@@ -147,4 +148,39 @@ t.test('Converse refuses turns that do not alternate, as Bedrock does', async (t
     )
     .catch((err: unknown) => err);
   t.match(e, { name: 'ValidationException', message: /alternate/ });
+});
+
+t.test('ConverseStream through the AWS SDK: text deltas, a streamed tool use, the stop and usage', async (t) => {
+  emu.script({
+    kind: 'tool',
+    name: 'get_weather',
+    args: '{"city":"Paris"}',
+    argChunks: ['{"ci', 'ty":"Paris"}'],
+    text: 'Let me look.',
+  });
+  const out = await aws.send(
+    new ConverseStreamCommand({
+      modelId: 'meta.llama3-70b-instruct-v1:0',
+      messages: [{ role: 'user', content: [{ text: 'weather?' }] }],
+      toolConfig: { tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json: { type: 'object' } } } }] },
+    }),
+  );
+  let text = '';
+  let input = '';
+  let tool: string | undefined;
+  let stop: string | undefined;
+  let usage: number | undefined;
+  for await (const e of out.stream ?? []) {
+    text += e.contentBlockDelta?.delta?.text ?? '';
+    input += e.contentBlockDelta?.delta?.toolUse?.input ?? '';
+    tool = e.contentBlockStart?.start?.toolUse?.name ?? tool;
+    stop = e.messageStop?.stopReason ?? stop;
+    usage = e.metadata?.usage?.outputTokens ?? usage;
+  }
+  t.equal(text, 'Let me look.');
+  t.equal(tool, 'get_weather');
+  t.equal(input, '{"city":"Paris"}');
+  t.equal(stop, 'tool_use');
+  t.ok(usage && usage > 0);
+  t.match(emu.requests[0].path, '/converse-stream');
 });

@@ -4,7 +4,7 @@
 // for byte as Anthropic answers (`anthropic_version` required); InvokeModelWithResponseStream sends each Messages event as an
 // event-stream `chunk` whose payload is `{"bytes": base64(event JSON)}`, framed by
 // @smithy/eventstream-codec. Errors carry `x-amzn-errortype` and `{"message"}` as Bedrock's do.
-// Converse (any model) is answered natively, from the scripted replies (bedrock-converse.ts).
+// Converse and ConverseStream (any model) are answered natively, from the scripted replies (bedrock-converse.ts).
 // https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_InvokeModelWithResponseStream.html
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -14,7 +14,7 @@ import { createParser } from 'eventsource-parser';
 import { startAnthropicUpstream } from './anthropic-upstream.ts';
 import type { Emulator, RecordedRequest, Reply, Responder } from './emulator-types.ts';
 import { verifySigV4 } from './sigv4-verify.ts';
-import { converseAnswer, converseProblem, lastUserText } from './bedrock-converse.ts';
+import { converseAnswer, converseProblem, converseStreamAnswer, lastUserText } from './bedrock-converse.ts';
 
 type Json = Record<string, unknown>;
 
@@ -92,14 +92,18 @@ export async function startBedrockUpstream(
         'InvalidSignatureException',
         `Credential should be scoped to a valid region ('${region}') and service 'bedrock'.`,
       );
-    const m = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream|converse)$/.exec((req.url ?? '').split('?')[0]);
+    const m = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream|converse|converse-stream)$/.exec(
+      (req.url ?? '').split('?')[0],
+    );
     if (!m || req.method !== 'POST') return bedrockError(res, 404, 'UnknownOperationException', 'Unknown operation');
     const model = decodeURIComponent(m[1]);
-    if (m[2] === 'converse') {
+    if (m[2] === 'converse' || m[2] === 'converse-stream') {
       const problem = converseProblem(body);
       if (problem) return bedrockError(res, 400, 'ValidationException', problem);
       const reply = queue.shift() ?? responder?.(recorded) ?? { kind: 'text', text: lastUserText(body as Json) };
-      return converseAnswer(res, reply, body as Json);
+      return m[2] === 'converse'
+        ? converseAnswer(res, reply, body as Json)
+        : converseStreamAnswer(res, reply, body as Json);
     }
     const stream = m[2] === 'invoke-with-response-stream';
     if (typeof body !== 'object' || body === null || Array.isArray(body))
@@ -240,6 +244,14 @@ function relay(
 }
 
 const str = (value: string) => ({ type: 'string' as const, value });
+
+/** One ConverseStream event: its name in `:event-type`, its JSON as the payload. */
+export function converseFrame(eventType: string, event: unknown): Uint8Array {
+  return codec.encode({
+    headers: { ':event-type': str(eventType), ':content-type': str('application/json'), ':message-type': str('event') },
+    body: new TextEncoder().encode(JSON.stringify(event)),
+  });
+}
 
 /** One `chunk` event: the Messages event base64-encoded in `bytes`, with Bedrock's padding field `p`. */
 export function chunkFrame(eventJson: string): Uint8Array {

@@ -18,7 +18,8 @@ import type { UpstreamTimeouts } from '../http-chat-provider.ts';
 import { scrubSecrets } from '../scrub-secrets.ts';
 import { AwsSigner, awsCredentialsOf } from './aws-signer.ts';
 import { encodeConverseRequest } from './converse-request.ts';
-import { decodeConverseResult, resultAsStream } from './converse-result.ts';
+import { decodeConverseResult } from './converse-result.ts';
+import { ConverseStreamDecoder } from './converse-stream.ts';
 import {
   bedrockError,
   bedrockErrorStatus,
@@ -83,8 +84,11 @@ export class BedrockProvider implements ChatProvider {
   }
 
   async openStream(req: ChatRequest, model: string, opts: CallOptions): Promise<AsyncIterable<StreamEvent>> {
-    // ConverseStream is not spoken yet: one Converse call, its answer sent as one burst of events.
-    if (this.#converse) return burst(resultAsStream(await this.complete({ ...req, stream: false }, model, opts)));
+    if (this.#converse) {
+      const payload = JSON.stringify(encodeConverseRequest(req, opts.warn));
+      const res = await this.#post(`/model/${encodeURIComponent(model)}/converse-stream`, payload, true, model, opts);
+      return this.#converseEvents(res.body, model, opts.timeouts ?? this.#timeouts);
+    }
     const res = await this.#send({ ...req, stream: true }, model, opts);
     return this.#events(res.body, opts.timeouts ?? this.#timeouts);
   }
@@ -103,6 +107,29 @@ export class BedrockProvider implements ChatProvider {
           yield ev;
           if (ev.type === 'error') return;
         }
+      }
+      yield* decoder.end();
+    } catch (e) {
+      yield { type: 'error', error: e instanceof GatewayError ? e : connectionError(e, this.name, timeouts) };
+    }
+  }
+
+  async *#converseEvents(
+    body: AsyncIterable<Uint8Array>,
+    model: string,
+    timeouts: Partial<RouteTimeouts>,
+  ): AsyncIterable<StreamEvent> {
+    const decoder = new ConverseStreamDecoder(model);
+    try {
+      for await (const m of readEventStream(body)) {
+        const type = m.headers[':message-type'];
+        const text = new TextDecoder().decode(m.body);
+        if (type === 'exception' || type === 'error') {
+          const t = m.headers[':exception-type'] ?? m.headers[':error-code'];
+          yield { type: 'error', error: this.#error(bedrockErrorStatus(500, t), t, parseJson(text) ?? text) };
+          return;
+        }
+        yield* decoder.push(m.headers[':event-type'] ?? '', parseJson(text));
       }
       yield* decoder.end();
     } catch (e) {
@@ -170,6 +197,10 @@ export class BedrockProvider implements ChatProvider {
   }
 }
 
-async function* burst(events: StreamEvent[]): AsyncIterable<StreamEvent> {
-  yield* events;
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,10 +1,7 @@
-// A Bedrock Converse answer → IR ChatResult, and that result as IR stream events for a client
-// that streamed (ConverseStream is not spoken yet: the answer then arrives in one burst).
+// A Bedrock Converse answer → IR ChatResult; its stop reasons and usage, which ConverseStream shares.
 import type { Part } from '../../../ir/chat-request.ts';
 import type { ChatFinish, ChatResult, Usage } from '../../../ir/chat-result.ts';
 import { GatewayError } from '../../../ir/gateway-error.ts';
-import type { StreamEvent } from '../../../ir/stream-event.ts';
-import { assertNever } from '../../../ir/stream-event.ts';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -19,8 +16,8 @@ export function decodeConverseResult(body: unknown, model: string): ChatResult {
     id: '',
     model,
     parts,
-    finish: finishOf(typeof body.stopReason === 'string' ? body.stopReason : ''),
-    usage: usageOf(body.usage),
+    finish: finishOfConverse(typeof body.stopReason === 'string' ? body.stopReason : ''),
+    usage: usageOfConverse(body.usage),
   };
 }
 
@@ -47,7 +44,7 @@ function decodeBlock(b: unknown): Part[] {
 }
 
 /** Converse's stop reasons (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html). */
-function finishOf(raw: string): ChatFinish {
+export function finishOfConverse(raw: string): ChatFinish {
   switch (raw) {
     case 'end_turn':
       return { reason: 'stop', raw };
@@ -67,7 +64,7 @@ function finishOf(raw: string): ChatFinish {
 }
 
 /** Converse's inputTokens leave out cached tokens; the IR's count the whole prompt. */
-function usageOf(v: unknown): Usage {
+export function usageOfConverse(v: unknown): Usage {
   if (!isObject(v)) return { inputTokens: 0, outputTokens: 0 };
   const read = count(v.cacheReadInputTokens);
   const write = count(v.cacheWriteInputTokens);
@@ -75,46 +72,4 @@ function usageOf(v: unknown): Usage {
   if (read > 0) usage.cacheReadTokens = read;
   if (write > 0) usage.cacheWriteTokens = write;
   return usage;
-}
-
-/** A whole result as the stream a streaming upstream would have sent. */
-export function resultAsStream(r: ChatResult): StreamEvent[] {
-  const out: StreamEvent[] = [{ type: 'start', id: r.id, model: r.model }];
-  r.parts.forEach((p, index) => {
-    switch (p.type) {
-      case 'text':
-        out.push(
-          { type: 'text-start', index },
-          { type: 'text-delta', index, text: p.text },
-          { type: 'text-end', index },
-        );
-        break;
-      case 'reasoning':
-        out.push(
-          { type: 'reasoning-start', index, origin: p.origin },
-          { type: 'reasoning-delta', index, text: p.text },
-          { type: 'reasoning-end', index },
-        );
-        break;
-      case 'tool-call':
-        out.push(
-          { type: 'tool-input-start', index, id: p.id, name: p.name },
-          { type: 'tool-input-delta', index, json: p.args },
-          { type: 'tool-input-end', index },
-        );
-        break;
-      case 'image':
-      case 'file':
-      case 'tool-result':
-      case 'code':
-      case 'code-result':
-      case 'refusal':
-        // decodeConverseResult produces none of these.
-        break;
-      default:
-        assertNever(p, 'part');
-    }
-  });
-  out.push({ type: 'finish', finish: r.finish, usage: r.usage });
-  return out;
 }
