@@ -17,6 +17,7 @@ export function servesAudio(p: ProviderConfig): boolean {
     // Azure's audio deployments take other paths; polygate reaches Azure and Bedrock for chat only.
     case 'azure-openai':
     case 'bedrock':
+    case 'vertex':
     case 'anthropic':
     case 'gemini':
     case 'tune':

@@ -3,7 +3,16 @@
 import type { AdminConfig, TracingConfig, UsageConfig } from './usage-config.ts';
 
 export type ProviderType =
-  'openai' | 'azure-openai' | 'bedrock' | 'anthropic' | 'gemini' | 'tune' | 'echo' | 'local-speech' | 'sandbox-tune';
+  | 'openai'
+  | 'azure-openai'
+  | 'bedrock'
+  | 'vertex'
+  | 'anthropic'
+  | 'gemini'
+  | 'tune'
+  | 'echo'
+  | 'local-speech'
+  | 'sandbox-tune';
 
 export type ProviderConfig = {
   type: ProviderType;
@@ -27,6 +36,10 @@ export type ProviderConfig = {
   session_token?: string;
   /** Bedrock: a profile of the shared AWS config files (~/.aws/credentials, ~/.aws/config). */
   profile?: string;
+  /** Vertex AI (docs/providers.md): the Google Cloud project; `region` is its location (`global` or a region). */
+  project?: string;
+  /** Vertex AI: a service-account key file; unset, Application Default Credentials. */
+  credentials_file?: string;
 };
 
 /** Per-route overrides of the upstream.*_timeout_ms settings (docs/resilience.md). */

@@ -6,6 +6,7 @@ import { EchoProvider } from '../providers/echo-provider.ts';
 import { HttpChatProvider } from '../providers/http-chat-provider.ts';
 import { chatCodecOf } from '../providers/provider-codec.ts';
 import { BedrockProvider } from '../providers/bedrock/bedrock-provider.ts';
+import { VertexProvider } from '../providers/vertex/vertex-provider.ts';
 import { secretsOf } from '../providers/scrub-secrets.ts';
 import { ModelRouter } from '../routing/model-router.ts';
 
@@ -48,6 +49,17 @@ export class Runtime {
       if (this.disabled.has(name)) continue;
       const codec = chatCodecOf(p);
       if (p.type === 'echo') this.chatProviders.set(name, new EchoProvider(name));
+      else if (p.type === 'vertex')
+        this.chatProviders.set(
+          name,
+          new VertexProvider(
+            name,
+            p,
+            (ms) => (ms === undefined ? this.dispatcher : this.dispatcherFor(ms)),
+            timeouts,
+            secrets,
+          ),
+        );
       else if (p.type === 'bedrock')
         this.chatProviders.set(
           name,

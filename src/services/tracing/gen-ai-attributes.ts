@@ -14,6 +14,8 @@ export function genAiProviderName(type: ProviderType | undefined): string {
       return 'azure.ai.openai';
     case 'bedrock':
       return 'aws.bedrock';
+    case 'vertex':
+      return 'gcp.vertex_ai';
     case 'anthropic':
       return 'anthropic';
     case 'gemini':
