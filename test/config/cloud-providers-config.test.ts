@@ -9,6 +9,7 @@ for (const file of [
   'config/examples/openai-compatible.yaml',
   'config/examples/azure-openai.yaml',
   'config/examples/bedrock.yaml',
+  'config/examples/vertex.yaml',
 ]) {
   t.test(`${file} passes check-config`, async (t) => {
     const r = spawnSync(node24, ['src/app/check-config.ts', file], { cwd: repoRoot, encoding: 'utf8' });
@@ -42,6 +43,8 @@ t.test('compat and the Azure settings are refused where they do not apply', asyn
   t.match(refused('{ type: openai, base_url: "http://a", api_key: k, auth: bearer }'), /providers\/p/);
   t.match(refused('{ type: azure-openai, api_key: k }'), /base_url/);
   t.match(refused('{ type: bedrock }'), /region/);
+  t.match(refused('{ type: vertex, region: global }'), /project/);
+  t.match(refused('{ type: bedrock, region: us-east-1, project: p }'), /providers\/p/);
   t.match(refused('{ type: bedrock, region: us-east-1, api: chat_completions }'), /api/);
   t.match(refused('{ type: openai, base_url: "http://a", api_key: k, api: converse }'), /api/);
   t.match(refused('{ type: openai, base_url: "http://a", api_key: k, region: us-east-1 }'), /providers\/p/);
@@ -71,4 +74,6 @@ t.test('and accepted where they do', async (t) => {
   t.equal(refused('{ type: bedrock, region: eu-west-1 }'), '');
   t.equal(refused('{ type: bedrock, region: eu-west-1, profile: prod }'), '');
   t.equal(refused('{ type: bedrock, region: eu-west-1, api: converse }'), '');
+  t.equal(refused('{ type: vertex, region: global, project: p }'), '');
+  t.equal(refused('{ type: vertex, region: us-east5, project: p, credentials_file: /k.json }'), '');
 });
