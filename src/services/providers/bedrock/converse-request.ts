@@ -32,7 +32,7 @@ export function encodeConverseRequest(req: ChatRequest, warn: WarningSink): Json
     const content = m.parts.flatMap((p, j) => encodePart(p, `messages.${i}.content.${j}`, warn));
     if (content.length === 0) return;
     // Converse wants turns to alternate; consecutive turns of one role become one.
-    const prev = messages[messages.length - 1];
+    const prev = messages.at(-1);
     if (prev?.role === m.role) prev.content.push(...content);
     else messages.push({ role: m.role, content });
   });
