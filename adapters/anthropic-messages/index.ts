@@ -78,7 +78,8 @@ export const anthropicMessages: FormatModule = {
     'diagnostics',
     'user_profile_id',
   ],
-  providers: [{ type: 'anthropic' }],
+  // Claude on Bedrock takes the Messages body in Bedrock's envelope (src/services/providers/bedrock/).
+  providers: [{ type: 'anthropic' }, { type: 'bedrock' }],
   client: anthropicClientCodec,
   countClient: messagesCountClient,
   models: anthropicModels,

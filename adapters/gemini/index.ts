@@ -87,7 +87,8 @@ export const gemini: FormatModule = {
     'store',
     'model',
   ],
-  providers: [{ type: 'gemini' }],
+  // Vertex AI serves Gemini models in this body (and Claude in Anthropic's: src/services/providers/vertex/).
+  providers: [{ type: 'gemini' }, { type: 'vertex' }],
   client: geminiClientCodec,
   countClient: geminiCountClient,
   models: geminiModels,

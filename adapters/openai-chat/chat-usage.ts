@@ -13,7 +13,10 @@ export function decodeChatUsage(v: unknown): Usage {
   const reasoning = isObject(v.completion_tokens_details)
     ? count(v.completion_tokens_details.reasoning_tokens)
     : undefined;
-  const cached = isObject(v.prompt_tokens_details) ? count(v.prompt_tokens_details.cached_tokens) : undefined;
+  // DeepSeek counts cache hits in `prompt_cache_hit_tokens` (also part of prompt_tokens).
+  const cached = isObject(v.prompt_tokens_details)
+    ? count(v.prompt_tokens_details.cached_tokens)
+    : count(v.prompt_cache_hit_tokens);
   if (reasoning !== undefined) usage.reasoningTokens = reasoning;
   if (cached !== undefined) usage.cacheReadTokens = cached;
   return usage;

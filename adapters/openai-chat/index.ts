@@ -91,7 +91,11 @@ export const openaiChat: FormatModule = {
     'web_search_options',
   ],
   // `api: responses` selects the Responses format (adapters/openai-responses/index.ts).
-  providers: [{ type: 'openai', api: [undefined, 'chat_completions'] }],
+  // Azure OpenAI speaks it under its own paths and key header (src/services/providers/azure-openai.ts).
+  providers: [
+    { type: 'openai', api: [undefined, 'chat_completions'] },
+    { type: 'azure-openai', api: [undefined, 'chat_completions'] },
+  ],
   client: openaiChatClientCodec,
   models: openaiModels,
   upstream: { codec: openaiChatUpstreamCodec, relay: chatRelay, authHeaders: bearerAuth },

@@ -91,7 +91,10 @@ export const openaiResponses: FormatModule = {
     'user',
     'context_management',
   ],
-  providers: [{ type: 'openai', api: ['responses'] }],
+  providers: [
+    { type: 'openai', api: ['responses'] },
+    { type: 'azure-openai', api: ['responses'] },
+  ],
   client: responsesClientCodec,
   clientFor: createResponsesClientCodec,
   countClient: responsesCountClient,

@@ -29,12 +29,22 @@ const tokens = (s: string): number => Math.max(1, Math.ceil(s.length / 4));
 const randomId = (prefix: string, n = 24): string =>
   `${prefix}${randomBytes(n).toString('base64url').replace(/[-_]/g, 'x').slice(0, n)}`;
 
-export async function startOpenAIChatUpstream(): Promise<Emulator> {
+/**
+ * The Chat Completions dialect of an OpenAI-compatible server the emulator speaks
+ * (docs/providers.md, "OpenAI-compatible servers"): `openai` is OpenAI's own, with DeepSeek's
+ * `reasoning_content` for scripted thinking; `vllm` and `deepseek` answer reasoning in
+ * `reasoning_content`, `ollama` and `openrouter` in `reasoning`; Ollama sends a tool call whole in
+ * one delta and ends it with `stop`; DeepSeek counts cache hits in `prompt_cache_hit_tokens`;
+ * OpenRouter sends `: OPENROUTER PROCESSING` comments and a `cost` in its usage.
+ */
+export type ChatDialect = 'openai' | 'vllm' | 'ollama' | 'deepseek' | 'openrouter';
+
+export async function startOpenAIChatUpstream(dialect: ChatDialect = 'openai'): Promise<Emulator> {
   const requests: RecordedRequest[] = [];
   const queue: Reply[] = [];
   let responder: Responder | undefined;
   const server = createServer((req, res) => {
-    void handle(req, res, requests, queue, () => responder).catch(() => res.destroy());
+    void handle(req, res, requests, queue, () => responder, dialect).catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -62,6 +72,7 @@ async function handle(
   requests: RecordedRequest[],
   queue: Reply[],
   responder: () => Responder | undefined,
+  dialect: ChatDialect,
 ): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
@@ -102,6 +113,7 @@ async function handle(
     created: Math.floor(Date.now() / 1000),
     promptTokens,
     includeUsage,
+    dialect,
   };
   switch (reply.kind) {
     case 'error':
@@ -155,14 +167,44 @@ function answerOf(reply: Exclude<Reply, { kind: 'error' } | { kind: 'cut' }>): A
   }
 }
 
-const finishOf = (a: Answer): string => a.finishReason ?? (a.tool ? 'tool_calls' : 'stop');
+const finishOf = (a: Answer, d: ChatDialect = 'openai'): string =>
+  a.finishReason ?? (a.tool && d !== 'ollama' ? 'tool_calls' : 'stop');
 
-type Ctx = { model: string; id: string; created: number; promptTokens: number; includeUsage: boolean };
+type Ctx = {
+  model: string;
+  id: string;
+  created: number;
+  promptTokens: number;
+  includeUsage: boolean;
+  dialect: ChatDialect;
+};
+
+/** The field a dialect returns reasoning text in. */
+const reasoningField = (d: ChatDialect): string =>
+  d === 'ollama' || d === 'openrouter' ? 'reasoning' : 'reasoning_content';
 
 function usageOf(a: Answer, ctx: Ctx): Json {
   if (a.usage) return a.usage;
   const reasoning = a.reasoning ? tokens(a.reasoning) : 0;
   const completion = tokens((a.text ?? '') + (a.tool?.args ?? '')) + reasoning;
+  if (ctx.dialect === 'deepseek')
+    return {
+      prompt_tokens: ctx.promptTokens,
+      completion_tokens: completion,
+      total_tokens: ctx.promptTokens + completion,
+      prompt_cache_hit_tokens: Math.floor(ctx.promptTokens / 2),
+      prompt_cache_miss_tokens: ctx.promptTokens - Math.floor(ctx.promptTokens / 2),
+      completion_tokens_details: { reasoning_tokens: reasoning },
+    };
+  if (ctx.dialect === 'openrouter')
+    return {
+      prompt_tokens: ctx.promptTokens,
+      completion_tokens: completion,
+      total_tokens: ctx.promptTokens + completion,
+      cost: 0.000123,
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: reasoning },
+    };
   return {
     prompt_tokens: ctx.promptTokens,
     completion_tokens: completion,
@@ -179,7 +221,7 @@ function usageOf(a: Answer, ctx: Ctx): Json {
 
 function completion(a: Answer, ctx: Ctx): Json {
   const message: Json = { role: 'assistant', content: a.text ?? null, refusal: null, annotations: [] };
-  if (a.reasoning) message.reasoning_content = a.reasoning;
+  if (a.reasoning) message[reasoningField(ctx.dialect)] = a.reasoning;
   if (a.tool)
     message.tool_calls = [{ id: a.tool.id, type: 'function', function: { name: a.tool.name, arguments: a.tool.args } }];
   return {
@@ -187,7 +229,7 @@ function completion(a: Answer, ctx: Ctx): Json {
     object: 'chat.completion',
     created: ctx.created,
     model: ctx.model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: finishOf(a) }],
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finishOf(a, ctx.dialect) }],
     ...(a.usage === null ? {} : { usage: usageOf(a, ctx) }),
     service_tier: 'default',
     system_fingerprint: 'fp_polygate_emulator',
@@ -227,10 +269,20 @@ async function sendStream(res: ServerResponse, a: Answer, ctx: Ctx): Promise<voi
   // OpenAI's first chunk announces the role: with `content: ""` before text, or with
   // `content: null` and the first tool-call delta when the answer opens with a tool call.
   const opensWithTool = a.tool !== undefined && a.textChunks.length === 0 && !a.reasoning;
+  if (ctx.dialect === 'openrouter') await write(': OPENROUTER PROCESSING\n\n');
   if (!opensWithTool) await write(chunk(ctx, { role: 'assistant', content: '', refusal: null }));
-  for (const r of a.reasoning ? words(a.reasoning) : []) await write(chunk(ctx, { reasoning_content: r }));
+  const field = reasoningField(ctx.dialect);
+  for (const r of a.reasoning ? words(a.reasoning) : []) await write(chunk(ctx, { [field]: r }));
   for (const t of a.textChunks) await write(chunk(ctx, { content: t }));
-  if (a.tool) {
+  if (a.tool && ctx.dialect === 'ollama') {
+    const whole = {
+      index: 0,
+      id: a.tool.id,
+      type: 'function',
+      function: { name: a.tool.name, arguments: a.tool.args },
+    };
+    await write(chunk(ctx, { role: 'assistant', content: '', tool_calls: [whole] }));
+  } else if (a.tool) {
     const start = {
       tool_calls: [{ index: 0, id: a.tool.id, type: 'function', function: { name: a.tool.name, arguments: '' } }],
     };
@@ -238,7 +290,7 @@ async function sendStream(res: ServerResponse, a: Answer, ctx: Ctx): Promise<voi
     for (const piece of a.tool.argChunks)
       await write(chunk(ctx, { tool_calls: [{ index: 0, function: { arguments: piece } }] }));
   }
-  await write(chunk(ctx, {}, finishOf(a)));
+  await write(chunk(ctx, {}, finishOf(a, ctx.dialect)));
   if (ctx.includeUsage && a.usage !== null) {
     const u = {
       id: ctx.id,

@@ -386,7 +386,7 @@ async function relayRoute(
     res: ctx.res,
     provider,
     codec: upstream.codec,
-    path: target.path,
+    path: provider.upstreamPath(target.path, route.model),
     body: target.body,
     responseHeaders,
     canFallBack,

@@ -14,6 +14,10 @@ export function servesAudio(p: ProviderConfig): boolean {
     case 'openai':
     case 'local-speech':
       return true;
+    // Azure's audio deployments take other paths; polygate reaches Azure and Bedrock for chat only.
+    case 'azure-openai':
+    case 'bedrock':
+    case 'vertex':
     case 'anthropic':
     case 'gemini':
     case 'tune':

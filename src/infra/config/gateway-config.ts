@@ -3,18 +3,46 @@
 import type { AdminConfig, TracingConfig, UsageConfig } from './usage-config.ts';
 import type { HostedToolsConfig, HostedToolsMode, SearchBackendConfig } from './hosted-tools-config.ts';
 
-export type ProviderType = 'openai' | 'anthropic' | 'gemini' | 'tune' | 'echo' | 'local-speech' | 'sandbox-tune';
+export type ProviderType =
+  | 'openai'
+  | 'azure-openai'
+  | 'bedrock'
+  | 'vertex'
+  | 'anthropic'
+  | 'gemini'
+  | 'tune'
+  | 'echo'
+  | 'local-speech'
+  | 'sandbox-tune';
 
 export type ProviderConfig = {
   type: ProviderType;
   base_url?: string;
   api_key?: string;
-  api?: 'chat_completions' | 'responses';
+  /** OpenAI: which API; Bedrock: InvokeModel with the Messages body (Claude), or Converse (any model). */
+  api?: 'chat_completions' | 'responses' | 'invoke' | 'converse';
   headers?: Record<string, string>;
   /** A hosted tool the provider's format cannot carry: dropped with a warning (default) or refused (docs/open-world.md). */
   unsupported_tools?: 'drop' | 'refuse';
   /** Web search and fetch this provider cannot run: run by polygate, dropped or refused (docs/hosted-tools.md). */
   hosted_tools?: HostedToolsMode;
+  /** The Chat Completions dialect of an OpenAI-compatible server (`type: openai`; docs/providers.md). */
+  compat?: 'openai' | 'vllm' | 'ollama' | 'deepseek' | 'openrouter';
+  /** Azure OpenAI (docs/providers.md): set, the deployment paths with `?api-version=`; unset, the v1 path. */
+  api_version?: string;
+  /** Azure OpenAI: the key in an `api-key` header (default) or a bearer token (Entra ID). */
+  auth?: 'api_key' | 'bearer';
+  /** Bedrock (docs/providers.md): the AWS region, and the credentials (none given: the AWS default chain). */
+  region?: string;
+  access_key_id?: string;
+  secret_access_key?: string;
+  session_token?: string;
+  /** Bedrock: a profile of the shared AWS config files (~/.aws/credentials, ~/.aws/config). */
+  profile?: string;
+  /** Vertex AI (docs/providers.md): the Google Cloud project; `region` is its location (`global` or a region). */
+  project?: string;
+  /** Vertex AI: a service-account key file; unset, Application Default Credentials. */
+  credentials_file?: string;
 };
 
 /** Per-route overrides of the upstream.*_timeout_ms settings (docs/resilience.md). */

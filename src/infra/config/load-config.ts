@@ -32,6 +32,9 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
   return parseConfig(text, file, env);
 }
 
+/** Provider settings that hold a credential: unset or empty, the provider is disabled. */
+const credentialFields = ['api_key', 'access_key_id', 'secret_access_key', 'credentials_file'] as const;
+
 export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true });
@@ -58,15 +61,17 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
   const disabledProviders = new Map<string, string>();
   const warnings: string[] = [];
   for (const [name, p] of Object.entries(config.providers)) {
-    const missing = unsetByPath.get(`/providers/${name}/api_key`);
-    if (missing || (p.api_key !== undefined && p.api_key === '')) {
-      const why = missing ? `environment variable ${missing.join(', ')} is unset` : 'api_key is empty';
+    // A credential (the key, or Bedrock's static AWS keys) whose variable is unset disables the provider.
+    const field = credentialFields.find((f) => unsetByPath.has(`/providers/${name}/${f}`) || p[f] === '');
+    const missing = field && unsetByPath.get(`/providers/${name}/${field}`);
+    if (field) {
+      const why = missing ? `environment variable ${missing.join(', ')} is unset` : `${field} is empty`;
       disabledProviders.set(name, why);
       warnings.push(`provider '${name}' is disabled: ${why}`);
     }
   }
   for (const [path, names] of unsetByPath) {
-    if (!/^\/providers\/[^/]+\/api_key$/.test(path))
+    if (!/^\/providers\/[^/]+\/(api_key|access_key_id|secret_access_key|credentials_file)$/.test(path))
       warnings.push(`${path}: environment variable ${names.join(', ')} is unset; used ''`);
   }
   for (const [model, m] of Object.entries(config.models)) {

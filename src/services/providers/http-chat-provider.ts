@@ -17,6 +17,7 @@ import type { CallOptions, ChatProvider } from './chat-provider.ts';
 import type { UpstreamSpan } from '../../infra/tracing/upstream-span.ts';
 import { bearerAuth } from '../../../adapters/shared/format-module.ts';
 import { upstreamFormatOf } from '../../infra/formats/formats.ts';
+import { azureAuthHeaders, upstreamPathOf } from './azure-openai.ts';
 
 export type UpstreamTimeouts = { firstByteMs: number; idleMs: number };
 
@@ -34,6 +35,7 @@ export const RELAY_IDLE_SOCKET_MS = 4_000;
 /** How each provider type presents its key (its format's module, src/infra/formats/formats.ts); the client's credential is never forwarded. */
 export function authHeaders(cfg: ProviderConfig): Record<string, string> {
   const key = cfg.api_key ?? '';
+  if (cfg.type === 'azure-openai') return azureAuthHeaders(cfg);
   return upstreamFormatOf(cfg.type, cfg.api)?.upstream.authHeaders(key) ?? bearerAuth(key);
 }
 
@@ -57,6 +59,8 @@ export class HttpChatProvider implements ChatProvider {
   readonly #relayTargets = new Map<string, Url>();
   /** Secrets scrubbed from upstream error text (src/services/providers/scrub-secrets.ts). */
   readonly #secrets: readonly string[];
+  /** The path the upstream serves a format path under, for a route's model (Azure's deployments; as is elsewhere). */
+  readonly upstreamPath: (path: string, model: string) => string;
 
   /** `dispatcherFor` gives the pool for a route's own connect timeout (undici sets it per pool). */
   constructor(
@@ -74,6 +78,7 @@ export class HttpChatProvider implements ChatProvider {
     this.wireFormat = codec.format;
     this.baseUrl = (cfg.base_url ?? '').replace(/\/+$/, '');
     this.#codec = codec;
+    this.upstreamPath = upstreamPathOf(cfg);
     this.#headers = { ...(cfg.headers ?? {}), ...authHeaders(cfg) };
     // What this provider is sent (its key, its extra headers) is scrubbed whatever the caller passed.
     this.#secrets = [...new Set([...secrets, ...Object.values(this.#headers).filter((v) => v.length >= 8)])].sort(
@@ -163,7 +168,7 @@ export class HttpChatProvider implements ChatProvider {
     const enc = this.#codec.encodeRequest(req, model, opts.warn);
     const span = opts.trace?.upstream(this.name, this.wireFormat, model);
     return this.post(
-      enc.path,
+      this.upstreamPath(enc.path, model),
       enc.body,
       { accept: req.stream ? 'text/event-stream' : 'application/json', ...enc.headers },
       opts,

@@ -12,6 +12,9 @@ export function secretsOf(config: GatewayConfig): string[] {
   const all = new Set<string>();
   for (const p of Object.values(config.providers)) {
     if (p.api_key) all.add(p.api_key);
+    // Bedrock's AWS secret and session token (the access key id is an identifier, not a secret).
+    if (p.secret_access_key) all.add(p.secret_access_key);
+    if (p.session_token) all.add(p.session_token);
     for (const v of Object.values(p.headers ?? {})) all.add(v);
   }
   for (const k of config.keys) if (k.secret) all.add(k.secret);

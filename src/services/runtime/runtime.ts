@@ -1,11 +1,12 @@
 import { Agent, type Dispatcher } from 'undici';
-import type { ChatUpstreamCodec } from '../../../adapters/shared/chat-adapter.ts';
-import { upstreamFormatOf } from '../../infra/formats/formats.ts';
-import type { GatewayConfig, LoadedConfig, ProviderConfig } from '../../infra/config/gateway-config.ts';
+import type { GatewayConfig, LoadedConfig } from '../../infra/config/gateway-config.ts';
 import { KeyRing } from '../auth/key-ring.ts';
 import type { ChatProvider } from '../providers/chat-provider.ts';
 import { EchoProvider } from '../providers/echo-provider.ts';
 import { HttpChatProvider } from '../providers/http-chat-provider.ts';
+import { chatCodecOf } from '../providers/provider-codec.ts';
+import { BedrockProvider } from '../providers/bedrock/bedrock-provider.ts';
+import { VertexProvider } from '../providers/vertex/vertex-provider.ts';
 import { secretsOf } from '../providers/scrub-secrets.ts';
 import { ModelRouter } from '../routing/model-router.ts';
 
@@ -48,6 +49,28 @@ export class Runtime {
       if (this.disabled.has(name)) continue;
       const codec = chatCodecOf(p);
       if (p.type === 'echo') this.chatProviders.set(name, new EchoProvider(name));
+      else if (p.type === 'vertex')
+        this.chatProviders.set(
+          name,
+          new VertexProvider(
+            name,
+            p,
+            (ms) => (ms === undefined ? this.dispatcher : this.dispatcherFor(ms)),
+            timeouts,
+            secrets,
+          ),
+        );
+      else if (p.type === 'bedrock')
+        this.chatProviders.set(
+          name,
+          new BedrockProvider(
+            name,
+            p,
+            (ms) => (ms === undefined ? this.dispatcher : this.dispatcherFor(ms)),
+            timeouts,
+            secrets,
+          ),
+        );
       else if (codec)
         this.chatProviders.set(
           name,
@@ -117,10 +140,6 @@ export class Runtime {
     await Promise.all([this.dispatcher.close(), ...[...this.#pools.values()].map((p) => p.close())]);
   }
 }
-
-/** The codec of the chat format a provider speaks (src/infra/formats/formats.ts); undefined for providers of other kinds. */
-const chatCodecOf = (p: ProviderConfig): ChatUpstreamCodec | undefined =>
-  upstreamFormatOf(p.type, p.api)?.upstream.codec;
 
 /** Holder of the runtime in force; replaced whole on reload. */
 export type RuntimeRef = { current: Runtime };

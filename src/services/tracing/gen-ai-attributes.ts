@@ -10,6 +10,12 @@ export function genAiProviderName(type: ProviderType | undefined): string {
   switch (type) {
     case 'openai':
       return 'openai';
+    case 'azure-openai':
+      return 'azure.ai.openai';
+    case 'bedrock':
+      return 'aws.bedrock';
+    case 'vertex':
+      return 'gcp.vertex_ai';
     case 'anthropic':
       return 'anthropic';
     case 'gemini':

@@ -1,0 +1,206 @@
+// Claude on Amazon Bedrock through InvokeModel / InvokeModelWithResponseStream (docs/providers.md,
+// "Bedrock"): the Messages body Anthropic's own Bedrock SDK sends, SigV4-signed, the answer read
+// with the Messages codec (JSON, or the event stream's chunks as Messages events).
+import type { Dispatcher } from 'undici';
+import { anthropicUpstreamCodec } from '../../../../adapters/anthropic-messages/index.ts';
+import type { ChatUpstreamCodec, WireHeaders } from '../../../../adapters/shared/chat-adapter.ts';
+import type { ProviderConfig } from '../../../infra/config/gateway-config.ts';
+import type { RouteTimeouts } from '../../../infra/config/route-policy.ts';
+import { connectionError } from '../../../infra/upstream/connection-error.ts';
+import { readEventStream } from '../../../infra/upstream/read-event-stream.ts';
+import { errorBodyOf, upstreamRequest } from '../../../infra/upstream/upstream-request.ts';
+import type { ChatRequest } from '../../../ir/chat-request.ts';
+import type { ChatResult } from '../../../ir/chat-result.ts';
+import { GatewayError } from '../../../ir/gateway-error.ts';
+import type { StreamEvent } from '../../../ir/stream-event.ts';
+import type { CallOptions, ChatProvider } from '../chat-provider.ts';
+import type { UpstreamTimeouts } from '../http-chat-provider.ts';
+import { scrubSecrets } from '../scrub-secrets.ts';
+import { AwsSigner, awsCredentialsOf } from './aws-signer.ts';
+import { encodeConverseRequest } from './converse-request.ts';
+import { decodeConverseResult } from './converse-result.ts';
+import { ConverseStreamDecoder } from './converse-stream.ts';
+import {
+  bedrockError,
+  bedrockErrorStatus,
+  errorTypeOf,
+  invokeBody,
+  invokePath,
+  invokeStreamItem,
+} from './bedrock-invoke.ts';
+
+export const bedrockEndpoint = (region: string): string => `https://bedrock-runtime.${region}.amazonaws.com`;
+
+export class BedrockProvider implements ChatProvider {
+  readonly name: string;
+  readonly type = 'bedrock';
+  /** InvokeModel speaks Anthropic's Messages body; Converse is Bedrock's own (no format polygate's clients speak). */
+  readonly wireFormat: 'anthropic-messages' | undefined;
+  readonly #converse: boolean;
+  readonly baseUrl: string;
+  readonly #codec: ChatUpstreamCodec = anthropicUpstreamCodec;
+  readonly #signer: AwsSigner;
+  readonly #dispatcherFor: (connectMs: number | undefined) => Dispatcher;
+  readonly #timeouts: UpstreamTimeouts;
+  readonly #secrets: readonly string[];
+
+  constructor(
+    name: string,
+    cfg: ProviderConfig,
+    dispatcherFor: (connectMs: number | undefined) => Dispatcher,
+    timeouts: UpstreamTimeouts,
+    secrets: readonly string[],
+  ) {
+    this.name = name;
+    this.#converse = cfg.api === 'converse';
+    this.wireFormat = this.#converse ? undefined : 'anthropic-messages';
+    const region = cfg.region ?? 'us-east-1';
+    this.baseUrl = (cfg.base_url ?? bedrockEndpoint(region)).replace(/\/+$/, '');
+    this.#signer = new AwsSigner(awsCredentialsOf(cfg), region, 'bedrock');
+    this.#dispatcherFor = dispatcherFor;
+    this.#timeouts = timeouts;
+    this.#secrets = secrets;
+  }
+
+  async complete(req: ChatRequest, model: string, opts: CallOptions): Promise<ChatResult> {
+    if (this.#converse) {
+      const payload = JSON.stringify(encodeConverseRequest(req, opts.warn));
+      const res = await this.#post(`/model/${encodeURIComponent(model)}/converse`, payload, false, model, opts);
+      const body: unknown = await res.body.json().catch(() => {
+        throw new GatewayError('upstream', `provider '${this.name}' answered with a body that is not JSON`);
+      });
+      return decodeConverseResult(body, model);
+    }
+    const res = await this.#send({ ...req, stream: false }, model, opts);
+    const body: unknown = await res.body.json().catch(() => {
+      throw new GatewayError('upstream', `provider '${this.name}' answered with a body that is not JSON`);
+    });
+    try {
+      return this.#codec.decodeResult(body);
+    } catch (e) {
+      if (e instanceof GatewayError) throw e;
+      throw new GatewayError('upstream', `provider '${this.name}' answered with a body polygate could not read`);
+    }
+  }
+
+  async openStream(req: ChatRequest, model: string, opts: CallOptions): Promise<AsyncIterable<StreamEvent>> {
+    if (this.#converse) {
+      const payload = JSON.stringify(encodeConverseRequest(req, opts.warn));
+      const res = await this.#post(`/model/${encodeURIComponent(model)}/converse-stream`, payload, true, model, opts);
+      return this.#converseEvents(res.body, model, opts.timeouts ?? this.#timeouts);
+    }
+    const res = await this.#send({ ...req, stream: true }, model, opts);
+    return this.#events(res.body, opts.timeouts ?? this.#timeouts);
+  }
+
+  async *#events(body: AsyncIterable<Uint8Array>, timeouts: Partial<RouteTimeouts>): AsyncIterable<StreamEvent> {
+    const decoder = this.#codec.createStreamDecoder();
+    try {
+      for await (const m of readEventStream(body)) {
+        const item = invokeStreamItem(m);
+        if (item.kind === 'skip') continue;
+        if (item.kind === 'error') {
+          yield { type: 'error', error: this.#error(bedrockErrorStatus(500, item.type), item.type, item.body) };
+          return;
+        }
+        for (const ev of decoder.push(item.frame)) {
+          yield ev;
+          if (ev.type === 'error') return;
+        }
+      }
+      yield* decoder.end();
+    } catch (e) {
+      yield { type: 'error', error: e instanceof GatewayError ? e : connectionError(e, this.name, timeouts) };
+    }
+  }
+
+  async *#converseEvents(
+    body: AsyncIterable<Uint8Array>,
+    model: string,
+    timeouts: Partial<RouteTimeouts>,
+  ): AsyncIterable<StreamEvent> {
+    const decoder = new ConverseStreamDecoder(model);
+    try {
+      for await (const m of readEventStream(body)) {
+        const type = m.headers[':message-type'];
+        const text = new TextDecoder().decode(m.body);
+        if (type === 'exception' || type === 'error') {
+          const t = m.headers[':exception-type'] ?? m.headers[':error-code'];
+          yield { type: 'error', error: this.#error(bedrockErrorStatus(500, t), t, parseJson(text) ?? text) };
+          return;
+        }
+        yield* decoder.push(m.headers[':event-type'] ?? '', parseJson(text));
+      }
+      yield* decoder.end();
+    } catch (e) {
+      yield { type: 'error', error: e instanceof GatewayError ? e : connectionError(e, this.name, timeouts) };
+    }
+  }
+
+  async #send(req: ChatRequest, model: string, opts: CallOptions): Promise<Dispatcher.ResponseData> {
+    const enc = this.#codec.encodeRequest(req, model, opts.warn);
+    return this.#post(invokePath(model, req.stream), JSON.stringify(invokeBody(enc)), req.stream, model, opts);
+  }
+
+  /** A signed POST; 2xx resolves, any other status rejects with Bedrock's error mapped. */
+  async #post(
+    path: string,
+    payload: string,
+    stream: boolean,
+    model: string,
+    opts: CallOptions,
+  ): Promise<Dispatcher.ResponseData> {
+    const url = new URL(this.baseUrl + path);
+    const format = this.wireFormat ?? this.type;
+    const span = opts.trace?.upstream(this.name, format, model);
+    const headers = {
+      'content-type': 'application/json',
+      accept: stream ? 'application/vnd.amazon.eventstream' : 'application/json',
+      ...span?.headers,
+    };
+    const signed = await this.#signer.sign(url, headers, payload).catch((e: unknown) => {
+      span?.end(undefined, e as Error);
+      // The chain's own words say which sources it tried; a secret is never among them, but scrub anyway.
+      const why = scrubSecrets(e instanceof Error ? e.message : String(e), this.#secrets);
+      throw new GatewayError('upstream', `provider '${this.name}' has no usable AWS credentials (${why})`);
+    });
+    const res = await upstreamRequest({
+      provider: this.name,
+      upstreamFormat: format,
+      url: url.href,
+      dispatcher: this.#dispatcherFor(opts.timeouts?.connectMs),
+      timeouts: opts.timeouts ?? this.#timeouts,
+      signal: opts.signal,
+      headers: signed,
+      body: payload,
+      span,
+    });
+    if (res.statusCode < 400) return res;
+    const type = errorTypeOf(res.headers as WireHeaders);
+    const body = await errorBodyOf(res, (t) => scrubSecrets(t, this.#secrets));
+    throw this.#error(res.statusCode, type, body);
+  }
+
+  /**
+   * A refused signature, key, token or IAM permission (403 on Bedrock) is the operator's fault: a
+   * 502 naming the provider, never AWS's text (which quotes the canonical request); anything else
+   * in AWS's words.
+   */
+  #error(status: number, type: string | undefined, body: unknown): GatewayError {
+    const effective = bedrockErrorStatus(status, type);
+    if (effective === 401 || effective === 403)
+      return new GatewayError(
+        'upstream',
+        `provider '${this.name}' rejected polygate's credentials (HTTP ${status}); the operator must check providers.${this.name}'s AWS credentials`,
+      );
+    return bedrockError(status, type, body);
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,160 @@
+// Vertex AI (docs/providers.md, "Vertex AI"): Gemini models through `generateContent` /
+// `streamGenerateContent` and Claude models through `rawPredict` / `streamRawPredict`, under
+// `projects/{project}/locations/{region}/publishers/{google|anthropic}/models/{model}`, with an
+// OAuth access token from Google's own auth library (a service-account key file or Application
+// Default Credentials; the library caches the token and fetches a new one before it expires).
+import { GoogleAuth } from 'google-auth-library';
+import type { Dispatcher } from 'undici';
+import { anthropicUpstreamCodec } from '../../../../adapters/anthropic-messages/index.ts';
+import { geminiUpstreamCodec } from '../../../../adapters/gemini/index.ts';
+import type { ChatUpstreamCodec, WireHeaders } from '../../../../adapters/shared/chat-adapter.ts';
+import type { ProviderConfig } from '../../../infra/config/gateway-config.ts';
+import type { RouteTimeouts } from '../../../infra/config/route-policy.ts';
+import { connectionError } from '../../../infra/upstream/connection-error.ts';
+import { readSse } from '../../../infra/upstream/read-sse.ts';
+import { errorBodyOf, upstreamRequest } from '../../../infra/upstream/upstream-request.ts';
+import type { ChatRequest } from '../../../ir/chat-request.ts';
+import type { ChatResult } from '../../../ir/chat-result.ts';
+import { GatewayError } from '../../../ir/gateway-error.ts';
+import type { StreamEvent } from '../../../ir/stream-event.ts';
+import type { CallOptions, ChatProvider } from '../chat-provider.ts';
+import type { UpstreamTimeouts } from '../http-chat-provider.ts';
+import { scrubSecrets } from '../scrub-secrets.ts';
+
+export const vertexAnthropicVersion = 'vertex-2023-10-16';
+const scope = 'https://www.googleapis.com/auth/cloud-platform';
+
+/** The global endpoint, or a region's. */
+export const vertexEndpoint = (region: string): string =>
+  region === 'global' ? 'https://aiplatform.googleapis.com' : `https://${region}-aiplatform.googleapis.com`;
+
+/** Claude models are Anthropic's publisher on Vertex; every other model Google's. */
+export const publisherOf = (model: string): 'anthropic' | 'google' => (/^claude/i.test(model) ? 'anthropic' : 'google');
+
+export class VertexProvider implements ChatProvider {
+  readonly name: string;
+  readonly type = 'vertex';
+  /** Two formats behind one provider (by model), so no same-format relay: every request is translated. */
+  readonly wireFormat = undefined;
+  readonly baseUrl: string;
+  readonly #models: string;
+  readonly #auth: GoogleAuth;
+  readonly #dispatcherFor: (connectMs: number | undefined) => Dispatcher;
+  readonly #timeouts: UpstreamTimeouts;
+  readonly #secrets: readonly string[];
+
+  constructor(
+    name: string,
+    cfg: ProviderConfig,
+    dispatcherFor: (connectMs: number | undefined) => Dispatcher,
+    timeouts: UpstreamTimeouts,
+    secrets: readonly string[],
+  ) {
+    this.name = name;
+    const region = cfg.region ?? 'global';
+    this.baseUrl = (cfg.base_url ?? vertexEndpoint(region)).replace(/\/+$/, '');
+    this.#models = `/v1/projects/${encodeURIComponent(cfg.project ?? '')}/locations/${encodeURIComponent(region)}/publishers`;
+    this.#auth = new GoogleAuth({
+      scopes: [scope],
+      ...(cfg.credentials_file ? { keyFile: cfg.credentials_file } : {}),
+    });
+    this.#dispatcherFor = dispatcherFor;
+    this.#timeouts = timeouts;
+    this.#secrets = secrets;
+  }
+
+  async complete(req: ChatRequest, model: string, opts: CallOptions): Promise<ChatResult> {
+    const { codec, res } = await this.#send({ ...req, stream: false }, model, opts);
+    const body: unknown = await res.body.json().catch(() => {
+      throw new GatewayError('upstream', `provider '${this.name}' answered with a body that is not JSON`);
+    });
+    try {
+      return codec.decodeResult(body);
+    } catch (e) {
+      if (e instanceof GatewayError) throw e;
+      throw new GatewayError('upstream', `provider '${this.name}' answered with a body polygate could not read`);
+    }
+  }
+
+  async openStream(req: ChatRequest, model: string, opts: CallOptions): Promise<AsyncIterable<StreamEvent>> {
+    const { codec, res } = await this.#send({ ...req, stream: true }, model, opts);
+    return this.#guard(readSse(res.body, codec.createStreamDecoder()), opts.timeouts ?? this.#timeouts);
+  }
+
+  async *#guard(events: AsyncIterable<StreamEvent>, timeouts: Partial<RouteTimeouts>): AsyncIterable<StreamEvent> {
+    try {
+      yield* events;
+    } catch (e) {
+      yield { type: 'error', error: connectionError(e, this.name, timeouts) };
+    }
+  }
+
+  /** The request in the model's publisher format, under Vertex's path for it. */
+  #encode(
+    req: ChatRequest,
+    model: string,
+    opts: CallOptions,
+  ): { codec: ChatUpstreamCodec; path: string; body: unknown } {
+    if (publisherOf(model) === 'anthropic') {
+      const enc = anthropicUpstreamCodec.encodeRequest(req, model, opts.warn);
+      // The model is in the path; the version in the body; the betas as anthropic_beta.
+      const { model: _model, ...rest } = enc.body as Record<string, unknown>;
+      const body: Record<string, unknown> = { anthropic_version: vertexAnthropicVersion, ...rest };
+      const betas = enc.headers['anthropic-beta'];
+      if (betas) body.anthropic_beta = betas.split(',').map((b) => b.trim());
+      const method = req.stream ? 'streamRawPredict' : 'rawPredict';
+      return {
+        codec: anthropicUpstreamCodec,
+        path: `${this.#models}/anthropic/models/${encodeURIComponent(model)}:${method}`,
+        body,
+      };
+    }
+    const enc = geminiUpstreamCodec.encodeRequest(req, model, opts.warn);
+    const path = enc.path.replace(/^\/v1beta\/models\//, `${this.#models}/google/models/`);
+    return { codec: geminiUpstreamCodec, path, body: enc.body };
+  }
+
+  async #send(
+    req: ChatRequest,
+    model: string,
+    opts: CallOptions,
+  ): Promise<{ codec: ChatUpstreamCodec; res: Dispatcher.ResponseData }> {
+    const { codec, path, body } = this.#encode(req, model, opts);
+    const payload = JSON.stringify(body);
+    const span = opts.trace?.upstream(this.name, this.type, model);
+    const token = await this.#auth.getAccessToken().catch((e: unknown) => {
+      span?.end(undefined, e as Error);
+      // The library's words say what failed (a refused key, no credentials found); scrubbed all the same.
+      const why = scrubSecrets(e instanceof Error ? e.message : String(e), this.#secrets).slice(0, 300);
+      throw new GatewayError('upstream', `provider '${this.name}' could not get a Google access token (${why})`);
+    });
+    const res = await upstreamRequest({
+      provider: this.name,
+      upstreamFormat: this.type,
+      url: this.baseUrl + path,
+      dispatcher: this.#dispatcherFor(opts.timeouts?.connectMs),
+      timeouts: opts.timeouts ?? this.#timeouts,
+      signal: opts.signal,
+      headers: {
+        'content-type': 'application/json',
+        accept: req.stream ? 'text/event-stream' : 'application/json',
+        authorization: `Bearer ${token ?? ''}`,
+        ...span?.headers,
+      },
+      body: payload,
+      span,
+    });
+    if (res.statusCode === 401 || res.statusCode === 403) {
+      await res.body.dump().catch(() => {});
+      throw new GatewayError(
+        'upstream',
+        `provider '${this.name}' rejected polygate's credentials (HTTP ${res.statusCode}); the operator must check providers.${this.name}'s Google credentials`,
+      );
+    }
+    if (res.statusCode >= 400) {
+      const err = await errorBodyOf(res, (t) => scrubSecrets(t, this.#secrets));
+      throw codec.decodeError(res.statusCode, err, res.headers as WireHeaders);
+    }
+    return { codec, res };
+  }
+}

@@ -1,0 +1,288 @@
+// Amazon Bedrock Runtime on loopback, for Claude through InvokeModel: every request's SigV4
+// signature is verified (sigv4-verify.ts), then the Messages body Bedrock takes (no `model` or
+// `stream`, `anthropic_version: bedrock-2023-05-31`) is answered by the Anthropic emulator, byte
+// for byte as Anthropic answers (`anthropic_version` required); InvokeModelWithResponseStream sends each Messages event as an
+// event-stream `chunk` whose payload is `{"bytes": base64(event JSON)}`, framed by
+// @smithy/eventstream-codec. Errors carry `x-amzn-errortype` and `{"message"}` as Bedrock's do.
+// Converse and ConverseStream (any model) are answered natively, from the scripted replies (bedrock-converse.ts).
+// https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_InvokeModelWithResponseStream.html
+import { EventStreamCodec } from '@smithy/eventstream-codec';
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createH2Server, type Http2ServerRequest, type Http2Session } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { createParser } from 'eventsource-parser';
+import { startAnthropicUpstream } from './anthropic-upstream.ts';
+import type { Emulator, RecordedRequest, Reply, Responder } from './emulator-types.ts';
+import { verifySigV4 } from './sigv4-verify.ts';
+import { converseAnswer, converseProblem, converseStreamAnswer, lastUserText } from './bedrock-converse.ts';
+
+type Json = Record<string, unknown>;
+
+export const bedrockCredentials = {
+  accessKeyId: 'AKIDBEDROCKEMULATOR1',
+  secretAccessKey: 'bedrock/Emulator+Secret/0123456789abcdefEXAMPLE',
+};
+
+const errorTypes: Record<number, string> = {
+  400: 'ValidationException',
+  403: 'AccessDeniedException',
+  404: 'ResourceNotFoundException',
+  429: 'ThrottlingException',
+  500: 'InternalServerException',
+  503: 'ServiceUnavailableException',
+};
+
+const codec = new EventStreamCodec(
+  (b) => new TextDecoder().decode(b),
+  (s) => new TextEncoder().encode(s),
+);
+
+/** `h2Url`: the same service over cleartext HTTP/2, which AWS's client (NodeHttp2Handler) speaks; `url` is HTTP/1.1. */
+export type BedrockEmulator = Emulator & { region: string; h2Url: string };
+type Res = ServerResponse;
+
+export async function startBedrockUpstream(
+  secrets: ReadonlyMap<string, string> = new Map([
+    [bedrockCredentials.accessKeyId, bedrockCredentials.secretAccessKey],
+  ]),
+  region = 'us-east-1',
+): Promise<BedrockEmulator> {
+  const anthropic = await startAnthropicUpstream();
+  const requests: RecordedRequest[] = [];
+  const queue: Reply[] = [];
+  let responder: Responder | undefined;
+  const server = createServer((req, res) => void handle(req, res).catch(() => res.destroy()));
+
+  // The HTTP/2 compatibility API has the methods the handler uses, under other types.
+  const h2 = createH2Server(
+    (req, res) => void handle(req, res as unknown as ServerResponse).catch(() => res.destroy()),
+  );
+  const sessions = new Set<Http2Session>();
+  h2.on('session', (s) => {
+    sessions.add(s);
+    s.on('close', () => sessions.delete(s));
+  });
+
+  async function handle(req: IncomingMessage | Http2ServerRequest, res: Res): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+    let body: unknown = raw;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      // recorded as the raw string
+    }
+    const recorded: RecordedRequest = {
+      method: req.method ?? '',
+      path: req.url ?? '/',
+      headers: { ...req.headers },
+      body,
+      raw,
+    };
+    requests.push(recorded);
+    // Over HTTP/2 the signed `host` is the `:authority` pseudo-header.
+    const signed = { ...req.headers, host: req.headers.host ?? req.headers[':authority'] };
+    const verdict = verifySigV4({ method: req.method ?? '', url: req.url ?? '/', headers: signed, body: raw }, secrets);
+    if (!verdict.ok) return bedrockError(res, 403, `${verdict.type}Exception`, verdict.message);
+    if (verdict.region !== region || verdict.service !== 'bedrock')
+      return bedrockError(
+        res,
+        403,
+        'InvalidSignatureException',
+        `Credential should be scoped to a valid region ('${region}') and service 'bedrock'.`,
+      );
+    const m = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream|converse|converse-stream)$/.exec(
+      (req.url ?? '').split('?')[0],
+    );
+    if (!m || req.method !== 'POST') return bedrockError(res, 404, 'UnknownOperationException', 'Unknown operation');
+    const model = decodeURIComponent(m[1]);
+    if (m[2] === 'converse' || m[2] === 'converse-stream') {
+      const problem = converseProblem(body);
+      if (problem) return bedrockError(res, 400, 'ValidationException', problem);
+      const reply = queue.shift() ?? responder?.(recorded) ?? { kind: 'text', text: lastUserText(body as Json) };
+      return m[2] === 'converse'
+        ? converseAnswer(res, reply, body as Json)
+        : converseStreamAnswer(res, reply, body as Json);
+    }
+    const stream = m[2] === 'invoke-with-response-stream';
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      return bedrockError(
+        res,
+        400,
+        'ValidationException',
+        'Malformed input request, please reformat your input and try again.',
+      );
+    const b = body as Record<string, unknown>;
+    // Bedrock's documented value is bedrock-2023-05-31; Anthropic's Bedrock SDK sends its API version date.
+    if (typeof b.anthropic_version !== 'string' || b.anthropic_version === '')
+      return bedrockError(
+        res,
+        400,
+        'ValidationException',
+        'Malformed input request: #: required key [anthropic_version] not found or invalid',
+      );
+    if ('model' in b || 'stream' in b)
+      return bedrockError(
+        res,
+        400,
+        'ValidationException',
+        `Malformed input request: #: extraneous key [${'model' in b ? 'model' : 'stream'}] is not permitted`,
+      );
+    const reply = queue.shift() ?? responder?.(recorded);
+    if (reply) anthropic.script(reply);
+    const { anthropic_version: _v, anthropic_beta: betas, ...rest } = b;
+    const inner = { model, ...rest, ...(stream ? { stream: true } : {}) };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'x-api-key': 'bedrock-inner',
+      'anthropic-version': '2023-06-01',
+    };
+    if (Array.isArray(betas)) headers['anthropic-beta'] = betas.join(',');
+    await relay(`${anthropic.url}/v1/messages`, JSON.stringify(inner), headers, res, stream);
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => h2.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    h2Url: `http://127.0.0.1:${(h2.address() as AddressInfo).port}`,
+    region,
+    requests,
+    script: (...replies: Reply[]) => void queue.push(...replies),
+    respond: (r) => void (responder = r),
+    reset: () => {
+      requests.length = 0;
+      queue.length = 0;
+      responder = undefined;
+      anthropic.reset();
+    },
+    close: async () => {
+      server.closeAllConnections();
+      for (const s of sessions) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => h2.close(() => resolve()));
+      await anthropic.close();
+    },
+  };
+}
+
+/** The Anthropic emulator's answer in Bedrock's shape: JSON as is, errors and streams re-framed. */
+function relay(
+  url: string,
+  payload: string,
+  headers: Record<string, string>,
+  res: Res,
+  stream: boolean,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const up = request(url, { method: 'POST', headers }, (ur) => {
+      const status = ur.statusCode ?? 500;
+      const parts: Buffer[] = [];
+      if (status >= 400 || !stream) {
+        ur.on('data', (c: Buffer) => parts.push(c));
+        ur.on('end', () => {
+          const text = Buffer.concat(parts).toString('utf8');
+          if (status >= 400) {
+            const message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text;
+            bedrockError(res, status === 529 ? 503 : status, errorTypes[status] ?? 'InternalServerException', message);
+          } else {
+            res.writeHead(200, {
+              'content-type': 'application/json',
+              'x-amzn-requestid': crypto.randomUUID(),
+              'x-amzn-bedrock-input-token-count': '1',
+            });
+            res.end(text);
+          }
+          resolve();
+        });
+        return;
+      }
+      res.writeHead(200, {
+        'content-type': 'application/vnd.amazon.eventstream',
+        'x-amzn-requestid': crypto.randomUUID(),
+      });
+      const parser = createParser({
+        onEvent: (ev) => {
+          const data = ev.data;
+          const event = JSON.parse(data) as Record<string, unknown>;
+          if (event.type === 'message_stop')
+            event['amazon-bedrock-invocationMetrics'] = {
+              inputTokenCount: 1,
+              outputTokenCount: 1,
+              invocationLatency: 1,
+              firstByteLatency: 1,
+            };
+          if (event.type === 'error') {
+            const e = event.error as { type?: string; message?: string };
+            res.write(
+              exceptionFrame(
+                e.type === 'overloaded_error' ? 'serviceUnavailableException' : 'internalServerException',
+                e.message ?? '',
+              ),
+            );
+            return;
+          }
+          res.write(chunkFrame(JSON.stringify(event)));
+        },
+      });
+      ur.setEncoding('utf8');
+      ur.on('data', (c: string) => parser.feed(c));
+      ur.on('end', () => {
+        res.end();
+        resolve();
+      });
+      ur.on('error', () => {
+        res.destroy();
+        resolve();
+      });
+    });
+    up.on('error', reject);
+    up.end(payload);
+  });
+}
+
+const str = (value: string) => ({ type: 'string' as const, value });
+
+/** One ConverseStream event: its name in `:event-type`, its JSON as the payload. */
+export function converseFrame(eventType: string, event: unknown): Uint8Array {
+  return codec.encode({
+    headers: { ':event-type': str(eventType), ':content-type': str('application/json'), ':message-type': str('event') },
+    body: new TextEncoder().encode(JSON.stringify(event)),
+  });
+}
+
+/** One `chunk` event: the Messages event base64-encoded in `bytes`, with Bedrock's padding field `p`. */
+export function chunkFrame(eventJson: string): Uint8Array {
+  const payload = JSON.stringify({
+    bytes: Buffer.from(eventJson).toString('base64'),
+    p: 'abcdefghijklmnopqrstuvwxyzABCDEF'.slice(0, 1 + (eventJson.length % 30)),
+  });
+  return codec.encode({
+    headers: { ':event-type': str('chunk'), ':content-type': str('application/json'), ':message-type': str('event') },
+    body: new TextEncoder().encode(payload),
+  });
+}
+
+export function exceptionFrame(type: string, message: string): Uint8Array {
+  return codec.encode({
+    headers: {
+      ':exception-type': str(type),
+      ':content-type': str('application/json'),
+      ':message-type': str('exception'),
+    },
+    body: new TextEncoder().encode(JSON.stringify({ message })),
+  });
+}
+
+export function bedrockError(res: Res, status: number, type: string, message: string): void {
+  const text = JSON.stringify({ message });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+    'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+    'x-amzn-requestid': crypto.randomUUID(),
+  });
+  res.end(text);
+}
