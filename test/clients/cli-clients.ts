@@ -3,7 +3,7 @@
 // client suite (scripts/test-clients.ts) was verified with.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findTool, propertiesOf, type ToolPlan } from './tool-responder.ts';
+import { findTool, holdsToolResult, propertiesOf, type ToolPlan } from './tool-responder.ts';
 
 export type CliName = 'claude-code' | 'codex' | 'gemini-cli';
 
@@ -66,9 +66,6 @@ const claudeCode: Cli = {
         DISABLE_ERROR_REPORTING: '1',
         DISABLE_AUTOUPDATER: '1',
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        // WebSearch is a deferred tool (loaded through ToolSearch first); off, it is offered at
-        // once, so the scripted model can call it in one step.
-        ...(task === 'search' ? { ENABLE_TOOL_SEARCH: 'false' } : {}),
       },
     };
   },
@@ -220,8 +217,29 @@ export const clis: Cli[] = [claudeCode, codex, geminiCli];
  */
 export const searchPlan = (marker: string): ToolPlan => ({
   marker,
+  prelude: deferredWebSearch(),
   pick: (tools) => {
     const search = findTool(tools, ['web_search', 'WebSearch']);
     return search && { name: search.name, args: { query: 'polygate' } };
   },
 });
+
+/**
+ * Claude Code with tool search on (its default) lists WebSearch by name only: the model loads it
+ * with ToolSearch (`select:WebSearch`), then calls it, once, as a real model would.
+ */
+function deferredWebSearch(): NonNullable<ToolPlan['prelude']> {
+  let searched = false;
+  return (tools, raw) => {
+    // Done, or the WebSearch tool's own request (polygate offers its web_search there).
+    if (searched || findTool(tools, ['web_search'])) return undefined;
+    if (raw.includes('select:WebSearch')) {
+      if (!holdsToolResult(raw)) return undefined;
+      searched = true;
+      return { name: 'WebSearch', args: { query: 'polygate' } };
+    }
+    const toolSearch = findTool(tools, ['ToolSearch']);
+    if (!toolSearch || findTool(tools, ['WebSearch']) || !/\bWebSearch\b/.test(raw)) return undefined;
+    return { name: toolSearch.name, args: { query: 'select:WebSearch' } };
+  };
+}
