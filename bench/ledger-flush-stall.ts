@@ -62,6 +62,8 @@ if (process.env.LEDGER_STALL_CHILD) {
       characters: 0,
       audio_seconds: 0,
       tasks: 0,
+      web_search_requests: 0,
+      web_fetch_requests: 0,
       cost_nano: 330,
       priced: true,
       outcome: 'ok',

@@ -7,8 +7,12 @@
 // (a 4xx or 5xx fails the run even when the CLI recovered from it: Claude Code retries a refused
 // request without thinking and goes on, issue #29). Claude Code also runs, with thinking and
 // effort on (its default), on every translated route (Chat, Responses, Gemini, echo); each
-// emulated upstream must have been asked to reason. Options:
+// emulated upstream must have been asked to reason. Each CLI is also asked to search the web on a
+// Chat Completions route with `hosted_tools: run` (#27, docs/hosted-tools.md): the emulated model
+// calls the search tool it is offered, polygate runs the search on the search-backend emulator,
+// and the CLI's answer must hold the marker only a search result carried. Options:
 //   --only=claude-code,codex       run some CLIs
+//   --search-only                  run only the web search runs
 //   --capture                      also run each CLI straight against its own format's emulator and
 //                                  store what it sent as test/clients/fixtures/<cli>/<n>.json
 //   --clients-dir=DIR              reuse an install (default: $TMPDIR/polygate-clients-<versions>)
@@ -23,7 +27,8 @@ import { dirname, join } from 'node:path';
 import { models, startHarness, type UpstreamName } from '../test/e2e/matrix/harness.ts';
 import type { Emulator } from '../test/emulators/emulator-types.ts';
 import { startCaptureProxy, type CaptureProxy } from '../test/clients/capture-proxy.ts';
-import { clis, type Cli, type CliName } from '../test/clients/cli-clients.ts';
+import { clis, searchPlan, type Cli, type CliName } from '../test/clients/cli-clients.ts';
+import { startSearchWeb } from '../test/emulators/search-web.ts';
 import { toFixture } from '../test/clients/fixtures.ts';
 import { offeredTools, toolResponder } from '../test/clients/tool-responder.ts';
 import type { Captured } from '../test/clients/capture-proxy.ts';
@@ -33,6 +38,7 @@ const arg = (name: string): string | undefined =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const only = arg('only')?.split(',');
 const capture = process.argv.includes('--capture');
+const searchOnly = process.argv.includes('--search-only');
 const timeoutMs = Number(arg('timeout') ?? 120) * 1000;
 const pinnedOver = new Map(
   (arg('versions') ?? '')
@@ -63,7 +69,19 @@ if (!selected.every((c) => existsSync(join(clientsDir, 'node_modules/.bin', c.bi
 
 // 2. polygate with the four emulated upstreams and echo (the harness of test/e2e/matrix/): per CLI
 // one model name whose route translates, one whose route relays.
-const h = await startHarness();
+// The hosted-search route: a Chat Completions upstream (no search of its own) where polygate runs
+// web_search on the search-backend emulator. Gemini CLI's google_web_search asks its own model
+// (gemini-3-flash-preview, its `web-search` alias) for the search: an operator maps that name too.
+const web = await startSearchWeb();
+const searchModel = 'm-chat-search';
+const searchRoute = { routes: [{ provider: 'chat', model: models['openai-chat'].upstream, hosted_tools: 'run' }] };
+const h = await startHarness({
+  models: { [searchModel]: searchRoute, 'gemini-3-flash-preview': searchRoute },
+  config: {
+    search_backends: { web: { kind: 'searxng', url: `${web.url}/search` } },
+    hosted_tools: { search_backend: 'web' },
+  },
+});
 const gw = h.gw;
 type Route = 'translated' | 'relayed';
 const targets: Record<CliName, Record<Route, UpstreamName>> = {
@@ -72,13 +90,29 @@ const targets: Record<CliName, Record<Route, UpstreamName>> = {
   'gemini-cli': { translated: 'openai-chat', relayed: 'gemini' },
 };
 /** One CLI run: the route it takes, and what it must show besides a clean exit. */
-type Run = { label: string; upstream: UpstreamName; tool: boolean; reasoning: boolean; args?: string[] };
+type Run = {
+  label: string;
+  upstream: UpstreamName;
+  tool: boolean;
+  reasoning: boolean;
+  args?: string[];
+  /** Asked to search the web on the hosted-search route (#27). */
+  search?: boolean;
+};
 /**
  * Per CLI, a translated and a relayed route. Claude Code sends thinking and an effort by default:
  * those two runs check the upstream was asked to reason, and three more take it through every
  * other translated route (echo runs no tools, so there only the answer and the refusals count).
  */
 function runsOf(cli: Cli): Run[] {
+  const search: Run = {
+    label: 'web search run by polygate',
+    upstream: 'openai-chat',
+    tool: true,
+    reasoning: false,
+    search: true,
+  };
+  if (searchOnly) return [search];
   const thinks = cli.name === 'claude-code';
   const runs: Run[] = (['translated', 'relayed'] as const).map((route) => ({
     label: route,
@@ -86,6 +120,7 @@ function runsOf(cli: Cli): Run[] {
     tool: true,
     reasoning: thinks,
   }));
+  runs.push(search);
   if (!thinks) return runs;
   // With its thinking shown (stream-json, verbose), Claude Code asks for it to be streamed
   // (`thinking.display`, the thinking-display beta): the request issue #29 saw refused.
@@ -151,6 +186,7 @@ for (const cli of selected) {
 }
 await proxy.close();
 await h.close();
+await web.close();
 const failed = results.filter((r) => !r.ok);
 console.log(`\nclients: ${results.length - failed.length} passed, ${failed.length} failed`);
 process.exit(failed.length === 0 ? 0 : 1);
@@ -165,15 +201,20 @@ async function runOne(cli: Cli, run: Run, emu: Emulator | undefined, proxy: Capt
   const firstRequest = proxy.captured.length;
   const logFrom = gw.output().length;
   const marker = `PGMARK${randomBytes(6).toString('hex').toUpperCase()}`;
-  const responder = toolResponder(cli.plan({ work, marker }));
+  const responder = toolResponder(run.search ? searchPlan(marker) : cli.plan({ work, marker }));
   emu?.respond(responder);
+  const queriesBefore = web.queries.length;
+  web.lead = run.search
+    ? { title: 'Polygate news', url: `${web.url}/page/a`, content: `The search found ${marker}.` }
+    : undefined;
   const prepared = cli.prepare({
     home,
     work,
     gateway: proxy.url,
     key: TEST_KEY,
-    model: models[run.upstream].client,
+    model: run.search ? searchModel : models[run.upstream].client,
     marker,
+    task: run.search ? 'search' : 'tool',
   });
   // Only the CLI's own environment: nothing of this shell's (keys, proxies) leaks in.
   const env = {
@@ -201,6 +242,8 @@ async function runOne(cli: Cli, run: Run, emu: Emulator | undefined, proxy: Capt
     if (responder.leaks > 0)
       problems.push(`the marker ${marker} reached the upstream before the tool ran: the check proves nothing`);
     if (!out.stdout.includes(marker)) problems.push(`stdout lacks the marker ${marker}`);
+    if (run.search && web.queries.length === queriesBefore)
+      problems.push('polygate never asked the search backend: the search was not run by polygate');
   } else if (out.stdout.trim() === '') problems.push('no answer on stdout');
   const sentHere = proxy.captured.slice(firstRequest);
   // A refused model request fails the run even when the CLI recovered from it (issue #29).

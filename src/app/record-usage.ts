@@ -120,6 +120,8 @@ function build({ state, labels, status, model, entry, metered, audioSeconds }: E
     characters: metered?.characters ?? 0,
     audio_seconds: Math.round((audioSeconds ?? 0) * 1000) / 1000,
     tasks: metered?.tasks ?? 0,
+    web_search_requests: u?.webSearchRequests ?? 0,
+    web_fetch_requests: u?.webFetchRequests ?? 0,
     cost_nano: 0,
     priced: price !== undefined,
     outcome: state.outcome ?? labels.outcome,

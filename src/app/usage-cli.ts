@@ -110,6 +110,8 @@ const cols = [
   'characters',
   'audio_seconds',
   'tasks',
+  'web_search_requests',
+  'web_fetch_requests',
   'estimated',
   'partial',
   'cost_usd',

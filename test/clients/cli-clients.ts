@@ -3,11 +3,14 @@
 // client suite (scripts/test-clients.ts) was verified with.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findTool, propertiesOf, type ToolPlan } from './tool-responder.ts';
+import { findTool, holdsToolResult, propertiesOf, type ToolPlan } from './tool-responder.ts';
 
 export type CliName = 'claude-code' | 'codex' | 'gemini-cli';
 
 export type CliRun = { args: string[]; env: Record<string, string>; cwd: string };
+
+/** What the CLI is asked to do: use one of its own tools, or search the web (#27: polygate runs the search). */
+export type Task = 'tool' | 'search';
 
 export type Cli = {
   name: CliName;
@@ -15,7 +18,15 @@ export type Cli = {
   version: string;
   bin: string;
   /** Writes the CLI's configuration under `home`, the task's files under `work`; says how to run it. */
-  prepare(o: { home: string; work: string; gateway: string; key: string; model: string; marker: string }): CliRun;
+  prepare(o: {
+    home: string;
+    work: string;
+    gateway: string;
+    key: string;
+    model: string;
+    marker: string;
+    task: Task;
+  }): CliRun;
   plan(o: { work: string; marker: string }): ToolPlan;
   /** Speaks Responses over the WebSocket (GET /v1/responses): a run passes only if it never fell back to POST. */
   websocket?: boolean;
@@ -29,17 +40,19 @@ const claudeCode: Cli = {
   pkg: '@anthropic-ai/claude-code',
   version: '2.1.332',
   bin: 'claude',
-  prepare: ({ home, work, gateway, key, model, marker }) => {
-    writeFileSync(join(work, 'marker.txt'), `${marker}\n`);
+  prepare: ({ home, work, gateway, key, model, marker, task }) => {
+    if (task === 'tool') writeFileSync(join(work, 'marker.txt'), `${marker}\n`);
     return {
       cwd: work,
       args: [
         '-p',
-        'Read the file marker.txt in the current folder with your Read tool and tell me what it says.',
+        task === 'search'
+          ? 'Search the web for polygate with your WebSearch tool and tell me what the first result says.'
+          : 'Read the file marker.txt in the current folder with your Read tool and tell me what it says.',
         '--model',
         model,
         '--allowedTools',
-        'Read',
+        task === 'search' ? 'WebSearch' : 'Read',
       ],
       env: {
         ...quiet,
@@ -71,8 +84,8 @@ const codex: Cli = {
   pkg: '@openai/codex',
   version: '0.171.0',
   bin: 'codex',
-  prepare: ({ home, work, gateway, key, model, marker }) => {
-    writeFileSync(join(work, 'marker.txt'), `${marker}\n`);
+  prepare: ({ home, work, gateway, key, model, marker, task }) => {
+    if (task === 'tool') writeFileSync(join(work, 'marker.txt'), `${marker}\n`);
     mkdirSync(join(home, '.codex'), { recursive: true });
     // Codex ignores OPENAI_BASE_URL: a provider table is the only way to name another endpoint.
     // supports_websockets = true: Codex opens the Responses WebSocket first (docs/responses-websocket.md);
@@ -109,7 +122,9 @@ const codex: Cli = {
         '--dangerously-bypass-approvals-and-sandbox',
         '-C',
         work,
-        'Run `cat marker.txt` in a shell and tell me what it printed.',
+        task === 'search'
+          ? 'Search the web for polygate and tell me what the first result says.'
+          : 'Run `cat marker.txt` in a shell and tell me what it printed.',
       ],
       env: { ...quiet, HOME: home, CODEX_HOME: join(home, '.codex'), POLYGATE_KEY: key },
     };
@@ -138,11 +153,11 @@ const geminiCli: Cli = {
   pkg: '@google/gemini-cli',
   version: '0.61.0',
   bin: 'gemini',
-  prepare: ({ home, work, gateway, key, model, marker }) => {
+  prepare: ({ home, work, gateway, key, model, marker, task }) => {
     // The marker is a file name in a folder the prompt names; a .geminiignore keeps that folder
     // out of the folder summary Gemini CLI puts in its first request, so only the tool shows it.
     mkdirSync(join(work, 'box'), { recursive: true });
-    writeFileSync(join(work, 'box', `${marker}.txt`), 'x\n');
+    if (task === 'tool') writeFileSync(join(work, 'box', `${marker}.txt`), 'x\n');
     writeFileSync(join(work, '.geminiignore'), 'box/\n');
     mkdirSync(join(home, '.gemini'), { recursive: true });
     writeFileSync(
@@ -158,7 +173,9 @@ const geminiCli: Cli = {
       cwd: work,
       args: [
         '-p',
-        'List the files in the folder named box with your list_directory tool and tell me their names.',
+        task === 'search'
+          ? 'Search the web for polygate with your google_web_search tool and tell me what the first result says.'
+          : 'List the files in the folder named box with your list_directory tool and tell me their names.',
         '-m',
         model,
         '--approval-mode',
@@ -191,3 +208,38 @@ const geminiCli: Cli = {
 };
 
 export const clis: Cli[] = [claudeCode, codex, geminiCli];
+
+/**
+ * Searching, for every CLI: the model calls the search tool it is offered, under whichever name
+ * (polygate's `web_search` function on a hosted-tools route, Claude Code's WebSearch and Gemini
+ * CLI's google_web_search client tools, which ask the model again with the provider's search tool);
+ * the marker is in a search result only the search backend holds.
+ */
+export const searchPlan = (marker: string): ToolPlan => ({
+  marker,
+  prelude: deferredWebSearch(),
+  pick: (tools) => {
+    const search = findTool(tools, ['web_search', 'WebSearch']);
+    return search && { name: search.name, args: { query: 'polygate' } };
+  },
+});
+
+/**
+ * Claude Code with tool search on (its default) lists WebSearch by name only: the model loads it
+ * with ToolSearch (`select:WebSearch`), then calls it, once, as a real model would.
+ */
+function deferredWebSearch(): NonNullable<ToolPlan['prelude']> {
+  let searched = false;
+  return (tools, raw) => {
+    // Done, or the WebSearch tool's own request (polygate offers its web_search there).
+    if (searched || findTool(tools, ['web_search'])) return undefined;
+    if (raw.includes('select:WebSearch')) {
+      if (!holdsToolResult(raw)) return undefined;
+      searched = true;
+      return { name: 'WebSearch', args: { query: 'polygate' } };
+    }
+    const toolSearch = findTool(tools, ['ToolSearch']);
+    if (!toolSearch || findTool(tools, ['WebSearch']) || !/\bWebSearch\b/.test(raw)) return undefined;
+    return { name: toolSearch.name, args: { query: 'select:WebSearch' } };
+  };
+}

@@ -44,6 +44,11 @@ export type ToolPlan = {
   pick(tools: OfferedTool[]): { name: string; args: Json } | undefined;
   /** Text only the tool's output holds. */
   marker: string;
+  /**
+   * A step before the tool, asked first on every request that does not hold the marker yet
+   * (Claude Code's deferred tools: ToolSearch loads WebSearch before it can be called).
+   */
+  prelude?(tools: OfferedTool[], raw: string): { name: string; args: Json } | undefined;
 };
 
 /** `leaks`: requests that held the marker before any tool result (the check would prove nothing). */
@@ -52,6 +57,8 @@ export type ToolResponder = Responder & { calls: number; resultsSeen: number; le
 export function toolResponder(plan: ToolPlan): ToolResponder {
   const respond = (req: RecordedRequest): Reply | undefined => {
     const raw = req.raw ?? JSON.stringify(req.body);
+    const first = raw.includes(plan.marker) ? undefined : plan.prelude?.(offeredTools(req.body), raw);
+    if (first) return { kind: 'tool', name: first.name, args: JSON.stringify(first.args) };
     if (holdsToolResult(raw)) {
       if (raw.includes(plan.marker)) {
         self.resultsSeen++;

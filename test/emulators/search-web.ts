@@ -4,9 +4,12 @@
 // publishedDate}]`): two pages of this server, and one page each on `allowed.example` and
 // `blocked.example` for domain filters. Pages: `/page/a`, `/page/b` (HTML), `/big` (more bytes than
 // any limit a test sets), `/slow` (headers, then nothing), `/redirect` (302 to /page/a).
-// `fail: true` makes /search answer 500.
+// `fail: true` makes /search answer 500; `lead` (when set) is put before those results (the client
+// suite puts a marker only the search can show there).
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+export type SearchResult = { title: string; url: string; content: string };
 
 export type SearchWeb = {
   url: string;
@@ -16,6 +19,7 @@ export type SearchWeb = {
   api: Array<{ method: string; path: string; headers: Record<string, unknown>; body: unknown }>;
   fetched: string[];
   fail: boolean;
+  lead: SearchResult | undefined;
   close(): Promise<void>;
 };
 
@@ -28,7 +32,7 @@ export async function startSearchWeb(): Promise<SearchWeb> {
   const api: SearchWeb['api'] = [];
   const fetched: string[] = [];
   const open = new Set<ServerResponse>();
-  const state = { fail: false };
+  const state: { fail: boolean; lead: SearchResult | undefined } = { fail: false, lead: undefined };
   const server = createServer((req, res) => {
     const u = new URL(req.url ?? '/', 'http://x');
     if (u.pathname.startsWith('/api/')) {
@@ -73,6 +77,7 @@ export async function startSearchWeb(): Promise<SearchWeb> {
           query: u.searchParams.get('q'),
           number_of_results: 4,
           results: [
+            ...(state.lead ? [state.lead] : []),
             {
               title: 'Polygate A',
               url: `${base}/page/a`,
@@ -135,6 +140,12 @@ export async function startSearchWeb(): Promise<SearchWeb> {
     },
     set fail(v: boolean) {
       state.fail = v;
+    },
+    get lead() {
+      return state.lead;
+    },
+    set lead(v: SearchResult | undefined) {
+      state.lead = v;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -40,5 +40,6 @@ t.test('two searches at $0.01 cost 20,000,000 nano-dollars on an unpriced model'
     return r.totals.requests >= 1 ? r : undefined;
   });
   t.equal(report.totals.cost_nano, 20_000_000);
+  t.equal(report.totals.web_search_requests, 2, 'the ledger counts both searches');
   t.ok(Number(report.totals.input_tokens) > 0, 'the tokens of all three upstream calls are counted');
 });

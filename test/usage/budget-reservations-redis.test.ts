@@ -77,6 +77,8 @@ const baseRecord: UsageRecord = {
   day,
   request_id: 'req-1',
   usage_source: 'reported',
+  web_search_requests: 0,
+  web_fetch_requests: 0,
   key: 'k',
   workspace: 'w',
   family: 'chat',

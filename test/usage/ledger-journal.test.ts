@@ -16,6 +16,8 @@ const record = (i: number): UsageRecord => ({
   day: new Date().toISOString().slice(0, 10),
   request_id: `req-${i}`,
   usage_source: 'reported',
+  web_search_requests: 0,
+  web_fetch_requests: 0,
   key: 'k',
   workspace: 'w',
   family: 'chat',

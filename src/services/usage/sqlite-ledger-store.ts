@@ -17,7 +17,8 @@ CREATE TABLE IF NOT EXISTS usage_records (
   input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, reasoning_tokens INTEGER NOT NULL,
   cache_read_tokens INTEGER NOT NULL, cache_write_tokens INTEGER NOT NULL, characters INTEGER NOT NULL,
   audio_ms INTEGER NOT NULL, tasks INTEGER NOT NULL, cost_nano INTEGER NOT NULL, priced INTEGER NOT NULL,
-  outcome TEXT NOT NULL, status INTEGER NOT NULL, usage_source TEXT NOT NULL DEFAULT 'reported'
+  outcome TEXT NOT NULL, status INTEGER NOT NULL, usage_source TEXT NOT NULL DEFAULT 'reported',
+  web_search_requests INTEGER NOT NULL DEFAULT 0, web_fetch_requests INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS usage_records_day ON usage_records (day, key);
 CREATE TABLE IF NOT EXISTS usage_totals (
@@ -54,6 +55,8 @@ const columns = [
   'outcome',
   'status',
   'usage_source',
+  'web_search_requests',
+  'web_fetch_requests',
 ] as const;
 
 /**
@@ -64,7 +67,8 @@ const columns = [
 const sums = `COUNT(*) AS requests, TOTAL(input_tokens) AS input_tokens, TOTAL(output_tokens) AS output_tokens, TOTAL(reasoning_tokens) AS reasoning_tokens,
   TOTAL(cache_read_tokens) AS cache_read_tokens, TOTAL(cache_write_tokens) AS cache_write_tokens, TOTAL(characters) AS characters,
   TOTAL(audio_ms) / 1000.0 AS audio_seconds, TOTAL(tasks) AS tasks, TOTAL(cost_nano) AS cost_nano, TOTAL(1 - priced) AS unpriced,
-  TOTAL(usage_source = 'estimated') AS estimated, TOTAL(usage_source = 'partial') AS partial`;
+  TOTAL(usage_source = 'estimated') AS estimated, TOTAL(usage_source = 'partial') AS partial,
+  TOTAL(web_search_requests) AS web_search_requests, TOTAL(web_fetch_requests) AS web_fetch_requests`;
 
 /** Records per INSERT statement: one statement of many rows costs far less per record than one per row. */
 const rowsPerInsert = 64;
@@ -105,14 +109,22 @@ function valuesOf(r: UsageRecord, into: (string | number)[]): void {
     r.outcome,
     r.status,
     r.usage_source,
+    r.web_search_requests,
+    r.web_fetch_requests,
   );
 }
 
-/** A file written before records said how their usage was obtained: those rows were reported. */
-function addUsageSource(db: DatabaseSync): void {
+/**
+ * Columns a file written by an older polygate lacks: its rows' usage was reported, and it ran no
+ * searches or fetches (#27).
+ */
+function addNewColumns(db: DatabaseSync): void {
   const cols = db.prepare('PRAGMA table_info(usage_records)').all() as { name: string }[];
-  if (!cols.some((c) => c.name === 'usage_source'))
+  const missing = (name: string): boolean => !cols.some((c) => c.name === name);
+  if (missing('usage_source'))
     db.exec("ALTER TABLE usage_records ADD COLUMN usage_source TEXT NOT NULL DEFAULT 'reported'");
+  for (const name of ['web_search_requests', 'web_fetch_requests'])
+    if (missing(name)) db.exec(`ALTER TABLE usage_records ADD COLUMN ${name} INTEGER NOT NULL DEFAULT 0`);
 }
 
 /** The `sqlite` driver's ledger: tables beside the store's in the same file. */
@@ -148,7 +160,7 @@ export class SqliteLedgerStore implements LedgerStore {
     this.#db = new DatabaseSync(path);
     this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
     this.#db.exec(schema);
-    addUsageSource(this.#db);
+    addNewColumns(this.#db);
     const row = `(${columns.map(() => '?').join(', ')})`;
     const group = `SELECT day, key, model, provider, ${sums} FROM usage_records WHERE day >= ? AND day <= ?`;
     this.#q = {

@@ -33,6 +33,9 @@ export type UsageRecord = {
   characters: number;
   audio_seconds: number;
   tasks: number;
+  /** Web searches and page fetches polygate ran for the request (#27, docs/hosted-tools.md). */
+  web_search_requests: number;
+  web_fetch_requests: number;
   /** Nano-dollars (src/services/usage/prices.ts). */
   cost_nano: number;
   /** False when neither the model nor the route had a price (cost 0). */
@@ -52,6 +55,8 @@ export const measures = [
   'characters',
   'audio_seconds',
   'tasks',
+  'web_search_requests',
+  'web_fetch_requests',
   'cost_nano',
   'unpriced',
   'estimated',
@@ -89,6 +94,8 @@ export function measuresOf(r: UsageRecord): Record<Measure, number> {
     characters: r.characters,
     audio_seconds: r.audio_seconds,
     tasks: r.tasks,
+    web_search_requests: r.web_search_requests,
+    web_fetch_requests: r.web_fetch_requests,
     cost_nano: r.cost_nano,
     unpriced: r.priced ? 0 : 1,
     estimated: r.usage_source === 'estimated' ? 1 : 0,

@@ -43,7 +43,10 @@ export type Harness = {
   close(): Promise<void>;
 };
 
-export async function startHarness(): Promise<Harness> {
+/** `extra`: more models and top-level config (the client suite's hosted-search route, #27). */
+export async function startHarness(
+  extra: { models?: Record<string, unknown>; config?: Record<string, unknown> } = {},
+): Promise<Harness> {
   const [anthropic, chat, responses, gemini] = await Promise.all([
     startAnthropicUpstream(),
     startOpenAIChatUpstream(),
@@ -67,7 +70,9 @@ export async function startHarness(): Promise<Harness> {
         [models['openai-responses'].client]: route('openai-responses'),
         [models.gemini.client]: route('gemini'),
         [models.echo.client]: route('echo'),
+        ...extra.models,
       },
+      ...extra.config,
     }),
   );
   const emulators = { anthropic, 'openai-chat': chat, 'openai-responses': responses, gemini };
