@@ -40,6 +40,55 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-floating-promises': 'off' },
   },
   {
+    // Named exceptions to the size rules: files that were over them when the rules came in
+    // (issue #24). Each is a place to split; a new file over the limits fails the lint.
+    files: [
+      'adapters/openai-responses/responses-stream-encoder.ts',
+      'bench/attack-suite.ts',
+      'src/families/chat/chat-handler.ts',
+      'src/services/usage/ledger.ts',
+      'test/adapters/anthropic-messages/decode-messages-request.test.ts',
+      'test/adapters/anthropic-messages/encode-messages-upstream-request.test.ts',
+      'test/adapters/gemini/decode-gemini-request.test.ts',
+      'test/adapters/gemini/encode-gemini-upstream-request.test.ts',
+      'test/adapters/openai-chat/decode-chat-request.test.ts',
+      'test/adapters/openai-chat/encode-chat-upstream-request.test.ts',
+      'test/adapters/openai-responses/decode-responses-request.test.ts',
+      'test/adapters/openai-responses/encode-responses-request.test.ts',
+      'test/adapters/shared/open-enum.test.ts',
+      'test/e2e/matrix/matrix.test.ts',
+      'test/e2e/messages-upstreams.test.ts',
+      'test/emulators/anthropic-upstream.ts',
+      'test/emulators/openai-chat-upstream.ts',
+      'test/emulators/openai-responses-upstream.ts',
+      'test/fuzz/mutate-json.ts',
+      'test/tune/validation.test.ts',
+    ],
+    rules: { 'max-lines': 'off' },
+  },
+  {
+    files: [
+      'adapters/openai-responses/encode-output-items.ts',
+      'bench/attack-round-two.ts',
+      'bench/run-bench.ts',
+      'bench/soak.ts',
+      'bench/summarize-profile.ts',
+      'scripts/test-clients.ts',
+      'src/app/app.ts',
+      'src/app/reload-config.ts',
+      'src/families/chat/chat-handler.ts',
+      'src/families/chat/pass-through.ts',
+      'src/families/tune/task-runner.ts',
+      'src/services/resilience/run-routes.ts',
+    ],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  {
+    // A test file's t.test() callback is one story of requests and assertions, not a function to split.
+    files: ['test/**/*.ts'],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  {
     // Adapters are the wire formats: `any` there hides an unchecked field (DESIGN.md, Style).
     files: ['adapters/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'error' },
