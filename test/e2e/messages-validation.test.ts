@@ -212,10 +212,13 @@ t.test('forcing a hosted tool the provider lacks is refused even under drop', as
 });
 
 t.test('a long history of blocks echo cannot take still answers: the warnings header stays small', async (t) => {
+  // MCP tool calls only their provider reads: each one dropped with a warning on a translated route.
+  // (server_tool_use web searches are read since #27, docs/hosted-tools.md.)
   const blocks = Array.from({ length: 1500 }, (_, i) => ({
-    type: 'server_tool_use',
-    id: `srvtoolu_${i}`,
-    name: 'web_search',
+    type: 'mcp_tool_use',
+    id: `mcptoolu_${i}`,
+    name: 'search',
+    server_name: 'docs',
     input: { query: 'q' },
   }));
   const body = {
