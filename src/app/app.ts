@@ -113,8 +113,10 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Koa
     state.format = format;
     state.runtime = ref.current;
     state.services = services;
-    // A config reload closes the old runtime's upstream pools only after this request has ended.
-    ctx.res.once('close', state.runtime.hold());
+    // A config reload closes the old runtime's upstream pools (and a drain waits) only after this
+    // request has ended: its response closed and its upstream call, which may outlive the client, ended.
+    const release = state.runtime.hold();
+    ctx.res.once('close', () => afterUpstream(state, release));
     state.timings = {};
     startRequestTrace(ctx, started);
     ctx.set('x-request-id', state.requestId);
@@ -143,8 +145,9 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Koa
       if (!ops) inFlight.dec({ family: familyLabel });
       closedAt = performance.now();
       if (settled) record();
-      // A handler that has not settled soon after its client left still gets its line.
-      else setTimeout(record, 10_000).unref();
+      // A handler that has not settled soon after its client left (and its upstream call ended)
+      // still gets its line.
+      else afterUpstream(state, () => setTimeout(record, 10_000).unref());
     });
     const record = (): void => {
       if (recorded || closedAt === undefined) return;
@@ -248,6 +251,12 @@ function unmatched(ctx: Koa.Context): void {
 
 /** Client text quoted in an error message: bounded and without control characters. */
 const printable = (s: string): string => s.slice(0, 200).replace(/[^\x20-\x7e]/g, '?');
+
+/** Runs `then` once the request's upstream call (if any is under way) has ended, else at once. */
+function afterUpstream(state: ChatState, then: () => void): void {
+  if (state.upstreamCall) void state.upstreamCall.then(then);
+  else then();
+}
 
 /** Milliseconds to the microsecond, for the log line. */
 const ms = (v: number | undefined): number | undefined => (v === undefined ? undefined : Math.round(v * 1000) / 1000);

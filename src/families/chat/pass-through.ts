@@ -181,8 +181,9 @@ export function passThrough(opts: {
       }
       res.writeHead(status, headers);
       const contentType = String(proxyRes.headers['content-type'] ?? '');
+      const eventStream = contentType.includes('text/event-stream');
       const tap = usageTap(codec, contentType, status, opts.observeFrames);
-      const filter = opts.clientStream && contentType.includes('text/event-stream') ? opts.clientStream() : undefined;
+      const filter = opts.clientStream && eventStream ? opts.clientStream() : undefined;
       const text = filter ? new TextDecoder() : undefined;
       // Relayed by hand rather than piped: a pipe adds and removes eight listeners per response on
       // both streams, while the close and end handlers below already do what its cleanup does.
@@ -191,6 +192,8 @@ export function passThrough(opts: {
       };
       proxyRes.on('data', (chunk: Buffer) => {
         tap.feed(chunk);
+        // A JSON answer whose client left is read to its end for the usage it reports, not written.
+        if (res.destroyed) return;
         const out = filter && text ? filter.push(text.decode(chunk, { stream: true })) : chunk;
         if (out.length > 0 && !res.write(out)) {
           proxyRes.pause();
@@ -204,22 +207,36 @@ export function passThrough(opts: {
         timers.clear();
         resolve({ kind: 'relayed', status, meter: tap.meter(), outcome });
       };
-      res.on('close', () => {
-        if (!proxyRes.complete) proxyRes.destroy();
-        finish(proxyRes.complete ? 'ok' : 'client_closed');
-      });
+      // The client left. A stream is cancelled and billed what it reported and streamed so far; a
+      // JSON answer, which the upstream generates (and bills) whole anyway, is read to its end,
+      // bounded by the idle timeout, and billed what it reports (docs/usage-and-tracing.md).
+      let clientLeft = false;
+      const onClientClose = (): void => {
+        if (proxyRes.complete) finish('ok');
+        else if (eventStream) {
+          proxyRes.destroy();
+          finish('client_closed');
+        } else {
+          clientLeft = true;
+          // Paused for a 'drain' that will not come.
+          proxyRes.resume();
+        }
+      };
+      // A client gone before the answer came has closed already: no 'close' is coming.
+      if (res.destroyed) onClientClose();
+      else res.on('close', onClientClose);
       proxyRes.on('end', () => {
         if (!proxyRes.complete) return;
         // A stream whose last event has no terminator of its own (Gemini's) finishes, with its usage, here.
         tap.end();
-        res.end(filter && text ? filter.push(text.decode()) + filter.end() : undefined);
-        finish('ok');
+        if (!res.destroyed) res.end(filter && text ? filter.push(text.decode()) + filter.end() : undefined);
+        finish(clientLeft ? 'client_closed' : 'ok');
       });
       // The upstream went away mid-body. A stream gets the family's own error event, never a
       // bare cut (docs/architecture.md); a JSON body cannot be mended, so the client sees the cut.
       proxyRes.on('close', () => {
         if (proxyRes.complete || res.writableEnded) return;
-        if (contentType.includes('text/event-stream') && !res.destroyed) {
+        if (eventStream && !res.destroyed) {
           const err =
             timers.fired() ??
             new GatewayError('upstream', `provider '${provider.name}' closed the stream before it ended`);

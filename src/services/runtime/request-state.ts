@@ -23,6 +23,12 @@ export type RequestState = {
   outcome?: string;
   streaming?: boolean;
   timings: { decodeMs?: number; encodeMs?: number };
+  /**
+   * The chat handler's route loop, settled (never rejected) once its upstream calls have ended. A
+   * JSON answer's upstream call outlives a client that leaves (it is billed when it ends:
+   * docs/usage-and-tracing.md), so the request's record and its hold on the runtime wait for it.
+   */
+  upstreamCall?: Promise<void>;
 };
 
 /** The request state as the chat pipeline fills it: usage and upstream attempts go into the request's log line. */

@@ -1,0 +1,169 @@
+// Issue #23, abandoned answers that are not streamed: a client that leaves while the upstream is
+// still working on a JSON answer used to cancel the upstream call and be billed nothing, though
+// the upstream had the prompt (and bills the operator for it and for what it generated). The
+// upstream call now runs to its end (bounded by the route's timeouts) and the request is billed
+// the usage the upstream reports (`reported`), on relayed and translated routes, for the four
+// client formats. Each case: the upstream holds its answer, the client aborts, the gateway sees
+// the client go (its in-flight gauge drops to 0), then the upstream answers.
+import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
+import OpenAI from 'openai';
+import t, { type Test } from 'tap';
+import { startFaultUpstream } from '../emulators/fault-upstream.ts';
+import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { waitFor } from '../helpers/wait-for.ts';
+import { ADMIN_TOKEN, tokenNano, usage, type Row } from './usage-helpers.ts';
+
+const fault = await startFaultUpstream();
+t.teardown(() => fault.close());
+const price = { input: 3, output: 15 };
+const anthropicModels = ['m-relay', 'm-relay-mid', 'c-via-anth', 'r-via-anth', 'g-via-anth'];
+const chatModels = ['c-relay', 'c-relay-mid', 'm-via-chat'];
+const gw = await startGateway(
+  testConfig({
+    providers: {
+      faultChat: { type: 'openai', base_url: fault.openaiUrl, api_key: 'sk-up-fault', api: 'chat_completions' },
+      faultAnth: { type: 'anthropic', base_url: fault.anthropicUrl, api_key: 'sk-up-anth' },
+    },
+    models: {
+      ...Object.fromEntries(
+        anthropicModels.map((m) => [m, { routes: [{ provider: 'faultAnth', model: 'claude-up' }] }]),
+      ),
+      ...Object.fromEntries(chatModels.map((m) => [m, { routes: [{ provider: 'faultChat', model: 'gpt-up' }] }])),
+    },
+    admin: { token: ADMIN_TOKEN },
+    usage: {
+      flush_interval_ms: 50,
+      prices: { models: Object.fromEntries([...anthropicModels, ...chatModels].map((m) => [m, price])) },
+    },
+  }),
+);
+t.teardown(() => gw.stop());
+
+const anthropic = new Anthropic({ baseURL: gw.url, apiKey: TEST_KEY, maxRetries: 0 });
+const openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: TEST_KEY, maxRetries: 0 });
+const genai = new GoogleGenAI({ apiKey: TEST_KEY, httpOptions: { baseUrl: gw.url } });
+
+const longText = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
+/** The emulator's own count of the answer's tokens (test/emulators/fault-upstream.ts). */
+const answerTokens = Math.ceil(longText.length / 4);
+const prompt = 'a question the upstream takes its time to answer';
+
+/** Requests the gateway is serving now: 0 once it has seen the client go. */
+async function inFlight(): Promise<number> {
+  const text = await (await fetch(`${gw.url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('polygate_in_flight_requests{'))
+    .reduce((n, l) => n + Number(l.split(' ').at(-1)), 0);
+}
+
+/**
+ * Starts a request the upstream holds, aborts it once the upstream has it and the gateway has seen
+ * the client leave, lets the upstream answer, and returns the model's ledger row.
+ */
+async function abandon(
+  t: Test,
+  model: string,
+  send: (signal: AbortSignal) => Promise<unknown>,
+  midBody?: 'mid-body',
+): Promise<Row> {
+  fault.reset();
+  fault.script({ kind: 'ok', text: longText, inputTokens: 1000, pauseAfterChunks: midBody ? 1 : 0 });
+  const ac = new AbortController();
+  const sent = send(ac.signal);
+  if (midBody) {
+    // `send` resolves on the answer's headers (the SDK's raw response): half the body is on its way.
+    const res = (await sent) as Response;
+    t.equal(res.status, 200, 'the answer started');
+    ac.abort();
+    await t.rejects(res.text(), 'the client gave up in the middle of the answer');
+  } else {
+    await fault.waitForRequests(1);
+    ac.abort();
+    await t.rejects(sent, 'the client gave up before the answer');
+  }
+  await waitFor('the gateway to see the client go', async () => ((await inFlight()) === 0 ? true : undefined));
+  fault.resume();
+  return waitFor(
+    `the record of ${model}`,
+    async () => {
+      const row = (await usage(gw, `group_by=model&model=${model}&since=1d`)).rows[0];
+      return row && row.requests >= 1 ? row : undefined;
+    },
+    10_000,
+  );
+}
+
+function billedAsReported(t: Test, row: Row): void {
+  t.equal(row.requests, 1, 'one request');
+  t.equal(row.input_tokens, 1000, 'the prompt as the upstream reported it');
+  t.equal(row.output_tokens, answerTokens, 'the output as the upstream reported it');
+  t.match(row, { estimated: 0, partial: 0 }, 'marked reported');
+  t.equal(row.cost_nano, tokenNano(1000, price.input) + tokenNano(answerTokens, price.output), 'at the price');
+}
+
+const user = [{ role: 'user' as const, content: prompt }];
+
+t.test('Messages, relayed: billed what the upstream reported after the client left', async (t) => {
+  const row = await abandon(t, 'm-relay', (signal) =>
+    anthropic.messages.create({ model: 'm-relay', max_tokens: 256, messages: user }, { signal }),
+  );
+  billedAsReported(t, row);
+});
+
+t.test('Chat, relayed', async (t) => {
+  const row = await abandon(t, 'c-relay', (signal) =>
+    openai.chat.completions.create({ model: 'c-relay', messages: user }, { signal }),
+  );
+  billedAsReported(t, row);
+});
+
+t.test('Messages, relayed, the client gone in the middle of the answer', async (t) => {
+  const row = await abandon(
+    t,
+    'm-relay-mid',
+    (signal) =>
+      anthropic.messages.create({ model: 'm-relay-mid', max_tokens: 256, messages: user }, { signal }).asResponse(),
+    'mid-body',
+  );
+  billedAsReported(t, row);
+});
+
+t.test('Chat, relayed, the client gone in the middle of the answer', async (t) => {
+  const row = await abandon(
+    t,
+    'c-relay-mid',
+    (signal) => openai.chat.completions.create({ model: 'c-relay-mid', messages: user }, { signal }).asResponse(),
+    'mid-body',
+  );
+  billedAsReported(t, row);
+});
+
+t.test('Messages translated to Chat', async (t) => {
+  const row = await abandon(t, 'm-via-chat', (signal) =>
+    anthropic.messages.create({ model: 'm-via-chat', max_tokens: 256, messages: user }, { signal }),
+  );
+  billedAsReported(t, row);
+});
+
+t.test('Chat translated to Messages', async (t) => {
+  const row = await abandon(t, 'c-via-anth', (signal) =>
+    openai.chat.completions.create({ model: 'c-via-anth', messages: user }, { signal }),
+  );
+  billedAsReported(t, row);
+});
+
+t.test('Responses translated to Messages', async (t) => {
+  const row = await abandon(t, 'r-via-anth', (signal) =>
+    openai.responses.create({ model: 'r-via-anth', input: prompt, store: false }, { signal }),
+  );
+  billedAsReported(t, row);
+});
+
+t.test('Gemini translated to Messages', async (t) => {
+  const row = await abandon(t, 'g-via-anth', (signal) =>
+    genai.models.generateContent({ model: 'g-via-anth', contents: prompt, config: { abortSignal: signal } }),
+  );
+  billedAsReported(t, row);
+});
