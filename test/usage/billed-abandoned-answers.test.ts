@@ -18,7 +18,7 @@ const fault = await startFaultUpstream();
 t.teardown(() => fault.close());
 const price = { input: 3, output: 15 };
 const anthropicModels = ['m-relay', 'm-relay-mid', 'c-via-anth', 'r-via-anth', 'g-via-anth'];
-const chatModels = ['c-relay', 'c-relay-mid', 'm-via-chat'];
+const chatModels = ['c-relay', 'c-relay-mid', 'm-via-chat-slow', 'm-via-chat'];
 const gw = await startGateway(
   testConfig({
     providers: {
@@ -66,8 +66,9 @@ async function abandon(
   t: Test,
   model: string,
   send: (signal: AbortSignal) => Promise<unknown>,
-  midBody?: 'mid-body',
+  opts: { midBody?: boolean; answerAfterMs?: number } = {},
 ): Promise<Row> {
+  const { midBody } = opts;
   fault.reset();
   fault.script({ kind: 'ok', text: longText, inputTokens: 1000, pauseAfterChunks: midBody ? 1 : 0 });
   const ac = new AbortController();
@@ -84,6 +85,7 @@ async function abandon(
     await t.rejects(sent, 'the client gave up before the answer');
   }
   await waitFor('the gateway to see the client go', async () => ((await inFlight()) === 0 ? true : undefined));
+  if (opts.answerAfterMs) await new Promise((r) => setTimeout(r, opts.answerAfterMs));
   fault.resume();
   return waitFor(
     `the record of ${model}`,
@@ -125,7 +127,7 @@ t.test('Messages, relayed, the client gone in the middle of the answer', async (
     'm-relay-mid',
     (signal) =>
       anthropic.messages.create({ model: 'm-relay-mid', max_tokens: 256, messages: user }, { signal }).asResponse(),
-    'mid-body',
+    { midBody: true },
   );
   billedAsReported(t, row);
 });
@@ -135,7 +137,7 @@ t.test('Chat, relayed, the client gone in the middle of the answer', async (t) =
     t,
     'c-relay-mid',
     (signal) => openai.chat.completions.create({ model: 'c-relay-mid', messages: user }, { signal }).asResponse(),
-    'mid-body',
+    { midBody: true },
   );
   billedAsReported(t, row);
 });
@@ -164,6 +166,18 @@ t.test('Responses translated to Messages', async (t) => {
 t.test('Gemini translated to Messages', async (t) => {
   const row = await abandon(t, 'g-via-anth', (signal) =>
     genai.models.generateContent({ model: 'g-via-anth', contents: prompt, config: { abortSignal: signal } }),
+  );
+  billedAsReported(t, row);
+});
+
+t.test('an upstream that answers long after the client left is still billed what it reports', async (t) => {
+  // The gateway writes a request's record at the latest 10 s after its client left, when its
+  // handler has not ended: here the handler waits on the upstream call, and the record on both.
+  const row = await abandon(
+    t,
+    'm-via-chat-slow',
+    (signal) => anthropic.messages.create({ model: 'm-via-chat-slow', max_tokens: 256, messages: user }, { signal }),
+    { answerAfterMs: 10_500 },
   );
   billedAsReported(t, row);
 });
