@@ -4,18 +4,34 @@
 // upstream call now runs to its end (bounded by the route's timeouts) and the request is billed
 // the usage the upstream reports (`reported`), on relayed and translated routes, for the four
 // client formats. Each case: the upstream holds its answer, the client aborts, the gateway sees
-// the client go (its in-flight gauge drops to 0), then the upstream answers.
+// the client go (its in-flight gauge drops to 0), then the upstream answers. (A relay whose client
+// left before the answer's headers was billed already: http-proxy does not cancel it. Those cases
+// stay here as coverage; the mid-body relays, the translated routes and the slow upstream failed.)
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import t, { type Test } from 'tap';
 import { startFaultUpstream } from '../emulators/fault-upstream.ts';
+import { startGeminiUpstream } from '../emulators/gemini-upstream.ts';
+import { startOpenAIResponsesUpstream } from '../emulators/openai-responses-upstream.ts';
+import { startHoldingProxy } from '../helpers/holding-proxy.ts';
 import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { ADMIN_TOKEN, tokenNano, usage, type Row } from './usage-helpers.ts';
 
 const fault = await startFaultUpstream();
 t.teardown(() => fault.close());
+// Responses and Gemini emulators, each behind a proxy that holds their answers (the relayed cases).
+const responsesUp = await startOpenAIResponsesUpstream();
+const geminiUp = await startGeminiUpstream();
+const slowResponses = await startHoldingProxy(responsesUp.url);
+const slowGemini = await startHoldingProxy(geminiUp.url);
+t.teardown(async () => {
+  await slowResponses.close();
+  await slowGemini.close();
+  await responsesUp.close();
+  await geminiUp.close();
+});
 const price = { input: 3, output: 15 };
 const anthropicModels = ['m-relay', 'm-relay-mid', 'c-via-anth', 'r-via-anth', 'g-via-anth'];
 const chatModels = ['c-relay', 'c-relay-mid', 'm-via-chat-slow', 'm-via-chat'];
@@ -24,8 +40,12 @@ const gw = await startGateway(
     providers: {
       faultChat: { type: 'openai', base_url: fault.openaiUrl, api_key: 'sk-up-fault', api: 'chat_completions' },
       faultAnth: { type: 'anthropic', base_url: fault.anthropicUrl, api_key: 'sk-up-anth' },
+      slowResp: { type: 'openai', api: 'responses', base_url: slowResponses.url, api_key: 'sk-up-resp' },
+      slowGem: { type: 'gemini', base_url: slowGemini.url, api_key: 'up-gemini' },
     },
     models: {
+      'r-relay': { routes: [{ provider: 'slowResp', model: 'gpt-up' }] },
+      'g-relay': { routes: [{ provider: 'slowGem', model: 'gemini-up' }] },
       ...Object.fromEntries(
         anthropicModels.map((m) => [m, { routes: [{ provider: 'faultAnth', model: 'claude-up' }] }]),
       ),
@@ -34,7 +54,9 @@ const gw = await startGateway(
     admin: { token: ADMIN_TOKEN },
     usage: {
       flush_interval_ms: 50,
-      prices: { models: Object.fromEntries([...anthropicModels, ...chatModels].map((m) => [m, price])) },
+      prices: {
+        models: Object.fromEntries([...anthropicModels, ...chatModels, 'r-relay', 'g-relay'].map((m) => [m, price])),
+      },
     },
   }),
 );
@@ -180,4 +202,49 @@ t.test('an upstream that answers long after the client left is still billed what
     { answerAfterMs: 10_500 },
   );
   billedAsReported(t, row);
+});
+
+/** A relayed request the proxy holds the answer of: the client leaves, the answer comes, the row. */
+async function abandonHeld(
+  t: Test,
+  proxy: typeof slowResponses,
+  model: string,
+  send: (signal: AbortSignal) => Promise<unknown>,
+): Promise<{ row: Row; answer: Record<string, unknown> }> {
+  const ac = new AbortController();
+  const sent = send(ac.signal);
+  await waitFor('the upstream answer, held', async () => (proxy.held() === 1 ? true : undefined));
+  ac.abort();
+  await t.rejects(sent, 'the client gave up before the answer');
+  await waitFor('the gateway to see the client go', async () => ((await inFlight()) === 0 ? true : undefined));
+  proxy.release();
+  const row = await waitFor(`the record of ${model}`, async () => {
+    const r = (await usage(gw, `group_by=model&model=${model}&since=1d`)).rows[0];
+    return r && r.requests >= 1 ? r : undefined;
+  });
+  return { row, answer: JSON.parse(proxy.answers.at(-1) ?? '{}') as Record<string, unknown> };
+}
+
+t.test('Responses, relayed: billed what the upstream reported after the client left', async (t) => {
+  const { row, answer } = await abandonHeld(t, slowResponses, 'r-relay', (signal) =>
+    openai.responses.create({ model: 'r-relay', input: prompt, store: false }, { signal }),
+  );
+  const u = answer.usage as { input_tokens: number; output_tokens: number };
+  t.match(row, { requests: 1, input_tokens: u.input_tokens, output_tokens: u.output_tokens, estimated: 0, partial: 0 });
+  t.equal(row.cost_nano, tokenNano(u.input_tokens, price.input) + tokenNano(u.output_tokens, price.output));
+});
+
+t.test('Gemini, relayed: billed what the upstream reported after the client left', async (t) => {
+  const { row, answer } = await abandonHeld(t, slowGemini, 'g-relay', (signal) =>
+    genai.models.generateContent({ model: 'g-relay', contents: prompt, config: { abortSignal: signal } }),
+  );
+  const u = answer.usageMetadata as { promptTokenCount: number; candidatesTokenCount: number };
+  t.ok(u.promptTokenCount > 0, 'the upstream reported usage');
+  t.match(row, {
+    requests: 1,
+    input_tokens: u.promptTokenCount,
+    output_tokens: u.candidatesTokenCount,
+    estimated: 0,
+    partial: 0,
+  });
 });
