@@ -22,7 +22,7 @@ import {
   timeToFirstByte,
   translationDuration,
 } from '../infra/metrics/registry.ts';
-import type { ChatState } from '../services/runtime/request-state.ts';
+import { afterUpstream, type ChatState } from '../services/runtime/request-state.ts';
 import { toGatewayError } from '../infra/errors/to-gateway-error.ts';
 import type { Services } from '../services/runtime/services.ts';
 import { speechStartupWarnings } from '../families/speech/speech-routes.ts';
@@ -251,12 +251,6 @@ function unmatched(ctx: Koa.Context): void {
 
 /** Client text quoted in an error message: bounded and without control characters. */
 const printable = (s: string): string => s.slice(0, 200).replace(/[^\x20-\x7e]/g, '?');
-
-/** Runs `then` once the request's upstream call (if any is under way) has ended, else at once. */
-function afterUpstream(state: ChatState, then: () => void): void {
-  if (state.upstreamCall) void state.upstreamCall.then(then);
-  else then();
-}
 
 /** Milliseconds to the microsecond, for the log line. */
 const ms = (v: number | undefined): number | undefined => (v === undefined ? undefined : Math.round(v * 1000) / 1000);

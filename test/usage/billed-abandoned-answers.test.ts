@@ -34,7 +34,8 @@ t.teardown(async () => {
 });
 const price = { input: 3, output: 15 };
 const anthropicModels = ['m-relay', 'm-relay-mid', 'c-via-anth', 'r-via-anth', 'g-via-anth'];
-const chatModels = ['c-relay', 'c-relay-mid', 'm-via-chat-slow', 'm-via-chat'];
+const chatModels = ['c-relay', 'c-relay-mid', 'c-cc', 'm-via-chat-slow', 'm-via-chat'];
+const ONE_KEY = 'sk-test-one-at-a-time-0003';
 const gw = await startGateway(
   testConfig({
     providers: {
@@ -51,6 +52,10 @@ const gw = await startGateway(
       ),
       ...Object.fromEntries(chatModels.map((m) => [m, { routes: [{ provider: 'faultChat', model: 'gpt-up' }] }])),
     },
+    keys: [
+      { id: 'test', secret: TEST_KEY, workspace: 'ws1', models: ['*'] },
+      { id: 'one-at-a-time', secret: ONE_KEY, workspace: 'ws1', models: ['*'], limits: { concurrency: 1 } },
+    ],
     admin: { token: ADMIN_TOKEN },
     usage: {
       flush_interval_ms: 50,
@@ -247,4 +252,29 @@ t.test('Gemini, relayed: billed what the upstream reported after the client left
     estimated: 0,
     partial: 0,
   });
+});
+
+t.test("a key's concurrency slot is held until the upstream call its client left has ended", async (t) => {
+  // Else a client that aborts at once could keep any number of upstream calls running.
+  const one = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: ONE_KEY, maxRetries: 0 });
+  fault.reset();
+  fault.script({ kind: 'ok', text: longText, inputTokens: 1000, pauseAfterChunks: 0 });
+  const ac = new AbortController();
+  const sent = one.chat.completions.create({ model: 'c-cc', messages: user }, { signal: ac.signal });
+  await fault.waitForRequests(1);
+  ac.abort();
+  await t.rejects(sent);
+  await waitFor('the gateway to see the client go', async () => ((await inFlight()) === 0 ? true : undefined));
+  const refused = await one.chat.completions.create({ model: 'c-cc', messages: user }).catch((e: unknown) => e);
+  t.match(refused, { status: 429 }, 'a second request is refused while the first one runs upstream');
+  t.equal(fault.requests.length, 1, 'and made no upstream call');
+  fault.resume();
+  await waitFor('the first call to end', async () => {
+    const row = (await usage(gw, 'group_by=model&model=c-cc&since=1d')).rows[0];
+    return row && row.input_tokens === 1000 ? row : undefined;
+  });
+  const next = await waitFor('the slot to be free', async () =>
+    one.chat.completions.create({ model: 'c-cc', messages: user }).catch(() => undefined),
+  );
+  t.equal(next.choices[0].message.content, prompt, 'served once the first call has ended');
 });

@@ -38,3 +38,13 @@ export type ChatState = RequestState & {
   usageSource?: UsageSource;
   attempts?: RouteAttempts;
 };
+
+/**
+ * Runs `then` once the request's upstream call, if one is under way, has ended (at once otherwise):
+ * what a request holds until its response closes (a key's concurrency slot, the runtime) it holds
+ * until then too, since a JSON answer's call outlives a client that leaves.
+ */
+export function afterUpstream(state: RequestState, then: () => void): void {
+  if (state.upstreamCall) void state.upstreamCall.then(then);
+  else then();
+}
