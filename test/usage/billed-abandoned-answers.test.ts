@@ -139,6 +139,7 @@ t.test('Messages, relayed: billed what the upstream reported after the client le
     anthropic.messages.create({ model: 'm-relay', max_tokens: 256, messages: user }, { signal }),
   );
   billedAsReported(t, row);
+  await gw.matchLog(t, /"model":"m-relay"[^\n]*"outcome":"client_closed"/, 'the log line says the client left');
 });
 
 t.test('Chat, relayed', async (t) => {
@@ -157,6 +158,7 @@ t.test('Messages, relayed, the client gone in the middle of the answer', async (
     { midBody: true },
   );
   billedAsReported(t, row);
+  await gw.matchLog(t, /"model":"m-relay-mid"[^\n]*"outcome":"client_closed"/, 'the log line says the client left');
 });
 
 t.test('Chat, relayed, the client gone in the middle of the answer', async (t) => {
@@ -181,6 +183,7 @@ t.test('Chat translated to Messages', async (t) => {
     openai.chat.completions.create({ model: 'c-via-anth', messages: user }, { signal }),
   );
   billedAsReported(t, row);
+  await gw.matchLog(t, /"model":"c-via-anth"[^\n]*"outcome":"client_closed"/, 'the log line says the client left');
 });
 
 t.test('Responses translated to Messages', async (t) => {
