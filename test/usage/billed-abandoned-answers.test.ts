@@ -10,6 +10,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { startFaultUpstream } from '../emulators/fault-upstream.ts';
 import { startGeminiUpstream } from '../emulators/gemini-upstream.ts';
@@ -77,8 +80,8 @@ const answerTokens = Math.ceil(longText.length / 4);
 const prompt = 'a question the upstream takes its time to answer';
 
 /** Requests the gateway is serving now: 0 once it has seen the client go. */
-async function inFlight(): Promise<number> {
-  const text = await (await fetch(`${gw.url}/metrics`)).text();
+async function inFlight(url = gw.url): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
   return text
     .split('\n')
     .filter((l) => l.startsWith('polygate_in_flight_requests{'))
@@ -281,3 +284,42 @@ t.test("a key's concurrency slot is held until the upstream call its client left
   );
   t.equal(next.choices[0].message.content, prompt, 'served once the first call has ended');
 });
+
+t.test(
+  'SIGTERM while an abandoned answer runs upstream: the drain waits for it and its record is stored',
+  async (t) => {
+    const db = join(mkdtempSync(join(tmpdir(), 'polygate-abandoned-drain-')), 'polygate.db');
+    const config = testConfig({
+      storage: { driver: 'sqlite', path: db },
+      providers: { faultAnth: { type: 'anthropic', base_url: fault.anthropicUrl, api_key: 'sk-up-anth' } },
+      models: { 'c-drain': { routes: [{ provider: 'faultAnth', model: 'claude-up' }] } },
+      admin: { token: ADMIN_TOKEN },
+      // Nothing is written by the timer: only the shutdown flush can save the record.
+      usage: { flush_interval_ms: 60_000, prices: { models: { 'c-drain': price } } },
+    });
+    const draining = await startGateway(config);
+    const client = new OpenAI({ baseURL: `${draining.url}/v1`, apiKey: TEST_KEY, maxRetries: 0 });
+    fault.reset();
+    fault.script({ kind: 'ok', text: longText, inputTokens: 1000, pauseAfterChunks: 0 });
+    const ac = new AbortController();
+    const sent = client.chat.completions.create({ model: 'c-drain', messages: user }, { signal: ac.signal });
+    await fault.waitForRequests(1);
+    ac.abort();
+    await t.rejects(sent);
+    // The gateway has seen the client go: only the upstream call keeps the request alive.
+    await waitFor('the gateway to see the client go', async () =>
+      (await inFlight(draining.url)) === 0 ? true : undefined,
+    );
+    const exit = new Promise<number | null>((resolve) => draining.process.once('exit', resolve));
+    draining.process.kill('SIGTERM');
+    await draining.matchLog(t, /draining requests in flight/, 'the drain began');
+    fault.resume();
+    t.equal(await exit, 0, 'exited cleanly');
+
+    const again = await startGateway(config);
+    t.teardown(() => again.stop());
+    const row = (await usage(again, 'group_by=model&model=c-drain&since=1d')).rows[0];
+    t.ok(row, 'the record is in the database');
+    if (row) billedAsReported(t, row);
+  },
+);
