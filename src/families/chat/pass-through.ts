@@ -245,7 +245,27 @@ export function passThrough(opts: {
         finish('upstream_cut');
       });
     };
-    hookRelay(req, { request: timers.watchRequest, response: onResponse });
+    let responded = false;
+    hookRelay(req, {
+      request: (proxyReq) => {
+        timers.watchRequest(proxyReq);
+        // http-proxy cancels the upstream request without calling back when the client's socket
+        // resets ('econnreset'): the relay ends then all the same, never left pending (the
+        // request's concurrency slot and record wait for it: src/services/runtime/request-state.ts).
+        proxyReq.once('close', () => {
+          if (responded) return;
+          timers.clear();
+          resolve({
+            kind: 'failed',
+            error: timers.fired() ?? new GatewayError('internal', 'request aborted', { status: 499 }),
+          });
+        });
+      },
+      response: (proxyRes) => {
+        responded = true;
+        onResponse(proxyRes);
+      },
+    });
     opts.proxy.web(
       req,
       res,
