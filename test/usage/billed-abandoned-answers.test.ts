@@ -7,6 +7,7 @@
 // the client go (its in-flight gauge drops to 0), then the upstream answers. (A relay whose client
 // left before the answer's headers was billed already: http-proxy does not cancel it. Those cases
 // stay here as coverage; the mid-body relays, the translated routes and the slow upstream failed.)
+// Also: the key's concurrency slot and a SIGTERM drain wait for the call the client left running.
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
