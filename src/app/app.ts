@@ -22,7 +22,7 @@ import {
   timeToFirstByte,
   translationDuration,
 } from '../infra/metrics/registry.ts';
-import type { ChatState } from '../services/runtime/request-state.ts';
+import { afterUpstream, type ChatState } from '../services/runtime/request-state.ts';
 import { toGatewayError } from '../infra/errors/to-gateway-error.ts';
 import type { Services } from '../services/runtime/services.ts';
 import { speechStartupWarnings } from '../families/speech/speech-routes.ts';
@@ -115,8 +115,10 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Koa
     state.format = format;
     state.runtime = ref.current;
     state.services = services;
-    // A config reload closes the old runtime's upstream pools only after this request has ended.
-    ctx.res.once('close', state.runtime.hold());
+    // A config reload closes the old runtime's upstream pools (and a drain waits) only after this
+    // request has ended: its response closed and its upstream call, which may outlive the client, ended.
+    const release = state.runtime.hold();
+    ctx.res.once('close', () => afterUpstream(state, release));
     state.timings = {};
     startRequestTrace(ctx, started);
     ctx.set('x-request-id', state.requestId);
@@ -145,8 +147,9 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Koa
       if (!ops) inFlight.dec({ family: familyLabel });
       closedAt = performance.now();
       if (settled) record();
-      // A handler that has not settled soon after its client left still gets its line.
-      else setTimeout(record, 10_000).unref();
+      // A handler that has not settled soon after its client left (and its upstream call ended)
+      // still gets its line.
+      else afterUpstream(state, () => setTimeout(record, 10_000).unref());
     });
     const record = (): void => {
       if (recorded || closedAt === undefined) return;

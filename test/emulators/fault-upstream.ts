@@ -13,7 +13,9 @@ export type Fault =
   /**
    * A normal answer; `chunkDelayMs` spaces the stream chunks out; `pauseAfterChunks` holds the
    * stream after that many chunks until `resume()` (a long-running stream a test controls);
-   * `inputTokens`: the prompt's tokens the usage reports (5 by default).
+   * `inputTokens`: the prompt's tokens the usage reports (5 by default). A JSON answer (not
+   * streamed) with `pauseAfterChunks` goes out in two chunks, its halves, and is held after that
+   * many (0: before its headers) until `resume()`: a slow upstream a test controls, without timers.
    */
   | { kind: 'ok'; text?: string; chunkDelayMs?: number; pauseAfterChunks?: number; inputTokens?: number }
   /** An error status in the format's own error body; `retryAfter` is the Retry-After header as sent. */
@@ -87,12 +89,29 @@ export async function startFaultUpstream(): Promise<FaultUpstream> {
       format === 'openai'
         ? openaiFrames(String(body.model), text, body)
         : anthropicFrames(String(body.model), text, input);
-    const json = format === 'openai' ? openaiJson(String(body.model), text) : anthropicJson(String(body.model), text);
+    const json =
+      format === 'openai'
+        ? openaiJson(String(body.model), text, input)
+        : anthropicJson(String(body.model), text, input);
     const sse = (): void =>
       void res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     switch (fault.kind) {
       case 'ok': {
-        if (!stream) return sendJson(res, 200, json);
+        if (!stream) {
+          if (fault.pauseAfterChunks === undefined) return sendJson(res, 200, json);
+          const body = Buffer.from(JSON.stringify(json));
+          const halves = [body.subarray(0, body.length >> 1), body.subarray(body.length >> 1)];
+          for (const [i, half] of halves.entries()) {
+            if (i === fault.pauseAfterChunks) await new Promise<void>((r) => paused.push(r));
+            // A caller that left while the answer was held gets no more of it.
+            if (res.destroyed) return;
+            if (i === 0)
+              res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
+            res.write(half);
+          }
+          res.end();
+          return;
+        }
         sse();
         for (const [i, f] of frames.entries()) {
           if (res.destroyed) return;
@@ -217,7 +236,7 @@ function lastUserText(body: Json): string {
 }
 
 // OpenAI Chat Completions (https://platform.openai.com/docs/api-reference/chat-streaming).
-function openaiJson(model: string, text: string): Json {
+function openaiJson(model: string, text: string, input: number): Json {
   return {
     id: 'chatcmpl-fault0001',
     object: 'chat.completion',
@@ -226,7 +245,7 @@ function openaiJson(model: string, text: string): Json {
     choices: [
       { index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: 'stop' },
     ],
-    usage: { prompt_tokens: 5, completion_tokens: tokens(text), total_tokens: 5 + tokens(text) },
+    usage: { prompt_tokens: input, completion_tokens: tokens(text), total_tokens: input + tokens(text) },
   };
 }
 
@@ -254,7 +273,7 @@ function openaiFrames(model: string, text: string, body: Json): string[] {
 }
 
 // Anthropic Messages (https://docs.anthropic.com/en/docs/build-with-claude/streaming).
-function anthropicJson(model: string, text: string): Json {
+function anthropicJson(model: string, text: string, input: number): Json {
   return {
     id: 'msg_fault0001',
     type: 'message',
@@ -263,7 +282,7 @@ function anthropicJson(model: string, text: string): Json {
     content: [{ type: 'text', text }],
     stop_reason: 'end_turn',
     stop_sequence: null,
-    usage: { input_tokens: 5, output_tokens: tokens(text) },
+    usage: { input_tokens: input, output_tokens: tokens(text) },
   };
 }
 

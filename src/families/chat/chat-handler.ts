@@ -109,11 +109,13 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
     ctx.res.once('close', () => {
       if (!ctx.res.writableFinished) abort.abort();
     });
+    // A client gone while the request was decoded or its tokens reserved: 'close' came already.
+    if (ctx.res.destroyed) abort.abort();
 
     // Retries, breakers and fallbacks (src/services/resilience/): a route is left only while nothing has
     // reached the client.
     state.attempts = { attempts: 0 };
-    await runRoutes({
+    const routed = runRoutes({
       family: format.metricLabel,
       model: fields.model,
       routes,
@@ -129,7 +131,8 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
           const body = keeps
             ? session?.relayBody?.(route, warnings.warn)
             : (ctx.request.body as Record<string, unknown>);
-          if (body)
+          if (body) {
+            throwIfClientLeft(abort.signal);
             return relayRoute(
               ctx,
               format,
@@ -141,13 +144,31 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
               opts.credentialHeaders,
               () => relayedPromptTokens(codec, body, inbound),
             );
+          }
         }
         return serveRoute(ctx, format, await decode(), route, abort.signal, session);
       },
       noRoute: () => noRoute(runtime, fields.model),
     });
+    state.upstreamCall = routed.then(ignore, ignore);
+    await routed;
   };
 }
+
+const ignore = (): void => {};
+
+/** A request whose client left before its upstream call was sent: no call is made, nothing billed. */
+function throwIfClientLeft(signal: AbortSignal): void {
+  if (signal.aborted) throw new GatewayError('internal', 'request aborted', { status: 499 });
+}
+
+/**
+ * The signal of a JSON answer's upstream call once it is sent: never aborted. The upstream has
+ * the prompt and bills it (and what it generates) whether or not the client stays, so the call
+ * runs to its end, bounded by the route's timeouts, and is billed what the upstream reports
+ * (docs/usage-and-tracing.md, "What is billed").
+ */
+const runsToItsEnd = new AbortController().signal;
 
 /** The route's provider when it speaks the client's format over HTTP: the body can be relayed to it. */
 function relayProvider(runtime: Runtime, route: Route, format: ChatFormatModule): HttpChatProvider | undefined {
@@ -212,8 +233,9 @@ async function serveRoute(
   const routed = session?.forRoute ? session.forRoute(supported, route, warn) : supported;
 
   if (!routed.stream) {
+    throwIfClientLeft(signal);
     const result = await caller.complete(routed, route.model, {
-      signal,
+      signal: runsToItsEnd,
       warn,
       timeouts: route.timeouts,
       trace: traceOf(state),
@@ -235,10 +257,11 @@ async function serveRoute(
     ctx.body = body;
     setWarnings();
     ctx.set(headers);
-    state.outcome = 'ok';
+    state.outcome = signal.aborted ? 'client_closed' : 'ok';
     return { served: true, upstreamFailed: false };
   }
 
+  throwIfClientLeft(signal);
   const events = await caller.openStream(routed, route.model, {
     signal,
     warn,

@@ -221,18 +221,18 @@ export function passThrough(opts: {
       }
       res.writeHead(status, headers);
       const contentType = String(proxyRes.headers['content-type'] ?? '');
+      const eventStream = contentType.includes('text/event-stream');
       const tap = usageTap(codec, contentType, status, opts.observeFrames, opts.observeJson);
-      const filter = opts.clientStream && contentType.includes('text/event-stream') ? opts.clientStream() : undefined;
+      const filter = opts.clientStream && eventStream ? opts.clientStream() : undefined;
       const text = filter ? new TextDecoder() : undefined;
       // Relayed by hand rather than piped: a pipe adds and removes eight listeners per response on
       // both streams, while the close and end handlers below already do what its cleanup does.
       const resume = (): void => {
         proxyRes.resume();
       };
-      const stream = contentType.includes('text/event-stream');
       const beforeLast = opts.beforeLast;
       /** A JSON body waits whole for its record (`beforeLast`); a stream only its last chunk. */
-      const held: Buffer[] | undefined = beforeLast && !stream ? [] : undefined;
+      const held: Buffer[] | undefined = beforeLast && !eventStream ? [] : undefined;
       let committed = beforeLast === undefined;
       /** The last chunk, written once its record is stored; 'end' can come first and must wait for it. */
       let holding: Promise<void> | undefined;
@@ -247,6 +247,8 @@ export function passThrough(opts: {
       };
       proxyRes.on('data', (chunk: Buffer) => {
         tap.feed(chunk);
+        // A JSON answer whose client left is read to its end for the usage it reports, not written.
+        if (res.destroyed) return;
         if (held) held.push(chunk);
         else if (!committed && beforeLast && tap.finished()) {
           // The chunk that ends the stream: its record is stored before it goes out.
@@ -268,18 +270,32 @@ export function passThrough(opts: {
         timers.clear();
         resolve({ kind: 'relayed', status, meter: tap.meter(), outcome });
       };
-      res.on('close', () => {
-        if (!proxyRes.complete) proxyRes.destroy();
-        finish(proxyRes.complete ? 'ok' : 'client_closed');
-      });
+      // The client left. A stream is cancelled and billed what it reported and streamed so far; a
+      // JSON answer, which the upstream generates (and bills) whole anyway, is read to its end,
+      // bounded by the idle timeout, and billed what it reports (docs/usage-and-tracing.md).
+      let clientLeft = false;
+      const onClientClose = (): void => {
+        if (proxyRes.complete) finish('ok');
+        else if (eventStream) {
+          proxyRes.destroy();
+          finish('client_closed');
+        } else {
+          clientLeft = true;
+          // Paused for a 'drain' that will not come.
+          proxyRes.resume();
+        }
+      };
+      // A client gone before the answer came has closed already: no 'close' is coming.
+      if (res.destroyed) onClientClose();
+      else res.on('close', onClientClose);
       proxyRes.on('end', () => {
         if (!proxyRes.complete) return;
         // A stream whose last event has no terminator of its own (Gemini's) finishes, with its usage, here.
         tap.end();
         const rest = filter && text ? filter.push(text.decode()) + filter.end() : '';
         const ending = (): void => {
-          res.end(held ? Buffer.concat(held) : rest.length > 0 ? rest : undefined);
-          finish('ok');
+          if (!res.destroyed) res.end(held ? Buffer.concat(held) : rest.length > 0 ? rest : undefined);
+          finish(clientLeft ? 'client_closed' : 'ok');
         };
         if (holding) void holding.then(ending);
         else if (committed || !beforeLast) ending();
@@ -292,7 +308,7 @@ export function passThrough(opts: {
       // bare cut (docs/architecture.md); a JSON body cannot be mended, so the client sees the cut.
       proxyRes.on('close', () => {
         if (proxyRes.complete || res.writableEnded) return;
-        if (contentType.includes('text/event-stream') && !res.destroyed) {
+        if (eventStream && !res.destroyed) {
           const err =
             timers.fired() ??
             new GatewayError('upstream', `provider '${provider.name}' closed the stream before it ended`);
@@ -301,7 +317,27 @@ export function passThrough(opts: {
         finish('upstream_cut');
       });
     };
-    hookRelay(req, { request: timers.watchRequest, response: onResponse });
+    let responded = false;
+    hookRelay(req, {
+      request: (proxyReq) => {
+        timers.watchRequest(proxyReq);
+        // http-proxy cancels the upstream request without calling back when the client's socket
+        // resets ('econnreset'): the relay ends then all the same, never left pending (the
+        // request's concurrency slot and record wait for it: src/services/runtime/request-state.ts).
+        proxyReq.once('close', () => {
+          if (responded) return;
+          timers.clear();
+          resolve({
+            kind: 'failed',
+            error: timers.fired() ?? new GatewayError('internal', 'request aborted', { status: 499 }),
+          });
+        });
+      },
+      response: (proxyRes) => {
+        responded = true;
+        onResponse(proxyRes);
+      },
+    });
     opts.proxy.web(
       req,
       res,

@@ -8,7 +8,7 @@ import type { ChatRequest } from '../../ir/chat-request.ts';
 import type { Usage } from '../../ir/chat-result.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import { limitKinds, rateLimitedTotal } from '../../infra/metrics/registry.ts';
-import type { RequestState } from '../runtime/request-state.ts';
+import { afterUpstream, type RequestState } from '../runtime/request-state.ts';
 import { estimateTokens } from '../tokens/estimate-tokens.ts';
 import type { RateCounter } from '../limits/rate-counter.ts';
 
@@ -65,8 +65,9 @@ export async function enforceKeyLimits(ctx: Koa.Context, next: Koa.Next): Promis
     // No way to know when a slot frees up: a second is what clients are told to wait.
     if (s && s.value === undefined) throw refuse(key, 'concurrency', l.concurrency, 1000);
     slot = s?.value;
-    // Held to the response's last byte (streams included), or until the client leaves.
-    if (slot) ctx.res.once('close', () => slot?.release());
+    // Held to the response's last byte (streams included), or until the client leaves and the
+    // upstream call it started has ended: a client that aborts at once cannot pile up upstream calls.
+    if (slot) ctx.res.once('close', () => afterUpstream(state, () => slot?.release()));
   }
   if (l.rpm > 0) {
     const r = (await failOpen(state.services.log, 'rpm', () => counter.take(`${key.id}:rpm`, 1, l.rpm, minute)))?.value;

@@ -23,6 +23,12 @@ export type RequestState = {
   outcome?: string;
   streaming?: boolean;
   timings: { decodeMs?: number; encodeMs?: number };
+  /**
+   * The chat handler's route loop, settled (never rejected) once its upstream calls have ended. A
+   * JSON answer's upstream call outlives a client that leaves (it is billed when it ends:
+   * docs/usage-and-tracing.md), so the request's record and its hold on the runtime wait for it.
+   */
+  upstreamCall?: Promise<void>;
 };
 
 /** The request state as the chat pipeline fills it: usage and upstream attempts go into the request's log line. */
@@ -32,3 +38,13 @@ export type ChatState = RequestState & {
   usageSource?: UsageSource;
   attempts?: RouteAttempts;
 };
+
+/**
+ * Runs `then` once the request's upstream call, if one is under way, has ended (at once otherwise):
+ * what a request holds until its response closes (a key's concurrency slot, the runtime) it holds
+ * until then too, since a JSON answer's call outlives a client that leaves.
+ */
+export function afterUpstream(state: RequestState, then: () => void): void {
+  if (state.upstreamCall) void state.upstreamCall.then(then);
+  else then();
+}
