@@ -233,6 +233,8 @@ export function passThrough(opts: {
       const beforeLast = opts.beforeLast;
       /** A JSON body waits whole for its record (`beforeLast`); a stream only its last chunk. */
       const held: Buffer[] | undefined = beforeLast && !eventStream ? [] : undefined;
+      // The client has the answer's status and headers at once, as without the hold: only the body waits.
+      if (held) res.flushHeaders();
       let committed = beforeLast === undefined;
       /** The last chunk, written once its record is stored; 'end' can come first and must wait for it. */
       let holding: Promise<void> | undefined;
