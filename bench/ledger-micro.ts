@@ -10,6 +10,7 @@ import { formatTraceparent } from '../src/infra/tracing/traceparent.ts';
 import { UnsampledTrace } from '../src/services/tracing/unsampled-trace.ts';
 import { SqliteLedgerStore } from '../src/services/usage/sqlite-ledger-store.ts';
 import type { UsageRecord } from '../src/services/usage/usage-record.ts';
+import { sampleRecord } from '../test/usage/sample-record.ts';
 
 const require = createRequire(import.meta.url);
 const sdk = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
@@ -56,35 +57,7 @@ for (let round = 1; round <= 3; round++) {
   );
 }
 
-const record = (i: number): UsageRecord => ({
-  ts: Date.now(),
-  day: '2026-11-23',
-  request_id: `req-${i}`,
-  key: 'bench',
-  workspace: 'default',
-  family: 'messages',
-  model: 'sonnet',
-  provider: 'openai',
-  upstream_model: 'gpt-4.1',
-  format_in: 'anthropic-messages',
-  format_out: 'openai-chat',
-  mode: 'translate',
-  input_tokens: 10,
-  output_tokens: 20,
-  reasoning_tokens: 0,
-  cache_read_tokens: 0,
-  cache_write_tokens: 0,
-  usage_source: 'reported',
-  characters: 0,
-  audio_seconds: 0,
-  tasks: 0,
-  web_search_requests: 0,
-  web_fetch_requests: 0,
-  cost_nano: 330,
-  priced: true,
-  outcome: 'ok',
-  status: 200,
-});
+const record = (i: number): UsageRecord => sampleRecord(i, { key: 'bench', day: '2026-11-23' });
 const dir = mkdtempSync(join(tmpdir(), 'ledger-micro-'));
 const store = new SqliteLedgerStore(join(dir, 'ledger.db'));
 const batch = Array.from({ length: 500 }, (_, i) => record(i));

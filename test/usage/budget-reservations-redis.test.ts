@@ -8,6 +8,7 @@ import { reservationTtlMs, type Reservation } from '../../src/services/usage/led
 import { RedisLedgerStore } from '../../src/services/usage/redis-ledger-store.ts';
 import type { UsageRecord } from '../../src/services/usage/usage-record.ts';
 import { startRedis } from '../redis/redis-server.ts';
+import { sampleRecord } from './sample-record.ts';
 
 const redis = await startRedis();
 const client = new Redis(`${redis.url}/5`);
@@ -72,32 +73,4 @@ t.test("a record ends its reservation; a crashed instance's reservations expire"
   );
 });
 
-const baseRecord: UsageRecord = {
-  ts: 0,
-  day,
-  request_id: 'req-1',
-  usage_source: 'reported',
-  web_search_requests: 0,
-  web_fetch_requests: 0,
-  key: 'k',
-  workspace: 'w',
-  family: 'chat',
-  model: 'm',
-  provider: 'p',
-  upstream_model: 'u',
-  format_in: 'openai-chat',
-  format_out: 'openai-chat',
-  mode: 'translate',
-  input_tokens: 10,
-  output_tokens: 20,
-  reasoning_tokens: 0,
-  cache_read_tokens: 0,
-  cache_write_tokens: 0,
-  characters: 0,
-  audio_seconds: 0,
-  tasks: 0,
-  cost_nano: 0,
-  priced: true,
-  outcome: 'ok',
-  status: 200,
-};
+const baseRecord: UsageRecord = sampleRecord(1, { ts: 0, day, cost_nano: 0 });

@@ -9,39 +9,12 @@ import { Ledger } from '../../src/services/usage/ledger.ts';
 import { MemoryLedgerStore } from '../../src/services/usage/memory-ledger-store.ts';
 import { SqliteLedgerStore } from '../../src/services/usage/sqlite-ledger-store.ts';
 import { dayOf, type UsageRecord } from '../../src/services/usage/usage-record.ts';
+import { sampleRecord } from './sample-record.ts';
 
 const records = 2_000;
 const opts = { flushIntervalMs: 3_600_000, batchSize: 10_000, retentionDays: 90 };
 
-const record = (i: number, ts = Date.now()): UsageRecord => ({
-  ts,
-  day: dayOf(ts),
-  request_id: `req-${i}`,
-  key: 'k',
-  workspace: 'default',
-  family: 'messages',
-  model: 'sonnet',
-  provider: 'openai',
-  upstream_model: 'gpt-4.1',
-  format_in: 'anthropic-messages',
-  format_out: 'openai-chat',
-  mode: 'translate',
-  input_tokens: 10,
-  output_tokens: 20,
-  reasoning_tokens: 0,
-  cache_read_tokens: 0,
-  cache_write_tokens: 0,
-  usage_source: 'reported',
-  characters: 0,
-  audio_seconds: 0,
-  tasks: 0,
-  web_search_requests: 0,
-  web_fetch_requests: 0,
-  cost_nano: 330,
-  priced: true,
-  outcome: 'ok',
-  status: 200,
-});
+const record = (i: number, ts = Date.now()): UsageRecord => sampleRecord(i, { ts });
 
 t.test(
   'a sqlite flush of 2,000 records lets other callbacks run between its transactions, and the totals stay exact throughout',

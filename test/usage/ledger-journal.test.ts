@@ -10,36 +10,9 @@ import { Ledger } from '../../src/services/usage/ledger.ts';
 import { LedgerJournal } from '../../src/services/usage/ledger-journal.ts';
 import { SqliteLedgerStore } from '../../src/services/usage/sqlite-ledger-store.ts';
 import type { UsageRecord } from '../../src/services/usage/usage-record.ts';
+import { sampleRecord } from './sample-record.ts';
 
-const record = (i: number): UsageRecord => ({
-  ts: Date.now(),
-  day: new Date().toISOString().slice(0, 10),
-  request_id: `req-${i}`,
-  usage_source: 'reported',
-  web_search_requests: 0,
-  web_fetch_requests: 0,
-  key: 'k',
-  workspace: 'w',
-  family: 'chat',
-  model: 'm',
-  provider: 'p',
-  upstream_model: 'u',
-  format_in: 'openai-chat',
-  format_out: 'openai-chat',
-  mode: 'translate',
-  input_tokens: 10,
-  output_tokens: 20,
-  reasoning_tokens: 0,
-  cache_read_tokens: 0,
-  cache_write_tokens: 0,
-  characters: 0,
-  audio_seconds: 0,
-  tasks: 0,
-  cost_nano: 330,
-  priced: true,
-  outcome: 'ok',
-  status: 200,
-});
+const record = (i: number): UsageRecord => sampleRecord(i, { family: 'chat', format_in: 'openai-chat' });
 
 /** The request ids in the database, in order, read on a connection of its own. */
 function idsIn(path: string): string[] {
