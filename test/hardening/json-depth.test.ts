@@ -86,11 +86,14 @@ t.test('a realistically nested tool schema (30 levels, JSON depth ~65) is served
 });
 
 t.test('the depth check counts nesting, not width, and honours the configured limit', async (t) => {
-  const { assertJsonDepth } = await import('../../src/infra/http/json-body.ts');
-  t.doesNotThrow(() => assertJsonDepth({ a: { b: [1, 2] } }, 3));
+  // The check runs on the body's text before it is parsed (src/infra/http/json-shape.ts).
+  const { checkJsonShape } = await import('../../src/infra/http/json-shape.ts');
+  const depth = (value: unknown, maxDepth: number): void =>
+    checkJsonShape(JSON.stringify(value), { maxDepth, maxItems: 1e9, maxKeys: 1e9 });
+  t.doesNotThrow(() => depth({ a: { b: [1, 2] } }, 3));
   const err = (() => {
     try {
-      assertJsonDepth({ a: { b: [{}] } }, 3);
+      depth({ a: { b: [{}] } }, 3);
     } catch (e) {
       return e as { param: string; status: number };
     }
@@ -98,11 +101,11 @@ t.test('the depth check counts nesting, not width, and honours the configured li
   t.match(err, { param: 'body', status: 400 });
   t.doesNotThrow(
     () =>
-      assertJsonDepth(
+      depth(
         Array.from({ length: 100_000 }, () => ({ x: [1] })),
         3,
       ),
     'a wide body is fine',
   );
-  t.doesNotThrow(() => assertJsonDepth('text', 1));
+  t.doesNotThrow(() => depth('text', 1));
 });

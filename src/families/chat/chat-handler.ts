@@ -291,7 +291,17 @@ async function serveRoute(
         }
       : encoder;
     const commit = state.services.commitUsage;
+    // Billed once: at the finish (before the record is committed), or after a stream that ended
+    // without one (the client left, the upstream cut it) from what the meter saw.
     let counted = false;
+    const bill = (): void => {
+      if (counted) return;
+      counted = true;
+      countTokens(
+        state,
+        meter.settle(() => estimateTokens(routed)),
+      );
+    };
     const r = await pipeStream(
       ctx.res,
       headers,
@@ -301,23 +311,12 @@ async function serveRoute(
       (e: StreamEvent) => {
         accumulator?.push(e);
         meter.observe(e);
-        if (e.type !== 'finish') return;
-        counted = true;
-        countTokens(
-          state,
-          meter.settle(() => estimateTokens(routed)),
-        );
+        if (e.type === 'finish') bill();
       },
       // The record is in the store before the client has the final event (docs/usage-and-tracing.md).
       commit && (() => commit(state, 200)),
     );
-    // A stream that ended without its finish (the client left, the upstream cut it): billed from
-    // what the meter saw.
-    if (!counted)
-      countTokens(
-        state,
-        meter.settle(() => estimateTokens(routed)),
-      );
+    bill();
     if (accumulator)
       await session?.streamEnded?.({ request: routed, route, parts: accumulator.parts(), outcome: r.outcome });
     state.timings.encodeMs = r.encodeMs;

@@ -135,27 +135,3 @@ async function readJson(ctx: Koa.Context, limits: GatewayConfig['limits']): Prom
     throw new GatewayError('invalid-request', 'request body is not valid JSON');
   }
 }
-
-/**
- * V8's JSON.parse is iterative and takes any nesting, but every recursive walk after it (adapters,
- * schema converters, JSON.stringify) would overflow the stack on a body nested thousands deep, and
- * that 500 would look like a gateway fault. Refusing at parse time bounds the recursion depth of
- * all code that sees client data. Iterative, and it stops descending at the limit, so it costs one
- * pass over the containers of the body at most.
- */
-export function assertJsonDepth(value: unknown, maxDepth: number): void {
-  if (typeof value !== 'object' || value === null) return;
-  const stack: { v: object; d: number }[] = [{ v: value, d: 1 }];
-  while (stack.length > 0) {
-    const { v, d } = stack.pop()!;
-    if (d > maxDepth) {
-      throw new GatewayError(
-        'invalid-request',
-        `body: JSON nested deeper than ${maxDepth} levels (limits.max_json_depth)`,
-        { param: 'body' },
-      );
-    }
-    const children = Array.isArray(v) ? v : Object.values(v);
-    for (const c of children) if (typeof c === 'object' && c !== null) stack.push({ v: c, d: d + 1 });
-  }
-}
