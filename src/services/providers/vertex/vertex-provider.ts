@@ -152,7 +152,10 @@ export class VertexProvider implements ChatProvider {
       );
     }
     if (res.statusCode >= 400) {
-      const err = await errorBodyOf(res, (t) => scrubSecrets(t, this.#secrets));
+      // The access token is fetched at run time, so no config secret covers it: an upstream that
+      // echoes the Authorization header it got (a proxy's error page, say) must not hand it on.
+      const sent = token && token.length >= 8 ? [token, ...this.#secrets] : this.#secrets;
+      const err = await errorBodyOf(res, (t) => scrubSecrets(t, sent));
       throw codec.decodeError(res.statusCode, err, res.headers as WireHeaders);
     }
     return { codec, res };
