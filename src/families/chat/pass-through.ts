@@ -349,7 +349,7 @@ async function readErrorText(res: IncomingMessage): Promise<string> {
  * Decodes the relayed bytes with the format's own decoder, to learn what the upstream reported
  * and streamed (src/services/usage/usage-meter.ts); a stream's frames go to `observe` too.
  */
-function usageTap(
+export function usageTap(
   codec: ChatUpstreamCodec,
   contentType: string,
   status: number,
