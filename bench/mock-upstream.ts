@@ -1,5 +1,5 @@
 // A zero-cost upstream for benchmarks, speaking Anthropic Messages (/v1/messages), OpenAI Chat
-// Completions (/v1/chat/completions), OpenAI Responses (/v1/responses) and Gemini
+// Completions (/v1/chat/completions, and Azure's /openai/deployments/D/chat/completions), OpenAI Responses (/v1/responses) and Gemini
 // (/v1beta/models/M:generateContent, :streamGenerateContent?alt=sse). Raw node:http and
 // precomputed bodies (mock-bodies.ts): the request body is only scanned for `"stream":true`, never
 // parsed, so the mock is never the bottleneck it is meant to measure around.
@@ -38,9 +38,12 @@ export type MockUpstream = { port: number; url: string; close(): Promise<void> }
 const streamFlag = Buffer.from('"stream":true');
 const usageFlag = Buffer.from('"include_usage":true');
 
+/** Azure OpenAI's Chat Completions paths (a deployment's, or the v1 API's): OpenAI's body and answers. */
+const azureChat = /^\/openai\/(deployments\/[^/]+|v1)\/chat\/completions(\?|$)/;
+
 function formatOf(url: string): WireFormat | undefined {
   if (url.startsWith('/v1/messages')) return 'messages';
-  if (url.startsWith('/v1/chat/completions')) return 'chat';
+  if (url.startsWith('/v1/chat/completions') || azureChat.test(url)) return 'chat';
   if (url.startsWith('/v1/responses')) return 'responses';
   if (url.includes(':generateContent') || url.includes(':streamGenerateContent')) return 'gemini';
   return undefined;

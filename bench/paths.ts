@@ -3,7 +3,7 @@
 // the table grows by itself as adapters land.
 import type { WireFormat } from './wire-requests.ts';
 
-export type Upstream = 'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini' | 'echo';
+export type Upstream = 'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini' | 'azure-openai' | 'echo';
 
 /** `inbound`: the format the client speaks to polygate; `upstream`: the provider it is routed to. */
 export type BenchPath = { name: string; inbound: WireFormat; upstream: Upstream };
@@ -17,6 +17,8 @@ export const benchPaths: BenchPath[] = [
   { name: 'D → anthropic (translate)', inbound: 'responses', upstream: 'anthropic' },
   { name: 'C → openai-chat (translate)', inbound: 'gemini', upstream: 'openai-chat' },
   { name: 'chat → gemini (translate)', inbound: 'chat', upstream: 'gemini' },
+  // A cloud upstream kind (issue #26): Chat Completions under Azure's deployment path and api-key.
+  { name: 'E → azure-openai chat (translate)', inbound: 'messages', upstream: 'azure-openai' },
 ];
 
 /** The format each upstream speaks; `echo` has none, its baseline is the client's own format. */
@@ -25,6 +27,7 @@ export const upstreamFormat: Record<Exclude<Upstream, 'echo'>, WireFormat> = {
   'openai-chat': 'chat',
   'openai-responses': 'responses',
   gemini: 'gemini',
+  'azure-openai': 'chat',
 };
 
 /** The "direct" baseline of a path: the same load straight at the mock, in the upstream's format. */
@@ -59,6 +62,8 @@ export function polygateConfig(mockUrl: string): Record<string, unknown> {
     [modelFor('openai-chat')]: upstream('gpt-bench', 'openai'),
     [modelFor('openai-responses')]: upstream('gpt-bench', 'openai-responses'),
     [modelFor('gemini')]: upstream('gemini-bench', 'gemini'),
+    // The route's model is the Azure deployment, named in the path.
+    [modelFor('azure-openai')]: upstream('gpt-bench', 'azure-openai'),
     [modelFor('echo')]: upstream('echo', 'echo'),
   };
   // Far above anything one core serves (~10,000 req/s, ~300 tokens a request), so never tripped: what is measured is their bookkeeping.
@@ -72,6 +77,13 @@ export function polygateConfig(mockUrl: string): Record<string, unknown> {
       openai: { type: 'openai', base_url: `${mockUrl}/v1`, api_key: MOCK_KEY, api: 'chat_completions' },
       'openai-responses': { type: 'openai', base_url: `${mockUrl}/v1`, api_key: MOCK_KEY, api: 'responses' },
       gemini: { type: 'gemini', base_url: mockUrl, api_key: MOCK_KEY },
+      'azure-openai': {
+        type: 'azure-openai',
+        base_url: mockUrl,
+        api_key: MOCK_KEY,
+        api: 'chat_completions',
+        api_version: '2024-10-21',
+      },
       echo: { type: 'echo' },
     },
     models,

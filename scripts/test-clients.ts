@@ -10,9 +10,13 @@
 // emulated upstream must have been asked to reason. Each CLI is also asked to search the web on a
 // Chat Completions route with `hosted_tools: run` (#27, docs/hosted-tools.md): the emulated model
 // calls the search tool it is offered, polygate runs the search on the search-backend emulator,
-// and the CLI's answer must hold the marker only a search result carried. Options:
+// and the CLI's answer must hold the marker only a search result carried. Claude Code also runs,
+// with a tool round trip, to Claude on the Bedrock (InvokeModel, SigV4 verified) and Vertex
+// (rawPredict, a service-account token) emulators, where polygate relays its body in the cloud's
+// envelope (#26, docs/providers.md). Options:
 //   --only=claude-code,codex       run some CLIs
 //   --search-only                  run only the web search runs
+//   --cloud-only                   run only the Bedrock and Vertex runs
 //   --capture                      also run each CLI straight against its own format's emulator and
 //                                  store what it sent as test/clients/fixtures/<cli>/<n>.json
 //   --clients-dir=DIR              reuse an install (default: $TMPDIR/polygate-clients-<versions>)
@@ -29,6 +33,7 @@ import type { Emulator } from '../test/emulators/emulator-types.ts';
 import { startCaptureProxy, type CaptureProxy } from '../test/clients/capture-proxy.ts';
 import { clis, searchPlan, type Cli, type CliName } from '../test/clients/cli-clients.ts';
 import { startSearchWeb } from '../test/emulators/search-web.ts';
+import { clouds, isCloud, startCloudRoutes, type Cloud } from '../test/clients/cloud-routes.ts';
 import { toFixture } from '../test/clients/fixtures.ts';
 import { offeredTools, toolResponder } from '../test/clients/tool-responder.ts';
 import type { Captured } from '../test/clients/capture-proxy.ts';
@@ -39,6 +44,7 @@ const arg = (name: string): string | undefined =>
 const only = arg('only')?.split(',');
 const capture = process.argv.includes('--capture');
 const searchOnly = process.argv.includes('--search-only');
+const cloudOnly = process.argv.includes('--cloud-only');
 const timeoutMs = Number(arg('timeout') ?? 120) * 1000;
 const pinnedOver = new Map(
   (arg('versions') ?? '')
@@ -75,12 +81,16 @@ if (!selected.every((c) => existsSync(join(clientsDir, 'node_modules/.bin', c.bi
 const web = await startSearchWeb();
 const searchModel = 'm-chat-search';
 const searchRoute = { routes: [{ provider: 'chat', model: models['openai-chat'].upstream, hosted_tools: 'run' }] };
+// The cloud routes (#26): Claude on Bedrock and on Vertex.
+const cloud = await startCloudRoutes();
 const h = await startHarness({
-  models: { [searchModel]: searchRoute, 'gemini-3-flash-preview': searchRoute },
+  models: { [searchModel]: searchRoute, 'gemini-3-flash-preview': searchRoute, ...cloud.harness.models },
+  providers: cloud.harness.providers,
   config: {
     search_backends: { web: { kind: 'searxng', url: `${web.url}/search` } },
     hosted_tools: { search_backend: 'web' },
   },
+  env: cloud.harness.env,
 });
 const gw = h.gw;
 type Route = 'translated' | 'relayed';
@@ -92,7 +102,7 @@ const targets: Record<CliName, Record<Route, UpstreamName>> = {
 /** One CLI run: the route it takes, and what it must show besides a clean exit. */
 type Run = {
   label: string;
-  upstream: UpstreamName;
+  upstream: UpstreamName | Cloud;
   tool: boolean;
   reasoning: boolean;
   args?: string[];
@@ -114,6 +124,15 @@ function runsOf(cli: Cli): Run[] {
   };
   if (searchOnly) return [search];
   const thinks = cli.name === 'claude-code';
+  const cloudRuns: Run[] = thinks
+    ? clouds.map((upstream) => ({
+        label: 'relayed in the cloud envelope',
+        upstream,
+        tool: true,
+        reasoning: true,
+      }))
+    : [];
+  if (cloudOnly) return cloudRuns;
   const runs: Run[] = (['translated', 'relayed'] as const).map((route) => ({
     label: route,
     upstream: targets[cli.name][route],
@@ -132,10 +151,11 @@ function runsOf(cli: Cli): Run[] {
       reasoning: upstream !== 'echo',
       args: ['--output-format', 'stream-json', '--verbose'],
     });
-  return runs;
+  return [...runs, ...cloudRuns];
 }
-const emulatorOf = (upstream: UpstreamName): Emulator | undefined =>
-  upstream === 'echo' ? undefined : h.emulators[upstream];
+const emulatorOf = (u: UpstreamName | Cloud): Emulator | undefined =>
+  isCloud(u) ? cloud.emulator[u] : u === 'echo' ? undefined : h.emulators[u];
+const modelOf = (u: UpstreamName | Cloud): string => (isCloud(u) ? cloud.model[u] : models[u].client);
 const proxy = await startCaptureProxy(gw.url);
 
 // 3. Each CLI × route through polygate. With --capture, first each CLI straight against the
@@ -186,7 +206,7 @@ for (const cli of selected) {
 }
 await proxy.close();
 await h.close();
-await web.close();
+await Promise.all([web.close(), cloud.close()]);
 const failed = results.filter((r) => !r.ok);
 console.log(`\nclients: ${results.length - failed.length} passed, ${failed.length} failed`);
 process.exit(failed.length === 0 ? 0 : 1);
@@ -212,7 +232,7 @@ async function runOne(cli: Cli, run: Run, emu: Emulator | undefined, proxy: Capt
     work,
     gateway: proxy.url,
     key: TEST_KEY,
-    model: run.search ? searchModel : models[run.upstream].client,
+    model: run.search ? searchModel : modelOf(run.upstream),
     marker,
     task: run.search ? 'search' : 'tool',
   });
@@ -311,10 +331,12 @@ function isObj(v: unknown): v is Json {
 }
 
 /** Whether a request as the emulated upstream recorded it asks the model to reason. */
-function asksToReason(upstream: UpstreamName, body: unknown): boolean {
+function asksToReason(upstream: UpstreamName | Cloud, body: unknown): boolean {
   if (!isObj(body)) return false;
   switch (upstream) {
     case 'anthropic':
+    case 'bedrock':
+    case 'vertex':
       return isObj(body.thinking) && body.thinking.type !== 'disabled';
     case 'openai-chat':
       return typeof body.reasoning_effort === 'string' && body.reasoning_effort !== 'none';

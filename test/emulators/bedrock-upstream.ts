@@ -38,7 +38,12 @@ const codec = new EventStreamCodec(
 );
 
 /** `h2Url`: the same service over cleartext HTTP/2, which AWS's client (NodeHttp2Handler) speaks; `url` is HTTP/1.1. */
-export type BedrockEmulator = Emulator & { region: string; h2Url: string };
+export type BedrockEmulator = Emulator & {
+  region: string;
+  h2Url: string;
+  /** The Messages events (JSON text) the `chunk` frames of InvokeModelWithResponseStream carried, in order. */
+  chunks: string[];
+};
 type Res = ServerResponse;
 
 export async function startBedrockUpstream(
@@ -49,6 +54,7 @@ export async function startBedrockUpstream(
 ): Promise<BedrockEmulator> {
   const anthropic = await startAnthropicUpstream();
   const requests: RecordedRequest[] = [];
+  const framed: string[] = [];
   const queue: Reply[] = [];
   let responder: Responder | undefined;
   const server = createServer((req, res) => void handle(req, res).catch(() => res.destroy()));
@@ -139,7 +145,7 @@ export async function startBedrockUpstream(
       'anthropic-version': '2023-06-01',
     };
     if (Array.isArray(betas)) headers['anthropic-beta'] = betas.join(',');
-    await relay(`${anthropic.url}/v1/messages`, JSON.stringify(inner), headers, res, stream);
+    await relay(`${anthropic.url}/v1/messages`, JSON.stringify(inner), headers, res, stream, framed);
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -150,10 +156,12 @@ export async function startBedrockUpstream(
     h2Url: `http://127.0.0.1:${(h2.address() as AddressInfo).port}`,
     region,
     requests,
+    chunks: framed,
     script: (...replies: Reply[]) => void queue.push(...replies),
     respond: (r) => void (responder = r),
     reset: () => {
       requests.length = 0;
+      framed.length = 0;
       queue.length = 0;
       responder = undefined;
       anthropic.reset();
@@ -175,6 +183,7 @@ function relay(
   headers: Record<string, string>,
   res: Res,
   stream: boolean,
+  chunks: string[],
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     const up = request(url, { method: 'POST', headers }, (ur) => {
@@ -224,7 +233,9 @@ function relay(
             );
             return;
           }
-          res.write(chunkFrame(JSON.stringify(event)));
+          const json = JSON.stringify(event);
+          chunks.push(json);
+          res.write(chunkFrame(json));
         },
       });
       ur.setEncoding('utf8');

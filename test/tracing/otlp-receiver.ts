@@ -37,7 +37,14 @@ export type ReceivedSpan = {
   end: bigint;
 };
 
-export type OtlpReceiver = { url: string; spans: ReceivedSpan[]; contentTypes: string[]; close(): Promise<void> };
+export type OtlpReceiver = {
+  url: string;
+  spans: ReceivedSpan[];
+  contentTypes: string[];
+  /** Every export's body as it arrived (events, status messages and all: what a secret scan reads). */
+  raw: string[];
+  close(): Promise<void>;
+};
 
 const valueOf = (v: AnyValue): unknown =>
   v.stringValue ??
@@ -51,12 +58,15 @@ const flat = (kvs: KeyValue[] = []): Record<string, unknown> =>
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const contentTypes: string[] = [];
+  const raw: string[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       contentTypes.push(String(req.headers['content-type']));
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Export;
+      const text = Buffer.concat(chunks).toString('utf8');
+      raw.push(text);
+      const body = JSON.parse(text) as Export;
       for (const rs of body.resourceSpans) {
         const resource = flat(rs.resource.attributes);
         for (const ss of rs.scopeSpans)
@@ -82,6 +92,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`,
     spans,
     contentTypes,
+    raw,
     close: () =>
       new Promise<void>((ok) => {
         server.closeAllConnections();

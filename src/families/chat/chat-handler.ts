@@ -1,5 +1,10 @@
 import type { Context } from 'koa';
-import type { ChatClientCodec, ClientStreamEncoder, InboundContext } from '../../../adapters/shared/chat-adapter.ts';
+import type {
+  ChatClientCodec,
+  ClientStreamEncoder,
+  InboundContext,
+  SseFrame,
+} from '../../../adapters/shared/chat-adapter.ts';
 import type { ChatSession } from '../../services/sessions/chat-session.ts';
 import { StreamAccumulator } from './stream-accumulator.ts';
 import { upstreamCodecOf } from '../../services/providers/upstream-codecs.ts';
@@ -19,7 +24,10 @@ import { HttpChatProvider } from '../../services/providers/http-chat-provider.ts
 import type { Route } from '../../services/routing/model-router.ts';
 import type { Runtime } from '../../services/runtime/runtime.ts';
 import type { ChatFormatModule } from '../../infra/formats/formats.ts';
-import { passThrough } from './pass-through.ts';
+import { passThrough, type PassThroughResult } from './pass-through.ts';
+import { envelopePassThrough } from './envelope-pass-through.ts';
+import type { ChatProvider } from '../../services/providers/chat-provider.ts';
+import { isEnvelopeRelay, type EnvelopeRelay } from '../../services/providers/envelope-relay.ts';
 import { firstEvent, pipeStream } from './pipe-stream.ts';
 import type { ChatState } from '../../services/runtime/request-state.ts';
 import { runRoutes, type ServeResult } from '../../services/resilience/run-routes.ts';
@@ -91,7 +99,7 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
     // chain, and keeps the relayed answer as a turn (src/services/sessions/chat-session.ts).
     const keeps = session?.keepsEveryTurn === true;
     /** The provider a route relays to, or undefined when the route translates. */
-    const relayOf = (route: Route): HttpChatProvider | undefined =>
+    const relayOf = (route: Route): RelayProvider | undefined =>
       (keeps ? session?.relayBody !== undefined : fields.relayable) && !hostedLoopNeeded(runtime.config, route, body)
         ? relayProvider(runtime, route, format)
         : undefined;
@@ -127,7 +135,7 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
         if (!runtime.chatProviders.has(route.provider)) return { served: false };
         const relay = relayOf(route);
         if (relay) {
-          const warnings = routeWarnings(state, format, relay.wireFormat);
+          const warnings = routeWarnings(state, format, format.name);
           const body = keeps
             ? session?.relayBody?.(route, warnings.warn)
             : (ctx.request.body as Record<string, unknown>);
@@ -170,12 +178,18 @@ function throwIfClientLeft(signal: AbortSignal): void {
  */
 const runsToItsEnd = new AbortController().signal;
 
-/** The route's provider when it speaks the client's format over HTTP: the body can be relayed to it. */
-function relayProvider(runtime: Runtime, route: Route, format: ChatFormatModule): HttpChatProvider | undefined {
+/** A provider a body can be relayed to: over HTTP as it came, or in a cloud's envelope. */
+type RelayProvider = HttpChatProvider | (ChatProvider & EnvelopeRelay);
+
+/**
+ * The route's provider when it speaks the client's format: over HTTP (the body relayed as it
+ * came), or in a cloud's envelope (a Messages body to Claude on Bedrock or Vertex).
+ */
+function relayProvider(runtime: Runtime, route: Route, format: ChatFormatModule): RelayProvider | undefined {
   const provider = runtime.chatProviders.get(route.provider);
-  return format.upstream && provider instanceof HttpChatProvider && provider.wireFormat === format.name
-    ? provider
-    : undefined;
+  if (!format.upstream || !provider) return undefined;
+  if (provider instanceof HttpChatProvider) return provider.wireFormat === format.name ? provider : undefined;
+  return isEnvelopeRelay(provider) && provider.relaysFormat(format.name, route.model) ? provider : undefined;
 }
 
 /** Every route of a chat or count request passes here: the name is checked again (bounded, no control characters) whichever decoder read it. */
@@ -371,7 +385,7 @@ async function relayRoute(
   ctx: Context,
   format: ChatFormatModule,
   fields: RoutingFields,
-  provider: HttpChatProvider,
+  provider: RelayProvider,
   route: Route,
   canFallBack: boolean,
   relayed: { body: Record<string, unknown>; warnings: RouteWarnings; session?: ChatSession },
@@ -384,7 +398,7 @@ async function relayRoute(
   const { session } = relayed;
   state.path = {
     provider: route.provider,
-    upstream_format: provider.wireFormat,
+    upstream_format: format.name,
     mode: 'passthrough',
     upstreamModel: route.model,
   };
@@ -396,48 +410,69 @@ async function relayRoute(
   ctx.respond = false;
   const commit = state.services.commitUsage;
   let counted = false;
-  const target = upstream.relay(
-    relayed.body,
-    route.model,
-    fields.stream,
-    ctx.query as Record<string, string | undefined>,
-  );
-  const r = await passThrough({
-    proxy: state.services.proxy,
-    req: ctx.req,
-    res: ctx.res,
-    provider,
-    codec: upstream.codec,
-    path: provider.upstreamPath(target.path, route.model),
-    body: target.body,
-    responseHeaders,
-    canFallBack,
-    credentialHeaders,
-    timeouts: route.timeouts,
-    trace: traceOf(state)?.upstream(route.provider, format.name, route.model),
-    streamErrorFrames: (error) => {
-      // A fresh encoder that has seen the stream start answers the error as mid-stream. It needs
-      // a request only for the names it echoes: the undecoded body gives the model.
-      const enc = format.client.createStreamEncoder(bareRequest(fields));
-      enc.push({ type: 'start', id: 'relay', model: fields.model });
-      return enc.push({ type: 'error', error });
-    },
-    observeFrames: session?.observeFrames?.bind(session),
-    clientStream: target.clientStream,
-    observeJson: session?.observeJson?.bind(session),
-    // The record is in the store before the client has the answer's last bytes.
-    beforeLast:
-      commit &&
-      ((status, meter) => {
-        if (meter) {
-          counted = true;
-          countTokens(state, meter.settle(promptTokens));
-        }
-        state.status = status;
-        state.outcome = status >= 400 ? 'upstream_error' : 'ok';
-        return commit(state, status);
-      }),
-  });
+  const streamErrorFrames = (error: GatewayError): SseFrame[] => {
+    // A fresh encoder that has seen the stream start answers the error as mid-stream. It needs
+    // a request only for the names it echoes: the undecoded body gives the model.
+    const enc = format.client.createStreamEncoder(bareRequest(fields));
+    enc.push({ type: 'start', id: 'relay', model: fields.model });
+    return enc.push({ type: 'error', error });
+  };
+  // The record is in the store before the client has the answer's last bytes.
+  const beforeLast =
+    commit &&
+    ((status: number, meter: StreamMeter | undefined) => {
+      if (meter) {
+        counted = true;
+        countTokens(state, meter.settle(promptTokens));
+      }
+      state.status = status;
+      state.outcome = status >= 400 ? 'upstream_error' : 'ok';
+      return commit(state, status);
+    });
+  const observeFrames = session?.observeFrames?.bind(session);
+  let r: PassThroughResult;
+  if (provider instanceof HttpChatProvider) {
+    const target = upstream.relay(
+      relayed.body,
+      route.model,
+      fields.stream,
+      ctx.query as Record<string, string | undefined>,
+    );
+    r = await passThrough({
+      proxy: state.services.proxy,
+      req: ctx.req,
+      res: ctx.res,
+      provider,
+      codec: upstream.codec,
+      path: provider.upstreamPath(target.path, route.model),
+      body: target.body,
+      responseHeaders,
+      canFallBack,
+      credentialHeaders,
+      timeouts: route.timeouts,
+      trace: traceOf(state)?.upstream(route.provider, format.name, route.model),
+      streamErrorFrames,
+      observeFrames,
+      clientStream: target.clientStream,
+      observeJson: session?.observeJson?.bind(session),
+      beforeLast,
+    });
+  } else
+    r = await envelopePassThrough({
+      res: ctx.res,
+      provider,
+      body: relayed.body,
+      clientHeaders: ctx.req.headers,
+      model: route.model,
+      stream: fields.stream,
+      codec: upstream.codec,
+      responseHeaders,
+      timeouts: route.timeouts,
+      trace: traceOf(state),
+      streamErrorFrames,
+      observeFrames,
+      beforeLast,
+    });
   if (r.kind === 'failed') {
     ctx.respond = true;
     throw r.error;

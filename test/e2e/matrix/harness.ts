@@ -43,9 +43,17 @@ export type Harness = {
   close(): Promise<void>;
 };
 
-/** `extra`: more models and top-level config (the client suite's hosted-search route, #27). */
+/**
+ * `extra`: more models and top-level config (the client suite's hosted-search route, #27), more
+ * providers and the gateway process's environment (its cloud routes, #26).
+ */
 export async function startHarness(
-  extra: { models?: Record<string, unknown>; config?: Record<string, unknown> } = {},
+  extra: {
+    models?: Record<string, unknown>;
+    providers?: Record<string, unknown>;
+    config?: Record<string, unknown>;
+    env?: Record<string, string>;
+  } = {},
 ): Promise<Harness> {
   const [anthropic, chat, responses, gemini] = await Promise.all([
     startAnthropicUpstream(),
@@ -63,6 +71,7 @@ export async function startHarness(
         chat: { type: 'openai', base_url: chat.url, api_key: upstreamKeys['openai-chat'], api: 'chat_completions' },
         resp: { type: 'openai', base_url: responses.url, api_key: upstreamKeys['openai-responses'], api: 'responses' },
         gem: { type: 'gemini', base_url: gemini.url, api_key: upstreamKeys.gemini },
+        ...extra.providers,
       },
       models: {
         [models.anthropic.client]: route('anthropic'),
@@ -74,6 +83,7 @@ export async function startHarness(
       },
       ...extra.config,
     }),
+    extra.env,
   );
   const emulators = { anthropic, 'openai-chat': chat, 'openai-responses': responses, gemini };
   return {

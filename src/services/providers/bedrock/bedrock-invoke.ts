@@ -6,6 +6,7 @@
 import type { UpstreamHttpRequest, WireHeaders } from '../../../../adapters/shared/chat-adapter.ts';
 import { GatewayError, kindOfStatus } from '../../../ir/gateway-error.ts';
 import type { EventStreamMessage } from '../../../infra/upstream/read-event-stream.ts';
+import { messagesEnvelope } from '../envelope-relay.ts';
 
 export const bedrockAnthropicVersion = 'bedrock-2023-05-31';
 
@@ -14,13 +15,18 @@ export const invokePath = (model: string, stream: boolean): string =>
   `/model/${encodeURIComponent(model)}/${stream ? 'invoke-with-response-stream' : 'invoke'}`;
 
 /** A Messages request as encoded for Anthropic's API → the InvokeModel body. */
-export function invokeBody(enc: UpstreamHttpRequest): Record<string, unknown> {
-  const { model: _model, stream: _stream, ...rest } = enc.body as Record<string, unknown>;
-  const body: Record<string, unknown> = { anthropic_version: bedrockAnthropicVersion, ...rest };
-  const betas = enc.headers['anthropic-beta'];
-  if (betas) body.anthropic_beta = betas.split(',').map((b) => b.trim());
-  return body;
-}
+export const invokeBody = (enc: UpstreamHttpRequest): Record<string, unknown> =>
+  relayBody(enc.body as Record<string, unknown>, enc.headers['anthropic-beta']);
+
+/** A client's (or the encoder's) Messages body and its `anthropic-beta` header → the InvokeModel body. */
+export const relayBody = (
+  body: Record<string, unknown>,
+  betas: string | readonly string[] | undefined,
+): Record<string, unknown> => messagesEnvelope(body, betas, bedrockAnthropicVersion, ['model', 'stream']);
+
+/** An InvokeModelWithResponseStream `chunk` as the Messages SSE frame it carries, byte for byte. */
+export const sseText = (frame: { event: string; data: string }): string =>
+  `event: ${frame.event}\ndata: ${frame.data}\n\n`;
 
 /** Bedrock's error types and the status each stands for (some arrive under another HTTP status). */
 const statusOfType: Record<string, number> = {

@@ -1,6 +1,7 @@
 // Claude on Amazon Bedrock through InvokeModel / InvokeModelWithResponseStream (docs/providers.md,
 // "Bedrock"): the Messages body Anthropic's own Bedrock SDK sends, SigV4-signed, the answer read
 // with the Messages codec (JSON, or the event stream's chunks as Messages events).
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { anthropicUpstreamCodec } from '../../../../adapters/anthropic-messages/index.ts';
 import type { ChatUpstreamCodec, WireHeaders } from '../../../../adapters/shared/chat-adapter.ts';
@@ -15,6 +16,7 @@ import { GatewayError } from '../../../ir/gateway-error.ts';
 import type { StreamEvent } from '../../../ir/stream-event.ts';
 import type { CallOptions, ChatProvider } from '../chat-provider.ts';
 import type { UpstreamTimeouts } from '../http-chat-provider.ts';
+import type { EnvelopeRelay, RelayedAnswer } from '../envelope-relay.ts';
 import { scrubSecrets } from '../scrub-secrets.ts';
 import { AwsSigner, awsCredentialsOf } from './aws-signer.ts';
 import { encodeConverseRequest } from './converse-request.ts';
@@ -27,11 +29,13 @@ import {
   invokeBody,
   invokePath,
   invokeStreamItem,
+  relayBody,
+  sseText,
 } from './bedrock-invoke.ts';
 
 export const bedrockEndpoint = (region: string): string => `https://bedrock-runtime.${region}.amazonaws.com`;
 
-export class BedrockProvider implements ChatProvider {
+export class BedrockProvider implements ChatProvider, EnvelopeRelay {
   readonly name: string;
   readonly type = 'bedrock';
   /** InvokeModel speaks Anthropic's Messages body; Converse is Bedrock's own (no format polygate's clients speak). */
@@ -93,6 +97,43 @@ export class BedrockProvider implements ChatProvider {
     return this.#events(res.body, opts.timeouts ?? this.#timeouts);
   }
 
+  /** InvokeModel takes the Messages body: a Messages client's is relayed (Converse is another format). */
+  relaysFormat(format: string): boolean {
+    return !this.#converse && format === 'anthropic-messages';
+  }
+
+  async relay(
+    body: Record<string, unknown>,
+    clientHeaders: IncomingHttpHeaders,
+    model: string,
+    stream: boolean,
+    opts: Omit<CallOptions, 'warn'>,
+  ): Promise<RelayedAnswer> {
+    const payload = JSON.stringify(relayBody(body, clientHeaders['anthropic-beta']));
+    const res = await this.#post(invokePath(model, stream), payload, stream, model, opts);
+    const timeouts = opts.timeouts ?? this.#timeouts;
+    if (!stream) return { contentType: 'application/json', body: this.#guarded(res.body, timeouts) };
+    return { contentType: 'text/event-stream', body: this.#sse(res.body, timeouts) };
+  }
+
+  /** The event stream's chunks as the Anthropic SSE they carry; an in-stream exception rejects. */
+  async *#sse(body: AsyncIterable<Uint8Array>, timeouts: Partial<RouteTimeouts>): AsyncIterable<string> {
+    for await (const m of this.#guarded(readEventStream(body), timeouts)) {
+      const item = invokeStreamItem(m);
+      if (item.kind === 'skip') continue;
+      if (item.kind === 'error') throw this.#error(bedrockErrorStatus(500, item.type), item.type, item.body);
+      yield sseText(item.frame);
+    }
+  }
+
+  async *#guarded<T>(items: AsyncIterable<T>, timeouts: Partial<RouteTimeouts>): AsyncIterable<T> {
+    try {
+      yield* items;
+    } catch (e) {
+      throw e instanceof GatewayError ? e : connectionError(e, this.name, timeouts);
+    }
+  }
+
   async *#events(body: AsyncIterable<Uint8Array>, timeouts: Partial<RouteTimeouts>): AsyncIterable<StreamEvent> {
     const decoder = this.#codec.createStreamDecoder();
     try {
@@ -148,7 +189,7 @@ export class BedrockProvider implements ChatProvider {
     payload: string,
     stream: boolean,
     model: string,
-    opts: CallOptions,
+    opts: Omit<CallOptions, 'warn'>,
   ): Promise<Dispatcher.ResponseData> {
     const url = new URL(this.baseUrl + path);
     const format = this.wireFormat ?? this.type;

@@ -3,6 +3,7 @@
 // `projects/{project}/locations/{region}/publishers/{google|anthropic}/models/{model}`, with an
 // OAuth access token from Google's own auth library (a service-account key file or Application
 // Default Credentials; the library caches the token and fetches a new one before it expires).
+import type { IncomingHttpHeaders } from 'node:http';
 import { GoogleAuth } from 'google-auth-library';
 import type { Dispatcher } from 'undici';
 import { anthropicUpstreamCodec } from '../../../../adapters/anthropic-messages/index.ts';
@@ -19,6 +20,7 @@ import { GatewayError } from '../../../ir/gateway-error.ts';
 import type { StreamEvent } from '../../../ir/stream-event.ts';
 import type { CallOptions, ChatProvider } from '../chat-provider.ts';
 import type { UpstreamTimeouts } from '../http-chat-provider.ts';
+import { messagesEnvelope, type EnvelopeRelay, type RelayedAnswer } from '../envelope-relay.ts';
 import { scrubSecrets } from '../scrub-secrets.ts';
 
 export const vertexAnthropicVersion = 'vertex-2023-10-16';
@@ -31,10 +33,22 @@ export const vertexEndpoint = (region: string): string =>
 /** Claude models are Anthropic's publisher on Vertex; every other model Google's. */
 export const publisherOf = (model: string): 'anthropic' | 'google' => (/^claude/i.test(model) ? 'anthropic' : 'google');
 
-export class VertexProvider implements ChatProvider {
+/**
+ * A Messages body in Vertex's envelope: the model is in the path, the version in the body, the betas
+ * as `anthropic_beta`; `stream` stays (Anthropic's Vertex SDK sends it, and Vertex reads it).
+ */
+const claudeBody = (
+  body: Record<string, unknown>,
+  betas: string | readonly string[] | undefined,
+): Record<string, unknown> => messagesEnvelope(body, betas, vertexAnthropicVersion, ['model']);
+
+export class VertexProvider implements ChatProvider, EnvelopeRelay {
   readonly name: string;
   readonly type = 'vertex';
-  /** Two formats behind one provider (by model), so no same-format relay: every request is translated. */
+  /**
+   * Two formats behind one provider (by model): no plain pass-through; a Messages client of a
+   * Claude model is relayed in Vertex's envelope (`relay`), every other request translated.
+   */
   readonly wireFormat = undefined;
   readonly baseUrl: string;
   readonly #models: string;
@@ -97,21 +111,47 @@ export class VertexProvider implements ChatProvider {
   ): { codec: ChatUpstreamCodec; path: string; body: unknown } {
     if (publisherOf(model) === 'anthropic') {
       const enc = anthropicUpstreamCodec.encodeRequest(req, model, opts.warn);
-      // The model is in the path; the version in the body; the betas as anthropic_beta.
-      const { model: _model, ...rest } = enc.body as Record<string, unknown>;
-      const body: Record<string, unknown> = { anthropic_version: vertexAnthropicVersion, ...rest };
-      const betas = enc.headers['anthropic-beta'];
-      if (betas) body.anthropic_beta = betas.split(',').map((b) => b.trim());
-      const method = req.stream ? 'streamRawPredict' : 'rawPredict';
-      return {
-        codec: anthropicUpstreamCodec,
-        path: `${this.#models}/anthropic/models/${encodeURIComponent(model)}:${method}`,
-        body,
-      };
+      const body = claudeBody(enc.body as Record<string, unknown>, enc.headers['anthropic-beta']);
+      return { codec: anthropicUpstreamCodec, path: this.#claudePath(model, req.stream), body };
     }
     const enc = geminiUpstreamCodec.encodeRequest(req, model, opts.warn);
     const path = enc.path.replace(/^\/v1beta\/models\//, `${this.#models}/google/models/`);
     return { codec: geminiUpstreamCodec, path, body: enc.body };
+  }
+
+  /** `…/publishers/anthropic/models/{model}:rawPredict`, or `:streamRawPredict`. */
+  #claudePath(model: string, stream: boolean): string {
+    return `${this.#models}/anthropic/models/${encodeURIComponent(model)}:${stream ? 'streamRawPredict' : 'rawPredict'}`;
+  }
+
+  /** Claude's rawPredict takes the Messages body: a Messages client's is relayed (Gemini models are another format). */
+  relaysFormat(format: string, model: string): boolean {
+    return format === 'anthropic-messages' && publisherOf(model) === 'anthropic';
+  }
+
+  async relay(
+    body: Record<string, unknown>,
+    clientHeaders: IncomingHttpHeaders,
+    model: string,
+    stream: boolean,
+    opts: Omit<CallOptions, 'warn'>,
+  ): Promise<RelayedAnswer> {
+    const envelope = claudeBody(body, clientHeaders['anthropic-beta']);
+    const sent = { codec: anthropicUpstreamCodec, path: this.#claudePath(model, stream), body: envelope };
+    const res = await this.#post(sent, stream, model, opts);
+    // Anthropic's own JSON and SSE: the bytes go to the client as they come.
+    return {
+      contentType: stream ? 'text/event-stream' : 'application/json',
+      body: this.#guarded(res.body, opts.timeouts ?? this.#timeouts),
+    };
+  }
+
+  async *#guarded(body: AsyncIterable<Uint8Array>, timeouts: Partial<RouteTimeouts>): AsyncIterable<Uint8Array> {
+    try {
+      yield* body;
+    } catch (e) {
+      throw connectionError(e, this.name, timeouts);
+    }
   }
 
   async #send(
@@ -119,7 +159,17 @@ export class VertexProvider implements ChatProvider {
     model: string,
     opts: CallOptions,
   ): Promise<{ codec: ChatUpstreamCodec; res: Dispatcher.ResponseData }> {
-    const { codec, path, body } = this.#encode(req, model, opts);
+    const sent = this.#encode(req, model, opts);
+    return { codec: sent.codec, res: await this.#post(sent, req.stream, model, opts) };
+  }
+
+  /** An authorized POST; 2xx resolves, any other status rejects with the error in the publisher's format. */
+  async #post(
+    { codec, path, body }: { codec: ChatUpstreamCodec; path: string; body: unknown },
+    stream: boolean,
+    model: string,
+    opts: Omit<CallOptions, 'warn'>,
+  ): Promise<Dispatcher.ResponseData> {
     const payload = JSON.stringify(body);
     const span = opts.trace?.upstream(this.name, this.type, model);
     const token = await this.#auth.getAccessToken().catch((e: unknown) => {
@@ -137,7 +187,7 @@ export class VertexProvider implements ChatProvider {
       signal: opts.signal,
       headers: {
         'content-type': 'application/json',
-        accept: req.stream ? 'text/event-stream' : 'application/json',
+        accept: stream ? 'text/event-stream' : 'application/json',
         authorization: `Bearer ${token ?? ''}`,
         ...span?.headers,
       },
@@ -152,9 +202,12 @@ export class VertexProvider implements ChatProvider {
       );
     }
     if (res.statusCode >= 400) {
-      const err = await errorBodyOf(res, (t) => scrubSecrets(t, this.#secrets));
+      // The access token is fetched at run time, so no config secret covers it: an upstream that
+      // echoes the Authorization header it got (a proxy's error page, say) must not hand it on.
+      const sent = token && token.length >= 8 ? [token, ...this.#secrets] : this.#secrets;
+      const err = await errorBodyOf(res, (t) => scrubSecrets(t, sent));
       throw codec.decodeError(res.statusCode, err, res.headers as WireHeaders);
     }
-    return { codec, res };
+    return res;
   }
 }

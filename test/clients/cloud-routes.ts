@@ -1,0 +1,60 @@
+// The client suite's cloud routes (issue #26, scripts/test-clients.ts): Claude on the Bedrock
+// emulator (InvokeModel, SigV4 verified) and on the Vertex emulator (rawPredict, a service-account
+// token), as providers and models for the harness's gateway, whose service-account token requests
+// go to the Vertex emulator (test/helpers/google-token-preload.ts).
+import { join } from 'node:path';
+import { bedrockCredentials, startBedrockUpstream } from '../emulators/bedrock-upstream.ts';
+import type { Emulator } from '../emulators/emulator-types.ts';
+import { startVertexUpstream } from '../emulators/vertex-upstream.ts';
+import { repoRoot } from '../helpers/start-gateway.ts';
+
+export type Cloud = 'bedrock' | 'vertex';
+export const clouds: readonly Cloud[] = ['bedrock', 'vertex'];
+export const isCloud = (u: string): u is Cloud => u === 'bedrock' || u === 'vertex';
+
+export type CloudRoutes = {
+  /** Client-facing model of each cloud. */
+  model: Record<Cloud, string>;
+  emulator: Record<Cloud, Emulator>;
+  /** For startHarness: the providers, the models, the gateway's environment. */
+  harness: { providers: Record<string, unknown>; models: Record<string, unknown>; env: Record<string, string> };
+  close(): Promise<void>;
+};
+
+export async function startCloudRoutes(): Promise<CloudRoutes> {
+  const [bedrock, vertex] = await Promise.all([startBedrockUpstream(), startVertexUpstream()]);
+  const model: Record<Cloud, string> = { bedrock: 'm-bedrock-claude', vertex: 'm-vertex-claude' };
+  return {
+    model,
+    emulator: { bedrock, vertex },
+    harness: {
+      providers: {
+        br: {
+          type: 'bedrock',
+          region: bedrock.region,
+          base_url: bedrock.url,
+          access_key_id: bedrockCredentials.accessKeyId,
+          secret_access_key: bedrockCredentials.secretAccessKey,
+        },
+        vx: {
+          type: 'vertex',
+          project: vertex.project,
+          region: 'us-east5',
+          base_url: vertex.url,
+          credentials_file: vertex.keyFile,
+        },
+      },
+      models: {
+        [model.bedrock]: { routes: [{ provider: 'br', model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' }] },
+        [model.vertex]: { routes: [{ provider: 'vx', model: 'claude-sonnet-4-5@20250929' }] },
+      },
+      env: {
+        NODE_OPTIONS: `--import=${join(repoRoot, 'test/helpers/google-token-preload.ts')}`,
+        POLYGATE_TEST_GOOGLE_TOKEN_URL: `${vertex.url}/token`,
+      },
+    },
+    close: async () => {
+      await Promise.all([bedrock.close(), vertex.close()]);
+    },
+  };
+}
