@@ -10,6 +10,7 @@ declare -A need=(
   [redis-server]=redis-server # tests: the multi-instance driver on a real Redis
   [prometheus]=prometheus    # tests: Grafana panel queries on a real Prometheus
   [promtool]=prometheus
+  [chromium]=chromium        # tests: the operator console driven in a real browser (playwright-core)
 )
 missing=()
 for bin in "${!need[@]}"; do
