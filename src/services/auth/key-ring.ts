@@ -1,6 +1,7 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { KeyConfig } from '../../infra/config/gateway-config.ts';
 import { matchGlob } from '../routing/match-glob.ts';
+import type { BudgetSpec } from '../../infra/config/budget-spec.ts';
 
 /** What an authenticated request carries: never the secret, only who and what it may do. */
 export type ApiKey = {
@@ -9,6 +10,8 @@ export type ApiKey = {
   /** Client-facing model names this key may use, compiled once from the config's globs. */
   allows(model: string): boolean;
   limits: { rpm: number; tpm: number; concurrency: number };
+  /** A key created at runtime carries its own budget (issue #25); a YAML key's is in usage.budgets. */
+  budget?: BudgetSpec;
 };
 
 type Entry = { hash: Buffer; key: ApiKey };
