@@ -37,9 +37,10 @@ const anthropicEfforts = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
 /** The beta that lets `messages` hold `role: system` messages after the first turn. */
 const midConversationSystemBeta = 'mid-conversation-system-';
 
-type Thinking = { thinking?: Json; maxTokens: number; effort?: string };
+export type Thinking = { thinking?: Json; maxTokens: number; effort?: string };
 
-function thinkingOf(req: ChatRequest, warn: WarningSink): Thinking {
+/** Claude's `thinking` setting for a request, the max_tokens it needs, and the effort (Bedrock Converse reuses it). */
+export function thinkingOf(req: ChatRequest, warn: WarningSink): Thinking {
   const r = req.reasoning;
   if (!r) return { maxTokens: req.maxTokens ?? DEFAULT_MAX_TOKENS };
   if (!r.enabled) return { thinking: { type: 'disabled' }, maxTokens: req.maxTokens ?? DEFAULT_MAX_TOKENS };

@@ -6,6 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import { bedrockError, converseFrame } from './bedrock-upstream.ts';
 import type { Reply } from './emulator-types.ts';
+import type { IssuedReasoning } from './converse-thinking.ts';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -68,7 +69,7 @@ export function lastUserText(body: Json): string {
   return 'echo';
 }
 
-export function converseAnswer(res: ServerResponse, reply: Reply, body: Json): void {
+export function converseAnswer(res: ServerResponse, reply: Reply, body: Json, issued: IssuedReasoning): void {
   let content: Json[];
   let stopReason = 'end_turn';
   switch (reply.kind) {
@@ -103,8 +104,10 @@ export function converseAnswer(res: ServerResponse, reply: Reply, body: Json): v
       stopReason = 'tool_use';
       break;
     case 'thinking':
+      issue(reply, issued);
       content = [
         { reasoningContent: { reasoningText: { text: reply.thinking, signature: reply.signature } } },
+        ...(reply.redacted ? [{ reasoningContent: { redactedContent: reply.redacted } }] : []),
         { text: reply.text },
       ];
       break;
@@ -131,11 +134,17 @@ export function converseAnswer(res: ServerResponse, reply: Reply, body: Json): v
   res.end(text);
 }
 
+/** A thinking reply's signature and redacted bytes become valid in later turns. */
+function issue(reply: Extract<Reply, { kind: 'thinking' }>, issued: IssuedReasoning): void {
+  issued.add(reply.signature);
+  if (reply.redacted) issued.add(reply.redacted);
+}
+
 const words = (s: string): string[] => s.match(/\S+\s*|\s+/g) ?? [];
 
 /** ConverseStream: messageStart, the blocks' deltas (a tool use opens with contentBlockStart), messageStop, metadata. */
-export function converseStreamAnswer(res: ServerResponse, reply: Reply, body: Json): void {
-  if (reply.kind === 'error' || reply.kind === 'cut') return converseAnswer(res, reply, body);
+export function converseStreamAnswer(res: ServerResponse, reply: Reply, body: Json, issued: IssuedReasoning): void {
+  if (reply.kind === 'error' || reply.kind === 'cut') return converseAnswer(res, reply, body, issued);
   res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': crypto.randomUUID() });
   const frames: Uint8Array[] = [converseFrame('messageStart', { role: 'assistant' })];
   let block = 0;
@@ -156,6 +165,7 @@ export function converseStreamAnswer(res: ServerResponse, reply: Reply, body: Js
       stopReason = reply.word;
       break;
     case 'thinking':
+      issue(reply, issued);
       frames.push(
         converseFrame('contentBlockDelta', {
           contentBlockIndex: block,
@@ -167,6 +177,15 @@ export function converseStreamAnswer(res: ServerResponse, reply: Reply, body: Js
         }),
         converseFrame('contentBlockStop', { contentBlockIndex: block++ }),
       );
+      // Redacted reasoning comes whole, in one delta of its own block.
+      if (reply.redacted)
+        frames.push(
+          converseFrame('contentBlockDelta', {
+            contentBlockIndex: block,
+            delta: { reasoningContent: { redactedContent: reply.redacted } },
+          }),
+          converseFrame('contentBlockStop', { contentBlockIndex: block++ }),
+        );
       text(reply.text);
       break;
     case 'tool': {

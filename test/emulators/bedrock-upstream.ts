@@ -14,6 +14,7 @@ import { createParser } from 'eventsource-parser';
 import { startAnthropicUpstream } from './anthropic-upstream.ts';
 import type { Emulator, RecordedRequest, Reply, Responder } from './emulator-types.ts';
 import { verifySigV4 } from './sigv4-verify.ts';
+import { converseThinkingProblem, type IssuedReasoning } from './converse-thinking.ts';
 import { converseAnswer, converseProblem, converseStreamAnswer, lastUserText } from './bedrock-converse.ts';
 
 type Json = Record<string, unknown>;
@@ -56,6 +57,7 @@ export async function startBedrockUpstream(
   const requests: RecordedRequest[] = [];
   const framed: string[] = [];
   const queue: Reply[] = [];
+  const issued: IssuedReasoning = new Set();
   let responder: Responder | undefined;
   const server = createServer((req, res) => void handle(req, res).catch(() => res.destroy()));
 
@@ -104,12 +106,12 @@ export async function startBedrockUpstream(
     if (!m || req.method !== 'POST') return bedrockError(res, 404, 'UnknownOperationException', 'Unknown operation');
     const model = decodeURIComponent(m[1]);
     if (m[2] === 'converse' || m[2] === 'converse-stream') {
-      const problem = converseProblem(body);
+      const problem = converseProblem(body) ?? converseThinkingProblem(body as Json, issued);
       if (problem) return bedrockError(res, 400, 'ValidationException', problem);
       const reply = queue.shift() ?? responder?.(recorded) ?? { kind: 'text', text: lastUserText(body as Json) };
       return m[2] === 'converse'
-        ? converseAnswer(res, reply, body as Json)
-        : converseStreamAnswer(res, reply, body as Json);
+        ? converseAnswer(res, reply, body as Json, issued)
+        : converseStreamAnswer(res, reply, body as Json, issued);
     }
     const stream = m[2] === 'invoke-with-response-stream';
     if (typeof body !== 'object' || body === null || Array.isArray(body))

@@ -20,7 +20,8 @@ export type Reply =
    */
   | { kind: 'text'; text: string; chunks?: string[]; usage?: Record<string, unknown> | null }
   | { kind: 'tool'; name: string; args: string; id?: string; argChunks?: string[]; text?: string }
-  | { kind: 'thinking'; thinking: string; signature: string; text: string }
+  /** `redacted` (Bedrock Converse): a redactedContent block (base64 bytes) after the reasoning text. */
+  | { kind: 'thinking'; thinking: string; signature: string; text: string; redacted?: string }
   /**
    * Text that ends with the upstream's own stop word put verbatim where the format puts it
    * (Anthropic `refusal`, Chat `content_filter`, Responses incomplete reason `max_output_tokens`,

@@ -68,7 +68,7 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay {
 
   async complete(req: ChatRequest, model: string, opts: CallOptions): Promise<ChatResult> {
     if (this.#converse) {
-      const payload = JSON.stringify(encodeConverseRequest(req, opts.warn));
+      const payload = JSON.stringify(encodeConverseRequest(req, model, opts.warn));
       const res = await this.#post(`/model/${encodeURIComponent(model)}/converse`, payload, false, model, opts);
       const body: unknown = await res.body.json().catch(() => {
         throw new GatewayError('upstream', `provider '${this.name}' answered with a body that is not JSON`);
@@ -89,7 +89,7 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay {
 
   async openStream(req: ChatRequest, model: string, opts: CallOptions): Promise<AsyncIterable<StreamEvent>> {
     if (this.#converse) {
-      const payload = JSON.stringify(encodeConverseRequest(req, opts.warn));
+      const payload = JSON.stringify(encodeConverseRequest(req, model, opts.warn));
       const res = await this.#post(`/model/${encodeURIComponent(model)}/converse-stream`, payload, true, model, opts);
       return this.#converseEvents(res.body, model, opts.timeouts ?? this.#timeouts);
     }

@@ -6,6 +6,7 @@ import type { ChatRequest, MediaSource, Part, TextPart, Tool, ToolChoice } from 
 import { invalid } from '../../../ir/gateway-error.ts';
 import { assertNever } from '../../../ir/stream-event.ts';
 import type { WarningSink } from '../../../../adapters/shared/chat-adapter.ts';
+import { converseReasoning, encodeReasoningBlock } from './converse-reasoning.ts';
 
 type Json = Record<string, unknown>;
 type ConverseMessage = { role: 'user' | 'assistant'; content: Json[] };
@@ -25,7 +26,7 @@ const documentFormats: Record<string, string> = {
   'text/html': 'html',
 };
 
-export function encodeConverseRequest(req: ChatRequest, warn: WarningSink): Json {
+export function encodeConverseRequest(req: ChatRequest, model: string, warn: WarningSink): Json {
   const system: Json[] = req.system.map((p) => ({ text: p.text }));
   const messages: ConverseMessage[] = [];
   req.messages.forEach((m, i) => {
@@ -39,14 +40,19 @@ export function encodeConverseRequest(req: ChatRequest, warn: WarningSink): Json
   });
   const body: Json = { messages };
   if (system.length > 0) body.system = system;
+  const reasoning = converseReasoning(req, model, warn);
   const inference: Json = {};
-  if (req.maxTokens !== undefined) inference.maxTokens = req.maxTokens;
-  if (req.sampling.temperature !== undefined) inference.temperature = req.sampling.temperature;
-  if (req.sampling.topP !== undefined) inference.topP = req.sampling.topP;
-  if (req.sampling.stop?.length) inference.stopSequences = req.sampling.stop;
+  const maxTokens = reasoning.maxTokens ?? req.maxTokens;
+  if (maxTokens !== undefined) inference.maxTokens = maxTokens;
+  Object.assign(inference, sampling(req, reasoning.thinking, warn));
   if (Object.keys(inference).length > 0) body.inferenceConfig = inference;
-  // top_k is a model field, not Converse's: Anthropic, Mistral and Cohere models read it there.
-  if (req.sampling.topK !== undefined) body.additionalModelRequestFields = { top_k: req.sampling.topK };
+  // top_k and reasoning are model fields, not Converse's: Anthropic, Mistral and Cohere models read top_k there.
+  const fields: Json = { ...reasoning.fields };
+  if (req.sampling.topK !== undefined) {
+    if (reasoning.thinking) warn('top_k', 'Claude takes no top_k with thinking enabled; dropped');
+    else fields.top_k = req.sampling.topK;
+  }
+  if (Object.keys(fields).length > 0) body.additionalModelRequestFields = fields;
   const tools = req.tools.flatMap((t, n) => encodeTool(t, n, warn));
   if (tools.length > 0 && req.toolChoice?.type !== 'none') {
     const toolConfig: Json = { tools };
@@ -91,6 +97,7 @@ function encodePart(p: Part, field: string, warn: WarningSink): Json[] {
         },
       ];
     case 'reasoning':
+      return encodeReasoningBlock(p, field, warn);
     case 'code':
     case 'code-result':
       warn(field, `Bedrock Converse cannot carry earlier ${p.type} parts; dropped`);
@@ -157,10 +164,26 @@ function encodeToolChoice(c: ToolChoice): Json | undefined {
   }
 }
 
+/** Converse's sampling knobs; with Claude's thinking on, what Claude refuses is dropped with a warning. */
+function sampling(req: ChatRequest, thinking: boolean, warn: WarningSink): Json {
+  const s = req.sampling;
+  const out: Json = {};
+  if (s.temperature !== undefined) {
+    // https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking#feature-compatibility
+    if (thinking && s.temperature !== 1)
+      warn('temperature', 'Claude takes no temperature with thinking enabled; dropped');
+    else out.temperature = s.temperature;
+  }
+  if (s.topP !== undefined) {
+    if (thinking && s.topP < 0.95) warn('top_p', 'Claude takes only 0.95 to 1 with thinking enabled; dropped');
+    else out.topP = s.topP;
+  }
+  if (s.stop?.length) out.stopSequences = s.stop;
+  return out;
+}
+
 /** What Converse has no field for is named in a warning, never dropped silently. */
 function warnUnmapped(req: ChatRequest, warn: WarningSink): void {
-  if (req.reasoning?.enabled)
-    warn('reasoning', 'the Bedrock Converse upstream is not asked to reason by polygate yet; dropped');
   if (req.output && req.output.type !== 'text')
     warn('response_format', 'Bedrock Converse has no structured output field; the schema was not sent');
   const s = req.sampling;

@@ -2,6 +2,7 @@
 import type { Part } from '../../../ir/chat-request.ts';
 import type { ChatFinish, ChatResult, Usage } from '../../../ir/chat-result.ts';
 import { GatewayError } from '../../../ir/gateway-error.ts';
+import { decodeReasoningBlock } from './converse-reasoning.ts';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -35,11 +36,7 @@ function decodeBlock(b: unknown): Part[] {
       },
     ];
   }
-  if (isObject(b.reasoningContent) && isObject(b.reasoningContent.reasoningText)) {
-    const r = b.reasoningContent.reasoningText;
-    // Not replayed to Bedrock (origin polygate): polygate does not send Converse reasoning back yet.
-    return typeof r.text === 'string' ? [{ type: 'reasoning', text: r.text, origin: 'polygate' }] : [];
-  }
+  if (isObject(b.reasoningContent)) return decodeReasoningBlock(b.reasoningContent);
   return [];
 }
 

@@ -2,7 +2,7 @@
 // (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStream.html).
 // Each event-stream message's `:event-type` names the event and its payload is the event's JSON:
 // messageStart, contentBlockStart (tool uses only), contentBlockDelta (text, toolUse.input
-// fragments, reasoningContent text / signature), contentBlockStop, messageStop (the stop reason),
+// fragments, reasoningContent text / signature / redactedContent), contentBlockStop, messageStop (the stop reason),
 // then metadata (usage), after which the IR's finish is sent.
 import { emptyUsage, type ChatFinish, type Usage } from '../../../ir/chat-result.ts';
 import { GatewayError } from '../../../ir/gateway-error.ts';
@@ -97,23 +97,26 @@ export class ConverseStreamDecoder {
       if (b?.kind === 'tool' && typeof delta.toolUse.input === 'string' && delta.toolUse.input !== '')
         this.#out.push({ type: 'tool-input-delta', index: b.index, json: delta.toolUse.input });
     } else if (isObject(delta.reasoningContent)) {
-      const b = this.#open(i, 'reasoning');
       const r = delta.reasoningContent;
+      // Redacted reasoning arrives whole in one delta, which opens its block.
+      const b = this.#open(i, 'reasoning', typeof r.redactedContent === 'string' ? r.redactedContent : undefined);
       if (typeof r.text === 'string' && r.text !== '')
         this.#out.push({ type: 'reasoning-delta', index: b.index, text: r.text });
+      if (typeof r.signature === 'string' && r.signature !== '')
+        this.#out.push({ type: 'reasoning-signature', index: b.index, signature: r.signature });
     }
   }
 
-  #open(i: number, kind: 'text' | 'reasoning'): Block {
+  #open(i: number, kind: 'text' | 'reasoning', redacted?: string): Block {
     const known = this.#blocks.get(i);
     if (known) return known;
     const b: Block = { index: this.#next++, kind };
     this.#blocks.set(i, b);
-    // Converse reasoning is not sent back to Bedrock yet (converse-request.ts): origin polygate.
+    // Claude's signatures hold on every platform that serves it (converse-reasoning.ts): origin Anthropic's.
     this.#out.push(
       kind === 'text'
         ? { type: 'text-start', index: b.index }
-        : { type: 'reasoning-start', index: b.index, origin: 'polygate' },
+        : { type: 'reasoning-start', index: b.index, origin: 'anthropic-messages', ...(redacted ? { redacted } : {}) },
     );
     return b;
   }

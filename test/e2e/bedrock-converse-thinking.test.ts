@@ -1,0 +1,105 @@
+// Claude's thinking through Bedrock Converse (issue #26, docs/providers.md "Bedrock"): Messages and
+// Responses clients (official SDKs) ask for reasoning, polygate sends Claude's `thinking` in
+// additionalModelRequestFields, the reasoning comes back (streamed and not) and goes back to Bedrock
+// in the next turn with its signature and redacted bytes, which the emulator checks as Bedrock does.
+import t from 'tap';
+import Anthropic from '@anthropic-ai/sdk';
+import { bedrockCredentials, startBedrockUpstream } from '../emulators/bedrock-upstream.ts';
+import { startInProcessApp } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import type { Driver } from './matrix/drivers/driver.ts';
+import { messagesDriver } from './matrix/drivers/messages-driver.ts';
+import { responsesDriver } from './matrix/drivers/responses-driver.ts';
+import { reasoningBudget, thinkingText } from './matrix/fixtures.ts';
+
+type Json = Record<string, unknown>;
+const emu = await startBedrockUpstream();
+t.teardown(() => emu.close());
+const modelId = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
+const app = await startInProcessApp(
+  t,
+  testConfig({
+    providers: {
+      conv: {
+        type: 'bedrock',
+        api: 'converse',
+        region: 'us-east-1',
+        base_url: emu.url,
+        access_key_id: bedrockCredentials.accessKeyId,
+        secret_access_key: bedrockCredentials.secretAccessKey,
+      },
+    },
+    models: { 'claude-conv': { routes: [{ provider: 'conv', model: modelId }] } },
+  }),
+);
+const last = (): (typeof emu.requests)[number] => emu.requests[emu.requests.length - 1];
+const drivers: Driver[] = [messagesDriver(app.url, TEST_KEY), responsesDriver(app.url, TEST_KEY)];
+
+for (const d of drivers)
+  t.test(`client ${d.family}: streamed reasoning, then the next turn with its signature`, async (t) => {
+    emu.reset();
+    emu.script({ kind: 'thinking', thinking: thinkingText, signature: `sig-${d.family}`, text: 'Forty-two.' });
+    const out = await d.reasoning('claude-conv', 'think');
+    t.equal(out.text, 'Forty-two.');
+    t.equal(out.thinking, thinkingText);
+    t.ok(out.token, 'the client holds a token for the reasoning');
+    const sent = last().body as Json;
+    t.equal(last().path, `/model/${encodeURIComponent(modelId)}/converse-stream`);
+    t.match(sent.additionalModelRequestFields, { thinking: { type: 'enabled' } });
+    if (d.family === 'messages')
+      t.match(sent.additionalModelRequestFields, { thinking: { budget_tokens: reasoningBudget } });
+    t.notOk((sent.inferenceConfig as Json | undefined)?.temperature, 'no temperature with thinking');
+
+    emu.script({ kind: 'text', text: 'Still forty-two.' });
+    const next = await d.reasoningContinue('claude-conv', out, 'sure?');
+    t.equal(next.text, 'Still forty-two.', 'Bedrock took the signature back');
+    const turns = (last().body as Json).messages as Json[];
+    t.match(turns[1], {
+      role: 'assistant',
+      content: [
+        { reasoningContent: { reasoningText: { text: thinkingText, signature: `sig-${d.family}` } } },
+        { text: 'Forty-two.' },
+      ],
+    });
+  });
+
+t.test('Messages, not streamed: thinking and redacted_thinking out, both back to Converse', async (t) => {
+  emu.reset();
+  const redacted = Buffer.from('opaque bytes').toString('base64');
+  emu.script({ kind: 'thinking', thinking: 'Hmm.', signature: 'sig-plain', text: 'Done.', redacted });
+  const client = new Anthropic({ baseURL: app.url, apiKey: TEST_KEY, maxRetries: 0 });
+  const params = {
+    model: 'claude-conv',
+    max_tokens: 4096,
+    thinking: { type: 'enabled' as const, budget_tokens: 2048 },
+  };
+  const msg = await client.messages.create({ ...params, messages: [{ role: 'user', content: 'think' }] });
+  t.match(msg.content, [
+    { type: 'thinking', thinking: 'Hmm.', signature: 'sig-plain' },
+    { type: 'redacted_thinking', data: redacted },
+    { type: 'text', text: 'Done.' },
+  ]);
+  t.equal(last().path, `/model/${encodeURIComponent(modelId)}/converse`);
+  t.match(last().body, {
+    inferenceConfig: { maxTokens: 4096 },
+    additionalModelRequestFields: { thinking: { budget_tokens: 2048 } },
+  });
+
+  emu.script({ kind: 'text', text: 'Again.' });
+  const next = await client.messages.create({
+    ...params,
+    messages: [
+      { role: 'user', content: 'think' },
+      { role: 'assistant', content: msg.content },
+      { role: 'user', content: 'more' },
+    ],
+  });
+  t.match(next.content, [{ type: 'text', text: 'Again.' }]);
+  t.match(((last().body as Json).messages as Json[])[1], {
+    content: [
+      { reasoningContent: { reasoningText: { signature: 'sig-plain' } } },
+      { reasoningContent: { redactedContent: redacted } },
+      { text: 'Done.' },
+    ],
+  });
+});
