@@ -14,6 +14,7 @@ import { createParser } from 'eventsource-parser';
 import { startAnthropicUpstream } from './anthropic-upstream.ts';
 import type { Emulator, RecordedRequest, Reply, Responder } from './emulator-types.ts';
 import { verifySigV4 } from './sigv4-verify.ts';
+import { countTokensAnswer } from './bedrock-count-tokens.ts';
 import { converseThinkingProblem, type IssuedReasoning } from './converse-thinking.ts';
 import { converseAnswer, converseProblem, converseStreamAnswer, lastUserText } from './bedrock-converse.ts';
 
@@ -44,6 +45,8 @@ export type BedrockEmulator = Emulator & {
   h2Url: string;
   /** The Messages events (JSON text) the `chunk` frames of InvokeModelWithResponseStream carried, in order. */
   chunks: string[];
+  /** The inputTokens each CountTokens call answered, in order. */
+  counts: number[];
 };
 type Res = ServerResponse;
 
@@ -58,6 +61,7 @@ export async function startBedrockUpstream(
   const framed: string[] = [];
   const queue: Reply[] = [];
   const issued: IssuedReasoning = new Set();
+  const counts: number[] = [];
   let responder: Responder | undefined;
   const server = createServer((req, res) => void handle(req, res).catch(() => res.destroy()));
 
@@ -100,11 +104,16 @@ export async function startBedrockUpstream(
         'InvalidSignatureException',
         `Credential should be scoped to a valid region ('${region}') and service 'bedrock'.`,
       );
-    const m = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream|converse|converse-stream)$/.exec(
+    const m = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream|converse|converse-stream|count-tokens)$/.exec(
       (req.url ?? '').split('?')[0],
     );
     if (!m || req.method !== 'POST') return bedrockError(res, 404, 'UnknownOperationException', 'Unknown operation');
     const model = decodeURIComponent(m[1]);
+    if (m[2] === 'count-tokens') {
+      const n = countTokensAnswer(res, body);
+      if (n !== undefined) counts.push(n);
+      return;
+    }
     if (m[2] === 'converse' || m[2] === 'converse-stream') {
       const problem = converseProblem(body) ?? converseThinkingProblem(body as Json, issued);
       if (problem) return bedrockError(res, 400, 'ValidationException', problem);
@@ -159,11 +168,13 @@ export async function startBedrockUpstream(
     region,
     requests,
     chunks: framed,
+    counts,
     script: (...replies: Reply[]) => void queue.push(...replies),
     respond: (r) => void (responder = r),
     reset: () => {
       requests.length = 0;
       framed.length = 0;
+      counts.length = 0;
       queue.length = 0;
       responder = undefined;
       anthropic.reset();

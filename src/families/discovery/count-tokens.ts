@@ -10,6 +10,9 @@ import type { ChatState } from '../../services/runtime/request-state.ts';
 import type { ChatSession } from '../../services/sessions/chat-session.ts';
 import { upstreamSideOf } from '../../services/providers/upstream-codecs.ts';
 import { HttpChatProvider } from '../../services/providers/http-chat-provider.ts';
+import type { ChatProvider } from '../../services/providers/chat-provider.ts';
+import { isEnvelopeRelay } from '../../services/providers/envelope-relay.ts';
+import { isTokenCounter, type TokenCounter } from '../../services/providers/token-counter.ts';
 import { estimateTokens } from '../../services/tokens/estimate-tokens.ts';
 import type { Route } from '../../services/routing/model-router.ts';
 import type { ChatFormatModule } from '../../infra/formats/formats.ts';
@@ -21,7 +24,7 @@ const clientFaults = new Set([400, 413, 422]);
 /**
  * Token counting for every chat format (docs/discovery.md): exact from the model's first usable
  * route when its upstream counts (Anthropic count_tokens, Gemini countTokens, Responses
- * input_tokens), else polygate's own estimate. `x-polygate-token-count` says which; an upstream
+ * input_tokens, Bedrock CountTokens), else polygate's own estimate. `x-polygate-token-count` says which; an upstream
  * that fails to count is reported in `x-polygate-warnings` and estimated for.
  */
 export function countTokensHandler(format: ChatFormatModule, session?: (ctx: Context) => ChatSession) {
@@ -87,6 +90,7 @@ async function countUpstream(
 ): Promise<number | undefined> {
   const state = ctx.state as ChatState;
   const provider = state.runtime.chatProviders.get(route.provider);
+  if (provider && isTokenCounter(provider)) return countByProvider(ctx, client, provider, request, route, raw, warn);
   const upstream = provider instanceof HttpChatProvider ? upstreamSideOf(provider.wireFormat) : undefined;
   const wire = upstream?.countWire;
   if (!(provider instanceof HttpChatProvider) || !upstream || !wire) return undefined;
@@ -110,10 +114,7 @@ async function countUpstream(
     target = wire.translate(generate, route.model);
     Object.assign(headers, generate.headers);
   }
-  const abort = new AbortController();
-  ctx.res.once('close', () => {
-    if (!ctx.res.writableFinished) abort.abort();
-  });
+  const abort = abortOnClose(ctx);
   let answer: unknown;
   try {
     const res = await provider.post(target.path, target.body, headers, {
@@ -122,15 +123,63 @@ async function countUpstream(
     });
     answer = await res.body.json();
   } catch (e) {
-    if (e instanceof GatewayError && clientFaults.has(e.status)) throw e;
-    warn(
-      'count',
-      `provider '${route.provider}' could not count (${e instanceof GatewayError ? e.message : 'its answer is not JSON'}); estimated`,
-    );
-    return undefined;
+    return couldNotCount(e, route, warn);
   }
   const n = wire.read(answer);
   if (n === undefined) warn('count', `provider '${route.provider}' answered without a token count; estimated`);
   else ctx.set('x-polygate-route', routeHeader(route.provider, route.model));
   return n;
+}
+
+/** The client's aborted call stops the upstream's. */
+function abortOnClose(ctx: Context): AbortController {
+  const abort = new AbortController();
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableFinished) abort.abort();
+  });
+  return abort;
+}
+
+/** A refusal of the input itself reaches the client; any other failure is a warning and an estimate. */
+function couldNotCount(e: unknown, route: Route, warn: (field: string, message: string) => void): undefined {
+  if (e instanceof GatewayError && clientFaults.has(e.status)) throw e;
+  warn(
+    'count',
+    `provider '${route.provider}' could not count (${e instanceof GatewayError ? e.message : 'its answer is not JSON'}); estimated`,
+  );
+  return undefined;
+}
+
+/** A provider with a count API of its own (Bedrock's CountTokens). */
+async function countByProvider(
+  ctx: Context,
+  client: CountingFormat,
+  provider: ChatProvider & TokenCounter,
+  request: ChatRequest,
+  route: Route,
+  raw: Json | undefined,
+  warn: (field: string, message: string) => void,
+): Promise<number | undefined> {
+  const state = ctx.state as ChatState;
+  const relayed = raw !== undefined && isEnvelopeRelay(provider) && provider.relaysFormat(client.name, route.model);
+  state.path = {
+    provider: route.provider,
+    upstream_format: provider.wireFormat ?? provider.type,
+    mode: relayed ? 'passthrough' : 'translate',
+    upstreamModel: route.model,
+  };
+  try {
+    const n = await provider.countTokens(
+      {
+        request,
+        upstreamModel: route.model,
+        ...(relayed ? { raw: { format: client.name, body: raw, headers: ctx.headers } } : {}),
+      },
+      { signal: abortOnClose(ctx).signal, warn, ...(route.timeouts ? { timeouts: route.timeouts } : {}) },
+    );
+    ctx.set('x-polygate-route', routeHeader(route.provider, route.model));
+    return n;
+  } catch (e) {
+    return couldNotCount(e, route, warn);
+  }
 }

@@ -18,6 +18,8 @@ import type { CallOptions, ChatProvider } from '../chat-provider.ts';
 import type { UpstreamTimeouts } from '../http-chat-provider.ts';
 import type { EnvelopeRelay, RelayedAnswer } from '../envelope-relay.ts';
 import { scrubSecrets } from '../scrub-secrets.ts';
+import type { CountCall, TokenCounter } from '../token-counter.ts';
+import { converseCountBody, inputTokensOf, invokeCountBody } from './bedrock-count.ts';
 import { AwsSigner, awsCredentialsOf } from './aws-signer.ts';
 import { encodeConverseRequest } from './converse-request.ts';
 import { decodeConverseResult } from './converse-result.ts';
@@ -35,7 +37,7 @@ import {
 
 export const bedrockEndpoint = (region: string): string => `https://bedrock-runtime.${region}.amazonaws.com`;
 
-export class BedrockProvider implements ChatProvider, EnvelopeRelay {
+export class BedrockProvider implements ChatProvider, EnvelopeRelay, TokenCounter {
   readonly name: string;
   readonly type = 'bedrock';
   /** InvokeModel speaks Anthropic's Messages body; Converse is Bedrock's own (no format polygate's clients speak). */
@@ -95,6 +97,28 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay {
     }
     const res = await this.#send({ ...req, stream: true }, model, opts);
     return this.#events(res.body, opts.timeouts ?? this.#timeouts);
+  }
+
+  /**
+   * Bedrock's own count (CountTokens) of the body this route would send: a Messages client's body
+   * as it came (InvokeModel), else the request encoded for InvokeModel or Converse.
+   */
+  async countTokens(call: CountCall, opts: CallOptions): Promise<number> {
+    const { request, raw, upstreamModel: model } = call;
+    let body: Record<string, unknown>;
+    if (this.#converse) body = converseCountBody(encodeConverseRequest(request, model, opts.warn));
+    else if (raw?.format === 'anthropic-messages')
+      body = invokeCountBody(relayBody(raw.body, raw.headers['anthropic-beta']));
+    else body = invokeCountBody(invokeBody(this.#codec.encodeRequest({ ...request, stream: false }, model, opts.warn)));
+    const res = await this.#post(
+      `/model/${encodeURIComponent(model)}/count-tokens`,
+      JSON.stringify(body),
+      false,
+      model,
+      opts,
+    );
+    const answer: unknown = await res.body.json().catch(() => undefined);
+    return inputTokensOf(answer, this.name);
   }
 
   /** InvokeModel takes the Messages body: a Messages client's is relayed (Converse is another format). */
