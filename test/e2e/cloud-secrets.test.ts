@@ -1,5 +1,5 @@
 // Cloud credentials never leave polygate (issue #26, docs/providers.md; docs/security.md): for each
-// cloud kind (Bedrock static keys with a session token, Vertex with a service-account key and the
+// cloud kind (Bedrock static keys with a session token and a Bedrock API key, Vertex with a service-account key and the
 // access token it is exchanged for, Azure OpenAI with an api-key and with an Entra ID bearer) a
 // traced request that succeeds, streamed and not, and one with a wrong credential (a 502 naming
 // the provider), all with every span exported (sample ratio 1); then no secret is in the exported
@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import Anthropic, { APIError } from '@anthropic-ai/sdk';
 import t from 'tap';
 import { azureDefaults, startAzureOpenAIUpstream } from '../emulators/azure-openai-upstream.ts';
-import { bedrockCredentials, startBedrockUpstream } from '../emulators/bedrock-upstream.ts';
+import { bedrockApiKey, bedrockCredentials, startBedrockUpstream } from '../emulators/bedrock-upstream.ts';
 import { startVertexUpstream } from '../emulators/vertex-upstream.ts';
 import { redirectGoogleTokens } from '../helpers/google-token-redirect.ts';
 import { startInProcessApp } from '../helpers/in-process-app.ts';
@@ -28,6 +28,7 @@ t.teardown(redirectGoogleTokens(`${vertex.url}/token`));
 
 const sessionToken = 'FwoGZXIvYXdzEXAMPLEsessiontoken-secrets-test';
 const wrongSecret = 'wrong/Bedrock+Secret/secrets-test-0000000000';
+const wrongBedrockKey = 'ABSKd3JvbmctYmVkcm9jay1rZXktc2VjcmV0cy10ZXN0';
 const wrongAzureKey = 'azure-wrong-key-secrets-test-42';
 const wrongBearer = 'eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.wrong-entra-token';
 /** A key file's private key, as lines of base64 any of which would give it away. */
@@ -55,6 +56,8 @@ const app = await startInProcessApp(
         secret_access_key: wrongSecret,
         session_token: sessionToken,
       },
+      'br-key': { ...br, api_key: bedrockApiKey },
+      'br-bad-key': { ...br, api_key: wrongBedrockKey },
       vx: { ...vx, credentials_file: vertex.keyFile },
       'vx-bad': { ...vx, credentials_file: vertex.wrongKeyFile },
       'az-key': { ...az, api_key: azureDefaults.apiKey },
@@ -65,6 +68,8 @@ const app = await startInProcessApp(
     models: {
       'm-br': { routes: [{ provider: 'br', model: 'anthropic.claude-sonnet-4-5-20250929-v1:0' }] },
       'm-br-bad': { routes: [{ provider: 'br-bad', model: 'anthropic.claude-sonnet-4-5-20250929-v1:0' }] },
+      'm-br-key': { routes: [{ provider: 'br-key', model: 'anthropic.claude-sonnet-4-5-20250929-v1:0' }] },
+      'm-br-bad-key': { routes: [{ provider: 'br-bad-key', model: 'anthropic.claude-sonnet-4-5-20250929-v1:0' }] },
       'm-vx': { routes: [{ provider: 'vx', model: 'claude-sonnet-4-5@20250929' }] },
       'm-vx-bad': { routes: [{ provider: 'vx-bad', model: 'claude-sonnet-4-5@20250929' }] },
       'm-az-key': { routes: [{ provider: 'az-key', model: 'gpt-4o-deploy' }] },
@@ -133,6 +138,17 @@ t.test('Bedrock: static keys with a session token', async (t) => {
   await fails(t, 'm-br-bad', 'br-bad', true);
 });
 
+t.test('Bedrock: an API key as a bearer token, no signature', async (t) => {
+  bedrock.reset();
+  scripted(bedrock);
+  await succeeds(t, 'm-br-key', false);
+  await succeeds(t, 'm-br-key', true);
+  t.equal(bedrock.requests[0].headers.authorization, `Bearer ${bedrockApiKey}`, 'the key was sent as a bearer');
+  t.notOk(bedrock.requests[0].headers['x-amz-date'], 'not signed');
+  await fails(t, 'm-br-bad-key', 'br-bad-key', false);
+  await fails(t, 'm-br-bad-key', 'br-bad-key', true);
+});
+
 t.test('Vertex: a service-account key and its access token', async (t) => {
   vertex.reset();
   scripted(vertex);
@@ -178,6 +194,7 @@ async function echoed(t: Tap, emu: typeof azure, model: string, header: string, 
 
 t.test('an upstream echoing the credential in an error: scrubbed', async (t) => {
   await echoed(t, bedrock, 'm-br', 'x-amz-security-token', false);
+  await echoed(t, bedrock, 'm-br-key', 'authorization', true);
   await echoed(t, vertex, 'm-vx', 'authorization', false);
   await echoed(t, vertex, 'm-vx', 'authorization', true);
   await echoed(t, azure, 'm-az-key', 'api-key', false);
@@ -190,11 +207,12 @@ t.test('no secret in the spans, the log, /metrics or what the clients got', asyn
     traces.every((id) => receiver.spans.some((s) => s.traceId === id && s.kind === 2)) ? true : undefined,
   );
   const failed = receiver.spans.filter((s) => s.kind === 2 && s.status === 2);
-  t.equal(failed.length, 6, "the six credential failures are error spans (a 400 is the client's)");
+  t.equal(failed.length, 8, "the eight credential failures are error spans (a 400 is the client's)");
   t.ok(vertexTokens.size >= 1 && [...vertexTokens].every((tok) => tok.length > 20), 'the access tokens seen upstream');
   const secrets: Record<string, string[]> = {
     'the AWS secret': [bedrockCredentials.secretAccessKey, wrongSecret],
     'the AWS session token': [sessionToken],
+    'the Bedrock API keys': [bedrockApiKey, wrongBedrockKey],
     'the service-account keys': [...keyLines(vertex.keyFile), ...keyLines(vertex.wrongKeyFile)],
     'the Google access token': [...vertexTokens],
     'the Azure keys': [azureDefaults.apiKey, wrongAzureKey],

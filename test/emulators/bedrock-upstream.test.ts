@@ -9,7 +9,7 @@ import {
   InvokeModelWithResponseStreamCommand,
 } from '@aws-sdk/client-bedrock-runtime';
 import { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
-import { bedrockCredentials, startBedrockUpstream } from './bedrock-upstream.ts';
+import { bedrockApiKey, bedrockCredentials, startBedrockUpstream } from './bedrock-upstream.ts';
 
 const emu = await startBedrockUpstream();
 t.teardown(() => emu.close());
@@ -66,6 +66,26 @@ t.test('a wrong secret is refused as AWS does', async (t) => {
   });
   const e = await wrong.send(new InvokeModelCommand({ modelId, body: body() })).catch((err: unknown) => err);
   t.match(e, { name: 'InvalidSignatureException', $metadata: { httpStatusCode: 403 } });
+});
+
+t.test('a Bedrock API key: the SDK sends it as a bearer (httpBearerAuth), a wrong one is refused', async (t) => {
+  const withKey = (token: string): BedrockRuntimeClient =>
+    new BedrockRuntimeClient({
+      region: 'us-east-1',
+      endpoint: emu.h2Url,
+      token: { token },
+      authSchemePreference: ['httpBearerAuth'],
+      maxAttempts: 1,
+    });
+  emu.script({ kind: 'text', text: 'keyed' });
+  const out = await withKey(bedrockApiKey).send(new InvokeModelCommand({ modelId, body: body() }));
+  t.match(new TextDecoder().decode(out.body), /keyed/);
+  t.equal(emu.requests[0].headers.authorization, `Bearer ${bedrockApiKey}`);
+  t.notOk(emu.requests[0].headers['x-amz-date'], 'no signature');
+  const e = await withKey('ABSKnot-the-key')
+    .send(new InvokeModelCommand({ modelId, body: body() }))
+    .catch((err: unknown) => err);
+  t.match(e, { $metadata: { httpStatusCode: 403 } });
 });
 
 t.test('throttling and validation errors have their AWS types', async (t) => {

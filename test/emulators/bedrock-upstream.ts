@@ -1,5 +1,5 @@
 // Amazon Bedrock Runtime on loopback, for Claude through InvokeModel: every request's SigV4
-// signature is verified (sigv4-verify.ts), then the Messages body Bedrock takes (no `model` or
+// signature is verified (sigv4-verify.ts), or its Bedrock API key (`Authorization: Bearer`), then the Messages body Bedrock takes (no `model` or
 // `stream`, `anthropic_version: bedrock-2023-05-31`) is answered by the Anthropic emulator, byte
 // for byte as Anthropic answers (`anthropic_version` required); InvokeModelWithResponseStream sends each Messages event as an
 // event-stream `chunk` whose payload is `{"bytes": base64(event JSON)}`, framed by
@@ -24,6 +24,9 @@ export const bedrockCredentials = {
   accessKeyId: 'AKIDBEDROCKEMULATOR1',
   secretAccessKey: 'bedrock/Emulator+Secret/0123456789abcdefEXAMPLE',
 };
+
+/** A Bedrock API key (long-term keys start `ABSK`), sent as `Authorization: Bearer` instead of a signature. */
+export const bedrockApiKey = 'ABSKQmVkcm9ja0FQSUtleS1lbXVsYXRvcjpzZWNyZXQtMDEyMzQ1Njc4OQ==';
 
 const errorTypes: Record<number, string> = {
   400: 'ValidationException',
@@ -55,6 +58,7 @@ export async function startBedrockUpstream(
     [bedrockCredentials.accessKeyId, bedrockCredentials.secretAccessKey],
   ]),
   region = 'us-east-1',
+  apiKeys: ReadonlySet<string> = new Set([bedrockApiKey]),
 ): Promise<BedrockEmulator> {
   const anthropic = await startAnthropicUpstream();
   const requests: RecordedRequest[] = [];
@@ -93,9 +97,18 @@ export async function startBedrockUpstream(
       raw,
     };
     requests.push(recorded);
+    const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
     // Over HTTP/2 the signed `host` is the `:authority` pseudo-header.
     const signed = { ...req.headers, host: req.headers.host ?? req.headers[':authority'] };
-    const verdict = verifySigV4({ method: req.method ?? '', url: req.url ?? '/', headers: signed, body: raw }, secrets);
+    const verdict = bearer
+      ? apiKeys.has(bearer)
+        ? { ok: true as const, region, service: 'bedrock' }
+        : {
+            ok: false as const,
+            type: 'UnrecognizedClient',
+            message: 'Invalid API Key format: Must start with pre-defined prefix',
+          }
+      : verifySigV4({ method: req.method ?? '', url: req.url ?? '/', headers: signed, body: raw }, secrets);
     if (!verdict.ok) return bedrockError(res, 403, `${verdict.type}Exception`, verdict.message);
     if (verdict.region !== region || verdict.service !== 'bedrock')
       return bedrockError(

@@ -45,7 +45,8 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay, TokenCounte
   readonly #converse: boolean;
   readonly baseUrl: string;
   readonly #codec: ChatUpstreamCodec = anthropicUpstreamCodec;
-  readonly #signer: AwsSigner;
+  /** SigV4 with AWS credentials, or a Bedrock API key sent as a bearer token (no signature). */
+  readonly #auth: { signer: AwsSigner } | { apiKey: string };
   readonly #dispatcherFor: (connectMs: number | undefined) => Dispatcher;
   readonly #timeouts: UpstreamTimeouts;
   readonly #secrets: readonly string[];
@@ -62,7 +63,9 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay, TokenCounte
     this.wireFormat = this.#converse ? undefined : 'anthropic-messages';
     const region = cfg.region ?? 'us-east-1';
     this.baseUrl = (cfg.base_url ?? bedrockEndpoint(region)).replace(/\/+$/, '');
-    this.#signer = new AwsSigner(awsCredentialsOf(cfg), region, 'bedrock');
+    this.#auth = cfg.api_key
+      ? { apiKey: cfg.api_key }
+      : { signer: new AwsSigner(awsCredentialsOf(cfg), region, 'bedrock') };
     this.#dispatcherFor = dispatcherFor;
     this.#timeouts = timeouts;
     this.#secrets = secrets;
@@ -223,7 +226,7 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay, TokenCounte
       accept: stream ? 'application/vnd.amazon.eventstream' : 'application/json',
       ...span?.headers,
     };
-    const signed = await this.#signer.sign(url, headers, payload).catch((e: unknown) => {
+    const signed = await this.#authorized(url, headers, payload).catch((e: unknown) => {
       span?.end(undefined, e as Error);
       // The chain's own words say which sources it tried; a secret is never among them, but scrub anyway.
       const why = scrubSecrets(e instanceof Error ? e.message : String(e), this.#secrets);
@@ -246,6 +249,12 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay, TokenCounte
     throw this.#error(res.statusCode, type, body);
   }
 
+  /** The request's headers with its credential: a SigV4 signature over the final bytes, or the API key. */
+  #authorized(url: URL, headers: Record<string, string>, payload: string): Promise<Record<string, string>> {
+    if ('apiKey' in this.#auth) return Promise.resolve({ ...headers, authorization: `Bearer ${this.#auth.apiKey}` });
+    return this.#auth.signer.sign(url, headers, payload);
+  }
+
   /**
    * A refused signature, key, token or IAM permission (403 on Bedrock) is the operator's fault: a
    * 502 naming the provider, never AWS's text (which quotes the canonical request); anything else
@@ -256,7 +265,7 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay, TokenCounte
     if (effective === 401 || effective === 403)
       return new GatewayError(
         'upstream',
-        `provider '${this.name}' rejected polygate's credentials (HTTP ${status}); the operator must check providers.${this.name}'s AWS credentials`,
+        `provider '${this.name}' rejected polygate's credentials (HTTP ${status}); the operator must check providers.${this.name}'s ${'apiKey' in this.#auth ? 'Bedrock API key' : 'AWS credentials'}`,
       );
     return bedrockError(status, type, body);
   }
