@@ -49,6 +49,19 @@ t.test('compat and the Azure settings are refused where they do not apply', asyn
   t.match(refused('{ type: openai, base_url: "http://a", api_key: k, api: converse }'), /api/);
   t.match(refused('{ type: openai, base_url: "http://a", api_key: k, region: us-east-1 }'), /providers\/p/);
   t.match(refused('{ type: bedrock, region: us-east-1, access_key_id: AKID }'), /secret_access_key/);
+  t.match(
+    refused('{ type: bedrock, region: us-east-1, api_key: k, access_key_id: A, secret_access_key: S }'),
+    /providers\/p/,
+  );
+  t.match(refused('{ type: bedrock, region: us-east-1, api_key: k, profile: prod }'), /providers\/p/);
+  t.match(refused('{ type: azure-openai, base_url: "http://a", api_key: k, tenant_id: t }'), /providers\/p/);
+  t.match(
+    refused('{ type: azure-openai, base_url: "http://a", auth: entra, client_secret: s }'),
+    /tenant_id|client_id/,
+  );
+  t.match(refused('{ type: azure-openai, base_url: "http://a", auth: entra, api_key: k }'), /providers\/p/);
+  t.match(refused('{ type: openai, base_url: "http://a", api_key: k, auth: entra }'), /providers\/p/);
+  t.match(refused('{ type: azure-openai, base_url: "http://a", auth: bearer }'), /api_key/);
 });
 
 t.test('Bedrock static keys from an unset variable disable the provider, naming the variable', async (t) => {
@@ -75,5 +88,11 @@ t.test('and accepted where they do', async (t) => {
   t.equal(refused('{ type: bedrock, region: eu-west-1, profile: prod }'), '');
   t.equal(refused('{ type: bedrock, region: eu-west-1, api: converse }'), '');
   t.equal(refused('{ type: vertex, region: global, project: p }'), '');
+  t.equal(refused('{ type: bedrock, region: us-east-1, api_key: k }'), '');
+  t.equal(refused('{ type: azure-openai, base_url: "http://a", auth: entra }'), '');
+  t.equal(
+    refused('{ type: azure-openai, base_url: "http://a", auth: entra, tenant_id: t, client_id: c, client_secret: s }'),
+    '',
+  );
   t.equal(refused('{ type: vertex, region: us-east5, project: p, credentials_file: /k.json }'), '');
 });

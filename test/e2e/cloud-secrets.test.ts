@@ -1,6 +1,7 @@
 // Cloud credentials never leave polygate (issue #26, docs/providers.md; docs/security.md): for each
 // cloud kind (Bedrock static keys with a session token and a Bedrock API key, Vertex with a service-account key and the
-// access token it is exchanged for, Azure OpenAI with an api-key and with an Entra ID bearer) a
+// access token it is exchanged for, Azure OpenAI with an api-key, with an Entra ID bearer, and with
+// Entra ID tokens polygate fetches with a client secret) a
 // traced request that succeeds, streamed and not, and one with a wrong credential (a 502 naming
 // the provider), all with every span exported (sample ratio 1); then no secret is in the exported
 // spans (the raw OTLP bodies: attributes, events, status messages), the log, /metrics, or any
@@ -9,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import Anthropic, { APIError } from '@anthropic-ai/sdk';
 import t from 'tap';
 import { azureDefaults, startAzureOpenAIUpstream } from '../emulators/azure-openai-upstream.ts';
+import { entraApp, startEntraAuthority, trustAuthority } from '../emulators/entra-authority.ts';
 import { bedrockApiKey, bedrockCredentials, startBedrockUpstream } from '../emulators/bedrock-upstream.ts';
 import { startVertexUpstream } from '../emulators/vertex-upstream.ts';
 import { redirectGoogleTokens } from '../helpers/google-token-redirect.ts';
@@ -17,19 +19,22 @@ import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { startOtlpReceiver } from '../tracing/otlp-receiver.ts';
 
+const authority = await startEntraAuthority();
+t.teardown(trustAuthority(authority));
 const [receiver, bedrock, vertex, azure] = await Promise.all([
   startOtlpReceiver(),
   startBedrockUpstream(),
   startVertexUpstream(),
-  startAzureOpenAIUpstream(),
+  startAzureOpenAIUpstream({ entraTokens: authority.issued }),
 ]);
-t.teardown(() => Promise.all([receiver.close(), bedrock.close(), vertex.close(), azure.close()]));
+t.teardown(() => Promise.all([receiver.close(), bedrock.close(), vertex.close(), azure.close(), authority.close()]));
 t.teardown(redirectGoogleTokens(`${vertex.url}/token`));
 
 const sessionToken = 'FwoGZXIvYXdzEXAMPLEsessiontoken-secrets-test';
 const wrongSecret = 'wrong/Bedrock+Secret/secrets-test-0000000000';
 const wrongBedrockKey = 'ABSKd3JvbmctYmVkcm9jay1rZXktc2VjcmV0cy10ZXN0';
 const wrongAzureKey = 'azure-wrong-key-secrets-test-42';
+const wrongClientSecret = 'entra~Wrong.Secret-secrets-test-0000';
 const wrongBearer = 'eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.wrong-entra-token';
 /** A key file's private key, as lines of base64 any of which would give it away. */
 const keyLines = (file: string): string[] =>
@@ -40,6 +45,13 @@ const keyLines = (file: string): string[] =>
 const br = { type: 'bedrock', region: 'us-east-1', base_url: bedrock.url };
 const vx = { type: 'vertex', project: vertex.project, region: 'us-east5', base_url: vertex.url };
 const az = { type: 'azure-openai', base_url: azure.url, api: 'chat_completions', api_version: '2024-10-21' };
+const entra = {
+  ...az,
+  auth: 'entra',
+  tenant_id: entraApp.tenantId,
+  client_id: entraApp.clientId,
+  authority_host: authority.url,
+};
 const app = await startInProcessApp(
   t,
   testConfig({
@@ -64,6 +76,8 @@ const app = await startInProcessApp(
       'az-bearer': { ...az, auth: 'bearer', api_key: azureDefaults.bearerToken },
       'az-bad': { ...az, api_key: wrongAzureKey },
       'az-bad-bearer': { ...az, auth: 'bearer', api_key: wrongBearer },
+      'az-entra': { ...entra, client_secret: entraApp.clientSecret },
+      'az-entra-bad': { ...entra, client_secret: wrongClientSecret },
     },
     models: {
       'm-br': { routes: [{ provider: 'br', model: 'anthropic.claude-sonnet-4-5-20250929-v1:0' }] },
@@ -76,6 +90,8 @@ const app = await startInProcessApp(
       'm-az-bearer': { routes: [{ provider: 'az-bearer', model: 'gpt-4o-deploy' }] },
       'm-az-bad': { routes: [{ provider: 'az-bad', model: 'gpt-4o-deploy' }] },
       'm-az-bad-bearer': { routes: [{ provider: 'az-bad-bearer', model: 'gpt-4o-deploy' }] },
+      'm-az-entra': { routes: [{ provider: 'az-entra', model: 'gpt-4o-deploy' }] },
+      'm-az-entra-bad': { routes: [{ provider: 'az-entra-bad', model: 'gpt-4o-deploy' }] },
     },
     tracing: { endpoint: receiver.url, export_interval_ms: 50, sample_ratio: 1 },
   }),
@@ -170,6 +186,19 @@ t.test('Azure OpenAI: an api-key and an Entra ID bearer', async (t) => {
   await fails(t, 'm-az-bad-bearer', 'az-bad-bearer', true);
 });
 
+t.test('Azure OpenAI: Entra ID tokens polygate fetches with a client secret', async (t) => {
+  azure.reset();
+  scripted(azure);
+  await succeeds(t, 'm-az-entra', false);
+  await succeeds(t, 'm-az-entra', true);
+  t.ok(
+    authority.issued.has(String(azure.requests[0].headers.authorization).replace(/^Bearer /, '')),
+    'an issued token',
+  );
+  await fails(t, 'm-az-entra-bad', 'az-entra-bad', false);
+  await fails(t, 'm-az-entra-bad', 'az-entra-bad', true);
+});
+
 /** An upstream that echoes the credential it was sent in an error (misconfigured or hostile). */
 async function echoed(t: Tap, emu: typeof azure, model: string, header: string, stream: boolean): Promise<void> {
   emu.reset();
@@ -199,6 +228,7 @@ t.test('an upstream echoing the credential in an error: scrubbed', async (t) => 
   await echoed(t, vertex, 'm-vx', 'authorization', true);
   await echoed(t, azure, 'm-az-key', 'api-key', false);
   await echoed(t, azure, 'm-az-bearer', 'authorization', true);
+  await echoed(t, azure, 'm-az-entra', 'authorization', false);
 });
 
 t.test('no secret in the spans, the log, /metrics or what the clients got', async (t) => {
@@ -207,7 +237,7 @@ t.test('no secret in the spans, the log, /metrics or what the clients got', asyn
     traces.every((id) => receiver.spans.some((s) => s.traceId === id && s.kind === 2)) ? true : undefined,
   );
   const failed = receiver.spans.filter((s) => s.kind === 2 && s.status === 2);
-  t.equal(failed.length, 8, "the eight credential failures are error spans (a 400 is the client's)");
+  t.equal(failed.length, 10, "the ten credential failures are error spans (a 400 is the client's)");
   t.ok(vertexTokens.size >= 1 && [...vertexTokens].every((tok) => tok.length > 20), 'the access tokens seen upstream');
   const secrets: Record<string, string[]> = {
     'the AWS secret': [bedrockCredentials.secretAccessKey, wrongSecret],
@@ -216,7 +246,8 @@ t.test('no secret in the spans, the log, /metrics or what the clients got', asyn
     'the service-account keys': [...keyLines(vertex.keyFile), ...keyLines(vertex.wrongKeyFile)],
     'the Google access token': [...vertexTokens],
     'the Azure keys': [azureDefaults.apiKey, wrongAzureKey],
-    'the Entra ID tokens': [azureDefaults.bearerToken, wrongBearer],
+    'the Entra ID tokens': [azureDefaults.bearerToken, wrongBearer, ...authority.issued],
+    'the Entra ID client secrets': [entraApp.clientSecret, wrongClientSecret],
   };
   const metrics = await (await fetch(`${app.url}/metrics`)).text();
   const places: Record<string, string> = {

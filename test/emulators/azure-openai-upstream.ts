@@ -20,6 +20,8 @@ export type AzureOptions = {
   bearerToken: string;
   /** Deployment names that exist; any other answers 404 DeploymentNotFound. */
   deployments: readonly string[];
+  /** Tokens an Entra ID authority issued (entra-authority.ts), accepted as bearers too. */
+  entraTokens?: ReadonlySet<string>;
 };
 
 export const azureDefaults: AzureOptions = {
@@ -66,7 +68,11 @@ export async function startAzureOpenAIUpstream(o: Partial<AzureOptions> = {}): P
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     // The v1 API also takes the key as a bearer (the plain OpenAI client sends it so).
     const v1 = url.pathname.startsWith('/openai/v1/');
-    const allowed = key === opts.apiKey || bearer === opts.bearerToken || (v1 && bearer === opts.apiKey);
+    const allowed =
+      key === opts.apiKey ||
+      bearer === opts.bearerToken ||
+      (v1 && bearer === opts.apiKey) ||
+      (bearer !== undefined && opts.entraTokens?.has(bearer) === true);
     if (!allowed) return azureError(res, 401, '401', accessDenied);
     const deployment = /^\/openai\/deployments\/([^/]+)\/chat\/completions$/.exec(url.pathname)?.[1];
     let target: { emu: Emulator; path: string; model?: string } | undefined;

@@ -7,7 +7,9 @@
 // serves TLS with a self-signed certificate made at start (`caFile` is it, for NODE_EXTRA_CA_CERTS).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:https';
+import type { ServerResponse } from 'node:http';
+import { createServer } from 'node:https';
+import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -135,4 +137,14 @@ export async function startEntraAuthority(app = entraApp): Promise<EntraAuthorit
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   state.url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return state;
+}
+
+/**
+ * Makes this process trust the authority's certificate (as NODE_EXTRA_CA_CERTS would at start), for
+ * an in-process gateway whose @azure/identity calls it; the returned function restores the default.
+ */
+export function trustAuthority(a: EntraAuthority): () => void {
+  const before = getCACertificates('default');
+  setDefaultCACertificates([...before, a.ca.toString()]);
+  return () => setDefaultCACertificates(before);
 }

@@ -120,7 +120,7 @@ export type PassThroughResult =
   /** The upstream failed before anything was sent to the client: the next route may be tried. */
   | { kind: 'failed'; error: GatewayError };
 
-export function passThrough(opts: {
+export async function passThrough(opts: {
   proxy: RelayProxy;
   req: IncomingMessage;
   res: ServerResponse;
@@ -156,6 +156,16 @@ export function passThrough(opts: {
   beforeLast?: (status: number, meter: StreamMeter | undefined) => Promise<void>;
 }): Promise<PassThroughResult> {
   const { req, res, provider, codec } = opts;
+  // A credential fetched per call (Azure's Entra ID token) before anything is sent.
+  let upstreamHeaders: Record<string, string>;
+  try {
+    upstreamHeaders = await provider.authorizedHeaders();
+  } catch (e) {
+    const error =
+      e instanceof GatewayError ? e : new GatewayError('upstream', `provider '${provider.name}' has no credential`);
+    opts.trace?.end(undefined, error);
+    return { kind: 'failed', error };
+  }
   const payload = Buffer.from(JSON.stringify(opts.body));
   // The client's headers that go upstream, in a fresh object: deleting from the parsed one turns
   // it into a slow dictionary. The provider's headers and the framing go in http-proxy's `headers`
@@ -349,7 +359,7 @@ export function passThrough(opts: {
         buffer: wholeBody(payload),
         // The relay's own framing last: a provider's configured headers never change it.
         headers: {
-          ...provider.upstreamHeaders,
+          ...upstreamHeaders,
           ...opts.trace?.headers,
           'content-length': String(payload.length),
           'content-type': 'application/json',

@@ -30,8 +30,17 @@ export type ProviderConfig = {
   compat?: 'openai' | 'vllm' | 'ollama' | 'deepseek' | 'openrouter';
   /** Azure OpenAI (docs/providers.md): set, the deployment paths with `?api-version=`; unset, the v1 path. */
   api_version?: string;
-  /** Azure OpenAI: the key in an `api-key` header (default) or a bearer token (Entra ID). */
-  auth?: 'api_key' | 'bearer';
+  /**
+   * Azure OpenAI: the key in an `api-key` header (default), a bearer token you supply (`bearer`),
+   * or Entra ID tokens polygate fetches and refreshes itself (`entra`).
+   */
+  auth?: 'api_key' | 'bearer' | 'entra';
+  /** Azure OpenAI with `auth: entra`: the service principal (all three), or DefaultAzureCredential. */
+  tenant_id?: string;
+  client_id?: string;
+  client_secret?: string;
+  /** Azure OpenAI with `auth: entra`: the Entra authority (a sovereign cloud's); default Azure's public one. */
+  authority_host?: string;
   /** Bedrock (docs/providers.md): the AWS region, and the credentials (none given: the AWS default chain). */
   region?: string;
   access_key_id?: string;

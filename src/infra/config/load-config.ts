@@ -33,7 +33,13 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
 }
 
 /** Provider settings that hold a credential: unset or empty, the provider is disabled. */
-const credentialFields = ['api_key', 'access_key_id', 'secret_access_key', 'credentials_file'] as const;
+const credentialFields = [
+  'api_key',
+  'access_key_id',
+  'secret_access_key',
+  'credentials_file',
+  'client_secret',
+] as const;
 
 export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const lines = new LineCounter();
@@ -71,7 +77,7 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
     }
   }
   for (const [path, names] of unsetByPath) {
-    if (!/^\/providers\/[^/]+\/(api_key|access_key_id|secret_access_key|credentials_file)$/.test(path))
+    if (!/^\/providers\/[^/]+\/(api_key|access_key_id|secret_access_key|credentials_file|client_secret)$/.test(path))
       warnings.push(`${path}: environment variable ${names.join(', ')} is unset; used ''`);
   }
   for (const [model, m] of Object.entries(config.models)) {

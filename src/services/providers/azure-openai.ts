@@ -19,9 +19,14 @@ export function azurePath(path: string, deployment: string, apiVersion: string |
   return withQuery(`/openai${bare}`);
 }
 
-/** `api-key: KEY` (Azure's key header) or `Authorization: Bearer TOKEN` (an Entra ID token). */
-export const azureAuthHeaders = (cfg: ProviderConfig): Record<string, string> =>
-  cfg.auth === 'bearer' ? { authorization: `Bearer ${cfg.api_key ?? ''}` } : { 'api-key': cfg.api_key ?? '' };
+/**
+ * `api-key: KEY` (Azure's key header) or `Authorization: Bearer TOKEN` (an Entra ID token put in
+ * the config); none for `auth: entra`, whose tokens polygate fetches per call (entra-token.ts).
+ */
+export function azureAuthHeaders(cfg: ProviderConfig): Record<string, string> {
+  if (cfg.auth === 'entra') return {};
+  return cfg.auth === 'bearer' ? { authorization: `Bearer ${cfg.api_key ?? ''}` } : { 'api-key': cfg.api_key ?? '' };
+}
 
 /** How a provider's upstream paths are written: Azure's envelope, or as the format names them. */
 export function upstreamPathOf(cfg: ProviderConfig): (path: string, model: string) => string {

@@ -18,6 +18,7 @@ import type { UpstreamSpan } from '../../infra/tracing/upstream-span.ts';
 import { bearerAuth } from '../../../adapters/shared/format-module.ts';
 import { upstreamFormatOf } from '../../infra/formats/formats.ts';
 import { azureAuthHeaders, upstreamPathOf } from './azure-openai.ts';
+import { EntraTokenSource } from './entra-token.ts';
 
 export type UpstreamTimeouts = { firstByteMs: number; idleMs: number };
 
@@ -59,6 +60,8 @@ export class HttpChatProvider implements ChatProvider {
   readonly #relayTargets = new Map<string, Url>();
   /** Secrets scrubbed from upstream error text (src/services/providers/scrub-secrets.ts). */
   readonly #secrets: readonly string[];
+  /** Azure with `auth: entra`: the Entra ID tokens polygate fetches and refreshes. */
+  readonly #entra: EntraTokenSource | undefined;
   /** The path the upstream serves a format path under, for a route's model (Azure's deployments; as is elsewhere). */
   readonly upstreamPath: (path: string, model: string) => string;
 
@@ -80,6 +83,7 @@ export class HttpChatProvider implements ChatProvider {
     this.#codec = codec;
     this.upstreamPath = upstreamPathOf(cfg);
     this.#headers = { ...(cfg.headers ?? {}), ...authHeaders(cfg) };
+    this.#entra = cfg.type === 'azure-openai' && cfg.auth === 'entra' ? new EntraTokenSource(cfg) : undefined;
     // What this provider is sent (its key, its extra headers) is scrubbed whatever the caller passed.
     this.#secrets = [...new Set([...secrets, ...Object.values(this.#headers).filter((v) => v.length >= 8)])].sort(
       (a, b) => b.length - a.length,
@@ -122,7 +126,9 @@ export class HttpChatProvider implements ChatProvider {
 
   /** Upstream text with every configured secret replaced by `[redacted]`, before a client may see it. */
   scrub(text: string): string {
-    return scrubSecrets(text, this.#secrets);
+    // A token fetched at run time is in no config: an upstream echoing it must not hand it on.
+    const token = this.#entra?.current;
+    return scrubSecrets(text, token && token.length >= 8 ? [token, ...this.#secrets] : this.#secrets);
   }
 
   /**
@@ -132,13 +138,19 @@ export class HttpChatProvider implements ChatProvider {
   rejectedCredentials(status: number): GatewayError {
     return new GatewayError(
       'upstream',
-      `provider '${this.name}' rejected polygate's credentials (HTTP ${status}); the operator must check providers.${this.name}.api_key`,
+      `provider '${this.name}' rejected polygate's credentials (HTTP ${status}); the operator must check providers.${this.name}${this.#entra ? "'s Entra ID credentials" : '.api_key'}`,
     );
   }
 
-  /** Headers to present upstream (auth included), for the pass-through path. */
-  get upstreamHeaders(): Record<string, string> {
-    return this.#headers;
+  /** The headers to present upstream with a current credential: the configured ones, and an Entra ID token. */
+  async authorizedHeaders(): Promise<Record<string, string>> {
+    if (!this.#entra) return this.#headers;
+    const token = await this.#entra.token().catch((e: unknown) => {
+      // The library's words say what failed (a refused secret, no credential found); scrubbed all the same.
+      const why = this.scrub(e instanceof Error ? e.message : String(e)).slice(0, 300);
+      throw new GatewayError('upstream', `provider '${this.name}' could not get an Entra ID token (${why})`);
+    });
+    return { ...this.#headers, authorization: `Bearer ${token}` };
   }
 
   async complete(req: ChatRequest, model: string, opts: CallOptions): Promise<ChatResult> {
@@ -192,6 +204,10 @@ export class HttpChatProvider implements ChatProvider {
     // Serialized before the call: a body that cannot be serialized is polygate's fault, not an
     // upstream that "could not be reached" (which would be retried and trip the breaker).
     const payload = JSON.stringify(body);
+    const auth = await this.authorizedHeaders().catch((e: unknown) => {
+      span?.end(undefined, e as Error);
+      throw e;
+    });
     const res = await upstreamRequest({
       provider: this.name,
       upstreamFormat: this.wireFormat,
@@ -203,7 +219,7 @@ export class HttpChatProvider implements ChatProvider {
         'content-type': 'application/json',
         accept: 'application/json',
         ...headers,
-        ...this.#headers,
+        ...auth,
         ...span?.headers,
       },
       body: payload,

@@ -15,6 +15,8 @@ export function secretsOf(config: GatewayConfig): string[] {
     // Bedrock's AWS secret and session token (the access key id is an identifier, not a secret).
     if (p.secret_access_key) all.add(p.secret_access_key);
     if (p.session_token) all.add(p.session_token);
+    // Azure's Entra ID client secret (its tokens are fetched at run time: the provider scrubs those).
+    if (p.client_secret) all.add(p.client_secret);
     for (const v of Object.values(p.headers ?? {})) all.add(v);
   }
   for (const k of config.keys) if (k.secret) all.add(k.secret);
