@@ -1,7 +1,7 @@
 // Errors both ways. Client side: `{type: 'error', error: {type, message, code}}` with the spec's
 // Messages type words (README, "Families served"); the HTTP status carries the class, which
 // is what the official SDKs branch on. Upstream side: https://docs.anthropic.com/en/api/errors
-import { GatewayError, kindOfStatus, type ErrorKind } from '../../src/ir/gateway-error.ts';
+import { credentialsRejected, GatewayError, kindOfStatus, type ErrorKind } from '../../src/ir/gateway-error.ts';
 import type { EncodedError, WireHeaders } from '../shared/chat-adapter.ts';
 import { isObject } from '../shared/narrow.ts';
 
@@ -74,7 +74,7 @@ const credentialsMessage = (status: number): string =>
 /** An upstream HTTP error. The message says where it came from; a bad provider key is a 502. */
 export function decodeMessagesError(status: number, body: unknown, headers: WireHeaders): GatewayError {
   const retryAfter = retryAfterOf(headers);
-  if (status === 401 || status === 403) return new GatewayError('upstream', credentialsMessage(status));
+  if (status === 401 || status === 403) return credentialsRejected(credentialsMessage(status));
   const { message } = wireError(body);
   const text =
     message ?? (typeof body === 'string' && body.trim() !== '' ? body.trim().slice(0, 500) : `status ${status}`);
@@ -88,6 +88,6 @@ export function decodeStreamError(data: unknown): GatewayError {
   const { type, message } = wireError(data);
   const kind = type !== undefined && Object.hasOwn(kindOfType, type) ? kindOfType[type] : 'upstream';
   if (type === 'authentication_error' || type === 'permission_error')
-    return new GatewayError('upstream', credentialsMessage(type === 'authentication_error' ? 401 : 403));
+    return credentialsRejected(credentialsMessage(type === 'authentication_error' ? 401 : 403));
   return new GatewayError(kind, `anthropic upstream: ${message ?? type ?? 'stream error'}`);
 }

@@ -1,6 +1,6 @@
 // Gemini's error body: {error: {code, message, status}} with google.rpc status names
 // (https://ai.google.dev/gemini-api/docs/troubleshooting#error-codes), both ways.
-import { GatewayError, kindOfStatus, type ErrorKind } from '../../src/ir/gateway-error.ts';
+import { credentialsRejected, GatewayError, kindOfStatus, type ErrorKind } from '../../src/ir/gateway-error.ts';
 import type { EncodedError, WireHeaders } from '../shared/chat-adapter.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
 
@@ -19,9 +19,12 @@ const statusName: Record<GatewayError['kind'], string> = {
 };
 
 export function encodeGeminiError(err: GatewayError): EncodedError {
-  // The spec's status table has no 502; an unusable upstream answer is INTERNAL (500) here.
-  const status = err.kind === 'upstream' ? 500 : err.status;
-  const error: Json = { code: status, message: err.message, status: statusName[err.kind] };
+  // The spec's status table has no 502; an unusable upstream answer is INTERNAL (500) here. A
+  // refused provider credential is a 502 in every family (docs/providers.md): gRPC's HTTP mapping
+  // reads 502 as UNAVAILABLE.
+  const status = err.kind === 'upstream' && !err.credentials ? 500 : err.status;
+  const name = err.credentials ? 'UNAVAILABLE' : statusName[err.kind];
+  const error: Json = { code: status, message: err.message, status: name };
   // Google's own 429s say when to retry in a RetryInfo detail; the header is kept too.
   if (err.retryAfter !== undefined)
     error.details = [
@@ -82,8 +85,7 @@ export function decodeGeminiUpstreamError(status: number, body: unknown, headers
   if (status === 401 || status === 403 || isKeyProblem(e)) {
     // polygate already accepted the client's key; the upstream refused polygate's provider key.
     // That is the gateway's configuration fault: 502, and the key is never echoed.
-    return new GatewayError(
-      'upstream',
+    return credentialsRejected(
       `the gemini provider rejected the gateway's credentials (HTTP ${status}${e.status ? ` ${e.status}` : ''}); check the provider's api_key`,
     );
   }

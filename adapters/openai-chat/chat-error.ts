@@ -1,6 +1,6 @@
 // OpenAI's error body {error: {message, type, param, code}}, both ways
 // (https://platform.openai.com/docs/guides/error-codes, https://platform.openai.com/docs/api-reference/chat).
-import { GatewayError, kindOfStatus, type ErrorKind } from '../../src/ir/gateway-error.ts';
+import { credentialsRejected, GatewayError, kindOfStatus, type ErrorKind } from '../../src/ir/gateway-error.ts';
 import type { WireHeaders } from '../shared/chat-adapter.ts';
 import { isObject } from '../shared/narrow.ts';
 import { encodeOpenAiError, openAiErrorBody } from '../shared/openai-error-body.ts';
@@ -44,8 +44,7 @@ export function decodeChatUpstreamError(status: number, body: unknown, headers: 
   if (status === 401 || status === 403) {
     // The client's own key was fine (polygate checked it); the upstream refused polygate's
     // provider key. That is a gateway configuration fault: 502, and the key is never echoed.
-    return new GatewayError(
-      'upstream',
+    return credentialsRejected(
       `the openai-chat provider rejected the gateway's credentials (HTTP ${status}); check the provider's api_key`,
     );
   }

@@ -1,7 +1,7 @@
 // OpenAI's error body {error: {message, type, param, code}}, both ways
 // (https://platform.openai.com/docs/guides/error-codes). Clients get polygate's errors in that
 // shape; an upstream's errors become GatewayErrors by HTTP status.
-import { GatewayError, kindOfStatus, type ErrorKind } from '../../src/ir/gateway-error.ts';
+import { credentialsRejected, GatewayError, kindOfStatus, type ErrorKind } from '../../src/ir/gateway-error.ts';
 import type { WireHeaders } from '../shared/chat-adapter.ts';
 import { isObject } from '../shared/narrow.ts';
 import { encodeOpenAiError } from '../shared/openai-error-body.ts';
@@ -54,8 +54,7 @@ export function decodeResponsesUpstreamError(status: number, body: unknown, head
   if (status === 401 || status === 403) {
     // polygate already accepted the client's key; the upstream refused polygate's provider key.
     // A gateway configuration fault: 502, and the upstream's text (which may quote the key) stays out.
-    return new GatewayError(
-      'upstream',
+    return credentialsRejected(
       `the openai-responses provider rejected the gateway's credentials (HTTP ${status}); check the provider's api_key`,
     );
   }

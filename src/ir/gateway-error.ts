@@ -39,10 +39,18 @@ export class GatewayError extends Error {
   readonly retryAfter: number | undefined;
   /** Headers the answer carries besides the family's own (`x-should-retry: false` on a budget refusal). */
   readonly headers: Record<string, string> | undefined;
+  /** An upstream refused polygate's own credential (or none could be had): every family answers 502. */
+  readonly credentials: boolean;
   constructor(
     kind: ErrorKind,
     message: string,
-    opts: { param?: string | null; status?: number; retryAfter?: number; headers?: Record<string, string> } = {},
+    opts: {
+      param?: string | null;
+      status?: number;
+      retryAfter?: number;
+      headers?: Record<string, string>;
+      credentials?: boolean;
+    } = {},
   ) {
     super(message);
     this.kind = kind;
@@ -50,8 +58,16 @@ export class GatewayError extends Error {
     this.status = opts.status ?? statusOfKind[kind];
     this.retryAfter = opts.retryAfter;
     this.headers = opts.headers;
+    this.credentials = opts.credentials ?? false;
   }
 }
+
+/**
+ * An upstream refused polygate's credential, or none could be had (a token fetch failed): the
+ * operator's fault, a 502 naming the provider in every family (docs/providers.md).
+ */
+export const credentialsRejected = (message: string): GatewayError =>
+  new GatewayError('upstream', message, { credentials: true });
 
 export const invalid = (param: string, message: string): GatewayError =>
   new GatewayError('invalid-request', message.includes(param) ? message : `${param}: ${message}`, { param });

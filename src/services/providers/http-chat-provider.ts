@@ -6,7 +6,7 @@ import type { ChatUpstreamCodec, WireHeaders } from '../../../adapters/shared/ch
 import type { ProviderConfig } from '../../infra/config/gateway-config.ts';
 import type { ChatRequest } from '../../ir/chat-request.ts';
 import type { ChatResult } from '../../ir/chat-result.ts';
-import { GatewayError } from '../../ir/gateway-error.ts';
+import { credentialsRejected, GatewayError } from '../../ir/gateway-error.ts';
 import type { StreamEvent } from '../../ir/stream-event.ts';
 import type { RouteTimeouts } from '../../infra/config/route-policy.ts';
 import { connectionError } from '../../infra/upstream/connection-error.ts';
@@ -136,8 +136,7 @@ export class HttpChatProvider implements ChatProvider {
    * client's, whose key polygate already accepted. A 502 naming the provider, never the upstream's text.
    */
   rejectedCredentials(status: number): GatewayError {
-    return new GatewayError(
-      'upstream',
+    return credentialsRejected(
       `provider '${this.name}' rejected polygate's credentials (HTTP ${status}); the operator must check providers.${this.name}${this.#entra ? "'s Entra ID credentials" : '.api_key'}`,
     );
   }
@@ -148,7 +147,7 @@ export class HttpChatProvider implements ChatProvider {
     const token = await this.#entra.token().catch((e: unknown) => {
       // The library's words say what failed (a refused secret, no credential found); scrubbed all the same.
       const why = this.scrub(e instanceof Error ? e.message : String(e)).slice(0, 300);
-      throw new GatewayError('upstream', `provider '${this.name}' could not get an Entra ID token (${why})`);
+      throw credentialsRejected(`provider '${this.name}' could not get an Entra ID token (${why})`);
     });
     return { ...this.#headers, authorization: `Bearer ${token}` };
   }

@@ -12,7 +12,7 @@ import { readEventStream } from '../../../infra/upstream/read-event-stream.ts';
 import { errorBodyOf, upstreamRequest } from '../../../infra/upstream/upstream-request.ts';
 import type { ChatRequest } from '../../../ir/chat-request.ts';
 import type { ChatResult } from '../../../ir/chat-result.ts';
-import { GatewayError } from '../../../ir/gateway-error.ts';
+import { credentialsRejected, GatewayError } from '../../../ir/gateway-error.ts';
 import type { StreamEvent } from '../../../ir/stream-event.ts';
 import type { CallOptions, ChatProvider } from '../chat-provider.ts';
 import type { UpstreamTimeouts } from '../http-chat-provider.ts';
@@ -230,7 +230,7 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay, TokenCounte
       span?.end(undefined, e as Error);
       // The chain's own words say which sources it tried; a secret is never among them, but scrub anyway.
       const why = scrubSecrets(e instanceof Error ? e.message : String(e), this.#secrets);
-      throw new GatewayError('upstream', `provider '${this.name}' has no usable AWS credentials (${why})`);
+      throw credentialsRejected(`provider '${this.name}' has no usable AWS credentials (${why})`);
     });
     const res = await upstreamRequest({
       provider: this.name,
@@ -263,8 +263,7 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay, TokenCounte
   #error(status: number, type: string | undefined, body: unknown): GatewayError {
     const effective = bedrockErrorStatus(status, type);
     if (effective === 401 || effective === 403)
-      return new GatewayError(
-        'upstream',
+      return credentialsRejected(
         `provider '${this.name}' rejected polygate's credentials (HTTP ${status}); the operator must check providers.${this.name}'s ${'apiKey' in this.#auth ? 'Bedrock API key' : 'AWS credentials'}`,
       );
     return bedrockError(status, type, body);

@@ -16,7 +16,7 @@ import { readSse } from '../../../infra/upstream/read-sse.ts';
 import { errorBodyOf, upstreamRequest } from '../../../infra/upstream/upstream-request.ts';
 import type { ChatRequest } from '../../../ir/chat-request.ts';
 import type { ChatResult } from '../../../ir/chat-result.ts';
-import { GatewayError } from '../../../ir/gateway-error.ts';
+import { credentialsRejected, GatewayError } from '../../../ir/gateway-error.ts';
 import type { StreamEvent } from '../../../ir/stream-event.ts';
 import type { CallOptions, ChatProvider } from '../chat-provider.ts';
 import type { UpstreamTimeouts } from '../http-chat-provider.ts';
@@ -176,7 +176,7 @@ export class VertexProvider implements ChatProvider, EnvelopeRelay {
       span?.end(undefined, e as Error);
       // The library's words say what failed (a refused key, no credentials found); scrubbed all the same.
       const why = scrubSecrets(e instanceof Error ? e.message : String(e), this.#secrets).slice(0, 300);
-      throw new GatewayError('upstream', `provider '${this.name}' could not get a Google access token (${why})`);
+      throw credentialsRejected(`provider '${this.name}' could not get a Google access token (${why})`);
     });
     const res = await upstreamRequest({
       provider: this.name,
@@ -196,8 +196,7 @@ export class VertexProvider implements ChatProvider, EnvelopeRelay {
     });
     if (res.statusCode === 401 || res.statusCode === 403) {
       await res.body.dump().catch(() => {});
-      throw new GatewayError(
-        'upstream',
+      throw credentialsRejected(
         `provider '${this.name}' rejected polygate's credentials (HTTP ${res.statusCode}); the operator must check providers.${this.name}'s Google credentials`,
       );
     }
