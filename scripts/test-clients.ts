@@ -13,10 +13,11 @@
 // and the CLI's answer must hold the marker only a search result carried. Claude Code also runs,
 // with a tool round trip, to Claude on the Bedrock (InvokeModel, SigV4 verified) and Vertex
 // (rawPredict, a service-account token) emulators, where polygate relays its body in the cloud's
-// envelope (#26, docs/providers.md). Options:
+// envelope, and Codex CLI with a tool round trip to Claude on Bedrock Converse and Gemini on Vertex,
+// translated (#26, docs/providers.md). Options:
 //   --only=claude-code,codex       run some CLIs
 //   --search-only                  run only the web search runs
-//   --cloud-only                   run only the Bedrock and Vertex runs
+//   --cloud-only                   run only the Bedrock and Vertex runs (Claude Code and Codex)
 //   --capture                      also run each CLI straight against its own format's emulator and
 //                                  store what it sent as test/clients/fixtures/<cli>/<n>.json
 //   --clients-dir=DIR              reuse an install (default: $TMPDIR/polygate-clients-<versions>)
@@ -33,7 +34,7 @@ import type { Emulator } from '../test/emulators/emulator-types.ts';
 import { startCaptureProxy, type CaptureProxy } from '../test/clients/capture-proxy.ts';
 import { clis, searchPlan, type Cli, type CliName } from '../test/clients/cli-clients.ts';
 import { startSearchWeb } from '../test/emulators/search-web.ts';
-import { clouds, isCloud, startCloudRoutes, type Cloud } from '../test/clients/cloud-routes.ts';
+import { cloudsOf, isCloud, startCloudRoutes, type Cloud } from '../test/clients/cloud-routes.ts';
 import { toFixture } from '../test/clients/fixtures.ts';
 import { offeredTools, toolResponder } from '../test/clients/tool-responder.ts';
 import type { Captured } from '../test/clients/capture-proxy.ts';
@@ -124,14 +125,13 @@ function runsOf(cli: Cli): Run[] {
   };
   if (searchOnly) return [search];
   const thinks = cli.name === 'claude-code';
-  const cloudRuns: Run[] = thinks
-    ? clouds.map((upstream) => ({
-        label: 'relayed in the cloud envelope',
-        upstream,
-        tool: true,
-        reasoning: true,
-      }))
-    : [];
+  // Claude Code's body relayed in the cloud's envelope; Codex's Responses requests translated.
+  const cloudRuns: Run[] = cloudsOf(cli.name).map((upstream) => ({
+    label: thinks ? 'relayed in the cloud envelope' : 'translated to the cloud',
+    upstream,
+    tool: true,
+    reasoning: thinks,
+  }));
   if (cloudOnly) return cloudRuns;
   const runs: Run[] = (['translated', 'relayed'] as const).map((route) => ({
     label: route,
@@ -342,7 +342,12 @@ function asksToReason(upstream: UpstreamName | Cloud, body: unknown): boolean {
       return typeof body.reasoning_effort === 'string' && body.reasoning_effort !== 'none';
     case 'openai-responses':
       return isObj(body.reasoning) && typeof body.reasoning.effort === 'string' && body.reasoning.effort !== 'none';
-    case 'gemini': {
+    case 'bedrock-converse': {
+      const fields = isObj(body.additionalModelRequestFields) ? body.additionalModelRequestFields : {};
+      return isObj(fields.thinking) && fields.thinking.type !== 'disabled';
+    }
+    case 'gemini':
+    case 'vertex-gemini': {
       const config = isObj(body.generationConfig)
         ? body.generationConfig
         : isObj(body.generation_config)

@@ -1,16 +1,21 @@
 // The client suite's cloud routes (issue #26, scripts/test-clients.ts): Claude on the Bedrock
 // emulator (InvokeModel, SigV4 verified) and on the Vertex emulator (rawPredict, a service-account
-// token), as providers and models for the harness's gateway, whose service-account token requests
-// go to the Vertex emulator (test/helpers/google-token-preload.ts).
+// token), where Claude Code's body is relayed; Claude on Bedrock Converse and Gemini on Vertex
+// (generateContent), where Codex CLI's Responses requests are translated. Providers and models for
+// the harness's gateway, whose service-account token requests go to the Vertex emulator
+// (test/helpers/google-token-preload.ts).
 import { join } from 'node:path';
 import { bedrockCredentials, startBedrockUpstream } from '../emulators/bedrock-upstream.ts';
 import type { Emulator } from '../emulators/emulator-types.ts';
 import { startVertexUpstream } from '../emulators/vertex-upstream.ts';
 import { repoRoot } from '../helpers/start-gateway.ts';
 
-export type Cloud = 'bedrock' | 'vertex';
-export const clouds: readonly Cloud[] = ['bedrock', 'vertex'];
-export const isCloud = (u: string): u is Cloud => u === 'bedrock' || u === 'vertex';
+export const clouds = ['bedrock', 'vertex', 'bedrock-converse', 'vertex-gemini'] as const;
+export type Cloud = (typeof clouds)[number];
+export const isCloud = (u: string): u is Cloud => (clouds as readonly string[]).includes(u);
+/** The cloud routes each CLI takes: Claude Code's body relayed in the envelope, Codex's translated. */
+export const cloudsOf = (cli: string): readonly Cloud[] =>
+  cli === 'claude-code' ? ['bedrock', 'vertex'] : cli === 'codex' ? ['bedrock-converse', 'vertex-gemini'] : [];
 
 export type CloudRoutes = {
   /** Client-facing model of each cloud. */
@@ -23,19 +28,26 @@ export type CloudRoutes = {
 
 export async function startCloudRoutes(): Promise<CloudRoutes> {
   const [bedrock, vertex] = await Promise.all([startBedrockUpstream(), startVertexUpstream()]);
-  const model: Record<Cloud, string> = { bedrock: 'm-bedrock-claude', vertex: 'm-vertex-claude' };
+  const model: Record<Cloud, string> = {
+    bedrock: 'm-bedrock-claude',
+    vertex: 'm-vertex-claude',
+    'bedrock-converse': 'm-bedrock-converse',
+    'vertex-gemini': 'm-vertex-gemini',
+  };
+  const aws = {
+    type: 'bedrock',
+    region: bedrock.region,
+    base_url: bedrock.url,
+    access_key_id: bedrockCredentials.accessKeyId,
+    secret_access_key: bedrockCredentials.secretAccessKey,
+  };
   return {
     model,
-    emulator: { bedrock, vertex },
+    emulator: { bedrock, vertex, 'bedrock-converse': bedrock, 'vertex-gemini': vertex },
     harness: {
       providers: {
-        br: {
-          type: 'bedrock',
-          region: bedrock.region,
-          base_url: bedrock.url,
-          access_key_id: bedrockCredentials.accessKeyId,
-          secret_access_key: bedrockCredentials.secretAccessKey,
-        },
+        br: aws,
+        'br-conv': { ...aws, api: 'converse' },
         vx: {
           type: 'vertex',
           project: vertex.project,
@@ -47,6 +59,10 @@ export async function startCloudRoutes(): Promise<CloudRoutes> {
       models: {
         [model.bedrock]: { routes: [{ provider: 'br', model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' }] },
         [model.vertex]: { routes: [{ provider: 'vx', model: 'claude-sonnet-4-5@20250929' }] },
+        [model['bedrock-converse']]: {
+          routes: [{ provider: 'br-conv', model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' }],
+        },
+        [model['vertex-gemini']]: { routes: [{ provider: 'vx', model: 'gemini-2.5-pro' }] },
       },
       env: {
         NODE_OPTIONS: `--import=${join(repoRoot, 'test/helpers/google-token-preload.ts')}`,

@@ -1,7 +1,7 @@
 // The scripted "model" behind a real coding CLI: on a request that offers the wanted tool and holds
 // no tool result yet it calls the tool; once the tool's output (carrying a marker only the tool
 // can have produced) comes back, it answers with that marker; anything else (a CLI's background
-// calls: titles, summaries) gets a short text. Works on all four upstream wire formats, reading
+// calls: titles, summaries) gets a short text. Works on all four upstream wire formats and Bedrock Converse, reading
 // the request as the emulator recorded it.
 import type { RecordedRequest, Reply, Responder } from '../emulators/emulator-types.ts';
 
@@ -13,6 +13,19 @@ export type OfferedTool = { name: string; parameters: Json };
 
 /** The function tools a request offers, whichever of the four formats it is in. */
 export function offeredTools(body: unknown): OfferedTool[] {
+  // Bedrock Converse: toolConfig.tools[].toolSpec {name, inputSchema: {json}}.
+  if (isObj(body) && isObj(body.toolConfig) && Array.isArray(body.toolConfig.tools))
+    return body.toolConfig.tools.flatMap((t) =>
+      isObj(t) && isObj(t.toolSpec) && typeof t.toolSpec.name === 'string'
+        ? [
+            {
+              name: t.toolSpec.name,
+              parameters:
+                isObj(t.toolSpec.inputSchema) && isObj(t.toolSpec.inputSchema.json) ? t.toolSpec.inputSchema.json : {},
+            },
+          ]
+        : [],
+    );
   if (!isObj(body) || !Array.isArray(body.tools)) return [];
   const out: OfferedTool[] = [];
   const add = (name: unknown, params: unknown): void => {
@@ -35,7 +48,13 @@ export function offeredTools(body: unknown): OfferedTool[] {
 }
 
 /** Words that only appear in a request carrying a tool's result, per format. */
-const toolResultShapes = ['"tool_result"', '"role":"tool"', '"function_call_output"', '"functionResponse"'];
+const toolResultShapes = [
+  '"tool_result"',
+  '"role":"tool"',
+  '"function_call_output"',
+  '"functionResponse"',
+  '"toolResult"',
+];
 export const holdsToolResult = (raw: string): boolean =>
   toolResultShapes.some((s) => raw.replace(/":\s+/g, '":').includes(s));
 

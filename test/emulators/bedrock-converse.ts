@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import { bedrockError, converseFrame } from './bedrock-upstream.ts';
 import type { Reply } from './emulator-types.ts';
-import type { IssuedReasoning } from './converse-thinking.ts';
+import { reasoningBeforeTool, type IssuedReasoning } from './converse-thinking.ts';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -90,8 +90,10 @@ export function converseAnswer(res: ServerResponse, reply: Reply, body: Json, is
     case 'text':
       content = [{ text: reply.text }];
       break;
-    case 'tool':
+    case 'tool': {
+      const r = reasoningBeforeTool(body, issued);
       content = [
+        ...(r ? [{ reasoningContent: { reasoningText: r } }] : []),
         ...(reply.text ? [{ text: reply.text }] : []),
         {
           toolUse: {
@@ -103,6 +105,7 @@ export function converseAnswer(res: ServerResponse, reply: Reply, body: Json, is
       ];
       stopReason = 'tool_use';
       break;
+    }
     case 'thinking':
       issue(reply, issued);
       content = [
@@ -189,6 +192,19 @@ export function converseStreamAnswer(res: ServerResponse, reply: Reply, body: Js
       text(reply.text);
       break;
     case 'tool': {
+      const r = reasoningBeforeTool(body, issued);
+      if (r)
+        frames.push(
+          converseFrame('contentBlockDelta', {
+            contentBlockIndex: block,
+            delta: { reasoningContent: { text: r.text } },
+          }),
+          converseFrame('contentBlockDelta', {
+            contentBlockIndex: block,
+            delta: { reasoningContent: { signature: r.signature } },
+          }),
+          converseFrame('contentBlockStop', { contentBlockIndex: block++ }),
+        );
       if (reply.text) text(reply.text);
       const toolUse = { toolUseId: reply.id ?? 'tooluse_emulator01', name: reply.name };
       frames.push(converseFrame('contentBlockStart', { contentBlockIndex: block, start: { toolUse } }));

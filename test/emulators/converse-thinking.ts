@@ -44,3 +44,20 @@ export function converseThinkingProblem(body: Json, issued: IssuedReasoning): st
     );
   return undefined;
 }
+
+let signed = 0;
+/**
+ * With thinking on, Claude thinks before it calls a tool (and Bedrock then wants that reasoning
+ * back ahead of the tool use): the reasoning a scripted tool reply opens with, its signature issued.
+ */
+export function reasoningBeforeTool(
+  body: Json,
+  issued: IssuedReasoning,
+): { text: string; signature: string } | undefined {
+  const fields = isObject(body.additionalModelRequestFields) ? body.additionalModelRequestFields : {};
+  const type = isObject(fields.thinking) ? fields.thinking.type : undefined;
+  if (type !== 'enabled' && type !== 'adaptive') return undefined;
+  const signature = `EmulatorSig${++signed}${crypto.randomUUID().replace(/-/g, '')}`;
+  issued.add(signature);
+  return { text: 'The tool will tell me.', signature };
+}
