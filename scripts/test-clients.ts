@@ -125,12 +125,15 @@ function runsOf(cli: Cli): Run[] {
   };
   if (searchOnly) return [search];
   const thinks = cli.name === 'claude-code';
-  // Claude Code's body relayed in the cloud's envelope; Codex's Responses requests translated.
+  // Claude Code's body relayed in the cloud's envelope; Codex's Responses requests translated. Both
+  // ask to reason there (Codex's effort becomes Claude's thinking on Converse, Gemini's thinkingConfig
+  // on Vertex); on Converse the emulated Claude thinks before its tool call and refuses the next
+  // turn unless that reasoning comes back signed.
   const cloudRuns: Run[] = cloudsOf(cli.name).map((upstream) => ({
     label: thinks ? 'relayed in the cloud envelope' : 'translated to the cloud',
     upstream,
     tool: true,
-    reasoning: thinks,
+    reasoning: true,
   }));
   if (cloudOnly) return cloudRuns;
   const runs: Run[] = (['translated', 'relayed'] as const).map((route) => ({
