@@ -103,3 +103,23 @@ t.test('Messages, not streamed: thinking and redacted_thinking out, both back to
     ],
   });
 });
+
+t.test('Messages, streamed: a redactedContent delta becomes a redacted_thinking block', async (t) => {
+  emu.reset();
+  const redacted = Buffer.from('streamed opaque bytes').toString('base64');
+  emu.script({ kind: 'thinking', thinking: 'Quietly.', signature: 'sig-stream', text: 'Out.', redacted });
+  const client = new Anthropic({ baseURL: app.url, apiKey: TEST_KEY, maxRetries: 0 });
+  const msg = await client.messages
+    .stream({
+      model: 'claude-conv',
+      max_tokens: 4096,
+      thinking: { type: 'enabled', budget_tokens: 2048 },
+      messages: [{ role: 'user', content: 'think' }],
+    })
+    .finalMessage();
+  t.match(msg.content, [
+    { type: 'thinking', thinking: 'Quietly.', signature: 'sig-stream' },
+    { type: 'redacted_thinking', data: redacted },
+    { type: 'text', text: 'Out.' },
+  ]);
+});
