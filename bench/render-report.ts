@@ -266,6 +266,7 @@ export function renderReport(r: Report): string {
       '',
     );
   if (r.soak) lines.push('### Soak', '', ...renderSoak(r.soak), '');
-  if (r.chunkCpu) lines.push('### CPU per streamed chunk', '', ...renderChunkCpu(r.chunkCpu.rows, r.chunkCpu.options), '');
+  if (r.chunkCpu)
+    lines.push('### CPU per streamed chunk', '', ...renderChunkCpu(r.chunkCpu.rows, r.chunkCpu.options), '');
   return `${lines.join('\n')}\n`;
 }
