@@ -19,6 +19,7 @@ export const bounds = {
   addedP99Ms: 1,
   addedTtfbP50Ms: 0.2,
   soakWaitMs: 100,
+  chunkCpuTimesFloor: 1.5,
   heapGrowthMb: 5,
   rssGrowth: 0.1,
 };
@@ -159,8 +160,27 @@ function soak(r: Report): GoalRow[] {
   ];
 }
 
+/** Issue #28: CPU per translated chunk within 1.5× of the framework floor's per relayed chunk (bench/chunk-cpu.ts). */
+function chunkCpu(r: Report): GoalRow[] {
+  const c = r.chunkCpu;
+  const goal = "CPU per translated chunk ÷ the framework floor's per relayed chunk";
+  if (!c) return [{ goal, path: '–', figures: 'n/a: not run (BENCH_CHUNK_CPU=0)', bound: '–', met: undefined }];
+  const floor = c.rows.find((x) => x.name.startsWith('framework floor'))?.perChunkUs ?? Number.NaN;
+  const ours = c.rows.find((x) => x.name === 'polygate · translated')?.perChunkUs ?? Number.NaN;
+  const relayed = c.rows.find((x) => x.name === 'polygate · relayed')?.perChunkUs ?? Number.NaN;
+  return [
+    {
+      goal,
+      path: 'E → openai-chat (translate) vs framework floor on E → anthropic',
+      figures: `${fixed(ours)} ÷ ${fixed(floor)} µs = ${fixed(ours / floor)}× (polygate relayed: ${fixed(relayed)} µs, ${fixed(relayed / floor)}×)`,
+      bound: `≤ ${bounds.chunkCpuTimesFloor}×`,
+      met: Number.isFinite(ours / floor) ? ours / floor <= bounds.chunkCpuTimesFloor : undefined,
+    },
+  ];
+}
+
 export function goalRows(r: Report): GoalRow[] {
-  return [...throughput(r), ...latency(r), ...soak(r)];
+  return [...throughput(r), ...latency(r), ...soak(r), ...chunkCpu(r)];
 }
 
 export function renderGoals(r: Report): string[] {

@@ -6,6 +6,7 @@ import type { LoadResult } from './load-autocannon.ts';
 import type { StreamLoadResult } from './load-streams.ts';
 import { median } from './stats.ts';
 import type { SoakReport } from './soak.ts';
+import { renderChunkCpu, type ChunkCpuOptions, type ChunkCpuRow } from './chunk-cpu.ts';
 import { renderGoals } from './goals.ts';
 import { viaName, type Target, type Via } from './targets.ts';
 
@@ -50,6 +51,8 @@ export type Report = {
   stream: StreamRow[];
   skipped: { id: string; reason: string }[];
   soak?: SoakReport;
+  /** CPU per streamed chunk, translated vs relayed vs the framework floor (bench/chunk-cpu.ts, issue #28). */
+  chunkCpu?: { options: ChunkCpuOptions; rows: ChunkCpuRow[] };
   /** BENCH_BEFORE runs: this tree against the older checkout, per path, mode and load. */
   ab?: AbRow[];
 };
@@ -263,5 +266,7 @@ export function renderReport(r: Report): string {
       '',
     );
   if (r.soak) lines.push('### Soak', '', ...renderSoak(r.soak), '');
+  if (r.chunkCpu)
+    lines.push('### CPU per streamed chunk', '', ...renderChunkCpu(r.chunkCpu.rows, r.chunkCpu.options), '');
   return `${lines.join('\n')}\n`;
 }

@@ -42,6 +42,7 @@ import {
 import { sleep } from './stats.ts';
 import { aggregate, renderReport, type Measured, type Repeat, type Report } from './render-report.ts';
 import { runSoak } from './soak.ts';
+import { chunkCpuDefaults, runChunkCpu } from './chunk-cpu.ts';
 import { directTarget, frameworkFloorTarget, peerTarget, polygateTarget, probe, type Target } from './targets.ts';
 import type { WireFormat } from './wire-requests.ts';
 
@@ -249,6 +250,10 @@ async function main(): Promise<void> {
     for (const g of [polygate, before]) if (g) rmSync(g.workDir, { recursive: true, force: true });
 
     const soak = env.BENCH_SOAK === '0' ? undefined : await runSoak(quick ? { chunks: 50, rampStepMs: 5 } : {});
+    // ~1 min (quick: ~25 s): CPU per chunk of a translated and a relayed stream beside the framework floor's.
+    const chunkOptions = { ...chunkCpuDefaults, ...(quick ? { rounds: 2, seconds: 1 } : { rounds: 3, seconds: 2 }) };
+    const chunkCpu =
+      env.BENCH_CHUNK_CPU === '0' ? undefined : { options: chunkOptions, rows: await runChunkCpu(chunkOptions) };
     const report: Report = {
       meta: {
         date: new Date().toISOString(),
@@ -288,6 +293,7 @@ async function main(): Promise<void> {
       ...aggregate(measured),
       skipped,
       soak,
+      chunkCpu,
       ...(beforeDir ? { ab: abCompare(measured) } : {}),
     };
     report.meta.wallMinutes = Math.round((Date.now() - started) / 6000) / 10;

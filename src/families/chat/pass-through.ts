@@ -243,8 +243,13 @@ export async function passThrough(opts: {
       const beforeLast = opts.beforeLast;
       /** A JSON body waits whole for its record (`beforeLast`); a stream only its last chunk. */
       const held: Buffer[] | undefined = beforeLast && !eventStream ? [] : undefined;
-      // The client has the answer's status and headers at once, as without the hold: only the body waits.
-      if (held) res.flushHeaders();
+      // The client has the answer's status and headers at once, as without the hold: only the body
+      // waits. Unless the body came whole in the same turn (a short answer, nearly always): then
+      // headers and body leave in one write once the record is stored, not two (issue #28).
+      if (held)
+        setImmediate(() => {
+          if (!proxyRes.complete && !res.writableEnded && !res.destroyed) res.flushHeaders();
+        });
       let committed = beforeLast === undefined;
       /** The last chunk, written once its record is stored; 'end' can come first and must wait for it. */
       let holding: Promise<void> | undefined;

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import type { ClientStreamEncoder } from '../../../adapters/shared/chat-adapter.ts';
+import type { ClientStreamEncoder, SseFrame } from '../../../adapters/shared/chat-adapter.ts';
+import type { SseEvents } from '../../infra/upstream/read-sse.ts';
 import type { GatewayError } from '../../ir/gateway-error.ts';
 import type { StreamEvent } from '../../ir/stream-event.ts';
 import { SseWriter } from '../../infra/http/sse-writer.ts';
@@ -33,6 +34,9 @@ export type StreamOutcome = {
   encodeMs: number;
 };
 
+/** Nothing decoded ahead: what a plain iterator (no `takeReady`) always has. */
+const noneReady: readonly StreamEvent[] = [];
+
 export async function pipeStream(
   res: ServerResponse,
   headers: Record<string, string>,
@@ -47,26 +51,46 @@ export async function pipeStream(
   writer.open(200, headers);
   let outcome: Omit<StreamOutcome, 'encodeMs'> = { outcome: 'ok' };
   let encodeMs = 0;
-  const encode = (e: StreamEvent): ReturnType<ClientStreamEncoder['push']> => {
+  // The frames of the events at hand: every event decoded from one upstream read is encoded,
+  // then written in one chunk (one write, no promise per event; issue #28).
+  const pending: SseFrame[] = [];
+  const encode = (e: StreamEvent): void => {
     const t0 = performance.now();
     const frames = encoder.push(e);
     encodeMs += performance.now() - t0;
-    return frames;
+    for (let i = 0; i < frames.length; i++) pending.push(frames[i]);
   };
-  const send = async (e: StreamEvent): Promise<void> => {
-    observe(e);
-    // An error after the client left is the abort it caused, not an upstream failure.
-    if (e.type === 'error')
-      outcome = writer.closed ? { outcome: 'client_closed' } : { outcome: 'error', error: e.error };
-    if (e.type === 'finish' && beforeFinish !== undefined && !writer.closed) await beforeFinish();
-    await writer.write(encode(e));
+  /** Writes the pending frames; a promise only when the client's socket is full (backpressure). */
+  const flush = (): Promise<void> | undefined => {
+    if (pending.length === 0) return undefined;
+    const more = writer.writeNow(pending);
+    pending.length = 0;
+    return more ? undefined : writer.drained();
   };
+  const takeReady = (rest as Partial<SseEvents>).takeReady;
   try {
-    if (first) await send(first);
-    while (!writer.closed) {
+    let next = first;
+    for (;;) {
+      const ready = takeReady ? takeReady.call(rest) : noneReady;
+      let i = 0;
+      while (next !== undefined) {
+        observe(next);
+        // An error after the client left is the abort it caused, not an upstream failure.
+        if (next.type === 'error')
+          outcome = writer.closed ? { outcome: 'client_closed' } : { outcome: 'error', error: next.error };
+        if (next.type === 'finish' && beforeFinish !== undefined && !writer.closed) {
+          await flush();
+          await beforeFinish();
+        }
+        encode(next);
+        next = i < ready.length ? ready[i++] : undefined;
+      }
+      const full = flush();
+      if (full) await full;
+      if (writer.closed) break;
       const r = await rest.next();
       if (r.done) break;
-      await send(r.value);
+      next = r.value;
     }
     if (writer.closed && outcome.outcome === 'ok') {
       outcome = { outcome: 'client_closed' };
@@ -74,7 +98,10 @@ export async function pipeStream(
     }
   } catch (e) {
     const error = toGatewayError(e);
-    if (!writer.closed) await writer.write(encode({ type: 'error', error }));
+    if (!writer.closed) {
+      encode({ type: 'error', error });
+      await flush();
+    }
     // HTTP providers turn every upstream failure into an error event (src/services/providers/http-chat-provider.ts),
     // so what is thrown here comes from polygate itself.
     outcome = writer.closed ? { outcome: 'client_closed' } : { outcome: 'error', error, local: true };

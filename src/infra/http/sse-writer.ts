@@ -44,18 +44,30 @@ export class SseWriter {
 
   /** Writes frames as one chunk; resolves when the socket can take more (backpressure). */
   async write(frames: SseFrame[]): Promise<void> {
-    if (frames.length === 0 || this.closed) return;
-    if (!this.#res.write(serializeFrames(frames))) {
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          this.#res.off('drain', done);
-          this.#res.off('close', done);
-          resolve();
-        };
-        this.#res.on('drain', done);
-        this.#res.on('close', done);
-      });
-    }
+    if (!this.writeNow(frames)) await this.drained();
+  }
+
+  /**
+   * Writes frames as one chunk, without a promise: false when the socket is full, and the caller
+   * must await `drained()` before writing more (backpressure).
+   */
+  writeNow(frames: SseFrame[]): boolean {
+    if (frames.length === 0 || this.closed) return true;
+    return this.#res.write(serializeFrames(frames));
+  }
+
+  /** Resolves when the socket can take more, or the client is gone. */
+  drained(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        this.#res.off('drain', done);
+        this.#res.off('close', done);
+        resolve();
+      };
+      this.#res.on('drain', done);
+      this.#res.on('close', done);
+    });
   }
 
   end(): void {

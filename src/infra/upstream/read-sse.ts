@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { createParser } from 'eventsource-parser';
 import type { UpstreamStreamDecoder } from '../../../adapters/shared/chat-adapter.ts';
 import type { StreamEvent } from '../../ir/stream-event.ts';
@@ -17,7 +18,8 @@ export type SseFeed = {
 export function sseFeed(decoder: UpstreamStreamDecoder, onEvent: (ev: StreamEvent) => void): SseFeed {
   const parser = createParser({
     onEvent: (e) => {
-      for (const ev of decoder.push({ event: e.event, data: e.data })) onEvent(ev);
+      const out = decoder.push({ event: e.event, data: e.data });
+      for (let i = 0; i < out.length; i++) onEvent(out[i]);
     },
   });
   const text = new TextDecoder();
@@ -30,21 +32,152 @@ export function sseFeed(decoder: UpstreamStreamDecoder, onEvent: (ev: StreamEven
   };
 }
 
-/** Turns an upstream SSE byte stream into IR events through a format's stream decoder, chunk by chunk. */
-export async function* readSse(
+/**
+ * An event iterator that can also hand over, without waiting, every event already decoded: a
+ * consumer that does (src/families/chat/pipe-stream.ts) encodes all the events of one upstream
+ * read and writes them at once.
+ */
+export interface SseEvents extends AsyncIterableIterator<StreamEvent> {
+  /** The events decoded and not yet taken, in order (none: an empty array). */
+  takeReady(): StreamEvent[];
+}
+
+/**
+ * Past this many decoded events not yet taken, the upstream body is paused (and undici stops
+ * reading its socket once its own buffer is full): a client that reads slowly slows the upstream,
+ * and memory stays bounded.
+ */
+const MAX_READY = 64;
+
+/**
+ * Turns an upstream SSE byte stream into IR events through a format's stream decoder. A Readable
+ * (undici's body) is read push by push from its 'data' events, decoded synchronously, with no
+ * stream iterator or generator per chunk (issue #28); anything else is iterated.
+ * `onError`: a read that fails (socket cut, idle timeout, a decoder that throws) becomes this
+ * event, the last; without it the iterator rejects.
+ */
+export function readSse(
   body: AsyncIterable<Uint8Array | string>,
   decoder: UpstreamStreamDecoder,
-): AsyncIterable<StreamEvent> {
-  let pending: StreamEvent[] = [];
-  const sse = sseFeed(decoder, (ev) => pending.push(ev));
-  for await (const chunk of body) {
-    sse.feed(chunk);
-    if (pending.length > 0) {
-      const out = pending;
-      pending = [];
-      yield* out;
+  onError?: (e: unknown) => StreamEvent,
+): SseEvents {
+  return new PushedSse(isReadable(body) ? body : Readable.from(body, { objectMode: false }), decoder, onError);
+}
+
+const isReadable = (b: unknown): b is Readable =>
+  typeof (b as Readable).on === 'function' && typeof (b as Readable).pause === 'function';
+
+class PushedSse implements SseEvents {
+  #ready: StreamEvent[] = [];
+  #head = 0;
+  #over = false;
+  #failure: { error: unknown } | undefined;
+  #paused = false;
+  #wake: (() => void) | undefined;
+  readonly #body: Readable;
+
+  constructor(body: Readable, decoder: UpstreamStreamDecoder, onError: ((e: unknown) => StreamEvent) | undefined) {
+    this.#body = body;
+    const sse = sseFeed(decoder, (ev) => this.#ready.push(ev));
+    const fail = (e: unknown): void => {
+      if (this.#over) return;
+      this.#over = true;
+      if (onError) this.#ready.push(onError(e));
+      else this.#failure = { error: e };
+      this.#notify();
+    };
+    body.on('data', (chunk: Uint8Array | string) => {
+      if (this.#over) return;
+      try {
+        sse.feed(chunk);
+      } catch (e) {
+        fail(e);
+        body.destroy();
+        return;
+      }
+      if (this.#ready.length - this.#head >= MAX_READY && !this.#paused) {
+        this.#paused = true;
+        body.pause();
+      }
+      this.#notify();
+    });
+    body.on('end', () => {
+      if (this.#over) return;
+      try {
+        sse.end();
+      } catch (e) {
+        return fail(e);
+      }
+      this.#over = true;
+      this.#notify();
+    });
+    body.on('error', fail);
+    // Destroyed without an error or an end (what a for-await on it would call a premature close).
+    body.on('close', () => fail(new Error('upstream stream closed before its end')));
+  }
+
+  #notify(): void {
+    const wake = this.#wake;
+    if (wake && (this.#head < this.#ready.length || this.#over)) {
+      this.#wake = undefined;
+      wake();
     }
   }
-  sse.end();
-  yield* pending;
+
+  takeReady(): StreamEvent[] {
+    if (this.#head >= this.#ready.length) return [];
+    const out = this.#head === 0 ? this.#ready : this.#ready.slice(this.#head);
+    this.#ready = [];
+    this.#head = 0;
+    this.#resumeIfDrained();
+    return out;
+  }
+
+  #resumeIfDrained(): void {
+    if (this.#paused && this.#head >= this.#ready.length) {
+      this.#paused = false;
+      this.#body.resume();
+    }
+  }
+
+  #shift(): IteratorResult<StreamEvent> | undefined {
+    if (this.#head < this.#ready.length) {
+      const value = this.#ready[this.#head++];
+      if (this.#head === this.#ready.length) {
+        this.#ready = [];
+        this.#head = 0;
+        this.#resumeIfDrained();
+      }
+      return { done: false, value };
+    }
+    if (!this.#over) return undefined;
+    if (this.#failure) {
+      const { error } = this.#failure;
+      this.#failure = undefined;
+      throw error;
+    }
+    return { done: true, value: undefined };
+  }
+
+  async next(): Promise<IteratorResult<StreamEvent>> {
+    const now = this.#shift();
+    if (now) return now;
+    await new Promise<void>((resolve) => (this.#wake = resolve));
+    return this.#shift() ?? { done: true, value: undefined };
+  }
+
+  /** The consumer stops early (the client left): the upstream body is released. */
+  async return(): Promise<IteratorResult<StreamEvent>> {
+    if (!this.#over) {
+      this.#over = true;
+      this.#body.destroy();
+    }
+    this.#ready = [];
+    this.#head = 0;
+    return { done: true, value: undefined };
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
 }

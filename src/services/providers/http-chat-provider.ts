@@ -8,7 +8,6 @@ import type { ChatRequest } from '../../ir/chat-request.ts';
 import type { ChatResult } from '../../ir/chat-result.ts';
 import { credentialsRejected, GatewayError } from '../../ir/gateway-error.ts';
 import type { StreamEvent } from '../../ir/stream-event.ts';
-import type { RouteTimeouts } from '../../infra/config/route-policy.ts';
 import { connectionError } from '../../infra/upstream/connection-error.ts';
 import { readSse } from '../../infra/upstream/read-sse.ts';
 import { errorBodyOf, upstreamRequest } from '../../infra/upstream/upstream-request.ts';
@@ -168,11 +167,12 @@ export class HttpChatProvider implements ChatProvider {
 
   async openStream(req: ChatRequest, model: string, opts: CallOptions): Promise<AsyncIterable<StreamEvent>> {
     const res = await this.#send({ ...req, stream: true }, model, opts);
-    return guardStream(
-      readSse(res.body, this.#codec.createStreamDecoder()),
-      this.name,
-      opts.timeouts ?? this.#timeouts,
-    );
+    const timeouts = opts.timeouts ?? this.#timeouts;
+    // Errors while reading (socket cut, idle timeout) become the stream's last event, in-stream.
+    return readSse(res.body, this.#codec.createStreamDecoder(), (e) => ({
+      type: 'error',
+      error: connectionError(e, this.name, timeouts),
+    }));
   }
 
   async #send(req: ChatRequest, model: string, opts: CallOptions): Promise<Dispatcher.ResponseData> {
@@ -235,18 +235,5 @@ export class HttpChatProvider implements ChatProvider {
         res.headers as WireHeaders,
       );
     return res;
-  }
-}
-
-/** Errors thrown while reading a stream (socket cut, idle timeout) become in-stream error events. */
-async function* guardStream(
-  events: AsyncIterable<StreamEvent>,
-  provider: string,
-  timeouts: Partial<RouteTimeouts>,
-): AsyncIterable<StreamEvent> {
-  try {
-    yield* events;
-  } catch (e) {
-    yield { type: 'error', error: connectionError(e, provider, timeouts) };
   }
 }

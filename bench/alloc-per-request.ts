@@ -1,0 +1,135 @@
+// `node bench/alloc-per-request.ts`: bytes polygate allocates per request, per path and mode (issue
+// #28), from V8's sampling heap profiler with the objects the GC already collected included
+// (`HeapProfiler.startSampling`, 512-byte interval), started through the inspector protocol after a
+// warm-up, over a fixed number of requests on a few keep-alive connections. The figure does not
+// depend on how busy the machine is. Prints the total per request and the functions that allocate most.
+//
+//   ALLOC_REQUESTS (3000)  ALLOC_WARMUP (2000)  ALLOC_CONNECTIONS (4)  BENCH_POLYGATE_DIR / BENCH_BEFORE (another checkout)
+import { Pool } from 'undici';
+import { benchPaths, polygateConfig } from './paths.ts';
+import { beforeDir, freePort, LOAD_CORE, pinSelf, startMockProcess, startPolygate } from './processes.ts';
+import { streamOnce } from './stream-client.ts';
+import { polygateTarget, type Target } from './targets.ts';
+
+const env = process.env;
+const requests = Number(env.ALLOC_REQUESTS ?? 3000);
+const warmup = Number(env.ALLOC_WARMUP ?? 2000);
+const connections = Number(env.ALLOC_CONNECTIONS ?? 4);
+
+type ProfileNode = {
+  selfSize: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children: ProfileNode[];
+};
+
+/** A minimal Chrome DevTools Protocol client (with params) over the inspector's WebSocket. */
+async function inspector(
+  port: number,
+): Promise<{ call(method: string, params?: unknown): Promise<Record<string, unknown>>; close(): void }> {
+  const list = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as { webSocketDebuggerUrl: string }[];
+  const ws = new WebSocket(list[0].webSocketDebuggerUrl);
+  await new Promise((ok, fail) => {
+    ws.onopen = ok;
+    ws.onerror = fail;
+  });
+  let id = 0;
+  const pending = new Map<number, (r: Record<string, unknown>) => void>();
+  ws.onmessage = (e: MessageEvent) => {
+    const msg = JSON.parse(String(e.data)) as { id?: number; result?: Record<string, unknown> };
+    if (msg.id !== undefined) pending.get(msg.id)?.(msg.result ?? {});
+  };
+  return {
+    call: (method, params) =>
+      new Promise((ok) => {
+        pending.set(++id, ok);
+        ws.send(JSON.stringify({ id, method, params }));
+      }),
+    close: () => ws.close(),
+  };
+}
+
+async function load(t: Target, stream: boolean, n: number): Promise<void> {
+  const pool = new Pool(t.baseUrl, { connections, pipelining: 1 });
+  const req = t.request(stream);
+  let left = n;
+  const worker = async (): Promise<void> => {
+    while (left-- > 0) {
+      if (stream) {
+        const r = await streamOnce(pool, req, t.endMarker);
+        if (r.status !== 200 || !r.whole) throw new Error(`${t.id}: stream ${r.status} ${r.error?.message ?? ''}`);
+      } else {
+        const r = await pool.request({ path: req.path, method: 'POST', headers: req.headers, body: req.body });
+        await r.body.text();
+        if (r.statusCode !== 200) throw new Error(`${t.id}: ${r.statusCode}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, worker));
+  await pool.close();
+}
+
+function walk(n: ProfileNode, by: Map<string, number>): number {
+  const key = `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\/(node_modules|src|adapters)\//, '$1/')}:${n.callFrame.lineNumber + 1}`;
+  by.set(key, (by.get(key) ?? 0) + n.selfSize);
+  return n.children.reduce((s, c) => s + walk(c, by), n.selfSize);
+}
+
+export async function allocPerRequest(dir?: string): Promise<string[]> {
+  const mock = await startMockProcess({ chunks: 20, intervalMs: 0 });
+  const port = await freePort();
+  const gw = await startPolygate(polygateConfig(mock.url), {
+    dir,
+    nodeArgs: [`--inspect=127.0.0.1:${port}`],
+    logToFile: true,
+  });
+  const ins = await inspector(port);
+  const out = [
+    `Bytes allocated per request (\`node bench/alloc-per-request.ts\`${dir ? `, ${dir}` : ''}): V8 sampling heap profiler, collected objects included, 512-byte interval, ${requests} requests after ${warmup} of warm-up, ${connections} connections; stream answers of 20 chunks.`,
+    '',
+    '| path | mode | KB / request | top allocators (KB / request) |',
+    '|---|---|---:|---|',
+  ];
+  try {
+    for (const name of [
+      'E → openai-chat (translate)',
+      'E → anthropic (pass-through)',
+      'chat → openai-chat (pass-through)',
+    ])
+      for (const stream of [false, true]) {
+        const t = polygateTarget(
+          benchPaths.find((p) => p.name === name)!,
+          gw.url,
+        );
+        await load(t, stream, warmup);
+        await ins.call('HeapProfiler.collectGarbage');
+        await ins.call('HeapProfiler.startSampling', {
+          samplingInterval: 512,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: true,
+        });
+        await load(t, stream, requests);
+        const { profile } = (await ins.call('HeapProfiler.stopSampling')) as { profile: { head: ProfileNode } };
+        const by = new Map<string, number>();
+        const total = walk(profile.head, by);
+        const top = [...by.entries()]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 6)
+          .map(([k, v]) => `\`${k}\` ${(v / requests / 1024).toFixed(1)}`)
+          .join(', ');
+        out.push(`| ${name} | ${stream ? 'stream' : 'json'} | ${(total / requests / 1024).toFixed(1)} | ${top} |`);
+        process.stderr.write(`${out[out.length - 1]}\n`);
+      }
+  } finally {
+    ins.close();
+    await gw.stop();
+    await mock.stop();
+  }
+  return out;
+}
+
+if (import.meta.main) {
+  pinSelf(LOAD_CORE);
+  const lines = [...(await allocPerRequest())];
+  if (beforeDir) lines.push('', ...(await allocPerRequest(beforeDir)));
+  process.stdout.write(`${lines.join('\n')}\n`);
+}

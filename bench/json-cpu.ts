@@ -1,0 +1,89 @@
+// `node bench/json-cpu.ts`: gateway CPU per non-streamed request (requests per CPU-second) at 32
+// connections, translated vs pass-through vs the framework floor, the targets alternating every
+// round (issue #28: on a shared machine wall-clock req/s measures the scheduler; CPU per request
+// does not). JSON_CPU_ROUNDS (5), JSON_CPU_SECONDS (2), JSON_CPU_CONNECTIONS (32).
+import { join } from 'node:path';
+import { runAutocannon } from './load-autocannon.ts';
+import { benchPaths, polygateConfig } from './paths.ts';
+import {
+  beforeDir,
+  cpuSecondsPrecise,
+  GATEWAY_CORE,
+  LOAD_CORE,
+  pinSelf,
+  repoRoot,
+  startMockProcess,
+  startNodeProcess,
+  startPolygate,
+} from './processes.ts';
+import { median } from './stats.ts';
+import { frameworkFloorTarget, polygateTarget, type Target } from './targets.ts';
+
+const rounds = Number(process.env.JSON_CPU_ROUNDS ?? 5);
+const seconds = Number(process.env.JSON_CPU_SECONDS ?? 2);
+const connections = Number(process.env.JSON_CPU_CONNECTIONS ?? 32);
+
+pinSelf(LOAD_CORE);
+const mock = await startMockProcess({ chunks: 20, intervalMs: 0 });
+const floor = await startNodeProcess('framework floor', join(repoRoot, 'bench/framework-floor.ts'), {
+  core: GATEWAY_CORE,
+  args: (port) => ['--port', String(port), '--target', mock.url],
+});
+const gw = await startPolygate(polygateConfig(mock.url), { logToFile: true });
+const path = (n: string) => benchPaths.find((p) => p.name === n)!;
+const entries: { name: string; t: Target; pid: number }[] = [
+  { name: 'framework floor · E → anthropic', t: frameworkFloorTarget('messages', floor.url), pid: floor.pid },
+  {
+    name: 'polygate · E → openai-chat (translate)',
+    t: polygateTarget(path('E → openai-chat (translate)'), gw.url),
+    pid: gw.pid,
+  },
+  {
+    name: 'polygate · E → anthropic (pass-through)',
+    t: polygateTarget(path('E → anthropic (pass-through)'), gw.url),
+    pid: gw.pid,
+  },
+  {
+    name: 'polygate · chat → openai-chat (pass-through)',
+    t: polygateTarget(path('chat → openai-chat (pass-through)'), gw.url),
+    pid: gw.pid,
+  },
+];
+// BENCH_BEFORE: an older checkout's polygate beside this one, on the same paths (A/B in pairs).
+const before = beforeDir
+  ? await startPolygate(polygateConfig(mock.url), { dir: beforeDir, logToFile: true })
+  : undefined;
+if (before)
+  for (const n of ['E → openai-chat (translate)', 'E → anthropic (pass-through)'])
+    entries.push({ name: `polygate (before) · ${n}`, t: polygateTarget(path(n), before.url), pid: before.pid });
+const us = new Map(entries.map((e) => [e.name, [] as number[]]));
+try {
+  for (const e of entries) await runAutocannon(e.t.baseUrl, e.t.request(false), connections, 1);
+  for (let r = 0; r < rounds; r++) {
+    for (const e of r % 2 === 0 ? entries : [...entries].reverse()) {
+      const c0 = cpuSecondsPrecise(e.pid);
+      const res = await runAutocannon(e.t.baseUrl, e.t.request(false), connections, seconds);
+      us.get(e.name)!.push(((cpuSecondsPrecise(e.pid) - c0) * 1e6) / res.count);
+    }
+    process.stderr.write(`json-cpu: round ${r + 1}/${rounds}\n`);
+  }
+} finally {
+  await Promise.all([gw.stop(), floor.stop(), mock.stop(), before?.stop()]);
+}
+const floorUs = median(us.get(entries[0].name)!);
+process.stdout.write(
+  [
+    `Gateway CPU per non-streamed request, ${connections} connections, ${rounds} rounds of ${seconds} s alternating (\`node bench/json-cpu.ts\`)`,
+    '',
+    '| target | µs CPU / request (median) | requests per CPU-second | ÷ floor (req per CPU-s) | each round |',
+    '|---|---:|---:|---:|---|',
+    ...entries.map((e) => {
+      const m = median(us.get(e.name)!);
+      return `| ${e.name} | ${m.toFixed(0)} | ${Math.round(1e6 / m)} | ${(floorUs / m).toFixed(2)} | ${us
+        .get(e.name)!
+        .map((x) => x.toFixed(0))
+        .join(' ')} |`;
+    }),
+    '',
+  ].join('\n'),
+);
