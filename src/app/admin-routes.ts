@@ -3,6 +3,7 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import { sameSecret } from '../services/auth/same-secret.ts';
+import { csrfHeader, sessionAdmits } from './console/console-sessions.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
 import type { RequestState } from '../services/runtime/request-state.ts';
 import { budgetUses } from '../services/access/budgets.ts';
@@ -11,10 +12,18 @@ import { buildReport, parseReportQuery, reportCsv } from '../services/usage/usag
 const requireAdmin: Koa.Middleware = async (ctx, next) => {
   const token = (ctx.state as RequestState).runtime.config.admin.token;
   if (token === undefined) throw new GatewayError('not-found', 'the admin API is off (set admin.token in the config)');
-  if (!sameSecret(ctx.get('authorization'), `Bearer ${token}`)) {
+  // The operator console's session (src/app/console/): a cookie plus its CSRF header, only when
+  // no Authorization header is sent (a Bearer caller is judged by its token alone).
+  const session =
+    ctx.get('authorization') === '' ? sessionAdmits(ctx, (ctx.state as RequestState).services, token) : 'none';
+  if (session === 'no-csrf')
+    throw new GatewayError('permission', `a console session must send its CSRF token in the ${csrfHeader} header`);
+  if (session !== 'ok' && !sameSecret(ctx.get('authorization'), `Bearer ${token}`)) {
     throw new GatewayError(
       'authentication',
-      'the admin API needs Authorization: Bearer <admin.token>; client API keys are not accepted',
+      session === 'expired'
+        ? 'the console session has ended; sign in again'
+        : 'the admin API needs Authorization: Bearer <admin.token>; client API keys are not accepted',
     );
   }
   await next();
