@@ -29,6 +29,7 @@ import { speechStartupWarnings } from '../families/speech/speech-routes.ts';
 import { commitUsage, recordUsage } from './record-usage.ts';
 import { endRequestTrace, startRequestTrace } from '../services/tracing/request-trace.ts';
 import { adminGate, registerUsageRoutes } from './admin-routes.ts';
+import { registerKeyRoutes } from './admin-key-routes.ts';
 
 /**
  * The app of one gateway: every handler reaches `services` through ctx.state.services
@@ -78,6 +79,7 @@ export function createApp(services: Services, formats: readonly FormatModule[] =
   );
   for (const w of speechStartupWarnings(ref.current)) log.warn(w);
   registerUsageRoutes(router);
+  registerKeyRoutes(router);
 
   app.use(adminGate);
   app.use(router.routes());
