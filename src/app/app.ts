@@ -31,6 +31,7 @@ import { endRequestTrace, startRequestTrace } from '../services/tracing/request-
 import { adminGate, registerUsageRoutes } from './admin-routes.ts';
 import { registerProviderRoutes } from './admin-providers-routes.ts';
 import { registerConsoleRoutes } from './console/console-routes.ts';
+import { registerKeyRoutes } from './admin-key-routes.ts';
 
 /**
  * The app of one gateway: every handler reaches `services` through ctx.state.services
@@ -82,6 +83,7 @@ export function createApp(services: Services, formats: readonly FormatModule[] =
   registerUsageRoutes(router);
   registerProviderRoutes(router);
   registerConsoleRoutes(router);
+  registerKeyRoutes(router);
 
   app.use(adminGate);
   app.use(router.routes());
