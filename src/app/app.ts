@@ -27,6 +27,8 @@ import { toGatewayError } from '../infra/errors/to-gateway-error.ts';
 import type { Services } from '../services/runtime/services.ts';
 import { speechStartupWarnings } from '../families/speech/speech-routes.ts';
 import { commitUsage, recordUsage } from './record-usage.ts';
+import { noteRequest } from './request-log-entry.ts';
+import { registerRequestRoutes } from './admin-request-routes.ts';
 import { endRequestTrace, startRequestTrace } from '../services/tracing/request-trace.ts';
 import { adminGate, registerUsageRoutes } from './admin-routes.ts';
 import { registerProviderRoutes } from './admin-providers-routes.ts';
@@ -84,6 +86,7 @@ export function createApp(services: Services, formats: readonly FormatModule[] =
   registerProviderRoutes(router);
   registerConsoleRoutes(router);
   registerKeyRoutes(router);
+  registerRequestRoutes(router);
 
   app.use(adminGate);
   app.use(router.routes());
@@ -139,6 +142,7 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Koa
       return { ...encodeFormatError(format, err), extraHeaders: { 'x-request-id': state.requestId } };
     });
     const stream = format ? watchEventStream(ctx.res) : undefined;
+    if (format) noteRequest(ctx, state, started, stream);
     if (!ops) inFlight.inc({ family: familyLabel });
     // Answered before the body arrived: the rest may not keep the socket (src/infra/http/receive-deadline.ts).
     ctx.res.once('finish', () => closeUnfinished(ctx.req));

@@ -5,6 +5,7 @@ import { nanoPerUsd, priceOf, recordCostNano } from '../services/usage/prices.ts
 import { hostedToolsCostNano } from '../services/hosted-tools/hosted-cost.ts';
 import { dayOf, type UsageRecord } from '../services/usage/usage-record.ts';
 import { reservationOf } from '../services/access/budgets.ts';
+import { recordBuilt, requestLogFields } from './request-log-entry.ts';
 
 /** Requests whose record was written before their last byte (`commitUsage`): not recorded again at close. */
 const committed = new WeakSet<object>();
@@ -126,11 +127,13 @@ function build({ state, labels, status, model, entry, metered, audioSeconds }: E
     priced: price !== undefined,
     outcome: state.outcome ?? labels.outcome,
     status,
+    ...requestLogFields(state),
   };
   // Searches and fetches polygate ran (#27) are priced on their own, whatever the model's price.
   r.cost_nano = recordCostNano(price, r) + hostedToolsCostNano(state.runtime.config.hosted_tools, u);
   if (r.cost_nano > 0)
     spendTotal.inc({ key: key.id, model: entry, provider: labels.provider }, r.cost_nano / nanoPerUsd);
   if (!price) unpricedRequestsTotal.inc({ model: entry });
+  if (r.content_captured) recordBuilt(state, r);
   return r;
 }

@@ -368,6 +368,7 @@ function routeWarnings(state: ChatState, format: ChatFormatModule, upstreamForma
     addTo: (headers) => {
       const value = warningsHeader(warnings);
       if (value) headers['x-polygate-warnings'] = value;
+      if (warnings.length > 0) state.warnings = warnings;
       traceOf(state)?.warnings(warnings);
     },
   };

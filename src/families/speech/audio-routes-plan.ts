@@ -80,6 +80,7 @@ export async function serveAudio<T>(ctx: Context, model: string, what: string, a
       ctx.set('x-polygate-route', routeHeader(route.provider, route.model));
       const header = warningsHeader(warnings);
       if (header) ctx.set('x-polygate-warnings', header);
+      if (warnings.length > 0) (ctx.state as RequestState).warnings = warnings;
       return { served: true, upstreamFailed: false };
     },
   });

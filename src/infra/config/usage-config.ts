@@ -33,6 +33,11 @@ export type UsageConfig = {
   reserve_output_tokens: number;
   prices: { models: Record<string, Price>; providers: Record<string, Record<string, Price>> };
   budgets: Record<string, Budget>;
+  /**
+   * Workspaces whose requests' bodies and answers are stored beside their records, each bounded
+   * by max_bytes (the request log, #25); none by default.
+   */
+  capture_content: Record<string, { max_bytes: number }>;
 };
 
 export type AdminConfig = { token?: string };
@@ -48,7 +53,10 @@ export type TracingConfig = {
   export_interval_ms: number;
 };
 
-type RawUsage = Partial<Omit<UsageConfig, 'prices'>> & { prices?: Partial<UsageConfig['prices']> };
+type RawUsage = Partial<Omit<UsageConfig, 'prices' | 'capture_content'>> & {
+  prices?: Partial<UsageConfig['prices']>;
+  capture_content?: Record<string, { max_bytes?: number } | null>;
+};
 
 export function usageDefaults(u: RawUsage | undefined): UsageConfig {
   return {
@@ -61,6 +69,9 @@ export function usageDefaults(u: RawUsage | undefined): UsageConfig {
     reserve_output_tokens: u?.reserve_output_tokens ?? 4096,
     prices: { models: u?.prices?.models ?? {}, providers: u?.prices?.providers ?? {} },
     budgets: u?.budgets ?? {},
+    capture_content: Object.fromEntries(
+      Object.entries(u?.capture_content ?? {}).map(([w, c]) => [w, { max_bytes: c?.max_bytes ?? 65_536 }]),
+    ),
   };
 }
 

@@ -23,6 +23,8 @@ export type RequestState = {
   outcome?: string;
   streaming?: boolean;
   timings: { decodeMs?: number; encodeMs?: number };
+  /** The x-polygate-warnings of the route that answered (fields dropped or changed): kept in the request log (#25). */
+  warnings?: readonly string[];
   /**
    * The chat handler's route loop, settled (never rejected) once its upstream calls have ended. A
    * JSON answer's upstream call outlives a client that leaves (it is billed when it ends:

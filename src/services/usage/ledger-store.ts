@@ -2,6 +2,7 @@
 // keeping the records, daily rows per key / model / provider for the read API, and running
 // totals per key and period for budgets, all updated by one batch write.
 import { budgetTokensOf, monthOf, type UsageRecord, type UsageRow } from './usage-record.ts';
+import type { RequestLogStore } from './request-log.ts';
 
 export type SpendTotals = { costNano: number; tokens: number };
 
@@ -77,6 +78,8 @@ export interface LedgerStore {
   /** One key's totals for a UTC day (`YYYY-MM-DD`) and a month (`YYYY-MM`). */
   totals(key: string, day: string, month: string): Promise<{ day: SpendTotals; month: SpendTotals }>;
   rows(filter: RowFilter): Promise<UsageRow[]>;
+  /** The records one by one, for GET /admin/requests (#25, src/services/usage/request-log.ts); every driver has one. */
+  readonly requestLog?: RequestLogStore;
   /** Drops records and daily totals of days before `day`. */
   prune(day: string): Promise<void>;
   close(): Promise<void>;

@@ -9,6 +9,7 @@ import {
   type UsageRecord,
   type UsageRow,
 } from './usage-record.ts';
+import { MemoryRequestLog } from './memory-request-log.ts';
 
 /** The `memory` driver's ledger: for tests and single runs; gone when the process ends. */
 export class MemoryLedgerStore implements LedgerStore {
@@ -17,6 +18,8 @@ export class MemoryLedgerStore implements LedgerStore {
   readonly records: UsageRecord[] = [];
   readonly #rows = new Map<string, UsageRow>();
   readonly #totals = new Map<string, SpendTotals>();
+  /** GET /admin/requests (#25): reads `records`. */
+  readonly requestLog = new MemoryRequestLog(this.records);
 
   async append(records: UsageRecord[]): Promise<void> {
     for (const r of records) {
@@ -52,6 +55,7 @@ export class MemoryLedgerStore implements LedgerStore {
     for (const id of this.#totals.keys()) if (id.includes('\nd:') && id.split('\nd:')[1] < day) this.#totals.delete(id);
     const keep = this.records.filter((r) => r.day >= day);
     this.records.splice(0, this.records.length, ...keep);
+    this.requestLog.prune(day);
   }
 
   async close(): Promise<void> {}

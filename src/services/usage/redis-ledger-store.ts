@@ -11,6 +11,7 @@ import {
   type UsageRecord,
   type UsageRow,
 } from './usage-record.ts';
+import { RedisRequestLog } from './redis-request-log.ts';
 
 // Layout (after the store's prefix, `polygate:`), every key expiring with the retention:
 //   usage:rec:<day>            list of the day's records as JSON
@@ -75,11 +76,14 @@ export class RedisLedgerStore implements LedgerStore {
   readonly #r: Redis;
   readonly #p: string;
   readonly #retentionMs: number;
+  /** GET /admin/requests (#25): a time-ordered set of the records, written in each batch's MULTI. */
+  readonly requestLog: RedisRequestLog;
 
   constructor(client: Redis, prefix: string, retentionDays: number) {
     this.#r = client;
     this.#p = `${prefix}usage:`;
     this.#retentionMs = (retentionDays + 1) * dayMs;
+    this.requestLog = new RedisRequestLog(client, this.#p, this.#retentionMs);
     if (!('pgBudgetAdmit' in client)) client.defineCommand('pgBudgetAdmit', { numberOfKeys: 3, lua: admitScript });
   }
 
@@ -159,6 +163,7 @@ export class RedisLedgerStore implements LedgerStore {
       touched.set(total, t.period.startsWith('d:') ? 2 * dayMs : 32 * dayMs);
     }
     for (const [k, ttl] of touched) m.pexpire(k, ttl);
+    this.requestLog.append(m, records, Date.now());
     for (const r of settled) m.zrem(`${this.#p}resv:${r.key}`, memberOf(r));
     const results = await m.exec();
     const failed = results?.find(([err]) => err);

@@ -5,6 +5,7 @@ import type { LedgerStore, RowFilter, SpendTotals } from './ledger-store.ts';
 import { batchTotals, toMs, zeroTotals } from './ledger-store.ts';
 import type { UsageRecord, UsageRow } from './usage-record.ts';
 import { LedgerJournal } from './ledger-journal.ts';
+import { addRequestLogSchema, requestLogColumns, requestLogValues, SqliteRequestLog } from './sqlite-request-log.ts';
 
 // Tables of their own in the store's database file, opened on a second connection: the WAL journal
 // lets the ledger's batch writes and the store's reads run side by side. `IF NOT EXISTS` instead
@@ -57,6 +58,7 @@ const columns = [
   'usage_source',
   'web_search_requests',
   'web_fetch_requests',
+  ...requestLogColumns,
 ] as const;
 
 /**
@@ -82,7 +84,7 @@ const rowsPerInsert = 64;
 export const sqliteAppendRows = 2 * rowsPerInsert;
 
 /** A record's values in `columns` order. */
-function valuesOf(r: UsageRecord, into: (string | number)[]): void {
+function valuesOf(r: UsageRecord, into: (string | number | null)[]): void {
   into.push(
     r.ts,
     r.day,
@@ -112,6 +114,7 @@ function valuesOf(r: UsageRecord, into: (string | number)[]): void {
     r.web_search_requests,
     r.web_fetch_requests,
   );
+  requestLogValues(r, into);
 }
 
 /**
@@ -132,6 +135,8 @@ export class SqliteLedgerStore implements LedgerStore {
   readonly local = true;
   readonly maxAppend = sqliteAppendRows;
   readonly #db: DatabaseSync;
+  /** GET /admin/requests (#25): the records one by one and the content captured beside them. */
+  readonly requestLog: SqliteRequestLog;
   /** Undefined for an in-memory database (nothing survives its process anyway). */
   #journal: LedgerJournal | undefined;
   /** Journal lines appended since the last rotation, and lines dropped unwritten (counted as held). */
@@ -161,6 +166,8 @@ export class SqliteLedgerStore implements LedgerStore {
     this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
     this.#db.exec(schema);
     addNewColumns(this.#db);
+    addRequestLogSchema(this.#db);
+    this.requestLog = new SqliteRequestLog(this.#db);
     const row = `(${columns.map(() => '?').join(', ')})`;
     const group = `SELECT day, key, model, provider, ${sums} FROM usage_records WHERE day >= ? AND day <= ?`;
     this.#q = {
@@ -249,7 +256,7 @@ export class SqliteLedgerStore implements LedgerStore {
 
   #insert(records: readonly UsageRecord[]): void {
     let i = 0;
-    const values: (string | number)[] = [];
+    const values: (string | number | null)[] = [];
     for (; i + rowsPerInsert <= records.length; i += rowsPerInsert) {
       values.length = 0;
       for (let j = i; j < i + rowsPerInsert; j++) valuesOf(records[j], values);
@@ -280,6 +287,7 @@ export class SqliteLedgerStore implements LedgerStore {
   async prune(day: string): Promise<void> {
     this.#q.pruneRecords.run(day);
     this.#q.pruneTotals.run(`d:${day}`);
+    this.requestLog.prune(day);
   }
 
   async close(): Promise<void> {

@@ -42,6 +42,18 @@ export type UsageRecord = {
   priced: boolean;
   outcome: string;
   status: number;
+  // The request log's fields (#25, src/services/usage/request-log.ts). Optional: records written
+  // before them (a sqlite file's rows, Redis lists, journal lines) still read, as unknown.
+  /** The client's route (the router's pattern, else the path), printable ASCII, at most 200 characters. */
+  route?: string;
+  /** Milliseconds from the request's arrival to its record (an answer's end, a stream's last event). */
+  latency_ms?: number;
+  /** Milliseconds to a stream's first byte; absent for answers that were not streamed. */
+  ttfb_ms?: number;
+  /** The x-polygate-warnings of the request, bounded (request-log.ts `boundWarnings`). */
+  warnings?: string[];
+  /** True when the workspace captures content (usage.capture_content): its body and answer are stored beside the record. */
+  content_captured?: boolean;
 };
 
 /** Numeric measures summed by the read API. */

@@ -1,0 +1,166 @@
+// What the request log (#25, docs/usage-and-tracing.md "Request log") takes from a request beyond
+// its usage: its route, its timings, its warnings and, for the workspaces that capture content
+// (usage.capture_content), its body and the bytes of its answer, stored beside its record once the
+// answer has ended. Secrets are never stored: headers are not captured, and the credential the
+// client presented is cut out of what is.
+import type Koa from 'koa';
+import type { RequestState } from '../services/runtime/request-state.ts';
+import type { Ledger } from '../services/usage/ledger.ts';
+import { boundRoute, boundWarnings } from '../services/usage/request-log.ts';
+import type { UsageRecord } from '../services/usage/usage-record.ts';
+
+type Capture = {
+  /** Set at the first byte of the answer, when the key (and its workspace) is known; 0 = not captured. */
+  limit: number | undefined;
+  chunks: Buffer[];
+  bytes: number;
+  truncated: boolean;
+  closed: boolean;
+  record?: UsageRecord;
+  ledger?: Ledger;
+};
+
+type Entry = { ctx: Koa.Context; started: number; stream?: { firstByteAt?: number }; capture?: Capture };
+
+/** One entry per request of a format, dropped with its state. */
+const entries = new WeakMap<object, Entry>();
+
+/**
+ * Called by the request scope (src/app/app.ts) as a request arrives: `started` is its
+ * performance.now(), `stream` the watch of its event stream's first byte.
+ */
+export function noteRequest(
+  ctx: Koa.Context,
+  state: RequestState,
+  started: number,
+  stream: { firstByteAt?: number } | undefined,
+): void {
+  const e: Entry = { ctx, started, stream };
+  entries.set(state, e);
+  if (Object.keys(state.runtime.config.usage.capture_content).length > 0) tapAnswer(e, state);
+}
+
+/** The request log's fields of the record being built now. */
+export function requestLogFields(
+  state: RequestState,
+): Pick<UsageRecord, 'route' | 'latency_ms' | 'ttfb_ms' | 'warnings' | 'content_captured'> {
+  const e = entries.get(state);
+  if (e === undefined) return { warnings: boundWarnings(state.warnings) };
+  const matched = (e.ctx as { _matchedRoute?: unknown })._matchedRoute;
+  const now = performance.now();
+  const firstByte = e.stream?.firstByteAt;
+  return {
+    // The route pattern, as the log line has it: a path can carry ids (the model is its own field).
+    route: boundRoute(matched !== undefined ? String(matched) : e.ctx.path),
+    latency_ms: Math.round((now - e.started) * 10) / 10,
+    ttfb_ms: firstByte === undefined ? undefined : Math.round((firstByte - e.started) * 10) / 10,
+    warnings: boundWarnings(state.warnings),
+    content_captured: captureLimit(state) > 0 ? true : undefined,
+  };
+}
+
+/** The workspace's max_bytes, or 0 when it does not capture content. */
+const captureLimit = (state: RequestState): number =>
+  (state.key && state.runtime.config.usage.capture_content[state.key.workspace]?.max_bytes) || 0;
+
+/** The record of a request that captures content: its content is stored once the answer has ended too. */
+export function recordBuilt(state: RequestState, record: UsageRecord): void {
+  const c = entries.get(state)?.capture;
+  if (c === undefined || !record.content_captured) return;
+  c.record = record;
+  c.ledger = state.services.ledger.of(state.runtime.config);
+  store(entries.get(state)!, state);
+}
+
+/** Keeps the answer's bytes as written to the client (a stream as relayed or encoded), up to the limit. */
+function tapAnswer(e: Entry, state: RequestState): void {
+  const c: Capture = { limit: undefined, chunks: [], bytes: 0, truncated: false, closed: false };
+  e.capture = c;
+  const res = e.ctx.res;
+  const keep = (chunk: unknown, encoding: unknown): void => {
+    c.limit ??= captureLimit(state);
+    if (c.limit === 0 || chunk === undefined || chunk === null || typeof chunk === 'function') return;
+    const b = Buffer.isBuffer(chunk)
+      ? chunk
+      : chunk instanceof Uint8Array
+        ? Buffer.from(chunk)
+        : Buffer.from(String(chunk), typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+    const room = c.limit - c.bytes;
+    if (b.length > room) c.truncated = true;
+    if (room <= 0) return;
+    const part = b.length > room ? b.subarray(0, room) : b;
+    // A copy: the caller may reuse its buffer after the write.
+    c.chunks.push(Buffer.from(part));
+    c.bytes += part.length;
+  };
+  const write = res.write as (...args: unknown[]) => boolean;
+  res.write = ((...args: unknown[]): boolean => {
+    keep(args[0], args[1]);
+    return write.apply(res, args);
+  }) as typeof res.write;
+  const end = res.end as (...args: unknown[]) => typeof res;
+  res.end = ((...args: unknown[]): typeof res => {
+    keep(args[0], args[1]);
+    return end.apply(res, args);
+  }) as typeof res.end;
+  res.once('close', () => {
+    c.closed = true;
+    store(e, state);
+  });
+}
+
+/** Once both the answer has ended and the record is built: the content goes to the ledger's store. */
+function store(e: Entry, state: RequestState): void {
+  const c = e.capture;
+  if (!c || !c.closed || !c.record || !c.ledger?.store.requestLog) return;
+  const r = c.record;
+  const log = c.ledger.store.requestLog;
+  const limit = captureLimit(state) || c.limit || 0;
+  e.capture = undefined;
+  const secrets = presentedSecrets(e.ctx);
+  const request = requestText(e.ctx.request.body, secrets);
+  const response = scrub(Buffer.concat(c.chunks).toString('utf8'), secrets);
+  const cut = (s: string): [string, boolean] => {
+    const b = Buffer.from(s);
+    return b.length > limit ? [b.subarray(0, limit).toString('utf8'), true] : [s, false];
+  };
+  const [req, reqCut] = request === null ? [null, false] : cut(request);
+  void log
+    .putContent({
+      request_id: r.request_id,
+      ts: r.ts,
+      day: r.day,
+      request: req,
+      response: response === '' && c.bytes === 0 ? null : response,
+      request_truncated: reqCut,
+      response_truncated: c.truncated,
+      max_bytes: limit,
+    })
+    .catch((err: unknown) => state.services.log.warn({ request_id: r.request_id, err }, 'request content not stored'));
+}
+
+/** The request body as text: JSON as parsed (whitespace aside), other text as sent; uploads (audio) are not kept. */
+function requestText(body: unknown, secrets: readonly string[]): string | null {
+  if (body === undefined || body === null) return null;
+  if (typeof body === 'string') return scrub(body, secrets);
+  if (Buffer.isBuffer(body)) return null;
+  return scrub(JSON.stringify(body) ?? '', secrets);
+}
+
+/** The credentials the client sent (the bare secret of each header that carries one, and a `key` query value). */
+function presentedSecrets(ctx: Koa.Context): string[] {
+  const out: string[] = [];
+  for (const name of ['authorization', 'x-api-key', 'x-goog-api-key', 'api-key']) {
+    const v = ctx.get(name).replace(/^(Bearer|Basic)\s+/i, '');
+    if (v.length >= 8) out.push(v);
+  }
+  const key = ctx.query.key;
+  if (typeof key === 'string' && key.length >= 8) out.push(key);
+  return out;
+}
+
+const scrub = (text: string, secrets: readonly string[]): string => {
+  let out = text;
+  for (const s of secrets) if (out.includes(s)) out = out.split(s).join('[redacted]');
+  return out;
+};
