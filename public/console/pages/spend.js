@@ -30,9 +30,17 @@ async function loadSpend(by, since) {
   return { report, rows };
 }
 
-/** Days × groups → uPlot's columns (x in seconds). @param {any[]} rows @param {(r: any) => number} of */
-function columns(rows, of) {
-  const days = [...new Set(rows.map((r) => r.day))].sort();
+/** Every UTC day from `since` to `until` (YYYY-MM-DD), so a day without usage plots as 0. @param {string} since @param {string} until */
+function daysOf(since, until) {
+  const days = [];
+  for (let t = Date.parse(`${since}T00:00:00Z`); t <= Date.parse(`${until}T00:00:00Z`); t += 86_400_000)
+    days.push(new Date(t).toISOString().slice(0, 10));
+  return days;
+}
+
+/** Days × groups → uPlot's columns (x in seconds). @param {{ since: string, until: string }} range @param {any[]} rows @param {(r: any) => number} of */
+function columns(range, rows, of) {
+  const days = daysOf(range.since, range.until);
   const groups = [...new Set(rows.map((r) => r.group))].sort();
   const cells = new Map(groups.map((g) => [g, new Array(days.length).fill(0)]));
   for (const r of rows) /** @type {number[]} */ (cells.get(r.group))[days.indexOf(r.day)] += of(r);
@@ -40,13 +48,13 @@ function columns(rows, of) {
   return { groups, data: [xs, ...groups.map((g) => cells.get(g))] };
 }
 
-/** @param {{ rows: any[], measure: keyof typeof measures }} p */
-function Chart({ rows, measure }) {
+/** @param {{ range: { since: string, until: string }, rows: any[], measure: keyof typeof measures }} p */
+function Chart({ range, rows, measure }) {
   const box = useRef(/** @type {HTMLDivElement | null} */ (null));
   useEffect(() => {
     const el = box.current;
     if (!el || rows.length === 0) return;
-    const { groups, data } = columns(rows, measures[measure].of);
+    const { groups, data } = columns(range, rows, measures[measure].of);
     const chart = new uPlot(
       {
         width: Math.max(480, el.clientWidth || 900),
@@ -62,7 +70,7 @@ function Chart({ rows, measure }) {
       el,
     );
     return () => chart.destroy();
-  }, [rows, measure]);
+  }, [range, rows, measure]);
   return html`<div class="chart" ref=${box}></div>`;
 }
 
@@ -136,7 +144,7 @@ export function SpendPage() {
     </div>
     <${ErrorBox} error=${error} />
     ${data && data.rows.length === 0 ? html`<p class="hint">No usage in this range.</p>` : null}
-    ${data && data.rows.length > 0 ? html`<${Chart} rows=${data.rows} measure=${measure} />` : null}
+    ${data && data.rows.length > 0 ? html`<${Chart} range=${data.report} rows=${data.rows} measure=${measure} />` : null}
     ${data && html`<${Totals} rows=${data.rows} />`}
   </section>`;
 }
