@@ -49,10 +49,10 @@ async function callWith(gw: Gateway, secret: string): Promise<{ id?: string; sta
   }
 }
 
-const secretShown = async (page: Page): Promise<string> => {
+async function secretShown(page: Page): Promise<string> {
   const secret = (await page.locator('[data-secret]').textContent())?.trim() ?? '';
   return secret;
-};
+}
 
 function flow(gw: Gateway, browser: Browser) {
   return t.test('sign in, create a key, use it, see it in the log and the chart, rotate, disable', async (t) => {
@@ -104,7 +104,8 @@ function flow(gw: Gateway, browser: Browser) {
 
     await openTab(page, 'spend');
     await refreshUntil(page, 'tr[data-group=console-key]');
-    t.match(await page.textContent('tr[data-group=console-key]'), /console-key\s*1\s/, 'one request in the totals');
+    t.equal(await page.textContent('tr[data-group=console-key] td:nth-child(2)'), '1', 'one request in the totals');
+    t.match(await page.textContent('tr[data-group=console-key] td:nth-child(4)'), /^\$0\.0\d*[1-9]/, 'and its cost');
     await page.waitForSelector('.chart .uplot');
     t.match(await page.textContent('.chart .u-legend'), /console-key/, 'the key is a series of the chart');
     await page.selectOption('select[name=by]', 'workspace');
