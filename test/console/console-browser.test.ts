@@ -70,6 +70,9 @@ function flow(gw: Gateway, browser: Browser) {
 
     await openTab(page, 'keys');
     await page.fill('input[name=id]', 'console-key');
+    await page.click('form.create button[type=submit]');
+    await page.waitForSelector('main .error');
+    t.match(await page.textContent('main .error'), /^400 .*workspace.*\(workspace\)$/, "the API's error, in the page");
     await page.fill('input[name=workspace]', 'team-a');
     await page.fill('input[name=models]', 'echo');
     await page.fill('input[name=usd_per_day]', '5');
@@ -177,6 +180,14 @@ function hostile(gw: Gateway, browser: Browser) {
 
     const withoutCsrf = await page.evaluate(async () => (await fetch('/admin/providers')).status);
     t.equal(withoutCsrf, 403, 'an admin call with the cookie but no CSRF header');
+    const write = await page.evaluate(async () => {
+      const body = JSON.stringify({ id: 'sneaky', workspace: 'x' });
+      const r = await fetch('/admin/keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      return r.status;
+    });
+    t.equal(write, 403, 'a key write with the cookie but no CSRF header');
+    const sneaky = await fetch(`${gw.url}/admin/keys/sneaky`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    t.equal(sneaky.status, 404, 'and no key was made');
 
     // An inline script added by an injection does not run under the CSP.
     const ran = await page.evaluate(async () => {
