@@ -117,7 +117,12 @@ function flow(gw: Gateway, browser: Browser) {
     await screenshot(page, 'spend');
 
     await openTab(page, 'budgets');
-    await page.waitForSelector('section table, section .error');
+    await page.waitForSelector('tr[data-scope="key:console-key"]');
+    t.match(
+      await page.textContent('tr[data-scope="key:console-key"]'),
+      /day.*\$5\.0000.*\$0\.0330.*runtime/s,
+      "the key's daily budget with what the request used of it",
+    );
     await screenshot(page, 'budgets');
 
     await openTab(page, 'keys');
