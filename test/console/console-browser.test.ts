@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import OpenAI from 'openai';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { startGateway, type Gateway } from '../helpers/start-gateway.ts';
+import { startGateway, TEST_KEY, type Gateway } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import {
   ADMIN,
@@ -60,8 +60,21 @@ function flow(gw: Gateway, browser: Browser) {
     const page = await context.newPage();
     const pageErrors: string[] = [];
     page.on('pageerror', (e) => pageErrors.push(e.message));
+    for (let i = 0; i < 3; i++) {
+      const r = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-gone', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      t.ok(r.status >= 500, `a call to the dead upstream fails (${r.status})`);
+    }
     await signIn(page, gw.url);
     await page.waitForSelector('main[data-page=providers] tr[data-provider=echo]');
+    t.match(
+      await page.textContent('tr[data-provider=dead]'),
+      /dead.*openai.*yes.*100\.0 %.*gpt-4o-mini/s,
+      "the dead provider's failures and error rate",
+    );
     await screenshot(page, 'providers');
     await openTab(page, 'models');
     await page.waitForSelector('tr[data-model=echo]');

@@ -13,7 +13,13 @@ export const ADMIN = 'admin-token-console-browser-01234';
 export const consoleConfig = (): Record<string, unknown> =>
   testConfig({
     admin: { token: ADMIN },
+    // An upstream nobody listens on: the providers page shows its failures and its breaker.
+    providers: {
+      dead: { type: 'openai', base_url: 'http://127.0.0.1:1/v1', api_key: 'sk-up', api: 'chat_completions' },
+    },
+    models: { 'gpt-gone': { routes: [{ provider: 'dead', model: 'gpt-4o-mini' }] } },
     usage: {
+      workspace_budgets: { 'team-a': { limits: [{ period: 'month', usd: 50, soft_ratio: 0.8 }] } },
       ledger: true,
       flush_interval_ms: 200,
       // Large prices, so a few echo tokens make a visible cost.
