@@ -30,6 +30,7 @@ import { commitUsage, recordUsage } from './record-usage.ts';
 import { endRequestTrace, startRequestTrace } from '../services/tracing/request-trace.ts';
 import { adminGate, registerUsageRoutes } from './admin-routes.ts';
 import { registerKeyRoutes } from './admin-key-routes.ts';
+import { registerTenantRoutes } from './tenant-view.ts';
 
 /**
  * The app of one gateway: every handler reaches `services` through ctx.state.services
@@ -80,6 +81,7 @@ export function createApp(services: Services, formats: readonly FormatModule[] =
   for (const w of speechStartupWarnings(ref.current)) log.warn(w);
   registerUsageRoutes(router);
   registerKeyRoutes(router);
+  registerTenantRoutes(router);
 
   app.use(adminGate);
   app.use(router.routes());
