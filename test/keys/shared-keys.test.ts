@@ -7,6 +7,7 @@ import { startRedis } from '../redis/redis-server.ts';
 import { startGateway, testConfig } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { admin, ADMIN, chatStatus, type Created } from './key-helpers.ts';
+import { openRaw } from '../responses-ws/raw-socket.ts';
 
 const redis = await startRedis();
 const config = testConfig({ storage: { driver: 'redis', url: redis.url }, admin: { token: ADMIN } });
@@ -58,6 +59,17 @@ t.test('an instance started later knows the keys from its first request', async 
   const three = await startGateway(config);
   t.teardown(() => three.stop());
   t.equal(await chatStatus(three.url, made.body.secret), 200);
+});
+
+t.test('a runtime key opens a Responses WebSocket; a disabled one is refused at the handshake', async (t) => {
+  const made = await admin(one.url).json<Created>('POST', '/admin/keys', { id: 'socket-1', workspace: 'team-s' });
+  secrets.push(made.body.secret);
+  const sock = await openRaw(one, made.body.secret);
+  sock.ws.send(JSON.stringify({ type: 'response.create', model: 'echo', input: 'hi' }));
+  t.match(await sock.next(), { type: 'response.created' });
+  sock.ws.close();
+  await admin(one.url).call('POST', '/admin/keys/socket-1/disable');
+  await t.rejects(openRaw(one, made.body.secret), { message: 'handshake answered 401' });
 });
 
 t.test('two operators changing one key on two instances lose neither change', async (t) => {
