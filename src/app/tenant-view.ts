@@ -9,7 +9,7 @@ import type Koa from 'koa';
 import { formatNamed, type FormatModule } from '../infra/formats/formats.ts';
 import { toGatewayError } from '../infra/errors/to-gateway-error.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
-import { isRefusal } from '../services/auth/runtime-keys.ts';
+import { authenticateKey, isRefusal } from '../services/auth/runtime-keys.ts';
 import type { ApiKey } from '../services/auth/key-ring.ts';
 import type { RequestState } from '../services/runtime/request-state.ts';
 import { tenantFigures, type TenantFigures } from './tenant-budgets.ts';
@@ -80,7 +80,7 @@ function bodyOf(family: Family, i: Info): Record<string, unknown> {
 async function me(ctx: Koa.Context, format: FormatModule, family: Family): Promise<void> {
   const state = ctx.state as RequestState;
   const credential = format.credential(ctx.headers, ctx.query);
-  const found = state.runtime.keys.authenticate(credential) ?? state.services.keys.authenticate(credential);
+  const found = authenticateKey(state.runtime.keys, state.services.keys, credential);
   if (!found) throw new GatewayError('authentication', 'invalid or missing API key');
   if (isRefusal(found)) throw new GatewayError('authentication', found.refused);
   state.key = found;
