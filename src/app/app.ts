@@ -34,6 +34,7 @@ import { adminGate, registerUsageRoutes } from './admin-routes.ts';
 import { registerProviderRoutes } from './admin-providers-routes.ts';
 import { registerConsoleRoutes } from './console/console-routes.ts';
 import { registerKeyRoutes } from './admin-key-routes.ts';
+import { registerTenantRoutes } from './tenant-view.ts';
 
 /**
  * The app of one gateway: every handler reaches `services` through ctx.state.services
@@ -87,6 +88,7 @@ export function createApp(services: Services, formats: readonly FormatModule[] =
   registerConsoleRoutes(router);
   registerKeyRoutes(router);
   registerRequestRoutes(router);
+  registerTenantRoutes(router);
 
   app.use(adminGate);
   app.use(router.routes());

@@ -1,5 +1,5 @@
 import { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
-import { isRefusal, type RuntimeKeys } from '../../services/auth/runtime-keys.ts';
+import { authenticateKey, isRefusal, type RuntimeKeys } from '../../services/auth/runtime-keys.ts';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
@@ -78,7 +78,7 @@ export function serveResponsesSockets(
     if (draining) return refuse(socket, new GatewayError('unavailable', 'polygate is shutting down'));
     const credential = openaiResponses.credential(req.headers, Object.fromEntries(url.searchParams));
     // The YAML's keys, then those created at runtime (issue #25), as every HTTP route has them.
-    const key = ref.current.keys.authenticate(credential) ?? runtimeKeys?.authenticate(credential);
+    const key = authenticateKey(ref.current.keys, runtimeKeys, credential);
     if (!key) return refuse(socket, new GatewayError('authentication', 'invalid or missing API key'));
     if (isRefusal(key)) return refuse(socket, new GatewayError('authentication', key.refused));
     const headers: IncomingHttpHeaders = {};

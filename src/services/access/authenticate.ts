@@ -4,7 +4,7 @@ import { enforceKeyLimits } from './key-limits.ts';
 import type { RequestState } from '../runtime/request-state.ts';
 import { enforceBudget } from './budgets.ts';
 import type { FormatModule } from '../../infra/formats/formats.ts';
-import { isRefusal } from '../auth/runtime-keys.ts';
+import { authenticateKey, isRefusal } from '../auth/runtime-keys.ts';
 
 /**
  * Resolves the caller's key from the credential where the format's clients send it; sets `ctx.state.key` or answers 401.
@@ -16,7 +16,7 @@ export function authenticate(format: FormatModule): Koa.Middleware {
     const state = ctx.state as RequestState;
     const credential = format.credential(ctx.headers, ctx.query);
     // The YAML's keys, then those created at runtime (issue #25); each is one digest lookup.
-    const key = state.runtime.keys.authenticate(credential) ?? state.services.keys.authenticate(credential);
+    const key = authenticateKey(state.runtime.keys, state.services.keys, credential);
     if (!key) throw new GatewayError('authentication', 'invalid or missing API key');
     if (isRefusal(key)) throw new GatewayError('authentication', key.refused);
     state.key = key;

@@ -5,12 +5,11 @@
 // instance takes effect on every instance sharing the store within one poll interval.
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { ApiKey } from './key-ring.ts';
-import { globMatcher } from './key-ring.ts';
+import { globMatcher, type ApiKey, type KeyRing } from './key-ring.ts';
 import type { KeyTable, StoredKey } from './key-table.ts';
 
 /** A secret that matches a key that may not be used now: why, in words safe to show its holder. */
-export type KeyRefusal = { refused: string };
+export type KeyRefusal = { id: string; refused: string };
 
 export const isRefusal = (k: ApiKey | KeyRefusal): k is KeyRefusal => 'refused' in k;
 
@@ -111,9 +110,10 @@ export class RuntimeKeys {
     const now = this.now();
     // A rotated-away secret past its grace is an unknown secret: nothing about the key is said.
     if (e.previous && (e.key.previous_valid_until ?? 0) <= now) return undefined;
-    if (e.key.disabled) return { refused: 'this API key is disabled; ask the gateway operator to enable it' };
+    if (e.key.disabled)
+      return { id: e.key.id, refused: 'this API key is disabled; ask the gateway operator to enable it' };
     if (e.key.expires_at !== null && e.key.expires_at <= now)
-      return { refused: `this API key expired at ${new Date(e.key.expires_at).toISOString()}` };
+      return { id: e.key.id, refused: `this API key expired at ${new Date(e.key.expires_at).toISOString()}` };
     return e.api;
   }
 
@@ -136,4 +136,20 @@ export class RuntimeKeys {
     await this.#running?.catch(() => {});
     await this.table.close();
   }
+}
+
+/**
+ * A presented credential against the config file's keys, then the runtime ones. A runtime key
+ * whose id the file has since taken (a reload added it) is not used: the file wins, as it does in
+ * the admin API's list, so one id never names two keys with two sets of limits.
+ */
+export function authenticateKey(
+  ring: KeyRing,
+  runtimeKeys: RuntimeKeys | undefined,
+  credential: string | undefined,
+): ApiKey | KeyRefusal | undefined {
+  const fromFile = ring.authenticate(credential);
+  if (fromFile) return fromFile;
+  const k = runtimeKeys?.authenticate(credential);
+  return k && ring.has(k.id) ? undefined : k;
 }
