@@ -283,3 +283,20 @@ t.test('two instances on one Redis: the soft-limit webhook is sent once between 
   await Promise.all([usage(a, 'since=1d'), usage(b, 'since=1d')]);
   t.equal(hook.got.length, 1, 'one delivery for both instances');
 });
+
+t.test('the webhook goes through the SSRF guard: a loopback receiver is refused unless allowed', async (t) => {
+  const hook = await receiver();
+  const c = softConfig(hook);
+  c.outbound = { allow_private_addresses: false };
+  const gw = await startGateway(c);
+  t.teardown(async () => {
+    await gw.stop();
+    await hook.close();
+  });
+  for (let i = 0; i < 3; i++) await ask(gw, TEST_KEY, 'echo', long);
+  await waitFor('the refusal', async () =>
+    (await metricValue(gw, 'polygate_budget_webhooks_total', { outcome: 'refused' })) === 1 ? true : undefined,
+  );
+  t.equal(hook.got.length, 0, 'nothing reached the loopback receiver');
+  await gw.matchLog(t, /budget webhook refused/);
+});

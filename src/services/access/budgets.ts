@@ -164,7 +164,7 @@ function storeFailed(state: RequestState, err: unknown, now: number): void {
     state.services.log.warn(
       { err },
       closed
-        ? 'budgets: the usage store cannot be read; budgeted requests are refused'
+        ? 'budgets: the usage store cannot be read; budgeted keys are refused'
         : 'budgets not enforced: the usage store cannot be read',
     );
   }
