@@ -62,7 +62,10 @@ if (process.env.LEDGER_HOT_CHILD) {
     usage: {
       ledger: true,
       prices: { models: { sonnet: { input: 3, output: 15 } }, providers: {} },
-      budgets: process.env.LEDGER_HOT_NO_BUDGET ? {} : { bench: { limits: [{ period: 'day', usd: 1e9 }] } },
+      // Both forms: a tree before issue #25 reads usd_per_day, one after it the limits.
+      budgets: process.env.LEDGER_HOT_NO_BUDGET
+        ? {}
+        : { bench: { usd_per_day: 1e9, limits: [{ period: 'day', usd: 1e9 }] } },
       workspace_budgets: {},
       provider_budgets: {},
     },

@@ -270,7 +270,7 @@ export const budgetRejectionsTotal = new Counter({
 
 export const budgetWebhooksTotal = new Counter({
   name: 'polygate_budget_webhooks_total',
-  help: 'Soft-limit webhooks (usage.budget_webhook) by what became of them: delivered, or abandoned after the last attempt',
+  help: 'Soft-limit webhooks (usage.budget_webhook) by what became of them: delivered, refused by the SSRF guard, or abandoned after the last attempt',
   labelNames: ['outcome'],
   registers: [registry],
 });
@@ -321,7 +321,7 @@ function primeUsageMetrics(config: GatewayConfig): void {
           budgetRejectionsTotal.inc({ scope, id, budget }, 0);
           budgetUsedRatio.inc({ scope, id, budget }, 0);
         }
-  for (const outcome of ['delivered', 'abandoned']) budgetWebhooksTotal.inc({ outcome }, 0);
+  for (const outcome of ['delivered', 'refused', 'abandoned']) budgetWebhooksTotal.inc({ outcome }, 0);
 }
 
 /** Responses over WebSocket (src/families/responses/serve-responses-sockets.ts): each response also counts as a request above. */

@@ -5,7 +5,8 @@
 import type { BudgetScope, BudgetSpec } from '../../infra/config/budget-spec.ts';
 import type { GatewayConfig } from '../../infra/config/gateway-config.ts';
 import type { Ledger } from '../usage/ledger.ts';
-import { budgetUses, scopeBudget, type ScopeBudget } from './budget-scopes.ts';
+import type { ApiKey } from '../auth/key-ring.ts';
+import { budgetUses, requestScopes, scopeBudget, type ScopeBudget } from './budget-scopes.ts';
 
 /** One limit of one scope's budget (the admin API's row). */
 export type BudgetRow = {
@@ -75,4 +76,12 @@ export async function budgetRows(ledger: Ledger, scopes: readonly ScopeBudget[],
       source: s.source,
     })),
   );
+}
+
+/**
+ * The budgets one key answers to (its own and its workspace's) with what is used of them: the
+ * tenant's own view (GET /v1/me, issue #25 item 4) reads the same rows as the admin API.
+ */
+export function keyBudgetRows(ledger: Ledger, config: GatewayConfig, key: ApiKey, now: number): Promise<BudgetRow[]> {
+  return budgetRows(ledger, requestScopes(config, key), now);
 }

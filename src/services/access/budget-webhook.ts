@@ -10,7 +10,7 @@ import type { BudgetScope } from '../../infra/config/budget-spec.ts';
 import type { GatewayConfig } from '../../infra/config/gateway-config.ts';
 import { budgetWebhooksTotal } from '../../infra/metrics/registry.ts';
 import { signCallback } from '../../infra/outbound/sign-webhook.ts';
-import { checkOutboundUrl, outboundAgent } from '../../infra/outbound/ssrf-guard.ts';
+import { checkOutboundUrl, outboundAgent, SsrfRefused } from '../../infra/outbound/ssrf-guard.ts';
 import type { Ledger } from '../usage/ledger.ts';
 import type { BudgetUse } from './budget-scopes.ts';
 
@@ -118,6 +118,19 @@ async function send(
       error = `HTTP ${res.statusCode}`;
     } catch (e) {
       error = (e as Error).message;
+      // An address the guard refuses stays refused: no second attempt.
+      if (
+        e instanceof SsrfRefused ||
+        (e as { code?: unknown }).code === 'EPOLYGATE_SSRF' ||
+        (e as { cause?: { code?: unknown } }).cause?.code === 'EPOLYGATE_SSRF'
+      ) {
+        budgetWebhooksTotal.inc({ outcome: 'refused' });
+        log.warn(
+          { ...where, attempt, error },
+          'budget webhook refused: its address is not allowed (outbound.allow_private_addresses)',
+        );
+        return;
+      }
     }
     log.warn({ ...where, attempt, error }, 'budget webhook attempt failed');
     if (attempt < webhookAttempts) await sleep(Math.min(maxBackoffMs, backoffMs * 2 ** (attempt - 1)));

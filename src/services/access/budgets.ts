@@ -164,7 +164,7 @@ function storeFailed(state: RequestState, err: unknown, now: number): void {
     state.services.log.warn(
       { err },
       closed
-        ? 'budgets: the usage store cannot be read; budgeted requests are refused'
+        ? 'budgets: the usage store cannot be read; budgeted keys are refused'
         : 'budgets not enforced: the usage store cannot be read',
     );
   }
@@ -191,7 +191,7 @@ function observe(state: RequestState, s: ScopeBudget, spent: Readonly<Spent>, no
     if (over === undefined && ((l.costNano > 0 && t.costNano >= l.costNano) || (l.tokens > 0 && t.tokens >= l.tokens)))
       over = l;
   }
-  if (s.soft && state.runtime.config.usage.budget_webhook) {
+  if (s.soft && state.runtime.config.usage.budget_webhook && softReached(s, spent)) {
     const ledger = state.services.ledger.of(state.runtime.config);
     if (ledger)
       softLimitCheck(
@@ -204,6 +204,18 @@ function observe(state: RequestState, s: ScopeBudget, spent: Readonly<Spent>, no
       );
   }
   return over;
+}
+
+/** Some limit's soft ratio is reached (the webhook's work, objects included, only then). */
+function softReached(s: ScopeBudget, spent: Readonly<Spent>): boolean {
+  for (const l of s.spec.limits) {
+    if (l.soft_ratio === undefined) continue;
+    const t = spent[l.period];
+    const usd = (l.usd ?? 0) > 0 ? t.costNano / nanoPerUsd / (l.usd as number) : 0;
+    const tokens = (l.tokens ?? 0) > 0 ? t.tokens / (l.tokens as number) : 0;
+    if (Math.max(usd, tokens) >= l.soft_ratio) return true;
+  }
+  return false;
 }
 
 /** Refuses the request when `spent` reaches one of the scope's limits. */

@@ -50,10 +50,13 @@ const iso = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 export type Windows = Readonly<Record<BudgetPeriod, Window>>;
 
 /**
- * The windows of the hour last asked for: no window changes inside an hour, so every request of
- * an hour shares one object (budgets are checked on every request).
+ * The windows of the two hours last asked for: no window changes inside an hour, so every request
+ * of an hour shares one object (budgets are checked on every request), and a record of the hour
+ * before (ended across the boundary) does not make the next check build them again.
  */
-let cached: { start: number; end: number; windows: Windows } = { start: 0, end: 0, windows: windowsAt(0) };
+type Cached = { start: number; end: number; windows: Windows };
+let cached: Cached = { start: 0, end: 0, windows: windowsAt(0) };
+let previous: Cached = cached;
 
 function windowsAt(ms: number): Windows {
   const out = {} as Record<BudgetPeriod, Window>;
@@ -63,7 +66,9 @@ function windowsAt(ms: number): Windows {
 
 export function windowsOf(ms: number): Windows {
   if (ms >= cached.start && ms < cached.end) return cached.windows;
+  if (ms >= previous.start && ms < previous.end) return previous.windows;
   const windows = windowsAt(ms);
+  previous = cached;
   cached = { start: windows.hour.start, end: windows.hour.end, windows };
   return windows;
 }

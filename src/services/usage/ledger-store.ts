@@ -132,6 +132,8 @@ export function batchTotals(records: readonly UsageRecord[]): PeriodTotal[] {
   for (const r of records) {
     const cost = r.cost_nano;
     const tokens = budgetTokensOf(r);
+    // A request that cost nothing (refused, an error answer) adds nothing: no write for it.
+    if (cost === 0 && tokens === 0) continue;
     const w = windowsOf(r.ts);
     for (const scope of scopesOfRecord(r)) {
       let periods = byScope.get(scope);

@@ -1,29 +1,25 @@
-// Issue #25, item 2: workspace and provider budgets hold under concurrency as key budgets do
+// Issue #25, item 2 (used by budget-workspace-concurrency and budget-provider-concurrency): workspace and provider budgets hold under concurrency as key budgets do
 // (test/usage/budget-concurrency.test.ts). 200 requests at once with the official Anthropic SDK,
 // through one gateway (memory, sqlite) and two gateways sharing one real redis-server: a
-// workspace's weekly budget (the key has none) and a provider's hourly one (its only route: when
+// workspace's weekly budget (the key has none) and a provider's 30-day one (its only route: when
 // it is over, the request is refused) end within one request's cost per instance of the budget.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
-import t, { type Test } from 'tap';
+import type { Test } from 'tap';
 import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
 import { startGateway, testConfig, type Gateway } from '../helpers/start-gateway.ts';
 import { startRedis } from '../redis/redis-server.ts';
 import { ADMIN_TOKEN, usage } from './usage-helpers.ts';
 
 const KEY = 'sk-budget-scopes-conc-0001';
-const up = await startAnthropicUpstream();
-const redis = await startRedis();
-t.teardown(async () => {
-  await up.close();
-  await redis.stop();
-});
 
-type Scope = 'workspace' | 'provider';
+export type Scope = 'workspace' | 'provider';
 
-function config(storage: Record<string, unknown>, usd: number, scope: Scope = 'workspace'): Record<string, unknown> {
+type Upstream = Awaited<ReturnType<typeof startAnthropicUpstream>>;
+
+function config(up: Upstream, storage: Record<string, unknown>, usd: number, scope: Scope): Record<string, unknown> {
   return testConfig({
     storage,
     keys: [{ id: 'tenant', secret: KEY, workspace: 'ws1' }],
@@ -33,7 +29,7 @@ function config(storage: Record<string, unknown>, usd: number, scope: Scope = 'w
     usage: {
       prices: { models: { 'claude-x': { input: 3, output: 15 } } },
       ...(usd > 0 && scope === 'workspace' && { workspace_budgets: { ws1: { limits: [{ period: 'week', usd }] } } }),
-      ...(usd > 0 && scope === 'provider' && { provider_budgets: { anth: { limits: [{ period: 'hour', usd }] } } }),
+      ...(usd > 0 && scope === 'provider' && { provider_budgets: { anth: { limits: [{ period: '30d', usd }] } } }),
     },
   });
 }
@@ -58,8 +54,8 @@ async function ask(gw: Gateway, stream = false): Promise<'served' | 'refused'> {
 }
 
 /** What one request costs, in nano-dollars, measured on a gateway without a budget. */
-async function costOfOne(): Promise<number> {
-  const probe = await startGateway(config({ driver: 'memory' }, 0));
+async function costOfOne(up: Upstream, scope: Scope): Promise<number> {
+  const probe = await startGateway(config(up, { driver: 'memory' }, 0, scope));
   try {
     await ask(probe);
     return (await usage(probe, 'since=1d')).totals.cost_nano;
@@ -68,12 +64,7 @@ async function costOfOne(): Promise<number> {
   }
 }
 
-const cost = await costOfOne();
-t.ok(cost > 0, `one request costs ${cost} nano-dollars`);
-// Room for a handful of requests out of 200.
-const budgetNano = Math.round(cost * 7.5);
-
-async function drive(t: Test, gateways: Gateway[]): Promise<void> {
+async function drive(t: Test, up: Upstream, gateways: Gateway[], cost: number, budgetNano: number): Promise<void> {
   const before = up.requests.length;
   // Half of them streamed: a stream's reservation is settled by the record written before its last event.
   const results = await Promise.all(
@@ -99,25 +90,37 @@ async function drive(t: Test, gateways: Gateway[]): Promise<void> {
   t.ok(total <= budgetNano + cost, 'and it ends within one request of it');
 }
 
-let db = 3;
-for (const scope of ['workspace', 'provider'] as const) {
-  t.test(`${scope} budget, one instance, memory store: 200 concurrent requests stay within it`, async (t) => {
-    const gw = await startGateway(config({ driver: 'memory' }, budgetNano / 1e9, scope));
+/** The three stores for one scope's budget: memory and sqlite on one instance, Redis on two. */
+export async function runScope(t: Test, scope: Scope, redisDb: number): Promise<void> {
+  const up = await startAnthropicUpstream();
+  const redis = await startRedis();
+  t.teardown(async () => {
+    await up.close();
+    await redis.stop();
+  });
+  const cost = await costOfOne(up, scope);
+  t.ok(cost > 0, `one request costs ${cost} nano-dollars`);
+  // Room for a handful of requests out of 200.
+  const budgetNano = Math.round(cost * 7.5);
+  const usd = budgetNano / 1e9;
+
+  await t.test(`${scope} budget, one instance, memory store: 200 concurrent requests stay within it`, async (t) => {
+    const gw = await startGateway(config(up, { driver: 'memory' }, usd, scope));
     t.teardown(() => gw.stop());
-    await drive(t, [gw]);
+    await drive(t, up, [gw], cost, budgetNano);
   });
 
-  t.test(`${scope} budget, one instance, sqlite store: 200 concurrent requests stay within it`, async (t) => {
+  await t.test(`${scope} budget, one instance, sqlite store: 200 concurrent requests stay within it`, async (t) => {
     const path = join(mkdtempSync(join(tmpdir(), 'polygate-budget-scopes-')), 'ledger.db');
-    const gw = await startGateway(config({ driver: 'sqlite', path }, budgetNano / 1e9, scope));
+    const gw = await startGateway(config(up, { driver: 'sqlite', path }, usd, scope));
     t.teardown(() => gw.stop());
-    await drive(t, [gw]);
+    await drive(t, up, [gw], cost, budgetNano);
   });
 
-  t.test(`${scope} budget, two instances on one Redis: 200 concurrent requests stay within it`, async (t) => {
-    const shared = config({ driver: 'redis', url: `${redis.url}/${db++}` }, budgetNano / 1e9, scope);
+  await t.test(`${scope} budget, two instances on one Redis: 200 concurrent requests stay within it`, async (t) => {
+    const shared = config(up, { driver: 'redis', url: `${redis.url}/${redisDb}` }, usd, scope);
     const [a, b] = await Promise.all([startGateway(shared), startGateway(shared)]);
     t.teardown(() => Promise.all([a.stop(), b.stop()]));
-    await drive(t, [a, b]);
+    await drive(t, up, [a, b], cost, budgetNano);
   });
 }
