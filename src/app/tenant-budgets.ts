@@ -1,10 +1,10 @@
 // The figures of a tenant's own view (issue #25 item 4): a key's budgets with what is used and
-// left, and its spend today. The numbers come from the budget check's own function
-// (src/services/access/budgets.ts budgetUses) over the ledger, so the view and a refusal agree.
-// This file is the one place that adapts the view to that function.
+// left, and its spend today. The rows come from the admin API's own function over the ledger
+// (src/services/access/budget-status.ts keyBudgetRows, the scopes the budget check reads), so the
+// view and a refusal agree. This file is the one place that adapts the view to those rows.
 import type { BudgetSpec } from '../infra/config/budget-spec.ts';
-import type { Budget } from '../infra/config/usage-config.ts';
-import { budgetUses } from '../services/access/budgets.ts';
+import { keyBudgetOf } from '../services/access/budgets.ts';
+import { keyBudgetRows, type BudgetRow } from '../services/access/budget-status.ts';
 import type { ApiKey } from '../services/auth/key-ring.ts';
 import type { RequestState } from '../services/runtime/request-state.ts';
 import { nanoPerUsd } from '../services/usage/prices.ts';
@@ -14,7 +14,7 @@ export type TenantBudget = {
   period: string;
   unit: 'usd' | 'tokens';
   limit: number;
-  /** Null where this build does not measure the period. */
+  /** Null when the ledger is off (nothing is measured). */
   used: number | null;
   remaining: number | null;
   resets_at: string | null;
@@ -26,56 +26,42 @@ export type TenantFigures = {
   today: { date: string; cost_usd: number; tokens: number } | null;
 };
 
-/** A runtime key's BudgetSpec in the per-day/per-month form budgetUses reads; other periods apart. */
-function dayMonthOf(spec: BudgetSpec): { budget: Budget; others: TenantBudget[] } {
-  const budget: Budget = {};
-  const others: TenantBudget[] = [];
-  for (const l of spec.limits) {
-    if (l.period === 'day' || l.period === 'month') {
-      if (l.usd) budget[`usd_per_${l.period}`] = l.usd;
-      if (l.tokens) budget[`tokens_per_${l.period}`] = l.tokens;
-      continue;
-    }
-    const unmeasured = { period: l.period, used: null, remaining: null, resets_at: null };
-    if (l.usd) others.push({ ...unmeasured, unit: 'usd', limit: l.usd });
-    if (l.tokens) others.push({ ...unmeasured, unit: 'tokens', limit: l.tokens });
-  }
-  return { budget, others };
+/** One row (a limit of the key's own budget) as the view's entries: one per amount it sets. */
+function entriesOf(r: BudgetRow): TenantBudget[] {
+  const out: TenantBudget[] = [];
+  const of = (unit: 'usd' | 'tokens', limit: number, used: number): TenantBudget => ({
+    period: r.period,
+    unit,
+    limit,
+    used,
+    remaining: Math.max(0, limit - used),
+    resets_at: r.resets_at,
+  });
+  if (r.limit_usd !== null) out.push(of('usd', r.limit_usd, r.used_usd));
+  if (r.limit_tokens !== null) out.push(of('tokens', r.limit_tokens, r.used_tokens));
+  return out;
+}
+
+/** With the ledger off nothing is measured: the limits are still shown, unmeasured. */
+function unmeasured(spec: BudgetSpec): TenantBudget[] {
+  return spec.limits.flatMap((l) => {
+    const none = { period: l.period, used: null, remaining: null, resets_at: null };
+    return [
+      ...(l.usd ? [{ ...none, unit: 'usd' as const, limit: l.usd }] : []),
+      ...(l.tokens ? [{ ...none, unit: 'tokens' as const, limit: l.tokens }] : []),
+    ];
+  });
 }
 
 export async function tenantFigures(state: RequestState, key: ApiKey, now: number): Promise<TenantFigures> {
   const config = state.runtime.config;
-  const { budget, others } = key.budget
-    ? dayMonthOf(key.budget)
-    : { budget: config.usage.budgets[key.id], others: [] as TenantBudget[] };
   const ledger = state.services.ledger.of(config);
-  if (!ledger) {
-    return { budgets: [...(budget ? unmeasured(budget) : []), ...others], today: null };
-  }
+  if (!ledger) return { budgets: unmeasured(keyBudgetOf(config, key)?.spec ?? { limits: [] }), today: null };
+  // The key's own budget; its workspace's is the operator's to show (GET /admin/budgets).
+  const rows = (await keyBudgetRows(ledger, config, key, now)).filter((r) => r.scope.kind === 'key');
   const spent = await ledger.spent(key.id, now);
-  const budgets: TenantBudget[] = budget
-    ? budgetUses(budget, spent, now).map((u) => ({
-        period: u.budget.endsWith('day') ? 'day' : 'month',
-        unit: u.budget.startsWith('usd') ? 'usd' : 'tokens',
-        limit: u.limit,
-        used: u.used,
-        remaining: Math.max(0, u.limit - u.used),
-        resets_at: u.resetsAt.toISOString(),
-      }))
-    : [];
   return {
-    budgets: [...budgets, ...others],
+    budgets: rows.flatMap(entriesOf),
     today: { date: dayOf(now), cost_usd: spent.day.costNano / nanoPerUsd, tokens: spent.day.tokens },
   };
-}
-
-/** With the ledger off nothing is measured: the limits are still shown, unmeasured. */
-function unmeasured(b: Budget): TenantBudget[] {
-  const out: TenantBudget[] = [];
-  for (const period of ['day', 'month'] as const)
-    for (const unit of ['usd', 'tokens'] as const) {
-      const limit = b[`${unit === 'usd' ? 'usd' : 'tokens'}_per_${period}` as keyof Budget];
-      if (limit) out.push({ period, unit, limit, used: null, remaining: null, resets_at: null });
-    }
-  return out;
 }
