@@ -22,8 +22,26 @@ type Capture = {
 
 type Entry = { ctx: Koa.Context; started: number; stream?: { firstByteAt?: number }; capture?: Capture };
 
-/** One entry per request of a format, dropped with its state. */
-const entries = new WeakMap<object, Entry>();
+/**
+ * One entry per request of a format, on its state under a symbol: a WeakMap entry per request cost
+ * more (its ephemeron is collected apart from the state) and the state is dropped with the request.
+ */
+const entryKey = Symbol('request log entry');
+type WithEntry = { [entryKey]?: Entry };
+const entryOf = (state: RequestState): Entry | undefined => (state as WithEntry)[entryKey];
+
+/** Bounded routes by router pattern: the patterns are few, and bounding one is a regex replace. */
+const routes = new Map<string, string>();
+function routeOf(ctx: Koa.Context): string {
+  const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+  if (typeof matched !== 'string') return boundRoute(ctx.path);
+  let r = routes.get(matched);
+  if (r === undefined) {
+    r = boundRoute(matched);
+    if (routes.size < 1000) routes.set(matched, r);
+  }
+  return r;
+}
 
 /**
  * Called by the request scope (src/app/app.ts) as a request arrives: `started` is its
@@ -36,22 +54,27 @@ export function noteRequest(
   stream: { firstByteAt?: number } | undefined,
 ): void {
   const e: Entry = { ctx, started, stream };
-  entries.set(state, e);
-  if (Object.keys(state.runtime.config.usage.capture_content).length > 0) tapAnswer(e, state);
+  (state as WithEntry)[entryKey] = e;
+  if (capturesAny(state.runtime.config.usage.capture_content)) tapAnswer(e, state);
+}
+
+/** True when some workspace captures content: a test without building the keys' array per request. */
+function capturesAny(workspaces: Record<string, unknown>): boolean {
+  for (const _ in workspaces) return true;
+  return false;
 }
 
 /** The request log's fields of the record being built now. */
 export function requestLogFields(
   state: RequestState,
 ): Pick<UsageRecord, 'route' | 'latency_ms' | 'ttfb_ms' | 'warnings' | 'content_captured'> {
-  const e = entries.get(state);
+  const e = entryOf(state);
   if (e === undefined) return { warnings: boundWarnings(state.warnings) };
-  const matched = (e.ctx as { _matchedRoute?: unknown })._matchedRoute;
   const now = performance.now();
   const firstByte = e.stream?.firstByteAt;
   return {
     // The route pattern, as the log line has it: a path can carry ids (the model is its own field).
-    route: boundRoute(matched !== undefined ? String(matched) : e.ctx.path),
+    route: routeOf(e.ctx),
     latency_ms: Math.round((now - e.started) * 10) / 10,
     ttfb_ms: firstByte === undefined ? undefined : Math.round((firstByte - e.started) * 10) / 10,
     warnings: boundWarnings(state.warnings),
@@ -65,11 +88,12 @@ const captureLimit = (state: RequestState): number =>
 
 /** The record of a request that captures content: its content is stored once the answer has ended too. */
 export function recordBuilt(state: RequestState, record: UsageRecord): void {
-  const c = entries.get(state)?.capture;
-  if (c === undefined || !record.content_captured) return;
+  const e = entryOf(state);
+  const c = e?.capture;
+  if (e === undefined || c === undefined || !record.content_captured) return;
   c.record = record;
   c.ledger = state.services.ledger.of(state.runtime.config);
-  store(entries.get(state)!, state);
+  store(e, state);
 }
 
 /** Keeps the answer's bytes as written to the client (a stream as relayed or encoded), up to the limit. */

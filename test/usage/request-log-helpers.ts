@@ -2,7 +2,7 @@
 // Anthropic route and a Messages → Chat translated one, content captured for workspace ws1 only;
 // admin calls of GET /admin/requests.
 import type { Emulator } from '../emulators/emulator-types.ts';
-import { testConfig } from '../helpers/start-gateway.ts';
+import { OTHER_KEY, TEST_KEY, testConfig } from '../helpers/start-gateway.ts';
 import { ADMIN_TOKEN } from './usage-helpers.ts';
 
 export type Row = {
@@ -56,6 +56,11 @@ export function logConfig(
       // A Messages client on a Chat upstream: translated, with warnings for what Chat cannot take.
       'claude-on-chat': { routes: [{ provider: 'oa', model: 'gpt-up' }] },
     },
+    // `other` (ws2) may use every model here: its workspace does not capture content.
+    keys: [
+      { id: 'test', secret: TEST_KEY, workspace: 'ws1', models: ['*'] },
+      { id: 'other', secret: OTHER_KEY, workspace: 'ws2', models: ['*'] },
+    ],
     admin: { token: ADMIN_TOKEN },
     usage: {
       flush_interval_ms: 50,

@@ -373,7 +373,8 @@ function routeWarnings(state: ChatState, format: ChatFormatModule, upstreamForma
     addTo: (headers) => {
       const value = warningsHeader(warnings);
       if (value) headers['x-polygate-warnings'] = value;
-      if (warnings.length > 0) state.warnings = warnings;
+      // The answering route's own: a failed route's warnings do not describe the answer.
+      state.warnings = warnings.length > 0 ? warnings : undefined;
       traceOf(state)?.warnings(warnings);
     },
   };
