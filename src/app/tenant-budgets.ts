@@ -1,23 +1,25 @@
-// The figures of a tenant's own view (issue #25 item 4): a key's budgets with what is used and
-// left, and its spend today. The numbers come from the budget check's own function
-// (src/services/access/budgets.ts budgetUses) over the ledger, so the view and a refusal agree.
-// This file is the one place that adapts the view to that function.
-import type { BudgetSpec } from '../infra/config/budget-spec.ts';
-import type { Budget } from '../infra/config/usage-config.ts';
-import { budgetUses } from '../services/access/budgets.ts';
+// The figures of a tenant's own view (issue #25 item 4): the budgets a key answers to (its own
+// and its workspace's) with what is used and left, and its spend today. The rows are the budget
+// check's own (src/services/access/budget-status.ts keyBudgetRows, the ones GET /admin/budgets
+// shows), so the view, the admin API and a refusal agree. This file is the one place that adapts
+// the view to them.
+import { keyBudgetRows } from '../services/access/budget-status.ts';
 import type { ApiKey } from '../services/auth/key-ring.ts';
 import type { RequestState } from '../services/runtime/request-state.ts';
 import { nanoPerUsd } from '../services/usage/prices.ts';
 import { dayOf } from '../services/usage/usage-record.ts';
 
 export type TenantBudget = {
+  /** `key`: the key's own budget; `workspace`: its workspace's, shared with the workspace's other keys. */
+  scope: 'key' | 'workspace';
   period: string;
-  unit: 'usd' | 'tokens';
-  limit: number;
-  /** Null where this build does not measure the period. */
-  used: number | null;
-  remaining: number | null;
-  resets_at: string | null;
+  limit_usd: number | null;
+  limit_tokens: number | null;
+  used_usd: number;
+  used_tokens: number;
+  remaining_usd: number | null;
+  remaining_tokens: number | null;
+  resets_at: string;
 };
 
 export type TenantFigures = {
@@ -26,56 +28,32 @@ export type TenantFigures = {
   today: { date: string; cost_usd: number; tokens: number } | null;
 };
 
-/** A runtime key's BudgetSpec in the per-day/per-month form budgetUses reads; other periods apart. */
-function dayMonthOf(spec: BudgetSpec): { budget: Budget; others: TenantBudget[] } {
-  const budget: Budget = {};
-  const others: TenantBudget[] = [];
-  for (const l of spec.limits) {
-    if (l.period === 'day' || l.period === 'month') {
-      if (l.usd) budget[`usd_per_${l.period}`] = l.usd;
-      if (l.tokens) budget[`tokens_per_${l.period}`] = l.tokens;
-      continue;
-    }
-    const unmeasured = { period: l.period, used: null, remaining: null, resets_at: null };
-    if (l.usd) others.push({ ...unmeasured, unit: 'usd', limit: l.usd });
-    if (l.tokens) others.push({ ...unmeasured, unit: 'tokens', limit: l.tokens });
-  }
-  return { budget, others };
-}
+const left = (limit: number | null, used: number): number | null => (limit === null ? null : Math.max(0, limit - used));
 
 export async function tenantFigures(state: RequestState, key: ApiKey, now: number): Promise<TenantFigures> {
   const config = state.runtime.config;
-  const { budget, others } = key.budget
-    ? dayMonthOf(key.budget)
-    : { budget: config.usage.budgets[key.id], others: [] as TenantBudget[] };
   const ledger = state.services.ledger.of(config);
-  if (!ledger) {
-    return { budgets: [...(budget ? unmeasured(budget) : []), ...others], today: null };
+  // Budgets need the ledger (the config refuses one without the other): nothing to show without it.
+  if (!ledger) return { budgets: [], today: null };
+  const [rows, spent] = await Promise.all([keyBudgetRows(ledger, config, key, now), ledger.spent(key.id, now)]);
+  const budgets: TenantBudget[] = [];
+  for (const r of rows) {
+    // requestScopes gives a key its own and its workspace's budgets; nothing else is shown to it.
+    if (r.scope.kind !== 'key' && r.scope.kind !== 'workspace') continue;
+    budgets.push({
+      scope: r.scope.kind,
+      period: r.period,
+      limit_usd: r.limit_usd,
+      limit_tokens: r.limit_tokens,
+      used_usd: r.used_usd,
+      used_tokens: r.used_tokens,
+      remaining_usd: left(r.limit_usd, r.used_usd),
+      remaining_tokens: left(r.limit_tokens, r.used_tokens),
+      resets_at: r.resets_at,
+    });
   }
-  const spent = await ledger.spent(key.id, now);
-  const budgets: TenantBudget[] = budget
-    ? budgetUses(budget, spent, now).map((u) => ({
-        period: u.budget.endsWith('day') ? 'day' : 'month',
-        unit: u.budget.startsWith('usd') ? 'usd' : 'tokens',
-        limit: u.limit,
-        used: u.used,
-        remaining: Math.max(0, u.limit - u.used),
-        resets_at: u.resetsAt.toISOString(),
-      }))
-    : [];
   return {
-    budgets: [...budgets, ...others],
+    budgets,
     today: { date: dayOf(now), cost_usd: spent.day.costNano / nanoPerUsd, tokens: spent.day.tokens },
   };
-}
-
-/** With the ledger off nothing is measured: the limits are still shown, unmeasured. */
-function unmeasured(b: Budget): TenantBudget[] {
-  const out: TenantBudget[] = [];
-  for (const period of ['day', 'month'] as const)
-    for (const unit of ['usd', 'tokens'] as const) {
-      const limit = b[`${unit === 'usd' ? 'usd' : 'tokens'}_per_${period}` as keyof Budget];
-      if (limit) out.push({ period, unit, limit, used: null, remaining: null, resets_at: null });
-    }
-  return out;
 }
