@@ -70,7 +70,9 @@ export function registerUsageRoutes(router: Router): void {
     const now = Date.now();
     // Rows of this instance still queued are written first, as for /admin/usage.
     await ledger.flush();
-    const scopes = await budgetScopes(config);
+    // Runtime keys' budgets from this gateway's key table (issue #25, keys at runtime).
+    const keys = (ctx.state as RequestState).services.keys;
+    const scopes = await budgetScopes(config, () => keys.table.all());
     // Only the scopes whose rows fall in the page are read: one row per limit in force.
     const page = [];
     let first = 0;

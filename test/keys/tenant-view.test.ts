@@ -151,3 +151,14 @@ t.test("a runtime key's budget is enforced, and the view says why", async (t) =>
   const me = await client.get<Me>('/me');
   t.match(me.budgets, [{ scope: 'key', period: 'hour', limit_tokens: 5, remaining_tokens: 0 }], 'nothing left');
 });
+
+t.test("GET /admin/budgets lists a runtime key's budget beside the file's", async (t) => {
+  const r = await a.json<{ data: { scope: { kind: string; id: string }; period: string; source: string }[] }>(
+    'GET',
+    '/admin/budgets',
+  );
+  t.equal(r.status, 200);
+  const rows = r.body.data.map((b) => `${b.scope.kind}:${b.scope.id}:${b.period}:${b.source}`);
+  t.ok(rows.includes('key:tenant-1:day:runtime'), 'the runtime key, from the key table');
+  t.ok(rows.includes('key:test:day:config'), "and the file's");
+});

@@ -37,15 +37,21 @@ export function setRuntimeKeyBudgets(source: RuntimeSource): void {
   runtimeKeys = source;
 }
 
-/** Every scope with a budget: keys of the config, then runtime keys, workspaces, providers (each by id). */
-export async function budgetScopes(config: GatewayConfig): Promise<ScopeBudget[]> {
+/**
+ * Every scope with a budget: keys of the config, then runtime keys, workspaces, providers (each by
+ * id). `runtime`: the gateway's own runtime keys (its key table), where the caller has them.
+ */
+export async function budgetScopes(
+  config: GatewayConfig,
+  runtime: RuntimeSource = runtimeKeys,
+): Promise<ScopeBudget[]> {
   const byId = <T>(o: Record<string, T>): [string, T][] => Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1));
   const out: ScopeBudget[] = [];
   for (const [id, spec] of byId(config.usage.budgets)) out.push(scopeBudget({ kind: 'key', id }, spec, 'config'));
-  const runtime = [...(await runtimeKeys())]
+  const withBudget = [...(await runtime())]
     .filter((k) => k.budget && !(k.id in config.usage.budgets))
     .sort((a, b) => (a.id < b.id ? -1 : 1));
-  for (const k of runtime) out.push(scopeBudget({ kind: 'key', id: k.id }, k.budget as BudgetSpec, 'runtime'));
+  for (const k of withBudget) out.push(scopeBudget({ kind: 'key', id: k.id }, k.budget as BudgetSpec, 'runtime'));
   for (const [id, spec] of byId(config.usage.workspace_budgets))
     out.push(scopeBudget({ kind: 'workspace', id }, spec, 'config'));
   for (const [id, spec] of byId(config.usage.provider_budgets))
