@@ -37,6 +37,16 @@ const requireJson: Koa.Middleware = async (ctx, next) => {
   await next();
 };
 
+/** A budget is enforced from the usage ledger: with the ledger off it would be a promise not kept. */
+function checkBudgetEnforceable(ctx: Koa.Context, budget: unknown): void {
+  if (budget && !stateOf(ctx).runtime.config.usage.ledger)
+    throw new GatewayError(
+      'invalid-request',
+      'budget: budgets are enforced from the usage ledger, which is off (usage.ledger: false)',
+      { param: 'budget' },
+    );
+}
+
 /** The path's id, checked, and the read-only rule for the config file's keys. */
 function writableId(ctx: Koa.Context): string {
   const id = idOf(ctx.params.id, 'id');
@@ -113,6 +123,7 @@ async function list(ctx: Koa.Context): Promise<void> {
 async function create(ctx: Koa.Context): Promise<void> {
   checkQuery(ctx.query, []);
   const input = parseNewKey(ctx.request.body);
+  checkBudgetEnforceable(ctx, input.budget);
   const { runtime, services } = stateOf(ctx);
   if (input.id !== undefined && runtime.config.keys.some((k) => k.id === input.id))
     throw conflict(`key '${input.id}' exists in the config file`, 'id');
@@ -142,11 +153,11 @@ async function read(ctx: Koa.Context): Promise<void> {
 }
 
 /** PATCH, disable and enable: one change to a runtime key. */
-function change(parse: (body: unknown) => (k: StoredKey) => StoredKey): Koa.Middleware {
+function change(parse: (body: unknown, ctx: Koa.Context) => (k: StoredKey) => StoredKey): Koa.Middleware {
   return async (ctx) => {
     checkQuery(ctx.query, []);
     const id = writableId(ctx);
-    const apply = parse(ctx.request.body);
+    const apply = parse(ctx.request.body, ctx);
     const k = await changeKey(stateOf(ctx).services.keys, id, apply);
     if (!k) throw notFound(id);
     ctx.body = viewOf(ctx, k);
@@ -183,7 +194,11 @@ export function registerKeyRoutes(router: Router): void {
     '/admin/keys/:id',
     requireJson,
     jsonBody,
-    change((body) => applyChange(parseKeyChange(body))),
+    change((body, ctx) => {
+      const c = parseKeyChange(body);
+      checkBudgetEnforceable(ctx, c.budget);
+      return applyChange(c);
+    }),
   );
   router.delete('/admin/keys/:id', remove);
   router.post('/admin/keys/:id/disable', requireJson, jsonBody, change(disabled(true)));

@@ -57,11 +57,14 @@ function bodyOf(family: Family, i: Info): Record<string, unknown> {
         limits: key.limits,
         expireTime: i.expiresAt,
         budgets: figures.budgets.map((b) => ({
+          scope: b.scope,
           period: b.period,
-          unit: b.unit,
-          limit: b.limit,
-          used: b.used,
-          remaining: b.remaining,
+          limitUsd: b.limit_usd,
+          limitTokens: b.limit_tokens,
+          usedUsd: b.used_usd,
+          usedTokens: b.used_tokens,
+          remainingUsd: b.remaining_usd,
+          remainingTokens: b.remaining_tokens,
           resetTime: b.resets_at,
         })),
         usageToday: figures.today && {

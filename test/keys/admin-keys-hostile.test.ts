@@ -193,6 +193,18 @@ t.test('path tricks and unknown ids', async (t) => {
   t.equal(r.status, 200, 'the config key reads through its plain path');
 });
 
+t.test('a budget with the usage ledger off is refused, not silently unenforced', async (t) => {
+  const off = await startInProcessApp(t, testConfig({ admin: { token: ADMIN }, usage: { ledger: false } }));
+  const r = await admin(off.url).json<Err>('POST', '/admin/keys', {
+    workspace: 'w',
+    budget: { limits: [{ period: 'day', usd: 1 }] },
+  });
+  t.equal(r.status, 400);
+  t.equal(r.body.error.param, 'budget');
+  t.match(r.body.error.message, /usage\.ledger/);
+  t.equal((await admin(off.url).json('POST', '/admin/keys', { workspace: 'w' })).status, 201, 'without one: made');
+});
+
 t.test('huge and non-JSON bodies', async (t) => {
   const huge = await a.call(
     'POST',
