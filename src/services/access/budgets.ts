@@ -17,7 +17,10 @@ import { windowOf } from '../usage/budget-periods.ts';
 import { budgetUses, providerScope, requestScopes, type NamedLimit, type ScopeBudget } from './budget-scopes.ts';
 import { softLimitCheck } from './budget-webhook.ts';
 
+// What the tenant's own view and the admin API read (issue #25): a key's budget, each limit's use,
+// the rows of a key's scopes, and where the key store feeds runtime keys' budgets to the listing.
 export { budgetUses, keyBudgetOf, type BudgetUse } from './budget-scopes.ts';
+export { keyBudgetRows, setRuntimeKeyBudgets, type BudgetRow } from './budget-status.ts';
 
 /** Reads (GETs, task queries, token counting) cost nothing and stay open to a key over budget. */
 const asksForWork = (ctx: Koa.Context): boolean =>
