@@ -143,7 +143,12 @@ function store(e: Entry, state: RequestState): void {
   e.capture = undefined;
   const secrets = presentedSecrets(e.ctx);
   const request = requestText(e.ctx.request.body, secrets);
-  const response = scrub(Buffer.concat(c.chunks).toString('utf8'), secrets);
+  // Text answers only (JSON, event streams, text): audio is bytes no reader of the log can use.
+  const type = String(e.ctx.res.getHeader('content-type') ?? '');
+  const text = type === '' || /^(text\/|application\/([\w.+-]*\+)?json|application\/x-ndjson)/i.test(type);
+  const response = text
+    ? scrub(Buffer.concat(c.chunks).toString('utf8'), secrets)
+    : `[${c.bytes}${c.truncated ? '+' : ''} bytes of ${type.replace(/[^\x20-\x7e]/g, '?').slice(0, 100)}, not kept]`;
   const cut = (s: string): [string, boolean] => {
     const b = Buffer.from(s);
     return b.length > limit ? [b.subarray(0, limit).toString('utf8'), true] : [s, false];

@@ -265,5 +265,5 @@ t.test('redis: the log expires with the retention', async (t) => {
   const c = new Redis(`${redis.url}/${redisDb}`);
   t.teardown(() => c.disconnect());
   t.ok((await c.pttl('pgtest:usage:log')) > 0);
-  t.ok((await c.pttl('pgtest:usage:log:id:req-1')) > 0);
+  t.ok((await c.pttl(`pgtest:usage:log:ids:${sampleRecord(1).day}`)) > 0);
 });

@@ -7,6 +7,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import t from 'tap';
 import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
+import { startOpenAIAudioUpstream } from '../emulators/openai-audio-upstream.ts';
 import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
 import { OTHER_KEY, startGateway, TEST_KEY } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
@@ -265,4 +266,27 @@ t.test('hostile callers: wrong or missing token, client keys, path tricks', asyn
   }
   // The usage endpoint keeps its own answer: the request log's routes do not swallow it.
   t.equal((await admin(gw.url, '/admin/usage?since=1d')).status, 200);
+});
+
+t.test('speech: the request is kept, the audio only as its size', async (t) => {
+  const audio = await startOpenAIAudioUpstream();
+  t.teardown(() => audio.close());
+  const config = logConfig(chat, anth);
+  const providers = {
+    ...(config.providers as object),
+    audio: { type: 'openai', base_url: audio.url, api_key: audio.key },
+  };
+  const models = { ...(config.models as object), 'tts-1': { routes: [{ provider: 'audio', model: 'tts-up' }] } };
+  const speechGw = await startGateway({ ...config, providers, models });
+  t.teardown(() => speechGw.stop());
+  const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${speechGw.url}/v1`, maxRetries: 0 });
+  const res = await client.audio.speech.create(
+    { model: 'tts-1', input: 'spoken words', voice: 'alloy', response_format: 'wav' },
+    { headers: { 'x-request-id': 'rl-speech-1' } },
+  );
+  t.ok((await res.arrayBuffer()).byteLength > 0);
+  const c = await waitFor('the content', async () => (await one(speechGw.url, 'rl-speech-1')).content ?? undefined);
+  t.match(c.request, /spoken words/);
+  t.match(c.response, /^\[\d+\+? bytes of audio\/wav, not kept\]$/);
+  t.match(await one(speechGw.url, 'rl-speech-1'), { route: '/v1/audio/speech', model: 'tts-1', has_content: true });
 });

@@ -3,13 +3,14 @@
 //                           lexicographic order is time order, so a page is one ZRANGE BYLEX REV
 //                           from the cursor's member prefix (exclusive), and the set is trimmed to
 //                           the retention with ZREMRANGEBYLEX in each batch's MULTI
-//   usage:log:id:<request>  the member prefix of a request id's newest record (GET /admin/requests/{id})
+//   usage:log:ids:<day>     hash request id → member prefix of its newest record that day
+//                           (GET /admin/requests/{id}): one key a day, not one a request
 //   usage:content:<request> hash {ts, body}: the captured content, expiring with the retention
 // The records go into the set in the same MULTI as the ledger's own writes (group commit): a record
 // that is in the ledger is in the log.
 import { randomBytes } from 'node:crypto';
 import type { ChainableCommander, Redis } from 'ioredis';
-import type { UsageRecord } from './usage-record.ts';
+import { dayOf, type UsageRecord } from './usage-record.ts';
 import {
   matches,
   maxScanned,
@@ -22,6 +23,7 @@ import {
   type StoredContent,
 } from './request-log.ts';
 
+const dayMs = 86_400_000;
 const pad = (ts: number): string => String(Math.max(0, Math.floor(ts))).padStart(15, '0');
 /** "<ts>:<8 hex>", 24 characters. */
 const prefixLength = 24;
@@ -53,11 +55,15 @@ export class RedisRequestLog implements RequestLogStore {
     if (records.length === 0) return;
     const log = `${this.#p}log`;
     const args: string[] = [];
+    const days = new Set<string>();
     for (const r of records) {
       const prefix = `${pad(r.ts)}:${randomBytes(4).toString('hex')}`;
       args.push('0', `${prefix}:${JSON.stringify(r)}`);
-      m.set(`${this.#p}log:id:${r.request_id}`, prefix, 'PX', this.#retentionMs);
+      const ids = `${this.#p}log:ids:${r.day}`;
+      m.hset(ids, r.request_id, prefix);
+      days.add(ids);
     }
+    for (const ids of days) m.pexpire(ids, this.#retentionMs);
     m.zadd(log, ...args);
     m.zremrangebylex(log, '-', `(${pad(now - this.#retentionMs)}`);
     m.pexpire(log, this.#retentionMs);
@@ -105,9 +111,14 @@ export class RedisRequestLog implements RequestLogStore {
     return records.map((record, i) => ({ record, hasContent: results[i]?.[1] === String(record.ts) }));
   }
 
+  /** The newest record with this id: the days' id hashes read from today back, in one pipeline. */
   async get(requestId: string): Promise<LoggedRecord | undefined> {
-    const prefix = await this.#r.get(`${this.#p}log:id:${requestId}`);
-    if (prefix === null || prefix.length !== prefixLength) return undefined;
+    const p = this.#r.pipeline();
+    const now = Date.now();
+    for (let t = now + dayMs; t >= now - this.#retentionMs; t -= dayMs)
+      p.hget(`${this.#p}log:ids:${dayOf(t)}`, requestId);
+    const prefix = ((await p.exec()) ?? []).map(([, v]) => v).find((v) => typeof v === 'string') as string | undefined;
+    if (prefix === undefined || prefix.length !== prefixLength) return undefined;
     const [member] = await this.#r.zrange(`${this.#p}log`, `[${prefix}:`, `[${prefix};`, 'BYLEX', 'LIMIT', 0, 1);
     const e = member === undefined ? undefined : entryOf(member);
     return e && (await this.#withContent([e.record]))[0];

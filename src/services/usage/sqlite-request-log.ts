@@ -29,7 +29,7 @@ export function requestLogValues(r: UsageRecord, into: (string | number | null)[
 // One index, on the time: pages are newest first by (ts, rowid). Every index is paid by every
 // record's write, on the event loop: one on request_id (random UUIDs) cost ~16 µs a record and
 // (key, ts) + (workspace, ts) ~14 µs more, against ~1 µs for ts, where the whole append cost ~15
-// (see the report of #25). So filters walk the time index within a scan budget per page (as on
+// (docs/usage-and-tracing.md, "Request log"). So filters walk the time index within a scan budget per page (as on
 // Redis), and a lookup by id walks the table back from its newest row in chunks, yielding between
 // them, unless the request's content (indexed by id) gives its time.
 const schema = `
