@@ -101,4 +101,29 @@ export default tseslint.config(
       globals: { module: 'readonly', require: 'readonly', process: 'readonly', console: 'readonly' },
     },
   },
+  {
+    // The console page's own files run in the browser (no build step, not in the tsc project;
+    // JSDoc types document them): the browser's globals, not Node's.
+    files: ['public/console/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        [
+          'document',
+          'location',
+          'fetch',
+          'FormData',
+          'URLSearchParams',
+          'addEventListener',
+          'removeEventListener',
+          'HTMLElement',
+          'HTMLFormElement',
+          'HTMLDivElement',
+          'SubmitEvent',
+          'Response',
+          'console',
+        ].map((g) => [g, 'readonly']),
+      ),
+    },
+  },
 );

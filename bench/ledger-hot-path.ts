@@ -45,7 +45,15 @@ if (process.env.LEDGER_HOT_CHILD) {
     rows: async () => [],
     prune: async () => {},
     close: async () => {},
-    totals: async () => ({ day: { costNano: 0, tokens: 0 }, month: { costNano: 0, tokens: 0 } }),
+    // Every period's window (issue #25); a tree before it reads only day and month.
+    totals: async () => ({
+      hour: { costNano: 0, tokens: 0 },
+      day: { costNano: 0, tokens: 0 },
+      week: { costNano: 0, tokens: 0 },
+      '30d': { costNano: 0, tokens: 0 },
+      month: { costNano: 0, tokens: 0 },
+    }),
+    claimOnce: async () => true,
   };
   const store = process.env.LEDGER_HOT_STORE === 'null' ? nullStore : new SqliteLedgerStore(join(dir, 'ledger.db'));
   const ledger = new Ledger(store, { flushIntervalMs: 1000, batchSize: 500, retentionDays: 90 }, () => undefined);
@@ -54,7 +62,12 @@ if (process.env.LEDGER_HOT_CHILD) {
     usage: {
       ledger: true,
       prices: { models: { sonnet: { input: 3, output: 15 } }, providers: {} },
-      budgets: process.env.LEDGER_HOT_NO_BUDGET ? {} : { bench: { usd_per_day: 1e9 } },
+      // Both forms: a tree before issue #25 reads usd_per_day, one after it the limits.
+      budgets: process.env.LEDGER_HOT_NO_BUDGET
+        ? {}
+        : { bench: { usd_per_day: 1e9, limits: [{ period: 'day', usd: 1e9 }] } },
+      workspace_budgets: {},
+      provider_budgets: {},
     },
   };
   const runtime = { config, router: { resolve: (m: string) => (m === 'sonnet' ? { entry: 'sonnet' } : undefined) } };

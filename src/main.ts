@@ -53,7 +53,7 @@ server.keepAliveTimeout = 65_000;
 // trickling clients cannot take the descriptors that upstream calls and spawned tools need.
 server.maxConnections = listen.max_connections ?? defaultMaxConnections();
 // Responses over WebSocket: upgrades of GET /v1/responses on this same server (docs/responses-websocket.md).
-const responsesSockets = serveResponsesSockets(server, ref, log);
+const responsesSockets = serveResponsesSockets(server, ref, log, services.keys);
 
 let draining = false;
 /** Requests received: the drain waits until none has come for a moment. */

@@ -3,18 +3,27 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import { sameSecret } from '../services/auth/same-secret.ts';
+import { csrfHeader, sessionAdmits } from './console/console-sessions.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
 import type { RequestState } from '../services/runtime/request-state.ts';
-import { budgetUses } from '../services/access/budgets.ts';
+import { budgetRows, budgetScopes } from '../services/access/budget-status.ts';
 import { buildReport, parseReportQuery, reportCsv } from '../services/usage/usage-report.ts';
 
 const requireAdmin: Koa.Middleware = async (ctx, next) => {
   const token = (ctx.state as RequestState).runtime.config.admin.token;
   if (token === undefined) throw new GatewayError('not-found', 'the admin API is off (set admin.token in the config)');
-  if (!sameSecret(ctx.get('authorization'), `Bearer ${token}`)) {
+  // The operator console's session (src/app/console/): a cookie plus its CSRF header, only when
+  // no Authorization header is sent (a Bearer caller is judged by its token alone).
+  const session =
+    ctx.get('authorization') === '' ? sessionAdmits(ctx, (ctx.state as RequestState).services, token) : 'none';
+  if (session === 'no-csrf')
+    throw new GatewayError('permission', `a console session must send its CSRF token in the ${csrfHeader} header`);
+  if (session !== 'ok' && !sameSecret(ctx.get('authorization'), `Bearer ${token}`)) {
     throw new GatewayError(
       'authentication',
-      'the admin API needs Authorization: Bearer <admin.token>; client API keys are not accepted',
+      session === 'expired'
+        ? 'the console session has ended; sign in again'
+        : 'the admin API needs Authorization: Bearer <admin.token>; client API keys are not accepted',
     );
   }
   await next();
@@ -58,23 +67,59 @@ export function registerUsageRoutes(router: Router): void {
     ctx.body = report;
   });
 
-  /** Every key's budgets with what is used of them now. */
+  /**
+   * Every budget (keys of the config and runtime ones, workspaces, providers), one row per limit,
+   * with what is used of it now: `{data, next_cursor}` (docs/usage-and-tracing.md). `?limit=`
+   * (default 50, at most 500) rows a page, `?cursor=` the previous page's next_cursor.
+   */
   router.get('/admin/budgets', requireAdmin, async (ctx) => {
     const config = (ctx.state as RequestState).runtime.config;
     const ledger = ledgerOfRequest(ctx);
+    const { limit, offset } = pageOf(ctx.query);
     const now = Date.now();
-    const keys = await Promise.all(
-      Object.entries(config.usage.budgets).map(async ([key, budget]) => ({
-        key,
-        budgets: budgetUses(budget, await ledger.spent(key, now), now).map((u) => ({
-          budget: u.budget,
-          limit: u.limit,
-          used: u.used,
-          ratio: u.ratio,
-          resets_at: u.resetsAt.toISOString(),
-        })),
-      })),
-    );
-    ctx.body = { keys };
+    // Rows of this instance still queued are written first, as for /admin/usage.
+    await ledger.flush();
+    // Runtime keys' budgets from this gateway's key table (issue #25, keys at runtime).
+    const keys = (ctx.state as RequestState).services.keys;
+    const scopes = await budgetScopes(config, () => keys.table.all());
+    // Only the scopes whose rows fall in the page are read: one row per limit in force.
+    const page = [];
+    let first = 0;
+    let at = 0;
+    for (const s of scopes) {
+      const end = at + s.limits.length;
+      if (end > offset && at < offset + limit) {
+        if (page.length === 0) first = at;
+        page.push(s);
+      }
+      at = end;
+    }
+    const rows = (await budgetRows(ledger, page, now)).slice(offset - first, offset - first + limit);
+    const next = offset + limit < at ? Buffer.from(`o:${offset + limit}`).toString('base64url') : null;
+    ctx.body = { data: rows, next_cursor: next };
   });
+}
+
+/** `limit` and `cursor` (an opaque offset); any other parameter or a bad value is a 400 naming it. */
+function pageOf(query: Record<string, string | string[] | undefined>): { limit: number; offset: number } {
+  for (const name of Object.keys(query))
+    if (name !== 'limit' && name !== 'cursor')
+      throw new GatewayError('invalid-request', `unknown query parameter '${name.slice(0, 64)}'`, {
+        param: name.slice(0, 64),
+      });
+  const one = (name: string): string | undefined => {
+    const v = query[name];
+    if (Array.isArray(v))
+      throw new GatewayError('invalid-request', `'${name}' is given more than once`, { param: name });
+    return v;
+  };
+  const l = one('limit');
+  const limit = l === undefined ? 50 : Number(l);
+  if (!/^\d{1,3}$/.test(l ?? '50') || limit < 1 || limit > 500)
+    throw new GatewayError('invalid-request', "'limit' must be a whole number from 1 to 500", { param: 'limit' });
+  const c = one('cursor');
+  if (c === undefined) return { limit, offset: 0 };
+  const m = c.length <= 32 ? /^o:(\d{1,9})$/.exec(Buffer.from(c, 'base64url').toString()) : null;
+  if (!m) throw new GatewayError('invalid-request', "'cursor' is not one this API gave", { param: 'cursor' });
+  return { limit, offset: Number(m[1]) };
 }

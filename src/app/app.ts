@@ -31,6 +31,10 @@ import { noteRequest } from './request-log-entry.ts';
 import { registerRequestRoutes } from './admin-request-routes.ts';
 import { endRequestTrace, startRequestTrace } from '../services/tracing/request-trace.ts';
 import { adminGate, registerUsageRoutes } from './admin-routes.ts';
+import { registerProviderRoutes } from './admin-providers-routes.ts';
+import { registerConsoleRoutes } from './console/console-routes.ts';
+import { registerKeyRoutes } from './admin-key-routes.ts';
+import { registerTenantRoutes } from './tenant-view.ts';
 
 /**
  * The app of one gateway: every handler reaches `services` through ctx.state.services
@@ -80,7 +84,11 @@ export function createApp(services: Services, formats: readonly FormatModule[] =
   );
   for (const w of speechStartupWarnings(ref.current)) log.warn(w);
   registerUsageRoutes(router);
+  registerProviderRoutes(router);
+  registerConsoleRoutes(router);
+  registerKeyRoutes(router);
   registerRequestRoutes(router);
+  registerTenantRoutes(router);
 
   app.use(adminGate);
   app.use(router.routes());

@@ -240,6 +240,6 @@ t.test('a token budget holds against Chat streams that do not ask for usage', as
   t.ok(served <= 4, `${served} streams of over 100 tokens served under a 200-token budget`);
   const budgets = (await (
     await fetch(`${budgeted.url}/admin/budgets`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
-  ).json()) as { keys: { key: string; budgets: { used: number }[] }[] };
-  t.ok(budgets.keys[0].budgets[0].used >= 200, `/admin/budgets says used: ${budgets.keys[0].budgets[0].used}`);
+  ).json()) as { data: { used_tokens: number }[] };
+  t.ok(budgets.data[0].used_tokens >= 200, `/admin/budgets says used: ${budgets.data[0].used_tokens}`);
 });

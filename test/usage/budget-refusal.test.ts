@@ -20,7 +20,7 @@ const gw = await startGateway(
 t.teardown(() => gw.stop());
 
 const refusals = (): Promise<number> =>
-  metricValue(gw, 'polygate_budget_rejections_total', { key: 'spent', budget: 'tokens_per_day' });
+  metricValue(gw, 'polygate_budget_rejections_total', { scope: 'key', id: 'spent', budget: 'tokens_per_day' });
 
 t.before(async () => {
   const first = await fetch(`${gw.url}/v1/chat/completions`, {

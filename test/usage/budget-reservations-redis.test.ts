@@ -4,7 +4,13 @@
 // (the script takes the time as an argument, so the test moves it instead of waiting a minute).
 import { Redis } from 'ioredis';
 import t from 'tap';
-import { reservationTtlMs, type Reservation } from '../../src/services/usage/ledger-store.ts';
+import {
+  reservationTtlMs,
+  zeroSpent,
+  type Reservation,
+  type ScopeLimits,
+} from '../../src/services/usage/ledger-store.ts';
+import { windowsOf } from '../../src/services/usage/budget-periods.ts';
 import { RedisLedgerStore } from '../../src/services/usage/redis-ledger-store.ts';
 import type { UsageRecord } from '../../src/services/usage/usage-record.ts';
 import { startRedis } from '../redis/redis-server.ts';
@@ -17,13 +23,13 @@ t.teardown(async () => {
   await redis.stop();
 });
 
-const day = '2026-11-27';
-const month = '2026-11';
-const none = { day: { costNano: 0, tokens: 0 }, month: { costNano: 0, tokens: 0 } };
-const limits = { costDay: 1000, costMonth: 0, tokensDay: 0, tokensMonth: 0 };
+const day = new Date().toISOString().slice(0, 10);
+const none = [zeroSpent()];
+const limitsOf = (scope: string): ScopeLimits[] => [{ scope, limits: [{ period: 'day', costNano: 1000, tokens: 0 }] }];
+const readOf = (scope: string): ScopeLimits[] => [{ scope, limits: [] }];
 let n = 0;
 const reservation = (key: string, costNano: number): Reservation => ({
-  key,
+  scopes: [key],
   costNano,
   tokens: 0,
   id: `inst.${++n}`,
@@ -37,7 +43,7 @@ t.test('concurrent admissions on two connections: exactly the room of the budget
   const now = Date.now();
   const results = await Promise.all(
     Array.from({ length: 50 }, (_, i) =>
-      stores[i % 2].admit('race', reservation('race', 100), day, month, limits, none, now),
+      stores[i % 2].admit(limitsOf('race'), reservation('race', 100), windowsOf(now), none, now),
     ),
   );
   t.equal(results.filter((r) => r.admitted).length, 10, '10 × 100 of 1,000: no more, no less');
@@ -45,29 +51,30 @@ t.test('concurrent admissions on two connections: exactly the room of the budget
 
 t.test("a record ends its reservation; a crashed instance's reservations expire", async (t) => {
   const store = new RedisLedgerStore(client, 'pg:', 90);
-  const now = Date.now();
+  // Mid-hour: `later` (a minute on) is in the same windows.
+  const now = Date.parse(`${day}T12:30:00Z`);
   const a = reservation('k', 600);
-  t.ok((await store.admit('k', a, day, month, limits, none, now)).admitted);
+  t.ok((await store.admit(limitsOf('k'), a, windowsOf(now), none, now)).admitted);
   const b = reservation('k', 600);
-  const second = await store.admit('k', b, day, month, limits, none, now);
+  const second = await store.admit(limitsOf('k'), b, windowsOf(now), none, now);
   t.ok(second.admitted, 'used 600 < 1,000: admitted');
-  t.equal(second.spent.day.costNano, 600, 'the first reservation counts');
-  const third = await store.admit('k', reservation('k', 600), day, month, limits, none, now);
+  t.equal(second.spent[0].day.costNano, 600, 'the first reservation counts');
+  const third = await store.admit(limitsOf('k'), reservation('k', 600), windowsOf(now), none, now);
   t.notOk(third.admitted, 'used 1,200: refused');
-  t.equal(third.spent.day.costNano, 1200);
+  t.equal(third.spent[0].day.costNano, 1200);
 
-  const record = { key: 'k', day, ts: Date.parse(`${day}T12:00:00Z`), cost_nano: 250 } as UsageRecord;
+  const record = { key: 'k', day, ts: now, cost_nano: 250 } as UsageRecord;
   await store.append([{ ...baseRecord, ...record }], [a]);
-  const read = await store.admit('k', undefined, day, month, undefined, none, now);
-  t.equal(read.spent.day.costNano, 250 + 600, 'the record replaced its reservation; the other is still live');
+  const read = await store.admit(readOf('k'), undefined, windowsOf(now), none, now);
+  t.equal(read.spent[0].day.costNano, 250 + 600, 'the record replaced its reservation; the other is still live');
 
   // The instance holding `b` died: nobody renews it.
   const later = now + reservationTtlMs + 1;
-  const after = await store.admit('k', undefined, day, month, undefined, none, later);
-  t.equal(after.spent.day.costNano, 250, 'its reservation expired; the record stays');
+  const after = await store.admit(readOf('k'), undefined, windowsOf(later), none, later);
+  t.equal(after.spent[0].day.costNano, 250, 'its reservation expired; the record stays');
   await store.renew([b], now);
   t.equal(
-    (await store.admit('k', undefined, day, month, undefined, none, later)).spent.day.costNano,
+    (await store.admit(readOf('k'), undefined, windowsOf(later), none, later)).spent[0].day.costNano,
     250,
     'renewing an expired reservation does not bring it back',
   );

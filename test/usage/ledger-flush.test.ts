@@ -8,13 +8,18 @@ import t from 'tap';
 import { Ledger } from '../../src/services/usage/ledger.ts';
 import { MemoryLedgerStore } from '../../src/services/usage/memory-ledger-store.ts';
 import { SqliteLedgerStore } from '../../src/services/usage/sqlite-ledger-store.ts';
-import { dayOf, type UsageRecord } from '../../src/services/usage/usage-record.ts';
+import type { UsageRecord } from '../../src/services/usage/usage-record.ts';
+import { windowsOf } from '../../src/services/usage/budget-periods.ts';
+import { zeroSpent } from '../../src/services/usage/ledger-store.ts';
 import { sampleRecord } from './sample-record.ts';
 
 const records = 2_000;
 const opts = { flushIntervalMs: 3_600_000, batchSize: 10_000, retentionDays: 90 };
 
 const record = (i: number, ts = Date.now()): UsageRecord => sampleRecord(i, { ts });
+
+/** The same totals in every period's window (records of this hour). */
+const every = (t: { costNano: number; tokens: number }) => ({ hour: t, day: t, week: t, '30d': t, month: t });
 
 t.test(
   'a sqlite flush of 2,000 records lets other callbacks run between its transactions, and the totals stay exact throughout',
@@ -24,7 +29,7 @@ t.test(
     const store = new SqliteLedgerStore(join(dir, 'ledger.db'));
     const ledger = new Ledger(store, opts, () => undefined);
     // Read once before: the cached store totals must then follow each append, not lag or double it.
-    t.same(await ledger.spent('k'), { day: { costNano: 0, tokens: 0 }, month: { costNano: 0, tokens: 0 } });
+    t.same(await ledger.spent('k'), zeroSpent());
     for (let i = 0; i < records; i++) ledger.add(record(i));
     const all = { costNano: records * 330, tokens: records * 30 };
     let turns = 0;
@@ -41,15 +46,11 @@ t.test(
     done = true;
     t.ok(turns >= 2, `other callbacks ran during the flush (${turns} turns of the event loop)`);
     t.ok(
-      seen.every((s) => JSON.stringify(s) === JSON.stringify({ day: all, month: all })),
+      seen.every((s) => JSON.stringify(s) === JSON.stringify(every(all))),
       'every turn saw the whole spend, whichever part of it was written yet',
     );
-    t.same(
-      await store.totals('k', dayOf(Date.now()), dayOf(Date.now()).slice(0, 7)),
-      { day: all, month: all },
-      'the store has every record once',
-    );
-    t.same(await ledger.spent('k'), { day: all, month: all });
+    t.same(await store.totals('k', windowsOf(Date.now())), every(all), 'the store has every record once');
+    t.same(await ledger.spent('k'), every(all));
     await ledger.close();
   },
 );

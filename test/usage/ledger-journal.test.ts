@@ -10,6 +10,7 @@ import { Ledger } from '../../src/services/usage/ledger.ts';
 import { LedgerJournal } from '../../src/services/usage/ledger-journal.ts';
 import { SqliteLedgerStore } from '../../src/services/usage/sqlite-ledger-store.ts';
 import type { UsageRecord } from '../../src/services/usage/usage-record.ts';
+import { windowsOf } from '../../src/services/usage/budget-periods.ts';
 import { sampleRecord } from './sample-record.ts';
 
 const record = (i: number): UsageRecord => sampleRecord(i, { family: 'chat', format_in: 'openai-chat' });
@@ -50,7 +51,7 @@ t.test('committed records survive a crash before their batch, and a restart writ
   await reopened.close();
   const again = new SqliteLedgerStore(path);
   t.equal(idsIn(path).length, 9, 'a second restart writes nothing more');
-  t.same((await again.totals('k', record(0).day, record(0).day.slice(0, 7))).day, {
+  t.same((await again.totals('k', windowsOf(record(0).ts))).day, {
     costNano: 9 * 330,
     tokens: 9 * 30,
   });

@@ -77,12 +77,20 @@ t.test('a USD budget stops a key at the boundary, whichever instance it reaches'
   t.match(body.error.message, /resets at \d{4}-\d\d-\d\dT00:00:00/);
   t.equal((await send(a)).status, 429, 'and so does A');
   t.equal(chat.requests.length, upstreamCalls + 3, 'no upstream call for the refused requests');
-  t.equal(await metricValue(b, 'polygate_budget_rejections_total', { key: 'budgeted', budget: 'usd_per_day' }), 1);
-  t.equal(await metricValue(b, 'polygate_budget_used_ratio', { key: 'budgeted', budget: 'usd_per_day' }), 1);
+  t.equal(
+    await metricValue(b, 'polygate_budget_rejections_total', { scope: 'key', id: 'budgeted', budget: 'usd_per_day' }),
+    1,
+  );
+  t.equal(
+    await metricValue(b, 'polygate_budget_used_ratio', { scope: 'key', id: 'budgeted', budget: 'usd_per_day' }),
+    1,
+  );
   const budgets = (await (
     await fetch(`${a.url}/admin/budgets`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
-  ).json()) as { keys: { key: string; budgets: { budget: string; used: number; limit: number }[] }[] };
-  t.match(budgets.keys, [{ key: 'budgeted', budgets: [{ budget: 'usd_per_day', used: budget, limit: budget }] }]);
+  ).json()) as { data: unknown[] };
+  t.match(budgets.data, [
+    { scope: { kind: 'key', id: 'budgeted' }, period: 'day', used_usd: budget, limit_usd: budget, ratio: 1 },
+  ]);
 });
 
 function send(gw: Gateway): Promise<Response> {

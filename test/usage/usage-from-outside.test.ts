@@ -115,7 +115,7 @@ t.test('rows stored before the check do not break /admin/usage', async (t) => {
   );
   const budgets = await fetch(`${gw.url}/admin/budgets`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   t.equal(budgets.status, 200, '/admin/budgets answers too');
-  t.match(await budgets.json(), { keys: [{ key: 'test', budgets: [{ budget: 'usd_per_day', used: 3e9 }] }] });
+  t.match(await budgets.json(), { data: [{ scope: { kind: 'key', id: 'test' }, period: 'day', used_usd: 3e9 }] });
   const refused = await new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: TEST_KEY, maxRetries: 0 }).chat.completions
     .create({ model: 'chat-a', messages: [{ role: 'user', content: 'over budget' }] })
     .catch((e: unknown) => e as { status?: number });

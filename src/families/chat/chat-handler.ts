@@ -32,7 +32,7 @@ import { firstEvent, pipeStream } from './pipe-stream.ts';
 import type { ChatState } from '../../services/runtime/request-state.ts';
 import { runRoutes, type ServeResult } from '../../services/resilience/run-routes.ts';
 import { reserveTokens, settleTokens } from '../../services/access/key-limits.ts';
-import { reserveBudget } from '../../services/access/budgets.ts';
+import { admitRoute, hasBudgets, providerRefusal, reserveBudget } from '../../services/access/budgets.ts';
 import { expectedCost } from '../../services/access/expected-cost.ts';
 import { traceOf, traceStep } from '../../services/tracing/request-trace.ts';
 import { answerText, settleUsage, StreamMeter, type MeteredUsage } from '../../services/usage/usage-meter.ts';
@@ -109,9 +109,12 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
     // A relayed body is not decoded: its size stands for the prompt.
     const bodyLength = (): number => Number(ctx.request.length) || JSON.stringify(body).length;
     await reserveTokens(state, first ?? (() => Math.ceil(bodyLength() / 4)));
-    // The key's budgets: admitted with its expected cost reserved, settled by its record.
-    if (runtime.config.usage.budgets[state.key.id])
-      await reserveBudget(state, expectedCost(state, routes, first, body, bodyLength()));
+    // The key's and workspace's budgets: admitted with its expected cost reserved, settled by its
+    // record; a provider's as a route through it is tried.
+    let expected: { costNano: number; tokens: number } | undefined;
+    const expect = (): { costNano: number; tokens: number } =>
+      (expected ??= expectedCost(state, routes, first, body, bodyLength()));
+    if (hasBudgets(state)) await reserveBudget(state, expect());
 
     const abort = new AbortController();
     ctx.res.once('close', () => {
@@ -133,6 +136,8 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
       trace: traceOf(state),
       serve: async (route, final) => {
         if (!runtime.chatProviders.has(route.provider)) return { served: false };
+        // A provider over its budget: skipped like an unavailable one.
+        if (!(await admitRoute(state, route.provider, expect))) return { served: false };
         const relay = relayOf(route);
         if (relay) {
           const warnings = routeWarnings(state, format, format.name);
@@ -156,7 +161,7 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
         }
         return serveRoute(ctx, format, await decode(), route, abort.signal, session);
       },
-      noRoute: () => noRoute(runtime, fields.model),
+      noRoute: () => providerRefusal(state) ?? noRoute(runtime, fields.model),
     });
     state.upstreamCall = routed.then(ignore, ignore);
     await routed;

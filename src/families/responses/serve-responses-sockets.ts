@@ -1,4 +1,5 @@
 import { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
+import { authenticateKey, isRefusal, type RuntimeKeys } from '../../services/auth/runtime-keys.ts';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
@@ -44,7 +45,12 @@ function withoutSocketBeta(headers: IncomingHttpHeaders): void {
  * per-request rule (workspace, model access, rpm/tpm/concurrency, budget) applies to it.
  * `responses_websocket` is read once at start, like `listen`.
  */
-export function serveResponsesSockets(server: Server, ref: RuntimeRef, log: Logger): ResponsesSockets {
+export function serveResponsesSockets(
+  server: Server,
+  ref: RuntimeRef,
+  log: Logger,
+  runtimeKeys?: RuntimeKeys,
+): ResponsesSockets {
   const config = ref.current.config.responses_websocket;
   // Past maxPayload ws closes the socket with 1009 (message too big).
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.max_message_bytes });
@@ -70,10 +76,11 @@ export function serveResponsesSockets(server: Server, ref: RuntimeRef, log: Logg
         ),
       );
     if (draining) return refuse(socket, new GatewayError('unavailable', 'polygate is shutting down'));
-    const key = ref.current.keys.authenticate(
-      openaiResponses.credential(req.headers, Object.fromEntries(url.searchParams)),
-    );
+    const credential = openaiResponses.credential(req.headers, Object.fromEntries(url.searchParams));
+    // The YAML's keys, then those created at runtime (issue #25), as every HTTP route has them.
+    const key = authenticateKey(ref.current.keys, runtimeKeys, credential);
     if (!key) return refuse(socket, new GatewayError('authentication', 'invalid or missing API key'));
+    if (isRefusal(key)) return refuse(socket, new GatewayError('authentication', key.refused));
     const headers: IncomingHttpHeaders = {};
     for (const [name, value] of Object.entries(req.headers)) if (!upgradeOnly.test(name)) headers[name] = value;
     headers.accept = 'text/event-stream';

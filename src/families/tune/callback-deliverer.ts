@@ -2,22 +2,17 @@
 // GET /tune/fetch/{id} returns it) to the hook, signed, and retries with exponential backoff
 // until a 2xx or tune.callback.max_attempts. The delivery id is made once when the task finishes
 // and stored with the queued body, so retries and restarts resend the same delivery.
-import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
 import { request } from 'undici';
 import type { TuneConfig } from '../../infra/config/gateway-config.ts';
 import { callbackDeliveriesTotal } from '../../infra/metrics/registry.ts';
 import { checkOutboundUrl, outboundAgent, SsrfRefused } from '../../infra/outbound/ssrf-guard.ts';
+import { signCallback } from '../../infra/outbound/sign-webhook.ts';
 import type { Claimed } from '../../infra/store/store.ts';
 import { TaskStore, type CallbackRecord } from './task-store.ts';
 
-/**
- * `v1=` + hex HMAC-SHA256 of `<timestamp>.<body>` under tune.callback.secret. The timestamp is
- * signed too, so a receiver that rejects old timestamps also rejects replays (docs/tune.md).
- */
-export function signCallback(secret: string, timestamp: string, body: string): string {
-  return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
-}
+// Signed under tune.callback.secret as every webhook of polygate is (src/infra/outbound/sign-webhook.ts).
+export { signCallback };
 
 export function callbackHeaders(rec: CallbackRecord, secret: string, now: number): Record<string, string> {
   const timestamp = String(Math.floor(now / 1000));

@@ -237,8 +237,8 @@ export const speechCharactersTotal = new Counter({
   registers: [registry],
 });
 
-// Usage ledger and budgets (src/services/usage/). Key ids, model and provider names are bounded by the config.
-export const budgetKinds = ['usd_per_day', 'usd_per_month', 'tokens_per_day', 'tokens_per_month'] as const;
+// Usage ledger and budgets (src/services/usage/). Key ids, model and provider names are bounded by the config
+// (and by the operator for runtime keys); a budget label is `usd_per_<period>` or `tokens_per_<period>`.
 
 export const spendTotal = new CellCounter({
   name: 'polygate_spend_usd_total',
@@ -256,15 +256,22 @@ export const unpricedRequestsTotal = new Counter({
 
 export const budgetUsedRatio = new Gauge({
   name: 'polygate_budget_used_ratio',
-  help: 'Share of a key budget used in the current UTC day or month (1 = exhausted), as last checked by this instance',
-  labelNames: ['key', 'budget'],
+  help: 'Share of a budget used in its current window (1 = exhausted), as last checked by this instance, by scope (key, workspace, provider), its id and budget (usd_per_day, tokens_per_week, ...)',
+  labelNames: ['scope', 'id', 'budget'],
   registers: [registry],
 });
 
 export const budgetRejectionsTotal = new Counter({
   name: 'polygate_budget_rejections_total',
-  help: 'Requests refused with 429 because a key budget is used up, by key id and budget',
-  labelNames: ['key', 'budget'],
+  help: 'Requests refused with 429 (or routes skipped, scope provider) because a budget is used up, by scope, id and budget',
+  labelNames: ['scope', 'id', 'budget'],
+  registers: [registry],
+});
+
+export const budgetWebhooksTotal = new Counter({
+  name: 'polygate_budget_webhooks_total',
+  help: 'Soft-limit webhooks (usage.budget_webhook) by what became of them: delivered, refused by the SSRF guard, or abandoned after the last attempt',
+  labelNames: ['outcome'],
   registers: [registry],
 });
 
@@ -298,13 +305,23 @@ function primeUsageMetrics(config: GatewayConfig): void {
         unpricedRequestsTotal.inc({ model }, 0);
     }
   }
-  for (const [key, b] of Object.entries(config.usage.budgets)) {
-    for (const budget of budgetKinds) {
-      if (!b[budget]) continue;
-      budgetRejectionsTotal.inc({ key, budget }, 0);
-      budgetUsedRatio.inc({ key, budget }, 0);
-    }
-  }
+  for (const [scope, specs] of [
+    ['key', config.usage.budgets],
+    ['workspace', config.usage.workspace_budgets],
+    ['provider', config.usage.provider_budgets],
+  ] as const)
+    for (const [id, spec] of Object.entries(specs))
+      for (const l of spec.limits)
+        for (const [amount, on] of [
+          ['usd', l.usd],
+          ['tokens', l.tokens],
+        ] as const) {
+          if (!on) continue;
+          const budget = `${amount}_per_${l.period}`;
+          budgetRejectionsTotal.inc({ scope, id, budget }, 0);
+          budgetUsedRatio.inc({ scope, id, budget }, 0);
+        }
+  for (const outcome of ['delivered', 'refused', 'abandoned']) budgetWebhooksTotal.inc({ outcome }, 0);
 }
 
 /** Responses over WebSocket (src/families/responses/serve-responses-sockets.ts): each response also counts as a request above. */

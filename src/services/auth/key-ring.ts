@@ -30,8 +30,10 @@ const sha256 = (s: string): Buffer => hash('sha256', s, 'buffer');
 export class KeyRing {
   /** By digest (as a latin1 string of its 32 bytes); the first key of a secret configured twice wins. */
   readonly #byDigest = new Map<string, Entry>();
+  readonly #ids = new Set<string>();
   constructor(keys: KeyConfig[]) {
     for (const k of keys) {
+      this.#ids.add(k.id);
       const digest = k.secret_sha256 ? Buffer.from(k.secret_sha256, 'hex') : sha256(k.secret ?? '');
       const id = digest.toString('latin1');
       if (this.#byDigest.has(id)) continue;
@@ -45,6 +47,11 @@ export class KeyRing {
         },
       });
     }
+  }
+
+  /** Whether the config file has a key of this id (a runtime key of the same id is then not used). */
+  has(id: string): boolean {
+    return this.#ids.has(id);
   }
 
   authenticate(credential: string | undefined): ApiKey | undefined {

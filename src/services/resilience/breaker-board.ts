@@ -26,6 +26,11 @@ export class BreakerBoard {
     return b.breaker;
   }
 
+  /** Every route's breaker as it is now, for the operator (GET /admin/providers). */
+  routes(): { provider: string; model: string; breaker: CircuitBreaker }[] {
+    return [...this.#breakers.values()];
+  }
+
   #changed(provider: string, model: string, state: BreakerState, why: string): void {
     breakerRouteState.set({ provider, upstream_model: model }, breakerStates[state]);
     // The provider's series is its worst route: the dashboard panel shows providers.

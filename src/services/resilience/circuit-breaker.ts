@@ -1,4 +1,5 @@
 import type { BreakerConfig } from '../../infra/config/gateway-config.ts';
+import { RecentOutcomes, type RecentTotals } from './recent-outcomes.ts';
 
 export type BreakerState = 'closed' | 'open' | 'half_open';
 
@@ -28,10 +29,18 @@ export class CircuitBreaker {
   #probing = false;
   readonly #now: () => number;
   readonly #onChange: (state: BreakerState, why: string) => void;
+  /** Every settled call of the last minutes, whatever the state (the console's error rate). */
+  readonly #recent: RecentOutcomes;
 
   constructor(onChange: (state: BreakerState, why: string) => void, now: () => number = Date.now) {
     this.#onChange = onChange;
     this.#now = now;
+    this.#recent = new RecentOutcomes(now);
+  }
+
+  /** Calls and failures of the last five minutes (GET /admin/providers). */
+  get recent(): RecentTotals {
+    return this.#recent.totals();
   }
 
   get state(): BreakerState {
@@ -73,8 +82,14 @@ export class CircuitBreaker {
       fn();
     };
     return {
-      success: once(() => this.#succeeded(cfg, probe)),
-      failure: once(() => this.#failed(cfg, probe)),
+      success: once(() => {
+        this.#recent.record(false);
+        this.#succeeded(cfg, probe);
+      }),
+      failure: once(() => {
+        this.#recent.record(true);
+        this.#failed(cfg, probe);
+      }),
       release: once(() => {}),
     };
   }

@@ -20,6 +20,11 @@ import { RedisStore } from '../../infra/store/redis-store.ts';
 import type { Store } from '../../infra/store/store.ts';
 import { openTracing, type Tracing } from '../../infra/tracing/tracer.ts';
 import { ProcessLedger } from '../usage/process-ledger.ts';
+import { openKeyTable } from '../auth/open-key-table.ts';
+import { RuntimeKeys } from '../auth/runtime-keys.ts';
+
+/** How often an instance asks a shared key table (sqlite, Redis) whether a key changed (issue #25: within a second). */
+const keyPollMs = 250;
 
 export type Services = {
   /** The runtime in force; a reload (src/app/reload-config.ts) replaces `ref.current` whole. */
@@ -28,6 +33,8 @@ export type Services = {
   /** Tasks, callbacks, stored responses. */
   readonly store: Store;
   readonly ledger: ProcessLedger;
+  /** Keys created at runtime through the admin API (src/services/auth/runtime-keys.ts), beside the YAML's. */
+  readonly keys: RuntimeKeys;
   /** Undefined when tracing is off. */
   readonly tracing: Tracing | undefined;
   /** Per-key rpm and tpm windows (src/services/access/key-limits.ts). */
@@ -53,11 +60,16 @@ export async function openServices(ref: RuntimeRef, log: Logger): Promise<Servic
     // Opened now, not at the first request: the sqlite ledger writes its journal's tail (records
     // of answers sent before a crash) into the database as it opens.
     ledger.of(config);
+    const keys = new RuntimeKeys(openKeyTable(config.storage, store), log);
+    // Read before the first request: a restarted instance knows every key at once.
+    await keys.sync();
+    if (config.storage.driver !== 'memory') keys.start(keyPollMs);
     return {
       ref,
       log,
       store,
       ledger,
+      keys,
       tracing: openTracing(config),
       rateCounter: openRateCounter(store),
       breakers: new BreakerBoard(log),
@@ -90,6 +102,7 @@ export async function closeServices(s: Services): Promise<void> {
   const { log } = s;
   await s.tuneRunner?.stop();
   await s.ledger.close().catch((err: unknown) => log.error({ err }, 'closing the usage ledger failed'));
+  await s.keys.close().catch((err: unknown) => log.error({ err }, 'closing the key table failed'));
   await s.tracing?.shutdown().catch((err: unknown) => log.error({ err }, 'exporting the last spans failed'));
   await s.store.close().catch((err: unknown) => log.error({ err }, 'closing the store failed'));
   await s.ref.current.close().catch(() => {});

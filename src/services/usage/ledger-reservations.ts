@@ -8,7 +8,7 @@ import type { UsageRecord } from './usage-record.ts';
 
 export class LedgerReservations {
   readonly #store: LedgerStore;
-  /** Local stores: what live reservations hold, by key. */
+  /** Local stores: what live reservations hold, by scope. */
   readonly #held = new Map<string, SpendTotals>();
   /** Shared stores: live reservations of this instance. */
   readonly #live = new Set<Reservation>();
@@ -22,10 +22,10 @@ export class LedgerReservations {
     this.#store = store;
   }
 
-  /** A new reservation of `amount` for `key`, named uniquely across instances. */
-  create(key: string, amount: SpendTotals): Reservation {
+  /** A new reservation of `amount` in `scopes`, named uniquely across instances. */
+  create(scopes: string[], amount: SpendTotals): Reservation {
     return {
-      key,
+      scopes,
       costNano: amount.costNano,
       tokens: amount.tokens,
       id: `${this.#instance}.${++this.#seq}`,
@@ -33,15 +33,21 @@ export class LedgerReservations {
     };
   }
 
-  /** What `key`'s live reservations hold (local stores). */
-  heldOf(key: string): SpendTotals | undefined {
-    return this.#held.get(key);
+  /** What a scope's live reservations hold (local stores). */
+  heldOf(scope: string): SpendTotals | undefined {
+    return this.#held.get(scope);
   }
 
   /** Counts a reservation (local) or tracks it for renewal (shared) from now on. */
   hold(r: Reservation): void {
-    if (this.#store.local) this.#add(r, 1);
+    if (this.#store.local) this.#add(r, r.scopes, 1);
     else this.#live.add(r);
+  }
+
+  /** A held reservation now holds its amount in `more` scopes too (a provider's, as its route is tried). */
+  extend(r: Reservation, more: readonly string[]): void {
+    r.scopes.push(...more);
+    if (this.#store.local) this.#add(r, more, 1);
   }
 
   /** A shared store refused it: nothing was reserved there. */
@@ -55,7 +61,7 @@ export class LedgerReservations {
     if (r.settled) return;
     r.settled = true;
     if (this.#store.local) {
-      this.#add(r, -1);
+      this.#add(r, r.scopes, -1);
       return;
     }
     this.#live.delete(r);
@@ -105,11 +111,13 @@ export class LedgerReservations {
     void this.#store.renew([...this.#live], now).catch(() => {});
   }
 
-  #add(r: Reservation, sign: 1 | -1): void {
-    let t = this.#held.get(r.key);
-    if (t === undefined) this.#held.set(r.key, (t = { costNano: 0, tokens: 0 }));
-    t.costNano += sign * r.costNano;
-    t.tokens += sign * r.tokens;
-    if (t.costNano === 0 && t.tokens === 0) this.#held.delete(r.key);
+  #add(r: Reservation, scopes: readonly string[], sign: 1 | -1): void {
+    for (const scope of scopes) {
+      let t = this.#held.get(scope);
+      if (t === undefined) this.#held.set(scope, (t = { costNano: 0, tokens: 0 }));
+      t.costNano += sign * r.costNano;
+      t.tokens += sign * r.tokens;
+      if (t.costNano === 0 && t.tokens === 0) this.#held.delete(scope);
+    }
   }
 }

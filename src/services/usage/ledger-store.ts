@@ -1,33 +1,62 @@
 // Where usage records go: one implementation per storage driver (memory, sqlite, redis), each
 // keeping the records, daily rows per key / model / provider for the read API, and running
 // totals per key and period for budgets, all updated by one batch write.
-import { budgetTokensOf, monthOf, type UsageRecord, type UsageRow } from './usage-record.ts';
+import { budgetPeriods, type BudgetPeriod, type BudgetScope } from '../../infra/config/budget-spec.ts';
+import type { Windows } from './budget-periods.ts';
+import { windowsOf } from './budget-periods.ts';
+import { budgetTokensOf, type UsageRecord, type UsageRow } from './usage-record.ts';
 import type { RequestLogStore } from './request-log.ts';
 
 export type SpendTotals = { costNano: number; tokens: number };
 
-/** One key's spend in a UTC day and its month. */
-export type Spent = { day: SpendTotals; month: SpendTotals };
+/** One scope's spend in the current window of each period (src/services/usage/budget-periods.ts). */
+export type Spent = Record<BudgetPeriod, SpendTotals>;
 
 /**
- * What a request reserved against its key's budgets before its upstream call
- * (src/services/access/budgets.ts): replaced by its record's real cost when the record is written.
- * `id` names it in a shared store (Redis), where a crashed instance's reservations expire.
+ * What a scope's running totals are kept under: a key's id as it is (the totals of earlier
+ * versions), a workspace's and a provider's behind a prefix no key id in use has (checked by the
+ * config loader: YAML key ids cannot start with `@`, runtime ones are [A-Za-z0-9._-]).
  */
-export type Reservation = { key: string; costNano: number; tokens: number; id: string; settled: boolean };
+export const scopeId = (kind: BudgetScope['kind'], id: string): string => (kind === 'key' ? id : `@${kind}:${id}`);
+
+/** The scopes a record counts in: its key, its workspace and the provider that served it. */
+export function scopesOfRecord(r: UsageRecord): string[] {
+  return [r.key, scopeId('workspace', r.workspace), scopeId('provider', r.provider)];
+}
+
+/**
+ * What a request reserved against the budgets of its scopes before its upstream call
+ * (src/services/access/budgets.ts): replaced by its record's real cost when the record is written.
+ * `id` names it in a shared store (Redis), where a crashed instance's reservations expire. The
+ * same amount is held in every scope it names (a provider's added when a route through it is tried).
+ */
+export type Reservation = { scopes: string[]; costNano: number; tokens: number; id: string; settled: boolean };
 
 /** A shared store's reservation lives this long unless renewed: a crashed instance's expire within it. */
 export const reservationTtlMs = 60_000;
 
-/** Budget limits in the ledger's units (nano-dollars, tokens); 0 = none. */
-export type Limits = { costDay: number; costMonth: number; tokensDay: number; tokensMonth: number };
+/** One limit in the ledger's units (nano-dollars, tokens; 0 = none) over one period. */
+export type PeriodLimit = { period: BudgetPeriod; costNano: number; tokens: number };
+
+/** A scope's limits, checked together with the others of one admission. */
+export type ScopeLimits = { scope: string; limits: readonly PeriodLimit[] };
 
 /** True when `spent` has reached one of the limits: a request is admitted only below every one. */
-export const reached = (s: Readonly<Spent>, l: Limits): boolean =>
-  (l.costDay > 0 && s.day.costNano >= l.costDay) ||
-  (l.costMonth > 0 && s.month.costNano >= l.costMonth) ||
-  (l.tokensDay > 0 && s.day.tokens >= l.tokensDay) ||
-  (l.tokensMonth > 0 && s.month.tokens >= l.tokensMonth);
+export function reached(s: Readonly<Spent>, limits: readonly PeriodLimit[]): boolean {
+  for (const l of limits) {
+    const t = s[l.period];
+    if ((l.costNano > 0 && t.costNano >= l.costNano) || (l.tokens > 0 && t.tokens >= l.tokens)) return true;
+  }
+  return false;
+}
+
+export const zeroSpent = (): Spent => ({
+  hour: zeroTotals(),
+  day: zeroTotals(),
+  week: zeroTotals(),
+  '30d': zeroTotals(),
+  month: zeroTotals(),
+});
 
 /** Days are UTC `YYYY-MM-DD`, inclusive; `key` narrows to one key id. */
 export type RowFilter = { since: string; until: string; key?: string };
@@ -56,14 +85,12 @@ export interface LedgerStore {
    * on the same room. `admitted` is false when a limit was reached (nothing reserved).
    */
   admit?(
-    key: string,
+    scopes: readonly ScopeLimits[],
     reservation: Reservation | undefined,
-    day: string,
-    month: string,
-    limits: Limits | undefined,
-    pending: Readonly<Spent>,
+    windows: Windows,
+    pending: readonly Readonly<Spent>[],
     now: number,
-  ): Promise<{ admitted: boolean; spent: Spent }>;
+  ): Promise<{ admitted: boolean; spent: Spent[] }>;
   /**
    * Stores with a journal (sqlite): writes records durably and synchronously ahead of `append`, in
    * the order they will be appended; `rotate` when every journaled record has been appended;
@@ -75,8 +102,13 @@ export interface LedgerStore {
   /** Ends reservations no record settles; extends the life of live ones (shared stores). */
   release?(reservations: readonly Reservation[]): Promise<void>;
   renew?(reservations: readonly Reservation[], now: number): Promise<void>;
-  /** One key's totals for a UTC day (`YYYY-MM-DD`) and a month (`YYYY-MM`). */
-  totals(key: string, day: string, month: string): Promise<{ day: SpendTotals; month: SpendTotals }>;
+  /** One scope's totals in the given windows. */
+  totals(scope: string, windows: Windows): Promise<Spent>;
+  /**
+   * Sets `flag` unless it is set (and not expired): true for the one caller, across every
+   * instance sharing the store, that set it (the soft-limit webhook's once per period).
+   */
+  claimOnce(flag: string, expiresAt: number): Promise<boolean>;
   rows(filter: RowFilter): Promise<UsageRow[]>;
   /** The records one by one, for GET /admin/requests (#25, src/services/usage/request-log.ts); every driver has one. */
   readonly requestLog?: RequestLogStore;
@@ -87,36 +119,36 @@ export interface LedgerStore {
 
 export const zeroTotals = (): SpendTotals => ({ costNano: 0, tokens: 0 });
 
-/** One key's addition to the budget totals of one period (`d:<day>`, `m:<month>`). */
-export type PeriodTotal = { key: string; period: string; costNano: number; tokens: number };
+/** One scope's addition to the budget totals of one window (its bucket, budget-periods.ts). */
+export type PeriodTotal = { scope: string; period: string; costNano: number; tokens: number };
 
 /**
- * A batch's additions to the budget totals, one per key and period: one write each. Grouped by
- * key, then by the record's day and month strings, so a record builds no string of its own.
+ * A batch's additions to the budget totals, one per scope and window: one write each. Grouped by
+ * scope, then by bucket, so a record builds no string of its own (its windows are its hour's).
  */
-export function batchTotals(records: UsageRecord[]): PeriodTotal[] {
-  const byKey = new Map<string, Map<string, PeriodTotal>>();
+export function batchTotals(records: readonly UsageRecord[]): PeriodTotal[] {
+  const byScope = new Map<string, Map<string, PeriodTotal>>();
   const out: PeriodTotal[] = [];
-  const addTo = (
-    periods: Map<string, PeriodTotal>,
-    key: string,
-    period: string,
-    prefix: string,
-    r: UsageRecord,
-  ): void => {
-    let t = periods.get(period);
-    if (t === undefined) {
-      periods.set(period, (t = { key, period: prefix + period, costNano: 0, tokens: 0 }));
-      out.push(t);
-    }
-    t.costNano += r.cost_nano;
-    t.tokens += budgetTokensOf(r);
-  };
   for (const r of records) {
-    let periods = byKey.get(r.key);
-    if (periods === undefined) byKey.set(r.key, (periods = new Map()));
-    addTo(periods, r.key, r.day, 'd:', r);
-    addTo(periods, r.key, monthOf(r.ts), 'm:', r);
+    const cost = r.cost_nano;
+    const tokens = budgetTokensOf(r);
+    // A request that cost nothing (refused, an error answer) adds nothing: no write for it.
+    if (cost === 0 && tokens === 0) continue;
+    const w = windowsOf(r.ts);
+    for (const scope of scopesOfRecord(r)) {
+      let periods = byScope.get(scope);
+      if (periods === undefined) byScope.set(scope, (periods = new Map()));
+      for (const p of budgetPeriods) {
+        const bucket = w[p].bucket;
+        let t = periods.get(bucket);
+        if (t === undefined) {
+          periods.set(bucket, (t = { scope, period: bucket, costNano: 0, tokens: 0 }));
+          out.push(t);
+        }
+        t.costNano += cost;
+        t.tokens += tokens;
+      }
+    }
   }
   return out;
 }

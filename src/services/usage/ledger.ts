@@ -2,23 +2,32 @@ import type { Logger } from 'pino';
 import { ledgerRecordsTotal } from '../../infra/metrics/registry.ts';
 import { LedgerReservations } from './ledger-reservations.ts';
 import { bounded, StoreWaitError } from './bounded-wait.ts';
+import { budgetPeriods } from '../../infra/config/budget-spec.ts';
+import { windowsOf, type Windows } from './budget-periods.ts';
 import {
   reached,
+  scopesOfRecord,
+  zeroSpent,
   type LedgerStore,
-  type Limits,
+  type PeriodLimit,
   type Reservation,
+  type ScopeLimits,
   type Spent,
   type SpendTotals,
 } from './ledger-store.ts';
-import { budgetTokensOf, dayOf, monthOf, type UsageRecord } from './usage-record.ts';
+import { budgetTokensOf, dayOf, type UsageRecord } from './usage-record.ts';
 
 /** `storeWaitMs`: the longest a request waits for its record to be written (usage.store_wait_ms). */
 export type LedgerOptions = { flushIntervalMs: number; batchSize: number; retentionDays: number; storeWaitMs?: number };
 
-export type { Spent, Reservation, Limits };
+export type { Spent, Reservation, ScopeLimits, PeriodLimit };
 
-/** A budget check: admitted (and reserved) or not, with what was spent, reservations included. */
-export type Admission = { admitted: true; spent: Spent; reservation: Reservation } | { admitted: false; spent: Spent };
+/**
+ * A budget check: admitted (and reserved) or not, with what each scope had spent (in the order
+ * asked), reservations included.
+ */
+export type Admission =
+  { admitted: true; spent: Spent[]; reservation: Reservation } | { admitted: false; spent: Spent[] };
 
 export { StoreWaitError };
 
@@ -28,14 +37,18 @@ export { StoreWaitError };
  */
 type CommitGroup = { left: number; resolve: () => void; done: Promise<void> };
 
-const copySpent = (s: Readonly<Spent>): Spent => ({ day: { ...s.day }, month: { ...s.month } });
+function copySpent(s: Readonly<Spent>): Spent {
+  const out = zeroSpent();
+  for (const p of budgetPeriods) out[p] = { ...s[p] };
+  return out;
+}
 
 /** Records kept while the store cannot take them; past this the oldest tenth is dropped (and counted). */
 const maxQueued = 100_000;
 const dayMs = 86_400_000;
 
-/** Store totals of one key for the day last asked for (`month` is that day's). */
-type Stored = { day: string; month: string; totals: Spent };
+/** Store totals of one scope in the windows of the hour last asked for. */
+type Stored = { windows: Windows; totals: Spent };
 
 const immediate = (): Promise<void> => new Promise((r) => setImmediate(r));
 
@@ -60,7 +73,7 @@ export class Ledger {
   readonly #opts: LedgerOptions;
   readonly #log: () => Logger | undefined;
   #queue: UsageRecord[] = [];
-  /** Totals of records not yet in the store, by key, then by day or month. */
+  /** Totals of records not yet in the store, by scope, then by window (its bucket). */
   readonly #pending = new Map<string, Map<string, SpendTotals>>();
   /** Records still being measured (speech seconds known when the audio ends). */
   readonly #measuring = new Set<Promise<void>>();
@@ -77,7 +90,7 @@ export class Ledger {
   #prunedAt = 0;
   #warnedAt = 0;
   /** What `spentNow` returns, overwritten by each call. */
-  readonly #now: Spent = { day: { costNano: 0, tokens: 0 }, month: { costNano: 0, tokens: 0 } };
+  readonly #now: Spent = zeroSpent();
   readonly #reservations: LedgerReservations;
   /** Committed records not yet written, by the group of their turn (`commit`). */
   readonly #waiters = new Map<UsageRecord, CommitGroup>();
@@ -196,47 +209,74 @@ export class Ledger {
   }
 
   /**
-   * Admits a request of `key` when what it spent, with every live reservation, is below every
-   * limit, and reserves `amount` in the same step; else admits nothing. Rejects with a
-   * StoreWaitError when the store does not answer within `storeWaitMs`.
+   * Admits a request when what each of `scopes` spent, with every live reservation, is below each
+   * of its limits, and reserves `amount` in all of them in the same step; else admits nothing.
+   * With `extending`, a reservation already held is added to `scopes` instead (a provider's, when
+   * a route through it is tried). Rejects with a StoreWaitError when the store does not answer
+   * within `storeWaitMs`.
    */
-  async reserve(key: string, amount: SpendTotals, limits: Limits, now = Date.now()): Promise<Admission> {
-    const r = this.#reservations.create(key, amount);
+  async reserve(
+    scopes: readonly ScopeLimits[],
+    amount: SpendTotals,
+    now = Date.now(),
+    extending?: Reservation,
+  ): Promise<Admission> {
+    const names = scopes.map((s) => s.scope);
+    const w = windowsOf(now);
     if (this.store.local) {
-      if (this.spentNow(key, now) === undefined)
-        await bounded(this.#storedTotals(key, dayOf(now), monthOf(now)), this.#wait);
+      for (const s of scopes)
+        if (this.spentNow(s.scope, now) === undefined) await bounded(this.#storedTotals(s.scope, w), this.#wait);
       // From here to the reservation nothing awaits: no other request can pass on the same room.
-      const s = this.spentNow(key, now);
-      if (s === undefined) return this.reserve(key, amount, limits, now);
-      if (reached(s, limits)) return { admitted: false, spent: copySpent(s) };
-      const spent = copySpent(s);
+      const spent: Spent[] = [];
+      let refused = false;
+      for (const s of scopes) {
+        const now1 = this.spentNow(s.scope, now);
+        if (now1 === undefined) return this.reserve(scopes, amount, now, extending);
+        spent.push(copySpent(now1));
+        if (reached(now1, s.limits)) refused = true;
+      }
+      if (refused) return { admitted: false, spent };
+      if (extending) {
+        this.#reservations.extend(extending, names);
+        return { admitted: true, spent, reservation: extending };
+      }
+      const r = this.#reservations.create(names, amount);
       this.#reservations.hold(r);
       return { admitted: true, spent, reservation: r };
     }
-    const pending = this.#pendingOf(key, dayOf(now), monthOf(now));
-    // Tracked before the call: a call the wait gave up on may still reach Redis, and is then ended with the others.
-    this.#reservations.hold(r);
-    let a: { admitted: boolean; spent: Spent };
+    const pending = names.map((n) => this.#pendingOf(n, w));
+    let r: Reservation;
+    if (extending) {
+      // Named before the call: a call the wait gave up on may still reach Redis, and is then ended with the others.
+      r = extending;
+      this.#reservations.extend(r, names);
+    } else {
+      r = this.#reservations.create(names, amount);
+      this.#reservations.hold(r);
+    }
+    let a: { admitted: boolean; spent: Spent[] };
     try {
-      a = await bounded(this.#admit(key, r, now, limits, pending), this.#wait);
+      a = await bounded(this.#admit(scopes, r, now, pending), this.#wait);
     } catch (err) {
-      this.release(r);
+      if (!extending) this.release(r);
       throw err;
     }
-    if (!a.admitted) this.#reservations.forgetLive(r);
+    if (!a.admitted) {
+      if (extending) r.scopes.splice(r.scopes.length - names.length, names.length);
+      else this.#reservations.forgetLive(r);
+    }
     return a.admitted ? { admitted: true, spent: a.spent, reservation: r } : { admitted: false, spent: a.spent };
   }
 
   #admit(
-    key: string,
+    scopes: readonly ScopeLimits[],
     r: Reservation | undefined,
     now: number,
-    limits: Limits | undefined,
-    pending: Spent,
-  ): Promise<{ admitted: boolean; spent: Spent }> {
+    pending: readonly Spent[],
+  ): Promise<{ admitted: boolean; spent: Spent[] }> {
     const admit = this.store.admit;
     if (!admit) throw new Error('a shared ledger store must admit');
-    return admit.call(this.store, key, r, dayOf(now), monthOf(now), limits, pending, now);
+    return admit.call(this.store, scopes, r, windowsOf(now), pending, now);
   }
 
   /** Ends a reservation that no record settles (the request ended without one). */
@@ -282,18 +322,15 @@ export class Ledger {
     void p.finally(() => this.#measuring.delete(p));
   }
 
-  /** One key's spend this UTC day and month: the store's totals plus what waits to be written. */
-  async spent(key: string, now = Date.now()): Promise<Spent> {
-    const day = dayOf(now);
-    const month = monthOf(now);
+  /** One scope's spend in each period's current window: the store's totals plus what waits to be written. */
+  async spent(scope: string, now = Date.now()): Promise<Spent> {
+    const w = windowsOf(now);
     if (!this.store.local)
-      return (await bounded(this.#admit(key, undefined, now, undefined, this.#pendingOf(key, day, month)), this.#wait))
-        .spent;
-    const stored = await this.#storedTotals(key, day, month);
-    return this.#withPending(key, day, month, stored, {
-      day: { costNano: 0, tokens: 0 },
-      month: { costNano: 0, tokens: 0 },
-    });
+      return (
+        await bounded(this.#admit([{ scope, limits: [] }], undefined, now, [this.#pendingOf(scope, w)]), this.#wait)
+      ).spent[0];
+    const stored = await this.#storedTotals(scope, w);
+    return this.#withPending(scope, w, stored, zeroSpent());
   }
 
   /**
@@ -301,57 +338,58 @@ export class Ledger {
    * every request); undefined when they must be read. Budgets check every request, so this saves
    * the promise round trips of the common case. The answer is valid until the next call.
    */
-  spentNow(key: string, now = Date.now()): Readonly<Spent> | undefined {
+  spentNow(scope: string, now = Date.now()): Readonly<Spent> | undefined {
     if (!this.store.local) return undefined;
-    const stored = this.#stored.get(key);
-    const day = dayOf(now);
-    return stored?.day === day ? this.#withPending(key, day, stored.month, stored.totals, this.#now) : undefined;
+    const stored = this.#stored.get(scope);
+    const w = windowsOf(now);
+    return stored?.windows === w ? this.#withPending(scope, w, stored.totals, this.#now) : undefined;
   }
 
   /** Store totals plus what waits to be written and (local stores) what live reservations hold. */
-  #withPending(key: string, day: string, month: string, stored: Spent, into: Spent): Spent {
-    const p = this.#pending.get(key);
-    const d = p?.get(day);
-    const m = p?.get(month);
-    const r = this.#reservations.heldOf(key);
-    into.day.costNano = stored.day.costNano + (d?.costNano ?? 0) + (r?.costNano ?? 0);
-    into.day.tokens = stored.day.tokens + (d?.tokens ?? 0) + (r?.tokens ?? 0);
-    into.month.costNano = stored.month.costNano + (m?.costNano ?? 0) + (r?.costNano ?? 0);
-    into.month.tokens = stored.month.tokens + (m?.tokens ?? 0) + (r?.tokens ?? 0);
+  #withPending(scope: string, w: Windows, stored: Spent, into: Spent): Spent {
+    const pend = this.#pending.get(scope);
+    const r = this.#reservations.heldOf(scope);
+    for (const p of budgetPeriods) {
+      const d = pend?.get(w[p].bucket);
+      const t = into[p];
+      t.costNano = stored[p].costNano + (d?.costNano ?? 0) + (r?.costNano ?? 0);
+      t.tokens = stored[p].tokens + (d?.tokens ?? 0) + (r?.tokens ?? 0);
+    }
     return into;
   }
 
-  /** This instance's records of `key` not yet in a shared store (Redis adds them to its own counts). */
-  #pendingOf(key: string, day: string, month: string): Spent {
-    const p = this.#pending.get(key);
-    const d = p?.get(day);
-    const m = p?.get(month);
-    return {
-      day: { costNano: d?.costNano ?? 0, tokens: d?.tokens ?? 0 },
-      month: { costNano: m?.costNano ?? 0, tokens: m?.tokens ?? 0 },
-    };
+  /** This instance's records of a scope not yet in a shared store (Redis adds them to its own counts). */
+  #pendingOf(scope: string, w: Windows): Spent {
+    const pend = this.#pending.get(scope);
+    const out = zeroSpent();
+    if (pend === undefined) return out;
+    for (const p of budgetPeriods) {
+      const d = pend.get(w[p].bucket);
+      if (d) out[p] = { costNano: d.costNano, tokens: d.tokens };
+    }
+    return out;
   }
 
   /**
    * A store only this process writes (memory, sqlite) changes only when a batch is appended, so
-   * its totals are read once per key and day, and each appended batch is added to them. Such a
+   * its totals are read once per scope and hour, and each appended batch is added to them. Such a
    * store answers calls in the order they were made (LedgerStore.local), so a read includes exactly
    * the batches appended before it was asked for, whose completions (`#addStored`) ran before its
    * answer: what it returns is exact as it stands, and later batches are added to it as they
-   * complete. Concurrent readers of one key share one read. Redis is read every time: other
+   * complete. Concurrent readers of one scope share one read. Redis is read every time: other
    * instances add to it.
    */
-  async #storedTotals(key: string, day: string, month: string): Promise<Spent> {
-    if (!this.store.local) return this.store.totals(key, day, month);
-    const cached = this.#stored.get(key);
-    if (cached?.day === day) return cached.totals;
-    const readKey = `${key}\n${day}`;
+  async #storedTotals(scope: string, w: Windows): Promise<Spent> {
+    if (!this.store.local) return this.store.totals(scope, w);
+    const cached = this.#stored.get(scope);
+    if (cached?.windows === w) return cached.totals;
+    const readKey = `${scope}\n${w.hour.bucket}`;
     let reading = this.#reading.get(readKey);
     if (reading === undefined) {
-      reading = this.store.totals(key, day, month).then(
+      reading = this.store.totals(scope, w).then(
         (totals) => {
           this.#reading.delete(readKey);
-          this.#stored.set(key, { day, month, totals });
+          this.#stored.set(scope, { windows: w, totals });
           return totals;
         },
         (err: unknown) => {
@@ -441,25 +479,28 @@ export class Ledger {
     const cost = sign * r.cost_nano;
     const tokens = sign * budgetTokensOf(r);
     if (cost === 0 && tokens === 0) return;
-    let periods = this.#pending.get(r.key);
-    if (periods === undefined) this.#pending.set(r.key, (periods = new Map()));
-    countIn(periods, r.day, cost, tokens);
-    countIn(periods, monthOf(r.ts), cost, tokens);
-    if (periods.size === 0) this.#pending.delete(r.key);
+    const w = windowsOf(r.ts);
+    for (const scope of scopesOfRecord(r)) {
+      let periods = this.#pending.get(scope);
+      if (periods === undefined) this.#pending.set(scope, (periods = new Map()));
+      for (const p of budgetPeriods) countIn(periods, w[p].bucket, cost, tokens);
+      if (periods.size === 0) this.#pending.delete(scope);
+    }
   }
 
-  /** An appended record into the cached store totals of its key (what the store itself added). */
+  /** An appended record into the cached store totals of its scopes (what the store itself added). */
   #addStored(r: UsageRecord): void {
-    const s = this.#stored.get(r.key);
-    if (s === undefined) return;
     const tokens = budgetTokensOf(r);
-    if (s.day === r.day) {
-      s.totals.day.costNano += r.cost_nano;
-      s.totals.day.tokens += tokens;
-    }
-    if (s.month === monthOf(r.ts)) {
-      s.totals.month.costNano += r.cost_nano;
-      s.totals.month.tokens += tokens;
+    let w: Windows | undefined;
+    for (const scope of scopesOfRecord(r)) {
+      const s = this.#stored.get(scope);
+      if (s === undefined) continue;
+      w ??= windowsOf(r.ts);
+      for (const p of budgetPeriods) {
+        if (s.windows[p].bucket !== w[p].bucket) continue;
+        s.totals[p].costNano += r.cost_nano;
+        s.totals[p].tokens += tokens;
+      }
     }
   }
 

@@ -1,14 +1,8 @@
-import type { LedgerStore, RowFilter, SpendTotals } from './ledger-store.ts';
-import { zeroTotals } from './ledger-store.ts';
-import {
-  addTo,
-  budgetTokensOf,
-  emptyRow,
-  measuresOf,
-  monthOf,
-  type UsageRecord,
-  type UsageRow,
-} from './usage-record.ts';
+import { budgetPeriods } from '../../infra/config/budget-spec.ts';
+import type { Windows } from './budget-periods.ts';
+import type { LedgerStore, RowFilter, Spent, SpendTotals } from './ledger-store.ts';
+import { batchTotals, zeroSpent } from './ledger-store.ts';
+import { addTo, emptyRow, measuresOf, type UsageRecord, type UsageRow } from './usage-record.ts';
 import { MemoryRequestLog } from './memory-request-log.ts';
 
 /** The `memory` driver's ledger: for tests and single runs; gone when the process ends. */
@@ -20,6 +14,7 @@ export class MemoryLedgerStore implements LedgerStore {
   readonly #totals = new Map<string, SpendTotals>();
   /** GET /admin/requests (#25): reads `records`. */
   readonly requestLog = new MemoryRequestLog(this.records);
+  readonly #flags = new Map<string, number>();
 
   async append(records: UsageRecord[]): Promise<void> {
     for (const r of records) {
@@ -28,20 +23,33 @@ export class MemoryLedgerStore implements LedgerStore {
       let row = this.#rows.get(id);
       if (!row) this.#rows.set(id, (row = emptyRow(r.day, r.key, r.model, r.provider)));
       addTo(row, measuresOf(r));
-      for (const period of [`d:${r.day}`, `m:${monthOf(r.ts)}`]) {
-        const t = this.#totals.get(`${r.key}\n${period}`) ?? zeroTotals();
-        t.costNano += r.cost_nano;
-        t.tokens += budgetTokensOf(r);
-        this.#totals.set(`${r.key}\n${period}`, t);
+    }
+    for (const t of batchTotals(records)) {
+      const id = `${t.scope}\n${t.period}`;
+      const was = this.#totals.get(id);
+      if (was === undefined) this.#totals.set(id, { costNano: t.costNano, tokens: t.tokens });
+      else {
+        was.costNano += t.costNano;
+        was.tokens += t.tokens;
       }
     }
   }
 
-  async totals(key: string, day: string, month: string): Promise<{ day: SpendTotals; month: SpendTotals }> {
-    return {
-      day: { ...(this.#totals.get(`${key}\nd:${day}`) ?? zeroTotals()) },
-      month: { ...(this.#totals.get(`${key}\nm:${month}`) ?? zeroTotals()) },
-    };
+  async totals(scope: string, windows: Windows): Promise<Spent> {
+    const out = zeroSpent();
+    for (const p of budgetPeriods) {
+      const t = this.#totals.get(`${scope}\n${windows[p].bucket}`);
+      if (t) out[p] = { ...t };
+    }
+    return out;
+  }
+
+  async claimOnce(flag: string, expiresAt: number): Promise<boolean> {
+    const now = Date.now();
+    const was = this.#flags.get(flag);
+    if (was !== undefined && was > now) return false;
+    this.#flags.set(flag, expiresAt);
+    return true;
   }
 
   async rows(f: RowFilter): Promise<UsageRow[]> {

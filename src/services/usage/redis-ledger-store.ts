@@ -1,6 +1,8 @@
 import type { Redis } from 'ioredis';
-import type { LedgerStore, Limits, Reservation, RowFilter, Spent, SpendTotals } from './ledger-store.ts';
-import { batchTotals, reservationTtlMs, toMs, zeroTotals } from './ledger-store.ts';
+import { budgetPeriods, type BudgetPeriod } from '../../infra/config/budget-spec.ts';
+import type { Windows } from './budget-periods.ts';
+import type { LedgerStore, Reservation, RowFilter, ScopeLimits, Spent } from './ledger-store.ts';
+import { batchTotals, reservationTtlMs, toMs, zeroSpent, zeroTotals } from './ledger-store.ts';
 import {
   addTo,
   dayOf,
@@ -14,59 +16,83 @@ import {
 import { RedisRequestLog } from './redis-request-log.ts';
 
 // Layout (after the store's prefix, `polygate:`), every key expiring with the retention:
-//   usage:rec:<day>            list of the day's records as JSON
-//   usage:agg:<day>            hash "<key>\n<model>\n<provider>\n<measure>" → sum (audio in ms)
-//   usage:total:<key>:d:<day>  hash {cost_nano, tokens}: a key's day, for budgets
-//   usage:total:<key>:m:<mon>  the same for a calendar month
-//   usage:resv:<key>           sorted set of a key's live budget reservations, member
-//                              "<id>:<cost_nano>:<tokens>", score = when it expires
+//   usage:rec:<day>               list of the day's records as JSON
+//   usage:agg:<day>               hash "<key>\n<model>\n<provider>\n<measure>" → sum (audio in ms)
+//   usage:total:<scope>:<bucket>  hash {cost_nano, tokens}: a scope's window (a key id, or
+//                                 @workspace:<id>, @provider:<id>; buckets h:, d:, w:, t:, m:, budget-periods.ts)
+//   usage:resv:<scope>            sorted set of a scope's live budget reservations, member
+//                                 "<id>:<cost_nano>:<tokens>", score = when it expires
+//   usage:flag:<flag>             the soft-limit webhook's once-per-period flags
 // One MULTI per batch: the records, their totals and the end of the reservations they settle
 // change together. Counters are integers (HINCRBY), so totals from any number of instances add
 // up exactly.
 
 /**
- * A key's spend with every live reservation, and (ARGV[2] = '1') a new reservation when no limit
- * is reached, in one step: two instances cannot both admit on the same room. KEYS: resv, the
- * day's total, the month's total. ARGV: now, reserve?, member, expiresAt, ttl, four limits
- * (cost day, cost month, tokens day, tokens month; 0 = none), then this instance's unwritten
- * records (cost day, tokens day, cost month, tokens month). Answers {admitted, cost day, tokens
- * day, cost month, tokens month}.
+ * Scopes' spend with every live reservation and, when ARGV[2] = '1' and no scope has reached a
+ * limit, a new reservation in every scope, in one step: two instances cannot both admit on the
+ * same room. KEYS per scope: its reservations, then its total of each period (hour, day, week,
+ * 30d, month). ARGV: now, reserve?, member, expiresAt, ttl, number of scopes, then per scope: this
+ * instance's unwritten records (cost, tokens) per period, the number of its limits, and per limit
+ * the period's index (1-5), the cost limit and the token limit (0 = none). Answers {admitted,
+ * then per scope and period: cost, tokens}.
  */
 const admitScript = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-local rc, rt = 0, 0
-for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-  local c, t = string.match(m, ':(%d+):(%d+)$')
-  if c then rc = rc + tonumber(c); rt = rt + tonumber(t) end
-end
-local d = redis.call('HMGET', KEYS[2], 'cost_nano', 'tokens')
-local mo = redis.call('HMGET', KEYS[3], 'cost_nano', 'tokens')
-local dc = tonumber(d[1] or 0) + rc + tonumber(ARGV[10])
-local dt = tonumber(d[2] or 0) + rt + tonumber(ARGV[11])
-local mc = tonumber(mo[1] or 0) + rc + tonumber(ARGV[12])
-local mt = tonumber(mo[2] or 0) + rt + tonumber(ARGV[13])
-local admitted = 0
-if ARGV[2] == '1' then
-  local function reached(used, limit) limit = tonumber(limit); return limit > 0 and used >= limit end
-  if not (reached(dc, ARGV[6]) or reached(mc, ARGV[7]) or reached(dt, ARGV[8]) or reached(mt, ARGV[9])) then
-    redis.call('ZADD', KEYS[1], ARGV[4], ARGV[3])
-    redis.call('PEXPIRE', KEYS[1], ARGV[5])
-    admitted = 1
+local n = tonumber(ARGV[6])
+local a = 7
+local out = {0}
+local ok = true
+for i = 0, n - 1 do
+  local resv = KEYS[i * 6 + 1]
+  redis.call('ZREMRANGEBYSCORE', resv, '-inf', ARGV[1])
+  local rc, rt = 0, 0
+  for _, m in ipairs(redis.call('ZRANGE', resv, 0, -1)) do
+    local c, t = string.match(m, ':(%d+):(%d+)$')
+    if c then rc = rc + tonumber(c); rt = rt + tonumber(t) end
+  end
+  local u = {}
+  for p = 1, 5 do
+    local v = redis.call('HMGET', KEYS[i * 6 + 1 + p], 'cost_nano', 'tokens')
+    local c = tonumber(v[1] or 0) + rc + tonumber(ARGV[a])
+    local t = tonumber(v[2] or 0) + rt + tonumber(ARGV[a + 1])
+    a = a + 2
+    u[p] = {c, t}
+    out[#out + 1] = c
+    out[#out + 1] = t
+  end
+  local nl = tonumber(ARGV[a])
+  a = a + 1
+  for l = 1, nl do
+    local p, cl, tl = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+    a = a + 3
+    if (cl > 0 and u[p][1] >= cl) or (tl > 0 and u[p][2] >= tl) then ok = false end
   end
 end
-return {admitted, dc, dt, mc, mt}
+if ARGV[2] == '1' and ok then
+  for i = 0, n - 1 do
+    redis.call('ZADD', KEYS[i * 6 + 1], ARGV[4], ARGV[3])
+    redis.call('PEXPIRE', KEYS[i * 6 + 1], ARGV[5])
+  end
+  out[1] = 1
+end
+return out
 `;
 
-type AdmitCommand = (
-  resv: string,
-  day: string,
-  month: string,
-  ...argv: (string | number)[]
-) => Promise<[number, number, number, number, number]>;
+type AdmitCommand = (...args: (string | number)[]) => Promise<number[]>;
 
 const memberOf = (r: Reservation): string => `${r.id}:${r.costNano}:${r.tokens}`;
 
 const dayMs = 86_400_000;
+
+/** How long a window's total is kept past its start: its length and a day. */
+const totalTtl: Record<string, number> = {
+  'h:': 2 * 3_600_000,
+  'd:': 2 * dayMs,
+  'w:': 8 * dayMs,
+  't:': 31 * dayMs,
+  'm:': 32 * dayMs,
+};
+
+const periodIndex = (p: BudgetPeriod): number => budgetPeriods.indexOf(p) + 1;
 
 /** The `redis` driver's ledger, on the store's connection: every instance sees one set of totals. */
 export class RedisLedgerStore implements LedgerStore {
@@ -84,54 +110,62 @@ export class RedisLedgerStore implements LedgerStore {
     this.#p = `${prefix}usage:`;
     this.#retentionMs = (retentionDays + 1) * dayMs;
     this.requestLog = new RedisRequestLog(client, this.#p, this.#retentionMs);
-    if (!('pgBudgetAdmit' in client)) client.defineCommand('pgBudgetAdmit', { numberOfKeys: 3, lua: admitScript });
+    if (!('pgBudgetAdmitScopes' in client)) client.defineCommand('pgBudgetAdmitScopes', { lua: admitScript });
   }
 
   async admit(
-    k: string,
+    scopes: readonly ScopeLimits[],
     r: Reservation | undefined,
-    day: string,
-    month: string,
-    limits: Limits | undefined,
-    pending: Readonly<Spent>,
+    windows: Windows,
+    pending: readonly Readonly<Spent>[],
     now: number,
-  ): Promise<{ admitted: boolean; spent: Spent }> {
-    const admit = (this.#r as unknown as { pgBudgetAdmit: AdmitCommand }).pgBudgetAdmit.bind(this.#r);
-    const l = limits ?? { costDay: 0, costMonth: 0, tokensDay: 0, tokensMonth: 0 };
-    const [admitted, dc, dt, mc, mt] = await admit(
-      `${this.#p}resv:${k}`,
-      `${this.#p}total:${k}:d:${day}`,
-      `${this.#p}total:${k}:m:${month}`,
+  ): Promise<{ admitted: boolean; spent: Spent[] }> {
+    const admit = (this.#r as unknown as { pgBudgetAdmitScopes: AdmitCommand }).pgBudgetAdmitScopes.bind(this.#r);
+    const keys: string[] = [];
+    const argv: (string | number)[] = [
       now,
-      r !== undefined && limits !== undefined ? '1' : '0',
+      r !== undefined ? '1' : '0',
       r === undefined ? '' : memberOf(r),
       now + reservationTtlMs,
       2 * reservationTtlMs,
-      l.costDay,
-      l.costMonth,
-      l.tokensDay,
-      l.tokensMonth,
-      pending.day.costNano,
-      pending.day.tokens,
-      pending.month.costNano,
-      pending.month.tokens,
-    );
-    return {
-      admitted: admitted === 1,
-      spent: { day: { costNano: dc, tokens: dt }, month: { costNano: mc, tokens: mt } },
-    };
+      scopes.length,
+    ];
+    scopes.forEach((s, i) => {
+      keys.push(`${this.#p}resv:${s.scope}`);
+      for (const p of budgetPeriods) {
+        keys.push(`${this.#p}total:${s.scope}:${windows[p].bucket}`);
+        argv.push(pending[i][p].costNano, pending[i][p].tokens);
+      }
+      argv.push(s.limits.length);
+      for (const l of s.limits) argv.push(periodIndex(l.period), l.costNano, l.tokens);
+    });
+    const out = await admit(keys.length, ...keys, ...argv);
+    const spent = scopes.map((_, i) => {
+      const one = zeroSpent();
+      budgetPeriods.forEach((p, j) => {
+        one[p] = { costNano: Number(out[1 + i * 10 + j * 2]), tokens: Number(out[2 + i * 10 + j * 2]) };
+      });
+      return one;
+    });
+    return { admitted: out[0] === 1, spent };
   }
 
   async release(rs: readonly Reservation[]): Promise<void> {
     const m = this.#r.pipeline();
-    for (const r of rs) m.zrem(`${this.#p}resv:${r.key}`, memberOf(r));
+    for (const r of rs) for (const s of r.scopes) m.zrem(`${this.#p}resv:${s}`, memberOf(r));
     await m.exec();
   }
 
   async renew(rs: readonly Reservation[], now: number): Promise<void> {
     const m = this.#r.pipeline();
-    for (const r of rs) m.zadd(`${this.#p}resv:${r.key}`, 'XX', now + reservationTtlMs, memberOf(r));
+    for (const r of rs)
+      for (const s of r.scopes) m.zadd(`${this.#p}resv:${s}`, 'XX', now + reservationTtlMs, memberOf(r));
     await m.exec();
+  }
+
+  async claimOnce(flag: string, expiresAt: number): Promise<boolean> {
+    const ttl = Math.max(1, expiresAt - Date.now());
+    return (await this.#r.set(`${this.#p}flag:${flag}`, '1', 'PX', ttl, 'NX')) === 'OK';
   }
 
   async append(records: UsageRecord[], settled: readonly Reservation[] = []): Promise<void> {
@@ -157,27 +191,31 @@ export class RedisLedgerStore implements LedgerStore {
       }
     }
     for (const t of batchTotals(records)) {
-      const total = `${this.#p}total:${t.key}:${t.period}`;
+      const total = `${this.#p}total:${t.scope}:${t.period}`;
       m.hincrby(total, 'cost_nano', t.costNano);
       m.hincrby(total, 'tokens', t.tokens);
-      touched.set(total, t.period.startsWith('d:') ? 2 * dayMs : 32 * dayMs);
+      touched.set(total, totalTtl[t.period.slice(0, 2)] ?? 32 * dayMs);
     }
     for (const [k, ttl] of touched) m.pexpire(k, ttl);
     this.requestLog.append(m, records, Date.now());
-    for (const r of settled) m.zrem(`${this.#p}resv:${r.key}`, memberOf(r));
+    for (const r of settled) for (const s of r.scopes) m.zrem(`${this.#p}resv:${s}`, memberOf(r));
     const results = await m.exec();
     const failed = results?.find(([err]) => err);
     if (failed) throw failed[0];
   }
 
-  async totals(key: string, day: string, month: string): Promise<{ day: SpendTotals; month: SpendTotals }> {
-    const [d, mo] = await Promise.all([
-      this.#r.hmget(`${this.#p}total:${key}:d:${day}`, 'cost_nano', 'tokens'),
-      this.#r.hmget(`${this.#p}total:${key}:m:${month}`, 'cost_nano', 'tokens'),
-    ]);
-    const parse = (v: (string | null)[]): SpendTotals =>
-      v[0] === null && v[1] === null ? zeroTotals() : { costNano: Number(v[0] ?? 0), tokens: Number(v[1] ?? 0) };
-    return { day: parse(d), month: parse(mo) };
+  async totals(scope: string, windows: Windows): Promise<Spent> {
+    const m = this.#r.pipeline();
+    for (const p of budgetPeriods) m.hmget(`${this.#p}total:${scope}:${windows[p].bucket}`, 'cost_nano', 'tokens');
+    const results = (await m.exec()) ?? [];
+    const out = zeroSpent();
+    budgetPeriods.forEach((p, i) => {
+      const [err, v] = results[i] ?? [null, [null, null]];
+      if (err) throw err;
+      const [c, t] = v as (string | null)[];
+      out[p] = c === null && t === null ? zeroTotals() : { costNano: Number(c ?? 0), tokens: Number(t ?? 0) };
+    });
+    return out;
   }
 
   async rows(f: RowFilter): Promise<UsageRow[]> {

@@ -1,8 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import type { LedgerStore, RowFilter, SpendTotals } from './ledger-store.ts';
-import { batchTotals, toMs, zeroTotals } from './ledger-store.ts';
+import { budgetPeriods } from '../../infra/config/budget-spec.ts';
+import type { Windows } from './budget-periods.ts';
+import type { LedgerStore, RowFilter, Spent } from './ledger-store.ts';
+import { batchTotals, toMs, zeroSpent } from './ledger-store.ts';
 import type { UsageRecord, UsageRow } from './usage-record.ts';
 import { LedgerJournal } from './ledger-journal.ts';
 import { addRequestLogSchema, requestLogColumns, requestLogValues, SqliteRequestLog } from './sqlite-request-log.ts';
@@ -25,6 +27,7 @@ CREATE INDEX IF NOT EXISTS usage_records_day ON usage_records (day, key);
 CREATE TABLE IF NOT EXISTS usage_totals (
   key TEXT NOT NULL, period TEXT NOT NULL, cost_nano INTEGER NOT NULL, tokens INTEGER NOT NULL, PRIMARY KEY (key, period)
 );
+CREATE TABLE IF NOT EXISTS usage_flags (flag TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS usage_journal (
   id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL, written INTEGER NOT NULL
 );
@@ -154,6 +157,8 @@ export class SqliteLedgerStore implements LedgerStore {
     | 'rowsOfKey'
     | 'pruneRecords'
     | 'pruneTotals'
+    | 'claimFlag'
+    | 'pruneFlags'
     | 'journalState'
     | 'journalWritten'
     | 'journalNext',
@@ -191,7 +196,17 @@ export class SqliteLedgerStore implements LedgerStore {
       rows: this.#db.prepare(`${group} GROUP BY day, key, model, provider`),
       rowsOfKey: this.#db.prepare(`${group} AND key = ? GROUP BY day, key, model, provider`),
       pruneRecords: this.#db.prepare('DELETE FROM usage_records WHERE day < ?'),
-      pruneTotals: this.#db.prepare(`DELETE FROM usage_totals WHERE period LIKE 'd:%' AND period < ?`),
+      // Days, hours and weeks by their start day (months are kept, as before; a 30-day window is one row a month).
+      pruneTotals: this.#db.prepare(
+        `DELETE FROM usage_totals WHERE (period LIKE 'd:%' AND period < 'd:' || ?1) OR (period LIKE 'h:%' AND period < 'h:' || ?1)
+           OR (period LIKE 'w:%' AND period < 'w:' || ?1) OR (period LIKE 't:%' AND period < 't:' || ?1)`,
+      ),
+      // Set unless set and still valid: one row changed means this caller set it.
+      claimFlag: this.#db.prepare(
+        `INSERT INTO usage_flags (flag, expires_at) VALUES (?1, ?2)
+         ON CONFLICT (flag) DO UPDATE SET expires_at = excluded.expires_at WHERE usage_flags.expires_at <= ?3`,
+      ),
+      pruneFlags: this.#db.prepare('DELETE FROM usage_flags WHERE expires_at <= ?'),
       journalState: this.#db.prepare('SELECT generation, written FROM usage_journal WHERE id = 1'),
       journalWritten: this.#db.prepare('UPDATE usage_journal SET written = written + ? WHERE id = 1'),
       journalNext: this.#db.prepare('UPDATE usage_journal SET generation = ?, written = 0 WHERE id = 1'),
@@ -267,15 +282,20 @@ export class SqliteLedgerStore implements LedgerStore {
       valuesOf(records[i], values);
       this.#q.insert.run(...values);
     }
-    for (const t of batchTotals(records as UsageRecord[])) this.#q.addTotal.run(t.key, t.period, t.costNano, t.tokens);
+    for (const t of batchTotals(records)) this.#q.addTotal.run(t.scope, t.period, t.costNano, t.tokens);
   }
 
-  async totals(key: string, day: string, month: string): Promise<{ day: SpendTotals; month: SpendTotals }> {
-    const read = (period: string): SpendTotals => {
-      const r = this.#q.total.get(key, period) as { cost_nano: number; tokens: number } | undefined;
-      return r ? { costNano: r.cost_nano, tokens: r.tokens } : zeroTotals();
-    };
-    return { day: read(`d:${day}`), month: read(`m:${month}`) };
+  async totals(scope: string, windows: Windows): Promise<Spent> {
+    const out = zeroSpent();
+    for (const p of budgetPeriods) {
+      const r = this.#q.total.get(scope, windows[p].bucket) as { cost_nano: number; tokens: number } | undefined;
+      if (r) out[p] = { costNano: r.cost_nano, tokens: r.tokens };
+    }
+    return out;
+  }
+
+  async claimOnce(flag: string, expiresAt: number): Promise<boolean> {
+    return Number(this.#q.claimFlag.run(flag, expiresAt, Date.now()).changes) === 1;
   }
 
   async rows(f: RowFilter): Promise<UsageRow[]> {
@@ -286,7 +306,8 @@ export class SqliteLedgerStore implements LedgerStore {
 
   async prune(day: string): Promise<void> {
     this.#q.pruneRecords.run(day);
-    this.#q.pruneTotals.run(`d:${day}`);
+    this.#q.pruneTotals.run(day);
+    this.#q.pruneFlags.run(Date.now());
     this.requestLog.prune(day);
   }
 

@@ -1,0 +1,155 @@
+// Keys created at runtime (issue #25, docs/admin-api.md "Keys"): every instance holds the whole
+// table in memory, found by secret digest as the YAML keys are (key-ring.ts), so a request never
+// waits on the store. The table's version is polled (a GET on Redis, a one-row read on sqlite);
+// when it moves, the table is read again, so a key created, rotated, disabled or deleted on one
+// instance takes effect on every instance sharing the store within one poll interval.
+import { hash, timingSafeEqual } from 'node:crypto';
+import type { Logger } from 'pino';
+import { globMatcher, type ApiKey, type KeyRing } from './key-ring.ts';
+import type { KeyTable, StoredKey } from './key-table.ts';
+
+/** A secret that matches a key that may not be used now: why, in words safe to show its holder. */
+export type KeyRefusal = { id: string; refused: string };
+
+export const isRefusal = (k: ApiKey | KeyRefusal): k is KeyRefusal => 'refused' in k;
+
+type Entry = { hash: Buffer; key: StoredKey; api: ApiKey; previous: boolean };
+
+const sha256 = (s: string): Buffer => hash('sha256', s, 'buffer');
+export const sha256Hex = (s: string): string => hash('sha256', s, 'hex');
+
+/** Besides version polls: a full read this often, in case a version number repeated (a Redis emptied and refilled). */
+const fullReadMs = 30_000;
+
+export class RuntimeKeys {
+  readonly table: KeyTable;
+  /** The clock expiry and rotation grace are judged by; a test may replace it. */
+  now: () => number = Date.now;
+  #byDigest = new Map<string, Entry>();
+  #byId = new Map<string, StoredKey>();
+  #version: string | undefined;
+  #readAt = 0;
+  #running: Promise<void> | undefined;
+  #again = false;
+  #timer: NodeJS.Timeout | undefined;
+  #warnedAt = 0;
+  readonly #log: Logger;
+
+  constructor(table: KeyTable, log: Logger) {
+    this.table = table;
+    this.#log = log;
+  }
+
+  /** Polls the table's version every `pollMs` (not for a table only this process writes). */
+  start(pollMs: number): void {
+    this.#timer = setInterval(() => {
+      this.sync().catch((err: unknown) => {
+        const now = Date.now();
+        if (now - this.#warnedAt < 10_000) return;
+        this.#warnedAt = now;
+        this.#log.warn({ err }, 'runtime keys: the key table cannot be read; the last copy stays in force');
+      });
+    }, pollMs);
+    this.#timer.unref();
+  }
+
+  /**
+   * Reads the table again when its version moved. Calls while a read runs share one more read
+   * after it, so a caller that has just written sees its write when this resolves.
+   */
+  sync(): Promise<void> {
+    if (this.#running) {
+      this.#again = true;
+      return this.#running;
+    }
+    const run = async (): Promise<void> => {
+      do {
+        this.#again = false;
+        await this.#read();
+      } while (this.#again);
+    };
+    this.#running = run().finally(() => (this.#running = undefined));
+    return this.#running;
+  }
+
+  async #read(): Promise<void> {
+    // The version is read before the rows: a write between the two is seen again at the next poll.
+    const version = await this.table.version();
+    if (version === this.#version && Date.now() - this.#readAt < fullReadMs) return;
+    const rows = await this.table.all();
+    const byDigest = new Map<string, Entry>();
+    const byId = new Map<string, StoredKey>();
+    for (const key of rows) {
+      const api: ApiKey = {
+        id: key.id,
+        workspace: key.workspace,
+        allows: globMatcher(key.models.length ? key.models : ['*']),
+        limits: { ...key.limits },
+        ...(key.budget ? { budget: key.budget } : {}),
+      };
+      byId.set(key.id, key);
+      const current = Buffer.from(key.secret_sha256, 'hex');
+      byDigest.set(current.toString('latin1'), { hash: current, key, api, previous: false });
+      if (key.previous_sha256) {
+        const old = Buffer.from(key.previous_sha256, 'hex');
+        byDigest.set(old.toString('latin1'), { hash: old, key, api, previous: true });
+      }
+    }
+    this.#byDigest = byDigest;
+    this.#byId = byId;
+    this.#version = version;
+    this.#readAt = Date.now();
+  }
+
+  /** The key of a presented secret; a refusal when it is disabled or expired; undefined when unknown. */
+  authenticate(credential: string | undefined): ApiKey | KeyRefusal | undefined {
+    if (!credential || this.#byDigest.size === 0) return undefined;
+    const presented = sha256(credential);
+    const e = this.#byDigest.get(presented.toString('latin1'));
+    if (!e || !timingSafeEqual(presented, e.hash)) return undefined;
+    const now = this.now();
+    // A rotated-away secret past its grace is an unknown secret: nothing about the key is said.
+    if (e.previous && (e.key.previous_valid_until ?? 0) <= now) return undefined;
+    if (e.key.disabled)
+      return { id: e.key.id, refused: 'this API key is disabled; ask the gateway operator to enable it' };
+    if (e.key.expires_at !== null && e.key.expires_at <= now)
+      return { id: e.key.id, refused: `this API key expired at ${new Date(e.key.expires_at).toISOString()}` };
+    return e.api;
+  }
+
+  /** The key as last read (sync first for a fresh copy). */
+  get(id: string): StoredKey | undefined {
+    return this.#byId.get(id);
+  }
+
+  /** Every runtime key as last read. */
+  list(): StoredKey[] {
+    return [...this.#byId.values()];
+  }
+
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.#running?.catch(() => {});
+    await this.table.close();
+  }
+}
+
+/**
+ * A presented credential against the config file's keys, then the runtime ones. A runtime key
+ * whose id the file has since taken (a reload added it) is not used: the file wins, as it does in
+ * the admin API's list, so one id never names two keys with two sets of limits.
+ */
+export function authenticateKey(
+  ring: KeyRing,
+  runtimeKeys: RuntimeKeys | undefined,
+  credential: string | undefined,
+): ApiKey | KeyRefusal | undefined {
+  const fromFile = ring.authenticate(credential);
+  if (fromFile) return fromFile;
+  const k = runtimeKeys?.authenticate(credential);
+  return k && ring.has(k.id) ? undefined : k;
+}
