@@ -12,12 +12,9 @@ import { StoreWaitError } from '../usage/ledger.ts';
 import { nanoPerUsd } from '../usage/prices.ts';
 import { dayOf } from '../usage/usage-record.ts';
 import type { Budget } from '../../infra/config/usage-config.ts';
+import { asksForWork } from './asks-for-work.ts';
 
 type BudgetKind = (typeof budgetKinds)[number];
-
-/** Reads (GETs, task queries, token counting) cost nothing and stay open to a key over budget. */
-const asksForWork = (ctx: Koa.Context): boolean =>
-  ctx.method === 'POST' && ctx.path !== '/tune/fetch' && !ctx.path.endsWith('/count_tokens');
 
 let warnedAt = 0;
 
