@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
-import { ResponsesSession } from '../services/sessions/responses-session.ts';
 import { formats as defaultFormats, type FormatModule } from '../infra/formats/formats.ts';
 import { registerFormatRoutes } from './format-routes.ts';
 import { routeHandlers } from './route-handlers.ts';
@@ -70,12 +69,8 @@ export function createApp(services: Services, formats: readonly FormatModule[] =
   });
 
   // Every client route as the format modules describe it, each kind served by its family; a
-  // Responses chain keeps its state in a session.
-  registerFormatRoutes(
-    router,
-    formats,
-    routeHandlers(formats, log, { 'openai-responses': (ctx) => ResponsesSession.of(ctx) }),
-  );
+  // format with stored conversations keeps them in a session (src/app/route-handlers.ts).
+  registerFormatRoutes(router, formats, routeHandlers(formats, log));
   for (const w of speechStartupWarnings(ref.current)) log.warn(w);
   registerUsageRoutes(router);
 
