@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
-import { formats as defaultFormats, type FormatModule } from '../infra/formats/formats.ts';
+import type { FormatModule } from '../infra/formats/formats.ts';
 import { registerFormatRoutes } from './format-routes.ts';
 import { routeHandlers } from './route-handlers.ts';
 import { sameSecret } from '../services/auth/same-secret.ts';
@@ -31,10 +31,11 @@ import { adminGate, registerUsageRoutes } from './admin-routes.ts';
 
 /**
  * The app of one gateway: every handler reaches `services` through ctx.state.services
- * (src/services/runtime/services.ts). `formats`: the wire formats served (src/infra/formats/formats.ts); a test passes its own
- * list to show that a format is served from its module alone (test/structure/seventh-format.test.ts).
+ * (src/services/runtime/services.ts). `formats`: the wire formats served, the list of
+ * src/infra/formats/formats.ts passed by src/main.ts; a test passes its own list to show that a
+ * format is served from its module alone (test/structure/seventh-format.test.ts).
  */
-export function createApp(services: Services, formats: readonly FormatModule[] = defaultFormats): Koa {
+export function createApp(services: Services, formats: readonly FormatModule[]): Koa {
   const { ref, log } = services;
   // Every series the config names exists from the start (and from each reload,
   // src/app/reload-config.ts), so the first scrape sees it at zero before any request moves it.
