@@ -1,5 +1,5 @@
 // Every client route, as the format modules describe it (adapters/shared/format-module.ts,
-// RouteSpec), registered on the router one way: the format's authentication, the JSON body parser
+// RouteSpec), registered on the router one way: the format's admission (key, budget, limits), the JSON body parser
 // where the route takes one, and the handler of the route's kind, which the families provide
 // (src/app/route-handlers.ts). docs/architecture.md, "The format module".
 import type Router from '@koa/router';
@@ -8,7 +8,7 @@ import type { RouteKind, RouteOf, RouteSpec } from '../../adapters/shared/format
 import type { FormatModule } from '../infra/formats/formats.ts';
 import { routeComparable } from '../infra/http/format-of-path.ts';
 import { jsonBody } from '../infra/http/json-body.ts';
-import { authenticate } from '../services/access/authenticate.ts';
+import { admitRequest } from '../services/access/admit-request.ts';
 import type { RequestState } from '../services/runtime/request-state.ts';
 
 /** For each route kind, the factory of its handler for one format's route. */
@@ -32,10 +32,10 @@ export function registerFormatRoutes(router: Router, list: readonly FormatModule
   }
 }
 
-/** Authentication (unless the route asks none), the JSON body parser (POST, unless raw), the handler. */
+/** Admission (key, budget, limits; unless the route asks no key), the JSON body parser (POST, unless raw), the handler. */
 function chainOf(format: FormatModule, route: RouteSpec, handlers: RouteHandlers): Koa.Middleware[] {
   return [
-    ...(route.auth === 'none' ? [] : [authenticate(format)]),
+    ...(route.auth === 'none' ? [] : [admitRequest(format)]),
     ...(route.method === 'POST' && route.body !== 'raw' ? [jsonBody] : []),
     handlerOf(format, route, handlers),
   ];

@@ -99,7 +99,7 @@ const reservations = new WeakMap<object, Reservation>();
 
 export const reservationOf = (state: object): Reservation | undefined => reservations.get(state);
 
-/** Runs after authentication (src/services/access/authenticate.ts), before rate limits and any upstream call. */
+/** Runs after authentication (src/services/access/admit-request.ts), before rate limits and any upstream call. */
 export async function enforceBudget(ctx: Koa.Context): Promise<void> {
   const state = ctx.state as RequestState;
   const budget = state.runtime.config.usage.budgets[state.key.id];

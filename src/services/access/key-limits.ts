@@ -50,7 +50,7 @@ async function failOpen<T>(log: Logger, what: string, step: () => Promise<T>): P
   }
 }
 
-/** Runs after authentication (src/services/access/authenticate.ts): rpm and concurrency, for every family. */
+/** Runs after authentication (src/services/access/admit-request.ts): rpm and concurrency, for every family. */
 export async function enforceKeyLimits(ctx: Koa.Context, next: Koa.Next): Promise<void> {
   const state = ctx.state as RequestState;
   const key = state.key;

@@ -6,11 +6,12 @@ import { enforceBudget } from './budgets.ts';
 import type { FormatModule } from '../../infra/formats/formats.ts';
 
 /**
- * Resolves the caller's key from the credential where the format's clients send it; sets `ctx.state.key` or answers 401.
- * The key's budget (src/services/access/budgets.ts), then its rpm and concurrency limits apply right after,
- * for every format (src/services/limits/).
+ * The admission every authenticated route mounts, for every format: the caller's key from the
+ * credential where the format's clients send it (`ctx.state.key`, or a 401), then the key's budget
+ * (src/services/access/budgets.ts), then its rpm and concurrency limits
+ * (src/services/access/key-limits.ts), whose concurrency slot is held to the response's close.
  */
-export function authenticate(format: FormatModule): Koa.Middleware {
+export function admitRequest(format: FormatModule): Koa.Middleware {
   return async (ctx, next) => {
     const state = ctx.state as RequestState;
     const key = state.runtime.keys.authenticate(format.credential(ctx.headers, ctx.query));
