@@ -254,7 +254,7 @@ async function serveRoute(
       timeouts: route.timeouts,
       trace: traceOf(state),
     });
-    countTokens(
+    settleRequestUsage(
       state,
       settleUsage(
         { final: result.usage },
@@ -311,7 +311,7 @@ async function serveRoute(
     const bill = (): void => {
       if (counted) return;
       counted = true;
-      countTokens(
+      settleRequestUsage(
         state,
         meter.settle(() => estimateTokens(routed)),
       );
@@ -423,7 +423,7 @@ async function relayRoute(
     ((status: number, meter: StreamMeter | undefined) => {
       if (meter) {
         counted = true;
-        countTokens(state, meter.settle(promptTokens));
+        settleRequestUsage(state, meter.settle(promptTokens));
       }
       state.status = status;
       state.outcome = status >= 400 ? 'upstream_error' : 'ok';
@@ -480,7 +480,7 @@ async function relayRoute(
   await session?.relayEnded?.({ route, status: r.status, outcome: r.outcome });
   state.status = r.status;
   state.outcome = r.status >= 400 ? 'upstream_error' : r.outcome;
-  if (r.meter && !counted) countTokens(state, r.meter.settle(promptTokens));
+  if (r.meter && !counted) settleRequestUsage(state, r.meter.settle(promptTokens));
   return { served: true, upstreamFailed: r.status >= 500 || r.outcome === 'upstream_cut' };
 }
 
@@ -507,11 +507,13 @@ function relayedPromptTokens(codec: ChatClientCodec, body: Record<string, unknow
 }
 
 /**
- * The usage billed (src/services/usage/usage-meter.ts); an upstream's report that could not be
- * used is logged. The model label is the `models:` entry the name hit (a glob for names it
+ * Settles a request's usage once it is known (src/services/usage/usage-meter.ts): the request's
+ * counts for its log line and ledger record, the key's token reservation corrected
+ * (src/services/access/key-limits.ts, settleTokens), the token metrics. An upstream's report that
+ * could not be used is logged. The model label is the `models:` entry the name hit (a glob for names it
  * matched), which the config bounds.
  */
-function countTokens(state: ChatState, metered: MeteredUsage): void {
+function settleRequestUsage(state: ChatState, metered: MeteredUsage): void {
   const u = metered.usage;
   state.usage = u;
   state.usageSource = metered.source;
