@@ -37,6 +37,7 @@ import { expectedCost } from '../../services/access/expected-cost.ts';
 import { traceOf, traceStep } from '../../services/tracing/request-trace.ts';
 import { answerText, settleUsage, StreamMeter, type MeteredUsage } from '../../services/usage/usage-meter.ts';
 import { estimateTextTokens, estimateTokens } from '../../services/tokens/estimate-tokens.ts';
+import { routeParams } from '../../infra/http/route-params.ts';
 
 /**
  * Serves one chat request in any client format: read what routing needs, try the model's routes
@@ -69,7 +70,7 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
     let body: unknown = ctx.request.body;
     const inbound: InboundContext = {
       headers: ctx.headers,
-      params: (ctx as unknown as { params?: Record<string, string> }).params ?? {},
+      params: routeParams(ctx),
       query: ctx.query as Record<string, string | undefined>,
       streamByRoute: opts.streamByRoute,
     };

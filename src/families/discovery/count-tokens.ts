@@ -14,6 +14,7 @@ import { estimateTokens } from '../../services/tokens/estimate-tokens.ts';
 import type { Route } from '../../services/routing/model-router.ts';
 import type { ChatFormatModule } from '../../infra/formats/formats.ts';
 import { decodeCountRequest, type CountingFormat } from './decode-count-request.ts';
+import { routeParams } from '../../infra/http/route-params.ts';
 
 /** Upstream answers that say the input itself is wrong: the client gets them, not an estimate. */
 const clientFaults = new Set([400, 413, 422]);
@@ -41,7 +42,7 @@ export function countTokensHandler(format: ChatFormatModule, session?: (ctx: Con
     if (s?.prepareBody) raw = await s.prepareBody(raw);
     const inbound: InboundContext = {
       headers: ctx.headers,
-      params: (ctx as unknown as { params?: Record<string, string> }).params ?? {},
+      params: routeParams(ctx),
       query: ctx.query as Record<string, string | undefined>,
     };
     const t0 = performance.now();
