@@ -19,6 +19,7 @@ import { commitUsage } from './record-usage.ts';
 import { endOfRequest, watchEventStream } from './end-of-request.ts';
 import { startRequestTrace } from '../services/tracing/request-trace.ts';
 import { adminGate, registerUsageRoutes } from './admin-routes.ts';
+import type { GatewayMiddleware, GatewayRouter } from '../services/runtime/gateway-context.ts';
 
 /**
  * The app of one gateway: every handler reaches `services` through ctx.state.services
@@ -40,7 +41,7 @@ export function createApp(services: Services, formats: readonly FormatModule[]):
 
   // Case-insensitive, one optional trailing slash: format detection (src/infra/http/format-of-path.ts,
   // routeComparable) reads paths through the same rule, so both always agree.
-  const router = new Router({ sensitive: false, strict: false });
+  const router: GatewayRouter = new Router({ sensitive: false, strict: false });
   // Claude Code sends `HEAD /` before its first call; a GET says what answers here.
   router.get('/', (ctx) => {
     ctx.body = { name: pkg.name, version: pkg.version, links: { health: '/healthz', metrics: '/metrics' } };
@@ -80,7 +81,7 @@ const opsPaths = new Set(['/', '/healthz', '/metrics']);
  * and one log line when the response is done (streams and unmatched paths included; `family`
  * is `none` where the path names no format).
  */
-function requestScope(services: Services, formats: readonly FormatModule[]): Koa.Middleware {
+function requestScope(services: Services, formats: readonly FormatModule[]): GatewayMiddleware {
   const { ref, log } = services;
   // The access line's fields are fixed and carry no credential, so it skips the redaction walk
   // (several per cent of a request's CPU); a line with the request body keeps it.
@@ -92,7 +93,7 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Koa
     const format = formatOfPath(ctx.path, ctx.headers, ctx.query, formats);
     const familyLabel = format?.metricLabel ?? 'none';
     const ops = !format && opsPaths.has(ctx.path);
-    const state = ctx.state as ChatState;
+    const state = ctx.state;
     // Header values echo no client bytes outside visible ASCII (no CR/LF reaches a response header).
     state.requestId =
       ctx

@@ -38,6 +38,7 @@ import { traceOf, traceStep } from '../../services/tracing/request-trace.ts';
 import { answerText, settleUsage, StreamMeter, type MeteredUsage } from '../../services/usage/usage-meter.ts';
 import { estimateTextTokens, estimateTokens } from '../../services/tokens/estimate-tokens.ts';
 import { routeParams } from '../../infra/http/route-params.ts';
+import type { GatewayContext } from '../../services/runtime/gateway-context.ts';
 
 /**
  * Serves one chat request in any client format: read what routing needs, try the model's routes
@@ -58,8 +59,8 @@ export type ChatHandlerOptions = {
 
 export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) {
   const codec = format.client;
-  return async (ctx: Context): Promise<void> => {
-    const state = ctx.state as ChatState;
+  return async (ctx: GatewayContext): Promise<void> => {
+    const state = ctx.state;
     const runtime = state.runtime;
     if (!ctx.is('application/json'))
       throw new GatewayError('invalid-request', 'content-type must be application/json', {
@@ -212,14 +213,14 @@ export function noRoute(runtime: Runtime, model: string): GatewayError {
 
 /** Serves the request through one route; not served when the route has no provider here (try the next). */
 async function serveRoute(
-  ctx: Context,
+  ctx: GatewayContext,
   format: ChatFormatModule,
   request: ChatRequest,
   route: Route,
   signal: AbortSignal,
   session: ChatSession | undefined,
 ): Promise<ServeResult> {
-  const state = ctx.state as ChatState;
+  const state = ctx.state;
   const codec = format.client;
   const provider = state.runtime.chatProviders.get(route.provider);
   if (!provider) return { served: false };
@@ -383,7 +384,7 @@ const noHostedTools: ReadonlySet<BuiltinTool['kind']> = new Set();
  * (`anthropic-beta`, `openai-beta` included) relayed as they came.
  */
 async function relayRoute(
-  ctx: Context,
+  ctx: GatewayContext,
   format: ChatFormatModule,
   fields: RoutingFields,
   provider: RelayProvider,
@@ -393,7 +394,7 @@ async function relayRoute(
   credentialHeaders: ReadonlySet<string>,
   promptTokens: () => number,
 ): Promise<ServeResult> {
-  const state = ctx.state as ChatState;
+  const state = ctx.state;
   const upstream = format.upstream;
   if (!upstream) return { served: false };
   const { session } = relayed;

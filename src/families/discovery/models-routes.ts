@@ -4,8 +4,9 @@ import type { FormatModule, ModelDiscovery } from '../../../adapters/shared/form
 import type { RequestState } from '../../services/runtime/request-state.ts';
 import { findModel, listModels } from './model-catalog.ts';
 import { routeParam } from '../../infra/http/route-params.ts';
+import type { GatewayContext } from '../../services/runtime/gateway-context.ts';
 
-const stateOf = (ctx: Koa.Context): RequestState => ctx.state as RequestState;
+const stateOf = (ctx: GatewayContext): RequestState => ctx.state;
 
 function discoveryOf(format: FormatModule): ModelDiscovery {
   if (!format.models) throw new Error(`format '${format.name}' has a model route but no models`);

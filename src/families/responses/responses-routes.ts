@@ -1,14 +1,13 @@
 import type Koa from 'koa';
-import type { Context } from 'koa';
 import { GatewayError } from '../../ir/gateway-error.ts';
-import type { RequestState } from '../../services/runtime/request-state.ts';
 import { repositoryOf } from '../../services/sessions/responses-session.ts';
 import { routeParam } from '../../infra/http/route-params.ts';
+import type { GatewayContext } from '../../services/runtime/gateway-context.ts';
 
 const notFound = (id: string): GatewayError =>
   new GatewayError('not-found', `Response with id '${id}' not found.`, { param: 'response_id' });
 
-const workspace = (ctx: Context): string => (ctx.state as RequestState).key.workspace;
+const workspace = (ctx: GatewayContext): string => ctx.state.key.workspace;
 
 /**
  * The stored responses' endpoints (routes of adapters/openai-responses/index.ts; create is the

@@ -21,8 +21,9 @@ import { anySandbox, sandboxAudioDir } from './tune-providers.ts';
 import { meter } from '../../services/usage/meter.ts';
 import { publicOrigin } from './task-runner.ts';
 import { routeParam } from '../../infra/http/route-params.ts';
+import type { GatewayContext } from '../../services/runtime/gateway-context.ts';
 
-const st = (ctx: Context): RequestState => ctx.state as RequestState;
+const st = (ctx: GatewayContext): RequestState => ctx.state;
 const storeOf = (ctx: Context) => st(ctx).services.store;
 
 /**

@@ -1,9 +1,8 @@
-import type Koa from 'koa';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import { enforceKeyLimits } from './key-limits.ts';
-import type { RequestState } from '../runtime/request-state.ts';
 import { enforceBudget } from './budgets.ts';
 import type { FormatModule } from '../../infra/formats/formats.ts';
+import type { GatewayMiddleware } from '../runtime/gateway-context.ts';
 
 /**
  * The admission every authenticated route mounts, for every format: the caller's key from the
@@ -11,9 +10,9 @@ import type { FormatModule } from '../../infra/formats/formats.ts';
  * (src/services/access/budgets.ts), then its rpm and concurrency limits
  * (src/services/access/key-limits.ts), whose concurrency slot is held to the response's close.
  */
-export function admitRequest(format: FormatModule): Koa.Middleware {
+export function admitRequest(format: FormatModule): GatewayMiddleware {
   return async (ctx, next) => {
-    const state = ctx.state as RequestState;
+    const state = ctx.state;
     const key = state.runtime.keys.authenticate(format.credential(ctx.headers, ctx.query));
     if (!key) throw new GatewayError('authentication', 'invalid or missing API key');
     state.key = key;

@@ -12,6 +12,7 @@ import { afterUpstream, type RequestState } from '../runtime/request-state.ts';
 import { estimateTokens } from '../tokens/estimate-tokens.ts';
 import type { RateCounter } from '../limits/rate-counter.ts';
 import { asksForWork } from './asks-for-work.ts';
+import type { GatewayContext } from '../runtime/gateway-context.ts';
 
 type LimitKind = (typeof limitKinds)[number];
 const minute = 60_000;
@@ -51,8 +52,8 @@ async function failOpen<T>(log: Logger, what: string, step: () => Promise<T>): P
 }
 
 /** Runs after authentication (src/services/access/admit-request.ts): rpm and concurrency, for every family. */
-export async function enforceKeyLimits(ctx: Koa.Context, next: Koa.Next): Promise<void> {
-  const state = ctx.state as RequestState;
+export async function enforceKeyLimits(ctx: GatewayContext, next: Koa.Next): Promise<void> {
+  const state = ctx.state;
   const key = state.key;
   const l = key.limits;
   if ((l.rpm === 0 && l.concurrency === 0) || !asksForWork(ctx)) return next();

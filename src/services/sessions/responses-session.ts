@@ -1,10 +1,8 @@
-import type { Context } from 'koa';
 import type { SseFrame } from '../../../adapters/shared/chat-adapter.ts';
 import type { ConversationWire } from '../../../adapters/shared/format-module.ts';
 import type { ChatRequest, Message, Part, SystemMessage, TextPart } from '../../ir/chat-request.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import type { ChatSession } from './chat-session.ts';
-import type { RequestState } from '../runtime/request-state.ts';
 import type { Route } from '../routing/model-router.ts';
 import { normalizeInputItems, resolveItemReferences } from './input-items.ts';
 import { ResponseRepository, type RawTurn, type StoredResponse, type StoredTurn } from './response-repository.ts';
@@ -12,6 +10,7 @@ import { applyTruncation } from './truncate-conversation.ts';
 import { conversationChars } from '../tokens/estimate-tokens.ts';
 import { StoreQuotaError } from '../../infra/store/store.ts';
 import { socketMemoryOf, type SocketMemory } from './socket-memory.ts';
+import type { GatewayContext } from '../runtime/gateway-context.ts';
 
 /** Extension keys the Responses decoder writes that polygate itself answers (never sent upstream). */
 const stateKeys = ['previous_response_id', 'item_references', 'item_reference_slots', 'store', 'truncation'];
@@ -19,8 +18,8 @@ const stateKeys = ['previous_response_id', 'item_references', 'item_reference_sl
 /** Final stream events that carry the whole response object. */
 const finalEvents = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 
-export const repositoryOf = (ctx: Context): ResponseRepository =>
-  new ResponseRepository((ctx.state as RequestState).services.store);
+export const repositoryOf = (ctx: GatewayContext): ResponseRepository =>
+  new ResponseRepository(ctx.state.services.store);
 
 /**
  * The `openai-responses` format's state around one request, for any format whose module carries a
@@ -93,8 +92,8 @@ export class ResponsesSession implements ChatSession {
     return this.#memory !== undefined || this.#storedRelay !== undefined;
   }
 
-  static of(ctx: Context, wire: ConversationWire): ResponsesSession {
-    const state = ctx.state as RequestState;
+  static of(ctx: GatewayContext, wire: ConversationWire): ResponsesSession {
+    const state = ctx.state;
     const config = state.runtime.config;
     // Over a socket, `previous_response_id` and item references read its memory first.
     const memory = socketMemoryOf(ctx.req.socket);
