@@ -74,7 +74,6 @@ export default tseslint.config(
       'bench/soak.ts',
       'bench/summarize-profile.ts',
       'scripts/test-clients.ts',
-      'src/app/app.ts',
       'src/app/reload-config.ts',
       'src/families/chat/chat-handler.ts',
       'src/families/chat/pass-through.ts',

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import net from 'node:net';
 import { createApp } from './app/app.ts';
+import { formats } from './infra/formats/formats.ts';
 import { ConfigError, loadConfigFile } from './infra/config/load-config.ts';
 import { startConfigReload } from './app/reload-config.ts';
 import { createLogger, writeAfterLog } from './infra/log/logger.ts';
@@ -34,7 +35,7 @@ try {
   process.exit(1);
 }
 
-const app = createApp(services);
+const app = createApp(services, formats);
 const listen = ref.current.config.listen;
 const server = createServer(
   {

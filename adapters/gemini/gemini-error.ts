@@ -3,6 +3,7 @@
 import { credentialsRejected, GatewayError, kindOfStatus, type ErrorKind } from '../../src/ir/gateway-error.ts';
 import type { EncodedError, WireHeaders } from '../shared/chat-adapter.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
+import { retryAfterHeader } from '../shared/retry-after.ts';
 
 const statusName: Record<GatewayError['kind'], string> = {
   'invalid-request': 'INVALID_ARGUMENT',
@@ -51,20 +52,10 @@ function wireErrorOf(body: unknown): WireError {
   };
 }
 
-const header = (headers: WireHeaders, name: string): string | undefined => {
-  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return Array.isArray(v) ? v[0] : v;
-  return undefined;
-};
-
 /** Seconds to wait: the retry-after header (seconds or HTTP date), else RetryInfo.retryDelay ("20s"). */
 function retryAfterOf(headers: WireHeaders, details: unknown[]): number | undefined {
-  const ra = header(headers, 'retry-after');
-  if (ra !== undefined) {
-    const s = Number(ra);
-    if (Number.isFinite(s) && s >= 0) return s;
-    const at = Date.parse(ra);
-    if (!Number.isNaN(at)) return Math.max(0, Math.ceil((at - Date.now()) / 1000));
-  }
+  const fromHeader = retryAfterHeader(headers);
+  if (fromHeader !== undefined) return fromHeader;
   for (const d of details) {
     if (isObject(d) && typeof d.retryDelay === 'string') {
       const m = /^(\d+(?:\.\d+)?)s$/.exec(d.retryDelay);

@@ -4,28 +4,12 @@ import { credentialsRejected, GatewayError, kindOfStatus, type ErrorKind } from 
 import type { WireHeaders } from '../shared/chat-adapter.ts';
 import { isObject } from '../shared/narrow.ts';
 import { encodeOpenAiError, openAiErrorBody } from '../shared/openai-error-body.ts';
+import { retryAfterOf } from '../shared/retry-after.ts';
 
 export const chatErrorBody = openAiErrorBody;
 
 /** A polygate error as a Chat Completions client sees it. */
 export const encodeChatError = encodeOpenAiError;
-
-const header = (headers: WireHeaders, name: string): string | undefined => {
-  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return Array.isArray(v) ? v[0] : v;
-  return undefined;
-};
-
-/** `retry-after-ms` (OpenAI's own, more precise) or `retry-after` (seconds or an HTTP date), in seconds. */
-export function retryAfterOf(headers: WireHeaders): number | undefined {
-  const ms = Number(header(headers, 'retry-after-ms'));
-  if (Number.isFinite(ms) && ms >= 0 && header(headers, 'retry-after-ms') !== undefined) return Math.ceil(ms / 1000);
-  const ra = header(headers, 'retry-after');
-  if (ra === undefined) return undefined;
-  const s = Number(ra);
-  if (Number.isFinite(s) && s >= 0) return s;
-  const at = Date.parse(ra);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
-}
 
 type WireError = { message: string; param: string | null; type: string | null; code: string | null };
 

@@ -16,7 +16,7 @@ import { assertNever } from '../../src/ir/stream-event.ts';
 import { arr, obj, optStr, str, type Json } from '../shared/narrow.ts';
 import type { DroppedField } from '../shared/dropped-fields.ts';
 import { nearestDetail, noteInto, openEnum } from '../shared/open-enum.ts';
-import { parseDataUrl } from './data-url.ts';
+import { parseDataUrl } from '../shared/data-url.ts';
 
 const roles = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
 

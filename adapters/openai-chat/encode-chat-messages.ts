@@ -15,7 +15,7 @@ import type {
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import type { WarningSink } from '../shared/chat-adapter.ts';
-import { dataUrlOf } from './data-url.ts';
+import { dataUrlOf } from '../shared/data-url.ts';
 
 export type ChatTextPart = { type: 'text'; text: string };
 export type ChatImagePart = { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } };

@@ -7,7 +7,7 @@
 import type { Citation, FilePart, ImagePart, MediaSource, RefusalPart, TextPart } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
 import { arr, isObject, obj, str, type Json } from '../shared/narrow.ts';
-import { isHttpUrl, parseDataUrl } from './data-url.ts';
+import { isHttpUrl, parseDataUrl } from '../shared/data-url.ts';
 import type { DecodeNotes } from './decode-notes.ts';
 import { absent, missing, required } from './responses-validate.ts';
 import { nearestDetail, noteInto, openEnum } from '../shared/open-enum.ts';

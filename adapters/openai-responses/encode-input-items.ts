@@ -10,7 +10,7 @@ import { invalid } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import type { WarningSink } from '../shared/chat-adapter.ts';
 import type { Json } from '../shared/narrow.ts';
-import { dataUrlOf } from './data-url.ts';
+import { dataUrlOf } from '../shared/data-url.ts';
 import { isReasoningItemId } from './responses-ids.ts';
 
 export type EncodedInput = { items: Json[]; replaysEncryptedReasoning: boolean };

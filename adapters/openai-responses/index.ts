@@ -7,7 +7,7 @@ import { decodeResponsesRequest } from './decode-responses-request.ts';
 import { encodeResponseObject } from './encode-response-object.ts';
 import { encodeResponsesRequest } from './encode-responses-request.ts';
 import { decodeResponsesUpstreamError, encodeResponsesError } from './responses-error.ts';
-import { peekResponsesRequest, responsesRelay } from './responses-relay.ts';
+import { isItemReference, peekResponsesRequest, responsesRelay } from './responses-relay.ts';
 import { randomIds, type IdSource } from './responses-ids.ts';
 import { ResponsesStreamDecoder } from './responses-stream-decoder.ts';
 import { ResponsesStreamEncoder } from './responses-stream-encoder.ts';
@@ -104,4 +104,6 @@ export const openaiResponses: FormatModule = {
     authHeaders: bearerAuth,
     countWire: responsesCountWire,
   },
+  // previous_response_id and item_reference: polygate keeps the conversation (src/services/sessions/).
+  conversation: { isItemReference, decodeResponse: decodeResponseObject },
 };

@@ -5,6 +5,7 @@ import { credentialsRejected, GatewayError, kindOfStatus, type ErrorKind } from 
 import type { WireHeaders } from '../shared/chat-adapter.ts';
 import { isObject } from '../shared/narrow.ts';
 import { encodeOpenAiError } from '../shared/openai-error-body.ts';
+import { retryAfterOf } from '../shared/retry-after.ts';
 
 /** A polygate error as a Responses client sees it. */
 export const encodeResponsesError = encodeOpenAiError;
@@ -19,23 +20,6 @@ export function responsesErrorCode(err: GatewayError): string {
     default:
       return 'server_error';
   }
-}
-
-const header = (headers: WireHeaders, name: string): string | undefined => {
-  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return Array.isArray(v) ? v[0] : v;
-  return undefined;
-};
-
-/** `retry-after-ms` (OpenAI's own) or `retry-after` (seconds or an HTTP date), in seconds. */
-export function retryAfterOf(headers: WireHeaders): number | undefined {
-  const ms = header(headers, 'retry-after-ms');
-  if (ms !== undefined && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Math.ceil(Number(ms) / 1000);
-  const ra = header(headers, 'retry-after');
-  if (ra === undefined) return undefined;
-  const s = Number(ra);
-  if (Number.isFinite(s) && s >= 0) return s;
-  const at = Date.parse(ra);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
 }
 
 export type WireError = { message: string; type: string | null; param: string | null; code: string | null };

@@ -3,6 +3,7 @@
 // route registration, format detection, authentication, error encoding, the upstream codecs and
 // the metrics iterate that list. Routes are data here: the adapters stay free of Koa.
 import type { ChatRequest } from '../../src/ir/chat-request.ts';
+import type { ChatResult } from '../../src/ir/chat-result.ts';
 import type { GatewayError } from '../../src/ir/gateway-error.ts';
 import type {
   ChatClientCodec,
@@ -153,6 +154,18 @@ export type IdSource = {
 /** The provider config entries (`type`, optionally `api`) whose upstream speaks this format. */
 export type ProviderMatch = { readonly type: string; readonly api?: readonly (string | undefined)[] };
 
+/**
+ * What a format whose clients continue conversations polygate stores (Responses'
+ * `previous_response_id` and `item_reference`) tells the session that keeps them
+ * (src/services/sessions/responses-session.ts), so that session reads no adapter file.
+ */
+export type ConversationWire = {
+  /** An input item that names a stored item by id. */
+  isItemReference(item: unknown): boolean;
+  /** A response object as the format writes it (a relayed answer, kept for a later turn), as IR. */
+  decodeResponse(body: unknown): ChatResult;
+};
+
 /** The format as spoken by chat upstreams. */
 export type UpstreamSide = {
   readonly codec: ChatUpstreamCodec;
@@ -195,6 +208,8 @@ export interface FormatModule {
   /** The format's model list and model object (routes of kind `model-list` and `model-get`). */
   readonly models?: ModelDiscovery;
   readonly upstream?: UpstreamSide;
+  /** Its clients continue stored conversations: the app gives each of its chat requests a session that keeps them. */
+  readonly conversation?: ConversationWire;
 }
 
 const first = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);

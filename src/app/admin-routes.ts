@@ -1,21 +1,18 @@
 // The admin read API (docs/usage-and-tracing.md): usage and spend for operators, behind its own
 // token (admin.token), never a client key. Off (404) while no token is configured.
-import type Router from '@koa/router';
-import type Koa from 'koa';
 import { sameSecret } from '../services/auth/same-secret.ts';
 import { csrfHeader, sessionAdmits } from './console/console-sessions.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
-import type { RequestState } from '../services/runtime/request-state.ts';
 import { budgetRows, budgetScopes } from '../services/access/budget-status.ts';
 import { buildReport, parseReportQuery, reportCsv } from '../services/usage/usage-report.ts';
+import type { GatewayContext, GatewayMiddleware, GatewayRouter } from '../services/runtime/gateway-context.ts';
 
-const requireAdmin: Koa.Middleware = async (ctx, next) => {
-  const token = (ctx.state as RequestState).runtime.config.admin.token;
+const requireAdmin: GatewayMiddleware = async (ctx, next) => {
+  const token = ctx.state.runtime.config.admin.token;
   if (token === undefined) throw new GatewayError('not-found', 'the admin API is off (set admin.token in the config)');
   // The operator console's session (src/app/console/): a cookie plus its CSRF header, only when
   // no Authorization header is sent (a Bearer caller is judged by its token alone).
-  const session =
-    ctx.get('authorization') === '' ? sessionAdmits(ctx, (ctx.state as RequestState).services, token) : 'none';
+  const session = ctx.get('authorization') === '' ? sessionAdmits(ctx, ctx.state.services, token) : 'none';
   if (session === 'no-csrf')
     throw new GatewayError('permission', `a console session must send its CSRF token in the ${csrfHeader} header`);
   if (session !== 'ok' && !sameSecret(ctx.get('authorization'), `Bearer ${token}`)) {
@@ -34,23 +31,23 @@ const requireAdmin: Koa.Middleware = async (ctx, next) => {
  * checked before routing, so no admin path answers anything (an OPTIONS `allow` list, a 405 naming
  * the methods) to a caller without it (issue #30, finding 11).
  */
-export const adminGate: Koa.Middleware = async (ctx, next) => {
+export const adminGate: GatewayMiddleware = async (ctx, next) => {
   const path = ctx.path.toLowerCase();
   if (path === '/admin' || path === '/admin/' || path.startsWith('/admin/')) return requireAdmin(ctx, next);
   await next();
 };
 
-function ledgerOfRequest(ctx: Koa.Context) {
-  const state = ctx.state as RequestState;
+function ledgerOfRequest(ctx: GatewayContext) {
+  const state = ctx.state;
   const ledger = state.services.ledger.of(state.runtime.config);
   if (!ledger) throw new GatewayError('not-found', 'the usage ledger is off (usage.ledger: false)');
   return ledger;
 }
 
-export function registerUsageRoutes(router: Router): void {
+export function registerUsageRoutes(router: GatewayRouter): void {
   /** ?since=7d|YYYY-MM-DD &until= &key= &model= &provider= &group_by=key,model,provider,day &format=json|csv */
   router.get('/admin/usage', requireAdmin, async (ctx) => {
-    const config = (ctx.state as RequestState).runtime.config;
+    const config = ctx.state.runtime.config;
     const ledger = ledgerOfRequest(ctx);
     const q = parseReportQuery(ctx.query, Date.now(), config.usage.retention_days);
     // Records of this instance still queued are written first, so the answer includes them.
@@ -73,14 +70,14 @@ export function registerUsageRoutes(router: Router): void {
    * (default 50, at most 500) rows a page, `?cursor=` the previous page's next_cursor.
    */
   router.get('/admin/budgets', requireAdmin, async (ctx) => {
-    const config = (ctx.state as RequestState).runtime.config;
+    const config = ctx.state.runtime.config;
     const ledger = ledgerOfRequest(ctx);
     const { limit, offset } = pageOf(ctx.query);
     const now = Date.now();
     // Rows of this instance still queued are written first, as for /admin/usage.
     await ledger.flush();
     // Runtime keys' budgets from this gateway's key table (issue #25, keys at runtime).
-    const keys = (ctx.state as RequestState).services.keys;
+    const keys = ctx.state.services.keys;
     const scopes = await budgetScopes(config, () => keys.table.all());
     // Only the scopes whose rows fall in the page are read: one row per limit in force.
     const page = [];

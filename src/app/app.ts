@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
-import { ResponsesSession } from '../services/sessions/responses-session.ts';
-import { formats as defaultFormats, type FormatModule } from '../infra/formats/formats.ts';
+import type { FormatModule } from '../infra/formats/formats.ts';
 import { registerFormatRoutes } from './format-routes.ts';
 import { routeHandlers } from './route-handlers.ts';
 import { sameSecret } from '../services/auth/same-secret.ts';
@@ -12,25 +10,18 @@ import { formatOfPath } from '../infra/http/format-of-path.ts';
 import { closeUnfinished, receiveDeadline } from '../infra/http/receive-deadline.ts';
 import pkg from '../../package.json' with { type: 'json' };
 import { GatewayError } from '../ir/gateway-error.ts';
-import {
-  inFlight,
-  primeMetrics,
-  registry,
-  requestDuration,
-  requestsTotal,
-  streamChunksTotal,
-  timeToFirstByte,
-  translationDuration,
-} from '../infra/metrics/registry.ts';
+import { inFlight, primeMetrics, registry } from '../infra/metrics/registry.ts';
 import { afterUpstream, type ChatState } from '../services/runtime/request-state.ts';
 import { toGatewayError } from '../infra/errors/to-gateway-error.ts';
 import type { Services } from '../services/runtime/services.ts';
 import { speechStartupWarnings } from '../families/speech/speech-routes.ts';
-import { commitUsage, recordUsage } from './record-usage.ts';
+import { commitUsage } from './record-usage.ts';
+import { endOfRequest, watchEventStream } from './end-of-request.ts';
+import { startRequestTrace } from '../services/tracing/request-trace.ts';
+import { adminGate, registerUsageRoutes } from './admin-routes.ts';
+import type { GatewayMiddleware, GatewayRouter } from '../services/runtime/gateway-context.ts';
 import { noteRequest } from './request-log-entry.ts';
 import { registerRequestRoutes } from './admin-request-routes.ts';
-import { endRequestTrace, startRequestTrace } from '../services/tracing/request-trace.ts';
-import { adminGate, registerUsageRoutes } from './admin-routes.ts';
 import { registerProviderRoutes } from './admin-providers-routes.ts';
 import { registerConsoleRoutes } from './console/console-routes.ts';
 import { registerKeyRoutes } from './admin-key-routes.ts';
@@ -38,10 +29,11 @@ import { registerTenantRoutes } from './tenant-view.ts';
 
 /**
  * The app of one gateway: every handler reaches `services` through ctx.state.services
- * (src/services/runtime/services.ts). `formats`: the wire formats served (src/infra/formats/formats.ts); a test passes its own
- * list to show that a format is served from its module alone (test/structure/seventh-format.test.ts).
+ * (src/services/runtime/services.ts). `formats`: the wire formats served, the list of
+ * src/infra/formats/formats.ts passed by src/main.ts; a test passes its own list to show that a
+ * format is served from its module alone (test/structure/seventh-format.test.ts).
  */
-export function createApp(services: Services, formats: readonly FormatModule[] = defaultFormats): Koa {
+export function createApp(services: Services, formats: readonly FormatModule[]): Koa {
   const { ref, log } = services;
   // Every series the config names exists from the start (and from each reload,
   // src/app/reload-config.ts), so the first scrape sees it at zero before any request moves it.
@@ -55,7 +47,7 @@ export function createApp(services: Services, formats: readonly FormatModule[] =
 
   // Case-insensitive, one optional trailing slash: format detection (src/infra/http/format-of-path.ts,
   // routeComparable) reads paths through the same rule, so both always agree.
-  const router = new Router({ sensitive: false, strict: false });
+  const router: GatewayRouter = new Router({ sensitive: false, strict: false });
   // Claude Code sends `HEAD /` before its first call; a GET says what answers here.
   router.get('/', (ctx) => {
     ctx.body = { name: pkg.name, version: pkg.version, links: { health: '/healthz', metrics: '/metrics' } };
@@ -76,12 +68,8 @@ export function createApp(services: Services, formats: readonly FormatModule[] =
   });
 
   // Every client route as the format modules describe it, each kind served by its family; a
-  // Responses chain keeps its state in a session.
-  registerFormatRoutes(
-    router,
-    formats,
-    routeHandlers(formats, log, { 'openai-responses': (ctx) => ResponsesSession.of(ctx) }),
-  );
+  // format with stored conversations keeps them in a session (src/app/route-handlers.ts).
+  registerFormatRoutes(router, formats, routeHandlers(formats, log));
   for (const w of speechStartupWarnings(ref.current)) log.warn(w);
   registerUsageRoutes(router);
   registerProviderRoutes(router);
@@ -104,7 +92,7 @@ const opsPaths = new Set(['/', '/healthz', '/metrics']);
  * and one log line when the response is done (streams and unmatched paths included; `family`
  * is `none` where the path names no format).
  */
-function requestScope(services: Services, formats: readonly FormatModule[]): Koa.Middleware {
+function requestScope(services: Services, formats: readonly FormatModule[]): GatewayMiddleware {
   const { ref, log } = services;
   // The access line's fields are fixed and carry no credential, so it skips the redaction walk
   // (several per cent of a request's CPU); a line with the request body keeps it.
@@ -116,7 +104,7 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Koa
     const format = formatOfPath(ctx.path, ctx.headers, ctx.query, formats);
     const familyLabel = format?.metricLabel ?? 'none';
     const ops = !format && opsPaths.has(ctx.path);
-    const state = ctx.state as ChatState;
+    const state = ctx.state;
     // Header values echo no client bytes outside visible ASCII (no CR/LF reaches a response header).
     state.requestId =
       ctx
@@ -149,80 +137,13 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Koa
     // Answered before the body arrived: the rest may not keep the socket (src/infra/http/receive-deadline.ts).
     ctx.res.once('finish', () => closeUnfinished(ctx.req));
     // The log line, metrics and ledger record describe the request once its response has closed
-    // AND its handler has settled: a relay (or a stream) ends its response before the handler has
-    // recorded the upstream's usage and outcome, which the line must carry.
-    let closedAt: number | undefined;
-    let settled = false;
-    let recorded = false;
+    // AND its handler has settled (src/app/end-of-request.ts).
+    const end = endOfRequest(ctx, state, { started, format, familyLabel, ops, stream, log, accessLog });
     ctx.res.once('close', () => {
       cancelDeadline();
       if (!ops) inFlight.dec({ family: familyLabel });
-      closedAt = performance.now();
-      if (settled) record();
-      // A handler that has not settled soon after its client left (and its upstream call ended)
-      // still gets its line.
-      else afterUpstream(state, () => setTimeout(record, 10_000).unref());
+      end.closed();
     });
-    const record = (): void => {
-      if (recorded || closedAt === undefined) return;
-      recorded = true;
-      const status = state.status ?? ctx.status;
-      const path = {
-        family: familyLabel,
-        inbound_format: format?.name ?? 'none',
-        upstream_format: state.path?.upstream_format ?? 'none',
-        provider: state.path?.provider ?? 'none',
-        mode: state.path?.mode ?? 'none',
-      };
-      const labels = { ...path, outcome: state.outcome ?? (status < 400 ? 'ok' : `http_${status}`) };
-      const seconds = (closedAt - started) / 1000;
-      if (!ops) {
-        requestsTotal.inc(labels);
-        requestDuration.observe(labels, seconds);
-      }
-      recordUsage(state, labels, status);
-      const { decodeMs, encodeMs } = state.timings;
-      if (decodeMs !== undefined) translationDuration.observe({ ...path, direction: 'decode' }, decodeMs / 1000);
-      if (encodeMs !== undefined) translationDuration.observe({ ...path, direction: 'encode' }, encodeMs / 1000);
-      const ttfbMs = stream?.firstByteAt === undefined ? undefined : stream.firstByteAt - started;
-      if (stream && ttfbMs !== undefined) {
-        timeToFirstByte.observe(path, ttfbMs / 1000);
-        streamChunksTotal.inc(path, stream.chunks);
-      }
-      endRequestTrace(ctx, labels, status, ttfbMs);
-      const u = state.usage;
-      const withBody = state.runtime.config.log.content && ctx.is('application/json');
-      const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
-      (withBody ? log : accessLog)[ops ? 'debug' : 'info']({
-        request_id: state.requestId,
-        method: ctx.method,
-        // The route pattern, not the path: paths can carry ids and audio capability URLs. An
-        // unmatched path is client text: cut short and without control characters.
-        route: matched !== undefined ? String(matched) : ctx.path.slice(0, 200).replace(/[^\x20-\x7e]/g, '?'),
-        key: state.key?.id,
-        model: state.model,
-        upstream_model: state.path?.upstreamModel,
-        ...labels,
-        status,
-        duration_ms: ms(seconds * 1000),
-        ttfb_ms: ms(ttfbMs),
-        decode_ms: ms(decodeMs),
-        encode_ms: ms(encodeMs),
-        stream_chunks: stream?.chunks || undefined,
-        // Upstream calls made (retries and fallbacks included) and the cause of the last failed one.
-        upstream_attempts: state.attempts?.attempts || undefined,
-        upstream_cause: state.attempts?.cause,
-        tokens_in: u?.inputTokens,
-        tokens_out: u?.outputTokens,
-        tokens_reasoning: u?.reasoningTokens,
-        tokens_cache_read: u?.cacheReadTokens,
-        tokens_cache_write: u?.cacheWriteTokens,
-        // How the counts were obtained, when not from the upstream's own report (src/services/usage/usage-meter.ts).
-        tokens_source: state.usageSource === 'reported' ? undefined : state.usageSource,
-        // Message content only when the operator asks for it (log.content, for debugging).
-        request_body: withBody ? ctx.request.body : undefined,
-      });
-    };
     try {
       await next();
       unmatched(ctx);
@@ -242,8 +163,7 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Koa
       // A body Koa sends after this: its record is in the store first (streams commit before
       // their final event, src/families/chat/).
       if (format && ctx.respond !== false && !ctx.headerSent) await commitUsage(state, state.status ?? ctx.status);
-      settled = true;
-      record();
+      end.settled();
     }
   };
 }
@@ -269,26 +189,3 @@ function unmatched(ctx: Koa.Context): void {
 
 /** Client text quoted in an error message: bounded and without control characters. */
 const printable = (s: string): string => s.slice(0, 200).replace(/[^\x20-\x7e]/g, '?');
-
-/** Milliseconds to the microsecond, for the log line. */
-const ms = (v: number | undefined): number | undefined => (v === undefined ? undefined : Math.round(v * 1000) / 1000);
-
-/**
- * Notes when the first body byte of an event stream is written and counts the writes. Watching
- * the socket writes covers translated streams and pass-through relays alike, whatever the family.
- */
-function watchEventStream(res: ServerResponse): { firstByteAt?: number; chunks: number } {
-  const seen: { firstByteAt?: number; chunks: number } = { chunks: 0 };
-  const write = res.write as (...args: unknown[]) => boolean;
-  let isStream: boolean | undefined;
-  res.write = ((...args: unknown[]): boolean => {
-    // Headers are out before the first body write, so the content type is known by then.
-    isStream ??= String(res.getHeader('content-type') ?? '').startsWith('text/event-stream');
-    if (isStream) {
-      seen.firstByteAt ??= performance.now();
-      seen.chunks++;
-    }
-    return write.apply(res, args);
-  }) as ServerResponse['write'];
-  return seen;
-}

@@ -1,22 +1,25 @@
 // Every client route, as the format modules describe it (adapters/shared/format-module.ts,
-// RouteSpec), registered on the router one way: the format's authentication, the JSON body parser
+// RouteSpec), registered on the router one way: the format's admission (key, budget, limits), the JSON body parser
 // where the route takes one, and the handler of the route's kind, which the families provide
 // (src/app/route-handlers.ts). docs/architecture.md, "The format module".
-import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { RouteKind, RouteOf, RouteSpec } from '../../adapters/shared/format-module.ts';
 import type { FormatModule } from '../infra/formats/formats.ts';
 import { routeComparable } from '../infra/http/format-of-path.ts';
 import { jsonBody } from '../infra/http/json-body.ts';
-import { authenticate } from '../services/access/authenticate.ts';
-import type { RequestState } from '../services/runtime/request-state.ts';
+import { admitRequest } from '../services/access/admit-request.ts';
+import type { GatewayMiddleware, GatewayRouter } from '../services/runtime/gateway-context.ts';
 
 /** For each route kind, the factory of its handler for one format's route. */
 export type RouteHandlers = { readonly [K in RouteKind]: (format: FormatModule, route: RouteOf<K>) => Koa.Middleware };
 
 type Served = { readonly format: FormatModule; readonly chain: readonly Koa.Middleware[] };
 
-export function registerFormatRoutes(router: Router, list: readonly FormatModule[], handlers: RouteHandlers): void {
+export function registerFormatRoutes(
+  router: GatewayRouter,
+  list: readonly FormatModule[],
+  handlers: RouteHandlers,
+): void {
   // Routes by method and path, in the list's order: a path several formats declare is one route.
   const routes = new Map<string, { route: RouteSpec; served: Served[] }>();
   for (const format of list) {
@@ -32,10 +35,10 @@ export function registerFormatRoutes(router: Router, list: readonly FormatModule
   }
 }
 
-/** Authentication (unless the route asks none), the JSON body parser (POST, unless raw), the handler. */
+/** Admission (key, budget, limits; unless the route asks no key), the JSON body parser (POST, unless raw), the handler. */
 function chainOf(format: FormatModule, route: RouteSpec, handlers: RouteHandlers): Koa.Middleware[] {
   return [
-    ...(route.auth === 'none' ? [] : [authenticate(format)]),
+    ...(route.auth === 'none' ? [] : [admitRequest(format)]),
     ...(route.method === 'POST' && route.body !== 'raw' ? [jsonBody] : []),
     handlerOf(format, route, handlers),
   ];
@@ -48,10 +51,10 @@ function chainOf(format: FormatModule, route: RouteSpec, handlers: RouteHandlers
  * the way that format's clients expect. A detected format that does not declare the route leaves
  * it to the last declarer in the list (the one whose rule claims the path unconditionally).
  */
-function byDetectedFormat(served: readonly Served[]): Koa.Middleware {
+function byDetectedFormat(served: readonly Served[]): GatewayMiddleware {
   const byName = new Map(served.map((s) => [s.format.name, s.chain]));
   const last = served[served.length - 1].chain;
-  return (ctx, next) => run(byName.get((ctx.state as RequestState).format?.name ?? '') ?? last, ctx, next);
+  return (ctx, next) => run(byName.get(ctx.state.format?.name ?? '') ?? last, ctx, next);
 }
 
 function run(chain: readonly Koa.Middleware[], ctx: Koa.Context, next: Koa.Next): Promise<unknown> {
@@ -59,7 +62,7 @@ function run(chain: readonly Koa.Middleware[], ctx: Koa.Context, next: Koa.Next)
   return step(0);
 }
 
-function register(router: Router, route: RouteSpec, chain: readonly Koa.Middleware[]): void {
+function register(router: GatewayRouter, route: RouteSpec, chain: readonly Koa.Middleware[]): void {
   const { method, path } = route;
   switch (method) {
     case 'GET':

@@ -11,25 +11,29 @@ import { speechRouteHandlers } from '../families/speech/speech-routes.ts';
 import { tuneRouteHandlers } from '../families/tune/tune-routes.ts';
 import { isChatFormat, type ChatFormatModule, type FormatModule } from '../infra/formats/formats.ts';
 import type { ChatSession } from '../services/sessions/chat-session.ts';
+import { ResponsesSession } from '../services/sessions/responses-session.ts';
 import type { RouteHandlers } from './format-routes.ts';
-
-/** State a format keeps around its requests (a Responses chain), by format name. */
-export type FormatSessions = Readonly<Record<string, (ctx: Koa.Context) => ChatSession>>;
 
 function chatFormat(format: FormatModule): ChatFormatModule {
   if (!isChatFormat(format)) throw new Error(`format '${format.name}' describes chat routes but has no client codec`);
   return format;
 }
 
+/** The state a format keeps around its chat requests: a stored conversation when its module has one. */
+function sessionOf(format: FormatModule): ((ctx: Koa.Context) => ChatSession) | undefined {
+  const wire = format.conversation;
+  return wire ? (ctx) => ResponsesSession.of(ctx, wire) : undefined;
+}
+
 /**
  * `list`: the formats the app serves. Their credential headers, all of them, are kept off every
  * same-format relay, so a format added to the list has its key dropped too.
  */
-export function routeHandlers(list: readonly FormatModule[], log: Logger, sessions: FormatSessions): RouteHandlers {
+export function routeHandlers(list: readonly FormatModule[], log: Logger): RouteHandlers {
   const credentialHeaders: ReadonlySet<string> = new Set(list.flatMap((f) => f.credentialHeaders));
   const chat = (format: FormatModule, streamByRoute?: true): Koa.Middleware =>
-    chatHandler(chatFormat(format), { session: sessions[format.name], credentialHeaders, streamByRoute });
-  const count = (format: FormatModule): Koa.Middleware => countTokensHandler(chatFormat(format), sessions[format.name]);
+    chatHandler(chatFormat(format), { session: sessionOf(format), credentialHeaders, streamByRoute });
+  const count = (format: FormatModule): Koa.Middleware => countTokensHandler(chatFormat(format), sessionOf(format));
   return {
     chat: (format) => chat(format),
     'chat-methods': (format, route) =>

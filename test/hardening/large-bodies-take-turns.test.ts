@@ -8,6 +8,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import t from 'tap';
 import { stringify } from 'yaml';
 import { createApp } from '../../src/app/app.ts';
+import { formats } from '../../src/infra/formats/formats.ts';
 import { parseConfig } from '../../src/infra/config/load-config.ts';
 import { createLogger } from '../../src/infra/log/logger.ts';
 import { Runtime } from '../../src/services/runtime/runtime.ts';
@@ -38,7 +39,7 @@ t.test('large bodies that arrive together are parsed in different turns of the l
   };
   setImmediate(tick);
   const handledIn: number[] = [];
-  const app = createApp(services);
+  const app = createApp(services, formats);
   app.middleware.splice(1, 0, async (ctx, next) => {
     await next();
     if (ctx.path === '/v1/chat/completions') handledIn.push(turn);

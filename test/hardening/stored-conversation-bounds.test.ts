@@ -8,6 +8,7 @@ import type { ChatRequest } from '../../src/ir/chat-request.ts';
 import { GatewayError } from '../../src/ir/gateway-error.ts';
 import { ResponseRepository } from '../../src/services/sessions/response-repository.ts';
 import { ResponsesSession } from '../../src/services/sessions/responses-session.ts';
+import { openaiResponses } from '../../adapters/openai-responses/index.ts';
 import type { Route } from '../../src/services/routing/model-router.ts';
 import { MemoryStore } from '../../src/infra/store/memory-store.ts';
 import type { CountedDoc, Doc } from '../../src/infra/store/store.ts';
@@ -36,7 +37,7 @@ async function turn(
   previous: string | undefined,
   maxChars = Infinity,
 ): Promise<string> {
-  const session = new ResponsesSession(repo, 'ws1', () => undefined, maxChars);
+  const session = new ResponsesSession(openaiResponses.conversation!, repo, 'ws1', () => undefined, maxChars);
   await session.prepareBody({ input });
   const request = {
     model: 'echo',

@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import type { Test } from 'tap';
 import { stringify } from 'yaml';
 import { createApp } from '../../src/app/app.ts';
-import type { FormatModule } from '../../src/infra/formats/formats.ts';
+import { formats as servedFormats, type FormatModule } from '../../src/infra/formats/formats.ts';
 import { parseConfig } from '../../src/infra/config/load-config.ts';
 import { createLogger } from '../../src/infra/log/logger.ts';
 import { Runtime } from '../../src/services/runtime/runtime.ts';
@@ -44,7 +44,7 @@ export async function startInProcessApp(
   // Through the parser and validation an operator's file goes through (environment included).
   const runtime = new Runtime(parseConfig(stringify(config), 'in-process.yaml'));
   const services = { ...(await openServices({ current: runtime }, createLogger('info', sink))), ...share };
-  const server = createServer(createApp(services, formats).callback());
+  const server = createServer(createApp(services, formats ?? servedFormats).callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(async () => {
     server.closeAllConnections();

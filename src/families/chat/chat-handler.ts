@@ -37,6 +37,8 @@ import { expectedCost } from '../../services/access/expected-cost.ts';
 import { traceOf, traceStep } from '../../services/tracing/request-trace.ts';
 import { answerText, settleUsage, StreamMeter, type MeteredUsage } from '../../services/usage/usage-meter.ts';
 import { estimateTextTokens, estimateTokens } from '../../services/tokens/estimate-tokens.ts';
+import { routeParams } from '../../infra/http/route-params.ts';
+import type { GatewayContext } from '../../services/runtime/gateway-context.ts';
 
 /**
  * Serves one chat request in any client format: read what routing needs, try the model's routes
@@ -57,8 +59,8 @@ export type ChatHandlerOptions = {
 
 export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) {
   const codec = format.client;
-  return async (ctx: Context): Promise<void> => {
-    const state = ctx.state as ChatState;
+  return async (ctx: GatewayContext): Promise<void> => {
+    const state = ctx.state;
     const runtime = state.runtime;
     if (!ctx.is('application/json'))
       throw new GatewayError('invalid-request', 'content-type must be application/json', {
@@ -69,7 +71,7 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
     let body: unknown = ctx.request.body;
     const inbound: InboundContext = {
       headers: ctx.headers,
-      params: (ctx as unknown as { params?: Record<string, string> }).params ?? {},
+      params: routeParams(ctx),
       query: ctx.query as Record<string, string | undefined>,
       streamByRoute: opts.streamByRoute,
     };
@@ -216,14 +218,14 @@ export function noRoute(runtime: Runtime, model: string): GatewayError {
 
 /** Serves the request through one route; not served when the route has no provider here (try the next). */
 async function serveRoute(
-  ctx: Context,
+  ctx: GatewayContext,
   format: ChatFormatModule,
   request: ChatRequest,
   route: Route,
   signal: AbortSignal,
   session: ChatSession | undefined,
 ): Promise<ServeResult> {
-  const state = ctx.state as ChatState;
+  const state = ctx.state;
   const codec = format.client;
   const provider = state.runtime.chatProviders.get(route.provider);
   if (!provider) return { served: false };
@@ -259,7 +261,7 @@ async function serveRoute(
       timeouts: route.timeouts,
       trace: traceOf(state),
     });
-    countTokens(
+    settleRequestUsage(
       state,
       settleUsage(
         { final: result.usage },
@@ -316,7 +318,7 @@ async function serveRoute(
     const bill = (): void => {
       if (counted) return;
       counted = true;
-      countTokens(
+      settleRequestUsage(
         state,
         meter.settle(() => estimateTokens(routed)),
       );
@@ -389,7 +391,7 @@ const noHostedTools: ReadonlySet<BuiltinTool['kind']> = new Set();
  * (`anthropic-beta`, `openai-beta` included) relayed as they came.
  */
 async function relayRoute(
-  ctx: Context,
+  ctx: GatewayContext,
   format: ChatFormatModule,
   fields: RoutingFields,
   provider: RelayProvider,
@@ -399,7 +401,7 @@ async function relayRoute(
   credentialHeaders: ReadonlySet<string>,
   promptTokens: () => number,
 ): Promise<ServeResult> {
-  const state = ctx.state as ChatState;
+  const state = ctx.state;
   const upstream = format.upstream;
   if (!upstream) return { served: false };
   const { session } = relayed;
@@ -430,7 +432,7 @@ async function relayRoute(
     ((status: number, meter: StreamMeter | undefined) => {
       if (meter) {
         counted = true;
-        countTokens(state, meter.settle(promptTokens));
+        settleRequestUsage(state, meter.settle(promptTokens));
       }
       state.status = status;
       state.outcome = status >= 400 ? 'upstream_error' : 'ok';
@@ -487,7 +489,7 @@ async function relayRoute(
   await session?.relayEnded?.({ route, status: r.status, outcome: r.outcome });
   state.status = r.status;
   state.outcome = r.status >= 400 ? 'upstream_error' : r.outcome;
-  if (r.meter && !counted) countTokens(state, r.meter.settle(promptTokens));
+  if (r.meter && !counted) settleRequestUsage(state, r.meter.settle(promptTokens));
   return { served: true, upstreamFailed: r.status >= 500 || r.outcome === 'upstream_cut' };
 }
 
@@ -514,11 +516,13 @@ function relayedPromptTokens(codec: ChatClientCodec, body: Record<string, unknow
 }
 
 /**
- * The usage billed (src/services/usage/usage-meter.ts); an upstream's report that could not be
- * used is logged. The model label is the `models:` entry the name hit (a glob for names it
+ * Settles a request's usage once it is known (src/services/usage/usage-meter.ts): the request's
+ * counts for its log line and ledger record, the key's token reservation corrected
+ * (src/services/access/key-limits.ts, settleTokens), the token metrics. An upstream's report that
+ * could not be used is logged. The model label is the `models:` entry the name hit (a glob for names it
  * matched), which the config bounds.
  */
-function countTokens(state: ChatState, metered: MeteredUsage): void {
+function settleRequestUsage(state: ChatState, metered: MeteredUsage): void {
   const u = metered.usage;
   state.usage = u;
   state.usageSource = metered.source;

@@ -1,9 +1,7 @@
 import type Koa from 'koa';
 import type { RouteMethods } from '../../../adapters/shared/format-module.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
-
-const paramsOf = (ctx: Koa.Context): Record<string, string> =>
-  (ctx as unknown as { params: Record<string, string> }).params;
+import { routeParams } from '../../infra/http/route-params.ts';
 
 /**
  * `{model}:{method}` paths (route kind `chat-methods`): the method follows a colon inside the last
@@ -17,7 +15,7 @@ export function methodDispatch(
   const { generate, stream, count } = handlers;
   const names = [methods.generate, methods.stream, ...(methods.count !== undefined ? [methods.count] : [])];
   return async (ctx, next) => {
-    const params = paramsOf(ctx);
+    const params = routeParams(ctx);
     const segment = String(params.target ?? '');
     const colon = segment.lastIndexOf(':');
     const method = colon < 0 ? '' : segment.slice(colon + 1);

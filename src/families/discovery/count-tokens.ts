@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import type { InboundContext } from '../../../adapters/shared/chat-adapter.ts';
 import { isObject, type Json } from '../../../adapters/shared/narrow.ts';
 import type { ChatRequest } from '../../ir/chat-request.ts';
@@ -6,7 +5,6 @@ import { GatewayError } from '../../ir/gateway-error.ts';
 import { routeHeader } from '../../infra/http/header-value.ts';
 import { warningsHeader } from '../../infra/metrics/warning-fields.ts';
 import { authorizeModel, noRoute } from '../chat/chat-handler.ts';
-import type { ChatState } from '../../services/runtime/request-state.ts';
 import type { ChatSession } from '../../services/sessions/chat-session.ts';
 import { upstreamSideOf } from '../../services/providers/upstream-codecs.ts';
 import { HttpChatProvider } from '../../services/providers/http-chat-provider.ts';
@@ -17,6 +15,8 @@ import { estimateTokens } from '../../services/tokens/estimate-tokens.ts';
 import type { Route } from '../../services/routing/model-router.ts';
 import type { ChatFormatModule } from '../../infra/formats/formats.ts';
 import { decodeCountRequest, type CountingFormat } from './decode-count-request.ts';
+import { routeParams } from '../../infra/http/route-params.ts';
+import type { GatewayContext } from '../../services/runtime/gateway-context.ts';
 
 /** Upstream answers that say the input itself is wrong: the client gets them, not an estimate. */
 const clientFaults = new Set([400, 413, 422]);
@@ -27,12 +27,12 @@ const clientFaults = new Set([400, 413, 422]);
  * input_tokens, Bedrock CountTokens), else polygate's own estimate. `x-polygate-token-count` says which; an upstream
  * that fails to count is reported in `x-polygate-warnings` and estimated for.
  */
-export function countTokensHandler(format: ChatFormatModule, session?: (ctx: Context) => ChatSession) {
+export function countTokensHandler(format: ChatFormatModule, session?: (ctx: GatewayContext) => ChatSession) {
   const { countClient } = format;
   if (!countClient) throw new Error(`format '${format.name}' has a count-tokens route but no countClient`);
   const client: CountingFormat = { ...format, countClient };
-  return async (ctx: Context): Promise<void> => {
-    const state = ctx.state as ChatState;
+  return async (ctx: GatewayContext): Promise<void> => {
+    const state = ctx.state;
     const runtime = state.runtime;
     if (!ctx.is('application/json'))
       throw new GatewayError('invalid-request', 'content-type must be application/json', {
@@ -44,7 +44,7 @@ export function countTokensHandler(format: ChatFormatModule, session?: (ctx: Con
     if (s?.prepareBody) raw = await s.prepareBody(raw);
     const inbound: InboundContext = {
       headers: ctx.headers,
-      params: (ctx as unknown as { params?: Record<string, string> }).params ?? {},
+      params: routeParams(ctx),
       query: ctx.query as Record<string, string | undefined>,
     };
     const t0 = performance.now();
@@ -81,14 +81,14 @@ function estimate(request: ChatRequest): number {
 /** The upstream's own count through the route, or undefined when it cannot count (then: estimate). */
 /** `raw`: the client's body when it may be relayed as it came. */
 async function countUpstream(
-  ctx: Context,
+  ctx: GatewayContext,
   client: CountingFormat,
   request: ChatRequest,
   route: Route,
   raw: Json | undefined,
   warn: (field: string, message: string) => void,
 ): Promise<number | undefined> {
-  const state = ctx.state as ChatState;
+  const state = ctx.state;
   const provider = state.runtime.chatProviders.get(route.provider);
   if (provider && isTokenCounter(provider)) return countByProvider(ctx, client, provider, request, route, raw, warn);
   const upstream = provider instanceof HttpChatProvider ? upstreamSideOf(provider.wireFormat) : undefined;
@@ -132,7 +132,7 @@ async function countUpstream(
 }
 
 /** The client's aborted call stops the upstream's. */
-function abortOnClose(ctx: Context): AbortController {
+function abortOnClose(ctx: GatewayContext): AbortController {
   const abort = new AbortController();
   ctx.res.once('close', () => {
     if (!ctx.res.writableFinished) abort.abort();
@@ -152,7 +152,7 @@ function couldNotCount(e: unknown, route: Route, warn: (field: string, message: 
 
 /** A provider with a count API of its own (Bedrock's CountTokens). */
 async function countByProvider(
-  ctx: Context,
+  ctx: GatewayContext,
   client: CountingFormat,
   provider: ChatProvider & TokenCounter,
   request: ChatRequest,
@@ -160,7 +160,7 @@ async function countByProvider(
   raw: Json | undefined,
   warn: (field: string, message: string) => void,
 ): Promise<number | undefined> {
-  const state = ctx.state as ChatState;
+  const state = ctx.state;
   const relayed = raw !== undefined && isEnvelopeRelay(provider) && provider.relaysFormat(client.name, route.model);
   state.path = {
     provider: route.provider,

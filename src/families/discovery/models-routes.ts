@@ -3,10 +3,10 @@ import type Koa from 'koa';
 import type { FormatModule, ModelDiscovery } from '../../../adapters/shared/format-module.ts';
 import type { RequestState } from '../../services/runtime/request-state.ts';
 import { findModel, listModels } from './model-catalog.ts';
+import { routeParam } from '../../infra/http/route-params.ts';
+import type { GatewayContext } from '../../services/runtime/gateway-context.ts';
 
-const param = (ctx: Koa.Context, name: string): string =>
-  String((ctx as unknown as { params: Record<string, string> }).params[name] ?? '');
-const stateOf = (ctx: Koa.Context): RequestState => ctx.state as RequestState;
+const stateOf = (ctx: GatewayContext): RequestState => ctx.state;
 
 function discoveryOf(format: FormatModule): ModelDiscovery {
   if (!format.models) throw new Error(`format '${format.name}' has a model route but no models`);
@@ -32,7 +32,7 @@ export const modelRouteHandlers = {
     const models = discoveryOf(format);
     return (ctx) => {
       const state = stateOf(ctx);
-      const id = models.idOf(param(ctx, 'model'));
+      const id = models.idOf(routeParam(ctx, 'model'));
       state.model = checkModelName(id);
       ctx.body = models.get(findModel(state.runtime, state.key, id, models.kinds, models.notFound));
     };

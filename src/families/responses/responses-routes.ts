@@ -1,17 +1,13 @@
 import type Koa from 'koa';
-import type { Context } from 'koa';
 import { GatewayError } from '../../ir/gateway-error.ts';
-import type { RequestState } from '../../services/runtime/request-state.ts';
 import { repositoryOf } from '../../services/sessions/responses-session.ts';
+import { routeParam } from '../../infra/http/route-params.ts';
+import type { GatewayContext } from '../../services/runtime/gateway-context.ts';
 
 const notFound = (id: string): GatewayError =>
   new GatewayError('not-found', `Response with id '${id}' not found.`, { param: 'response_id' });
 
-function param(ctx: Context, name: string): string {
-  return String((ctx as unknown as { params: Record<string, string> }).params[name] ?? '');
-}
-
-const workspace = (ctx: Context): string => (ctx.state as RequestState).key.workspace;
+const workspace = (ctx: GatewayContext): string => ctx.state.key.workspace;
 
 /**
  * The stored responses' endpoints (routes of adapters/openai-responses/index.ts; create is the
@@ -21,18 +17,18 @@ const workspace = (ctx: Context): string => (ctx.state as RequestState).key.work
  */
 export const storedResponseHandlers = {
   'stored-response-get': (): Koa.Middleware => async (ctx) => {
-    const id = param(ctx, 'id');
+    const id = routeParam(ctx, 'id');
     const r = await repositoryOf(ctx).get(id, workspace(ctx));
     if (!r) throw notFound(id);
     ctx.body = r.response;
   },
   'stored-response-delete': (): Koa.Middleware => async (ctx) => {
-    const id = param(ctx, 'id');
+    const id = routeParam(ctx, 'id');
     if (!(await repositoryOf(ctx).delete(id, workspace(ctx)))) throw notFound(id);
     ctx.body = { id, object: 'response', deleted: true };
   },
   'stored-response-input-items': (): Koa.Middleware => async (ctx) => {
-    const id = param(ctx, 'id');
+    const id = routeParam(ctx, 'id');
     const r = await repositoryOf(ctx).get(id, workspace(ctx));
     if (!r) throw notFound(id);
     ctx.body = paginate(r.inputItems, ctx.query);

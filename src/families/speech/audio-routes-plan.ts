@@ -2,19 +2,18 @@
 // model 404, outside the key's allow-list 403, and the chat route loop (src/services/resilience/run-routes.ts):
 // retries, breakers and the next route on a retryable failure (408, 429, 5xx, timeouts).
 import { warningFieldLabel, warningsHeader } from '../../infra/metrics/warning-fields.ts';
-import type { Context } from 'koa';
 import { GatewayError, invalid } from '../../ir/gateway-error.ts';
 import { checkModelName } from '../../ir/model-name.ts';
 import { routeHeader } from '../../infra/http/header-value.ts';
 import { translationWarnings } from '../../infra/metrics/registry.ts';
 import { noRoute } from '../chat/chat-handler.ts';
-import type { RequestState } from '../../services/runtime/request-state.ts';
-import { runRoutes, type RouteAttempts } from '../../services/resilience/run-routes.ts';
+import { runRoutes } from '../../services/resilience/run-routes.ts';
 import { admitRoute, providerRefusal } from '../../services/access/budgets.ts';
 import type { Route } from '../../services/routing/model-router.ts';
 import { traceOf } from '../../services/tracing/request-trace.ts';
 import type { AudioCall, AudioProvider } from './audio-provider.ts';
 import { audioProviderOf, servesAudio } from './speech-providers.ts';
+import type { GatewayContext } from '../../services/runtime/gateway-context.ts';
 
 export type AudioAttempt<T> = (provider: AudioProvider, route: Route, call: AudioCall) => Promise<T>;
 
@@ -24,8 +23,13 @@ const nothing = (): { costNano: number; tokens: number } => ({ costNano: 0, toke
  * Runs `attempt` on the model's routes until one answers. Dropped-field warnings of the route
  * that answered go to the `x-polygate-warnings` header and the translation-warnings metric.
  */
-export async function serveAudio<T>(ctx: Context, model: string, what: string, attempt: AudioAttempt<T>): Promise<T> {
-  const state = ctx.state as RequestState & { attempts?: RouteAttempts };
+export async function serveAudio<T>(
+  ctx: GatewayContext,
+  model: string,
+  what: string,
+  attempt: AudioAttempt<T>,
+): Promise<T> {
+  const state = ctx.state;
   const runtime = state.runtime;
   state.model = checkModelName(model);
   if (!runtime.router.has(model))
@@ -85,7 +89,7 @@ export async function serveAudio<T>(ctx: Context, model: string, what: string, a
       ctx.set('x-polygate-route', routeHeader(route.provider, route.model));
       const header = warningsHeader(warnings);
       if (header) ctx.set('x-polygate-warnings', header);
-      if (warnings.length > 0) (ctx.state as RequestState).warnings = warnings;
+      if (warnings.length > 0) ctx.state.warnings = warnings;
       return { served: true, upstreamFailed: false };
     },
   });

@@ -12,7 +12,7 @@ import {
   transcriptContentType,
 } from '../../../adapters/openai-audio/index.ts';
 // OpenAI's own Retry-After rule (retry-after-ms, then retry-after): the audio API is OpenAI's.
-import { retryAfterOf } from '../../../adapters/openai-chat/chat-error.ts';
+import { retryAfterOf } from '../../../adapters/shared/retry-after.ts';
 import type { WireHeaders } from '../../../adapters/shared/chat-adapter.ts';
 import type { ProviderConfig } from '../../infra/config/gateway-config.ts';
 import { pcmLayout, type SpeechRequest } from '../../ir/speech-request.ts';

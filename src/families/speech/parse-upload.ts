@@ -8,7 +8,7 @@ import type { Context, Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import { sniffBytes, type FormInput } from '../../../adapters/openai-audio/index.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
-import type { RequestState } from '../../services/runtime/request-state.ts';
+import type { GatewayContext } from '../../services/runtime/gateway-context.ts';
 
 export type Upload = { form: FormInput; cleanup: () => Promise<void> };
 
@@ -43,8 +43,8 @@ function parserFor(limit: number): Middleware {
   return parse;
 }
 
-export async function parseUpload(ctx: Context): Promise<Upload> {
-  const limit = (ctx.state as RequestState).runtime.config.limits.max_upload_bytes;
+export async function parseUpload(ctx: GatewayContext): Promise<Upload> {
+  const limit = ctx.state.runtime.config.limits.max_upload_bytes;
   const declared = Number(ctx.get('content-length'));
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(ctx, limit);
   if (!ctx.is('multipart/form-data')) {

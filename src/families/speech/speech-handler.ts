@@ -1,19 +1,18 @@
 // POST /v1/audio/speech: JSON in, the audio file out
 // (https://platform.openai.com/docs/api-reference/audio/createSpeech).
-import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import { decodeSpeechRequest } from '../../../adapters/openai-audio/index.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import { audioSecondsTotal, speechCharactersTotal } from '../../infra/metrics/registry.ts';
-import type { RequestState } from '../../services/runtime/request-state.ts';
 import { serveAudio } from './audio-routes-plan.ts';
 import { logToolFailure } from './log-tool-failure.ts';
 import { meter } from '../../services/usage/meter.ts';
+import type { GatewayContext } from '../../services/runtime/gateway-context.ts';
 
 export const speechHandler =
   (log: Logger) =>
-  async (ctx: Context): Promise<void> => {
-    const state = ctx.state as RequestState;
+  async (ctx: GatewayContext): Promise<void> => {
+    const state = ctx.state;
     if (!ctx.is('application/json'))
       throw new GatewayError('invalid-request', 'content-type must be application/json', {
         status: 415,

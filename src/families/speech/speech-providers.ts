@@ -1,6 +1,8 @@
 // The audio-capable providers of one runtime, built on first use and kept with it (a config reload
 // brings a new runtime and so new providers). Which provider types can serve the `openai-audio` format:
-// `openai` (HTTP) and the built-in `local-speech`.
+// those its module names (`openai`, over HTTP) and the built-in `local-speech`.
+import { openaiAudio } from '../../../adapters/openai-audio/index.ts';
+import { servesProvider } from '../../../adapters/shared/format-module.ts';
 import type { ProviderConfig } from '../../infra/config/gateway-config.ts';
 import type { Runtime } from '../../services/runtime/runtime.ts';
 import type { AudioProvider } from './audio-provider.ts';
@@ -9,27 +11,9 @@ import { OpenAIAudioProvider } from './openai-audio-provider.ts';
 
 const byRuntime = new WeakMap<Runtime, Map<string, AudioProvider>>();
 
-export function servesAudio(p: ProviderConfig): boolean {
-  switch (p.type) {
-    case 'openai':
-    case 'local-speech':
-      return true;
-    // Azure's audio deployments take other paths; polygate reaches Azure and Bedrock for chat only.
-    case 'azure-openai':
-    case 'bedrock':
-    case 'vertex':
-    case 'anthropic':
-    case 'gemini':
-    case 'tune':
-    case 'echo':
-    case 'sandbox-tune':
-      return false;
-    default: {
-      const never: never = p.type;
-      return never;
-    }
-  }
-}
+/** Azure's audio deployments take other paths: polygate reaches Azure, Bedrock and Vertex for chat only. */
+export const servesAudio = (p: ProviderConfig): boolean =>
+  p.type === 'local-speech' || servesProvider(openaiAudio, p.type, p.api);
 
 /** The provider named in a route, or undefined when it is disabled or cannot serve audio. */
 export function audioProviderOf(runtime: Runtime, name: string): AudioProvider | undefined {

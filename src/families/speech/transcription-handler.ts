@@ -1,20 +1,19 @@
 // POST /v1/audio/transcriptions and /v1/audio/translations: an uploaded file in, text out in the
 // requested response_format (https://platform.openai.com/docs/api-reference/audio/createTranscription,
 // https://platform.openai.com/docs/api-reference/audio/createTranslation).
-import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import { decodeTranscriptionRequest, encodeTranscript } from '../../../adapters/openai-audio/index.ts';
 import type { TranscriptionTask } from '../../ir/transcription.ts';
 import { audioSecondsTotal } from '../../infra/metrics/registry.ts';
-import type { RequestState } from '../../services/runtime/request-state.ts';
 import { serveAudio } from './audio-routes-plan.ts';
 import { logToolFailure } from './log-tool-failure.ts';
 import { parseUpload } from './parse-upload.ts';
 import { meter } from '../../services/usage/meter.ts';
+import type { GatewayContext } from '../../services/runtime/gateway-context.ts';
 
 export function transcriptionHandler(task: TranscriptionTask, log: Logger) {
-  return async (ctx: Context): Promise<void> => {
-    const state = ctx.state as RequestState;
+  return async (ctx: GatewayContext): Promise<void> => {
+    const state = ctx.state;
     const upload = await parseUpload(ctx);
     try {
       const t0 = performance.now();

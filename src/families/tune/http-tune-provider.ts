@@ -9,7 +9,7 @@ import {
 } from '../../../adapters/tune/index.ts';
 import type { UpstreamHttpRequest, WireHeaders } from '../../../adapters/shared/chat-adapter.ts';
 // The common HTTP Retry-After rule (seconds or a date; retry-after-ms first).
-import { retryAfterOf } from '../../../adapters/openai-chat/chat-error.ts';
+import { retryAfterOf } from '../../../adapters/shared/retry-after.ts';
 import type { ProviderConfig } from '../../infra/config/gateway-config.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import type { TaskSubmission, UpstreamTaskView } from '../../ir/music-task.ts';

@@ -20,8 +20,10 @@ import { fetchTasks, getTask, submitLyrics, submitMusic, type Submitted } from '
 import { anySandbox, sandboxAudioDir } from './tune-providers.ts';
 import { meter } from '../../services/usage/meter.ts';
 import { publicOrigin } from './task-runner.ts';
+import { routeParam } from '../../infra/http/route-params.ts';
+import type { GatewayContext } from '../../services/runtime/gateway-context.ts';
 
-const st = (ctx: Context): RequestState => ctx.state as RequestState;
+const st = (ctx: GatewayContext): RequestState => ctx.state;
 const storeOf = (ctx: Context) => st(ctx).services.store;
 
 /**
@@ -58,7 +60,7 @@ const audioName = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
  * Single byte ranges are honoured so players can seek.
  */
 async function serveAudio(ctx: Context): Promise<void> {
-  const m = audioName.exec(String((ctx as unknown as { params: Record<string, string> }).params.file ?? ''));
+  const m = audioName.exec(routeParam(ctx, 'file'));
   const file = m
     ? ((await anySandbox(storeOf(ctx))?.audioFile(m[1])) ?? join(sandboxAudioDir(st(ctx).runtime), `${m[1]}.mp3`))
     : undefined;
@@ -129,7 +131,7 @@ export const tuneRouteHandlers = {
     ctx.body = successEnvelope(tasks.map((t) => encodeTask(t, { origin: publicBase(ctx) })));
   },
   'tune-task': (): Koa.Middleware => async (ctx) => {
-    const id = String((ctx as unknown as { params: Record<string, string> }).params.task_id ?? '');
+    const id = routeParam(ctx, 'task_id');
     const task = await getTask(storeOf(ctx), st(ctx).key.workspace, id);
     ctx.body = successEnvelope(encodeTask(task, { origin: publicBase(ctx) }));
   },

@@ -31,16 +31,14 @@ export const formats: readonly FormatModule[] = [
 export const fallbackFormat: FormatModule = openaiChat;
 
 /** A format by its name; undefined for names not in the list. */
-export const formatNamed = (name: string, list: readonly FormatModule[] = formats): FormatModule | undefined =>
-  list.find((f) => f.name === name);
+export const formatNamed = (name: string): FormatModule | undefined => formats.find((f) => f.name === name);
 
 /** The upstream side of the format a chat provider config speaks (undefined: not a chat upstream). */
 export function upstreamFormatOf(
   type: string,
   api: string | undefined,
-  list: readonly FormatModule[] = formats,
 ): (FormatModule & { upstream: UpstreamSide }) | undefined {
-  for (const f of list)
+  for (const f of formats)
     if (f.upstream && servesProvider(f, type, api)) return f as FormatModule & { upstream: UpstreamSide };
   return undefined;
 }

@@ -2,7 +2,7 @@
 // answer every error, including ones raised before a route matched (bad JSON, 413, 401, 404, 405),
 // in the format's own shape, and to label every request's metrics and log line.
 import type { WireHeaders } from '../../../adapters/shared/chat-adapter.ts';
-import { formats, type FormatModule } from '../formats/formats.ts';
+import type { FormatModule } from '../formats/formats.ts';
 
 /**
  * The router (src/app/app.ts) matches paths case-insensitively and with one optional trailing slash
@@ -27,7 +27,7 @@ export function formatOfPath(
   rawPath: string,
   headers: WireHeaders = {},
   query: Record<string, unknown> = {},
-  list: readonly FormatModule[] = formats,
+  list: readonly FormatModule[],
 ): FormatModule | undefined {
   const path = routeComparable(rawPath);
   let plain: FormatModule | undefined;

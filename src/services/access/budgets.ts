@@ -16,15 +16,12 @@ import { nanoPerUsd } from '../usage/prices.ts';
 import { windowOf } from '../usage/budget-periods.ts';
 import { budgetUses, providerScope, requestScopes, type NamedLimit, type ScopeBudget } from './budget-scopes.ts';
 import { softLimitCheck } from './budget-webhook.ts';
+import { asksForWork } from './asks-for-work.ts';
 
 // What the tenant's own view and the admin API read (issue #25): a key's budget, each limit's use,
 // the rows of a key's scopes, and where the key store feeds runtime keys' budgets to the listing.
 export { budgetUses, keyBudgetOf, type BudgetUse } from './budget-scopes.ts';
 export { keyBudgetRows, setRuntimeKeyBudgets, type BudgetRow } from './budget-status.ts';
-
-/** Reads (GETs, task queries, token counting) cost nothing and stay open to a key over budget. */
-const asksForWork = (ctx: Koa.Context): boolean =>
-  ctx.method === 'POST' && ctx.path !== '/tune/fetch' && !ctx.path.endsWith('/count_tokens');
 
 let warnedAt = 0;
 
@@ -54,7 +51,7 @@ export const reservationOf = (state: object): Reservation | undefined => reserva
 /** True when a request of this key answers to a key or workspace budget. */
 export const hasBudgets = (state: RequestState): boolean => requestScopes(state.runtime.config, state.key).length > 0;
 
-/** Runs after authentication (src/services/access/authenticate.ts), before rate limits and any upstream call. */
+/** Runs after authentication (src/services/access/admit-request.ts), before rate limits and any upstream call. */
 export async function enforceBudget(ctx: Koa.Context): Promise<void> {
   const state = ctx.state as RequestState;
   if (!asksForWork(ctx)) return;

@@ -11,6 +11,8 @@ import { limitKinds, rateLimitedTotal } from '../../infra/metrics/registry.ts';
 import { afterUpstream, type RequestState } from '../runtime/request-state.ts';
 import { estimateTokens } from '../tokens/estimate-tokens.ts';
 import type { RateCounter } from '../limits/rate-counter.ts';
+import { asksForWork } from './asks-for-work.ts';
+import type { GatewayContext } from '../runtime/gateway-context.ts';
 
 type LimitKind = (typeof limitKinds)[number];
 const minute = 60_000;
@@ -20,9 +22,6 @@ type Reservation = { counter: RateCounter; keyId: string; estimate: number; wind
 const reservations = new WeakMap<object, Reservation>();
 
 let warnedAt = 0;
-
-const counted = (ctx: Koa.Context): boolean =>
-  ctx.method === 'POST' && ctx.path !== '/tune/fetch' && !ctx.path.endsWith('/count_tokens');
 
 function refuse(key: ApiKey, kind: LimitKind, limit: number, retryAfterMs: number, detail = ''): GatewayError {
   rateLimitedTotal.inc({ key: key.id, limit: kind });
@@ -52,12 +51,12 @@ async function failOpen<T>(log: Logger, what: string, step: () => Promise<T>): P
   }
 }
 
-/** Runs after authentication (src/services/access/authenticate.ts): rpm and concurrency, for every family. */
-export async function enforceKeyLimits(ctx: Koa.Context, next: Koa.Next): Promise<void> {
-  const state = ctx.state as RequestState;
+/** Runs after authentication (src/services/access/admit-request.ts): rpm and concurrency, for every family. */
+export async function enforceKeyLimits(ctx: GatewayContext, next: Koa.Next): Promise<void> {
+  const state = ctx.state;
   const key = state.key;
   const l = key.limits;
-  if ((l.rpm === 0 && l.concurrency === 0) || !counted(ctx)) return next();
+  if ((l.rpm === 0 && l.concurrency === 0) || !asksForWork(ctx)) return next();
   const counter = state.services.rateCounter;
   let slot: Awaited<ReturnType<RateCounter['acquireSlot']>>;
   if (l.concurrency > 0) {

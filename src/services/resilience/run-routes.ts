@@ -1,6 +1,6 @@
 // The one route loop of polygate: chat requests (src/families/chat/chat-handler.ts), speech
 // (src/families/speech/audio-routes-plan.ts), music task submissions and the lyrics model
-// (src/families/tune/task-service.ts, lyrics-writer.ts). Each route in the order the router planned, each
+// (src/families/tune/submit-on-routes.ts, lyrics-writer.ts). Each route in the order the router planned, each
 // retried on its own policy, each behind its breaker, the failure classified by
 // src/infra/upstream/failure-cause.ts. Retries and fallbacks happen only while nothing has reached the
 // client: `serve` throws only in that case; once it has answered (or started a stream) it
@@ -24,7 +24,7 @@ export type RouteAttempts = {
 };
 
 export type RunRoutesOptions = {
-  /** The metrics' family label (src/infra/http/family.ts). */
+  /** The metrics' family label (the format module's `metricLabel`, adapters/shared/format-module.ts). */
   family: string;
   model: string;
   routes: Route[];

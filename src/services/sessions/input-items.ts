@@ -1,14 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { isItemReference } from '../../../adapters/openai-responses/responses-relay.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import type { ResponseRepository } from './response-repository.ts';
 
 type Item = Record<string, unknown>;
 const isObject = (v: unknown): v is Item => typeof v === 'object' && v !== null && !Array.isArray(v);
 const newId = (prefix: string): string => `${prefix}_${randomUUID().replace(/-/g, '')}`;
-
-/** An `item_reference` as the Responses API accepts it: `{type: 'item_reference', id}`, or an item that is only an id. */
-const isReference = (item: Item): boolean => isItemReference(item);
 
 /**
  * Replaces each `item_reference` in `input` with the stored item it names, inside the caller's
@@ -19,6 +15,7 @@ export async function resolveItemReferences(
   body: unknown,
   repo: ResponseRepository,
   workspace: string,
+  isReference: (item: unknown) => boolean,
 ): Promise<unknown> {
   if (!isObject(body) || !Array.isArray(body.input) || !body.input.some((i) => isObject(i) && isReference(i)))
     return body;

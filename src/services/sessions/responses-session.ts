@@ -1,18 +1,16 @@
-import type { Context } from 'koa';
 import type { SseFrame } from '../../../adapters/shared/chat-adapter.ts';
+import type { ConversationWire } from '../../../adapters/shared/format-module.ts';
 import type { ChatRequest, Message, Part, SystemMessage, TextPart } from '../../ir/chat-request.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import type { ChatSession } from './chat-session.ts';
-import type { RequestState } from '../runtime/request-state.ts';
 import type { Route } from '../routing/model-router.ts';
 import { normalizeInputItems, resolveItemReferences } from './input-items.ts';
-import { isItemReference } from '../../../adapters/openai-responses/responses-relay.ts';
 import { ResponseRepository, type RawTurn, type StoredResponse, type StoredTurn } from './response-repository.ts';
-import { decodeResponseObject } from '../../../adapters/openai-responses/decode-response-object.ts';
 import { applyTruncation } from './truncate-conversation.ts';
 import { conversationChars } from '../tokens/estimate-tokens.ts';
 import { StoreQuotaError } from '../../infra/store/store.ts';
 import { socketMemoryOf, type SocketMemory } from './socket-memory.ts';
+import type { GatewayContext } from '../runtime/gateway-context.ts';
 
 /** Extension keys the Responses decoder writes that polygate itself answers (never sent upstream). */
 const stateKeys = ['previous_response_id', 'item_references', 'item_reference_slots', 'store', 'truncation'];
@@ -20,17 +18,17 @@ const stateKeys = ['previous_response_id', 'item_references', 'item_reference_sl
 /** Final stream events that carry the whole response object. */
 const finalEvents = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 
-export const repositoryOf = (ctx: Context): ResponseRepository => {
-  const state = ctx.state as RequestState;
-  return new ResponseRepository(state.services.store);
-};
+export const repositoryOf = (ctx: GatewayContext): ResponseRepository =>
+  new ResponseRepository(ctx.state.services.store);
 
 /**
- * The `openai-responses` format's state around one request (docs/architecture.md, "State"): `previous_response_id` and
+ * The `openai-responses` format's state around one request, for any format whose module carries a
+ * `conversation` (its wire, adapters/shared/format-module.ts) (docs/architecture.md, "State"): `previous_response_id` and
  * `item_reference` are resolved from polygate's store, so a conversation continues on any
  * upstream, none of which keeps state for polygate; the answer is stored unless `store: false`.
  */
 export class ResponsesSession implements ChatSession {
+  readonly #wire: ConversationWire;
   readonly #repo: ResponseRepository;
   readonly #workspace: string;
   readonly #contextWindow: (model: string) => number | undefined;
@@ -67,6 +65,7 @@ export class ResponsesSession implements ChatSession {
   #previous: StoredResponse | undefined;
 
   constructor(
+    wire: ConversationWire,
     repo: ResponseRepository,
     workspace: string,
     contextWindow: (model: string) => number | undefined,
@@ -75,6 +74,7 @@ export class ResponsesSession implements ChatSession {
     memory?: SocketMemory,
     sent?: unknown,
   ) {
+    this.#wire = wire;
     this.#memory = memory;
     this.#storedRelay = !memory && isItem(sent) && sent.store !== false ? sent : undefined;
     this.#repo = repo;
@@ -92,13 +92,14 @@ export class ResponsesSession implements ChatSession {
     return this.#memory !== undefined || this.#storedRelay !== undefined;
   }
 
-  static of(ctx: Context): ResponsesSession {
-    const state = ctx.state as RequestState;
+  static of(ctx: GatewayContext, wire: ConversationWire): ResponsesSession {
+    const state = ctx.state;
     const config = state.runtime.config;
     // Over a socket, `previous_response_id` and item references read its memory first.
     const memory = socketMemoryOf(ctx.req.socket);
     const repo = memory ? memory.over(state.services.store) : repositoryOf(ctx);
     return new ResponsesSession(
+      wire,
       repo,
       state.key.workspace,
       (m) => state.runtime.router.resolve(m)?.config.context_window,
@@ -110,7 +111,7 @@ export class ResponsesSession implements ChatSession {
   }
 
   async prepareBody(body: unknown): Promise<unknown> {
-    const resolved = await resolveItemReferences(body, this.#repo, this.#workspace);
+    const resolved = await resolveItemReferences(body, this.#repo, this.#workspace, this.#wire.isItemReference);
     const input = (resolved as { input?: unknown } | null)?.input;
     this.#inputItems = normalizeInputItems(input);
     if (this.#memory && isItem(resolved)) {
@@ -260,7 +261,7 @@ export class ResponsesSession implements ChatSession {
    */
   #storedRelayBody(route: Route): Record<string, unknown> | undefined {
     const sent = this.#storedRelay;
-    if (!sent || (Array.isArray(sent.input) && sent.input.some(isItemReference))) return undefined;
+    if (!sent || (Array.isArray(sent.input) && sent.input.some(this.#wire.isItemReference))) return undefined;
     if (this.#previousId === null) return sent;
     return this.#previous?.relayed === true && this.#previous.provider === route.provider ? sent : undefined;
   }
@@ -281,7 +282,8 @@ export class ResponsesSession implements ChatSession {
   }): Promise<void> {
     if (done.status >= 400) return;
     this.#relayed = this.#storedRelay !== undefined;
-    await this.#ended(done.route, done.outcome === 'client_closed' ? 'client_closed' : 'other', outputParts);
+    const outcome = done.outcome === 'client_closed' ? 'client_closed' : 'other';
+    await this.#ended(done.route, outcome, (final) => outputParts(this.#wire, final));
   }
 
   async completed(done: {
@@ -392,9 +394,9 @@ export class ResponsesSession implements ChatSession {
 const isItem = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The IR parts of a Responses response object's output (a relayed answer's, for a later translated route). */
-function outputParts(response: Record<string, unknown>): Part[] {
+function outputParts(wire: ConversationWire, response: Record<string, unknown>): Part[] {
   try {
-    return decodeResponseObject(response).parts;
+    return wire.decodeResponse(response).parts;
   } catch {
     return [];
   }

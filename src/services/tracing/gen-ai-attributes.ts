@@ -5,36 +5,26 @@ import type { Attributes } from '@opentelemetry/api';
 import type { ProviderType } from '../../infra/config/gateway-config.ts';
 import type { ChatRequest } from '../../ir/chat-request.ts';
 
-/** gen_ai.provider.name values: the convention's well-known names, else polygate's own. */
-export function genAiProviderName(type: ProviderType | undefined): string {
-  switch (type) {
-    case 'openai':
-      return 'openai';
-    case 'azure-openai':
-      return 'azure.ai.openai';
-    case 'bedrock':
-      return 'aws.bedrock';
-    case 'vertex':
-      return 'gcp.vertex_ai';
-    case 'anthropic':
-      return 'anthropic';
-    case 'gemini':
-      return 'gcp.gemini';
-    case 'echo':
-      return 'polygate.echo';
-    case 'local-speech':
-      return 'polygate.local_speech';
-    case 'tune':
-    case 'sandbox-tune':
-      return 'polygate.tune';
-    case undefined:
-      return 'polygate';
-    default: {
-      const never: never = type;
-      return never;
-    }
-  }
-}
+/**
+ * gen_ai.provider.name of each provider type: the convention's well-known names, else polygate's
+ * own. A Record, so a new provider type fails the build until it is named here.
+ */
+const providerNames: Readonly<Record<ProviderType, string>> = {
+  openai: 'openai',
+  'azure-openai': 'azure.ai.openai',
+  bedrock: 'aws.bedrock',
+  vertex: 'gcp.vertex_ai',
+  anthropic: 'anthropic',
+  gemini: 'gcp.gemini',
+  echo: 'polygate.echo',
+  'local-speech': 'polygate.local_speech',
+  tune: 'polygate.tune',
+  'sandbox-tune': 'polygate.tune',
+};
+
+/** gen_ai.provider.name of a provider type; `polygate` when no provider served. */
+export const genAiProviderName = (type: ProviderType | undefined): string =>
+  type === undefined ? 'polygate' : providerNames[type];
 
 /** What the client asked for (never content: that is `contentAttributes`, only with log.content). */
 export function requestAttributes(r: ChatRequest): Attributes {

@@ -25,6 +25,7 @@ import { boundTracestate } from '../../infra/tracing/trace-context.ts';
 import type { Tracing } from '../../infra/tracing/tracer.ts';
 import { UnsampledTrace } from './unsampled-trace.ts';
 import type { UpstreamSpan, UpstreamTracer } from '../../infra/tracing/upstream-span.ts';
+import type { GatewayContext } from '../runtime/gateway-context.ts';
 
 /** performance.now() readings as epoch milliseconds, the SDK's time input. */
 const epoch = (perf: number): number => performance.timeOrigin + perf;
@@ -197,8 +198,8 @@ type Traced = { [traceKey]?: Trace };
  * is followed, a new trace is kept at sample_ratio (the SDK's sampler then keeps every span it is
  * asked for, src/infra/tracing/tracer.ts).
  */
-export function startRequestTrace(ctx: Koa.Context, startedAt: number): void {
-  const state = ctx.state as ChatState;
+export function startRequestTrace(ctx: GatewayContext, startedAt: number): void {
+  const state = ctx.state;
   if (!state.format) return;
   const tracing = state.services.tracing;
   if (!tracing) return;
@@ -235,12 +236,12 @@ export const traceOf = (state: object): Trace | undefined => (state as Traced)[t
 
 /** Ends the request's span once its response has ended (src/app/app.ts, the close handler). */
 export function endRequestTrace(
-  ctx: Koa.Context,
+  ctx: GatewayContext,
   labels: Record<string, string>,
   status: number,
   ttfbMs: number | undefined,
 ): void {
-  const state = ctx.state as ChatState;
+  const state = ctx.state;
   const t = (state as Traced)[traceKey];
   if (!(t instanceof RequestTrace)) return;
   // A turn later, as the usage record: a relay reads its usage after the response's 'close'.

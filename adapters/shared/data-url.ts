@@ -1,4 +1,5 @@
-// Chat Completions carries inline media as `data:` URLs (image_url.url, file.file_data)
+// Inline media as base64 `data:` URLs, as the OpenAI formats carry it: Chat Completions'
+// `image_url.url` and `file.file_data`, Responses' `input_image.image_url` and `input_file.file_data`
 // (https://platform.openai.com/docs/guides/images-vision, https://platform.openai.com/docs/guides/pdf-files).
 
 export type DataUrl = { mediaType: string; data: string };
@@ -11,3 +12,5 @@ export function parseDataUrl(url: string): DataUrl | undefined {
 }
 
 export const dataUrlOf = (mediaType: string, data: string): string => `data:${mediaType};base64,${data}`;
+
+export const isHttpUrl = (s: string): boolean => /^https?:\/\/[^\s]+$/i.test(s);

@@ -1,19 +1,19 @@
-import type Koa from 'koa';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import { enforceKeyLimits } from './key-limits.ts';
-import type { RequestState } from '../runtime/request-state.ts';
 import { enforceBudget } from './budgets.ts';
 import type { FormatModule } from '../../infra/formats/formats.ts';
 import { authenticateKey, isRefusal } from '../auth/runtime-keys.ts';
+import type { GatewayMiddleware } from '../runtime/gateway-context.ts';
 
 /**
- * Resolves the caller's key from the credential where the format's clients send it; sets `ctx.state.key` or answers 401.
- * The key's budget (src/services/access/budgets.ts), then its rpm and concurrency limits apply right after,
- * for every format (src/services/limits/).
+ * The admission every authenticated route mounts, for every format: the caller's key from the
+ * credential where the format's clients send it (`ctx.state.key`, or a 401), then the key's budget
+ * (src/services/access/budgets.ts), then its rpm and concurrency limits
+ * (src/services/access/key-limits.ts), whose concurrency slot is held to the response's close.
  */
-export function authenticate(format: FormatModule): Koa.Middleware {
+export function admitRequest(format: FormatModule): GatewayMiddleware {
   return async (ctx, next) => {
-    const state = ctx.state as RequestState;
+    const state = ctx.state;
     const credential = format.credential(ctx.headers, ctx.query);
     // The YAML's keys, then those created at runtime (issue #25); each is one digest lookup.
     const key = authenticateKey(state.runtime.keys, state.services.keys, credential);

@@ -1,0 +1,146 @@
+// The end of one request (docs/architecture.md, "The life of one request", step 9): its log
+// line, request metrics, ledger record (src/app/record-usage.ts) and the end of its trace, written
+// once both its response has closed and its handler has settled. A relay (or a stream) ends its
+// response before the handler has recorded the upstream's usage and outcome, which the line must
+// carry; the app's request scope (src/app/app.ts) says when each happens.
+import type { ServerResponse } from 'node:http';
+import type Koa from 'koa';
+import type { Logger } from 'pino';
+import type { FormatModule } from '../infra/formats/formats.ts';
+import {
+  requestDuration,
+  requestsTotal,
+  streamChunksTotal,
+  timeToFirstByte,
+  translationDuration,
+} from '../infra/metrics/registry.ts';
+import { afterUpstream, type ChatState } from '../services/runtime/request-state.ts';
+import { endRequestTrace } from '../services/tracing/request-trace.ts';
+import { recordUsage } from './record-usage.ts';
+
+/** What an event stream's writes showed: when its first body byte went out, and how many writes. */
+export type EventStreamWatch = { firstByteAt?: number; chunks: number };
+
+export type RequestFacts = {
+  /** performance.now() when the request arrived. */
+  readonly started: number;
+  readonly format: FormatModule | undefined;
+  /** The metrics' `family` label (`none` where the path names no format). */
+  readonly familyLabel: string;
+  /** An operator's probe (`/`, `/healthz`, `/metrics`): logged at debug level, not counted. */
+  readonly ops: boolean;
+  readonly stream: EventStreamWatch | undefined;
+  readonly log: Logger;
+  /** The log without the redaction walk, for lines that carry no request body. */
+  readonly accessLog: Logger;
+};
+
+/**
+ * Says when the response has closed (`closed`) and when the handler has settled (`settled`); the
+ * request is recorded once, at the later of the two. A handler that has not settled soon after its
+ * client left (and its upstream call ended) still gets its line, 10 s later.
+ */
+export function endOfRequest(
+  ctx: Koa.Context,
+  state: ChatState,
+  facts: RequestFacts,
+): { closed(): void; settled(): void } {
+  const { started, format, familyLabel, ops, stream, log, accessLog } = facts;
+  let closedAt: number | undefined;
+  let settled = false;
+  let recorded = false;
+  const record = (): void => {
+    if (recorded || closedAt === undefined) return;
+    recorded = true;
+    const status = state.status ?? ctx.status;
+    const path = {
+      family: familyLabel,
+      inbound_format: format?.name ?? 'none',
+      upstream_format: state.path?.upstream_format ?? 'none',
+      provider: state.path?.provider ?? 'none',
+      mode: state.path?.mode ?? 'none',
+    };
+    const labels = { ...path, outcome: state.outcome ?? (status < 400 ? 'ok' : `http_${status}`) };
+    const seconds = (closedAt - started) / 1000;
+    if (!ops) {
+      requestsTotal.inc(labels);
+      requestDuration.observe(labels, seconds);
+    }
+    recordUsage(state, labels, status);
+    const { decodeMs, encodeMs } = state.timings;
+    if (decodeMs !== undefined) translationDuration.observe({ ...path, direction: 'decode' }, decodeMs / 1000);
+    if (encodeMs !== undefined) translationDuration.observe({ ...path, direction: 'encode' }, encodeMs / 1000);
+    const ttfbMs = stream?.firstByteAt === undefined ? undefined : stream.firstByteAt - started;
+    if (stream && ttfbMs !== undefined) {
+      timeToFirstByte.observe(path, ttfbMs / 1000);
+      streamChunksTotal.inc(path, stream.chunks);
+    }
+    endRequestTrace(ctx, labels, status, ttfbMs);
+    const u = state.usage;
+    const withBody = state.runtime.config.log.content && ctx.is('application/json');
+    const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+    (withBody ? log : accessLog)[ops ? 'debug' : 'info']({
+      request_id: state.requestId,
+      method: ctx.method,
+      // The route pattern, not the path: paths can carry ids and audio capability URLs. An
+      // unmatched path is client text: cut short and without control characters.
+      route: matched !== undefined ? String(matched) : ctx.path.slice(0, 200).replace(/[^\x20-\x7e]/g, '?'),
+      key: state.key?.id,
+      model: state.model,
+      upstream_model: state.path?.upstreamModel,
+      ...labels,
+      status,
+      duration_ms: ms(seconds * 1000),
+      ttfb_ms: ms(ttfbMs),
+      decode_ms: ms(decodeMs),
+      encode_ms: ms(encodeMs),
+      stream_chunks: stream?.chunks || undefined,
+      // Upstream calls made (retries and fallbacks included) and the cause of the last failed one.
+      upstream_attempts: state.attempts?.attempts || undefined,
+      upstream_cause: state.attempts?.cause,
+      tokens_in: u?.inputTokens,
+      tokens_out: u?.outputTokens,
+      tokens_reasoning: u?.reasoningTokens,
+      tokens_cache_read: u?.cacheReadTokens,
+      tokens_cache_write: u?.cacheWriteTokens,
+      // How the counts were obtained, when not from the upstream's own report (src/services/usage/usage-meter.ts).
+      tokens_source: state.usageSource === 'reported' ? undefined : state.usageSource,
+      // Message content only when the operator asks for it (log.content, for debugging).
+      request_body: withBody ? ctx.request.body : undefined,
+    });
+  };
+  return {
+    closed() {
+      closedAt = performance.now();
+      if (settled) record();
+      else afterUpstream(state, () => setTimeout(record, 10_000).unref());
+    },
+    settled() {
+      settled = true;
+      record();
+    },
+  };
+}
+
+/** Milliseconds to the microsecond, for the log line. */
+const ms = (v: number | undefined): number | undefined => (v === undefined ? undefined : Math.round(v * 1000) / 1000);
+
+/**
+ * Notes when the first body byte of an event stream is written and counts the writes. Watching
+ * the socket writes covers translated streams and pass-through relays alike, whatever the family.
+ */
+export function watchEventStream(res: ServerResponse): EventStreamWatch {
+  const seen: EventStreamWatch = { chunks: 0 };
+  const write = res.write as (...args: unknown[]) => boolean;
+  let isStream: boolean | undefined;
+  res.write = ((...args: unknown[]): boolean => {
+    // Headers are out before the first body write, so the content type is known by then.
+    isStream ??= String(res.getHeader('content-type') ?? '').startsWith('text/event-stream');
+    if (isStream) {
+      seen.firstByteAt ??= performance.now();
+      seen.chunks++;
+    }
+    return write.apply(res, args);
+  }) as ServerResponse['write'];
+  return seen;
+}
