@@ -125,6 +125,28 @@ t.test('rpm: the fourth request within a minute is refused, in every family', as
     body: '{"ids":["x"]}',
   });
   t.equal(read.status, 200, 'task queries do not count');
+  // Token counting is a read in every format that has it: a key past its rpm still counts.
+  const counts: [string, Record<string, string>, Json][] = [
+    [
+      '/v1/messages/count_tokens',
+      { 'x-api-key': RPM_KEY, 'anthropic-version': '2023-06-01' },
+      { model: 'echo', messages: [{ role: 'user', content: 'hi' }] },
+    ],
+    ['/v1/responses/input_tokens', { authorization: `Bearer ${RPM_KEY}` }, { model: 'echo', input: 'hi' }],
+    [
+      '/v1beta/models/echo:countTokens',
+      { 'x-goog-api-key': RPM_KEY },
+      { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+    ],
+  ];
+  for (const [path, headers, body] of counts) {
+    const res = await fetch(`${gw.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+    t.equal(res.status, 200, `${path} does not count against rpm`);
+  }
 });
 
 t.test('tpm: a prompt whose estimate exceeds the budget is refused, in every chat family', async (t) => {
