@@ -1,17 +1,15 @@
 // GET /admin/providers and GET /admin/models (docs/console.md): what the config serves and how
 // its upstreams are doing on this instance (breaker state, calls and failures of the last five
 // minutes). Lists in the admin API's shape ({data, next_cursor}); the order is the config file's.
-import type Router from '@koa/router';
-import type Koa from 'koa';
 import { invalid } from '../ir/gateway-error.ts';
-import type { RequestState } from '../services/runtime/request-state.ts';
 import type { BreakerBoard } from '../services/resilience/breaker-board.ts';
 import type { BreakerState } from '../services/resilience/circuit-breaker.ts';
+import type { GatewayContext, GatewayRouter } from '../services/runtime/gateway-context.ts';
 
 const worse: Record<BreakerState, number> = { closed: 0, half_open: 1, open: 2 };
 
 /** ?limit= (1–500, default 50) and ?cursor= (opaque, from next_cursor); any other parameter is refused. */
-export function pageOf<T>(items: T[], query: Koa.Context['query']): { data: T[]; next_cursor: string | null } {
+export function pageOf<T>(items: T[], query: GatewayContext['query']): { data: T[]; next_cursor: string | null } {
   for (const name of Object.keys(query))
     if (name !== 'limit' && name !== 'cursor')
       throw invalid(name.slice(0, 64), `${name.slice(0, 64)}: not a parameter of this list (limit, cursor)`);
@@ -51,9 +49,9 @@ function routesOf(breakers: BreakerBoard, provider: string) {
     });
 }
 
-export function registerProviderRoutes(router: Router): void {
+export function registerProviderRoutes(router: GatewayRouter): void {
   router.get('/admin/providers', (ctx) => {
-    const { runtime, services } = ctx.state as RequestState;
+    const { runtime, services } = ctx.state;
     const providers = Object.entries(runtime.config.providers).map(([id, p]) => {
       const routes = routesOf(services.breakers, id);
       const calls = routes.reduce((a, r) => a + r.calls, 0);
@@ -73,7 +71,7 @@ export function registerProviderRoutes(router: Router): void {
   });
 
   router.get('/admin/models', (ctx) => {
-    const { runtime, services } = ctx.state as RequestState;
+    const { runtime, services } = ctx.state;
     const states = new Map(services.breakers.routes().map((r) => [`${r.provider}\u0000${r.model}`, r.breaker.state]));
     const models = Object.entries(runtime.config.models).map(([id, m]) => ({
       id,

@@ -2,16 +2,14 @@
 // one by one, newest first, with filters and cursor pagination, as JSON or CSV; one request with its
 // captured content; that content deleted. Behind the admin gate (src/app/admin-routes.ts), which
 // checks the token before any routing.
-import type Router from '@koa/router';
-import type Koa from 'koa';
 import { GatewayError } from '../ir/gateway-error.ts';
-import type { RequestState } from '../services/runtime/request-state.ts';
 import { encodeCursor, rowOf, rowsCsv, type RequestLogStore } from '../services/usage/request-log.ts';
 import type { Ledger } from '../services/usage/ledger.ts';
 import { parseRequestId, parseRequestQuery } from '../services/usage/request-log-query.ts';
+import type { GatewayContext, GatewayRouter } from '../services/runtime/gateway-context.ts';
 
-function requestLogOf(ctx: Koa.Context): { ledger: Ledger; log: RequestLogStore; token: string } {
-  const state = ctx.state as RequestState;
+function requestLogOf(ctx: GatewayContext): { ledger: Ledger; log: RequestLogStore; token: string } {
+  const state = ctx.state;
   const token = state.runtime.config.admin.token;
   // The gate has checked it; without a token no admin path answers.
   if (token === undefined) throw new GatewayError('not-found', 'the admin API is off (set admin.token in the config)');
@@ -21,12 +19,12 @@ function requestLogOf(ctx: Koa.Context): { ledger: Ledger; log: RequestLogStore;
 }
 
 /** A request body on a GET or DELETE of this API is refused rather than ignored (no field of it would apply). */
-function noBody(ctx: Koa.Context): void {
+function noBody(ctx: GatewayContext): void {
   if (Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding'))
     throw new GatewayError('invalid-request', 'this endpoint takes no request body');
 }
 
-function noQuery(ctx: Koa.Context): void {
+function noQuery(ctx: GatewayContext): void {
   const name = Object.keys(ctx.query)[0];
   if (name !== undefined) {
     const shown = name.slice(0, 64).replace(/[^\x20-\x7e]/g, '?');
@@ -34,7 +32,7 @@ function noQuery(ctx: Koa.Context): void {
   }
 }
 
-export function registerRequestRoutes(router: Router): void {
+export function registerRequestRoutes(router: GatewayRouter): void {
   /** ?key= &workspace= &model= &provider= &outcome= &status= &since= &until= &limit= &cursor= &format=json|csv */
   router.get('/admin/requests', async (ctx) => {
     noBody(ctx);

@@ -1,24 +1,22 @@
 // The operator console (docs/console.md): the page, its files, and its sign-in. Off (404) while
 // admin.token is unset, like the admin API it drives. The page calls the admin API itself
 // (/admin/*) with the session cookie and its CSRF header (src/app/admin-routes.ts, requireAdmin).
-import type Router from '@koa/router';
-import type Koa from 'koa';
 import coBody from 'co-body';
 import { GatewayError, invalid } from '../../ir/gateway-error.ts';
 import { sameSecret } from '../../services/auth/same-secret.ts';
-import type { RequestState } from '../../services/runtime/request-state.ts';
 import { assetText, consoleAssets, consolePage } from './console-assets.ts';
 import { consoleHeaders, noStore } from './console-headers.ts';
 import { csrfHeader, sessionCookie, sessionLifetimeMs, sessionsOf } from './console-sessions.ts';
+import type { GatewayContext, GatewayMiddleware, GatewayRouter } from '../../services/runtime/gateway-context.ts';
 
-const tokenOf = (ctx: Koa.Context): string => {
-  const token = (ctx.state as RequestState).runtime.config.admin.token;
+const tokenOf = (ctx: GatewayContext): string => {
+  const token = ctx.state.runtime.config.admin.token;
   if (token === undefined) throw new GatewayError('not-found', 'the console is off (set admin.token in the config)');
   return token;
 };
 
 /** Every console answer, errors included, carries the security headers. */
-const consoleScope: Koa.Middleware = async (ctx, next) => {
+const consoleScope: GatewayMiddleware = async (ctx, next) => {
   ctx.set(consoleHeaders);
   tokenOf(ctx);
   await next();
@@ -29,13 +27,13 @@ const consoleScope: Koa.Middleware = async (ctx, next) => {
  * refused before anything else (a login CSRF, a cross-site sign-out). No Origin: not a browser
  * request made for a page, nothing to check.
  */
-const sameOrigin = (ctx: Koa.Context): void => {
+const sameOrigin = (ctx: GatewayContext): void => {
   const origin = ctx.get('origin');
   if (origin !== '' && origin !== `${ctx.protocol}://${ctx.host}`)
     throw new GatewayError('permission', 'the console answers only its own pages (Origin is another site)');
 };
 
-function setSessionCookie(ctx: Koa.Context, value: string, maxAge: number): void {
+function setSessionCookie(ctx: GatewayContext, value: string, maxAge: number): void {
   ctx.cookies.set(sessionCookie, value, {
     httpOnly: true,
     sameSite: 'strict',
@@ -47,7 +45,7 @@ function setSessionCookie(ctx: Koa.Context, value: string, maxAge: number): void
 }
 
 /** The sign-in form: `token` and nothing else, url-encoded, a few KiB at most. */
-async function readToken(ctx: Koa.Context): Promise<string> {
+async function readToken(ctx: GatewayContext): Promise<string> {
   if (!ctx.is('application/x-www-form-urlencoded'))
     throw new GatewayError('invalid-request', 'sign in with a form: content-type application/x-www-form-urlencoded', {
       status: 415,
@@ -61,7 +59,7 @@ async function readToken(ctx: Koa.Context): Promise<string> {
   return token;
 }
 
-export function registerConsoleRoutes(router: Router): void {
+export function registerConsoleRoutes(router: GatewayRouter): void {
   router.get('/console', consoleScope, (ctx) => {
     ctx.set(noStore);
     ctx.type = 'text/html; charset=utf-8';
@@ -81,7 +79,7 @@ export function registerConsoleRoutes(router: Router): void {
     const token = tokenOf(ctx);
     const presented = await readToken(ctx);
     if (!sameSecret(presented, token)) throw new GatewayError('authentication', 'that is not the admin token');
-    const { id, view } = sessionsOf((ctx.state as RequestState).services).create(token);
+    const { id, view } = sessionsOf(ctx.state.services).create(token);
     setSessionCookie(ctx, id, sessionLifetimeMs);
     ctx.set(noStore);
     ctx.body = view;
@@ -90,7 +88,7 @@ export function registerConsoleRoutes(router: Router): void {
   /** The CSRF token of the session the cookie names (a reloaded page reads it here). */
   router.get('/console/session', consoleScope, (ctx) => {
     ctx.set(noStore);
-    const s = sessionsOf((ctx.state as RequestState).services).find(ctx.cookies.get(sessionCookie), tokenOf(ctx));
+    const s = sessionsOf(ctx.state.services).find(ctx.cookies.get(sessionCookie), tokenOf(ctx));
     if (!s) throw new GatewayError('authentication', 'not signed in');
     ctx.body = s.view;
   });
@@ -98,7 +96,7 @@ export function registerConsoleRoutes(router: Router): void {
   /** Sign-out: the session ends here and its cookie is cleared; it needs the CSRF header like any change. */
   router.delete('/console/session', consoleScope, (ctx) => {
     sameOrigin(ctx);
-    const sessions = sessionsOf((ctx.state as RequestState).services);
+    const sessions = sessionsOf(ctx.state.services);
     const id = ctx.cookies.get(sessionCookie);
     const s = sessions.find(id, tokenOf(ctx));
     if (!s || !sameSecret(ctx.get(csrfHeader), s.csrf))
