@@ -119,3 +119,12 @@ for (const [what, usage, named] of bad)
     t.equal(r.status, 1, 'check-config fails');
     t.match(r.out, named);
   });
+
+t.test('warnings: a soft ratio with no webhook, a webhook with no secret', async (t) => {
+  const r = check(write({ budgets: { test: { limits: [{ period: 'day', usd: 1, soft_ratio: 0.5 }] } } }));
+  t.equal(r.status, 0, r.out);
+  t.match(r.out, /warning: usage: a budget limit has soft_ratio but usage.budget_webhook is not set/);
+  const u = check(write({ budget_webhook: { url: 'https://hooks.example.com/x' } }));
+  t.equal(u.status, 0, u.out);
+  t.match(u.out, /warning: usage.budget_webhook.secret is empty: budget webhooks are sent unsigned/);
+});

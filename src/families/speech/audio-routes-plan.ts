@@ -10,12 +10,15 @@ import { translationWarnings } from '../../infra/metrics/registry.ts';
 import { noRoute } from '../chat/chat-handler.ts';
 import type { RequestState } from '../../services/runtime/request-state.ts';
 import { runRoutes, type RouteAttempts } from '../../services/resilience/run-routes.ts';
+import { admitRoute, providerRefusal } from '../../services/access/budgets.ts';
 import type { Route } from '../../services/routing/model-router.ts';
 import { traceOf } from '../../services/tracing/request-trace.ts';
 import type { AudioCall, AudioProvider } from './audio-provider.ts';
 import { audioProviderOf, servesAudio } from './speech-providers.ts';
 
 export type AudioAttempt<T> = (provider: AudioProvider, route: Route, call: AudioCall) => Promise<T>;
+
+const nothing = (): { costNano: number; tokens: number } => ({ costNano: 0, tokens: 0 });
 
 /**
  * Runs `attempt` on the model's routes until one answers. Dropped-field warnings of the route
@@ -52,10 +55,12 @@ export async function serveAudio<T>(ctx: Context, model: string, what: string, a
     breakers: state.services.breakers,
     report: state.attempts,
     trace: traceOf(state),
-    noRoute: () => noRoute(runtime, model),
+    noRoute: () => providerRefusal(state) ?? noRoute(runtime, model),
     serve: async (route) => {
       const provider = audioProviderOf(runtime, route.provider);
       if (!provider) return { served: false };
+      // A provider over its budget is skipped; speech reserves nothing (its cost is known as it ends).
+      if (!(await admitRoute(state, route.provider, nothing))) return { served: false };
       state.path = {
         provider: route.provider,
         upstream_format: provider.wireFormat,
@@ -83,6 +88,6 @@ export async function serveAudio<T>(ctx: Context, model: string, what: string, a
       return { served: true, upstreamFailed: false };
     },
   });
-  if (!answered) throw noRoute(runtime, model);
+  if (!answered) throw providerRefusal(state) ?? noRoute(runtime, model);
   return answered.result;
 }

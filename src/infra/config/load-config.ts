@@ -7,7 +7,7 @@ import type { GatewayConfig, LoadedConfig } from './gateway-config.ts';
 import { interpolateEnv } from './interpolate-env.ts';
 import { isGlob, servingRoutes } from './serving-routes.ts';
 import { defaultBreaker, defaultRetries } from './upstream-defaults.ts';
-import { tracingDefaults, usageDefaults, usageProblems } from './usage-config.ts';
+import { tracingDefaults, usageDefaults, usageProblems, usageWarnings } from './usage-config.ts';
 import { hostedToolsDefaults, hostedToolsProblems } from './hosted-tools-config.ts';
 
 /** Every problem of a refused file, each naming its path (and line where known). */
@@ -84,6 +84,7 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
       );
     }
   }
+  warnings.push(...usageWarnings(config.usage));
   return { config, disabledProviders, warnings };
 }
 

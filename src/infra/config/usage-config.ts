@@ -150,6 +150,19 @@ export function usageProblems(c: Checked): string[] {
   return problems;
 }
 
+/** Budget settings that run but probably not as meant: said at start and by check-config. */
+export function usageWarnings(u: UsageConfig): string[] {
+  const out: string[] = [];
+  const soft = [u.budgets, u.workspace_budgets, u.provider_budgets].some((specs) =>
+    Object.values(specs).some((s) => s.limits.some((l) => l.soft_ratio !== undefined)),
+  );
+  if (soft && !u.budget_webhook)
+    out.push('usage: a budget limit has soft_ratio but usage.budget_webhook is not set: soft limits announce nothing');
+  if (u.budget_webhook && !u.budget_webhook.secret)
+    out.push('usage.budget_webhook.secret is empty: budget webhooks are sent unsigned');
+  return out;
+}
+
 /** What the schema cannot say of one budget: a period listed twice (which limit would hold?). */
 function specProblems(path: string, spec: BudgetSpec): string[] {
   const seen = new Set<string>();

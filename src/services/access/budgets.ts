@@ -17,7 +17,10 @@ import { windowOf } from '../usage/budget-periods.ts';
 import { budgetUses, providerScope, requestScopes, type NamedLimit, type ScopeBudget } from './budget-scopes.ts';
 import { softLimitCheck } from './budget-webhook.ts';
 
+// What the tenant's own view and the admin API read (issue #25): a key's budget, each limit's use,
+// the rows of a key's scopes, and where the key store feeds runtime keys' budgets to the listing.
 export { budgetUses, keyBudgetOf, type BudgetUse } from './budget-scopes.ts';
+export { keyBudgetRows, setRuntimeKeyBudgets, type BudgetRow } from './budget-status.ts';
 
 /** Reads (GETs, task queries, token counting) cost nothing and stay open to a key over budget. */
 const asksForWork = (ctx: Koa.Context): boolean =>
@@ -102,8 +105,11 @@ export async function reserveBudget(state: RequestState, expected: SpendTotals):
   if (!a.admitted) refuse(state, scopes[0], a.spent[0], scopes[0].limits[0], now);
 }
 
-/** Why a request's routes were skipped: the provider budget found used up, for the 429 when none is left. */
-const skipped = new WeakMap<object, { s: ScopeBudget; spent: Spent; limit: NamedLimit }>();
+/**
+ * Why a request's routes were skipped, for the answer when none is left: a provider budget used
+ * up (429), or a provider budget that could not be checked (503, on_store_error: closed).
+ */
+const skipped = new WeakMap<object, { error: GatewayError; outcome: 'budget_exceeded' | 'budget_unavailable' }>();
 
 /**
  * Before a chat route is tried: admitted when its provider has no budget, or when what the
@@ -124,7 +130,17 @@ export async function admitRoute(state: RequestState, provider: string, expected
   try {
     a = await ledger.reserve([s.asLimits], expected(), now, held);
   } catch (err) {
-    storeFailed(state, err, now);
+    // Not thrown: inside the route loop a 503 would count against the provider's breaker and be
+    // retried. The route is skipped instead, and the request answered 503 when none is left.
+    const was = state.outcome;
+    try {
+      storeFailed(state, err, now);
+    } catch (closed) {
+      // Another route may still serve it: the outcome is set only if none does (providerRefusal).
+      state.outcome = was;
+      skipped.set(state, { error: closed as GatewayError, outcome: 'budget_unavailable' });
+      return false;
+    }
     return true;
   }
   const spent = a.spent[0];
@@ -135,22 +151,19 @@ export async function admitRoute(state: RequestState, provider: string, expected
   }
   const limit = over ?? s.limits[0];
   budgetRejectionsTotal.inc({ scope: 'provider', id: s.scope.id, budget: reachedName(limit, spent) });
-  skipped.set(state, { s, spent, limit });
+  skipped.set(state, {
+    error: budgetError(s, spent, limit, now, ' (every route of the model goes through a provider over its budget)'),
+    outcome: 'budget_exceeded',
+  });
   return false;
 }
 
-/** The 429 for a request whose every route was skipped for its provider's budget; undefined otherwise. */
+/** The answer to a request whose every route was skipped for its provider's budget; undefined otherwise. */
 export function providerRefusal(state: RequestState): GatewayError | undefined {
   const k = skipped.get(state);
   if (k === undefined) return undefined;
-  state.outcome = 'budget_exceeded';
-  return budgetError(
-    k.s,
-    k.spent,
-    k.limit,
-    Date.now(),
-    ' (every route of the model goes through a provider over its budget)',
-  );
+  state.outcome = k.outcome;
+  return k.error;
 }
 
 /**
