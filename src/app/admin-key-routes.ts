@@ -127,7 +127,7 @@ async function create(ctx: Koa.Context): Promise<void> {
   const { runtime, services } = stateOf(ctx);
   if (input.id !== undefined && runtime.config.keys.some((k) => k.id === input.id))
     throw conflict(`key '${input.id}' exists in the config file`, 'id');
-  await services.keys.sync();
+  // This instance's copy: the cap bounds memory per instance, a few over it across instances is harmless.
   if (services.keys.size >= maxRuntimeKeys)
     throw conflict(`this gateway holds at most ${maxRuntimeKeys} runtime keys; delete unused ones first`);
   const made = await createKey(services.keys, input);

@@ -3,7 +3,7 @@
 // check's own (src/services/access/budget-status.ts keyBudgetRows, the ones GET /admin/budgets
 // shows), so the view, the admin API and a refusal agree. This file is the one place that adapts
 // the view to them.
-import { keyBudgetRows } from '../services/access/budget-status.ts';
+import { keyBudgetRows } from '../services/access/budgets.ts';
 import type { ApiKey } from '../services/auth/key-ring.ts';
 import type { RequestState } from '../services/runtime/request-state.ts';
 import { nanoPerUsd } from '../services/usage/prices.ts';

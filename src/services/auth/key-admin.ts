@@ -1,6 +1,7 @@
 // The write side of runtime keys (issue #25, docs/admin-api.md "Keys"): create, change, rotate,
-// delete. Input arrives validated (src/app/key-input.ts); here are the store steps, each followed
-// by a read of the table so the instance that wrote answers with, and authenticates by, the new state.
+// delete. Input arrives validated (src/app/key-input.ts); here are the store steps, each applied to
+// this instance's copy as it succeeds, so the instance that wrote answers with, and authenticates
+// by, the new state at once (other instances take it from their next poll).
 import { randomBytes } from 'node:crypto';
 import type { BudgetSpec } from '../../infra/config/budget-spec.ts';
 import type { StoredKey } from './key-table.ts';
@@ -56,7 +57,7 @@ export async function createKey(
     rev: 1,
   };
   if (!(await keys.table.create(key))) return undefined;
-  await keys.sync();
+  keys.applyWrite(key);
   return { key, secret };
 }
 
@@ -77,7 +78,7 @@ export async function changeKey(
     const r = await keys.table.replace(next, current.rev);
     if (r === 'missing') return undefined;
     if (r === 'ok') {
-      await keys.sync();
+      keys.applyWrite(next);
       return next;
     }
   }
@@ -117,6 +118,6 @@ export async function rotateKey(
 
 export async function deleteKey(keys: RuntimeKeys, id: string): Promise<boolean> {
   const had = await keys.table.delete(id);
-  if (had) await keys.sync();
+  if (had) keys.applyWrite({ deleted: id });
   return had;
 }

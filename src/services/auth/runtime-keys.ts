@@ -11,7 +11,28 @@ import type { KeyTable, StoredKey } from './key-table.ts';
 /** A secret that matches a key that may not be used now: why, in words safe to show its holder. */
 export type KeyRefusal = { id: string; refused: string };
 
+/** Adds a key (its current secret, and a rotated-away one in its grace) to the maps. */
+function enter(byId: Map<string, StoredKey>, byDigest: Map<string, Entry>, key: StoredKey): void {
+  const api: ApiKey = {
+    id: key.id,
+    workspace: key.workspace,
+    allows: globMatcher(key.models.length ? key.models : ['*']),
+    limits: { ...key.limits },
+    ...(key.budget ? { budget: key.budget } : {}),
+  };
+  byId.set(key.id, key);
+  const current = Buffer.from(key.secret_sha256, 'hex');
+  byDigest.set(current.toString('latin1'), { hash: current, key, api, previous: false });
+  if (key.previous_sha256) {
+    const old = Buffer.from(key.previous_sha256, 'hex');
+    byDigest.set(old.toString('latin1'), { hash: old, key, api, previous: true });
+  }
+}
+
 export const isRefusal = (k: ApiKey | KeyRefusal): k is KeyRefusal => 'refused' in k;
+
+/** A write of this instance: the key as written, or the id deleted. */
+type Written = StoredKey | { deleted: string };
 
 type Entry = { hash: Buffer; key: StoredKey; api: ApiKey; previous: boolean };
 
@@ -33,6 +54,8 @@ export class RuntimeKeys {
   #again = false;
   #timer: NodeJS.Timeout | undefined;
   #warnedAt = 0;
+  /** Set while the table's rows are being read: this instance's writes meanwhile. */
+  #replay: Written[] | undefined;
   readonly #log: Logger;
 
   constructor(table: KeyTable, log: Logger) {
@@ -76,29 +99,40 @@ export class RuntimeKeys {
     // The version is read before the rows: a write between the two is seen again at the next poll.
     const version = await this.table.version();
     if (version === this.#version && Date.now() - this.#readAt < fullReadMs) return;
-    const rows = await this.table.all();
+    // Own writes made while the rows are read may be missing from them: they are applied again.
+    const replay: Written[] = [];
+    this.#replay = replay;
+    let rows: StoredKey[];
+    try {
+      rows = await this.table.all();
+    } finally {
+      this.#replay = undefined;
+    }
     const byDigest = new Map<string, Entry>();
     const byId = new Map<string, StoredKey>();
-    for (const key of rows) {
-      const api: ApiKey = {
-        id: key.id,
-        workspace: key.workspace,
-        allows: globMatcher(key.models.length ? key.models : ['*']),
-        limits: { ...key.limits },
-        ...(key.budget ? { budget: key.budget } : {}),
-      };
-      byId.set(key.id, key);
-      const current = Buffer.from(key.secret_sha256, 'hex');
-      byDigest.set(current.toString('latin1'), { hash: current, key, api, previous: false });
-      if (key.previous_sha256) {
-        const old = Buffer.from(key.previous_sha256, 'hex');
-        byDigest.set(old.toString('latin1'), { hash: old, key, api, previous: true });
-      }
-    }
+    for (const key of rows) enter(byId, byDigest, key);
     this.#byDigest = byDigest;
     this.#byId = byId;
+    for (const w of replay) this.applyWrite(w);
     this.#version = version;
     this.#readAt = Date.now();
+  }
+
+  /**
+   * This instance's own write, in force here at once without reading the whole table again (a
+   * bulk of creates would read it once per key). The version is left as it was, so the next poll
+   * reads the table anyway and picks up whatever other instances wrote meanwhile.
+   */
+  applyWrite(key: Written): void {
+    this.#replay?.push(key);
+    const id = 'deleted' in key ? key.deleted : key.id;
+    const before = this.#byId.get(id);
+    if (before) {
+      this.#byId.delete(id);
+      for (const d of [before.secret_sha256, before.previous_sha256])
+        if (d) this.#byDigest.delete(Buffer.from(d, 'hex').toString('latin1'));
+    }
+    if (!('deleted' in key)) enter(this.#byId, this.#byDigest, key);
   }
 
   /** The key of a presented secret; a refusal when it is disabled or expired; undefined when unknown. */
