@@ -2,8 +2,6 @@
 // disable, enable, rotate and delete keys at runtime. Behind the admin gate (src/app/admin-routes.ts
 // adminGate checks admin.token before any /admin route). Keys of the config file are listed and
 // read here but are read-only: a write to one is a 409.
-import type Router from '@koa/router';
-import type Koa from 'koa';
 import { GatewayError } from '../ir/gateway-error.ts';
 import { jsonBody } from '../infra/http/json-body.ts';
 import type { RequestState } from '../services/runtime/request-state.ts';
@@ -20,14 +18,15 @@ import {
   parseRotation,
 } from './key-input.ts';
 import { configKeyView, runtimeKeyView, type KeyView } from './key-view.ts';
+import type { GatewayContext, GatewayMiddleware, GatewayRouter } from '../services/runtime/gateway-context.ts';
 
 /** Runtime keys an instance holds in memory at most. */
 export const maxRuntimeKeys = 10_000;
 
-const stateOf = (ctx: Koa.Context): RequestState => ctx.state as RequestState;
+const stateOf = (ctx: GatewayContext): RequestState => ctx.state;
 
 /** A body is JSON or absent: a text/plain body would otherwise be read as "no change". */
-const requireJson: Koa.Middleware = async (ctx, next) => {
+const requireJson: GatewayMiddleware = async (ctx, next) => {
   const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
   if (hasBody && !ctx.is('application/json'))
     throw new GatewayError('invalid-request', 'content-type: the body must be application/json', {
@@ -38,7 +37,7 @@ const requireJson: Koa.Middleware = async (ctx, next) => {
 };
 
 /** A budget is enforced from the usage ledger: with the ledger off it would be a promise not kept. */
-function checkBudgetEnforceable(ctx: Koa.Context, budget: unknown): void {
+function checkBudgetEnforceable(ctx: GatewayContext, budget: unknown): void {
   if (budget && !stateOf(ctx).runtime.config.usage.ledger)
     throw new GatewayError(
       'invalid-request',
@@ -48,7 +47,7 @@ function checkBudgetEnforceable(ctx: Koa.Context, budget: unknown): void {
 }
 
 /** The path's id, checked, and the read-only rule for the config file's keys. */
-function writableId(ctx: Koa.Context): string {
+function writableId(ctx: GatewayContext): string {
   const id = idOf(ctx.params.id, 'id');
   if (stateOf(ctx).runtime.config.keys.some((k) => k.id === id))
     throw conflict(
@@ -60,7 +59,7 @@ function writableId(ctx: Koa.Context): string {
 
 const notFound = (id: string): GatewayError => new GatewayError('not-found', `no key '${id}'`, { param: 'id' });
 
-function viewOf(ctx: Koa.Context, k: StoredKey): KeyView {
+function viewOf(ctx: GatewayContext, k: StoredKey): KeyView {
   return runtimeKeyView(k, stateOf(ctx).services.keys.now());
 }
 
@@ -90,7 +89,7 @@ function cursorOf(v: unknown): Position | undefined {
 
 const encodeCursor = (p: Position): string => Buffer.from(JSON.stringify(p)).toString('base64url');
 
-async function list(ctx: Koa.Context): Promise<void> {
+async function list(ctx: GatewayContext): Promise<void> {
   checkQuery(ctx.query, ['workspace', 'limit', 'cursor']);
   const workspace = ctx.query.workspace === undefined ? undefined : idOf(ctx.query.workspace, 'workspace');
   const limit = pageLimitOf(ctx.query.limit);
@@ -120,7 +119,7 @@ async function list(ctx: Koa.Context): Promise<void> {
   };
 }
 
-async function create(ctx: Koa.Context): Promise<void> {
+async function create(ctx: GatewayContext): Promise<void> {
   checkQuery(ctx.query, []);
   const input = parseNewKey(ctx.request.body);
   checkBudgetEnforceable(ctx, input.budget);
@@ -137,7 +136,7 @@ async function create(ctx: Koa.Context): Promise<void> {
   ctx.body = { key: viewOf(ctx, made.key), secret: made.secret };
 }
 
-async function read(ctx: Koa.Context): Promise<void> {
+async function read(ctx: GatewayContext): Promise<void> {
   checkQuery(ctx.query, []);
   const id = idOf(ctx.params.id, 'id');
   const { runtime, services } = stateOf(ctx);
@@ -153,7 +152,7 @@ async function read(ctx: Koa.Context): Promise<void> {
 }
 
 /** PATCH, disable and enable: one change to a runtime key. */
-function change(parse: (body: unknown, ctx: Koa.Context) => (k: StoredKey) => StoredKey): Koa.Middleware {
+function change(parse: (body: unknown, ctx: GatewayContext) => (k: StoredKey) => StoredKey): GatewayMiddleware {
   return async (ctx) => {
     checkQuery(ctx.query, []);
     const id = writableId(ctx);
@@ -164,7 +163,7 @@ function change(parse: (body: unknown, ctx: Koa.Context) => (k: StoredKey) => St
   };
 }
 
-async function rotate(ctx: Koa.Context): Promise<void> {
+async function rotate(ctx: GatewayContext): Promise<void> {
   checkQuery(ctx.query, []);
   const id = writableId(ctx);
   const grace = parseRotation(ctx.request.body);
@@ -174,7 +173,7 @@ async function rotate(ctx: Koa.Context): Promise<void> {
   ctx.body = { key: viewOf(ctx, made.key), secret: made.secret };
 }
 
-async function remove(ctx: Koa.Context): Promise<void> {
+async function remove(ctx: GatewayContext): Promise<void> {
   checkQuery(ctx.query, []);
   const id = writableId(ctx);
   if (!(await deleteKey(stateOf(ctx).services.keys, id))) throw notFound(id);
@@ -186,7 +185,7 @@ const disabled = (value: boolean) => (body: unknown) => {
   return (k: StoredKey): StoredKey => ({ ...k, disabled: value });
 };
 
-export function registerKeyRoutes(router: Router): void {
+export function registerKeyRoutes(router: GatewayRouter): void {
   router.get('/admin/keys', list);
   router.post('/admin/keys', requireJson, jsonBody, create);
   router.get('/admin/keys/:id', read);

@@ -4,15 +4,13 @@
 // credential it came with: `x-goog-api-key` or `?key=` → Gemini; `x-api-key` or an
 // `anthropic-version` header → Anthropic; otherwise (`Authorization: Bearer`) → OpenAI. Reads cost nothing, so a key over its budget or rate
 // limit still reads it: that is when a developer needs to see why they were refused.
-import type Router from '@koa/router';
-import type Koa from 'koa';
 import { formatNamed, type FormatModule } from '../infra/formats/formats.ts';
 import { toGatewayError } from '../infra/errors/to-gateway-error.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
 import { authenticateKey, isRefusal } from '../services/auth/runtime-keys.ts';
 import type { ApiKey } from '../services/auth/key-ring.ts';
-import type { RequestState } from '../services/runtime/request-state.ts';
 import { tenantFigures, type TenantFigures } from './tenant-budgets.ts';
+import type { GatewayContext, GatewayRouter } from '../services/runtime/gateway-context.ts';
 
 type Family = 'openai' | 'anthropic' | 'gemini';
 
@@ -23,7 +21,7 @@ const formatNames: Record<Family, string> = {
 };
 
 /** The family by the credential the client sent (the header its SDK sets). */
-function familyOf(ctx: Koa.Context): Family {
+function familyOf(ctx: GatewayContext): Family {
   if (ctx.get('x-goog-api-key') || typeof ctx.query.key === 'string') return 'gemini';
   // Anthropic's SDK may send its key as a Bearer token; its `anthropic-version` header says who it is
   // (as on the shared /v1/models).
@@ -80,8 +78,8 @@ function bodyOf(family: Family, i: Info): Record<string, unknown> {
   }
 }
 
-async function me(ctx: Koa.Context, format: FormatModule, family: Family): Promise<void> {
-  const state = ctx.state as RequestState;
+async function me(ctx: GatewayContext, format: FormatModule, family: Family): Promise<void> {
+  const state = ctx.state;
   const credential = format.credential(ctx.headers, ctx.query);
   const found = authenticateKey(state.runtime.keys, state.services.keys, credential);
   if (!found) throw new GatewayError('authentication', 'invalid or missing API key');
@@ -99,7 +97,7 @@ async function me(ctx: Koa.Context, format: FormatModule, family: Family): Promi
   });
 }
 
-export function registerTenantRoutes(router: Router): void {
+export function registerTenantRoutes(router: GatewayRouter): void {
   router.get('/v1/me', async (ctx) => {
     const family = familyOf(ctx);
     const format = formatNamed(formatNames[family]);
@@ -109,7 +107,7 @@ export function registerTenantRoutes(router: Router): void {
     } catch (e) {
       // No format claims /v1/me by its path: the error takes the shape of the credential's family.
       const err = toGatewayError(e);
-      if (err.kind === 'internal') (ctx.state as RequestState).services.log.error({ err: e }, 'the tenant view failed');
+      if (err.kind === 'internal') ctx.state.services.log.error({ err: e }, 'the tenant view failed');
       const enc = format.encodeError(err);
       ctx.status = enc.status;
       ctx.body = enc.body;

@@ -5,7 +5,6 @@
 // provider's as a route through it is tried (`admitRoute`: a provider over budget is skipped like
 // an unavailable one); its record replaces the reservation. A request over a budget gets 429 in
 // its family's shape, naming the scope, the budget and the reset time, with `x-should-retry: false`.
-import type Koa from 'koa';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import { budgetRejectionsTotal, budgetUsedRatio } from '../../infra/metrics/registry.ts';
 import type { RequestState } from '../runtime/request-state.ts';
@@ -17,6 +16,7 @@ import { windowOf } from '../usage/budget-periods.ts';
 import { budgetUses, providerScope, requestScopes, type NamedLimit, type ScopeBudget } from './budget-scopes.ts';
 import { softLimitCheck } from './budget-webhook.ts';
 import { asksForWork } from './asks-for-work.ts';
+import type { GatewayContext } from '../runtime/gateway-context.ts';
 
 // What the tenant's own view and the admin API read (issue #25): a key's budget, each limit's use,
 // the rows of a key's scopes, and where the key store feeds runtime keys' budgets to the listing.
@@ -52,8 +52,8 @@ export const reservationOf = (state: object): Reservation | undefined => reserva
 export const hasBudgets = (state: RequestState): boolean => requestScopes(state.runtime.config, state.key).length > 0;
 
 /** Runs after authentication (src/services/access/admit-request.ts), before rate limits and any upstream call. */
-export async function enforceBudget(ctx: Koa.Context): Promise<void> {
-  const state = ctx.state as RequestState;
+export async function enforceBudget(ctx: GatewayContext): Promise<void> {
+  const state = ctx.state;
   if (!asksForWork(ctx)) return;
   const scopes = requestScopes(state.runtime.config, state.key);
   if (scopes.length === 0) return;
