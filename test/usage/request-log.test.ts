@@ -124,6 +124,16 @@ t.test('SDK requests appear with their fields; content captured for ws1 only', a
   t.equal((await admin(gw.url, '/admin/requests/no-such-request')).status, 404);
 });
 
+t.test("a relayed answer carries polygate's request id (the log's), the upstream's beside it", async (t) => {
+  const r = await openai(TEST_KEY)
+    .chat.completions.create({ model: 'chat-a', messages: [{ role: 'user', content: 'which id?' }] })
+    .withResponse();
+  const id = r.response.headers.get('x-request-id') ?? '';
+  const row = await rowOf(id);
+  t.equal(row.mode, 'passthrough', 'relayed');
+  t.match(r.response.headers.get('x-upstream-request-id'), /^req_/, "the upstream's id, renamed");
+});
+
 t.test('a body past max_bytes is cut, and says so', async (t) => {
   const long = 'x'.repeat(CAPTURE_BYTES * 2);
   await openai(TEST_KEY).chat.completions.create(

@@ -212,7 +212,14 @@ export async function passThrough(opts: {
       for (const k in proxyRes.headers) {
         const v = proxyRes.headers[k];
         if (v === undefined || dropped(k, upstreamNamed) || (failed && !errorHeader(k))) continue;
-        headers[k] = typeof v === 'string' ? provider.scrub(v) : v.map((x) => provider.scrub(x));
+        const scrubbed = typeof v === 'string' ? provider.scrub(v) : v.map((x) => provider.scrub(x));
+        // polygate's own headers win: its x-request-id is the one its log and traces know; the
+        // upstream's id stays readable beside it for the vendor's support.
+        if (k in opts.responseHeaders) {
+          if (k === 'x-request-id') headers['x-upstream-request-id'] = scrubbed;
+          continue;
+        }
+        headers[k] = scrubbed;
       }
       const encoded =
         proxyRes.headers['content-encoding'] !== undefined && proxyRes.headers['content-encoding'] !== 'identity';
