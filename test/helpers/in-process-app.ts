@@ -14,9 +14,7 @@ import { loadConfigFile, parseConfig } from '../../src/infra/config/load-config.
 import { createLogger } from '../../src/infra/log/logger.ts';
 import { Runtime } from '../../src/services/runtime/runtime.ts';
 import { closeServices, openServices, type Services } from '../../src/services/runtime/services.ts';
-import type { Emulator } from '../emulators/emulator-types.ts';
-import { startEmulators, type UpstreamKind } from './gateway-with-upstreams.ts';
-import { logReader, testConfig, type Gateway } from './start-gateway.ts';
+import { logReader, type Gateway } from './start-gateway.ts';
 
 export type InProcessApp = {
   url: string;
@@ -97,26 +95,4 @@ export async function startInProcessApp(
   const gw = await startInProcessGateway(config, { share, formats });
   t.teardown(() => gw.stop());
   return gw;
-}
-
-/** An in-process app with one emulated upstream per provider name (test/emulators/), as gatewayWithEmulators for a spawned one. */
-export async function inProcessWithEmulators<N extends string>(
-  t: Test,
-  o: {
-    upstreams: Record<N, UpstreamKind>;
-    models: Record<string, unknown>;
-    providers?: Record<string, unknown>;
-    config?: Record<string, unknown>;
-    formats?: readonly FormatModule[];
-  },
-): Promise<{ app: InProcessApp; up: Record<N, Emulator> }> {
-  const emulators = await startEmulators(o.upstreams);
-  t.teardown(() => emulators.close());
-  const app = await startInProcessApp(
-    t,
-    testConfig({ ...o.config, providers: { ...emulators.providers, ...o.providers }, models: o.models }),
-    {},
-    o.formats,
-  );
-  return { app, up: emulators.up };
 }

@@ -36,6 +36,11 @@ export type Gateway = {
   process: ChildProcess;
 };
 
+/** What a test reads of a gateway, spawned (startGateway) or in-process (startInProcessGateway). */
+export type RunningGateway = Pick<Gateway, 'url' | 'port' | 'output' | 'logged' | 'matchLog'> & {
+  stop(): Promise<unknown>;
+};
+
 /** A config with two keys (workspaces `ws1`, `ws2`) and the given providers and models. */
 export function testConfig(extra: {
   providers?: Record<string, unknown>;
