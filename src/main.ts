@@ -1,6 +1,4 @@
 // Entry point: `npm start` (config/gateway.yaml) or `GATEWAY_CONFIG=FILE npm start`.
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import net from 'node:net';
 import { createApp } from './app/app.ts';
 import { formats } from './infra/formats/formats.ts';
@@ -10,7 +8,7 @@ import { createLogger, writeAfterLog } from './infra/log/logger.ts';
 import { Runtime, type RuntimeRef } from './services/runtime/runtime.ts';
 import { closeServices, openServices, type Services } from './services/runtime/services.ts';
 import { startTuneRunner } from './families/tune/task-runner.ts';
-import { serveResponsesSockets } from './families/responses/serve-responses-sockets.ts';
+import { createGatewayServer } from './app/gateway-server.ts';
 
 const file = process.env.GATEWAY_CONFIG ?? 'config/gateway.yaml';
 let ref: RuntimeRef;
@@ -35,26 +33,8 @@ try {
   process.exit(1);
 }
 
-const app = createApp(services, formats);
 const listen = ref.current.config.listen;
-const server = createServer(
-  {
-    // Node's request timer bounds receiving a request (headers and body), never the response, so
-    // long streams are not cut. The family-shaped 408 of the body deadline (src/app/app.ts) comes
-    // first; this is the backstop for a request no handler reads.
-    headersTimeout: listen.headers_timeout_ms,
-    requestTimeout: listen.body_timeout_ms > 0 ? listen.headers_timeout_ms + listen.body_timeout_ms + 5_000 : 0,
-    // How often Node looks for expired requests (its default, 30 s, would stretch short timeouts).
-    connectionsCheckingInterval: Math.max(250, Math.min(5_000, Math.floor(listen.headers_timeout_ms / 4))),
-  },
-  app.callback(),
-);
-server.keepAliveTimeout = 65_000;
-// Each connection is a descriptor: past the cap new ones are closed at once, so a flood of idle or
-// trickling clients cannot take the descriptors that upstream calls and spawned tools need.
-server.maxConnections = listen.max_connections ?? defaultMaxConnections();
-// Responses over WebSocket: upgrades of GET /v1/responses on this same server (docs/responses-websocket.md).
-const responsesSockets = serveResponsesSockets(server, ref, log, services.keys);
+const { server, responsesSockets } = createGatewayServer(createApp(services, formats), ref, log, services.keys);
 
 let draining = false;
 /** Requests received: the drain waits until none has come for a moment. */
@@ -140,24 +120,6 @@ async function shutdown(signal: string): Promise<void> {
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
-
-/**
- * Half the process's descriptor limit (Node raises the soft limit to the hard one at start): each
- * client connection may hold an upstream socket too, and the rest is kept for the store, spawned
- * tools (three pipes each) and the log. 1024 where the limit cannot be read.
- */
-function defaultMaxConnections(): number {
-  try {
-    const line = readFileSync('/proc/self/limits', 'utf8')
-      .split('\n')
-      .find((l) => l.startsWith('Max open files'));
-    const soft = Number(line?.split(/\s{2,}/)[1]);
-    if (Number.isFinite(soft) && soft > 0) return Math.max(64, Math.floor((soft - 256) / 2));
-  } catch {
-    // not Linux: fall through
-  }
-  return 1024;
-}
 
 // A safety net that only records: an error nothing handled is logged as such before the process
 // ends as it would have anyway. Every known failure (a spawn's EMFILE included) is handled where

@@ -19,6 +19,7 @@ import { decodeGeminiStreamError } from './gemini-error.ts';
 import { finishOfGemini } from './gemini-finish-reason.ts';
 import { usageOfGemini } from './gemini-usage.ts';
 import { reasoningOfSignature } from './thought-signature.ts';
+import { upToError } from '../shared/up-to-error.ts';
 
 type OpenPart = { kind: 'text'; index: number } | { kind: 'reasoning'; index: number; signed: boolean };
 
@@ -244,7 +245,6 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
   #flush(): StreamEvent[] {
     const out = this.#out;
     this.#out = [];
-    const err = out.findIndex((e) => e.type === 'error');
-    return err >= 0 ? out.slice(0, err + 1) : out;
+    return upToError(out);
   }
 }

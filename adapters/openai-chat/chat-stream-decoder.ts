@@ -13,6 +13,7 @@ import { isObject, type Json } from '../shared/narrow.ts';
 import { decodeChatStreamError } from './chat-error.ts';
 import { finishOfChatReason } from './chat-finish-reason.ts';
 import { decodeChatUsage } from './chat-usage.ts';
+import { upToError } from '../shared/up-to-error.ts';
 
 type OpenPart =
   { kind: 'text' | 'reasoning' | 'refusal'; index: number } | { kind: 'tool'; index: number; wireIndex: number };
@@ -206,8 +207,6 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
   #flush(): StreamEvent[] {
     const out = this.#out;
     this.#out = [];
-    // Nothing follows an error, even if the rest of its chunk still produced events.
-    const err = out.findIndex((e) => e.type === 'error');
-    return err >= 0 ? out.slice(0, err + 1) : out;
+    return upToError(out);
   }
 }

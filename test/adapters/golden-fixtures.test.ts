@@ -17,12 +17,13 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import t, { type Test } from 'tap';
-import type { ChatClientCodec, InboundContext, SseFrame } from '../../adapters/shared/chat-adapter.ts';
+import type { ChatClientCodec, InboundContext } from '../../adapters/shared/chat-adapter.ts';
 import type { IdSource } from '../../adapters/shared/format-module.ts';
 import { formats, isChatFormat, type ChatFormatModule } from '../../src/infra/formats/formats.ts';
 import type { ChatRequest } from '../../src/ir/chat-request.ts';
 import { GatewayError, type ErrorKind } from '../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../src/ir/stream-event.ts';
+import { sseText } from '../helpers/fixture-files.ts';
 
 const fixturesRoot = join(import.meta.dirname, '../fixtures');
 const update = process.env.UPDATE_GOLDEN === '1';
@@ -64,12 +65,6 @@ const revive = (events: Array<Record<string, unknown>>): StreamEvent[] =>
     const { kind, status, message, param } = e.error as PlainError;
     return { type: 'error', error: new GatewayError(kind, message, { status, param }) };
   });
-
-/** Frames as src/infra/http/sse-writer.ts writes them. */
-const sseText = (frames: SseFrame[]): string =>
-  frames
-    .map((f) => (f.event === undefined ? `data: ${f.data}\n\n` : `event: ${f.event}\ndata: ${f.data}\n\n`))
-    .join('');
 
 /** JSON as stored: what JSON.stringify keeps (no `undefined` members). */
 const asStored = (v: unknown): unknown => JSON.parse(JSON.stringify(v)) as unknown;

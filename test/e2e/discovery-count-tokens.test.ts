@@ -12,7 +12,8 @@ import { anthropicCountOf, startAnthropicUpstream } from '../emulators/anthropic
 import { geminiCountOf, startGeminiUpstream } from '../emulators/gemini-upstream.ts';
 import { responsesCountOf, startOpenAIResponsesUpstream } from '../emulators/openai-responses-upstream.ts';
 import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
-import { OTHER_KEY, startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { OTHER_KEY, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
 const [anth, gem, resp, chat] = await Promise.all([
   startAnthropicUpstream(),
@@ -22,7 +23,7 @@ const [anth, gem, resp, chat] = await Promise.all([
 ]);
 t.teardown(() => Promise.all([anth.close(), gem.close(), resp.close(), chat.close()]));
 
-const gw = await startGateway(
+const gw = await startInProcessGateway(
   testConfig({
     providers: {
       anthropic: { type: 'anthropic', base_url: anth.url, api_key: 'sk-up-anthropic' },

@@ -7,9 +7,10 @@ import t from 'tap';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { ApiError, GoogleGenAI } from '@google/genai';
-import { OTHER_KEY, startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { OTHER_KEY, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
-const gw = await startGateway(
+const gw = await startInProcessGateway(
   testConfig({
     providers: { anthropic: { type: 'anthropic', base_url: 'http://127.0.0.1:9', api_key: '${UNSET_DISCOVERY_KEY}' } },
     models: {

@@ -4,9 +4,10 @@
 // whether the key came as ?key= or x-goog-api-key.
 import t from 'tap';
 import { ApiError, GoogleGenAI } from '@google/genai';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
-const gw = await startGateway(testConfig({}));
+const gw = await startInProcessGateway(testConfig({}));
 t.teardown(() => gw.stop());
 
 type GeminiError = { error: { code: number; message: string; status: string } };

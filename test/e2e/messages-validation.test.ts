@@ -2,9 +2,10 @@
 // answered with a 400 invalid_request_error whose message names the field. What the spec does not
 // name (a newer field, block or tool type) is no error: reported on a translated route (echo).
 import t from 'tap';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
-const gw = await startGateway(testConfig({}));
+const gw = await startInProcessGateway(testConfig({}));
 t.teardown(() => gw.stop());
 
 const ok = { model: 'echo', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] };
@@ -178,7 +179,9 @@ for (const [name, body, warned] of accepted) {
 }
 
 t.test('a hosted tool is refused where the operator chose unsupported_tools: refuse', async (t) => {
-  const strict = await startGateway(testConfig({ providers: { echo: { type: 'echo', unsupported_tools: 'refuse' } } }));
+  const strict = await startInProcessGateway(
+    testConfig({ providers: { echo: { type: 'echo', unsupported_tools: 'refuse' } } }),
+  );
   t.teardown(() => strict.stop());
   for (const tool of [
     { type: 'web_search_20250305', name: 'web_search' },

@@ -3,9 +3,10 @@
 // the way OpenAI spells it; a missing or wrong key is a 401 in the same shape.
 import t from 'tap';
 import OpenAI from 'openai';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
-const gw = await startGateway(testConfig({}));
+const gw = await startInProcessGateway(testConfig({}));
 t.teardown(() => gw.stop());
 
 type OpenAIError = { error: { message: string; type: string; param: string | null; code: string | null } };

@@ -5,7 +5,7 @@
 import type { Test } from 'tap';
 import type { Emulator } from '../emulators/emulator-types.ts';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
-import type { Gateway } from '../helpers/start-gateway.ts';
+import type { RunningGateway } from '../helpers/start-gateway.ts';
 
 type Json = Record<string, any>;
 export type Upstream = 'anthropic' | 'chat' | 'responses' | 'gemini';
@@ -16,7 +16,7 @@ export const modelFor = (u: Upstream): string => `sm-${u}`;
 
 export async function startSystemMessageUpstreams(
   t: Test,
-): Promise<{ gw: Gateway; emulators: Record<Upstream, Emulator> }> {
+): Promise<{ gw: RunningGateway; emulators: Record<Upstream, Emulator> }> {
   const { gw, up } = await gatewayWithEmulators(t, {
     upstreams: { anthropic: 'anthropic', chat: 'chat', responses: 'responses', gemini: 'gemini' },
     models: Object.fromEntries(

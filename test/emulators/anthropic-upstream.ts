@@ -6,9 +6,9 @@
 // `{type: 'error', error: {type, message}, request_id}` (https://docs.anthropic.com/en/api/errors).
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { assertNever } from '../../src/ir/stream-event.ts';
-import type { Emulator, RecordedRequest, Reply, Responder } from './emulator-types.ts';
+import { listenLoopback, readRequest, scriptedReplies, type ScriptedReplies } from './emulator-server.ts';
+import type { Emulator, Reply } from './emulator-types.ts';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -33,58 +33,17 @@ const base62 = (n: number): string =>
 const randomId = (prefix: string): string => `${prefix}01${base62(22)}`;
 
 export async function startAnthropicUpstream(): Promise<Emulator> {
-  const requests: RecordedRequest[] = [];
-  const queue: Reply[] = [];
-  let responder: Responder | undefined;
+  const s = scriptedReplies();
   const server = createServer((req, res) => {
-    void handle(req, res, requests, queue, () => responder).catch(() => res.destroy());
+    void handle(req, res, s).catch(() => res.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    script: (...replies: Reply[]) => void queue.push(...replies),
-    respond: (r) => void (responder = r),
-    reset: () => {
-      requests.length = 0;
-      queue.length = 0;
-      responder = undefined;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...s, ...(await listenLoopback(server)) };
 }
 
-async function handle(
-  req: IncomingMessage,
-  res: ServerResponse,
-  requests: RecordedRequest[],
-  queue: Reply[],
-  responder: () => Responder | undefined,
-): Promise<void> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  const raw = Buffer.concat(chunks).toString('utf8');
-  let body: unknown = raw;
-  try {
-    body = JSON.parse(raw);
-  } catch {
-    // recorded as the raw string
-  }
-  const path = req.url ?? '/';
-  const recorded: RecordedRequest = {
-    method: req.method ?? '',
-    path,
-    headers: { ...req.headers },
-    body,
-    raw,
-    remotePort: req.socket.remotePort,
-  };
-  requests.push(recorded);
+async function handle(req: IncomingMessage, res: ServerResponse, s: ScriptedReplies): Promise<void> {
+  const { body, recorded } = await readRequest(req);
+  s.requests.push(recorded);
+  const path = recorded.path;
   if (req.method === 'POST' && path.split('?')[0] === '/v1/messages/count_tokens') return countTokens(req, res, body);
   if (req.method !== 'POST' || path.split('?')[0] !== '/v1/messages') return sendError(res, 404, 'Not Found');
   if (!req.headers['x-api-key'] && !req.headers.authorization)
@@ -95,7 +54,7 @@ async function handle(
   if (typeof body.max_tokens !== 'number') return sendError(res, 400, 'max_tokens: Field required');
   if (!Array.isArray(body.messages)) return sendError(res, 400, 'messages: Field required');
 
-  const reply = queue.shift() ?? responder()?.(recorded) ?? { kind: 'text', text: lastUserText(body.messages) };
+  const reply = s.next(recorded) ?? { kind: 'text', text: lastUserText(body.messages) };
   const ctx: Ctx = {
     model: body.model,
     id: randomId('msg_'),

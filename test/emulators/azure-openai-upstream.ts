@@ -8,8 +8,8 @@
 // streamed chat answer with a `prompt_filter_results` chunk that has no choices
 // (https://learn.microsoft.com/azure/ai-foundry/openai/reference).
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Emulator, RecordedRequest, Reply, Responder } from './emulator-types.ts';
+import { listenLoopback, readRequest, scriptedReplies } from './emulator-server.ts';
+import type { Emulator } from './emulator-types.ts';
 import { startOpenAIChatUpstream } from './openai-chat-upstream.ts';
 import { startOpenAIResponsesUpstream } from './openai-responses-upstream.ts';
 
@@ -37,31 +37,17 @@ const accessDenied =
 export async function startAzureOpenAIUpstream(o: Partial<AzureOptions> = {}): Promise<Emulator> {
   const opts = { ...azureDefaults, ...o };
   const [chat, responses] = await Promise.all([startOpenAIChatUpstream(), startOpenAIResponsesUpstream()]);
-  const requests: RecordedRequest[] = [];
-  const queue: Reply[] = [];
-  let responder: Responder | undefined;
+  const s = scriptedReplies(() => {
+    chat.reset();
+    responses.reset();
+  });
   const server = createServer((req, res) => {
     void handle(req, res).catch(() => res.destroy());
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
-    let body: unknown = raw;
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      // recorded as the raw string
-    }
-    const recorded: RecordedRequest = {
-      method: req.method ?? '',
-      path: req.url ?? '/',
-      headers: { ...req.headers },
-      body,
-      raw,
-    };
-    requests.push(recorded);
+    const { body, recorded } = await readRequest(req);
+    s.requests.push(recorded);
     const url = new URL(req.url ?? '/', 'http://azure');
     const version = url.searchParams.get('api-version');
     const key = req.headers['api-key'];
@@ -89,7 +75,7 @@ export async function startAzureOpenAIUpstream(o: Partial<AzureOptions> = {}): P
     else if (url.pathname === '/openai/v1/chat/completions') target = { emu: chat, path: '/v1/chat/completions' };
     else if (url.pathname === '/openai/v1/responses') target = { emu: responses, path: '/v1/responses' };
     if (!target || req.method !== 'POST') return azureError(res, 404, '404', 'Resource not found');
-    const reply = queue.shift() ?? responder?.(recorded);
+    const reply = s.next(recorded);
     if (reply) target.emu.script(reply);
     // On the deployment path the deployment is the model, whatever the body names.
     const forwarded =
@@ -98,23 +84,12 @@ export async function startAzureOpenAIUpstream(o: Partial<AzureOptions> = {}): P
     await forward(target.emu.url.replace(/\/v1$/, '') + target.path, JSON.stringify(forwarded), res, streamedChat);
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const listening = await listenLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    script: (...replies: Reply[]) => void queue.push(...replies),
-    respond: (r) => void (responder = r),
-    reset: () => {
-      requests.length = 0;
-      queue.length = 0;
-      responder = undefined;
-      chat.reset();
-      responses.reset();
-    },
+    ...s,
+    url: listening.url,
     close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await listening.close();
       await Promise.all([chat.close(), responses.close()]);
     },
   };

@@ -12,7 +12,8 @@ import { createServer as createH2Server, type Http2ServerRequest, type Http2Sess
 import type { AddressInfo } from 'node:net';
 import { createParser } from 'eventsource-parser';
 import { startAnthropicUpstream } from './anthropic-upstream.ts';
-import type { Emulator, RecordedRequest, Reply, Responder } from './emulator-types.ts';
+import { listenLoopback, readRequest, scriptedReplies } from './emulator-server.ts';
+import type { Emulator } from './emulator-types.ts';
 import { verifySigV4 } from './sigv4-verify.ts';
 import { countTokensAnswer } from './bedrock-count-tokens.ts';
 import { converseThinkingProblem, type IssuedReasoning } from './converse-thinking.ts';
@@ -61,12 +62,14 @@ export async function startBedrockUpstream(
   apiKeys: ReadonlySet<string> = new Set([bedrockApiKey]),
 ): Promise<BedrockEmulator> {
   const anthropic = await startAnthropicUpstream();
-  const requests: RecordedRequest[] = [];
   const framed: string[] = [];
-  const queue: Reply[] = [];
   const issued: IssuedReasoning = new Set();
   const counts: number[] = [];
-  let responder: Responder | undefined;
+  const s = scriptedReplies(() => {
+    framed.length = 0;
+    counts.length = 0;
+    anthropic.reset();
+  });
   const server = createServer((req, res) => void handle(req, res).catch(() => res.destroy()));
 
   // The HTTP/2 compatibility API has the methods the handler uses, under other types.
@@ -80,23 +83,8 @@ export async function startBedrockUpstream(
   });
 
   async function handle(req: IncomingMessage | Http2ServerRequest, res: Res): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
-    let body: unknown = raw;
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      // recorded as the raw string
-    }
-    const recorded: RecordedRequest = {
-      method: req.method ?? '',
-      path: req.url ?? '/',
-      headers: { ...req.headers },
-      body,
-      raw,
-    };
-    requests.push(recorded);
+    const { raw, body, recorded } = await readRequest(req);
+    s.requests.push(recorded);
     const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
     // Over HTTP/2 the signed `host` is the `:authority` pseudo-header.
     const signed = { ...req.headers, host: req.headers.host ?? req.headers[':authority'] };
@@ -130,7 +118,7 @@ export async function startBedrockUpstream(
     if (m[2] === 'converse' || m[2] === 'converse-stream') {
       const problem = converseProblem(body) ?? converseThinkingProblem(body as Json, issued);
       if (problem) return bedrockError(res, 400, 'ValidationException', problem);
-      const reply = queue.shift() ?? responder?.(recorded) ?? { kind: 'text', text: lastUserText(body as Json) };
+      const reply = s.next(recorded) ?? { kind: 'text', text: lastUserText(body as Json) };
       return m[2] === 'converse'
         ? converseAnswer(res, reply, body as Json, issued)
         : converseStreamAnswer(res, reply, body as Json, issued);
@@ -159,7 +147,7 @@ export async function startBedrockUpstream(
         'ValidationException',
         `Malformed input request: #: extraneous key [${'model' in b ? 'model' : 'stream'}] is not permitted`,
       );
-    const reply = queue.shift() ?? responder?.(recorded);
+    const reply = s.next(recorded);
     if (reply) anthropic.script(reply);
     const { anthropic_version: _v, anthropic_beta: betas, ...rest } = b;
     const inner = { model, ...rest, ...(stream ? { stream: true } : {}) };
@@ -172,30 +160,18 @@ export async function startBedrockUpstream(
     await relay(`${anthropic.url}/v1/messages`, JSON.stringify(inner), headers, res, stream, framed);
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const listening = await listenLoopback(server);
   await new Promise<void>((resolve) => h2.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    ...s,
+    url: listening.url,
     h2Url: `http://127.0.0.1:${(h2.address() as AddressInfo).port}`,
     region,
-    requests,
     chunks: framed,
     counts,
-    script: (...replies: Reply[]) => void queue.push(...replies),
-    respond: (r) => void (responder = r),
-    reset: () => {
-      requests.length = 0;
-      framed.length = 0;
-      counts.length = 0;
-      queue.length = 0;
-      responder = undefined;
-      anthropic.reset();
-    },
     close: async () => {
-      server.closeAllConnections();
-      for (const s of sessions) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const session of sessions) session.destroy();
+      await listening.close();
       await new Promise<void>((resolve) => h2.close(() => resolve()));
       await anthropic.close();
     },

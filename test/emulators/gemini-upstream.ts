@@ -9,9 +9,9 @@
 // Both /v1beta and /v1 are served: @google/genai v3 calls /v1 by default.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { assertNever } from '../../src/ir/stream-event.ts';
-import type { Emulator, RecordedRequest, Reply, Responder } from './emulator-types.ts';
+import { listenLoopback, readRequest, scriptedReplies } from './emulator-server.ts';
+import type { Emulator, Reply } from './emulator-types.ts';
 
 type Json = Record<string, unknown>;
 
@@ -157,9 +157,7 @@ export function errorBody(status: number, message: string, retryAfter?: number):
 }
 
 export async function startGeminiUpstream(): Promise<Emulator> {
-  const requests: RecordedRequest[] = [];
-  const queue: Reply[] = [];
-  let responder: Responder | undefined;
+  const s = scriptedReplies();
 
   const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
     res.writeHead(status, {
@@ -197,22 +195,10 @@ export async function startGeminiUpstream(): Promise<Emulator> {
     });
   };
 
-  const handle = (req: IncomingMessage, res: ServerResponse, raw: string): void => {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    let body: unknown = raw;
-    try {
-      body = raw === '' ? undefined : JSON.parse(raw);
-    } catch {
-      // recorded as text; answered below
-    }
-    const recorded: RecordedRequest = {
-      method: req.method ?? '',
-      path: req.url ?? '',
-      headers: req.headers,
-      body,
-      raw,
-    };
-    requests.push(recorded);
+    const { body, recorded } = await readRequest(req);
+    s.requests.push(recorded);
     const m = route.exec(url.pathname);
     if (req.method !== 'POST' || !m) return sendError(res, 404, `Requested entity was not found.`);
     const key = req.headers['x-goog-api-key'] ?? url.searchParams.get('key');
@@ -231,7 +217,7 @@ export async function startGeminiUpstream(): Promise<Emulator> {
       return sendError(res, 400, '* GenerateContentRequest.contents: contents is not specified\n');
     const model = m[2].replace(/^models\//, '');
     const stream = m[3] === 'streamGenerateContent';
-    const reply = queue.shift() ?? responder?.(recorded) ?? { kind: 'text', text: lastUserText(b) };
+    const reply = s.next(recorded) ?? { kind: 'text', text: lastUserText(b) };
     if (reply.kind === 'error')
       return sendError(
         res,
@@ -303,31 +289,8 @@ export async function startGeminiUpstream(): Promise<Emulator> {
     })();
   };
 
-  const server = createServer((req, res) => {
-    let raw = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (raw += c));
-    req.on('end', () => handle(req, res, raw));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    script: (...replies: Reply[]) => void queue.push(...replies),
-    respond: (r) => void (responder = r),
-    reset: () => {
-      requests.length = 0;
-      queue.length = 0;
-      responder = undefined;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const server = createServer((req, res) => void handle(req, res).catch(() => res.destroy()));
+  return { ...s, ...(await listenLoopback(server)) };
 }
 
 /** The unary answer joins consecutive plain text parts, as the API does. */

@@ -5,9 +5,9 @@
 // (https://platform.openai.com/docs/api-reference/chat-streaming/streaming).
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { assertNever } from '../../src/ir/stream-event.ts';
-import type { Emulator, RecordedRequest, Reply, Responder } from './emulator-types.ts';
+import { listenLoopback, readRequest, scriptedReplies, type ScriptedReplies } from './emulator-server.ts';
+import type { Emulator, Reply } from './emulator-types.ts';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -40,59 +40,22 @@ const randomId = (prefix: string, n = 24): string =>
 export type ChatDialect = 'openai' | 'vllm' | 'ollama' | 'deepseek' | 'openrouter';
 
 export async function startOpenAIChatUpstream(dialect: ChatDialect = 'openai'): Promise<Emulator> {
-  const requests: RecordedRequest[] = [];
-  const queue: Reply[] = [];
-  let responder: Responder | undefined;
+  const s = scriptedReplies();
   const server = createServer((req, res) => {
-    void handle(req, res, requests, queue, () => responder, dialect).catch(() => res.destroy());
+    void handle(req, res, s, dialect).catch(() => res.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    requests,
-    script: (...replies: Reply[]) => void queue.push(...replies),
-    respond: (r) => void (responder = r),
-    reset: () => {
-      requests.length = 0;
-      queue.length = 0;
-      responder = undefined;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...s, ...(await listenLoopback(server, '/v1')) };
 }
 
 async function handle(
   req: IncomingMessage,
   res: ServerResponse,
-  requests: RecordedRequest[],
-  queue: Reply[],
-  responder: () => Responder | undefined,
+  s: ScriptedReplies,
   dialect: ChatDialect,
 ): Promise<void> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  const raw = Buffer.concat(chunks).toString('utf8');
-  let body: unknown = raw;
-  try {
-    body = JSON.parse(raw);
-  } catch {
-    // recorded as the raw string
-  }
-  const path = req.url ?? '/';
-  const recorded: RecordedRequest = {
-    method: req.method ?? '',
-    path,
-    headers: { ...req.headers },
-    body,
-    raw,
-    remotePort: req.socket.remotePort,
-  };
-  requests.push(recorded);
+  const { body, recorded } = await readRequest(req);
+  s.requests.push(recorded);
+  const path = recorded.path;
   if (req.method !== 'POST' || path.split('?')[0] !== '/v1/chat/completions') {
     return sendError(res, 404, `Invalid URL (${req.method} ${path})`);
   }
@@ -103,7 +66,7 @@ async function handle(
       "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)",
     );
   }
-  const reply = queue.shift() ?? responder()?.(recorded) ?? { kind: 'text', text: lastUserText(body.messages) };
+  const reply = s.next(recorded) ?? { kind: 'text', text: lastUserText(body.messages) };
   const stream = body.stream === true;
   const includeUsage = isObject(body.stream_options) && body.stream_options.include_usage === true;
   const promptTokens = tokens(JSON.stringify(body.messages));

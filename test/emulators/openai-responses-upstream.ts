@@ -5,8 +5,8 @@
 // Tests script the next replies; with nothing scripted it echoes the last user input text.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Emulator, RecordedRequest, Reply, Responder } from './emulator-types.ts';
+import { listenLoopback, readRequest, scriptedReplies } from './emulator-server.ts';
+import type { Emulator, Reply } from './emulator-types.ts';
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -15,31 +15,14 @@ const newId = (prefix: string): string => `${prefix}_${hex(24)}`;
 const tokens = (s: string): number => Math.max(1, Math.ceil(s.length / 4));
 
 export async function startOpenAIResponsesUpstream(): Promise<Emulator> {
-  const requests: RecordedRequest[] = [];
-  let queue: Reply[] = [];
-  let responder: Responder | undefined;
+  const s = scriptedReplies();
   const server = createServer((req, res) => {
     void handle(req, res).catch(() => res.destroy());
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
-    let body: unknown = raw;
-    try {
-      body = raw ? JSON.parse(raw) : undefined;
-    } catch {
-      // recorded as the raw text
-    }
-    const recorded: RecordedRequest = {
-      method: req.method ?? '',
-      path: req.url ?? '',
-      headers: { ...req.headers },
-      body,
-      raw,
-    };
-    requests.push(recorded);
+    const { body, recorded } = await readRequest(req);
+    s.requests.push(recorded);
     if (req.method === 'POST' && (req.url ?? '').split('?')[0] === '/v1/responses/input_tokens')
       return inputTokens(res, body);
     if (req.method !== 'POST' || (req.url ?? '').split('?')[0] !== '/v1/responses') {
@@ -47,7 +30,7 @@ export async function startOpenAIResponsesUpstream(): Promise<Emulator> {
     }
     if (!isObj(body))
       return sendError(res, 400, 'We could not parse the JSON body of your request.', 'invalid_request_error', null);
-    const reply = queue.shift() ?? responder?.(recorded) ?? { kind: 'text', text: lastUserText(body) };
+    const reply = s.next(recorded) ?? { kind: 'text', text: lastUserText(body) };
     if (reply.kind === 'error') return replyError(res, reply);
     const turn = new Turn(body);
     if (body.stream === true) return turn.stream(res, reply);
@@ -66,24 +49,7 @@ export async function startOpenAIResponsesUpstream(): Promise<Emulator> {
     res.end(JSON.stringify(final, null, 2));
   }
 
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    requests,
-    script: (...replies) => void queue.push(...replies),
-    respond: (r) => void (responder = r),
-    reset: () => {
-      queue = [];
-      requests.length = 0;
-      responder = undefined;
-    },
-    close: () =>
-      new Promise<void>((ok) => {
-        server.closeAllConnections();
-        server.close(() => ok());
-      }),
-  };
+  return { ...s, ...(await listenLoopback(server, '/v1')) };
 }
 
 /** The text of the last user turn: a string input, or the last user message's input_text parts. */

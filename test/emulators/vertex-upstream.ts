@@ -9,11 +9,11 @@
 import { generateKeyPairSync, randomBytes, verify } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAnthropicUpstream } from './anthropic-upstream.ts';
-import type { Emulator, RecordedRequest, Reply, Responder } from './emulator-types.ts';
+import { listenLoopback, readRequest, scriptedReplies } from './emulator-server.ts';
+import type { Emulator } from './emulator-types.ts';
 import { startGeminiUpstream } from './gemini-upstream.ts';
 
 type Json = Record<string, unknown>;
@@ -36,12 +36,13 @@ export async function startVertexUpstream(project = 'polygate-test-project'): Pr
   const clientEmail = `polygate@${project}.iam.gserviceaccount.com`;
   const issued = new Set<string>();
   let tokenRequests = 0;
-  const requests: RecordedRequest[] = [];
-  const queue: Reply[] = [];
-  let responder: Responder | undefined;
+  const s = scriptedReplies(() => {
+    anthropic.reset();
+    gemini.reset();
+  });
   const server = createServer((req, res) => void handle(req, res).catch(() => res.destroy()));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const listening = await listenLoopback(server);
+  const url = listening.url;
   const dir = mkdtempSync(join(tmpdir(), 'polygate-vertex-'));
   const keyFileOf = (pem: string, name: string): string => {
     const file = join(dir, name);
@@ -65,9 +66,7 @@ export async function startVertexUpstream(project = 'polygate-test-project'): Pr
   const wrongKeyFile = keyFileOf(pem(other.privateKey), 'sa-wrong.json');
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
+    const { raw, body, recorded } = await readRequest(req);
     const u = new URL(req.url ?? '/', url);
     if (u.pathname === '/token') {
       // gaxios sends the form url-encoded (older versions: JSON).
@@ -76,20 +75,7 @@ export async function startVertexUpstream(project = 'polygate-test-project'): Pr
         : new URLSearchParams(raw);
       return token(res, form);
     }
-    let body: unknown = raw;
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      // recorded as the raw string
-    }
-    const recorded: RecordedRequest = {
-      method: req.method ?? '',
-      path: req.url ?? '/',
-      headers: { ...req.headers },
-      body,
-      raw,
-    };
-    requests.push(recorded);
+    s.requests.push(recorded);
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     if (!bearer || !issued.has(bearer))
       return googleError(
@@ -106,7 +92,7 @@ export async function startVertexUpstream(project = 'polygate-test-project'): Pr
     if (m[2] !== project)
       return googleError(res, 403, 'PERMISSION_DENIED', `Permission denied on resource project ${m[2]}.`);
     const [, , , , publisher, model, method] = m;
-    const reply = queue.shift() ?? responder?.(recorded);
+    const reply = s.next(recorded);
     if (publisher === 'anthropic') {
       if (method !== 'rawPredict' && method !== 'streamRawPredict')
         return googleError(res, 404, 'NOT_FOUND', 'Requested entity was not found.');
@@ -165,19 +151,9 @@ export async function startVertexUpstream(project = 'polygate-test-project'): Pr
     keyFile,
     wrongKeyFile,
     tokenRequests: () => tokenRequests,
-    requests,
-    script: (...replies: Reply[]) => void queue.push(...replies),
-    respond: (r) => void (responder = r),
-    reset: () => {
-      requests.length = 0;
-      queue.length = 0;
-      responder = undefined;
-      anthropic.reset();
-      gemini.reset();
-    },
+    ...s,
     close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await listening.close();
       await Promise.all([anthropic.close(), gemini.close()]);
     },
   };

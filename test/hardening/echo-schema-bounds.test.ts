@@ -6,7 +6,8 @@ import t from 'tap';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { SampleTooLarge, sampleBounds, sampleFromSchema } from '../../src/services/providers/sample-from-schema.ts';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
 const nestedArrays = (levels: number, minItems: number): Record<string, unknown> => {
   let schema: Record<string, unknown> = { type: 'integer' };
@@ -26,7 +27,7 @@ t.test('the sampler refuses before building: three levels of minItems 1000', asy
   t.ok(sampleBounds.maxValues >= 2500);
 });
 
-const gw = await startGateway(testConfig({}));
+const gw = await startInProcessGateway(testConfig({}));
 t.teardown(() => gw.stop());
 
 t.test('Chat Completions: a json_schema demanding a million values is a 400 naming it', async (t) => {

@@ -3,11 +3,12 @@
 // side of the relay in both directions; other headers (unknown ones included) still pass.
 import { request, type IncomingHttpHeaders } from 'node:http';
 import t from 'tap';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { startHostileUpstream } from './hostile-upstream.ts';
 
 const up = await startHostileUpstream();
-const gw = await startGateway(
+const gw = await startInProcessGateway(
   testConfig({
     providers: {
       hostile: { type: 'openai', base_url: up.url, api_key: 'sk-upstream-hop-0001', api: 'chat_completions' },

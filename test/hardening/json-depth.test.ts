@@ -4,10 +4,11 @@
 // each family's own error shape, before any decoder or upstream sees it.
 import t from 'tap';
 import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
-import { OTHER_KEY, startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { OTHER_KEY, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
 const chat = await startOpenAIChatUpstream();
-const gw = await startGateway(
+const gw = await startInProcessGateway(
   testConfig({
     providers: { chat: { type: 'openai', base_url: chat.url, api_key: 'sk-up', api: 'chat_completions' } },
     models: { 'via-chat': { routes: [{ provider: 'chat', model: 'gpt-up' }] } },

@@ -5,10 +5,11 @@
 // one line of visible ASCII.
 import t from 'tap';
 import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
 const oai = await startOpenAIChatUpstream();
-const gw = await startGateway(
+const gw = await startInProcessGateway(
   testConfig({
     providers: { oai: { type: 'openai', base_url: oai.url, api_key: 'sk-upstream-openai', api: 'chat_completions' } },
     models: { 'claude-via-openai': { routes: [{ provider: 'oai', model: 'gpt-upstream-1' }] } },

@@ -4,11 +4,12 @@
 // decoded once (`ech%256f` is not `echo`). Unknown methods get a JSON 405 with `allow`, unknown
 // paths a JSON 404, and every request leaves a log line; `HEAD /` and `GET /` answer 200.
 import t from 'tap';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 type Json = Record<string, any>;
-const gw = await startGateway(testConfig({}));
+const gw = await startInProcessGateway(testConfig({}));
 t.teardown(() => gw.stop());
 
 const gemini = (model: string): Promise<Response> =>

@@ -12,7 +12,8 @@ import { openaiResponses } from '../../adapters/openai-responses/index.ts';
 import type { Route } from '../../src/services/routing/model-router.ts';
 import { MemoryStore } from '../../src/infra/store/memory-store.ts';
 import type { CountedDoc, Doc } from '../../src/infra/store/store.ts';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
 /** A store that counts the bytes written through it. */
 class CountingStore extends MemoryStore {
@@ -99,7 +100,7 @@ t.test('a chain past the cap gets a 400 naming previous_response_id', async (t) 
 });
 
 t.test('through a running gateway: the SDK sees the 400 and a new chain still works', async (t) => {
-  const gw = await startGateway(
+  const gw = await startInProcessGateway(
     testConfig({
       storage: { driver: 'sqlite', path: './data/polygate.db' },
       limits: { max_conversation_bytes: 100_000 },

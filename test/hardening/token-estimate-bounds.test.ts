@@ -7,7 +7,8 @@ import { countTokens } from 'gpt-tokenizer';
 import Anthropic from '@anthropic-ai/sdk';
 import type { ChatRequest } from '../../src/ir/chat-request.ts';
 import { estimateTokens, tokenSample } from '../../src/services/tokens/estimate-tokens.ts';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
 const request = (texts: string[]): ChatRequest =>
   ({
@@ -73,7 +74,7 @@ t.test('special-token text is ordinary text to count, not an exception', async (
 t.test(
   'through a running gateway: a key with tpm gets its 429 for a 1 MB single-word prompt (the estimate finishes)',
   async (t) => {
-    const gw = await startGateway(
+    const gw = await startInProcessGateway(
       testConfig({
         keys: [{ id: 'metered', secret: TEST_KEY, workspace: 'ws1', models: ['*'], limits: { tpm: 1000 } }],
       }),

@@ -7,7 +7,8 @@
 import t from 'tap';
 import OpenAI from 'openai';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
 import { startOtlpReceiver } from '../tracing/otlp-receiver.ts';
 import { waitFor } from '../helpers/wait-for.ts';
@@ -61,7 +62,7 @@ t.test('relayed tracestate and baggage are bounded; a malformed traceparent is d
 t.test("a caller's sampled traceparent forces at most tracing.max_followed_per_second traces", async (t) => {
   const [receiver, chat] = await Promise.all([startOtlpReceiver(), startOpenAIChatUpstream()]);
   t.teardown(() => Promise.all([receiver.close(), chat.close()]));
-  const gw = await startGateway(
+  const gw = await startInProcessGateway(
     testConfig({
       providers: { chat: { type: 'openai', base_url: chat.url, api_key: 'sk-up-chat', api: 'chat_completions' } },
       models: { translated: { routes: [{ provider: 'chat', model: 'gpt-up' }] } },

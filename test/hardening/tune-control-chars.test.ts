@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import t from 'tap';
 import { MemoryStore } from '../../src/infra/store/memory-store.ts';
 import { SandboxTuneProvider } from '../../src/families/tune/sandbox-tune-provider.ts';
-import { call, startGateway, testConfig } from '../tune/tune-helpers.ts';
+import { call, startInProcessGateway, testConfig } from '../tune/tune-helpers.ts';
 
-const gw = await startGateway(
+const gw = await startInProcessGateway(
   testConfig({
     providers: { sandbox: { type: 'sandbox-tune' } },
     models: { 'tune-v3-0': { routes: [{ provider: 'sandbox', model: 'sandbox-v3' }] } },

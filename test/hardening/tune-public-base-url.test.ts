@@ -3,8 +3,8 @@
 // `tune.public_base_url`, or, unset, with the listen address (as callback bodies already did).
 import { request } from 'node:http';
 import t from 'tap';
-import { startGateway, testConfig, untilFinished, type WireTask } from '../tune/tune-helpers.ts';
-import { TEST_KEY, type Gateway } from '../helpers/start-gateway.ts';
+import { startInProcessGateway, testConfig, untilFinished, type WireTask } from '../tune/tune-helpers.ts';
+import { TEST_KEY, type RunningGateway } from '../helpers/start-gateway.ts';
 
 const tune = { music_models: ['tune-v3-0'], default_model: 'tune-v3-0', sandbox_delay_ms: 50, poll_interval_ms: 40 };
 const config = (extra: Record<string, unknown> = {}) =>
@@ -15,7 +15,7 @@ const config = (extra: Record<string, unknown> = {}) =>
   });
 
 /** A request with a Host header of the test's choosing (fetch does not let one be set). */
-function withHost(gw: Gateway, path: string, host: string, body?: unknown): Promise<any> {
+function withHost(gw: RunningGateway, path: string, host: string, body?: unknown): Promise<any> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = request(
@@ -39,7 +39,7 @@ function withHost(gw: Gateway, path: string, host: string, body?: unknown): Prom
   });
 }
 
-async function finishedSong(gw: Gateway, host: string): Promise<{ audio_url: string }> {
+async function finishedSong(gw: RunningGateway, host: string): Promise<{ audio_url: string }> {
   const submitted = await withHost(gw, '/tune/submit/music', host, {
     prompt: '[Verse]\nla',
     title: 'Song',
@@ -52,7 +52,7 @@ async function finishedSong(gw: Gateway, host: string): Promise<{ audio_url: str
 }
 
 t.test('a forged Host header does not reach audio_url: the listen address does', async (t) => {
-  const gw = await startGateway(config());
+  const gw = await startInProcessGateway(config());
   t.teardown(() => gw.stop());
   const song = await finishedSong(gw, 'evil.example:666');
   t.notMatch(song.audio_url, 'evil.example');
@@ -61,7 +61,7 @@ t.test('a forged Host header does not reach audio_url: the listen address does',
 });
 
 t.test('tune.public_base_url, when set, is the base', async (t) => {
-  const gw = await startGateway(config({ public_base_url: 'https://music.example.com/gw/' }));
+  const gw = await startInProcessGateway(config({ public_base_url: 'https://music.example.com/gw/' }));
   t.teardown(() => gw.stop());
   const song = await finishedSong(gw, 'evil.example');
   t.match(song.audio_url, /^https:\/\/music\.example\.com\/gw\/tune\/audio\/[0-9a-f-]+\.mp3$/);

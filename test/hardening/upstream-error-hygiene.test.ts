@@ -4,13 +4,14 @@
 // Now every configured secret is scrubbed from upstream error text, relayed (pass-through) or
 // embedded (translated), and an upstream 401/403 is a 502 naming the provider.
 import t from 'tap';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { startHostileUpstream } from './hostile-upstream.ts';
 
 type Json = Record<string, any>;
 const upstreamKey = 'sk-upstream-secret-key-0123456789';
 const up = await startHostileUpstream();
-const gw = await startGateway(
+const gw = await startInProcessGateway(
   testConfig({
     providers: { hostile: { type: 'openai', base_url: up.url, api_key: upstreamKey, api: 'chat_completions' } },
     models: Object.fromEntries(

@@ -4,10 +4,11 @@
 // DELETE frees the room; store: false and other workspaces are unaffected.
 import OpenAI from 'openai';
 import t from 'tap';
-import { OTHER_KEY, startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { OTHER_KEY, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
 const LIMIT = 130_000;
-const gw = await startGateway(
+const gw = await startInProcessGateway(
   testConfig({ storage: { driver: 'sqlite', path: ':memory:' }, limits: { max_workspace_stored_bytes: LIMIT } }),
 );
 t.teardown(() => gw.stop());

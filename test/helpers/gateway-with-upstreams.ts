@@ -1,5 +1,5 @@
-// A running polygate with emulated upstreams (test/emulators/) beside the built-in echo, all
-// stopped at teardown. Each test names its providers; the helper starts one emulator per name,
+// A polygate (in-process unless asked to spawn) with emulated upstreams (test/emulators/) beside
+// the built-in echo, all stopped at teardown. Each test names its providers; the helper starts one emulator per name,
 // of the kind given, and writes its provider entry (the upstream key is fixed per kind).
 import type { Test } from 'tap';
 import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
@@ -7,7 +7,9 @@ import type { Emulator } from '../emulators/emulator-types.ts';
 import { startGeminiUpstream } from '../emulators/gemini-upstream.ts';
 import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
 import { startOpenAIResponsesUpstream } from '../emulators/openai-responses-upstream.ts';
-import { startGateway, testConfig, type Gateway } from './start-gateway.ts';
+import type { FormatModule } from '../../src/infra/formats/formats.ts';
+import { startInProcessGateway, type InProcessGateway } from './in-process-app.ts';
+import { startGateway, testConfig, type RunningGateway } from './start-gateway.ts';
 
 export type UpstreamKind = 'anthropic' | 'chat' | 'responses' | 'gemini';
 
@@ -38,7 +40,11 @@ export async function startEmulators<N extends string>(
   return { up, providers, close: async () => void (await Promise.all(started.map((e) => e.close()))) };
 }
 
-/** `upstreams` maps a provider name to the kind of emulator that serves it. */
+/**
+ * A gateway beside emulated upstreams: `upstreams` maps a provider name to the kind of emulator
+ * that serves it. The gateway runs in the test's process (startInProcessGateway); `spawned: true`
+ * starts a real process instead, for a test whose subject is the process (signals, exit, stdout).
+ */
 export async function gatewayWithEmulators<N extends string>(
   t: Test,
   o: {
@@ -46,12 +52,13 @@ export async function gatewayWithEmulators<N extends string>(
     models: Record<string, unknown>;
     providers?: Record<string, unknown>;
     config?: Record<string, unknown>;
+    formats?: readonly FormatModule[];
+    spawned?: boolean;
   },
-): Promise<{ gw: Gateway; up: Record<N, Emulator> }> {
+): Promise<{ gw: RunningGateway; up: Record<N, Emulator> }> {
   const emulators = await startEmulators(o.upstreams);
-  const gw = await startGateway(
-    testConfig({ ...o.config, providers: { ...emulators.providers, ...o.providers }, models: o.models }),
-  );
+  const config = testConfig({ ...o.config, providers: { ...emulators.providers, ...o.providers }, models: o.models });
+  const gw = o.spawned ? await startGateway(config) : await startInProcessGateway(config, { formats: o.formats });
   t.teardown(async () => {
     await gw.stop();
     await emulators.close();
@@ -59,11 +66,20 @@ export async function gatewayWithEmulators<N extends string>(
   return { gw, up: emulators.up };
 }
 
+/** gatewayWithEmulators, its gateway named `app` (and typed as the in-process one it is). */
+export async function inProcessWithEmulators<N extends string>(
+  t: Test,
+  o: Omit<Parameters<typeof gatewayWithEmulators<N>>[1], 'spawned'>,
+): Promise<{ app: InProcessGateway; up: Record<N, Emulator> }> {
+  const { gw, up } = await gatewayWithEmulators(t, o);
+  return { app: gw as InProcessGateway, up };
+}
+
 /** An emulated Anthropic upstream (provider `anth`) and an OpenAI Chat Completions one (`oai`). */
 export async function gatewayWithUpstreams(
   t: Test,
   extra: { providers?: Record<string, unknown>; models: Record<string, unknown> },
-): Promise<{ gw: Gateway; anth: Emulator; oai: Emulator }> {
+): Promise<{ gw: RunningGateway; anth: Emulator; oai: Emulator }> {
   const { gw, up } = await gatewayWithEmulators(t, { upstreams: { anth: 'anthropic', oai: 'chat' }, ...extra });
   return { gw, anth: up.anth, oai: up.oai };
 }

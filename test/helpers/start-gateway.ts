@@ -36,6 +36,11 @@ export type Gateway = {
   process: ChildProcess;
 };
 
+/** What a test reads of a gateway, spawned (startGateway) or in-process (startInProcessGateway). */
+export type RunningGateway = Pick<Gateway, 'url' | 'port' | 'output' | 'logged' | 'matchLog'> & {
+  stop(): Promise<unknown>;
+};
+
 /** A config with two keys (workspaces `ws1`, `ws2`) and the given providers and models. */
 export function testConfig(extra: {
   providers?: Record<string, unknown>;
@@ -53,6 +58,24 @@ export function testConfig(extra: {
     providers: { echo: { type: 'echo' }, ...providers },
     models: { echo: { routes: [{ provider: 'echo', model: 'echo-1' }] }, ...models },
     ...rest,
+  };
+}
+
+/** `logged` and `matchLog` over a gateway's output so far (spawned or in-process). */
+export function logReader(output: () => string): Pick<Gateway, 'logged' | 'matchLog'> {
+  const logged = async (pattern: RegExp, ms = 5_000): Promise<string> => {
+    // Past `ms` the output as it is goes to the assertion, which then shows what was logged.
+    await waitFor(`a log line matching ${pattern}`, async () => (pattern.test(output()) ? true : undefined), ms).catch(
+      () => {},
+    );
+    return output();
+  };
+  return {
+    logged,
+    async matchLog(t, pattern, message) {
+      if (message === undefined) t.match(await logged(pattern), pattern);
+      else t.match(await logged(pattern), pattern, message);
+    },
   };
 }
 
@@ -99,23 +122,12 @@ export async function startGateway(
       fail(new Error(`polygate exited with ${code}:\n${out}`));
     });
   });
-  const logged = async (pattern: RegExp, ms = 5_000): Promise<string> => {
-    // Past `ms` the output as it is goes to the assertion, which then shows what was logged.
-    await waitFor(`a log line matching ${pattern}`, async () => (pattern.test(out) ? true : undefined), ms).catch(
-      () => {},
-    );
-    return out;
-  };
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     configFile,
     output: () => out,
-    logged,
-    async matchLog(t, pattern, message) {
-      if (message === undefined) t.match(await logged(pattern), pattern);
-      else t.match(await logged(pattern), pattern, message);
-    },
+    ...logReader(() => out),
     process: child,
     stop: async (signal = 'SIGTERM') => {
       const code = await new Promise<number | null>((done) => {

@@ -4,7 +4,7 @@
 import t from 'tap';
 import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
-import { inProcessWithEmulators } from '../helpers/in-process-app.ts';
+import { inProcessWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
 import { startSearchWeb } from '../emulators/search-web.ts';
 

@@ -11,7 +11,8 @@ import t from 'tap';
 import Anthropic from '@anthropic-ai/sdk';
 import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
 import { startSearchWeb } from '../emulators/search-web.ts';
-import { startGateway, TEST_KEY, testConfig } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { TEST_KEY, testConfig } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { startRedis } from '../redis/redis-server.ts';
 import { ADMIN_TOKEN, usage } from '../usage/usage-helpers.ts';
@@ -52,7 +53,7 @@ const stores: Array<[string, () => Record<string, unknown>, number]> = [
 
 for (const [name, storage, before] of stores)
   t.test(`one search and one fetch counted and priced (${name})`, async (t) => {
-    const gw = await startGateway(
+    const gw = await startInProcessGateway(
       testConfig({
         providers: { oai: { type: 'openai', base_url: chat.url, api_key: 'sk-up', api: 'chat_completions' } },
         models: { 'claude-hosted': { routes: [{ provider: 'oai', model: 'gpt-up', hosted_tools: 'run' }] } },

@@ -2,7 +2,7 @@
 // (hosted_tools.price_per_search_usd, docs/hosted-tools.md), read back through the admin API.
 import t from 'tap';
 import Anthropic from '@anthropic-ai/sdk';
-import { inProcessWithEmulators } from '../helpers/in-process-app.ts';
+import { inProcessWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { startSearchWeb } from '../emulators/search-web.ts';

@@ -4,7 +4,8 @@
 // tools, then answer; a SearXNG-style emulator and a small web of pages serve on loopback.
 import t from 'tap';
 import Anthropic from '@anthropic-ai/sdk';
-import { inProcessWithEmulators, startInProcessApp } from '../helpers/in-process-app.ts';
+import { inProcessWithEmulators } from '../helpers/gateway-with-upstreams.ts';
+import { startInProcessApp } from '../helpers/in-process-app.ts';
 import { TEST_KEY, testConfig } from '../helpers/start-gateway.ts';
 import { startSearchWeb } from '../emulators/search-web.ts';
 import { registry } from '../../src/infra/metrics/registry.ts';

@@ -2,7 +2,8 @@
 // concurrency, each refused with 429 and Retry-After in every family's own error shape.
 import t, { type Test } from 'tap';
 import { startFaultUpstream } from '../emulators/fault-upstream.ts';
-import { startGateway, testConfig } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig } from '../helpers/start-gateway.ts';
 import { metricValue, waitUntil } from '../resilience/resilience-helpers.ts';
 
 type Json = Record<string, any>;
@@ -13,7 +14,7 @@ const FREE_KEY = 'sk-limits-free-001';
 const TPM2_KEY = 'sk-limits-tpm2-001';
 
 const fault = await startFaultUpstream();
-const gw = await startGateway(
+const gw = await startInProcessGateway(
   testConfig({
     keys: [
       { id: 'rpm-key', secret: RPM_KEY, workspace: 'w', limits: { rpm: 3 } },

@@ -2,10 +2,11 @@
 // debugging); without metrics.bearer_token, /metrics is open, as Prometheus expects by default.
 import Anthropic from '@anthropic-ai/sdk';
 import t from 'tap';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { waitFor } from './prometheus.ts';
 
-const gw = await startGateway(testConfig({ log: { level: 'info', content: true } }));
+const gw = await startInProcessGateway(testConfig({ log: { level: 'info', content: true } }));
 t.teardown(() => gw.stop());
 
 t.test('with log.content, the request line carries the request body, credentials still out', async (t) => {

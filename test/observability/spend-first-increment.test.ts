@@ -6,14 +6,15 @@
 import OpenAI from 'openai';
 import t from 'tap';
 import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { ADMIN_TOKEN, usage } from '../usage/usage-helpers.ts';
 import { loadDashboards, panelQueries } from './dashboards.ts';
 import { scrapeConfig, startPrometheus, waitFor } from './prometheus.ts';
 
 const chat = await startOpenAIChatUpstream();
 t.teardown(() => chat.close());
-const gw = await startGateway(
+const gw = await startInProcessGateway(
   testConfig({
     providers: { oai: { type: 'openai', base_url: chat.url, api_key: 'sk-up-chat', api: 'chat_completions' } },
     models: {

@@ -4,19 +4,11 @@ import t, { type Test } from 'tap';
 import type { BuiltinTool, ChatRequest, Tool } from '../../src/ir/chat-request.ts';
 import { GatewayError } from '../../src/ir/gateway-error.ts';
 import { applyHostedToolPolicy, type UnsupportedTools } from '../../src/families/chat/hosted-tool-policy.ts';
+import { chatRequest } from '../helpers/chat-request.ts';
 
 const fn: Tool = { type: 'function', name: 'f', parameters: { type: 'object' } };
 const search: Tool = { type: 'builtin', kind: 'web-search', name: 'web_search', options: {} };
-const ir = (patch: Partial<ChatRequest>): ChatRequest => ({
-  model: 'm',
-  system: [],
-  messages: [],
-  tools: [],
-  sampling: {},
-  stream: false,
-  extensions: {},
-  ...patch,
-});
+const ir = (patch: Partial<ChatRequest>): ChatRequest => chatRequest({ model: 'm', messages: [], ...patch });
 const apply = (
   req: ChatRequest,
   policy: UnsupportedTools = 'drop',

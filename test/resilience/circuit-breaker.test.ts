@@ -4,7 +4,8 @@
 import t from 'tap';
 import { CircuitBreaker, type BreakerState } from '../../src/services/resilience/circuit-breaker.ts';
 import { startFaultUpstream } from '../emulators/fault-upstream.ts';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { metricValue, waitUntil } from './resilience-helpers.ts';
 
 const cfg = { consecutive_failures: 3, failure_ratio: 0.5, min_calls: 6, window_ms: 10_000, cooldown_ms: 1000 };
@@ -55,7 +56,7 @@ t.test('the breaker: run of failures, failure ratio, half-open probe', async (t)
 
 t.test('through polygate: opens, skips, probes, recovers', async (t) => {
   const fault = await startFaultUpstream();
-  const gw = await startGateway(
+  const gw = await startInProcessGateway(
     testConfig({
       providers: { flaky: { type: 'openai', base_url: fault.openaiUrl, api_key: 'sk-up', api: 'chat_completions' } },
       models: {

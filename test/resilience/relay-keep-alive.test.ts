@@ -18,7 +18,8 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import t from 'tap';
 import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
 const emulator = await startAnthropicUpstream();
 
@@ -62,7 +63,7 @@ edge.keepAliveTimeout = 60_000;
 await new Promise<void>((resolve) => edge.listen(0, '127.0.0.1', resolve));
 const edgeUrl = `http://127.0.0.1:${(edge.address() as AddressInfo).port}`;
 
-const gw = await startGateway(
+const gw = await startInProcessGateway(
   testConfig({
     providers: { anthropic: { type: 'anthropic', base_url: edgeUrl, api_key: 'sk-ant-upstream-ka-0001' } },
     models: { 'claude-ka': { routes: [{ provider: 'anthropic', model: 'claude-ka-upstream' }] } },

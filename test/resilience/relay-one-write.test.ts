@@ -8,7 +8,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import t from 'tap';
 import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
 const emulator = await startAnthropicUpstream();
 const emulatorPort = Number(new URL(emulator.url).port);
@@ -31,7 +32,7 @@ const hop = createServer((down) => {
 await new Promise<void>((resolve) => hop.listen(0, '127.0.0.1', resolve));
 const hopUrl = `http://127.0.0.1:${(hop.address() as AddressInfo).port}`;
 
-const gw = await startGateway(
+const gw = await startInProcessGateway(
   testConfig({
     providers: { anthropic: { type: 'anthropic', base_url: hopUrl, api_key: 'sk-ant-upstream-onewrite-0001' } },
     models: { 'claude-one-write': { routes: [{ provider: 'anthropic', model: 'claude-one-write-upstream' }] } },

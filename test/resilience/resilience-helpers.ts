@@ -1,8 +1,12 @@
 // Small helpers of the resilience, limits and Redis tests: metric samples and SSE frames.
-import type { Gateway } from '../helpers/start-gateway.ts';
+import type { RunningGateway } from '../helpers/start-gateway.ts';
 
 /** One sample of /metrics by name and exact labels (a subset of them); 0 when absent. */
-export async function metricValue(gw: Gateway, name: string, labels: Record<string, string> = {}): Promise<number> {
+export async function metricValue(
+  gw: RunningGateway,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
   const text = await (await fetch(`${gw.url}/metrics`)).text();
   let sum = 0;
   let found = false;

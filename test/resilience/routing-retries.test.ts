@@ -5,13 +5,14 @@ import t from 'tap';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { refusedUrl, startFaultUpstream } from '../emulators/fault-upstream.ts';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { metricValue, sseEvents } from './resilience-helpers.ts';
 
 const fault = await startFaultUpstream();
 const dead = await refusedUrl();
 const quickRetries = { max_retries: 2, base_delay_ms: 10, max_delay_ms: 50 };
-const gw = await startGateway(
+const gw = await startInProcessGateway(
   testConfig({
     providers: {
       flaky: { type: 'openai', base_url: fault.openaiUrl, api_key: 'sk-up', api: 'chat_completions' },

@@ -4,7 +4,8 @@
 // against a running polygate; relayed (same format) and translated paths both.
 import t, { type Test } from 'tap';
 import { startBlackhole, startFaultUpstream, type Fault } from '../emulators/fault-upstream.ts';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { sseEvents, type SseEvent } from './resilience-helpers.ts';
 
 type Json = Record<string, any>;
@@ -13,7 +14,7 @@ const hole = await startBlackhole();
 const tight = { first_byte_ms: 400, idle_ms: 400 };
 // Every request here fails on purpose; the breaker (test/resilience/circuit-breaker.test.ts) stays out of it.
 const noBreaker = { consecutive_failures: 0, failure_ratio: 0 };
-const gw = await startGateway(
+const gw = await startInProcessGateway(
   testConfig({
     providers: {
       flaky: { type: 'openai', base_url: fault.openaiUrl, api_key: 'sk-up', api: 'chat_completions' },

@@ -2,7 +2,8 @@
 // an HTTP request (key limits, workspace model rules, request metrics), and the socket's own
 // metrics count sockets and messages. stream_id lanes run at once up to the configured cap.
 import t from 'tap';
-import { OTHER_KEY, startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { OTHER_KEY, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { openRaw } from './raw-socket.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { startFaultUpstream } from '../emulators/fault-upstream.ts';
@@ -24,7 +25,7 @@ t.test('handshake authentication, per-response limits and metrics', async (t) =>
   });
   const keys = config.keys as Record<string, unknown>[];
   keys.push({ id: 'limited', secret: 'sk-limited-0003', workspace: 'ws3', models: ['*'], limits: { rpm: 2 } });
-  const gw = await startGateway(config);
+  const gw = await startInProcessGateway(config);
   t.teardown(() => gw.stop());
 
   await t.rejects(openRaw(gw, ''), { message: 'handshake answered 401' }, 'no key: the upgrade is refused with 401');

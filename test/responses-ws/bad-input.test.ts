@@ -3,11 +3,12 @@
 // refused as the protocol lets a server that cannot steer refuse it.
 import t from 'tap';
 import WebSocket from 'ws';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { openRaw } from './raw-socket.ts';
 
 t.test('bad input', async (t) => {
-  const gw = await startGateway(
+  const gw = await startInProcessGateway(
     testConfig({ limits: { max_body_bytes: 64 * 1024 }, responses_websocket: { max_message_bytes: 256 * 1024 } }),
   );
   t.teardown(() => gw.stop());
@@ -73,11 +74,11 @@ t.test('bad input', async (t) => {
 });
 
 t.test('idle sockets close with 1000; a peer that stops answering pings is dropped', async (t) => {
-  const idleGw = await startGateway(testConfig({ responses_websocket: { idle_timeout_ms: 1000 } }));
+  const idleGw = await startInProcessGateway(testConfig({ responses_websocket: { idle_timeout_ms: 1000 } }));
   t.teardown(() => idleGw.stop());
   const idle = await openRaw(idleGw);
   t.match(await idle.closed, { code: 1000, reason: 'idle timeout' });
-  const gw = await startGateway(testConfig({ responses_websocket: { ping_interval_ms: 1000 } }));
+  const gw = await startInProcessGateway(testConfig({ responses_websocket: { ping_interval_ms: 1000 } }));
   t.teardown(() => gw.stop());
   // autoPong off: a client that is gone without a close frame, as far as pings can tell.
   const ws = new WebSocket(`ws://127.0.0.1:${gw.port}/v1/responses`, {
@@ -92,7 +93,7 @@ t.test('idle sockets close with 1000; a peer that stops answering pings is dropp
 });
 
 t.test('a socket open for max_connection_ms gets websocket_connection_limit_reached and closes', async (t) => {
-  const gw = await startGateway(testConfig({ responses_websocket: { max_connection_ms: 1500 } }));
+  const gw = await startInProcessGateway(testConfig({ responses_websocket: { max_connection_ms: 1500 } }));
   t.teardown(() => gw.stop());
   const s = await openRaw(gw);
   t.match(await s.next(), { type: 'error', error: { code: 'websocket_connection_limit_reached' } });

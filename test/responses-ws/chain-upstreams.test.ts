@@ -2,7 +2,8 @@
 // previous_response_id (from the socket's memory: nothing is stored) with a function tool round trip.
 import t from 'tap';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { closeWs, connectWs, finalResponse, weatherTool, wsTurn } from './ws-client.ts';
 
 t.test('a store:false tool chain over one socket, on each upstream type', async (t) => {
@@ -154,7 +155,7 @@ t.test('generate:false prepares a turn without an upstream call; the next turn c
 });
 
 t.test('a socket remembers no more than responses_websocket.max_socket_bytes', async (t) => {
-  const gw = await startGateway(testConfig({ responses_websocket: { max_socket_bytes: 200 } }));
+  const gw = await startInProcessGateway(testConfig({ responses_websocket: { max_socket_bytes: 200 } }));
   t.teardown(() => gw.stop());
   const ws = connectWs(gw);
   const big = finalResponse(await wsTurn(ws, { model: 'echo', store: false, input: 'words '.repeat(100) }));

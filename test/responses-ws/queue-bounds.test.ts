@@ -4,7 +4,8 @@
 // socket stays open and what was queued runs once the lane moves.
 import t from 'tap';
 import { startFaultUpstream } from '../emulators/fault-upstream.ts';
-import { startGateway, testConfig } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig } from '../helpers/start-gateway.ts';
 import { openRaw, type RawSocket } from './raw-socket.ts';
 
 /** The next message, or undefined when none came in `ms` (the bound only keeps a broken run from hanging). */
@@ -23,7 +24,7 @@ const create = (model: string, input: string, streamId?: string): string =>
 t.test('queued response.create messages are bounded per lane, per socket and in bytes', async (t) => {
   const fault = await startFaultUpstream();
   t.teardown(() => fault.close());
-  const gw = await startGateway(
+  const gw = await startInProcessGateway(
     testConfig({
       responses_websocket: { max_queued_per_lane: 3, max_queued_responses: 5, max_queued_bytes: 600 * 1024 },
       providers: { slow: { type: 'openai', api: 'chat_completions', api_key: 'sk-up', base_url: fault.openaiUrl } },

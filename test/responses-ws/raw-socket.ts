@@ -1,7 +1,7 @@
 // A bare `ws` client for what the SDK will not send (malformed JSON, unknown events, huge frames):
 // messages are collected as parsed JSON, in order.
 import WebSocket from 'ws';
-import { TEST_KEY, type Gateway } from '../helpers/start-gateway.ts';
+import { TEST_KEY, type RunningGateway } from '../helpers/start-gateway.ts';
 
 export type RawSocket = {
   ws: WebSocket;
@@ -12,7 +12,7 @@ export type RawSocket = {
   closed: Promise<{ code: number; reason: string }>;
 };
 
-export function openRaw(gw: Gateway, key = TEST_KEY, headers: Record<string, string> = {}): Promise<RawSocket> {
+export function openRaw(gw: RunningGateway, key = TEST_KEY, headers: Record<string, string> = {}): Promise<RawSocket> {
   const ws = new WebSocket(`ws://127.0.0.1:${gw.port}/v1/responses`, {
     headers: { ...headers, ...(key ? { authorization: `Bearer ${key}` } : {}) },
   });

@@ -5,7 +5,7 @@
 import t from 'tap';
 import type { ResponsesClientEvent } from 'openai/resources/responses/responses';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
-import { TEST_KEY, type Gateway } from '../helpers/start-gateway.ts';
+import { TEST_KEY, type RunningGateway } from '../helpers/start-gateway.ts';
 import { openRaw } from './raw-socket.ts';
 import { closeWs, connectWs, finalResponse, weatherTool, wsTurn } from './ws-client.ts';
 
@@ -23,7 +23,7 @@ const futureItem = (n: number): Json => ({
 const create = (body: Json): Create => body as unknown as Create;
 
 /** polygate's translation warnings about Responses clients, as the metrics page counts them. */
-async function responsesWarnings(gw: Gateway): Promise<string[]> {
+async function responsesWarnings(gw: RunningGateway): Promise<string[]> {
   const text = await (await fetch(`${gw.url}/metrics`)).text();
   return text
     .split('\n')

@@ -3,9 +3,9 @@
 import OpenAI from 'openai';
 import type { ResponsesClientEvent, ResponsesServerEvent } from 'openai/resources/responses/responses';
 import { ResponsesWS } from 'openai/resources/responses/ws';
-import { TEST_KEY, type Gateway } from '../helpers/start-gateway.ts';
+import { TEST_KEY, type RunningGateway } from '../helpers/start-gateway.ts';
 
-export function connectWs(gw: Gateway, key = TEST_KEY): ResponsesWS {
+export function connectWs(gw: RunningGateway, key = TEST_KEY): ResponsesWS {
   const client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1` });
   const ws = new ResponsesWS(client);
   // Errors also arrive as 'event' messages; a listener keeps the SDK from throwing them.

@@ -9,7 +9,8 @@ import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
 import { startGeminiUpstream } from '../emulators/gemini-upstream.ts';
 import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
 import { startOpenAIResponsesUpstream } from '../emulators/openai-responses-upstream.ts';
-import { OTHER_KEY, startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { OTHER_KEY, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { conversationOf, systemOf } from './conversation-texts.ts';
 
 type Json = Record<string, any>;
@@ -19,7 +20,7 @@ const [anth, chat, resp, gem] = await Promise.all([
   startOpenAIResponsesUpstream(),
   startGeminiUpstream(),
 ]);
-const gw = await startGateway(
+const gw = await startInProcessGateway(
   testConfig({
     providers: {
       anth: { type: 'anthropic', base_url: anth.url, api_key: 'sk-up-a' },
@@ -304,7 +305,7 @@ t.test('an abandoned stream is stored as cancelled, never completed', async (t) 
     slow.closeAllConnections();
     slow.close();
   });
-  const gw2 = await startGateway(
+  const gw2 = await startInProcessGateway(
     testConfig({
       providers: {
         slow: {

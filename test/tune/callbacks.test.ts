@@ -5,7 +5,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { startTuneUpstream } from '../emulators/tune-upstream.ts';
-import { fastTune, getTask, metric, startGateway, submit, upstreamConfig, waitFor } from './tune-helpers.ts';
+import { fastTune, getTask, metric, startInProcessGateway, submit, upstreamConfig, waitFor } from './tune-helpers.ts';
 
 type Received = { path: string; headers: IncomingHttpHeaders; body: string };
 
@@ -44,7 +44,7 @@ function verify(secret: string, headers: IncomingHttpHeaders, body: string): boo
 
 const up = await startTuneUpstream();
 const receiver = await startReceiver({ '/flaky': [500, 503], '/down': [500, 500, 500, 500, 500, 500] });
-const gw = await startGateway(upstreamConfig(up, { outbound: { allow_private_addresses: true } }));
+const gw = await startInProcessGateway(upstreamConfig(up, { outbound: { allow_private_addresses: true } }));
 t.teardown(async () => {
   await gw.stop();
   await Promise.all([up.close(), receiver.close()]);

@@ -4,12 +4,12 @@
 import t from 'tap';
 import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
 import { startTuneUpstream } from '../emulators/tune-upstream.ts';
-import { startGateway, submit, untilFinished, upstreamConfig } from './tune-helpers.ts';
+import { startInProcessGateway, submit, untilFinished, upstreamConfig } from './tune-helpers.ts';
 
 const up = await startTuneUpstream();
 const chat = await startOpenAIChatUpstream();
-const viaEcho = await startGateway(upstreamConfig(up, { tune: { lyrics_model: 'echo' } }));
-const viaChat = await startGateway(
+const viaEcho = await startInProcessGateway(upstreamConfig(up, { tune: { lyrics_model: 'echo' } }));
+const viaChat = await startInProcessGateway(
   upstreamConfig(up, {
     providers: { oai: { type: 'openai', base_url: chat.url, api_key: 'sk-upstream-chat', api: 'chat_completions' } },
     models: { writer: { routes: [{ provider: 'oai', model: 'gpt-lyricist' }] } },

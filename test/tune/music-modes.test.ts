@@ -6,7 +6,7 @@ import {
   call,
   getTask,
   metric,
-  startGateway,
+  startInProcessGateway,
   submit,
   untilFinished,
   upstreamConfig,
@@ -15,7 +15,7 @@ import {
 } from './tune-helpers.ts';
 
 const up = await startTuneUpstream();
-const gw = await startGateway(upstreamConfig(up));
+const gw = await startInProcessGateway(upstreamConfig(up));
 t.teardown(async () => {
   await gw.stop();
   await up.close();

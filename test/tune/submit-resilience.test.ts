@@ -4,11 +4,11 @@
 // Before the unification a submission was never retried and a 429 did not fall back.
 import t from 'tap';
 import { startTuneUpstream } from '../emulators/tune-upstream.ts';
-import { call, startGateway, submit, untilFinished, upstreamConfig } from './tune-helpers.ts';
+import { call, startInProcessGateway, submit, untilFinished, upstreamConfig } from './tune-helpers.ts';
 
 const up = await startTuneUpstream();
 const other = await startTuneUpstream();
-const gw = await startGateway(
+const gw = await startInProcessGateway(
   upstreamConfig(up, {
     providers: { other: { type: 'tune', base_url: other.url, api_key: other.apiKey } },
     models: {

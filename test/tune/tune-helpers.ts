@@ -1,6 +1,7 @@
 // Shared pieces of the family A end-to-end tests: a gateway config with a `tune` upstream (or the
 // sandbox), envelope calls, and bounded waits for a task to reach a state (never timing asserts).
-import { startGateway, testConfig, TEST_KEY, type Gateway } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { startGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/start-gateway.ts';
 import type { TuneUpstream } from '../emulators/tune-upstream.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
@@ -46,7 +47,7 @@ export function upstreamConfig(up: TuneUpstream, extra: Record<string, unknown> 
 }
 
 export async function call(
-  gw: Gateway,
+  gw: RunningGateway,
   method: 'GET' | 'POST',
   path: string,
   body?: unknown,
@@ -67,7 +68,7 @@ export async function call(
 
 /** Submits and returns the task id, failing loudly with the envelope if the gateway refused. */
 export async function submit(
-  gw: Gateway,
+  gw: RunningGateway,
   path: '/tune/submit/music' | '/tune/submit/lyrics',
   body: unknown,
   key: string = TEST_KEY,
@@ -78,24 +79,24 @@ export async function submit(
   return r.body.data;
 }
 
-export async function getTask(gw: Gateway, id: string, key: string = TEST_KEY): Promise<WireTask> {
+export async function getTask(gw: RunningGateway, id: string, key: string = TEST_KEY): Promise<WireTask> {
   const r = await call(gw, 'GET', `/tune/fetch/${id}`, undefined, key);
   if (r.status !== 200) throw new Error(`GET task ${id}: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body.data as WireTask;
 }
 
 /** Polls GET /tune/fetch/{id} until the task leaves IN_PROGRESS. */
-export function untilFinished(gw: Gateway, id: string, key: string = TEST_KEY): Promise<WireTask> {
+export function untilFinished(gw: RunningGateway, id: string, key: string = TEST_KEY): Promise<WireTask> {
   return waitFor(`task ${id} to finish`, async () => {
     const t = await getTask(gw, id, key);
     return t.status === 'IN_PROGRESS' ? undefined : t;
   });
 }
 
-export async function metric(gw: Gateway, line: RegExp): Promise<number> {
+export async function metric(gw: RunningGateway, line: RegExp): Promise<number> {
   const text = await (await fetch(`${gw.url}/metrics`)).text();
   const m = text.split('\n').find((l) => line.test(l));
   return m ? Number(m.split(' ').pop()) : 0;
 }
 
-export { startGateway, testConfig, waitFor };
+export { startGateway, startInProcessGateway, testConfig, waitFor };

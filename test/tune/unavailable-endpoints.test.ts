@@ -1,9 +1,9 @@
 // Upload and concat are marked unavailable by the spec: their bodies are still checked, then the
 // answer is an explicit `endpoint_unavailable` envelope with 501.
 import t from 'tap';
-import { call, startGateway, testConfig } from './tune-helpers.ts';
+import { call, startInProcessGateway, testConfig } from './tune-helpers.ts';
 
-const gw = await startGateway(testConfig({}));
+const gw = await startInProcessGateway(testConfig({}));
 t.teardown(() => gw.stop());
 
 t.test('POST /tune/uploads/audio-url with a valid body is answered as unavailable', async (t) => {

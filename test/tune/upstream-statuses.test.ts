@@ -2,11 +2,20 @@
 // with their reason, upstream errors retried, and the task deadline.
 import t from 'tap';
 import { startTuneUpstream } from '../emulators/tune-upstream.ts';
-import { call, getTask, metric, startGateway, submit, untilFinished, upstreamConfig, waitFor } from './tune-helpers.ts';
+import {
+  call,
+  getTask,
+  metric,
+  startInProcessGateway,
+  submit,
+  untilFinished,
+  upstreamConfig,
+  waitFor,
+} from './tune-helpers.ts';
 
 const up = await startTuneUpstream();
-const gw = await startGateway(upstreamConfig(up, { tune: { task_deadline_s: 60 } }));
-const short = await startGateway(upstreamConfig(up, { tune: { task_deadline_s: 1 } }));
+const gw = await startInProcessGateway(upstreamConfig(up, { tune: { task_deadline_s: 60 } }));
+const short = await startInProcessGateway(upstreamConfig(up, { tune: { task_deadline_s: 1 } }));
 t.teardown(async () => {
   await Promise.all([gw.stop(), short.stop()]);
   await up.close();

@@ -3,11 +3,11 @@
 import t from 'tap';
 import { OTHER_KEY } from '../helpers/start-gateway.ts';
 import { startTuneUpstream } from '../emulators/tune-upstream.ts';
-import { call, startGateway, submit, untilFinished, upstreamConfig } from './tune-helpers.ts';
+import { call, startInProcessGateway, submit, untilFinished, upstreamConfig } from './tune-helpers.ts';
 
 const up = await startTuneUpstream();
 // The default SSRF guard: hooks on private addresses are refused.
-const gw = await startGateway(upstreamConfig(up));
+const gw = await startInProcessGateway(upstreamConfig(up));
 t.teardown(async () => {
   await gw.stop();
   await up.close();

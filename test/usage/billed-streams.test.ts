@@ -8,7 +8,8 @@ import OpenAI from 'openai';
 import t from 'tap';
 import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
 import { startFaultUpstream } from '../emulators/fault-upstream.ts';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { ADMIN_TOKEN, usage, type Row } from './usage-helpers.ts';
 
@@ -20,7 +21,7 @@ t.teardown(async () => {
 });
 const price = { input: 3, output: 15 };
 const models = ['chat-relay', 'claude-relay', 'claude-via-chat', 'chat-via-claude'];
-const gw = await startGateway(
+const gw = await startInProcessGateway(
   testConfig({
     providers: {
       oai: { type: 'openai', base_url: chat.url, api_key: 'sk-up-chat', api: 'chat_completions' },
@@ -208,7 +209,7 @@ t.test('a translated stream dropped midway is billed: partial from Anthropic, es
 
 t.test('a token budget holds against Chat streams that do not ask for usage', async (t) => {
   // The issue's case: with a 20,000-token budget, 30 of 30 such streams were served (used: 0).
-  const budgeted = await startGateway(
+  const budgeted = await startInProcessGateway(
     testConfig({
       providers: { oai: { type: 'openai', base_url: chat.url, api_key: 'sk-up-chat', api: 'chat_completions' } },
       models: { 'chat-relay': { routes: [{ provider: 'oai', model: 'gpt-up' }] } },

@@ -6,11 +6,12 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import t from 'tap';
-import { startGateway, testConfig } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig } from '../helpers/start-gateway.ts';
 import { metricValue } from '../resilience/resilience-helpers.ts';
 
 const KEY = 'sk-budget-refusal-0001';
-const gw = await startGateway(
+const gw = await startInProcessGateway(
   testConfig({
     keys: [{ id: 'spent', secret: KEY, workspace: 'ws1' }],
     // One request of the echo model takes the key past its token budget.

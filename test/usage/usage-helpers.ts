@@ -1,5 +1,5 @@
 // Pieces of the usage tests: a gateway config with prices for every family, admin API calls.
-import type { Gateway } from '../helpers/start-gateway.ts';
+import type { RunningGateway } from '../helpers/start-gateway.ts';
 import { testConfig } from '../helpers/start-gateway.ts';
 import { fastTune } from '../tune/tune-helpers.ts';
 
@@ -59,7 +59,7 @@ export type Row = Record<string, number | string> & {
 };
 export type Report = { since: string; until: string; group_by: string[]; rows: Row[]; totals: Row };
 
-export async function usage(gw: Gateway, query: string, token = ADMIN_TOKEN): Promise<Report> {
+export async function usage(gw: RunningGateway, query: string, token = ADMIN_TOKEN): Promise<Report> {
   const res = await fetch(`${gw.url}/admin/usage?${query}`, { headers: { authorization: `Bearer ${token}` } });
   if (res.status !== 200) throw new Error(`admin usage: ${res.status} ${await res.text()}`);
   return (await res.json()) as Report;

@@ -4,16 +4,9 @@ import { anthropicClientCodec } from '../../../adapters/anthropic-messages/index
 import { caught } from './fixtures.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import type { ChatFinish, ChatResult, FinishReason } from '../../../src/ir/chat-result.ts';
+import { chatRequest } from '../../helpers/chat-request.ts';
 
-const request: ChatRequest = {
-  model: 'claude-client-name',
-  system: [],
-  messages: [],
-  tools: [],
-  sampling: {},
-  stream: false,
-  extensions: {},
-};
+const request: ChatRequest = chatRequest({ model: 'claude-client-name', messages: [] });
 const result = (patch: Partial<ChatResult>): ChatResult => ({
   id: 'msg_01abc',
   model: 'upstream-model-x',

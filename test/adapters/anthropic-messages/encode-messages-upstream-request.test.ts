@@ -4,18 +4,10 @@ import t from 'tap';
 import { anthropicClientCodec, anthropicUpstreamCodec } from '../../../adapters/anthropic-messages/index.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import { caught, ctx, fixtureJson, warnings } from './fixtures.ts';
+import { chatRequest } from '../../helpers/chat-request.ts';
 
 type Json = Record<string, unknown>;
-const ir = (patch: Partial<ChatRequest> = {}): ChatRequest => ({
-  model: 'client-model',
-  system: [],
-  messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
-  tools: [],
-  sampling: {},
-  stream: false,
-  extensions: {},
-  ...patch,
-});
+const ir = (patch: Partial<ChatRequest> = {}): ChatRequest => chatRequest({ model: 'client-model', ...patch });
 const encode = (req: ChatRequest) => {
   const w = warnings();
   const out = anthropicUpstreamCodec.encodeRequest(req, 'claude-upstream', w.warn);

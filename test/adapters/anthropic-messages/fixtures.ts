@@ -2,13 +2,12 @@
 // `request.json` a client body and `ir.json` its IR request, or `chunks.jsonl` an upstream stream
 // (one `data:` payload a line, as recorded), `ir.json` its IR events and `expected.sse` the bytes a
 // Messages client receives for those events.
-import { readFileSync } from 'node:fs';
-import type { InboundContext, SseFrame } from '../../../adapters/shared/chat-adapter.ts';
+import type { InboundContext } from '../../../adapters/shared/chat-adapter.ts';
+import { fixtureFiles } from '../../helpers/fixture-files.ts';
 
-const dir = new URL('../../fixtures/anthropic-messages/', import.meta.url);
-
-export const fixtureJson = (name: string): unknown => JSON.parse(readFileSync(new URL(name, dir), 'utf8'));
-export const fixtureText = (name: string): string => readFileSync(new URL(name, dir), 'utf8');
+const files = fixtureFiles('anthropic-messages');
+export const fixtureJson = files.json;
+export const fixtureText = files.text;
 
 /** One upstream SSE event per line; the event name is the payload's `type`, as the API sends it. */
 export const fixtureChunks = (name: string): Array<{ event: string; data: string }> =>
@@ -17,12 +16,6 @@ export const fixtureChunks = (name: string): Array<{ event: string; data: string
     .filter((l) => l !== '')
     .map((data) => ({ event: String((JSON.parse(data) as { type: unknown }).type), data }));
 
-/** Frames as src/infra/http/sse-writer.ts writes them. */
-export const sseText = (frames: SseFrame[]): string =>
-  frames
-    .map((f) => (f.event === undefined ? `data: ${f.data}\n\n` : `event: ${f.event}\ndata: ${f.data}\n\n`))
-    .join('');
-
 /** The inbound context of a current SDK request. */
 export const ctx = (headers: Record<string, string> = {}): InboundContext => ({
   headers: { 'anthropic-version': '2023-06-01', ...headers },
@@ -30,13 +23,6 @@ export const ctx = (headers: Record<string, string> = {}): InboundContext => ({
   query: {},
 });
 
-/** Collects the warnings an encoder reports. */
-export function warnings(): {
-  warn: (field: string, message: string) => void;
-  list: Array<{ field: string; message: string }>;
-} {
-  const list: Array<{ field: string; message: string }> = [];
-  return { warn: (field, message) => void list.push({ field, message }), list };
-}
+export { sseText, warnings } from '../../helpers/fixture-files.ts';
 
 export { caught } from '../../helpers/caught.ts';

@@ -11,16 +11,9 @@ import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
 import type { ReasoningOrigin } from '../../../src/ir/wire-format.ts';
 import { fixtureJson, fixtureText } from './fixtures.ts';
+import { chatRequest } from '../../helpers/chat-request.ts';
 
-const request: ChatRequest = {
-  model: 'claude-sonnet',
-  system: [],
-  messages: [],
-  tools: [],
-  sampling: {},
-  stream: true,
-  extensions: {},
-};
+const request: ChatRequest = chatRequest({ model: 'claude-sonnet', messages: [], stream: true });
 const encodeAll = (events: StreamEvent[]): SseFrame[] => {
   const enc = anthropicClientCodec.createStreamEncoder(request);
   return events.flatMap((e) => enc.push(e));

@@ -4,17 +4,9 @@ import type { ChatRequest, Part } from '../../../src/ir/chat-request.ts';
 import type { ChatFinish, ChatResult } from '../../../src/ir/chat-result.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import { thrownKind } from './assert-invalid.ts';
+import { chatRequest } from '../../helpers/chat-request.ts';
 
-const request = (extra: Partial<ChatRequest> = {}): ChatRequest => ({
-  model: 'my-gemini',
-  system: [],
-  messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
-  tools: [],
-  sampling: {},
-  stream: false,
-  extensions: {},
-  ...extra,
-});
+const request = (extra: Partial<ChatRequest> = {}): ChatRequest => chatRequest({ model: 'my-gemini', ...extra });
 const result = (
   parts: Part[],
   finish: ChatFinish = { reason: 'stop', raw: 'end_turn' },

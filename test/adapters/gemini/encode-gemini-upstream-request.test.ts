@@ -3,17 +3,9 @@ import { geminiRelay } from '../../../adapters/gemini/gemini-relay.ts';
 import { geminiUpstreamCodec } from '../../../adapters/gemini/index.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import { assertInvalid } from './assert-invalid.ts';
+import { chatRequest } from '../../helpers/chat-request.ts';
 
-const base = (extra: Partial<ChatRequest> = {}): ChatRequest => ({
-  model: 'client-name',
-  system: [],
-  messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
-  tools: [],
-  sampling: {},
-  stream: false,
-  extensions: {},
-  ...extra,
-});
+const base = (extra: Partial<ChatRequest> = {}): ChatRequest => chatRequest({ model: 'client-name', ...extra });
 type Body = Record<string, unknown> & {
   contents: Array<{ role: string; parts: Array<Record<string, unknown>> }>;
   generationConfig?: Record<string, unknown>;

@@ -5,17 +5,10 @@ import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
 import type { ReasoningOrigin } from '../../../src/ir/wire-format.ts';
 import type { Asserts } from './assert-invalid.ts';
+import { chatRequest } from '../../helpers/chat-request.ts';
 
-const request = (extra: Partial<ChatRequest> = {}): ChatRequest => ({
-  model: 'gemini-client-name',
-  system: [],
-  messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
-  tools: [],
-  sampling: {},
-  stream: true,
-  extensions: {},
-  ...extra,
-});
+const request = (extra: Partial<ChatRequest> = {}): ChatRequest =>
+  chatRequest({ model: 'gemini-client-name', stream: true, ...extra });
 
 /** Runs events through a fresh encoder; returns the parsed `data:` payloads (and checks framing). */
 function run(t: Asserts, events: StreamEvent[], req: ChatRequest = request()): Array<Record<string, unknown>> {

@@ -8,21 +8,19 @@ import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
 import { readSse } from '../../../src/infra/upstream/read-sse.ts';
 import { startGeminiUpstream } from '../../emulators/gemini-upstream.ts';
+import { chatRequest } from '../../helpers/chat-request.ts';
 
 const em = await startGeminiUpstream();
 t.teardown(() => em.close());
 t.beforeEach(() => em.reset());
 
-const request = (extra: Partial<ChatRequest> = {}): ChatRequest => ({
-  model: 'client-model',
-  system: [{ type: 'text', text: 'Be brief.' }],
-  messages: [{ role: 'user', parts: [{ type: 'text', text: 'echo me' }] }],
-  tools: [],
-  sampling: {},
-  stream: false,
-  extensions: {},
-  ...extra,
-});
+const request = (extra: Partial<ChatRequest> = {}): ChatRequest =>
+  chatRequest({
+    model: 'client-model',
+    system: [{ type: 'text', text: 'Be brief.' }],
+    messages: [{ role: 'user', parts: [{ type: 'text', text: 'echo me' }] }],
+    ...extra,
+  });
 
 async function send(req: ChatRequest): Promise<Response> {
   const enc = geminiUpstreamCodec.encodeRequest(req, 'gemini-2.5-flash', () => {});

@@ -6,16 +6,10 @@ import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
 import { fixtureJson, sseText } from './fixtures.ts';
+import { chatRequest } from '../../helpers/chat-request.ts';
 
-const request = (options: Record<string, unknown> = {}): ChatRequest => ({
-  model: 'claude-sonnet',
-  system: [],
-  messages: [],
-  tools: [],
-  sampling: {},
-  stream: true,
-  extensions: { 'openai-chat': options },
-});
+const request = (options: Record<string, unknown> = {}): ChatRequest =>
+  chatRequest({ model: 'claude-sonnet', messages: [], stream: true, extensions: { 'openai-chat': options } });
 const encodeAll = (events: StreamEvent[], req = request()): string => {
   const enc = codec.createStreamEncoder(req);
   return sseText(events.flatMap((e) => enc.push(e)));

@@ -2,16 +2,9 @@ import t from 'tap';
 import { openaiChatClientCodec as codec } from '../../../adapters/openai-chat/index.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import type { ChatResult } from '../../../src/ir/chat-result.ts';
+import { chatRequest } from '../../helpers/chat-request.ts';
 
-const request: ChatRequest = {
-  model: 'my-alias',
-  system: [],
-  messages: [],
-  tools: [],
-  sampling: {},
-  stream: false,
-  extensions: {},
-};
+const request: ChatRequest = chatRequest({ model: 'my-alias', messages: [] });
 const result = (over: Partial<ChatResult>): ChatResult => ({
   id: 'msg_01ABC',
   model: 'claude-sonnet-4-5',

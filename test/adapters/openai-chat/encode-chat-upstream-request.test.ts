@@ -3,19 +3,11 @@ import { openaiChatUpstreamCodec as codec } from '../../../adapters/openai-chat/
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import { fixtureJson, warnings } from './fixtures.ts';
+import { chatRequest } from '../../helpers/chat-request.ts';
 
 type Body = Record<string, unknown> & { messages: Array<Record<string, unknown>> };
 
-const base = (over: Partial<ChatRequest> = {}): ChatRequest => ({
-  model: 'client-model',
-  system: [],
-  messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
-  tools: [],
-  sampling: {},
-  stream: false,
-  extensions: {},
-  ...over,
-});
+const base = (over: Partial<ChatRequest> = {}): ChatRequest => chatRequest({ model: 'client-model', ...over });
 
 function encode(req: ChatRequest): {
   body: Body;

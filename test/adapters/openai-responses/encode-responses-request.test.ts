@@ -4,17 +4,9 @@ import t, { type Test } from 'tap';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import { responsesClientCodec, responsesUpstreamCodec } from '../../../adapters/openai-responses/index.ts';
+import { chatRequest } from '../../helpers/chat-request.ts';
 
-const req = (over: Partial<ChatRequest> = {}): ChatRequest => ({
-  model: 'client-model',
-  system: [],
-  messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
-  tools: [],
-  sampling: {},
-  stream: false,
-  extensions: {},
-  ...over,
-});
+const req = (over: Partial<ChatRequest> = {}): ChatRequest => chatRequest({ model: 'client-model', ...over });
 
 function encode(r: ChatRequest): { body: Record<string, unknown>; warnings: string[]; path: string } {
   const warnings: string[] = [];

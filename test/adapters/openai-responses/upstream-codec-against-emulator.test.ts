@@ -7,21 +7,19 @@ import type { StreamEvent } from '../../../src/ir/stream-event.ts';
 import { readSse } from '../../../src/infra/upstream/read-sse.ts';
 import { responsesUpstreamCodec as codec } from '../../../adapters/openai-responses/index.ts';
 import { startOpenAIResponsesUpstream } from '../../emulators/openai-responses-upstream.ts';
+import { chatRequest } from '../../helpers/chat-request.ts';
 
 const emu = await startOpenAIResponsesUpstream();
 t.teardown(() => emu.close());
 t.beforeEach(() => emu.reset());
 
-const request = (over: Partial<ChatRequest> = {}): ChatRequest => ({
-  model: 'client',
-  system: [{ type: 'text', text: 'Be brief.' }],
-  messages: [{ role: 'user', parts: [{ type: 'text', text: 'ping' }] }],
-  tools: [],
-  sampling: {},
-  stream: false,
-  extensions: {},
-  ...over,
-});
+const request = (over: Partial<ChatRequest> = {}): ChatRequest =>
+  chatRequest({
+    model: 'client',
+    system: [{ type: 'text', text: 'Be brief.' }],
+    messages: [{ role: 'user', parts: [{ type: 'text', text: 'ping' }] }],
+    ...over,
+  });
 
 async function send(req: ChatRequest): Promise<Response> {
   const enc = codec.encodeRequest(req, 'gpt-up', () => {});

@@ -10,16 +10,10 @@ import type { ChatUpstreamCodec } from '../../../adapters/shared/chat-adapter.ts
 import type { ChatRequest, Extensions } from '../../../src/ir/chat-request.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import type { WireFormat } from '../../../src/ir/wire-format.ts';
+import { chatRequest } from '../../helpers/chat-request.ts';
 
-const request = (extensions: Extensions): ChatRequest => ({
-  model: 'm',
-  system: [{ type: 'text', text: 'sys' }],
-  messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
-  tools: [],
-  sampling: {},
-  stream: false,
-  extensions,
-});
+const request = (extensions: Extensions): ChatRequest =>
+  chatRequest({ model: 'm', system: [{ type: 'text', text: 'sys' }], extensions });
 const codecs: Array<[WireFormat, ChatUpstreamCodec]> = [
   ['anthropic-messages', anthropicUpstreamCodec],
   ['openai-chat', openaiChatUpstreamCodec],

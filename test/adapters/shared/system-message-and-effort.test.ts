@@ -8,18 +8,10 @@ import { openaiChatUpstreamCodec } from '../../../adapters/openai-chat/index.ts'
 import { responsesUpstreamCodec } from '../../../adapters/openai-responses/index.ts';
 import type { ChatUpstreamCodec } from '../../../adapters/shared/chat-adapter.ts';
 import type { ChatRequest, ReasoningConfig } from '../../../src/ir/chat-request.ts';
+import { chatRequest } from '../../helpers/chat-request.ts';
 
 type Json = Record<string, any>;
-const ir = (patch: Partial<ChatRequest>): ChatRequest => ({
-  model: 'm',
-  system: [],
-  messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
-  tools: [],
-  sampling: {},
-  stream: false,
-  extensions: {},
-  ...patch,
-});
+const ir = (patch: Partial<ChatRequest>): ChatRequest => chatRequest({ model: 'm', ...patch });
 const encode = (codec: ChatUpstreamCodec, req: ChatRequest): { body: Json; warnings: string[] } => {
   const warnings: string[] = [];
   const out = codec.encodeRequest(req, 'up', (f, m) => warnings.push(`${f}: ${m}`));
