@@ -143,7 +143,7 @@ function runsOf(cli: Cli): Run[] {
     reasoning: thinks,
   }));
   runs.push(search);
-  if (!thinks) return runs;
+  if (!thinks) return [...runs, ...cloudRuns];
   // With its thinking shown (stream-json, verbose), Claude Code asks for it to be streamed
   // (`thinking.display`, the thinking-display beta): the request issue #29 saw refused.
   for (const upstream of ['openai-chat', 'openai-responses', 'gemini', 'echo'] as const)
