@@ -176,6 +176,8 @@ function hostile(gw: Gateway, browser: Browser) {
     const first = await page.goto(`${gw.url}/console`);
     const csp = first?.headers()['content-security-policy'] ?? '';
     t.match(csp, /script-src 'self'/, 'the page has its CSP');
+    // The page renders once its modules have loaded: wait for whichever view it chose, then say which.
+    await page.waitForSelector('form.signin, main[data-page]');
     t.equal(await page.locator('form.signin').count(), 1, 'no session without sign-in: the sign-in form');
     const noSession = await page.evaluate(async () => (await fetch('/admin/keys')).status);
     t.equal(noSession, 401, 'an admin call without a session');
