@@ -1,13 +1,8 @@
 // Issue #25, item 2: a runtime key's budget (ApiKey.budget, filled by the key store) is checked
-// like a YAML key's, and GET /admin/budgets lists it (source 'runtime') once the key store feeds
-// `setRuntimeKeyBudgets`; a YAML budget for the same id wins.
+// like a YAML key's, and GET /admin/budgets lists it (source 'runtime') from the key table it is
+// given; a YAML budget for the same id wins.
 import t from 'tap';
-import {
-  budgetScopes,
-  budgetRows,
-  keyBudgetRows,
-  setRuntimeKeyBudgets,
-} from '../../src/services/access/budget-status.ts';
+import { budgetScopes, budgetRows, keyBudgetRows } from '../../src/services/access/budget-status.ts';
 import { requestScopes } from '../../src/services/access/budget-scopes.ts';
 import type { GatewayConfig } from '../../src/infra/config/gateway-config.ts';
 import { usageDefaults } from '../../src/infra/config/usage-config.ts';
@@ -53,13 +48,11 @@ t.test('the listing: YAML keys, runtime keys fed by the key store, workspaces; u
   );
   t.teardown(() => ledger.close());
   ledger.add(sampleRecord(1, { key: 'rt-1', cost_nano: 100_000_000 }));
-  setRuntimeKeyBudgets(async () => [
+  const scopes = await budgetScopes(config, async () => [
     { id: 'rt-1', budget: { limits: [{ period: 'hour', usd: 0.5 }] } },
     { id: 'no-budget', budget: null },
     { id: 'yaml', budget: { limits: [{ period: 'hour', usd: 1 }] } },
   ]);
-  t.teardown(() => setRuntimeKeyBudgets(() => []));
-  const scopes = await budgetScopes(config);
   t.same(
     scopes.map((s) => [s.scope.kind, s.scope.id, s.source]),
     [

@@ -1,7 +1,7 @@
 // Every budget in force with what is used of it now: GET /admin/budgets (src/app/admin-routes.ts),
-// in the shape docs/admin-api.md and /work ADMIN-API fix for the console. Scopes: the YAML's key
-// budgets, runtime keys' own (fed by the key store through `setRuntimeKeyBudgets`), workspaces
-// and providers.
+// in the shape docs/admin-api.md gives (the console reads it too). Scopes: the YAML's key
+// budgets, runtime keys' own (the gateway's key table, passed by the route), workspaces and
+// providers.
 import type { BudgetScope, BudgetSpec } from '../../infra/config/budget-spec.ts';
 import type { GatewayConfig } from '../../infra/config/gateway-config.ts';
 import type { Ledger } from '../usage/ledger.ts';
@@ -27,24 +27,11 @@ export type RuntimeKeyBudget = { id: string; budget: BudgetSpec | null | undefin
 
 type RuntimeSource = () => Iterable<RuntimeKeyBudget> | Promise<Iterable<RuntimeKeyBudget>>;
 
-let runtimeKeys: RuntimeSource = () => [];
-
-/**
- * The key store (issue #25, keys at runtime) tells the budget listing which runtime keys have a
- * budget: called once when the store opens, with a function read at each GET /admin/budgets.
- */
-export function setRuntimeKeyBudgets(source: RuntimeSource): void {
-  runtimeKeys = source;
-}
-
 /**
  * Every scope with a budget: keys of the config, then runtime keys, workspaces, providers (each by
- * id). `runtime`: the gateway's own runtime keys (its key table), where the caller has them.
+ * id). `runtime`: the gateway's own runtime keys (its key table).
  */
-export async function budgetScopes(
-  config: GatewayConfig,
-  runtime: RuntimeSource = runtimeKeys,
-): Promise<ScopeBudget[]> {
+export async function budgetScopes(config: GatewayConfig, runtime: RuntimeSource): Promise<ScopeBudget[]> {
   const byId = <T>(o: Record<string, T>): [string, T][] => Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1));
   const out: ScopeBudget[] = [];
   for (const [id, spec] of byId(config.usage.budgets)) out.push(scopeBudget({ kind: 'key', id }, spec, 'config'));

@@ -19,9 +19,9 @@ import { asksForWork } from './asks-for-work.ts';
 import type { GatewayContext } from '../runtime/gateway-context.ts';
 
 // What the tenant's own view and the admin API read (issue #25): a key's budget, each limit's use,
-// the rows of a key's scopes, and where the key store feeds runtime keys' budgets to the listing.
+// and the rows of a key's scopes.
 export { budgetUses, keyBudgetOf, type BudgetUse } from './budget-scopes.ts';
-export { keyBudgetRows, setRuntimeKeyBudgets, type BudgetRow } from './budget-status.ts';
+export { keyBudgetRows, type BudgetRow } from './budget-status.ts';
 
 let warnedAt = 0;
 
