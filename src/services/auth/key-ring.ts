@@ -16,8 +16,12 @@ export type ApiKey = {
 
 type Entry = { hash: Buffer; key: ApiKey };
 
-// The one-shot `crypto.hash` skips the Hash object a createHash chain allocates per request.
-const sha256 = (s: string): Buffer => hash('sha256', s, 'buffer');
+/**
+ * The digest a secret is kept and looked up by (the YAML's keys here, runtime keys in
+ * runtime-keys.ts): a request's credential is hashed once for both. The one-shot `crypto.hash`
+ * skips the Hash object a createHash chain allocates per request.
+ */
+export const secretDigest = (s: string): Buffer => hash('sha256', s, 'buffer');
 
 /**
  * Secrets are kept only as SHA-256 digests. A presented credential is hashed, its key found by
@@ -34,7 +38,7 @@ export class KeyRing {
   constructor(keys: KeyConfig[]) {
     for (const k of keys) {
       this.#ids.add(k.id);
-      const digest = k.secret_sha256 ? Buffer.from(k.secret_sha256, 'hex') : sha256(k.secret ?? '');
+      const digest = k.secret_sha256 ? Buffer.from(k.secret_sha256, 'hex') : secretDigest(k.secret ?? '');
       const id = digest.toString('latin1');
       if (this.#byDigest.has(id)) continue;
       this.#byDigest.set(id, {
@@ -55,8 +59,11 @@ export class KeyRing {
   }
 
   authenticate(credential: string | undefined): ApiKey | undefined {
-    if (!credential) return undefined;
-    const presented = sha256(credential);
+    return credential ? this.byDigest(secretDigest(credential)) : undefined;
+  }
+
+  /** The key of a presented credential's digest (secretDigest). */
+  byDigest(presented: Buffer): ApiKey | undefined {
     const e = this.#byDigest.get(presented.toString('latin1'));
     return e && timingSafeEqual(presented, e.hash) ? e.key : undefined;
   }

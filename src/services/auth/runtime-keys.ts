@@ -5,7 +5,7 @@
 // instance takes effect on every instance sharing the store within one poll interval.
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
-import { globMatcher, type ApiKey, type KeyRing } from './key-ring.ts';
+import { globMatcher, secretDigest, type ApiKey, type KeyRing } from './key-ring.ts';
 import type { KeyTable, StoredKey } from './key-table.ts';
 
 /** A secret that matches a key that may not be used now: why, in words safe to show its holder. */
@@ -36,7 +36,6 @@ type Written = StoredKey | { deleted: string };
 
 type Entry = { hash: Buffer; key: StoredKey; api: ApiKey; previous: boolean };
 
-const sha256 = (s: string): Buffer => hash('sha256', s, 'buffer');
 export const sha256Hex = (s: string): string => hash('sha256', s, 'hex');
 
 /** Besides version polls: a full read this often, in case a version number repeated (a Redis emptied and refilled). */
@@ -135,10 +134,9 @@ export class RuntimeKeys {
     if (!('deleted' in key)) enter(this.#byId, this.#byDigest, key);
   }
 
-  /** The key of a presented secret; a refusal when it is disabled or expired; undefined when unknown. */
-  authenticate(credential: string | undefined): ApiKey | KeyRefusal | undefined {
-    if (!credential || this.#byDigest.size === 0) return undefined;
-    const presented = sha256(credential);
+  /** The key of a presented secret's digest; a refusal when it is disabled or expired; undefined when unknown. */
+  byDigest(presented: Buffer): ApiKey | KeyRefusal | undefined {
+    if (this.#byDigest.size === 0) return undefined;
     const e = this.#byDigest.get(presented.toString('latin1'));
     if (!e || !timingSafeEqual(presented, e.hash)) return undefined;
     const now = this.now();
@@ -182,8 +180,11 @@ export function authenticateKey(
   runtimeKeys: RuntimeKeys | undefined,
   credential: string | undefined,
 ): ApiKey | KeyRefusal | undefined {
-  const fromFile = ring.authenticate(credential);
+  if (!credential) return undefined;
+  // Hashed once for both: the file's keys and the runtime ones are found by the same digest.
+  const presented = secretDigest(credential);
+  const fromFile = ring.byDigest(presented);
   if (fromFile) return fromFile;
-  const k = runtimeKeys?.authenticate(credential);
+  const k = runtimeKeys?.byDigest(presented);
   return k && ring.has(k.id) ? undefined : k;
 }
