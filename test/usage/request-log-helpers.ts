@@ -2,41 +2,14 @@
 // Anthropic route and a Messages → Chat translated one, content captured for workspace ws1 only;
 // admin calls of GET /admin/requests.
 import type { Emulator } from '../emulators/emulator-types.ts';
+import type { RequestContent, RequestRow } from '../../src/services/usage/request-log.ts';
 import { OTHER_KEY, TEST_KEY, testConfig } from '../helpers/start-gateway.ts';
 import { ADMIN_TOKEN } from './usage-helpers.ts';
 
-export type Row = {
-  request_id: string;
-  time: string;
-  key: string;
-  workspace: string;
-  family: string;
-  route: string | null;
-  model: string;
-  provider: string;
-  upstream_model: string;
-  format_in: string;
-  format_out: string;
-  mode: string;
-  status: number;
-  outcome: string;
-  input_tokens: number;
-  output_tokens: number;
-  usage_source: string;
-  cost_usd: number;
-  latency_ms: number | null;
-  ttfb_ms: number | null;
-  warnings: string[];
-  has_content: boolean;
-};
+/** The rows the API answers (src/services/usage/request-log.ts), as the tests read them. */
+export type Row = RequestRow;
 export type Page = { data: Row[]; next_cursor: string | null };
-export type Content = {
-  request: string | null;
-  response: string | null;
-  request_truncated: boolean;
-  response_truncated: boolean;
-  max_bytes: number;
-};
+export type Content = RequestContent;
 
 export const CAPTURE_BYTES = 4096;
 

@@ -1,8 +1,10 @@
-// Issue #25, item 2 (used by budget-workspace-concurrency and budget-provider-concurrency): workspace and provider budgets hold under concurrency as key budgets do
-// (test/usage/budget-concurrency.test.ts). 200 requests at once with the official Anthropic SDK,
-// through one gateway (memory, sqlite) and two gateways sharing one real redis-server: a
-// workspace's weekly budget (the key has none) and a provider's 30-day one (its only route: when
-// it is over, the request is refused) end within one request's cost per instance of the budget.
+// A budget holds under concurrency (issue #23 item 3 for a key's, #25 item 2 for a workspace's and
+// a provider's; used by budget-concurrency, budget-workspace-concurrency and
+// budget-provider-concurrency). 200 requests at once with the official Anthropic SDK, through one
+// gateway (memory, sqlite) and two gateways sharing one real redis-server: a key's daily budget, a
+// workspace's weekly one (the key has none) and a provider's 30-day one (its only route: when it is
+// over, the request is refused) end within one request's cost per instance of the budget, and every
+// request the upstream served is in the ledger.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +17,7 @@ import { ADMIN_TOKEN, usage } from './usage-helpers.ts';
 
 const KEY = 'sk-budget-scopes-conc-0001';
 
-export type Scope = 'workspace' | 'provider';
+export type Scope = 'key' | 'workspace' | 'provider';
 
 type Upstream = Awaited<ReturnType<typeof startAnthropicUpstream>>;
 
@@ -28,6 +30,7 @@ function config(up: Upstream, storage: Record<string, unknown>, usd: number, sco
     admin: { token: ADMIN_TOKEN },
     usage: {
       prices: { models: { 'claude-x': { input: 3, output: 15 } } },
+      ...(usd > 0 && scope === 'key' && { budgets: { tenant: { usd_per_day: usd } } }),
       ...(usd > 0 && scope === 'workspace' && { workspace_budgets: { ws1: { limits: [{ period: 'week', usd }] } } }),
       ...(usd > 0 && scope === 'provider' && { provider_budgets: { anth: { limits: [{ period: '30d', usd }] } } }),
     },
