@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { sampleRecord } from '../test/usage/sample-record.ts';
 
 const here = resolve(import.meta.dirname, '..');
 const queued = Number(process.env.LEDGER_STALL_RECORDS ?? 2_000);
@@ -34,42 +35,8 @@ if (process.env.LEDGER_STALL_CHILD) {
   const { SqliteLedgerStore } = (await import(
     join(src, 'src/services/usage/sqlite-ledger-store.ts')
   )) as typeof import('../src/services/usage/sqlite-ledger-store.ts');
-  const { dayOf } = (await import(
-    join(src, 'src/services/usage/usage-record.ts')
-  )) as typeof import('../src/services/usage/usage-record.ts');
-  type UsageRecord = import('../src/services/usage/usage-record.ts').UsageRecord;
-  const record = (i: number): UsageRecord => {
-    const ts = Date.now();
-    return {
-      ts,
-      day: dayOf(ts),
-      request_id: `req-${i}`,
-      key: `key-${i % 4}`,
-      workspace: 'default',
-      family: 'messages',
-      model: 'sonnet',
-      provider: 'openai',
-      upstream_model: 'gpt-4.1',
-      format_in: 'anthropic-messages',
-      format_out: 'openai-chat',
-      mode: 'translate',
-      input_tokens: 10,
-      output_tokens: 20,
-      reasoning_tokens: 0,
-      cache_read_tokens: 0,
-      cache_write_tokens: 0,
-      usage_source: 'reported',
-      characters: 0,
-      audio_seconds: 0,
-      tasks: 0,
-      web_search_requests: 0,
-      web_fetch_requests: 0,
-      cost_nano: 330,
-      priced: true,
-      outcome: 'ok',
-      status: 200,
-    };
-  };
+  // This checkout's sample record for every checkout measured: a store keeps the fields it knows.
+  const record = (i: number) => sampleRecord(i, { key: `key-${i % 4}` });
   const dir = mkdtempSync(join(tmpdir(), 'ledger-stall-'));
   const store = new SqliteLedgerStore(join(dir, 'ledger.db'));
   // A file that already holds some records, as a running gateway's does.
