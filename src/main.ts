@@ -47,9 +47,19 @@ server.on('request', (_req, res) => {
 
 const { host, port } = listen;
 const listenPort = process.env.PORT ? Number(process.env.PORT) : port;
+// The server's own errors: before it listens (a port taken or refused) nothing can be served, so
+// one line says why and the process ends; after, an accept error (descriptors exhausted) is
+// logged and the server keeps serving the connections it has.
+let listening = false;
+server.on('error', (err: NodeJS.ErrnoException) => {
+  if (listening) return log.error({ err }, 'server error');
+  console.error(`polygate cannot listen on ${host}:${listenPort}: ${err.message}`);
+  process.exit(1);
+});
 // A deep accept backlog: while the loop is busy, a burst of new connections (a thousand streams
 // opening at once) would otherwise overflow Node's default of 511 and wait out a 1 s SYN retry.
 server.listen({ port: listenPort, host, backlog: 4096 }, () => {
+  listening = true;
   const addr = server.address();
   const actual = typeof addr === 'object' && addr ? addr.port : listenPort;
   log.info({ host, port: actual, config: file, max_connections: server.maxConnections }, 'polygate listening');
