@@ -43,8 +43,7 @@ export async function envelopePassThrough(o: {
     if (o.stream && !res.writableFinished) abort.abort();
   };
   res.once('close', onClose);
-  const failure = (e: unknown): GatewayError =>
-    e instanceof GatewayError ? e : connectionError(e, provider.name, o.timeouts);
+  const failure = (e: unknown): GatewayError => failureOf(e, provider.name, o.timeouts);
   let answer;
   try {
     answer = await provider.relay(o.body, o.clientHeaders, o.model, o.stream, {
@@ -85,6 +84,8 @@ export async function envelopePassThrough(o: {
       if (!res.write(chunk)) await drained(res);
     }
   } catch (e) {
+    // The read also fails when the client's close aborted it: not a cut for the upstream's breaker.
+    if (abort.signal.aborted) return { kind: 'relayed', status: 200, meter: tap.meter(), outcome: 'client_closed' };
     const error = failure(e);
     // Nothing reached the client yet: the next route may be tried.
     if (!started) return { kind: 'failed', error };
@@ -105,6 +106,11 @@ export async function envelopePassThrough(o: {
     res.end(body);
   }
   return { kind: 'relayed', status: 200, meter: tap.meter(), outcome: res.destroyed ? 'client_closed' : 'ok' };
+}
+
+/** What a failed call is to the client: the provider's own GatewayError, or a connection failure. */
+function failureOf(e: unknown, provider: string, timeouts: RouteTimeouts): GatewayError {
+  return e instanceof GatewayError ? e : connectionError(e, provider, timeouts);
 }
 
 /** Resolves when the client can take more, or has gone. */
