@@ -12,6 +12,7 @@ import type { DecodeNotes } from './decode-notes.ts';
 import { absent, missing, required } from './responses-validate.ts';
 import { nearestDetail, noteInto, openEnum } from '../shared/open-enum.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
+import { citationOfAnnotation } from './citation-of-annotation.ts';
 
 export type UserContent = TextPart | ImagePart | FilePart;
 export type AssistantContent = TextPart | RefusalPart;
@@ -148,28 +149,11 @@ function urlSource(url: string, param: string): MediaSource {
   throw invalid(param, `Invalid '${param}'. Expected a valid URL, but got a value with an invalid format.`);
 }
 
-/**
- * url_citation and file_citation map onto IR citations; file_path and container_file_citation
- * point at files in OpenAI containers, which no other format can cite, so they stay behind.
- */
+/** A client's annotations must be objects; the kinds no other format can cite stay behind. */
 function decodeAnnotations(v: unknown, param: string): Citation[] {
   if (absent(v)) return [];
-  const out: Citation[] = [];
-  arr(v, param).forEach((raw, k) => {
+  return arr(v, param).flatMap((raw, k) => {
     if (!isObject(raw)) throw invalid(`${param}[${k}]`, `Invalid type for '${param}[${k}]': expected an object.`);
-    if (raw.type === 'url_citation' && typeof raw.url === 'string') {
-      const c: Citation = { kind: 'url', url: raw.url };
-      if (typeof raw.title === 'string') c.title = raw.title;
-      if (typeof raw.start_index === 'number') c.start = raw.start_index;
-      if (typeof raw.end_index === 'number') c.end = raw.end_index;
-      out.push(c);
-    } else if (raw.type === 'file_citation' && typeof raw.file_id === 'string') {
-      out.push(
-        typeof raw.index === 'number'
-          ? { kind: 'file', fileId: raw.file_id, index: raw.index }
-          : { kind: 'file', fileId: raw.file_id },
-      );
-    }
+    return citationOfAnnotation(raw) ?? [];
   });
-  return out;
 }
