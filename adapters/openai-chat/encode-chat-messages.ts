@@ -90,9 +90,6 @@ function encodeUserTurn(parts: Part[], i: number, warn: WarningSink): ChatWireMe
   const content: ChatUserPart[] = [];
   forEachPart(parts, i, warn, content, (p, field) => {
     switch (p.type) {
-      case 'text':
-        content.push(textPart(p.text));
-        break;
       case 'image':
         content.push(encodeImage(p, field));
         break;
@@ -149,9 +146,6 @@ function encodeAssistantTurn(parts: Part[], i: number, warn: WarningSink): ChatW
   const calls: ChatToolCall[] = [];
   forEachPart(parts, i, warn, texts, (p, field) => {
     switch (p.type) {
-      case 'text':
-        texts.push(textPart(p.text));
-        break;
       case 'refusal':
         refusals.push(p.text);
         break;
@@ -247,21 +241,22 @@ function decodeBase64Text(data: string, field: string): string {
   }
 }
 
-/** Parts Chat Completions has no content for, in a user turn as in an assistant turn. */
-type NoChatContentPart = HostedCallPart | HostedResultPart | CodePart | CodeResultPart | ReasoningPart;
-const noChatContent: ReadonlySet<Part['type']> = new Set([
+/** Parts a turn of either role carries the same way: as text, or not at all. */
+type SameInBothRoles = TextPart | HostedCallPart | HostedResultPart | CodePart | CodeResultPart | ReasoningPart;
+const sameInBothRoles: ReadonlySet<Part['type']> = new Set([
+  'text',
   'hosted-call',
   'hosted-result',
   'code',
   'code-result',
   'reasoning',
 ]);
-const hasNoChatContent = (p: Part): p is NoChatContentPart => noChatContent.has(p.type);
+const isSameInBothRoles = (p: Part): p is SameInBothRoles => sameInBothRoles.has(p.type);
 
 /**
- * Visits one turn's parts with each one's field path. Parts with no Chat Completions content,
- * whatever the role, never reach `visit`: hosted-tool traffic and code execution go to `texts` as
- * text (so the model still sees them), reasoning is dropped with one warning a turn (Chat
+ * Visits one turn's parts with each one's field path. Parts carried the same way whatever the
+ * role never reach `visit`: text, and hosted-tool traffic and code execution (which have no Chat
+ * Completions content) go to `texts` as text, so the model still sees them; reasoning is dropped with one warning a turn (Chat
  * Completions has no reasoning input; DeepSeek-style servers even reject `reasoning_content`
  * sent back, so earlier reasoning cannot be replayed).
  */
@@ -270,13 +265,16 @@ function forEachPart<T extends ChatUserPart>(
   i: number,
   warn: WarningSink,
   texts: (ChatTextPart | T)[],
-  visit: (p: Exclude<Part, NoChatContentPart>, field: string) => void,
+  visit: (p: Exclude<Part, SameInBothRoles>, field: string) => void,
 ): void {
   let warnedReasoning = false;
   parts.forEach((p, j) => {
     const field = `messages.${i}.content.${j}`;
-    if (!hasNoChatContent(p)) return visit(p, field);
+    if (!isSameInBothRoles(p)) return visit(p, field);
     switch (p.type) {
+      case 'text':
+        texts.push(textPart(p.text));
+        break;
       case 'hosted-call':
       case 'hosted-result':
         texts.push(textPart(hostedPartText(p)));
