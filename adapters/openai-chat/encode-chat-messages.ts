@@ -256,9 +256,9 @@ const isSameInBothRoles = (p: Part): p is SameInBothRoles => sameInBothRoles.has
 /**
  * Visits one turn's parts with each one's field path. Parts carried the same way whatever the
  * role never reach `visit`: text, and hosted-tool traffic and code execution (which have no Chat
- * Completions content) go to `texts` as text, so the model still sees them; reasoning is dropped with one warning a turn (Chat
- * Completions has no reasoning input; DeepSeek-style servers even reject `reasoning_content`
- * sent back, so earlier reasoning cannot be replayed).
+ * Completions content) go to `texts` as text, so the model still sees them; reasoning is dropped
+ * with one warning a turn (Chat Completions has no reasoning input; DeepSeek-style servers even
+ * reject `reasoning_content` sent back, so earlier reasoning cannot be replayed).
  */
 function forEachPart<T extends ChatUserPart>(
   parts: Part[],
