@@ -9,8 +9,10 @@ import type {
   ImagePart,
   MediaSource,
   Part,
+  ReasoningPart,
   Role,
   TextPart,
+  ToolCallPart,
   ToolResultPart,
   Unmapped,
 } from '../../src/ir/chat-request.ts';
@@ -180,39 +182,13 @@ export function decodeBlock(v: unknown, field: string, role: Role, note: Unmappe
       return decodeImage(b, field, note);
     case 'document':
       return decodeDocument(b, field, note);
-    case 'tool_use': {
-      const input = obj(b.input, `${field}.input`);
-      const part = {
-        type: 'tool-call' as const,
-        id: nonEmpty(b.id, `${field}.id`),
-        name: nonEmpty(b.name, `${field}.name`),
-        args: JSON.stringify(input),
-      };
-      return withCache(part, cache());
-    }
+    case 'tool_use':
+      return withCache(toolCallOfBlock(b, field), cache());
     case 'tool_result':
       return decodeToolResult(b, field, note);
-    case 'thinking': {
-      // Signatures are opaque and valid only on Anthropic: kept byte-exact with their origin.
-      const signature = str(b.signature, `${field}.signature`);
-      const part = {
-        type: 'reasoning' as const,
-        text: str(b.thinking, `${field}.thinking`),
-        ...(signature !== '' ? { signature } : {}),
-        origin: 'anthropic-messages' as const,
-      };
-      return withCache(part, cache());
-    }
+    case 'thinking':
     case 'redacted_thinking':
-      return withCache(
-        {
-          type: 'reasoning' as const,
-          text: '',
-          redacted: nonEmpty(b.data, `${field}.data`),
-          origin: 'anthropic-messages' as const,
-        },
-        cache(),
-      );
+      return withCache(reasoningOfBlock(b, field), cache());
     case 'server_tool_use':
     case 'web_search_tool_result':
     case 'web_fetch_tool_result': {
@@ -231,6 +207,30 @@ export function decodeBlock(v: unknown, field: string, role: Role, note: Unmappe
       });
       return undefined;
   }
+}
+
+/** Arguments go on as the JSON text of `input`, which must be an object. */
+function toolCallOfBlock(b: Json, field: string): ToolCallPart {
+  const input = obj(b.input, `${field}.input`);
+  return {
+    type: 'tool-call',
+    id: nonEmpty(b.id, `${field}.id`),
+    name: nonEmpty(b.name, `${field}.name`),
+    args: JSON.stringify(input),
+  };
+}
+
+/** Signatures and redacted data are opaque and valid only on Anthropic: kept byte-exact with their origin. */
+function reasoningOfBlock(b: Json, field: string): ReasoningPart {
+  if (b.type === 'redacted_thinking')
+    return { type: 'reasoning', text: '', redacted: nonEmpty(b.data, `${field}.data`), origin: 'anthropic-messages' };
+  const signature = str(b.signature, `${field}.signature`);
+  return {
+    type: 'reasoning',
+    text: str(b.thinking, `${field}.thinking`),
+    ...(signature !== '' ? { signature } : {}),
+    origin: 'anthropic-messages',
+  };
 }
 
 /** A message's `content`: a string is one text block. */

@@ -1,6 +1,6 @@
 // The `anthropic-messages` wire format (https://docs.anthropic.com/en/api/messages)
 // in both directions: clients of polygate speaking Messages, and Messages-speaking upstreams.
-import type { ChatClientCodec, ChatUpstreamCodec } from '../shared/chat-adapter.ts';
+import { chatFormat } from '../shared/chat-format.ts';
 import { decodeMessagesRequest } from './decode-messages-request.ts';
 import { decodeMessagesUpstreamResult } from './decode-messages-upstream-result.ts';
 import { encodeMessagesResult } from './encode-messages-result.ts';
@@ -9,34 +9,15 @@ import { decodeMessagesError, encodeMessagesError } from './messages-error.ts';
 import { MessagesStreamDecoder } from './messages-stream-decoder.ts';
 import { MessagesStreamEncoder } from './messages-stream-encoder.ts';
 import { peekMessagesRequest, messagesRelay } from './messages-relay.ts';
-import { bearerToken, headerValue, type FormatModule } from '../shared/format-module.ts';
+import { bearerToken, headerValue } from '../shared/format-module.ts';
 import { messagesCountClient, messagesCountWire } from './messages-count.ts';
 import { anthropicModels } from './anthropic-models.ts';
 
-export const anthropicClientCodec: ChatClientCodec = {
-  format: 'anthropic-messages',
-  peekRequest: peekMessagesRequest,
-  decodeRequest: decodeMessagesRequest,
-  encodeResult: encodeMessagesResult,
-  createStreamEncoder: (request) => new MessagesStreamEncoder(request),
-  encodeError: encodeMessagesError,
-};
-
-export const anthropicUpstreamCodec: ChatUpstreamCodec = {
-  format: 'anthropic-messages',
-  hostedTools: new Set(['web-search', 'computer-use', 'bash', 'text-editor', 'code-execution']),
-  encodeRequest: encodeMessagesUpstreamRequest,
-  decodeResult: decodeMessagesUpstreamResult,
-  createStreamDecoder: () => new MessagesStreamDecoder(),
-  decodeError: decodeMessagesError,
-};
-
 /** The Messages format (docs/architecture.md, "The format module"). */
-export const anthropicMessages: FormatModule = {
+export const anthropicMessages = chatFormat({
   name: 'anthropic-messages',
   // The `family` label dashboards query (grafana/dashboards/).
   metricLabel: 'messages',
-  operation: () => 'chat',
   paths: [
     { prefix: '/v1/messages' },
     { prefix: '/v1/models', when: (headers) => headers['anthropic-version'] !== undefined },
@@ -51,7 +32,6 @@ export const anthropicMessages: FormatModule = {
   // The current Anthropic SDK sends `Authorization: Bearer`, older clients `x-api-key`.
   credential: (headers) => headerValue(headers, 'x-api-key') ?? bearerToken(headers),
   credentialHeaders: ['x-api-key', 'authorization'],
-  encodeError: encodeMessagesError,
   // MessageCreateParams in node_modules/@anthropic-ai/sdk/resources/messages/messages.d.ts.
   knownFields: [
     'model',
@@ -80,13 +60,28 @@ export const anthropicMessages: FormatModule = {
   ],
   // Claude on Bedrock takes the Messages body in Bedrock's envelope (src/services/providers/bedrock/).
   providers: [{ type: 'anthropic' }, { type: 'bedrock' }],
-  client: anthropicClientCodec,
+  client: {
+    peekRequest: peekMessagesRequest,
+    decodeRequest: decodeMessagesRequest,
+    encodeResult: encodeMessagesResult,
+    createStreamEncoder: (request) => new MessagesStreamEncoder(request),
+    encodeError: encodeMessagesError,
+  },
   countClient: messagesCountClient,
   models: anthropicModels,
   upstream: {
-    codec: anthropicUpstreamCodec,
+    codec: {
+      hostedTools: new Set(['web-search', 'computer-use', 'bash', 'text-editor', 'code-execution']),
+      encodeRequest: encodeMessagesUpstreamRequest,
+      decodeResult: decodeMessagesUpstreamResult,
+      createStreamDecoder: () => new MessagesStreamDecoder(),
+      decodeError: decodeMessagesError,
+    },
     relay: messagesRelay,
     authHeaders: (key) => ({ 'x-api-key': key }),
     countWire: messagesCountWire,
   },
-};
+});
+
+export const anthropicClientCodec = anthropicMessages.client;
+export const anthropicUpstreamCodec = anthropicMessages.upstream.codec;

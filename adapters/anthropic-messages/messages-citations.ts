@@ -44,28 +44,27 @@ export function citationsOfWire(v: unknown): Citation[] | undefined {
   return out.length > 0 ? out : undefined;
 }
 
+type CharSpan = { citedText?: string; title?: string; start?: number; end?: number; fileId?: string };
+
+/** A `char_location` citation, of a document or of a file; what the IR does not keep is empty. */
+const charLocation = (documentIndex: number, c: CharSpan): Json => ({
+  type: 'char_location',
+  cited_text: c.citedText ?? '',
+  document_index: documentIndex,
+  document_title: c.title ?? null,
+  ...(c.fileId !== undefined ? { file_id: c.fileId } : {}),
+  start_char_index: c.start ?? 0,
+  end_char_index: c.end ?? 0,
+});
+
 /** IR -> client response; fields the IR does not keep are filled with their empty values. */
 export function wireCitationOf(c: Citation): Json {
   switch (c.kind) {
     case 'document':
-      return {
-        type: 'char_location',
-        cited_text: c.citedText ?? '',
-        document_index: c.documentIndex,
-        document_title: c.title ?? null,
-        start_char_index: c.start ?? 0,
-        end_char_index: c.end ?? 0,
-      };
+      return charLocation(c.documentIndex, c);
     case 'file':
-      return {
-        type: 'char_location',
-        cited_text: '',
-        document_index: c.index ?? 0,
-        document_title: null,
-        file_id: c.fileId,
-        start_char_index: 0,
-        end_char_index: 0,
-      };
+      // The IR keeps no span or quote of a file citation.
+      return charLocation(c.index ?? 0, { fileId: c.fileId });
     case 'url':
       return {
         type: 'web_search_result_location',

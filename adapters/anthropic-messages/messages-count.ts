@@ -1,7 +1,7 @@
 // Token counting in the Messages format: `POST /v1/messages/count_tokens` for clients, and the
 // same endpoint on Messages upstreams (docs/discovery.md).
 import type { CountClient, CountWire } from '../shared/format-module.ts';
-import { countBody, countIn, pickFields } from '../shared/count-body.ts';
+import { countBody, fixedPathCountWire } from '../shared/count-body.ts';
 
 /**
  * The fields Anthropic's count_tokens takes (MessageCountTokensParams in
@@ -22,12 +22,12 @@ const countFields = [
   'mcp_servers',
 ];
 
-export const messagesCountWire: CountWire = {
-  relay: (body, model) => ({ path: '/v1/messages/count_tokens', body: { ...body, model } }),
-  translate: (g) => ({ path: '/v1/messages/count_tokens', body: pickFields(g.body, countFields) }),
-  read: (body) => countIn(body, 'input_tokens'),
-  relayHeaders: ['anthropic-version', 'anthropic-beta'],
-};
+export const messagesCountWire: CountWire = fixedPathCountWire(
+  '/v1/messages/count_tokens',
+  countFields,
+  'input_tokens',
+  ['anthropic-version', 'anthropic-beta'],
+);
 
 /** `POST /v1/messages/count_tokens` → `{input_tokens}` (MessageTokensCount). */
 export const messagesCountClient: CountClient = {

@@ -5,6 +5,7 @@ import { GatewayError } from '../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../src/ir/stream-event.ts';
 import type { UpstreamStreamDecoder } from '../shared/chat-adapter.ts';
 import { int, isObject, obj, str, type Json } from '../shared/narrow.ts';
+import { notJson, parseFrameJson } from '../shared/frame-json.ts';
 import { decodeStreamError } from './messages-error.ts';
 import { completeUsage, usageOfWire } from './messages-usage.ts';
 import { finishOfStopReason } from './stop-reason-map.ts';
@@ -37,12 +38,8 @@ export class MessagesStreamDecoder implements UpstreamStreamDecoder {
 
   push(frame: { event?: string; data: string }): StreamEvent[] {
     if (this.#done) return [];
-    let data: unknown;
-    try {
-      data = JSON.parse(frame.data);
-    } catch {
-      return this.#fail('anthropic upstream sent a stream event that is not JSON');
-    }
+    const data = parseFrameJson(frame.data);
+    if (data === notJson) return this.#fail('anthropic upstream sent a stream event that is not JSON');
     const name = frame.event ?? (isObject(data) && typeof data.type === 'string' ? data.type : '');
     const handler = this.#handlers.get(name);
     // Unknown events are skipped: the API may add event types (versioning policy).

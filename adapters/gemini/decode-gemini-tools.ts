@@ -140,25 +140,24 @@ export function decodeToolConfig(v: unknown, path: string, tools: Tool[], droppe
   if (names !== undefined && mode !== 'ANY' && mode !== 'VALIDATED') {
     throw invalid(an.path, `${an.path}: may only be set when mode is ANY or VALIDATED`);
   }
+  out.toolChoice = choiceOfMode(mode, names);
+  return out;
+}
+
+/** The IR tool choice a function calling mode means, with the functions it allows (if it names any). */
+function choiceOfMode(mode: (typeof modes)[number], names: string[] | undefined): ToolChoice {
   switch (mode) {
     case 'MODE_UNSPECIFIED':
     case 'AUTO':
-      out.toolChoice = { type: 'auto' };
-      break;
+      return { type: 'auto' };
     case 'NONE':
-      out.toolChoice = { type: 'none' };
-      break;
+      return { type: 'none' };
     case 'ANY':
-      if (names === undefined || names.length === 0) out.toolChoice = { type: 'required' };
-      else if (names.length === 1) out.toolChoice = { type: 'tool', name: names[0] };
-      else out.toolChoice = { type: 'allowed', names, mode: 'required' };
-      break;
+      if (names === undefined || names.length === 0) return { type: 'required' };
+      return names.length === 1 ? { type: 'tool', name: names[0] } : { type: 'allowed', names, mode: 'required' };
     case 'VALIDATED':
-      out.toolChoice =
-        names === undefined || names.length === 0 ? { type: 'auto' } : { type: 'allowed', names, mode: 'auto' };
-      break;
+      return names === undefined || names.length === 0 ? { type: 'auto' } : { type: 'allowed', names, mode: 'auto' };
     default:
-      assertNever(mode, 'function calling mode');
+      return assertNever(mode, 'function calling mode');
   }
-  return out;
 }

@@ -12,6 +12,7 @@ import { dropOpenAIKnobs } from '../shared/openai-knobs.ts';
 import { encodeServiceTier } from '../shared/service-tier.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
 import { budgetOfEffort, nearestEffort } from '../shared/reasoning-map.ts';
+import { copySampling, type SamplingNames } from '../shared/sampling-names.ts';
 import { geminiBuiltinKinds } from './decode-gemini-tools.ts';
 import { encodeContents, onceWarner } from './encode-gemini-contents.ts';
 import { geminiEnumSchema, geminiJsonSchema, stringEnumOf } from './gemini-schema.ts';
@@ -149,6 +150,19 @@ function encodeToolConfig(choice: ToolChoice | undefined, tools: Tool[]): Json {
   }
 }
 
+/** The sampling knobs generationConfig takes as they are (stop sequences are counted first). */
+const samplingNames: SamplingNames = [
+  ['temperature', 'temperature'],
+  ['topP', 'topP'],
+  ['topK', 'topK'],
+  ['seed', 'seed'],
+  ['presencePenalty', 'presencePenalty'],
+  ['frequencyPenalty', 'frequencyPenalty'],
+  ['candidateCount', 'candidateCount'],
+  ['logprobs', 'responseLogprobs'],
+  ['topLogprobs', 'logprobs'],
+];
+
 function encodeGenerationConfig(req: ChatRequest): Json {
   const s = req.sampling;
   const g: Json = {};
@@ -157,16 +171,8 @@ function encodeGenerationConfig(req: ChatRequest): Json {
       throw invalid('stop', `stop: provider format 'gemini' accepts at most 5 stop sequences (got ${s.stop.length})`);
     g.stopSequences = s.stop;
   }
-  if (s.temperature !== undefined) g.temperature = s.temperature;
-  if (s.topP !== undefined) g.topP = s.topP;
-  if (s.topK !== undefined) g.topK = s.topK;
-  if (s.seed !== undefined) g.seed = s.seed;
-  if (s.presencePenalty !== undefined) g.presencePenalty = s.presencePenalty;
-  if (s.frequencyPenalty !== undefined) g.frequencyPenalty = s.frequencyPenalty;
-  if (s.candidateCount !== undefined) g.candidateCount = s.candidateCount;
+  copySampling(s, samplingNames, g);
   if (req.maxTokens !== undefined) g.maxOutputTokens = req.maxTokens;
-  if (s.logprobs !== undefined) g.responseLogprobs = s.logprobs;
-  if (s.topLogprobs !== undefined) g.logprobs = s.topLogprobs;
   const out = req.output;
   if (out?.type === 'json') g.responseMimeType = 'application/json';
   if (out?.type === 'json-schema') {

@@ -19,14 +19,15 @@ import { decodeGeminiStreamError } from './gemini-error.ts';
 import { finishOfGemini } from './gemini-finish-reason.ts';
 import { usageOfGemini } from './gemini-usage.ts';
 import { reasoningOfSignature } from './thought-signature.ts';
-import { upToError } from '../shared/up-to-error.ts';
+import { DecodedEvents } from '../shared/decoded-events.ts';
+import { frameObject } from '../shared/frame-json.ts';
 
 type OpenPart = { kind: 'text'; index: number } | { kind: 'reasoning'; index: number; signed: boolean };
 
 const s = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 export class GeminiStreamDecoder implements UpstreamStreamDecoder {
-  #out: StreamEvent[] = [];
+  readonly #out = new DecodedEvents();
   #started = false;
   #nextIndex = 0;
   #open: OpenPart | undefined;
@@ -37,23 +38,24 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
   #promptBlocked = false;
   /** The latest safety ratings (of the candidate, or of the prompt when it was blocked). */
   #safety: SafetyRating[] | undefined;
-  #over = false;
 
   push(frame: { event?: string; data: string }): StreamEvent[] {
-    if (this.#over) return [];
+    if (this.#out.over) return [];
     const data = frame.data.trim();
     if (data !== '') this.onChunk(data);
-    return this.#flush();
+    return this.#out.take();
   }
 
   end(): StreamEvent[] {
-    if (this.#over) return [];
+    if (this.#out.over) return [];
     if (this.#rawFinish === undefined) {
-      this.#fail(new GatewayError('upstream', 'gemini upstream stream ended early (no chunk carried a finishReason)'));
-      return this.#flush();
+      this.#out.fail(
+        new GatewayError('upstream', 'gemini upstream stream ended early (no chunk carried a finishReason)'),
+      );
+      return this.#out.take();
     }
     this.#closeOpen();
-    this.#over = true;
+    this.#out.over = true;
     const finish: ChatFinish = this.#finish(this.#rawFinish);
     this.#out.push({
       type: 'finish',
@@ -62,19 +64,13 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
       ...(this.#safety ? { safety: this.#safety } : {}),
       ...(this.#promptBlocked ? { promptBlocked: { reason: this.#rawFinish } } : {}),
     });
-    return this.#flush();
+    return this.#out.take();
   }
 
   onChunk(data: string): void {
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(data);
-    } catch {
-      return this.#fail(new GatewayError('upstream', 'gemini upstream sent a stream chunk that is not JSON'));
-    }
-    if (!isObject(chunk))
-      return this.#fail(new GatewayError('upstream', 'gemini upstream sent a stream chunk that is not an object'));
-    if (chunk.error !== undefined && chunk.error !== null) return this.#fail(decodeGeminiStreamError(chunk));
+    const chunk = frameObject(data, 'gemini upstream sent a stream chunk');
+    if (chunk instanceof GatewayError) return this.#out.fail(chunk);
+    if (chunk.error !== undefined && chunk.error !== null) return this.#out.fail(decodeGeminiStreamError(chunk));
     this.onStart(chunk);
     if (chunk.usageMetadata !== undefined) this.#usage = usageOfGemini(chunk.usageMetadata);
     const candidate = Array.isArray(chunk.candidates)
@@ -116,7 +112,7 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
     if (isObject(part.executableCode) || isObject(part.codeExecutionResult)) return this.onCode(part);
     if (isObject(part.inlineData) || isObject(part.fileData)) {
       // The IR stream has no media events; failing beats silently losing an image.
-      return this.#fail(
+      return this.#out.fail(
         new GatewayError(
           'upstream',
           'gemini upstream streamed a media part, which polygate cannot relay in a translated stream; use generateContent',
@@ -235,16 +231,5 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
       default:
         assertNever(open, 'open part');
     }
-  }
-
-  #fail(error: GatewayError): void {
-    this.#over = true;
-    this.#out.push({ type: 'error', error });
-  }
-
-  #flush(): StreamEvent[] {
-    const out = this.#out;
-    this.#out = [];
-    return upToError(out);
   }
 }

@@ -1,7 +1,7 @@
 // The `gemini` adapter: Google Gemini generateContent / streamGenerateContent wire format, for
 // clients of polygate (`/v1beta/models/{model}:generateContent`) and for Gemini
 // upstreams (https://ai.google.dev/api/generate-content).
-import type { ChatClientCodec, ChatUpstreamCodec } from '../shared/chat-adapter.ts';
+import { chatFormat } from '../shared/chat-format.ts';
 import { decodeGeminiRequest } from './decode-gemini-request.ts';
 import { peekGeminiRequest, geminiRelay } from './gemini-relay.ts';
 import { decodeGeminiUpstreamResult } from './decode-gemini-upstream-result.ts';
@@ -10,27 +10,9 @@ import { encodeGeminiUpstreamRequest } from './encode-gemini-upstream-request.ts
 import { decodeGeminiUpstreamError, encodeGeminiError } from './gemini-error.ts';
 import { GeminiStreamDecoder } from './gemini-stream-decoder.ts';
 import { GeminiStreamEncoder } from './gemini-stream-encoder.ts';
-import { headerValue, type FormatModule, type RouteMethods } from '../shared/format-module.ts';
+import { headerValue, type RouteMethods } from '../shared/format-module.ts';
 import { geminiCountClient, geminiCountWire } from './gemini-count.ts';
 import { geminiModels } from './gemini-models.ts';
-
-export const geminiClientCodec: ChatClientCodec = {
-  format: 'gemini',
-  peekRequest: peekGeminiRequest,
-  decodeRequest: decodeGeminiRequest,
-  encodeResult: encodeGeminiResult,
-  createStreamEncoder: (request) => new GeminiStreamEncoder(request),
-  encodeError: encodeGeminiError,
-};
-
-export const geminiUpstreamCodec: ChatUpstreamCodec = {
-  format: 'gemini',
-  hostedTools: new Set(['web-search', 'code-execution']),
-  encodeRequest: encodeGeminiUpstreamRequest,
-  decodeResult: decodeGeminiUpstreamResult,
-  createStreamDecoder: () => new GeminiStreamDecoder(),
-  decodeError: decodeGeminiUpstreamError,
-};
 
 export { decodeGeminiStreamError, decodeGeminiUpstreamError, encodeGeminiError } from './gemini-error.ts';
 
@@ -46,10 +28,9 @@ const methods: RouteMethods = {
  * Gemini key comes with it or the path names a method (`{model}:generateContent`): @google/genai
  * calls `/v1` as well as `/v1beta`.
  */
-export const gemini: FormatModule = {
+export const gemini = chatFormat({
   name: 'gemini',
   metricLabel: 'gemini',
-  operation: () => 'chat',
   paths: [
     { prefix: '/v1beta' },
     {
@@ -72,7 +53,6 @@ export const gemini: FormatModule = {
   credential: (headers, query) =>
     headerValue(headers, 'x-goog-api-key') ?? (typeof query.key === 'string' ? query.key : undefined),
   credentialHeaders: ['x-goog-api-key'],
-  encodeError: encodeGeminiError,
   // GenerateContentParameters in node_modules/@google/genai (REST names).
   knownFields: [
     'contents',
@@ -89,13 +69,28 @@ export const gemini: FormatModule = {
   ],
   // Vertex AI serves Gemini models in this body (and Claude in Anthropic's: src/services/providers/vertex/).
   providers: [{ type: 'gemini' }, { type: 'vertex' }],
-  client: geminiClientCodec,
+  client: {
+    peekRequest: peekGeminiRequest,
+    decodeRequest: decodeGeminiRequest,
+    encodeResult: encodeGeminiResult,
+    createStreamEncoder: (request) => new GeminiStreamEncoder(request),
+    encodeError: encodeGeminiError,
+  },
   countClient: geminiCountClient,
   models: geminiModels,
   upstream: {
-    codec: geminiUpstreamCodec,
+    codec: {
+      hostedTools: new Set(['web-search', 'code-execution']),
+      encodeRequest: encodeGeminiUpstreamRequest,
+      decodeResult: decodeGeminiUpstreamResult,
+      createStreamDecoder: () => new GeminiStreamDecoder(),
+      decodeError: decodeGeminiUpstreamError,
+    },
     relay: geminiRelay,
     authHeaders: (key) => ({ 'x-goog-api-key': key }),
     countWire: geminiCountWire,
   },
-};
+});
+
+export const geminiClientCodec = gemini.client;
+export const geminiUpstreamCodec = gemini.upstream.codec;

@@ -1,6 +1,6 @@
 // The `openai-audio` wire format: client requests in, transcripts and errors out, and
 // the same format towards OpenAI-compatible upstreams. Pure: no Koa, no I/O (docs/architecture.md).
-import { bearerToken, type FormatModule } from '../shared/format-module.ts';
+import { bearerCredential, type FormatModule } from '../shared/format-module.ts';
 import { encodeOpenAiError } from '../shared/openai-error-body.ts';
 export { sniffAudioContainer, extensionOf, sniffBytes, uploadExtensions } from './audio-container.ts';
 export { speechContentType, transcriptContentType } from './audio-media-types.ts';
@@ -32,8 +32,7 @@ export const openaiAudio: FormatModule = {
     { method: 'POST', path: '/v1/audio/transcriptions', kind: 'transcription', body: 'raw' },
     { method: 'POST', path: '/v1/audio/translations', kind: 'translation', body: 'raw' },
   ],
-  credential: bearerToken,
-  credentialHeaders: ['authorization'],
+  ...bearerCredential,
   encodeError: encodeOpenAiError,
   // SpeechCreateParams and TranscriptionCreateParams in node_modules/openai/resources/audio/.
   knownFields: [

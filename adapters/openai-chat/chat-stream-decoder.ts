@@ -13,14 +13,15 @@ import { isObject, type Json } from '../shared/narrow.ts';
 import { decodeChatStreamError } from './chat-error.ts';
 import { finishOfChatReason } from './chat-finish-reason.ts';
 import { decodeChatUsage } from './chat-usage.ts';
-import { upToError } from '../shared/up-to-error.ts';
+import { DecodedEvents } from '../shared/decoded-events.ts';
+import { frameObject } from '../shared/frame-json.ts';
 
 type OpenPart =
   { kind: 'text' | 'reasoning' | 'refusal'; index: number } | { kind: 'tool'; index: number; wireIndex: number };
 type ToolState = { index: number; closed: boolean };
 
 export class ChatStreamDecoder implements UpstreamStreamDecoder {
-  #out: StreamEvent[] = [];
+  readonly #out = new DecodedEvents();
   #started = false;
   #nextIndex = 0;
   #open: OpenPart | undefined;
@@ -30,37 +31,29 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
   #toolIds = new Map<string, number>();
   #finish: ChatFinish | undefined;
   #usage: Usage | undefined;
-  /** A `finish` or `error` was emitted: the stream is over for the IR. */
-  #over = false;
 
   push(frame: { event?: string; data: string }): StreamEvent[] {
-    if (this.#over) return [];
+    if (this.#out.over) return [];
     const data = frame.data.trim();
     if (data === '[DONE]') this.onDone();
     else this.onChunk(data);
-    return this.#flush();
+    return this.#out.take();
   }
 
   end(): StreamEvent[] {
-    if (this.#over) return [];
+    if (this.#out.over) return [];
     // Some compatible servers close the stream after the finish chunk without `[DONE]`.
     if (this.#finish) this.onDone();
     else
-      this.#fail(
+      this.#out.fail(
         new GatewayError('upstream', 'openai-chat upstream stream ended early (no finish_reason and no [DONE])'),
       );
-    return this.#flush();
+    return this.#out.take();
   }
 
   onChunk(data: string): void {
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(data);
-    } catch {
-      return this.#fail(new GatewayError('upstream', 'openai-chat upstream sent a stream event that is not JSON'));
-    }
-    if (!isObject(chunk))
-      return this.#fail(new GatewayError('upstream', 'openai-chat upstream sent a stream event that is not an object'));
+    const chunk = frameObject(data, 'openai-chat upstream sent a stream event');
+    if (chunk instanceof GatewayError) return this.#out.fail(chunk);
     if (chunk.error !== undefined && chunk.error !== null) return this.onError(chunk);
     this.onStart(chunk);
     const choice = Array.isArray(chunk.choices)
@@ -126,7 +119,7 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
     if (fragment === '') return;
     if (known.closed) {
       // IR parts are sequential; a fragment for a call already closed cannot be placed.
-      return this.#fail(
+      return this.#out.fail(
         new GatewayError('upstream', `openai-chat upstream sent arguments for tool call ${wireIndex} after it ended`),
       );
     }
@@ -145,7 +138,7 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
   onDone(): void {
     if (!this.#started) this.#out.push({ type: 'start', id: '', model: '' });
     this.#closeOpen();
-    this.#over = true;
+    this.#out.over = true;
     // `[DONE]` without a finish_reason: the stream ended by protocol, the reason is unknown.
     this.#out.push({
       type: 'finish',
@@ -155,7 +148,7 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
   }
 
   onError(chunk: Json): void {
-    this.#fail(decodeChatStreamError(chunk));
+    this.#out.fail(decodeChatStreamError(chunk));
   }
 
   /** Servers that omit `index` (some compatible ones) name the call by id, or continue the open one. */
@@ -197,16 +190,5 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
       default:
         assertNever(open, 'open part');
     }
-  }
-
-  #fail(error: GatewayError): void {
-    this.#over = true;
-    this.#out.push({ type: 'error', error });
-  }
-
-  #flush(): StreamEvent[] {
-    const out = this.#out;
-    this.#out = [];
-    return upToError(out);
   }
 }

@@ -17,6 +17,7 @@ import { arr, obj, optStr, str, type Json } from '../shared/narrow.ts';
 import type { DroppedField } from '../shared/dropped-fields.ts';
 import { nearestDetail, noteInto, openEnum } from '../shared/open-enum.ts';
 import { parseDataUrl } from '../shared/data-url.ts';
+import { placeInstructions } from '../shared/system-message.ts';
 
 const roles = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
 
@@ -46,16 +47,13 @@ export function decodeChatMessages(v: unknown, dropped: DroppedField[]): Decoded
       case undefined:
         break;
       case 'system':
-      case 'developer': {
-        // Leading instructions are the system prompt. One after the conversation has begun (a
-        // reminder or a changed mode mid-session) is an instruction at that point: an IR system
-        // message in place, which each upstream encoder keeps or folds there.
-        const parts = decodeTextContent(m.content, `${field}.content`, dropped);
-        if (messages.length === 0) system.push(...parts);
-        else if (parts.length > 0) messages.push({ role: 'system', parts });
+      case 'developer':
+        placeInstructions(decodeTextContent(m.content, `${field}.content`, dropped), messages.length === 0, {
+          system,
+          messages,
+        });
         openToolTurn = undefined;
         break;
-      }
       case 'user': {
         const parts = decodeUserContent(m.content, `${field}.content`, dropped);
         if (openToolTurn) openToolTurn.parts.push(...parts);

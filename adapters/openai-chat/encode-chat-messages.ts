@@ -6,8 +6,11 @@ import type {
   CodePart,
   CodeResultPart,
   FilePart,
+  HostedCallPart,
+  HostedResultPart,
   ImagePart,
   Part,
+  ReasoningPart,
   TextPart,
   ToolCallPart,
   ToolResultPart,
@@ -85,13 +88,8 @@ function encodeUserTurn(parts: Part[], i: number, warn: WarningSink): ChatWireMe
   const toolMessages: ChatWireMessage[] = [];
   const toolImages: ChatUserPart[] = [];
   const content: ChatUserPart[] = [];
-  let warnedReasoning = false;
-  parts.forEach((p, j) => {
-    const field = `messages.${i}.content.${j}`;
+  forEachPart(parts, i, warn, content, (p, field) => {
     switch (p.type) {
-      case 'text':
-        content.push(textPart(p.text));
-        break;
       case 'image':
         content.push(encodeImage(p, field));
         break;
@@ -106,20 +104,6 @@ function encodeUserTurn(parts: Part[], i: number, warn: WarningSink): ChatWireMe
       }
       case 'refusal':
         content.push(textPart(p.text));
-        break;
-      case 'hosted-call':
-      case 'hosted-result':
-        content.push(textPart(hostedPartText(p)));
-        break;
-      case 'code':
-      case 'code-result':
-        content.push(textPart(codeAsText(p)));
-        warn(field, 'code-execution parts are sent as text: Chat Completions has no code-execution content');
-        break;
-      case 'reasoning':
-        if (!warnedReasoning)
-          warn(`messages.${i}.reasoning`, 'Chat Completions cannot carry reasoning in requests; dropped');
-        warnedReasoning = true;
         break;
       case 'tool-call':
         throw invalid(field, `${field}: a tool call can only appear in an assistant message`);
@@ -160,34 +144,13 @@ function encodeAssistantTurn(parts: Part[], i: number, warn: WarningSink): ChatW
   const texts: ChatTextPart[] = [];
   const refusals: string[] = [];
   const calls: ChatToolCall[] = [];
-  let warnedReasoning = false;
-  parts.forEach((p, j) => {
-    const field = `messages.${i}.content.${j}`;
+  forEachPart(parts, i, warn, texts, (p, field) => {
     switch (p.type) {
-      case 'text':
-        texts.push(textPart(p.text));
-        break;
       case 'refusal':
         refusals.push(p.text);
         break;
       case 'tool-call':
         calls.push(encodeToolCall(p));
-        break;
-      case 'hosted-call':
-      case 'hosted-result':
-        texts.push(textPart(hostedPartText(p)));
-        break;
-      case 'code':
-      case 'code-result':
-        texts.push(textPart(codeAsText(p)));
-        warn(field, 'code-execution parts are sent as text: Chat Completions has no code-execution content');
-        break;
-      case 'reasoning':
-        // Chat Completions has no reasoning input (DeepSeek-style servers even reject
-        // `reasoning_content` sent back), so earlier reasoning cannot be replayed.
-        if (!warnedReasoning)
-          warn(`messages.${i}.reasoning`, 'Chat Completions cannot carry reasoning in requests; dropped');
-        warnedReasoning = true;
         break;
       case 'image':
       case 'file':
@@ -276,6 +239,60 @@ function decodeBase64Text(data: string, field: string): string {
   } catch {
     throw invalid(field, `${field}: the text file's data is not valid base64`);
   }
+}
+
+/** Parts a turn of either role carries the same way: as text, or not at all. */
+type SameInBothRoles = TextPart | HostedCallPart | HostedResultPart | CodePart | CodeResultPart | ReasoningPart;
+const sameInBothRoles: ReadonlySet<Part['type']> = new Set([
+  'text',
+  'hosted-call',
+  'hosted-result',
+  'code',
+  'code-result',
+  'reasoning',
+]);
+const isSameInBothRoles = (p: Part): p is SameInBothRoles => sameInBothRoles.has(p.type);
+
+/**
+ * Visits one turn's parts with each one's field path. Parts carried the same way whatever the
+ * role never reach `visit`: text, and hosted-tool traffic and code execution (which have no Chat
+ * Completions content) go to `texts` as text, so the model still sees them; reasoning is dropped
+ * with one warning a turn (Chat Completions has no reasoning input; DeepSeek-style servers even
+ * reject `reasoning_content` sent back, so earlier reasoning cannot be replayed).
+ */
+function forEachPart<T extends ChatUserPart>(
+  parts: Part[],
+  i: number,
+  warn: WarningSink,
+  texts: (ChatTextPart | T)[],
+  visit: (p: Exclude<Part, SameInBothRoles>, field: string) => void,
+): void {
+  let warnedReasoning = false;
+  parts.forEach((p, j) => {
+    const field = `messages.${i}.content.${j}`;
+    if (!isSameInBothRoles(p)) return visit(p, field);
+    switch (p.type) {
+      case 'text':
+        texts.push(textPart(p.text));
+        break;
+      case 'hosted-call':
+      case 'hosted-result':
+        texts.push(textPart(hostedPartText(p)));
+        break;
+      case 'code':
+      case 'code-result':
+        texts.push(textPart(codeAsText(p)));
+        warn(field, 'code-execution parts are sent as text: Chat Completions has no code-execution content');
+        break;
+      case 'reasoning':
+        if (!warnedReasoning)
+          warn(`messages.${i}.reasoning`, 'Chat Completions cannot carry reasoning in requests; dropped');
+        warnedReasoning = true;
+        break;
+      default:
+        assertNever(p, 'part');
+    }
+  });
 }
 
 function codeAsText(p: CodePart | CodeResultPart): string {

@@ -11,9 +11,22 @@ import { outputChangingExtension } from '../shared/output-changing-extensions.ts
 import { encodeOpenAIKnobs } from '../shared/openai-knobs.ts';
 import { encodeServiceTier } from '../shared/service-tier.ts';
 import { effortOfBudget, nearestEffort } from '../shared/reasoning-map.ts';
+import { copySampling, type SamplingNames } from '../shared/sampling-names.ts';
 import { encodeChatMessages } from './encode-chat-messages.ts';
 
 const FORMAT = 'openai-chat';
+
+/** The sampling knobs Chat Completions takes as they are (stop and top_k are checked in encodeSampling). */
+const samplingNames: SamplingNames = [
+  ['temperature', 'temperature'],
+  ['topP', 'top_p'],
+  ['seed', 'seed'],
+  ['presencePenalty', 'presence_penalty'],
+  ['frequencyPenalty', 'frequency_penalty'],
+  ['candidateCount', 'n'],
+  ['logprobs', 'logprobs'],
+  ['topLogprobs', 'top_logprobs'],
+];
 
 /** Chat Completions accepts at most 4 stop sequences. */
 const maxStop = 4;
@@ -148,14 +161,7 @@ function encodeOutput(o: OutputFormat): unknown {
 function encodeSampling(req: ChatRequest, warn: WarningSink): Record<string, unknown> {
   const s = req.sampling;
   const out: Record<string, unknown> = {};
-  if (s.temperature !== undefined) out.temperature = s.temperature;
-  if (s.topP !== undefined) out.top_p = s.topP;
-  if (s.seed !== undefined) out.seed = s.seed;
-  if (s.presencePenalty !== undefined) out.presence_penalty = s.presencePenalty;
-  if (s.frequencyPenalty !== undefined) out.frequency_penalty = s.frequencyPenalty;
-  if (s.candidateCount !== undefined) out.n = s.candidateCount;
-  if (s.logprobs !== undefined) out.logprobs = s.logprobs;
-  if (s.topLogprobs !== undefined) out.top_logprobs = s.topLogprobs;
+  copySampling(s, samplingNames, out);
   if (s.stop && s.stop.length > 0) {
     // Stop sequences change the answer, so more than the upstream takes is an error, not a drop.
     if (s.stop.length > maxStop)

@@ -1,7 +1,7 @@
 // The `openai-chat` adapter: OpenAI Chat Completions in both directions — as polygate's
 // /v1/chat/completions for clients, and as the wire format of Chat Completions upstreams
 // (https://platform.openai.com/docs/api-reference/chat).
-import type { ChatClientCodec, ChatUpstreamCodec } from '../shared/chat-adapter.ts';
+import { chatFormat } from '../shared/chat-format.ts';
 import { decodeChatUpstreamError, encodeChatError } from './chat-error.ts';
 import { ChatStreamDecoder } from './chat-stream-decoder.ts';
 import { ChatStreamEncoder } from './chat-stream-encoder.ts';
@@ -10,27 +10,8 @@ import { decodeChatRequest } from './decode-chat-request.ts';
 import { decodeChatUpstreamResult } from './decode-chat-upstream-result.ts';
 import { encodeChatResult } from './encode-chat-result.ts';
 import { encodeChatUpstreamRequest } from './encode-chat-upstream-request.ts';
-import { bearerAuth, bearerToken, type FormatModule } from '../shared/format-module.ts';
+import { bearerAuth, bearerCredential } from '../shared/format-module.ts';
 import { openaiModels } from './openai-models.ts';
-
-export const openaiChatUpstreamCodec: ChatUpstreamCodec = {
-  format: 'openai-chat',
-  // Chat Completions runs no tools itself.
-  hostedTools: new Set(),
-  encodeRequest: encodeChatUpstreamRequest,
-  decodeResult: decodeChatUpstreamResult,
-  createStreamDecoder: () => new ChatStreamDecoder(),
-  decodeError: decodeChatUpstreamError,
-};
-
-export const openaiChatClientCodec: ChatClientCodec = {
-  format: 'openai-chat',
-  peekRequest: peekChatRequest,
-  decodeRequest: decodeChatRequest,
-  encodeResult: encodeChatResult,
-  createStreamEncoder: (request) => new ChatStreamEncoder(request),
-  encodeError: encodeChatError,
-};
 
 export { ChatStreamDecoder, ChatStreamEncoder };
 
@@ -38,10 +19,9 @@ export { ChatStreamDecoder, ChatStreamEncoder };
  * The Chat Completions format (docs/architecture.md, "The format module"). Its error shape is also
  * the answer on paths no format claims.
  */
-export const openaiChat: FormatModule = {
+export const openaiChat = chatFormat({
   name: 'openai-chat',
   metricLabel: 'chat',
-  operation: () => 'chat',
   // `/v1/models` without another format's marks is OpenAI's model list.
   paths: [{ prefix: '/v1/chat/' }, { prefix: '/v1/models' }],
   routes: [
@@ -49,9 +29,7 @@ export const openaiChat: FormatModule = {
     { method: 'GET', path: '/v1/models', kind: 'model-list' },
     { method: 'GET', path: '/v1/models/:model', kind: 'model-get' },
   ],
-  credential: bearerToken,
-  credentialHeaders: ['authorization'],
-  encodeError: encodeChatError,
+  ...bearerCredential,
   // ChatCompletionCreateParams in node_modules/openai/resources/chat/completions/completions.d.ts.
   knownFields: [
     'model',
@@ -96,7 +74,27 @@ export const openaiChat: FormatModule = {
     { type: 'openai', api: [undefined, 'chat_completions'] },
     { type: 'azure-openai', api: [undefined, 'chat_completions'] },
   ],
-  client: openaiChatClientCodec,
+  client: {
+    peekRequest: peekChatRequest,
+    decodeRequest: decodeChatRequest,
+    encodeResult: encodeChatResult,
+    createStreamEncoder: (request) => new ChatStreamEncoder(request),
+    encodeError: encodeChatError,
+  },
   models: openaiModels,
-  upstream: { codec: openaiChatUpstreamCodec, relay: chatRelay, authHeaders: bearerAuth },
-};
+  upstream: {
+    codec: {
+      // Chat Completions runs no tools itself.
+      hostedTools: new Set(),
+      encodeRequest: encodeChatUpstreamRequest,
+      decodeResult: decodeChatUpstreamResult,
+      createStreamDecoder: () => new ChatStreamDecoder(),
+      decodeError: decodeChatUpstreamError,
+    },
+    relay: chatRelay,
+    authHeaders: bearerAuth,
+  },
+});
+
+export const openaiChatClientCodec = openaiChat.client;
+export const openaiChatUpstreamCodec = openaiChat.upstream.codec;

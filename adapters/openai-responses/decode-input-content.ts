@@ -12,6 +12,7 @@ import type { DecodeNotes } from './decode-notes.ts';
 import { absent, missing, required } from './responses-validate.ts';
 import { nearestDetail, noteInto, openEnum } from '../shared/open-enum.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
+import { citationOfAnnotation } from './citation-of-annotation.ts';
 
 export type UserContent = TextPart | ImagePart | FilePart;
 export type AssistantContent = TextPart | RefusalPart;
@@ -20,83 +21,72 @@ export type AssistantContent = TextPart | RefusalPart;
 const userTypes = ['input_text', 'output_text', 'input_image', 'input_file'] as const;
 const assistantTypes = ['output_text', 'refusal', 'input_text'] as const;
 
-/** Each entry of a content list, as an object with a `type`, or the string shorthand. */
-function entries(content: unknown, param: string): Array<{ c: Json; p: string; type: unknown }> | string {
-  if (typeof content === 'string') return content;
-  return arr(content, param).map((raw, j) => {
+/**
+ * A content list's parts, one per entry of an `allowed` type, made by `decode`; the string
+ * shorthand is one text part. Every entry must be an object with a `type` (checked for all before
+ * any is decoded). A type outside `allowed` (input_audio, a type newer than polygate) is no error:
+ * it is noted as dropped and every upstream encoder names it in a warning.
+ */
+function contentParts<T extends string, R>(
+  content: unknown,
+  param: string,
+  allowed: readonly T[],
+  notes: DecodeNotes,
+  decode: (type: T, c: Json, p: string) => R,
+): (R | TextPart)[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  const list = arr(content, param).map((raw, j) => {
     const p = `${param}[${j}]`;
     const c = obj(raw, p);
     if (absent(c.type)) throw missing(`${p}.type`);
-    return { c, p, type: c.type };
+    return { c, p };
+  });
+  return list.flatMap(({ c, p }) => {
+    const t = str(c.type, `${p}.type`);
+    if ((allowed as readonly string[]).includes(t)) return [decode(t as T, c, p)];
+    notes.dropped.push({ field: p, value: t });
+    return [];
   });
 }
 
-/**
- * A content type outside the known ones (input_audio, a type newer than polygate) is no error: it
- * is noted as dropped and every upstream encoder names it in a warning.
- */
-function known<T extends string>(type: unknown, allowed: readonly T[], p: string, notes: DecodeNotes): T | undefined {
-  const t = str(type, `${p}.type`);
-  if ((allowed as readonly string[]).includes(t)) return t as T;
-  notes.dropped.push({ field: p, value: t });
-  return undefined;
-}
+const textOf = (c: Json, p: string): TextPart => ({ type: 'text', text: required(c.text, `${p}.text`, str) });
 
-export function decodeUserContent(content: unknown, param: string, notes: DecodeNotes): UserContent[] {
-  const list = entries(content, param);
-  if (typeof list === 'string') return [{ type: 'text', text: list }];
-  return list.flatMap(({ c, p, type }): UserContent[] => {
-    const t = known(type, userTypes, p, notes);
+export const decodeUserContent = (content: unknown, param: string, notes: DecodeNotes): UserContent[] =>
+  contentParts(content, param, userTypes, notes, (t, c, p): UserContent => {
     switch (t) {
-      case undefined:
-        return [];
       case 'input_text':
       case 'output_text':
-        return [{ type: 'text', text: required(c.text, `${p}.text`, str) }];
+        return textOf(c, p);
       case 'input_image':
-        return [decodeImage(c, p, notes)];
+        return decodeImage(c, p, notes);
       case 'input_file':
-        return [decodeFile(c, p)];
+        return decodeFile(c, p);
       default:
         return assertNever(t, 'content type');
     }
   });
-}
 
-export function decodeAssistantContent(content: unknown, param: string, notes: DecodeNotes): AssistantContent[] {
-  const list = entries(content, param);
-  if (typeof list === 'string') return [{ type: 'text', text: list }];
-  return list.flatMap(({ c, p, type }): AssistantContent[] => {
-    const t = known(type, assistantTypes, p, notes);
+export const decodeAssistantContent = (content: unknown, param: string, notes: DecodeNotes): AssistantContent[] =>
+  contentParts(content, param, assistantTypes, notes, (t, c, p): AssistantContent => {
     switch (t) {
-      case undefined:
-        return [];
       case 'output_text': {
-        const part: TextPart = { type: 'text', text: required(c.text, `${p}.text`, str) };
+        const part = textOf(c, p);
         const citations = decodeAnnotations(c.annotations, `${p}.annotations`);
         if (citations.length > 0) part.citations = citations;
-        return [part];
+        return part;
       }
       case 'input_text':
-        return [{ type: 'text', text: required(c.text, `${p}.text`, str) }];
+        return textOf(c, p);
       case 'refusal':
-        return [{ type: 'refusal', text: required(c.refusal, `${p}.refusal`, str) }];
+        return { type: 'refusal', text: required(c.refusal, `${p}.refusal`, str) };
       default:
         return assertNever(t, 'content type');
     }
   });
-}
 
 /** The IR's system prompt is text: text parts are kept, anything else is dropped with a warning. */
-export function decodeSystemContent(content: unknown, param: string, notes: DecodeNotes): TextPart[] {
-  const list = entries(content, param);
-  if (typeof list === 'string') return [{ type: 'text', text: list }];
-  return list.flatMap(({ c, p, type }): TextPart[] =>
-    known(type, ['input_text', 'output_text'] as const, p, notes) === undefined
-      ? []
-      : [{ type: 'text', text: required(c.text, `${p}.text`, str) }],
-  );
-}
+export const decodeSystemContent = (content: unknown, param: string, notes: DecodeNotes): TextPart[] =>
+  contentParts(content, param, ['input_text', 'output_text'] as const, notes, (_, c, p) => textOf(c, p));
 
 /** `image_url` (a URL or a base64 data URL) or `file_id`; `detail` defaults to `auto`. */
 function decodeImage(c: Json, p: string, notes: DecodeNotes): ImagePart {
@@ -148,28 +138,11 @@ function urlSource(url: string, param: string): MediaSource {
   throw invalid(param, `Invalid '${param}'. Expected a valid URL, but got a value with an invalid format.`);
 }
 
-/**
- * url_citation and file_citation map onto IR citations; file_path and container_file_citation
- * point at files in OpenAI containers, which no other format can cite, so they stay behind.
- */
+/** A client's annotations must be objects; the kinds no other format can cite stay behind. */
 function decodeAnnotations(v: unknown, param: string): Citation[] {
   if (absent(v)) return [];
-  const out: Citation[] = [];
-  arr(v, param).forEach((raw, k) => {
+  return arr(v, param).flatMap((raw, k) => {
     if (!isObject(raw)) throw invalid(`${param}[${k}]`, `Invalid type for '${param}[${k}]': expected an object.`);
-    if (raw.type === 'url_citation' && typeof raw.url === 'string') {
-      const c: Citation = { kind: 'url', url: raw.url };
-      if (typeof raw.title === 'string') c.title = raw.title;
-      if (typeof raw.start_index === 'number') c.start = raw.start_index;
-      if (typeof raw.end_index === 'number') c.end = raw.end_index;
-      out.push(c);
-    } else if (raw.type === 'file_citation' && typeof raw.file_id === 'string') {
-      out.push(
-        typeof raw.index === 'number'
-          ? { kind: 'file', fileId: raw.file_id, index: raw.index }
-          : { kind: 'file', fileId: raw.file_id },
-      );
-    }
+    return citationOfAnnotation(raw) ?? [];
   });
-  return out;
 }

@@ -13,6 +13,7 @@ import { arr, obj, str, type Json } from '../shared/narrow.ts';
 import type { DecodeNotes } from './decode-notes.ts';
 import { flatToolName } from './tool-identities.ts';
 import { openReasoning } from '../shared/reasoning-envelope.ts';
+import { placeInstructions } from '../shared/system-message.ts';
 import { decodeAssistantContent, decodeSystemContent, decodeUserContent } from './decode-input-content.ts';
 import type { ItemReferenceSlot } from './responses-extensions.ts';
 import { absent, missing, required } from './responses-validate.ts';
@@ -143,15 +144,13 @@ function decodeMessage(item: Json, p: string, out: DecodedInput, { notes, contin
     case undefined:
       return;
     case 'system':
-    case 'developer': {
-      // Leading instructions are the system prompt. One after the conversation has begun (Codex
-      // adds a developer message with its new permissions when they change mid-session) is an
-      // instruction at that point: an IR system message in place, kept or folded there upstream.
-      const parts = decodeSystemContent(item.content, `${p}.content`, notes);
-      if (out.messages.length === 0 && !continues) out.system.push(...parts);
-      else if (parts.length > 0) out.messages.push({ role: 'system', parts });
-      return;
-    }
+    case 'developer':
+      // A continued conversation has begun already: its instructions never lead.
+      return placeInstructions(
+        decodeSystemContent(item.content, `${p}.content`, notes),
+        out.messages.length === 0 && !continues,
+        out,
+      );
     case 'user':
       return push(out, 'user', decodeUserContent(item.content, `${p}.content`, notes));
     case 'assistant':

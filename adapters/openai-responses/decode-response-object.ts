@@ -8,6 +8,7 @@ import { GatewayError } from '../../src/ir/gateway-error.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
 import { decodeResponsesStreamError, wireErrorOf } from './responses-error.ts';
 import { irCallName } from './tool-identities.ts';
+import { citationOfAnnotation } from './citation-of-annotation.ts';
 
 const count = (v: unknown): number | undefined =>
   typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
@@ -53,26 +54,9 @@ export function reasoningPartOf(item: Json): ReasoningPart {
   return part;
 }
 
-function citationsOf(annotations: unknown): Citation[] {
-  if (!Array.isArray(annotations)) return [];
-  const out: Citation[] = [];
-  for (const a of annotations.filter(isObject)) {
-    if (a.type === 'url_citation' && typeof a.url === 'string') {
-      const c: Citation = { kind: 'url', url: a.url };
-      if (typeof a.title === 'string') c.title = a.title;
-      if (typeof a.start_index === 'number') c.start = a.start_index;
-      if (typeof a.end_index === 'number') c.end = a.end_index;
-      out.push(c);
-    } else if (a.type === 'file_citation' && typeof a.file_id === 'string') {
-      out.push(
-        typeof a.index === 'number'
-          ? { kind: 'file', fileId: a.file_id, index: a.index }
-          : { kind: 'file', fileId: a.file_id },
-      );
-    }
-  }
-  return out;
-}
+/** Annotations that are not objects, or of kinds no other format can cite, are skipped: the upstream's answer stands. */
+const citationsOf = (annotations: unknown): Citation[] =>
+  Array.isArray(annotations) ? annotations.filter(isObject).flatMap((a) => citationOfAnnotation(a) ?? []) : [];
 
 /**
  * One output item → IR parts. Hosted-tool traffic the model ran itself (web_search_call,

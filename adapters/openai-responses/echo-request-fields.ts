@@ -3,9 +3,9 @@
 // truncation 'disabled', tool_choice 'auto', parallel_tool_calls true, text {format: {type:
 // 'text'}}, reasoning {effort: null, summary: null}, store true, metadata {}, tools with `strict`
 // and hosted-tool defaults. Only requests decoded by this adapter reach here.
-import type { ChatRequest, OutputFormat, Tool, ToolChoice } from '../../src/ir/chat-request.ts';
-import { assertNever } from '../../src/ir/stream-event.ts';
+import type { ChatRequest, Tool, ToolChoice } from '../../src/ir/chat-request.ts';
 import { echoBuiltinTool, isBuiltinWireType } from './builtin-tools.ts';
+import { encodeTextFormat, responsesToolChoice } from './encode-responses-tools.ts';
 import { readEcho } from './responses-extensions.ts';
 import type { ResponseObject } from './responses-wire-types.ts';
 
@@ -16,7 +16,8 @@ export type EchoedFields = Omit<
 
 export function echoRequestFields(req: ChatRequest): EchoedFields {
   const e = readEcho(req);
-  const text: EchoedFields['text'] = { format: echoFormat(req.output) };
+  // The format as an upstream is sent it: a name that passed decoding needs no mending.
+  const text: EchoedFields['text'] = { format: req.output ? encodeTextFormat(req.output) : { type: 'text' } };
   if (e.verbosity !== undefined) text.verbosity = e.verbosity;
   const fields: EchoedFields = {
     instructions: e.instructions,
@@ -41,24 +42,6 @@ export function echoRequestFields(req: ChatRequest): EchoedFields {
   return fields;
 }
 
-export function echoFormat(f: OutputFormat | undefined): Record<string, unknown> {
-  if (!f) return { type: 'text' };
-  switch (f.type) {
-    case 'text':
-      return { type: 'text' };
-    case 'json':
-      return { type: 'json_object' };
-    case 'json-schema': {
-      const out: Record<string, unknown> = { type: 'json_schema', name: f.name, schema: f.schema };
-      if (f.description !== undefined) out.description = f.description;
-      out.strict = f.strict ?? false;
-      return out;
-    }
-    default:
-      return assertNever(f, 'output format');
-  }
-}
-
 function echoTool(t: Tool): Record<string, unknown> {
   if (t.type === 'function') {
     return {
@@ -72,20 +55,10 @@ function echoTool(t: Tool): Record<string, unknown> {
   return isBuiltinWireType(t.options.type) ? echoBuiltinTool(t.options) : { type: t.name ?? t.kind, ...t.options };
 }
 
+/** A decoded hosted tool's name is its Responses type (decode-responses-tools.ts), so it is echoed as is. */
 function echoToolChoice(c: ToolChoice | undefined, tools: Tool[]): string | Record<string, unknown> {
   if (!c) return 'auto';
-  switch (c.type) {
-    case 'auto':
-    case 'none':
-    case 'required':
-      return c.type;
-    case 'tool': {
-      const hosted = tools.find((t) => t.type === 'builtin' && t.name === c.name);
-      return hosted ? { type: c.name } : { type: 'function', name: c.name };
-    }
-    case 'allowed':
-      return { type: 'allowed_tools', mode: c.mode, tools: c.names.map((name) => ({ type: 'function', name })) };
-    default:
-      return assertNever(c, 'tool choice');
-  }
+  return responsesToolChoice(c, (name) =>
+    tools.some((t) => t.type === 'builtin' && t.name === name) ? name : undefined,
+  );
 }

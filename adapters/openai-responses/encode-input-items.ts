@@ -6,7 +6,7 @@
 // be replayed to OpenAI and is dropped with a warning).
 import { hostedPartText } from '../shared/hosted-part-text.ts';
 import type { FilePart, ImagePart, Message, Part, ReasoningPart, ToolResultPart } from '../../src/ir/chat-request.ts';
-import { invalid } from '../../src/ir/gateway-error.ts';
+import { invalid, type GatewayError } from '../../src/ir/gateway-error.ts';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import type { WarningSink } from '../shared/chat-adapter.ts';
 import type { Json } from '../shared/narrow.ts';
@@ -58,6 +58,13 @@ export function encodeInputItems(messages: Message[], warn: WarningSink): Encode
 /** A content entry of the current message, or an item of its own. */
 type Encoded = { kind: 'content' | 'item'; json: Json } | 'drop';
 
+/** A part the Responses API has no place for in a turn of that role. */
+const misplaced = (p: Part, i: number, role: 'user' | 'assistant'): GatewayError =>
+  invalid(
+    `messages[${i}]`,
+    `messages[${i}]: ${role === 'user' ? 'a user' : 'an assistant'} turn cannot carry a '${p.type}' part to an OpenAI Responses upstream`,
+  );
+
 function userPart(p: Part, i: number): Encoded {
   switch (p.type) {
     case 'text':
@@ -76,10 +83,7 @@ function userPart(p: Part, i: number): Encoded {
     case 'refusal':
     case 'reasoning':
     case 'tool-call':
-      throw invalid(
-        `messages[${i}]`,
-        `messages[${i}]: a user turn cannot carry a '${p.type}' part to an OpenAI Responses upstream`,
-      );
+      throw misplaced(p, i, 'user');
     default:
       return assertNever(p, 'part');
   }
@@ -108,10 +112,7 @@ function assistantPart(p: Part, i: number): Encoded {
     case 'image':
     case 'file':
     case 'tool-result':
-      throw invalid(
-        `messages[${i}]`,
-        `messages[${i}]: an assistant turn cannot carry a '${p.type}' part to an OpenAI Responses upstream`,
-      );
+      throw misplaced(p, i, 'assistant');
     default:
       return assertNever(p, 'part');
   }

@@ -14,6 +14,7 @@ import { encodeOpenAIKnobs } from '../shared/openai-knobs.ts';
 import { encodeServiceTier } from '../shared/service-tier.ts';
 import type { Json } from '../shared/narrow.ts';
 import { effortOfBudget, nearestEffort } from '../shared/reasoning-map.ts';
+import { copySampling, type SamplingNames } from '../shared/sampling-names.ts';
 import { encodeInputItems } from './encode-input-items.ts';
 import { encodeTextFormat, encodeToolChoice, encodeTools } from './encode-responses-tools.ts';
 import { ext, readEcho, responsesOptions } from './responses-extensions.ts';
@@ -113,10 +114,15 @@ function rejectUnresolvedState(req: ChatRequest): void {
     );
 }
 
+/** The only sampling knobs the Responses API takes; the others are refused or warned in encodeSampling. */
+const samplingNames: SamplingNames = [
+  ['temperature', 'temperature'],
+  ['topP', 'top_p'],
+];
+
 function encodeSampling(req: ChatRequest, body: Json, warn: WarningSink): void {
   const s = req.sampling;
-  if (s.temperature !== undefined) body.temperature = s.temperature;
-  if (s.topP !== undefined) body.top_p = s.topP;
+  copySampling(s, samplingNames, body);
   // Stop sequences change what the model returns: never dropped.
   if (s.stop !== undefined && s.stop.length > 0)
     throw invalid('stop', `stop: stop sequences are not supported by ${provider}`);

@@ -55,22 +55,30 @@ function encodeBuiltin(t: BuiltinTool, i: number, warn: WarningSink): Json {
   }
 }
 
+/** A choice of one hosted tool (by name or kind) names its Responses type; any other, a function. */
 export function encodeToolChoice(c: ToolChoice, tools: Tool[]): string | Json {
+  return responsesToolChoice(c, (name) => {
+    const hosted = tools.find((t): t is BuiltinTool => t.type === 'builtin' && (t.name === name || t.kind === name));
+    if (!hosted) return undefined;
+    return typeof hosted.options.type === 'string' && isBuiltinWireType(hosted.options.type)
+      ? hosted.options.type
+      : hostedTypeOf(hosted);
+  });
+}
+
+/**
+ * `tool_choice` as the Responses API writes it, sent to an upstream or echoed to a client;
+ * `hostedType` gives the type of the hosted tool a choice of one tool names, if it names one.
+ */
+export function responsesToolChoice(c: ToolChoice, hostedType: (name: string) => string | undefined): string | Json {
   switch (c.type) {
     case 'auto':
     case 'none':
     case 'required':
       return c.type;
     case 'tool': {
-      const hosted = tools.find(
-        (t): t is BuiltinTool => t.type === 'builtin' && (t.name === c.name || t.kind === c.name),
-      );
-      if (!hosted) return { type: 'function', name: c.name };
-      const type =
-        typeof hosted.options.type === 'string' && isBuiltinWireType(hosted.options.type)
-          ? hosted.options.type
-          : hostedTypeOf(hosted);
-      return { type };
+      const type = hostedType(c.name);
+      return type === undefined ? { type: 'function', name: c.name } : { type };
     }
     case 'allowed':
       return { type: 'allowed_tools', mode: c.mode, tools: c.names.map((name) => ({ type: 'function', name })) };
@@ -85,6 +93,10 @@ const hostedTypeOf = (t: BuiltinTool): string =>
 /** Format names follow the json_schema rule: letters, digits, underscore, dash; at most 64. */
 const formatName = (name: string): string => name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64) || 'response';
 
+/**
+ * `text.format` as the Responses API writes it: sent to an upstream, and echoed in the response
+ * object a client gets (description before strict, the order OpenAI's own objects have).
+ */
 export function encodeTextFormat(f: OutputFormat): Json {
   switch (f.type) {
     case 'text':
@@ -92,8 +104,9 @@ export function encodeTextFormat(f: OutputFormat): Json {
     case 'json':
       return { type: 'json_object' };
     case 'json-schema': {
-      const out: Json = { type: 'json_schema', name: formatName(f.name), schema: f.schema, strict: f.strict ?? false };
+      const out: Json = { type: 'json_schema', name: formatName(f.name), schema: f.schema };
       if (f.description !== undefined) out.description = f.description;
+      out.strict = f.strict ?? false;
       return out;
     }
     default:

@@ -1,7 +1,8 @@
 // The `openai-responses` adapter: the OpenAI Responses API wire format in every direction
 // (https://platform.openai.com/docs/api-reference/responses). Clients of polygate speak it to
 // POST /v1/responses; polygate speaks it to upstreams configured with `api: responses`.
-import type { ChatClientCodec, ChatUpstreamCodec } from '../shared/chat-adapter.ts';
+import type { ChatClientCodec } from '../shared/chat-adapter.ts';
+import { chatFormat } from '../shared/chat-format.ts';
 import { decodeResponseObject } from './decode-response-object.ts';
 import { decodeResponsesRequest } from './decode-responses-request.ts';
 import { encodeResponseObject } from './encode-response-object.ts';
@@ -11,7 +12,7 @@ import { isItemReference, peekResponsesRequest, responsesRelay } from './respons
 import { randomIds, type IdSource } from './responses-ids.ts';
 import { ResponsesStreamDecoder } from './responses-stream-decoder.ts';
 import { ResponsesStreamEncoder } from './responses-stream-encoder.ts';
-import { bearerAuth, bearerToken, type FormatModule } from '../shared/format-module.ts';
+import { bearerAuth, bearerCredential } from '../shared/format-module.ts';
 import { responsesCountClient, responsesCountWire } from './responses-count.ts';
 
 export type { IdSource } from './responses-ids.ts';
@@ -30,23 +31,10 @@ export function createResponsesClientCodec(ids: IdSource = randomIds): ChatClien
   };
 }
 
-export const responsesClientCodec: ChatClientCodec = createResponsesClientCodec();
-
-export const responsesUpstreamCodec: ChatUpstreamCodec = {
-  format: 'openai-responses',
-  // computer-use: a Responses client's own `computer_use_preview` goes back as it came.
-  hostedTools: new Set(['web-search', 'code-execution', 'file-search', 'computer-use']),
-  encodeRequest: encodeResponsesRequest,
-  decodeResult: decodeResponseObject,
-  createStreamDecoder: () => new ResponsesStreamDecoder(),
-  decodeError: decodeResponsesUpstreamError,
-};
-
 /** The Responses format (docs/architecture.md, "The format module"). */
-export const openaiResponses: FormatModule = {
+export const openaiResponses = chatFormat({
   name: 'openai-responses',
   metricLabel: 'responses',
-  operation: () => 'chat',
   paths: [{ prefix: '/v1/responses' }],
   routes: [
     { method: 'POST', path: '/v1/responses', kind: 'chat' },
@@ -56,9 +44,7 @@ export const openaiResponses: FormatModule = {
     { method: 'DELETE', path: '/v1/responses/:id', kind: 'stored-response-delete' },
     { method: 'GET', path: '/v1/responses/:id/input_items', kind: 'stored-response-input-items' },
   ],
-  credential: bearerToken,
-  credentialHeaders: ['authorization'],
-  encodeError: encodeResponsesError,
+  ...bearerCredential,
   // ResponseCreateParams in node_modules/openai/resources/responses/responses.d.ts.
   knownFields: [
     'model',
@@ -95,15 +81,25 @@ export const openaiResponses: FormatModule = {
     { type: 'openai', api: ['responses'] },
     { type: 'azure-openai', api: ['responses'] },
   ],
-  client: responsesClientCodec,
+  client: createResponsesClientCodec(),
   clientFor: createResponsesClientCodec,
   countClient: responsesCountClient,
   upstream: {
-    codec: responsesUpstreamCodec,
+    codec: {
+      // computer-use: a Responses client's own `computer_use_preview` goes back as it came.
+      hostedTools: new Set(['web-search', 'code-execution', 'file-search', 'computer-use']),
+      encodeRequest: encodeResponsesRequest,
+      decodeResult: decodeResponseObject,
+      createStreamDecoder: () => new ResponsesStreamDecoder(),
+      decodeError: decodeResponsesUpstreamError,
+    },
     relay: responsesRelay,
     authHeaders: bearerAuth,
     countWire: responsesCountWire,
   },
   // previous_response_id and item_reference: polygate keeps the conversation (src/services/sessions/).
   conversation: { isItemReference, decodeResponse: decodeResponseObject },
-};
+});
+
+export const responsesClientCodec = openaiResponses.client;
+export const responsesUpstreamCodec = openaiResponses.upstream.codec;

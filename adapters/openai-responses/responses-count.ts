@@ -1,7 +1,7 @@
 // Token counting in the Responses format: `POST /v1/responses/input_tokens` for clients, and
 // `POST /responses/input_tokens` on Responses upstreams (docs/discovery.md).
 import type { CountClient, CountWire } from '../shared/format-module.ts';
-import { countBody, countIn, pickFields } from '../shared/count-body.ts';
+import { countBody, fixedPathCountWire } from '../shared/count-body.ts';
 
 /** The fields of OpenAI's `POST /responses/input_tokens` (node_modules/openai/resources/responses/input-tokens.d.ts). */
 const countFields = [
@@ -19,12 +19,12 @@ const countFields = [
   'personality',
 ];
 
-export const responsesCountWire: CountWire = {
-  relay: (body, model) => ({ path: '/responses/input_tokens', body: { ...body, model } }),
-  translate: (g) => ({ path: '/responses/input_tokens', body: pickFields(g.body, countFields) }),
-  read: (body) => countIn(body, 'input_tokens'),
-  relayHeaders: ['openai-beta'],
-};
+export const responsesCountWire: CountWire = fixedPathCountWire(
+  '/responses/input_tokens',
+  countFields,
+  'input_tokens',
+  ['openai-beta'],
+);
 
 /** `POST /v1/responses/input_tokens` → `{object: "response.input_tokens", input_tokens}`. */
 export const responsesCountClient: CountClient = {

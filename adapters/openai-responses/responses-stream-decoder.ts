@@ -6,6 +6,7 @@
 // (finish with usage), response.failed or error (an error event), or early (an error from end()).
 import { GatewayError } from '../../src/ir/gateway-error.ts';
 import type { UpstreamStreamDecoder } from '../shared/chat-adapter.ts';
+import { notJson, parseFrameJson } from '../shared/frame-json.ts';
 import { isObject, type Json } from '../shared/narrow.ts';
 import { decodeResponsesUsage, finishOf } from './decode-response-object.ts';
 import { decodeResponsesStreamError, wireErrorOf } from './responses-error.ts';
@@ -49,10 +50,8 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
 
   push(frame: { event?: string; data: string }): StreamEvent[] {
     if (this.#done) return [];
-    let data: unknown;
-    try {
-      data = JSON.parse(frame.data);
-    } catch {
+    const data = parseFrameJson(frame.data);
+    if (data === notJson) {
       this.#done = true;
       return [
         {

@@ -27,35 +27,26 @@ export function enumOf<T extends string>(v: unknown, allowed: readonly T[], para
   throw invalid(param, `Invalid value for '${param}': ${shown}. Supported values are: ${listWords(allowed)}.`);
 }
 
-export function numberIn(v: unknown, param: string, min: number, max: number): number {
-  const n = num(v, param);
+/** A bound check worded like OpenAI's ("decimal below minimum value", "integer above maximum value"). */
+function inBounds(n: number, param: string, kind: 'decimal' | 'integer', min: number, max: number): number {
   if (n < min)
     throw invalid(
       param,
-      `Invalid '${param}': decimal below minimum value. Expected a value >= ${min}, but got ${n} instead.`,
+      `Invalid '${param}': ${kind} below minimum value. Expected a value >= ${min}, but got ${n} instead.`,
     );
   if (n > max)
     throw invalid(
       param,
-      `Invalid '${param}': decimal above maximum value. Expected a value <= ${max}, but got ${n} instead.`,
+      `Invalid '${param}': ${kind} above maximum value. Expected a value <= ${max}, but got ${n} instead.`,
     );
   return n;
 }
 
-export function integerIn(v: unknown, param: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const n = int(v, param);
-  if (n < min)
-    throw invalid(
-      param,
-      `Invalid '${param}': integer below minimum value. Expected a value >= ${min}, but got ${n} instead.`,
-    );
-  if (n > max)
-    throw invalid(
-      param,
-      `Invalid '${param}': integer above maximum value. Expected a value <= ${max}, but got ${n} instead.`,
-    );
-  return n;
-}
+export const numberIn = (v: unknown, param: string, min: number, max: number): number =>
+  inBounds(num(v, param), param, 'decimal', min, max);
+
+export const integerIn = (v: unknown, param: string, min: number, max = Number.MAX_SAFE_INTEGER): number =>
+  inBounds(int(v, param), param, 'integer', min, max);
 
 /** Names of functions and JSON schema formats: letters, digits, underscore, dash; 1 to 64 characters. */
 export function identifier(v: unknown, param: string): string {

@@ -1,5 +1,6 @@
 // Small readers the formats' token-count wires share (adapters/<format>/*-count.ts).
 import { invalid } from '../../src/ir/gateway-error.ts';
+import type { CountWire } from './format-module.ts';
 import { isObject, type Json } from './narrow.ts';
 
 /** Only `fields` of a body (an upstream's count endpoint refuses generation-only ones). */
@@ -17,3 +18,20 @@ export const countBody = (v: unknown): Json => {
   if (!isObject(v)) throw invalid('body', 'request body: expected a JSON object');
   return v;
 };
+
+/**
+ * A count endpoint at one fixed path that takes the generate body's own fields (Messages' and
+ * Responses'): a relay renames the model, a translation keeps only `fields`, and the answer holds
+ * the count in `countField`.
+ */
+export const fixedPathCountWire = (
+  path: string,
+  fields: readonly string[],
+  countField: string,
+  relayHeaders: readonly string[],
+): CountWire => ({
+  relay: (body, model) => ({ path, body: { ...body, model } }),
+  translate: (g) => ({ path, body: pickFields(g.body, fields) }),
+  read: (body) => countIn(body, countField),
+  relayHeaders,
+});

@@ -225,6 +225,9 @@ export function bearerToken(headers: WireHeaders): string | undefined {
   return m ? m[1].trim() : undefined;
 }
 
+/** Where OpenAI's clients send their key (`Authorization: Bearer`), as a format module's fields. */
+export const bearerCredential = { credential: bearerToken, credentialHeaders: ['authorization'] } as const;
+
 export const bearerAuth = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
 
 /** Whether a provider config entry matches one of a module's provider types. */

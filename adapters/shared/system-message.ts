@@ -2,7 +2,7 @@
 // folded, in place, into a user turn as text that says what it is. In place rather than appended
 // to the leading system prompt, because such an instruction speaks about the conversation at that
 // point (a reminder, a changed mode) and clients sent it as user text before the message existed.
-import type { Message, SystemMessage, TurnMessage } from '../../src/ir/chat-request.ts';
+import type { Message, SystemMessage, TextPart, TurnMessage } from '../../src/ir/chat-request.ts';
 import type { WarningSink } from './chat-adapter.ts';
 
 export const systemMessageText = (m: SystemMessage): string => m.parts.map((p) => p.text).join('\n');
@@ -22,4 +22,20 @@ export function foldSystemMessages(messages: Message[], upstream: string, warn: 
   return messages.map((m): TurnMessage =>
     m.role === 'system' ? { role: 'user', parts: [{ type: 'text', text: foldedSystemText(m) }] } : m,
   );
+}
+
+/**
+ * A client's system or developer message, placed (Chat Completions and Responses clients send
+ * them anywhere). Leading instructions are the system prompt. One after the conversation has
+ * begun (a reminder, a changed mode; Codex adds a developer message with its new permissions when
+ * they change mid-session) is an instruction at that point: an IR system message in place, which
+ * each upstream encoder keeps or folds there.
+ */
+export function placeInstructions(
+  parts: TextPart[],
+  leading: boolean,
+  to: { system: TextPart[]; messages: Message[] },
+): void {
+  if (leading) to.system.push(...parts);
+  else if (parts.length > 0) to.messages.push({ role: 'system', parts });
 }

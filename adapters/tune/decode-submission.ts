@@ -79,17 +79,23 @@ function required(b: Json, field: string, max: number, why: string): string {
   return v;
 }
 
-function hook(b: Json): string | undefined {
-  const v = text(b, 'notify_hook', tuneLimits.notify_hook);
-  if (v === undefined) return undefined;
+/** `v` parsed as an absolute http(s) URL; anything else is bad input naming `field`. */
+function httpUrl(v: string, field: string): URL {
   let url: URL;
   try {
     url = new URL(v);
   } catch {
-    throw invalid('notify_hook', 'notify_hook: expected an absolute http or https URL');
+    throw invalid(field, `${field}: expected an absolute http or https URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw invalid('notify_hook', 'notify_hook: expected an http or https URL');
+    throw invalid(field, `${field}: expected an http or https URL`);
+  return url;
+}
+
+function hook(b: Json): string | undefined {
+  const v = text(b, 'notify_hook', tuneLimits.notify_hook);
+  if (v === undefined) return undefined;
+  const url = httpUrl(v, 'notify_hook');
   if (url.username || url.password) throw invalid('notify_hook', 'notify_hook: credentials in the URL are not allowed');
   return v;
 }
@@ -204,14 +210,7 @@ export function decodeAudioUpload(raw: unknown): { url: string } {
   const b = body(raw);
   refuseUnknown(b, ['url']);
   const url = required(b, 'url', tuneLimits.notify_hook, '(the address of the audio file)');
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw invalid('url', 'url: expected an absolute http or https URL');
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-    throw invalid('url', 'url: expected an http or https URL');
+  httpUrl(url, 'url');
   return { url };
 }
 

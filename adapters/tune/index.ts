@@ -1,6 +1,6 @@
 // The `tune` adapter: client requests and task objects, and the same protocol spoken
 // to `tune` upstreams. Pure: no Koa, no I/O.
-import { bearerToken, type FormatModule } from '../shared/format-module.ts';
+import { bearerCredential, type FormatModule } from '../shared/format-module.ts';
 import { encodeTuneError as encodeError } from './tune-error.ts';
 export {
   decodeAudioUpload,
@@ -52,8 +52,7 @@ export const tune: FormatModule = {
     // UUID) is the capability, so it can be handed to a player as is.
     { method: 'GET', path: '/tune/audio/:file', kind: 'tune-audio', auth: 'none' },
   ],
-  credential: bearerToken,
-  credentialHeaders: ['authorization'],
+  ...bearerCredential,
   encodeError,
   // Task bodies are validated field by field (decode-submission.ts): no warnings to label.
   knownFields: [],
