@@ -2,10 +2,11 @@
 // says about where instructions landed: the leading system prompt, and every turn in order as
 // `role: text`, so a test can assert that a mid-conversation instruction stayed in place (or was
 // folded there) on every upstream (README "role: system message inside messages").
+import OpenAI from 'openai';
 import type { Test } from 'tap';
 import type { Emulator } from '../emulators/emulator-types.ts';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
-import type { RunningGateway } from '../helpers/start-gateway.ts';
+import { TEST_KEY, type RunningGateway } from '../helpers/start-gateway.ts';
 
 type Json = Record<string, any>;
 export type Upstream = 'anthropic' | 'chat' | 'responses' | 'gemini';
@@ -14,16 +15,25 @@ export const upstreams: readonly Upstream[] = ['anthropic', 'chat', 'responses',
 /** Client model name routed to each upstream. */
 export const modelFor = (u: Upstream): string => `sm-${u}`;
 
+/** The gateway, its emulators, and an OpenAI SDK client of it (both suites' clients are OpenAI's). */
 export async function startSystemMessageUpstreams(
   t: Test,
-): Promise<{ gw: RunningGateway; emulators: Record<Upstream, Emulator> }> {
+): Promise<{ gw: RunningGateway; emulators: Record<Upstream, Emulator>; client: OpenAI }> {
   const { gw, up } = await gatewayWithEmulators(t, {
     upstreams: { anthropic: 'anthropic', chat: 'chat', responses: 'responses', gemini: 'gemini' },
     models: Object.fromEntries(
       upstreams.map((u) => [modelFor(u), { routes: [{ provider: u, model: `${u}-upstream-1` }] }]),
     ),
   });
-  return { gw, emulators: up };
+  return { gw, emulators: up, client: new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 }) };
+}
+
+/** Anthropic and Gemini have no mid-conversation system message: polygate folds it and says so. */
+export function warnsOfFold(t: Pick<Test, 'match' | 'notMatch'>, u: Upstream, headers: Headers): void {
+  const warnings = headers.get('x-polygate-warnings') ?? '';
+  if (u === 'anthropic' || u === 'gemini')
+    t.match(warnings, /no mid-conversation system message.*folded/, 'the fold is named');
+  else t.notMatch(warnings, /system/, 'nothing to warn about');
 }
 
 export const lastBody = (emu: Emulator): Json => emu.requests[emu.requests.length - 1]?.body as Json;
