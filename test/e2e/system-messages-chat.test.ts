@@ -8,16 +8,14 @@
 import t from 'tap';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import {
-  folded,
-  landed,
-  lastBody,
+  foldedTurns,
   modelFor,
   startSystemMessageUpstreams,
   type Upstream,
   warnsOfFold,
 } from './system-messages-upstreams.ts';
 
-const { emulators, client } = await startSystemMessageUpstreams(t);
+const { emulators, client, landedOn } = await startSystemMessageUpstreams(t);
 
 const messages: ChatCompletionCreateParamsNonStreaming['messages'] = [
   { role: 'system', content: 'Lead.' },
@@ -49,22 +47,8 @@ const expected: Record<Upstream, string[]> = {
     'developer: Mid.',
     'user: go',
   ],
-  anthropic: [
-    'system: Lead.',
-    'user: hi',
-    'assistant: call lookup',
-    'user: result call_1',
-    `user: ${folded('Mid.')}`,
-    'user: go',
-  ],
-  gemini: [
-    'system: Lead.',
-    'user: hi',
-    'model: call lookup',
-    'user: result lookup',
-    `user: ${folded('Mid.')}`,
-    'user: go',
-  ],
+  anthropic: ['system: Lead.', ...foldedTurns.anthropic],
+  gemini: ['system: Lead.', ...foldedTurns.gemini],
 };
 const plainExpected: Record<Upstream, string[]> = {
   chat: ['system: Lead.', 'developer: Also.', 'user: hi'],
@@ -80,7 +64,7 @@ for (const u of Object.keys(expected) as Upstream[]) {
       .create({ model: modelFor(u), messages, tools })
       .withResponse();
     t.equal(data.choices[0]?.finish_reason, 'stop');
-    t.strictSame(landed(u, lastBody(emulators[u])), expected[u]);
+    t.strictSame(landedOn(u), expected[u]);
     warnsOfFold(t, u, response.headers);
 
     // An ordinary request (instructions only at the start) is unchanged: the top-level system prompt, no warning.
@@ -88,7 +72,7 @@ for (const u of Object.keys(expected) as Upstream[]) {
     const plain = await client.chat.completions
       .create({ model: modelFor(u), messages: [messages[0]!, { role: 'developer', content: 'Also.' }, messages[1]!] })
       .withResponse();
-    t.strictSame(landed(u, lastBody(emulators[u])), plainExpected[u]);
+    t.strictSame(landedOn(u), plainExpected[u]);
     t.notMatch(plain.response.headers.get('x-polygate-warnings') ?? '', /system/);
   });
 }

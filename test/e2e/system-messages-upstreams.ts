@@ -15,17 +15,30 @@ export const upstreams: readonly Upstream[] = ['anthropic', 'chat', 'responses',
 /** Client model name routed to each upstream. */
 export const modelFor = (u: Upstream): string => `sm-${u}`;
 
-/** The gateway, its emulators, and an OpenAI SDK client of it (both suites' clients are OpenAI's). */
-export async function startSystemMessageUpstreams(
-  t: Test,
-): Promise<{ gw: RunningGateway; emulators: Record<Upstream, Emulator>; client: OpenAI }> {
+/**
+ * The gateway, its emulators, an OpenAI SDK client of it (both suites' clients are OpenAI's), and
+ * what upstream `u` was sent last: the body (`lastSent`), and where its instructions landed (`landedOn`).
+ */
+export async function startSystemMessageUpstreams(t: Test): Promise<{
+  gw: RunningGateway;
+  emulators: Record<Upstream, Emulator>;
+  client: OpenAI;
+  lastSent(u: Upstream): Json;
+  landedOn(u: Upstream): string[];
+}> {
   const { gw, up } = await gatewayWithEmulators(t, {
     upstreams: { anthropic: 'anthropic', chat: 'chat', responses: 'responses', gemini: 'gemini' },
     models: Object.fromEntries(
       upstreams.map((u) => [modelFor(u), { routes: [{ provider: u, model: `${u}-upstream-1` }] }]),
     ),
   });
-  return { gw, emulators: up, client: new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 }) };
+  return {
+    gw,
+    emulators: up,
+    client: new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 }),
+    lastSent: (u) => lastBody(up[u]),
+    landedOn: (u) => landed(u, lastBody(up[u])),
+  };
 }
 
 /** Anthropic and Gemini have no mid-conversation system message: polygate folds it and says so. */
@@ -86,3 +99,12 @@ export function landed(u: Upstream, body: Json): string[] {
 
 /** The text a folded instruction becomes on an upstream without mid-conversation system messages. */
 export const folded = (text: string): string => `<system-instruction>\n${text}\n</system-instruction>`;
+
+/**
+ * Where both suites' conversation (hi, a call of `lookup` and its result, the instruction `Mid.`,
+ * go) lands after the system prompt on the upstreams that fold a mid-conversation instruction.
+ */
+export const foldedTurns = {
+  anthropic: ['user: hi', 'assistant: call lookup', 'user: result call_1', `user: ${folded('Mid.')}`, 'user: go'],
+  gemini: ['user: hi', 'model: call lookup', 'user: result lookup', `user: ${folded('Mid.')}`, 'user: go'],
+};
