@@ -109,10 +109,7 @@ t.test("an upstream error reaches the client in its own family's shape", async (
   up.oai.script({ kind: 'error', status: 400, message: 'bad temperature' });
   const err = await anthropic.messages
     .create({ model: 'claude-via-openai', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] })
-    .then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    .catch((e: unknown) => e);
   t.ok(err instanceof Anthropic.BadRequestError, 'the Anthropic SDK raises its own 400 class');
   const body = (err as InstanceType<typeof Anthropic.BadRequestError>).error as Json;
   t.equal(body.type, 'error', 'Anthropic error envelope');
