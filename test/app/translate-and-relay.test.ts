@@ -9,6 +9,7 @@ import { GoogleGenAI } from '@google/genai';
 import { inProcessWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
+import { postMessages } from '../e2e/post-messages.ts';
 
 type Json = Record<string, any>;
 
@@ -108,10 +109,7 @@ t.test("an upstream error reaches the client in its own family's shape", async (
   up.oai.script({ kind: 'error', status: 400, message: 'bad temperature' });
   const err = await anthropic.messages
     .create({ model: 'claude-via-openai', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] })
-    .then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    .catch((e: unknown) => e);
   t.ok(err instanceof Anthropic.BadRequestError, 'the Anthropic SDK raises its own 400 class');
   const body = (err as InstanceType<typeof Anthropic.BadRequestError>).error as Json;
   t.equal(body.type, 'error', 'Anthropic error envelope');
@@ -136,16 +134,7 @@ t.test('same format: the body is relayed byte for byte but for the model', async
     messages: [{ role: 'user', content: 'hi' }],
     future_field: { kept: true },
   };
-  const res = await fetch(`${app.url}/v1/messages`, {
-    method: 'POST',
-    headers: {
-      'x-api-key': TEST_KEY,
-      'anthropic-version': '2023-06-01',
-      'content-type': 'application/json',
-      'anthropic-beta': 'some-beta-2099',
-    },
-    body: JSON.stringify(body),
-  });
+  const res = await postMessages(app.url, body, { 'anthropic-beta': 'some-beta-2099' });
   t.equal(res.status, 200);
   t.equal(res.headers.get('x-polygate-route'), 'anth/claude-upstream-2');
   const msg = (await res.json()) as Json;

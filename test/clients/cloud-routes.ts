@@ -5,10 +5,11 @@
 // the harness's gateway, whose service-account token requests go to the Vertex emulator
 // (test/helpers/google-token-preload.ts).
 import { join } from 'node:path';
-import { bedrockCredentials, startBedrockUpstream } from '../emulators/bedrock-upstream.ts';
+import { startBedrockUpstream } from '../emulators/bedrock-upstream.ts';
 import type { Emulator } from '../emulators/emulator-types.ts';
 import { startVertexUpstream } from '../emulators/vertex-upstream.ts';
 import { repoRoot } from '../helpers/start-gateway.ts';
+import { bedrockSigned, singleRoutes, vertexAt } from '../e2e/cloud-providers.ts';
 
 export const clouds = ['bedrock', 'vertex', 'bedrock-converse', 'vertex-gemini'] as const;
 export type Cloud = (typeof clouds)[number];
@@ -34,13 +35,8 @@ export async function startCloudRoutes(): Promise<CloudRoutes> {
     'bedrock-converse': 'm-bedrock-converse',
     'vertex-gemini': 'm-vertex-gemini',
   };
-  const aws = {
-    type: 'bedrock',
-    region: bedrock.region,
-    base_url: bedrock.url,
-    access_key_id: bedrockCredentials.accessKeyId,
-    secret_access_key: bedrockCredentials.secretAccessKey,
-  };
+  const aws = bedrockSigned(bedrock);
+  const claude = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
   return {
     model,
     emulator: { bedrock, vertex, 'bedrock-converse': bedrock, 'vertex-gemini': vertex },
@@ -48,22 +44,14 @@ export async function startCloudRoutes(): Promise<CloudRoutes> {
       providers: {
         br: aws,
         'br-conv': { ...aws, api: 'converse' },
-        vx: {
-          type: 'vertex',
-          project: vertex.project,
-          region: 'us-east5',
-          base_url: vertex.url,
-          credentials_file: vertex.keyFile,
-        },
+        vx: { ...vertexAt(vertex), credentials_file: vertex.keyFile },
       },
-      models: {
-        [model.bedrock]: { routes: [{ provider: 'br', model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' }] },
-        [model.vertex]: { routes: [{ provider: 'vx', model: 'claude-sonnet-4-5@20250929' }] },
-        [model['bedrock-converse']]: {
-          routes: [{ provider: 'br-conv', model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' }],
-        },
-        [model['vertex-gemini']]: { routes: [{ provider: 'vx', model: 'gemini-2.5-pro' }] },
-      },
+      models: singleRoutes({
+        [model.bedrock]: ['br', claude],
+        [model.vertex]: ['vx', 'claude-sonnet-4-5@20250929'],
+        [model['bedrock-converse']]: ['br-conv', claude],
+        [model['vertex-gemini']]: ['vx', 'gemini-2.5-pro'],
+      }),
       env: {
         NODE_OPTIONS: `--import=${join(repoRoot, 'test/helpers/google-token-preload.ts')}`,
         POLYGATE_TEST_GOOGLE_TOKEN_URL: `${vertex.url}/token`,

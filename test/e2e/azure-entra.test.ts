@@ -6,24 +6,13 @@
 // expires; a wrong client secret is a 502 naming the provider in OpenAI's error shape.
 import t from 'tap';
 import OpenAI from 'openai';
-import { startAzureOpenAIUpstream } from '../emulators/azure-openai-upstream.ts';
-import { entraApp, startEntraAuthority, trustAuthority } from '../emulators/entra-authority.ts';
+import { entraApp } from '../emulators/entra-authority.ts';
 import { startInProcessApp } from '../helpers/in-process-app.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { entraAt, singleRoutes, startEntraAzure } from './cloud-providers.ts';
 
-const authority = await startEntraAuthority();
-t.teardown(() => authority.close());
-t.teardown(trustAuthority(authority));
-const emu = await startAzureOpenAIUpstream({ entraTokens: authority.issued });
-t.teardown(() => emu.close());
-const entra = {
-  type: 'azure-openai',
-  base_url: emu.url,
-  auth: 'entra',
-  tenant_id: entraApp.tenantId,
-  client_id: entraApp.clientId,
-  authority_host: authority.url,
-};
+const { authority, azure: emu } = await startEntraAzure(t);
+const entra = entraAt(emu, authority);
 const app = await startInProcessApp(
   t,
   testConfig({
@@ -33,12 +22,12 @@ const app = await startInProcessApp(
       'az-short': { ...entra, api: 'chat_completions', client_secret: entraApp.clientSecret },
       'az-bad': { ...entra, api: 'chat_completions', client_secret: 'entra~wrong-secret-0000000000' },
     },
-    models: {
-      'gpt-4o': { routes: [{ provider: 'az-chat', model: 'gpt-4o-deploy' }] },
-      'gpt-5': { routes: [{ provider: 'az-resp', model: 'gpt-5-deploy' }] },
-      'gpt-short': { routes: [{ provider: 'az-short', model: 'gpt-4o-deploy' }] },
-      'gpt-bad': { routes: [{ provider: 'az-bad', model: 'gpt-4o-deploy' }] },
-    },
+    models: singleRoutes({
+      'gpt-4o': ['az-chat', 'gpt-4o-deploy'],
+      'gpt-5': ['az-resp', 'gpt-5-deploy'],
+      'gpt-short': ['az-short', 'gpt-4o-deploy'],
+      'gpt-bad': ['az-bad', 'gpt-4o-deploy'],
+    }),
   }),
 );
 const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${app.url}/v1`, maxRetries: 0 });

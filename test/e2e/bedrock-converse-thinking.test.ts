@@ -4,36 +4,22 @@
 // in the next turn with its signature and redacted bytes, which the emulator checks as Bedrock does.
 import t from 'tap';
 import Anthropic from '@anthropic-ai/sdk';
-import { bedrockCredentials, startBedrockUpstream } from '../emulators/bedrock-upstream.ts';
-import { startInProcessApp } from '../helpers/in-process-app.ts';
-import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
-import type { Driver } from './matrix/drivers/driver.ts';
-import { messagesDriver } from './matrix/drivers/messages-driver.ts';
-import { responsesDriver } from './matrix/drivers/responses-driver.ts';
+import { startBedrockUpstream } from '../emulators/bedrock-upstream.ts';
+import { TEST_KEY } from '../helpers/start-gateway.ts';
+import { cloudGateway, lastRequest } from './cloud-gateway.ts';
+import { bedrockSigned } from './cloud-providers.ts';
 import { reasoningBudget, thinkingText } from './matrix/fixtures.ts';
 
 type Json = Record<string, unknown>;
 const emu = await startBedrockUpstream();
 t.teardown(() => emu.close());
 const modelId = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
-const app = await startInProcessApp(
-  t,
-  testConfig({
-    providers: {
-      conv: {
-        type: 'bedrock',
-        api: 'converse',
-        region: 'us-east-1',
-        base_url: emu.url,
-        access_key_id: bedrockCredentials.accessKeyId,
-        secret_access_key: bedrockCredentials.secretAccessKey,
-      },
-    },
-    models: { 'claude-conv': { routes: [{ provider: 'conv', model: modelId }] } },
-  }),
-);
-const last = (): (typeof emu.requests)[number] => emu.requests[emu.requests.length - 1];
-const drivers: Driver[] = [messagesDriver(app.url, TEST_KEY), responsesDriver(app.url, TEST_KEY)];
+const { app, drivers: all } = await cloudGateway(t, {
+  providers: { conv: { ...bedrockSigned(emu), api: 'converse' } },
+  models: { 'claude-conv': { routes: [{ provider: 'conv', model: modelId }] } },
+});
+const last = (): ReturnType<typeof lastRequest> => lastRequest(emu);
+const drivers = all.filter((d) => d.family === 'messages' || d.family === 'responses');
 
 for (const d of drivers)
   t.test(`client ${d.family}: streamed reasoning, then the next turn with its signature`, async (t) => {
@@ -63,22 +49,24 @@ for (const d of drivers)
     });
   });
 
-t.test('Messages, not streamed: thinking and redacted_thinking out, both back to Converse', async (t) => {
+const client = new Anthropic({ baseURL: app.url, apiKey: TEST_KEY, maxRetries: 0 });
+const params = { model: 'claude-conv', max_tokens: 4096, thinking: { type: 'enabled' as const, budget_tokens: 2048 } };
+/** Scripts reasoning with a redactedContent block of `bytes` after its text; the blocks a Messages client must get. */
+function redactedAnswer(bytes: string, thinking: string, signature: string, text: string): Json[] {
   emu.reset();
-  const redacted = Buffer.from('opaque bytes').toString('base64');
-  emu.script({ kind: 'thinking', thinking: 'Hmm.', signature: 'sig-plain', text: 'Done.', redacted });
-  const client = new Anthropic({ baseURL: app.url, apiKey: TEST_KEY, maxRetries: 0 });
-  const params = {
-    model: 'claude-conv',
-    max_tokens: 4096,
-    thinking: { type: 'enabled' as const, budget_tokens: 2048 },
-  };
-  const msg = await client.messages.create({ ...params, messages: [{ role: 'user', content: 'think' }] });
-  t.match(msg.content, [
-    { type: 'thinking', thinking: 'Hmm.', signature: 'sig-plain' },
+  const redacted = Buffer.from(bytes).toString('base64');
+  emu.script({ kind: 'thinking', thinking, signature, text, redacted });
+  return [
+    { type: 'thinking', thinking, signature },
     { type: 'redacted_thinking', data: redacted },
-    { type: 'text', text: 'Done.' },
-  ]);
+    { type: 'text', text },
+  ];
+}
+
+t.test('Messages, not streamed: thinking and redacted_thinking out, both back to Converse', async (t) => {
+  const blocks = redactedAnswer('opaque bytes', 'Hmm.', 'sig-plain', 'Done.');
+  const msg = await client.messages.create({ ...params, messages: [{ role: 'user', content: 'think' }] });
+  t.match(msg.content, blocks);
   t.equal(last().path, `/model/${encodeURIComponent(modelId)}/converse`);
   t.match(last().body, {
     inferenceConfig: { maxTokens: 4096 },
@@ -98,28 +86,16 @@ t.test('Messages, not streamed: thinking and redacted_thinking out, both back to
   t.match(((last().body as Json).messages as Json[])[1], {
     content: [
       { reasoningContent: { reasoningText: { signature: 'sig-plain' } } },
-      { reasoningContent: { redactedContent: redacted } },
+      { reasoningContent: { redactedContent: blocks[1].data } },
       { text: 'Done.' },
     ],
   });
 });
 
 t.test('Messages, streamed: a redactedContent delta becomes a redacted_thinking block', async (t) => {
-  emu.reset();
-  const redacted = Buffer.from('streamed opaque bytes').toString('base64');
-  emu.script({ kind: 'thinking', thinking: 'Quietly.', signature: 'sig-stream', text: 'Out.', redacted });
-  const client = new Anthropic({ baseURL: app.url, apiKey: TEST_KEY, maxRetries: 0 });
+  const blocks = redactedAnswer('streamed opaque bytes', 'Quietly.', 'sig-stream', 'Out.');
   const msg = await client.messages
-    .stream({
-      model: 'claude-conv',
-      max_tokens: 4096,
-      thinking: { type: 'enabled', budget_tokens: 2048 },
-      messages: [{ role: 'user', content: 'think' }],
-    })
+    .stream({ ...params, messages: [{ role: 'user', content: 'think' }] })
     .finalMessage();
-  t.match(msg.content, [
-    { type: 'thinking', thinking: 'Quietly.', signature: 'sig-stream' },
-    { type: 'redacted_thinking', data: redacted },
-    { type: 'text', text: 'Out.' },
-  ]);
+  t.match(msg.content, blocks);
 });

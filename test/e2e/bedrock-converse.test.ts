@@ -3,43 +3,20 @@
 // a streamed answer (ConverseStream), reasoning shown, an image, and a tool round trip the
 // emulator validates as Bedrock does (alternating turns, toolResult after its toolUse).
 import t from 'tap';
-import { bedrockCredentials, startBedrockUpstream } from '../emulators/bedrock-upstream.ts';
-import { startInProcessApp } from '../helpers/in-process-app.ts';
-import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
-import { chatDriver } from './matrix/drivers/chat-driver.ts';
-import type { Driver } from './matrix/drivers/driver.ts';
-import { geminiDriver } from './matrix/drivers/gemini-driver.ts';
-import { messagesDriver } from './matrix/drivers/messages-driver.ts';
-import { responsesDriver } from './matrix/drivers/responses-driver.ts';
+import { startBedrockUpstream } from '../emulators/bedrock-upstream.ts';
+import { cloudGateway, lastRequest } from './cloud-gateway.ts';
+import { bedrockSigned } from './cloud-providers.ts';
 import { pixel, thinkingText, toolArgPieces, toolArgs, weatherTool } from './matrix/fixtures.ts';
 
 type Json = Record<string, unknown>;
 const emu = await startBedrockUpstream();
 t.teardown(() => emu.close());
 const modelId = 'mistral.mistral-large-2407-v1:0';
-const app = await startInProcessApp(
-  t,
-  testConfig({
-    providers: {
-      conv: {
-        type: 'bedrock',
-        api: 'converse',
-        region: 'us-east-1',
-        base_url: emu.url,
-        access_key_id: bedrockCredentials.accessKeyId,
-        secret_access_key: bedrockCredentials.secretAccessKey,
-      },
-    },
-    models: { 'm-conv': { routes: [{ provider: 'conv', model: modelId }] } },
-  }),
-);
-const drivers: Driver[] = [
-  messagesDriver(app.url, TEST_KEY),
-  chatDriver(app.url, TEST_KEY),
-  responsesDriver(app.url, TEST_KEY),
-  geminiDriver(app.url, TEST_KEY),
-];
-const last = (): (typeof emu.requests)[number] => emu.requests[emu.requests.length - 1];
+const { drivers } = await cloudGateway(t, {
+  providers: { conv: { ...bedrockSigned(emu), api: 'converse' } },
+  models: { 'm-conv': { routes: [{ provider: 'conv', model: modelId }] } },
+});
+const last = (): ReturnType<typeof lastRequest> => lastRequest(emu);
 
 for (const d of drivers) {
   t.test(`client ${d.family}`, async (t) => {

@@ -6,22 +6,17 @@ import t from 'tap';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
-import { bedrockCredentials, startBedrockUpstream } from '../emulators/bedrock-upstream.ts';
+import { startBedrockUpstream } from '../emulators/bedrock-upstream.ts';
 import { startInProcessApp } from '../helpers/in-process-app.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { bedrockSigned } from './cloud-providers.ts';
 
 type Json = Record<string, unknown>;
 const emu = await startBedrockUpstream();
 t.teardown(() => emu.close());
 t.beforeEach(() => emu.reset());
 const claude = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
-const aws = {
-  type: 'bedrock',
-  region: 'us-east-1',
-  base_url: emu.url,
-  access_key_id: bedrockCredentials.accessKeyId,
-  secret_access_key: bedrockCredentials.secretAccessKey,
-};
+const aws = bedrockSigned(emu);
 const app = await startInProcessApp(
   t,
   testConfig({

@@ -6,12 +6,13 @@
 // the Anthropic SSE its chunks carry, byte for byte; usage reaches the ledger.
 import Anthropic from '@anthropic-ai/sdk';
 import t from 'tap';
-import { bedrockCredentials, startBedrockUpstream } from '../emulators/bedrock-upstream.ts';
+import { startBedrockUpstream } from '../emulators/bedrock-upstream.ts';
 import { startVertexUpstream } from '../emulators/vertex-upstream.ts';
 import { redirectGoogleTokens } from '../helpers/google-token-redirect.ts';
-import { startInProcessApp } from '../helpers/in-process-app.ts';
-import { testConfig, TEST_KEY, type Gateway } from '../helpers/start-gateway.ts';
-import { ADMIN_TOKEN, usage } from '../usage/usage-helpers.ts';
+import { TEST_KEY } from '../helpers/start-gateway.ts';
+import { cloudGateway, metricsOf, providerRows } from './cloud-gateway.ts';
+import { bedrockSigned, singleRoutes, vertexAt } from './cloud-providers.ts';
+import { postMessages } from './post-messages.ts';
 
 type Json = Record<string, unknown>;
 const [bedrock, vertex] = await Promise.all([startBedrockUpstream(), startVertexUpstream()]);
@@ -20,33 +21,11 @@ t.teardown(redirectGoogleTokens(`${vertex.url}/token`));
 
 const brModel = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 const vxModel = 'claude-sonnet-4-5@20250929';
-const app = await startInProcessApp(
-  t,
-  testConfig({
-    providers: {
-      br: {
-        type: 'bedrock',
-        region: 'us-east-1',
-        base_url: bedrock.url,
-        access_key_id: bedrockCredentials.accessKeyId,
-        secret_access_key: bedrockCredentials.secretAccessKey,
-      },
-      vx: {
-        type: 'vertex',
-        project: vertex.project,
-        region: 'us-east5',
-        base_url: vertex.url,
-        credentials_file: vertex.keyFile,
-      },
-    },
-    models: {
-      'claude-br': { routes: [{ provider: 'br', model: brModel }] },
-      'claude-vx': { routes: [{ provider: 'vx', model: vxModel }] },
-    },
-    admin: { token: ADMIN_TOKEN },
-    usage: { flush_interval_ms: 50, prices: { models: { 'claude-br': { input: 3, output: 15 } } } },
-  }),
-);
+const { app } = await cloudGateway(t, {
+  providers: { br: bedrockSigned(bedrock), vx: { ...vertexAt(vertex), credentials_file: vertex.keyFile } },
+  models: singleRoutes({ 'claude-br': ['br', brModel], 'claude-vx': ['vx', vxModel] }),
+  prices: { 'claude-br': { input: 3, output: 15 } },
+});
 const client = new Anthropic({ baseURL: app.url, apiKey: TEST_KEY, maxRetries: 0 });
 const betas = { 'anthropic-beta': 'future-beta-2099-01-01, context-1m-2025-08-07' };
 /** What polygate does not know: a top-level field, and a content block type. */
@@ -83,16 +62,7 @@ t.test('Bedrock InvokeModel', async (t) => {
   });
   t.test('streamed: the chunks come back as Anthropic SSE, byte for byte', async (t) => {
     bedrock.script({ kind: 'text', text: 'one two three', chunks: ['one ', 'two ', 'three'] });
-    const res = await fetch(`${app.url}/v1/messages`, {
-      method: 'POST',
-      headers: {
-        'x-api-key': TEST_KEY,
-        'anthropic-version': '2023-06-01',
-        'content-type': 'application/json',
-        ...betas,
-      },
-      body: JSON.stringify({ ...request('claude-br'), stream: true }),
-    });
+    const res = await postMessages(app.url, { ...request('claude-br'), stream: true }, betas);
     t.equal(res.status, 200);
     t.match(res.headers.get('content-type'), /^text\/event-stream/);
     const text = await res.text();
@@ -107,11 +77,7 @@ t.test('Bedrock InvokeModel', async (t) => {
   });
   t.test('cut mid-stream: the client gets a Messages error event, not a bare cut', async (t) => {
     bedrock.script({ kind: 'cut', text: 'partial answer' });
-    const res = await fetch(`${app.url}/v1/messages`, {
-      method: 'POST',
-      headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-      body: JSON.stringify({ ...request('claude-br'), stream: true }),
-    });
+    const res = await postMessages(app.url, { ...request('claude-br'), stream: true });
     t.equal(res.status, 200);
     const text = await res.text();
     t.match(text, /^event: message_start\n/, 'the stream had started');
@@ -150,11 +116,7 @@ t.test('Vertex rawPredict', async (t) => {
 });
 
 t.test('usage of the relayed requests in /admin/usage', async (t) => {
-  let rows: Awaited<ReturnType<typeof usage>>['rows'] = [];
-  for (let i = 0; i < 50 && !(rows.some((r) => r.provider === 'br') && rows.some((r) => r.provider === 'vx')); i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    rows = (await usage({ url: app.url } as Gateway, 'group_by=provider')).rows;
-  }
+  const rows = await providerRows(app, ['br', 'vx']);
   const br = rows.find((r) => r.provider === 'br');
   const vx = rows.find((r) => r.provider === 'vx');
   t.equal(br?.requests, 4, 'four Bedrock requests');
@@ -164,7 +126,7 @@ t.test('usage of the relayed requests in /admin/usage', async (t) => {
     t.equal(row?.estimated, 0, `${row?.provider}: the upstream's own counts, not an estimate`);
   }
   t.ok(br && br.cost_nano > 0, 'priced');
-  const metrics = await (await fetch(`${app.url}/metrics`)).text();
+  const metrics = await metricsOf(app);
   for (const p of ['br', 'vx'])
     t.match(
       metrics,

@@ -9,25 +9,25 @@
 import { readFileSync } from 'node:fs';
 import Anthropic, { APIError } from '@anthropic-ai/sdk';
 import t from 'tap';
-import { azureDefaults, startAzureOpenAIUpstream } from '../emulators/azure-openai-upstream.ts';
-import { entraApp, startEntraAuthority, trustAuthority } from '../emulators/entra-authority.ts';
+import { azureDefaults } from '../emulators/azure-openai-upstream.ts';
+import { entraApp } from '../emulators/entra-authority.ts';
 import { bedrockApiKey, bedrockCredentials, startBedrockUpstream } from '../emulators/bedrock-upstream.ts';
+import type { RecordedRequest } from '../emulators/emulator-types.ts';
 import { startVertexUpstream } from '../emulators/vertex-upstream.ts';
 import { redirectGoogleTokens } from '../helpers/google-token-redirect.ts';
 import { startInProcessApp } from '../helpers/in-process-app.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { startOtlpReceiver } from '../tracing/otlp-receiver.ts';
+import { bedrockAt, bedrockKeys, entraAt, startEntraAzure, vertexAt } from './cloud-providers.ts';
 
-const authority = await startEntraAuthority();
-t.teardown(trustAuthority(authority));
-const [receiver, bedrock, vertex, azure] = await Promise.all([
+const { authority, azure } = await startEntraAzure(t);
+const [receiver, bedrock, vertex] = await Promise.all([
   startOtlpReceiver(),
   startBedrockUpstream(),
   startVertexUpstream(),
-  startAzureOpenAIUpstream({ entraTokens: authority.issued }),
 ]);
-t.teardown(() => Promise.all([receiver.close(), bedrock.close(), vertex.close(), azure.close(), authority.close()]));
+t.teardown(() => Promise.all([receiver.close(), bedrock.close(), vertex.close()]));
 t.teardown(redirectGoogleTokens(`${vertex.url}/token`));
 
 const sessionToken = 'FwoGZXIvYXdzEXAMPLEsessiontoken-secrets-test';
@@ -42,57 +42,41 @@ const keyLines = (file: string): string[] =>
     .split('\n')
     .filter((l) => l.length > 40 && !l.startsWith('-----'));
 
-const br = { type: 'bedrock', region: 'us-east-1', base_url: bedrock.url };
-const vx = { type: 'vertex', project: vertex.project, region: 'us-east5', base_url: vertex.url };
+const br = { ...bedrockAt(bedrock), ...bedrockKeys, session_token: sessionToken };
+const vx = vertexAt(vertex);
 const az = { type: 'azure-openai', base_url: azure.url, api: 'chat_completions', api_version: '2024-10-21' };
-const entra = {
-  ...az,
-  auth: 'entra',
-  tenant_id: entraApp.tenantId,
-  client_id: entraApp.clientId,
-  authority_host: authority.url,
+const entra = { ...entraAt(azure, authority), api: 'chat_completions', api_version: '2024-10-21' };
+const providers: Record<string, Record<string, unknown>> = {
+  br,
+  'br-bad': { ...br, secret_access_key: wrongSecret },
+  'br-key': { ...bedrockAt(bedrock), api_key: bedrockApiKey },
+  'br-bad-key': { ...bedrockAt(bedrock), api_key: wrongBedrockKey },
+  vx: { ...vx, credentials_file: vertex.keyFile },
+  'vx-bad': { ...vx, credentials_file: vertex.wrongKeyFile },
+  'az-key': { ...az, api_key: azureDefaults.apiKey },
+  'az-bearer': { ...az, auth: 'bearer', api_key: azureDefaults.bearerToken },
+  'az-bad': { ...az, api_key: wrongAzureKey },
+  'az-bad-bearer': { ...az, auth: 'bearer', api_key: wrongBearer },
+  'az-entra': { ...entra, client_secret: entraApp.clientSecret },
+  'az-entra-bad': { ...entra, client_secret: wrongClientSecret },
+};
+/** The upstream model each cloud serves: Claude on Bedrock and Vertex, a deployment on Azure. */
+const upstreamModel: Record<string, string> = {
+  bedrock: 'anthropic.claude-sonnet-4-5-20250929-v1:0',
+  vertex: 'claude-sonnet-4-5@20250929',
+  'azure-openai': 'gpt-4o-deploy',
 };
 const app = await startInProcessApp(
   t,
   testConfig({
-    providers: {
-      br: {
-        ...br,
-        access_key_id: bedrockCredentials.accessKeyId,
-        secret_access_key: bedrockCredentials.secretAccessKey,
-        session_token: sessionToken,
-      },
-      'br-bad': {
-        ...br,
-        access_key_id: bedrockCredentials.accessKeyId,
-        secret_access_key: wrongSecret,
-        session_token: sessionToken,
-      },
-      'br-key': { ...br, api_key: bedrockApiKey },
-      'br-bad-key': { ...br, api_key: wrongBedrockKey },
-      vx: { ...vx, credentials_file: vertex.keyFile },
-      'vx-bad': { ...vx, credentials_file: vertex.wrongKeyFile },
-      'az-key': { ...az, api_key: azureDefaults.apiKey },
-      'az-bearer': { ...az, auth: 'bearer', api_key: azureDefaults.bearerToken },
-      'az-bad': { ...az, api_key: wrongAzureKey },
-      'az-bad-bearer': { ...az, auth: 'bearer', api_key: wrongBearer },
-      'az-entra': { ...entra, client_secret: entraApp.clientSecret },
-      'az-entra-bad': { ...entra, client_secret: wrongClientSecret },
-    },
-    models: {
-      'm-br': { routes: [{ provider: 'br', model: 'anthropic.claude-sonnet-4-5-20250929-v1:0' }] },
-      'm-br-bad': { routes: [{ provider: 'br-bad', model: 'anthropic.claude-sonnet-4-5-20250929-v1:0' }] },
-      'm-br-key': { routes: [{ provider: 'br-key', model: 'anthropic.claude-sonnet-4-5-20250929-v1:0' }] },
-      'm-br-bad-key': { routes: [{ provider: 'br-bad-key', model: 'anthropic.claude-sonnet-4-5-20250929-v1:0' }] },
-      'm-vx': { routes: [{ provider: 'vx', model: 'claude-sonnet-4-5@20250929' }] },
-      'm-vx-bad': { routes: [{ provider: 'vx-bad', model: 'claude-sonnet-4-5@20250929' }] },
-      'm-az-key': { routes: [{ provider: 'az-key', model: 'gpt-4o-deploy' }] },
-      'm-az-bearer': { routes: [{ provider: 'az-bearer', model: 'gpt-4o-deploy' }] },
-      'm-az-bad': { routes: [{ provider: 'az-bad', model: 'gpt-4o-deploy' }] },
-      'm-az-bad-bearer': { routes: [{ provider: 'az-bad-bearer', model: 'gpt-4o-deploy' }] },
-      'm-az-entra': { routes: [{ provider: 'az-entra', model: 'gpt-4o-deploy' }] },
-      'm-az-entra-bad': { routes: [{ provider: 'az-entra-bad', model: 'gpt-4o-deploy' }] },
-    },
+    providers,
+    // Provider `p` serves the model `m-p`.
+    models: Object.fromEntries(
+      Object.entries(providers).map(([p, { type }]) => [
+        `m-${p}`,
+        { routes: [{ provider: p, model: upstreamModel[String(type)] }] },
+      ]),
+    ),
     tracing: { endpoint: receiver.url, export_interval_ms: 50, sample_ratio: 1 },
   }),
 );
@@ -127,7 +111,8 @@ async function succeeds(t: Tap, model: string, stream: boolean): Promise<void> {
   t.ok(text.length > 0, `${model}${stream ? ' streamed' : ''} answered`);
 }
 
-async function fails(t: Tap, model: string, provider: string, stream: boolean): Promise<void> {
+/** The API error a request for `model` ends in, its body, message and headers kept as what the client was shown. */
+async function refused(t: Tap, model: string, stream: boolean): Promise<APIError> {
   const { sdk } = client();
   const err = await sdk.messages.create({ ...ask, model, stream }).then(
     () => undefined,
@@ -136,68 +121,78 @@ async function fails(t: Tap, model: string, provider: string, stream: boolean): 
   t.ok(err instanceof APIError, `${model}: an API error`);
   const e = err as APIError;
   shown.push(JSON.stringify(e.error), e.message, JSON.stringify([...(e.headers ?? new Headers())]));
+  return e;
+}
+
+async function fails(t: Tap, model: string, provider: string, stream: boolean): Promise<void> {
+  const e = await refused(t, model, stream);
   t.equal(e.status, 502, `${model}: a 502`);
   t.match(e.message, new RegExp(`provider '${provider}'`), `${model}: names the provider`);
 }
-type Tap = { ok: typeof t.ok; equal: typeof t.equal; match: typeof t.match };
+type Tap = { ok: typeof t.ok; equal: typeof t.equal; match: typeof t.match; notOk: typeof t.notOk };
 
-const scripted = (emu: { script(...r: Array<{ kind: 'text'; text: string }>): void }): void =>
-  emu.script({ kind: 'text', text: 'fine' }, { kind: 'text', text: 'fine' }, { kind: 'text', text: 'fine' });
+/** Per credential kind: which emulator, what it must have been sent, and the provider of a wrong one (twice: not streamed, streamed). */
+const kinds: Array<{
+  name: string;
+  emu: typeof azure;
+  ok: [string, string];
+  sent(t: Tap, got: RecordedRequest): void;
+  bad: [string, string];
+}> = [
+  {
+    name: 'Bedrock: static keys with a session token',
+    emu: bedrock,
+    ok: ['m-br', 'm-br'],
+    sent: (t, got) => t.equal(got.headers['x-amz-security-token'], sessionToken, 'the session token was sent'),
+    bad: ['br-bad', 'br-bad'],
+  },
+  {
+    name: 'Bedrock: an API key as a bearer token, no signature',
+    emu: bedrock,
+    ok: ['m-br-key', 'm-br-key'],
+    sent(t, got) {
+      t.equal(got.headers.authorization, `Bearer ${bedrockApiKey}`, 'the key was sent as a bearer');
+      t.notOk(got.headers['x-amz-date'], 'not signed');
+    },
+    bad: ['br-bad-key', 'br-bad-key'],
+  },
+  {
+    name: 'Vertex: a service-account key and its access token',
+    emu: vertex,
+    ok: ['m-vx', 'm-vx'],
+    sent(t, got) {
+      t.match(String(got.headers.authorization), /^Bearer ya29\./, 'a token was sent');
+      keepTokens();
+    },
+    bad: ['vx-bad', 'vx-bad'],
+  },
+  {
+    name: 'Azure OpenAI: an api-key and an Entra ID bearer',
+    emu: azure,
+    ok: ['m-az-key', 'm-az-bearer'],
+    sent: (t, got) => t.equal(got.headers['api-key'], azureDefaults.apiKey, 'the key was sent'),
+    bad: ['az-bad', 'az-bad-bearer'],
+  },
+  {
+    name: 'Azure OpenAI: Entra ID tokens polygate fetches with a client secret',
+    emu: azure,
+    ok: ['m-az-entra', 'm-az-entra'],
+    sent: (t, got) =>
+      t.ok(authority.issued.has(String(got.headers.authorization).replace(/^Bearer /, '')), 'an issued token'),
+    bad: ['az-entra-bad', 'az-entra-bad'],
+  },
+];
 
-t.test('Bedrock: static keys with a session token', async (t) => {
-  bedrock.reset();
-  scripted(bedrock);
-  await succeeds(t, 'm-br', false);
-  await succeeds(t, 'm-br', true);
-  t.equal(bedrock.requests[0].headers['x-amz-security-token'], sessionToken, 'the session token was sent');
-  await fails(t, 'm-br-bad', 'br-bad', false);
-  await fails(t, 'm-br-bad', 'br-bad', true);
-});
-
-t.test('Bedrock: an API key as a bearer token, no signature', async (t) => {
-  bedrock.reset();
-  scripted(bedrock);
-  await succeeds(t, 'm-br-key', false);
-  await succeeds(t, 'm-br-key', true);
-  t.equal(bedrock.requests[0].headers.authorization, `Bearer ${bedrockApiKey}`, 'the key was sent as a bearer');
-  t.notOk(bedrock.requests[0].headers['x-amz-date'], 'not signed');
-  await fails(t, 'm-br-bad-key', 'br-bad-key', false);
-  await fails(t, 'm-br-bad-key', 'br-bad-key', true);
-});
-
-t.test('Vertex: a service-account key and its access token', async (t) => {
-  vertex.reset();
-  scripted(vertex);
-  await succeeds(t, 'm-vx', false);
-  await succeeds(t, 'm-vx', true);
-  t.match(String(vertex.requests[0].headers.authorization), /^Bearer ya29\./, 'a token was sent');
-  keepTokens();
-  await fails(t, 'm-vx-bad', 'vx-bad', false);
-  await fails(t, 'm-vx-bad', 'vx-bad', true);
-});
-
-t.test('Azure OpenAI: an api-key and an Entra ID bearer', async (t) => {
-  azure.reset();
-  scripted(azure);
-  await succeeds(t, 'm-az-key', false);
-  await succeeds(t, 'm-az-bearer', true);
-  t.equal(azure.requests[0].headers['api-key'], azureDefaults.apiKey, 'the key was sent');
-  await fails(t, 'm-az-bad', 'az-bad', false);
-  await fails(t, 'm-az-bad-bearer', 'az-bad-bearer', true);
-});
-
-t.test('Azure OpenAI: Entra ID tokens polygate fetches with a client secret', async (t) => {
-  azure.reset();
-  scripted(azure);
-  await succeeds(t, 'm-az-entra', false);
-  await succeeds(t, 'm-az-entra', true);
-  t.ok(
-    authority.issued.has(String(azure.requests[0].headers.authorization).replace(/^Bearer /, '')),
-    'an issued token',
-  );
-  await fails(t, 'm-az-entra-bad', 'az-entra-bad', false);
-  await fails(t, 'm-az-entra-bad', 'az-entra-bad', true);
-});
+for (const k of kinds)
+  t.test(k.name, async (t) => {
+    k.emu.reset();
+    k.emu.script({ kind: 'text', text: 'fine' }, { kind: 'text', text: 'fine' }, { kind: 'text', text: 'fine' });
+    await succeeds(t, k.ok[0], false);
+    await succeeds(t, k.ok[1], true);
+    k.sent(t, k.emu.requests[0]);
+    await fails(t, `m-${k.bad[0]}`, k.bad[0], false);
+    await fails(t, `m-${k.bad[1]}`, k.bad[1], true);
+  });
 
 /** An upstream that echoes the credential it was sent in an error (misconfigured or hostile). */
 async function echoed(t: Tap, emu: typeof azure, model: string, header: string, stream: boolean): Promise<void> {
@@ -207,14 +202,7 @@ async function echoed(t: Tap, emu: typeof azure, model: string, header: string, 
     status: 400,
     message: `bad request; you sent ${String(req.headers[header])}`,
   }));
-  const { sdk } = client();
-  const err = await sdk.messages.create({ ...ask, model, stream }).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  t.ok(err instanceof APIError, `${model}: an API error`);
-  const e = err as APIError;
-  shown.push(JSON.stringify(e.error), e.message, JSON.stringify([...(e.headers ?? new Headers())]));
+  const e = await refused(t, model, stream);
   t.equal(e.status, 400, `${model}: the upstream's 400`);
   t.match(e.message, /you sent/, `${model}: in the upstream's words`);
   keepTokens();

@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gatewayWithUpstreams } from '../helpers/gateway-with-upstreams.ts';
 import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { pixel, toolArgPieces, toolArgs } from './matrix/fixtures.ts';
 
 type Json = Record<string, any>;
 
@@ -44,7 +45,6 @@ const weather = {
     required: ['city'],
   },
 };
-const pixel = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 const targets = [
   { name: 'echo', model: 'echo', emu: undefined },
@@ -113,13 +113,12 @@ for (const target of targets) {
     });
 
     t.test('tool call, streamed, then the tool_result turn', async (t) => {
-      const args = '{"city": "Paris", "days": 3}';
       target.emu?.script({
         kind: 'tool',
         name: 'get_weather',
-        args,
+        args: toolArgs,
         id: 'toolu_01A',
-        argChunks: ['{"city": ', '"Par', 'is", "da', 'ys": 3}'],
+        argChunks: toolArgPieces,
       });
       const stream = client.messages.stream({
         model: target.model,
@@ -139,7 +138,7 @@ for (const target of targets) {
       t.equal(use.name, 'get_weather');
       t.equal(msg.stop_reason, 'tool_use');
       if (target.emu) {
-        t.equal(pieces.join(''), args, 'input_json_delta pieces rebuild the upstream arguments exactly');
+        t.equal(pieces.join(''), toolArgs, 'input_json_delta pieces rebuild the upstream arguments exactly');
         t.same(use.input, { city: 'Paris', days: 3 });
       } else {
         t.same(use.input, { city: 'echo', days: 1 }, 'echo calls the forced tool with schema-valid arguments');
@@ -174,7 +173,7 @@ for (const target of targets) {
         const assistant = body.messages.find((m: Json) => m.role === 'assistant');
         t.equal(assistant.tool_calls[0].id, use.id);
         // Messages carries tool input as an object, so the second turn re-serializes it: equal as JSON.
-        t.same(JSON.parse(assistant.tool_calls[0].function.arguments), JSON.parse(args), 'arguments carried back');
+        t.same(JSON.parse(assistant.tool_calls[0].function.arguments), JSON.parse(toolArgs), 'arguments carried back');
         const tool = body.messages.find((m: Json) => m.role === 'tool');
         t.same({ id: tool.tool_call_id, content: tool.content }, { id: use.id, content: 'sunny, 21C' });
       }

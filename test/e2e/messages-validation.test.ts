@@ -9,8 +9,9 @@ const gw = await startInProcessGateway(testConfig({}));
 t.teardown(() => gw.stop());
 
 const ok = { model: 'echo', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] };
-const post = async (body: unknown, headers: Record<string, string> = {}) => {
-  const res = await fetch(`${gw.url}/v1/messages`, {
+/** A POST to /v1/messages of `url` as the Anthropic SDK sends it, with a bearer key. */
+const send = (url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> =>
+  fetch(`${url}/v1/messages`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -20,6 +21,8 @@ const post = async (body: unknown, headers: Record<string, string> = {}) => {
     },
     body: JSON.stringify(body),
   });
+const post = async (body: unknown, headers: Record<string, string> = {}) => {
+  const res = await send(gw.url, body, headers);
   return { status: res.status, body: (await res.json()) as { type: string; error: { type: string; message: string } } };
 };
 
@@ -159,15 +162,7 @@ const accepted: Array<[string, Record<string, unknown>, string | undefined]> = [
 
 for (const [name, body, warned] of accepted) {
   t.test(`accepted: ${name}`, async (t) => {
-    const res = await fetch(`${gw.url}/v1/messages`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'anthropic-version': '2023-06-01',
-        authorization: `Bearer ${TEST_KEY}`,
-      },
-      body: JSON.stringify(body),
-    });
+    const res = await send(gw.url, body);
     const answer = (await res.json()) as { type: string; content: Array<{ type: string; text?: string }> };
     t.equal(res.status, 200, JSON.stringify(answer));
     t.equal(answer.type, 'message');
@@ -187,15 +182,7 @@ t.test('a hosted tool is refused where the operator chose unsupported_tools: ref
     { type: 'web_search_20250305', name: 'web_search' },
     { type: 'memory_20250818', name: 'memory' },
   ]) {
-    const res = await fetch(`${strict.url}/v1/messages`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'anthropic-version': '2023-06-01',
-        authorization: `Bearer ${TEST_KEY}`,
-      },
-      body: JSON.stringify({ ...ok, tools: [tool] }),
-    });
+    const res = await send(strict.url, { ...ok, tools: [tool] });
     const body = (await res.json()) as { error: { type: string; message: string } };
     t.equal(res.status, 400, tool.type);
     t.equal(body.error.type, 'invalid_request_error');
@@ -232,15 +219,7 @@ t.test('a long history of blocks echo cannot take still answers: the warnings he
       { role: 'user', content: 'hi' },
     ],
   };
-  const res = await fetch(`${gw.url}/v1/messages`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'anthropic-version': '2023-06-01',
-      authorization: `Bearer ${TEST_KEY}`,
-    },
-    body: JSON.stringify(body),
-  });
+  const res = await send(gw.url, body);
   t.equal(res.status, 200);
   const warnings = res.headers.get('x-polygate-warnings') ?? '';
   t.ok(warnings.length <= 4200, `${warnings.length} characters`);

@@ -6,20 +6,16 @@
 // folded in place into the next user turn, with a warning. A leading system message stays the
 // top-level system prompt everywhere.
 import t from 'tap';
-import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { TEST_KEY } from '../helpers/start-gateway.ts';
 import {
-  folded,
-  landed,
-  lastBody,
+  foldedTurns,
   modelFor,
   startSystemMessageUpstreams,
   type Upstream,
+  warnsOfFold,
 } from './system-messages-upstreams.ts';
 
-const { gw, emulators } = await startSystemMessageUpstreams(t);
-const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+const { emulators, client, landedOn } = await startSystemMessageUpstreams(t);
 
 const messages: ChatCompletionCreateParamsNonStreaming['messages'] = [
   { role: 'system', content: 'Lead.' },
@@ -51,22 +47,8 @@ const expected: Record<Upstream, string[]> = {
     'developer: Mid.',
     'user: go',
   ],
-  anthropic: [
-    'system: Lead.',
-    'user: hi',
-    'assistant: call lookup',
-    'user: result call_1',
-    `user: ${folded('Mid.')}`,
-    'user: go',
-  ],
-  gemini: [
-    'system: Lead.',
-    'user: hi',
-    'model: call lookup',
-    'user: result lookup',
-    `user: ${folded('Mid.')}`,
-    'user: go',
-  ],
+  anthropic: ['system: Lead.', ...foldedTurns.anthropic],
+  gemini: ['system: Lead.', ...foldedTurns.gemini],
 };
 const plainExpected: Record<Upstream, string[]> = {
   chat: ['system: Lead.', 'developer: Also.', 'user: hi'],
@@ -74,7 +56,6 @@ const plainExpected: Record<Upstream, string[]> = {
   anthropic: ['system: Lead.|Also.', 'user: hi'],
   gemini: ['system: Lead.|Also.', 'user: hi'],
 };
-const folds: Record<Upstream, boolean> = { chat: false, responses: false, anthropic: true, gemini: true };
 
 for (const u of Object.keys(expected) as Upstream[]) {
   t.test(`${u} upstream: the mid-conversation developer message lands in place`, async (t) => {
@@ -83,17 +64,15 @@ for (const u of Object.keys(expected) as Upstream[]) {
       .create({ model: modelFor(u), messages, tools })
       .withResponse();
     t.equal(data.choices[0]?.finish_reason, 'stop');
-    t.strictSame(landed(u, lastBody(emulators[u])), expected[u]);
-    const warnings = response.headers.get('x-polygate-warnings') ?? '';
-    if (folds[u]) t.match(warnings, /no mid-conversation system message.*folded/, 'the fold is named');
-    else t.notMatch(warnings, /system/, 'nothing to warn about');
+    t.strictSame(landedOn(u), expected[u]);
+    warnsOfFold(t, u, response.headers);
 
     // An ordinary request (instructions only at the start) is unchanged: the top-level system prompt, no warning.
     emulators[u].reset();
     const plain = await client.chat.completions
       .create({ model: modelFor(u), messages: [messages[0]!, { role: 'developer', content: 'Also.' }, messages[1]!] })
       .withResponse();
-    t.strictSame(landed(u, lastBody(emulators[u])), plainExpected[u]);
+    t.strictSame(landedOn(u), plainExpected[u]);
     t.notMatch(plain.response.headers.get('x-polygate-warnings') ?? '', /system/);
   });
 }

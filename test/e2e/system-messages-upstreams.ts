@@ -2,10 +2,11 @@
 // says about where instructions landed: the leading system prompt, and every turn in order as
 // `role: text`, so a test can assert that a mid-conversation instruction stayed in place (or was
 // folded there) on every upstream (README "role: system message inside messages").
+import OpenAI from 'openai';
 import type { Test } from 'tap';
 import type { Emulator } from '../emulators/emulator-types.ts';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
-import type { RunningGateway } from '../helpers/start-gateway.ts';
+import { TEST_KEY, type RunningGateway } from '../helpers/start-gateway.ts';
 
 type Json = Record<string, any>;
 export type Upstream = 'anthropic' | 'chat' | 'responses' | 'gemini';
@@ -14,16 +15,38 @@ export const upstreams: readonly Upstream[] = ['anthropic', 'chat', 'responses',
 /** Client model name routed to each upstream. */
 export const modelFor = (u: Upstream): string => `sm-${u}`;
 
-export async function startSystemMessageUpstreams(
-  t: Test,
-): Promise<{ gw: RunningGateway; emulators: Record<Upstream, Emulator> }> {
+/**
+ * The gateway, its emulators, an OpenAI SDK client of it (both suites' clients are OpenAI's), and
+ * what upstream `u` was sent last: the body (`lastSent`), and where its instructions landed (`landedOn`).
+ */
+export async function startSystemMessageUpstreams(t: Test): Promise<{
+  gw: RunningGateway;
+  emulators: Record<Upstream, Emulator>;
+  client: OpenAI;
+  lastSent(u: Upstream): Json;
+  landedOn(u: Upstream): string[];
+}> {
   const { gw, up } = await gatewayWithEmulators(t, {
     upstreams: { anthropic: 'anthropic', chat: 'chat', responses: 'responses', gemini: 'gemini' },
     models: Object.fromEntries(
       upstreams.map((u) => [modelFor(u), { routes: [{ provider: u, model: `${u}-upstream-1` }] }]),
     ),
   });
-  return { gw, emulators: up };
+  return {
+    gw,
+    emulators: up,
+    client: new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 }),
+    lastSent: (u) => lastBody(up[u]),
+    landedOn: (u) => landed(u, lastBody(up[u])),
+  };
+}
+
+/** Anthropic and Gemini have no mid-conversation system message: polygate folds it and says so. */
+export function warnsOfFold(t: Pick<Test, 'match' | 'notMatch'>, u: Upstream, headers: Headers): void {
+  const warnings = headers.get('x-polygate-warnings') ?? '';
+  if (u === 'anthropic' || u === 'gemini')
+    t.match(warnings, /no mid-conversation system message.*folded/, 'the fold is named');
+  else t.notMatch(warnings, /system/, 'nothing to warn about');
 }
 
 export const lastBody = (emu: Emulator): Json => emu.requests[emu.requests.length - 1]?.body as Json;
@@ -76,3 +99,12 @@ export function landed(u: Upstream, body: Json): string[] {
 
 /** The text a folded instruction becomes on an upstream without mid-conversation system messages. */
 export const folded = (text: string): string => `<system-instruction>\n${text}\n</system-instruction>`;
+
+/**
+ * Where both suites' conversation (hi, a call of `lookup` and its result, the instruction `Mid.`,
+ * go) lands after the system prompt on the upstreams that fold a mid-conversation instruction.
+ */
+export const foldedTurns = {
+  anthropic: ['user: hi', 'assistant: call lookup', 'user: result call_1', `user: ${folded('Mid.')}`, 'user: go'],
+  gemini: ['user: hi', 'model: call lookup', 'user: result lookup', `user: ${folded('Mid.')}`, 'user: go'],
+};

@@ -1,6 +1,7 @@
 // Chat Completions (`/v1/chat/completions`) through the official openai SDK.
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import { openaiErrors } from './openai-errors.ts';
 import type { Driver, ErrorOutcome, ToolCallOutcome, ToolDef } from './driver.ts';
 import { reasoningEffort, type JsonSchema } from '../fixtures.ts';
 
@@ -14,14 +15,7 @@ export function chatDriver(baseURL: string, apiKey: string): Driver {
     family: 'chat',
     streamsArgumentText: true,
     stopWords: { stop: 'stop', tool: 'tool_calls' },
-    errorWords: { 429: ['rate_limit_exceeded'], 500: ['server_error'] },
-    // OpenAI's 429 carries the word in `code`, a 500 in `type`.
-    errorWord: (body) => {
-      const e =
-        (body as { error?: { code?: string | null; type?: string } } | undefined)?.error ??
-        (body as { code?: string; type?: string } | undefined);
-      return e?.code ?? e?.type;
-    },
+    ...openaiErrors,
 
     async text(model, system, prompt) {
       const r = await client.chat.completions.create({

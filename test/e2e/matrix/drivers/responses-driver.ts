@@ -7,6 +7,7 @@ import type {
   ResponseOutputItem,
   Response,
 } from 'openai/resources/responses/responses';
+import { openaiErrors } from './openai-errors.ts';
 import type { Driver, ErrorOutcome, ReasoningOutcome, ToolCallOutcome, ToolDef } from './driver.ts';
 import { reasoningEffort, type JsonSchema } from '../fixtures.ts';
 
@@ -30,13 +31,7 @@ export function responsesDriver(baseURL: string, apiKey: string): Driver {
     family: 'responses',
     streamsArgumentText: true,
     stopWords: { stop: 'completed', tool: 'completed' },
-    errorWords: { 429: ['rate_limit_exceeded'], 500: ['server_error'] },
-    errorWord: (body) => {
-      const e =
-        (body as { error?: { code?: string | null; type?: string } } | undefined)?.error ??
-        (body as { code?: string; type?: string } | undefined);
-      return e?.code ?? e?.type;
-    },
+    ...openaiErrors,
 
     async text(model, system, prompt) {
       const r = await client.responses.create({ model, instructions: system, input: prompt, store: false });

@@ -1,17 +1,11 @@
 // What an Anthropic Messages upstream received (https://docs.anthropic.com/en/api/messages).
-import { body, header, isObj, list, type Inspector } from './inspector.ts';
+import { body, header, isObj, jsonSchemaOf, list, textOf, type Inspector } from './inspector.ts';
 import type { Json } from '../fixtures.ts';
 
 const blocks = (b: Json): Array<{ role: unknown; block: Json }> =>
   list(b.messages).flatMap((m) =>
     typeof m.content === 'string' ? [] : list(m.content).map((block) => ({ role: m.role, block })),
   );
-const textOf = (content: unknown): string =>
-  typeof content === 'string'
-    ? content
-    : list(content)
-        .map((c) => (typeof c.text === 'string' ? c.text : ''))
-        .join('');
 
 export const anthropicInspector: Inspector = {
   key: (r) => header(r, 'x-api-key'),
@@ -40,8 +34,7 @@ export const anthropicInspector: Inspector = {
   },
   outputSchema: (r) => {
     const oc = body(r).output_config;
-    const f = isObj(oc) && isObj(oc.format) ? oc.format : undefined;
-    return f?.type === 'json_schema' && isObj(f.schema) ? f.schema : undefined;
+    return jsonSchemaOf(isObj(oc) ? oc.format : undefined);
   },
   reasoning: (r) => {
     const t = body(r).thinking;

@@ -39,3 +39,15 @@ export function dataUrl(url: unknown): { mediaType: string; data: string } | und
   const m = typeof url === 'string' ? /^data:([^;,]+);base64,(.*)$/s.exec(url) : null;
   return m ? { mediaType: m[1], data: m[2] } : undefined;
 }
+/** A text field as a string: the string itself, or its parts' `text` joined. */
+export const textOf = (content: unknown): string =>
+  typeof content === 'string'
+    ? content
+    : list(content)
+        .map((c) => (typeof c.text === 'string' ? c.text : ''))
+        .join('');
+/** An `authorization` header's bearer credential. */
+export const bearer = (v: string | undefined): string | undefined => v?.replace(/^Bearer /, '');
+/** The schema of a `{ type: 'json_schema', schema }` output format (Anthropic's and Responses' form). */
+export const jsonSchemaOf = (format: unknown): JsonSchema | undefined =>
+  isObj(format) && format.type === 'json_schema' && isObj(format.schema) ? format.schema : undefined;

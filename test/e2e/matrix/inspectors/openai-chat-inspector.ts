@@ -1,14 +1,6 @@
 // What an OpenAI Chat Completions upstream received (https://platform.openai.com/docs/api-reference/chat/create).
-import { body, dataUrl, header, isObj, list, type Inspector } from './inspector.ts';
+import { bearer, body, dataUrl, header, isObj, list, textOf, type Inspector } from './inspector.ts';
 import type { Json } from '../fixtures.ts';
-
-const textOf = (content: unknown): string =>
-  typeof content === 'string'
-    ? content
-    : list(content)
-        .map((c) => (typeof c.text === 'string' ? c.text : ''))
-        .join('');
-const bearer = (v: string | undefined): string | undefined => v?.replace(/^Bearer /, '');
 
 export const openaiChatInspector: Inspector = {
   key: (r) => bearer(header(r, 'authorization')),

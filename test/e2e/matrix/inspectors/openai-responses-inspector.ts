@@ -1,8 +1,7 @@
 // What an OpenAI Responses upstream received (https://platform.openai.com/docs/api-reference/responses/create).
-import { body, dataUrl, header, isObj, list, type Inspector } from './inspector.ts';
+import { bearer, body, dataUrl, header, isObj, jsonSchemaOf, list, type Inspector } from './inspector.ts';
 import type { Json } from '../fixtures.ts';
 
-const bearer = (v: string | undefined): string | undefined => v?.replace(/^Bearer /, '');
 const items = (b: Json): Json[] => (typeof b.input === 'string' ? [] : list(b.input));
 
 export const openaiResponsesInspector: Inspector = {
@@ -40,8 +39,7 @@ export const openaiResponsesInspector: Inspector = {
   },
   outputSchema: (r) => {
     const t = body(r).text;
-    const f = isObj(t) && isObj(t.format) ? t.format : undefined;
-    return f?.type === 'json_schema' && isObj(f.schema) ? f.schema : undefined;
+    return jsonSchemaOf(isObj(t) ? t.format : undefined);
   },
   reasoning: (r) => {
     const x = body(r).reasoning;
