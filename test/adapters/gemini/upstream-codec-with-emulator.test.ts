@@ -2,6 +2,7 @@
 // are accepted, unary answers decode, and the SSE stream decodes through src/infra/upstream/read-sse.ts
 // exactly as the provider reads it.
 import t from 'tap';
+import { reasoningPart, textPart } from '../stream-events.ts';
 import { geminiUpstreamCodec } from '../../../adapters/gemini/index.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
@@ -63,10 +64,7 @@ t.test('stream: text deltas, then finish with usage', async (t) => {
   t.equal(em.requests[0].path, '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
   t.match(events, [
     { type: 'start', model: 'gemini-2.5-flash' },
-    { type: 'text-start', index: 0 },
-    { type: 'text-delta', index: 0, text: 'one ' },
-    { type: 'text-delta', index: 0, text: 'two' },
-    { type: 'text-end', index: 0 },
+    ...textPart(0, 'one ', 'two'),
     { type: 'finish', finish: { reason: 'stop', raw: 'STOP' } },
   ]);
   t.equal(events.length, 6);
@@ -91,13 +89,8 @@ t.test('function call and thinking, unary and streamed', async (t) => {
     generationConfig: { thinkingConfig: { thinkingBudget: 512, includeThoughts: true } },
   });
   t.match(events.slice(1), [
-    { type: 'reasoning-start', index: 0 },
-    { type: 'reasoning-delta', index: 0, text: 'Pondering.' },
-    { type: 'reasoning-signature', index: 0, signature: 'c2lnMQ==' },
-    { type: 'reasoning-end', index: 0 },
-    { type: 'text-start', index: 1 },
-    { type: 'text-delta', index: 1, text: 'Done.' },
-    { type: 'text-end', index: 1 },
+    ...reasoningPart(0, 'gemini', { deltas: ['Pondering.'], signature: 'c2lnMQ==' }),
+    ...textPart(1, 'Done.'),
     { type: 'finish', finish: { reason: 'stop' }, usage: { reasoningTokens: Number } },
   ]);
 });

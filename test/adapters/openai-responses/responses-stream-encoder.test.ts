@@ -1,6 +1,7 @@
 // The client stream encoder: the documented event sequence, sequence_number from 0, function
 // call arguments and reasoning summary events, errors as an `error` event plus response.failed.
 import t from 'tap';
+import { finishEvent, reasoningPart, textPart, toolInputPart } from '../stream-events.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
 import { createResponsesClientCodec, sequentialIds } from '../../../adapters/openai-responses/index.ts';
@@ -27,11 +28,8 @@ const usage = { inputTokens: 3, outputTokens: 4 };
 t.test('text: the full sequence with sequence numbers from 0', async (t) => {
   const evs = run([
     { type: 'start', id: 'x', model: 'up' },
-    { type: 'text-start', index: 0 },
-    { type: 'text-delta', index: 0, text: 'Hel' },
-    { type: 'text-delta', index: 0, text: 'lo' },
-    { type: 'text-end', index: 0 },
-    { type: 'finish', finish: { reason: 'stop', raw: 'stop' }, usage },
+    ...textPart(0, 'Hel', 'lo'),
+    finishEvent('stop', 'stop', usage),
   ]);
   t.same(
     evs.map((e) => e.type),
@@ -106,16 +104,14 @@ t.test('reasoning then a function call: summary events and argument deltas', asy
   const evs = run(
     [
       { type: 'start', id: 'resp_up', model: 'up' },
-      { type: 'reasoning-start', index: 0, origin: 'openai-responses' },
-      { type: 'reasoning-signature', index: 0, signature: 'rs_upstream' },
-      { type: 'reasoning-delta', index: 0, text: 'Let me ' },
-      { type: 'reasoning-delta', index: 0, text: 'see.' },
-      { type: 'reasoning-end', index: 0, encrypted: 'ENC' },
-      { type: 'tool-input-start', index: 1, id: 'call_9', name: 'get' },
-      { type: 'tool-input-delta', index: 1, json: '{"a"' },
-      { type: 'tool-input-delta', index: 1, json: ':1}' },
-      { type: 'tool-input-end', index: 1 },
-      { type: 'finish', finish: { reason: 'tool-calls', raw: 'completed' }, usage },
+      ...reasoningPart(0, 'openai-responses', {
+        signature: 'rs_upstream',
+        signedFirst: true,
+        deltas: ['Let me ', 'see.'],
+        encrypted: 'ENC',
+      }),
+      ...toolInputPart(1, 'call_9', 'get', '{"a"', ':1}'),
+      finishEvent('tool-calls', 'completed', usage),
     ],
     { model: 'm', input: 'x', stream: true, include: ['reasoning.encrypted_content'] },
   );
@@ -182,18 +178,11 @@ t.test('reasoning then a function call: summary events and argument deltas', asy
 
 t.test('text parts around a tool call: one message item per run of text', async (t) => {
   const evs = run([
-    { type: 'text-start', index: 0 },
-    { type: 'text-delta', index: 0, text: 'A' },
-    { type: 'text-end', index: 0 },
-    { type: 'text-start', index: 1 },
-    { type: 'text-delta', index: 1, text: 'B' },
-    { type: 'text-end', index: 1 },
-    { type: 'tool-input-start', index: 2, id: 'c', name: 'f' },
-    { type: 'tool-input-end', index: 2 },
-    { type: 'text-start', index: 3 },
-    { type: 'text-delta', index: 3, text: 'C' },
-    { type: 'text-end', index: 3 },
-    { type: 'finish', finish: { reason: 'stop', raw: 'end_turn' }, usage },
+    ...textPart(0, 'A'),
+    ...textPart(1, 'B'),
+    ...toolInputPart(2, 'c', 'f'),
+    ...textPart(3, 'C'),
+    finishEvent('stop', 'end_turn', usage),
   ]);
   t.equal(evs[0].type, 'response.created', 'created is sent even without a start event');
   const final = evs[evs.length - 1].response as { output: Array<Record<string, unknown>> };
@@ -215,10 +204,7 @@ t.test('text parts around a tool call: one message item per run of text', async 
 });
 
 t.test('length → response.incomplete; refusal deltas → refusal content', async (t) => {
-  const evs = run([
-    { type: 'refusal-delta', index: 0, text: 'I cannot' },
-    { type: 'finish', finish: { reason: 'length', raw: 'max_tokens' }, usage },
-  ]);
+  const evs = run([{ type: 'refusal-delta', index: 0, text: 'I cannot' }, finishEvent('length', 'max_tokens', usage)]);
   t.same(
     evs.map((e) => e.type),
     [

@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
+import { finishEvent, reasoningPart, textPart, toolInputPart } from '../stream-events.ts';
 import OpenAI from 'openai';
 import type { ChatResult } from '../../../src/ir/chat-result.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
@@ -35,35 +36,21 @@ const results: Record<string, ChatResult> = {
 const streams: Record<string, StreamEvent[]> = {
   text: [
     { type: 'start', id: 'up', model: 'up' },
-    { type: 'text-start', index: 0 },
-    { type: 'text-delta', index: 0, text: 'Hello ' },
-    { type: 'text-delta', index: 0, text: 'stream.' },
-    { type: 'text-end', index: 0 },
-    { type: 'finish', finish: { reason: 'stop', raw: 'stop' }, usage },
+    ...textPart(0, 'Hello ', 'stream.'),
+    finishEvent('stop', 'stop', usage),
   ],
   everything: [
     { type: 'start', id: 'up', model: 'up' },
-    { type: 'reasoning-start', index: 0, origin: 'openai-responses' },
-    { type: 'reasoning-delta', index: 0, text: 'Think ' },
-    { type: 'reasoning-delta', index: 0, text: 'first.' },
-    { type: 'reasoning-signature', index: 0, signature: 'anthropic-signature' },
-    { type: 'reasoning-end', index: 0 },
-    { type: 'text-start', index: 1 },
-    { type: 'text-delta', index: 1, text: 'Calling.' },
-    { type: 'text-end', index: 1 },
-    { type: 'tool-input-start', index: 2, id: 'call_7', name: 'lookup' },
-    { type: 'tool-input-delta', index: 2, json: '{"q":' },
-    { type: 'tool-input-delta', index: 2, json: '"x"}' },
-    { type: 'tool-input-end', index: 2 },
-    { type: 'tool-input-start', index: 3, id: 'call_8', name: 'lookup' },
-    { type: 'tool-input-delta', index: 3, json: '{}' },
-    { type: 'tool-input-end', index: 3 },
-    { type: 'finish', finish: { reason: 'tool-calls', raw: 'tool_use' }, usage },
+    ...reasoningPart(0, 'openai-responses', { deltas: ['Think ', 'first.'], signature: 'anthropic-signature' }),
+    ...textPart(1, 'Calling.'),
+    ...toolInputPart(2, 'call_7', 'lookup', '{"q":', '"x"}'),
+    ...toolInputPart(3, 'call_8', 'lookup', '{}'),
+    finishEvent('tool-calls', 'tool_use', usage),
   ],
   incomplete: [
     { type: 'text-start', index: 0 },
     { type: 'text-delta', index: 0, text: 'Trunc' },
-    { type: 'finish', finish: { reason: 'length', raw: 'max_tokens' }, usage },
+    finishEvent('length', 'max_tokens', usage),
   ],
   broken: [
     { type: 'start', id: 'up', model: 'up' },
