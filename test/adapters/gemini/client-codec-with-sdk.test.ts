@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiError, GoogleGenAI, type Content } from '@google/genai';
 import t from 'tap';
+import { toolCall, toolResult } from '../ir-messages.ts';
 import { finishEvent, reasoningPart, textPart, toolInputPart } from '../stream-events.ts';
 import { geminiClientCodec } from '../../../adapters/gemini/index.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
@@ -124,7 +125,7 @@ t.test('a function call, a chat turn later, is matched back with reasoning intac
     result: result(
       [
         { type: 'reasoning', text: 'I should look it up.', signature: 'EpcBanthropic', origin: 'anthropic-messages' },
-        { type: 'tool-call', id: 'toolu_01A', name: 'weather', args: '{"city":"Oslo"}' },
+        toolCall('toolu_01A', 'weather', '{"city":"Oslo"}'),
       ],
       { reason: 'tool-calls', raw: 'tool_use' },
     ),
@@ -136,17 +137,9 @@ t.test('a function call, a chat turn later, is matched back with reasoning intac
   const ir = seen[1];
   t.same(ir.messages[1].parts, [
     { type: 'reasoning', text: 'I should look it up.', signature: 'EpcBanthropic', origin: 'anthropic-messages' },
-    { type: 'tool-call', id: 'toolu_01A', name: 'weather', args: '{"city":"Oslo"}' },
+    toolCall('toolu_01A', 'weather', '{"city":"Oslo"}'),
   ]);
-  t.same(ir.messages[2].parts, [
-    {
-      type: 'tool-result',
-      callId: 'toolu_01A',
-      name: 'weather',
-      content: [{ type: 'text', text: '{"temp":-3}' }],
-      isError: false,
-    },
-  ]);
+  t.same(ir.messages[2].parts, [toolResult('toolu_01A', '{"temp":-3}', { name: 'weather' })]);
 });
 
 t.test('streaming: thoughts, text and a whole function call; last chunk with finish and usage', async (t) => {

@@ -2,6 +2,7 @@
 // are accepted, unary answers decode, and the SSE stream decodes through src/infra/upstream/read-sse.ts
 // exactly as the provider reads it.
 import t from 'tap';
+import { toolCall, userText } from '../ir-messages.ts';
 import { reasoningPart, textPart } from '../stream-events.ts';
 import { geminiUpstreamCodec } from '../../../adapters/gemini/index.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
@@ -19,7 +20,7 @@ const request = (extra: Partial<ChatRequest> = {}): ChatRequest =>
   chatRequest({
     model: 'client-model',
     system: [{ type: 'text', text: 'Be brief.' }],
-    messages: [{ role: 'user', parts: [{ type: 'text', text: 'echo me' }] }],
+    messages: [userText('echo me')],
     ...extra,
   });
 
@@ -77,7 +78,7 @@ t.test('function call and thinking, unary and streamed', async (t) => {
       await send(request({ tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object' } }] }))
     ).json(),
   );
-  t.same(r.parts, [{ type: 'tool-call', id: 'call_lookup_0', name: 'lookup', args: '{"q":"cats"}' }]);
+  t.same(r.parts, [toolCall('call_lookup_0', 'lookup', '{"q":"cats"}')]);
   t.same(r.finish, { reason: 'tool-calls', raw: 'STOP' });
   t.match(em.requests[0].body, {
     tools: [{ functionDeclarations: [{ name: 'lookup', parametersJsonSchema: { type: 'object' } }] }],

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { toolCall } from '../ir-messages.ts';
 import { openaiChatUpstreamCodec as codec } from '../../../adapters/openai-chat/index.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 
@@ -57,7 +58,7 @@ t.test('tool calls keep their arguments byte for byte; content null gives no tex
   );
   t.strictSame(r.parts, [
     { type: 'tool-call', id: 'call_1', name: 'get_weather', args },
-    { type: 'tool-call', id: 'call_2', name: 'noop', args: '' },
+    toolCall('call_2', 'noop', ''),
   ]);
   t.strictSame(r.finish, { reason: 'tool-calls', raw: 'tool_calls' });
   t.strictSame(r.usage, { inputTokens: 0, outputTokens: 0 }, 'missing usage is zero, not an error');

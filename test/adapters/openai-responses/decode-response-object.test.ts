@@ -1,5 +1,6 @@
 // The upstream result decoder: a Responses response object → ChatResult, finish and usage included.
 import t from 'tap';
+import { toolCall } from '../ir-messages.ts';
 import { responsesUpstreamCodec } from '../../../adapters/openai-responses/index.ts';
 
 const usage = {
@@ -68,7 +69,7 @@ t.test('message, reasoning and function_call items become parts in order', async
       { type: 'reasoning', text: 'One.\n\nTwo.', origin: 'openai-responses', signature: 'rs_1', encrypted: 'ENC' },
       { type: 'text', text: 'See A.', citations: [{ kind: 'url', url: 'https://a', title: 'A', start: 4, end: 5 }] },
       { type: 'refusal', text: 'Not B.' },
-      { type: 'tool-call', id: 'call_1', name: 'get', args: '{"x":  1}' },
+      toolCall('call_1', 'get', '{"x":  1}'),
     ],
     finish: { reason: 'tool-calls', raw: 'completed' },
     usage: { inputTokens: 30, outputTokens: 20, cacheReadTokens: 12, reasoningTokens: 8 },

@@ -1,6 +1,7 @@
 // The client encoder's response object: every field of the spec's table, request fields echoed
 // with the API's defaults, output items in order, status from the finish.
 import t from 'tap';
+import { toolCall } from '../ir-messages.ts';
 import type { ChatResult } from '../../../src/ir/chat-result.ts';
 import { createResponsesClientCodec, sequentialIds } from '../../../adapters/openai-responses/index.ts';
 
@@ -154,7 +155,7 @@ t.test('output items in order: reasoning, message with annotations and refusal, 
           citations: [{ kind: 'url', url: 'https://b.example', title: 'B', start: 0, end: 4 }],
         },
         { type: 'refusal', text: 'Not that.' },
-        { type: 'tool-call', id: 'call_1', name: 'get', args: '{"a": 1}' },
+        toolCall('call_1', 'get', '{"a": 1}'),
       ],
       finish: { reason: 'tool-calls', raw: 'tool_use' },
       usage: { inputTokens: 20, outputTokens: 9, reasoningTokens: 4, cacheReadTokens: 8 },

@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
+import { toolCall } from '../ir-messages.ts';
 import { finishEvent, reasoningPart, textPart, toolInputPart } from '../stream-events.ts';
 import OpenAI from 'openai';
 import type { ChatResult } from '../../../src/ir/chat-result.ts';
@@ -27,7 +28,7 @@ const results: Record<string, ChatResult> = {
       { type: 'reasoning', text: 'Plan.', encrypted: 'ENC', origin: 'openai-responses', signature: 'rs_abc' },
       { type: 'text', text: 'See ', citations: [{ kind: 'url', url: 'https://example.com', title: 'Ex' }] },
       { type: 'text', text: 'more.' },
-      { type: 'tool-call', id: 'call_1', name: 'lookup', args: '{"q":"x"}' },
+      toolCall('call_1', 'lookup', '{"q":"x"}'),
     ],
     finish: { reason: 'tool-calls', raw: 'tool_use' },
     usage,

@@ -2,6 +2,7 @@
 // emulator receives, and decodeResult / the stream decoder (through polygate's own SSE reader)
 // rebuild what the emulator was scripted to answer.
 import t from 'tap';
+import { userText } from '../ir-messages.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
 import { readSse } from '../../../src/infra/upstream/read-sse.ts';
@@ -17,7 +18,7 @@ const request = (over: Partial<ChatRequest> = {}): ChatRequest =>
   chatRequest({
     model: 'client',
     system: [{ type: 'text', text: 'Be brief.' }],
-    messages: [{ role: 'user', parts: [{ type: 'text', text: 'ping' }] }],
+    messages: [userText('ping')],
     ...over,
   });
 
@@ -123,11 +124,7 @@ t.test('reasoning: summary streamed, encrypted content and item id kept for repl
   emu.script({ kind: 'text', text: 'fine' });
   await send(
     request({
-      messages: [
-        { role: 'user', parts: [{ type: 'text', text: 'q' }] },
-        { role: 'assistant', parts: result.parts },
-        { role: 'user', parts: [{ type: 'text', text: 'more' }] },
-      ],
+      messages: [userText('q'), { role: 'assistant', parts: result.parts }, userText('more')],
     }),
   );
   const replay = (emu.requests[2].body as { input: Array<Record<string, unknown>> }).input[1];
