@@ -2,14 +2,9 @@
 import t from 'tap';
 import { toolCall } from '../ir-messages.ts';
 import { responsesUpstreamCodec } from '../../../adapters/openai-responses/index.ts';
+import { responsesUsage } from './wire-usage.ts';
 
-const usage = {
-  input_tokens: 30,
-  input_tokens_details: { cached_tokens: 12 },
-  output_tokens: 20,
-  output_tokens_details: { reasoning_tokens: 8 },
-  total_tokens: 50,
-};
+const usage = responsesUsage({ input: 30, cached: 12, output: 20, reasoning: 8, total: 50 });
 const response = (over: Record<string, unknown>) => ({
   id: 'resp_1',
   object: 'response',

@@ -5,6 +5,7 @@ import { finishEvent, reasoningPart, textPart, toolInputPart } from '../stream-e
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
 import { createResponsesClientCodec, sequentialIds } from '../../../adapters/openai-responses/index.ts';
+import { responsesUsage } from './wire-usage.ts';
 
 const ctx = { headers: {}, params: {}, query: {} };
 type Ev = Record<string, unknown> & { type: string; sequence_number: number };
@@ -90,13 +91,7 @@ t.test('text: the full sequence with sequence numbers from 0', async (t) => {
       role: 'assistant',
     },
   ]);
-  t.same(done.usage, {
-    input_tokens: 3,
-    input_tokens_details: { cached_tokens: 0 },
-    output_tokens: 4,
-    output_tokens_details: { reasoning_tokens: 0 },
-    total_tokens: 7,
-  });
+  t.same(done.usage, responsesUsage({ input: 3, cached: 0, output: 4, reasoning: 0, total: 7 }));
   t.equal(done.id, created.id);
 });
 

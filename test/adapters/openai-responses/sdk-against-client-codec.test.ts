@@ -11,6 +11,7 @@ import type { ChatResult } from '../../../src/ir/chat-result.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
 import { responsesClientCodec as codec } from '../../../adapters/openai-responses/index.ts';
+import { responsesUsage } from './wire-usage.ts';
 
 const usage = { inputTokens: 11, outputTokens: 7, reasoningTokens: 3, cacheReadTokens: 2 };
 const results: Record<string, ChatResult> = {
@@ -103,13 +104,7 @@ t.test('responses.create parses the response object; output_text is computed by 
   t.equal(r.model, 'text');
   t.equal(r.output_text, 'Hello from polygate.');
   t.equal(r.temperature, 0.4);
-  t.same(r.usage, {
-    input_tokens: 11,
-    input_tokens_details: { cached_tokens: 2 },
-    output_tokens: 7,
-    output_tokens_details: { reasoning_tokens: 3 },
-    total_tokens: 18,
-  });
+  t.same(r.usage, responsesUsage({ input: 11, cached: 2, output: 7, reasoning: 3, total: 18 }));
 });
 
 t.test('responses.create with reasoning, annotations and a function call', async (t) => {
