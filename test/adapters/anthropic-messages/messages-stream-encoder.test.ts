@@ -21,6 +21,15 @@ const encodeAll = (events: StreamEvent[]): SseFrame[] => {
 };
 const parsed = (frames: SseFrame[]): Array<Record<string, unknown>> =>
   frames.map((f) => JSON.parse(f.data) as Record<string, unknown>);
+/** The events of a message with one content block and one delta, in order. */
+const oneBlockMessage = [
+  'message_start',
+  'content_block_start',
+  'content_block_delta',
+  'content_block_stop',
+  'message_delta',
+  'message_stop',
+];
 const finish = finishEvent('stop', 'stop', { inputTokens: 7, outputTokens: 2 });
 
 /** Golden IR events; error events are stored as {kind, message}. */
@@ -43,14 +52,7 @@ t.test('message_start is synthesized when the upstream sent no start, before the
   const frames = encodeAll([...textPart(0, 'hi'), finish]);
   t.same(
     frames.map((f) => f.event),
-    [
-      'message_start',
-      'content_block_start',
-      'content_block_delta',
-      'content_block_stop',
-      'message_delta',
-      'message_stop',
-    ],
+    oneBlockMessage,
   );
   const start = parsed(frames)[0] as {
     message: { id: string; model: string; content: unknown[]; stop_reason: unknown };
@@ -118,14 +120,7 @@ t.test('finish closes blocks left open; refusal text becomes a text block; nothi
   const data = parsed(frames);
   t.same(
     data.map((d) => d.type),
-    [
-      'message_start',
-      'content_block_start',
-      'content_block_delta',
-      'content_block_stop',
-      'message_delta',
-      'message_stop',
-    ],
+    oneBlockMessage,
   );
   t.same(data[2].delta, { type: 'text_delta', text: 'I will not.' });
   t.same(data[4].delta, { stop_reason: 'refusal', stop_sequence: null });

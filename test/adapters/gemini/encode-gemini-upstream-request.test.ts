@@ -186,15 +186,12 @@ t.test('tool choice maps onto functionCallingConfig', async (t) => {
 });
 
 t.test('sampling, output format and reasoning map onto generationConfig', async (t) => {
+  // The sampling fields Gemini names as the IR does: they pass through as they are.
+  const sameNamed = { temperature: 0.2, topP: 0.8, topK: 5, seed: 3, presencePenalty: 0.1, frequencyPenalty: 0.2 };
   const g = encode(
     base({
       sampling: {
-        temperature: 0.2,
-        topP: 0.8,
-        topK: 5,
-        seed: 3,
-        presencePenalty: 0.1,
-        frequencyPenalty: 0.2,
+        ...sameNamed,
         stop: ['END'],
         candidateCount: 1,
         logprobs: true,
@@ -207,12 +204,7 @@ t.test('sampling, output format and reasoning map onto generationConfig', async 
   ).body.generationConfig;
   t.same(g, {
     stopSequences: ['END'],
-    temperature: 0.2,
-    topP: 0.8,
-    topK: 5,
-    seed: 3,
-    presencePenalty: 0.1,
-    frequencyPenalty: 0.2,
+    ...sameNamed,
     candidateCount: 1,
     maxOutputTokens: 256,
     responseLogprobs: true,

@@ -25,6 +25,14 @@ function run(events: StreamEvent[], body: Record<string, unknown> = { model: 'm'
 }
 
 const usage = { inputTokens: 3, outputTokens: 4 };
+/** A response with one message item opens with these events and closes its part and item with these. */
+const opening = [
+  'response.created',
+  'response.in_progress',
+  'response.output_item.added',
+  'response.content_part.added',
+];
+const closing = ['response.content_part.done', 'response.output_item.done'];
 
 t.test('text: the full sequence with sequence numbers from 0', async (t) => {
   const evs = run([
@@ -35,15 +43,11 @@ t.test('text: the full sequence with sequence numbers from 0', async (t) => {
   t.same(
     evs.map((e) => e.type),
     [
-      'response.created',
-      'response.in_progress',
-      'response.output_item.added',
-      'response.content_part.added',
+      ...opening,
       'response.output_text.delta',
       'response.output_text.delta',
       'response.output_text.done',
-      'response.content_part.done',
-      'response.output_item.done',
+      ...closing,
       'response.completed',
     ],
   );
@@ -202,17 +206,7 @@ t.test('length → response.incomplete; refusal deltas → refusal content', asy
   const evs = run([{ type: 'refusal-delta', index: 0, text: 'I cannot' }, finishEvent('length', 'max_tokens', usage)]);
   t.same(
     evs.map((e) => e.type),
-    [
-      'response.created',
-      'response.in_progress',
-      'response.output_item.added',
-      'response.content_part.added',
-      'response.refusal.delta',
-      'response.refusal.done',
-      'response.content_part.done',
-      'response.output_item.done',
-      'response.incomplete',
-    ],
+    [...opening, 'response.refusal.delta', 'response.refusal.done', ...closing, 'response.incomplete'],
   );
   const r = evs[8].response as Record<string, unknown>;
   t.equal(r.status, 'incomplete');
