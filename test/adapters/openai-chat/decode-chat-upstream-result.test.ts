@@ -2,26 +2,7 @@ import t from 'tap';
 import { toolCall } from '../ir-messages.ts';
 import { openaiChatUpstreamCodec as codec } from '../../../adapters/openai-chat/index.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
-
-const completion = (
-  message: Record<string, unknown>,
-  finish_reason: string | null = 'stop',
-  usage: unknown = undefined,
-): Record<string, unknown> => ({
-  id: 'chatcmpl-123',
-  object: 'chat.completion',
-  created: 1735689600,
-  model: 'gpt-4.1-2025-04-14',
-  choices: [
-    {
-      index: 0,
-      message: { role: 'assistant', refusal: null, annotations: [], ...message },
-      logprobs: null,
-      finish_reason,
-    },
-  ],
-  ...(usage === undefined ? {} : { usage }),
-});
+import { chatCompletion as completion } from './fixtures.ts';
 
 t.test('text answer with usage details', async (t) => {
   const r = codec.decodeResult(
