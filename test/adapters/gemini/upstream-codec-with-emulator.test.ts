@@ -2,13 +2,13 @@
 // are accepted, unary answers decode, and the SSE stream decodes through src/infra/upstream/read-sse.ts
 // exactly as the provider reads it.
 import t from 'tap';
+import { sendEncoded, streamedEvents } from '../codec-against-emulator.ts';
 import { toolCall, userText } from '../ir-messages.ts';
 import { reasoningPart, textPart } from '../stream-events.ts';
 import { geminiUpstreamCodec } from '../../../adapters/gemini/index.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
-import { readSse } from '../../../src/infra/upstream/read-sse.ts';
 import { startGeminiUpstream } from '../../emulators/gemini-upstream.ts';
 import { chatRequest } from '../../helpers/chat-request.ts';
 
@@ -24,26 +24,14 @@ const request = (extra: Partial<ChatRequest> = {}): ChatRequest =>
     ...extra,
   });
 
-async function send(req: ChatRequest): Promise<Response> {
-  const enc = geminiUpstreamCodec.encodeRequest(req, 'gemini-2.5-flash', () => {});
-  return fetch(em.url + enc.path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-goog-api-key': 'provider-key', ...enc.headers },
-    body: JSON.stringify(enc.body),
-  });
-}
-async function stream(req: ChatRequest): Promise<StreamEvent[]> {
-  const res = await send({ ...req, stream: true });
-  const events: StreamEvent[] = [];
-  if (!res.body) throw new Error('no body');
-  try {
-    for await (const e of readSse(res.body, geminiUpstreamCodec.createStreamDecoder())) events.push(e);
-  } catch (e) {
-    // A dropped socket surfaces as a thrown read; the provider turns it into an error event too.
-    events.push({ type: 'error', error: new GatewayError('upstream', String(e)) });
-  }
-  return events;
-}
+const send = (req: ChatRequest): Promise<Response> =>
+  sendEncoded(geminiUpstreamCodec, em.url, req, 'gemini-2.5-flash', { 'x-goog-api-key': 'provider-key' });
+// A dropped socket surfaces as a thrown read; the provider turns it into an error event too.
+const stream = async (req: ChatRequest): Promise<StreamEvent[]> =>
+  streamedEvents(await send({ ...req, stream: true }), geminiUpstreamCodec, (e): StreamEvent => ({
+    type: 'error',
+    error: new GatewayError('upstream', String(e)),
+  }));
 
 t.test('unary: echo answer decodes; the emulator saw the encoded body on the v1beta path', async (t) => {
   const res = await send(request());
