@@ -1,8 +1,8 @@
 import t from 'tap';
+import { thrownGatewayError as thrown } from '../thrown-gateway-error.ts';
 import { assistant, text, toolCall, toolResult, user, userText } from '../ir-messages.ts';
 import { openaiChatUpstreamCodec as codec } from '../../../adapters/openai-chat/index.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
-import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import { fixtureJson, warnings } from './fixtures.ts';
 import { chatRequest } from '../../helpers/chat-request.ts';
 
@@ -19,16 +19,6 @@ function encode(req: ChatRequest): {
   const w = warnings();
   const r = codec.encodeRequest(req, 'gpt-4.1', w.warn);
   return { body: r.body as Body, warned: w.list, path: r.path, headers: r.headers };
-}
-
-function thrown(fn: () => unknown): GatewayError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof GatewayError) return e;
-    throw e;
-  }
-  throw new Error('expected a GatewayError');
 }
 
 // The golden body itself: test/adapters/golden-fixtures.test.ts (upstream-mixed.upstream.json).
