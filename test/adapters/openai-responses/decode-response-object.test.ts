@@ -1,5 +1,6 @@
 // The upstream result decoder: a Responses response object → ChatResult, finish and usage included.
 import t from 'tap';
+import { assertProviderKeyRejection } from '../openai-key-rejected.ts';
 import { toolCall } from '../ir-messages.ts';
 import { responsesUpstreamCodec } from '../../../adapters/openai-responses/index.ts';
 import { responsesUsage } from './wire-usage.ts';
@@ -111,22 +112,7 @@ t.test('decodeError: status → kind, retry-after, credentials never echoed', as
   const ms = responsesUpstreamCodec.decodeError(503, 'overloaded', { 'retry-after-ms': '1500' });
   t.equal(ms.kind, 'overloaded');
   t.equal(ms.retryAfter, 2);
-  for (const status of [401, 403]) {
-    const e = responsesUpstreamCodec.decodeError(
-      status,
-      {
-        error: {
-          message: 'Incorrect API key provided: sk-abc123',
-          type: 'invalid_request_error',
-          code: 'invalid_api_key',
-        },
-      },
-      {},
-    );
-    t.equal(e.kind, 'upstream');
-    t.equal(e.status, 502);
-    t.notMatch(e.message, /sk-abc/);
-  }
+  assertProviderKeyRejection(t, responsesUpstreamCodec, 'Incorrect API key provided: sk-abc123', 'sk-abc');
   t.equal(responsesUpstreamCodec.decodeError(500, {}, {}).kind, 'internal');
 });
 
