@@ -25,6 +25,7 @@ import { GatewayError } from '../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../src/ir/stream-event.ts';
 import { streams, type Frame, type Stream } from './mutate-frames.ts';
 import { bodies, fuzzParams, nastyValue, type Json } from './mutate-json.ts';
+import { fixtureJsons } from './fixtures.ts';
 
 /**
  * Runs `body`; a GatewayError is an answer, anything else thrown is a finding. So is a GatewayError
@@ -192,7 +193,7 @@ const headers: fc.Arbitrary<WireHeaders> = fc.dictionary(
 export type ChatSeeds = {
   client: ChatClientCodec;
   upstream: ChatUpstreamCodec;
-  /** Valid client requests of the format. */
+  /** Valid client requests of the format beyond its golden fixtures (test/fixtures/<format>/*.request.json). */
   requests: unknown[];
   contexts: fc.Arbitrary<InboundContext>;
   /** Valid upstream result bodies. */
@@ -203,8 +204,14 @@ export type ChatSeeds = {
   errors: unknown[];
 };
 
-/** The five properties of a chat format: client requests, upstream results, streams, errors. */
+/** The five properties of a chat format (client requests, upstream results, streams, errors), as one test. */
 export function fuzzChatFormat(t: Test, s: ChatSeeds): void {
+  t.test(`${s.client.format} decoders answer any input with a value or a GatewayError`, async (t) => {
+    fuzzEveryDecoder(t, { ...s, requests: [...fixtureJsons(s.client.format, '.request.json'), ...s.requests] });
+  });
+}
+
+function fuzzEveryDecoder(t: Test, s: ChatSeeds): void {
   const clients = clientSides();
   const own = clients.find((c) => c.codec.format === s.client.format);
   if (own === undefined) throw new Error(`no client side for ${s.client.format}`);

@@ -1,15 +1,17 @@
 // Seeds of the fuzz suite: the golden fixtures of each format (test/fixtures/<format>/).
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { fixtureFiles } from '../helpers/fixture-files.ts';
 import type { Frame } from './mutate-frames.ts';
 
-const dir = (format: string): URL => new URL(`../fixtures/${format}/`, import.meta.url);
+/** The names of a format's fixture files that end with `suffix`, in order. */
+const namesOf = (format: string, suffix: string): string[] =>
+  readdirSync(new URL(`../fixtures/${format}/`, import.meta.url))
+    .filter((f) => f.endsWith(suffix))
+    .sort();
 
 /** Every `<case><suffix>` JSON file of a format, parsed. */
 export function fixtureJsons(format: string, suffix: string): unknown[] {
-  return readdirSync(dir(format))
-    .filter((f) => f.endsWith(suffix))
-    .sort()
-    .map((f) => JSON.parse(readFileSync(new URL(f, dir(format)), 'utf8')) as unknown);
+  return namesOf(format, suffix).map(fixtureFiles(format).json);
 }
 
 /**
@@ -17,15 +19,13 @@ export function fixtureJsons(format: string, suffix: string): unknown[] {
  * `type` as the event name, as Messages and Responses upstreams send it.
  */
 export function fixtureStreams(format: string, named: boolean): Frame[][] {
-  return readdirSync(dir(format))
-    .filter((f) => f.endsWith('.chunks.jsonl'))
-    .sort()
-    .map((f) =>
-      readFileSync(new URL(f, dir(format)), 'utf8')
-        .split('\n')
-        .filter((l) => l !== '')
-        .map((data) => (named ? { event: String((JSON.parse(data) as { type: unknown }).type), data } : { data })),
-    );
+  return namesOf(format, '.chunks.jsonl').map((f) =>
+    fixtureFiles(format)
+      .text(f)
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((data) => (named ? { event: String((JSON.parse(data) as { type: unknown }).type), data } : { data })),
+  );
 }
 
 /** The `response` objects a recorded Responses stream ends with (response.completed / .failed). */

@@ -9,7 +9,7 @@ import {
 } from '../../adapters/openai-responses/index.ts';
 import type { InboundContext } from '../../adapters/shared/chat-adapter.ts';
 import { fuzzChatFormat, regression, upstreamCodecs } from './chat-fuzz.ts';
-import { finalResponses, fixtureJsons, fixtureStreams } from './fixtures.ts';
+import { finalResponses, fixtureStreams } from './fixtures.ts';
 
 const contexts: fc.Arbitrary<InboundContext> = fc.record({
   headers: fc.record(
@@ -142,26 +142,24 @@ t.test('the Codex seeds are valid requests; every upstream encoder takes the por
   for (const up of upstreamCodecs) t.doesNotThrow(() => up.encodeRequest(req, 'm', () => {}), up.format);
 });
 
-t.test('openai-responses decoders answer any input with a value or a GatewayError', async (t) => {
-  fuzzChatFormat(t, {
-    client: createResponsesClientCodec(sequentialIds()),
-    upstream: responsesUpstreamCodec,
-    requests: [...fixtureJsons('openai-responses', '.request.json'), codexTurn, portableTurn, mediaTurn],
-    contexts,
-    results: finalResponses('openai-responses'),
-    streams: fixtureStreams('openai-responses', true),
-    errors: [
-      { error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } },
-      {
-        error: {
-          message: "Invalid 'input[0]'.",
-          type: 'invalid_request_error',
-          param: 'input[0]',
-          code: 'invalid_value',
-        },
+fuzzChatFormat(t, {
+  client: createResponsesClientCodec(sequentialIds()),
+  upstream: responsesUpstreamCodec,
+  requests: [codexTurn, portableTurn, mediaTurn],
+  contexts,
+  results: finalResponses('openai-responses'),
+  streams: fixtureStreams('openai-responses', true),
+  errors: [
+    { error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } },
+    {
+      error: {
+        message: "Invalid 'input[0]'.",
+        type: 'invalid_request_error',
+        param: 'input[0]',
+        code: 'invalid_value',
       },
-    ],
-  });
+    },
+  ],
 });
 
 // Counterexamples the fuzzer found, kept as plain cases (each failed before its fix).

@@ -1,36 +1,11 @@
 // notify_hook: a signed POST of the finished task to a local receiver, retried with backoff under
 // one delivery id. (Hooks pointing inward are refused at submission: validation.test.ts.)
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import t from 'tap';
 import { startTuneUpstream } from '../emulators/tune-upstream.ts';
+import { startHookReceiver } from './hook-receiver.ts';
 import { fastTune, getTask, metric, startInProcessGateway, submit, upstreamConfig, waitFor } from './tune-helpers.ts';
-
-type Received = { path: string; headers: IncomingHttpHeaders; body: string };
-
-/** A callback receiver on loopback; `answers` scripts the status per request path (default 200). */
-async function startReceiver(answers: Record<string, number[]> = {}) {
-  const received: Received[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (body += c));
-    req.on('end', () => {
-      received.push({ path: req.url ?? '', headers: req.headers, body });
-      const status = answers[req.url ?? '']?.shift() ?? 200;
-      res.writeHead(status).end();
-    });
-  });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url,
-    received,
-    at: (path: string) => received.filter((r) => r.path === path),
-    close: () => new Promise<void>((ok) => server.close(() => ok())),
-  };
-}
 
 /** What a receiver does (docs/tune.md): recompute the HMAC over `<timestamp>.<body>`, compare in constant time. */
 function verify(secret: string, headers: IncomingHttpHeaders, body: string): boolean {
@@ -43,7 +18,9 @@ function verify(secret: string, headers: IncomingHttpHeaders, body: string): boo
 }
 
 const up = await startTuneUpstream();
-const receiver = await startReceiver({ '/flaky': [500, 503], '/down': [500, 500, 500, 500, 500, 500] });
+/** The status each path answers, attempt by attempt; 200 once its list is used up. */
+const answers: Record<string, number[]> = { '/flaky': [500, 503], '/down': [500, 500, 500, 500, 500, 500] };
+const receiver = await startHookReceiver((path) => answers[path]?.shift() ?? 200);
 const gw = await startInProcessGateway(upstreamConfig(up, { outbound: { allow_private_addresses: true } }));
 t.teardown(async () => {
   await gw.stop();

@@ -1,29 +1,18 @@
 // With the sqlite driver, a task in progress and a callback not yet delivered survive kill -9:
 // after a restart polling and delivery resume, nothing is lost, and the delivery id stays the same.
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { stringify } from 'yaml';
 import { startTuneUpstream } from '../emulators/tune-upstream.ts';
+import { startHookReceiver } from './hook-receiver.ts';
 import { getTask, startGateway, submit, untilFinished, upstreamConfig, waitFor } from './tune-helpers.ts';
 
 const up = await startTuneUpstream();
-const received: Array<{ path: string; headers: IncomingHttpHeaders; body: string }> = [];
 let accept = false;
-const receiver = createServer((req, res) => {
-  let body = '';
-  req.setEncoding('utf8');
-  req.on('data', (c: string) => (body += c));
-  req.on('end', () => {
-    received.push({ path: req.url ?? '', headers: req.headers, body });
-    res.writeHead(accept || req.url === '/always-ok' ? 200 : 500).end();
-  });
-});
-await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
-const hookBase = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+const receiver = await startHookReceiver((path) => (accept || path === '/always-ok' ? 200 : 500));
+const hookBase = receiver.url;
 
 const dir = mkdtempSync(join(tmpdir(), 'polygate-durable-'));
 const configFile = join(dir, 'gateway.yaml');
@@ -42,10 +31,10 @@ let gw = await startGateway(configFile);
 t.teardown(async () => {
   await gw.stop();
   await up.close();
-  await new Promise<void>((ok) => receiver.close(() => ok()));
+  await receiver.close();
 });
 
-const at = (path: string) => received.filter((r) => r.path === path);
+const at = receiver.at;
 
 t.test('a task in progress at kill -9 finishes after the restart, and calls back once', async (t) => {
   up.script({ statuses: ['IN_PROGRESS', 'SUCCESS'], hold: true });

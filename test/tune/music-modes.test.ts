@@ -1,6 +1,7 @@
 // Each music mode and lyrics, relayed to an emulated `tune` upstream and polled by GET and by
 // batch POST until SUCCESS.
 import t from 'tap';
+import { wireTaskKeys } from './wire-task-keys.ts';
 import { startTuneUpstream } from '../emulators/tune-upstream.ts';
 import {
   call,
@@ -94,18 +95,7 @@ t.test('custom mode: the upstream gets prompt, title, tags and the routed model;
     audio_prompt_id: null,
     gpt_description_prompt: '',
   });
-  t.same(Object.keys(done), [
-    'task_id',
-    'notify_hook',
-    'action',
-    'status',
-    'fail_reason',
-    'submit_time',
-    'start_time',
-    'finish_time',
-    'progress',
-    'data',
-  ]);
+  t.same(Object.keys(done), wireTaskKeys);
   t.same(Object.keys(songs[0]), [
     'id',
     'title',

@@ -1,6 +1,7 @@
 // Client request decoding: every rule of the spec's family E tables and Limits table is a 400
 // whose param and message name the field; valid requests map onto the IR without loss.
 import t, { type Test } from 'tap';
+import { assistant, text, toolCall, user as irUser, userText } from '../ir-messages.ts';
 import { anthropicClientCodec } from '../../../adapters/anthropic-messages/index.ts';
 import type { InboundContext } from '../../../adapters/shared/chat-adapter.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
@@ -114,11 +115,11 @@ t.test('a system role inside messages is a mid-conversation instruction in place
     ],
   });
   t.same(decode(body).messages, [
-    { role: 'user', parts: [{ type: 'text', text: 'a' }] },
-    { role: 'assistant', parts: [{ type: 'text', text: 'b' }] },
+    userText('a'),
+    assistant(text('b')),
     { role: 'system', parts: [{ type: 'text', text: 'be nice' }] },
     { role: 'system', parts: [{ type: 'text', text: 'and brief', cache: { type: 'ephemeral', ttl: '1h' } }] },
-    { role: 'user', parts: [{ type: 'text', text: 'c' }] },
+    userText('c'),
   ]);
   rejects(
     t,
@@ -155,16 +156,7 @@ t.test('consecutive same-role messages merge into one turn; a final assistant me
       ],
     }),
   );
-  t.same(ir.messages, [
-    {
-      role: 'user',
-      parts: [
-        { type: 'text', text: 'one' },
-        { type: 'text', text: 'two' },
-      ],
-    },
-    { role: 'assistant', parts: [{ type: 'text', text: 'three' }] },
-  ]);
+  t.same(ir.messages, [irUser(text('one'), text('two')), assistant(text('three'))]);
 });
 
 t.test('system: string or text blocks with cache_control', async (t) => {
@@ -541,7 +533,7 @@ t.test('content blocks: tool_use and tool_result', async (t) => {
   );
   rejects(t, user([{ type: 'tool_result', tool_use_id: 't1', is_error: 'no' }]), 'messages.0.content.0.is_error');
   const ir = decode(assistantThen([{ type: 'tool_use', id: 't1', name: 'f', input: { b: 2, a: [1] } }]));
-  t.same(ir.messages[1].parts, [{ type: 'tool-call', id: 't1', name: 'f', args: '{"b":2,"a":[1]}' }]);
+  t.same(ir.messages[1].parts, [toolCall('t1', 'f', '{"b":2,"a":[1]}')]);
   const results = decode(
     user([
       { type: 'tool_result', tool_use_id: 't1' },

@@ -1,5 +1,6 @@
 // Upstream Message JSON -> IR result.
 import t from 'tap';
+import { toolCall } from '../ir-messages.ts';
 import { anthropicUpstreamCodec } from '../../../adapters/anthropic-messages/index.ts';
 import { caught } from './fixtures.ts';
 
@@ -91,7 +92,7 @@ t.test('every block kind, citations, and total input including cache', async (t)
         { kind: 'document', documentIndex: 1, citedText: 'p', start: 2, end: 3 },
       ],
     },
-    { type: 'tool-call', id: 'toolu_1', name: 'get_weather', args: '{"city":"Paris","n":[1,2]}' },
+    toolCall('toolu_1', 'get_weather', '{"city":"Paris","n":[1,2]}'),
   ]);
   t.same(r.finish, { reason: 'tool-calls', raw: 'tool_use', stopSequence: null });
   t.same(r.usage, {

@@ -1,5 +1,6 @@
 // IR result -> Messages response object: blocks, stop reasons, usage with cache tokens split out.
 import t from 'tap';
+import { toolCall } from '../ir-messages.ts';
 import { anthropicClientCodec } from '../../../adapters/anthropic-messages/index.ts';
 import { caught } from './fixtures.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
@@ -94,7 +95,7 @@ t.test('tool calls, reasoning, citations and the rest become blocks', async (t) 
           ],
         },
         { type: 'text', text: '' },
-        { type: 'tool-call', id: 'call_1', name: 'get_weather', args: '{"city":"Paris","days":3}' },
+        toolCall('call_1', 'get_weather', '{"city":"Paris","days":3}'),
         { type: 'refusal', text: 'I cannot help with that.' },
         { type: 'code', language: 'PYTHON', code: 'print(1)' },
         { type: 'code-result', outcome: 'ok', output: '1\n' },
@@ -131,10 +132,10 @@ t.test('tool calls, reasoning, citations and the rest become blocks', async (t) 
 
 t.test('tool arguments that are not JSON are the upstream fault', async (t) => {
   t.match(
-    caught(() => encode(result({ parts: [{ type: 'tool-call', id: 'c', name: 'f', args: '{"city":' }] }))),
+    caught(() => encode(result({ parts: [toolCall('c', 'f', '{"city":')] }))),
     { kind: 'upstream', status: 502 },
   );
-  t.same(encode(result({ parts: [{ type: 'tool-call', id: 'c', name: 'f', args: '' }] })).content, [
+  t.same(encode(result({ parts: [toolCall('c', 'f', '')] })).content, [
     { type: 'tool_use', id: 'c', name: 'f', input: {} },
   ]);
 });

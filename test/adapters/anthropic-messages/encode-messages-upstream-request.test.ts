@@ -1,6 +1,7 @@
 // IR request -> Messages upstream call: every IR field carried, emulated, rejected with a 400
 // naming field and provider, or (tuning knobs) dropped with a warning.
 import t from 'tap';
+import { assistant, text, toolCall, toolResult, user, userText } from '../ir-messages.ts';
 import { anthropicClientCodec, anthropicUpstreamCodec } from '../../../adapters/anthropic-messages/index.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import { caught, ctx, fixtureJson, warnings } from './fixtures.ts';
@@ -192,17 +193,14 @@ t.test('reasoning goes back only where Anthropic signed it', async (t) => {
   const out = encode(
     ir({
       messages: [
-        { role: 'user', parts: [{ type: 'text', text: 'q' }] },
-        {
-          role: 'assistant',
-          parts: [
-            { type: 'reasoning', text: 'mine', signature: 'sig==', origin: 'anthropic-messages' },
-            { type: 'reasoning', text: '', redacted: 'opaque', origin: 'anthropic-messages' },
-            { type: 'reasoning', text: 'openai summary', encrypted: 'enc', origin: 'openai-responses' },
-            { type: 'reasoning', text: 'unsigned', origin: 'anthropic-messages' },
-            { type: 'text', text: 'a' },
-          ],
-        },
+        userText('q'),
+        assistant(
+          { type: 'reasoning', text: 'mine', signature: 'sig==', origin: 'anthropic-messages' },
+          { type: 'reasoning', text: '', redacted: 'opaque', origin: 'anthropic-messages' },
+          { type: 'reasoning', text: 'openai summary', encrypted: 'enc', origin: 'openai-responses' },
+          { type: 'reasoning', text: 'unsigned', origin: 'anthropic-messages' },
+          text('a'),
+        ),
       ],
     }),
   );
@@ -224,23 +222,11 @@ t.test('tool results travel in user turns first; same-role turns merge; empty tu
   const out = encode(
     ir({
       messages: [
-        { role: 'user', parts: [{ type: 'text', text: 'q' }] },
-        {
-          role: 'assistant',
-          parts: [
-            { type: 'tool-call', id: 'c1', name: 'f', args: '{"x": 1}' },
-            { type: 'tool-result', callId: 'c1', content: [{ type: 'text', text: 'r1' }], isError: false },
-          ],
-        },
-        {
-          role: 'user',
-          parts: [
-            { type: 'text', text: 'also this' },
-            { type: 'tool-result', callId: 'c2', content: [], isError: true },
-          ],
-        },
-        { role: 'assistant', parts: [{ type: 'reasoning', text: 'x', origin: 'gemini' }] },
-        { role: 'assistant', parts: [{ type: 'text', text: 'done' }] },
+        userText('q'),
+        assistant(toolCall('c1', 'f', '{"x": 1}'), toolResult('c1', 'r1')),
+        user(text('also this'), { type: 'tool-result', callId: 'c2', content: [], isError: true }),
+        assistant({ type: 'reasoning', text: 'x', origin: 'gemini' }),
+        assistant(text('done')),
       ],
     }),
   );
@@ -258,11 +244,7 @@ t.test('tool results travel in user turns first; same-role turns merge; empty tu
     { role: 'assistant', content: [{ type: 'text', text: 'done' }] },
   ]);
   t.match(
-    caught(() =>
-      encode(
-        ir({ messages: [{ role: 'assistant', parts: [{ type: 'tool-call', id: 'c', name: 'f', args: '{bad' }] }] }),
-      ),
-    ),
+    caught(() => encode(ir({ messages: [assistant(toolCall('c', 'f', '{bad'))] }))),
     {
       kind: 'invalid-request',
       param: 'messages.0.content.0',
@@ -276,24 +258,21 @@ t.test(
     const out = encode(
       ir({
         messages: [
-          {
-            role: 'user',
-            parts: [
-              { type: 'image', source: { kind: 'url', url: 'https://x/a.png' }, detail: 'high' },
-              {
-                type: 'file',
-                source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVBERi0=' },
-                filename: 'a.pdf',
-              },
-              {
-                type: 'file',
-                source: { kind: 'base64', mediaType: 'text/markdown', data: Buffer.from('# Hé').toString('base64') },
-              },
-              { type: 'file', source: { kind: 'url', url: 'https://x/b.pdf' }, title: 'B' },
-              { type: 'file', source: { kind: 'base64', mediaType: 'image/jpeg', data: '/9j/' } },
-              { type: 'file', source: { kind: 'file-id', fileId: 'file_011' } },
-            ],
-          },
+          user(
+            { type: 'image', source: { kind: 'url', url: 'https://x/a.png' }, detail: 'high' },
+            {
+              type: 'file',
+              source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVBERi0=' },
+              filename: 'a.pdf',
+            },
+            {
+              type: 'file',
+              source: { kind: 'base64', mediaType: 'text/markdown', data: Buffer.from('# Hé').toString('base64') },
+            },
+            { type: 'file', source: { kind: 'url', url: 'https://x/b.pdf' }, title: 'B' },
+            { type: 'file', source: { kind: 'base64', mediaType: 'image/jpeg', data: '/9j/' } },
+            { type: 'file', source: { kind: 'file-id', fileId: 'file_011' } },
+          ),
         ],
       }),
     );
@@ -514,10 +493,10 @@ t.test(
   'mid-conversation system messages: kept with the client beta, folded as marked user text otherwise',
   async (t) => {
     const messages: ChatRequest['messages'] = [
-      { role: 'user', parts: [{ type: 'text', text: 'a' }] },
-      { role: 'assistant', parts: [{ type: 'text', text: 'b' }] },
+      userText('a'),
+      assistant(text('b')),
       { role: 'system', parts: [{ type: 'text', text: 'be brief', cache: { type: 'ephemeral', ttl: '1h' } }] },
-      { role: 'user', parts: [{ type: 'text', text: 'c' }] },
+      userText('c'),
     ];
     const kept = encode(
       ir({

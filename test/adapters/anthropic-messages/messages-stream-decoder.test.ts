@@ -1,6 +1,7 @@
 // Upstream Messages SSE -> IR events: one method per wire event, tool input pieces passed through
 // byte for byte, thinking with its signature, an early end or an error event as an IR error.
 import t from 'tap';
+import { textPart } from '../stream-events.ts';
 import { anthropicUpstreamCodec } from '../../../adapters/anthropic-messages/index.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
 import { fixtureChunks, fixtureJson } from './fixtures.ts';
@@ -101,9 +102,7 @@ t.test('message_stop closes blocks the upstream left open; finish defaults to en
     stop,
   ]);
   t.same(events.slice(1), [
-    { type: 'text-start', index: 0 },
-    { type: 'text-delta', index: 0, text: 'Hi' },
-    { type: 'text-end', index: 0 },
+    ...textPart(0, 'Hi'),
     {
       type: 'finish',
       finish: { reason: 'stop', raw: 'end_turn', stopSequence: null },
@@ -147,11 +146,7 @@ t.test(
       }),
       stop,
     ]);
-    t.same(events.slice(1, -1), [
-      { type: 'text-start', index: 0 },
-      { type: 'text-delta', index: 0, text: 'found' },
-      { type: 'text-end', index: 0 },
-    ]);
+    t.same(events.slice(1, -1), [...textPart(0, 'found')]);
   },
 );
 

@@ -1,6 +1,7 @@
 // IR stream -> Messages SSE: the real event sequence, contiguous block indexes, lazy
 // message_start, errors inside the stream. The official SDK parses the golden streams.
 import t from 'tap';
+import { finishEvent, reasoningPart, textPart, toolInputPart } from '../stream-events.ts';
 import Anthropic from '@anthropic-ai/sdk';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,11 +21,16 @@ const encodeAll = (events: StreamEvent[]): SseFrame[] => {
 };
 const parsed = (frames: SseFrame[]): Array<Record<string, unknown>> =>
   frames.map((f) => JSON.parse(f.data) as Record<string, unknown>);
-const finish: StreamEvent = {
-  type: 'finish',
-  finish: { reason: 'stop', raw: 'stop' },
-  usage: { inputTokens: 7, outputTokens: 2 },
-};
+/** The events of a message with one content block and one delta, in order. */
+const oneBlockMessage = [
+  'message_start',
+  'content_block_start',
+  'content_block_delta',
+  'content_block_stop',
+  'message_delta',
+  'message_stop',
+];
+const finish = finishEvent('stop', 'stop', { inputTokens: 7, outputTokens: 2 });
 
 /** Golden IR events; error events are stored as {kind, message}. */
 function goldenEvents(name: string): StreamEvent[] {
@@ -43,22 +49,10 @@ t.test('every frame names its event and carries the same type in its data', asyn
 });
 
 t.test('message_start is synthesized when the upstream sent no start, before the first block', async (t) => {
-  const frames = encodeAll([
-    { type: 'text-start', index: 0 },
-    { type: 'text-delta', index: 0, text: 'hi' },
-    { type: 'text-end', index: 0 },
-    finish,
-  ]);
+  const frames = encodeAll([...textPart(0, 'hi'), finish]);
   t.same(
     frames.map((f) => f.event),
-    [
-      'message_start',
-      'content_block_start',
-      'content_block_delta',
-      'content_block_stop',
-      'message_delta',
-      'message_stop',
-    ],
+    oneBlockMessage,
   );
   const start = parsed(frames)[0] as {
     message: { id: string; model: string; content: unknown[]; stop_reason: unknown };
@@ -78,14 +72,8 @@ t.test('message_start is synthesized when the upstream sent no start, before the
 t.test('IR part indexes become contiguous block indexes in the order blocks open', async (t) => {
   const frames = encodeAll([
     { type: 'start', id: 'abc', model: 'up', usage: { inputTokens: 5 } },
-    { type: 'reasoning-start', index: 3, origin: 'anthropic-messages' },
-    { type: 'reasoning-delta', index: 3, text: 'hm' },
-    { type: 'reasoning-signature', index: 3, signature: 'sig' },
-    { type: 'reasoning-end', index: 3 },
-    { type: 'tool-input-start', index: 7, id: 'call_9', name: 'f' },
-    { type: 'tool-input-delta', index: 7, json: '{"a"' },
-    { type: 'tool-input-delta', index: 7, json: ':1}' },
-    { type: 'tool-input-end', index: 7 },
+    ...reasoningPart(3, 'anthropic-messages', { deltas: ['hm'], signature: 'sig' }),
+    ...toolInputPart(7, 'call_9', 'f', '{"a"', ':1}'),
     finish,
   ]);
   const data = parsed(frames);
@@ -109,13 +97,7 @@ t.test('IR part indexes become contiguous block indexes in the order blocks open
 });
 
 t.test('redacted reasoning is one content_block_start carrying the data', async (t) => {
-  const data = parsed(
-    encodeAll([
-      { type: 'reasoning-start', index: 0, redacted: 'opaque==', origin: 'anthropic-messages' },
-      { type: 'reasoning-end', index: 0 },
-      finish,
-    ]),
-  );
+  const data = parsed(encodeAll([...reasoningPart(0, 'anthropic-messages', { redacted: 'opaque==' }), finish]));
   t.same(data[1], {
     type: 'content_block_start',
     index: 0,
@@ -138,14 +120,7 @@ t.test('finish closes blocks left open; refusal text becomes a text block; nothi
   const data = parsed(frames);
   t.same(
     data.map((d) => d.type),
-    [
-      'message_start',
-      'content_block_start',
-      'content_block_delta',
-      'content_block_stop',
-      'message_delta',
-      'message_stop',
-    ],
+    oneBlockMessage,
   );
   t.same(data[2].delta, { type: 'text_delta', text: 'I will not.' });
   t.same(data[4].delta, { stop_reason: 'refusal', stop_sequence: null });
@@ -157,7 +132,7 @@ t.test('usage events and start usage merge into message_delta; zeros do not eras
     encodeAll([
       { type: 'start', id: 'm', model: 'up', usage: { inputTokens: 100, cacheReadTokens: 60 } },
       { type: 'usage', usage: { outputTokens: 5 } },
-      { type: 'finish', finish: { reason: 'stop', raw: 'stop' }, usage: { inputTokens: 0, outputTokens: 9 } },
+      finishEvent('stop', 'stop', { inputTokens: 0, outputTokens: 9 }),
     ]),
   );
   t.same((data[0] as { message: { usage: unknown } }).message.usage, {
@@ -269,10 +244,7 @@ t.test('the official SDK parses the golden streams into the expected messages', 
 t.test('only Anthropic’s own signatures are presented as signatures; a failed answer is an error', async (t) => {
   const thinking = (origin: ReasoningOrigin): StreamEvent[] => [
     { type: 'start', id: 'x', model: 'm' },
-    { type: 'reasoning-start', index: 0, origin },
-    { type: 'reasoning-delta', index: 0, text: 'hmm' },
-    { type: 'reasoning-signature', index: 0, signature: 'opaque-token' },
-    { type: 'reasoning-end', index: 0 },
+    ...reasoningPart(0, origin, { deltas: ['hmm'], signature: 'opaque-token' }),
     finish,
   ];
   const signatures = (events: StreamEvent[]): unknown[] =>
@@ -288,8 +260,7 @@ t.test('only Anthropic’s own signatures are presented as signatures; a failed 
   const foreignRedacted = parsed(
     encodeAll([
       { type: 'start', id: 'x', model: 'm' },
-      { type: 'reasoning-start', index: 0, redacted: 'r', origin: 'openai-responses' },
-      { type: 'reasoning-end', index: 0 },
+      ...reasoningPart(0, 'openai-responses', { redacted: 'r' }),
       finish,
     ]),
   );

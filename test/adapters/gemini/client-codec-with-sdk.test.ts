@@ -5,6 +5,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiError, GoogleGenAI, type Content } from '@google/genai';
 import t from 'tap';
+import { toolCall, toolResult } from '../ir-messages.ts';
+import { finishEvent, reasoningPart, textPart, toolInputPart } from '../stream-events.ts';
 import { geminiClientCodec } from '../../../adapters/gemini/index.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import type { ChatResult } from '../../../src/ir/chat-result.ts';
@@ -123,7 +125,7 @@ t.test('a function call, a chat turn later, is matched back with reasoning intac
     result: result(
       [
         { type: 'reasoning', text: 'I should look it up.', signature: 'EpcBanthropic', origin: 'anthropic-messages' },
-        { type: 'tool-call', id: 'toolu_01A', name: 'weather', args: '{"city":"Oslo"}' },
+        toolCall('toolu_01A', 'weather', '{"city":"Oslo"}'),
       ],
       { reason: 'tool-calls', raw: 'tool_use' },
     ),
@@ -135,40 +137,19 @@ t.test('a function call, a chat turn later, is matched back with reasoning intac
   const ir = seen[1];
   t.same(ir.messages[1].parts, [
     { type: 'reasoning', text: 'I should look it up.', signature: 'EpcBanthropic', origin: 'anthropic-messages' },
-    { type: 'tool-call', id: 'toolu_01A', name: 'weather', args: '{"city":"Oslo"}' },
+    toolCall('toolu_01A', 'weather', '{"city":"Oslo"}'),
   ]);
-  t.same(ir.messages[2].parts, [
-    {
-      type: 'tool-result',
-      callId: 'toolu_01A',
-      name: 'weather',
-      content: [{ type: 'text', text: '{"temp":-3}' }],
-      isError: false,
-    },
-  ]);
+  t.same(ir.messages[2].parts, [toolResult('toolu_01A', '{"temp":-3}', { name: 'weather' })]);
 });
 
 t.test('streaming: thoughts, text and a whole function call; last chunk with finish and usage', async (t) => {
   answers.push({
     events: [
       { type: 'start', id: 'r1', model: 'up', usage: { inputTokens: 11 } },
-      { type: 'reasoning-start', index: 0, origin: 'gemini' },
-      { type: 'reasoning-delta', index: 0, text: 'Thinking' },
-      { type: 'reasoning-signature', index: 0, signature: 'U0lH' },
-      { type: 'reasoning-end', index: 0 },
-      { type: 'text-start', index: 1 },
-      { type: 'text-delta', index: 1, text: 'Let me ' },
-      { type: 'text-delta', index: 1, text: 'check.' },
-      { type: 'text-end', index: 1 },
-      { type: 'tool-input-start', index: 2, id: 'call_weather_0', name: 'weather' },
-      { type: 'tool-input-delta', index: 2, json: '{"city":' },
-      { type: 'tool-input-delta', index: 2, json: '"Oslo"}' },
-      { type: 'tool-input-end', index: 2 },
-      {
-        type: 'finish',
-        finish: { reason: 'tool-calls', raw: 'STOP' },
-        usage: { inputTokens: 11, outputTokens: 9, reasoningTokens: 4 },
-      },
+      ...reasoningPart(0, 'gemini', { deltas: ['Thinking'], signature: 'U0lH' }),
+      ...textPart(1, 'Let me ', 'check.'),
+      ...toolInputPart(2, 'call_weather_0', 'weather', '{"city":', '"Oslo"}'),
+      finishEvent('tool-calls', 'STOP', { inputTokens: 11, outputTokens: 9, reasoningTokens: 4 }),
     ],
   });
   const chunks = [];

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { toolCall, toolResult, userText } from '../ir-messages.ts';
 import { geminiClientCodec } from '../../../adapters/gemini/index.ts';
 import type { InboundContext } from '../../../adapters/shared/chat-adapter.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
@@ -23,7 +24,7 @@ t.test('model comes from the path, a leading models/ is stripped, stream from th
   );
   t.equal(r.model, 'gemini-2.5-pro');
   t.equal(r.stream, true);
-  t.same(r.messages, [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }]);
+  t.same(r.messages, [userText('hi')]);
   t.equal(decode({ contents: [user('hi')] }).stream, false);
 });
 
@@ -407,27 +408,9 @@ t.test('function calls get stable ids; responses are matched back by name and or
   ]);
   t.equal(r.messages[2].role, 'user', 'function turns are user turns in the IR');
   t.same(r.messages[2].parts, [
-    {
-      type: 'tool-result',
-      callId: 'call_clock_0',
-      name: 'clock',
-      content: [{ type: 'text', text: '{"time":"12:00"}' }],
-      isError: false,
-    },
-    {
-      type: 'tool-result',
-      callId: 'call_weather_0',
-      name: 'weather',
-      content: [{ type: 'text', text: '{"temp":20}' }],
-      isError: false,
-    },
-    {
-      type: 'tool-result',
-      callId: 'call_weather_1',
-      name: 'weather',
-      content: [{ type: 'text', text: '{"error":"no station"}' }],
-      isError: true,
-    },
+    toolResult('call_clock_0', '{"time":"12:00"}', { name: 'clock' }),
+    toolResult('call_weather_0', '{"temp":20}', { name: 'weather' }),
+    toolResult('call_weather_1', '{"error":"no station"}', { name: 'weather', isError: true }),
   ]);
   t.match(r.messages[3].parts[0], { type: 'tool-call', id: 'own-id' });
   t.match(r.messages[4].parts[0], { type: 'tool-result', callId: 'own-id', isError: false });
@@ -435,12 +418,7 @@ t.test('function calls get stable ids; responses are matched back by name and or
   t.same(
     decode({ contents: [user('a'), { role: 'model', parts: [{ functionCall: { name: 'weather' } }] }] }).messages[1]
       .parts[0],
-    {
-      type: 'tool-call',
-      id: 'call_weather_0',
-      name: 'weather',
-      args: '{}',
-    },
+    toolCall('call_weather_0', 'weather', '{}'),
   );
 });
 
@@ -467,7 +445,7 @@ t.test('thought parts become reasoning; thoughtSignature on other parts is kept 
     { type: 'reasoning', text: '', signature: 'U0lHMg==', origin: 'gemini' },
     { type: 'text', text: 'Answer' },
     { type: 'reasoning', text: '', signature: 'U0lHMw==', origin: 'gemini' },
-    { type: 'tool-call', id: 'call_f_0', name: 'f', args: '{"x":1}' },
+    toolCall('call_f_0', 'f', '{"x":1}'),
     { type: 'reasoning', text: '', signature: 'U0lHNA==', origin: 'gemini' },
     { type: 'code', language: 'python', code: 'print(1)' },
     { type: 'code-result', outcome: 'ok', output: '1\n' },
@@ -534,7 +512,7 @@ t.test(
       'the JSON Schema is kept as sent (the Gemini encoder cleans it)',
     );
     t.same(r.toolChoice, { type: 'auto' }, 'VALIDATED without names: auto');
-    t.same(r.messages, [{ role: 'user', parts: [{ type: 'text', text: 'x' }] }], 'a part of unknown data dropped');
+    t.same(r.messages, [userText('x')], 'a part of unknown data dropped');
     t.match(r.extensions.gemini, {
       'contents[0].parts[0].videoMetadata': 'videoMetadata',
       'contents[0].parts[1].toolCall': 'toolCall',

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { toolCall } from '../ir-messages.ts';
 import { geminiUpstreamCodec } from '../../../adapters/gemini/index.ts';
 import { thrownKind } from './assert-invalid.ts';
 
@@ -45,9 +46,9 @@ t.test('functionCall parts become tool calls with synthesized ids; STOP becomes 
   );
   t.same(r.parts, [
     { type: 'reasoning', text: '', signature: 'U0lH', origin: 'gemini' },
-    { type: 'tool-call', id: 'call_weather_0', name: 'weather', args: '{"city":"Paris"}' },
-    { type: 'tool-call', id: 'call_weather_1', name: 'weather', args: '{"city":"Rome"}' },
-    { type: 'tool-call', id: 'gemini-own-id', name: 'clock', args: '{}' },
+    toolCall('call_weather_0', 'weather', '{"city":"Paris"}'),
+    toolCall('call_weather_1', 'weather', '{"city":"Rome"}'),
+    toolCall('gemini-own-id', 'clock', '{}'),
   ]);
   t.same(r.finish, { reason: 'tool-calls', raw: 'STOP' });
 });

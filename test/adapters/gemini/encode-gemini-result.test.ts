@@ -1,4 +1,5 @@
 import t from 'tap';
+import { toolCall } from '../ir-messages.ts';
 import { geminiClientCodec } from '../../../adapters/gemini/index.ts';
 import type { ChatRequest, Part } from '../../../src/ir/chat-request.ts';
 import type { ChatFinish, ChatResult } from '../../../src/ir/chat-result.ts';
@@ -42,13 +43,10 @@ t.test('a text answer is a GenerateContentResponse with usage, modelVersion and 
 
 t.test('tool calls become functionCall parts with parsed args and their id', async (t) => {
   const w = encode(
-    result(
-      [
-        { type: 'text', text: 'Checking.' },
-        { type: 'tool-call', id: 'toolu_1', name: 'weather', args: '{"city":"Paris"}' },
-      ],
-      { reason: 'tool-calls', raw: 'tool_use' },
-    ),
+    result([{ type: 'text', text: 'Checking.' }, toolCall('toolu_1', 'weather', '{"city":"Paris"}')], {
+      reason: 'tool-calls',
+      raw: 'tool_use',
+    }),
   );
   t.same(w.candidates?.[0].content?.parts, [
     { text: 'Checking.' },
@@ -56,7 +54,7 @@ t.test('tool calls become functionCall parts with parsed args and their id', asy
   ]);
   t.equal(w.candidates?.[0].finishReason, 'STOP');
   t.equal(
-    thrownKind(() => encode(result([{ type: 'tool-call', id: 'x', name: 'f', args: '{broken' }]))),
+    thrownKind(() => encode(result([toolCall('x', 'f', '{broken')]))),
     'upstream',
     'unparseable args are an upstream fault, not a silent {}',
   );
@@ -168,7 +166,7 @@ t.test('reasoning from another provider round-trips through thoughtSignature', a
     signature: 'EqQBanthropicSig',
     origin: 'anthropic-messages',
   };
-  const call: Part = { type: 'tool-call', id: 'toolu_9', name: 'f', args: '{}' };
+  const call: Part = toolCall('toolu_9', 'f', '{}');
   for (const includeThoughts of [false, true]) {
     const req = request({ reasoning: { enabled: true, includeThoughts } });
     const wire = encode(result([anthropic, call], { reason: 'tool-calls', raw: 'tool_use' }), req);

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { assistant, text, toolCall, toolResult, user, userText } from '../ir-messages.ts';
 import { geminiRelay } from '../../../adapters/gemini/gemini-relay.ts';
 import { geminiUpstreamCodec } from '../../../adapters/gemini/index.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
@@ -35,54 +36,20 @@ t.test('system, roles, media, tool calls and results map onto contents', async (
     base({
       system: [{ type: 'text', text: 'Be terse.' }],
       messages: [
-        {
-          role: 'user',
-          parts: [
-            { type: 'text', text: 'What is this?' },
-            { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBOR' } },
-            { type: 'image', source: { kind: 'url', url: 'data:image/jpeg;base64,/9j/' } },
-            { type: 'file', source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVBER' } },
-            { type: 'file', source: { kind: 'text', mediaType: 'text/plain', text: 'notes' } },
-          ],
-        },
-        {
-          role: 'assistant',
-          parts: [
-            { type: 'tool-call', id: 'toolu_abc', name: 'lookup', args: '{"q":"x"}' },
-            { type: 'tool-call', id: 'call_lookup_1', name: 'lookup', args: '' },
-          ],
-        },
-        {
-          role: 'user',
-          parts: [
-            {
-              type: 'tool-result',
-              callId: 'toolu_abc',
-              content: [{ type: 'text', text: '{"hits":3}' }],
-              isError: false,
-            },
-            {
-              type: 'tool-result',
-              callId: 'call_lookup_1',
-              name: 'lookup',
-              content: [{ type: 'text', text: 'plain text' }],
-              isError: false,
-            },
-          ],
-        },
-        {
-          role: 'assistant',
-          parts: [
-            { type: 'code', language: 'python', code: 'print(1)' },
-            { type: 'code-result', outcome: 'ok', output: '1' },
-          ],
-        },
-        {
-          role: 'user',
-          parts: [
-            { type: 'tool-result', callId: 'toolu_abc', content: [{ type: 'text', text: 'bad' }], isError: true },
-          ],
-        },
+        user(
+          text('What is this?'),
+          { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBOR' } },
+          { type: 'image', source: { kind: 'url', url: 'data:image/jpeg;base64,/9j/' } },
+          { type: 'file', source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVBER' } },
+          { type: 'file', source: { kind: 'text', mediaType: 'text/plain', text: 'notes' } },
+        ),
+        assistant(toolCall('toolu_abc', 'lookup', '{"q":"x"}'), toolCall('call_lookup_1', 'lookup', '')),
+        user(toolResult('toolu_abc', '{"hits":3}'), toolResult('call_lookup_1', 'plain text', { name: 'lookup' })),
+        assistant(
+          { type: 'code', language: 'python', code: 'print(1)' },
+          { type: 'code-result', outcome: 'ok', output: '1' },
+        ),
+        user(toolResult('toolu_abc', 'bad', { isError: true })),
       ],
     }),
   );
@@ -219,15 +186,12 @@ t.test('tool choice maps onto functionCallingConfig', async (t) => {
 });
 
 t.test('sampling, output format and reasoning map onto generationConfig', async (t) => {
+  // The sampling fields Gemini names as the IR does: they pass through as they are.
+  const sameNamed = { temperature: 0.2, topP: 0.8, topK: 5, seed: 3, presencePenalty: 0.1, frequencyPenalty: 0.2 };
   const g = encode(
     base({
       sampling: {
-        temperature: 0.2,
-        topP: 0.8,
-        topK: 5,
-        seed: 3,
-        presencePenalty: 0.1,
-        frequencyPenalty: 0.2,
+        ...sameNamed,
         stop: ['END'],
         candidateCount: 1,
         logprobs: true,
@@ -240,12 +204,7 @@ t.test('sampling, output format and reasoning map onto generationConfig', async 
   ).body.generationConfig;
   t.same(g, {
     stopSequences: ['END'],
-    temperature: 0.2,
-    topP: 0.8,
-    topK: 5,
-    seed: 3,
-    presencePenalty: 0.1,
-    frequencyPenalty: 0.2,
+    ...sameNamed,
     candidateCount: 1,
     maxOutputTokens: 256,
     responseLogprobs: true,
@@ -285,22 +244,16 @@ t.test(
     const { body } = encode(
       base({
         messages: [
-          { role: 'user', parts: [{ type: 'text', text: 'q' }] },
-          {
-            role: 'assistant',
-            parts: [
-              { type: 'reasoning', text: 'thinking', origin: 'gemini' },
-              { type: 'reasoning', text: '', signature: 'U0lHMQ==', origin: 'gemini' },
-              { type: 'tool-call', id: 'call_f_0', name: 'f', args: '{}' },
-              { type: 'reasoning', text: 'claude thoughts', signature: 'EqX', origin: 'anthropic-messages' },
-              { type: 'text', text: 'done' },
-              { type: 'reasoning', text: '', signature: 'VEFJTA==', origin: 'gemini' },
-            ],
-          },
-          {
-            role: 'assistant',
-            parts: [{ type: 'reasoning', text: 'only foreign', encrypted: 'enc', origin: 'openai-responses' }],
-          },
+          userText('q'),
+          assistant(
+            { type: 'reasoning', text: 'thinking', origin: 'gemini' },
+            { type: 'reasoning', text: '', signature: 'U0lHMQ==', origin: 'gemini' },
+            toolCall('call_f_0', 'f', '{}'),
+            { type: 'reasoning', text: 'claude thoughts', signature: 'EqX', origin: 'anthropic-messages' },
+            text('done'),
+            { type: 'reasoning', text: '', signature: 'VEFJTA==', origin: 'gemini' },
+          ),
+          assistant({ type: 'reasoning', text: 'only foreign', encrypted: 'enc', origin: 'openai-responses' }),
         ],
       }),
       warnings,
@@ -385,26 +338,12 @@ t.test('a model turn whose calls have Gemini’s own signature keeps it; no plac
   const { body } = encode(
     base({
       messages: [
-        { role: 'user', parts: [{ type: 'text', text: 'q' }] },
-        {
-          role: 'assistant',
-          parts: [
-            { type: 'reasoning', text: '', signature: 'R2VtaW5p', origin: 'gemini' },
-            { type: 'tool-call', id: 'call_f_0', name: 'f', args: '{}' },
-          ],
-        },
-        {
-          role: 'user',
-          parts: [
-            {
-              type: 'tool-result',
-              callId: 'call_f_0',
-              name: 'f',
-              content: [{ type: 'text', text: 'ok' }],
-              isError: false,
-            },
-          ],
-        },
+        userText('q'),
+        assistant(
+          { type: 'reasoning', text: '', signature: 'R2VtaW5p', origin: 'gemini' },
+          toolCall('call_f_0', 'f', '{}'),
+        ),
+        user(toolResult('call_f_0', 'ok', { name: 'f' })),
       ],
     }),
   );

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { geminiUpstreamCodec } from '../../../adapters/gemini/index.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
+import { finishEvent, reasoningPart, textPart, toolInputPart } from '../stream-events.ts';
 
 /** Feeds whole-response chunks as `data:` frames, then ends the stream. */
 function decode(chunks: unknown[], end = true): StreamEvent[] {
@@ -28,16 +29,8 @@ t.test('text chunks continue one text part; finish carries the last usage', asyn
   ]);
   t.same(events, [
     { type: 'start', id: 'rid', model: 'gemini-2.5-flash', usage: { inputTokens: 4 } },
-    { type: 'text-start', index: 0 },
-    { type: 'text-delta', index: 0, text: 'Hel' },
-    { type: 'text-delta', index: 0, text: 'lo' },
-    { type: 'text-delta', index: 0, text: '!' },
-    { type: 'text-end', index: 0 },
-    {
-      type: 'finish',
-      finish: { reason: 'stop', raw: 'STOP' },
-      usage: { inputTokens: 4, outputTokens: 5, reasoningTokens: 2 },
-    },
+    ...textPart(0, 'Hel', 'lo', '!'),
+    finishEvent('stop', 'STOP', { inputTokens: 4, outputTokens: 5, reasoningTokens: 2 }),
   ]);
 });
 
@@ -55,25 +48,11 @@ t.test('thought parts stream as reasoning with their signature; a function call 
     ),
   ]);
   t.same(events.slice(1), [
-    { type: 'reasoning-start', index: 0, origin: 'gemini' },
-    { type: 'reasoning-delta', index: 0, text: 'Let me ' },
-    { type: 'reasoning-delta', index: 0, text: 'check.' },
-    { type: 'reasoning-signature', index: 0, signature: 'U0lHMQ==' },
-    { type: 'reasoning-end', index: 0 },
-    { type: 'reasoning-start', index: 1, origin: 'gemini' },
-    { type: 'reasoning-signature', index: 1, signature: 'U0lHMg==' },
-    { type: 'reasoning-end', index: 1 },
-    { type: 'tool-input-start', index: 2, id: 'call_weather_0', name: 'weather' },
-    { type: 'tool-input-delta', index: 2, json: '{"city":"Oslo"}' },
-    { type: 'tool-input-end', index: 2 },
-    { type: 'tool-input-start', index: 3, id: 'call_weather_1', name: 'weather' },
-    { type: 'tool-input-delta', index: 3, json: '{"city":"Bergen"}' },
-    { type: 'tool-input-end', index: 3 },
-    {
-      type: 'finish',
-      finish: { reason: 'tool-calls', raw: 'STOP' },
-      usage: { inputTokens: 4, outputTokens: 5, reasoningTokens: 2 },
-    },
+    ...reasoningPart(0, 'gemini', { deltas: ['Let me ', 'check.'], signature: 'U0lHMQ==' }),
+    ...reasoningPart(1, 'gemini', { signature: 'U0lHMg==' }),
+    ...toolInputPart(2, 'call_weather_0', 'weather', '{"city":"Oslo"}'),
+    ...toolInputPart(3, 'call_weather_1', 'weather', '{"city":"Bergen"}'),
+    finishEvent('tool-calls', 'STOP', { inputTokens: 4, outputTokens: 5, reasoningTokens: 2 }),
   ]);
 });
 
@@ -82,14 +61,7 @@ t.test('a trailing empty text part with a signature becomes a signed reasoning p
     chunk([{ text: 'Answer' }]),
     chunk([{ text: '', thoughtSignature: 'VA==' }], { finishReason: 'STOP' }),
   ]);
-  t.same(events.slice(1, -1), [
-    { type: 'text-start', index: 0 },
-    { type: 'text-delta', index: 0, text: 'Answer' },
-    { type: 'text-end', index: 0 },
-    { type: 'reasoning-start', index: 1, origin: 'gemini' },
-    { type: 'reasoning-signature', index: 1, signature: 'VA==' },
-    { type: 'reasoning-end', index: 1 },
-  ]);
+  t.same(events.slice(1, -1), [...textPart(0, 'Answer'), ...reasoningPart(1, 'gemini', { signature: 'VA==' })]);
 });
 
 t.test('safety stops and blocked prompts finish as content-filter, malformed calls as error', async (t) => {

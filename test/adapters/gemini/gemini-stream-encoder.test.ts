@@ -5,6 +5,7 @@ import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
 import type { ReasoningOrigin } from '../../../src/ir/wire-format.ts';
 import type { Asserts } from './assert-invalid.ts';
+import { finishEvent, reasoningPart, textPart, toolInputPart } from '../stream-events.ts';
 import { chatRequest } from '../../helpers/chat-request.ts';
 
 const request = (extra: Partial<ChatRequest> = {}): ChatRequest =>
@@ -20,51 +21,36 @@ function run(t: Asserts, events: StreamEvent[], req: ChatRequest = request()): A
 const partsOf = (chunk: Record<string, unknown>): unknown =>
   (chunk.candidates as Array<{ content?: { parts: unknown } }>)[0].content?.parts;
 
-const finish: StreamEvent = {
-  type: 'finish',
-  finish: { reason: 'stop', raw: 'end_turn' },
-  usage: { inputTokens: 5, outputTokens: 3 },
-};
+/** A chunk as the encoder writes it for this test's request. */
+const wire = (candidates: unknown[], usageMetadata: Record<string, number>, responseId: string) => ({
+  candidates,
+  usageMetadata,
+  modelVersion: 'gemini-client-name',
+  responseId,
+});
+const finalUsage = { promptTokenCount: 5, candidatesTokenCount: 3, totalTokenCount: 8 };
+
+const finish = finishEvent('stop', 'end_turn', { inputTokens: 5, outputTokens: 3 });
 
 t.test('text deltas become chunks of text parts; the last chunk has finishReason and usage', async (t) => {
   const chunks = run(t, [
     { type: 'start', id: 'r1', model: 'claude-x', usage: { inputTokens: 5 } },
-    { type: 'text-start', index: 0 },
-    { type: 'text-delta', index: 0, text: 'Hel' },
-    { type: 'text-delta', index: 0, text: 'lo' },
-    { type: 'text-end', index: 0 },
+    ...textPart(0, 'Hel', 'lo'),
     finish,
   ]);
+  const startUsage = { promptTokenCount: 5, totalTokenCount: 5 };
   t.same(chunks, [
-    {
-      candidates: [{ content: { parts: [{ text: 'Hel' }], role: 'model' }, index: 0 }],
-      usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 },
-      modelVersion: 'gemini-client-name',
-      responseId: 'r1',
-    },
-    {
-      candidates: [{ content: { parts: [{ text: 'lo' }], role: 'model' }, index: 0 }],
-      usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 },
-      modelVersion: 'gemini-client-name',
-      responseId: 'r1',
-    },
-    {
-      candidates: [{ finishReason: 'STOP', index: 0 }],
-      usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 3, totalTokenCount: 8 },
-      modelVersion: 'gemini-client-name',
-      responseId: 'r1',
-    },
+    wire([{ content: { parts: [{ text: 'Hel' }], role: 'model' }, index: 0 }], startUsage, 'r1'),
+    wire([{ content: { parts: [{ text: 'lo' }], role: 'model' }, index: 0 }], startUsage, 'r1'),
+    wire([{ finishReason: 'STOP', index: 0 }], finalUsage, 'r1'),
   ]);
 });
 
 t.test('tool input is sent whole, as one functionCall part, when it ends', async (t) => {
   const chunks = run(t, [
     { type: 'start', id: 'r2', model: 'm' },
-    { type: 'tool-input-start', index: 0, id: 'call_1', name: 'weather' },
-    { type: 'tool-input-delta', index: 0, json: '{"ci' },
-    { type: 'tool-input-delta', index: 0, json: 'ty":"Oslo"}' },
-    { type: 'tool-input-end', index: 0 },
-    { type: 'finish', finish: { reason: 'tool-calls', raw: 'tool_calls' }, usage: { inputTokens: 1, outputTokens: 1 } },
+    ...toolInputPart(0, 'call_1', 'weather', '{"ci', 'ty":"Oslo"}'),
+    finishEvent('tool-calls', 'tool_calls', { inputTokens: 1, outputTokens: 1 }),
   ]);
   t.equal(chunks.length, 2);
   t.same(partsOf(chunks[0]), [{ functionCall: { id: 'call_1', name: 'weather', args: { city: 'Oslo' } } }]);
@@ -72,13 +58,7 @@ t.test('tool input is sent whole, as one functionCall part, when it ends', async
 });
 
 t.test('broken tool arguments end the stream with an in-stream error, not a silent {}', async (t) => {
-  const chunks = run(t, [
-    { type: 'start', id: 'r', model: 'm' },
-    { type: 'tool-input-start', index: 0, id: 'c', name: 'f' },
-    { type: 'tool-input-delta', index: 0, json: '{"a":' },
-    { type: 'tool-input-end', index: 0 },
-    finish,
-  ]);
+  const chunks = run(t, [{ type: 'start', id: 'r', model: 'm' }, ...toolInputPart(0, 'c', 'f', '{"a":'), finish]);
   t.equal(chunks.length, 1, 'nothing after the error');
   t.match(chunks[0], { error: { code: 500, status: 'INTERNAL' } });
 });
@@ -86,13 +66,8 @@ t.test('broken tool arguments end the stream with an in-stream error, not a sile
 t.test('thoughts stream as thought parts only when asked; signatures ride on the next part', async (t) => {
   const events: StreamEvent[] = [
     { type: 'start', id: 'r3', model: 'm' },
-    { type: 'reasoning-start', index: 0, origin: 'gemini' },
-    { type: 'reasoning-delta', index: 0, text: 'Hmm' },
-    { type: 'reasoning-signature', index: 0, signature: 'U0lH' },
-    { type: 'reasoning-end', index: 0 },
-    { type: 'text-start', index: 1 },
-    { type: 'text-delta', index: 1, text: 'Yes' },
-    { type: 'text-end', index: 1 },
+    ...reasoningPart(0, 'gemini', { deltas: ['Hmm'], signature: 'U0lH' }),
+    ...textPart(1, 'Yes'),
     finish,
   ];
   const shown = run(t, events, request({ reasoning: { enabled: true, includeThoughts: true } }));
@@ -105,20 +80,15 @@ t.test('thoughts stream as thought parts only when asked; signatures ride on the
   t.same(hidden.slice(0, -1).map(partsOf), [[{ text: 'Yes', thoughtSignature: 'U0lH' }]]);
   const trailing = run(t, [
     { type: 'start', id: 'r', model: 'm' },
-    { type: 'reasoning-start', index: 0, origin: 'gemini' },
-    { type: 'reasoning-signature', index: 0, signature: 'QQ==' },
-    { type: 'reasoning-end', index: 0 },
+    ...reasoningPart(0, 'gemini', { signature: 'QQ==' }),
     finish,
   ]);
   t.same(trailing, [
-    {
-      candidates: [
-        { content: { parts: [{ text: '', thoughtSignature: 'QQ==' }], role: 'model' }, finishReason: 'STOP', index: 0 },
-      ],
-      usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 3, totalTokenCount: 8 },
-      modelVersion: 'gemini-client-name',
-      responseId: 'r',
-    },
+    wire(
+      [{ content: { parts: [{ text: '', thoughtSignature: 'QQ==' }], role: 'model' }, finishReason: 'STOP', index: 0 }],
+      finalUsage,
+      'r',
+    ),
   ]);
 });
 
@@ -137,7 +107,7 @@ t.test('an error event becomes a {error} frame and ends the stream', async (t) =
 t.test('safety finish stays visible in the stream', async (t) => {
   const chunks = run(t, [
     { type: 'start', id: 'r', model: 'm' },
-    { type: 'finish', finish: { reason: 'content-filter', raw: 'SAFETY' }, usage: { inputTokens: 2, outputTokens: 0 } },
+    finishEvent('content-filter', 'SAFETY', { inputTokens: 2, outputTokens: 0 }),
   ]);
   t.match(chunks[0], { candidates: [{ finishReason: 'SAFETY', index: 0 }] });
 });
@@ -145,14 +115,7 @@ t.test('safety finish stays visible in the stream', async (t) => {
 t.test('text/x.enum streams the bare value once the text part ends', async (t) => {
   const chunks = run(
     t,
-    [
-      { type: 'start', id: 'r', model: 'm' },
-      { type: 'text-start', index: 0 },
-      { type: 'text-delta', index: 0, text: '"neg' },
-      { type: 'text-delta', index: 0, text: 'ative"' },
-      { type: 'text-end', index: 0 },
-      finish,
-    ],
+    [{ type: 'start', id: 'r', model: 'm' }, ...textPart(0, '"neg', 'ative"'), finish],
     request({ extensions: { gemini: { responseMimeType: 'text/x.enum' } } }),
   );
   t.same(partsOf(chunks[0]), [{ text: 'negative' }]);
@@ -193,13 +156,8 @@ t.test('a blocked prompt is promptFeedback with no candidate; safety ratings rid
 t.test('another provider’s signature travels in an envelope; Gemini’s own as it came', async (t) => {
   const withOrigin = (origin: ReasoningOrigin): StreamEvent[] => [
     { type: 'start', id: 'r', model: 'up' },
-    { type: 'reasoning-start', index: 0, origin },
-    { type: 'reasoning-delta', index: 0, text: 'thought' },
-    { type: 'reasoning-signature', index: 0, signature: 'sig-1' },
-    { type: 'reasoning-end', index: 0 },
-    { type: 'text-start', index: 1 },
-    { type: 'text-delta', index: 1, text: 'answer' },
-    { type: 'text-end', index: 1 },
+    ...reasoningPart(0, origin, { deltas: ['thought'], signature: 'sig-1' }),
+    ...textPart(1, 'answer'),
     finish,
   ];
   const signatureOf = (chunks: Array<Record<string, unknown>>): string | undefined =>

@@ -2,11 +2,13 @@
 // are accepted, unary answers decode, and the SSE stream decodes through src/infra/upstream/read-sse.ts
 // exactly as the provider reads it.
 import t from 'tap';
+import { sendEncoded, streamedEvents } from '../codec-against-emulator.ts';
+import { toolCall, userText } from '../ir-messages.ts';
+import { reasoningPart, textPart } from '../stream-events.ts';
 import { geminiUpstreamCodec } from '../../../adapters/gemini/index.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
-import { readSse } from '../../../src/infra/upstream/read-sse.ts';
 import { startGeminiUpstream } from '../../emulators/gemini-upstream.ts';
 import { chatRequest } from '../../helpers/chat-request.ts';
 
@@ -18,30 +20,18 @@ const request = (extra: Partial<ChatRequest> = {}): ChatRequest =>
   chatRequest({
     model: 'client-model',
     system: [{ type: 'text', text: 'Be brief.' }],
-    messages: [{ role: 'user', parts: [{ type: 'text', text: 'echo me' }] }],
+    messages: [userText('echo me')],
     ...extra,
   });
 
-async function send(req: ChatRequest): Promise<Response> {
-  const enc = geminiUpstreamCodec.encodeRequest(req, 'gemini-2.5-flash', () => {});
-  return fetch(em.url + enc.path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-goog-api-key': 'provider-key', ...enc.headers },
-    body: JSON.stringify(enc.body),
-  });
-}
-async function stream(req: ChatRequest): Promise<StreamEvent[]> {
-  const res = await send({ ...req, stream: true });
-  const events: StreamEvent[] = [];
-  if (!res.body) throw new Error('no body');
-  try {
-    for await (const e of readSse(res.body, geminiUpstreamCodec.createStreamDecoder())) events.push(e);
-  } catch (e) {
-    // A dropped socket surfaces as a thrown read; the provider turns it into an error event too.
-    events.push({ type: 'error', error: new GatewayError('upstream', String(e)) });
-  }
-  return events;
-}
+const send = (req: ChatRequest): Promise<Response> =>
+  sendEncoded(geminiUpstreamCodec, em.url, req, 'gemini-2.5-flash', { 'x-goog-api-key': 'provider-key' });
+// A dropped socket surfaces as a thrown read; the provider turns it into an error event too.
+const stream = async (req: ChatRequest): Promise<StreamEvent[]> =>
+  streamedEvents(await send({ ...req, stream: true }), geminiUpstreamCodec, (e): StreamEvent => ({
+    type: 'error',
+    error: new GatewayError('upstream', String(e)),
+  }));
 
 t.test('unary: echo answer decodes; the emulator saw the encoded body on the v1beta path', async (t) => {
   const res = await send(request());
@@ -63,10 +53,7 @@ t.test('stream: text deltas, then finish with usage', async (t) => {
   t.equal(em.requests[0].path, '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
   t.match(events, [
     { type: 'start', model: 'gemini-2.5-flash' },
-    { type: 'text-start', index: 0 },
-    { type: 'text-delta', index: 0, text: 'one ' },
-    { type: 'text-delta', index: 0, text: 'two' },
-    { type: 'text-end', index: 0 },
+    ...textPart(0, 'one ', 'two'),
     { type: 'finish', finish: { reason: 'stop', raw: 'STOP' } },
   ]);
   t.equal(events.length, 6);
@@ -79,7 +66,7 @@ t.test('function call and thinking, unary and streamed', async (t) => {
       await send(request({ tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object' } }] }))
     ).json(),
   );
-  t.same(r.parts, [{ type: 'tool-call', id: 'call_lookup_0', name: 'lookup', args: '{"q":"cats"}' }]);
+  t.same(r.parts, [toolCall('call_lookup_0', 'lookup', '{"q":"cats"}')]);
   t.same(r.finish, { reason: 'tool-calls', raw: 'STOP' });
   t.match(em.requests[0].body, {
     tools: [{ functionDeclarations: [{ name: 'lookup', parametersJsonSchema: { type: 'object' } }] }],
@@ -91,13 +78,8 @@ t.test('function call and thinking, unary and streamed', async (t) => {
     generationConfig: { thinkingConfig: { thinkingBudget: 512, includeThoughts: true } },
   });
   t.match(events.slice(1), [
-    { type: 'reasoning-start', index: 0 },
-    { type: 'reasoning-delta', index: 0, text: 'Pondering.' },
-    { type: 'reasoning-signature', index: 0, signature: 'c2lnMQ==' },
-    { type: 'reasoning-end', index: 0 },
-    { type: 'text-start', index: 1 },
-    { type: 'text-delta', index: 1, text: 'Done.' },
-    { type: 'text-end', index: 1 },
+    ...reasoningPart(0, 'gemini', { deltas: ['Pondering.'], signature: 'c2lnMQ==' }),
+    ...textPart(1, 'Done.'),
     { type: 'finish', finish: { reason: 'stop' }, usage: { reasoningTokens: Number } },
   ]);
 });

@@ -1,7 +1,5 @@
 // Golden fixtures of the openai-audio format (docs/architecture.md, "Tests"): a client request to
 // the IR and on to an upstream request; an IR transcript to each text response format.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import t from 'tap';
 import {
   decodeSpeechRequest,
@@ -9,10 +7,9 @@ import {
   encodeTranscript,
 } from '../../../adapters/openai-audio/index.ts';
 import type { Transcript } from '../../../src/ir/transcription.ts';
+import { fixtureFiles } from '../../helpers/fixture-files.ts';
 
-const dir = join(import.meta.dirname, '../../fixtures/openai-audio');
-const text = (f: string): string => readFileSync(join(dir, f), 'utf8');
-const json = (f: string): unknown => JSON.parse(text(f));
+const { json, text } = fixtureFiles('openai-audio');
 
 t.test('speech-full: request → IR → upstream request', async (t) => {
   const ir = decodeSpeechRequest(json('speech-full.request.json'));

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { toolInputPart } from '../stream-events.ts';
 import { openaiChatUpstreamCodec as codec } from '../../../adapters/openai-chat/index.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
 import { fixtureChunks } from './fixtures.ts';
@@ -128,14 +129,7 @@ t.test('a call sent whole in one chunk (compatible servers) and one without inde
   ]);
   t.strictSame(
     events.filter((e) => e.type.startsWith('tool')),
-    [
-      { type: 'tool-input-start', index: 0, id: 'c0', name: 'a' },
-      { type: 'tool-input-delta', index: 0, json: '{"x":1}' },
-      { type: 'tool-input-end', index: 0 },
-      { type: 'tool-input-start', index: 1, id: 'c1', name: 'b' },
-      { type: 'tool-input-delta', index: 1, json: '{}' },
-      { type: 'tool-input-end', index: 1 },
-    ],
+    [...toolInputPart(0, 'c0', 'a', '{"x":1}'), ...toolInputPart(1, 'c1', 'b', '{}')],
   );
 });
 
@@ -168,11 +162,6 @@ t.test('without index, fragments that repeat the id continue the same call', asy
   ]);
   t.strictSame(
     events.filter((e) => e.type.startsWith('tool')),
-    [
-      { type: 'tool-input-start', index: 0, id: 'c9', name: 'f' },
-      { type: 'tool-input-delta', index: 0, json: '{"a":' },
-      { type: 'tool-input-delta', index: 0, json: '1}' },
-      { type: 'tool-input-end', index: 0 },
-    ],
+    [...toolInputPart(0, 'c9', 'f', '{"a":', '1}')],
   );
 });

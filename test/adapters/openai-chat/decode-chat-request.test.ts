@@ -1,4 +1,5 @@
 import t from 'tap';
+import { assistant, text, toolCall, toolResult, user, userText } from '../ir-messages.ts';
 import { openaiChatClientCodec as codec, openaiChatUpstreamCodec } from '../../../adapters/openai-chat/index.ts';
 import type { InboundContext } from '../../../adapters/shared/chat-adapter.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
@@ -27,7 +28,7 @@ t.test('a minimal request', async (t) => {
   t.strictSame(decode(valid()), {
     model: 'gpt-4.1',
     system: [],
-    messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
+    messages: [userText('hi')],
     tools: [],
     sampling: {},
     stream: false,
@@ -300,13 +301,10 @@ t.test('unknown content parts, tool types, tool call types and tool choices are 
     tool_choice: { type: 'custom', custom: { name: 'apply_patch' } },
   });
   t.strictSame(r.system, [{ type: 'text', text: 'sys' }]);
-  t.strictSame(r.messages[0], { role: 'user', parts: [{ type: 'text', text: 'hi' }] });
+  t.strictSame(r.messages[0], userText('hi'));
   t.strictSame(
     r.messages[1],
-    {
-      role: 'assistant',
-      parts: [{ type: 'tool-call', id: 'c1', name: 'apply_patch', args: '{"input":"*** Begin Patch"}' }],
-    },
+    assistant(toolCall('c1', 'apply_patch', '{"input":"*** Begin Patch"}')),
     'a custom call is carried',
   );
   t.strictSame(
@@ -456,14 +454,8 @@ t.test('assistant content parts and refusal', async (t) => {
     ],
   });
   t.strictSame(r.messages.slice(1), [
-    {
-      role: 'assistant',
-      parts: [
-        { type: 'text', text: 'a' },
-        { type: 'refusal', text: 'no' },
-      ],
-    },
-    { role: 'assistant', parts: [{ type: 'refusal', text: 'still no' }] },
+    assistant(text('a'), { type: 'refusal', text: 'no' }),
+    assistant({ type: 'refusal', text: 'still no' }),
   ]);
 });
 
@@ -492,9 +484,9 @@ t.test('system and developer messages: leading ones are the system prompt, later
     { type: 'text', text: 'Two.' },
   ]);
   t.strictSame(r.messages, [
-    { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
+    userText('hi'),
     { role: 'system', parts: [{ type: 'text', text: 'Mode: plan.' }] },
-    { role: 'assistant', parts: [{ type: 'text', text: 'ok' }] },
+    assistant(text('ok')),
     {
       role: 'system',
       parts: [
@@ -502,7 +494,7 @@ t.test('system and developer messages: leading ones are the system prompt, later
         { type: 'text', text: 'B' },
       ],
     },
-    { role: 'user', parts: [{ type: 'text', text: 'go' }] },
+    userText('go'),
   ]);
   // A system message whose every part is unknown leaves no empty instruction; the part is named.
   t.equal(r.extensions['openai-chat']?.['messages[6].content[0]'], 'future_part');
@@ -525,18 +517,9 @@ t.test('an instruction between tool results and the next user message ends the t
     ],
   });
   t.strictSame(r.messages.slice(2), [
-    {
-      role: 'user',
-      parts: [{ type: 'tool-result', callId: 'c1', content: [{ type: 'text', text: 'r' }], isError: false, name: 'f' }],
-    },
+    user(toolResult('c1', 'r', { name: 'f' })),
     { role: 'system', parts: [{ type: 'text', text: 'Be brief.' }] },
-    {
-      role: 'user',
-      parts: [
-        { type: 'tool-result', callId: 'c1', content: [{ type: 'text', text: 'late' }], isError: false, name: 'f' },
-        { type: 'text', text: 'next' },
-      ],
-    },
+    user(toolResult('c1', 'late', { name: 'f' }), text('next')),
   ]);
 });
 

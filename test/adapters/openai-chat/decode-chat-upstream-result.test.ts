@@ -1,26 +1,8 @@
 import t from 'tap';
+import { toolCall } from '../ir-messages.ts';
 import { openaiChatUpstreamCodec as codec } from '../../../adapters/openai-chat/index.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
-
-const completion = (
-  message: Record<string, unknown>,
-  finish_reason: string | null = 'stop',
-  usage: unknown = undefined,
-): Record<string, unknown> => ({
-  id: 'chatcmpl-123',
-  object: 'chat.completion',
-  created: 1735689600,
-  model: 'gpt-4.1-2025-04-14',
-  choices: [
-    {
-      index: 0,
-      message: { role: 'assistant', refusal: null, annotations: [], ...message },
-      logprobs: null,
-      finish_reason,
-    },
-  ],
-  ...(usage === undefined ? {} : { usage }),
-});
+import { chatCompletion as completion } from './fixtures.ts';
 
 t.test('text answer with usage details', async (t) => {
   const r = codec.decodeResult(
@@ -57,7 +39,7 @@ t.test('tool calls keep their arguments byte for byte; content null gives no tex
   );
   t.strictSame(r.parts, [
     { type: 'tool-call', id: 'call_1', name: 'get_weather', args },
-    { type: 'tool-call', id: 'call_2', name: 'noop', args: '' },
+    toolCall('call_2', 'noop', ''),
   ]);
   t.strictSame(r.finish, { reason: 'tool-calls', raw: 'tool_calls' });
   t.strictSame(r.usage, { inputTokens: 0, outputTokens: 0 }, 'missing usage is zero, not an error');

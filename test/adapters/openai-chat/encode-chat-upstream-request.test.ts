@@ -1,7 +1,8 @@
 import t from 'tap';
+import { thrownGatewayError as thrown } from '../thrown-gateway-error.ts';
+import { assistant, text, toolCall, toolResult, user, userText } from '../ir-messages.ts';
 import { openaiChatUpstreamCodec as codec } from '../../../adapters/openai-chat/index.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
-import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import { fixtureJson, warnings } from './fixtures.ts';
 import { chatRequest } from '../../helpers/chat-request.ts';
 
@@ -18,16 +19,6 @@ function encode(req: ChatRequest): {
   const w = warnings();
   const r = codec.encodeRequest(req, 'gpt-4.1', w.warn);
   return { body: r.body as Body, warned: w.list, path: r.path, headers: r.headers };
-}
-
-function thrown(fn: () => unknown): GatewayError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof GatewayError) return e;
-    throw e;
-  }
-  throw new Error('expected a GatewayError');
 }
 
 // The golden body itself: test/adapters/golden-fixtures.test.ts (upstream-mixed.upstream.json).
@@ -70,30 +61,9 @@ t.test('tool results become tool messages placed before the rest of the user tur
   const { body } = encode(
     base({
       messages: [
-        { role: 'user', parts: [{ type: 'text', text: 'go' }] },
-        {
-          role: 'assistant',
-          parts: [
-            { type: 'tool-call', id: 'c1', name: 'a', args: '{"x":1}' },
-            { type: 'tool-call', id: 'c2', name: 'b', args: ' { "y" : 2 } ' },
-          ],
-        },
-        {
-          role: 'user',
-          parts: [
-            { type: 'text', text: 'and also…' },
-            { type: 'tool-result', callId: 'c1', content: [{ type: 'text', text: 'one' }], isError: false },
-            {
-              type: 'tool-result',
-              callId: 'c2',
-              content: [
-                { type: 'text', text: 'two' },
-                { type: 'text', text: 'parts' },
-              ],
-              isError: false,
-            },
-          ],
-        },
+        userText('go'),
+        assistant(toolCall('c1', 'a', '{"x":1}'), toolCall('c2', 'b', ' { "y" : 2 } ')),
+        user(text('and also…'), toolResult('c1', 'one'), toolResult('c2', ['two', 'parts'])),
       ],
     }),
   );
@@ -121,7 +91,7 @@ t.test('tool results become tool messages placed before the rest of the user tur
 
 t.test('a failed tool result is marked with an Error: prefix (no error flag in Chat Completions)', async (t) => {
   const { body } = encode(
-    base({ messages: [{ role: 'user', parts: [{ type: 'tool-result', callId: 'c1', content: [], isError: true }] }] }),
+    base({ messages: [user({ type: 'tool-result', callId: 'c1', content: [], isError: true })] }),
   );
   t.strictSame(body.messages, [{ role: 'tool', tool_call_id: 'c1', content: 'Error' }]);
 });
@@ -262,7 +232,7 @@ t.test('cache hints are reported once', async (t) => {
   const { warned } = encode(
     base({
       system: [{ type: 'text', text: 's', cache: { type: 'ephemeral' } }],
-      messages: [{ role: 'user', parts: [{ type: 'text', text: 'x', cache: { type: 'ephemeral' } }] }],
+      messages: [user({ type: 'text', text: 'x', cache: { type: 'ephemeral' } })],
     }),
   );
   t.strictSame(
@@ -273,22 +243,17 @@ t.test('cache hints are reported once', async (t) => {
 
 t.test('media the format cannot carry is a 400 naming the part', async (t) => {
   const fileIdImage = thrown(() =>
-    encode(
-      base({ messages: [{ role: 'user', parts: [{ type: 'image', source: { kind: 'file-id', fileId: 'file_1' } }] }] }),
-    ),
+    encode(base({ messages: [user({ type: 'image', source: { kind: 'file-id', fileId: 'file_1' } })] })),
   );
   t.equal(fileIdImage.param, 'messages.0.content.0');
   const pdfUrl = thrown(() =>
     encode(
       base({
         messages: [
-          {
-            role: 'user',
-            parts: [
-              { type: 'text', text: 'x' },
-              { type: 'file', source: { kind: 'url', url: 'https://x/a.pdf', mediaType: 'application/pdf' } },
-            ],
-          },
+          user(text('x'), {
+            type: 'file',
+            source: { kind: 'url', url: 'https://x/a.pdf', mediaType: 'application/pdf' },
+          }),
         ],
       }),
     ),
@@ -298,7 +263,7 @@ t.test('media the format cannot carry is a 400 naming the part', async (t) => {
   const assistantImage = thrown(() =>
     encode(
       base({
-        messages: [{ role: 'assistant', parts: [{ type: 'image', source: { kind: 'url', url: 'https://x/a.png' } }] }],
+        messages: [assistant({ type: 'image', source: { kind: 'url', url: 'https://x/a.png' } })],
       }),
     ),
   );
@@ -309,17 +274,14 @@ t.test('documents: text sources and base64 text become text; file ids stay file 
   const { body } = encode(
     base({
       messages: [
-        {
-          role: 'user',
-          parts: [
-            { type: 'file', source: { kind: 'text', mediaType: 'text/plain', text: 'plain doc' } },
-            {
-              type: 'file',
-              source: { kind: 'base64', mediaType: 'text/markdown', data: Buffer.from('# héllo').toString('base64') },
-            },
-            { type: 'file', source: { kind: 'file-id', fileId: 'file-abc' } },
-          ],
-        },
+        user(
+          { type: 'file', source: { kind: 'text', mediaType: 'text/plain', text: 'plain doc' } },
+          {
+            type: 'file',
+            source: { kind: 'base64', mediaType: 'text/markdown', data: Buffer.from('# héllo').toString('base64') },
+          },
+          { type: 'file', source: { kind: 'file-id', fileId: 'file-abc' } },
+        ),
       ],
     }),
   );
@@ -334,9 +296,9 @@ t.test('assistant refusal travels as refusal; reasoning-only assistant turns van
   const { body, warned } = encode(
     base({
       messages: [
-        { role: 'user', parts: [{ type: 'text', text: 'q' }] },
-        { role: 'assistant', parts: [{ type: 'refusal', text: 'I cannot help with that.' }] },
-        { role: 'assistant', parts: [{ type: 'reasoning', text: 'hmm', origin: 'openai-chat' }] },
+        userText('q'),
+        assistant({ type: 'refusal', text: 'I cannot help with that.' }),
+        assistant({ type: 'reasoning', text: 'hmm', origin: 'openai-chat' }),
       ],
     }),
   );

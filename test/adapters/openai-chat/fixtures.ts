@@ -13,4 +13,25 @@ export const fixtureChunks = (name: string): Array<{ data: string }> =>
     .filter((l) => l !== '')
     .map((data) => ({ data }));
 
+/** A non-streamed completion of one choice: `message` over an assistant message with no refusal and no annotations. */
+export const chatCompletion = (
+  message: Record<string, unknown>,
+  finish_reason: string | null = 'stop',
+  usage: unknown = undefined,
+): Record<string, unknown> => ({
+  id: 'chatcmpl-123',
+  object: 'chat.completion',
+  created: 1735689600,
+  model: 'gpt-4.1-2025-04-14',
+  choices: [
+    {
+      index: 0,
+      message: { role: 'assistant', refusal: null, annotations: [], ...message },
+      logprobs: null,
+      finish_reason,
+    },
+  ],
+  ...(usage === undefined ? {} : { usage }),
+});
+
 export { sseText, warnings } from '../../helpers/fixture-files.ts';

@@ -1,14 +1,11 @@
 // The upstream result decoder: a Responses response object → ChatResult, finish and usage included.
 import t from 'tap';
+import { assertProviderKeyRejection } from '../openai-key-rejected.ts';
+import { toolCall } from '../ir-messages.ts';
 import { responsesUpstreamCodec } from '../../../adapters/openai-responses/index.ts';
+import { responsesUsage } from './wire-usage.ts';
 
-const usage = {
-  input_tokens: 30,
-  input_tokens_details: { cached_tokens: 12 },
-  output_tokens: 20,
-  output_tokens_details: { reasoning_tokens: 8 },
-  total_tokens: 50,
-};
+const usage = responsesUsage({ input: 30, cached: 12, output: 20, reasoning: 8, total: 50 });
 const response = (over: Record<string, unknown>) => ({
   id: 'resp_1',
   object: 'response',
@@ -68,7 +65,7 @@ t.test('message, reasoning and function_call items become parts in order', async
       { type: 'reasoning', text: 'One.\n\nTwo.', origin: 'openai-responses', signature: 'rs_1', encrypted: 'ENC' },
       { type: 'text', text: 'See A.', citations: [{ kind: 'url', url: 'https://a', title: 'A', start: 4, end: 5 }] },
       { type: 'refusal', text: 'Not B.' },
-      { type: 'tool-call', id: 'call_1', name: 'get', args: '{"x":  1}' },
+      toolCall('call_1', 'get', '{"x":  1}'),
     ],
     finish: { reason: 'tool-calls', raw: 'completed' },
     usage: { inputTokens: 30, outputTokens: 20, cacheReadTokens: 12, reasoningTokens: 8 },
@@ -115,22 +112,7 @@ t.test('decodeError: status → kind, retry-after, credentials never echoed', as
   const ms = responsesUpstreamCodec.decodeError(503, 'overloaded', { 'retry-after-ms': '1500' });
   t.equal(ms.kind, 'overloaded');
   t.equal(ms.retryAfter, 2);
-  for (const status of [401, 403]) {
-    const e = responsesUpstreamCodec.decodeError(
-      status,
-      {
-        error: {
-          message: 'Incorrect API key provided: sk-abc123',
-          type: 'invalid_request_error',
-          code: 'invalid_api_key',
-        },
-      },
-      {},
-    );
-    t.equal(e.kind, 'upstream');
-    t.equal(e.status, 502);
-    t.notMatch(e.message, /sk-abc/);
-  }
+  assertProviderKeyRejection(t, responsesUpstreamCodec, 'Incorrect API key provided: sk-abc123', 'sk-abc');
   t.equal(responsesUpstreamCodec.decodeError(500, {}, {}).kind, 'internal');
 });
 

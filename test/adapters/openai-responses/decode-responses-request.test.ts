@@ -1,6 +1,7 @@
 // The client decoder: every rule of the Responses request tables and the Limits table is a 400
 // naming the field as OpenAI spells it, and valid requests map onto the IR exactly.
 import t, { type Test } from 'tap';
+import { assistant, text, toolCall, toolResult, user, userText } from '../ir-messages.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import { responsesClientCodec, responsesUpstreamCodec } from '../../../adapters/openai-responses/index.ts';
 
@@ -25,7 +26,7 @@ function rejects(t: Test, body: unknown, param: string, msg?: RegExp): void {
 
 t.test('a string input is one user text; defaults fill the rest', async (t) => {
   const r = decode(base);
-  t.same(r.messages, [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }]);
+  t.same(r.messages, [userText('hi')]);
   t.same(r.system, []);
   t.same(r.tools, []);
   t.equal(r.stream, false);
@@ -369,48 +370,28 @@ t.test('input items: roles, content types, function calls and outputs, reasoning
     { type: 'text', text: 'Third.' },
   ]);
   t.same(r.messages, [
-    {
-      role: 'user',
-      parts: [
-        { type: 'text', text: 'look' },
-        { type: 'image', source: { kind: 'url', url: 'https://example.com/a.png' }, detail: 'low' },
-        { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' } },
-        { type: 'image', source: { kind: 'file-id', fileId: 'file-1' } },
-        { type: 'file', source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVBE' }, filename: 'a.pdf' },
-        { type: 'file', source: { kind: 'file-id', fileId: 'file-2' } },
-      ],
-    },
-    {
-      role: 'assistant',
-      parts: [
-        { type: 'reasoning', text: 'a\n\nb', origin: 'openai-responses', signature: 'rs_1', encrypted: 'ENC' },
-        { type: 'tool-call', id: 'call_1', name: 'get', args: '{ "x" : 1 }' },
-      ],
-    },
-    {
-      role: 'user',
-      parts: [
-        {
-          type: 'tool-result',
-          callId: 'call_1',
-          content: [{ type: 'text', text: '{"ok":true}' }],
-          isError: false,
-          name: 'get',
-        },
-      ],
-    },
-    {
-      role: 'assistant',
-      parts: [
-        {
-          type: 'text',
-          text: 'Cited.',
-          citations: [{ kind: 'url', url: 'https://a.example', title: 'A', start: 0, end: 5 }],
-        },
-        { type: 'refusal', text: 'no' },
-      ],
-    },
-    { role: 'user', parts: [{ type: 'text', text: 'thanks' }] },
+    user(
+      text('look'),
+      { type: 'image', source: { kind: 'url', url: 'https://example.com/a.png' }, detail: 'low' },
+      { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' } },
+      { type: 'image', source: { kind: 'file-id', fileId: 'file-1' } },
+      { type: 'file', source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVBE' }, filename: 'a.pdf' },
+      { type: 'file', source: { kind: 'file-id', fileId: 'file-2' } },
+    ),
+    assistant(
+      { type: 'reasoning', text: 'a\n\nb', origin: 'openai-responses', signature: 'rs_1', encrypted: 'ENC' },
+      toolCall('call_1', 'get', '{ "x" : 1 }'),
+    ),
+    user(toolResult('call_1', '{"ok":true}', { name: 'get' })),
+    assistant(
+      {
+        type: 'text',
+        text: 'Cited.',
+        citations: [{ kind: 'url', url: 'https://a.example', title: 'A', start: 0, end: 5 }],
+      },
+      { type: 'refusal', text: 'no' },
+    ),
+    userText('thanks'),
   ]);
 });
 
@@ -424,18 +405,10 @@ t.test('input validation names the item and content index', async (t) => {
       { role: 'user', content: [{ type: 'text', text: 'x' }] },
     ],
   });
-  t.same(unknownPart.messages, [
-    {
-      role: 'user',
-      parts: [
-        { type: 'text', text: 'a' },
-        { type: 'text', text: 'b' },
-      ],
-    },
-  ]);
+  t.same(unknownPart.messages, [user(text('a'), text('b'))]);
   t.equal(unknownPart.extensions['openai-responses']?.['input[2].content[0]'], 'text');
   t.same(decode({ model: 'm', input: [{ role: 'user', content: [{ type: 'output_text', text: 'x' }] }] }).messages, [
-    { role: 'user', parts: [{ type: 'text', text: 'x' }] },
+    userText('x'),
   ]);
   rejects(t, { model: 'm', input: [{ role: 'user', content: [{ text: 'x' }] }] }, 'input[0].content[0].type');
   rejects(t, { model: 'm', input: [{ role: 4, content: 'x' }] }, 'input[0].role');
@@ -484,11 +457,7 @@ t.test('input validation names the item and content index', async (t) => {
       { role: 'user', content: 'go on' },
     ],
   });
-  t.same(
-    hosted.messages,
-    [{ role: 'user', parts: [{ type: 'text', text: 'go on' }] }],
-    'hosted-tool traffic is dropped (was a 400)',
-  );
+  t.same(hosted.messages, [userText('go on')], 'hosted-tool traffic is dropped (was a 400)');
   t.equal(hosted.extensions['openai-responses']?.['input[0]'], 'computer_call');
   rejects(t, { model: 'm', input: [{ content: 'x' }] }, 'input[0].type');
   rejects(t, { model: 'm', input: 42 }, 'input');
@@ -509,15 +478,7 @@ t.test('item_reference: ids plus where each stood, for the pipeline to resolve',
     { id: 'msg_a', inputIndex: 0, messageIndex: 0, partIndex: 0 },
     { id: 'fc_b', inputIndex: 2, messageIndex: 0, partIndex: 1 },
   ]);
-  t.same(r.messages, [
-    {
-      role: 'user',
-      parts: [
-        { type: 'text', text: 'q' },
-        { type: 'tool-result', callId: 'c', content: [{ type: 'text', text: 'r' }], isError: false },
-      ],
-    },
-  ]);
+  t.same(r.messages, [user(text('q'), toolResult('c', 'r'))]);
 });
 
 // Codex resends its earlier output items as input. Each is carried when the IR has a place for
@@ -555,26 +516,15 @@ t.test('resent output items: custom calls carried, reasoning without summary, ho
       },
     ],
   });
-  t.same(r.messages[1], {
-    role: 'assistant',
-    parts: [
+  t.same(
+    r.messages[1],
+    assistant(
       { type: 'reasoning', text: 'thinking', origin: 'openai-responses', signature: 'rs_1', encrypted: 'enc' },
-      { type: 'tool-call', id: 'c1', name: 'apply_patch', args: '{"input":"*** Begin Patch"}' },
-    ],
-  });
-  t.same(r.messages[2], {
-    role: 'user',
-    parts: [
-      {
-        type: 'tool-result',
-        callId: 'c1',
-        name: 'apply_patch',
-        content: [{ type: 'text', text: 'Done!' }],
-        isError: false,
-      },
-    ],
-  });
-  t.same(r.messages[3], { role: 'assistant', parts: [{ type: 'text', text: 'ok' }] });
+      toolCall('c1', 'apply_patch', '{"input":"*** Begin Patch"}'),
+    ),
+  );
+  t.same(r.messages[2], user(toolResult('c1', 'Done!', { name: 'apply_patch' })));
+  t.same(r.messages[3], assistant(text('ok')));
   t.match(r.extensions['openai-responses'], {
     'input[4]': 'local_shell_call',
     'input[5]': 'mcp_call',
@@ -613,15 +563,12 @@ t.test('system and developer items: leading ones join instructions, later ones s
     { type: 'text', text: 'Lead.' },
   ]);
   t.strictSame(r.messages, [
-    { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
+    userText('hi'),
     { role: 'system', parts: [{ type: 'text', text: 'Mode: plan.' }] },
-    { role: 'assistant', parts: [{ type: 'tool-call', id: 'c1', name: 'f', args: '{}' }] },
-    {
-      role: 'user',
-      parts: [{ type: 'tool-result', callId: 'c1', content: [{ type: 'text', text: 'r' }], isError: false, name: 'f' }],
-    },
+    assistant(toolCall('c1', 'f', '{}')),
+    user(toolResult('c1', 'r', { name: 'f' })),
     { role: 'system', parts: [{ type: 'text', text: 'A' }] },
-    { role: 'user', parts: [{ type: 'text', text: 'go' }] },
+    userText('go'),
   ]);
   t.equal(r.extensions['openai-responses']?.['input[5].content[1]'], 'future_part');
   t.equal(r.extensions['openai-responses']?.['input[6].content[0]'], 'future_part');
@@ -636,10 +583,7 @@ t.test('system and developer items: leading ones join instructions, later ones s
     ],
   });
   t.strictSame(next.system, [{ type: 'text', text: 'Top.' }]);
-  t.strictSame(next.messages, [
-    { role: 'system', parts: [{ type: 'text', text: 'Now.' }] },
-    { role: 'user', parts: [{ type: 'text', text: 'go' }] },
-  ]);
+  t.strictSame(next.messages, [{ role: 'system', parts: [{ type: 'text', text: 'Now.' }] }, userText('go')]);
 });
 
 t.test("a metadata key named '__proto__' is kept as a key, not an assignment to the object's prototype", async (t) => {

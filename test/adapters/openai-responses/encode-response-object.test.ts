@@ -1,8 +1,10 @@
 // The client encoder's response object: every field of the spec's table, request fields echoed
 // with the API's defaults, output items in order, status from the finish.
 import t from 'tap';
+import { toolCall } from '../ir-messages.ts';
 import type { ChatResult } from '../../../src/ir/chat-result.ts';
 import { createResponsesClientCodec, sequentialIds } from '../../../adapters/openai-responses/index.ts';
+import { responsesUsage } from './wire-usage.ts';
 
 const ctx = { headers: {}, params: {}, query: {} };
 const codec = () => createResponsesClientCodec(sequentialIds(1_700_000_000));
@@ -48,13 +50,7 @@ t.test('a minimal request echoes every default of the response object', async (t
     tools: [],
     top_p: 1,
     truncation: 'disabled',
-    usage: {
-      input_tokens: 10,
-      input_tokens_details: { cached_tokens: 0 },
-      output_tokens: 5,
-      output_tokens_details: { reasoning_tokens: 0 },
-      total_tokens: 15,
-    },
+    usage: responsesUsage({ input: 10, cached: 0, output: 5, reasoning: 0, total: 15 }),
     user: null,
     metadata: {},
   });
@@ -154,7 +150,7 @@ t.test('output items in order: reasoning, message with annotations and refusal, 
           citations: [{ kind: 'url', url: 'https://b.example', title: 'B', start: 0, end: 4 }],
         },
         { type: 'refusal', text: 'Not that.' },
-        { type: 'tool-call', id: 'call_1', name: 'get', args: '{"a": 1}' },
+        toolCall('call_1', 'get', '{"a": 1}'),
       ],
       finish: { reason: 'tool-calls', raw: 'tool_use' },
       usage: { inputTokens: 20, outputTokens: 9, reasoningTokens: 4, cacheReadTokens: 8 },
@@ -196,13 +192,7 @@ t.test('output items in order: reasoning, message with annotations and refusal, 
       name: 'get',
     },
   ]);
-  t.same(body.usage, {
-    input_tokens: 20,
-    input_tokens_details: { cached_tokens: 8 },
-    output_tokens: 9,
-    output_tokens_details: { reasoning_tokens: 4 },
-    total_tokens: 29,
-  });
+  t.same(body.usage, responsesUsage({ input: 20, cached: 8, output: 9, reasoning: 4, total: 29 }));
 });
 
 t.test('encrypted_content only when include asks for it; other providers get a fresh rs_ id', async (t) => {

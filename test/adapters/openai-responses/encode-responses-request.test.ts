@@ -1,6 +1,7 @@
 // The upstream request encoder: IR → a Responses request body, with output-changing fields it
 // cannot carry rejected (400 naming field and provider) and pure tuning knobs dropped with a warning.
 import t, { type Test } from 'tap';
+import { assistant, text, toolCall, toolResult, user, userText } from '../ir-messages.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import { responsesClientCodec, responsesUpstreamCodec } from '../../../adapters/openai-responses/index.ts';
@@ -45,39 +46,19 @@ t.test('system → instructions; every kind of message part → its input item',
         { type: 'text', text: 'B.' },
       ],
       messages: [
-        {
-          role: 'user',
-          parts: [
-            { type: 'text', text: 'see' },
-            { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAA' } },
-            { type: 'image', source: { kind: 'url', url: 'https://x/y.png' }, detail: 'high' },
-            { type: 'file', source: { kind: 'base64', mediaType: 'application/pdf', data: 'JV' }, filename: 'a.pdf' },
-            { type: 'file', source: { kind: 'file-id', fileId: 'file-1' } },
-          ],
-        },
-        {
-          role: 'assistant',
-          parts: [
-            { type: 'reasoning', text: 'sum', encrypted: 'ENC', origin: 'openai-responses', signature: 'rs_1' },
-            { type: 'text', text: 'Calling.' },
-            { type: 'tool-call', id: 'call_1', name: 'get', args: '{"a" : 1}' },
-          ],
-        },
-        {
-          role: 'user',
-          parts: [
-            {
-              type: 'tool-result',
-              callId: 'call_1',
-              content: [
-                { type: 'text', text: 'r1' },
-                { type: 'text', text: 'r2' },
-              ],
-              isError: false,
-            },
-            { type: 'text', text: 'and?' },
-          ],
-        },
+        user(
+          text('see'),
+          { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAA' } },
+          { type: 'image', source: { kind: 'url', url: 'https://x/y.png' }, detail: 'high' },
+          { type: 'file', source: { kind: 'base64', mediaType: 'application/pdf', data: 'JV' }, filename: 'a.pdf' },
+          { type: 'file', source: { kind: 'file-id', fileId: 'file-1' } },
+        ),
+        assistant(
+          { type: 'reasoning', text: 'sum', encrypted: 'ENC', origin: 'openai-responses', signature: 'rs_1' },
+          text('Calling.'),
+          toolCall('call_1', 'get', '{"a" : 1}'),
+        ),
+        user(toolResult('call_1', ['r1', 'r2']), text('and?')),
       ],
     }),
   );
@@ -111,14 +92,8 @@ t.test('reasoning from another provider is dropped with a warning', async (t) =>
   const { body, warnings } = encode(
     req({
       messages: [
-        { role: 'user', parts: [{ type: 'text', text: 'q' }] },
-        {
-          role: 'assistant',
-          parts: [
-            { type: 'reasoning', text: 'hmm', signature: 'sig', origin: 'anthropic-messages' },
-            { type: 'text', text: 'a' },
-          ],
-        },
+        userText('q'),
+        assistant({ type: 'reasoning', text: 'hmm', signature: 'sig', origin: 'anthropic-messages' }, text('a')),
       ],
     }),
   );
@@ -337,14 +312,9 @@ t.test('a failed tool result is marked for the model; cache hints are reported, 
     req({
       system: [{ type: 'text', text: 'sys', cache: { type: 'ephemeral' } }],
       messages: [
-        { role: 'user', parts: [{ type: 'text', text: 'go' }] },
-        { role: 'assistant', parts: [{ type: 'tool-call', id: 'call_1', name: 'f', args: '{}' }] },
-        {
-          role: 'user',
-          parts: [
-            { type: 'tool-result', callId: 'call_1', content: [{ type: 'text', text: 'disk full' }], isError: true },
-          ],
-        },
+        userText('go'),
+        assistant(toolCall('call_1', 'f', '{}')),
+        user(toolResult('call_1', 'disk full', { isError: true })),
       ],
     }),
   );

@@ -3,6 +3,7 @@
 // adapter sends back, in the JSON response and in the stream (ResponseFunctionToolCall.namespace
 // in node_modules/openai/resources/responses/responses.d.ts).
 import t from 'tap';
+import { assistant, toolCall, toolResult } from '../ir-messages.ts';
 import type { ChatResult } from '../../../src/ir/chat-result.ts';
 import { createResponsesClientCodec, sequentialIds } from '../../../adapters/openai-responses/index.ts';
 import { flatToolName } from '../../../adapters/openai-responses/tool-identities.ts';
@@ -41,17 +42,8 @@ t.test('decode: the namespace becomes flat function tools; calls in history get 
     ['shell', 'mcp__docs__search', 'mcp__docs__freeform'],
   );
   t.same(req.toolChoice, { type: 'tool', name: 'mcp__docs__search' });
-  t.same(req.messages[1], {
-    role: 'assistant',
-    parts: [{ type: 'tool-call', id: 'c0', name: 'mcp__docs__search', args: '{"q":"a"}' }],
-  });
-  t.same(req.messages[2]?.parts[0], {
-    type: 'tool-result',
-    callId: 'c0',
-    name: 'mcp__docs__search',
-    content: [{ type: 'text', text: 'nothing' }],
-    isError: false,
-  });
+  t.same(req.messages[1], assistant(toolCall('c0', 'mcp__docs__search', '{"q":"a"}')));
+  t.same(req.messages[2]?.parts[0], toolResult('c0', 'nothing', { name: 'mcp__docs__search' }));
   t.same(req.extensions['openai-responses']?.tool_identities, {
     mcp__docs__search: { namespace: 'mcp__docs', name: 'search' },
     mcp__docs__freeform: { namespace: 'mcp__docs', name: 'freeform', custom: true },

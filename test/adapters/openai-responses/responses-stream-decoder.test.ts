@@ -1,6 +1,7 @@
 // The upstream stream decoder: wire events → IR events. Split function arguments are rebuilt
 // exactly, reasoning summary events become reasoning deltas, the ends are handled.
 import t from 'tap';
+import { finishEvent, reasoningPart, textPart } from '../stream-events.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
 import { responsesUpstreamCodec } from '../../../adapters/openai-responses/index.ts';
 
@@ -145,22 +146,14 @@ t.test('reasoning summary events, then text: two IR parts in order', async (t) =
   ]);
   t.same(evs, [
     { type: 'start', id: 'resp_9', model: 'gpt-x' },
-    { type: 'reasoning-start', index: 0, origin: 'openai-responses' },
-    { type: 'reasoning-signature', index: 0, signature: 'rs_1' },
-    { type: 'reasoning-delta', index: 0, text: 'First ' },
-    { type: 'reasoning-delta', index: 0, text: 'idea.' },
-    { type: 'reasoning-delta', index: 0, text: '\n\n' },
-    { type: 'reasoning-delta', index: 0, text: 'Second.' },
-    { type: 'reasoning-end', index: 0, encrypted: 'ENC' },
-    { type: 'text-start', index: 1 },
-    { type: 'text-delta', index: 1, text: 'Hi' },
-    { type: 'text-delta', index: 1, text: '!' },
-    { type: 'text-end', index: 1 },
-    {
-      type: 'finish',
-      finish: { reason: 'stop', raw: 'completed' },
-      usage: { inputTokens: 5, outputTokens: 7, cacheReadTokens: 1, reasoningTokens: 2 },
-    },
+    ...reasoningPart(0, 'openai-responses', {
+      signature: 'rs_1',
+      signedFirst: true,
+      deltas: ['First ', 'idea.', '\n\n', 'Second.'],
+      encrypted: 'ENC',
+    }),
+    ...textPart(1, 'Hi', '!'),
+    finishEvent('stop', 'completed', { inputTokens: 5, outputTokens: 7, cacheReadTokens: 1, reasoningTokens: 2 }),
   ]);
 });
 

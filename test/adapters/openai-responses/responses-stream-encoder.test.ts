@@ -1,9 +1,11 @@
 // The client stream encoder: the documented event sequence, sequence_number from 0, function
 // call arguments and reasoning summary events, errors as an `error` event plus response.failed.
 import t from 'tap';
+import { finishEvent, reasoningPart, textPart, toolInputPart } from '../stream-events.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
 import { createResponsesClientCodec, sequentialIds } from '../../../adapters/openai-responses/index.ts';
+import { responsesUsage } from './wire-usage.ts';
 
 const ctx = { headers: {}, params: {}, query: {} };
 type Ev = Record<string, unknown> & { type: string; sequence_number: number };
@@ -23,28 +25,29 @@ function run(events: StreamEvent[], body: Record<string, unknown> = { model: 'm'
 }
 
 const usage = { inputTokens: 3, outputTokens: 4 };
+/** A response with one message item opens with these events and closes its part and item with these. */
+const opening = [
+  'response.created',
+  'response.in_progress',
+  'response.output_item.added',
+  'response.content_part.added',
+];
+const closing = ['response.content_part.done', 'response.output_item.done'];
 
 t.test('text: the full sequence with sequence numbers from 0', async (t) => {
   const evs = run([
     { type: 'start', id: 'x', model: 'up' },
-    { type: 'text-start', index: 0 },
-    { type: 'text-delta', index: 0, text: 'Hel' },
-    { type: 'text-delta', index: 0, text: 'lo' },
-    { type: 'text-end', index: 0 },
-    { type: 'finish', finish: { reason: 'stop', raw: 'stop' }, usage },
+    ...textPart(0, 'Hel', 'lo'),
+    finishEvent('stop', 'stop', usage),
   ]);
   t.same(
     evs.map((e) => e.type),
     [
-      'response.created',
-      'response.in_progress',
-      'response.output_item.added',
-      'response.content_part.added',
+      ...opening,
       'response.output_text.delta',
       'response.output_text.delta',
       'response.output_text.done',
-      'response.content_part.done',
-      'response.output_item.done',
+      ...closing,
       'response.completed',
     ],
   );
@@ -92,13 +95,7 @@ t.test('text: the full sequence with sequence numbers from 0', async (t) => {
       role: 'assistant',
     },
   ]);
-  t.same(done.usage, {
-    input_tokens: 3,
-    input_tokens_details: { cached_tokens: 0 },
-    output_tokens: 4,
-    output_tokens_details: { reasoning_tokens: 0 },
-    total_tokens: 7,
-  });
+  t.same(done.usage, responsesUsage({ input: 3, cached: 0, output: 4, reasoning: 0, total: 7 }));
   t.equal(done.id, created.id);
 });
 
@@ -106,16 +103,14 @@ t.test('reasoning then a function call: summary events and argument deltas', asy
   const evs = run(
     [
       { type: 'start', id: 'resp_up', model: 'up' },
-      { type: 'reasoning-start', index: 0, origin: 'openai-responses' },
-      { type: 'reasoning-signature', index: 0, signature: 'rs_upstream' },
-      { type: 'reasoning-delta', index: 0, text: 'Let me ' },
-      { type: 'reasoning-delta', index: 0, text: 'see.' },
-      { type: 'reasoning-end', index: 0, encrypted: 'ENC' },
-      { type: 'tool-input-start', index: 1, id: 'call_9', name: 'get' },
-      { type: 'tool-input-delta', index: 1, json: '{"a"' },
-      { type: 'tool-input-delta', index: 1, json: ':1}' },
-      { type: 'tool-input-end', index: 1 },
-      { type: 'finish', finish: { reason: 'tool-calls', raw: 'completed' }, usage },
+      ...reasoningPart(0, 'openai-responses', {
+        signature: 'rs_upstream',
+        signedFirst: true,
+        deltas: ['Let me ', 'see.'],
+        encrypted: 'ENC',
+      }),
+      ...toolInputPart(1, 'call_9', 'get', '{"a"', ':1}'),
+      finishEvent('tool-calls', 'completed', usage),
     ],
     { model: 'm', input: 'x', stream: true, include: ['reasoning.encrypted_content'] },
   );
@@ -182,18 +177,11 @@ t.test('reasoning then a function call: summary events and argument deltas', asy
 
 t.test('text parts around a tool call: one message item per run of text', async (t) => {
   const evs = run([
-    { type: 'text-start', index: 0 },
-    { type: 'text-delta', index: 0, text: 'A' },
-    { type: 'text-end', index: 0 },
-    { type: 'text-start', index: 1 },
-    { type: 'text-delta', index: 1, text: 'B' },
-    { type: 'text-end', index: 1 },
-    { type: 'tool-input-start', index: 2, id: 'c', name: 'f' },
-    { type: 'tool-input-end', index: 2 },
-    { type: 'text-start', index: 3 },
-    { type: 'text-delta', index: 3, text: 'C' },
-    { type: 'text-end', index: 3 },
-    { type: 'finish', finish: { reason: 'stop', raw: 'end_turn' }, usage },
+    ...textPart(0, 'A'),
+    ...textPart(1, 'B'),
+    ...toolInputPart(2, 'c', 'f'),
+    ...textPart(3, 'C'),
+    finishEvent('stop', 'end_turn', usage),
   ]);
   t.equal(evs[0].type, 'response.created', 'created is sent even without a start event');
   const final = evs[evs.length - 1].response as { output: Array<Record<string, unknown>> };
@@ -215,23 +203,10 @@ t.test('text parts around a tool call: one message item per run of text', async 
 });
 
 t.test('length → response.incomplete; refusal deltas → refusal content', async (t) => {
-  const evs = run([
-    { type: 'refusal-delta', index: 0, text: 'I cannot' },
-    { type: 'finish', finish: { reason: 'length', raw: 'max_tokens' }, usage },
-  ]);
+  const evs = run([{ type: 'refusal-delta', index: 0, text: 'I cannot' }, finishEvent('length', 'max_tokens', usage)]);
   t.same(
     evs.map((e) => e.type),
-    [
-      'response.created',
-      'response.in_progress',
-      'response.output_item.added',
-      'response.content_part.added',
-      'response.refusal.delta',
-      'response.refusal.done',
-      'response.content_part.done',
-      'response.output_item.done',
-      'response.incomplete',
-    ],
+    [...opening, 'response.refusal.delta', 'response.refusal.done', ...closing, 'response.incomplete'],
   );
   const r = evs[8].response as Record<string, unknown>;
   t.equal(r.status, 'incomplete');

@@ -4,11 +4,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
+import { toolCall } from '../ir-messages.ts';
+import { finishEvent, reasoningPart, textPart, toolInputPart } from '../stream-events.ts';
 import OpenAI from 'openai';
 import type { ChatResult } from '../../../src/ir/chat-result.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
 import { responsesClientCodec as codec } from '../../../adapters/openai-responses/index.ts';
+import { responsesUsage } from './wire-usage.ts';
 
 const usage = { inputTokens: 11, outputTokens: 7, reasoningTokens: 3, cacheReadTokens: 2 };
 const results: Record<string, ChatResult> = {
@@ -26,7 +29,7 @@ const results: Record<string, ChatResult> = {
       { type: 'reasoning', text: 'Plan.', encrypted: 'ENC', origin: 'openai-responses', signature: 'rs_abc' },
       { type: 'text', text: 'See ', citations: [{ kind: 'url', url: 'https://example.com', title: 'Ex' }] },
       { type: 'text', text: 'more.' },
-      { type: 'tool-call', id: 'call_1', name: 'lookup', args: '{"q":"x"}' },
+      toolCall('call_1', 'lookup', '{"q":"x"}'),
     ],
     finish: { reason: 'tool-calls', raw: 'tool_use' },
     usage,
@@ -35,35 +38,21 @@ const results: Record<string, ChatResult> = {
 const streams: Record<string, StreamEvent[]> = {
   text: [
     { type: 'start', id: 'up', model: 'up' },
-    { type: 'text-start', index: 0 },
-    { type: 'text-delta', index: 0, text: 'Hello ' },
-    { type: 'text-delta', index: 0, text: 'stream.' },
-    { type: 'text-end', index: 0 },
-    { type: 'finish', finish: { reason: 'stop', raw: 'stop' }, usage },
+    ...textPart(0, 'Hello ', 'stream.'),
+    finishEvent('stop', 'stop', usage),
   ],
   everything: [
     { type: 'start', id: 'up', model: 'up' },
-    { type: 'reasoning-start', index: 0, origin: 'openai-responses' },
-    { type: 'reasoning-delta', index: 0, text: 'Think ' },
-    { type: 'reasoning-delta', index: 0, text: 'first.' },
-    { type: 'reasoning-signature', index: 0, signature: 'anthropic-signature' },
-    { type: 'reasoning-end', index: 0 },
-    { type: 'text-start', index: 1 },
-    { type: 'text-delta', index: 1, text: 'Calling.' },
-    { type: 'text-end', index: 1 },
-    { type: 'tool-input-start', index: 2, id: 'call_7', name: 'lookup' },
-    { type: 'tool-input-delta', index: 2, json: '{"q":' },
-    { type: 'tool-input-delta', index: 2, json: '"x"}' },
-    { type: 'tool-input-end', index: 2 },
-    { type: 'tool-input-start', index: 3, id: 'call_8', name: 'lookup' },
-    { type: 'tool-input-delta', index: 3, json: '{}' },
-    { type: 'tool-input-end', index: 3 },
-    { type: 'finish', finish: { reason: 'tool-calls', raw: 'tool_use' }, usage },
+    ...reasoningPart(0, 'openai-responses', { deltas: ['Think ', 'first.'], signature: 'anthropic-signature' }),
+    ...textPart(1, 'Calling.'),
+    ...toolInputPart(2, 'call_7', 'lookup', '{"q":', '"x"}'),
+    ...toolInputPart(3, 'call_8', 'lookup', '{}'),
+    finishEvent('tool-calls', 'tool_use', usage),
   ],
   incomplete: [
     { type: 'text-start', index: 0 },
     { type: 'text-delta', index: 0, text: 'Trunc' },
-    { type: 'finish', finish: { reason: 'length', raw: 'max_tokens' }, usage },
+    finishEvent('length', 'max_tokens', usage),
   ],
   broken: [
     { type: 'start', id: 'up', model: 'up' },
@@ -115,13 +104,7 @@ t.test('responses.create parses the response object; output_text is computed by 
   t.equal(r.model, 'text');
   t.equal(r.output_text, 'Hello from polygate.');
   t.equal(r.temperature, 0.4);
-  t.same(r.usage, {
-    input_tokens: 11,
-    input_tokens_details: { cached_tokens: 2 },
-    output_tokens: 7,
-    output_tokens_details: { reasoning_tokens: 3 },
-    total_tokens: 18,
-  });
+  t.same(r.usage, responsesUsage({ input: 11, cached: 2, output: 7, reasoning: 3, total: 18 }));
 });
 
 t.test('responses.create with reasoning, annotations and a function call', async (t) => {

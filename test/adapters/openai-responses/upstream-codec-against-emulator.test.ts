@@ -2,9 +2,10 @@
 // emulator receives, and decodeResult / the stream decoder (through polygate's own SSE reader)
 // rebuild what the emulator was scripted to answer.
 import t from 'tap';
+import { sendEncoded, streamedEvents } from '../codec-against-emulator.ts';
+import { userText } from '../ir-messages.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
-import { readSse } from '../../../src/infra/upstream/read-sse.ts';
 import { responsesUpstreamCodec as codec } from '../../../adapters/openai-responses/index.ts';
 import { startOpenAIResponsesUpstream } from '../../emulators/openai-responses-upstream.ts';
 import { chatRequest } from '../../helpers/chat-request.ts';
@@ -17,31 +18,16 @@ const request = (over: Partial<ChatRequest> = {}): ChatRequest =>
   chatRequest({
     model: 'client',
     system: [{ type: 'text', text: 'Be brief.' }],
-    messages: [{ role: 'user', parts: [{ type: 'text', text: 'ping' }] }],
+    messages: [userText('ping')],
     ...over,
   });
 
-async function send(req: ChatRequest): Promise<Response> {
-  const enc = codec.encodeRequest(req, 'gpt-up', () => {});
-  return fetch(emu.url + enc.path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer k', ...enc.headers },
-    body: JSON.stringify(enc.body),
-  });
-}
+const send = (req: ChatRequest): Promise<Response> =>
+  sendEncoded(codec, emu.url, req, 'gpt-up', { authorization: 'Bearer k' });
 
 /** The IR events of a streamed call; a socket failure (which the pipeline turns into an error event) ends the list with 'thrown'. */
-async function streamOf(req: ChatRequest): Promise<Array<StreamEvent | { type: 'thrown' }>> {
-  const res = await send({ ...req, stream: true });
-  const out: Array<StreamEvent | { type: 'thrown' }> = [];
-  try {
-    for await (const e of readSse(res.body as unknown as AsyncIterable<Uint8Array>, codec.createStreamDecoder()))
-      out.push(e);
-  } catch {
-    out.push({ type: 'thrown' });
-  }
-  return out;
-}
+const streamOf = async (req: ChatRequest): Promise<Array<StreamEvent | { type: 'thrown' }>> =>
+  streamedEvents(await send({ ...req, stream: true }), codec, () => ({ type: 'thrown' as const }));
 
 t.test('non-streaming echo: the request arrives as encoded, the result decodes', async (t) => {
   const res = await send(request());
@@ -123,11 +109,7 @@ t.test('reasoning: summary streamed, encrypted content and item id kept for repl
   emu.script({ kind: 'text', text: 'fine' });
   await send(
     request({
-      messages: [
-        { role: 'user', parts: [{ type: 'text', text: 'q' }] },
-        { role: 'assistant', parts: result.parts },
-        { role: 'user', parts: [{ type: 'text', text: 'more' }] },
-      ],
+      messages: [userText('q'), { role: 'assistant', parts: result.parts }, userText('more')],
     }),
   );
   const replay = (emu.requests[2].body as { input: Array<Record<string, unknown>> }).input[1];

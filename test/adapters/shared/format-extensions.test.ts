@@ -3,6 +3,7 @@
 // encoder; another format's encoder drops it with a warning naming the field. Knobs formats share
 // are IR fields each encoder maps to its own words. Reasoning goes back only to its origin.
 import t from 'tap';
+import { assistant, text, userText } from '../ir-messages.ts';
 import { anthropicClientCodec } from '../../../adapters/anthropic-messages/index.ts';
 import { geminiClientCodec } from '../../../adapters/gemini/index.ts';
 import { openaiChatClientCodec } from '../../../adapters/openai-chat/index.ts';
@@ -149,15 +150,9 @@ t.test('origin: every decoder names its format; an encoder replays only its own'
     model: 'm',
     system: [],
     messages: [
-      { role: 'user', parts: [{ type: 'text', text: 'q' }] },
-      {
-        role: 'assistant',
-        parts: [
-          { type: 'reasoning', text: 'thinking', signature: 'opaque-sig', origin },
-          { type: 'text', text: 'a' },
-        ],
-      },
-      { role: 'user', parts: [{ type: 'text', text: 'more' }] },
+      userText('q'),
+      assistant({ type: 'reasoning', text: 'thinking', signature: 'opaque-sig', origin }, text('a')),
+      userText('more'),
     ],
     tools: [],
     sampling: {},

@@ -2,6 +2,7 @@
 // when the client asked for it), and opened again from a replayed reasoning item, so the next
 // turn reaches the provider with its own signature.
 import t from 'tap';
+import { finishEvent, reasoningPart } from '../stream-events.ts';
 import { responsesClientCodec } from '../../../adapters/openai-responses/index.ts';
 import { openReasoning, sealReasoning } from '../../../adapters/shared/reasoning-envelope.ts';
 import type { ChatRequest, ReasoningPart } from '../../../src/ir/chat-request.ts';
@@ -62,11 +63,8 @@ t.test('a stream: the same through output_item.done', async (t) => {
   const enc = responsesClientCodec.createStreamEncoder(request);
   const events: StreamEvent[] = [
     { type: 'start', id: 'x', model: 'up' },
-    { type: 'reasoning-start', index: 0, origin: 'gemini' },
-    { type: 'reasoning-delta', index: 0, text: 'thought' },
-    { type: 'reasoning-signature', index: 0, signature: 'c2lnLWdlbWluaQ==' },
-    { type: 'reasoning-end', index: 0 },
-    { type: 'finish', finish: { reason: 'stop', raw: 'STOP' }, usage: { inputTokens: 1, outputTokens: 1 } },
+    ...reasoningPart(0, 'gemini', { deltas: ['thought'], signature: 'c2lnLWdlbWluaQ==' }),
+    finishEvent('stop', 'STOP', { inputTokens: 1, outputTokens: 1 }),
   ];
   const frames = events.flatMap((e) => enc.push(e)).map((f) => JSON.parse(f.data) as Record<string, unknown>);
   const done = frames.find((f) => f.type === 'response.output_item.done')!.item as Record<string, unknown>;

@@ -2,6 +2,7 @@
 // message (adapters/shared/system-message.ts) and adaptive thinking with an effort
 // (adapters/shared/reasoning-map.ts, nearestEffort).
 import t from 'tap';
+import { assistant, text, toolCall, toolResult, user, userText } from '../ir-messages.ts';
 import { anthropicUpstreamCodec } from '../../../adapters/anthropic-messages/index.ts';
 import { geminiUpstreamCodec } from '../../../adapters/gemini/index.ts';
 import { openaiChatUpstreamCodec } from '../../../adapters/openai-chat/index.ts';
@@ -20,16 +21,10 @@ const encode = (codec: ChatUpstreamCodec, req: ChatRequest): { body: Json; warni
 
 /** A tool round trip, then an instruction, then the next question. */
 const conversation: ChatRequest['messages'] = [
-  { role: 'user', parts: [{ type: 'text', text: 'list files' }] },
-  { role: 'assistant', parts: [{ type: 'tool-call', id: 'c1', name: 'ls', args: '{}' }] },
+  userText('list files'),
+  assistant(toolCall('c1', 'ls', '{}')),
   { role: 'system', parts: [{ type: 'text', text: 'be brief' }] },
-  {
-    role: 'user',
-    parts: [
-      { type: 'tool-result', callId: 'c1', content: [{ type: 'text', text: 'a b' }], isError: false },
-      { type: 'text', text: 'and now?' },
-    ],
-  },
+  user(toolResult('c1', 'a b'), text('and now?')),
 ];
 
 t.test('chat: a system message in place, after the tool messages that must follow the calls', async (t) => {

@@ -1,21 +1,11 @@
 import t from 'tap';
+import { thrownGatewayError as caught } from '../thrown-gateway-error.ts';
 import {
   decodeConcat,
   decodeFetchQuery,
   decodeLyricsSubmission,
   decodeMusicSubmission,
 } from '../../../adapters/tune/index.ts';
-import { GatewayError } from '../../../src/ir/gateway-error.ts';
-
-function caught(fn: () => unknown): GatewayError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof GatewayError) return e;
-    throw e;
-  }
-  throw new Error('did not throw');
-}
 
 t.test('custom mode decodes lyrics, title, tags, model and instrumental flag', async (t) => {
   t.same(

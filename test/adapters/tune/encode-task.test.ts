@@ -1,4 +1,5 @@
 import t from 'tap';
+import { wireTaskKeys } from '../../tune/wire-task-keys.ts';
 import {
   encodeFetch,
   encodeLyricsSubmit,
@@ -51,18 +52,7 @@ const task: MusicTask = {
 t.test('a task encodes with the spec’s field names, `<n>%` progress and absolute audio URLs', async (t) => {
   const w = encodeTask(task, { origin: 'http://gw.example:8080/' });
   t.equal(w.progress, '100%');
-  t.same(Object.keys(w), [
-    'task_id',
-    'notify_hook',
-    'action',
-    'status',
-    'fail_reason',
-    'submit_time',
-    'start_time',
-    'finish_time',
-    'progress',
-    'data',
-  ]);
+  t.same(Object.keys(w), wireTaskKeys);
   const [s] = w.data as Array<Record<string, unknown>>;
   t.equal(s.audio_url, 'http://gw.example:8080/tune/audio/clip.mp3', 'polygate-served paths become absolute');
   t.equal(s.image_url, 'https://cdn.example/i.jpeg', 'upstream URLs are kept');
