@@ -5,7 +5,7 @@
 // inter-arrival times beside the mock's own inter-write times: the gateway's added jitter.
 //
 //   npm run bench:soak    (BENCH_SOAK_STREAMS, BENCH_SOAK_CHUNKS, BENCH_SOAK_INTERVAL_MS, BENCH_SOAK_PATH)
-import { rmSync } from 'node:fs';
+import { appendFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'undici';
 import { streamOnce } from './stream-client.ts';
@@ -229,10 +229,19 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
   process.stderr.write(`soak: ${o.streams} streams × ${o.chunks} chunks @ ${o.intervalMs} ms through ${path.name}\n`);
   const mock = await startMockProcess({ chunks: o.chunks, intervalMs: o.intervalMs });
   const inspectPort = await freePort();
+  // BENCH_SOAK_PROBE=FILE: each request's start phases and the event loop's delay, for bench/stream-start-report.ts.
+  const probe = env.BENCH_SOAK_PROBE;
   const gw = await startPolygate(polygateConfig(mock.url), {
-    nodeArgs: [`--inspect=127.0.0.1:${inspectPort}`],
+    nodeArgs: [
+      `--inspect=127.0.0.1:${inspectPort}`,
+      ...(probe ? [`--import=${join(repoRoot, 'bench/stream-start-probe.ts')}`] : []),
+    ],
+    env: probe ? { PROBE_FILE: probe } : {},
     logToFile: operator,
   });
+  const mark = (label: string, from: number): void => {
+    if (probe) appendFileSync(probe, `${JSON.stringify({ round: label, from, to: Date.now() })}\n`);
+  };
   const framework = await startNodeProcess('framework floor', join(repoRoot, 'bench/framework-floor.ts'), {
     core: GATEWAY_CORE,
     args: (port) => ['--port', String(port), '--target', mock.url],
@@ -271,7 +280,9 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
     const heapBeforeMb = await heapAfterGc();
     const rounds: SoakRound[] = [];
     for (let i = 0; i < o.rounds; i++) {
+      const from = Date.now();
       const r = await round(o, through, gw, mock, o.streams);
+      mark(`polygate ${i + 1}`, from);
       await sleep(500);
       rounds.push({
         label: `polygate ${i + 1}`,
