@@ -45,7 +45,7 @@ t.test('defaults are filled in', async (t) => {
     port: 8080,
     headers_timeout_ms: 20_000,
     body_timeout_ms: 60_000,
-    accept_queues: 8,
+    accept_queues: 16,
   });
   t.same(c.config.storage, { driver: 'sqlite', path: './data/polygate.db' });
   t.equal(c.config.outbound.allow_private_addresses, false);
