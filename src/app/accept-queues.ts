@@ -48,19 +48,31 @@ export function listenWithAcceptQueues(server: Server, o: ListenOptions, onListe
     });
     server.emit('connection', socket);
   };
-  server.listen({ port: o.port, host: o.host, backlog: o.backlog, ...(count > 1 ? { reusePort: true } : {}) }, () => {
-    const addr = server.address();
-    const port = typeof addr === 'object' && addr ? addr.port : o.port;
-    for (let i = 1; i < count; i++) {
-      // As the http server's own socket is set up (allowHalfOpen: http answers a half-closed request; noDelay: no Nagle delay on frames).
-      const q = net.createServer({ allowHalfOpen: true, noDelay: true }, inject);
-      // A queue that cannot listen leaves the others serving.
-      q.on('error', () => q.close());
-      q.listen({ port, host: o.host, backlog: o.backlog, reusePort: true });
-      extra.push(q);
-    }
-    onListening();
-  });
+  const listenAll = (): void =>
+    void server.listen(
+      { port: o.port, host: o.host, backlog: o.backlog, ...(count > 1 ? { reusePort: true } : {}) },
+      () => {
+        const addr = server.address();
+        const port = typeof addr === 'object' && addr ? addr.port : o.port;
+        for (let i = 1; i < count; i++) {
+          // As the http server's own socket is set up (allowHalfOpen: http answers a half-closed request; noDelay: no Nagle delay on frames).
+          const q = net.createServer({ allowHalfOpen: true, noDelay: true }, inject);
+          // A queue that cannot listen leaves the others serving.
+          q.on('error', () => q.close());
+          q.listen({ port, host: o.host, backlog: o.backlog, reusePort: true });
+          extra.push(q);
+        }
+        onListening();
+      },
+    );
+  if (count > 1 && o.port !== 0) {
+    // With SO_REUSEPORT polygate could bind beside another process of the same user already on the
+    // port (a second polygate started by mistake) and silently split its traffic: a plain bind
+    // first fails there as Node's own listen does, with the server's 'error' (EADDRINUSE).
+    const probe = net.createServer();
+    probe.once('error', (e) => server.emit('error', e));
+    probe.listen({ port: o.port, host: o.host }, () => probe.close(listenAll));
+  } else listenAll();
   return {
     count,
     close: () => {

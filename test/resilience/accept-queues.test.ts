@@ -86,3 +86,19 @@ t.test('streams on separate connections are all served, whichever queue took the
   );
   texts.forEach((text, i) => t.match(text, `stream number ${i}`));
 });
+
+t.test('a second polygate on the same port fails to start instead of sharing it', async (t) => {
+  // Both would set SO_REUSEPORT: without the plain bind first, the second would listen beside the
+  // first and take part of its connections.
+  const second = await startGateway(testConfig({ listen: { host: '127.0.0.1', port: 0, accept_queues: 4 } }), {
+    PORT: String(gw.port),
+  }).then(
+    async (g) => {
+      await g.stop();
+      return undefined;
+    },
+    (e: unknown) => e as Error,
+  );
+  t.ok(second, 'the second does not start');
+  t.match(second?.message, new RegExp(`polygate cannot listen on 127\\.0\\.0\\.1:${gw.port}: .*EADDRINUSE`));
+});
