@@ -32,11 +32,12 @@ export function listenWithAcceptQueues(server: Server, o: ListenOptions, onListe
   const cap = server.maxConnections;
   let open = 0;
   let injected = 0;
-  // Every connection the server takes, from any queue.
-  server.on('connection', (socket: net.Socket) => {
-    open++;
-    socket.once('close', () => open--);
-  });
+  // Every connection the server takes, from any queue (counted only where there are several).
+  if (count > 1)
+    server.on('connection', (socket: net.Socket) => {
+      open++;
+      socket.once('close', () => open--);
+    });
   const inject = (socket: net.Socket): void => {
     if (!server.listening || open >= cap) return void socket.destroy();
     injected++;
