@@ -55,7 +55,7 @@ export const operatorFeatures = operator
  * The sqlite file is `${POLYGATE_DB}`, which startPolygate sets to a fresh temporary folder per
  * process, so two gateways of one run (A/B) never share a store.
  */
-export function polygateConfig(mockUrl: string): Record<string, unknown> {
+export function polygateConfig(mockUrl: string, listen: Record<string, unknown> = {}): Record<string, unknown> {
   const upstream = (model: string, provider: string): Record<string, unknown> => ({ routes: [{ provider, model }] });
   const models = {
     [modelFor('anthropic')]: upstream('claude-bench', 'anthropic'),
@@ -69,7 +69,7 @@ export function polygateConfig(mockUrl: string): Record<string, unknown> {
   // Far above anything one core serves (~10,000 req/s, ~300 tokens a request), so never tripped: what is measured is their bookkeeping.
   const limits = { rpm: 100_000_000, tpm: 100_000_000_000, concurrency: 1_000_000 };
   return {
-    listen: { host: '127.0.0.1', port: 0 },
+    listen: { host: '127.0.0.1', port: 0, ...listen },
     storage: operator ? { driver: 'sqlite', path: '${POLYGATE_DB}' } : { driver: 'memory' },
     keys: [{ id: 'bench', secret: BENCH_KEY, workspace: 'bench', models: ['*'], ...(operator ? { limits } : {}) }],
     providers: {

@@ -1,5 +1,6 @@
 // `node bench/profile-stream.ts [translate|relay]`: polygate under a paced streaming load (32 streams of
 // 200 chunks, a chunk every 2 ms) with --cpu-prof; prints the profile's top frames (issue #28).
+// BENCH_PROFILE_CHUNKS=10 profiles short streams instead: what starting a stream costs.
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { runStreams } from './load-streams.ts';
@@ -16,7 +17,7 @@ pinSelf(LOAD_CORE);
 const dir = join(repoRoot, 'bench/results/profiles', `stream-${which}`);
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
-const mock = await startMockProcess({ chunks: 200, intervalMs: 2 });
+const mock = await startMockProcess({ chunks: Number(process.env.BENCH_PROFILE_CHUNKS ?? 200), intervalMs: 2 });
 try {
   const gw = await startPolygate(polygateConfig(mock.url), {
     nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],

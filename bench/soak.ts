@@ -5,7 +5,7 @@
 // inter-arrival times beside the mock's own inter-write times: the gateway's added jitter.
 //
 //   npm run bench:soak    (BENCH_SOAK_STREAMS, BENCH_SOAK_CHUNKS, BENCH_SOAK_INTERVAL_MS, BENCH_SOAK_PATH)
-import { rmSync } from 'node:fs';
+import { appendFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'undici';
 import { streamOnce } from './stream-client.ts';
@@ -229,10 +229,19 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
   process.stderr.write(`soak: ${o.streams} streams × ${o.chunks} chunks @ ${o.intervalMs} ms through ${path.name}\n`);
   const mock = await startMockProcess({ chunks: o.chunks, intervalMs: o.intervalMs });
   const inspectPort = await freePort();
+  // BENCH_SOAK_PROBE=FILE: each request's start phases and the event loop's delay, for bench/stream-start-report.ts.
+  const probe = env.BENCH_SOAK_PROBE;
   const gw = await startPolygate(polygateConfig(mock.url), {
-    nodeArgs: [`--inspect=127.0.0.1:${inspectPort}`],
+    nodeArgs: [
+      `--inspect=127.0.0.1:${inspectPort}`,
+      ...(probe ? [`--import=${join(repoRoot, 'bench/stream-start-probe.ts')}`] : []),
+    ],
+    env: probe ? { PROBE_FILE: probe } : {},
     logToFile: operator,
   });
+  const mark = (label: string, from: number): void => {
+    if (probe) appendFileSync(probe, `${JSON.stringify({ round: label, from, to: Date.now() })}\n`);
+  };
   const framework = await startNodeProcess('framework floor', join(repoRoot, 'bench/framework-floor.ts'), {
     core: GATEWAY_CORE,
     args: (port) => ['--port', String(port), '--target', mock.url],
@@ -248,6 +257,7 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
     void process.stderr.write(
       `soak ${label}: ${r.completed}/${o.streams} completed, ${r.slowStart} slow to start, ${r.stalled} stalled\n`,
     );
+  let one: Awaited<ReturnType<typeof startPolygate>> | undefined;
   try {
     // The same streams straight at the mock first: what the harness itself can hold on its core.
     const direct = {
@@ -270,8 +280,32 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
     await round(o, through, gw, mock, Math.min(o.streams, 50));
     const heapBeforeMb = await heapAfterGc();
     const rounds: SoakRound[] = [];
+    // BENCH_SOAK_ONE_QUEUE=1: each round also through the floor again and a polygate listening with one
+    // accept queue (listen.accept_queues: 1, as before issue #28's session 9), in the same minute.
+    const extra: SoakRound[] = [];
+    one = env.BENCH_SOAK_ONE_QUEUE
+      ? await startPolygate(polygateConfig(mock.url, { accept_queues: 1 }), {
+          name: 'polygate (1 accept queue)',
+          logToFile: operator,
+        })
+      : undefined;
+    if (one) await round(o, polygateTarget(path, one.url), one, mock, Math.min(o.streams, 50));
     for (let i = 0; i < o.rounds; i++) {
+      if (one) {
+        const f = await round(o, floor, framework, mock, o.streams);
+        extra.push({ label: `framework floor ${i + 1}`, ...f, heapAfterMb: Number.NaN, rssAfterMb: Number.NaN });
+        const r1 = await round(o, polygateTarget(path, one.url), one, mock, o.streams);
+        extra.push({
+          label: `polygate ${i + 1}, 1 accept queue`,
+          ...r1,
+          heapAfterMb: Number.NaN,
+          rssAfterMb: Number.NaN,
+        });
+        report(`polygate ${i + 1}, 1 accept queue`, r1);
+      }
+      const from = Date.now();
       const r = await round(o, through, gw, mock, o.streams);
+      mark(`polygate ${i + 1}`, from);
       await sleep(500);
       rounds.push({
         label: `polygate ${i + 1}`,
@@ -287,9 +321,11 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
       floorPath: floor.path,
       heapBeforeMb,
       heapGrowthMb: rounds[rounds.length - 1].heapAfterMb - rounds[0].heapAfterMb,
-      rounds: [direct, floorRound, ...rounds],
+      rounds: [direct, floorRound, ...rounds, ...extra],
     };
   } finally {
+    await one?.stop();
+    if (one) rmSync(one.workDir, { recursive: true, force: true });
     inspector.close();
     await Promise.all([gw.stop(), framework.stop(), mock.stop()]);
     rmSync(gw.workDir, { recursive: true, force: true });

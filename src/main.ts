@@ -1,5 +1,4 @@
 // Entry point: `npm start` (config/gateway.yaml) or `GATEWAY_CONFIG=FILE npm start`.
-import net from 'node:net';
 import { createApp } from './app/app.ts';
 import { formats } from './infra/formats/formats.ts';
 import { ConfigError, loadConfigFile } from './infra/config/load-config.ts';
@@ -9,6 +8,7 @@ import { Runtime, type RuntimeRef } from './services/runtime/runtime.ts';
 import { closeServices, openServices, type Services } from './services/runtime/services.ts';
 import { startTuneRunner } from './families/tune/task-runner.ts';
 import { createGatewayServer } from './app/gateway-server.ts';
+import { listenWithAcceptQueues } from './app/accept-queues.ts';
 
 const file = process.env.GATEWAY_CONFIG ?? 'config/gateway.yaml';
 let ref: RuntimeRef;
@@ -58,16 +58,24 @@ server.on('error', (err: NodeJS.ErrnoException) => {
 });
 // A deep accept backlog: while the loop is busy, a burst of new connections (a thousand streams
 // opening at once) would otherwise overflow Node's default of 511 and wait out a 1 s SYN retry.
-server.listen({ port: listenPort, host, backlog: 4096 }, () => {
-  listening = true;
-  const addr = server.address();
-  const actual = typeof addr === 'object' && addr ? addr.port : listenPort;
-  log.info({ host, port: actual, config: file, max_connections: server.maxConnections }, 'polygate listening');
-  // Music task polling and callback delivery resume from the store (tasks left by a previous run included).
-  services.tuneRunner = startTuneRunner(services, { port: actual });
-  // A machine-readable line for tests and supervisors that start polygate on port 0.
-  if (process.env.POLYGATE_ANNOUNCE) writeAfterLog(log, `POLYGATE_LISTENING ${actual}\n`);
-});
+// Several accept queues on the port: the loop accepts one connection per turn and queue (src/app/accept-queues.ts).
+const acceptQueues = listenWithAcceptQueues(
+  server,
+  { port: listenPort, host, backlog: 4096, queues: listen.accept_queues },
+  () => {
+    listening = true;
+    const addr = server.address();
+    const actual = typeof addr === 'object' && addr ? addr.port : listenPort;
+    log.info(
+      { host, port: actual, config: file, max_connections: server.maxConnections, accept_queues: acceptQueues.count },
+      'polygate listening',
+    );
+    // Music task polling and callback delivery resume from the store (tasks left by a previous run included).
+    services.tuneRunner = startTuneRunner(services, { port: actual });
+    // A machine-readable line for tests and supervisors that start polygate on port 0.
+    if (process.env.POLYGATE_ANNOUNCE) writeAfterLog(log, `POLYGATE_LISTENING ${actual}\n`);
+  },
+);
 
 const reloader = startConfigReload(file, ref, log);
 process.on('SIGHUP', () => void reloader.reload('SIGHUP'));
@@ -94,7 +102,7 @@ async function shutdown(signal: string): Promise<void> {
   // connection without a response in progress, and under load some of those hold a request that
   // has arrived but is not parsed yet; the client then sees a reset instead of an answer. Requests
   // on open connections are served (each answer says `connection: close`) until the drain ends.
-  net.Server.prototype.close.call(server);
+  acceptQueues.close();
   // Every request holds the runtime it started on (src/app/app.ts): the current one idle and the
   // ones replaced by reloads retired means no request is left.
   // Responses WebSockets close (1001) as their responses finish; their responses are requests in flight too.

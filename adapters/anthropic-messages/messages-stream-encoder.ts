@@ -34,6 +34,19 @@ const isAnthropic = (origin: ReasoningOrigin): boolean => origin === 'anthropic-
 
 const frame = (event: string, body: Json): SseFrame => ({ event, data: JSON.stringify({ type: event, ...body }) });
 
+/** The string deltas, one per upstream chunk: built as text, the bytes `frame` would make (issue #28). */
+type StringDelta = 'text_delta' | 'thinking_delta' | 'signature_delta' | 'input_json_delta';
+const fieldOf: Record<StringDelta, string> = {
+  text_delta: 'text',
+  thinking_delta: 'thinking',
+  signature_delta: 'signature',
+  input_json_delta: 'partial_json',
+};
+const deltaFrame = (wire: number, type: StringDelta, value: string): SseFrame => ({
+  event: 'content_block_delta',
+  data: `{"type":"content_block_delta","index":${wire},"delta":{"type":"${type}","${fieldOf[type]}":${JSON.stringify(value)}}}`,
+});
+
 const usageKeys: ReadonlyArray<keyof Usage> = [
   'inputTokens',
   'outputTokens',
@@ -80,8 +93,7 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
       case 'text-delta':
       case 'refusal-delta':
         // A refusal is shown as text: Messages has no refusal block (stop_reason says `refusal`).
-        if (this.#open(out, e.index, 'text').kind === 'text')
-          this.#delta(out, e.index, { type: 'text_delta', text: e.text });
+        if (this.#open(out, e.index, 'text').kind === 'text') this.#stringDelta(out, e.index, 'text_delta', e.text);
         break;
       case 'reasoning-start':
         if (e.redacted !== undefined && isAnthropic(e.origin))
@@ -90,14 +102,14 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
         break;
       case 'reasoning-delta':
         if (this.#open(out, e.index, 'thinking').kind === 'thinking')
-          this.#delta(out, e.index, { type: 'thinking_delta', thinking: e.text });
+          this.#stringDelta(out, e.index, 'thinking_delta', e.text);
         break;
       case 'reasoning-signature': {
         // Another provider's token must not come back later looking like an Anthropic signature
         // (the block keeps its empty one, as encodeMessagesResult shows it).
         const block = this.#open(out, e.index, 'thinking');
         if (block.kind === 'thinking' && !block.foreign)
-          this.#delta(out, e.index, { type: 'signature_delta', signature: e.signature });
+          this.#stringDelta(out, e.index, 'signature_delta', e.signature);
         break;
       }
       case 'tool-input-start':
@@ -105,8 +117,7 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
         break;
       case 'tool-input-delta':
         // Without its start the block has no id or name, so a stray delta cannot be shown.
-        if (this.#blocks.get(e.index)?.kind === 'tool_use')
-          this.#delta(out, e.index, { type: 'input_json_delta', partial_json: e.json });
+        if (this.#blocks.get(e.index)?.kind === 'tool_use') this.#stringDelta(out, e.index, 'input_json_delta', e.json);
         break;
       case 'text-citation':
         if (this.#blocks.get(e.index)?.kind === 'text')
@@ -178,6 +189,11 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
   #delta(out: SseFrame[], index: number, delta: Json): void {
     const block = this.#blocks.get(index);
     if (block?.open) out.push(frame('content_block_delta', { index: block.wire, delta }));
+  }
+
+  #stringDelta(out: SseFrame[], index: number, type: StringDelta, value: string): void {
+    const block = this.#blocks.get(index);
+    if (block?.open) out.push(deltaFrame(block.wire, type, value));
   }
 
   #close(out: SseFrame[], index: number): void {

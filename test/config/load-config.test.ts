@@ -40,7 +40,13 @@ t.test('a provider whose key variable is unset is disabled with a warning', asyn
 
 t.test('defaults are filled in', async (t) => {
   const c = parseConfig(base, 'c.yaml', {});
-  t.same(c.config.listen, { host: '127.0.0.1', port: 8080, headers_timeout_ms: 20_000, body_timeout_ms: 60_000 });
+  t.same(c.config.listen, {
+    host: '127.0.0.1',
+    port: 8080,
+    headers_timeout_ms: 20_000,
+    body_timeout_ms: 60_000,
+    accept_queues: 16,
+  });
   t.same(c.config.storage, { driver: 'sqlite', path: './data/polygate.db' });
   t.equal(c.config.outbound.allow_private_addresses, false);
   t.equal(c.config.upstream.max_connections, 4096, 'upstream connections per origin');

@@ -113,7 +113,14 @@ export type KeyConfig = {
 
 export type GatewayConfig = {
   /** Client connections (docs/security.md): receive timeouts and a cap on open connections. */
-  listen: { host: string; port: number; headers_timeout_ms: number; body_timeout_ms: number; max_connections?: number };
+  listen: {
+    host: string;
+    port: number;
+    headers_timeout_ms: number;
+    body_timeout_ms: number;
+    max_connections?: number;
+    accept_queues: number;
+  };
   storage: { driver: 'memory' | 'sqlite' | 'redis'; path?: string; url?: string };
   outbound: { allow_private_addresses: boolean };
   limits: {

@@ -118,6 +118,7 @@ function withDefaults(c: GatewayConfig): GatewayConfig {
       port: c.listen?.port ?? 8080,
       headers_timeout_ms: c.listen?.headers_timeout_ms ?? 20_000,
       body_timeout_ms: c.listen?.body_timeout_ms ?? 60_000,
+      accept_queues: c.listen?.accept_queues ?? 16,
       // Unset: main.ts sizes it from the process's descriptor limit.
       ...(c.listen?.max_connections !== undefined ? { max_connections: c.listen.max_connections } : {}),
     },

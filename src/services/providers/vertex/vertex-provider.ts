@@ -92,15 +92,13 @@ export class VertexProvider implements ChatProvider, EnvelopeRelay {
 
   async openStream(req: ChatRequest, model: string, opts: CallOptions): Promise<AsyncIterable<StreamEvent>> {
     const { codec, res } = await this.#send({ ...req, stream: true }, model, opts);
-    return this.#guard(readSse(res.body, codec.createStreamDecoder()), opts.timeouts ?? this.#timeouts);
-  }
-
-  async *#guard(events: AsyncIterable<StreamEvent>, timeouts: Partial<RouteTimeouts>): AsyncIterable<StreamEvent> {
-    try {
-      yield* events;
-    } catch (e) {
-      yield { type: 'error', error: connectionError(e, this.name, timeouts) };
-    }
+    const timeouts = opts.timeouts ?? this.#timeouts;
+    // The push reader itself (no generator around it, so pipe-stream takes each read's events at
+    // once): errors while reading become the stream's last event, in-stream.
+    return readSse(res.body, codec.createStreamDecoder(), (e) => ({
+      type: 'error',
+      error: connectionError(e, this.name, timeouts),
+    }));
   }
 
   /** The request in the model's publisher format, under Vertex's path for it. */
