@@ -27,6 +27,7 @@ import { registerConsoleRoutes } from './console/console-routes.ts';
 import { registerKeyRoutes } from './admin-key-routes.ts';
 import { registerTenantRoutes } from './tenant-view.ts';
 import { accessLine } from '../infra/log/logger.ts';
+import { matchBySegment } from './match-by-segment.ts';
 
 /**
  * The app of one gateway: every handler reaches `services` through ctx.state.services
@@ -49,6 +50,8 @@ export function createApp(services: Services, formats: readonly FormatModule[]):
   // Case-insensitive, one optional trailing slash: format detection (src/infra/http/format-of-path.ts,
   // routeComparable) reads paths through the same rule, so both always agree.
   const router: GatewayRouter = new Router({ sensitive: false, strict: false });
+  // A request tests the routes of its path's first segment only (src/app/match-by-segment.ts).
+  matchBySegment(router);
   // Claude Code sends `HEAD /` before its first call; a GET says what answers here.
   router.get('/', (ctx) => {
     ctx.body = { name: pkg.name, version: pkg.version, links: { health: '/healthz', metrics: '/metrics' } };
