@@ -6,24 +6,37 @@
 // of its own (src/infra/log/logger.ts), and every batch is written at exit.
 import type { DestinationStream } from 'pino';
 
+/** pino's destination; a sonic-boom also has `flush` (write now) and `flushSync`. */
+type Destination = DestinationStream & { flush?: () => void; flushSync?: () => void };
+
 /** Batches with lines not written yet: written out when the process exits. */
 const pending = new Set<LineBatch>();
 let exitHooked = false;
 
-function writeAllPending(): void {
+/** The loop is about to end: each batch to its destination, written now (pino's handler then ends it). */
+function flushAllPending(): void {
   for (const b of pending) b.flush();
+}
+
+/**
+ * The process is exiting (no more loop turns): each batch is handed over, after its destination's
+ * own lines, with no asynchronous write started for it, so the synchronous write pino's exit
+ * handler makes next (sonic-boom's flushSync) carries it.
+ */
+function handOverAllPending(): void {
+  for (const b of pending) b.handOverAtExit();
 }
 
 export class LineBatch {
   #lines: string[] = [];
   #size = 0;
   #timer: NodeJS.Timeout | undefined;
-  readonly #dest: DestinationStream & { flush?: () => void };
+  readonly #dest: Destination;
   readonly #bytes: number;
   readonly #ms: number;
 
   /** Lines leave once `bytes` have gathered, or `ms` after the first one at the latest. */
-  constructor(dest: DestinationStream & { flush?: () => void }, bytes: number, ms: number) {
+  constructor(dest: Destination, bytes: number, ms: number) {
     this.#dest = dest;
     this.#bytes = bytes;
     this.#ms = ms;
@@ -42,8 +55,8 @@ export class LineBatch {
       if (!exitHooked) {
         exitHooked = true;
         // Before pino's own exit handlers, which then write out the destination's buffer.
-        process.prependListener('beforeExit', writeAllPending);
-        process.prependListener('exit', writeAllPending);
+        process.prependListener('beforeExit', flushAllPending);
+        process.prependListener('exit', handOverAllPending);
       }
     }
   }
@@ -51,6 +64,21 @@ export class LineBatch {
   /** Hands what has gathered to the destination (which writes it with its own batch). */
   handOver(): void {
     if (this.#lines.length > 0) this.#write();
+  }
+
+  /**
+   * At exit: the destination's pending text written synchronously first (a sonic-boom's flushSync),
+   * so that what is handed over next stays below its batch size and starts no asynchronous write,
+   * which the process would not wait for.
+   */
+  handOverAtExit(): void {
+    if (this.#lines.length === 0) return;
+    try {
+      this.#dest.flushSync?.();
+    } catch {
+      // Not ready or already closed: the lines are handed over all the same.
+    }
+    this.#write();
   }
 
   /** Hands what has gathered to the destination and has it written now (no fsync). */
