@@ -95,8 +95,8 @@ export type AccessLine = (level: 'info' | 'debug', fields: Record<string, unknow
 /**
  * The request's access line, serialized by one `JSON.stringify` and written to the logger's own
  * destination: the same line pino writes (level word, ISO time, the logger's bindings, then the
- * fields; undefined fields left out), without pino's per-field serializer loop, which cost about
- * 5 % of a non-streamed request's CPU and ~10 KB of garbage (bench/RESULTS.md, "Session 9"). Only
+ * fields; undefined fields left out), without pino's per-field serializer loop (~4 KB of garbage a
+ * line; with the line batch, 6.5 -> 2.9 µs of CPU a line: bench/RESULTS.md, "Session 9"). Only
  * for lines whose fields are fixed and carry no credential (no redaction walk, no serializers):
  * a line with the request body still goes through pino.
  */
