@@ -5,6 +5,10 @@
 // depend on how busy the machine is. Prints the total per request and the functions that allocate most.
 //
 //   ALLOC_REQUESTS (3000)  ALLOC_WARMUP (2000)  ALLOC_CONNECTIONS (4)  BENCH_POLYGATE_DIR / BENCH_BEFORE (another checkout)
+//   ALLOC_ONLY (a substring of a path name, e.g. "translate"; mode json/stream too: "translate json")
+//   ALLOC_TOP (6: how many allocators to name per row)  ALLOC_SAVE (a folder: each row's .heapprofile is written there)
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Pool } from 'undici';
 import { benchPaths, polygateConfig } from './paths.ts';
 import { beforeDir, freePort, LOAD_CORE, pinSelf, startMockProcess, startPolygate } from './processes.ts';
@@ -15,6 +19,8 @@ const env = process.env;
 const requests = Number(env.ALLOC_REQUESTS ?? 3000);
 const warmup = Number(env.ALLOC_WARMUP ?? 2000);
 const connections = Number(env.ALLOC_CONNECTIONS ?? 4);
+const only = (env.ALLOC_ONLY ?? '').split(' ').filter(Boolean);
+const topN = Number(env.ALLOC_TOP ?? 6);
 
 type ProfileNode = {
   selfSize: number;
@@ -96,6 +102,8 @@ export async function allocPerRequest(dir?: string): Promise<string[]> {
       'chat → openai-chat (pass-through)',
     ])
       for (const stream of [false, true]) {
+        const label = `${name} ${stream ? 'stream' : 'json'}`;
+        if (!only.every((w) => label.includes(w))) continue;
         const t = polygateTarget(
           benchPaths.find((p) => p.name === name)!,
           gw.url,
@@ -109,11 +117,16 @@ export async function allocPerRequest(dir?: string): Promise<string[]> {
         });
         await load(t, stream, requests);
         const { profile } = (await ins.call('HeapProfiler.stopSampling')) as { profile: { head: ProfileNode } };
+        if (env.ALLOC_SAVE)
+          writeFileSync(
+            join(env.ALLOC_SAVE, `${name.replace(/[^a-z-]+/gi, '_')}-${stream ? 'stream' : 'json'}.heapprofile`),
+            JSON.stringify(profile),
+          );
         const by = new Map<string, number>();
         const total = walk(profile.head, by);
         const top = [...by.entries()]
           .sort((a, b) => b[1] - a[1])
-          .slice(0, 6)
+          .slice(0, topN)
           .map(([k, v]) => `\`${k}\` ${(v / requests / 1024).toFixed(1)}`)
           .join(', ');
         out.push(`| ${name} | ${stream ? 'stream' : 'json'} | ${(total / requests / 1024).toFixed(1)} | ${top} |`);

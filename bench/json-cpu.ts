@@ -1,7 +1,8 @@
 // `node bench/json-cpu.ts`: gateway CPU per non-streamed request (requests per CPU-second) at 32
 // connections, translated vs pass-through vs the framework floor, the targets alternating every
 // round (issue #28: on a shared machine wall-clock req/s measures the scheduler; CPU per request
-// does not). JSON_CPU_ROUNDS (5), JSON_CPU_SECONDS (2), JSON_CPU_CONNECTIONS (32).
+// does not). JSON_CPU_ROUNDS (5), JSON_CPU_SECONDS (2), JSON_CPU_CONNECTIONS (32), JSON_CPU_ONLY (a
+// substring of the path names to measure, e.g. "translate"; the floor is always measured).
 import { join } from 'node:path';
 import { runAutocannon } from './load-autocannon.ts';
 import { benchPaths, polygateConfig } from './paths.ts';
@@ -49,13 +50,16 @@ const entries: { name: string; t: Target; pid: number }[] = [
     pid: gw.pid,
   },
 ];
+const only = process.env.JSON_CPU_ONLY;
+if (only) entries.splice(1, entries.length, ...entries.slice(1).filter((e) => e.name.includes(only)));
 // BENCH_BEFORE: an older checkout's polygate beside this one, on the same paths (A/B in pairs).
 const before = beforeDir
   ? await startPolygate(polygateConfig(mock.url), { dir: beforeDir, logToFile: true })
   : undefined;
 if (before)
   for (const n of ['E → openai-chat (translate)', 'E → anthropic (pass-through)'])
-    entries.push({ name: `polygate (before) · ${n}`, t: polygateTarget(path(n), before.url), pid: before.pid });
+    if (!only || n.includes(only))
+      entries.push({ name: `polygate (before) · ${n}`, t: polygateTarget(path(n), before.url), pid: before.pid });
 const us = new Map(entries.map((e) => [e.name, [] as number[]]));
 try {
   for (const e of entries) await runAutocannon(e.t.baseUrl, e.t.request(false), connections, 1);

@@ -19,6 +19,9 @@ const scenarios: { name: string; path: string; stream: boolean }[] = [
   { name: 'messages-to-echo-json', path: 'E → echo', stream: false },
 ];
 
+// BENCH_PROFILE_ONLY: a substring of the scenario names to run (e.g. "openai-chat-json").
+const only = process.env.BENCH_PROFILE_ONLY;
+
 pinSelf(LOAD_CORE);
 const dir = join(repoRoot, 'bench/results/profiles');
 mkdirSync(dir, { recursive: true });
@@ -29,6 +32,7 @@ const out: string[] = [
 ];
 try {
   for (const s of scenarios) {
+    if (only && !s.name.includes(only)) continue;
     const tmp = join(dir, `.${s.name}`);
     rmSync(tmp, { recursive: true, force: true });
     const gw = await startPolygate(polygateConfig(mock.url), { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${tmp}`] });

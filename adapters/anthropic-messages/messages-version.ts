@@ -9,9 +9,17 @@ export function header(headers: WireHeaders, name: string): string[] {
   return Array.isArray(v) ? v : [v];
 }
 
+/**
+ * Versions already accepted: a gateway's clients send one or two, so each is parsed once (parsing
+ * cost ~1 KB of garbage per request). Bounded, as the values are the client's.
+ */
+const accepted = new Set<string>();
+
 /** `anthropic-version` is required and date-shaped; every real date is accepted (old and new SDKs). */
 export function checkVersion(headers: WireHeaders): void {
-  const [v] = header(headers, 'anthropic-version');
+  const raw = headers['anthropic-version'];
+  const v = Array.isArray(raw) ? raw[0] : raw;
+  if (v !== undefined && accepted.has(v)) return;
   if (v === undefined || v.trim() === '')
     throw new GatewayError('invalid-request', 'anthropic-version: header is required', { param: 'anthropic-version' });
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v.trim());
@@ -23,4 +31,5 @@ export function checkVersion(headers: WireHeaders): void {
       { param: 'anthropic-version' },
     );
   }
+  if (accepted.size < 64) accepted.add(v);
 }

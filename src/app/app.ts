@@ -26,6 +26,8 @@ import { registerProviderRoutes } from './admin-providers-routes.ts';
 import { registerConsoleRoutes } from './console/console-routes.ts';
 import { registerKeyRoutes } from './admin-key-routes.ts';
 import { registerTenantRoutes } from './tenant-view.ts';
+import { accessLine } from '../infra/log/logger.ts';
+import { matchBySegment } from './match-by-segment.ts';
 
 /**
  * The app of one gateway: every handler reaches `services` through ctx.state.services
@@ -48,6 +50,8 @@ export function createApp(services: Services, formats: readonly FormatModule[]):
   // Case-insensitive, one optional trailing slash: format detection (src/infra/http/format-of-path.ts,
   // routeComparable) reads paths through the same rule, so both always agree.
   const router: GatewayRouter = new Router({ sensitive: false, strict: false });
+  // A request tests the routes of its path's first segment only (src/app/match-by-segment.ts).
+  matchBySegment(router);
   // Claude Code sends `HEAD /` before its first call; a GET says what answers here.
   router.get('/', (ctx) => {
     ctx.body = { name: pkg.name, version: pkg.version, links: { health: '/healthz', metrics: '/metrics' } };
@@ -95,8 +99,8 @@ const opsPaths = new Set(['/', '/healthz', '/metrics']);
 function requestScope(services: Services, formats: readonly FormatModule[]): GatewayMiddleware {
   const { ref, log } = services;
   // The access line's fields are fixed and carry no credential, so it skips the redaction walk
-  // (several per cent of a request's CPU); a line with the request body keeps it.
-  const accessLog = log.child({}, { redact: [] });
+  // and pino's serializer (several per cent of a request's CPU); a line with the request body keeps both.
+  const accessLog = accessLine(log);
   // `listen` is read once at start, like the listener itself (src/app/reload-config.ts).
   const bodyTimeoutMs = ref.current.config.listen.body_timeout_ms;
   return async (ctx, next) => {

@@ -6,6 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
+import type { AccessLine } from '../infra/log/logger.ts';
 import type { FormatModule } from '../infra/formats/formats.ts';
 import {
   requestDuration,
@@ -31,8 +32,8 @@ export type RequestFacts = {
   readonly ops: boolean;
   readonly stream: EventStreamWatch | undefined;
   readonly log: Logger;
-  /** The log without the redaction walk, for lines that carry no request body. */
-  readonly accessLog: Logger;
+  /** The access line without pino's redaction walk and serializer, for lines that carry no request body. */
+  readonly accessLog: AccessLine;
 };
 
 /**
@@ -79,7 +80,7 @@ export function endOfRequest(
     const u = state.usage;
     const withBody = state.runtime.config.log.content && ctx.is('application/json');
     const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
-    (withBody ? log : accessLog)[ops ? 'debug' : 'info']({
+    const line = {
       request_id: state.requestId,
       method: ctx.method,
       // The route pattern, not the path: paths can carry ids and audio capability URLs. An
@@ -107,7 +108,9 @@ export function endOfRequest(
       tokens_source: state.usageSource === 'reported' ? undefined : state.usageSource,
       // Message content only when the operator asks for it (log.content, for debugging).
       request_body: withBody ? ctx.request.body : undefined,
-    });
+    };
+    if (withBody) log[ops ? 'debug' : 'info'](line);
+    else accessLog(ops ? 'debug' : 'info', line);
   };
   return {
     closed() {

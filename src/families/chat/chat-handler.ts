@@ -7,6 +7,7 @@ import type {
 } from '../../../adapters/shared/chat-adapter.ts';
 import type { ChatSession } from '../../services/sessions/chat-session.ts';
 import { StreamAccumulator } from './stream-accumulator.ts';
+import { neverAborted } from '../../infra/upstream/upstream-request.ts';
 import { upstreamCodecOf } from '../../services/providers/upstream-codecs.ts';
 import type { ApiKey } from '../../services/auth/key-ring.ts';
 import type { BuiltinTool, ChatRequest } from '../../ir/chat-request.ts';
@@ -183,7 +184,7 @@ function throwIfClientLeft(signal: AbortSignal): void {
  * runs to its end, bounded by the route's timeouts, and is billed what the upstream reports
  * (docs/usage-and-tracing.md, "What is billed").
  */
-const runsToItsEnd = new AbortController().signal;
+const runsToItsEnd = neverAborted;
 
 /** A provider a body can be relayed to: over HTTP as it came, or in a cloud's envelope. */
 type RelayProvider = HttpChatProvider | (ChatProvider & EnvelopeRelay);

@@ -27,6 +27,40 @@ export type UpstreamCall = {
 };
 
 /**
+ * A signal that never aborts: a call that runs to its end whether or not its client stays (a JSON
+ * answer's, src/families/chat/chat-handler.ts). undici is then given no signal at all: it adds and
+ * removes an abort listener per call on the signal it is given, and on one signal shared by every
+ * call in flight each add walks the listeners of all the others.
+ */
+export const neverAborted: AbortSignal = new AbortController().signal;
+
+/** Where a URL points, as undici's dispatchers take it; `undefined` for what undici itself should judge. */
+type Target = { origin: string; path: string };
+
+/**
+ * Upstream URLs by their text: a provider calls the same few URLs (its base_url and paths) for
+ * every request, and undici's `request(url)` parses the text into a URL object each time. Bounded:
+ * a URL carrying something per request (a model in the path) cannot grow it without limit.
+ */
+const targets = new Map<string, Target | undefined>();
+
+function targetOf(url: string): Target | undefined {
+  let t = targets.get(url);
+  if (t !== undefined || targets.has(url)) return t;
+  try {
+    const u = new URL(url);
+    // What undici's own parse accepts; anything else (another scheme) goes to it, which throws its own error.
+    if ((u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password)
+      t = { origin: u.origin, path: u.search ? `${u.pathname}${u.search}` : u.pathname };
+  } catch {
+    t = undefined;
+  }
+  if (targets.size >= 1024) targets.clear();
+  targets.set(url, t);
+  return t;
+}
+
+/**
  * POSTs one request upstream. Resolves with the response whatever its status (the caller decodes
  * an error in its format); rejects, when no answer came, with a GatewayError naming the timeout
  * that fired or marked as a connection failure.
@@ -40,15 +74,19 @@ export async function upstreamRequest(c: UpstreamCall): Promise<Dispatcher.Respo
     );
   let res: Dispatcher.ResponseData;
   try {
-    res = await request(c.url, {
+    const opts = {
       method: 'POST',
-      dispatcher: c.dispatcher,
-      signal: c.signal,
+      signal: c.signal === neverAborted ? undefined : c.signal,
       headersTimeout: c.timeouts.firstByteMs,
       bodyTimeout: c.timeouts.idleMs,
       headers: c.headers,
       body: c.body,
-    });
+    } as const;
+    const target = targetOf(c.url);
+    // The dispatcher's own request with the URL already split: what undici's `request(url)` does after parsing it.
+    res = await (target
+      ? c.dispatcher.request({ ...opts, ...target })
+      : request(c.url, { ...opts, dispatcher: c.dispatcher }));
   } catch (e) {
     observe('error');
     c.span?.end(undefined, e as Error);

@@ -35,20 +35,23 @@ function refuse(key: ApiKey, kind: LimitKind, limit: number, retryAfterMs: numbe
   );
 }
 
+/** What `failOpen` gives for a store that could not answer (a slot's `undefined` is an answer: refused). */
+const unanswered: unique symbol = Symbol('unanswered');
+
 /**
  * A limit store that cannot answer (Redis down) lets requests through: limits protect budgets,
  * and refusing all traffic would turn a store outage into a gateway outage. Said in the log.
+ * Takes the store's pending answer (RateCounter's methods are async: they reject, never throw),
+ * so a request pays for no closure and no wrapper object per limit.
  */
-async function failOpen<T>(log: Logger, what: string, step: () => Promise<T>): Promise<{ value: T } | undefined> {
-  try {
-    return { value: await step() };
-  } catch (err) {
+function failOpen<T>(log: Logger, what: string, pending: Promise<T>): Promise<T | typeof unanswered> {
+  return pending.then(undefined, (err: unknown) => {
     if (Date.now() - warnedAt > 10_000) {
       warnedAt = Date.now();
       log.warn({ err }, `rate limits not enforced: ${what} failed`);
     }
-    return undefined;
-  }
+    return unanswered;
+  });
 }
 
 /** Runs after authentication (src/services/access/admit-request.ts): rpm and concurrency, for every family. */
@@ -60,17 +63,17 @@ export async function enforceKeyLimits(ctx: GatewayContext, next: Koa.Next): Pro
   const counter = state.services.rateCounter;
   let slot: Awaited<ReturnType<RateCounter['acquireSlot']>>;
   if (l.concurrency > 0) {
-    const s = await failOpen(state.services.log, 'concurrency', () => counter.acquireSlot(key.id, l.concurrency));
+    const s = await failOpen(state.services.log, 'concurrency', counter.acquireSlot(key.id, l.concurrency));
     // No way to know when a slot frees up: a second is what clients are told to wait.
-    if (s && s.value === undefined) throw refuse(key, 'concurrency', l.concurrency, 1000);
-    slot = s?.value;
+    if (s === undefined) throw refuse(key, 'concurrency', l.concurrency, 1000);
+    slot = s === unanswered ? undefined : s;
     // Held to the response's last byte (streams included), or until the client leaves and the
     // upstream call it started has ended: a client that aborts at once cannot pile up upstream calls.
     if (slot) ctx.res.once('close', () => afterUpstream(state, () => slot?.release()));
   }
   if (l.rpm > 0) {
-    const r = (await failOpen(state.services.log, 'rpm', () => counter.take(`${key.id}:rpm`, 1, l.rpm, minute)))?.value;
-    if (r && !r.ok) {
+    const r = await failOpen(state.services.log, 'rpm', counter.take(`${key.id}:rpm`, 1, l.rpm, minute));
+    if (r !== unanswered && !r.ok) {
       slot?.release();
       throw refuse(key, 'rpm', l.rpm, r.retryAfterMs);
     }
@@ -88,9 +91,8 @@ export async function reserveTokens(state: RequestState, prompt: ChatRequest | (
   if (tpm === 0) return;
   const counter = state.services.rateCounter;
   const estimate = typeof prompt === 'function' ? prompt() : estimateTokens(prompt);
-  const r = (await failOpen(state.services.log, 'tpm', () => counter.take(`${key.id}:tpm`, estimate, tpm, minute)))
-    ?.value;
-  if (!r) return;
+  const r = await failOpen(state.services.log, 'tpm', counter.take(`${key.id}:tpm`, estimate, tpm, minute));
+  if (r === unanswered) return;
   if (!r.ok)
     throw refuse(
       key,
@@ -109,5 +111,5 @@ export function settleTokens(state: RequestState, usage: Usage): void {
   r.settled = true;
   const delta = usage.inputTokens + usage.outputTokens - r.estimate;
   if (delta !== 0)
-    void failOpen(state.services.log, 'tpm correction', () => r.counter.add(`${r.keyId}:tpm`, delta, minute, r.window));
+    void failOpen(state.services.log, 'tpm correction', r.counter.add(`${r.keyId}:tpm`, delta, minute, r.window));
 }
