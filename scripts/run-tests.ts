@@ -11,10 +11,10 @@
 // half a second of CPU each for a test that starts a gateway). Each file is still a tap test:
 // `npx tap FILE` runs one alone.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { slowestFirst, testFiles, TIMES_FILE } from './test-files.ts';
+import { knownTimes, slowestFirst, testFiles, TIMES_FILE } from './test-files.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { tap?: { timeout?: number } };
@@ -123,7 +123,8 @@ function block(r: Ended, n: number): string {
   return `# Subtest: ${r.file}\n${body.join('\n')}\n${ok ? 'ok' : 'not ok'} ${n} - ${r.file} # time=${own ?? r.ms.toFixed(3)}ms\n${diag}\n`;
 }
 
-const files = slowestFirst(root, testFiles(root, process.argv.slice(2)));
+const known = knownTimes(root);
+const files = slowestFirst(testFiles(root, process.argv.slice(2)), known);
 if (files.length === 0) {
   process.stderr.write('No test files found\n');
   process.exit(1);
@@ -155,6 +156,10 @@ const failed = counts.fail + failedFiles.filter((r) => !/^ *not ok /m.test(r.out
 emit(`# { total: ${counts.pass + failed}, pass: ${counts.pass}${failed > 0 ? `, fail: ${failed}` : ''} }\n`);
 emit(`# time=${(wallS * 1000).toFixed(3)}ms\n`);
 
+// Files that failed with no failed assertion are named after the assertions that failed.
+for (const r of failedFiles)
+  if (!/^ *not ok /m.test(r.out))
+    failures.push(`${r.file}: ${r.timedOut ? 'timed out' : `exit ${r.code ?? r.signal}`}`);
 if (failures.length > 0)
   process.stdout.write(
     `\nfailed:\n${failures
@@ -162,15 +167,15 @@ if (failures.length > 0)
       .map((f) => `  ${f}\n`)
       .join('')}${failures.length > 50 ? `  … and ${failures.length - 50} more\n` : ''}`,
   );
-for (const r of failedFiles)
-  if (!/^ *not ok /m.test(r.out))
-    process.stdout.write(`  ${r.file}: ${r.timedOut ? 'timed out' : `exit ${r.code ?? r.signal}`}\n`);
 
 // Every file's time (its process's wall, start-up included: what the schedule pays) goes to a file,
-// slowest first, which also orders the next run; the slowest ten are printed.
+// slowest first, with the times of files this run did not run (those that still exist): it orders
+// the next run. The slowest ten of this run are printed.
 ended.sort((a, b) => b.ms - a.ms);
+for (const r of ended) known.set(r.file, Number((r.ms / 1000).toFixed(1)));
+const all = [...known].filter(([f]) => existsSync(resolve(root, f))).sort((a, b) => b[1] - a[1]);
 mkdirSync(resolve(root, '.tap'), { recursive: true });
-writeFileSync(resolve(root, TIMES_FILE), ended.map((r) => `${(r.ms / 1000).toFixed(1)}\t${r.file}\n`).join(''));
+writeFileSync(resolve(root, TIMES_FILE), all.map(([f, s]) => `${s.toFixed(1)}\t${f}\n`).join(''));
 const sum = ended.reduce((a, r) => a + r.ms, 0) / 1000;
 process.stdout.write(
   `\nslowest test files (of ${ended.length}, ${sum.toFixed(0)} s in all, ${wallS.toFixed(0)} s of wall with ${jobs} at once; every file in ${TIMES_FILE}):\n` +

@@ -37,13 +37,16 @@ function readTimes(path: string): Map<string, number> {
   return times;
 }
 
+/** The times known before this run: the committed ones, overridden by this checkout's last runs. */
+export function knownTimes(root: string): Map<string, number> {
+  return new Map([...readTimes(resolve(root, COMMITTED_TIMES_FILE)), ...readTimes(resolve(root, TIMES_FILE))]);
+}
+
 /**
- * `files`, slowest first by the last run's times (this checkout's, else the committed ones); a file
- * neither knows is given the median time, as likely as any to be long.
+ * `files`, slowest first by the times known (`knownTimes`); a file with none is given the median
+ * time, as likely as any to be long.
  */
-export function slowestFirst(root: string, files: readonly string[]): string[] {
-  const local = readTimes(resolve(root, TIMES_FILE));
-  const times = local.size > 0 ? local : readTimes(resolve(root, COMMITTED_TIMES_FILE));
+export function slowestFirst(files: readonly string[], times: ReadonlyMap<string, number>): string[] {
   const known = [...times.values()].sort((a, b) => a - b);
   const median = known.length > 0 ? known[Math.floor(known.length / 2)] : 0;
   const time = (f: string): number => times.get(f) ?? median;
