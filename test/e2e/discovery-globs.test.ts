@@ -9,13 +9,14 @@ import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
 import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
 import { startGeminiUpstream } from '../emulators/gemini-upstream.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
 import { OTHER_KEY, repoRoot, startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 t.test('glob entries route CLI default names upstream under the client name', async (t) => {
   const [anth, gem] = await Promise.all([startAnthropicUpstream(), startGeminiUpstream()]);
   t.teardown(() => Promise.all([anth.close(), gem.close()]));
-  const gw = await startGateway(
+  const gw = await startInProcessGateway(
     testConfig({
       providers: {
         anthropic: { type: 'anthropic', base_url: anth.url, api_key: 'sk-up' },

@@ -6,7 +6,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gatewayWithUpstreams } from '../helpers/gateway-with-upstreams.ts';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { pixel, toolArgPieces, toolArgs } from './matrix/fixtures.ts';
 
 type Json = Record<string, any>;
@@ -431,7 +432,7 @@ t.test('a client that disconnects aborts the upstream request', async (t) => {
   await new Promise<void>((ok) => slow.listen(0, '127.0.0.1', ok));
   t.teardown(() => slow.close());
   const port = (slow.address() as AddressInfo).port;
-  const gw2 = await startGateway(
+  const gw2 = await startInProcessGateway(
     testConfig({
       providers: { slow: { type: 'anthropic', base_url: `http://127.0.0.1:${port}`, api_key: 'sk-upstream-slow' } },
       models: { slow: { routes: [{ provider: 'slow', model: 'slow-1' }] } },

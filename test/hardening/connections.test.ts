@@ -11,11 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { startFaultUpstream } from '../emulators/fault-upstream.ts';
-import { node24, repoRoot, startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { node24, repoRoot, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const fault = await startFaultUpstream();
-const gw = await startGateway(
+const gw = await startInProcessGateway(
   testConfig({
     listen: { host: '127.0.0.1', port: 0, headers_timeout_ms: 1000, body_timeout_ms: 1000 },
     providers: { up: { type: 'anthropic', base_url: fault.anthropicUrl, api_key: 'sk-up' } },

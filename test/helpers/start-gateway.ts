@@ -106,7 +106,10 @@ export async function startGateway(
   });
   let out = '';
   const port = await new Promise<number>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`polygate did not start:\n${out}`)), 20_000);
+    // A bound for a start that will never come, not a speed check: loading the gateway's modules
+    // took over 20 s on a loaded machine, failing tests that had nothing wrong (tap's per-file
+    // timeout still ends a hung file).
+    const timer = setTimeout(() => fail(new Error(`polygate did not start:\n${out}`)), 60_000);
     const onData = (b: Buffer): void => {
       out += b.toString();
       const m = /POLYGATE_LISTENING (\d+)/.exec(out);

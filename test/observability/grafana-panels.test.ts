@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { labelValuesQuery, loadDashboards, panelQueries } from './dashboards.ts';
 import { promtool, promtoolBin, scrapeConfig, startPrometheus, waitFor, type PromSample } from './prometheus.ts';
 import {
@@ -86,7 +87,7 @@ config.usage = {
   },
   budgets: { test: { usd_per_day: 1000, tokens_per_month: 100_000_000 } },
 };
-const gw = await startGateway(config);
+const gw = await startInProcessGateway(config);
 const prom = await startPrometheus(scrapeConfig(`127.0.0.1:${gw.port}`, METRICS_TOKEN));
 t.teardown(async () => {
   await prom.stop();

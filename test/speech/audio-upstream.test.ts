@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import t from 'tap';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import {
   defaultTranscript,
   fixtureDir,
@@ -15,7 +16,7 @@ import {
 import { metricValue } from './speech-test-helpers.ts';
 
 const up = await startOpenAIAudioUpstream();
-const gw = await startGateway(
+const gw = await startInProcessGateway(
   testConfig({
     providers: {
       oa: { type: 'openai', base_url: up.url, api_key: up.key },

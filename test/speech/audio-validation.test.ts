@@ -4,11 +4,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import t, { type Test } from 'tap';
-import { OTHER_KEY, startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { OTHER_KEY, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { fixtureDir } from '../emulators/openai-audio-upstream.ts';
 
 const uploadLimit = 64 * 1024;
-const gw = await startGateway(
+const gw = await startInProcessGateway(
   testConfig({
     providers: { speech: { type: 'local-speech' } },
     models: {

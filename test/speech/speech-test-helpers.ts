@@ -52,7 +52,11 @@ export function wordRecall(sentence: string, transcript: string): number {
 }
 
 /** A counter's value from the Prometheus text of GET /metrics. */
-export async function metricValue(gw: Gateway, name: string, labels: Record<string, string>): Promise<number> {
+export async function metricValue(
+  gw: Pick<Gateway, 'url'>,
+  name: string,
+  labels: Record<string, string>,
+): Promise<number> {
   const text = await (await fetch(`${gw.url}/metrics`)).text();
   const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
   const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && want.every((w) => l.includes(w)));

@@ -2,11 +2,13 @@
 // Completions upstream after its first route failed, exported over OTLP/HTTP to a receiver on
 // loopback. The span tree (request → decode, two route attempts each with its upstream call,
 // stream), the GenAI attributes, the client's traceparent continued and passed upstream, and no
-// message content unless log.content is on.
+// message content unless log.content is on. The gateway runs in the test's process, but for the
+// SIGTERM drain, which signals a spawned one.
 import Anthropic from '@anthropic-ai/sdk';
 import t from 'tap';
 import { startFaultUpstream } from '../emulators/fault-upstream.ts';
 import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
 import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { startOtlpReceiver, type ReceivedSpan } from './otlp-receiver.ts';
@@ -45,7 +47,7 @@ const childrenOf = (spans: ReceivedSpan[], parent: ReceivedSpan): ReceivedSpan[]
   spans.filter((s) => s.parentSpanId === parent.spanId).sort((a, b) => (a.start < b.start ? -1 : 1));
 
 t.test('a translated stream with a fallback: span tree, GenAI attributes, traceparent', async (t) => {
-  const gw = await startGateway(config(false));
+  const gw = await startInProcessGateway(config(false));
   t.teardown(() => gw.stop());
   fault.reset();
   fault.script({ kind: 'status', status: 500, message: 'upstream broke' });
@@ -147,7 +149,7 @@ t.test('a translated stream with a fallback: span tree, GenAI attributes, tracep
 });
 
 t.test('with log.content the conversation is on the request span', async (t) => {
-  const gw = await startGateway(config(true));
+  const gw = await startInProcessGateway(config(true));
   t.teardown(() => gw.stop());
   fault.reset();
   const other = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
@@ -166,7 +168,7 @@ t.test('with log.content the conversation is on the request span', async (t) => 
 });
 
 t.test('without a traceparent a new trace starts, and the upstream still gets one', async (t) => {
-  const gw = await startGateway(config(false));
+  const gw = await startInProcessGateway(config(false));
   t.teardown(() => gw.stop());
   fault.reset();
   fault.script({ kind: 'status', status: 500 });
@@ -183,7 +185,7 @@ t.test('without a traceparent a new trace starts, and the upstream still gets on
 });
 
 t.test('an unsampled trace records no span but still reaches the upstream, not sampled', async (t) => {
-  const gw = await startGateway({
+  const gw = await startInProcessGateway({
     ...config(false),
     tracing: { endpoint: receiver.url, export_interval_ms: 50, sample_ratio: 0 },
   });

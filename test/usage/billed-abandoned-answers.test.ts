@@ -19,6 +19,7 @@ import { startFaultUpstream } from '../emulators/fault-upstream.ts';
 import { startGeminiUpstream } from '../emulators/gemini-upstream.ts';
 import { startOpenAIResponsesUpstream } from '../emulators/openai-responses-upstream.ts';
 import { startHoldingProxy } from '../helpers/holding-proxy.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
 import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { ADMIN_TOKEN, tokenNano, usage, type Row } from './usage-helpers.ts';
@@ -40,7 +41,7 @@ const price = { input: 3, output: 15 };
 const anthropicModels = ['m-relay', 'm-relay-mid', 'c-via-anth', 'r-via-anth', 'g-via-anth'];
 const chatModels = ['c-relay', 'c-relay-mid', 'c-cc', 'm-via-chat-slow', 'm-via-chat'];
 const ONE_KEY = 'sk-test-one-at-a-time-0003';
-const gw = await startGateway(
+const gw = await startInProcessGateway(
   testConfig({
     providers: {
       faultChat: { type: 'openai', base_url: fault.openaiUrl, api_key: 'sk-up-fault', api: 'chat_completions' },

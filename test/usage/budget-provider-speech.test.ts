@@ -7,7 +7,8 @@ import t from 'tap';
 import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
 import { startOpenAIAudioUpstream } from '../emulators/openai-audio-upstream.ts';
 import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
-import { startGateway, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { TEST_KEY } from '../helpers/start-gateway.ts';
 import { pricedConfig } from './usage-helpers.ts';
 
 const [chat, anth, audio] = await Promise.all([
@@ -23,7 +24,7 @@ t.test('speech through a provider over its budget: 429 naming it, no upstream ca
   (config.usage as Record<string, unknown>).provider_budgets = {
     audio: { limits: [{ period: 'month', usd: 0.0001 }] },
   };
-  const gw = await startGateway(config);
+  const gw = await startInProcessGateway(config);
   t.teardown(() => gw.stop());
   const openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: TEST_KEY });
   const input = 'forty characters of text to speak aloud.';

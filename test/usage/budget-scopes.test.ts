@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import t, { type Test } from 'tap';
 import { signCallback } from '../../src/infra/outbound/sign-webhook.ts';
-import { OTHER_KEY, startGateway, TEST_KEY, testConfig, type Gateway } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { OTHER_KEY, startGateway, TEST_KEY, testConfig, type RunningGateway } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { startRedis } from '../redis/redis-server.ts';
 import { metricValue } from '../resilience/resilience-helpers.ts';
@@ -60,8 +61,8 @@ function config(hook: Hook, storage: Record<string, unknown> = { driver: 'memory
   return c;
 }
 
-const client = (gw: Gateway, apiKey: string): OpenAI => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey });
-const ask = (gw: Gateway, apiKey: string, model = 'echo', content = 'hello budget') =>
+const client = (gw: RunningGateway, apiKey: string): OpenAI => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey });
+const ask = (gw: RunningGateway, apiKey: string, model = 'echo', content = 'hello budget') =>
   client(gw, apiKey).chat.completions.create({ model, messages: [{ role: 'user', content }] });
 
 /** Some 100 tokens each way on the echo provider. */
@@ -69,7 +70,7 @@ const long = 'lorem ipsum '.repeat(35);
 
 t.test('a workspace budget refuses every key of the workspace, and only those', async (t) => {
   const hook = await receiver();
-  const gw = await startGateway(config(hook));
+  const gw = await startInProcessGateway(config(hook));
   t.teardown(async () => {
     await gw.stop();
     await hook.close();
@@ -103,7 +104,7 @@ t.test('a provider over its budget is skipped for the next route; with none left
   // No workspace budget here: the provider's is the one that decides.
   const c = config(hook);
   (c.usage as Record<string, unknown>).workspace_budgets = {};
-  const gw = await startGateway(c);
+  const gw = await startInProcessGateway(c);
   t.teardown(async () => {
     await gw.stop();
     await hook.close();
@@ -155,12 +156,12 @@ type Row = {
   source: string;
 };
 
-const admin = (gw: Gateway, query = ''): Promise<Response> =>
+const admin = (gw: RunningGateway, query = ''): Promise<Response> =>
   fetch(`${gw.url}/admin/budgets${query}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
 
 t.test('GET /admin/budgets: every scope, one row per limit, pages, and bad parameters named', async (t) => {
   const hook = await receiver();
-  const gw = await startGateway(config(hook));
+  const gw = await startInProcessGateway(config(hook));
   t.teardown(async () => {
     await gw.stop();
     await hook.close();
@@ -240,7 +241,7 @@ function checkDelivery(t: Test, got: Hook['got'][number]): Record<string, unknow
 
 t.test('a soft limit sends one signed webhook per window', async (t) => {
   const hook = await receiver();
-  const gw = await startGateway(softConfig(hook));
+  const gw = await startInProcessGateway(softConfig(hook));
   t.teardown(async () => {
     await gw.stop();
     await hook.close();
@@ -288,6 +289,8 @@ t.test('the webhook goes through the SSRF guard: a loopback receiver is refused 
   const hook = await receiver();
   const c = softConfig(hook);
   c.outbound = { allow_private_addresses: false };
+  // Spawned: served in-process after the other tests, its refusal was never counted (not yet
+  // understood; the outbound agents are the process's own, src/infra/outbound/ssrf-guard.ts).
   const gw = await startGateway(c);
   t.teardown(async () => {
     await gw.stop();

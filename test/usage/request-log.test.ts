@@ -9,7 +9,8 @@ import t from 'tap';
 import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
 import { startOpenAIAudioUpstream } from '../emulators/openai-audio-upstream.ts';
 import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
-import { OTHER_KEY, startGateway, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { OTHER_KEY, TEST_KEY } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { admin, allPages, CAPTURE_BYTES, logConfig, one, page, type Row } from './request-log-helpers.ts';
 import { ADMIN_TOKEN } from './usage-helpers.ts';
@@ -18,7 +19,7 @@ const [chat, anth] = await Promise.all([startOpenAIChatUpstream(), startAnthropi
 t.teardown(async () => {
   await Promise.all([chat.close(), anth.close()]);
 });
-const gw = await startGateway(logConfig(chat, anth));
+const gw = await startInProcessGateway(logConfig(chat, anth));
 t.teardown(() => gw.stop());
 
 const openai = (key: string) => new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
@@ -287,7 +288,7 @@ t.test('speech: the request is kept, the audio only as its size', async (t) => {
     audio: { type: 'openai', base_url: audio.url, api_key: audio.key },
   };
   const models = { ...(config.models as object), 'tts-1': { routes: [{ provider: 'audio', model: 'tts-up' }] } };
-  const speechGw = await startGateway({ ...config, providers, models });
+  const speechGw = await startInProcessGateway({ ...config, providers, models });
   t.teardown(() => speechGw.stop());
   const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${speechGw.url}/v1`, maxRetries: 0 });
   const res = await client.audio.speech.create(
