@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { startFaultUpstream } from '../emulators/fault-upstream.ts';
 import { node24, repoRoot, startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { postMessages, userSays } from '../helpers/post-messages.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const fault = await startFaultUpstream();
@@ -112,16 +113,7 @@ t.test('a client that never finishes its headers is answered 408 and closed', as
 
 t.test('a stream that outlasts the receive timeouts is not cut', async (t) => {
   fault.script({ kind: 'ok', text: 'alpha beta gamma delta', pauseAfterChunks: 2 });
-  const res = await fetch(`${gw.url}/v1/messages`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' },
-    body: JSON.stringify({
-      model: 'relayed',
-      max_tokens: 32,
-      stream: true,
-      messages: [{ role: 'user', content: 'hi' }],
-    }),
-  });
+  const res = await postMessages(gw.url, { model: 'relayed', max_tokens: 32, stream: true, messages: userSays('hi') });
   t.equal(res.status, 200);
   // Past headers + body timeouts and Node's own request timer (their sum plus 5 s): the stream
   // is answering a request that has fully arrived, so none of them applies.

@@ -9,6 +9,7 @@ import t from 'tap';
 import { startInProcessGateway } from '../helpers/in-process-app.ts';
 import { testConfig } from '../helpers/start-gateway.ts';
 import { metricValue } from '../resilience/resilience-helpers.ts';
+import { postMessages, userSays } from '../helpers/post-messages.ts';
 
 const KEY = 'sk-budget-refusal-0001';
 const gw = await startInProcessGateway(
@@ -34,11 +35,7 @@ t.before(async () => {
 
 t.test('the raw answer: 429, x-should-retry false, no Retry-After, the reset time in the body', async (t) => {
   const before = await refusals();
-  const res = await fetch(`${gw.url}/v1/messages`, {
-    method: 'POST',
-    headers: { 'x-api-key': KEY, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
-    body: JSON.stringify({ model: 'echo', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
-  });
+  const res = await postMessages(gw.url, { model: 'echo', max_tokens: 10, messages: userSays('hi') }, { key: KEY });
   t.equal(res.status, 429);
   t.equal(res.headers.get('x-should-retry'), 'false');
   t.equal(res.headers.get('retry-after'), null);
