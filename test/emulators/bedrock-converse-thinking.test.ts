@@ -4,24 +4,19 @@
 // the emulator refuses what Bedrock refuses (a forged signature, a budget below 1024).
 import t from 'tap';
 import {
-  BedrockRuntimeClient,
   ConverseCommand,
   ConverseStreamCommand,
   type ContentBlock,
   type Message,
 } from '@aws-sdk/client-bedrock-runtime';
-import { bedrockCredentials, startBedrockUpstream } from './bedrock-upstream.ts';
+import { startBedrockUpstream } from './bedrock-upstream.ts';
+import { bedrockSdkClient } from './bedrock-sdk-client.ts';
 
 const emu = await startBedrockUpstream();
 t.teardown(() => emu.close());
 t.beforeEach(() => emu.reset());
 const modelId = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
-const aws = new BedrockRuntimeClient({
-  region: 'us-east-1',
-  endpoint: emu.h2Url,
-  credentials: bedrockCredentials,
-  maxAttempts: 1,
-});
+const aws = bedrockSdkClient(emu);
 const redactedBytes = new TextEncoder().encode('opaque redacted reasoning');
 const redacted = Buffer.from(redactedBytes).toString('base64');
 const thinking = { thinking: { type: 'enabled', budget_tokens: 2048 } };
