@@ -11,10 +11,9 @@ import {
 import { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
 import { bedrockApiKey, bedrockCredentials, startBedrockUpstream } from './bedrock-upstream.ts';
 import { bedrockSdkClient } from './bedrock-sdk-client.ts';
+import { emulatorForFile } from './emulator-fixture.ts';
 
-const emu = await startBedrockUpstream();
-t.teardown(() => emu.close());
-t.beforeEach(() => emu.reset());
+const emu = await emulatorForFile(t, startBedrockUpstream);
 const modelId = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 const aws = bedrockSdkClient(emu);
 const body = (extra: Record<string, unknown> = {}): string =>

@@ -4,11 +4,10 @@
 import t from 'tap';
 import OpenAI from 'openai';
 import { startOpenAIResponsesUpstream } from './openai-responses-upstream.ts';
+import { emulatorForFile } from './emulator-fixture.ts';
 
-const emu = await startOpenAIResponsesUpstream();
+const emu = await emulatorForFile(t, startOpenAIResponsesUpstream);
 const client = new OpenAI({ apiKey: 'sk-emulator-test', baseURL: emu.url, maxRetries: 0 });
-t.teardown(() => emu.close());
-t.beforeEach(() => emu.reset());
 
 t.test('responses.create answers with the scripted text, echoes the request and records it', async (t) => {
   emu.script({ kind: 'text', text: 'Hello there.' });
