@@ -6,7 +6,6 @@
 // now over its budget, is refused by both.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import OpenAI from 'openai';
 import { Redis } from 'ioredis';
@@ -14,16 +13,9 @@ import t from 'tap';
 import { startGateway, testConfig, type Gateway } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { ADMIN_TOKEN, usage } from './usage-helpers.ts';
+import { freePort } from '../helpers/free-port.ts';
 
 const KEY = 'sk-budget-outage-0001';
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
 
 /** A redis-server that keeps its data in `dir` (append-only file), so it can be stopped and started again. */
 async function redisOn(port: number, dir: string): Promise<ChildProcess> {
