@@ -149,20 +149,8 @@ function speech(res: ServerResponse, rec: AudioRecordedRequest, queue: AudioRepl
   rec.json = body;
   const reply = queue.shift();
   if (reply?.kind === 'error') return sendError(res, reply);
-  if (typeof body.model !== 'string')
-    return sendError(res, {
-      status: 400,
-      message: "Missing required parameter: 'model'.",
-      param: 'model',
-      code: 'missing_required_parameter',
-    });
-  if (typeof body.input !== 'string')
-    return sendError(res, {
-      status: 400,
-      message: "Missing required parameter: 'input'.",
-      param: 'input',
-      code: 'missing_required_parameter',
-    });
+  if (typeof body.model !== 'string') return sendError(res, missing('model'));
+  if (typeof body.input !== 'string') return sendError(res, missing('input'));
   if (typeof body.voice !== 'string' || !voices.includes(body.voice))
     return sendError(res, { status: 400, message: `Invalid value for 'voice'.`, param: 'voice' });
   const format = typeof body.response_format === 'string' ? body.response_format : 'mp3';
@@ -210,20 +198,8 @@ async function transcription(
   const field = (name: string): string | undefined => rec.fields?.find(([k]) => k === name)?.[1];
   const reply = queue.shift();
   if (reply?.kind === 'error') return sendError(res, reply);
-  if (!rec.files.some((f) => f.field === 'file'))
-    return sendError(res, {
-      status: 400,
-      message: "Missing required parameter: 'file'.",
-      param: 'file',
-      code: 'missing_required_parameter',
-    });
-  if (!field('model'))
-    return sendError(res, {
-      status: 400,
-      message: "Missing required parameter: 'model'.",
-      param: 'model',
-      code: 'missing_required_parameter',
-    });
+  if (!rec.files.some((f) => f.field === 'file')) return sendError(res, missing('file'));
+  if (!field('model')) return sendError(res, missing('model'));
   const format = field('response_format') ?? 'json';
   if (!transcriptFormats.includes(format))
     return sendError(res, { status: 400, message: `Invalid value for 'response_format'.`, param: 'response_format' });
@@ -277,6 +253,14 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   // OpenAI's JSON answers are pretty-printed.
   sendText(res, status, JSON.stringify(body, null, 2), 'application/json', headers);
 }
+
+/** OpenAI's answer to a required field left out. */
+const missing = (param: string): AudioError => ({
+  status: 400,
+  message: `Missing required parameter: '${param}'.`,
+  param,
+  code: 'missing_required_parameter',
+});
 
 function sendError(res: ServerResponse, e: AudioError): void {
   const type =

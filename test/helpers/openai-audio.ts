@@ -41,3 +41,7 @@ export async function transcribeEachFormat(
     }),
   };
 }
+
+/** `input` spoken by `model` in the alloy voice as WAV: the request the routing tests repeat. */
+export const speakWav = (client: OpenAI, model: string, input: string) =>
+  client.audio.speech.create({ model, input, voice: 'alloy', response_format: 'wav' });

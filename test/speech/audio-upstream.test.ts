@@ -12,7 +12,7 @@ import {
   speechFixture,
   startOpenAIAudioUpstream,
 } from '../emulators/openai-audio-upstream.ts';
-import { speechFormats, transcribeEachFormat } from '../helpers/openai-audio.ts';
+import { speakWav, speechFormats, transcribeEachFormat } from '../helpers/openai-audio.ts';
 import { metricValue } from './speech-test-helpers.ts';
 
 const up = await startOpenAIAudioUpstream();
@@ -212,12 +212,7 @@ t.test('an upstream that refuses the gateway’s key is a 502, the key never sho
 });
 
 t.test('an unreachable first route falls back to the next', async (t) => {
-  const res = await client.audio.speech.create({
-    model: 'tts-fallback',
-    input: 'Hi.',
-    voice: 'alloy',
-    response_format: 'wav',
-  });
+  const res = await speakWav(client, 'tts-fallback', 'Hi.');
   t.equal(res.headers.get('x-polygate-route'), 'oa/tts-1');
   t.same(Buffer.from(await res.arrayBuffer()), speechFixture('wav'));
 });
