@@ -64,16 +64,16 @@ async function healthy(): Promise<boolean> {
   return r.status === 200 && (await r.json()).status === 'ok';
 }
 
+/** Waits (up to 15 s) until the gateway has closed every one of `clients`. */
+const allClosed = (clients: Array<{ closed(): boolean }>, what: string): Promise<true> =>
+  waitFor(what, async () => (clients.every((c) => c.closed()) ? true : undefined), 15_000);
+
 t.test('unauthenticated tricklers get their 401 and their connection closed', async (t) => {
   const clients = Array.from({ length: 50 }, () =>
     trickle({ 'x-api-key': 'sk-wrong', 'anthropic-version': '2023-06-01' }),
   );
   t.ok(await healthy(), '/healthz answers while 50 clients trickle');
-  await waitFor(
-    'every trickling socket closed',
-    async () => (clients.every((c) => c.closed()) ? true : undefined),
-    15_000,
-  );
+  await allClosed(clients, 'every trickling socket closed');
   for (const c of clients) {
     t.match(c.response(), /^HTTP\/1\.1 401 /, 'answered 401');
     t.match(c.response(), /"type":"authentication_error"/, "in the Messages family's shape");
@@ -85,11 +85,7 @@ t.test('authenticated tricklers get a 408 in their family shape when the body de
   const clients = Array.from({ length: 10 }, () =>
     trickle({ 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' }),
   );
-  await waitFor(
-    'every trickling socket answered and closed',
-    async () => (clients.every((c) => c.closed()) ? true : undefined),
-    15_000,
-  );
+  await allClosed(clients, 'every trickling socket answered and closed');
   for (const c of clients) {
     t.match(c.response(), /^HTTP\/1\.1 408 /, 'answered 408');
     const body = JSON.parse(c.response().slice(c.response().indexOf('\r\n\r\n') + 4));
