@@ -7,6 +7,7 @@ import { stringify } from 'yaml';
 import { startFaultUpstream } from '../emulators/fault-upstream.ts';
 import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { metricValue, sseEvents, waitUntil } from '../resilience/resilience-helpers.ts';
+import { postMessages, userSays } from '../helpers/post-messages.ts';
 
 const fault = await startFaultUpstream();
 const flaky = { flaky: { type: 'openai', base_url: fault.openaiUrl, api_key: 'sk-up', api: 'chat_completions' } };
@@ -80,16 +81,7 @@ t.test('a stream in flight finishes on the config it started with', async (t) =>
   await waitUntil('the streamer model', async () => ((await status('streamer')) === 200 ? true : undefined));
   fault.reset();
   fault.script({ kind: 'ok', text: 'one two three four five six', pauseAfterChunks: 2 });
-  const res = await fetch(`${gw.url}/v1/messages`, {
-    method: 'POST',
-    headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-    body: JSON.stringify({
-      model: 'streamer',
-      max_tokens: 32,
-      stream: true,
-      messages: [{ role: 'user', content: 'x' }],
-    }),
-  });
+  const res = await postMessages(gw.url, { model: 'streamer', max_tokens: 32, stream: true, messages: userSays('x') });
   t.equal(res.status, 200);
   await fault.waitForRequests(1);
   // The model and its provider leave the config while the stream is open.

@@ -3,11 +3,10 @@
 import t from 'tap';
 import Anthropic from '@anthropic-ai/sdk';
 import { startAnthropicUpstream } from './anthropic-upstream.ts';
+import { emulatorForFile } from './emulator-fixture.ts';
 
-const emu = await startAnthropicUpstream();
+const emu = await emulatorForFile(t, startAnthropicUpstream);
 const client = new Anthropic({ apiKey: 'sk-ant-emulator-test', baseURL: emu.url, maxRetries: 0 });
-t.teardown(() => emu.close());
-t.beforeEach(() => emu.reset());
 
 t.test('messages.create answers with the scripted text and records the request', async (t) => {
   emu.script({ kind: 'text', text: 'Hello there.' });

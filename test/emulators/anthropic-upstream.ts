@@ -5,13 +5,21 @@
 // https://docs.anthropic.com/en/docs/build-with-claude/streaming). Errors use the real body
 // `{type: 'error', error: {type, message}, request_id}` (https://docs.anthropic.com/en/api/errors).
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { assertNever } from '../../src/ir/stream-event.ts';
-import { listenLoopback, readRequest, scriptedReplies, type ScriptedReplies } from './emulator-server.ts';
+import {
+  cutAfter,
+  isObject,
+  jsonSenderWithId,
+  openEventStream,
+  startScripted,
+  tokens,
+  words,
+  writeHalf,
+  type Json,
+  type ScriptedRequest,
+} from './emulator-server.ts';
 import type { Emulator, Reply } from './emulator-types.ts';
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** One content block of an answer, with the pieces it streams in. */
 type Block =
@@ -21,9 +29,6 @@ type Block =
 /** `stopReason` is usually end_turn / tool_use; a scripted `stop` reply sets any word. */
 type Answer = { blocks: Block[]; stopReason: string };
 
-const words = (s: string): string[] => s.match(/\S+\s*|\s+/g) ?? [];
-/** About 4 characters a token: plausible, non-zero counts. */
-const tokens = (s: string): number => Math.max(1, Math.ceil(s.length / 4));
 const base62 = (n: number): string =>
   randomBytes(n * 2)
     .toString('base64')
@@ -32,17 +37,13 @@ const base62 = (n: number): string =>
     .slice(0, n);
 const randomId = (prefix: string): string => `${prefix}01${base62(22)}`;
 
-export async function startAnthropicUpstream(): Promise<Emulator> {
-  const s = scriptedReplies();
-  const server = createServer((req, res) => {
-    void handle(req, res, s).catch(() => res.destroy());
-  });
-  return { ...s, ...(await listenLoopback(server)) };
-}
+export const startAnthropicUpstream = (): Promise<Emulator> => startScripted(handle);
 
-async function handle(req: IncomingMessage, res: ServerResponse, s: ScriptedReplies): Promise<void> {
-  const { body, recorded } = await readRequest(req);
-  s.requests.push(recorded);
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  { body, recorded, next }: ScriptedRequest,
+): Promise<void> {
   const path = recorded.path;
   if (req.method === 'POST' && path.split('?')[0] === '/v1/messages/count_tokens') return countTokens(req, res, body);
   if (req.method !== 'POST' || path.split('?')[0] !== '/v1/messages') return sendError(res, 404, 'Not Found');
@@ -54,7 +55,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, s: ScriptedRepl
   if (typeof body.max_tokens !== 'number') return sendError(res, 400, 'max_tokens: Field required');
   if (!Array.isArray(body.messages)) return sendError(res, 400, 'messages: Field required');
 
-  const reply = s.next(recorded) ?? { kind: 'text', text: lastUserText(body.messages) };
+  const reply = next() ?? { kind: 'text', text: lastUserText(body.messages) };
   const ctx: Ctx = {
     model: body.model,
     id: randomId('msg_'),
@@ -221,14 +222,8 @@ const messageStart = (ctx: Ctx): string =>
     },
   });
 
-function openStream(res: ServerResponse): void {
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    'request-id': randomId('req_'),
-  });
-  res.flushHeaders();
-}
+const openStream = (res: ServerResponse): ((s: string) => Promise<void>) =>
+  openEventStream(res, { 'request-id': randomId('req_') });
 
 function blockFrames(b: Block, index: number): string[] {
   const delta = (d: Json): string => frame('content_block_delta', { index, delta: d });
@@ -256,11 +251,7 @@ function blockFrames(b: Block, index: number): string[] {
 }
 
 async function sendStream(res: ServerResponse, a: Answer, ctx: Ctx): Promise<void> {
-  openStream(res);
-  const write = async (s: string): Promise<void> => {
-    res.write(s);
-    await new Promise((r) => setImmediate(r)); // one network write per event, like the real service
-  };
+  const write = openStream(res);
   await write(messageStart(ctx));
   for (const [index, b] of a.blocks.entries()) {
     const [start, ...deltas] = blockFrames(b, index);
@@ -279,21 +270,18 @@ async function sendStream(res: ServerResponse, a: Answer, ctx: Ctx): Promise<voi
 }
 
 /** The first bytes of an answer, then a dead socket: an upstream failing mid-response. */
-async function cut(res: ServerResponse, text: string, stream: boolean, ctx: Ctx): Promise<void> {
-  if (stream) {
+function cut(res: ServerResponse, text: string, stream: boolean, ctx: Ctx): Promise<void> {
+  return cutAfter(res, () => {
+    if (!stream)
+      return writeHalf(
+        res,
+        JSON.stringify(message({ blocks: [{ type: 'text', text, chunks: [text] }], stopReason: 'end_turn' }, ctx)),
+      );
     openStream(res);
     res.write(messageStart(ctx));
     res.write(frame('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }));
     res.write(frame('content_block_delta', { index: 0, delta: { type: 'text_delta', text } }));
-  } else {
-    const whole = JSON.stringify(
-      message({ blocks: [{ type: 'text', text, chunks: [text] }], stopReason: 'end_turn' }, ctx),
-    );
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(whole)) });
-    res.write(whole.slice(0, Math.floor(whole.length / 2)));
-  }
-  await new Promise((r) => setTimeout(r, 20));
-  res.destroy();
+  });
 }
 
 const errorTypes: Record<number, string> = {
@@ -326,13 +314,5 @@ function sendError(res: ServerResponse, status: number, message?: string, retryA
   );
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': String(Buffer.byteLength(text)),
-    'request-id': randomId('req_'),
-    ...headers,
-  });
-  res.end(text);
-}
+/** Every answer names its request, as the API's do. */
+const sendJson = jsonSenderWithId('request-id', () => randomId('req_'));

@@ -4,10 +4,9 @@
 import t from 'tap';
 import OpenAI, { AzureOpenAI } from 'openai';
 import { azureDefaults, startAzureOpenAIUpstream } from './azure-openai-upstream.ts';
+import { emulatorForFile } from './emulator-fixture.ts';
 
-const emu = await startAzureOpenAIUpstream();
-t.teardown(() => emu.close());
-t.beforeEach(() => emu.reset());
+const emu = await emulatorForFile(t, startAzureOpenAIUpstream);
 const apiVersion = '2024-10-21';
 const keyed = new AzureOpenAI({ endpoint: emu.url, apiKey: azureDefaults.apiKey, apiVersion, maxRetries: 0 });
 const entra = new AzureOpenAI({

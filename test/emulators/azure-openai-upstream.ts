@@ -7,8 +7,8 @@
 // with the key in an `api-key` header or an Entra ID token as `Authorization: Bearer`, and opens a
 // streamed chat answer with a `prompt_filter_results` chunk that has no choices
 // (https://learn.microsoft.com/azure/ai-foundry/openai/reference).
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import { listenLoopback, readRequest, scriptedReplies } from './emulator-server.ts';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { listenLoopback, readRequest, relayTo, scriptedReplies, sendJson } from './emulator-server.ts';
 import type { Emulator } from './emulator-types.ts';
 import { startOpenAIChatUpstream } from './openai-chat-upstream.ts';
 import { startOpenAIResponsesUpstream } from './openai-responses-upstream.ts';
@@ -97,20 +97,10 @@ export async function startAzureOpenAIUpstream(o: Partial<AzureOptions> = {}): P
 
 /** Relays the inner emulator's answer; a streamed chat answer opens with Azure's prompt-filter chunk. */
 function forward(url: string, payload: string, res: ServerResponse, streamedChat: boolean): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const up = request(url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (ur) => {
-      const headers = { ...ur.headers, 'apim-request-id': crypto.randomUUID(), 'x-ms-region': 'Sweden Central' };
-      res.writeHead(ur.statusCode ?? 502, headers);
-      if (streamedChat && ur.statusCode === 200) res.write(`data: ${JSON.stringify(promptFilterChunk)}\n\n`);
-      ur.pipe(res);
-      ur.on('end', resolve);
-      ur.on('error', () => {
-        res.destroy();
-        resolve();
-      });
-    });
-    up.on('error', reject);
-    up.end(payload);
+  return relayTo(url, payload, { 'content-type': 'application/json' }, res, (ur) => {
+    const headers = { ...ur.headers, 'apim-request-id': crypto.randomUUID(), 'x-ms-region': 'Sweden Central' };
+    res.writeHead(ur.statusCode ?? 502, headers);
+    if (streamedChat && ur.statusCode === 200) res.write(`data: ${JSON.stringify(promptFilterChunk)}\n\n`);
   });
 }
 
@@ -134,7 +124,5 @@ const promptFilterChunk = {
 };
 
 function azureError(res: ServerResponse, status: number, code: string, message: string): void {
-  const text = JSON.stringify({ error: { code, message } });
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
-  res.end(text);
+  sendJson(res, status, { error: { code, message } });
 }

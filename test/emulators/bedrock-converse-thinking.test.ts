@@ -4,39 +4,33 @@
 // the emulator refuses what Bedrock refuses (a forged signature, a budget below 1024).
 import t from 'tap';
 import {
-  BedrockRuntimeClient,
   ConverseCommand,
   ConverseStreamCommand,
   type ContentBlock,
   type Message,
 } from '@aws-sdk/client-bedrock-runtime';
-import { bedrockCredentials, startBedrockUpstream } from './bedrock-upstream.ts';
+import { startBedrockUpstream } from './bedrock-upstream.ts';
+import { bedrockSdkClient } from './bedrock-sdk-client.ts';
+import { emulatorForFile } from './emulator-fixture.ts';
 
-const emu = await startBedrockUpstream();
-t.teardown(() => emu.close());
-t.beforeEach(() => emu.reset());
+const emu = await emulatorForFile(t, startBedrockUpstream);
 const modelId = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
-const aws = new BedrockRuntimeClient({
-  region: 'us-east-1',
-  endpoint: emu.h2Url,
-  credentials: bedrockCredentials,
-  maxAttempts: 1,
-});
+const aws = bedrockSdkClient(emu);
 const redactedBytes = new TextEncoder().encode('opaque redacted reasoning');
 const redacted = Buffer.from(redactedBytes).toString('base64');
 const thinking = { thinking: { type: 'enabled', budget_tokens: 2048 } };
 const ask: Message = { role: 'user', content: [{ text: 'think first' }] };
+/** A Converse(Stream) input with thinking on and room for it. */
+const thinkingInput = (messages: Message[]) => ({
+  modelId,
+  messages,
+  inferenceConfig: { maxTokens: 4096 },
+  additionalModelRequestFields: thinking,
+});
 
 t.test('Converse: reasoningText with its signature and redactedContent, sent back in the next turn', async (t) => {
   emu.script({ kind: 'thinking', thinking: 'Let me see.', signature: 'sig-sdk-1', text: 'Done.', redacted });
-  const out = await aws.send(
-    new ConverseCommand({
-      modelId,
-      messages: [ask],
-      inferenceConfig: { maxTokens: 4096 },
-      additionalModelRequestFields: thinking,
-    }),
-  );
+  const out = await aws.send(new ConverseCommand(thinkingInput([ask])));
   const content = out.output?.message?.content ?? [];
   t.same(content[0].reasoningContent?.reasoningText, { text: 'Let me see.', signature: 'sig-sdk-1' });
   t.same(content[1].reasoningContent?.redactedContent, redactedBytes, 'the blob, decoded from base64');
@@ -44,12 +38,9 @@ t.test('Converse: reasoningText with its signature and redactedContent, sent bac
   t.match(emu.requests[0].body, { additionalModelRequestFields: thinking });
 
   const next = await aws.send(
-    new ConverseCommand({
-      modelId,
-      messages: [ask, { role: 'assistant', content }, { role: 'user', content: [{ text: 'again' }] }],
-      inferenceConfig: { maxTokens: 4096 },
-      additionalModelRequestFields: thinking,
-    }),
+    new ConverseCommand(
+      thinkingInput([ask, { role: 'assistant', content }, { role: 'user', content: [{ text: 'again' }] }]),
+    ),
   );
   t.equal(next.output?.message?.content?.[0].text, 'again');
   t.match(emu.requests[1].body, {
@@ -88,14 +79,7 @@ t.test('a signature the emulator never issued, or a budget below 1024, is a Vali
 
 t.test('ConverseStream: reasoning text, signature and redacted deltas as the SDK decodes them', async (t) => {
   emu.script({ kind: 'thinking', thinking: 'Step one.', signature: 'sig-sdk-2', text: 'Yes.', redacted });
-  const out = await aws.send(
-    new ConverseStreamCommand({
-      modelId,
-      messages: [ask],
-      inferenceConfig: { maxTokens: 4096 },
-      additionalModelRequestFields: thinking,
-    }),
-  );
+  const out = await aws.send(new ConverseStreamCommand(thinkingInput([ask])));
   let text = '';
   let reasoning = '';
   const signatures: string[] = [];

@@ -5,13 +5,11 @@
 import type { ServerResponse } from 'node:http';
 import { assertNever } from '../../src/ir/stream-event.ts';
 import { bedrockError, converseFrame } from './bedrock-upstream.ts';
+import { sendJson, type Json, isObject, words, tokens } from './emulator-server.ts';
 import type { Reply } from './emulator-types.ts';
 import { reasoningBeforeTool, type IssuedReasoning } from './converse-thinking.ts';
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const blockKinds = ['text', 'image', 'document', 'toolUse', 'toolResult', 'reasoningContent', 'cachePoint'];
-const tokens = (s: string): number => Math.max(1, Math.ceil(s.length / 4));
 
 /** Bedrock's ValidationException message for a malformed request, or undefined. */
 export function converseProblem(body: unknown): string | undefined {
@@ -123,18 +121,13 @@ export function converseAnswer(res: ServerResponse, reply: Reply, body: Json, is
   }
   const input = tokens(JSON.stringify(body.messages));
   const output = tokens(JSON.stringify(content));
-  const text = JSON.stringify({
+  const answer = {
     output: { message: { role: 'assistant', content } },
     stopReason,
     usage: { inputTokens: input, outputTokens: output, totalTokens: input + output },
     metrics: { latencyMs: 12 },
-  });
-  res.writeHead(200, {
-    'content-type': 'application/json',
-    'content-length': String(Buffer.byteLength(text)),
-    'x-amzn-requestid': crypto.randomUUID(),
-  });
-  res.end(text);
+  };
+  sendJson(res, 200, answer, { 'x-amzn-requestid': crypto.randomUUID() });
 }
 
 /** A thinking reply's signature and redacted bytes become valid in later turns. */
@@ -143,8 +136,6 @@ function issue(reply: Extract<Reply, { kind: 'thinking' }>, issued: IssuedReason
   if (reply.redacted) issued.add(reply.redacted);
 }
 
-const words = (s: string): string[] => s.match(/\S+\s*|\s+/g) ?? [];
-
 /** ConverseStream: messageStart, the blocks' deltas (a tool use opens with contentBlockStart), messageStop, metadata. */
 export function converseStreamAnswer(res: ServerResponse, reply: Reply, body: Json, issued: IssuedReasoning): void {
   if (reply.kind === 'error' || reply.kind === 'cut') return converseAnswer(res, reply, body, issued);
@@ -152,6 +143,13 @@ export function converseStreamAnswer(res: ServerResponse, reply: Reply, body: Js
   const frames: Uint8Array[] = [converseFrame('messageStart', { role: 'assistant' })];
   let block = 0;
   let out = '';
+  const reasoning = (t: string, signature: string): void => {
+    frames.push(
+      converseFrame('contentBlockDelta', { contentBlockIndex: block, delta: { reasoningContent: { text: t } } }),
+      converseFrame('contentBlockDelta', { contentBlockIndex: block, delta: { reasoningContent: { signature } } }),
+      converseFrame('contentBlockStop', { contentBlockIndex: block++ }),
+    );
+  };
   const text = (t: string): void => {
     for (const w of words(t))
       frames.push(converseFrame('contentBlockDelta', { contentBlockIndex: block, delta: { text: w } }));
@@ -169,17 +167,7 @@ export function converseStreamAnswer(res: ServerResponse, reply: Reply, body: Js
       break;
     case 'thinking':
       issue(reply, issued);
-      frames.push(
-        converseFrame('contentBlockDelta', {
-          contentBlockIndex: block,
-          delta: { reasoningContent: { text: reply.thinking } },
-        }),
-        converseFrame('contentBlockDelta', {
-          contentBlockIndex: block,
-          delta: { reasoningContent: { signature: reply.signature } },
-        }),
-        converseFrame('contentBlockStop', { contentBlockIndex: block++ }),
-      );
+      reasoning(reply.thinking, reply.signature);
       // Redacted reasoning comes whole, in one delta of its own block.
       if (reply.redacted)
         frames.push(
@@ -193,18 +181,7 @@ export function converseStreamAnswer(res: ServerResponse, reply: Reply, body: Js
       break;
     case 'tool': {
       const r = reasoningBeforeTool(body, issued);
-      if (r)
-        frames.push(
-          converseFrame('contentBlockDelta', {
-            contentBlockIndex: block,
-            delta: { reasoningContent: { text: r.text } },
-          }),
-          converseFrame('contentBlockDelta', {
-            contentBlockIndex: block,
-            delta: { reasoningContent: { signature: r.signature } },
-          }),
-          converseFrame('contentBlockStop', { contentBlockIndex: block++ }),
-        );
+      if (r) reasoning(r.text, r.signature);
       if (reply.text) text(reply.text);
       const toolUse = { toolUseId: reply.id ?? 'tooluse_emulator01', name: reply.name };
       frames.push(converseFrame('contentBlockStart', { contentBlockIndex: block, start: { toolUse } }));

@@ -1,19 +1,14 @@
 // The Bedrock emulator's CountTokens, proven by AWS's own client (CountTokensCommand): an
 // InvokeModel body (a blob) and a Converse input are counted; a malformed body is refused.
 import t from 'tap';
-import { BedrockRuntimeClient, CountTokensCommand } from '@aws-sdk/client-bedrock-runtime';
-import { bedrockCredentials, startBedrockUpstream } from './bedrock-upstream.ts';
+import { CountTokensCommand } from '@aws-sdk/client-bedrock-runtime';
+import { startBedrockUpstream } from './bedrock-upstream.ts';
+import { bedrockSdkClient } from './bedrock-sdk-client.ts';
+import { emulatorForFile } from './emulator-fixture.ts';
 
-const emu = await startBedrockUpstream();
-t.teardown(() => emu.close());
-t.beforeEach(() => emu.reset());
+const emu = await emulatorForFile(t, startBedrockUpstream);
 const modelId = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
-const aws = new BedrockRuntimeClient({
-  region: 'us-east-1',
-  endpoint: emu.h2Url,
-  credentials: bedrockCredentials,
-  maxAttempts: 1,
-});
+const aws = bedrockSdkClient(emu);
 
 t.test('an InvokeModel body', async (t) => {
   const body = JSON.stringify({

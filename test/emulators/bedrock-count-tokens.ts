@@ -6,9 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import { bedrockError } from './bedrock-upstream.ts';
 import { converseProblem } from './bedrock-converse.ts';
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { sendJson, isObject } from './emulator-server.ts';
 
 /** The emulator's count: a stable function of what was counted, so a test can tell it from an estimate. */
 export const emulatorCount = (counted: unknown): number => 7 + Math.ceil(JSON.stringify(counted).length / 3);
@@ -53,12 +51,6 @@ export function countTokensAnswer(res: ServerResponse, body: unknown): number | 
     );
   }
   const n = emulatorCount(counted);
-  const text = JSON.stringify({ inputTokens: n });
-  res.writeHead(200, {
-    'content-type': 'application/json',
-    'content-length': String(Buffer.byteLength(text)),
-    'x-amzn-requestid': crypto.randomUUID(),
-  });
-  res.end(text);
+  sendJson(res, 200, { inputTokens: n }, { 'x-amzn-requestid': crypto.randomUUID() });
   return n;
 }

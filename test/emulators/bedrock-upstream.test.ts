@@ -10,17 +10,12 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
 import { bedrockApiKey, bedrockCredentials, startBedrockUpstream } from './bedrock-upstream.ts';
+import { bedrockSdkClient } from './bedrock-sdk-client.ts';
+import { emulatorForFile } from './emulator-fixture.ts';
 
-const emu = await startBedrockUpstream();
-t.teardown(() => emu.close());
-t.beforeEach(() => emu.reset());
+const emu = await emulatorForFile(t, startBedrockUpstream);
 const modelId = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
-const aws = new BedrockRuntimeClient({
-  region: 'us-east-1',
-  endpoint: emu.h2Url,
-  credentials: bedrockCredentials,
-  maxAttempts: 1,
-});
+const aws = bedrockSdkClient(emu);
 const body = (extra: Record<string, unknown> = {}): string =>
   JSON.stringify({
     anthropic_version: 'bedrock-2023-05-31',
@@ -58,11 +53,8 @@ t.test('InvokeModelWithResponseStream: chunks the SDK decodes into Messages even
 });
 
 t.test('a wrong secret is refused as AWS does', async (t) => {
-  const wrong = new BedrockRuntimeClient({
-    region: 'us-east-1',
-    endpoint: emu.h2Url,
+  const wrong = bedrockSdkClient(emu, {
     credentials: { accessKeyId: bedrockCredentials.accessKeyId, secretAccessKey: 'not-the-secret' },
-    maxAttempts: 1,
   });
   const e = await wrong.send(new InvokeModelCommand({ modelId, body: body() })).catch((err: unknown) => err);
   t.match(e, { name: 'InvalidSignatureException', $metadata: { httpStatusCode: 403 } });
@@ -70,13 +62,7 @@ t.test('a wrong secret is refused as AWS does', async (t) => {
 
 t.test('a Bedrock API key: the SDK sends it as a bearer (httpBearerAuth), a wrong one is refused', async (t) => {
   const withKey = (token: string): BedrockRuntimeClient =>
-    new BedrockRuntimeClient({
-      region: 'us-east-1',
-      endpoint: emu.h2Url,
-      token: { token },
-      authSchemePreference: ['httpBearerAuth'],
-      maxAttempts: 1,
-    });
+    bedrockSdkClient(emu, { token: { token }, authSchemePreference: ['httpBearerAuth'] });
   emu.script({ kind: 'text', text: 'keyed' });
   const out = await withKey(bedrockApiKey).send(new InvokeModelCommand({ modelId, body: body() }));
   t.match(new TextDecoder().decode(out.body), /keyed/);

@@ -12,14 +12,12 @@ import { createServer as createH2Server, type Http2ServerRequest, type Http2Sess
 import type { AddressInfo } from 'node:net';
 import { createParser } from 'eventsource-parser';
 import { startAnthropicUpstream } from './anthropic-upstream.ts';
-import { listenLoopback, readRequest, scriptedReplies } from './emulator-server.ts';
+import { listenLoopback, readRequest, scriptedReplies, sendJson, type Json } from './emulator-server.ts';
 import type { Emulator } from './emulator-types.ts';
 import { verifySigV4 } from './sigv4-verify.ts';
 import { countTokensAnswer } from './bedrock-count-tokens.ts';
 import { converseThinkingProblem, type IssuedReasoning } from './converse-thinking.ts';
 import { converseAnswer, converseProblem, converseStreamAnswer, lastUserText } from './bedrock-converse.ts';
-
-type Json = Record<string, unknown>;
 
 export const bedrockCredentials = {
   accessKeyId: 'AKIDBEDROCKEMULATOR1',
@@ -290,12 +288,13 @@ export function exceptionFrame(type: string, message: string): Uint8Array {
 }
 
 export function bedrockError(res: Res, status: number, type: string, message: string): void {
-  const text = JSON.stringify({ message });
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': String(Buffer.byteLength(text)),
-    'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
-    'x-amzn-requestid': crypto.randomUUID(),
-  });
-  res.end(text);
+  sendJson(
+    res,
+    status,
+    { message },
+    {
+      'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+      'x-amzn-requestid': crypto.randomUUID(),
+    },
+  );
 }

@@ -3,8 +3,7 @@
 // setting in additionalModelRequestFields (budget at least 1024 and below maxTokens, no
 // temperature but 1), and earlier reasoning sent back as `reasoningContent` whose signature or
 // redacted bytes this emulator issued, a final assistant turn with a tool use opening with it.
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { type Json, isObject } from './emulator-server.ts';
 const modelSaid = (m: string): string => `The model returned the following errors: ${m}`;
 
 /** The signatures and redacted blobs the emulator handed out: only those are valid in a later turn. */

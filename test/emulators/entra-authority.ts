@@ -13,6 +13,7 @@ import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sendJson } from './emulator-server.ts';
 
 export const entraApp = {
   tenantId: '72f988bf-86f1-41af-91ab-2d7cd011db47',
@@ -62,14 +63,8 @@ function selfSigned(): { key: Buffer; cert: Buffer; certFile: string } {
   return { key: readFileSync(keyFile), cert: readFileSync(certFile), certFile };
 }
 
-const json = (res: ServerResponse, status: number, body: unknown): void => {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(Buffer.byteLength(text)),
-  });
-  res.end(text);
-};
+const json = (res: ServerResponse, status: number, body: unknown): void =>
+  sendJson(res, status, body, {}, 'application/json; charset=utf-8');
 
 export async function startEntraAuthority(app = entraApp): Promise<EntraAuthority> {
   const { key, cert, certFile } = selfSigned();

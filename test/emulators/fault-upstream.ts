@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { Worker } from 'node:worker_threads';
+import { sendJson, type Json, words, tokens } from './emulator-server.ts';
 
 export type Fault =
   /**
@@ -48,10 +49,6 @@ export type FaultUpstream = {
   waitForRequests(n: number, ms?: number): Promise<void>;
   close(): Promise<void>;
 };
-
-type Json = Record<string, unknown>;
-const words = (s: string): string[] => s.match(/\S+\s*|\s+/g) ?? [];
-const tokens = (s: string): number => Math.max(1, Math.ceil(s.length / 4));
 
 export async function startFaultUpstream(): Promise<FaultUpstream> {
   const requests: FaultRequest[] = [];
@@ -209,16 +206,6 @@ export async function startFaultUpstream(): Promise<FaultUpstream> {
         server.close(() => resolve());
       }),
   };
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': String(Buffer.byteLength(text)),
-    ...headers,
-  });
-  res.end(text);
 }
 
 function lastUserText(body: Json): string {

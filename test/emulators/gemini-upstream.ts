@@ -10,10 +10,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { assertNever } from '../../src/ir/stream-event.ts';
-import { listenLoopback, readRequest, scriptedReplies } from './emulator-server.ts';
+import { listenLoopback, readRequest, scriptedReplies, type Json, tokens } from './emulator-server.ts';
 import type { Emulator, Reply } from './emulator-types.ts';
-
-type Json = Record<string, unknown>;
 
 const route = /^\/(v1beta|v1)\/models\/([^:]+):(generateContent|streamGenerateContent|countTokens)$/;
 
@@ -44,8 +42,6 @@ export function googleCompactJson(v: unknown): string {
   }
   return JSON.stringify(v);
 }
-
-const tokens = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
 
 function textOf(content: unknown): string {
   const parts = (content as { parts?: unknown } | null)?.parts;

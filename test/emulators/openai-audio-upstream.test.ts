@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import t from 'tap';
+import { speechFormats, transcribeEachFormat } from '../helpers/openai-audio.ts';
 import { defaultTranscript, fixtureDir, speechFixture, startOpenAIAudioUpstream } from './openai-audio-upstream.ts';
 
 const up = await startOpenAIAudioUpstream();
@@ -13,14 +14,7 @@ const client = new OpenAI({ baseURL: up.url, apiKey: up.key, maxRetries: 0 });
 const upload = readFileSync(join(fixtureDir, 'tone-0.3s.wav'));
 
 t.test('speech answers the audio bytes of each format with its content type', async (t) => {
-  for (const [format, type] of [
-    ['mp3', 'audio/mpeg'],
-    ['opus', 'audio/opus'],
-    ['aac', 'audio/aac'],
-    ['flac', 'audio/flac'],
-    ['wav', 'audio/wav'],
-    ['pcm', 'audio/pcm'],
-  ] as const) {
+  for (const [format, type] of speechFormats) {
     const res = await client.audio.speech.create({
       model: 'tts-1',
       input: 'hi',
@@ -36,33 +30,11 @@ t.test('speech answers the audio bytes of each format with its content type', as
 });
 
 t.test('transcriptions: the SDK parses every response format', async (t) => {
-  const file = async () => toFile(upload, 'tone.wav', { type: 'audio/wav' });
-  const json = await client.audio.transcriptions.create({ model: 'whisper-1', file: await file() });
+  const { json, text, srt, vtt, verbose } = await transcribeEachFormat(client, upload, ['word', 'segment']);
   t.equal(json.text, defaultTranscript);
-  const text = await client.audio.transcriptions.create({
-    model: 'whisper-1',
-    file: await file(),
-    response_format: 'text',
-  });
   t.equal(text, `${defaultTranscript}\n`);
-  const srt = await client.audio.transcriptions.create({
-    model: 'whisper-1',
-    file: await file(),
-    response_format: 'srt',
-  });
   t.match(srt, /^1\n00:00:00,000 --> 00:00:02,500\n/);
-  const vtt = await client.audio.transcriptions.create({
-    model: 'whisper-1',
-    file: await file(),
-    response_format: 'vtt',
-  });
   t.match(vtt, /^WEBVTT\n\n00:00:00\.000 --> /);
-  const verbose = await client.audio.transcriptions.create({
-    model: 'whisper-1',
-    file: await file(),
-    response_format: 'verbose_json',
-    timestamp_granularities: ['word', 'segment'],
-  });
   t.equal((verbose as { task?: string }).task, 'transcribe');
   t.equal(verbose.words?.length, defaultTranscript.split(' ').length);
   t.equal(verbose.segments?.length, 1);

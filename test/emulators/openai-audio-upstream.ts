@@ -7,8 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { listenLoopback, sendText } from './emulator-server.ts';
 
 export const fixtureDir = join(import.meta.dirname, '../fixtures/openai-audio');
 
@@ -56,17 +56,17 @@ export type AudioRecordedRequest = {
   files?: UploadedFile[];
 };
 
-export type AudioReply =
-  | { kind: 'transcript'; text: string }
-  | {
-      kind: 'error';
-      status: number;
-      message?: string;
-      type?: string;
-      param?: string | null;
-      code?: string | null;
-      retryAfter?: number;
-    };
+/** An error answer; what is left out takes OpenAI's default for the status. */
+export type AudioError = {
+  status: number;
+  message?: string;
+  type?: string;
+  param?: string | null;
+  code?: string | null;
+  retryAfter?: number;
+};
+
+export type AudioReply = { kind: 'transcript'; text: string } | ({ kind: 'error' } & AudioError);
 
 export interface AudioEmulator {
   /** Base URL as a provider's base_url names it: http://127.0.0.1:PORT/v1. */
@@ -85,10 +85,9 @@ export async function startOpenAIAudioUpstream(key = 'sk-upstream-audio-key'): P
   const server = createServer((req, res) => {
     void handle(req, res, key, requests, queue).catch(() => res.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const listening = await listenLoopback(server, '/v1');
   return {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: listening.url,
     key,
     requests,
     script: (...replies) => void queue.push(...replies),
@@ -96,11 +95,7 @@ export async function startOpenAIAudioUpstream(key = 'sk-upstream-audio-key'): P
       requests.length = 0;
       queue.length = 0;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: listening.close,
   };
 }
 
@@ -154,20 +149,8 @@ function speech(res: ServerResponse, rec: AudioRecordedRequest, queue: AudioRepl
   rec.json = body;
   const reply = queue.shift();
   if (reply?.kind === 'error') return sendError(res, reply);
-  if (typeof body.model !== 'string')
-    return sendError(res, {
-      status: 400,
-      message: "Missing required parameter: 'model'.",
-      param: 'model',
-      code: 'missing_required_parameter',
-    });
-  if (typeof body.input !== 'string')
-    return sendError(res, {
-      status: 400,
-      message: "Missing required parameter: 'input'.",
-      param: 'input',
-      code: 'missing_required_parameter',
-    });
+  if (typeof body.model !== 'string') return sendError(res, missing('model'));
+  if (typeof body.input !== 'string') return sendError(res, missing('input'));
   if (typeof body.voice !== 'string' || !voices.includes(body.voice))
     return sendError(res, { status: 400, message: `Invalid value for 'voice'.`, param: 'voice' });
   const format = typeof body.response_format === 'string' ? body.response_format : 'mp3';
@@ -215,20 +198,8 @@ async function transcription(
   const field = (name: string): string | undefined => rec.fields?.find(([k]) => k === name)?.[1];
   const reply = queue.shift();
   if (reply?.kind === 'error') return sendError(res, reply);
-  if (!rec.files.some((f) => f.field === 'file'))
-    return sendError(res, {
-      status: 400,
-      message: "Missing required parameter: 'file'.",
-      param: 'file',
-      code: 'missing_required_parameter',
-    });
-  if (!field('model'))
-    return sendError(res, {
-      status: 400,
-      message: "Missing required parameter: 'model'.",
-      param: 'model',
-      code: 'missing_required_parameter',
-    });
+  if (!rec.files.some((f) => f.field === 'file')) return sendError(res, missing('file'));
+  if (!field('model')) return sendError(res, missing('model'));
   const format = field('response_format') ?? 'json';
   if (!transcriptFormats.includes(format))
     return sendError(res, { status: 400, message: `Invalid value for 'response_format'.`, param: 'response_format' });
@@ -236,10 +207,7 @@ async function transcription(
   const text = reply?.kind === 'transcript' ? reply.text : defaultTranscript;
   const granularities = (rec.fields ?? []).filter(([k]) => k === 'timestamp_granularities[]').map(([, v]) => v);
   const duration = 2.5;
-  const plain = (body: string): void => {
-    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
-  };
+  const plain = (body: string): void => sendText(res, 200, body, 'text/plain; charset=utf-8');
   switch (format) {
     case 'text':
       return plain(`${text}\n`);
@@ -283,22 +251,18 @@ async function transcription(
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   // OpenAI's JSON answers are pretty-printed.
-  const text = JSON.stringify(body, null, 2);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
+  sendText(res, status, JSON.stringify(body, null, 2), 'application/json', headers);
 }
 
-function sendError(
-  res: ServerResponse,
-  e: {
-    status: number;
-    message?: string;
-    type?: string;
-    param?: string | null;
-    code?: string | null;
-    retryAfter?: number;
-  },
-): void {
+/** OpenAI's answer to a required field left out. */
+const missing = (param: string): AudioError => ({
+  status: 400,
+  message: `Missing required parameter: '${param}'.`,
+  param,
+  code: 'missing_required_parameter',
+});
+
+function sendError(res: ServerResponse, e: AudioError): void {
   const type =
     e.type ?? (e.status === 429 ? 'rate_limit_error' : e.status >= 500 ? 'server_error' : 'invalid_request_error');
   const headers: Record<string, string> = e.retryAfter !== undefined ? { 'retry-after': String(e.retryAfter) } : {};

@@ -3,11 +3,10 @@
 import t from 'tap';
 import OpenAI from 'openai';
 import { startOpenAIChatUpstream } from './openai-chat-upstream.ts';
+import { emulatorForFile } from './emulator-fixture.ts';
 
-const emu = await startOpenAIChatUpstream();
+const emu = await emulatorForFile(t, startOpenAIChatUpstream);
 const client = new OpenAI({ apiKey: 'sk-emulator-test', baseURL: emu.url, maxRetries: 0 });
-t.teardown(() => emu.close());
-t.beforeEach(() => emu.reset());
 
 t.test('chat.completions.create answers with the scripted text and records the request', async (t) => {
   emu.script({ kind: 'text', text: 'Hello there.' });

@@ -4,13 +4,21 @@
 // `stream_options.include_usage` is set, then `data: [DONE]`
 // (https://platform.openai.com/docs/api-reference/chat-streaming/streaming).
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { assertNever } from '../../src/ir/stream-event.ts';
-import { listenLoopback, readRequest, scriptedReplies, type ScriptedReplies } from './emulator-server.ts';
+import {
+  cutAfter,
+  isObject,
+  jsonSenderWithId,
+  openEventStream,
+  startScripted,
+  tokens,
+  words,
+  writeHalf,
+  type Json,
+  type ScriptedRequest,
+} from './emulator-server.ts';
 import type { Emulator, Reply } from './emulator-types.ts';
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** What one answer consists of, before it is framed as JSON or as chunks. */
 type Answer = {
@@ -23,9 +31,6 @@ type Answer = {
   usage?: Json | null;
 };
 
-const words = (s: string): string[] => s.match(/\S+\s*|\s+/g) ?? [];
-/** About 4 characters a token: plausible, non-zero counts. */
-const tokens = (s: string): number => Math.max(1, Math.ceil(s.length / 4));
 const randomId = (prefix: string, n = 24): string =>
   `${prefix}${randomBytes(n).toString('base64url').replace(/[-_]/g, 'x').slice(0, n)}`;
 
@@ -39,22 +44,15 @@ const randomId = (prefix: string, n = 24): string =>
  */
 export type ChatDialect = 'openai' | 'vllm' | 'ollama' | 'deepseek' | 'openrouter';
 
-export async function startOpenAIChatUpstream(dialect: ChatDialect = 'openai'): Promise<Emulator> {
-  const s = scriptedReplies();
-  const server = createServer((req, res) => {
-    void handle(req, res, s, dialect).catch(() => res.destroy());
-  });
-  return { ...s, ...(await listenLoopback(server, '/v1')) };
-}
+export const startOpenAIChatUpstream = (dialect: ChatDialect = 'openai'): Promise<Emulator> =>
+  startScripted((req, res, r) => handle(req, res, r, dialect), '/v1');
 
 async function handle(
   req: IncomingMessage,
   res: ServerResponse,
-  s: ScriptedReplies,
+  { body, recorded, next }: ScriptedRequest,
   dialect: ChatDialect,
 ): Promise<void> {
-  const { body, recorded } = await readRequest(req);
-  s.requests.push(recorded);
   const path = recorded.path;
   if (req.method !== 'POST' || path.split('?')[0] !== '/v1/chat/completions') {
     return sendError(res, 404, `Invalid URL (${req.method} ${path})`);
@@ -66,7 +64,7 @@ async function handle(
       "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)",
     );
   }
-  const reply = s.next(recorded) ?? { kind: 'text', text: lastUserText(body.messages) };
+  const reply = next() ?? { kind: 'text', text: lastUserText(body.messages) };
   const stream = body.stream === true;
   const includeUsage = isObject(body.stream_options) && body.stream_options.include_usage === true;
   const promptTokens = tokens(JSON.stringify(body.messages));
@@ -199,36 +197,31 @@ function completion(a: Answer, ctx: Ctx): Json {
   };
 }
 
+/** The fields every chunk of one answer opens with, in OpenAI's order. */
+const chunkHead = (ctx: Ctx): Json => ({
+  id: ctx.id,
+  object: 'chat.completion.chunk',
+  created: ctx.created,
+  model: ctx.model,
+  service_tier: 'default',
+  system_fingerprint: 'fp_polygate_emulator',
+});
+
 /** One chunk as OpenAI frames it: `usage: null` on every chunk once include_usage is on. */
 function chunk(ctx: Ctx, delta: Json, finishReason: string | null = null): string {
   const c: Json = {
-    id: ctx.id,
-    object: 'chat.completion.chunk',
-    created: ctx.created,
-    model: ctx.model,
-    service_tier: 'default',
-    system_fingerprint: 'fp_polygate_emulator',
+    ...chunkHead(ctx),
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
   };
   if (ctx.includeUsage) c.usage = null;
   return `data: ${JSON.stringify(c)}\n\n`;
 }
 
-function openStream(res: ServerResponse): void {
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    'x-request-id': randomId('req_', 32),
-  });
-  res.flushHeaders();
-}
+const openStream = (res: ServerResponse): ((s: string) => Promise<void>) =>
+  openEventStream(res, { 'x-request-id': randomId('req_', 32) });
 
 async function sendStream(res: ServerResponse, a: Answer, ctx: Ctx): Promise<void> {
-  openStream(res);
-  const write = async (s: string): Promise<void> => {
-    res.write(s);
-    await new Promise((r) => setImmediate(r)); // one network write per chunk, like the real service
-  };
+  const write = openStream(res);
   // OpenAI's first chunk announces the role: with `content: ""` before text, or with
   // `content: null` and the first tool-call delta when the answer opens with a tool call.
   const opensWithTool = a.tool !== undefined && a.textChunks.length === 0 && !a.reasoning;
@@ -255,34 +248,20 @@ async function sendStream(res: ServerResponse, a: Answer, ctx: Ctx): Promise<voi
   }
   await write(chunk(ctx, {}, finishOf(a, ctx.dialect)));
   if (ctx.includeUsage && a.usage !== null) {
-    const u = {
-      id: ctx.id,
-      object: 'chat.completion.chunk',
-      created: ctx.created,
-      model: ctx.model,
-      service_tier: 'default',
-      system_fingerprint: 'fp_polygate_emulator',
-      choices: [],
-      usage: usageOf(a, ctx),
-    };
+    const u = { ...chunkHead(ctx), choices: [], usage: usageOf(a, ctx) };
     await write(`data: ${JSON.stringify(u)}\n\n`);
   }
   res.end('data: [DONE]\n\n');
 }
 
 /** The first bytes of an answer, then a dead socket: an upstream failing mid-response. */
-async function cut(res: ServerResponse, text: string, stream: boolean, ctx: Ctx): Promise<void> {
-  if (stream) {
+function cut(res: ServerResponse, text: string, stream: boolean, ctx: Ctx): Promise<void> {
+  return cutAfter(res, () => {
+    if (!stream) return writeHalf(res, JSON.stringify(completion({ text, textChunks: [text] }, ctx)));
     openStream(res);
     res.write(chunk(ctx, { role: 'assistant', content: '', refusal: null }));
     res.write(chunk(ctx, { content: text }));
-  } else {
-    const whole = JSON.stringify(completion({ text, textChunks: [text] }, ctx));
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(whole)) });
-    res.write(whole.slice(0, Math.floor(whole.length / 2)));
-  }
-  await new Promise((r) => setTimeout(r, 20));
-  res.destroy();
+  });
 }
 
 /** OpenAI's error body and types (https://platform.openai.com/docs/guides/error-codes). */
@@ -317,13 +296,5 @@ function sendError(res: ServerResponse, status: number, message?: string, retryA
   );
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': String(Buffer.byteLength(text)),
-    'x-request-id': randomId('req_', 32),
-    ...headers,
-  });
-  res.end(text);
-}
+/** Every answer names its request, as the API's do. */
+const sendJson = jsonSenderWithId('x-request-id', () => randomId('req_', 32));

@@ -4,11 +4,11 @@
 import t from 'tap';
 import OpenAI from 'openai';
 import { startOpenAIResponsesUpstream } from './openai-responses-upstream.ts';
+import { textResponseEventTypes } from '../helpers/responses-events.ts';
+import { emulatorForFile } from './emulator-fixture.ts';
 
-const emu = await startOpenAIResponsesUpstream();
+const emu = await emulatorForFile(t, startOpenAIResponsesUpstream);
 const client = new OpenAI({ apiKey: 'sk-emulator-test', baseURL: emu.url, maxRetries: 0 });
-t.teardown(() => emu.close());
-t.beforeEach(() => emu.reset());
 
 t.test('responses.create answers with the scripted text, echoes the request and records it', async (t) => {
   emu.script({ kind: 'text', text: 'Hello there.' });
@@ -68,19 +68,7 @@ t.test('responses.stream: the event sequence with sequence numbers, and finalRes
     if (ev.type === 'response.output_text.delta') deltas.push(ev.delta);
   }
   const final = await stream.finalResponse();
-  t.same(types, [
-    'response.created',
-    'response.in_progress',
-    'response.output_item.added',
-    'response.content_part.added',
-    'response.output_text.delta',
-    'response.output_text.delta',
-    'response.output_text.delta',
-    'response.output_text.done',
-    'response.content_part.done',
-    'response.output_item.done',
-    'response.completed',
-  ]);
+  t.same(types, textResponseEventTypes(3), 'one text message in three deltas');
   t.same(
     seqs,
     types.map((_, i) => i),

@@ -5,14 +5,11 @@
 // Tests script the next replies; with nothing scripted it echoes the last user input text.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { listenLoopback, readRequest, scriptedReplies } from './emulator-server.ts';
+import { listenLoopback, readRequest, scriptedReplies, type Json, isObject, tokens } from './emulator-server.ts';
 import type { Emulator, Reply } from './emulator-types.ts';
 
-type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const hex = (bytes: number): string => randomBytes(bytes).toString('hex');
 const newId = (prefix: string): string => `${prefix}_${hex(24)}`;
-const tokens = (s: string): number => Math.max(1, Math.ceil(s.length / 4));
 
 export async function startOpenAIResponsesUpstream(): Promise<Emulator> {
   const s = scriptedReplies();
@@ -28,7 +25,7 @@ export async function startOpenAIResponsesUpstream(): Promise<Emulator> {
     if (req.method !== 'POST' || (req.url ?? '').split('?')[0] !== '/v1/responses') {
       return sendError(res, 404, `Invalid URL (${req.method} ${req.url})`, 'invalid_request_error', null);
     }
-    if (!isObj(body))
+    if (!isObject(body))
       return sendError(res, 400, 'We could not parse the JSON body of your request.', 'invalid_request_error', null);
     const reply = s.next(recorded) ?? { kind: 'text', text: lastUserText(body) };
     if (reply.kind === 'error') return replyError(res, reply);
@@ -58,11 +55,11 @@ function lastUserText(body: Json): string {
   if (!Array.isArray(body.input)) return '';
   for (let i = body.input.length - 1; i >= 0; i--) {
     const item: unknown = body.input[i];
-    if (!isObj(item) || item.role !== 'user') continue;
+    if (!isObject(item) || item.role !== 'user') continue;
     if (typeof item.content === 'string') return item.content;
     if (Array.isArray(item.content)) {
       const texts = item.content
-        .filter((c): c is Json => isObj(c) && c.type === 'input_text')
+        .filter((c): c is Json => isObject(c) && c.type === 'input_text')
         .map((c) => String(c.text));
       if (texts.length > 0) return texts.join('\n');
     }
@@ -91,7 +88,7 @@ export const responsesCountOf = (body: Json): number =>
   Math.max(1, Math.ceil(JSON.stringify([body.instructions ?? '', body.input ?? '', body.tools ?? []]).length / 4));
 
 function inputTokens(res: ServerResponse, body: unknown): void {
-  if (!isObj(body))
+  if (!isObject(body))
     return sendError(res, 400, 'We could not parse the JSON body of your request.', 'invalid_request_error', null);
   const extra = Object.keys(body).find((k) => !inputTokenFields.has(k));
   if (extra) return sendError(res, 400, `Unknown parameter: '${extra}'.`, 'invalid_request_error', 'unknown_parameter');
@@ -149,9 +146,9 @@ class Turn {
   /** The response object around an output list, echoing the request like the real API. */
   envelope(status: string, output: unknown[], usage: Json | null, incomplete: Json | null = null): Json {
     const b = this.body;
-    const reasoning = isObj(b.reasoning) ? b.reasoning : {};
+    const reasoning = isObject(b.reasoning) ? b.reasoning : {};
     const tools = Array.isArray(b.tools)
-      ? b.tools.map((t) => (isObj(t) && t.type === 'function' ? { description: null, strict: true, ...t } : t))
+      ? b.tools.map((t) => (isObject(t) && t.type === 'function' ? { description: null, strict: true, ...t } : t))
       : [];
     const out: Json = {
       id: this.id,
@@ -172,7 +169,7 @@ class Turn {
       service_tier: 'default',
       store: b.store ?? true,
       temperature: b.temperature ?? 1,
-      text: { format: { type: 'text' }, ...(isObj(b.text) ? b.text : {}) },
+      text: { format: { type: 'text' }, ...(isObject(b.text) ? b.text : {}) },
       tool_choice: b.tool_choice ?? 'auto',
       tools,
       top_p: b.top_p ?? 1,

@@ -4,6 +4,7 @@
 // FAILURE included), its failure reason, or an error instead of a task id.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sendJson as send } from './emulator-server.ts';
 import type { RecordedRequest } from './emulator-types.ts';
 
 export type TunePlan = {
@@ -54,12 +55,6 @@ const defaultStatuses = ['SUBMITTED', 'IN_PROGRESS', 'SUCCESS'];
 const running = new Set(['IN_PROGRESS', 'RUNNING', 'STREAMING', 'PROCESSING']);
 const finished = new Set(['SUCCESS', 'COMPLETE', 'COMPLETED', 'SUCCEEDED']);
 const failed = new Set(['FAIL', 'FAILURE', 'FAILED', 'ERROR']);
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
 
 const ok = (data: unknown) => ({ code: 'success', message: '', data });
 const err = (message: string) => ({ code: 'error', message, data: null });

@@ -7,11 +7,10 @@ import { GoogleGenAI } from '@google/genai';
 import { GoogleAuth } from 'google-auth-library';
 import { redirectGoogleTokens } from '../helpers/google-token-redirect.ts';
 import { startVertexUpstream } from './vertex-upstream.ts';
+import { emulatorForFile } from './emulator-fixture.ts';
 
-const emu = await startVertexUpstream();
-t.teardown(() => emu.close());
+const emu = await emulatorForFile(t, startVertexUpstream);
 t.teardown(redirectGoogleTokens(`${emu.url}/token`));
-t.beforeEach(() => emu.reset());
 const scopes = ['https://www.googleapis.com/auth/cloud-platform'];
 
 t.test('Claude through AnthropicVertex: rawPredict and streamRawPredict', async (t) => {

@@ -8,15 +8,14 @@
 // Gemini emulators byte for byte (https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude).
 import { generateKeyPairSync, randomBytes, verify } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAnthropicUpstream } from './anthropic-upstream.ts';
-import { listenLoopback, readRequest, scriptedReplies } from './emulator-server.ts';
+import { listenLoopback, readRequest, relayTo, scriptedReplies, sendJson, type Json } from './emulator-server.ts';
 import type { Emulator } from './emulator-types.ts';
 import { startGeminiUpstream } from './gemini-upstream.ts';
 
-type Json = Record<string, unknown>;
 export type VertexEmulator = Emulator & {
   project: string;
   /** A service-account key file whose token_uri is this emulator. */
@@ -113,11 +112,11 @@ export async function startVertexUpstream(project = 'polygate-test-project'): Pr
       };
       if (Array.isArray(betas)) headers['anthropic-beta'] = betas.join(',');
       const inner = { model, ...rest, ...(method === 'streamRawPredict' ? { stream: true } : {}) };
-      return pipe(`${anthropic.url}/v1/messages`, JSON.stringify(inner), headers, res);
+      return relayTo(`${anthropic.url}/v1/messages`, JSON.stringify(inner), headers, res);
     }
     if (reply) gemini.script(reply);
     const alt = u.searchParams.get('alt');
-    return pipe(
+    return relayTo(
       `${gemini.url}/v1beta/models/${model}:${method}${alt ? `?alt=${alt}` : ''}`,
       raw,
       { 'content-type': 'application/json', 'x-goog-api-key': 'vertex-inner' },
@@ -159,31 +158,10 @@ export async function startVertexUpstream(project = 'polygate-test-project'): Pr
   };
 }
 
-function pipe(target: string, payload: string, headers: Record<string, string>, res: ServerResponse): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const up = request(target, { method: 'POST', headers }, (ur) => {
-      res.writeHead(ur.statusCode ?? 502, ur.headers);
-      ur.pipe(res);
-      ur.on('end', resolve);
-      ur.on('error', () => {
-        res.destroy();
-        resolve();
-      });
-    });
-    up.on('error', reject);
-    up.end(payload);
-  });
-}
-
 function googleError(res: ServerResponse, code: number, status: string, message: string): void {
   json(res, code, { error: { code, message, status } });
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=UTF-8',
-    'content-length': String(Buffer.byteLength(text)),
-  });
-  res.end(text);
+  sendJson(res, status, body, {}, 'application/json; charset=UTF-8');
 }

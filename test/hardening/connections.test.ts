@@ -13,6 +13,7 @@ import t from 'tap';
 import { startFaultUpstream } from '../emulators/fault-upstream.ts';
 import { startInProcessGateway } from '../helpers/in-process-app.ts';
 import { node24, repoRoot, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { postMessages, userSays } from '../helpers/post-messages.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const fault = await startFaultUpstream();
@@ -64,16 +65,16 @@ async function healthy(): Promise<boolean> {
   return r.status === 200 && (await r.json()).status === 'ok';
 }
 
+/** Waits (up to 15 s) until the gateway has closed every one of `clients`. */
+const allClosed = (clients: Array<{ closed(): boolean }>, what: string): Promise<true> =>
+  waitFor(what, async () => (clients.every((c) => c.closed()) ? true : undefined), 15_000);
+
 t.test('unauthenticated tricklers get their 401 and their connection closed', async (t) => {
   const clients = Array.from({ length: 50 }, () =>
     trickle({ 'x-api-key': 'sk-wrong', 'anthropic-version': '2023-06-01' }),
   );
   t.ok(await healthy(), '/healthz answers while 50 clients trickle');
-  await waitFor(
-    'every trickling socket closed',
-    async () => (clients.every((c) => c.closed()) ? true : undefined),
-    15_000,
-  );
+  await allClosed(clients, 'every trickling socket closed');
   for (const c of clients) {
     t.match(c.response(), /^HTTP\/1\.1 401 /, 'answered 401');
     t.match(c.response(), /"type":"authentication_error"/, "in the Messages family's shape");
@@ -85,11 +86,7 @@ t.test('authenticated tricklers get a 408 in their family shape when the body de
   const clients = Array.from({ length: 10 }, () =>
     trickle({ 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' }),
   );
-  await waitFor(
-    'every trickling socket answered and closed',
-    async () => (clients.every((c) => c.closed()) ? true : undefined),
-    15_000,
-  );
+  await allClosed(clients, 'every trickling socket answered and closed');
   for (const c of clients) {
     t.match(c.response(), /^HTTP\/1\.1 408 /, 'answered 408');
     const body = JSON.parse(c.response().slice(c.response().indexOf('\r\n\r\n') + 4));
@@ -113,16 +110,7 @@ t.test('a client that never finishes its headers is answered 408 and closed', as
 
 t.test('a stream that outlasts the receive timeouts is not cut', async (t) => {
   fault.script({ kind: 'ok', text: 'alpha beta gamma delta', pauseAfterChunks: 2 });
-  const res = await fetch(`${gw.url}/v1/messages`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' },
-    body: JSON.stringify({
-      model: 'relayed',
-      max_tokens: 32,
-      stream: true,
-      messages: [{ role: 'user', content: 'hi' }],
-    }),
-  });
+  const res = await postMessages(gw.url, { model: 'relayed', max_tokens: 32, stream: true, messages: userSays('hi') });
   t.equal(res.status, 200);
   // Past headers + body timeouts and Node's own request timer (their sum plus 5 s): the stream
   // is answering a request that has fully arrived, so none of them applies.

@@ -7,6 +7,7 @@
 import t from 'tap';
 import type { ChatRequest } from '../../src/ir/chat-request.ts';
 import { EchoProvider } from '../../src/services/providers/echo-provider.ts';
+import { onEveryLoopTurn } from '../helpers/loop-turns.ts';
 
 const request = {
   model: 'echo',
@@ -22,20 +23,15 @@ t.test('50 concurrent echo streams: one stream turn (256 words) between two turn
   const opts = { signal: new AbortController().signal, warn: () => {} };
   let words = 0;
   const streams = await Promise.all(Array.from({ length: 50 }, () => provider.openStream(request, 'echo-1', opts)));
-  let running = true;
   const atTick: number[] = [];
-  const tick = (): void => {
-    atTick.push(words);
-    if (running) setImmediate(tick);
-  };
-  setImmediate(tick);
+  const stop = onEveryLoopTurn(() => atTick.push(words));
   // Readers that take every event at once, like a socket that accepts every write.
   await Promise.all(
     streams.map(async (s) => {
       for await (const e of s) if (e.type === 'text-delta') words++;
     }),
   );
-  running = false;
+  stop();
   t.equal(words, 50 * 5_000, 'every word was streamed');
   // From the start: streams that begin together queue for their first words too.
   const between = atTick.slice(1).map((w, i) => w - atTick[i]);

@@ -3,9 +3,24 @@
 // refuses polygate's key (`reject`), or answers normally with headers a relay must not pass on
 // (`hop`). Every request's headers are recorded.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLoopback, sendJson } from '../emulators/emulator-server.ts';
 
 export type HostileUpstream = { url: string; seen: IncomingHttpHeaders[]; close(): Promise<void> };
+
+/** A one-choice chat.completion as OpenAI shapes it. */
+const completion = (id: string, model: unknown, content: string, tokens: { prompt: number; completion: number }) => ({
+  id,
+  object: 'chat.completion',
+  created: 1,
+  model,
+  choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop', logprobs: null }],
+  usage: {
+    prompt_tokens: tokens.prompt,
+    completion_tokens: tokens.completion,
+    total_tokens: tokens.prompt + tokens.completion,
+  },
+});
+const oneEach = { prompt: 1, completion: 1 };
 
 export async function startHostileUpstream(): Promise<HostileUpstream> {
   const seen: IncomingHttpHeaders[] = [];
@@ -15,15 +30,8 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
     seen.push({ ...req.headers });
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { model?: string };
     const auth = String(req.headers.authorization ?? '');
-    const json = (status: number, value: unknown, headers: Record<string, string> = {}): void => {
-      const text = JSON.stringify(value);
-      res.writeHead(status, {
-        'content-type': 'application/json',
-        'content-length': String(Buffer.byteLength(text)),
-        ...headers,
-      });
-      res.end(text);
-    };
+    const json = (status: number, value: unknown, headers: Record<string, string> = {}): void =>
+      sendJson(res, status, value, headers);
     switch (body.model) {
       case 'leak':
         return json(400, {
@@ -47,30 +55,10 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
           },
         );
       case 'leak-header-ok':
-        return json(
-          200,
-          {
-            id: 'chatcmpl-leak',
-            object: 'chat.completion',
-            created: 1,
-            model: body.model,
-            choices: [
-              { index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop', logprobs: null },
-            ],
-            usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-          },
-          { 'x-debug-authorization': auth },
-        );
+        return json(200, completion('chatcmpl-leak', body.model, 'ok', oneEach), { 'x-debug-authorization': auth });
       case 'huge-usage':
         // Usage no real upstream reports: 1e15 tokens (issue #30, finding 7).
-        return json(200, {
-          id: 'chatcmpl-huge',
-          object: 'chat.completion',
-          created: 1,
-          model: body.model,
-          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop', logprobs: null }],
-          usage: { prompt_tokens: 1e15, completion_tokens: 1e15, total_tokens: 2e15 },
-        });
+        return json(200, completion('chatcmpl-huge', body.model, 'ok', { prompt: 1e15, completion: 1e15 }));
       case 'leak-500':
         res.writeHead(500, { 'content-type': 'text/plain' });
         return void res.end(`upstream crashed while checking ${auth}`);
@@ -84,37 +72,15 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
           },
         });
       default:
-        return json(
-          200,
-          {
-            id: 'chatcmpl-hop',
-            object: 'chat.completion',
-            created: 1,
-            model: body.model,
-            choices: [
-              { index: 0, message: { role: 'assistant', content: 'fine' }, finish_reason: 'stop', logprobs: null },
-            ],
-            usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-          },
-          {
-            connection: 'x-hop-secret',
-            'x-hop-secret': 'upstream-only',
-            'proxy-authenticate': 'Basic realm="inner"',
-            via: '1.1 inner-proxy',
-            'x-forwarded-for': '10.0.0.5',
-            'x-kept': 'yes',
-          },
-        );
+        return json(200, completion('chatcmpl-hop', body.model, 'fine', oneEach), {
+          connection: 'x-hop-secret',
+          'x-hop-secret': 'upstream-only',
+          'proxy-authenticate': 'Basic realm="inner"',
+          via: '1.1 inner-proxy',
+          'x-forwarded-for': '10.0.0.5',
+          'x-kept': 'yes',
+        });
     }
   });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    seen,
-    close: () =>
-      new Promise<void>((ok) => {
-        server.closeAllConnections();
-        server.close(() => ok());
-      }),
-  };
+  return { seen, ...(await listenLoopback(server, '/v1')) };
 }

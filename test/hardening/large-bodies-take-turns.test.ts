@@ -16,6 +16,7 @@ import { closeServices, openServices } from '../../src/services/runtime/services
 import { nextTurn } from '../../src/infra/http/loop-turns.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { Writable } from 'node:stream';
+import { onEveryLoopTurn } from '../helpers/loop-turns.ts';
 
 t.test('waiters take one turn of the loop each; timers run between them', async (t) => {
   const order: string[] = [];
@@ -32,12 +33,7 @@ t.test('large bodies that arrive together are parsed in different turns of the l
   );
   // The turn of the loop, counted in the check phase.
   let turn = 0;
-  let counting = true;
-  const tick = (): void => {
-    turn++;
-    if (counting) setImmediate(tick);
-  };
-  setImmediate(tick);
+  const stopCounting = onEveryLoopTurn(() => turn++);
   const handledIn: number[] = [];
   const app = createApp(services, formats);
   app.middleware.splice(1, 0, async (ctx, next) => {
@@ -47,7 +43,7 @@ t.test('large bodies that arrive together are parsed in different turns of the l
   const server = createServer(app.callback());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   t.teardown(async () => {
-    counting = false;
+    stopCounting();
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
     await closeServices(services);

@@ -6,7 +6,8 @@
 import t from 'tap';
 import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
 import { startInProcessGateway } from '../helpers/in-process-app.ts';
-import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { testConfig } from '../helpers/start-gateway.ts';
+import { postMessages, userSays } from '../helpers/post-messages.ts';
 
 const oai = await startOpenAIChatUpstream();
 const gw = await startInProcessGateway(
@@ -21,16 +22,7 @@ t.teardown(async () => {
 });
 
 function send(extra: Record<string, unknown>): Promise<Response> {
-  return fetch(`${gw.url}/v1/messages`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' },
-    body: JSON.stringify({
-      model: 'claude-via-openai',
-      max_tokens: 16,
-      messages: [{ role: 'user', content: 'hi' }],
-      ...extra,
-    }),
-  });
+  return postMessages(gw.url, { model: 'claude-via-openai', max_tokens: 16, messages: userSays('hi'), ...extra });
 }
 
 const warningSeries = async (): Promise<string[]> =>

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { ResponseRepository, type StoredResponse } from '../../src/services/sessions/response-repository.ts';
 import { SqliteStore } from '../../src/infra/store/sqlite-store.ts';
+import { onEveryLoopTurn } from '../helpers/loop-turns.ts';
 
 t.test('reading a 40-turn chain lets the event loop turn between stored turns', async (t) => {
   const store = new SqliteStore(join(mkdtempSync(join(tmpdir(), 'polygate-walk-')), 'walk.db'));
@@ -33,14 +34,9 @@ t.test('reading a 40-turn chain lets the event loop turn between stored turns', 
     previousId = id;
   }
   let ticks = 0;
-  let running = true;
-  const tick = (): void => {
-    ticks++;
-    if (running) setImmediate(tick);
-  };
-  setImmediate(tick);
+  const stop = onEveryLoopTurn(() => ticks++);
   const conversation = await repo.conversation('resp_39', 'ws1', (await repo.get('resp_39', 'ws1'))!);
-  running = false;
+  stop();
   t.equal(conversation.messages.length, 40, 'the whole chain is read');
   t.ok(ticks >= 39, `the loop turned ${ticks} times during the walk of 40 turns`);
 });

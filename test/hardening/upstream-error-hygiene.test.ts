@@ -7,6 +7,7 @@ import t from 'tap';
 import { startInProcessGateway } from '../helpers/in-process-app.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { startHostileUpstream } from './hostile-upstream.ts';
+import { postMessages, userSays } from '../helpers/post-messages.ts';
 
 type Json = Record<string, any>;
 const upstreamKey = 'sk-upstream-secret-key-0123456789';
@@ -37,11 +38,7 @@ const relayed = (model: string): Promise<Response> =>
 
 /** Messages to an OpenAI upstream: translated. */
 const translated = (model: string): Promise<Response> =>
-  fetch(`${gw.url}/v1/messages`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' },
-    body: JSON.stringify({ model, max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }),
-  });
+  postMessages(gw.url, { model, max_tokens: 8, messages: userSays('hi') });
 
 t.test('a relayed error body that quotes the provider key has it redacted', async (t) => {
   const r = await relayed('leak');

@@ -7,3 +7,10 @@ export function caught(fn: () => unknown): unknown {
   }
   return undefined;
 }
+
+/** What `p` rejects with (undefined when it resolves), for matching an SDK's error. */
+export const rejection = (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );

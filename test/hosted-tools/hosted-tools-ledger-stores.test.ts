@@ -15,6 +15,7 @@ import { startInProcessGateway } from '../helpers/in-process-app.ts';
 import { TEST_KEY, testConfig } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { startRedis } from '../redis/redis-server.ts';
+import { usageRecordsColumnsBeforeSearches } from '../usage/old-ledger-tables.ts';
 import { ADMIN_TOKEN, usage } from '../usage/usage-helpers.ts';
 
 const [web, chat, redis] = await Promise.all([startSearchWeb(), startOpenAIChatUpstream(), startRedis()]);
@@ -27,15 +28,7 @@ t.teardown(async () => {
 function oldSqliteFile(): string {
   const path = join(mkdtempSync(join(tmpdir(), 'polygate-old-ledger-')), 'polygate.db');
   const db = new DatabaseSync(path);
-  db.exec(`CREATE TABLE usage_records (
-  ts INTEGER NOT NULL, day TEXT NOT NULL, request_id TEXT NOT NULL, key TEXT NOT NULL, workspace TEXT NOT NULL,
-  family TEXT NOT NULL, model TEXT NOT NULL, provider TEXT NOT NULL, upstream_model TEXT NOT NULL,
-  format_in TEXT NOT NULL, format_out TEXT NOT NULL, mode TEXT NOT NULL,
-  input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, reasoning_tokens INTEGER NOT NULL,
-  cache_read_tokens INTEGER NOT NULL, cache_write_tokens INTEGER NOT NULL, characters INTEGER NOT NULL,
-  audio_ms INTEGER NOT NULL, tasks INTEGER NOT NULL, cost_nano INTEGER NOT NULL, priced INTEGER NOT NULL,
-  outcome TEXT NOT NULL, status INTEGER NOT NULL, usage_source TEXT NOT NULL DEFAULT 'reported'
-)`);
+  db.exec(`CREATE TABLE usage_records (${usageRecordsColumnsBeforeSearches})`);
   const now = Date.now();
   db.prepare(
     `INSERT INTO usage_records VALUES (?, ?, 'old-1', 'test', 'ws1', 'chat', 'claude-hosted', 'oai', 'gpt-up',

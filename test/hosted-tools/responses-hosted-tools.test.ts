@@ -34,15 +34,12 @@ const script = (): void =>
     { kind: 'tool', name: 'web_search', args: '{"query":"polygate"}', id: 'call_r1' },
     { kind: 'text', text: `Polygate translates protocols, see ${pageA} for more.` },
   );
+/** The question the scripted upstream answers with a web search (the request sets store and stream). */
+const searchQuestion = { model: 'gpt-hosted', input: 'What is polygate?', tools: [{ type: 'web_search' as const }] };
 
 t.test('web_search_call items and url_citation annotations', async (t) => {
   script();
-  const r = (await client.responses.create({
-    model: 'gpt-hosted',
-    input: 'What is polygate?',
-    tools: [{ type: 'web_search' }],
-    store: false,
-  })) as unknown as Json;
+  const r = (await client.responses.create({ ...searchQuestion, store: false })) as unknown as Json;
   t.same(
     r.output.map((i: Json) => i.type),
     ['web_search_call', 'message'],
@@ -64,13 +61,7 @@ t.test('web_search_call items and url_citation annotations', async (t) => {
 
 t.test('streamed: the search call shows before its results and the answer', async (t) => {
   script();
-  const stream = await client.responses.create({
-    model: 'gpt-hosted',
-    input: 'What is polygate?',
-    tools: [{ type: 'web_search' }],
-    store: false,
-    stream: true,
-  });
+  const stream = await client.responses.create({ ...searchQuestion, store: false, stream: true });
   const types: string[] = [];
   let final: Json | undefined;
   for await (const e of stream as AsyncIterable<Json>) {
@@ -145,13 +136,7 @@ t.test("Codex CLI's own request (its stored body, model renamed) gets its search
 
 t.test('a stored response keeps its search: the next turn by previous_response_id sends it as text', async (t) => {
   script();
-  const first = await client.responses.create({
-    model: 'gpt-hosted',
-    input: 'What is polygate?',
-    tools: [{ type: 'web_search' }],
-    store: true,
-    stream: true,
-  });
+  const first = await client.responses.create({ ...searchQuestion, store: true, stream: true });
   let id = '';
   for await (const e of first as AsyncIterable<Json>) if (e.type === 'response.completed') id = e.response.id;
   t.ok(id);

@@ -2,10 +2,10 @@
 // free loopback port, scraping every second. Only its HTTP API is used, as Grafana would use it.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { freePort } from '../helpers/free-port.ts';
 
 export const prometheusBin = process.env.PROMETHEUS_BIN ?? '/usr/bin/prometheus';
 export const promtoolBin = process.env.PROMTOOL_BIN ?? '/usr/bin/promtool';
@@ -33,15 +33,6 @@ export type Prometheus = {
 export function promtool(...args: string[]): { code: number | null; output: string } {
   const r = spawnSync(promtoolBin, args, { encoding: 'utf8' });
   return { code: r.status, output: `${r.stdout ?? ''}${r.stderr ?? ''}` };
-}
-
-export async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((ok) => srv.listen(0, '127.0.0.1', ok));
-  const addr = srv.address();
-  await new Promise<void>((ok) => srv.close(() => ok()));
-  if (typeof addr !== 'object' || !addr) throw new Error('no port');
-  return addr.port;
 }
 
 /** The scrape config for one polygate, as an operator would write it (see grafana/prometheus.yml). */

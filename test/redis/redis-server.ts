@@ -1,18 +1,10 @@
 // A real redis-server for the tests (Debian package redis-server; scripts/system-deps.sh installs
 // it): started on a free loopback port without persistence, stopped when the test ends.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
+import { freePort } from '../helpers/free-port.ts';
 
 export type RedisServer = { url: string; port: number; process: ChildProcess; stop(): Promise<void> };
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
 
 export async function startRedis(): Promise<RedisServer> {
   const port = await freePort();

@@ -15,9 +15,10 @@
 // the reset.
 import Anthropic from '@anthropic-ai/sdk';
 import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import t from 'tap';
 import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
+import { listenLoopback } from '../emulators/emulator-server.ts';
 import { startInProcessGateway } from '../helpers/in-process-app.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
@@ -60,8 +61,7 @@ const edge = createServer((req, res) => {
 edge.on('connection', () => connections++);
 // Its own timer never closes a connection during the test: the reset above stands for it.
 edge.keepAliveTimeout = 60_000;
-await new Promise<void>((resolve) => edge.listen(0, '127.0.0.1', resolve));
-const edgeUrl = `http://127.0.0.1:${(edge.address() as AddressInfo).port}`;
+const { url: edgeUrl, close: closeEdge } = await listenLoopback(edge);
 
 const gw = await startInProcessGateway(
   testConfig({
@@ -71,8 +71,7 @@ const gw = await startInProcessGateway(
 );
 t.teardown(async () => {
   await gw.stop();
-  edge.closeAllConnections();
-  await new Promise<void>((resolve) => edge.close(() => resolve()));
+  await closeEdge();
   await emulator.close();
 });
 

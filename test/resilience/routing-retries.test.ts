@@ -8,6 +8,7 @@ import { refusedUrl, startFaultUpstream } from '../emulators/fault-upstream.ts';
 import { startInProcessGateway } from '../helpers/in-process-app.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { metricValue, sseEvents } from './resilience-helpers.ts';
+import { postMessages, userSays } from '../helpers/post-messages.ts';
 
 const fault = await startFaultUpstream();
 const dead = await refusedUrl();
@@ -201,11 +202,7 @@ t.test(
     t.equal(line.outcome, 'ok');
 
     fault.script({ kind: 'status', status: 500 }, { kind: 'status', status: 500 }, { kind: 'status', status: 503 });
-    const res = await fetch(`${gw.url}/v1/messages`, {
-      method: 'POST',
-      headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'retry', max_tokens: 16, messages: [{ role: 'user', content: 'doomed' }] }),
-    });
+    const res = await postMessages(gw.url, { model: 'retry', max_tokens: 16, messages: userSays('doomed') });
     t.equal(res.status, 503, "the last attempt's failure is the answer");
     t.equal(((await res.json()) as { error: { type: string } }).error.type, 'overloaded_error');
     const failed = await waitForLog(res.headers.get('x-request-id'));
@@ -220,15 +217,11 @@ t.test(
 
 t.test('no retry once bytes reached the client: the failure is sent inside the stream', async (t) => {
   fault.script({ kind: 'cut', afterChunks: 3 });
-  const res = await fetch(`${gw.url}/v1/messages`, {
-    method: 'POST',
-    headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-    body: JSON.stringify({
-      model: 'retry-then-fallback',
-      max_tokens: 16,
-      stream: true,
-      messages: [{ role: 'user', content: 'one two three four' }],
-    }),
+  const res = await postMessages(gw.url, {
+    model: 'retry-then-fallback',
+    max_tokens: 16,
+    stream: true,
+    messages: userSays('one two three four'),
   });
   t.equal(res.status, 200);
   const events = sseEvents(await res.text());

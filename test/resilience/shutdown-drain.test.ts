@@ -1,7 +1,7 @@
 // Graceful shutdown: on SIGTERM polygate stops accepting connections, lets a stream in flight run
 // to its end, then exits 0; past shutdown_deadline_ms what is left is cut and it exits all the same.
 import { request } from 'node:http';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { startFaultUpstream } from '../emulators/fault-upstream.ts';
 import { startGateway, testConfig, TEST_KEY, type Gateway } from '../helpers/start-gateway.ts';
 import { sseEvents, waitUntil } from './resilience-helpers.ts';
@@ -43,15 +43,21 @@ const exited = (gw: Gateway): Promise<number | null> =>
     gw.process.exitCode !== null ? resolve(gw.process.exitCode) : gw.process.once('exit', resolve),
   );
 
-t.test('SIGTERM drains an open stream to its end, refuses new connections, exits 0', async (t) => {
-  const gw = await startGateway(config(30_000));
+/** A gateway with `deadlineMs` to drain, a stream open on it that the upstream holds after two chunks, then SIGTERM. */
+async function sigtermDuringStream(t: Test, deadlineMs: number, text: string) {
+  const gw = await startGateway(config(deadlineMs));
   fault.reset();
-  fault.script({ kind: 'ok', text: 'one two three four five', pauseAfterChunks: 2 });
+  fault.script({ kind: 'ok', text, pauseAfterChunks: 2 });
   const s = openStream(gw);
   t.equal(await s.status, 200);
   await fault.waitForRequests(1);
   const exit = exited(gw);
   gw.process.kill('SIGTERM');
+  return { gw, s, exit };
+}
+
+t.test('SIGTERM drains an open stream to its end, refuses new connections, exits 0', async (t) => {
+  const { gw, s, exit } = await sigtermDuringStream(t, 30_000, 'one two three four five');
   await waitUntil('the gateway to stop accepting connections', async () =>
     fetch(`${gw.url}/healthz`).then(
       () => undefined,
@@ -73,14 +79,7 @@ t.test('SIGTERM drains an open stream to its end, refuses new connections, exits
 });
 
 t.test('past shutdown_deadline_ms the rest is cut and polygate exits 0', async (t) => {
-  const gw = await startGateway(config(200));
-  fault.reset();
-  fault.script({ kind: 'ok', text: 'never finished here', pauseAfterChunks: 2 });
-  const s = openStream(gw);
-  t.equal(await s.status, 200);
-  await fault.waitForRequests(1);
-  const exit = exited(gw);
-  gw.process.kill('SIGTERM');
+  const { gw, s, exit } = await sigtermDuringStream(t, 200, 'never finished here');
   t.equal(await exit, 0);
   await gw.matchLog(t, /shutdown deadline reached/);
   await s.body;

@@ -238,19 +238,16 @@ t.test(
       })
     ).json()) as { id: string };
     const ws = connectWs(gw);
+    /** The turn after `previousId`, unstored, carrying a field polygate does not know. */
+    const nextTurn = async (previousId: string, input: string) =>
+      finalResponse(
+        await wsTurn(
+          ws,
+          create({ model: 'm', store: false, previous_response_id: previousId, input, future_field: futureField }),
+        ),
+      );
     const before = await responsesWarnings(gw);
-    const r2 = finalResponse(
-      await wsTurn(
-        ws,
-        create({
-          model: 'm',
-          store: false,
-          previous_response_id: stored.id,
-          input: 'next question',
-          future_field: futureField,
-        }),
-      ),
-    );
+    const r2 = await nextTurn(stored.id, 'next question');
     t.equal(r2.status, 'completed');
     const sent = bodyOf(up.resp.requests[1]);
     t.equal(sent.future_field, undefined, 'translated: the unknown field is not sent');
@@ -261,18 +258,7 @@ t.test(
     const prepared = finalResponse(
       await wsTurn(ws, create({ model: 'm', store: false, generate: false, input: 'prepared context' })),
     );
-    const r3 = finalResponse(
-      await wsTurn(
-        ws,
-        create({
-          model: 'm',
-          store: false,
-          previous_response_id: prepared.id,
-          input: 'the real question',
-          future_field: futureField,
-        }),
-      ),
-    );
+    const r3 = await nextTurn(prepared.id, 'the real question');
     t.equal(r3.status, 'completed');
     const relayed = bodyOf(up.resp.requests[2]);
     t.same(relayed.future_field, futureField, 'relayed');

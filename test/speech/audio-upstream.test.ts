@@ -13,6 +13,7 @@ import {
   speechFixture,
   startOpenAIAudioUpstream,
 } from '../emulators/openai-audio-upstream.ts';
+import { speakWav, speechFormats, transcribeEachFormat } from '../helpers/openai-audio.ts';
 import { metricValue } from './speech-test-helpers.ts';
 
 const up = await startOpenAIAudioUpstream();
@@ -45,14 +46,7 @@ const tone = readFileSync(join(fixtureDir, 'tone-0.3s.wav'));
 const last = () => up.requests.at(-1)!;
 
 t.test('speech: every format relayed byte for byte with the upstream’s content type', async (t) => {
-  for (const [format, type] of [
-    ['mp3', 'audio/mpeg'],
-    ['opus', 'audio/opus'],
-    ['aac', 'audio/aac'],
-    ['flac', 'audio/flac'],
-    ['wav', 'audio/wav'],
-    ['pcm', 'audio/pcm'],
-  ] as const) {
+  for (const [format, type] of speechFormats) {
     const res = await client.audio.speech.create({
       model: 'tts-1',
       input: 'Hello there.',
@@ -109,33 +103,11 @@ t.test('speech fields polygate does not model still arrive', async (t) => {
 });
 
 t.test('transcriptions: every response format relayed as the upstream sent it', async (t) => {
-  const file = () => toFile(tone, 'tone.wav', { type: 'audio/wav' });
-  const json = await client.audio.transcriptions.create({ model: 'whisper-1', file: await file() });
+  const { json, text, srt, vtt, verbose } = await transcribeEachFormat(client, tone, ['word']);
   t.same(json, { text: defaultTranscript, usage: { type: 'duration', seconds: 3 } });
-  const text = await client.audio.transcriptions.create({
-    model: 'whisper-1',
-    file: await file(),
-    response_format: 'text',
-  });
   t.equal(text, `${defaultTranscript}\n`);
-  const srt = await client.audio.transcriptions.create({
-    model: 'whisper-1',
-    file: await file(),
-    response_format: 'srt',
-  });
   t.equal(srt, `1\n00:00:00,000 --> 00:00:02,500\n${defaultTranscript}\n\n`);
-  const vtt = await client.audio.transcriptions.create({
-    model: 'whisper-1',
-    file: await file(),
-    response_format: 'vtt',
-  });
   t.equal(vtt, `WEBVTT\n\n00:00:00.000 --> 00:00:02.500\n${defaultTranscript}\n\n`);
-  const verbose = await client.audio.transcriptions.create({
-    model: 'whisper-1',
-    file: await file(),
-    response_format: 'verbose_json',
-    timestamp_granularities: ['word'],
-  });
   t.equal(verbose.words?.length, 9);
   t.equal(verbose.segments, undefined);
 
@@ -241,12 +213,7 @@ t.test('an upstream that refuses the gateway’s key is a 502, the key never sho
 });
 
 t.test('an unreachable first route falls back to the next', async (t) => {
-  const res = await client.audio.speech.create({
-    model: 'tts-fallback',
-    input: 'Hi.',
-    voice: 'alloy',
-    response_format: 'wav',
-  });
+  const res = await speakWav(client, 'tts-fallback', 'Hi.');
   t.equal(res.headers.get('x-polygate-route'), 'oa/tts-1');
   t.same(Buffer.from(await res.arrayBuffer()), speechFixture('wav'));
 });

@@ -5,20 +5,12 @@ import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import t, { type Test } from 'tap';
 import { startInProcessGateway } from '../helpers/in-process-app.ts';
-import { OTHER_KEY, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { OTHER_KEY, TEST_KEY } from '../helpers/start-gateway.ts';
 import { fixtureDir } from '../emulators/openai-audio-upstream.ts';
+import { localSpeechConfig } from './speech-test-helpers.ts';
 
 const uploadLimit = 64 * 1024;
-const gw = await startInProcessGateway(
-  testConfig({
-    providers: { speech: { type: 'local-speech' } },
-    models: {
-      'tts-1': { routes: [{ provider: 'speech', model: 'espeak' }] },
-      'whisper-1': { routes: [{ provider: 'speech', model: 'pocketsphinx' }] },
-    },
-    limits: { max_upload_bytes: uploadLimit },
-  }),
-);
+const gw = await startInProcessGateway(localSpeechConfig({ limits: { max_upload_bytes: uploadLimit } }));
 t.teardown(() => gw.stop());
 
 type ErrorBody = { error: { message: string; type: string; param: string | null; code: string | null } };

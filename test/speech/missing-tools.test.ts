@@ -4,20 +4,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import t from 'tap';
-import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { startGateway, TEST_KEY } from '../helpers/start-gateway.ts';
 import { fixtureDir } from '../emulators/openai-audio-upstream.ts';
+import { localSpeechConfig } from './speech-test-helpers.ts';
 
 // An empty PATH: none of the system tools can be found (node itself is started by absolute path).
-const gw = await startGateway(
-  testConfig({
-    providers: { speech: { type: 'local-speech' } },
-    models: {
-      'tts-1': { routes: [{ provider: 'speech', model: 'espeak' }] },
-      'whisper-1': { routes: [{ provider: 'speech', model: 'pocketsphinx' }] },
-    },
-  }),
-  { PATH: '/nonexistent' },
-);
+const gw = await startGateway(localSpeechConfig(), { PATH: '/nonexistent' });
 t.teardown(() => gw.stop());
 const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: TEST_KEY, maxRetries: 0 });
 

@@ -8,6 +8,7 @@ import OpenAI, { toFile } from 'openai';
 import t from 'tap';
 import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { fixtureDir, speechFixture, startOpenAIAudioUpstream } from '../emulators/openai-audio-upstream.ts';
+import { speakWav } from '../helpers/openai-audio.ts';
 
 const first = await startOpenAIAudioUpstream();
 const second = await startOpenAIAudioUpstream();
@@ -57,12 +58,7 @@ const reset = (): void => {
 t.test('speech falls back to the next route on an upstream 429', async (t) => {
   reset();
   first.script({ kind: 'error', status: 429, type: 'requests', message: 'Rate limit reached', retryAfter: 30 });
-  const res = await client.audio.speech.create({
-    model: 'tts-fb',
-    input: 'Hello.',
-    voice: 'alloy',
-    response_format: 'wav',
-  });
+  const res = await speakWav(client, 'tts-fb', 'Hello.');
   t.equal(res.headers.get('x-polygate-route'), 'b/tts-b');
   t.same(Buffer.from(await res.arrayBuffer()), speechFixture('wav'));
   t.equal(first.requests.length, 1, 'the throttled route was tried once');
@@ -84,12 +80,7 @@ t.test('transcription falls back to the next route on an upstream 429', async (t
 t.test('a Retry-After within max_retry_after_ms is waited for and the route retried', async (t) => {
   reset();
   first.script({ kind: 'error', status: 429, type: 'requests', message: 'Rate limit reached', retryAfter: 1 });
-  const res = await client.audio.speech.create({
-    model: 'tts-retry',
-    input: 'Again.',
-    voice: 'alloy',
-    response_format: 'wav',
-  });
+  const res = await speakWav(client, 'tts-retry', 'Again.');
   t.same(Buffer.from(await res.arrayBuffer()), speechFixture('wav'));
   t.equal(first.requests.length, 2, 'the same route, twice');
 });
@@ -108,12 +99,7 @@ t.test('an open breaker skips the failing route on the next requests', async (t)
   reset();
   first.script({ kind: 'error', status: 503, type: 'server_error', message: 'overloaded' });
   for (let i = 0; i < 2; i++) {
-    const res = await client.audio.speech.create({
-      model: 'tts-breaker',
-      input: `Call ${i}.`,
-      voice: 'alloy',
-      response_format: 'wav',
-    });
+    const res = await speakWav(client, 'tts-breaker', `Call ${i}.`);
     t.equal(res.headers.get('x-polygate-route'), 'b/tts-b', `request ${i + 1} served by the second route`);
     await res.arrayBuffer();
   }

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, startGateway, type Gateway } from '../helpers/start-gateway.ts';
+import { repoRoot, startGateway, testConfig, type Gateway } from '../helpers/start-gateway.ts';
 
 export type Probe = { codec: string; duration: number; sampleRate: number; channels: number; format: string };
 
@@ -62,3 +62,14 @@ export async function metricValue(
   const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && want.every((w) => l.includes(w)));
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
+
+/** A test config whose speech models run on local-speech: tts-1 on espeak, whisper-1 on pocketsphinx. */
+export const localSpeechConfig = (extra: Record<string, unknown> = {}): Record<string, unknown> =>
+  testConfig({
+    providers: { speech: { type: 'local-speech' } },
+    models: {
+      'tts-1': { routes: [{ provider: 'speech', model: 'espeak' }] },
+      'whisper-1': { routes: [{ provider: 'speech', model: 'pocketsphinx' }] },
+    },
+    ...extra,
+  });

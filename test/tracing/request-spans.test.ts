@@ -41,6 +41,19 @@ const config = (content: boolean): Record<string, unknown> =>
 
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
 const clientSpan = '00f067aa0ba902b7';
+/** The Anthropic SDK calling `gw` from inside the caller's trace `traceId` (sampled unless `flags` is 00). */
+const clientInTrace = (
+  gw: { url: string },
+  traceId: string,
+  flags = '01',
+  extra: Record<string, string> = {},
+): Anthropic =>
+  new Anthropic({
+    baseURL: gw.url,
+    apiKey: TEST_KEY,
+    maxRetries: 0,
+    defaultHeaders: { traceparent: `00-${traceId}-${clientSpan}-${flags}`, ...extra },
+  });
 const SECRET = 'the-secret-word-is-marmalade';
 
 const childrenOf = (spans: ReceivedSpan[], parent: ReceivedSpan): ReceivedSpan[] =>
@@ -51,12 +64,7 @@ t.test('a translated stream with a fallback: span tree, GenAI attributes, tracep
   t.teardown(() => gw.stop());
   fault.reset();
   fault.script({ kind: 'status', status: 500, message: 'upstream broke' });
-  const client = new Anthropic({
-    baseURL: gw.url,
-    apiKey: TEST_KEY,
-    maxRetries: 0,
-    defaultHeaders: { traceparent: `00-${traceId}-${clientSpan}-01`, tracestate: 'vendor=opaque' },
-  });
+  const client = clientInTrace(gw, traceId, '01', { tracestate: 'vendor=opaque' });
   const msg = await client.messages
     .stream({
       model: 'sonnet',
@@ -153,12 +161,7 @@ t.test('with log.content the conversation is on the request span', async (t) => 
   t.teardown(() => gw.stop());
   fault.reset();
   const other = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
-  const client = new Anthropic({
-    baseURL: gw.url,
-    apiKey: TEST_KEY,
-    maxRetries: 0,
-    defaultHeaders: { traceparent: `00-${other}-${clientSpan}-01` },
-  });
+  const client = clientInTrace(gw, other);
   fault.script({ kind: 'status', status: 500 });
   await client.messages.create({ model: 'sonnet', max_tokens: 16, messages: [{ role: 'user', content: SECRET }] });
   const root = await waitFor('the request span', async () =>
@@ -192,12 +195,7 @@ t.test('an unsampled trace records no span but still reaches the upstream, not s
   fault.reset();
   fault.script({ kind: 'status', status: 500 });
   const unsampled = 'c0ffee00c0ffee00c0ffee00c0ffee00';
-  const client = new Anthropic({
-    baseURL: gw.url,
-    apiKey: TEST_KEY,
-    maxRetries: 0,
-    defaultHeaders: { traceparent: `00-${unsampled}-${clientSpan}-00` },
-  });
+  const client = clientInTrace(gw, unsampled, '00');
   await client.messages.create({ model: 'sonnet', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
   t.match(
     String(chat.requests.at(-1)!.headers.traceparent),
@@ -217,12 +215,7 @@ t.test('spans still queued are exported on SIGTERM', async (t) => {
   });
   fault.reset();
   const drained = 'd0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0';
-  const client = new Anthropic({
-    baseURL: gw.url,
-    apiKey: TEST_KEY,
-    maxRetries: 0,
-    defaultHeaders: { traceparent: `00-${drained}-${clientSpan}-01` },
-  });
+  const client = clientInTrace(gw, drained);
   fault.script({ kind: 'status', status: 500 });
   await client.messages.create({ model: 'sonnet', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
   t.equal(receiver.spans.filter((s) => s.traceId === drained).length, 0, 'nothing exported before the drain');

@@ -139,6 +139,18 @@ function billedAsReported(t: Test, row: Row): void {
 
 const user = [{ role: 'user' as const, content: prompt }];
 
+/** Sends a request the upstream holds and leaves once the upstream has it; returns when the gateway at `url` has seen the client go. */
+async function leaveHeldCall(t: Test, send: (signal: AbortSignal) => Promise<unknown>, url = gw.url): Promise<void> {
+  fault.reset();
+  fault.script({ kind: 'ok', text: longText, inputTokens: 1000, pauseAfterChunks: 0 });
+  const ac = new AbortController();
+  const sent = send(ac.signal);
+  await fault.waitForRequests(1);
+  ac.abort();
+  await t.rejects(sent);
+  await waitFor('the gateway to see the client go', async () => ((await inFlight(url)) === 0 ? true : undefined));
+}
+
 t.test('Messages, relayed: billed what the upstream reported after the client left', async (t) => {
   const row = await abandon(t, 'm-relay', (signal) =>
     anthropic.messages.create({ model: 'm-relay', max_tokens: 256, messages: user }, { signal }),
@@ -265,14 +277,7 @@ t.test('Gemini, relayed: billed what the upstream reported after the client left
 t.test("a key's concurrency slot is held until the upstream call its client left has ended", async (t) => {
   // Else a client that aborts at once could keep any number of upstream calls running.
   const one = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: ONE_KEY, maxRetries: 0 });
-  fault.reset();
-  fault.script({ kind: 'ok', text: longText, inputTokens: 1000, pauseAfterChunks: 0 });
-  const ac = new AbortController();
-  const sent = one.chat.completions.create({ model: 'c-cc', messages: user }, { signal: ac.signal });
-  await fault.waitForRequests(1);
-  ac.abort();
-  await t.rejects(sent);
-  await waitFor('the gateway to see the client go', async () => ((await inFlight()) === 0 ? true : undefined));
+  await leaveHeldCall(t, (signal) => one.chat.completions.create({ model: 'c-cc', messages: user }, { signal }));
   const refused = await one.chat.completions.create({ model: 'c-cc', messages: user }).catch((e: unknown) => e);
   t.match(refused, { status: 429 }, 'a second request is refused while the first one runs upstream');
   t.equal(fault.requests.length, 1, 'and made no upstream call');
@@ -301,17 +306,10 @@ t.test(
     });
     const draining = await startGateway(config);
     const client = new OpenAI({ baseURL: `${draining.url}/v1`, apiKey: TEST_KEY, maxRetries: 0 });
-    fault.reset();
-    fault.script({ kind: 'ok', text: longText, inputTokens: 1000, pauseAfterChunks: 0 });
-    const ac = new AbortController();
-    const sent = client.chat.completions.create({ model: 'c-drain', messages: user }, { signal: ac.signal });
-    await fault.waitForRequests(1);
-    ac.abort();
-    await t.rejects(sent);
+    const send = (signal: AbortSignal) =>
+      client.chat.completions.create({ model: 'c-drain', messages: user }, { signal });
+    await leaveHeldCall(t, send, draining.url);
     // The gateway has seen the client go: only the upstream call keeps the request alive.
-    await waitFor('the gateway to see the client go', async () =>
-      (await inFlight(draining.url)) === 0 ? true : undefined,
-    );
     const exit = new Promise<number | null>((resolve) => draining.process.once('exit', resolve));
     draining.process.kill('SIGTERM');
     await draining.matchLog(t, /draining requests in flight/, 'the drain began');

@@ -6,7 +6,6 @@
 // now over its budget, is refused by both.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import OpenAI from 'openai';
 import { Redis } from 'ioredis';
@@ -14,16 +13,10 @@ import t from 'tap';
 import { startGateway, testConfig, type Gateway } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { ADMIN_TOKEN, usage } from './usage-helpers.ts';
+import { freePort } from '../helpers/free-port.ts';
+import { rejection } from '../helpers/caught.ts';
 
 const KEY = 'sk-budget-outage-0001';
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
 
 /** A redis-server that keeps its data in `dir` (append-only file), so it can be stopped and started again. */
 async function redisOn(port: number, dir: string): Promise<ChildProcess> {
@@ -107,12 +100,9 @@ t.test('a Redis outage: bounded, closed or open by config, and the spend kept ac
   // A Redis that hangs (stopped, not gone): no reply ever comes, and only the bounded wait answers.
   redis.kill('SIGSTOP');
   const hung = new OpenAI({ baseURL: `${closed.url}/v1`, apiKey: KEY, maxRetries: 0 });
-  const err = await hung.chat.completions
-    .create({ model: 'echo', messages: [{ role: 'user', content: 'one more please' }] })
-    .then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+  const err = await rejection(
+    hung.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'one more please' }] }),
+  );
   t.match(err, { status: 503 }, 'closed: refused while Redis does not answer');
   t.match((err as Error).message, /did not answer in time/, 'by the bounded wait (usage.store_wait_ms)');
   t.equal(await chat(open), 200, 'open: served while Redis does not answer');

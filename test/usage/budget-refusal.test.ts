@@ -9,6 +9,8 @@ import t from 'tap';
 import { startInProcessGateway } from '../helpers/in-process-app.ts';
 import { testConfig } from '../helpers/start-gateway.ts';
 import { metricValue } from '../resilience/resilience-helpers.ts';
+import { postMessages, userSays } from '../helpers/post-messages.ts';
+import { rejection } from '../helpers/caught.ts';
 
 const KEY = 'sk-budget-refusal-0001';
 const gw = await startInProcessGateway(
@@ -34,11 +36,7 @@ t.before(async () => {
 
 t.test('the raw answer: 429, x-should-retry false, no Retry-After, the reset time in the body', async (t) => {
   const before = await refusals();
-  const res = await fetch(`${gw.url}/v1/messages`, {
-    method: 'POST',
-    headers: { 'x-api-key': KEY, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
-    body: JSON.stringify({ model: 'echo', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
-  });
+  const res = await postMessages(gw.url, { model: 'echo', max_tokens: 10, messages: userSays('hi') }, { key: KEY });
   t.equal(res.status, 429);
   t.equal(res.headers.get('x-should-retry'), 'false');
   t.equal(res.headers.get('retry-after'), null);
@@ -55,12 +53,9 @@ t.test('the raw answer: 429, x-should-retry false, no Retry-After, the reset tim
 t.test('Anthropic SDK, default retries: RateLimitError after one request', async (t) => {
   const before = await refusals();
   const client = new Anthropic({ baseURL: gw.url, apiKey: KEY });
-  const err = await client.messages
-    .create({ model: 'echo', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
-    .then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+  const err = await rejection(
+    client.messages.create({ model: 'echo', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+  );
   t.ok(err instanceof Anthropic.RateLimitError, 'the SDK raises its rate-limit error');
   t.match((err as Error).message, /resets at/);
   t.equal((await refusals()) - before, 1, 'the gateway received the request once: the SDK did not retry');
@@ -69,9 +64,8 @@ t.test('Anthropic SDK, default retries: RateLimitError after one request', async
 t.test('OpenAI SDK, default retries: RateLimitError after one request', async (t) => {
   const before = await refusals();
   const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY });
-  const err = await client.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'hi' }] }).then(
-    () => undefined,
-    (e: unknown) => e,
+  const err = await rejection(
+    client.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'hi' }] }),
   );
   t.ok(err instanceof OpenAI.RateLimitError, 'the SDK raises its rate-limit error');
   t.match((err as Error).message, /resets at/);
@@ -81,10 +75,7 @@ t.test('OpenAI SDK, default retries: RateLimitError after one request', async (t
 t.test('Google GenAI SDK: RESOURCE_EXHAUSTED after one request', async (t) => {
   const before = await refusals();
   const ai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: gw.url } });
-  const err = await ai.models.generateContent({ model: 'echo', contents: 'hi' }).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
+  const err = await rejection(ai.models.generateContent({ model: 'echo', contents: 'hi' }));
   t.match(err, { status: 429 });
   t.match((err as Error).message, /resets at/);
   t.equal((await refusals()) - before, 1);

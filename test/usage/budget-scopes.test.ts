@@ -61,6 +61,21 @@ function config(hook: Hook, storage: Record<string, unknown> = { driver: 'memory
   return c;
 }
 
+/** A webhook receiver and a gateway on the config `build` makes for it, both stopped when `t` ends. */
+async function gatewayWithHook(
+  t: Test,
+  build: (hook: Hook) => Record<string, unknown> = config,
+  start: (config: Record<string, unknown>) => Promise<RunningGateway> = startInProcessGateway,
+): Promise<{ hook: Hook; gw: RunningGateway }> {
+  const hook = await receiver();
+  const gw = await start(build(hook));
+  t.teardown(async () => {
+    await gw.stop();
+    await hook.close();
+  });
+  return { hook, gw };
+}
+
 const client = (gw: RunningGateway, apiKey: string): OpenAI => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey });
 const ask = (gw: RunningGateway, apiKey: string, model = 'echo', content = 'hello budget') =>
   client(gw, apiKey).chat.completions.create({ model, messages: [{ role: 'user', content }] });
@@ -69,12 +84,7 @@ const ask = (gw: RunningGateway, apiKey: string, model = 'echo', content = 'hell
 const long = 'lorem ipsum '.repeat(35);
 
 t.test('a workspace budget refuses every key of the workspace, and only those', async (t) => {
-  const hook = await receiver();
-  const gw = await startInProcessGateway(config(hook));
-  t.teardown(async () => {
-    await gw.stop();
-    await hook.close();
-  });
+  const { gw } = await gatewayWithHook(t);
   await ask(gw, TEST_KEY);
   // The SDK's default retries are on: x-should-retry: false keeps it to one request.
   const refused = await ask(gw, THIRD_KEY, 'echo', 'my teammate used it up').catch((e: unknown) => e);
@@ -100,14 +110,11 @@ t.test('a workspace budget refuses every key of the workspace, and only those', 
 });
 
 t.test('a provider over its budget is skipped for the next route; with none left, 429 naming it', async (t) => {
-  const hook = await receiver();
-  // No workspace budget here: the provider's is the one that decides.
-  const c = config(hook);
-  (c.usage as Record<string, unknown>).workspace_budgets = {};
-  const gw = await startInProcessGateway(c);
-  t.teardown(async () => {
-    await gw.stop();
-    await hook.close();
+  const { gw } = await gatewayWithHook(t, (hook) => {
+    // No workspace budget here: the provider's is the one that decides.
+    const c = config(hook);
+    (c.usage as Record<string, unknown>).workspace_budgets = {};
+    return c;
   });
   const first = await client(gw, TEST_KEY)
     .chat.completions.create({ model: 'both', messages: [{ role: 'user', content: 'one' }] })
@@ -160,12 +167,7 @@ const admin = (gw: RunningGateway, query = ''): Promise<Response> =>
   fetch(`${gw.url}/admin/budgets${query}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
 
 t.test('GET /admin/budgets: every scope, one row per limit, pages, and bad parameters named', async (t) => {
-  const hook = await receiver();
-  const gw = await startInProcessGateway(config(hook));
-  t.teardown(async () => {
-    await gw.stop();
-    await hook.close();
-  });
+  const { gw } = await gatewayWithHook(t);
   await ask(gw, TEST_KEY, 'both');
   const res = await admin(gw);
   t.equal(res.status, 200);
@@ -240,12 +242,7 @@ function checkDelivery(t: Test, got: Hook['got'][number]): Record<string, unknow
 }
 
 t.test('a soft limit sends one signed webhook per window', async (t) => {
-  const hook = await receiver();
-  const gw = await startInProcessGateway(softConfig(hook));
-  t.teardown(async () => {
-    await gw.stop();
-    await hook.close();
-  });
+  const { hook, gw } = await gatewayWithHook(t, softConfig);
   // Each request is some 200 tokens: the first crosses 100, and every later one is checked past it.
   for (let i = 0; i < 6; i++) await ask(gw, i % 2 ? TEST_KEY : THIRD_KEY, 'echo', long);
   await waitFor('the webhook', async () => (hook.got.length > 0 ? true : undefined));
@@ -286,16 +283,17 @@ t.test('two instances on one Redis: the soft-limit webhook is sent once between 
 });
 
 t.test('the webhook goes through the SSRF guard: a loopback receiver is refused unless allowed', async (t) => {
-  const hook = await receiver();
-  const c = softConfig(hook);
-  c.outbound = { allow_private_addresses: false };
   // Spawned: served in-process after the other tests, its refusal was never counted (not yet
   // understood; the outbound agents are the process's own, src/infra/outbound/ssrf-guard.ts).
-  const gw = await startGateway(c);
-  t.teardown(async () => {
-    await gw.stop();
-    await hook.close();
-  });
+  const { hook, gw } = await gatewayWithHook(
+    t,
+    (hook) => {
+      const c = softConfig(hook);
+      c.outbound = { allow_private_addresses: false };
+      return c;
+    },
+    startGateway,
+  );
   for (let i = 0; i < 3; i++) await ask(gw, TEST_KEY, 'echo', long);
   await waitFor('the refusal', async () =>
     (await metricValue(gw, 'polygate_budget_webhooks_total', { outcome: 'refused' })) === 1 ? true : undefined,

@@ -12,6 +12,7 @@ import type { UsageRecord } from '../../src/services/usage/usage-record.ts';
 import { windowsOf } from '../../src/services/usage/budget-periods.ts';
 import { zeroSpent } from '../../src/services/usage/ledger-store.ts';
 import { sampleRecord } from './sample-record.ts';
+import { onEveryLoopTurn } from '../helpers/loop-turns.ts';
 
 const records = 2_000;
 const opts = { flushIntervalMs: 3_600_000, batchSize: 10_000, retentionDays: 90 };
@@ -34,16 +35,12 @@ t.test(
     const all = { costNano: records * 330, tokens: records * 30 };
     let turns = 0;
     const seen: unknown[] = [];
-    let done = false;
-    const tick = (): void => {
-      if (done) return;
+    const stop = onEveryLoopTurn(() => {
       turns++;
       seen.push(structuredClone(ledger.spentNow('k')));
-      setImmediate(tick);
-    };
-    setImmediate(tick);
+    });
     t.equal(await ledger.flush(), true);
-    done = true;
+    stop();
     t.ok(turns >= 2, `other callbacks ran during the flush (${turns} turns of the event loop)`);
     t.ok(
       seen.every((s) => JSON.stringify(s) === JSON.stringify(every(all))),

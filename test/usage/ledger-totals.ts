@@ -62,21 +62,15 @@ export async function checkTotals(t: Test, gw: Gateway): Promise<void> {
       : undefined;
   });
 
-  const chat = rows.get('chat-a')!;
-  t.match(chat, { requests: 2, input_tokens: chatUsage.input, output_tokens: chatUsage.output, unpriced: 0 });
-  t.equal(
-    chat.cost_nano,
-    tokenNano(chatUsage.input, prices.chat.input) + tokenNano(chatUsage.output, prices.chat.output),
-    'chat: the client-facing price',
-  );
-
-  const cl = rows.get('claude-b')!;
-  t.match(cl, { requests: 2, input_tokens: claude.input, output_tokens: claude.output, unpriced: 0 });
-  t.equal(
-    cl.cost_nano,
-    tokenNano(claude.input, prices.anthropicRoute.input) + tokenNano(claude.output, prices.anthropicRoute.output),
-    'the provider model price',
-  );
+  // The token-priced models: chat by its client-facing name, claude by the provider's upstream model.
+  for (const [model, used, price, what] of [
+    ['chat-a', chatUsage, prices.chat, 'chat: the client-facing price'],
+    ['claude-b', claude, prices.anthropicRoute, 'the provider model price'],
+  ] as const) {
+    const row = rows.get(model)!;
+    t.match(row, { requests: 2, input_tokens: used.input, output_tokens: used.output, unpriced: 0 });
+    t.equal(row.cost_nano, tokenNano(used.input, price.input) + tokenNano(used.output, price.output), what);
+  }
 
   const tts = rows.get('tts-1')!;
   t.match(tts, { characters: input.length, audio_seconds: ttsSeconds });

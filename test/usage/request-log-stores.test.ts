@@ -22,6 +22,7 @@ import {
 } from '../../src/services/usage/request-log.ts';
 import type { UsageRecord } from '../../src/services/usage/usage-record.ts';
 import { startRedis } from '../redis/redis-server.ts';
+import { usageRecordsColumnsBeforeSearches, usageRecordsSearchColumns } from './old-ledger-tables.ts';
 import { sampleRecord } from './sample-record.ts';
 
 const redis = await startRedis();
@@ -172,15 +173,7 @@ t.test('sqlite: a file of an older polygate gets the columns, and its rows read'
   const path = tmp();
   const db = new DatabaseSync(path);
   // The usage_records table as polygate created it before the request log (#25).
-  db.exec(`CREATE TABLE usage_records (
-    ts INTEGER NOT NULL, day TEXT NOT NULL, request_id TEXT NOT NULL, key TEXT NOT NULL, workspace TEXT NOT NULL,
-    family TEXT NOT NULL, model TEXT NOT NULL, provider TEXT NOT NULL, upstream_model TEXT NOT NULL,
-    format_in TEXT NOT NULL, format_out TEXT NOT NULL, mode TEXT NOT NULL,
-    input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, reasoning_tokens INTEGER NOT NULL,
-    cache_read_tokens INTEGER NOT NULL, cache_write_tokens INTEGER NOT NULL, characters INTEGER NOT NULL,
-    audio_ms INTEGER NOT NULL, tasks INTEGER NOT NULL, cost_nano INTEGER NOT NULL, priced INTEGER NOT NULL,
-    outcome TEXT NOT NULL, status INTEGER NOT NULL, usage_source TEXT NOT NULL DEFAULT 'reported',
-    web_search_requests INTEGER NOT NULL DEFAULT 0, web_fetch_requests INTEGER NOT NULL DEFAULT 0)`);
+  db.exec(`CREATE TABLE usage_records (${usageRecordsColumnsBeforeSearches}, ${usageRecordsSearchColumns})`);
   db.prepare(
     `INSERT INTO usage_records VALUES (?, ?, 'old-row', 'k', 'ws', 'chat', 'm', 'p', 'u', 'openai-chat', 'openai-chat',
      'passthrough', 1, 2, 0, 0, 0, 0, 1500, 0, 330, 1, 'ok', 200, 'reported', 0, 0)`,
