@@ -1,9 +1,9 @@
 // `node bench/gc-per-request.ts [CHECKOUT]`: garbage collections per 1,000 non-streamed requests and
 // the GC's own pause time per request, per path (polygate under `--trace-gc`, a fixed number of
-// requests on 4 keep-alive connections after a warm-up). Counts, not wall-clock rates: the figure
+// requests on GC_CONNECTIONS keep-alive connections after a warm-up). Counts, not wall-clock rates: the figure
 // is steady on a busy machine. Why: the relay's profile spent twice translation's share in the GC
 // while allocating fewer bytes per request (issue #28).
-//   GC_REQUESTS (5000)  GC_WARMUP (2000)
+//   GC_REQUESTS (5000)  GC_WARMUP (2000)  GC_CONNECTIONS (4)
 import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
 import { benchPaths, polygateConfig } from './paths.ts';
@@ -13,6 +13,7 @@ import { polygateTarget } from './targets.ts';
 const dir = process.argv[2];
 const N = Number(process.env.GC_REQUESTS ?? 5000);
 const warm = Number(process.env.GC_WARMUP ?? 2000);
+const connections = Number(process.env.GC_CONNECTIONS ?? 4);
 pinSelf(LOAD_CORE);
 const mock = await startMockProcess({ chunks: 20, intervalMs: 0 });
 const gw = await startPolygate(polygateConfig(mock.url), {
@@ -35,7 +36,7 @@ try {
       benchPaths.find((p) => p.name === name)!,
       gw.url,
     );
-    const pool = new Pool(t.baseUrl, { connections: 4 });
+    const pool = new Pool(t.baseUrl, { connections });
     const req = t.request(false);
     const run = async (n: number): Promise<void> => {
       let left = n;
@@ -45,7 +46,7 @@ try {
           await r.body.text();
         }
       };
-      await Promise.all([worker(), worker(), worker(), worker()]);
+      await Promise.all(Array.from({ length: connections }, worker));
     };
     await run(warm);
     const from = process.env.GC_ALL ? 0 : lines().length;
