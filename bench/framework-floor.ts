@@ -5,15 +5,27 @@
 // serialized again; a stream is relayed as its bytes arrive. polygate cannot cost less than this
 // on the same requests; the bare hop (floor-proxy.ts) is the floor of Node's HTTP stack alone.
 //
-//   node bench/framework-floor.ts --port P --target http://127.0.0.1:MOCKPORT
+//
+// `--client http-proxy`: the non-streamed upstream call goes through http-proxy and a keep-alive
+// node:http Agent instead, as polygate's same-format relay does (the design card's relay package):
+// what that client costs beside undici, with nothing else of polygate's (issue #28, bench/json-cpu.ts).
+//
+//   node bench/framework-floor.ts --port P --target http://127.0.0.1:MOCKPORT [--client http-proxy]
 import Router from '@koa/router';
+import httpProxy from 'http-proxy';
 import Koa from 'koa';
 import { koaBody } from 'koa-body';
+import { Agent, type IncomingMessage } from 'node:http';
+import { parse as parseUrl } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 
 const { values } = parseArgs({
-  options: { port: { type: 'string', default: process.env.PORT ?? '0' }, target: { type: 'string' } },
+  options: {
+    port: { type: 'string', default: process.env.PORT ?? '0' },
+    target: { type: 'string' },
+    client: { type: 'string', default: 'undici' },
+  },
 });
 if (!values.target) throw new Error('--target is required');
 const origin = new URL(values.target).origin;
@@ -32,6 +44,7 @@ const relay: Koa.Middleware = async (ctx) => {
     const v = ctx.get(h);
     if (v) headers[h] = v;
   }
+  if (!stream && values.client === 'http-proxy') return viaHttpProxy(ctx, body, headers);
   const up = await pools.get(origin)!.request({ method: 'POST', path: ctx.url, headers, body });
   ctx.status = up.statusCode;
   if (stream) {
@@ -42,6 +55,57 @@ const relay: Koa.Middleware = async (ctx) => {
     ctx.body = JSON.stringify(JSON.parse(await up.body.text()));
   }
 };
+
+const proxy = httpProxy.createProxyServer({
+  selfHandleResponse: true,
+  changeOrigin: true,
+  ignorePath: true,
+  toProxy: true,
+});
+const agent = new Agent({ keepAlive: true, maxSockets: 4096, scheduling: 'lifo', timeout: 4_000 });
+const targets = new Map<string, ReturnType<typeof parseUrl>>();
+/** Each request's answer handler, on the client's request (as polygate's relay hooks it). */
+const kAnswer = Symbol('answer');
+type Hooked = IncomingMessage & { [kAnswer]?: { answer: (proxyRes: IncomingMessage) => void } };
+proxy.on('proxyRes', (proxyRes, req: Hooked) => req[kAnswer]?.answer(proxyRes));
+
+/** The answer read whole, parsed and serialized again, as the undici branch does. */
+function viaHttpProxy(ctx: Koa.Context, body: string, headers: Record<string, string>): Promise<void> {
+  const payload = Buffer.from(body);
+  let target = targets.get(ctx.url);
+  if (!target) targets.set(ctx.url, (target = parseUrl(origin + ctx.url)));
+  const req: Hooked = ctx.req;
+  req.headers = {};
+  return new Promise((resolve, reject) => {
+    // An object, not the function itself: a closure stored as a property kept each request alive
+    // through young-generation GCs (bench/RESULTS.md, "Session 9").
+    req[kAnswer] = {
+      answer: (proxyRes) => {
+        req[kAnswer] = undefined;
+        const chunks: Buffer[] = [];
+        proxyRes.on('data', (c: Buffer) => chunks.push(c));
+        proxyRes.on('end', () => {
+          ctx.status = proxyRes.statusCode ?? 502;
+          ctx.type = 'application/json';
+          ctx.body = JSON.stringify(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+          resolve();
+        });
+      },
+    };
+    const buffer = { pipe: (to: NodeJS.WritableStream) => (to.end(payload), to) };
+    proxy.web(
+      req,
+      ctx.res,
+      {
+        target,
+        agent,
+        buffer: buffer as never,
+        headers: { ...headers, 'content-length': String(payload.length) },
+      },
+      reject,
+    );
+  });
+}
 
 const router = new Router();
 router.get('/', (ctx) => void (ctx.body = 'framework floor'));

@@ -2,7 +2,8 @@
 // connections, translated vs pass-through vs the framework floor, the targets alternating every
 // round (issue #28: on a shared machine wall-clock req/s measures the scheduler; CPU per request
 // does not). JSON_CPU_ROUNDS (5), JSON_CPU_SECONDS (2), JSON_CPU_CONNECTIONS (32), JSON_CPU_ONLY (a
-// substring of the path names to measure, e.g. "translate"; the floor is always measured).
+// substring of the path names to measure, e.g. "translate"; the floor is always measured),
+// JSON_CPU_FLOOR_PROXY=1 (the floor with polygate's relay client too: http-proxy over node:http).
 import { join } from 'node:path';
 import { runAutocannon } from './load-autocannon.ts';
 import { benchPaths, polygateConfig } from './paths.ts';
@@ -56,6 +57,20 @@ if (only) entries.splice(1, entries.length, ...entries.slice(1).filter((e) => e.
 const before = beforeDir
   ? await startPolygate(polygateConfig(mock.url), { dir: beforeDir, logToFile: true })
   : undefined;
+// JSON_CPU_FLOOR_PROXY=1: the framework floor again with its upstream call made through http-proxy
+// and a node:http Agent, polygate's relay client (bench/framework-floor.ts --client http-proxy).
+const proxyFloor = process.env.JSON_CPU_FLOOR_PROXY
+  ? await startNodeProcess('framework floor (http-proxy)', join(repoRoot, 'bench/framework-floor.ts'), {
+      core: GATEWAY_CORE,
+      args: (port) => ['--port', String(port), '--target', mock.url, '--client', 'http-proxy'],
+    })
+  : undefined;
+if (proxyFloor)
+  entries.splice(1, 0, {
+    name: 'framework floor, http-proxy client · E → anthropic',
+    t: frameworkFloorTarget('messages', proxyFloor.url),
+    pid: proxyFloor.pid,
+  });
 if (before)
   for (const n of ['E → openai-chat (translate)', 'E → anthropic (pass-through)'])
     if (!only || n.includes(only))
@@ -72,7 +87,7 @@ try {
     process.stderr.write(`json-cpu: round ${r + 1}/${rounds}\n`);
   }
 } finally {
-  await Promise.all([gw.stop(), floor.stop(), mock.stop(), before?.stop()]);
+  await Promise.all([gw.stop(), floor.stop(), mock.stop(), before?.stop(), proxyFloor?.stop()]);
 }
 const floorUs = median(us.get(entries[0].name)!);
 process.stdout.write(

@@ -3,7 +3,7 @@
 // once both its response has closed and its handler has settled. A relay (or a stream) ends its
 // response before the handler has recorded the upstream's usage and outcome, which the line must
 // carry; the app's request scope (src/app/app.ts) says when each happens.
-import type { ServerResponse } from 'node:http';
+import { ServerResponse } from 'node:http';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { AccessLine } from '../infra/log/logger.ts';
@@ -131,19 +131,28 @@ const ms = (v: number | undefined): number | undefined => (v === undefined ? und
 /**
  * Notes when the first body byte of an event stream is written and counts the writes. Watching
  * the socket writes covers translated streams and pass-through relays alike, whatever the family.
+ * One shared `write` for every response, its tally on the response under a symbol: a closure per
+ * response stored as its `write` kept every request's objects alive through V8's young-generation
+ * GCs until the next full one (5 KB a request on every path, more on relays; bench/RESULTS.md, "Session 9").
  */
 export function watchEventStream(res: ServerResponse): EventStreamWatch {
   const seen: EventStreamWatch = { chunks: 0 };
-  const write = res.write as (...args: unknown[]) => boolean;
-  let isStream: boolean | undefined;
-  res.write = ((...args: unknown[]): boolean => {
-    // Headers are out before the first body write, so the content type is known by then.
-    isStream ??= String(res.getHeader('content-type') ?? '').startsWith('text/event-stream');
-    if (isStream) {
-      seen.firstByteAt ??= performance.now();
-      seen.chunks++;
-    }
-    return write.apply(res, args);
-  }) as ServerResponse['write'];
+  (res as Watched)[watchKey] = { seen, isStream: undefined };
+  res.write = countedWrite as ServerResponse['write'];
   return seen;
+}
+
+const watchKey = Symbol('polygate.eventStreamWatch');
+type Watched = ServerResponse & { [watchKey]: { seen: EventStreamWatch; isStream: boolean | undefined } };
+const plainWrite = ServerResponse.prototype.write as (...args: unknown[]) => boolean;
+
+function countedWrite(this: Watched, ...args: unknown[]): boolean {
+  const w = this[watchKey];
+  // Headers are out before the first body write, so the content type is known by then.
+  w.isStream ??= String(this.getHeader('content-type') ?? '').startsWith('text/event-stream');
+  if (w.isStream) {
+    w.seen.firstByteAt ??= performance.now();
+    w.seen.chunks++;
+  }
+  return plainWrite.apply(this, args);
 }

@@ -8,7 +8,7 @@ import { retryableStatus } from '../../infra/upstream/failure-cause.ts';
 import type { RouteTimeouts } from '../../infra/config/route-policy.ts';
 import { connectionError } from '../../infra/upstream/connection-error.ts';
 import { jsonOrText } from '../../infra/upstream/upstream-request.ts';
-import { hookRelay, type RelayProxy } from '../../infra/upstream/relay-proxy.ts';
+import { hookRelay, unhookRelay, type RelayProxy } from '../../infra/upstream/relay-proxy.ts';
 import { relayTimers, UpstreamTimeout } from './relay-timers.ts';
 import type { UpstreamSpan } from '../../infra/tracing/upstream-span.ts';
 import type { StreamMeter } from '../../services/usage/usage-meter.ts';
@@ -176,7 +176,12 @@ export async function passThrough(opts: {
     if (!clientOnlyHeaders.has(h) && !opts.credentialHeaders.has(h) && !dropped(h, named)) relayed[h] = req.headers[h];
   boundTraceContext(relayed);
   req.headers = relayed;
-  return new Promise((resolve) => {
+  return new Promise((settle) => {
+    // Every way a relay ends goes through here: its hooks leave the client's request (relay-proxy.ts).
+    const resolve = (r: PassThroughResult): void => {
+      unhookRelay(req);
+      settle(r);
+    };
     const timers = relayTimers(provider.name, opts.timeouts);
     const onResponse = (proxyRes: IncomingMessage): void => {
       timers.responded(proxyRes);

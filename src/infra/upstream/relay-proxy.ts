@@ -13,8 +13,16 @@ export type RelayHooks = {
   response: (proxyRes: IncomingMessage) => void;
 };
 
-/** Each relayed request's own hooks, which the proxy's events look up (keyed by the client's request). */
-const hooks = new WeakMap<IncomingMessage, RelayHooks>();
+/**
+ * Each relayed request's own hooks, which the proxy's events look up, on the client's request under
+ * a symbol until the relay settles (`unhookRelay`). Not in a WeakMap: the hooks' closures reach
+ * the request that keys them, and V8's young-generation GC treats a WeakMap's values as live, so
+ * every relayed request's whole object graph (its bodies, headers, the upstream request and
+ * response) survived each scavenge and was promoted: 16 KB a request, most of the relay's GC time
+ * (bench/RESULTS.md, "Session 9"; test/resilience/relay-unhooked.test.ts).
+ */
+const hooksKey = Symbol('polygate.relayHooks');
+type Hooked = IncomingMessage & { [hooksKey]?: RelayHooks };
 
 export function createRelayProxy(): RelayProxy {
   // `toProxy` only skips http-proxy's `url.parse` of the client's path per request, whose result
@@ -26,12 +34,20 @@ export function createRelayProxy(): RelayProxy {
     ignorePath: true,
     toProxy: true,
   });
-  proxy.on('proxyRes', (proxyRes, req) => hooks.get(req)?.response(proxyRes));
-  proxy.on('proxyReq', (proxyReq, req) => hooks.get(req)?.request(proxyReq));
+  proxy.on('proxyRes', (proxyRes, req: Hooked) => req[hooksKey]?.response(proxyRes));
+  proxy.on('proxyReq', (proxyReq, req: Hooked) => req[hooksKey]?.request(proxyReq));
   return proxy;
 }
 
 /** Hooks for one client request relayed through a proxy made by createRelayProxy. */
 export function hookRelay(req: IncomingMessage, h: RelayHooks): void {
-  hooks.set(req, h);
+  (req as Hooked)[hooksKey] = h;
 }
+
+/** The relay of `req` has settled: its hooks are let go (a fallback's next relay hooks its own). */
+export function unhookRelay(req: IncomingMessage): void {
+  (req as Hooked)[hooksKey] = undefined;
+}
+
+/** Whether a relay's hooks are still on `req` (tests). */
+export const relayHooked = (req: IncomingMessage): boolean => (req as Hooked)[hooksKey] !== undefined;

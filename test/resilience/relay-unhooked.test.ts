@@ -1,0 +1,85 @@
+// A relay's per-request hooks (src/infra/upstream/relay-proxy.ts) leave the client's request once
+// the relay settles, whichever way it ends: an answer, a stream, an upstream error relayed, one
+// retried on the next route, a refused connection. They were kept in a WeakMap keyed by that
+// request, and their closures reach the request itself: V8's young-generation GC treats a WeakMap's
+// values as live, so every relayed request's whole object graph survived each scavenge and was
+// promoted to the old generation (16 KB a request; bench/RESULTS.md, "Session 9").
+import Anthropic from '@anthropic-ai/sdk';
+import type { IncomingMessage } from 'node:http';
+import t from 'tap';
+import { relayHooked } from '../../src/infra/upstream/relay-proxy.ts';
+import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
+import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+
+const emulator = await startAnthropicUpstream();
+const gw = await startInProcessGateway(
+  testConfig({
+    providers: {
+      anthropic: { type: 'anthropic', base_url: emulator.url, api_key: 'sk-ant-upstream-unhooked-0001' },
+      // Nothing listens on port 9 of the loopback: the connection is refused.
+      refused: { type: 'anthropic', base_url: 'http://127.0.0.1:9', api_key: 'sk-ant-upstream-unhooked-0002' },
+    },
+    models: {
+      'claude-unhooked': { routes: [{ provider: 'anthropic', model: 'claude-unhooked-upstream' }] },
+      'claude-fallback': {
+        routes: [
+          { provider: 'anthropic', model: 'claude-unhooked-upstream' },
+          { provider: 'anthropic', model: 'claude-unhooked-second' },
+        ],
+      },
+      'claude-refused': { routes: [{ provider: 'refused', model: 'claude-refused-upstream' }] },
+    },
+  }),
+);
+t.teardown(async () => {
+  await gw.stop();
+  await emulator.close();
+});
+
+/** Every client request the relay proxy was handed, in order. */
+const relayed: IncomingMessage[] = [];
+gw.services.proxy.on('start', (req) => {
+  relayed.push(req as IncomingMessage);
+});
+
+const client = new Anthropic({ baseURL: gw.url, apiKey: TEST_KEY, maxRetries: 0 });
+const ask = (model: string) =>
+  client.messages.create({ model, max_tokens: 16, messages: [{ role: 'user', content: 'hooks' }] });
+const askStream = (model: string) =>
+  client.messages.create({ model, max_tokens: 16, stream: true, messages: [{ role: 'user', content: 'hooks' }] });
+/** The HTTP status a failed call answered with. */
+const statusOf = (p: Promise<unknown>): Promise<number | undefined> =>
+  p.then(
+    () => undefined,
+    (e: unknown) => (e as { status?: number }).status,
+  );
+
+t.test('the hooks leave the request after a JSON answer and after a stream', async (t) => {
+  relayed.length = 0;
+  const msg = await ask('claude-unhooked');
+  t.equal(msg.type, 'message', 'the relay answers');
+  const events: string[] = [];
+  for await (const ev of await askStream('claude-unhooked')) events.push(ev.type);
+  t.equal(events.at(-1), 'message_stop', 'the stream completes');
+  t.equal(relayed.length, 2, 'both went through the relay');
+  for (const req of relayed) t.notOk(relayHooked(req), 'no hooks left on the request');
+});
+
+t.test('the hooks leave the request after an upstream error, relayed or retried on the next route', async (t) => {
+  relayed.length = 0;
+  emulator.script({ kind: 'error', status: 400, message: 'bad' });
+  t.equal(await statusOf(ask('claude-unhooked')), 400, "the upstream's 400 is relayed");
+  emulator.script({ kind: 'error', status: 529 });
+  const msg = await ask('claude-fallback');
+  t.equal(msg.type, 'message', 'the second route answers after the first one overloaded');
+  t.equal(relayed.length, 3, 'three relays: the error, then two routes of one request');
+  for (const req of relayed) t.notOk(relayHooked(req), 'no hooks left on the request');
+});
+
+t.test('the hooks leave the request when the upstream refuses the connection', async (t) => {
+  relayed.length = 0;
+  t.equal(await statusOf(ask('claude-refused')), 502, 'a refused connection is a 502');
+  t.equal(relayed.length, 1, 'the relay was tried');
+  t.notOk(relayHooked(relayed[0]), 'no hooks left on the request');
+});
