@@ -1,8 +1,9 @@
 // AWS's binary event-stream framing (application/vnd.amazon.eventstream), as Bedrock streams
 // answers: each message is a length-prefixed frame with CRCs, typed headers and a payload. The
 // frames are cut from the byte stream by their length prelude and decoded (CRCs checked, headers
-// read) by @smithy/eventstream-codec, the codec the AWS SDK itself uses.
-import { EventStreamCodec } from '@smithy/eventstream-codec';
+// read) by @smithy/eventstream-codec, the codec the AWS SDK itself uses, imported at the first
+// stream read so gateways without Bedrock never load it.
+import type { EventStreamCodec } from '@smithy/eventstream-codec';
 import { GatewayError } from '../../ir/gateway-error.ts';
 
 /** One decoded message: string-valued headers (`:event-type`, `:message-type`, …) and the payload. */
@@ -10,10 +11,15 @@ export type EventStreamMessage = { headers: Record<string, string>; body: Uint8A
 
 const utf8 = new TextDecoder();
 const encoder = new TextEncoder();
-const codec = new EventStreamCodec(
-  (b) => utf8.decode(b),
-  (s) => encoder.encode(s),
-);
+let codec: Promise<EventStreamCodec> | undefined;
+const codecOf = (): Promise<EventStreamCodec> =>
+  (codec ??= import('@smithy/eventstream-codec').then(
+    (m) =>
+      new m.EventStreamCodec(
+        (b) => utf8.decode(b),
+        (s) => encoder.encode(s),
+      ),
+  ));
 
 /** The prelude's first field: the whole message's length, big-endian. */
 const totalLength = (b: Uint8Array): number => new DataView(b.buffer, b.byteOffset, 4).getUint32(0);
@@ -22,6 +28,7 @@ const minLength = 16;
 const maxLength = 16 * 1024 * 1024;
 
 export async function* readEventStream(body: AsyncIterable<Uint8Array>): AsyncIterable<EventStreamMessage> {
+  const frames = await codecOf();
   let buffered: Uint8Array = new Uint8Array(0);
   for await (const chunk of body) {
     buffered = concat(buffered, chunk);
@@ -30,14 +37,14 @@ export async function* readEventStream(body: AsyncIterable<Uint8Array>): AsyncIt
       if (length < minLength || length > maxLength)
         throw new GatewayError('upstream', `the upstream's event stream has a frame of ${length} bytes`);
       if (buffered.length < length) break;
-      yield decode(buffered.subarray(0, length));
+      yield decode(frames, buffered.subarray(0, length));
       buffered = buffered.subarray(length);
     }
   }
   if (buffered.length > 0) throw new GatewayError('upstream', "the upstream's event stream ended inside a frame");
 }
 
-function decode(frame: Uint8Array): EventStreamMessage {
+function decode(codec: EventStreamCodec, frame: Uint8Array): EventStreamMessage {
   let message;
   try {
     message = codec.decode(frame);

@@ -3,7 +3,9 @@
 // (ClientSecretCredential) when `client_secret` is set, else DefaultAzureCredential (environment,
 // workload identity, managed identity, Azure CLI…). The token is cached and fetched again before
 // it expires (five minutes ahead, or from the library's refreshAfter hint), one fetch at a time.
-import { ClientSecretCredential, DefaultAzureCredential, type TokenCredential } from '@azure/identity';
+// The library (about 300 modules, ~190 ms of CPU to load) is imported at the first fetch, so a
+// gateway without `auth: entra` never loads it (bench/RESULTS.md, "Session 9: start-up").
+import type { TokenCredential } from '@azure/identity';
 import type { ProviderConfig } from '../../infra/config/gateway-config.ts';
 
 export const cognitiveServicesScope = 'https://cognitiveservices.azure.com/.default';
@@ -11,11 +13,20 @@ export const cognitiveServicesScope = 'https://cognitiveservices.azure.com/.defa
 const refreshMarginMs = 5 * 60_000;
 
 export class EntraTokenSource {
-  readonly #credential: TokenCredential;
+  readonly #cfg: ProviderConfig;
+  #credential: TokenCredential | undefined;
   #cached: { token: string; refreshAt: number } | undefined;
   #pending: Promise<string> | undefined;
 
   constructor(cfg: ProviderConfig) {
+    this.#cfg = cfg;
+  }
+
+  /** The credential the config names, created at the first fetch (the config schema checks tenant_id's form at load). */
+  async #credentialOf(): Promise<TokenCredential> {
+    if (this.#credential) return this.#credential;
+    const cfg = this.#cfg;
+    const { ClientSecretCredential, DefaultAzureCredential } = await import('@azure/identity');
     // A private or sovereign authority: instance discovery would ask login.microsoftonline.com about it.
     const authority = cfg.authority_host ? { authorityHost: cfg.authority_host, disableInstanceDiscovery: true } : {};
     this.#credential =
@@ -28,6 +39,7 @@ export class EntraTokenSource {
               ? { managedIdentityClientId: cfg.client_id, workloadIdentityClientId: cfg.client_id }
               : {}),
           });
+    return this.#credential;
   }
 
   /** The last token fetched (to scrub it from upstream text), if any. */
@@ -43,7 +55,7 @@ export class EntraTokenSource {
   }
 
   async #fetch(): Promise<string> {
-    const t = await this.#credential.getToken(cognitiveServicesScope);
+    const t = await (await this.#credentialOf()).getToken(cognitiveServicesScope);
     if (!t) throw new Error('the credential returned no token');
     const refreshAt = Math.min(t.refreshAfterTimestamp ?? Infinity, t.expiresOnTimestamp - refreshMarginMs);
     this.#cached = { token: t.token, refreshAt };

@@ -6,7 +6,9 @@
 // text is estimated from slices taken at fixed offsets in it (see `sampled`). Slice counts are
 // memoized (src/services/tokens/slice-memo.ts): a client that resends its conversation every turn
 // has only the new text's slices tokenized.
-import { countTokens } from 'gpt-tokenizer';
+// gpt-tokenizer builds its vocabulary when loaded (~130 ms of CPU): it is required at the first
+// slice counted, as most requests' usage is the upstream's own and never estimated.
+import { createRequire } from 'node:module';
 import type { ChatRequest, Message, Part } from '../../ir/chat-request.ts';
 import { assertNever } from '../../ir/stream-event.ts';
 import { SliceMemo } from './slice-memo.ts';
@@ -30,7 +32,11 @@ const perMedia = 85;
  * throw on it by default, turning a user's message into a 500.
  */
 const plainText = { disallowedSpecial: new Set<string>() };
-const countPlain: SliceCounter = (text) => countTokens(text, plainText);
+let countTokens: (typeof import('gpt-tokenizer'))['countTokens'] | undefined;
+const countPlain: SliceCounter = (text) => {
+  countTokens ??= (createRequire(import.meta.url)('gpt-tokenizer') as typeof import('gpt-tokenizer')).countTokens;
+  return countTokens(text, plainText);
+};
 
 export function estimateTokens(request: ChatRequest, count: SliceCounter = countPlain): number {
   return estimateRequest(request, count).total;

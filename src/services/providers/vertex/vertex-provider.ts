@@ -3,8 +3,9 @@
 // `projects/{project}/locations/{region}/publishers/{google|anthropic}/models/{model}`, with an
 // OAuth access token from Google's own auth library (a service-account key file or Application
 // Default Credentials; the library caches the token and fetches a new one before it expires).
+// The library is imported at the first token fetch, so gateways without Vertex never load it.
 import type { IncomingHttpHeaders } from 'node:http';
-import { GoogleAuth } from 'google-auth-library';
+import type { GoogleAuth, GoogleAuthOptions } from 'google-auth-library';
 import type { Dispatcher } from 'undici';
 import { anthropicUpstreamCodec } from '../../../../adapters/anthropic-messages/index.ts';
 import { geminiUpstreamCodec } from '../../../../adapters/gemini/index.ts';
@@ -52,7 +53,8 @@ export class VertexProvider implements ChatProvider, EnvelopeRelay {
   readonly wireFormat = undefined;
   readonly baseUrl: string;
   readonly #models: string;
-  readonly #auth: GoogleAuth;
+  readonly #authOptions: GoogleAuthOptions;
+  #auth: Promise<GoogleAuth> | undefined;
   readonly #dispatcherFor: (connectMs: number | undefined) => Dispatcher;
   readonly #timeouts: UpstreamTimeouts;
   readonly #secrets: readonly string[];
@@ -68,10 +70,7 @@ export class VertexProvider implements ChatProvider, EnvelopeRelay {
     const region = cfg.region ?? 'global';
     this.baseUrl = (cfg.base_url ?? vertexEndpoint(region)).replace(/\/+$/, '');
     this.#models = `/v1/projects/${encodeURIComponent(cfg.project ?? '')}/locations/${encodeURIComponent(region)}/publishers`;
-    this.#auth = new GoogleAuth({
-      scopes: [scope],
-      ...(cfg.credentials_file ? { keyFile: cfg.credentials_file } : {}),
-    });
+    this.#authOptions = { scopes: [scope], ...(cfg.credentials_file ? { keyFile: cfg.credentials_file } : {}) };
     this.#dispatcherFor = dispatcherFor;
     this.#timeouts = timeouts;
     this.#secrets = secrets;
@@ -170,7 +169,8 @@ export class VertexProvider implements ChatProvider, EnvelopeRelay {
   ): Promise<Dispatcher.ResponseData> {
     const payload = JSON.stringify(body);
     const span = opts.trace?.upstream(this.name, this.type, model);
-    const token = await this.#auth.getAccessToken().catch((e: unknown) => {
+    this.#auth ??= import('google-auth-library').then(({ GoogleAuth }) => new GoogleAuth(this.#authOptions));
+    const token = await this.#auth.then((auth) => auth.getAccessToken()).catch((e: unknown) => {
       span?.end(undefined, e as Error);
       // The library's words say what failed (a refused key, no credentials found); scrubbed all the same.
       const why = scrubSecrets(e instanceof Error ? e.message : String(e), this.#secrets).slice(0, 300);
