@@ -62,7 +62,9 @@ t.test('compat and the Azure settings are refused where they do not apply', asyn
   t.match(refused('{ type: azure-openai, base_url: "http://a", auth: entra, api_key: k }'), /providers\/p/);
   // @azure/identity is loaded at the first token fetch: a tenant id it would refuse is refused at load, by name.
   t.match(
-    refused('{ type: azure-openai, base_url: "http://a", auth: entra, tenant_id: "a b/c", client_id: c, client_secret: s }'),
+    refused(
+      '{ type: azure-openai, base_url: "http://a", auth: entra, tenant_id: "a b/c", client_id: c, client_secret: s }',
+    ),
     /tenant_id/,
   );
   t.match(refused('{ type: openai, base_url: "http://a", api_key: k, auth: entra }'), /providers\/p/);

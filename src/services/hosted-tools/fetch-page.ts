@@ -2,7 +2,7 @@
 // through the outbound SSRF guard (src/infra/outbound/ssrf-guard.ts), redirects included, each
 // hop checked; bounded in bytes (a longer page is cut, and says so) and in time; HTML becomes
 // text with html-to-text.
-import { convert } from 'html-to-text';
+import { createRequire } from 'node:module';
 import { request } from 'undici';
 import { checkOutboundUrl, outboundAgent, SsrfRefused } from '../../infra/outbound/ssrf-guard.ts';
 
@@ -24,10 +24,13 @@ export class FetchFailed extends Error {
 }
 
 const MAX_REDIRECTS = 5;
+/** html-to-text (and its HTML parser, ~35 ms of CPU to load) is required at the first page converted, not at start. */
+let convert: (typeof import('html-to-text'))['convert'] | undefined;
 
 function textOf(body: string, contentType: string, maxChars: number): { title?: string; text: string } {
   if (!/html|xml/i.test(contentType)) return { text: body.slice(0, maxChars) };
   const title = /<title[^>]*>([^<]*)<\/title>/i.exec(body)?.[1]?.trim();
+  convert ??= (createRequire(import.meta.url)('html-to-text') as typeof import('html-to-text')).convert;
   const text = convert(body, {
     wordwrap: false,
     selectors: [

@@ -53,7 +53,9 @@ export class AwsSigner {
   async sign(url: URL, headers: Record<string, string>, body: string): Promise<SignedHeaders> {
     const query: Record<string, string> = {};
     for (const [k, v] of url.searchParams) query[k] = v;
-    const signed = await (await this.#signerOf()).sign({
+    const signed = await (
+      await this.#signerOf()
+    ).sign({
       method: 'POST',
       protocol: url.protocol,
       hostname: url.hostname,

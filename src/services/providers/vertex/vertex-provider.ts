@@ -170,12 +170,14 @@ export class VertexProvider implements ChatProvider, EnvelopeRelay {
     const payload = JSON.stringify(body);
     const span = opts.trace?.upstream(this.name, this.type, model);
     this.#auth ??= import('google-auth-library').then(({ GoogleAuth }) => new GoogleAuth(this.#authOptions));
-    const token = await this.#auth.then((auth) => auth.getAccessToken()).catch((e: unknown) => {
-      span?.end(undefined, e as Error);
-      // The library's words say what failed (a refused key, no credentials found); scrubbed all the same.
-      const why = scrubSecrets(e instanceof Error ? e.message : String(e), this.#secrets).slice(0, 300);
-      throw credentialsRejected(`provider '${this.name}' could not get a Google access token (${why})`);
-    });
+    const token = await this.#auth
+      .then((auth) => auth.getAccessToken())
+      .catch((e: unknown) => {
+        span?.end(undefined, e as Error);
+        // The library's words say what failed (a refused key, no credentials found); scrubbed all the same.
+        const why = scrubSecrets(e instanceof Error ? e.message : String(e), this.#secrets).slice(0, 300);
+        throw credentialsRejected(`provider '${this.name}' could not get a Google access token (${why})`);
+      });
     const res = await upstreamRequest({
       provider: this.name,
       upstreamFormat: this.type,
