@@ -112,25 +112,17 @@ export function endOfRequest(
     if (withBody) log[ops ? 'debug' : 'info'](line);
     else accessLog(ops ? 'debug' : 'info', line);
   };
-  /**
-   * The late line's timer, cleared when the handler settles: it holds the whole request (its
-   * context, bodies, answer) for 10 s otherwise, on every request whose client left first
-   * (test/app/end-of-request-timer.test.ts).
-   */
+  // The late line's timer, cleared as the handler settles: it held the whole request 10 s otherwise.
   let late: NodeJS.Timeout | undefined;
   return {
     closed() {
       closedAt = performance.now();
       if (settled) record();
-      else
-        afterUpstream(state, () => {
-          if (!recorded) late = setTimeout(record, 10_000).unref();
-        });
+      else afterUpstream(state, () => void (recorded || (late = setTimeout(record, 10_000).unref())));
     },
     settled() {
       settled = true;
       clearTimeout(late);
-      late = undefined;
       record();
     },
   };
