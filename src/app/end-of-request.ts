@@ -112,14 +112,17 @@ export function endOfRequest(
     if (withBody) log[ops ? 'debug' : 'info'](line);
     else accessLog(ops ? 'debug' : 'info', line);
   };
+  // The late line's timer, cleared as the handler settles: it held the whole request 10 s otherwise.
+  let late: NodeJS.Timeout | undefined;
   return {
     closed() {
       closedAt = performance.now();
       if (settled) record();
-      else afterUpstream(state, () => setTimeout(record, 10_000).unref());
+      else afterUpstream(state, () => void (recorded || (late = setTimeout(record, 10_000).unref())));
     },
     settled() {
       settled = true;
+      clearTimeout(late);
       record();
     },
   };

@@ -3,11 +3,13 @@
 // (usage.capture_content), its body and the bytes of its answer, stored beside its record once the
 // answer has ended. Secrets are never stored: headers are not captured, and the credential the
 // client presented is cut out of what is.
+import type { ServerResponse } from 'node:http';
 import type Koa from 'koa';
 import type { RequestState } from '../services/runtime/request-state.ts';
 import type { Ledger } from '../services/usage/ledger.ts';
 import { boundRoute, boundWarnings } from '../services/usage/request-log.ts';
 import type { UsageRecord } from '../services/usage/usage-record.ts';
+import { scrubSecrets } from '../services/providers/scrub-secrets.ts';
 
 type Capture = {
   /** Set at the first byte of the answer, when the key (and its workspace) is known; 0 = not captured. */
@@ -96,41 +98,67 @@ export function recordBuilt(state: RequestState, record: UsageRecord): void {
   store(e, state);
 }
 
-/** Keeps the answer's bytes as written to the client (a stream as relayed or encoded), up to the limit. */
+/**
+ * Keeps the answer's bytes as written to the client (a stream as relayed or encoded), up to the
+ * limit. Shared `write`, `end` and 'close' functions for every response, the tap's state on the
+ * response under a symbol, as `watchEventStream` does (src/app/end-of-request.ts): a closure per
+ * response stored as its `write` kept every request's objects alive through V8's young-generation
+ * GCs until the next full one (bench/RESULTS.md, "Session 9").
+ */
 function tapAnswer(e: Entry, state: RequestState): void {
-  const c: Capture = { limit: undefined, chunks: [], bytes: 0, truncated: false, closed: false };
-  e.capture = c;
-  const res = e.ctx.res;
-  const keep = (chunk: unknown, encoding: unknown): void => {
-    c.limit ??= captureLimit(state);
-    if (c.limit === 0 || chunk === undefined || chunk === null || typeof chunk === 'function') return;
-    const b = Buffer.isBuffer(chunk)
-      ? chunk
-      : chunk instanceof Uint8Array
-        ? Buffer.from(chunk)
-        : Buffer.from(String(chunk), typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
-    const room = c.limit - c.bytes;
-    if (b.length > room) c.truncated = true;
-    if (room <= 0) return;
-    const part = b.length > room ? b.subarray(0, room) : b;
-    // A copy: the caller may reuse its buffer after the write.
-    c.chunks.push(Buffer.from(part));
-    c.bytes += part.length;
-  };
-  const write = res.write as (...args: unknown[]) => boolean;
-  res.write = ((...args: unknown[]): boolean => {
-    keep(args[0], args[1]);
-    return write.apply(res, args);
-  }) as typeof res.write;
-  const end = res.end as (...args: unknown[]) => typeof res;
-  res.end = ((...args: unknown[]): typeof res => {
-    keep(args[0], args[1]);
-    return end.apply(res, args);
-  }) as typeof res.end;
-  res.once('close', () => {
-    c.closed = true;
-    store(e, state);
-  });
+  e.capture = { limit: undefined, chunks: [], bytes: 0, truncated: false, closed: false };
+  const res = e.ctx.res as Tapped;
+  // The write and end beneath (the event-stream watch's, or the prototype's), called on.
+  res[tapKey] = { entry: e, state, write: res.write as Tap['write'], end: res.end as Tap['end'] };
+  res.write = tappedWrite as typeof res.write;
+  res.end = tappedEnd as typeof res.end;
+  res.on('close', tappedClose);
+}
+
+const tapKey = Symbol('polygate.requestLogTap');
+type Tap = {
+  entry: Entry;
+  state: RequestState;
+  write: (...args: unknown[]) => boolean;
+  end: (...args: unknown[]) => unknown;
+};
+type Tapped = ServerResponse & { [tapKey]: Tap };
+
+function tappedWrite(this: Tapped, ...args: unknown[]): boolean {
+  const tap = this[tapKey];
+  keep(tap, args[0], args[1]);
+  return tap.write.apply(this, args);
+}
+
+function tappedEnd(this: Tapped, ...args: unknown[]): unknown {
+  const tap = this[tapKey];
+  keep(tap, args[0], args[1]);
+  return tap.end.apply(this, args);
+}
+
+function tappedClose(this: Tapped): void {
+  const { entry, state } = this[tapKey];
+  if (entry.capture) entry.capture.closed = true;
+  store(entry, state);
+}
+
+function keep(tap: Tap, chunk: unknown, encoding: unknown): void {
+  const c = tap.entry.capture;
+  if (c === undefined) return;
+  c.limit ??= captureLimit(tap.state);
+  if (c.limit === 0 || chunk === undefined || chunk === null || typeof chunk === 'function') return;
+  const b = Buffer.isBuffer(chunk)
+    ? chunk
+    : chunk instanceof Uint8Array
+      ? Buffer.from(chunk)
+      : Buffer.from(String(chunk), typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+  const room = c.limit - c.bytes;
+  if (b.length > room) c.truncated = true;
+  if (room <= 0) return;
+  const part = b.length > room ? b.subarray(0, room) : b;
+  // A copy: the caller may reuse its buffer after the write.
+  c.chunks.push(Buffer.from(part));
+  c.bytes += part.length;
 }
 
 /** Once both the answer has ended and the record is built: the content goes to the ledger's store. */
@@ -147,7 +175,7 @@ function store(e: Entry, state: RequestState): void {
   const type = String(e.ctx.res.getHeader('content-type') ?? '');
   const text = type === '' || /^(text\/|application\/([\w.+-]*\+)?json|application\/x-ndjson)/i.test(type);
   const response = text
-    ? scrub(Buffer.concat(c.chunks).toString('utf8'), secrets)
+    ? scrubSecrets(Buffer.concat(c.chunks).toString('utf8'), secrets)
     : `[${c.bytes}${c.truncated ? '+' : ''} bytes of ${type.replace(/[^\x20-\x7e]/g, '?').slice(0, 100)}, not kept]`;
   const cut = (s: string): [string, boolean] => {
     const b = Buffer.from(s);
@@ -171,9 +199,9 @@ function store(e: Entry, state: RequestState): void {
 /** The request body as text: JSON as parsed (whitespace aside), other text as sent; uploads (audio) are not kept. */
 function requestText(body: unknown, secrets: readonly string[]): string | null {
   if (body === undefined || body === null) return null;
-  if (typeof body === 'string') return scrub(body, secrets);
+  if (typeof body === 'string') return scrubSecrets(body, secrets);
   if (Buffer.isBuffer(body)) return null;
-  return scrub(JSON.stringify(body) ?? '', secrets);
+  return scrubSecrets(JSON.stringify(body) ?? '', secrets);
 }
 
 /** The credentials the client sent (the bare secret of each header that carries one, and a `key` query value). */
@@ -187,9 +215,3 @@ function presentedSecrets(ctx: Koa.Context): string[] {
   if (typeof key === 'string' && key.length >= 8) out.push(key);
   return out;
 }
-
-const scrub = (text: string, secrets: readonly string[]): string => {
-  let out = text;
-  for (const s of secrets) if (out.includes(s)) out = out.split(s).join('[redacted]');
-  return out;
-};

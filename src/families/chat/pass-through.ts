@@ -25,9 +25,12 @@ import { boundBaggage, boundTraceparent, boundTracestate } from '../../infra/tra
  * Headers the relay sets itself, or that belong to the client alone (beside the formats' credentials,
  * `credentialHeaders`). `content-encoding` among them: a compressed body was decoded on arrival and
  * the relay sends the JSON it parsed, uncompressed; the client's label on it would make the upstream
- * try to decompress plain JSON.
+ * try to decompress plain JSON. `expect` too: the relay has the whole body already (the client's
+ * 100-continue was answered on arrival), and http-proxy announces no `proxyReq` for a request
+ * carrying it, so the relay's connect and first-byte timers would never arm
+ * (test/resilience/relay-expect-continue.test.ts).
  */
-const clientOnlyHeaders = new Set(['cookie', 'host', 'accept-encoding', 'content-encoding']);
+const clientOnlyHeaders = new Set(['cookie', 'host', 'accept-encoding', 'content-encoding', 'expect']);
 /**
  * Headers of one connection and its framing, relayed in neither direction (RFC 9110 7.6.1: the
  * `Connection` header, every field it names, and the classic hop-by-hop set): the relay keeps its

@@ -16,6 +16,7 @@ import { recognize } from './pocketsphinx.ts';
 import { ToolError } from './run-tool.ts';
 import { findExecutable, findRecognizer, requireTools } from './system-tools.ts';
 import { readWavInfo } from './wav-header.ts';
+import { tokenizer } from '../../services/tokens/estimate-tokens.ts';
 
 /** The engine names a local-speech route's `model` may carry. */
 export const localEngines = { synthesis: 'espeak', recognition: 'pocketsphinx' } as const;
@@ -95,7 +96,7 @@ export class LocalSpeechProvider implements AudioProvider {
       const duration = (await readWavInfo(wav))?.durationSeconds ?? 0;
       // Recognition runs at several times real time here; allow generously for slow machines.
       const utterances = await recognize(recognizer, wav, { timeoutMs: 30_000 + duration * 3000, signal: call.signal });
-      const tokenize = await loadTokenizer();
+      const tokenize: Tokenize = (text) => tokenizer().encode(text);
       const transcript = buildTranscript(req.task, utterances, duration, {
         temperature: req.temperature ?? 0,
         tokenize,
@@ -160,13 +161,6 @@ function toolFailure(e: unknown, provider: string): unknown {
   // Kept for the request log (see logToolFailure); never part of the client's answer.
   Object.defineProperty(err, 'cause', { value: e });
   return err;
-}
-
-let tokenizer: Promise<Tokenize> | undefined;
-/** gpt-tokenizer loads its vocabulary on import (a few hundred ms): only when first needed. */
-function loadTokenizer(): Promise<Tokenize> {
-  tokenizer ??= import('gpt-tokenizer').then((m) => (text: string) => m.encode(text));
-  return tokenizer;
 }
 
 /** The local engine's voice for `voice`: a voice newer than polygate is spoken as `alloy`, warned (issue #29). */

@@ -11,7 +11,7 @@ import type { StreamEvent } from '../../ir/stream-event.ts';
 import { connectionError } from '../../infra/upstream/connection-error.ts';
 import { readSse } from '../../infra/upstream/read-sse.ts';
 import { errorBodyOf, upstreamRequest } from '../../infra/upstream/upstream-request.ts';
-import { scrubSecrets } from './scrub-secrets.ts';
+import { scrubSecrets, secretMatcher } from './scrub-secrets.ts';
 import type { CallOptions, ChatProvider } from './chat-provider.ts';
 import type { UpstreamSpan } from '../../infra/tracing/upstream-span.ts';
 import { bearerAuth } from '../../../adapters/shared/format-module.ts';
@@ -57,8 +57,8 @@ export class HttpChatProvider implements ChatProvider {
   readonly relayAgent: HttpAgent;
   /** Parsed relay targets by upstream path: http-proxy would re-parse a string target per request. */
   readonly #relayTargets = new Map<string, Url>();
-  /** Secrets scrubbed from upstream error text (src/services/providers/scrub-secrets.ts). */
-  readonly #secrets: readonly string[];
+  /** Scrubs the configured secrets from upstream text (src/services/providers/scrub-secrets.ts). */
+  readonly #scrub: (text: string) => string;
   /** Azure with `auth: entra`: the Entra ID tokens polygate fetches and refreshes. */
   readonly #entra: EntraTokenSource | undefined;
   /** The path the upstream serves a format path under, for a route's model (Azure's deployments; as is elsewhere). */
@@ -84,9 +84,7 @@ export class HttpChatProvider implements ChatProvider {
     this.#headers = { ...(cfg.headers ?? {}), ...authHeaders(cfg) };
     this.#entra = cfg.type === 'azure-openai' && cfg.auth === 'entra' ? new EntraTokenSource(cfg) : undefined;
     // What this provider is sent (its key, its extra headers) is scrubbed whatever the caller passed.
-    this.#secrets = [...new Set([...secrets, ...Object.values(this.#headers).filter((v) => v.length >= 8)])].sort(
-      (a, b) => b.length - a.length,
-    );
+    this.#scrub = secretMatcher([...secrets, ...Object.values(this.#headers)]);
     this.#dispatcher = dispatcher;
     this.#timeouts = timeouts;
     this.#dispatcherFor = dispatcherFor;
@@ -127,7 +125,7 @@ export class HttpChatProvider implements ChatProvider {
   scrub(text: string): string {
     // A token fetched at run time is in no config: an upstream echoing it must not hand it on.
     const token = this.#entra?.current;
-    return scrubSecrets(text, token && token.length >= 8 ? [token, ...this.#secrets] : this.#secrets);
+    return this.#scrub(token && token.length >= 8 ? scrubSecrets(text, [token]) : text);
   }
 
   /**

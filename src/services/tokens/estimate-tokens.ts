@@ -32,11 +32,15 @@ const perMedia = 85;
  * throw on it by default, turning a user's message into a 500.
  */
 const plainText = { disallowedSpecial: new Set<string>() };
-let countTokens: (typeof import('gpt-tokenizer'))['countTokens'] | undefined;
-const countPlain: SliceCounter = (text) => {
-  countTokens ??= (createRequire(import.meta.url)('gpt-tokenizer') as typeof import('gpt-tokenizer')).countTokens;
-  return countTokens(text, plainText);
-};
+type GptTokenizer = typeof import('gpt-tokenizer');
+let gptTokenizer: GptTokenizer | undefined;
+/**
+ * gpt-tokenizer, loaded at its first use (synchronously: an estimate is counted in the middle of
+ * a request) and once per process for every user of it (the local speech engine's transcripts too).
+ */
+export const tokenizer = (): GptTokenizer =>
+  (gptTokenizer ??= createRequire(import.meta.url)('gpt-tokenizer') as GptTokenizer);
+const countPlain: SliceCounter = (text) => tokenizer().countTokens(text, plainText);
 
 export function estimateTokens(request: ChatRequest, count: SliceCounter = countPlain): number {
   return estimateRequest(request, count).total;

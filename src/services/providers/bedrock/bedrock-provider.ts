@@ -17,7 +17,7 @@ import type { StreamEvent } from '../../../ir/stream-event.ts';
 import type { CallOptions, ChatProvider } from '../chat-provider.ts';
 import type { UpstreamTimeouts } from '../http-chat-provider.ts';
 import type { EnvelopeRelay, RelayedAnswer } from '../envelope-relay.ts';
-import { scrubSecrets } from '../scrub-secrets.ts';
+import { secretMatcher } from '../scrub-secrets.ts';
 import type { CountCall, TokenCounter } from '../token-counter.ts';
 import { converseCountBody, inputTokensOf, invokeCountBody } from './bedrock-count.ts';
 import { AwsSigner, awsCredentialsOf } from './aws-signer.ts';
@@ -49,7 +49,8 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay, TokenCounte
   readonly #auth: { signer: AwsSigner } | { apiKey: string };
   readonly #dispatcherFor: (connectMs: number | undefined) => Dispatcher;
   readonly #timeouts: UpstreamTimeouts;
-  readonly #secrets: readonly string[];
+  /** Scrubs the configured secrets from upstream text (compiled once: src/services/providers/scrub-secrets.ts). */
+  readonly #scrub: (text: string) => string;
 
   constructor(
     name: string,
@@ -68,7 +69,7 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay, TokenCounte
       : { signer: new AwsSigner(awsCredentialsOf(cfg), region, 'bedrock') };
     this.#dispatcherFor = dispatcherFor;
     this.#timeouts = timeouts;
-    this.#secrets = secrets;
+    this.#scrub = secretMatcher(secrets);
   }
 
   async complete(req: ChatRequest, model: string, opts: CallOptions): Promise<ChatResult> {
@@ -229,7 +230,7 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay, TokenCounte
     const signed = await this.#authorized(url, headers, payload).catch((e: unknown) => {
       span?.end(undefined, e as Error);
       // The chain's own words say which sources it tried; a secret is never among them, but scrub anyway.
-      const why = scrubSecrets(e instanceof Error ? e.message : String(e), this.#secrets);
+      const why = this.#scrub(e instanceof Error ? e.message : String(e));
       throw credentialsRejected(`provider '${this.name}' has no usable AWS credentials (${why})`);
     });
     const res = await upstreamRequest({
@@ -245,7 +246,7 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay, TokenCounte
     });
     if (res.statusCode < 400) return res;
     const type = errorTypeOf(res.headers as WireHeaders);
-    const body = await errorBodyOf(res, (t) => scrubSecrets(t, this.#secrets));
+    const body = await errorBodyOf(res, this.#scrub);
     throw this.#error(res.statusCode, type, body);
   }
 

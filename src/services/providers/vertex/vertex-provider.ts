@@ -22,7 +22,7 @@ import type { StreamEvent } from '../../../ir/stream-event.ts';
 import type { CallOptions, ChatProvider } from '../chat-provider.ts';
 import type { UpstreamTimeouts } from '../http-chat-provider.ts';
 import { messagesEnvelope, type EnvelopeRelay, type RelayedAnswer } from '../envelope-relay.ts';
-import { scrubSecrets } from '../scrub-secrets.ts';
+import { scrubSecrets, secretMatcher } from '../scrub-secrets.ts';
 
 export const vertexAnthropicVersion = 'vertex-2023-10-16';
 const scope = 'https://www.googleapis.com/auth/cloud-platform';
@@ -57,7 +57,8 @@ export class VertexProvider implements ChatProvider, EnvelopeRelay {
   #auth: Promise<GoogleAuth> | undefined;
   readonly #dispatcherFor: (connectMs: number | undefined) => Dispatcher;
   readonly #timeouts: UpstreamTimeouts;
-  readonly #secrets: readonly string[];
+  /** Scrubs the configured secrets from upstream text (compiled once: src/services/providers/scrub-secrets.ts). */
+  readonly #scrub: (text: string) => string;
 
   constructor(
     name: string,
@@ -73,7 +74,7 @@ export class VertexProvider implements ChatProvider, EnvelopeRelay {
     this.#authOptions = { scopes: [scope], ...(cfg.credentials_file ? { keyFile: cfg.credentials_file } : {}) };
     this.#dispatcherFor = dispatcherFor;
     this.#timeouts = timeouts;
-    this.#secrets = secrets;
+    this.#scrub = secretMatcher(secrets);
   }
 
   async complete(req: ChatRequest, model: string, opts: CallOptions): Promise<ChatResult> {
@@ -175,7 +176,7 @@ export class VertexProvider implements ChatProvider, EnvelopeRelay {
       .catch((e: unknown) => {
         span?.end(undefined, e as Error);
         // The library's words say what failed (a refused key, no credentials found); scrubbed all the same.
-        const why = scrubSecrets(e instanceof Error ? e.message : String(e), this.#secrets).slice(0, 300);
+        const why = this.#scrub(e instanceof Error ? e.message : String(e)).slice(0, 300);
         throw credentialsRejected(`provider '${this.name}' could not get a Google access token (${why})`);
       });
     const res = await upstreamRequest({
@@ -203,8 +204,7 @@ export class VertexProvider implements ChatProvider, EnvelopeRelay {
     if (res.statusCode >= 400) {
       // The access token is fetched at run time, so no config secret covers it: an upstream that
       // echoes the Authorization header it got (a proxy's error page, say) must not hand it on.
-      const sent = token && token.length >= 8 ? [token, ...this.#secrets] : this.#secrets;
-      const err = await errorBodyOf(res, (t) => scrubSecrets(t, sent));
+      const err = await errorBodyOf(res, (t) => this.#scrub(token && token.length >= 8 ? scrubSecrets(t, [token]) : t));
       throw codec.decodeError(res.statusCode, err, res.headers as WireHeaders);
     }
     return res;
