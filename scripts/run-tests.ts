@@ -28,6 +28,8 @@ const jobs = Number(process.env.TEST_JOBS) || Math.max(2, availableParallelism()
 
 /** Open subtests by indentation (4 spaces a level): the path of the assertion that failed. */
 const subtests: string[] = [];
+/** For each open subtest, how many failures had been named when it opened. */
+const failedBefore: number[] = [];
 const failures: string[] = [];
 const counts = { pass: 0, fail: 0 };
 
@@ -35,8 +37,9 @@ const counts = { pass: 0, fail: 0 };
 function read(line: string): void {
   const sub = /^( *)# Subtest: (.*)$/.exec(line);
   if (sub) {
-    subtests.length = sub[1].length / 4;
+    subtests.length = failedBefore.length = sub[1].length / 4;
     subtests.push(sub[2]);
+    failedBefore.push(failures.length);
     return;
   }
   const at = /^ +(?:fileName|lineNumber): (.*)$/.exec(line);
@@ -53,7 +56,13 @@ function read(line: string): void {
   // A subtest's own end line (it repeats what its failed assertions said) closes it; only
   // failed assertions are listed. A file's end line (depth 0) is not an assertion.
   if (subtests[depth] === end[3]) {
-    subtests.length = depth;
+    // A subtest (or a file) that failed with none of its assertions failing (it threw, it timed
+    // out, its count did not match its plan, its process exited non-zero) is a failure itself.
+    if (end[2] === 'not ok' && failures.length === failedBefore[depth]) {
+      counts.fail++;
+      failures.push(subtests.slice(0, depth + 1).join(' > '));
+    }
+    subtests.length = failedBefore.length = depth;
     return;
   }
   if (depth > 0) counts[end[2] === 'ok' ? 'pass' : 'fail']++;
