@@ -11,16 +11,17 @@ import OpenAI from 'openai';
 import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
+import { singleRoutes } from './cloud-providers.ts';
 
 type Json = Record<string, any>;
 
 const { gw, up } = await gatewayWithEmulators(t, {
   upstreams: { anth: 'anthropic', chat: 'chat', resp: 'responses' },
-  models: {
-    'codex-anthropic': { routes: [{ provider: 'anth', model: 'claude-upstream-1' }] },
-    'codex-chat': { routes: [{ provider: 'chat', model: 'gpt-upstream-1' }] },
-    'codex-responses': { routes: [{ provider: 'resp', model: 'gpt-upstream-2' }] },
-  },
+  models: singleRoutes({
+    'codex-anthropic': ['anth', 'claude-upstream-1'],
+    'codex-chat': ['chat', 'gpt-upstream-1'],
+    'codex-responses': ['resp', 'gpt-upstream-2'],
+  }),
 });
 const { anth, chat, resp } = up;
 const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });

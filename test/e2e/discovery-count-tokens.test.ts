@@ -8,41 +8,28 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
 import { countTokens as o200k } from 'gpt-tokenizer';
-import { anthropicCountOf, startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
-import { geminiCountOf, startGeminiUpstream } from '../emulators/gemini-upstream.ts';
-import { responsesCountOf, startOpenAIResponsesUpstream } from '../emulators/openai-responses-upstream.ts';
-import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
-import { startInProcessGateway } from '../helpers/in-process-app.ts';
-import { OTHER_KEY, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { anthropicCountOf } from '../emulators/anthropic-upstream.ts';
+import { geminiCountOf } from '../emulators/gemini-upstream.ts';
+import { responsesCountOf } from '../emulators/openai-responses-upstream.ts';
+import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
+import { OTHER_KEY, TEST_KEY } from '../helpers/start-gateway.ts';
+import { singleRoutes } from './cloud-providers.ts';
 
-const [anth, gem, resp, chat] = await Promise.all([
-  startAnthropicUpstream(),
-  startGeminiUpstream(),
-  startOpenAIResponsesUpstream(),
-  startOpenAIChatUpstream(),
-]);
-t.teardown(() => Promise.all([anth.close(), gem.close(), resp.close(), chat.close()]));
-
-const gw = await startInProcessGateway(
-  testConfig({
-    providers: {
-      anthropic: { type: 'anthropic', base_url: anth.url, api_key: 'sk-up-anthropic' },
-      gemini: { type: 'gemini', base_url: gem.url, api_key: 'up-gemini' },
-      responses: { type: 'openai', base_url: resp.url, api_key: 'sk-up-responses', api: 'responses' },
-      chat: { type: 'openai', base_url: chat.url, api_key: 'sk-up-chat', api: 'chat_completions' },
-      dead: { type: 'anthropic', base_url: 'http://127.0.0.1:9', api_key: 'sk-dead' },
-    },
-    models: {
-      'claude-up': { routes: [{ provider: 'anthropic', model: 'claude-up-1' }] },
-      'gem-up': { routes: [{ provider: 'gemini', model: 'gemini-up-1' }] },
-      'resp-up': { routes: [{ provider: 'responses', model: 'gpt-up-1' }] },
-      'chat-up': { routes: [{ provider: 'chat', model: 'gpt-chat-1' }] },
-      'dead-up': { routes: [{ provider: 'dead', model: 'x' }] },
-      'claude-*': { routes: [{ provider: 'anthropic' }] },
-    },
-  }),
-);
-t.teardown(() => gw.stop());
+const { gw, up } = await gatewayWithEmulators(t, {
+  upstreams: { anthropic: 'anthropic', gemini: 'gemini', responses: 'responses', chat: 'chat' },
+  providers: { dead: { type: 'anthropic', base_url: 'http://127.0.0.1:9', api_key: 'sk-dead' } },
+  models: {
+    ...singleRoutes({
+      'claude-up': ['anthropic', 'claude-up-1'],
+      'gem-up': ['gemini', 'gemini-up-1'],
+      'resp-up': ['responses', 'gpt-up-1'],
+      'chat-up': ['chat', 'gpt-chat-1'],
+      'dead-up': ['dead', 'x'],
+    }),
+    'claude-*': { routes: [{ provider: 'anthropic' }] },
+  },
+});
+const { anthropic: anth, gemini: gem, responses: resp, chat } = up;
 
 const anthropic = new Anthropic({ apiKey: TEST_KEY, baseURL: gw.url, maxRetries: 0 });
 const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
@@ -87,7 +74,7 @@ t.test('anthropic countTokens relayed to an Anthropic upstream is exact', async 
   t.same(data, { input_tokens: anthropicCountOf(up.body) });
   t.equal(response.headers.get('x-polygate-token-count'), 'exact');
   t.equal(response.headers.get('x-polygate-route'), 'anthropic/claude-up-1');
-  t.equal(up.headers['x-api-key'], 'sk-up-anthropic', "the provider's key, never the client's");
+  t.equal(up.headers['x-api-key'], 'sk-upstream-anthropic', "the provider's key, never the client's");
 });
 
 t.test(
