@@ -45,9 +45,12 @@ const estimateOf = (text: string): number => o200k(text) + 4;
 
 const text = 'count the tokens of this sentence, please';
 const messages = [{ role: 'user' as const, content: text }];
+/** Anthropic's countTokens of `messages` (and a system prompt when given) through polygate, with the response. */
+const countOf = (model: string, system?: string) =>
+  anthropic.messages.countTokens({ model, messages, ...(system !== undefined && { system }) }).withResponse();
 
 t.test('anthropic countTokens on echo is an estimate', async (t) => {
-  const { data, response } = await anthropic.messages.countTokens({ model: 'echo', messages }).withResponse();
+  const { data, response } = await countOf('echo');
   t.same(data, { input_tokens: estimateOf(text) });
   t.equal(response.headers.get('x-polygate-token-count'), 'estimate');
   const withTools = await anthropic.messages.countTokens({
@@ -65,9 +68,7 @@ t.test('anthropic countTokens on echo is an estimate', async (t) => {
 });
 
 t.test('anthropic countTokens relayed to an Anthropic upstream is exact', async (t) => {
-  const { data, response } = await anthropic.messages
-    .countTokens({ model: 'claude-up', messages, system: 'be brief' })
-    .withResponse();
+  const { data, response } = await countOf('claude-up', 'be brief');
   const up = last(anth);
   t.equal(up.path, '/v1/messages/count_tokens');
   t.equal(up.body.model, 'claude-up-1', 'model renamed');
@@ -90,9 +91,7 @@ t.test(
 );
 
 t.test('anthropic countTokens translated to a Gemini upstream is exact', async (t) => {
-  const { data, response } = await anthropic.messages
-    .countTokens({ model: 'gem-up', messages, system: 'be brief' })
-    .withResponse();
+  const { data, response } = await countOf('gem-up', 'be brief');
   const up = last(gem);
   t.equal(up.path, '/v1beta/models/gemini-up-1:countTokens');
   const g = up.body.generateContentRequest as Record<string, unknown>;
@@ -156,11 +155,11 @@ t.test('openai responses.inputTokens.count(): estimate on echo, exact relayed an
 
 t.test('an upstream without a count endpoint, or one that fails, gets an estimate with a warning', async (t) => {
   const before = chat.requests.length;
-  const viaChat = await anthropic.messages.countTokens({ model: 'chat-up', messages }).withResponse();
+  const viaChat = await countOf('chat-up');
   t.equal(viaChat.data.input_tokens, estimateOf(text));
   t.equal(viaChat.response.headers.get('x-polygate-token-count'), 'estimate');
   t.equal(chat.requests.length, before, 'Chat Completions cannot count: not asked');
-  const dead = await anthropic.messages.countTokens({ model: 'dead-up', messages }).withResponse();
+  const dead = await countOf('dead-up');
   t.equal(dead.data.input_tokens, estimateOf(text));
   t.equal(dead.response.headers.get('x-polygate-token-count'), 'estimate');
   t.match(dead.response.headers.get('x-polygate-warnings'), /provider 'dead' could not count/);
