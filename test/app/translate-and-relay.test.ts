@@ -10,16 +10,17 @@ import { inProcessWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { postMessages } from '../e2e/post-messages.ts';
+import { singleRoutes } from '../e2e/cloud-providers.ts';
 
 type Json = Record<string, any>;
 
 const { app, up } = await inProcessWithEmulators(t, {
   upstreams: { anth: 'anthropic', oai: 'chat' },
-  models: {
-    'claude-via-openai': { routes: [{ provider: 'oai', model: 'gpt-upstream-1' }] },
-    'gpt-via-anthropic': { routes: [{ provider: 'anth', model: 'claude-upstream-1' }] },
-    'claude-pass': { routes: [{ provider: 'anth', model: 'claude-upstream-2' }] },
-  },
+  models: singleRoutes({
+    'claude-via-openai': ['oai', 'gpt-upstream-1'],
+    'gpt-via-anthropic': ['anth', 'claude-upstream-1'],
+    'claude-pass': ['anth', 'claude-upstream-2'],
+  }),
 });
 const anthropic = new Anthropic({ apiKey: TEST_KEY, baseURL: app.url, maxRetries: 0 });
 const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${app.url}/v1`, maxRetries: 0 });

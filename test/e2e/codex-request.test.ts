@@ -11,90 +11,63 @@ import OpenAI from 'openai';
 import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
+import { singleRoutes } from './cloud-providers.ts';
 
 type Json = Record<string, any>;
 
 const { gw, up } = await gatewayWithEmulators(t, {
   upstreams: { anth: 'anthropic', chat: 'chat', resp: 'responses' },
-  models: {
-    'codex-anthropic': { routes: [{ provider: 'anth', model: 'claude-upstream-1' }] },
-    'codex-chat': { routes: [{ provider: 'chat', model: 'gpt-upstream-1' }] },
-    'codex-responses': { routes: [{ provider: 'resp', model: 'gpt-upstream-2' }] },
-  },
+  models: singleRoutes({
+    'codex-anthropic': ['anth', 'claude-upstream-1'],
+    'codex-chat': ['chat', 'gpt-upstream-1'],
+    'codex-responses': ['resp', 'gpt-upstream-2'],
+  }),
 });
 const { anth, chat, resp } = up;
 const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 
 const instructions = 'You are Codex, a coding agent based on GPT-5. You and the user share the same workspace.';
-const shellTool = {
+/** A function tool as Codex declares every one: not strict, an object schema closed to other properties. */
+const codexFunction = (name: string, description: string, properties: Json, required: string[]) => ({
   type: 'function',
-  name: 'shell_command',
-  description: 'Runs a shell command and returns its output.',
+  name,
+  description,
   strict: false,
-  parameters: {
-    type: 'object',
-    properties: {
-      command: { type: 'string', description: 'The shell script to execute' },
-      workdir: { type: 'string' },
-      timeout_ms: { type: 'number' },
-    },
-    required: ['command'],
-    additionalProperties: false,
+  parameters: { type: 'object', properties, required, additionalProperties: false },
+});
+const shellTool = codexFunction(
+  'shell_command',
+  'Runs a shell command and returns its output.',
+  {
+    command: { type: 'string', description: 'The shell script to execute' },
+    workdir: { type: 'string' },
+    timeout_ms: { type: 'number' },
   },
+  ['command'],
+);
+const planStep = {
+  type: 'object',
+  properties: { step: { type: 'string' }, status: { type: 'string' } },
+  required: ['step', 'status'],
+  additionalProperties: false,
 };
-const planTool = {
-  type: 'function',
-  name: 'update_plan',
-  description: 'Updates the task plan.',
-  strict: false,
-  parameters: {
-    type: 'object',
-    properties: {
-      explanation: { type: 'string' },
-      plan: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: { step: { type: 'string' }, status: { type: 'string' } },
-          required: ['step', 'status'],
-          additionalProperties: false,
-        },
-      },
-    },
-    required: ['plan'],
-    additionalProperties: false,
-  },
-};
-const viewImageTool = {
-  type: 'function',
-  name: 'view_image',
-  description: 'Attach a local image to the conversation context.',
-  strict: false,
-  parameters: {
-    type: 'object',
-    properties: { path: { type: 'string' } },
-    required: ['path'],
-    additionalProperties: false,
-  },
-};
+const planTool = codexFunction(
+  'update_plan',
+  'Updates the task plan.',
+  { explanation: { type: 'string' }, plan: { type: 'array', items: planStep } },
+  ['plan'],
+);
+const viewImageTool = codexFunction(
+  'view_image',
+  'Attach a local image to the conversation context.',
+  { path: { type: 'string' } },
+  ['path'],
+);
 const namespaceTool = {
   type: 'namespace',
   name: 'mcp__docs',
   description: 'Tools of the docs MCP server.',
-  tools: [
-    {
-      type: 'function',
-      name: 'search',
-      description: 'Search the documentation.',
-      strict: false,
-      parameters: {
-        type: 'object',
-        properties: { query: { type: 'string' } },
-        required: ['query'],
-        additionalProperties: false,
-      },
-    },
-  ],
+  tools: [codexFunction('search', 'Search the documentation.', { query: { type: 'string' } }, ['query'])],
 };
 const applyPatchTool = {
   type: 'custom',

@@ -8,15 +8,16 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
+import { singleRoutes } from './cloud-providers.ts';
 
 type Json = Record<string, unknown>;
 
 const { gw, up } = await gatewayWithEmulators(t, {
   upstreams: { anth: 'anthropic', oai: 'chat' },
-  models: {
-    'claude-via-openai': { routes: [{ provider: 'oai', model: 'gpt-upstream-1' }] },
-    'gpt-via-anthropic': { routes: [{ provider: 'anth', model: 'claude-upstream-1' }] },
-  },
+  models: singleRoutes({
+    'claude-via-openai': ['oai', 'gpt-upstream-1'],
+    'gpt-via-anthropic': ['anth', 'claude-upstream-1'],
+  }),
 });
 const anthropic = new Anthropic({ apiKey: TEST_KEY, baseURL: gw.url, maxRetries: 0 });
 const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });

@@ -8,41 +8,28 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
 import { countTokens as o200k } from 'gpt-tokenizer';
-import { anthropicCountOf, startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
-import { geminiCountOf, startGeminiUpstream } from '../emulators/gemini-upstream.ts';
-import { responsesCountOf, startOpenAIResponsesUpstream } from '../emulators/openai-responses-upstream.ts';
-import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
-import { startInProcessGateway } from '../helpers/in-process-app.ts';
-import { OTHER_KEY, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { anthropicCountOf } from '../emulators/anthropic-upstream.ts';
+import { geminiCountOf } from '../emulators/gemini-upstream.ts';
+import { responsesCountOf } from '../emulators/openai-responses-upstream.ts';
+import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
+import { OTHER_KEY, TEST_KEY } from '../helpers/start-gateway.ts';
+import { singleRoutes } from './cloud-providers.ts';
 
-const [anth, gem, resp, chat] = await Promise.all([
-  startAnthropicUpstream(),
-  startGeminiUpstream(),
-  startOpenAIResponsesUpstream(),
-  startOpenAIChatUpstream(),
-]);
-t.teardown(() => Promise.all([anth.close(), gem.close(), resp.close(), chat.close()]));
-
-const gw = await startInProcessGateway(
-  testConfig({
-    providers: {
-      anthropic: { type: 'anthropic', base_url: anth.url, api_key: 'sk-up-anthropic' },
-      gemini: { type: 'gemini', base_url: gem.url, api_key: 'up-gemini' },
-      responses: { type: 'openai', base_url: resp.url, api_key: 'sk-up-responses', api: 'responses' },
-      chat: { type: 'openai', base_url: chat.url, api_key: 'sk-up-chat', api: 'chat_completions' },
-      dead: { type: 'anthropic', base_url: 'http://127.0.0.1:9', api_key: 'sk-dead' },
-    },
-    models: {
-      'claude-up': { routes: [{ provider: 'anthropic', model: 'claude-up-1' }] },
-      'gem-up': { routes: [{ provider: 'gemini', model: 'gemini-up-1' }] },
-      'resp-up': { routes: [{ provider: 'responses', model: 'gpt-up-1' }] },
-      'chat-up': { routes: [{ provider: 'chat', model: 'gpt-chat-1' }] },
-      'dead-up': { routes: [{ provider: 'dead', model: 'x' }] },
-      'claude-*': { routes: [{ provider: 'anthropic' }] },
-    },
-  }),
-);
-t.teardown(() => gw.stop());
+const { gw, up } = await gatewayWithEmulators(t, {
+  upstreams: { anthropic: 'anthropic', gemini: 'gemini', responses: 'responses', chat: 'chat' },
+  providers: { dead: { type: 'anthropic', base_url: 'http://127.0.0.1:9', api_key: 'sk-dead' } },
+  models: {
+    ...singleRoutes({
+      'claude-up': ['anthropic', 'claude-up-1'],
+      'gem-up': ['gemini', 'gemini-up-1'],
+      'resp-up': ['responses', 'gpt-up-1'],
+      'chat-up': ['chat', 'gpt-chat-1'],
+      'dead-up': ['dead', 'x'],
+    }),
+    'claude-*': { routes: [{ provider: 'anthropic' }] },
+  },
+});
+const { anthropic: anth, gemini: gem, responses: resp, chat } = up;
 
 const anthropic = new Anthropic({ apiKey: TEST_KEY, baseURL: gw.url, maxRetries: 0 });
 const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
@@ -58,9 +45,12 @@ const estimateOf = (text: string): number => o200k(text) + 4;
 
 const text = 'count the tokens of this sentence, please';
 const messages = [{ role: 'user' as const, content: text }];
+/** Anthropic's countTokens of `messages` (and a system prompt when given) through polygate, with the response. */
+const countOf = (model: string, system?: string) =>
+  anthropic.messages.countTokens({ model, messages, ...(system !== undefined && { system }) }).withResponse();
 
 t.test('anthropic countTokens on echo is an estimate', async (t) => {
-  const { data, response } = await anthropic.messages.countTokens({ model: 'echo', messages }).withResponse();
+  const { data, response } = await countOf('echo');
   t.same(data, { input_tokens: estimateOf(text) });
   t.equal(response.headers.get('x-polygate-token-count'), 'estimate');
   const withTools = await anthropic.messages.countTokens({
@@ -78,16 +68,14 @@ t.test('anthropic countTokens on echo is an estimate', async (t) => {
 });
 
 t.test('anthropic countTokens relayed to an Anthropic upstream is exact', async (t) => {
-  const { data, response } = await anthropic.messages
-    .countTokens({ model: 'claude-up', messages, system: 'be brief' })
-    .withResponse();
+  const { data, response } = await countOf('claude-up', 'be brief');
   const up = last(anth);
   t.equal(up.path, '/v1/messages/count_tokens');
   t.equal(up.body.model, 'claude-up-1', 'model renamed');
   t.same(data, { input_tokens: anthropicCountOf(up.body) });
   t.equal(response.headers.get('x-polygate-token-count'), 'exact');
   t.equal(response.headers.get('x-polygate-route'), 'anthropic/claude-up-1');
-  t.equal(up.headers['x-api-key'], 'sk-up-anthropic', "the provider's key, never the client's");
+  t.equal(up.headers['x-api-key'], 'sk-upstream-anthropic', "the provider's key, never the client's");
 });
 
 t.test(
@@ -103,9 +91,7 @@ t.test(
 );
 
 t.test('anthropic countTokens translated to a Gemini upstream is exact', async (t) => {
-  const { data, response } = await anthropic.messages
-    .countTokens({ model: 'gem-up', messages, system: 'be brief' })
-    .withResponse();
+  const { data, response } = await countOf('gem-up', 'be brief');
   const up = last(gem);
   t.equal(up.path, '/v1beta/models/gemini-up-1:countTokens');
   const g = up.body.generateContentRequest as Record<string, unknown>;
@@ -169,11 +155,11 @@ t.test('openai responses.inputTokens.count(): estimate on echo, exact relayed an
 
 t.test('an upstream without a count endpoint, or one that fails, gets an estimate with a warning', async (t) => {
   const before = chat.requests.length;
-  const viaChat = await anthropic.messages.countTokens({ model: 'chat-up', messages }).withResponse();
+  const viaChat = await countOf('chat-up');
   t.equal(viaChat.data.input_tokens, estimateOf(text));
   t.equal(viaChat.response.headers.get('x-polygate-token-count'), 'estimate');
   t.equal(chat.requests.length, before, 'Chat Completions cannot count: not asked');
-  const dead = await anthropic.messages.countTokens({ model: 'dead-up', messages }).withResponse();
+  const dead = await countOf('dead-up');
   t.equal(dead.data.input_tokens, estimateOf(text));
   t.equal(dead.response.headers.get('x-polygate-token-count'), 'estimate');
   t.match(dead.response.headers.get('x-polygate-warnings'), /provider 'dead' could not count/);

@@ -9,16 +9,17 @@ import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
 import { inProcessWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
+import { singleRoutes } from './cloud-providers.ts';
 
 type Json = Record<string, any>;
 
 const { app, up } = await inProcessWithEmulators(t, {
   upstreams: { oai: 'chat', resp: 'responses', gem: 'gemini' },
-  models: {
-    'via-chat': { routes: [{ provider: 'oai', model: 'gpt-up' }] },
-    'via-responses': { routes: [{ provider: 'resp', model: 'gpt-up-r' }] },
-    'via-gemini': { routes: [{ provider: 'gem', model: 'gemini-up' }] },
-  },
+  models: singleRoutes({
+    'via-chat': ['oai', 'gpt-up'],
+    'via-responses': ['resp', 'gpt-up-r'],
+    'via-gemini': ['gem', 'gemini-up'],
+  }),
 });
 
 /** What reached each emulated upstream as its reasoning setting. */

@@ -7,17 +7,18 @@ import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
+import { singleRoutes } from './cloud-providers.ts';
 
 type Json = Record<string, any>;
 
 const { gw, up } = await gatewayWithEmulators(t, {
   upstreams: { chat: 'chat', resp: 'responses', gem: 'gemini' },
-  models: {
-    'chat-relay': { routes: [{ provider: 'chat', model: 'gpt-up' }] },
-    'resp-relay': { routes: [{ provider: 'resp', model: 'gpt-up-r' }] },
-    'gem-relay': { routes: [{ provider: 'gem', model: 'gemini-up' }] },
-    'resp-via-chat': { routes: [{ provider: 'chat', model: 'gpt-up' }] },
-  },
+  models: singleRoutes({
+    'chat-relay': ['chat', 'gpt-up'],
+    'resp-relay': ['resp', 'gpt-up-r'],
+    'gem-relay': ['gem', 'gemini-up'],
+    'resp-via-chat': ['chat', 'gpt-up'],
+  }),
 });
 const { chat, resp: responses, gem: gemini } = up;
 const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });

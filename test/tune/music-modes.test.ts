@@ -2,25 +2,9 @@
 // batch POST until SUCCESS.
 import t from 'tap';
 import { wireTaskKeys } from './wire-task-keys.ts';
-import { startTuneUpstream } from '../emulators/tune-upstream.ts';
-import {
-  call,
-  getTask,
-  metric,
-  startInProcessGateway,
-  submit,
-  untilFinished,
-  upstreamConfig,
-  waitFor,
-  type WireTask,
-} from './tune-helpers.ts';
+import { call, getTask, metric, submit, tuneGateway, untilFinished, waitFor, type WireTask } from './tune-helpers.ts';
 
-const up = await startTuneUpstream();
-const gw = await startInProcessGateway(upstreamConfig(up));
-t.teardown(async () => {
-  await gw.stop();
-  await up.close();
-});
+const { up, gw } = await tuneGateway(t);
 
 const songsOf = (task: WireTask) =>
   task.data as Array<{

@@ -2,7 +2,8 @@
 // sandbox), envelope calls, and bounded waits for a task to reach a state (never timing asserts).
 import { startInProcessGateway } from '../helpers/in-process-app.ts';
 import { startGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/start-gateway.ts';
-import type { TuneUpstream } from '../emulators/tune-upstream.ts';
+import type { Test } from 'tap';
+import { startTuneUpstream, type TuneUpstream } from '../emulators/tune-upstream.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 export type Envelope = { code: string; message: string; data: unknown };
@@ -44,6 +45,20 @@ export function upstreamConfig(up: TuneUpstream, extra: Record<string, unknown> 
     tune: { ...fastTune, ...tune },
     ...rest,
   });
+}
+
+/** An emulated `tune` upstream and an in-process gateway on upstreamConfig(up, extra), both stopped at teardown. */
+export async function tuneGateway(
+  t: Test,
+  extra: Record<string, unknown> = {},
+): Promise<{ up: TuneUpstream; gw: RunningGateway }> {
+  const up = await startTuneUpstream();
+  const gw = await startInProcessGateway(upstreamConfig(up, extra));
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
+  return { up, gw };
 }
 
 export async function call(

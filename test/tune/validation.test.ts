@@ -2,16 +2,10 @@
 // names the field, and the 4xx status.
 import t from 'tap';
 import { OTHER_KEY } from '../helpers/start-gateway.ts';
-import { startTuneUpstream } from '../emulators/tune-upstream.ts';
-import { call, startInProcessGateway, submit, untilFinished, upstreamConfig } from './tune-helpers.ts';
+import { call, submit, tuneGateway, untilFinished } from './tune-helpers.ts';
 
-const up = await startTuneUpstream();
 // The default SSRF guard: hooks on private addresses are refused.
-const gw = await startInProcessGateway(upstreamConfig(up));
-t.teardown(async () => {
-  await gw.stop();
-  await up.close();
-});
+const { up, gw } = await tuneGateway(t);
 
 const custom = { prompt: 'la la', title: 'Song', tags: 'pop' };
 const long = (n: number): string => 'x'.repeat(n);

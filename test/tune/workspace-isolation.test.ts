@@ -1,24 +1,15 @@
 // Tasks are visible only inside the workspace of the key that submitted them: another
 // workspace's id reads exactly like an unknown one.
 import t from 'tap';
-import { startInProcessGateway } from '../helpers/in-process-app.ts';
 import { OTHER_KEY, TEST_KEY } from '../helpers/start-gateway.ts';
-import { startTuneUpstream } from '../emulators/tune-upstream.ts';
-import { call, submit, untilFinished, upstreamConfig, type WireTask } from './tune-helpers.ts';
+import { call, submit, tuneGateway, untilFinished, type WireTask } from './tune-helpers.ts';
 
-const up = await startTuneUpstream();
 // OTHER_KEY (workspace ws2) may use every model here, so it can submit its own tasks.
-const gw = await startInProcessGateway(
-  upstreamConfig(up, {
-    keys: [
-      { id: 'test', secret: TEST_KEY, workspace: 'ws1' },
-      { id: 'other', secret: OTHER_KEY, workspace: 'ws2' },
-    ],
-  }),
-);
-t.teardown(async () => {
-  await gw.stop();
-  await up.close();
+const { up, gw } = await tuneGateway(t, {
+  keys: [
+    { id: 'test', secret: TEST_KEY, workspace: 'ws1' },
+    { id: 'other', secret: OTHER_KEY, workspace: 'ws2' },
+  ],
 });
 
 const mine = await submit(gw, '/tune/submit/music', { prompt: 'p', title: 'Mine', tags: 'pop' }, TEST_KEY);

@@ -2,30 +2,20 @@
 // are accepted, unary answers decode, and the SSE stream decodes through src/infra/upstream/read-sse.ts
 // exactly as the provider reads it.
 import t from 'tap';
-import { sendEncoded, streamedEvents } from '../codec-against-emulator.ts';
-import { toolCall, userText } from '../ir-messages.ts';
+import { briefTurn, codecWithEmulator, streamedEvents } from '../codec-against-emulator.ts';
+import { toolCall } from '../ir-messages.ts';
 import { reasoningPart, textPart } from '../stream-events.ts';
 import { geminiUpstreamCodec } from '../../../adapters/gemini/index.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
 import { startGeminiUpstream } from '../../emulators/gemini-upstream.ts';
-import { chatRequest } from '../../helpers/chat-request.ts';
 
-const em = await startGeminiUpstream();
-t.teardown(() => em.close());
-t.beforeEach(() => em.reset());
+const { em, send } = await codecWithEmulator(t, startGeminiUpstream, geminiUpstreamCodec, 'gemini-2.5-flash', {
+  'x-goog-api-key': 'provider-key',
+});
+const request = briefTurn('client-model', 'echo me');
 
-const request = (extra: Partial<ChatRequest> = {}): ChatRequest =>
-  chatRequest({
-    model: 'client-model',
-    system: [{ type: 'text', text: 'Be brief.' }],
-    messages: [userText('echo me')],
-    ...extra,
-  });
-
-const send = (req: ChatRequest): Promise<Response> =>
-  sendEncoded(geminiUpstreamCodec, em.url, req, 'gemini-2.5-flash', { 'x-goog-api-key': 'provider-key' });
 // A dropped socket surfaces as a thrown read; the provider turns it into an error event too.
 const stream = async (req: ChatRequest): Promise<StreamEvent[]> =>
   streamedEvents(await send({ ...req, stream: true }), geminiUpstreamCodec, (e): StreamEvent => ({

@@ -2,28 +2,17 @@
 // emulator receives, and decodeResult / the stream decoder (through polygate's own SSE reader)
 // rebuild what the emulator was scripted to answer.
 import t from 'tap';
-import { sendEncoded, streamedEvents } from '../codec-against-emulator.ts';
+import { briefTurn, codecWithEmulator, streamedEvents } from '../codec-against-emulator.ts';
 import { userText } from '../ir-messages.ts';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import type { StreamEvent } from '../../../src/ir/stream-event.ts';
 import { responsesUpstreamCodec as codec } from '../../../adapters/openai-responses/index.ts';
 import { startOpenAIResponsesUpstream } from '../../emulators/openai-responses-upstream.ts';
-import { chatRequest } from '../../helpers/chat-request.ts';
 
-const emu = await startOpenAIResponsesUpstream();
-t.teardown(() => emu.close());
-t.beforeEach(() => emu.reset());
-
-const request = (over: Partial<ChatRequest> = {}): ChatRequest =>
-  chatRequest({
-    model: 'client',
-    system: [{ type: 'text', text: 'Be brief.' }],
-    messages: [userText('ping')],
-    ...over,
-  });
-
-const send = (req: ChatRequest): Promise<Response> =>
-  sendEncoded(codec, emu.url, req, 'gpt-up', { authorization: 'Bearer k' });
+const { em: emu, send } = await codecWithEmulator(t, startOpenAIResponsesUpstream, codec, 'gpt-up', {
+  authorization: 'Bearer k',
+});
+const request = briefTurn('client', 'ping');
 
 /** The IR events of a streamed call; a socket failure (which the pipeline turns into an error event) ends the list with 'thrown'. */
 const streamOf = async (req: ChatRequest): Promise<Array<StreamEvent | { type: 'thrown' }>> =>
