@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { startFaultUpstream } from '../emulators/fault-upstream.ts';
 import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { modelRoutes } from '../helpers/model-routes.ts';
-import { metricValue, sseEvents, waitUntil } from '../resilience/resilience-helpers.ts';
+import { messagesStreamText, metricValue, sseEvents, waitUntil } from '../resilience/resilience-helpers.ts';
 import { postMessages, userSays } from '../helpers/post-messages.ts';
 
 const fault = await startFaultUpstream();
@@ -91,10 +91,6 @@ t.test('a stream in flight finishes on the config it started with', async (t) =>
   await waitUntil('the model to be gone', async () => ((await status('streamer')) === 404 ? true : undefined));
   fault.resume();
   const events = sseEvents(await res.text());
-  const text = events
-    .filter((e) => e.event === 'content_block_delta')
-    .map((e) => (JSON.parse(e.data) as { delta: { text: string } }).delta.text)
-    .join('');
-  t.equal(text, 'one two three four five six', 'the whole answer arrived');
+  t.equal(messagesStreamText(events), 'one two three four five six', 'the whole answer arrived');
   t.equal(events[events.length - 1].event, 'message_stop');
 });
