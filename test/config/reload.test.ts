@@ -6,19 +6,20 @@ import t from 'tap';
 import { stringify } from 'yaml';
 import { startFaultUpstream } from '../emulators/fault-upstream.ts';
 import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
-import { metricValue, sseEvents, waitUntil } from '../resilience/resilience-helpers.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
+import { messagesStreamText, metricValue, sseEvents, waitUntil } from '../resilience/resilience-helpers.ts';
 import { postMessages, userSays } from '../helpers/post-messages.ts';
 
 const fault = await startFaultUpstream();
 const flaky = { flaky: { type: 'openai', base_url: fault.openaiUrl, api_key: 'sk-up', api: 'chat_completions' } };
-const base = (models: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> =>
+const base = (models: Record<string, string>, extra: Record<string, unknown> = {}): Record<string, unknown> =>
   testConfig({
     providers: flaky,
-    models: { 'm-old': { routes: [{ provider: 'echo', model: 'echo-1' }] }, ...models },
+    models: modelRoutes({ 'm-old': 'echo/echo-1', ...models }),
     reload: { debounce_ms: 50 },
     ...extra,
   });
-const gw = await startGateway(base({ streamer: { routes: [{ provider: 'flaky', model: 'up-stream' }] } }));
+const gw = await startGateway(base({ streamer: 'flaky/up-stream' }));
 t.teardown(async () => {
   await gw.stop();
   await fault.close();
@@ -44,7 +45,7 @@ const reloads = (outcome: string): Promise<number> => metricValue(gw, 'polygate_
 
 t.test('a valid file is swapped in when it changes', async (t) => {
   t.equal(await status('m-new'), 404);
-  save(base({ 'm-new': { routes: [{ provider: 'echo', model: 'echo-1' }] } }));
+  save(base({ 'm-new': 'echo/echo-1' }));
   await waitUntil('the new model to be served', async () => ((await status('m-new')) === 200 ? true : undefined));
   t.equal(await reloads('ok'), 1);
   await gw.matchLog(t, /config reloaded/);
@@ -55,7 +56,7 @@ t.test('an invalid file is refused; the old config keeps serving', async (t) => 
   await waitUntil('the refusal', async () => ((await reloads('error')) === 1 ? true : undefined));
   t.equal(await status('m-new'), 200, 'still served by the config in force');
   await gw.matchLog(t, /config reload refused/);
-  save(base({ 'm-new': { routes: [{ provider: 'nowhere', model: 'x' }] } }));
+  save(base({ 'm-new': 'nowhere/x' }));
   await waitUntil('the second refusal', async () => ((await reloads('error')) === 2 ? true : undefined));
   await gw.matchLog(t, /unknown provider 'nowhere'/, 'the problems are in the log');
   t.equal(await status('m-new'), 200);
@@ -66,7 +67,7 @@ t.test('SIGHUP reloads (here with file watching switched off)', async (t) => {
   save(base({}, { reload: { watch: false } }));
   await waitUntil('the watch-off config', async () => ((await status('m-new')) === 404 ? true : undefined));
   const ok = await reloads('ok');
-  save(base({ 'm-hup': { routes: [{ provider: 'echo', model: 'echo-1' }] } }, { reload: { watch: false } }));
+  save(base({ 'm-hup': 'echo/echo-1' }, { reload: { watch: false } }));
   // Time for a watcher to (wrongly) act on the change: several debounce periods.
   await new Promise((r) => setTimeout(r, 300));
   t.equal(await status('m-hup'), 404, 'not watched: nothing changes by itself');
@@ -76,7 +77,7 @@ t.test('SIGHUP reloads (here with file watching switched off)', async (t) => {
 });
 
 t.test('a stream in flight finishes on the config it started with', async (t) => {
-  save(base({ streamer: { routes: [{ provider: 'flaky', model: 'up-stream' }] } }, { reload: { watch: false } }));
+  save(base({ streamer: 'flaky/up-stream' }, { reload: { watch: false } }));
   gw.process.kill('SIGHUP');
   await waitUntil('the streamer model', async () => ((await status('streamer')) === 200 ? true : undefined));
   fault.reset();
@@ -90,10 +91,6 @@ t.test('a stream in flight finishes on the config it started with', async (t) =>
   await waitUntil('the model to be gone', async () => ((await status('streamer')) === 404 ? true : undefined));
   fault.resume();
   const events = sseEvents(await res.text());
-  const text = events
-    .filter((e) => e.event === 'content_block_delta')
-    .map((e) => (JSON.parse(e.data) as { delta: { text: string } }).delta.text)
-    .join('');
-  t.equal(text, 'one two three four five six', 'the whole answer arrived');
+  t.equal(messagesStreamText(events), 'one two three four five six', 'the whole answer arrived');
   t.equal(events[events.length - 1].event, 'message_stop');
 });

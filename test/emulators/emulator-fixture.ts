@@ -1,14 +1,22 @@
 // One emulator for a whole test file, as the emulator tests use it: started once, closed when the
 // file ends, and its recorded requests and scripted replies cleared before each test.
-import type t from 'tap';
-import type { Emulator } from './emulator-types.ts';
+import type { Test } from 'tap';
+import type { Emulator, RecordedRequest } from './emulator-types.ts';
 
 export async function emulatorForFile<E extends Pick<Emulator, 'close' | 'reset'>>(
-  tap: typeof t,
+  tap: Test,
   start: () => Promise<E>,
 ): Promise<E> {
   const emu = await start();
   tap.teardown(() => emu.close());
   tap.beforeEach(() => emu.reset());
   return emu;
+}
+
+/** The emulator recorded what an OpenAI SDK sent: a POST to `path`, with the bearer key `key`, and exactly `body`. */
+export function assertOpenAIPost(t: Test, got: RecordedRequest, path: string, key: string, body: unknown): void {
+  t.equal(got.method, 'POST');
+  t.equal(got.path, path);
+  t.equal(got.headers.authorization, `Bearer ${key}`);
+  t.same(got.body, body);
 }

@@ -3,7 +3,7 @@
 import t from 'tap';
 import OpenAI from 'openai';
 import { startOpenAIChatUpstream } from './openai-chat-upstream.ts';
-import { emulatorForFile } from './emulator-fixture.ts';
+import { assertOpenAIPost, emulatorForFile } from './emulator-fixture.ts';
 
 const emu = await emulatorForFile(t, startOpenAIChatUpstream);
 const client = new OpenAI({ apiKey: 'sk-emulator-test', baseURL: emu.url, maxRetries: 0 });
@@ -26,10 +26,7 @@ t.test('chat.completions.create answers with the scripted text and records the r
   t.equal(res.usage?.total_tokens, (res.usage?.prompt_tokens ?? 0) + (res.usage?.completion_tokens ?? 0));
   t.equal(emu.requests.length, 1);
   const got = emu.requests[0];
-  t.equal(got.method, 'POST');
-  t.equal(got.path, '/v1/chat/completions');
-  t.equal(got.headers.authorization, 'Bearer sk-emulator-test');
-  t.same(got.body, {
+  assertOpenAIPost(t, got, '/v1/chat/completions', 'sk-emulator-test', {
     model: 'gpt-test',
     messages: [
       { role: 'system', content: 'terse' },

@@ -5,7 +5,7 @@ import t from 'tap';
 import OpenAI from 'openai';
 import { startOpenAIResponsesUpstream } from './openai-responses-upstream.ts';
 import { textResponseEventTypes } from '../helpers/responses-events.ts';
-import { emulatorForFile } from './emulator-fixture.ts';
+import { assertOpenAIPost, emulatorForFile } from './emulator-fixture.ts';
 
 const emu = await emulatorForFile(t, startOpenAIResponsesUpstream);
 const client = new OpenAI({ apiKey: 'sk-emulator-test', baseURL: emu.url, maxRetries: 0 });
@@ -32,10 +32,7 @@ t.test('responses.create answers with the scripted text, echoes the request and 
   t.ok(res.usage && res.usage.input_tokens > 0 && res.usage.output_tokens > 0);
   t.equal(res.usage?.total_tokens, (res.usage?.input_tokens ?? 0) + (res.usage?.output_tokens ?? 0));
   const got = emu.requests[0];
-  t.equal(got.method, 'POST');
-  t.equal(got.path, '/v1/responses');
-  t.equal(got.headers.authorization, 'Bearer sk-emulator-test');
-  t.same(got.body, {
+  assertOpenAIPost(t, got, '/v1/responses', 'sk-emulator-test', {
     model: 'gpt-test',
     instructions: 'be terse',
     input: 'hi',

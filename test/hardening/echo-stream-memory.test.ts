@@ -6,32 +6,22 @@
 import t from 'tap';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { ChatRequest } from '../../src/ir/chat-request.ts';
 import type { StreamEvent } from '../../src/ir/stream-event.ts';
-import { EchoProvider } from '../../src/services/providers/echo-provider.ts';
+import { echoStreamOpener, echoStreamRequest } from './echo-streams.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
 // 1 MB of short words: the shape that made the per-word array largest.
-const text = 'word '.repeat(200_000);
-const request = {
-  model: 'echo',
-  system: [],
-  messages: [{ role: 'user', parts: [{ type: 'text', text }] }],
-  tools: [],
-  stream: true,
-  extensions: {},
-} as unknown as ChatRequest;
+const request = echoStreamRequest('word '.repeat(200_000));
 
 t.test('20 unread 1 MB echo streams hold far less than 1 MB each', async (t) => {
-  const provider = new EchoProvider('echo');
-  const opts = { signal: new AbortController().signal, warn: () => {} };
+  const openStream = echoStreamOpener(request);
   const open: AsyncIterator<StreamEvent>[] = [];
   gc();
   const before = process.memoryUsage().heapUsed;
   for (let i = 0; i < 20; i++) {
-    const it = (await provider.openStream(request, 'echo-1', opts))[Symbol.asyncIterator]();
+    const it = (await openStream())[Symbol.asyncIterator]();
     // start, text-start, the first word: the stream is under way, then its reader stops.
     for (let k = 0; k < 3; k++) await it.next();
     open.push(it);

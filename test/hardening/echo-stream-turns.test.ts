@@ -5,24 +5,13 @@
 // per loop turn. Asserted by counting words between two turns of a ticker that re-queues itself
 // with setImmediate (what any other request's I/O waits behind): no timing.
 import t from 'tap';
-import type { ChatRequest } from '../../src/ir/chat-request.ts';
-import { EchoProvider } from '../../src/services/providers/echo-provider.ts';
 import { onEveryLoopTurn } from '../helpers/loop-turns.ts';
-
-const request = {
-  model: 'echo',
-  system: [],
-  messages: [{ role: 'user', parts: [{ type: 'text', text: 'word '.repeat(5_000) }] }],
-  tools: [],
-  stream: true,
-  extensions: {},
-} as unknown as ChatRequest;
+import { echoStreamOpener, echoStreamRequest } from './echo-streams.ts';
 
 t.test('50 concurrent echo streams: one stream turn (256 words) between two turns of the loop', async (t) => {
-  const provider = new EchoProvider('echo');
-  const opts = { signal: new AbortController().signal, warn: () => {} };
+  const openStream = echoStreamOpener(echoStreamRequest('word '.repeat(5_000)));
   let words = 0;
-  const streams = await Promise.all(Array.from({ length: 50 }, () => provider.openStream(request, 'echo-1', opts)));
+  const streams = await Promise.all(Array.from({ length: 50 }, openStream));
   const atTick: number[] = [];
   const stop = onEveryLoopTurn(() => atTick.push(words));
   // Readers that take every event at once, like a socket that accepts every write.

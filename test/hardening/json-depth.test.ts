@@ -3,21 +3,14 @@
 // one key made every tenant's echo requests answer 503 for 30 s. Now refused at parse time, in
 // each family's own error shape, before any decoder or upstream sees it.
 import t from 'tap';
-import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
-import { startInProcessGateway } from '../helpers/in-process-app.ts';
-import { OTHER_KEY, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
+import { OTHER_KEY, TEST_KEY } from '../helpers/start-gateway.ts';
 
-const chat = await startOpenAIChatUpstream();
-const gw = await startInProcessGateway(
-  testConfig({
-    providers: { chat: { type: 'openai', base_url: chat.url, api_key: 'sk-up', api: 'chat_completions' } },
-    models: { 'via-chat': { routes: [{ provider: 'chat', model: 'gpt-up' }] } },
-  }),
-);
-t.teardown(async () => {
-  await gw.stop();
-  await chat.close();
-});
+const {
+  gw,
+  up: { chat },
+} = await gatewayWithEmulators(t, { upstreams: { chat: 'chat' }, models: modelRoutes({ 'via-chat': 'chat/gpt-up' }) });
 
 /** A JSON Schema nested `levels` deep (each level an object with one property), as text: JSON.stringify would overflow first. */
 const deepSchema = (levels: number): string =>

@@ -4,21 +4,13 @@
 // top-level field names or `other`; the x-polygate-warnings header still names every field, on
 // one line of visible ASCII.
 import t from 'tap';
-import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
-import { startInProcessGateway } from '../helpers/in-process-app.ts';
-import { testConfig } from '../helpers/start-gateway.ts';
+import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 import { postMessages, userSays } from '../helpers/post-messages.ts';
 
-const oai = await startOpenAIChatUpstream();
-const gw = await startInProcessGateway(
-  testConfig({
-    providers: { oai: { type: 'openai', base_url: oai.url, api_key: 'sk-upstream-openai', api: 'chat_completions' } },
-    models: { 'claude-via-openai': { routes: [{ provider: 'oai', model: 'gpt-upstream-1' }] } },
-  }),
-);
-t.teardown(async () => {
-  await gw.stop();
-  await oai.close();
+const { gw } = await gatewayWithEmulators(t, {
+  upstreams: { oai: 'chat' },
+  models: modelRoutes({ 'claude-via-openai': 'oai/gpt-upstream-1' }),
 });
 
 function send(extra: Record<string, unknown>): Promise<Response> {

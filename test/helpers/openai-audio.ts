@@ -4,6 +4,8 @@
 // each response format. The emulator keeps its own table: the tests check it against this one.
 import type OpenAI from 'openai';
 import { toFile } from 'openai';
+import type { Test } from 'tap';
+import { speechFixture } from '../emulators/openai-audio-upstream.ts';
 
 export const speechFormats = [
   ['mp3', 'audio/mpeg'],
@@ -13,6 +15,26 @@ export const speechFormats = [
   ['wav', 'audio/wav'],
   ['pcm', 'audio/pcm'],
 ] as const;
+
+type SpeechRequest = Omit<OpenAI.Audio.SpeechCreateParams, 'response_format'>;
+
+/**
+ * `request` spoken in each speech format: each answer has the format's content type and the
+ * emulator's audio bytes for it; `also` checks what else the caller expects of each answer.
+ */
+export async function speakEachFormat(
+  t: Test,
+  client: OpenAI,
+  request: SpeechRequest,
+  also: (format: (typeof speechFormats)[number][0], res: Response) => void = () => {},
+): Promise<void> {
+  for (const [format, type] of speechFormats) {
+    const res = await client.audio.speech.create({ ...request, response_format: format });
+    t.equal(res.headers.get('content-type'), type, format);
+    t.same(Buffer.from(await res.arrayBuffer()), speechFixture(format), `${format} bytes`);
+    also(format, res);
+  }
+}
 
 /** `wav` transcribed once in each response format, in this order, as the SDK parses each. */
 export async function transcribeEachFormat(

@@ -6,12 +6,13 @@ import t from 'tap';
 import { startTuneUpstream } from '../emulators/tune-upstream.ts';
 import { startGateway } from '../helpers/start-gateway.ts';
 import { submit, untilFinished, waitFor } from '../tune/tune-helpers.ts';
-import { sharedConfig, startReceiver } from './redis-helpers.ts';
+import { startHookReceiver } from '../tune/hook-receiver.ts';
+import { sharedConfig } from './redis-helpers.ts';
 import { startRedis } from './redis-server.ts';
 
 const redis = await startRedis();
 const up = await startTuneUpstream();
-const receiver = await startReceiver();
+const receiver = await startHookReceiver();
 
 // In front of the music upstream: while `stalling`, task queries get no answer, so the instance
 // that sent one is caught holding the task's lease.
@@ -65,7 +66,7 @@ t.test('kill -9 of the lease holder: the other instance finishes the task and it
   stalling = false;
   const done = await untilFinished(b, id);
   t.equal(done.status, 'SUCCESS', 'B finished the task A was polling');
-  await waitFor('the callback', async () => (receiver.bodies.length > 0 ? true : undefined));
-  t.equal(receiver.bodies.length, 1, 'delivered once');
-  t.match(JSON.parse(receiver.bodies[0]), { task_id: id, status: 'SUCCESS' });
+  await waitFor('the callback', async () => (receiver.received.length > 0 ? true : undefined));
+  t.equal(receiver.received.length, 1, 'delivered once');
+  t.match(JSON.parse(receiver.received[0].body), { task_id: id, status: 'SUCCESS' });
 });

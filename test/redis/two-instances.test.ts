@@ -5,12 +5,13 @@ import t from 'tap';
 import { startTuneUpstream } from '../emulators/tune-upstream.ts';
 import { startGateway, TEST_KEY } from '../helpers/start-gateway.ts';
 import { call, submit, untilFinished, waitFor } from '../tune/tune-helpers.ts';
-import { sharedConfig, startReceiver } from './redis-helpers.ts';
+import { startHookReceiver } from '../tune/hook-receiver.ts';
+import { sharedConfig } from './redis-helpers.ts';
 import { startRedis } from './redis-server.ts';
 
 const redis = await startRedis();
 const up = await startTuneUpstream();
-const receiver = await startReceiver();
+const receiver = await startHookReceiver();
 const LIMITED = 'sk-shared-rpm-0001';
 const config = sharedConfig(redis.url, up, {
   keys: [
@@ -93,8 +94,8 @@ t.test('a task submitted to one instance is polled exactly once and fetched from
     Array(n).fill(1),
     'each task was polled once, by one instance',
   );
-  await waitFor('every callback', async () => (receiver.bodies.length >= n ? true : undefined));
-  t.equal(receiver.bodies.length, n, 'one callback per task');
+  await waitFor('every callback', async () => (receiver.received.length >= n ? true : undefined));
+  t.equal(receiver.received.length, n, 'one callback per task');
   const r = await call(b, 'POST', '/tune/fetch', { ids });
   t.equal((r.body.data as unknown[]).length, n, 'the batch query on either instance sees them all');
 });

@@ -20,6 +20,7 @@ import t from 'tap';
 import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
 import { listenLoopback } from '../emulators/emulator-server.ts';
 import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
 const emulator = await startAnthropicUpstream();
@@ -66,7 +67,7 @@ const { url: edgeUrl, close: closeEdge } = await listenLoopback(edge);
 const gw = await startInProcessGateway(
   testConfig({
     providers: { anthropic: { type: 'anthropic', base_url: edgeUrl, api_key: 'sk-ant-upstream-ka-0001' } },
-    models: { 'claude-ka': { routes: [{ provider: 'anthropic', model: 'claude-ka-upstream' }] } },
+    models: modelRoutes({ 'claude-ka': 'anthropic/claude-ka-upstream' }),
   }),
 );
 t.teardown(async () => {

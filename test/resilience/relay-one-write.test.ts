@@ -9,6 +9,7 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import t from 'tap';
 import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
 import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
 const emulator = await startAnthropicUpstream();
@@ -35,7 +36,7 @@ const hopUrl = `http://127.0.0.1:${(hop.address() as AddressInfo).port}`;
 const gw = await startInProcessGateway(
   testConfig({
     providers: { anthropic: { type: 'anthropic', base_url: hopUrl, api_key: 'sk-ant-upstream-onewrite-0001' } },
-    models: { 'claude-one-write': { routes: [{ provider: 'anthropic', model: 'claude-one-write-upstream' }] } },
+    models: modelRoutes({ 'claude-one-write': 'anthropic/claude-one-write-upstream' }),
   }),
 );
 t.teardown(async () => {

@@ -8,33 +8,24 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { IncomingMessage } from 'node:http';
 import t from 'tap';
 import { relayHooked } from '../../src/infra/upstream/relay-proxy.ts';
-import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
-import { startInProcessGateway } from '../helpers/in-process-app.ts';
-import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { inProcessWithEmulators } from '../helpers/gateway-with-upstreams.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
+import { TEST_KEY } from '../helpers/start-gateway.ts';
 
-const emulator = await startAnthropicUpstream();
-const gw = await startInProcessGateway(
-  testConfig({
-    providers: {
-      anthropic: { type: 'anthropic', base_url: emulator.url, api_key: 'sk-ant-upstream-unhooked-0001' },
-      // Nothing listens on port 9 of the loopback: the connection is refused.
-      refused: { type: 'anthropic', base_url: 'http://127.0.0.1:9', api_key: 'sk-ant-upstream-unhooked-0002' },
-    },
-    models: {
-      'claude-unhooked': { routes: [{ provider: 'anthropic', model: 'claude-unhooked-upstream' }] },
-      'claude-fallback': {
-        routes: [
-          { provider: 'anthropic', model: 'claude-unhooked-upstream' },
-          { provider: 'anthropic', model: 'claude-unhooked-second' },
-        ],
-      },
-      'claude-refused': { routes: [{ provider: 'refused', model: 'claude-refused-upstream' }] },
-    },
+const {
+  app: gw,
+  up: { anthropic: emulator },
+} = await inProcessWithEmulators(t, {
+  upstreams: { anthropic: 'anthropic' },
+  // Nothing listens on port 9 of the loopback: the connection is refused.
+  providers: {
+    refused: { type: 'anthropic', base_url: 'http://127.0.0.1:9', api_key: 'sk-ant-upstream-unhooked-0002' },
+  },
+  models: modelRoutes({
+    'claude-unhooked': 'anthropic/claude-unhooked-upstream',
+    'claude-fallback': ['anthropic/claude-unhooked-upstream', 'anthropic/claude-unhooked-second'],
+    'claude-refused': 'refused/claude-refused-upstream',
   }),
-);
-t.teardown(async () => {
-  await gw.stop();
-  await emulator.close();
 });
 
 /** Every client request the relay proxy was handed, in order. */

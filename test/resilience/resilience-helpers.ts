@@ -42,3 +42,11 @@ export function sseEvents(text: string): SseEvent[] {
     })
     .filter((e) => e.data !== '' || e.event !== undefined);
 }
+
+/** The text a Messages event stream carried: its content_block_delta texts, joined. */
+export function messagesStreamText(events: SseEvent[]): string {
+  return events
+    .filter((e) => e.event === 'content_block_delta')
+    .map((e) => (JSON.parse(e.data) as { delta: { text: string } }).delta.text)
+    .join('');
+}

@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import { refusedUrl, startFaultUpstream } from '../emulators/fault-upstream.ts';
 import { startInProcessGateway } from '../helpers/in-process-app.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { modelRoutes, route, routesTo } from '../helpers/model-routes.ts';
 import { metricValue, sseEvents } from './resilience-helpers.ts';
 import { postMessages, userSays } from '../helpers/post-messages.ts';
 
@@ -23,45 +24,19 @@ const gw = await startInProcessGateway(
       light: { type: 'echo' },
     },
     models: {
-      'fb-500': {
-        routes: [
-          { provider: 'flaky', model: 'up-1' },
-          { provider: 'echo', model: 'echo-1' },
-        ],
-      },
-      'fb-500-anthropic': {
-        routes: [
-          { provider: 'flakyA', model: 'up-a' },
-          { provider: 'echo', model: 'echo-1' },
-        ],
-      },
-      'fb-refused': {
-        routes: [
-          { provider: 'dead', model: 'up-dead' },
-          { provider: 'echo', model: 'echo-1' },
-        ],
-      },
-      split: {
-        strategy: 'weighted',
-        routes: [
-          { provider: 'heavy', model: 'h', weight: 3 },
-          { provider: 'light', model: 'l', weight: 1 },
-        ],
-      },
-      retry: { routes: [{ provider: 'flaky', model: 'up-retry', retries: quickRetries }] },
-      'retry-anthropic': { routes: [{ provider: 'flakyA', model: 'up-retry-a', retries: quickRetries }] },
-      'retry-patient': {
-        routes: [
-          { provider: 'flaky', model: 'up-patient', retries: { ...quickRetries, max_retry_after_ms: 500 } },
-          { provider: 'echo', model: 'echo-1' },
-        ],
-      },
-      'retry-then-fallback': {
-        routes: [
-          { provider: 'flaky', model: 'up-rtf', retries: quickRetries },
-          { provider: 'echo', model: 'echo-1' },
-        ],
-      },
+      ...modelRoutes({
+        'fb-500': ['flaky/up-1', 'echo/echo-1'],
+        'fb-500-anthropic': ['flakyA/up-a', 'echo/echo-1'],
+        'fb-refused': ['dead/up-dead', 'echo/echo-1'],
+      }),
+      split: { strategy: 'weighted', ...routesTo(route('heavy/h', { weight: 3 }), route('light/l', { weight: 1 })) },
+      retry: routesTo(route('flaky/up-retry', { retries: quickRetries })),
+      'retry-anthropic': routesTo(route('flakyA/up-retry-a', { retries: quickRetries })),
+      'retry-patient': routesTo(
+        route('flaky/up-patient', { retries: { ...quickRetries, max_retry_after_ms: 500 } }),
+        'echo/echo-1',
+      ),
+      'retry-then-fallback': routesTo(route('flaky/up-rtf', { retries: quickRetries }), 'echo/echo-1'),
     },
   }),
 );

@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import t, { type Test } from 'tap';
 import { startFaultUpstream } from '../emulators/fault-upstream.ts';
 import { startGateway, testConfig, TEST_KEY, type Gateway } from '../helpers/start-gateway.ts';
-import { sseEvents, waitUntil } from './resilience-helpers.ts';
+import { messagesStreamText, sseEvents, waitUntil } from './resilience-helpers.ts';
 
 const fault = await startFaultUpstream();
 t.teardown(() => fault.close());
@@ -67,11 +67,7 @@ t.test('SIGTERM drains an open stream to its end, refuses new connections, exits
   t.equal(gw.process.exitCode, null, 'still running while the stream is open');
   fault.resume();
   const events = sseEvents(await s.body);
-  const text = events
-    .filter((e) => e.event === 'content_block_delta')
-    .map((e) => (JSON.parse(e.data) as { delta: { text: string } }).delta.text)
-    .join('');
-  t.equal(text, 'one two three four five', 'the stream ran to its end');
+  t.equal(messagesStreamText(events), 'one two three four five', 'the stream ran to its end');
   t.equal(events[events.length - 1].event, 'message_stop');
   t.equal(await exit, 0, 'exit 0 once drained');
   await gw.matchLog(t, /shutting down: draining/);

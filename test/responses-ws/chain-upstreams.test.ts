@@ -3,18 +3,19 @@
 import t from 'tap';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { closeWs, connectWs, finalResponse, weatherTool, wsTurn } from './ws-client.ts';
 
 t.test('a store:false tool chain over one socket, on each upstream type', async (t) => {
   const { gw, up } = await gatewayWithEmulators(t, {
     upstreams: { oai: 'chat', resp: 'responses', anth: 'anthropic', gem: 'gemini' },
-    models: {
-      'm-chat': { routes: [{ provider: 'oai', model: 'gpt-up' }] },
-      'm-responses': { routes: [{ provider: 'resp', model: 'gpt-up' }] },
-      'm-anthropic': { routes: [{ provider: 'anth', model: 'claude-up' }] },
-      'm-gemini': { routes: [{ provider: 'gem', model: 'gemini-up' }] },
-    },
+    models: modelRoutes({
+      'm-chat': 'oai/gpt-up',
+      'm-responses': 'resp/gpt-up',
+      'm-anthropic': 'anth/claude-up',
+      'm-gemini': 'gem/gemini-up',
+    }),
   });
   const cases = [
     { model: 'm-chat', emu: up.oai },
@@ -124,7 +125,7 @@ t.test("socket memory is the socket's own; store:true responses reach the store 
 t.test('generate:false prepares a turn without an upstream call; the next turn continues it', async (t) => {
   const { gw, up } = await gatewayWithEmulators(t, {
     upstreams: { oai: 'chat' },
-    models: { m: { routes: [{ provider: 'oai', model: 'gpt-up' }] } },
+    models: modelRoutes({ m: 'oai/gpt-up' }),
   });
   const ws = connectWs(gw);
   const first = finalResponse(await wsTurn(ws, { model: 'm', store: false, input: 'first question' }));

@@ -2,9 +2,10 @@
 // store:false turn is RELAYED (docs/responses-websocket.md), the conversation rebuilt from the
 // wire items the socket kept, so fields, items and reasoning polygate does not know reach the
 // upstream verbatim; and a turn that falls over to a translated route still has the whole chain.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import type { ResponsesClientEvent } from 'openai/resources/responses/responses';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 import { TEST_KEY, type RunningGateway } from '../helpers/start-gateway.ts';
 import { openRaw } from './raw-socket.ts';
 import { closeWs, connectWs, finalResponse, weatherTool, wsTurn } from './ws-client.ts';
@@ -32,15 +33,16 @@ async function responsesWarnings(gw: RunningGateway): Promise<string[]> {
     );
 }
 
+/** A gateway whose model `m` is relayed to an emulated Responses upstream (provider `resp`). */
+const relayingGateway = (t: Test) =>
+  gatewayWithEmulators(t, { upstreams: { resp: 'responses' }, models: modelRoutes({ m: 'resp/gpt-up' }) });
+
 const bodyOf = (r: { body: unknown } | undefined): Json => (r?.body ?? {}) as Json;
 
 t.test(
   'a store:false tool chain on a Responses upstream is relayed turn by turn, the whole conversation as input',
   async (t) => {
-    const { gw, up } = await gatewayWithEmulators(t, {
-      upstreams: { resp: 'responses' },
-      models: { m: { routes: [{ provider: 'resp', model: 'gpt-up' }] } },
-    });
+    const { gw, up } = await relayingGateway(t);
     const ws = connectWs(gw);
     const before = await responsesWarnings(gw);
     const common = {
@@ -120,14 +122,7 @@ t.test(
   async (t) => {
     const { gw, up } = await gatewayWithEmulators(t, {
       upstreams: { resp: 'responses', anth: 'anthropic' },
-      models: {
-        m: {
-          routes: [
-            { provider: 'resp', model: 'gpt-up' },
-            { provider: 'anth', model: 'claude-up' },
-          ],
-        },
-      },
+      models: modelRoutes({ m: ['resp/gpt-up', 'anth/claude-up'] }),
     });
     const ws = connectWs(gw);
     const common = { model: 'm', store: false, tools: [weatherTool] };
@@ -196,10 +191,7 @@ t.test(
 );
 
 t.test("a relayed socket turn carries the handshake's headers, without the socket's own beta", async (t) => {
-  const { gw, up } = await gatewayWithEmulators(t, {
-    upstreams: { resp: 'responses' },
-    models: { m: { routes: [{ provider: 'resp', model: 'gpt-up' }] } },
-  });
+  const { gw, up } = await relayingGateway(t);
   const raw = await openRaw(gw, TEST_KEY, {
     'openai-beta': 'responses_websockets=2026-02-06, future_beta=v1',
     'x-codex-turn-metadata': 'turn-7',
@@ -226,10 +218,7 @@ t.test("a relayed socket turn carries the handshake's headers, without the socke
 t.test(
   "a chain through a response stored over HTTP (no wire items kept) is translated; a prepared turn's input is relayed",
   async (t) => {
-    const { gw, up } = await gatewayWithEmulators(t, {
-      upstreams: { resp: 'responses' },
-      models: { m: { routes: [{ provider: 'resp', model: 'gpt-up' }] } },
-    });
+    const { gw, up } = await relayingGateway(t);
     const stored = (await (
       await fetch(`${gw.url}/v1/responses`, {
         method: 'POST',

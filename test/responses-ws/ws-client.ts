@@ -3,6 +3,7 @@
 import OpenAI from 'openai';
 import type { ResponsesClientEvent, ResponsesServerEvent } from 'openai/resources/responses/responses';
 import { ResponsesWS } from 'openai/resources/responses/ws';
+import { citySchema } from '../helpers/city-schema.ts';
 import { TEST_KEY, type RunningGateway } from '../helpers/start-gateway.ts';
 
 export function connectWs(gw: RunningGateway, key = TEST_KEY): ResponsesWS {
@@ -18,12 +19,7 @@ export const weatherTool = {
   type: 'function' as const,
   name: 'get_weather',
   description: 'Weather for a city',
-  parameters: {
-    type: 'object',
-    properties: { city: { type: 'string' } },
-    required: ['city'],
-    additionalProperties: false,
-  },
+  parameters: citySchema,
   strict: true,
 };
 

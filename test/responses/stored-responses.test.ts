@@ -10,6 +10,7 @@ import { startGeminiUpstream } from '../emulators/gemini-upstream.ts';
 import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
 import { startOpenAIResponsesUpstream } from '../emulators/openai-responses-upstream.ts';
 import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { modelRoutes, routesTo } from '../helpers/model-routes.ts';
 import { OTHER_KEY, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { conversationOf, systemOf } from './conversation-texts.ts';
 
@@ -29,12 +30,14 @@ const gw = await startInProcessGateway(
       gem: { type: 'gemini', base_url: gem.url, api_key: 'sk-up-g' },
     },
     models: {
-      'via-anthropic': { routes: [{ provider: 'anth', model: 'claude-up' }] },
-      'via-chat': { routes: [{ provider: 'chat', model: 'gpt-up' }] },
-      'via-responses': { routes: [{ provider: 'resp', model: 'gpt-resp-up' }] },
-      'via-gemini': { routes: [{ provider: 'gem', model: 'gemini-up' }] },
-      'echo-small': { routes: [{ provider: 'echo', model: 'echo-1' }], context_window: 60 },
-      'chat-small': { routes: [{ provider: 'chat', model: 'gpt-up' }], context_window: 60 },
+      ...modelRoutes({
+        'via-anthropic': 'anth/claude-up',
+        'via-chat': 'chat/gpt-up',
+        'via-responses': 'resp/gpt-resp-up',
+        'via-gemini': 'gem/gemini-up',
+      }),
+      'echo-small': { ...routesTo('echo/echo-1'), context_window: 60 },
+      'chat-small': { ...routesTo('chat/gpt-up'), context_window: 60 },
     },
   }),
 );

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import t from 'tap';
 import { startGateway, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { modelRoutes, route, routesTo } from '../helpers/model-routes.ts';
 import { fixtureDir, speechFixture, startOpenAIAudioUpstream } from '../emulators/openai-audio-upstream.ts';
 import { speakWav } from '../helpers/openai-audio.ts';
 
@@ -19,27 +20,11 @@ const gw = await startGateway(
       b: { type: 'openai', base_url: second.url, api_key: second.key },
     },
     models: {
-      'tts-fb': {
-        routes: [
-          { provider: 'a', model: 'tts-a' },
-          { provider: 'b', model: 'tts-b' },
-        ],
-      },
-      'stt-fb': {
-        routes: [
-          { provider: 'a', model: 'stt-a' },
-          { provider: 'b', model: 'stt-b' },
-        ],
-      },
-      'tts-retry': {
-        routes: [{ provider: 'a', model: 'tts-r', retries: { max_retries: 1, max_retry_after_ms: 1500 } }],
-      },
+      ...modelRoutes({ 'tts-fb': ['a/tts-a', 'b/tts-b'], 'stt-fb': ['a/stt-a', 'b/stt-b'] }),
+      'tts-retry': routesTo(route('a/tts-r', { retries: { max_retries: 1, max_retry_after_ms: 1500 } })),
       'tts-breaker': {
         breaker: { consecutive_failures: 1, cooldown_ms: 600_000 },
-        routes: [
-          { provider: 'a', model: 'tts-brk' },
-          { provider: 'b', model: 'tts-b' },
-        ],
+        ...routesTo('a/tts-brk', 'b/tts-b'),
       },
     },
   }),

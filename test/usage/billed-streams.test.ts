@@ -9,6 +9,7 @@ import t from 'tap';
 import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
 import { startFaultUpstream } from '../emulators/fault-upstream.ts';
 import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { ADMIN_TOKEN, usage, type Row } from './usage-helpers.ts';
@@ -28,12 +29,12 @@ const gw = await startInProcessGateway(
       faultChat: { type: 'openai', base_url: fault.openaiUrl, api_key: 'sk-up-fault', api: 'chat_completions' },
       faultAnth: { type: 'anthropic', base_url: fault.anthropicUrl, api_key: 'sk-up-anth' },
     },
-    models: {
-      'chat-relay': { routes: [{ provider: 'oai', model: 'gpt-up' }] },
-      'claude-relay': { routes: [{ provider: 'faultAnth', model: 'claude-up' }] },
-      'claude-via-chat': { routes: [{ provider: 'faultChat', model: 'gpt-up' }] },
-      'chat-via-claude': { routes: [{ provider: 'faultAnth', model: 'claude-up' }] },
-    },
+    models: modelRoutes({
+      'chat-relay': 'oai/gpt-up',
+      'claude-relay': 'faultAnth/claude-up',
+      'claude-via-chat': 'faultChat/gpt-up',
+      'chat-via-claude': 'faultAnth/claude-up',
+    }),
     admin: { token: ADMIN_TOKEN },
     usage: { flush_interval_ms: 50, prices: { models: Object.fromEntries(models.map((m) => [m, price])) } },
   }),

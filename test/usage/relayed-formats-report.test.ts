@@ -7,6 +7,7 @@ import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import t from 'tap';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { ADMIN_TOKEN, usage } from './usage-helpers.ts';
@@ -14,11 +15,7 @@ import { ADMIN_TOKEN, usage } from './usage-helpers.ts';
 t.test('relayed Messages, Responses and Gemini streams are billed from the usage they report', async (t) => {
   const { gw, up } = await gatewayWithEmulators(t, {
     upstreams: { anth: 'anthropic', resp: 'responses', gem: 'gemini' },
-    models: {
-      'm-relay': { routes: [{ provider: 'anth', model: 'claude-up' }] },
-      'r-relay': { routes: [{ provider: 'resp', model: 'gpt-up' }] },
-      'g-relay': { routes: [{ provider: 'gem', model: 'gemini-up' }] },
-    },
+    models: modelRoutes({ 'm-relay': 'anth/claude-up', 'r-relay': 'resp/gpt-up', 'g-relay': 'gem/gemini-up' }),
     config: { admin: { token: ADMIN_TOKEN }, usage: { flush_interval_ms: 50 } },
   });
   const prompt = 'say something about usage';

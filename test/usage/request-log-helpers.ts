@@ -4,6 +4,7 @@
 import type { Emulator } from '../emulators/emulator-types.ts';
 import type { RequestContent, RequestRow } from '../../src/services/usage/request-log.ts';
 import { OTHER_KEY, TEST_KEY, testConfig } from '../helpers/start-gateway.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 import { ADMIN_TOKEN } from './usage-helpers.ts';
 
 /** The rows the API answers (src/services/usage/request-log.ts), as the tests read them. */
@@ -23,12 +24,12 @@ export function logConfig(
       oa: { type: 'openai', base_url: chat.url, api_key: 'sk-up-chat-secret', api: 'chat_completions' },
       anth: { type: 'anthropic', base_url: anth.url, api_key: 'sk-up-anth-secret' },
     },
-    models: {
-      'chat-a': { routes: [{ provider: 'oa', model: 'gpt-up' }] },
-      'claude-b': { routes: [{ provider: 'anth', model: 'claude-up' }] },
+    models: modelRoutes({
+      'chat-a': 'oa/gpt-up',
+      'claude-b': 'anth/claude-up',
       // A Messages client on a Chat upstream: translated, with warnings for what Chat cannot take.
-      'claude-on-chat': { routes: [{ provider: 'oa', model: 'gpt-up' }] },
-    },
+      'claude-on-chat': 'oa/gpt-up',
+    }),
     // `other` (ws2) may use every model here: its workspace does not capture content.
     keys: [
       { id: 'test', secret: TEST_KEY, workspace: 'ws1', models: ['*'] },

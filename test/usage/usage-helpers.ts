@@ -1,6 +1,7 @@
 // Pieces of the usage tests: a gateway config with prices for every family, admin API calls.
 import type { RunningGateway } from '../helpers/start-gateway.ts';
 import { testConfig } from '../helpers/start-gateway.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 import { fastTune } from '../tune/tune-helpers.ts';
 
 export const ADMIN_TOKEN = 'admin-token-for-tests-0001';
@@ -24,16 +25,16 @@ export function pricedConfig(up: Upstreams, extra: Record<string, unknown> = {})
       audio: { type: 'openai', base_url: up.audioUrl, api_key: up.audioKey },
       sandbox: { type: 'sandbox-tune' },
     },
-    models: {
+    models: modelRoutes({
       // Priced by its client-facing name.
-      'chat-a': { routes: [{ provider: 'oa', model: 'gpt-up' }] },
+      'chat-a': 'oa/gpt-up',
       // Priced by the provider's upstream model.
-      'claude-b': { routes: [{ provider: 'anth', model: 'claude-up' }] },
-      'tts-1': { routes: [{ provider: 'audio', model: 'tts-up' }] },
-      'whisper-1': { routes: [{ provider: 'audio', model: 'whisper-up' }] },
-      'tune-v3-0': { routes: [{ provider: 'sandbox', model: 'tune-v3-0' }] },
-      'tune-v3-5': { routes: [{ provider: 'sandbox', model: 'tune-v3-5' }] },
-    },
+      'claude-b': 'anth/claude-up',
+      'tts-1': 'audio/tts-up',
+      'whisper-1': 'audio/whisper-up',
+      'tune-v3-0': 'sandbox/tune-v3-0',
+      'tune-v3-5': 'sandbox/tune-v3-5',
+    }),
     tune: fastTune,
     admin: { token: ADMIN_TOKEN },
     usage: {
