@@ -58,6 +58,8 @@ function encodeBuiltin(t: BuiltinTool, i: number, warn: WarningSink): Json {
 /** A choice of one hosted tool (by name or kind) names its Responses type; any other, a function. */
 export function encodeToolChoice(c: ToolChoice, tools: Tool[]): string | Json {
   return responsesToolChoice(c, (name) => {
+    // A client's own function of that name is the one chosen, even when it is also a hosted tool's kind.
+    if (tools.some((t) => t.type === 'function' && t.name === name)) return undefined;
     const hosted = tools.find((t): t is BuiltinTool => t.type === 'builtin' && (t.name === name || t.kind === name));
     if (!hosted) return undefined;
     return typeof hosted.options.type === 'string' && isBuiltinWireType(hosted.options.type)

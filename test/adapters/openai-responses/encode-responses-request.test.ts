@@ -155,6 +155,19 @@ t.test('tools, tool choice, parallel calls, output format', async (t) => {
     ).body.tool_choice,
     { type: 'file_search' },
   );
+  // A client's function named like a hosted tool's kind is the one its choice names.
+  t.same(
+    encode(
+      req({
+        tools: [
+          { type: 'builtin', kind: 'web-search', name: 'web_search', options: { type: 'web_search_preview' } },
+          { type: 'function', name: 'web-search', parameters: schema },
+        ],
+        toolChoice: { type: 'tool', name: 'web-search' },
+      }),
+    ).body.tool_choice,
+    { type: 'function', name: 'web-search' },
+  );
   t.same(encode(req({ toolChoice: { type: 'allowed', names: ['a'], mode: 'auto' } })).body.tool_choice, {
     type: 'allowed_tools',
     mode: 'auto',
