@@ -3,7 +3,7 @@
 import t from 'tap';
 import Anthropic from '@anthropic-ai/sdk';
 import { startAnthropicUpstream } from './anthropic-upstream.ts';
-import { emulatorForFile } from './emulator-fixture.ts';
+import { emulatorForFile, scriptWeatherCall } from './emulator-fixture.ts';
 
 const emu = await emulatorForFile(t, startAnthropicUpstream);
 const client = new Anthropic({ apiKey: 'sk-ant-emulator-test', baseURL: emu.url, maxRetries: 0 });
@@ -124,13 +124,7 @@ t.test('the raw stream is framed as the real service frames it', async (t) => {
 
 t.test('a streamed tool call: finalMessage input equals the scripted args', async (t) => {
   const args = '{"city": "Paris", "days": 3}';
-  emu.script({
-    kind: 'tool',
-    name: 'get_weather',
-    args,
-    id: 'toolu_01X',
-    argChunks: ['{"city": ', '"Par', 'is", "days', '": 3}'],
-  });
+  scriptWeatherCall(emu, 'toolu_01X', args, ['{"city": ', '"Par', 'is", "days', '": 3}']);
   const stream = client.messages.stream({
     model: 'claude-test',
     max_tokens: 64,

@@ -20,3 +20,8 @@ export function assertOpenAIPost(t: Test, got: RecordedRequest, path: string, ke
   t.equal(got.headers.authorization, `Bearer ${key}`);
   t.same(got.body, body);
 }
+
+/** Scripts one streamed `get_weather` call with id `id` whose `args` arrive split as `argChunks`. */
+export function scriptWeatherCall(emu: Pick<Emulator, 'script'>, id: string, args: string, argChunks: string[]): void {
+  emu.script({ kind: 'tool', name: 'get_weather', args, id, argChunks });
+}

@@ -3,10 +3,15 @@
 import t from 'tap';
 import OpenAI from 'openai';
 import { startOpenAIChatUpstream } from './openai-chat-upstream.ts';
-import { assertOpenAIPost, emulatorForFile } from './emulator-fixture.ts';
+import { assertOpenAIPost, emulatorForFile, scriptWeatherCall } from './emulator-fixture.ts';
 
 const emu = await emulatorForFile(t, startOpenAIChatUpstream);
 const client = new OpenAI({ apiKey: 'sk-emulator-test', baseURL: emu.url, maxRetries: 0 });
+
+/** The plain request the scripted texts and errors below answer; `failingX` resolves to what it throws. */
+const X = { model: 'gpt-test', messages: [{ role: 'user' as const, content: 'x' }] };
+const streamX = () => client.chat.completions.create({ ...X, stream: true });
+const failingX = () => client.chat.completions.create(X).catch((e: unknown) => e);
 
 t.test('chat.completions.create answers with the scripted text and records the request', async (t) => {
   emu.script({ kind: 'text', text: 'Hello there.' });
@@ -75,11 +80,7 @@ t.test('stream with include_usage: deltas, finish chunk, then the usage chunk', 
 
 t.test('stream without include_usage sends no usage chunk', async (t) => {
   emu.script({ kind: 'text', text: 'a b' });
-  const stream = await client.chat.completions.create({
-    model: 'gpt-test',
-    messages: [{ role: 'user', content: 'x' }],
-    stream: true,
-  });
+  const stream = await streamX();
   let sawUsage = false;
   let text = '';
   for await (const chunk of stream) {
@@ -92,13 +93,7 @@ t.test('stream without include_usage sends no usage chunk', async (t) => {
 
 t.test('streamed tool call: accumulated arguments equal the scripted ones', async (t) => {
   const args = '{"city": "Paris", "days": 3}';
-  emu.script({
-    kind: 'tool',
-    name: 'get_weather',
-    args,
-    id: 'call_abc123',
-    argChunks: ['{"city": ', '"Par', 'is", "da', 'ys": 3}'],
-  });
+  scriptWeatherCall(emu, 'call_abc123', args, ['{"city": ', '"Par', 'is", "da', 'ys": 3}']);
   const stream = await client.chat.completions.create({
     model: 'gpt-test',
     messages: [{ role: 'user', content: 'weather?' }],
@@ -151,11 +146,7 @@ t.test('the SDK stream helper rebuilds a tool-call-only message with content nul
 
 t.test('thinking: reasoning_content deltas, then the text', async (t) => {
   emu.script({ kind: 'thinking', thinking: 'Let me think.', signature: 'sig', text: 'Done.' });
-  const stream = await client.chat.completions.create({
-    model: 'gpt-test',
-    messages: [{ role: 'user', content: 'x' }],
-    stream: true,
-  });
+  const stream = await streamX();
   let reasoning = '';
   let text = '';
   for await (const chunk of stream) {
@@ -169,9 +160,7 @@ t.test('thinking: reasoning_content deltas, then the text', async (t) => {
 
 t.test('429 surfaces as RateLimitError with retry-after', async (t) => {
   emu.script({ kind: 'error', status: 429, message: 'Rate limit reached', retryAfter: 3 });
-  const err = await client.chat.completions
-    .create({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }] })
-    .catch((e: unknown) => e);
+  const err = await failingX();
   t.type(err, OpenAI.RateLimitError);
   const e = err as InstanceType<typeof OpenAI.RateLimitError>;
   t.equal(e.status, 429);
@@ -182,20 +171,14 @@ t.test('429 surfaces as RateLimitError with retry-after', async (t) => {
 
 t.test('500 surfaces as InternalServerError', async (t) => {
   emu.script({ kind: 'error', status: 500, message: 'boom' });
-  const err = await client.chat.completions
-    .create({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }] })
-    .catch((e: unknown) => e);
+  const err = await failingX();
   t.type(err, OpenAI.InternalServerError);
   t.equal((err as InstanceType<typeof OpenAI.InternalServerError>).type, 'server_error');
 });
 
 t.test('cut: the SDK sees the stream fail, not a clean end', async (t) => {
   emu.script({ kind: 'cut', text: 'partial' });
-  const stream = await client.chat.completions.create({
-    model: 'gpt-test',
-    messages: [{ role: 'user', content: 'x' }],
-    stream: true,
-  });
+  const stream = await streamX();
   let text = '';
   const err = await (async () => {
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';

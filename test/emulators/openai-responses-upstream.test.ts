@@ -5,7 +5,7 @@ import t from 'tap';
 import OpenAI from 'openai';
 import { startOpenAIResponsesUpstream } from './openai-responses-upstream.ts';
 import { textResponseEventTypes } from '../helpers/responses-events.ts';
-import { assertOpenAIPost, emulatorForFile } from './emulator-fixture.ts';
+import { assertOpenAIPost, emulatorForFile, scriptWeatherCall } from './emulator-fixture.ts';
 
 const emu = await emulatorForFile(t, startOpenAIResponsesUpstream);
 const client = new OpenAI({ apiKey: 'sk-emulator-test', baseURL: emu.url, maxRetries: 0 });
@@ -79,13 +79,7 @@ t.test('responses.stream: the event sequence with sequence numbers, and finalRes
 
 t.test('a streamed function call: arguments arrive in the scripted pieces and add up exactly', async (t) => {
   const args = '{"city":"Paris","units":"celsius"}';
-  emu.script({
-    kind: 'tool',
-    name: 'get_weather',
-    args,
-    id: 'call_abc',
-    argChunks: ['{"city":"Pa', 'ris","units"', ':"celsius"}'],
-  });
+  scriptWeatherCall(emu, 'call_abc', args, ['{"city":"Pa', 'ris","units"', ':"celsius"}']);
   const stream = client.responses.stream({
     model: 'gpt-test',
     input: 'weather?',
