@@ -99,13 +99,21 @@ async function unknownModel(t: Asserts, family: string, call: () => Promise<unkn
   t.equal(err?.status, 404, `${family}: an unknown model is refused with 404`);
 }
 
+/** The OpenAI-keyed families are probed with the gateway key as a bearer token. */
+const bearerProbe =
+  (path: string): FamilyTraffic['probe'] =>
+  (env) => ({ path, headers: { authorization: `Bearer ${env.key}` } });
+const openaiClient = (env: TrafficEnv) => new OpenAI({ apiKey: env.key, baseURL: `${env.url}/v1`, maxRetries: 0 });
+/** Every chat path is driven through each client-facing model and the fallback model. */
+const modelsOf = (env: TrafficEnv) => [...env.chatModels, fallbackModel];
+
 export const families: FamilyTraffic[] = [
   {
     family: 'messages',
     probe: (env) => ({ path: '/v1/messages', headers: { 'x-api-key': env.key, 'anthropic-version': '2023-06-01' } }),
     async drive(t, env, round) {
       const client = new Anthropic({ apiKey: env.key, baseURL: env.url, maxRetries: 0 });
-      for (const model of [...env.chatModels, fallbackModel]) {
+      for (const model of modelsOf(env)) {
         const prompt = promptOf('messages', model, round);
         // top_k is a tuning knob some upstreams cannot carry: a translation warning there.
         const body = { model, max_tokens: 64, top_k: 5, messages: [{ role: 'user' as const, content: prompt }] };
@@ -125,10 +133,10 @@ export const families: FamilyTraffic[] = [
   },
   {
     family: 'chat',
-    probe: (env) => ({ path: '/v1/chat/completions', headers: { authorization: `Bearer ${env.key}` } }),
+    probe: bearerProbe('/v1/chat/completions'),
     async drive(t, env, round) {
-      const client = new OpenAI({ apiKey: env.key, baseURL: `${env.url}/v1`, maxRetries: 0 });
-      for (const model of [...env.chatModels, fallbackModel]) {
+      const client = openaiClient(env);
+      for (const model of modelsOf(env)) {
         const prompt = promptOf('chat', model, round);
         const messages = [{ role: 'user' as const, content: prompt }];
         const done = await client.chat.completions.create({ model, messages });
@@ -150,10 +158,10 @@ export const families: FamilyTraffic[] = [
   },
   {
     family: 'responses',
-    probe: (env) => ({ path: '/v1/responses', headers: { authorization: `Bearer ${env.key}` } }),
+    probe: bearerProbe('/v1/responses'),
     async drive(t, env, round) {
-      const client = new OpenAI({ apiKey: env.key, baseURL: `${env.url}/v1`, maxRetries: 0 });
-      for (const model of [...env.chatModels, fallbackModel]) {
+      const client = openaiClient(env);
+      for (const model of modelsOf(env)) {
         const prompt = promptOf('responses', model, round);
         const done = await client.responses.create({ model, input: prompt, store: false });
         t.equal(done.output_text, prompt, `responses via ${model}`);
@@ -173,7 +181,7 @@ export const families: FamilyTraffic[] = [
     }),
     async drive(t, env, round) {
       const ai = new GoogleGenAI({ apiKey: env.key, httpOptions: { baseUrl: env.url } });
-      for (const model of [...env.chatModels, fallbackModel]) {
+      for (const model of modelsOf(env)) {
         const prompt = promptOf('gemini', model, round);
         const done = await ai.models.generateContent({ model, contents: prompt });
         t.equal(done.text, prompt, `gemini via ${model}`);
@@ -187,9 +195,9 @@ export const families: FamilyTraffic[] = [
   },
   {
     family: 'audio',
-    probe: (env) => ({ path: '/v1/audio/speech', headers: { authorization: `Bearer ${env.key}` } }),
+    probe: bearerProbe('/v1/audio/speech'),
     async drive(t, env) {
-      const client = new OpenAI({ apiKey: env.key, baseURL: `${env.url}/v1`, maxRetries: 0 });
+      const client = openaiClient(env);
       const speech = await client.audio.speech.create({
         model: 'tts-1',
         voice: 'alloy',
@@ -205,7 +213,7 @@ export const families: FamilyTraffic[] = [
   },
   {
     family: 'tune',
-    probe: (env) => ({ path: '/tune/submit/music', headers: { authorization: `Bearer ${env.key}` } }),
+    probe: bearerProbe('/tune/submit/music'),
     async drive(t, env, round) {
       // No official SDK speaks family A; Suno-style clients send plain JSON like this.
       const submitted = await Promise.all(
