@@ -4,6 +4,7 @@ import t, { type Test } from 'tap';
 import { startFaultUpstream } from '../emulators/fault-upstream.ts';
 import { startInProcessGateway } from '../helpers/in-process-app.ts';
 import { testConfig } from '../helpers/start-gateway.ts';
+import { postFamilyTurn, postJson, type ChatFamily } from '../helpers/post-family.ts';
 import { metricValue, waitUntil } from '../resilience/resilience-helpers.ts';
 
 type Json = Record<string, any>;
@@ -35,7 +36,7 @@ t.teardown(async () => {
   await fault.close();
 });
 
-type Family = 'messages' | 'chat' | 'responses' | 'gemini' | 'audio' | 'tune';
+type Family = ChatFamily | 'audio' | 'tune';
 const chatFamilies: Family[] = ['messages', 'chat', 'responses', 'gemini'];
 const allFamilies: Family[] = [...chatFamilies, 'audio', 'tune'];
 
@@ -47,35 +48,14 @@ function call(
   model = 'echo',
   stream = false,
 ): Promise<Response> {
-  const post = (path: string, headers: Record<string, string>, body: Json): Promise<Response> =>
-    fetch(`${gw.url}${path}`, {
-      method: 'POST',
-      signal,
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
   const bearer = { authorization: `Bearer ${key}` };
   switch (family) {
-    case 'messages':
-      return post(
-        '/v1/messages',
-        { 'x-api-key': key, 'anthropic-version': '2023-06-01' },
-        { model, max_tokens: 16, stream, messages: [{ role: 'user', content: text }] },
-      );
-    case 'chat':
-      return post('/v1/chat/completions', bearer, { model, stream, messages: [{ role: 'user', content: text }] });
-    case 'responses':
-      return post('/v1/responses', bearer, { model, stream, input: text });
-    case 'gemini':
-      return post(
-        `/v1beta/models/${model}:generateContent`,
-        { 'x-goog-api-key': key },
-        { contents: [{ role: 'user', parts: [{ text }] }] },
-      );
     case 'audio':
-      return post('/v1/audio/speech', bearer, { model: 'tts-1', input: text, voice: 'alloy' });
+      return postJson(`${gw.url}/v1/audio/speech`, bearer, { model: 'tts-1', input: text, voice: 'alloy' }, signal);
     case 'tune':
-      return post('/tune/submit/music', bearer, { gpt_description_prompt: text, mv: 'tune-v3-0' });
+      return postJson(`${gw.url}/tune/submit/music`, bearer, { gpt_description_prompt: text, mv: 'tune-v3-0' }, signal);
+    default:
+      return postFamilyTurn(gw.url, family, { key, model, text, stream, maxTokens: 16, signal });
   }
 }
 

@@ -7,6 +7,7 @@ import { startBlackhole, startFaultUpstream, type Fault } from '../emulators/fau
 import { startInProcessGateway } from '../helpers/in-process-app.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { sseEvents, type SseEvent } from './resilience-helpers.ts';
+import { postFamilyTurn, type ChatFamily } from '../helpers/post-family.ts';
 
 type Json = Record<string, any>;
 const fault = await startFaultUpstream();
@@ -37,39 +38,17 @@ t.teardown(async () => {
   await hole.close();
 });
 
-type Family = 'messages' | 'chat' | 'responses' | 'gemini';
+type Family = ChatFamily;
 const families: Family[] = ['messages', 'chat', 'responses', 'gemini'];
 
 function call(family: Family, model: string, stream: boolean): Promise<Response> {
-  const text = 'one two three four five';
-  const post = (path: string, headers: Record<string, string>, body: Json): Promise<Response> =>
-    fetch(`${gw.url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
-  switch (family) {
-    case 'messages':
-      return post(
-        '/v1/messages',
-        { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' },
-        { model, max_tokens: 32, stream, messages: [{ role: 'user', content: text }] },
-      );
-    case 'chat':
-      return post(
-        '/v1/chat/completions',
-        { authorization: `Bearer ${TEST_KEY}` },
-        { model, stream, messages: [{ role: 'user', content: text }] },
-      );
-    case 'responses':
-      return post('/v1/responses', { authorization: `Bearer ${TEST_KEY}` }, { model, stream, input: text });
-    case 'gemini':
-      return post(
-        `/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
-        { 'x-goog-api-key': TEST_KEY },
-        { contents: [{ role: 'user', parts: [{ text }] }] },
-      );
-  }
+  return postFamilyTurn(gw.url, family, {
+    key: TEST_KEY,
+    model,
+    text: 'one two three four five',
+    stream,
+    maxTokens: 32,
+  });
 }
 
 /** The family's error body for a timeout, with the message naming which timeout fired. */
