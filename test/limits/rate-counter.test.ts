@@ -25,29 +25,21 @@ t.test('sliding window: the previous window counts by its overlap; the wait is w
 
 t.test('backoff: Retry-After wins and is capped; otherwise exponential with jitter', async (t) => {
   const p = { max_retries: 3, base_delay_ms: 100, max_delay_ms: 1000, max_retry_after_ms: 5000 };
-  t.equal(
-    backoffDelay(1, p, 2, () => 0),
-    2000,
-    'Retry-After: 2 → at least 2 s',
-  );
-  t.equal(
-    backoffDelay(1, p, 10, () => 0),
-    undefined,
-    'longer than max_retry_after_ms: give the route up',
-  );
-  t.equal(
-    backoffDelay(1, p, undefined, () => 0),
-    50,
-  );
-  t.equal(
-    backoffDelay(3, p, undefined, () => 1),
-    400,
-  );
-  t.equal(
-    backoffDelay(10, p, undefined, () => 1),
-    1000,
-    'capped',
-  );
+  // [attempt, Retry-After seconds, jitter draw, expected delay, why]
+  const cases: [number, number | undefined, number, number | undefined, string][] = [
+    [1, 2, 0, 2000, 'Retry-After: 2 → at least 2 s'],
+    [1, 10, 0, undefined, 'longer than max_retry_after_ms: give the route up'],
+    [1, undefined, 0, 50, 'no Retry-After: attempt 1, least jitter'],
+    [3, undefined, 1, 400, 'no Retry-After: attempt 3, most jitter'],
+    [10, undefined, 1, 1000, 'capped'],
+  ];
+  for (const [attempt, retryAfter, draw, want, why] of cases) {
+    t.equal(
+      backoffDelay(attempt, p, retryAfter, () => draw),
+      want,
+      why,
+    );
+  }
 });
 
 async function contract(t: Test, make: () => RateCounter): Promise<void> {
