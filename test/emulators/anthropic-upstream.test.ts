@@ -8,6 +8,10 @@ import { emulatorForFile, scriptWeatherCall } from './emulator-fixture.ts';
 const emu = await emulatorForFile(t, startAnthropicUpstream);
 const client = new Anthropic({ apiKey: 'sk-ant-emulator-test', baseURL: emu.url, maxRetries: 0 });
 
+/** The plain request the scripted errors and cuts below answer; `failingX` resolves to what it throws. */
+const X = { model: 'claude-test', max_tokens: 8, messages: [{ role: 'user' as const, content: 'x' }] };
+const failingX = () => client.messages.create(X).catch((e: unknown) => e);
+
 t.test('messages.create answers with the scripted text and records the request', async (t) => {
   emu.script({ kind: 'text', text: 'Hello there.' });
   const msg = await client.messages.create({
@@ -178,9 +182,7 @@ t.test('thinking with a signature, streamed and not', async (t) => {
 
 t.test('429 surfaces as RateLimitError with retry-after and the real body', async (t) => {
   emu.script({ kind: 'error', status: 429, message: 'Number of requests has exceeded your rate limit', retryAfter: 7 });
-  const err = await client.messages
-    .create({ model: 'claude-test', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] })
-    .catch((e: unknown) => e);
+  const err = await failingX();
   t.type(err, Anthropic.RateLimitError);
   const e = err as InstanceType<typeof Anthropic.RateLimitError>;
   t.equal(e.status, 429);
@@ -194,16 +196,14 @@ t.test('429 surfaces as RateLimitError with retry-after and the real body', asyn
 
 t.test('500 surfaces as InternalServerError with api_error, also for a stream', async (t) => {
   emu.script({ kind: 'error', status: 500, message: 'boom' }, { kind: 'error', status: 500 });
-  const err = await client.messages
-    .create({ model: 'claude-test', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] })
-    .catch((e: unknown) => e);
+  const err = await failingX();
   t.type(err, Anthropic.InternalServerError);
   t.match((err as InstanceType<typeof Anthropic.APIError>).error, {
     type: 'error',
     error: { type: 'api_error', message: 'boom' },
   });
   const streamErr = await client.messages
-    .stream({ model: 'claude-test', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] })
+    .stream(X)
     .finalMessage()
     .catch((e: unknown) => e);
   t.type(streamErr, Anthropic.InternalServerError);
@@ -211,11 +211,7 @@ t.test('500 surfaces as InternalServerError with api_error, also for a stream', 
 
 t.test('a cut stream fails in the SDK after the first delta', async (t) => {
   emu.script({ kind: 'cut', text: 'partial' });
-  const stream = client.messages.stream({
-    model: 'claude-test',
-    max_tokens: 8,
-    messages: [{ role: 'user', content: 'x' }],
-  });
+  const stream = client.messages.stream(X);
   const deltas: string[] = [];
   stream.on('text', (d) => deltas.push(d));
   const err = await stream.finalMessage().catch((e: unknown) => e);
@@ -227,7 +223,7 @@ t.test('requests without anthropic-version are refused like the real API', async
   const res = await fetch(`${emu.url}/v1/messages`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': 'k' },
-    body: JSON.stringify({ model: 'claude-test', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] }),
+    body: JSON.stringify(X),
   });
   t.equal(res.status, 400);
   t.match(await res.json(), { type: 'error', error: { type: 'invalid_request_error', message: /anthropic-version/ } });
