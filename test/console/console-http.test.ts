@@ -5,6 +5,7 @@
 // console-browser.test.ts.
 import { request } from 'node:http';
 import t from 'tap';
+import { assertBadParams, badPageQueries } from '../helpers/bad-page-params.ts';
 import { startInProcessApp } from '../helpers/in-process-app.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { maxSessions } from '../../src/app/console/console-sessions.ts';
@@ -265,16 +266,9 @@ t.test('GET /admin/providers and /admin/models: the config, the breakers, recent
     ['gone-*'],
   );
   t.equal(page2.next_cursor, null);
-  for (const [q, param] of [
-    ['?limit=0', 'limit'],
-    ['?limit=501', 'limit'],
-    ['?limit=abc', 'limit'],
-    ['?cursor=bogus', 'cursor'],
+  await assertBadParams(t, (q) => fetch(`${gw.url}/admin/providers${q}`, { headers: auth }), [
+    ...badPageQueries,
     ['?provider=dead', 'provider'],
-  ]) {
-    const r = await fetch(`${gw.url}/admin/providers${q}`, { headers: auth });
-    t.equal(r.status, 400, q);
-    t.match(await r.json(), { error: { param } }, `${q} names ${param}`);
-  }
+  ]);
   t.equal((await fetch(`${gw.url}/admin/providers`)).status, 401, 'behind the admin gate');
 });

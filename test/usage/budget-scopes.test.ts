@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import t, { type Test } from 'tap';
 import { signCallback } from '../../src/infra/outbound/sign-webhook.ts';
+import { assertBadParams, badPageQueries } from '../helpers/bad-page-params.ts';
 import { startInProcessGateway } from '../helpers/in-process-app.ts';
 import { OTHER_KEY, startGateway, TEST_KEY, testConfig, type RunningGateway } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
@@ -209,17 +210,7 @@ t.test('GET /admin/budgets: every scope, one row per limit, pages, and bad param
   );
   t.equal(page2.next_cursor, null);
 
-  for (const [query, param] of [
-    ['?scope=key', 'scope'],
-    ['?limit=0', 'limit'],
-    ['?limit=501', 'limit'],
-    ['?limit=abc', 'limit'],
-    ['?cursor=bogus', 'cursor'],
-  ]) {
-    const bad = await admin(gw, query);
-    t.equal(bad.status, 400, query);
-    t.match(await bad.json(), { error: { param } }, `${query} names ${param}`);
-  }
+  await assertBadParams(t, (query) => admin(gw, query), [['?scope=key', 'scope'], ...badPageQueries]);
   const noToken = await fetch(`${gw.url}/admin/budgets`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
   t.equal(noToken.status, 401, 'a client key is not the admin token');
 });
