@@ -3,7 +3,7 @@
 import t from 'tap';
 import Anthropic from '@anthropic-ai/sdk';
 import { startAnthropicUpstream } from './anthropic-upstream.ts';
-import { emulatorForFile, scriptWeatherCall } from './emulator-fixture.ts';
+import { assertRateLimited, emulatorForFile, scriptWeatherCall } from './emulator-fixture.ts';
 
 const emu = await emulatorForFile(t, startAnthropicUpstream);
 const client = new Anthropic({ apiKey: 'sk-ant-emulator-test', baseURL: emu.url, maxRetries: 0 });
@@ -182,11 +182,7 @@ t.test('thinking with a signature, streamed and not', async (t) => {
 
 t.test('429 surfaces as RateLimitError with retry-after and the real body', async (t) => {
   emu.script({ kind: 'error', status: 429, message: 'Number of requests has exceeded your rate limit', retryAfter: 7 });
-  const err = await failingX();
-  t.type(err, Anthropic.RateLimitError);
-  const e = err as InstanceType<typeof Anthropic.RateLimitError>;
-  t.equal(e.status, 429);
-  t.equal(e.headers?.get('retry-after'), '7');
+  const e = assertRateLimited(t, await failingX(), Anthropic.RateLimitError, '7');
   t.match(e.error, {
     type: 'error',
     error: { type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit' },

@@ -25,3 +25,17 @@ export function assertOpenAIPost(t: Test, got: RecordedRequest, path: string, ke
 export function scriptWeatherCall(emu: Pick<Emulator, 'script'>, id: string, args: string, argChunks: string[]): void {
   emu.script({ kind: 'tool', name: 'get_weather', args, id, argChunks });
 }
+
+/** `err` is an instance of the SDK's rate-limit class `cls`, with status 429 and the scripted Retry-After. */
+export function assertRateLimited<E extends { status?: number; headers?: { get(name: string): string | null } }>(
+  t: Test,
+  err: unknown,
+  cls: new (...args: never[]) => E,
+  retryAfter: string,
+): E {
+  t.type(err, cls);
+  const e = err as E;
+  t.equal(e.status, 429);
+  t.equal(e.headers?.get('retry-after'), retryAfter);
+  return e;
+}

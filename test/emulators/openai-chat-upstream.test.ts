@@ -3,7 +3,7 @@
 import t from 'tap';
 import OpenAI from 'openai';
 import { startOpenAIChatUpstream } from './openai-chat-upstream.ts';
-import { assertOpenAIPost, emulatorForFile, scriptWeatherCall } from './emulator-fixture.ts';
+import { assertOpenAIPost, assertRateLimited, emulatorForFile, scriptWeatherCall } from './emulator-fixture.ts';
 
 const emu = await emulatorForFile(t, startOpenAIChatUpstream);
 const client = new OpenAI({ apiKey: 'sk-emulator-test', baseURL: emu.url, maxRetries: 0 });
@@ -160,13 +160,9 @@ t.test('thinking: reasoning_content deltas, then the text', async (t) => {
 
 t.test('429 surfaces as RateLimitError with retry-after', async (t) => {
   emu.script({ kind: 'error', status: 429, message: 'Rate limit reached', retryAfter: 3 });
-  const err = await failingX();
-  t.type(err, OpenAI.RateLimitError);
-  const e = err as InstanceType<typeof OpenAI.RateLimitError>;
-  t.equal(e.status, 429);
+  const e = assertRateLimited(t, await failingX(), OpenAI.RateLimitError, '3');
   t.equal(e.code, 'rate_limit_exceeded');
   t.match(e.message, /Rate limit reached/);
-  t.equal(e.headers?.get('retry-after'), '3');
 });
 
 t.test('500 surfaces as InternalServerError', async (t) => {
