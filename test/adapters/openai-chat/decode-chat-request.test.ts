@@ -3,7 +3,7 @@ import { assistant, text, toolCall, toolResult, user, userText } from '../ir-mes
 import { openaiChatClientCodec as codec, openaiChatUpstreamCodec } from '../../../adapters/openai-chat/index.ts';
 import type { InboundContext } from '../../../adapters/shared/chat-adapter.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
-import { fixtureJson } from './fixtures.ts';
+import { chatToolRound, fixtureJson } from './fixtures.ts';
 
 const ctx: InboundContext = { headers: {}, params: {}, query: {} };
 type Body = Record<string, unknown>;
@@ -505,12 +505,7 @@ t.test('an instruction between tool results and the next user message ends the t
     model: 'gpt-4.1',
     messages: [
       { role: 'user', content: 'q' },
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
-      },
-      { role: 'tool', tool_call_id: 'c1', content: 'r' },
+      ...chatToolRound('c1', 'f', '{}', 'r'),
       { role: 'developer', content: 'Be brief.' },
       { role: 'tool', tool_call_id: 'c1', content: 'late' },
       { role: 'user', content: 'next' },
