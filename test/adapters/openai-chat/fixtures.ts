@@ -35,7 +35,7 @@ export const chatCompletion = (
   ...(usage === undefined ? {} : { usage }),
 });
 
-/** A tool round trip in a Chat request: the assistant's one function call `id` to `name(args)`, then its tool result. */
+/** A Chat request's tool round trip: the assistant's one call `id` to `name(args)`, then its tool result. */
 export const chatToolRound = (id: string, name: string, args: string, result: string): ChatCompletionMessageParam[] => [
   { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: args } }] },
   { role: 'tool', tool_call_id: id, content: result },
