@@ -1,5 +1,5 @@
 import t from 'tap';
-import { assistant, text, toolCall, toolResult, user, userText } from '../ir-messages.ts';
+import { assistant, system, text, toolCall, toolResult, user, userText } from '../ir-messages.ts';
 import { openaiChatClientCodec as codec, openaiChatUpstreamCodec } from '../../../adapters/openai-chat/index.ts';
 import type { InboundContext } from '../../../adapters/shared/chat-adapter.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
@@ -484,15 +484,9 @@ t.test('system and developer messages: leading ones are the system prompt, later
   ]);
   t.strictSame(r.messages, [
     userText('hi'),
-    { role: 'system', parts: [{ type: 'text', text: 'Mode: plan.' }] },
+    system(text('Mode: plan.')),
     assistant(text('ok')),
-    {
-      role: 'system',
-      parts: [
-        { type: 'text', text: 'A' },
-        { type: 'text', text: 'B' },
-      ],
-    },
+    system(text('A'), text('B')),
     userText('go'),
   ]);
   // A system message whose every part is unknown leaves no empty instruction; the part is named.
@@ -509,7 +503,7 @@ t.test('an instruction between tool results and the next user message ends the t
   );
   t.strictSame(r.messages.slice(2), [
     user(toolResult('c1', 'r', { name: 'f' })),
-    { role: 'system', parts: [{ type: 'text', text: 'Be brief.' }] },
+    system(text('Be brief.')),
     user(toolResult('c1', 'late', { name: 'f' }), text('next')),
   ]);
 });

@@ -1,7 +1,7 @@
 // The client decoder: every rule of the Responses request tables and the Limits table is a 400
 // naming the field as OpenAI spells it, and valid requests map onto the IR exactly.
 import t, { type Test } from 'tap';
-import { assistant, text, toolCall, toolResult, user, userText } from '../ir-messages.ts';
+import { assistant, system, text, toolCall, toolResult, user, userText } from '../ir-messages.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import { responsesClientCodec, responsesUpstreamCodec } from '../../../adapters/openai-responses/index.ts';
 
@@ -544,10 +544,10 @@ t.test('system and developer items: leading ones join instructions, later ones s
   ]);
   t.strictSame(r.messages, [
     userText('hi'),
-    { role: 'system', parts: [{ type: 'text', text: 'Mode: plan.' }] },
+    system(text('Mode: plan.')),
     assistant(toolCall('c1', 'f', '{}')),
     user(toolResult('c1', 'r', { name: 'f' })),
-    { role: 'system', parts: [{ type: 'text', text: 'A' }] },
+    system(text('A')),
     userText('go'),
   ]);
   t.equal(r.extensions['openai-responses']?.['input[5].content[1]'], 'future_part');
@@ -563,7 +563,7 @@ t.test('system and developer items: leading ones join instructions, later ones s
     ],
   });
   t.strictSame(next.system, [{ type: 'text', text: 'Top.' }]);
-  t.strictSame(next.messages, [{ role: 'system', parts: [{ type: 'text', text: 'Now.' }] }, userText('go')]);
+  t.strictSame(next.messages, [system(text('Now.')), userText('go')]);
 });
 
 t.test("a metadata key named '__proto__' is kept as a key, not an assignment to the object's prototype", async (t) => {
