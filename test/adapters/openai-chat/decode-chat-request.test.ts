@@ -478,10 +478,7 @@ t.test('system and developer messages: leading ones are the system prompt, later
     { role: 'system', content: [{ type: 'future_part', x: 1 }] },
     { role: 'user', content: 'go' },
   );
-  t.strictSame(r.system, [
-    { type: 'text', text: 'One.' },
-    { type: 'text', text: 'Two.' },
-  ]);
+  t.strictSame(r.system, [text('One.'), text('Two.')]);
   t.strictSame(r.messages, [
     userText('hi'),
     system(text('Mode: plan.')),

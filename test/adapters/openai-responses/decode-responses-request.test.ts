@@ -366,11 +366,7 @@ t.test('input items: roles, content types, function calls and outputs, reasoning
       { role: 'user', content: 'thanks' },
     ],
   });
-  t.same(r.system, [
-    { type: 'text', text: 'First.' },
-    { type: 'text', text: 'Second.' },
-    { type: 'text', text: 'Third.' },
-  ]);
+  t.same(r.system, [text('First.'), text('Second.'), text('Third.')]);
   t.same(r.messages, [
     user(
       text('look'),
@@ -538,10 +534,7 @@ t.test('system and developer items: leading ones join instructions, later ones s
     { role: 'user', content: 'go' },
   ];
   const r = decode({ model: 'm', instructions: 'Top.', input });
-  t.strictSame(r.system, [
-    { type: 'text', text: 'Top.' },
-    { type: 'text', text: 'Lead.' },
-  ]);
+  t.strictSame(r.system, [text('Top.'), text('Lead.')]);
   t.strictSame(r.messages, [
     userText('hi'),
     system(text('Mode: plan.')),
