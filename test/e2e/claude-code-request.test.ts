@@ -7,21 +7,17 @@
 import t from 'tap';
 import Anthropic from '@anthropic-ai/sdk';
 import { gatewayWithUpstreams } from '../helpers/gateway-with-upstreams.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
 
 type Json = Record<string, any>;
 
 const { gw, anth, oai } = await gatewayWithUpstreams(t, {
-  models: {
-    'claude-relay': { routes: [{ provider: 'anth', model: 'claude-upstream-9' }] },
-    'claude-via-openai': { routes: [{ provider: 'oai', model: 'gpt-upstream-1' }] },
-    'claude-fallback': {
-      routes: [
-        { provider: 'anth', model: 'claude-upstream-9' },
-        { provider: 'oai', model: 'gpt-upstream-1' },
-      ],
-    },
-  },
+  models: modelRoutes({
+    'claude-relay': 'anth/claude-upstream-9',
+    'claude-via-openai': 'oai/gpt-upstream-1',
+    'claude-fallback': ['anth/claude-upstream-9', 'oai/gpt-upstream-1'],
+  }),
 });
 
 const betas = [

@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gatewayWithUpstreams } from '../helpers/gateway-with-upstreams.ts';
 import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { pixel, toolArgPieces, toolArgs } from './matrix/fixtures.ts';
 
@@ -17,22 +18,12 @@ const { gw, anth, oai } = await gatewayWithUpstreams(t, {
     // Port 1 on loopback refuses connections.
     dead: { type: 'openai', base_url: 'http://127.0.0.1:1/v1', api_key: 'sk-upstream-dead' },
   },
-  models: {
-    'claude-pass': { routes: [{ provider: 'anth', model: 'claude-upstream-1' }] },
-    'claude-via-openai': { routes: [{ provider: 'oai', model: 'gpt-upstream-1' }] },
-    'fallback-500': {
-      routes: [
-        { provider: 'oai', model: 'gpt-upstream-1' },
-        { provider: 'anth', model: 'claude-upstream-2' },
-      ],
-    },
-    'fallback-refused': {
-      routes: [
-        { provider: 'dead', model: 'gpt-dead' },
-        { provider: 'echo', model: 'echo-1' },
-      ],
-    },
-  },
+  models: modelRoutes({
+    'claude-pass': 'anth/claude-upstream-1',
+    'claude-via-openai': 'oai/gpt-upstream-1',
+    'fallback-500': ['oai/gpt-upstream-1', 'anth/claude-upstream-2'],
+    'fallback-refused': ['dead/gpt-dead', 'echo/echo-1'],
+  }),
 });
 const client = new Anthropic({ apiKey: TEST_KEY, baseURL: gw.url, maxRetries: 0 });
 const last = <T>(xs: T[]): T => xs[xs.length - 1];

@@ -7,6 +7,7 @@
 // top-level system prompt everywhere.
 import t from 'tap';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import { chatToolRound } from '../adapters/openai-chat/fixtures.ts';
 import {
   foldedTurns,
   modelFor,
@@ -20,12 +21,7 @@ const { emulators, client, landedOn } = await startSystemMessageUpstreams(t);
 const messages: ChatCompletionCreateParamsNonStreaming['messages'] = [
   { role: 'system', content: 'Lead.' },
   { role: 'user', content: 'hi' },
-  {
-    role: 'assistant',
-    content: null,
-    tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } }],
-  },
-  { role: 'tool', tool_call_id: 'call_1', content: 'found' },
+  ...chatToolRound('call_1', 'lookup', '{"q":"x"}', 'found'),
   { role: 'developer', content: 'Mid.' },
   { role: 'user', content: 'go' },
 ];

@@ -10,7 +10,7 @@ import { openaiChatClientCodec, openaiChatUpstreamCodec } from '../../adapters/o
 import type { InboundContext } from '../../adapters/shared/chat-adapter.ts';
 import { caught, clientSides, fuzzChatFormat, regression, upstreamCodecs } from './chat-fuzz.ts';
 import { fixtureStreams } from './fixtures.ts';
-import { chatCompletion } from '../adapters/openai-chat/fixtures.ts';
+import { chatCompletion, chatToolRound } from '../adapters/openai-chat/fixtures.ts';
 
 const contexts: fc.Arbitrary<InboundContext> = fc.constant({ headers: {}, params: {}, query: {} });
 
@@ -176,15 +176,7 @@ t.test('regressions', async (t) => {
   }
   const deepResultBody = {
     model: 'gpt-4.1',
-    messages: [
-      { role: 'user', content: 'hi' },
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }],
-      },
-      { role: 'tool', tool_call_id: 'call_1', content: `{"a":${deep}}` },
-    ],
+    messages: [{ role: 'user', content: 'hi' }, ...chatToolRound('call_1', 'f', '{}', `{"a":${deep}}`)],
   };
   const deepResult = openaiChatClientCodec.decodeRequest(deepResultBody, ctx);
   for (const up of upstreamCodecs) {

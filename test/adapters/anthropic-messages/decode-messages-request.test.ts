@@ -1,7 +1,7 @@
 // Client request decoding: every rule of the spec's family E tables and Limits table is a 400
 // whose param and message name the field; valid requests map onto the IR without loss.
 import t, { type Test } from 'tap';
-import { assistant, text, toolCall, user as irUser, userText } from '../ir-messages.ts';
+import { assistant, system, text, toolCall, user as irUser, userText } from '../ir-messages.ts';
 import { anthropicClientCodec } from '../../../adapters/anthropic-messages/index.ts';
 import type { InboundContext } from '../../../adapters/shared/chat-adapter.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
@@ -117,7 +117,7 @@ t.test('a system role inside messages is a mid-conversation instruction in place
   t.same(decode(body).messages, [
     userText('a'),
     assistant(text('b')),
-    { role: 'system', parts: [{ type: 'text', text: 'be nice' }] },
+    system(text('be nice')),
     { role: 'system', parts: [{ type: 'text', text: 'and brief', cache: { type: 'ephemeral', ttl: '1h' } }] },
     userText('c'),
   ]);

@@ -13,6 +13,7 @@ const ctx = (extra: Partial<InboundContext> = {}): InboundContext => ({
 });
 const decode = (body: unknown, c: InboundContext = ctx()): ChatRequest => geminiClientCodec.decodeRequest(body, c);
 const user = (text: string) => ({ role: 'user', parts: [{ text }] });
+const model = (...parts: Record<string, unknown>[]) => ({ role: 'model', parts });
 
 const rejects = (tt: Asserts, body: unknown, param: string, message?: RegExp): void =>
   assertInvalid(tt, () => decode(body), param, message);
@@ -61,11 +62,7 @@ t.test('spec validation rules each answer 400 naming the field', async (t) => {
     'contents[0].parts[0].inlineData.data',
     /base64/,
   );
-  rejects(
-    t,
-    { contents: [{ role: 'model', parts: [{ functionCall: { args: {} } }] }] },
-    'contents[0].parts[0].functionCall.name',
-  );
+  rejects(t, { contents: [model({ functionCall: { args: {} } })] }, 'contents[0].parts[0].functionCall.name');
   rejects(
     t,
     { contents: [{ role: 'user', parts: [{ functionResponse: { response: {} } }] }] },
@@ -78,12 +75,12 @@ t.test('spec validation rules each answer 400 naming the field', async (t) => {
   );
   rejects(
     t,
-    { contents: [{ role: 'model', parts: [{ executableCode: { language: 1, code: '1' } }] }] },
+    { contents: [model({ executableCode: { language: 1, code: '1' } })] },
     'contents[0].parts[0].executableCode.language',
   );
   rejects(
     t,
-    { contents: [{ role: 'model', parts: [{ codeExecutionResult: { output: '1' } }] }] },
+    { contents: [model({ codeExecutionResult: { output: '1' } })] },
     'contents[0].parts[0].codeExecutionResult.outcome',
   );
   // Open world (both were 400s): unknown fields are noted by path or kept for a Gemini upstream.
@@ -380,14 +377,11 @@ t.test('function calls get stable ids; responses are matched back by name and or
   const r = decode({
     contents: [
       user('weather in Paris and Rome, and the time'),
-      {
-        role: 'model',
-        parts: [
-          { functionCall: { name: 'weather', args: { city: 'Paris' } } },
-          { functionCall: { name: 'clock', args: {} } },
-          { functionCall: { name: 'weather', args: { city: 'Rome' } } },
-        ],
-      },
+      model(
+        { functionCall: { name: 'weather', args: { city: 'Paris' } } },
+        { functionCall: { name: 'clock', args: {} } },
+        { functionCall: { name: 'weather', args: { city: 'Rome' } } },
+      ),
       {
         role: 'function',
         parts: [
@@ -396,7 +390,7 @@ t.test('function calls get stable ids; responses are matched back by name and or
           { functionResponse: { name: 'weather', response: { error: 'no station' } } },
         ],
       },
-      { role: 'model', parts: [{ functionCall: { name: 'weather', args: { city: 'Oslo' }, id: 'own-id' } }] },
+      model({ functionCall: { name: 'weather', args: { city: 'Oslo' }, id: 'own-id' } }),
       { role: 'tool', parts: [{ functionResponse: { name: 'weather', response: { output: 'cold' }, id: 'own-id' } }] },
     ],
   });
@@ -416,8 +410,7 @@ t.test('function calls get stable ids; responses are matched back by name and or
   t.match(r.messages[4].parts[0], { type: 'tool-result', callId: 'own-id', isError: false });
   // The same conversation decodes to the same ids every time (deterministic).
   t.same(
-    decode({ contents: [user('a'), { role: 'model', parts: [{ functionCall: { name: 'weather' } }] }] }).messages[1]
-      .parts[0],
+    decode({ contents: [user('a'), model({ functionCall: { name: 'weather' } })] }).messages[1].parts[0],
     toolCall('call_weather_0', 'weather', '{}'),
   );
 });
@@ -426,18 +419,15 @@ t.test('thought parts become reasoning; thoughtSignature on other parts is kept 
   const r = decode({
     contents: [
       user('q'),
-      {
-        role: 'model',
-        parts: [
-          { text: 'Let me ', thought: true },
-          { text: 'think.', thought: true, thoughtSignature: 'U0lHMQ==' },
-          { text: 'Answer', thoughtSignature: 'U0lHMg==' },
-          { functionCall: { name: 'f', args: { x: 1 } }, thoughtSignature: 'U0lHMw==' },
-          { text: '', thoughtSignature: 'U0lHNA==' },
-          { executableCode: { language: 'PYTHON', code: 'print(1)' } },
-          { codeExecutionResult: { outcome: 'OUTCOME_OK', output: '1\n' } },
-        ],
-      },
+      model(
+        { text: 'Let me ', thought: true },
+        { text: 'think.', thought: true, thoughtSignature: 'U0lHMQ==' },
+        { text: 'Answer', thoughtSignature: 'U0lHMg==' },
+        { functionCall: { name: 'f', args: { x: 1 } }, thoughtSignature: 'U0lHMw==' },
+        { text: '', thoughtSignature: 'U0lHNA==' },
+        { executableCode: { language: 'PYTHON', code: 'print(1)' } },
+        { codeExecutionResult: { outcome: 'OUTCOME_OK', output: '1\n' } },
+      ),
     ],
   });
   t.same(r.messages[1].parts, [
@@ -450,11 +440,7 @@ t.test('thought parts become reasoning; thoughtSignature on other parts is kept 
     { type: 'code', language: 'python', code: 'print(1)' },
     { type: 'code-result', outcome: 'ok', output: '1\n' },
   ]);
-  rejects(
-    t,
-    { contents: [{ role: 'model', parts: [{ functionCall: { name: 'f' }, thought: true }] }] },
-    'contents[0].parts[0].thought',
-  );
+  rejects(t, { contents: [model({ functionCall: { name: 'f' }, thought: true })] }, 'contents[0].parts[0].thought');
 });
 
 // What Gemini CLI 0.61 sends: thinkingConfig with thinkingLevel / includeThoughts, function

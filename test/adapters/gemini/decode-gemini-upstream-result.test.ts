@@ -17,10 +17,12 @@ const response = (candidate: Record<string, unknown>, extra: Record<string, unkn
   ...extra,
 });
 
+/** One model answer of `parts` ending with `finishReason` (other candidate fields in `more`), decoded. */
+const decodeAnswer = (parts: unknown[], finishReason = 'STOP', more: Record<string, unknown> = {}) =>
+  geminiUpstreamCodec.decodeResult(response({ content: { role: 'model', parts }, finishReason, ...more }));
+
 t.test('a text answer: id, model, merged text, stop, usage with thoughts and cache', async (t) => {
-  const r = geminiUpstreamCodec.decodeResult(
-    response({ content: { role: 'model', parts: [{ text: 'Hello ' }, { text: 'world' }] }, finishReason: 'STOP' }),
-  );
+  const r = decodeAnswer([{ text: 'Hello ' }, { text: 'world' }]);
   t.same(r, {
     id: 'abc123',
     model: 'gemini-2.5-flash',
@@ -31,19 +33,11 @@ t.test('a text answer: id, model, merged text, stop, usage with thoughts and cac
 });
 
 t.test('functionCall parts become tool calls with synthesized ids; STOP becomes tool-calls', async (t) => {
-  const r = geminiUpstreamCodec.decodeResult(
-    response({
-      content: {
-        role: 'model',
-        parts: [
-          { functionCall: { name: 'weather', args: { city: 'Paris' } }, thoughtSignature: 'U0lH' },
-          { functionCall: { name: 'weather', args: { city: 'Rome' } } },
-          { functionCall: { name: 'clock', id: 'gemini-own-id' } },
-        ],
-      },
-      finishReason: 'STOP',
-    }),
-  );
+  const r = decodeAnswer([
+    { functionCall: { name: 'weather', args: { city: 'Paris' } }, thoughtSignature: 'U0lH' },
+    { functionCall: { name: 'weather', args: { city: 'Rome' } } },
+    { functionCall: { name: 'clock', id: 'gemini-own-id' } },
+  ]);
   t.same(r.parts, [
     { type: 'reasoning', text: '', signature: 'U0lH', origin: 'gemini' },
     toolCall('call_weather_0', 'weather', '{"city":"Paris"}'),
@@ -54,22 +48,14 @@ t.test('functionCall parts become tool calls with synthesized ids; STOP becomes 
 });
 
 t.test('thoughts, code execution and inline images', async (t) => {
-  const r = geminiUpstreamCodec.decodeResult(
-    response({
-      content: {
-        role: 'model',
-        parts: [
-          { text: 'Plan: ', thought: true },
-          { text: 'compute.', thought: true },
-          { text: 'Running code.', thoughtSignature: 'VFNJRw==' },
-          { executableCode: { language: 'PYTHON', code: 'print(6*7)' } },
-          { codeExecutionResult: { outcome: 'OUTCOME_OK', output: '42\n' } },
-          { inlineData: { mimeType: 'image/png', data: 'iVBOR' } },
-        ],
-      },
-      finishReason: 'STOP',
-    }),
-  );
+  const r = decodeAnswer([
+    { text: 'Plan: ', thought: true },
+    { text: 'compute.', thought: true },
+    { text: 'Running code.', thoughtSignature: 'VFNJRw==' },
+    { executableCode: { language: 'PYTHON', code: 'print(6*7)' } },
+    { codeExecutionResult: { outcome: 'OUTCOME_OK', output: '42\n' } },
+    { inlineData: { mimeType: 'image/png', data: 'iVBOR' } },
+  ]);
   t.same(r.parts, [
     { type: 'reasoning', text: 'Plan: compute.', origin: 'gemini' },
     { type: 'reasoning', text: '', signature: 'VFNJRw==', origin: 'gemini' },
@@ -83,8 +69,7 @@ t.test('thoughts, code execution and inline images', async (t) => {
 t.test(
   'SAFETY, RECITATION and friends are content-filter, MALFORMED_FUNCTION_CALL is error, never plain stop',
   async (t) => {
-    const fin = (finishReason: string, parts: unknown[] = []) =>
-      geminiUpstreamCodec.decodeResult(response({ content: { role: 'model', parts }, finishReason })).finish;
+    const fin = (finishReason: string, parts: unknown[] = []) => decodeAnswer(parts, finishReason).finish;
     for (const raw of ['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY'])
       t.same(fin(raw), { reason: 'content-filter', raw });
     t.same(fin('MALFORMED_FUNCTION_CALL'), { reason: 'error', raw: 'MALFORMED_FUNCTION_CALL' });
@@ -126,14 +111,10 @@ t.test('promptFeedback.blockReason without candidates is promptBlocked + content
 });
 
 t.test('citations and grounding chunks are kept as url citations', async (t) => {
-  const r = geminiUpstreamCodec.decodeResult(
-    response({
-      content: { role: 'model', parts: [{ text: 'Quoted text.' }] },
-      finishReason: 'STOP',
-      citationMetadata: { citationSources: [{ startIndex: 0, endIndex: 6, uri: 'https://src.test', license: 'mit' }] },
-      groundingMetadata: { groundingChunks: [{ web: { uri: 'https://g.test', title: 'G' } }] },
-    }),
-  );
+  const r = decodeAnswer([{ text: 'Quoted text.' }], 'STOP', {
+    citationMetadata: { citationSources: [{ startIndex: 0, endIndex: 6, uri: 'https://src.test', license: 'mit' }] },
+    groundingMetadata: { groundingChunks: [{ web: { uri: 'https://g.test', title: 'G' } }] },
+  });
   t.same(r.parts, [
     {
       type: 'text',

@@ -1,14 +1,16 @@
 import t from 'tap';
-import { assistant, text, toolCall, toolResult, user, userText } from '../ir-messages.ts';
+import { assistant, system, text, toolCall, toolResult, user, userText } from '../ir-messages.ts';
 import { openaiChatClientCodec as codec, openaiChatUpstreamCodec } from '../../../adapters/openai-chat/index.ts';
 import type { InboundContext } from '../../../adapters/shared/chat-adapter.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
-import { fixtureJson } from './fixtures.ts';
+import { chatToolRound, fixtureJson } from './fixtures.ts';
 
 const ctx: InboundContext = { headers: {}, params: {}, query: {} };
 type Body = Record<string, unknown>;
 const valid = (): Body => ({ model: 'gpt-4.1', messages: [{ role: 'user', content: 'hi' }] });
 const decode = (body: unknown) => codec.decodeRequest(body, ctx);
+/** A request of just these messages, to the model valid() names. */
+const decodeMessages = (...messages: unknown[]) => decode({ model: 'gpt-4.1', messages });
 
 function rejection(body: unknown): GatewayError {
   try {
@@ -268,7 +270,7 @@ t.test('reasoning_effort: every level is an IR effort; none keeps its word for O
 // path in extensions, where every upstream encoder warns about it.
 t.test('unknown content parts, tool types, tool call types and tool choices are dropped and named', async (t) => {
   const r = decode({
-    model: 'gpt-4.1',
+    ...valid(),
     messages: [
       {
         role: 'system',
@@ -460,40 +462,28 @@ t.test('assistant content parts and refusal', async (t) => {
 });
 
 t.test('system and developer messages: leading ones are the system prompt, later ones stay in place', async (t) => {
-  const r = decode({
-    model: 'gpt-4.1',
-    messages: [
-      { role: 'system', content: 'One.' },
-      { role: 'developer', content: [{ type: 'text', text: 'Two.' }] },
-      { role: 'user', content: 'hi' },
-      { role: 'developer', content: 'Mode: plan.' },
-      { role: 'assistant', content: 'ok' },
-      {
-        role: 'system',
-        content: [
-          { type: 'text', text: 'A' },
-          { type: 'text', text: 'B' },
-        ],
-      },
-      { role: 'system', content: [{ type: 'future_part', x: 1 }] },
-      { role: 'user', content: 'go' },
-    ],
-  });
-  t.strictSame(r.system, [
-    { type: 'text', text: 'One.' },
-    { type: 'text', text: 'Two.' },
-  ]);
-  t.strictSame(r.messages, [
-    userText('hi'),
-    { role: 'system', parts: [{ type: 'text', text: 'Mode: plan.' }] },
-    assistant(text('ok')),
+  const r = decodeMessages(
+    { role: 'system', content: 'One.' },
+    { role: 'developer', content: [{ type: 'text', text: 'Two.' }] },
+    { role: 'user', content: 'hi' },
+    { role: 'developer', content: 'Mode: plan.' },
+    { role: 'assistant', content: 'ok' },
     {
       role: 'system',
-      parts: [
+      content: [
         { type: 'text', text: 'A' },
         { type: 'text', text: 'B' },
       ],
     },
+    { role: 'system', content: [{ type: 'future_part', x: 1 }] },
+    { role: 'user', content: 'go' },
+  );
+  t.strictSame(r.system, [text('One.'), text('Two.')]);
+  t.strictSame(r.messages, [
+    userText('hi'),
+    system(text('Mode: plan.')),
+    assistant(text('ok')),
+    system(text('A'), text('B')),
     userText('go'),
   ]);
   // A system message whose every part is unknown leaves no empty instruction; the part is named.
@@ -501,24 +491,16 @@ t.test('system and developer messages: leading ones are the system prompt, later
 });
 
 t.test('an instruction between tool results and the next user message ends the tool turn', async (t) => {
-  const r = decode({
-    model: 'gpt-4.1',
-    messages: [
-      { role: 'user', content: 'q' },
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
-      },
-      { role: 'tool', tool_call_id: 'c1', content: 'r' },
-      { role: 'developer', content: 'Be brief.' },
-      { role: 'tool', tool_call_id: 'c1', content: 'late' },
-      { role: 'user', content: 'next' },
-    ],
-  });
+  const r = decodeMessages(
+    { role: 'user', content: 'q' },
+    ...chatToolRound('c1', 'f', '{}', 'r'),
+    { role: 'developer', content: 'Be brief.' },
+    { role: 'tool', tool_call_id: 'c1', content: 'late' },
+    { role: 'user', content: 'next' },
+  );
   t.strictSame(r.messages.slice(2), [
     user(toolResult('c1', 'r', { name: 'f' })),
-    { role: 'system', parts: [{ type: 'text', text: 'Be brief.' }] },
+    system(text('Be brief.')),
     user(toolResult('c1', 'late', { name: 'f' }), text('next')),
   ]);
 });

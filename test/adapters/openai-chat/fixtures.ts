@@ -1,5 +1,6 @@
 // Golden fixtures of the openai-chat format (test/fixtures/openai-chat/<case>.*) and the framing
 // polygate's SSE writer uses, so stream tests compare the exact bytes a client receives.
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { fixtureFiles } from '../../helpers/fixture-files.ts';
 
 const files = fixtureFiles('openai-chat');
@@ -33,5 +34,11 @@ export const chatCompletion = (
   ],
   ...(usage === undefined ? {} : { usage }),
 });
+
+/** A Chat request's tool round trip: the assistant's one call `id` to `name(args)`, then its tool result. */
+export const chatToolRound = (id: string, name: string, args: string, result: string): ChatCompletionMessageParam[] => [
+  { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: args } }] },
+  { role: 'tool', tool_call_id: id, content: result },
+];
 
 export { sseText, warnings } from '../../helpers/fixture-files.ts';

@@ -1,12 +1,14 @@
 // The client decoder: every rule of the Responses request tables and the Limits table is a 400
 // naming the field as OpenAI spells it, and valid requests map onto the IR exactly.
 import t, { type Test } from 'tap';
-import { assistant, text, toolCall, toolResult, user, userText } from '../ir-messages.ts';
+import { assistant, system, text, toolCall, toolResult, user, userText } from '../ir-messages.ts';
 import { GatewayError } from '../../../src/ir/gateway-error.ts';
 import { responsesClientCodec, responsesUpstreamCodec } from '../../../adapters/openai-responses/index.ts';
 
 const ctx = { headers: {}, params: {}, query: {} };
 const decode = (body: unknown) => responsesClientCodec.decodeRequest(body, ctx);
+/** A request of just these input items. */
+const decodeInput = (...input: unknown[]) => decode({ model: 'm', input });
 const base = { model: 'gpt-test', input: 'hi' };
 
 function rejects(t: Test, body: unknown, param: string, msg?: RegExp): void {
@@ -364,11 +366,7 @@ t.test('input items: roles, content types, function calls and outputs, reasoning
       { role: 'user', content: 'thanks' },
     ],
   });
-  t.same(r.system, [
-    { type: 'text', text: 'First.' },
-    { type: 'text', text: 'Second.' },
-    { type: 'text', text: 'Third.' },
-  ]);
+  t.same(r.system, [text('First.'), text('Second.'), text('Third.')]);
   t.same(r.messages, [
     user(
       text('look'),
@@ -397,19 +395,14 @@ t.test('input items: roles, content types, function calls and outputs, reasoning
 
 t.test('input validation names the item and content index', async (t) => {
   // Open world (these were 400s): an unknown content type is dropped and named; output_text in a user turn is text.
-  const unknownPart = decode({
-    model: 'm',
-    input: [
-      { role: 'user', content: 'a' },
-      { role: 'user', content: 'b' },
-      { role: 'user', content: [{ type: 'text', text: 'x' }] },
-    ],
-  });
+  const unknownPart = decodeInput(
+    { role: 'user', content: 'a' },
+    { role: 'user', content: 'b' },
+    { role: 'user', content: [{ type: 'text', text: 'x' }] },
+  );
   t.same(unknownPart.messages, [user(text('a'), text('b'))]);
   t.equal(unknownPart.extensions['openai-responses']?.['input[2].content[0]'], 'text');
-  t.same(decode({ model: 'm', input: [{ role: 'user', content: [{ type: 'output_text', text: 'x' }] }] }).messages, [
-    userText('x'),
-  ]);
+  t.same(decodeInput({ role: 'user', content: [{ type: 'output_text', text: 'x' }] }).messages, [userText('x')]);
   rejects(t, { model: 'm', input: [{ role: 'user', content: [{ text: 'x' }] }] }, 'input[0].content[0].type');
   rejects(t, { model: 'm', input: [{ role: 4, content: 'x' }] }, 'input[0].role');
   rejects(t, { model: 'm', input: [{ role: 'user' }] }, 'input[0].content');
@@ -429,16 +422,11 @@ t.test('input validation names the item and content index', async (t) => {
     { model: 'm', input: [{ role: 'user', content: [{ type: 'input_file', file_data: 'JVBE' }] }] },
     'input[0].content[0].file_data',
   );
-  const systemImage = decode({
-    model: 'm',
-    input: [
-      {
-        role: 'system',
-        content: [
-          { type: 'input_image', file_id: 'f' },
-          { type: 'input_text', text: 's' },
-        ],
-      },
+  const systemImage = decodeInput({
+    role: 'system',
+    content: [
+      { type: 'input_image', file_id: 'f' },
+      { type: 'input_text', text: 's' },
     ],
   });
   t.same(
@@ -450,13 +438,7 @@ t.test('input validation names the item and content index', async (t) => {
   rejects(t, { model: 'm', input: [{ type: 'function_call', call_id: 'c', name: 'f' }] }, 'input[0].arguments');
   rejects(t, { model: 'm', input: [{ type: 'function_call_output', output: 'x' }] }, 'input[0].call_id');
   rejects(t, { model: 'm', input: [{ type: 'reasoning', summary: [] }] }, 'input[0].id');
-  const hosted = decode({
-    model: 'm',
-    input: [
-      { type: 'computer_call', call_id: 'c', action: {} },
-      { role: 'user', content: 'go on' },
-    ],
-  });
+  const hosted = decodeInput({ type: 'computer_call', call_id: 'c', action: {} }, { role: 'user', content: 'go on' });
   t.same(hosted.messages, [userText('go on')], 'hosted-tool traffic is dropped (was a 400)');
   t.equal(hosted.extensions['openai-responses']?.['input[0]'], 'computer_call');
   rejects(t, { model: 'm', input: [{ content: 'x' }] }, 'input[0].type');
@@ -464,15 +446,12 @@ t.test('input validation names the item and content index', async (t) => {
 });
 
 t.test('item_reference: ids plus where each stood, for the pipeline to resolve', async (t) => {
-  const r = decode({
-    model: 'm',
-    input: [
-      { type: 'item_reference', id: 'msg_a' },
-      { role: 'user', content: 'q' },
-      { id: 'fc_b' },
-      { type: 'function_call_output', call_id: 'c', output: 'r' },
-    ],
-  });
+  const r = decodeInput(
+    { type: 'item_reference', id: 'msg_a' },
+    { role: 'user', content: 'q' },
+    { id: 'fc_b' },
+    { type: 'function_call_output', call_id: 'c', output: 'r' },
+  );
   t.same(r.extensions['openai-responses']?.item_references, ['msg_a', 'fc_b']);
   t.same(r.extensions['openai-responses']?.item_reference_slots, [
     { id: 'msg_a', inputIndex: 0, messageIndex: 0, partIndex: 0 },
@@ -484,38 +463,35 @@ t.test('item_reference: ids plus where each stood, for the pipeline to resolve',
 // Codex resends its earlier output items as input. Each is carried when the IR has a place for
 // it, else noted by its param path (every upstream encoder warns about it): never a 400.
 t.test('resent output items: custom calls carried, reasoning without summary, hosted-tool calls noted', async (t) => {
-  const r = decode({
-    model: 'm',
-    input: [
-      { role: 'user', content: 'patch it' },
-      {
-        type: 'reasoning',
-        id: 'rs_1',
-        summary: [],
-        content: [{ type: 'reasoning_text', text: 'thinking' }],
-        encrypted_content: 'enc',
-      },
-      { type: 'custom_tool_call', call_id: 'c1', name: 'apply_patch', input: '*** Begin Patch' },
-      { type: 'custom_tool_call_output', call_id: 'c1', output: 'Done!' },
-      {
-        type: 'local_shell_call',
-        id: 'l1',
-        call_id: 'c2',
-        status: 'completed',
-        action: { type: 'exec', command: ['ls'] },
-      },
-      { type: 'mcp_call', id: 'm1', server_label: 's', name: 'n', arguments: '{}' },
-      { type: 'image_generation_call', id: 'ig1', status: 'completed', result: 'AAAA' },
-      {
-        type: 'message',
-        role: 'assistant',
-        content: [
-          { type: 'output_text', text: 'ok', annotations: [{ type: 'container_file_citation', file_id: 'f' }] },
-          { type: 'output_audio', data: 'x' },
-        ],
-      },
-    ],
-  });
+  const r = decodeInput(
+    { role: 'user', content: 'patch it' },
+    {
+      type: 'reasoning',
+      id: 'rs_1',
+      summary: [],
+      content: [{ type: 'reasoning_text', text: 'thinking' }],
+      encrypted_content: 'enc',
+    },
+    { type: 'custom_tool_call', call_id: 'c1', name: 'apply_patch', input: '*** Begin Patch' },
+    { type: 'custom_tool_call_output', call_id: 'c1', output: 'Done!' },
+    {
+      type: 'local_shell_call',
+      id: 'l1',
+      call_id: 'c2',
+      status: 'completed',
+      action: { type: 'exec', command: ['ls'] },
+    },
+    { type: 'mcp_call', id: 'm1', server_label: 's', name: 'n', arguments: '{}' },
+    { type: 'image_generation_call', id: 'ig1', status: 'completed', result: 'AAAA' },
+    {
+      type: 'message',
+      role: 'assistant',
+      content: [
+        { type: 'output_text', text: 'ok', annotations: [{ type: 'container_file_citation', file_id: 'f' }] },
+        { type: 'output_audio', data: 'x' },
+      ],
+    },
+  );
   t.same(
     r.messages[1],
     assistant(
@@ -558,16 +534,13 @@ t.test('system and developer items: leading ones join instructions, later ones s
     { role: 'user', content: 'go' },
   ];
   const r = decode({ model: 'm', instructions: 'Top.', input });
-  t.strictSame(r.system, [
-    { type: 'text', text: 'Top.' },
-    { type: 'text', text: 'Lead.' },
-  ]);
+  t.strictSame(r.system, [text('Top.'), text('Lead.')]);
   t.strictSame(r.messages, [
     userText('hi'),
-    { role: 'system', parts: [{ type: 'text', text: 'Mode: plan.' }] },
+    system(text('Mode: plan.')),
     assistant(toolCall('c1', 'f', '{}')),
     user(toolResult('c1', 'r', { name: 'f' })),
-    { role: 'system', parts: [{ type: 'text', text: 'A' }] },
+    system(text('A')),
     userText('go'),
   ]);
   t.equal(r.extensions['openai-responses']?.['input[5].content[1]'], 'future_part');
@@ -583,7 +556,7 @@ t.test('system and developer items: leading ones join instructions, later ones s
     ],
   });
   t.strictSame(next.system, [{ type: 'text', text: 'Top.' }]);
-  t.strictSame(next.messages, [{ role: 'system', parts: [{ type: 'text', text: 'Now.' }] }, userText('go')]);
+  t.strictSame(next.messages, [system(text('Now.')), userText('go')]);
 });
 
 t.test("a metadata key named '__proto__' is kept as a key, not an assignment to the object's prototype", async (t) => {

@@ -2,7 +2,7 @@
 // message (adapters/shared/system-message.ts) and adaptive thinking with an effort
 // (adapters/shared/reasoning-map.ts, nearestEffort).
 import t from 'tap';
-import { assistant, text, toolCall, toolResult, user, userText } from '../ir-messages.ts';
+import { assistant, system, text, toolCall, toolResult, user, userText } from '../ir-messages.ts';
 import { anthropicUpstreamCodec } from '../../../adapters/anthropic-messages/index.ts';
 import { geminiUpstreamCodec } from '../../../adapters/gemini/index.ts';
 import { openaiChatUpstreamCodec } from '../../../adapters/openai-chat/index.ts';
@@ -23,7 +23,7 @@ const encode = (codec: ChatUpstreamCodec, req: ChatRequest): { body: Json; warni
 const conversation: ChatRequest['messages'] = [
   userText('list files'),
   assistant(toolCall('c1', 'ls', '{}')),
-  { role: 'system', parts: [{ type: 'text', text: 'be brief' }] },
+  system(text('be brief')),
   user(toolResult('c1', 'a b'), text('and now?')),
 ];
 
