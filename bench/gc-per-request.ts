@@ -5,10 +5,9 @@
 // while allocating fewer bytes per request (issue #28).
 //   GC_REQUESTS (5000)  GC_WARMUP (2000)  GC_CONNECTIONS (4)
 import { readFileSync } from 'node:fs';
-import { Pool } from 'undici';
-import { benchPaths, polygateConfig } from './paths.ts';
+import { polygateConfig } from './paths.ts';
 import { LOAD_CORE, pinSelf, startMockProcess, startPolygate } from './processes.ts';
-import { polygateTarget } from './targets.ts';
+import { requestLoop } from './targets.ts';
 
 const dir = process.argv[2];
 const N = Number(process.env.GC_REQUESTS ?? 5000);
@@ -32,22 +31,7 @@ try {
     'E → anthropic (pass-through)',
     'chat → openai-chat (pass-through)',
   ]) {
-    const t = polygateTarget(
-      benchPaths.find((p) => p.name === name)!,
-      gw.url,
-    );
-    const pool = new Pool(t.baseUrl, { connections });
-    const req = t.request(false);
-    const run = async (n: number): Promise<void> => {
-      let left = n;
-      const worker = async (): Promise<void> => {
-        while (left-- > 0) {
-          const r = await pool.request({ path: req.path, method: 'POST', headers: req.headers, body: req.body });
-          await r.body.text();
-        }
-      };
-      await Promise.all(Array.from({ length: connections }, worker));
-    };
+    const { run, close } = requestLoop(name, gw.url, connections);
     await run(warm);
     const from = process.env.GC_ALL ? 0 : lines().length;
     await run(N);
@@ -60,7 +44,7 @@ try {
     process.stdout.write(
       `${name}: per 1000 requests scavenges ${((sc.length * 1000) / N).toFixed(1)}, mark-compacts ${((mc.length * 1000) / N).toFixed(2)}; GC pause µs per request ${(((ms(sc) + ms(mc)) * 1000) / N).toFixed(1)} (scavenge ${((ms(sc) * 1000) / N).toFixed(1)})\n`,
     );
-    await pool.close();
+    await close();
   }
 } finally {
   await gw.stop();

@@ -3,10 +3,9 @@
 // over a fixed number of requests (issue #28: a relayed answer took one write more than a translated
 // one). Exact counts, not timings: the figure does not depend on how busy the machine is. Needs strace.
 import { spawn } from 'node:child_process';
-import { Pool } from 'undici';
-import { benchPaths, polygateConfig } from './paths.ts';
+import { polygateConfig } from './paths.ts';
 import { startMockProcess, startPolygate } from './processes.ts';
-import { polygateTarget } from './targets.ts';
+import { requestLoop } from './targets.ts';
 
 const dir = process.argv[2];
 const N = 2000;
@@ -14,22 +13,7 @@ const mock = await startMockProcess({ chunks: 20, intervalMs: 0 });
 const gw = await startPolygate(polygateConfig(mock.url), { dir, logToFile: true });
 try {
   for (const name of ['E → anthropic (pass-through)', 'E → openai-chat (translate)']) {
-    const t = polygateTarget(
-      benchPaths.find((p) => p.name === name)!,
-      gw.url,
-    );
-    const pool = new Pool(t.baseUrl, { connections: 4 });
-    const req = t.request(false);
-    const run = async (n: number): Promise<void> => {
-      let left = n;
-      const worker = async (): Promise<void> => {
-        while (left-- > 0) {
-          const r = await pool.request({ path: req.path, method: 'POST', headers: req.headers, body: req.body });
-          await r.body.text();
-        }
-      };
-      await Promise.all([worker(), worker(), worker(), worker()]);
-    };
+    const { run, close } = requestLoop(name, gw.url, 4);
     await run(500);
     const st = spawn('strace', ['-f', '-c', '-e', 'trace=write,writev,sendmsg', '-p', String(gw.pid)], {
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -47,7 +31,7 @@ try {
       .filter((f) => /^(write|writev|sendmsg|total)$/.test(f[f.length - 1] ?? ''))
       .map((f) => `${f[f.length - 1]} ${(Number(f[3]) / N).toFixed(2)}`);
     process.stdout.write(`${name}: per request ${counts.join(', ')}\n`);
-    await pool.close();
+    await close();
   }
 } finally {
   await gw.stop();

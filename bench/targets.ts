@@ -1,5 +1,6 @@
 // A target is one way of sending the same load: straight at the mock (the baseline), or through
 // a gateway on one path. Every measured row of the table is a target at one load.
+import { Pool } from 'undici';
 import { benchPaths, baselineFormat, BENCH_KEY, MOCK_KEY, modelFor, type BenchPath, type Upstream } from './paths.ts';
 import { clientRequest, streamEndMarker, type ClientRequest, type WireFormat } from './wire-requests.ts';
 
@@ -135,4 +136,32 @@ export async function probe(t: Target): Promise<string | undefined> {
     }
   }
   return undefined;
+}
+
+/**
+ * A closed loop of non-streamed requests on `path` of polygate at `url`: `connections` workers,
+ * each sending its next request when its last answer is read, `n` requests in all per call.
+ */
+export function requestLoop(
+  path: string,
+  url: string,
+  connections: number,
+): { run: (n: number) => Promise<void>; close: () => Promise<void> } {
+  const t = polygateTarget(
+    benchPaths.find((p) => p.name === path)!,
+    url,
+  );
+  const pool = new Pool(t.baseUrl, { connections });
+  const req = t.request(false);
+  const run = async (n: number): Promise<void> => {
+    let left = n;
+    const worker = async (): Promise<void> => {
+      while (left-- > 0) {
+        const r = await pool.request({ path: req.path, method: 'POST', headers: req.headers, body: req.body });
+        await r.body.text();
+      }
+    };
+    await Promise.all(Array.from({ length: connections }, worker));
+  };
+  return { run, close: () => pool.close() };
 }
