@@ -6,36 +6,35 @@ import t from 'tap';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
-import { inProcessWithEmulators } from '../helpers/gateway-with-upstreams.ts';
+import { gatewayWithUpstreams } from '../helpers/gateway-with-upstreams.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { postMessages } from '../e2e/post-messages.ts';
-import { singleRoutes } from '../e2e/cloud-providers.ts';
 
 type Json = Record<string, any>;
 
-const { app, up } = await inProcessWithEmulators(t, {
-  upstreams: { anth: 'anthropic', oai: 'chat' },
-  models: singleRoutes({
-    'claude-via-openai': ['oai', 'gpt-upstream-1'],
-    'gpt-via-anthropic': ['anth', 'claude-upstream-1'],
-    'claude-pass': ['anth', 'claude-upstream-2'],
+const { gw, anth, oai } = await gatewayWithUpstreams(t, {
+  models: modelRoutes({
+    'claude-via-openai': 'oai/gpt-upstream-1',
+    'gpt-via-anthropic': 'anth/claude-upstream-1',
+    'claude-pass': 'anth/claude-upstream-2',
   }),
 });
-const anthropic = new Anthropic({ apiKey: TEST_KEY, baseURL: app.url, maxRetries: 0 });
-const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${app.url}/v1`, maxRetries: 0 });
+const anthropic = new Anthropic({ apiKey: TEST_KEY, baseURL: gw.url, maxRetries: 0 });
+const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 const last = <T>(xs: T[]): T => xs[xs.length - 1];
 /** The request's access log line, written once its response has closed and its handler settled. */
 const accessLine = (model: string): Promise<Json> =>
-  waitFor(`the log line of ${model}`, async () => app.logs().find((l) => l.model === model && l.route !== undefined));
+  waitFor(`the log line of ${model}`, async () => gw.logs().find((l) => l.model === model && l.route !== undefined));
 
 t.beforeEach(() => {
-  up.anth.reset();
-  up.oai.reset();
+  anth.reset();
+  oai.reset();
 });
 
 t.test('Messages → OpenAI Chat Completions, streamed (Anthropic SDK)', async (t) => {
-  up.oai.script({ kind: 'text', text: 'one two three', chunks: ['one ', 'two ', 'three'] });
+  oai.script({ kind: 'text', text: 'one two three', chunks: ['one ', 'two ', 'three'] });
   const stream = anthropic.messages.stream({
     model: 'claude-via-openai',
     max_tokens: 64,
@@ -50,7 +49,7 @@ t.test('Messages → OpenAI Chat Completions, streamed (Anthropic SDK)', async (
   t.equal(msg.stop_reason, 'end_turn');
   t.equal(msg.model, 'claude-via-openai', 'the client model name, not the upstream one');
   t.ok(msg.usage.output_tokens > 0, 'usage from the upstream usage chunk');
-  const sent = last(up.oai.requests);
+  const sent = last(oai.requests);
   t.equal(sent.path, '/v1/chat/completions');
   t.equal((sent.body as Json).model, 'gpt-upstream-1');
   t.equal((sent.body as Json).stream, true);
@@ -71,7 +70,7 @@ t.test('Messages → OpenAI Chat Completions, streamed (Anthropic SDK)', async (
 });
 
 t.test('Responses → Anthropic Messages (openai SDK)', async (t) => {
-  up.anth.script({ kind: 'text', text: 'bonjour' });
+  anth.script({ kind: 'text', text: 'bonjour' });
   const r = await openai.responses.create({
     model: 'gpt-via-anthropic',
     instructions: 'Answer in French.',
@@ -81,7 +80,7 @@ t.test('Responses → Anthropic Messages (openai SDK)', async (t) => {
   t.equal(r.output_text, 'bonjour');
   t.equal(r.status, 'completed');
   t.equal(r.model, 'gpt-via-anthropic');
-  const sent = last(up.anth.requests);
+  const sent = last(anth.requests);
   t.equal(sent.path, '/v1/messages');
   t.equal((sent.body as Json).model, 'claude-upstream-1');
   t.same(
@@ -94,7 +93,7 @@ t.test('Responses → Anthropic Messages (openai SDK)', async (t) => {
 });
 
 t.test('Gemini → echo (@google/genai)', async (t) => {
-  const ai = new GoogleGenAI({ apiKey: TEST_KEY, httpOptions: { baseUrl: app.url } });
+  const ai = new GoogleGenAI({ apiKey: TEST_KEY, httpOptions: { baseUrl: gw.url } });
   const r = await ai.models.generateContent({ model: 'echo', contents: 'repeat after me' });
   t.equal(r.text, 'repeat after me');
   t.equal(r.candidates?.[0]?.finishReason, 'STOP');
@@ -107,7 +106,7 @@ t.test('Gemini → echo (@google/genai)', async (t) => {
 });
 
 t.test("an upstream error reaches the client in its own family's shape", async (t) => {
-  up.oai.script({ kind: 'error', status: 400, message: 'bad temperature' });
+  oai.script({ kind: 'error', status: 400, message: 'bad temperature' });
   const err = await anthropic.messages
     .create({ model: 'claude-via-openai', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] })
     .catch((e: unknown) => e);
@@ -117,7 +116,7 @@ t.test("an upstream error reaches the client in its own family's shape", async (
   t.equal(body.error.type, 'invalid_request_error');
   t.match(body.error.message, /bad temperature/);
 
-  const unknown = await fetch(`${app.url}/v1beta/models/nope:generateContent`, {
+  const unknown = await fetch(`${gw.url}/v1beta/models/nope:generateContent`, {
     method: 'POST',
     headers: { 'x-goog-api-key': TEST_KEY, 'content-type': 'application/json' },
     body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] }),
@@ -128,20 +127,20 @@ t.test("an upstream error reaches the client in its own family's shape", async (
 });
 
 t.test('same format: the body is relayed byte for byte but for the model', async (t) => {
-  up.anth.script({ kind: 'text', text: 'relayed' });
+  anth.script({ kind: 'text', text: 'relayed' });
   const body = {
     model: 'claude-pass',
     max_tokens: 32,
     messages: [{ role: 'user', content: 'hi' }],
     future_field: { kept: true },
   };
-  const res = await postMessages(app.url, body, { 'anthropic-beta': 'some-beta-2099' });
+  const res = await postMessages(gw.url, body, { 'anthropic-beta': 'some-beta-2099' });
   t.equal(res.status, 200);
   t.equal(res.headers.get('x-polygate-route'), 'anth/claude-upstream-2');
   const msg = (await res.json()) as Json;
   t.equal(msg.content[0].text, 'relayed');
   t.equal(msg.model, 'claude-upstream-2', 'a relay answers with the upstream model as it came');
-  const sent = last(up.anth.requests);
+  const sent = last(anth.requests);
   t.same(sent.body, { ...body, model: 'claude-upstream-2' }, 'an unknown field reached the upstream untouched');
   t.equal(sent.headers['anthropic-beta'], 'some-beta-2099', 'client headers relayed');
   t.equal(sent.headers['x-api-key'], 'sk-upstream-anthropic', 'credentials replaced');

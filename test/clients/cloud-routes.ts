@@ -9,7 +9,8 @@ import { startBedrockUpstream } from '../emulators/bedrock-upstream.ts';
 import type { Emulator } from '../emulators/emulator-types.ts';
 import { startVertexUpstream } from '../emulators/vertex-upstream.ts';
 import { repoRoot } from '../helpers/start-gateway.ts';
-import { bedrockSigned, singleRoutes, vertexAt } from '../e2e/cloud-providers.ts';
+import { bedrockSigned, vertexAt } from '../e2e/cloud-providers.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 
 export const clouds = ['bedrock', 'vertex', 'bedrock-converse', 'vertex-gemini'] as const;
 export type Cloud = (typeof clouds)[number];
@@ -46,11 +47,11 @@ export async function startCloudRoutes(): Promise<CloudRoutes> {
         'br-conv': { ...aws, api: 'converse' },
         vx: { ...vertexAt(vertex), credentials_file: vertex.keyFile },
       },
-      models: singleRoutes({
-        [model.bedrock]: ['br', claude],
-        [model.vertex]: ['vx', 'claude-sonnet-4-5@20250929'],
-        [model['bedrock-converse']]: ['br-conv', claude],
-        [model['vertex-gemini']]: ['vx', 'gemini-2.5-pro'],
+      models: modelRoutes({
+        [model.bedrock]: `br/${claude}`,
+        [model.vertex]: 'vx/claude-sonnet-4-5@20250929',
+        [model['bedrock-converse']]: `br-conv/${claude}`,
+        [model['vertex-gemini']]: 'vx/gemini-2.5-pro',
       }),
       env: {
         NODE_OPTIONS: `--import=${join(repoRoot, 'test/helpers/google-token-preload.ts')}`,

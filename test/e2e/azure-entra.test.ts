@@ -9,7 +9,8 @@ import OpenAI from 'openai';
 import { entraApp } from '../emulators/entra-authority.ts';
 import { startInProcessApp } from '../helpers/in-process-app.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
-import { entraAt, singleRoutes, startEntraAzure } from './cloud-providers.ts';
+import { entraAt, startEntraAzure } from './cloud-providers.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 
 const { authority, azure: emu } = await startEntraAzure(t);
 const entra = entraAt(emu, authority);
@@ -22,11 +23,11 @@ const app = await startInProcessApp(
       'az-short': { ...entra, api: 'chat_completions', client_secret: entraApp.clientSecret },
       'az-bad': { ...entra, api: 'chat_completions', client_secret: 'entra~wrong-secret-0000000000' },
     },
-    models: singleRoutes({
-      'gpt-4o': ['az-chat', 'gpt-4o-deploy'],
-      'gpt-5': ['az-resp', 'gpt-5-deploy'],
-      'gpt-short': ['az-short', 'gpt-4o-deploy'],
-      'gpt-bad': ['az-bad', 'gpt-4o-deploy'],
+    models: modelRoutes({
+      'gpt-4o': 'az-chat/gpt-4o-deploy',
+      'gpt-5': 'az-resp/gpt-5-deploy',
+      'gpt-short': 'az-short/gpt-4o-deploy',
+      'gpt-bad': 'az-bad/gpt-4o-deploy',
     }),
   }),
 );

@@ -7,7 +7,7 @@ import t from 'tap';
 import { azureDefaults, startAzureOpenAIUpstream } from '../emulators/azure-openai-upstream.ts';
 import { everyFamilyReaches, refusedInEveryFamily } from './cloud-cases.ts';
 import { cloudGateway, listsModels, metricsOf, pricedInLedger, secretsNowhere } from './cloud-gateway.ts';
-import { singleRoutes } from './cloud-providers.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 
 const emu = await startAzureOpenAIUpstream();
 t.teardown(() => emu.close());
@@ -21,12 +21,12 @@ const { app, drivers } = await cloudGateway(t, {
     'az-entra': { ...base, api: 'responses', auth: 'bearer', api_key: azureDefaults.bearerToken },
     'az-bad': { ...base, api: 'chat_completions', api_version: '2024-10-21', api_key: wrongKey },
   },
-  models: singleRoutes({
-    'm-az-chat': ['az-chat', 'gpt-4o-deploy'],
-    'm-az-resp': ['az-resp', 'gpt-5-deploy'],
-    'm-az-v1': ['az-v1', 'gpt-4o-deploy'],
-    'm-az-entra': ['az-entra', 'gpt-5-deploy'],
-    'm-az-bad': ['az-bad', 'gpt-4o-deploy'],
+  models: modelRoutes({
+    'm-az-chat': 'az-chat/gpt-4o-deploy',
+    'm-az-resp': 'az-resp/gpt-5-deploy',
+    'm-az-v1': 'az-v1/gpt-4o-deploy',
+    'm-az-entra': 'az-entra/gpt-5-deploy',
+    'm-az-bad': 'az-bad/gpt-4o-deploy',
   }),
   prices: { 'm-az-chat': { input: 2.5, output: 10 }, 'm-az-resp': { input: 1.25, output: 10 } },
 });

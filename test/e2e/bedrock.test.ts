@@ -8,8 +8,9 @@ import t from 'tap';
 import { bedrockCredentials, startBedrockUpstream } from '../emulators/bedrock-upstream.ts';
 import { everyFamilyReaches, refusedInEveryFamily } from './cloud-cases.ts';
 import { cloudGateway, lastRequest, listsModels, metricsOf, pricedInLedger, secretsNowhere } from './cloud-gateway.ts';
-import { bedrockAt, bedrockSigned, singleRoutes } from './cloud-providers.ts';
+import { bedrockAt, bedrockSigned } from './cloud-providers.ts';
 import { thinkingText } from './matrix/fixtures.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 
 type Json = Record<string, unknown>;
 const emu = await startBedrockUpstream();
@@ -29,11 +30,11 @@ const { app, drivers } = await cloudGateway(t, {
     'br-bad': { ...bedrockSigned(emu), secret_access_key: wrongSecret },
   },
   models: {
-    ...singleRoutes({
-      'm-br': ['br', claude],
-      'm-br-arn': ['br-session', arn],
-      'm-br-chain': ['br-chain', claude],
-      'm-br-bad': ['br-bad', claude],
+    ...modelRoutes({
+      'm-br': `br/${claude}`,
+      'm-br-arn': `br-session/${arn}`,
+      'm-br-chain': `br-chain/${claude}`,
+      'm-br-bad': `br-bad/${claude}`,
     }),
     // A single route retries only when it opts in (docs/resilience.md).
     'm-br-retry': {

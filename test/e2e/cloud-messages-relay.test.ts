@@ -11,8 +11,9 @@ import { startVertexUpstream } from '../emulators/vertex-upstream.ts';
 import { redirectGoogleTokens } from '../helpers/google-token-redirect.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
 import { cloudGateway, metricsOf, providerRows } from './cloud-gateway.ts';
-import { bedrockSigned, singleRoutes, vertexAt } from './cloud-providers.ts';
+import { bedrockSigned, vertexAt } from './cloud-providers.ts';
 import { postMessages } from './post-messages.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 
 type Json = Record<string, unknown>;
 const [bedrock, vertex] = await Promise.all([startBedrockUpstream(), startVertexUpstream()]);
@@ -23,7 +24,7 @@ const brModel = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 const vxModel = 'claude-sonnet-4-5@20250929';
 const { app } = await cloudGateway(t, {
   providers: { br: bedrockSigned(bedrock), vx: { ...vertexAt(vertex), credentials_file: vertex.keyFile } },
-  models: singleRoutes({ 'claude-br': ['br', brModel], 'claude-vx': ['vx', vxModel] }),
+  models: modelRoutes({ 'claude-br': `br/${brModel}`, 'claude-vx': `vx/${vxModel}` }),
   prices: { 'claude-br': { input: 3, output: 15 } },
 });
 const client = new Anthropic({ baseURL: app.url, apiKey: TEST_KEY, maxRetries: 0 });

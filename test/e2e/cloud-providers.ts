@@ -40,12 +40,6 @@ export const entraAt = (emu: { url: string }, authority: Pick<EntraAuthority, 'u
   authority_host: authority.url,
 });
 
-/** Models of one route each: `{ name: [provider, upstream model] }` → the config's `models`. */
-export const singleRoutes = (models: Record<string, [provider: string, model: string]>): Record<string, Entry> =>
-  Object.fromEntries(
-    Object.entries(models).map(([name, [provider, model]]) => [name, { routes: [{ provider, model }] }]),
-  );
-
 /**
  * An Entra ID authority this process trusts (for an in-process gateway's @azure/identity) and an
  * Azure OpenAI emulator that accepts the tokens it issues; both closed when the test ends.

@@ -11,16 +11,16 @@ import OpenAI from 'openai';
 import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
-import { singleRoutes } from './cloud-providers.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 
 type Json = Record<string, any>;
 
 const { gw, up } = await gatewayWithEmulators(t, {
   upstreams: { anth: 'anthropic', chat: 'chat', resp: 'responses' },
-  models: singleRoutes({
-    'codex-anthropic': ['anth', 'claude-upstream-1'],
-    'codex-chat': ['chat', 'gpt-upstream-1'],
-    'codex-responses': ['resp', 'gpt-upstream-2'],
+  models: modelRoutes({
+    'codex-anthropic': 'anth/claude-upstream-1',
+    'codex-chat': 'chat/gpt-upstream-1',
+    'codex-responses': 'resp/gpt-upstream-2',
   }),
 });
 const { anth, chat, resp } = up;

@@ -6,26 +6,25 @@
 import t from 'tap';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
+import { gatewayWithUpstreams } from '../helpers/gateway-with-upstreams.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
-import { singleRoutes } from './cloud-providers.ts';
 
 type Json = Record<string, unknown>;
 
-const { gw, up } = await gatewayWithEmulators(t, {
-  upstreams: { anth: 'anthropic', oai: 'chat' },
-  models: singleRoutes({
-    'claude-via-openai': ['oai', 'gpt-upstream-1'],
-    'gpt-via-anthropic': ['anth', 'claude-upstream-1'],
+const { gw, anth, oai } = await gatewayWithUpstreams(t, {
+  models: modelRoutes({
+    'claude-via-openai': 'oai/gpt-upstream-1',
+    'gpt-via-anthropic': 'anth/claude-upstream-1',
   }),
 });
 const anthropic = new Anthropic({ apiKey: TEST_KEY, baseURL: gw.url, maxRetries: 0 });
 const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
-const lastBody = (emu: typeof up.oai): Json => emu.requests[emu.requests.length - 1].body as Json;
+const lastBody = (emu: typeof oai): Json => emu.requests[emu.requests.length - 1].body as Json;
 
 t.beforeEach(() => {
-  up.oai.reset();
-  up.anth.reset();
+  oai.reset();
+  anth.reset();
 });
 
 t.test(
@@ -40,7 +39,7 @@ t.test(
       })
       .withResponse();
     t.equal(data.type, 'message');
-    const body = lastBody(up.oai);
+    const body = lastBody(oai);
     t.equal(body.service_tier, 'default', "Anthropic's standard capacity is OpenAI's default tier");
     t.notMatch(JSON.stringify(body), /standard_only/, 'the Anthropic word does not reach the OpenAI upstream');
     t.notMatch(response.headers.get('x-polygate-warnings') ?? '', /service_tier/, 'an exact mapping is no drop');
@@ -71,7 +70,7 @@ for (const { name, option, value } of dropped)
       .create(params as unknown as Anthropic.MessageCreateParamsNonStreaming)
       .withResponse();
     t.equal(response.status, 200);
-    const body = lastBody(up.oai);
+    const body = lastBody(oai);
     t.notOk(option in body, 'not sent under the borrowed name');
     t.notMatch(JSON.stringify(body), value);
     t.match(
@@ -88,12 +87,12 @@ t.test(
     const std = await openai.chat.completions
       .create({ model: 'gpt-via-anthropic', service_tier: 'default', messages: [{ role: 'user', content: 'hi' }] })
       .withResponse();
-    t.equal(lastBody(up.anth).service_tier, 'standard_only');
+    t.equal(lastBody(anth).service_tier, 'standard_only');
     t.notMatch(std.response.headers.get('x-polygate-warnings') ?? '', /service_tier/);
     const flex = await openai.chat.completions
       .create({ model: 'gpt-via-anthropic', service_tier: 'flex', messages: [{ role: 'user', content: 'hi' }] })
       .withResponse();
-    t.notOk('service_tier' in lastBody(up.anth), 'flex is not sent to Anthropic');
+    t.notOk('service_tier' in lastBody(anth), 'flex is not sent to Anthropic');
     t.match(
       flex.response.headers.get('x-polygate-warnings'),
       /service_tier: service tier 'flex' has no equivalent on the anthropic-messages upstream; dropped/,
@@ -105,7 +104,7 @@ t.test('a Chat-only option (logit_bias) to an Anthropic upstream: dropped, named
   const { response } = await openai.chat.completions
     .create({ model: 'gpt-via-anthropic', logit_bias: { '50256': -100 }, messages: [{ role: 'user', content: 'hi' }] })
     .withResponse();
-  t.notOk('logit_bias' in lastBody(up.anth));
+  t.notOk('logit_bias' in lastBody(anth));
   t.match(
     response.headers.get('x-polygate-warnings'),
     /logit_bias: an option only openai-chat has: the anthropic-messages upstream has no field for it; dropped/,

@@ -13,18 +13,18 @@ import { geminiCountOf } from '../emulators/gemini-upstream.ts';
 import { responsesCountOf } from '../emulators/openai-responses-upstream.ts';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { OTHER_KEY, TEST_KEY } from '../helpers/start-gateway.ts';
-import { singleRoutes } from './cloud-providers.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 
 const { gw, up } = await gatewayWithEmulators(t, {
   upstreams: { anthropic: 'anthropic', gemini: 'gemini', responses: 'responses', chat: 'chat' },
   providers: { dead: { type: 'anthropic', base_url: 'http://127.0.0.1:9', api_key: 'sk-dead' } },
   models: {
-    ...singleRoutes({
-      'claude-up': ['anthropic', 'claude-up-1'],
-      'gem-up': ['gemini', 'gemini-up-1'],
-      'resp-up': ['responses', 'gpt-up-1'],
-      'chat-up': ['chat', 'gpt-chat-1'],
-      'dead-up': ['dead', 'x'],
+    ...modelRoutes({
+      'claude-up': 'anthropic/claude-up-1',
+      'gem-up': 'gemini/gemini-up-1',
+      'resp-up': 'responses/gpt-up-1',
+      'chat-up': 'chat/gpt-chat-1',
+      'dead-up': 'dead/x',
     }),
     'claude-*': { routes: [{ provider: 'anthropic' }] },
   },

@@ -15,15 +15,15 @@ import {
 } from '@google/genai';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
-import { singleRoutes } from './cloud-providers.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 
 type Json = Record<string, any>;
 
 const { gw, up } = await gatewayWithEmulators(t, {
   upstreams: { anth: 'anthropic', chat: 'chat' },
-  models: singleRoutes({
-    'cli-anthropic': ['anth', 'claude-upstream-1'],
-    'cli-chat': ['chat', 'gpt-upstream-1'],
+  models: modelRoutes({
+    'cli-anthropic': 'anth/claude-upstream-1',
+    'cli-chat': 'chat/gpt-upstream-1',
   }),
 });
 const { anth, chat } = up;

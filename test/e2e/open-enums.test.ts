@@ -9,16 +9,16 @@ import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
 import { inProcessWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
-import { singleRoutes } from './cloud-providers.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 
 type Json = Record<string, any>;
 
 const { app, up } = await inProcessWithEmulators(t, {
   upstreams: { oai: 'chat', resp: 'responses', gem: 'gemini' },
-  models: singleRoutes({
-    'via-chat': ['oai', 'gpt-up'],
-    'via-responses': ['resp', 'gpt-up-r'],
-    'via-gemini': ['gem', 'gemini-up'],
+  models: modelRoutes({
+    'via-chat': 'oai/gpt-up',
+    'via-responses': 'resp/gpt-up-r',
+    'via-gemini': 'gem/gemini-up',
   }),
 });
 

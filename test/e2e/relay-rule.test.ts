@@ -7,17 +7,17 @@ import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
-import { singleRoutes } from './cloud-providers.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 
 type Json = Record<string, any>;
 
 const { gw, up } = await gatewayWithEmulators(t, {
   upstreams: { chat: 'chat', resp: 'responses', gem: 'gemini' },
-  models: singleRoutes({
-    'chat-relay': ['chat', 'gpt-up'],
-    'resp-relay': ['resp', 'gpt-up-r'],
-    'gem-relay': ['gem', 'gemini-up'],
-    'resp-via-chat': ['chat', 'gpt-up'],
+  models: modelRoutes({
+    'chat-relay': 'chat/gpt-up',
+    'resp-relay': 'resp/gpt-up-r',
+    'gem-relay': 'gem/gemini-up',
+    'resp-via-chat': 'chat/gpt-up',
   }),
 });
 const { chat, resp: responses, gem: gemini } = up;

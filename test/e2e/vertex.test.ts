@@ -10,7 +10,8 @@ import { startVertexUpstream } from '../emulators/vertex-upstream.ts';
 import { redirectGoogleTokens } from '../helpers/google-token-redirect.ts';
 import { everyFamilyReaches, refusedInEveryFamily } from './cloud-cases.ts';
 import { cloudGateway, listsModels, metricsOf, pricedInLedger, secretsNowhere } from './cloud-gateway.ts';
-import { singleRoutes, vertexAt } from './cloud-providers.ts';
+import { vertexAt } from './cloud-providers.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 
 const emu = await startVertexUpstream();
 t.teardown(() => emu.close());
@@ -21,10 +22,10 @@ const { app, drivers } = await cloudGateway(t, {
     'vx-global': { ...vertexAt(emu, 'global'), credentials_file: emu.keyFile },
     'vx-bad': { ...vertexAt(emu), credentials_file: emu.wrongKeyFile },
   },
-  models: singleRoutes({
-    'm-vx-claude': ['vx', 'claude-sonnet-4-5@20250929'],
-    'm-vx-gemini': ['vx-global', 'gemini-2.5-flash'],
-    'm-vx-bad': ['vx-bad', 'gemini-2.5-flash'],
+  models: modelRoutes({
+    'm-vx-claude': 'vx/claude-sonnet-4-5@20250929',
+    'm-vx-gemini': 'vx-global/gemini-2.5-flash',
+    'm-vx-bad': 'vx-bad/gemini-2.5-flash',
   }),
   prices: { 'm-vx-claude': { input: 3, output: 15 } },
 });

@@ -75,11 +75,14 @@ export async function inProcessWithEmulators<N extends string>(
   return { app: gw as InProcessGateway, up };
 }
 
-/** An emulated Anthropic upstream (provider `anth`) and an OpenAI Chat Completions one (`oai`). */
+/**
+ * An in-process gateway beside an emulated Anthropic upstream (provider `anth`) and an OpenAI Chat
+ * Completions one (`oai`): the pair every Messages-to-Chat and Chat-to-Messages translation test needs.
+ */
 export async function gatewayWithUpstreams(
   t: Test,
   extra: { providers?: Record<string, unknown>; models: Record<string, unknown> },
-): Promise<{ gw: RunningGateway; anth: Emulator; oai: Emulator }> {
-  const { gw, up } = await gatewayWithEmulators(t, { upstreams: { anth: 'anthropic', oai: 'chat' }, ...extra });
-  return { gw, anth: up.anth, oai: up.oai };
+): Promise<{ gw: InProcessGateway; anth: Emulator; oai: Emulator }> {
+  const { app, up } = await inProcessWithEmulators(t, { upstreams: { anth: 'anthropic', oai: 'chat' }, ...extra });
+  return { gw: app, anth: up.anth, oai: up.oai };
 }

@@ -20,6 +20,7 @@ import t from 'tap';
 import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
 import { listenLoopback } from '../emulators/emulator-server.ts';
 import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { messagesComplete } from '../helpers/messages-complete.ts';
 import { modelRoutes } from '../helpers/model-routes.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
@@ -81,25 +82,7 @@ t.test('relays after one another never reuse a socket the upstream announced it 
   const client = new Anthropic({ baseURL: gw.url, apiKey: TEST_KEY, maxRetries: 0 });
   for (let i = 0; i < 4; i++) {
     if (i > 0) await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
-    const stream = i % 2 === 1;
-    if (stream) {
-      const events: string[] = [];
-      for await (const ev of await client.messages.create({
-        model: 'claude-ka',
-        max_tokens: 16,
-        stream: true,
-        messages: [{ role: 'user', content: `relay ${i}` }],
-      }))
-        events.push(ev.type);
-      t.equal(events.at(-1), 'message_stop', `streamed relay ${i} completes`);
-    } else {
-      const msg = await client.messages.create({
-        model: 'claude-ka',
-        max_tokens: 16,
-        messages: [{ role: 'user', content: `relay ${i}` }],
-      });
-      t.equal(msg.type, 'message', `relay ${i} answers a Message`);
-    }
+    await messagesComplete(t, client, { model: 'claude-ka', content: `relay ${i}`, stream: i % 2 === 1 }, `relay ${i}`);
   }
   t.equal(resets, 0, 'no relay was sent on a connection the upstream was closing');
   t.equal(connections, 4, 'each relay after a pause longer than the announced timeout opened a new connection');

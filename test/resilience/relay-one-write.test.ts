@@ -9,6 +9,7 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import t from 'tap';
 import { startAnthropicUpstream } from '../emulators/anthropic-upstream.ts';
 import { startInProcessGateway } from '../helpers/in-process-app.ts';
+import { messagesComplete } from '../helpers/messages-complete.ts';
 import { modelRoutes } from '../helpers/model-routes.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
@@ -61,25 +62,7 @@ t.test('each relayed request reaches the upstream as one read: head and whole bo
   // A long prompt too (~24 KB), still well under one loopback segment.
   const prompts = ['one write', 'x'.repeat(24_000), 'kept-alive socket'];
   for (const [i, prompt] of prompts.entries()) {
-    const stream = i === 1;
-    if (stream) {
-      const events: string[] = [];
-      for await (const ev of await client.messages.create({
-        model: 'claude-one-write',
-        max_tokens: 16,
-        stream: true,
-        messages: [{ role: 'user', content: prompt }],
-      }))
-        events.push(ev.type);
-      t.equal(events.at(-1), 'message_stop', 'the streamed relay completes');
-    } else {
-      const msg = await client.messages.create({
-        model: 'claude-one-write',
-        max_tokens: 16,
-        messages: [{ role: 'user', content: prompt }],
-      });
-      t.equal(msg.type, 'message', 'the relay answers a Message');
-    }
+    await messagesComplete(t, client, { model: 'claude-one-write', content: prompt, stream: i === 1 }, `relay ${i}`);
   }
   t.equal(reads.length, prompts.length, 'one read per relayed request');
   for (const [i, chunk] of reads.entries()) {

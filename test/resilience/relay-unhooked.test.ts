@@ -9,6 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import t from 'tap';
 import { relayHooked } from '../../src/infra/upstream/relay-proxy.ts';
 import { inProcessWithEmulators } from '../helpers/gateway-with-upstreams.ts';
+import { messagesComplete } from '../helpers/messages-complete.ts';
 import { modelRoutes } from '../helpers/model-routes.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
 
@@ -37,8 +38,6 @@ gw.services.proxy.on('start', (req) => {
 const client = new Anthropic({ baseURL: gw.url, apiKey: TEST_KEY, maxRetries: 0 });
 const ask = (model: string) =>
   client.messages.create({ model, max_tokens: 16, messages: [{ role: 'user', content: 'hooks' }] });
-const askStream = (model: string) =>
-  client.messages.create({ model, max_tokens: 16, stream: true, messages: [{ role: 'user', content: 'hooks' }] });
 /** The HTTP status a failed call answered with. */
 const statusOf = (p: Promise<unknown>): Promise<number | undefined> =>
   p.then(
@@ -48,11 +47,8 @@ const statusOf = (p: Promise<unknown>): Promise<number | undefined> =>
 
 t.test('the hooks leave the request after a JSON answer and after a stream', async (t) => {
   relayed.length = 0;
-  const msg = await ask('claude-unhooked');
-  t.equal(msg.type, 'message', 'the relay answers');
-  const events: string[] = [];
-  for await (const ev of await askStream('claude-unhooked')) events.push(ev.type);
-  t.equal(events.at(-1), 'message_stop', 'the stream completes');
+  for (const stream of [false, true])
+    await messagesComplete(t, client, { model: 'claude-unhooked', content: 'hooks', stream }, 'the relay');
   t.equal(relayed.length, 2, 'both went through the relay');
   for (const req of relayed) t.notOk(relayHooked(req), 'no hooks left on the request');
 });
