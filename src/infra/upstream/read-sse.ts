@@ -40,21 +40,7 @@ export function sseFeed(decoder: UpstreamStreamDecoder, onEvent: (ev: StreamEven
 export interface SseEvents extends AsyncIterableIterator<StreamEvent> {
   /** The events decoded and not yet taken, in order (none: an empty array). */
   takeReady(): StreamEvent[];
-  /**
-   * Push mode (src/families/chat/pipe-stream.ts): `onReady` is called synchronously, from the
-   * upstream read itself, each time events are decoded or the stream ends; the consumer then
-   * takes them (`takeReady`) and asks `over()`, and no promise is made per read (issue #28).
-   * `next()` is not to be used once listening.
-   */
-  listen(onReady: () => void): void;
-  /**
-   * With nothing ready: whether the stream has ended (a read failure without `onError` is thrown
-   * here, once).
-   */
-  over(): boolean;
 }
-
-const noEvents: StreamEvent[] = [];
 
 /**
  * Past this many decoded events not yet taken, the upstream body is paused (and undici stops
@@ -88,7 +74,6 @@ class PushedSse implements SseEvents {
   #failure: { error: unknown } | undefined;
   #paused = false;
   #wake: (() => void) | undefined;
-  #listener: (() => void) | undefined;
   readonly #body: Readable;
 
   constructor(body: Readable, decoder: UpstreamStreamDecoder, onError: ((e: unknown) => StreamEvent) | undefined) {
@@ -132,10 +117,6 @@ class PushedSse implements SseEvents {
   }
 
   #notify(): void {
-    if (this.#listener) {
-      if (this.#head < this.#ready.length || this.#over) this.#listener();
-      return;
-    }
     const wake = this.#wake;
     if (wake && (this.#head < this.#ready.length || this.#over)) {
       this.#wake = undefined;
@@ -143,22 +124,8 @@ class PushedSse implements SseEvents {
     }
   }
 
-  listen(onReady: () => void): void {
-    this.#listener = onReady;
-  }
-
-  over(): boolean {
-    if (this.#head < this.#ready.length || !this.#over) return false;
-    if (this.#failure) {
-      const { error } = this.#failure;
-      this.#failure = undefined;
-      throw error;
-    }
-    return true;
-  }
-
   takeReady(): StreamEvent[] {
-    if (this.#head >= this.#ready.length) return noEvents;
+    if (this.#head >= this.#ready.length) return [];
     const out = this.#head === 0 ? this.#ready : this.#ready.slice(this.#head);
     this.#ready = [];
     this.#head = 0;
