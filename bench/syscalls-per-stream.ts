@@ -1,5 +1,5 @@
 // `node bench/syscalls-per-stream.ts [CHECKOUT]`: system calls polygate makes per translated stream
-// (E → openai-chat) of SYSCALLS_CHUNKS (1) chunk, counted by `strace -c -f` attached to the
+// (E → openai-chat) of SYSCALLS_CHUNKS (1) chunk(s) SYSCALLS_INTERVAL_MS (0) apart, counted by `strace -c -f` attached to the
 // gateway over SYSCALLS_STREAMS (2,000) streams, 4 at a time (issue #28: what a stream start costs
 // beside its CPU). Exact counts, not timings. Needs strace.
 import { spawn } from 'node:child_process';
@@ -10,7 +10,10 @@ import { polygateTarget } from './targets.ts';
 
 const dir = process.argv[2];
 const N = Number(process.env.SYSCALLS_STREAMS ?? 2000);
-const mock = await startMockProcess({ chunks: Number(process.env.SYSCALLS_CHUNKS ?? 1), intervalMs: 0 });
+const mock = await startMockProcess({
+  chunks: Number(process.env.SYSCALLS_CHUNKS ?? 1),
+  intervalMs: Number(process.env.SYSCALLS_INTERVAL_MS ?? 0),
+});
 const gw = await startPolygate(polygateConfig(mock.url), { dir, logToFile: true });
 const t = polygateTarget(
   benchPaths.find((p) => p.name === 'E → openai-chat (translate)')!,

@@ -78,10 +78,10 @@ export async function pipeStream(
         // An error after the client left is the abort it caused, not an upstream failure.
         if (next.type === 'error')
           outcome = writer.closed ? { outcome: 'client_closed' } : { outcome: 'error', error: next.error };
-        if (next.type === 'finish' && beforeFinish !== undefined && !writer.closed) {
-          await flush();
-          await beforeFinish();
-        }
+        // The frames before the finish that came in the same upstream read wait for the record
+        // with it, so an answer's end is one write, not two (issue #28; a read that ends an answer
+        // nearly always carries its last text too).
+        if (next.type === 'finish' && beforeFinish !== undefined && !writer.closed) await beforeFinish();
         encode(next);
         next = i < ready.length ? ready[i++] : undefined;
       }
