@@ -48,6 +48,8 @@ export async function pipeStream(
   beforeFinish?: () => Promise<void>,
 ): Promise<StreamOutcome> {
   const writer = new SseWriter(res);
+  // The headers go with the first frames: one write for the first read's frames and the head, and
+  // one in all for an answer that came in one read (its end waits for the record below).
   writer.open(200, headers);
   let outcome: Omit<StreamOutcome, 'encodeMs'> = { outcome: 'ok' };
   let encodeMs = 0;
@@ -88,6 +90,8 @@ export async function pipeStream(
       const full = flush();
       if (full) await full;
       if (writer.closed) break;
+      // Waiting for the upstream: a first read that encoded to nothing still shows the client its status.
+      writer.sendHeaders();
       const r = await rest.next();
       if (r.done) break;
       next = r.value;
