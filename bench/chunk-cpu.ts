@@ -60,13 +60,14 @@ export const chunkCpuDefaults: ChunkCpuOptions = {
   before: beforeDir,
 };
 
-type Entry = { name: string; target: Target; pid: number };
-type World = { chunks: number; procs: Proc[]; entries: Entry[] };
+export type Entry = { name: string; target: Target; pid: number };
+export type World = { chunks: number; procs: Proc[]; entries: Entry[] };
 
 const translated = benchPaths.find((p) => p.name === 'E → openai-chat (translate)')!;
 const relayed = benchPaths.find((p) => p.name === 'E → anthropic (pass-through)')!;
 
-async function world(chunks: number, o: ChunkCpuOptions): Promise<World> {
+/** A mock streaming `chunks` chunks, the floor, polygate (and BENCH_BEFORE's) on it, each a target per path. */
+export async function world(chunks: number, o: ChunkCpuOptions): Promise<World> {
   const mock = await startMockProcess({ chunks, intervalMs: o.intervalMs });
   const procs: Proc[] = [mock];
   const entries: Entry[] = [];
@@ -92,7 +93,7 @@ async function world(chunks: number, o: ChunkCpuOptions): Promise<World> {
 }
 
 /** Gateway CPU µs per completed stream of one measurement. */
-async function measure(e: Entry, o: ChunkCpuOptions): Promise<number> {
+export async function measure(e: Entry, o: ChunkCpuOptions): Promise<number> {
   const req = e.target.request(true);
   const c0 = cpuSecondsPrecise(e.pid);
   const r = await runStreams(e.target.baseUrl, req, o.connections, o.seconds, e.target.endMarker);
@@ -127,12 +128,15 @@ export async function runChunkCpu(partial: Partial<ChunkCpuOptions> = {}): Promi
       return { name, perChunkUs: median(rounds), rounds, perStreamUs: median(s.short) };
     });
   } finally {
-    for (const w of worlds)
-      for (const p of w.procs) {
-        await p.stop();
-        const work = (p as Proc & { workDir?: string }).workDir;
-        if (work) rmSync(work, { recursive: true, force: true });
-      }
+    for (const w of worlds) await stopWorld(w);
+  }
+}
+
+export async function stopWorld(w: World): Promise<void> {
+  for (const p of w.procs) {
+    await p.stop();
+    const work = (p as Proc & { workDir?: string }).workDir;
+    if (work) rmSync(work, { recursive: true, force: true });
   }
 }
 

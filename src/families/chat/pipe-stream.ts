@@ -48,6 +48,8 @@ export async function pipeStream(
   beforeFinish?: () => Promise<void>,
 ): Promise<StreamOutcome> {
   const writer = new SseWriter(res);
+  // The headers go with the first frames: one write for the first read's frames and the head, and
+  // one in all for an answer that came in one read (its end waits for the record below).
   writer.open(200, headers);
   let outcome: Omit<StreamOutcome, 'encodeMs'> = { outcome: 'ok' };
   let encodeMs = 0;
@@ -78,16 +80,18 @@ export async function pipeStream(
         // An error after the client left is the abort it caused, not an upstream failure.
         if (next.type === 'error')
           outcome = writer.closed ? { outcome: 'client_closed' } : { outcome: 'error', error: next.error };
-        if (next.type === 'finish' && beforeFinish !== undefined && !writer.closed) {
-          await flush();
-          await beforeFinish();
-        }
+        // The frames before the finish that came in the same upstream read wait for the record
+        // with it, so an answer's end is one write, not two (issue #28; a read that ends an answer
+        // nearly always carries its last text too).
+        if (next.type === 'finish' && beforeFinish !== undefined && !writer.closed) await beforeFinish();
         encode(next);
         next = i < ready.length ? ready[i++] : undefined;
       }
       const full = flush();
       if (full) await full;
       if (writer.closed) break;
+      // Waiting for the upstream: a first read that encoded to nothing still shows the client its status.
+      writer.sendHeaders();
       const r = await rest.next();
       if (r.done) break;
       next = r.value;

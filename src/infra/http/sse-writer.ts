@@ -8,6 +8,8 @@ import type { SseFrame } from '../../../adapters/shared/chat-adapter.ts';
 export class SseWriter {
   readonly #res: ServerResponse;
   #open = false;
+  /** A write (or `sendHeaders`) has sent the head. */
+  #headSent = false;
   constructor(res: ServerResponse) {
     this.#res = res;
   }
@@ -16,16 +18,11 @@ export class SseWriter {
     return this.#res.destroyed || this.#res.writableEnded;
   }
 
+  /**
+   * Sets the status and headers; they go out with the first frames, in the same write (Node sends
+   * a response's head with its first body chunk), or with `sendHeaders()` when there are none yet.
+   */
   open(status: number, headers: Record<string, string>): void {
-    // Node corks the socket for the rest of the tick on a body write, so all the frames decoded
-    // from one upstream read already leave together; flushHeaders alone does not, and would send
-    // the headers in a packet of their own. Corking here lets them travel with the first frames
-    // (written in this same tick), while a first event that encodes to nothing still sends them.
-    const socket = this.#res.socket;
-    if (socket && !socket.writableCorked) {
-      socket.cork();
-      process.nextTick(() => socket.uncork());
-    }
     this.#res.writeHead(status, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
@@ -34,8 +31,15 @@ export class SseWriter {
       'x-accel-buffering': 'no',
       ...headers,
     });
-    this.#res.flushHeaders();
     this.#open = true;
+  }
+
+  /** Sends the headers now if no frame has carried them yet: a stream about to wait shows its status at once. */
+  sendHeaders(): void {
+    // Not `res.headersSent`: writeHead sets it before anything is sent.
+    if (this.#headSent || this.closed) return;
+    this.#headSent = true;
+    this.#res.flushHeaders();
   }
 
   get isOpen(): boolean {
@@ -53,6 +57,7 @@ export class SseWriter {
    */
   writeNow(frames: SseFrame[]): boolean {
     if (frames.length === 0 || this.closed) return true;
+    this.#headSent = true;
     return this.#res.write(serializeFrames(frames));
   }
 
