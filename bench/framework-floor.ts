@@ -92,7 +92,13 @@ function viaHttpProxy(ctx: Koa.Context, body: string, headers: Record<string, st
         });
       },
     };
-    const buffer = { pipe: (to: NodeJS.WritableStream) => (to.end(payload), to) };
+    // Sent in the loop's check phase, as polygate's relay sends it (src/families/chat/pass-through.ts, `wholeBody`).
+    const buffer = {
+      pipe: (to: NodeJS.WritableStream) => (
+        setImmediate(() => (to as { destroyed?: boolean }).destroyed || to.end(payload)),
+        to
+      ),
+    };
     proxy.web(
       req,
       ctx.res,

@@ -72,7 +72,7 @@ if (proxyFloor)
     pid: proxyFloor.pid,
   });
 if (before)
-  for (const n of ['E → openai-chat (translate)', 'E → anthropic (pass-through)'])
+  for (const n of ['E → openai-chat (translate)', 'E → anthropic (pass-through)', 'chat → openai-chat (pass-through)'])
     if (!only || n.includes(only))
       entries.push({ name: `polygate (before) · ${n}`, t: polygateTarget(path(n), before.url), pid: before.pid });
 const us = new Map(entries.map((e) => [e.name, [] as number[]]));

@@ -105,16 +105,24 @@ function setOrDelete(headers: IncomingHttpHeaders, name: string, value: string |
  * The relayed body as http-proxy's `buffer`, which it only ever pipes into the upstream request:
  * ending that request with the whole body at once sends the head and the body in one write, with
  * no stream, async iterator and promises per request as `Readable.from([payload])` costs
- * (test/resilience/relay-one-write.test.ts).
+ * (test/resilience/relay-one-write.test.ts). The write waits for the loop's check phase, as
+ * undici's do on the translated path: the requests relayed in one poll phase then reach the
+ * upstream together, after it, rather than one by one between the client requests' parsing
+ * (issue #28: the relay's upstream `writev` cost twice undici's per request).
  */
 function wholeBody(payload: Buffer): Stream {
   const body: Pick<Readable, 'pipe'> = {
     pipe: <T extends NodeJS.WritableStream>(to: T): T => {
-      to.end(payload);
+      setImmediate(endWith, to, payload);
       return to;
     },
   };
   return body as Stream;
+}
+
+/** Sends the relayed body, unless the upstream request was destroyed meanwhile (a timeout, the client gone). */
+function endWith(to: NodeJS.WritableStream & { destroyed?: boolean }, payload: Buffer): void {
+  if (!to.destroyed) to.end(payload);
 }
 
 export type PassThroughResult =
