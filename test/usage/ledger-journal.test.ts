@@ -1,7 +1,7 @@
 // The sqlite ledger's journal (src/services/usage/ledger-journal.ts): a committed record is in the
 // journal at once, the database takes it with its batch, and a store opened after a crash writes
 // exactly the journal lines the database lacks: none lost, none twice.
-import { existsSync, mkdtempSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -70,4 +70,36 @@ t.test('once every journaled record is in the database, the journal starts afres
   const reopened = new SqliteLedgerStore(path);
   t.same(idsIn(path), ['req-1'], 'nothing doubled at the next start');
   await reopened.close();
+});
+
+t.test('a record crosses the journal whole, and an older version’s object lines are still recovered', async (t) => {
+  const path = join(mkdtempSync(join(tmpdir(), 'ledger-journal-')), 'ledger.db');
+  const full = sampleRecord(1, {
+    reasoning_tokens: 3,
+    cache_read_tokens: 4,
+    cache_write_tokens: 5,
+    usage_source: 'partial',
+    characters: 6,
+    audio_seconds: 1.25,
+    tasks: 7,
+    web_search_requests: 8,
+    web_fetch_requests: 9,
+    priced: false,
+    outcome: 'client_abort',
+    status: 499,
+    route: '/v1/messages',
+    latency_ms: 12.5,
+    warnings: ['top_k: x', 'a "quoted"\nline'],
+  });
+  const crashed = new Ledger(new SqliteLedgerStore(path), opts, () => undefined);
+  await crashed.commit(full);
+  // A line as polygate wrote it before session 10 (the record object), left by a crash at upgrade:
+  // appended to the current generation, the database holding none of its lines.
+  const old = sampleRecord(2, { content_captured: true, ttfb_ms: 3.5 });
+  appendFileSync(LedgerJournal.fileOf(path, 1), `${JSON.stringify(old)}\n`);
+  const reopened = new SqliteLedgerStore(path);
+  t.teardown(() => reopened.close());
+  t.same(idsIn(path), ['req-1', 'req-2']);
+  t.same((await reopened.requestLog.get('req-1'))?.record, full, 'every field of the array line');
+  t.same((await reopened.requestLog.get('req-2'))?.record, old, 'every field of the object line');
 });

@@ -1,5 +1,7 @@
 // The sqlite ledger's journal (docs/usage-and-tracing.md): records are appended to a plain file
-// beside the database, one JSON line each, in one write per turn of the event loop, before their
+// beside the database, one JSON line each (the record's row values, sqlite-ledger-store.ts: half the
+// bytes and half the `JSON.stringify` of the record object, which older versions wrote and which is
+// still read), in one write per turn of the event loop, before their
 // answers' last bytes go out; the database takes them in batches every flush interval as before.
 // A write into the page cache survives `kill -9` at a few microseconds a record, where a sqlite
 // transaction per turn cost ~25 µs (bench/RESULTS.md). The database counts, in the transaction of
@@ -7,7 +9,6 @@
 // count are written in, so a crash neither loses nor doubles a record.
 import { closeSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { UsageRecord } from './usage-record.ts';
 
 const suffix = '.ledger-journal.';
 
@@ -27,19 +28,19 @@ export class LedgerJournal {
     return `${dbPath}${suffix}${generation}`;
   }
 
-  /** The records of one generation, in the order written; a line cut short (a crash mid-write) ends the list. */
-  static read(dbPath: string, generation: number): UsageRecord[] {
+  /** The lines of one generation, parsed, in the order written; a line cut short (a crash mid-write) ends the list. */
+  static read(dbPath: string, generation: number): unknown[] {
     let text: string;
     try {
       text = readFileSync(LedgerJournal.fileOf(dbPath, generation), 'utf8');
     } catch {
       return [];
     }
-    const out: UsageRecord[] = [];
+    const out: unknown[] = [];
     for (const line of text.split('\n')) {
       if (line === '') continue;
       try {
-        out.push(JSON.parse(line) as UsageRecord);
+        out.push(JSON.parse(line));
       } catch {
         break;
       }
@@ -67,11 +68,9 @@ export class LedgerJournal {
     return this.#generation;
   }
 
-  /** One write for all the records: in the page cache when it returns. */
-  write(records: readonly UsageRecord[]): void {
-    let text = '';
-    for (const r of records) text += `${JSON.stringify(r)}\n`;
-    writeSync(this.#fd, text);
+  /** One write for all the lines (each ending in `\n`): in the page cache when it returns. */
+  write(lines: string): void {
+    writeSync(this.#fd, lines);
   }
 
   /** Starts generation `next` and deletes the ones before it (the database holds every record they had). */

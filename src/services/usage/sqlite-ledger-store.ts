@@ -7,7 +7,13 @@ import type { LedgerStore, RowFilter, Spent } from './ledger-store.ts';
 import { batchTotals, toMs, zeroSpent } from './ledger-store.ts';
 import type { UsageRecord, UsageRow } from './usage-record.ts';
 import { LedgerJournal } from './ledger-journal.ts';
-import { addRequestLogSchema, requestLogColumns, requestLogValues, SqliteRequestLog } from './sqlite-request-log.ts';
+import {
+  addRequestLogSchema,
+  recordOf,
+  requestLogColumns,
+  requestLogValues,
+  SqliteRequestLog,
+} from './sqlite-request-log.ts';
 
 // Tables of their own in the store's database file, opened on a second connection: the WAL journal
 // lets the ledger's batch writes and the store's reads run side by side. `IF NOT EXISTS` instead
@@ -86,6 +92,18 @@ const rowsPerInsert = 64;
  */
 export const sqliteAppendRows = 2 * rowsPerInsert;
 
+/**
+ * A journal line (ledger-journal.ts) as its record: the row's values in `columns` order (columns
+ * are only ever added at the end: a shorter line's missing ones are null), or, from a version
+ * before session 10, the record object itself.
+ */
+function recordOfLine(line: unknown): UsageRecord {
+  if (!Array.isArray(line)) return line as UsageRecord;
+  const row: Record<string, string | number | null> = {};
+  for (let i = 0; i < columns.length; i++) row[columns[i]] = (line[i] as string | number | null | undefined) ?? null;
+  return recordOf(row);
+}
+
 /** A record's values in `columns` order. */
 function valuesOf(r: UsageRecord, into: (string | number | null)[]): void {
   into.push(
@@ -145,6 +163,7 @@ export class SqliteLedgerStore implements LedgerStore {
   /** Journal lines appended since the last rotation, and lines dropped unwritten (counted as held). */
   #sinceRotation = 0;
   #skipped = 0;
+  readonly #lineValues: (string | number | null)[] = [];
   readonly #q: Record<
     | 'begin'
     | 'commit'
@@ -220,7 +239,7 @@ export class SqliteLedgerStore implements LedgerStore {
    */
   #recover(path: string): LedgerJournal {
     const state = this.#q.journalState.get() as { generation: number; written: number };
-    const lost = LedgerJournal.read(path, state.generation).slice(state.written);
+    const lost = LedgerJournal.read(path, state.generation).slice(state.written).map(recordOfLine);
     this.#q.begin.run();
     try {
       this.#insert(lost);
@@ -235,9 +254,21 @@ export class SqliteLedgerStore implements LedgerStore {
     return journal;
   }
 
-  /** Written ahead of `append`, in the same order (src/services/usage/ledger.ts). */
+  /**
+   * Written ahead of `append`, in the same order (src/services/usage/ledger.ts): a line of each
+   * record's row values, built in one reused array.
+   */
   journal(records: readonly UsageRecord[]): void {
-    this.#journal?.write(records);
+    const j = this.#journal;
+    if (j === undefined) return;
+    const values = this.#lineValues;
+    let text = '';
+    for (const r of records) {
+      values.length = 0;
+      valuesOf(r, values);
+      text += `${JSON.stringify(values)}\n`;
+    }
+    j.write(text);
   }
 
   /** Journaled records the ledger dropped unwritten: the next batch counts their lines as held. */

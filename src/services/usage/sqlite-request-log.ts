@@ -56,7 +56,8 @@ export function addRequestLogSchema(db: DatabaseSync): void {
 
 type Row = Record<string, string | number | null> & { rid: number; has_content: number };
 
-function recordOf(row: Row): UsageRecord {
+/** A row of usage_records (or a journal line's values, sqlite-ledger-store.ts) as its record. */
+export function recordOf(row: Record<string, string | number | null>): UsageRecord {
   const {
     rid: _rid,
     has_content: _hc,
