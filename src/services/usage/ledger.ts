@@ -35,7 +35,7 @@ export { StoreWaitError };
  * The records committed in one turn: resolved when all of them are written (they go in the same
  * batch unless a write fails), or after the bounded wait.
  */
-type CommitGroup = { left: number; resolve: () => void; done: Promise<void> };
+type CommitGroup = { left: number; resolve: () => void; done: Promise<void>; timer: NodeJS.Timeout | undefined };
 
 function copySpent(s: Readonly<Spent>): Spent {
   const out = zeroSpent();
@@ -148,10 +148,16 @@ export class Ledger {
 
   readonly #endOfTick = (): void => {
     this.#tick = false;
+    const g = this.#group;
     this.#group = undefined;
     // A store with a journal has the turn's records durable once journaled; batches go on as before.
     if (this.store.journal === undefined) void this.flush(true);
-    else if (this.#journalNow() && this.#queue.length >= this.#opts.batchSize && !this.#flushing) void this.flush();
+    else {
+      if (this.#journalNow() && this.#queue.length >= this.#opts.batchSize && !this.#flushing) void this.flush();
+      // Journaled, the group is released by now (nearly every turn): its bounded wait starts only
+      // when the journal could not be written (or a record of it was dropped), not as a timer per turn.
+      if (g !== undefined && g.left > 0) g.timer = setTimeout(g.resolve, this.#wait);
+    }
   };
 
   /**
@@ -184,7 +190,10 @@ export class Ledger {
       const g = this.#waiters.get(r);
       if (g === undefined) continue;
       this.#waiters.delete(r);
-      if (--g.left === 0) g.resolve();
+      if (--g.left === 0) {
+        g.resolve();
+        if (g.timer !== undefined) clearTimeout(g.timer);
+      }
     }
   }
 
@@ -197,8 +206,10 @@ export class Ledger {
     let g = this.#group;
     if (g === undefined) {
       let resolve!: () => void;
-      const written = new Promise<void>((r) => (resolve = r));
-      g = { left: 0, resolve, done: bounded(written, this.#wait).catch(() => {}) };
+      const done = new Promise<void>((r) => (resolve = r));
+      g = { left: 0, resolve, done, timer: undefined };
+      // A store without a journal writes the turn's batch asynchronously: its wait starts now.
+      if (this.store.journal === undefined) g.timer = setTimeout(resolve, this.#wait);
     }
     g.left++;
     this.#waiters.set(r, g);
