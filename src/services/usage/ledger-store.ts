@@ -76,8 +76,10 @@ export interface LedgerStore {
   /**
    * Writes the records and, in the same transaction, ends the reservations they settle (a shared
    * store's: a local store's reservations live in the process, src/services/usage/ledger.ts).
+   * `totals`: the records' `batchTotals`, when the caller has them (the ledger adds them to its own
+   * counts too: one computation for both).
    */
-  append(records: UsageRecord[], settled: readonly Reservation[]): Promise<void>;
+  append(records: UsageRecord[], settled: readonly Reservation[], totals?: readonly PeriodTotal[]): Promise<void>;
   /**
    * Shared stores only (`local` false): one key's totals with the live reservations of every
    * instance and this one's unwritten `pending` counted, and, when `limits` are given and none is
@@ -119,8 +121,8 @@ export interface LedgerStore {
 
 export const zeroTotals = (): SpendTotals => ({ costNano: 0, tokens: 0 });
 
-/** One scope's addition to the budget totals of one window (its bucket, budget-periods.ts). */
-export type PeriodTotal = { scope: string; period: string; costNano: number; tokens: number };
+/** One scope's addition to the budget totals of one window (its bucket, budget-periods.ts; `of`: the window's period). */
+export type PeriodTotal = { scope: string; period: string; of: BudgetPeriod; costNano: number; tokens: number };
 
 /**
  * A batch's additions to the budget totals, one per scope and window: one write each. Grouped by
@@ -142,7 +144,7 @@ export function batchTotals(records: readonly UsageRecord[]): PeriodTotal[] {
         const bucket = w[p].bucket;
         let t = periods.get(bucket);
         if (t === undefined) {
-          periods.set(bucket, (t = { scope, period: bucket, costNano: 0, tokens: 0 }));
+          periods.set(bucket, (t = { scope, period: bucket, of: p, costNano: 0, tokens: 0 }));
           out.push(t);
         }
         t.costNano += cost;

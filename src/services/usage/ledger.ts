@@ -5,11 +5,13 @@ import { bounded, StoreWaitError } from './bounded-wait.ts';
 import { budgetPeriods } from '../../infra/config/budget-spec.ts';
 import { windowsOf, type Windows } from './budget-periods.ts';
 import {
+  batchTotals,
   reached,
   scopesOfRecord,
   zeroSpent,
   type LedgerStore,
   type PeriodLimit,
+  type PeriodTotal,
   type Reservation,
   type ScopeLimits,
   type Spent,
@@ -447,8 +449,12 @@ export class Ledger {
       const batch = this.#queue.splice(0, Math.min(left, this.store.maxAppend));
       left -= batch.length;
       const settled = this.#reservations.settledBy(batch);
+      // The batch's totals by scope and window, computed once: the store adds them to its own, and
+      // they move from this process's pending counts to its cached store totals (a few entries a
+      // batch rather than every record's scopes and windows twice more).
+      const totals = batchTotals(batch);
       try {
-        await this.store.append(batch, settled);
+        await this.store.append(batch, settled, totals);
       } catch (err) {
         this.#queue.unshift(...batch);
         if (Date.now() - this.#warnedAt > 10_000) {
@@ -460,9 +466,9 @@ export class Ledger {
         }
         return false;
       }
-      for (const r of batch) {
-        this.#count(r, -1);
-        this.#addStored(r);
+      for (const t of totals) {
+        this.#uncount(t);
+        this.#addStored(t);
       }
       if (settled.length > 0) this.#reservations.forget(batch);
       this.#written(batch);
@@ -499,20 +505,21 @@ export class Ledger {
     }
   }
 
-  /** An appended record into the cached store totals of its scopes (what the store itself added). */
-  #addStored(r: UsageRecord): void {
-    const tokens = budgetTokensOf(r);
-    let w: Windows | undefined;
-    for (const scope of scopesOfRecord(r)) {
-      const s = this.#stored.get(scope);
-      if (s === undefined) continue;
-      w ??= windowsOf(r.ts);
-      for (const p of budgetPeriods) {
-        if (s.windows[p].bucket !== w[p].bucket) continue;
-        s.totals[p].costNano += r.cost_nano;
-        s.totals[p].tokens += tokens;
-      }
-    }
+  /** An appended batch's total of one scope and window out of the pending counts (`#count`'s inverse). */
+  #uncount(t: PeriodTotal): void {
+    const periods = this.#pending.get(t.scope);
+    if (periods === undefined) return;
+    countIn(periods, t.period, -t.costNano, -t.tokens);
+    if (periods.size === 0) this.#pending.delete(t.scope);
+  }
+
+  /** An appended batch's total of one scope and window into the cached store totals (what the store itself added). */
+  #addStored(t: PeriodTotal): void {
+    const s = this.#stored.get(t.scope);
+    if (s === undefined || s.windows[t.of].bucket !== t.period) return;
+    const into = s.totals[t.of];
+    into.costNano += t.costNano;
+    into.tokens += t.tokens;
   }
 
   async #prune(): Promise<void> {

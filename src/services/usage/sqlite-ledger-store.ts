@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { budgetPeriods } from '../../infra/config/budget-spec.ts';
 import type { Windows } from './budget-periods.ts';
-import type { LedgerStore, RowFilter, Spent } from './ledger-store.ts';
+import type { LedgerStore, PeriodTotal, Reservation, RowFilter, Spent } from './ledger-store.ts';
 import { batchTotals, toMs, zeroSpent } from './ledger-store.ts';
 import type { UsageRecord, UsageRow } from './usage-record.ts';
 import { LedgerJournal } from './ledger-journal.ts';
@@ -286,10 +286,14 @@ export class SqliteLedgerStore implements LedgerStore {
   }
 
   /** One transaction per call: the records are in the file all or none, with the journal's count of them. */
-  async append(records: UsageRecord[]): Promise<void> {
+  async append(
+    records: UsageRecord[],
+    _settled?: readonly Reservation[],
+    totals?: readonly PeriodTotal[],
+  ): Promise<void> {
     this.#q.begin.run();
     try {
-      this.#insert(records);
+      this.#insert(records, totals);
       if (this.#journal) this.#q.journalWritten.run(records.length + this.#skipped);
       this.#q.commit.run();
     } catch (e) {
@@ -300,7 +304,7 @@ export class SqliteLedgerStore implements LedgerStore {
     this.#skipped = 0;
   }
 
-  #insert(records: readonly UsageRecord[]): void {
+  #insert(records: readonly UsageRecord[], totals: readonly PeriodTotal[] = batchTotals(records)): void {
     let i = 0;
     const values: (string | number | null)[] = [];
     for (; i + rowsPerInsert <= records.length; i += rowsPerInsert) {
@@ -313,7 +317,7 @@ export class SqliteLedgerStore implements LedgerStore {
       valuesOf(records[i], values);
       this.#q.insert.run(...values);
     }
-    for (const t of batchTotals(records)) this.#q.addTotal.run(t.scope, t.period, t.costNano, t.tokens);
+    for (const t of totals) this.#q.addTotal.run(t.scope, t.period, t.costNano, t.tokens);
   }
 
   async totals(scope: string, windows: Windows): Promise<Spent> {
