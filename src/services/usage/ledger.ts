@@ -7,7 +7,8 @@ import { windowsOf, type Windows } from './budget-periods.ts';
 import {
   batchTotals,
   reached,
-  scopesOfRecord,
+  providerScopeOf,
+  workspaceScopeOf,
   zeroSpent,
   type LedgerStore,
   type PeriodLimit,
@@ -497,12 +498,17 @@ export class Ledger {
     const tokens = sign * budgetTokensOf(r);
     if (cost === 0 && tokens === 0) return;
     const w = windowsOf(r.ts);
-    for (const scope of scopesOfRecord(r)) {
-      let periods = this.#pending.get(scope);
-      if (periods === undefined) this.#pending.set(scope, (periods = new Map()));
-      for (const p of budgetPeriods) countIn(periods, w[p].bucket, cost, tokens);
-      if (periods.size === 0) this.#pending.delete(scope);
-    }
+    // The record's three scopes (ledger-store.ts), without an array per record.
+    this.#countScope(r.key, w, cost, tokens);
+    this.#countScope(workspaceScopeOf(r), w, cost, tokens);
+    this.#countScope(providerScopeOf(r), w, cost, tokens);
+  }
+
+  #countScope(scope: string, w: Windows, cost: number, tokens: number): void {
+    let periods = this.#pending.get(scope);
+    if (periods === undefined) this.#pending.set(scope, (periods = new Map()));
+    for (const p of budgetPeriods) countIn(periods, w[p].bucket, cost, tokens);
+    if (periods.size === 0) this.#pending.delete(scope);
   }
 
   /** An appended batch's total of one scope and window out of the pending counts (`#count`'s inverse). */
