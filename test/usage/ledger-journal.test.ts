@@ -58,17 +58,41 @@ t.test('committed records survive a crash before their batch, and a restart writ
   await again.close();
 });
 
-t.test('once every journaled record is in the database, the journal starts afresh', async (t) => {
+t.test(
+  'once every journaled record is in the database and a generation is full, the journal starts afresh',
+  async (t) => {
+    const path = join(mkdtempSync(join(tmpdir(), 'ledger-journal-')), 'ledger.db');
+    const ledger = new Ledger(new SqliteLedgerStore(path, { journalLines: 3 }), opts, () => undefined);
+    await ledger.commit(record(1));
+    t.ok(existsSync(LedgerJournal.fileOf(path, 1)), 'generation 1 holds the record');
+    await ledger.flush();
+    t.ok(existsSync(LedgerJournal.fileOf(path, 1)), 'kept while it holds fewer lines than a generation');
+    await Promise.all([ledger.commit(record(2)), ledger.commit(record(3))]);
+    await ledger.flush();
+    t.notOk(existsSync(LedgerJournal.fileOf(path, 1)), 'deleted once full and its records are in the database');
+    t.ok(existsSync(LedgerJournal.fileOf(path, 2)), 'generation 2 takes the next ones');
+    await ledger.commit(record(4));
+    await ledger.flush();
+    // The process dies with generation 2 holding a line the database has: the next start must not write it again.
+    const reopened = new SqliteLedgerStore(path);
+    t.same(idsIn(path), ['req-1', 'req-2', 'req-3', 'req-4'], 'nothing doubled at the next start');
+    await reopened.close();
+    await ledger.close();
+  },
+);
+
+t.test('a crash with a partly written generation: the next start writes only what the database lacks', async (t) => {
   const path = join(mkdtempSync(join(tmpdir(), 'ledger-journal-')), 'ledger.db');
-  const ledger = new Ledger(new SqliteLedgerStore(path), opts, () => undefined);
-  await ledger.commit(record(1));
-  t.ok(existsSync(LedgerJournal.fileOf(path, 1)), 'generation 1 holds the record');
-  await ledger.flush();
-  t.notOk(existsSync(LedgerJournal.fileOf(path, 1)), 'deleted once its record is in the database');
-  t.ok(existsSync(LedgerJournal.fileOf(path, 2)), 'generation 2 takes the next ones');
-  await ledger.close();
+  const crashed = new Ledger(new SqliteLedgerStore(path), opts, () => undefined);
+  await Promise.all([1, 2, 3].map((i) => crashed.commit(record(i))));
+  await crashed.flush();
+  await Promise.all([4, 5].map((i) => crashed.commit(record(i))));
+  t.equal(LedgerJournal.read(path, 1).length, 5, 'one generation holds the written records and the committed ones');
   const reopened = new SqliteLedgerStore(path);
-  t.same(idsIn(path), ['req-1'], 'nothing doubled at the next start');
+  t.same(
+    idsIn(path),
+    [1, 2, 3, 4, 5].map((i) => `req-${i}`),
+  );
   await reopened.close();
 });
 
