@@ -38,14 +38,7 @@ export { StoreWaitError };
  * The records committed in one turn: resolved when all of them are written (they go in the same
  * batch unless a write fails), or after the bounded wait.
  */
-type CommitGroup = {
-  left: number;
-  resolve: () => void;
-  done: Promise<void>;
-  timer: NodeJS.Timeout | undefined;
-  /** A journaled store's: the group's records, waited for one by one only if the turn's journal write fails. */
-  records: UsageRecord[] | undefined;
-};
+type CommitGroup = { left: number; resolve: () => void; done: Promise<void>; timer: NodeJS.Timeout | undefined };
 
 function copySpent(s: Readonly<Spent>): Spent {
   const out = zeroSpent();
@@ -111,15 +104,12 @@ export class Ledger {
   #unjournaled = 0;
   #failedAt = 0;
   readonly #wait: number;
-  /** The store journals records (`LedgerStore.journal`): a commit waits for its turn's journal write. */
-  readonly #journaled: boolean;
 
   constructor(store: LedgerStore, opts: LedgerOptions, log: () => Logger | undefined) {
     this.store = store;
     this.#reservations = new LedgerReservations(store);
     this.#opts = opts;
     this.#wait = opts.storeWaitMs ?? 250;
-    this.#journaled = store.journal !== undefined;
     this.#log = log;
     this.#timer = setInterval(() => {
       void this.flush();
@@ -164,21 +154,12 @@ export class Ledger {
     const g = this.#group;
     this.#group = undefined;
     // A store with a journal has the turn's records durable once journaled; batches go on as before.
-    if (!this.#journaled) void this.flush(true);
+    if (this.store.journal === undefined) void this.flush(true);
     else {
-      const journaled = this.#journalNow();
-      if (journaled && this.#queue.length >= this.#opts.batchSize && !this.#flushing) void this.flush();
-      // Every record of the turn is journaled (nearly every turn): the group is released at once,
-      // with no timer and no entry per record. Else its records wait for their batch, one by one,
-      // and the bounded wait starts.
-      if (g !== undefined && g.records !== undefined) {
-        if (journaled) g.resolve();
-        else {
-          for (const r of g.records) this.#waiters.set(r, g);
-          g.left += g.records.length;
-          g.timer = setTimeout(g.resolve, this.#wait);
-        }
-      }
+      if (this.#journalNow() && this.#queue.length >= this.#opts.batchSize && !this.#flushing) void this.flush();
+      // Journaled, the group is released by now (nearly every turn): its bounded wait starts only
+      // when the journal could not be written (or a record of it was dropped), not as a timer per turn.
+      if (g !== undefined && g.left > 0) g.timer = setTimeout(g.resolve, this.#wait);
     }
   };
 
@@ -229,16 +210,12 @@ export class Ledger {
     if (g === undefined) {
       let resolve!: () => void;
       const done = new Promise<void>((r) => (resolve = r));
-      g = { left: 0, resolve, done, timer: undefined, records: undefined };
+      g = { left: 0, resolve, done, timer: undefined };
       // A store without a journal writes the turn's batch asynchronously: its wait starts now.
-      if (!this.#journaled) g.timer = setTimeout(resolve, this.#wait);
+      if (this.store.journal === undefined) g.timer = setTimeout(resolve, this.#wait);
     }
-    // A journaled store's records of this turn are all journaled together at its end (`#endOfTick`).
-    if (this.#journaled) (g.records ??= []).push(r);
-    else {
-      g.left++;
-      this.#waiters.set(r, g);
-    }
+    g.left++;
+    this.#waiters.set(r, g);
     // The turn's write (scheduled by `add`) ends the group: the next turn's commits start another.
     this.add(r, settles);
     this.#group = g;
