@@ -6,7 +6,8 @@
 // With BENCH_BEFORE, the older checkout runs in alternating rounds, each round in a child process
 // of its own (module state, GC). CPU is the process's (all threads); bytes are from the sampling
 // heap profiler with collected objects included (what alloc-per-request.ts counts), in a second pass.
-// LEDGER_COMMIT_ROUNDS (6), LEDGER_COMMIT_REQUESTS (100,000).
+// LEDGER_COMMIT_ROUNDS (6), LEDGER_COMMIT_REQUESTS (100,000), LEDGER_COMMIT_TOP (the N largest allocators, one child run:
+// `LEDGER_COMMIT_CHILD=$PWD LEDGER_COMMIT_TOP=20 node bench/ledger-commit-micro.ts`).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -101,12 +102,23 @@ async function child(src: string): Promise<Result> {
   await run(allocRequests);
   const { profile } = await ins.post('HeapProfiler.stopSampling');
   let bytes = 0;
-  type Node = { selfSize: number; children: Node[] };
+  type Node = {
+    selfSize: number;
+    children: Node[];
+    callFrame: { functionName: string; url: string; lineNumber: number };
+  };
+  const by = new Map<string, number>();
   const walk = (n: Node): void => {
     bytes += n.selfSize;
+    const f = `${n.callFrame.functionName} ${n.callFrame.url.replace(/^.*\/(src|bench)\//, '$1/')}:${n.callFrame.lineNumber}`;
+    by.set(f, (by.get(f) ?? 0) + n.selfSize);
     for (const c of n.children) walk(c);
   };
   walk(profile.head as Node);
+  // LEDGER_COMMIT_TOP=N: the N largest allocators, bytes per request, on stderr.
+  const top = Number(process.env.LEDGER_COMMIT_TOP ?? 0);
+  for (const [f, b] of [...by].sort((a, b) => b[1] - a[1]).slice(0, top))
+    process.stderr.write(`${(b / allocRequests).toFixed(0).padStart(6)} B  ${f}\n`);
   await ledger.close();
   rmSync(dir, { recursive: true, force: true });
   // The harness's own record object and promise are in both trees' figures alike.

@@ -104,38 +104,40 @@ function recordOfLine(line: unknown): UsageRecord {
   return recordOf(row);
 }
 
-/** A record's values in `columns` order. */
-function valuesOf(r: UsageRecord, into: (string | number | null)[]): void {
-  into.push(
-    r.ts,
-    r.day,
-    r.request_id,
-    r.key,
-    r.workspace,
-    r.family,
-    r.model,
-    r.provider,
-    r.upstream_model,
-    r.format_in,
-    r.format_out,
-    r.mode,
-    r.input_tokens,
-    r.output_tokens,
-    r.reasoning_tokens,
-    r.cache_read_tokens,
-    r.cache_write_tokens,
-    r.characters,
-    toMs(r.audio_seconds),
-    r.tasks,
-    r.cost_nano,
-    r.priced ? 1 : 0,
-    r.outcome,
-    r.status,
-    r.usage_source,
-    r.web_search_requests,
-    r.web_fetch_requests,
-  );
-  requestLogValues(r, into);
+/**
+ * A record's values in `columns` order, written into `into` from `at`: arrays of a fixed length,
+ * reused (emptied and pushed again, their backing store was given up and grown anew: the largest
+ * allocation of the ledger per record).
+ */
+function valuesOf(r: UsageRecord, into: (string | number | null)[], at: number): void {
+  into[at] = r.ts;
+  into[at + 1] = r.day;
+  into[at + 2] = r.request_id;
+  into[at + 3] = r.key;
+  into[at + 4] = r.workspace;
+  into[at + 5] = r.family;
+  into[at + 6] = r.model;
+  into[at + 7] = r.provider;
+  into[at + 8] = r.upstream_model;
+  into[at + 9] = r.format_in;
+  into[at + 10] = r.format_out;
+  into[at + 11] = r.mode;
+  into[at + 12] = r.input_tokens;
+  into[at + 13] = r.output_tokens;
+  into[at + 14] = r.reasoning_tokens;
+  into[at + 15] = r.cache_read_tokens;
+  into[at + 16] = r.cache_write_tokens;
+  into[at + 17] = r.characters;
+  into[at + 18] = toMs(r.audio_seconds);
+  into[at + 19] = r.tasks;
+  into[at + 20] = r.cost_nano;
+  into[at + 21] = r.priced ? 1 : 0;
+  into[at + 22] = r.outcome;
+  into[at + 23] = r.status;
+  into[at + 24] = r.usage_source;
+  into[at + 25] = r.web_search_requests;
+  into[at + 26] = r.web_fetch_requests;
+  requestLogValues(r, into, at + 27);
 }
 
 /**
@@ -164,7 +166,9 @@ export class SqliteLedgerStore implements LedgerStore {
   #sinceRotation = 0;
   readonly #rotateLines: number;
   #skipped = 0;
-  readonly #lineValues: (string | number | null)[] = [];
+  /** One row's values, and `rowsPerInsert` rows' (valuesOf): allocated once. */
+  readonly #lineValues: (string | number | null)[] = new Array<null>(columns.length).fill(null);
+  readonly #manyValues: (string | number | null)[] = new Array<null>(columns.length * rowsPerInsert).fill(null);
   readonly #q: Record<
     | 'begin'
     | 'commit'
@@ -272,8 +276,7 @@ export class SqliteLedgerStore implements LedgerStore {
     const values = this.#lineValues;
     let text = '';
     for (const r of records) {
-      values.length = 0;
-      valuesOf(r, values);
+      valuesOf(r, values, 0);
       text += `${JSON.stringify(values)}\n`;
     }
     j.write(text);
@@ -314,16 +317,15 @@ export class SqliteLedgerStore implements LedgerStore {
 
   #insert(records: readonly UsageRecord[], totals: readonly PeriodTotal[] = batchTotals(records)): void {
     let i = 0;
-    const values: (string | number | null)[] = [];
+    const many = this.#manyValues;
     for (; i + rowsPerInsert <= records.length; i += rowsPerInsert) {
-      values.length = 0;
-      for (let j = i; j < i + rowsPerInsert; j++) valuesOf(records[j], values);
-      this.#q.insertMany.run(...values);
+      for (let j = 0; j < rowsPerInsert; j++) valuesOf(records[i + j], many, j * columns.length);
+      this.#q.insertMany.run(...many);
     }
+    const one = this.#lineValues;
     for (; i < records.length; i++) {
-      values.length = 0;
-      valuesOf(records[i], values);
-      this.#q.insert.run(...values);
+      valuesOf(records[i], one, 0);
+      this.#q.insert.run(...one);
     }
     for (const t of totals) this.#q.addTotal.run(t.scope, t.period, t.costNano, t.tokens);
   }
