@@ -127,3 +127,21 @@ t.test('a record crosses the journal whole, and an older version’s object line
   t.same((await reopened.requestLog.get('req-1'))?.record, full, 'every field of the array line');
   t.same((await reopened.requestLog.get('req-2'))?.record, old, 'every field of the object line');
 });
+
+t.test('a turn of many records, past the journal buffer, with text beyond ASCII, is recovered whole', async (t) => {
+  const path = join(mkdtempSync(join(tmpdir(), 'ledger-journal-')), 'ledger.db');
+  const crashed = new Ledger(new SqliteLedgerStore(path), opts, () => undefined);
+  // ~5,000 records of ~600 bytes in one turn: the 16 KB buffer grows past the 1 MB it keeps.
+  const many = Array.from({ length: 5_000 }, (_, i) =>
+    sampleRecord(i, { warnings: [`é ${'😀'.repeat(40)} ${i}`, 'x'.repeat(200)], route: '/v1/messages' }),
+  );
+  await Promise.all(many.map((r) => crashed.commit(r)));
+  // And a small turn after it, on the buffer it starts again with.
+  await crashed.commit(sampleRecord(5_000));
+  const reopened = new SqliteLedgerStore(path);
+  t.teardown(() => reopened.close());
+  const ids = idsIn(path);
+  t.equal(ids.length, 5_001);
+  t.equal(ids.at(-1), 'req-5000');
+  t.same((await reopened.requestLog.get('req-4321'))?.record, many[4321]);
+});

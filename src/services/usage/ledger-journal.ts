@@ -11,11 +11,16 @@ import { closeSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync }
 import { basename, dirname, join } from 'node:path';
 
 const suffix = '.ledger-journal.';
+const initialBytes = 16_384;
+const keptBytes = 1 << 20;
 
 export class LedgerJournal {
   readonly #db: string;
   #fd: number;
   #generation: number;
+  #buf = Buffer.allocUnsafeSlow(initialBytes);
+  /** Bytes of `#buf` holding lines not written yet. */
+  #at = 0;
 
   /** Opens generation `generation` of the journal of the database at `dbPath` for appending. */
   constructor(dbPath: string, generation: number) {
@@ -68,9 +73,35 @@ export class LedgerJournal {
     return this.#generation;
   }
 
-  /** One write for all the lines (each ending in `\n`): in the page cache when it returns. */
-  write(lines: string): void {
-    writeSync(this.#fd, lines);
+  /**
+   * Adds a line (JSON, without its newline) to the next `write`, encoded into a buffer kept
+   * for the purpose: a turn's text concatenated as a string was flattened and copied again by the
+   * write, a few hundred bytes per record.
+   */
+  line(json: string): void {
+    const need = this.#at + json.length * 3 + 1;
+    if (need > this.#buf.length) {
+      const b = Buffer.allocUnsafeSlow(Math.max(need, this.#buf.length * 2));
+      this.#buf.copy(b, 0, 0, this.#at);
+      this.#buf = b;
+    }
+    this.#at += this.#buf.write(json, this.#at);
+    this.#buf[this.#at++] = 10;
+  }
+
+  /** Forgets the lines added since the last `write` (their records were not journaled). */
+  drop(): void {
+    this.#at = 0;
+  }
+
+  /** One write for the lines added since the last: in the page cache when it returns. Throws if it could not be written (the lines are dropped). */
+  write(): void {
+    const n = this.#at;
+    this.#at = 0;
+    const b = this.#buf;
+    // A turn of very many records (a catch-up after failed writes) does not keep its buffer.
+    if (b.length > keptBytes) this.#buf = Buffer.allocUnsafeSlow(initialBytes);
+    for (let off = 0; off < n;) off += writeSync(this.#fd, b, off, n - off);
   }
 
   /** Starts generation `next` and deletes the ones before it (the database holds every record they had). */

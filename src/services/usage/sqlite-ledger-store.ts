@@ -274,12 +274,17 @@ export class SqliteLedgerStore implements LedgerStore {
     const j = this.#journal;
     if (j === undefined) return;
     const values = this.#lineValues;
-    let text = '';
-    for (const r of records) {
-      valuesOf(r, values, 0);
-      text += `${JSON.stringify(values)}\n`;
+    try {
+      for (const r of records) {
+        valuesOf(r, values, 0);
+        j.line(JSON.stringify(values));
+      }
+    } catch (e) {
+      // None of them is journaled: no line of theirs may go out with the next write.
+      j.drop();
+      throw e;
     }
-    j.write(text);
+    j.write();
   }
 
   /** Journaled records the ledger dropped unwritten: the next batch counts their lines as held. */
