@@ -1,13 +1,13 @@
 // The sqlite ledger's journal (src/services/usage/ledger-journal.ts): a committed record is in the
 // journal at once, the database takes it with its batch, and a store opened after a crash writes
 // exactly the journal lines the database lacks: none lost, none twice.
-import { appendFileSync, existsSync, mkdtempSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import t from 'tap';
 import { Ledger } from '../../src/services/usage/ledger.ts';
-import { LedgerJournal } from '../../src/services/usage/ledger-journal.ts';
+import { LedgerJournal, type WriteFile } from '../../src/services/usage/ledger-journal.ts';
 import { SqliteLedgerStore } from '../../src/services/usage/sqlite-ledger-store.ts';
 import type { UsageRecord } from '../../src/services/usage/usage-record.ts';
 import { windowsOf } from '../../src/services/usage/budget-periods.ts';
@@ -144,4 +144,40 @@ t.test('a turn of many records, past the journal buffer, with text beyond ASCII,
   t.equal(ids.length, 5_001);
   t.equal(ids.at(-1), 'req-5000');
   t.same((await reopened.requestLog.get('req-4321'))?.record, many[4321]);
+});
+
+t.test('a journal write that fails part way leaves no cut line before the lines written after it', async (t) => {
+  const path = join(mkdtempSync(join(tmpdir(), 'ledger-journal-')), 'ledger.db');
+  // The disk takes the first 40 bytes of the second write, then is full (ENOSPC), then has room again.
+  let writes = 0;
+  let full = false;
+  const disk: WriteFile = (fd, b, off, len) => {
+    if (full) {
+      full = false;
+      throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    }
+    if (++writes === 2) {
+      full = true;
+      return writeSync(fd, b, off, Math.min(len, 40));
+    }
+    return writeSync(fd, b, off, len);
+  };
+  const journal = new LedgerJournal(path, 1, disk);
+  t.teardown(() => journal.close());
+  const line = (id: string): void => journal.line(JSON.stringify([id, 'x'.repeat(60)]));
+  line('a');
+  journal.write();
+  line('b');
+  line('c');
+  t.throws(() => journal.write(), /no space/, 'the failed write throws: b and c are not journaled');
+  // Their records are journaled again by the next write, with the turn after them.
+  line('b');
+  line('c');
+  line('d');
+  journal.write();
+  t.same(
+    LedgerJournal.read(path, 1).map((l) => (l as string[])[0]),
+    ['a', 'b', 'c', 'd'],
+    'every line written, once, in order',
+  );
 });

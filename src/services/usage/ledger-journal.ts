@@ -7,8 +7,20 @@
 // transaction per turn cost ~25 µs (bench/RESULTS.md). The database counts, in the transaction of
 // each batch, how many of the current generation's lines it holds; at start the lines past that
 // count are written in, so a crash neither loses nor doubles a record.
-import { closeSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+
+/** `fs.writeSync` of part of a buffer: the bytes written. */
+export type WriteFile = (fd: number, buffer: Buffer, offset: number, length: number) => number;
 
 const suffix = '.ledger-journal.';
 const initialBytes = 16_384;
@@ -21,12 +33,22 @@ export class LedgerJournal {
   #buf = Buffer.allocUnsafeSlow(initialBytes);
   /** Bytes of `#buf` holding lines not written yet. */
   #at = 0;
+  /** Bytes of whole lines in the file; `#cut` when a failed write may have left part of a line after them. */
+  #size: number;
+  #cut = false;
 
-  /** Opens generation `generation` of the journal of the database at `dbPath` for appending. */
-  constructor(dbPath: string, generation: number) {
+  readonly #writeFile: WriteFile;
+
+  /**
+   * Opens generation `generation` of the journal of the database at `dbPath` for appending.
+   * `writeFile`: `fs.writeSync` (a test passes one that fails part way).
+   */
+  constructor(dbPath: string, generation: number, writeFile: WriteFile = writeSync) {
     this.#db = dbPath;
     this.#generation = generation;
+    this.#writeFile = writeFile;
     this.#fd = openSync(LedgerJournal.fileOf(dbPath, generation), 'a');
+    this.#size = fstatSync(this.#fd).size;
   }
 
   static fileOf(dbPath: string, generation: number): string {
@@ -101,7 +123,21 @@ export class LedgerJournal {
     const b = this.#buf;
     // A turn of very many records (a catch-up after failed writes) does not keep its buffer.
     if (b.length > keptBytes) this.#buf = Buffer.allocUnsafeSlow(initialBytes);
-    for (let off = 0; off < n;) off += writeSync(this.#fd, b, off, n - off);
+    // A write that failed part way left a cut line: cut back to the last whole one first, or the
+    // lines after it would be unreadable at the next start (read stops at a cut line), though
+    // their answers went out. Until the file is cut back, nothing more is journaled.
+    if (this.#cut) {
+      ftruncateSync(this.#fd, this.#size);
+      this.#cut = false;
+    }
+    let off = 0;
+    try {
+      while (off < n) off += this.#writeFile(this.#fd, b, off, n - off);
+    } catch (e) {
+      this.#cut = off > 0 || this.#cut;
+      throw e;
+    }
+    this.#size += n;
   }
 
   /** Starts generation `next` and deletes the ones before it (the database holds every record they had). */
@@ -109,6 +145,8 @@ export class LedgerJournal {
     closeSync(this.#fd);
     this.#generation = next;
     this.#fd = openSync(LedgerJournal.fileOf(this.#db, next), 'a');
+    this.#size = fstatSync(this.#fd).size;
+    this.#cut = false;
     LedgerJournal.removeBefore(this.#db, next);
   }
 
