@@ -19,10 +19,26 @@ export type Spent = Record<BudgetPeriod, SpendTotals>;
  */
 export const scopeId = (kind: BudgetScope['kind'], id: string): string => (kind === 'key' ? id : `@${kind}:${id}`);
 
-/** The scopes a record counts in: its key, its workspace and the provider that served it. */
-export function scopesOfRecord(r: UsageRecord): string[] {
-  return [r.key, scopeId('workspace', r.workspace), scopeId('provider', r.provider)];
+/**
+ * Scope ids of workspaces and providers by name, built once: every record counts in both, and a
+ * string built per record was also hashed anew by each map it was looked up in. Names come from the
+ * config; the bound only guards against a config that names very many.
+ */
+const workspaceScopes = new Map<string, string>();
+const providerScopes = new Map<string, string>();
+
+function cachedScope(cache: Map<string, string>, kind: 'workspace' | 'provider', id: string): string {
+  let s = cache.get(id);
+  if (s === undefined) {
+    if (cache.size >= 10_000) cache.clear();
+    cache.set(id, (s = scopeId(kind, id)));
+  }
+  return s;
 }
+
+/** A record counts in three scopes: its key (`r.key`), its workspace and the provider that served it. */
+export const workspaceScopeOf = (r: UsageRecord): string => cachedScope(workspaceScopes, 'workspace', r.workspace);
+export const providerScopeOf = (r: UsageRecord): string => cachedScope(providerScopes, 'provider', r.provider);
 
 /**
  * What a request reserved against the budgets of its scopes before its upstream call
@@ -76,8 +92,10 @@ export interface LedgerStore {
   /**
    * Writes the records and, in the same transaction, ends the reservations they settle (a shared
    * store's: a local store's reservations live in the process, src/services/usage/ledger.ts).
+   * `totals`: the records' `batchTotals`, when the caller has them (the ledger adds them to its own
+   * counts too: one computation for both).
    */
-  append(records: UsageRecord[], settled: readonly Reservation[]): Promise<void>;
+  append(records: UsageRecord[], settled: readonly Reservation[], totals?: readonly PeriodTotal[]): Promise<void>;
   /**
    * Shared stores only (`local` false): one key's totals with the live reservations of every
    * instance and this one's unwritten `pending` counted, and, when `limits` are given and none is
@@ -119,8 +137,8 @@ export interface LedgerStore {
 
 export const zeroTotals = (): SpendTotals => ({ costNano: 0, tokens: 0 });
 
-/** One scope's addition to the budget totals of one window (its bucket, budget-periods.ts). */
-export type PeriodTotal = { scope: string; period: string; costNano: number; tokens: number };
+/** One scope's addition to the budget totals of one window (its bucket, budget-periods.ts; `of`: the window's period). */
+export type PeriodTotal = { scope: string; period: string; of: BudgetPeriod; costNano: number; tokens: number };
 
 /**
  * A batch's additions to the budget totals, one per scope and window: one write each. Grouped by
@@ -135,22 +153,34 @@ export function batchTotals(records: readonly UsageRecord[]): PeriodTotal[] {
     // A request that cost nothing (refused, an error answer) adds nothing: no write for it.
     if (cost === 0 && tokens === 0) continue;
     const w = windowsOf(r.ts);
-    for (const scope of scopesOfRecord(r)) {
-      let periods = byScope.get(scope);
-      if (periods === undefined) byScope.set(scope, (periods = new Map()));
-      for (const p of budgetPeriods) {
-        const bucket = w[p].bucket;
-        let t = periods.get(bucket);
-        if (t === undefined) {
-          periods.set(bucket, (t = { scope, period: bucket, costNano: 0, tokens: 0 }));
-          out.push(t);
-        }
-        t.costNano += cost;
-        t.tokens += tokens;
-      }
-    }
+    // The record's three scopes, without an array per record.
+    addScopeTotals(byScope, out, r.key, w, cost, tokens);
+    addScopeTotals(byScope, out, workspaceScopeOf(r), w, cost, tokens);
+    addScopeTotals(byScope, out, providerScopeOf(r), w, cost, tokens);
   }
   return out;
+}
+
+function addScopeTotals(
+  byScope: Map<string, Map<string, PeriodTotal>>,
+  out: PeriodTotal[],
+  scope: string,
+  w: Windows,
+  cost: number,
+  tokens: number,
+): void {
+  let periods = byScope.get(scope);
+  if (periods === undefined) byScope.set(scope, (periods = new Map()));
+  for (const p of budgetPeriods) {
+    const bucket = w[p].bucket;
+    let t = periods.get(bucket);
+    if (t === undefined) {
+      periods.set(bucket, (t = { scope, period: bucket, of: p, costNano: 0, tokens: 0 }));
+      out.push(t);
+    }
+    t.costNano += cost;
+    t.tokens += tokens;
+  }
 }
 
 /** Audio seconds are kept as whole milliseconds so that sums stay exact. */

@@ -5,11 +5,14 @@ import { bounded, StoreWaitError } from './bounded-wait.ts';
 import { budgetPeriods } from '../../infra/config/budget-spec.ts';
 import { windowsOf, type Windows } from './budget-periods.ts';
 import {
+  batchTotals,
   reached,
-  scopesOfRecord,
+  providerScopeOf,
+  workspaceScopeOf,
   zeroSpent,
   type LedgerStore,
   type PeriodLimit,
+  type PeriodTotal,
   type Reservation,
   type ScopeLimits,
   type Spent,
@@ -35,7 +38,7 @@ export { StoreWaitError };
  * The records committed in one turn: resolved when all of them are written (they go in the same
  * batch unless a write fails), or after the bounded wait.
  */
-type CommitGroup = { left: number; resolve: () => void; done: Promise<void> };
+type CommitGroup = { left: number; resolve: () => void; done: Promise<void>; timer: NodeJS.Timeout | undefined };
 
 function copySpent(s: Readonly<Spent>): Spent {
   const out = zeroSpent();
@@ -148,10 +151,16 @@ export class Ledger {
 
   readonly #endOfTick = (): void => {
     this.#tick = false;
+    const g = this.#group;
     this.#group = undefined;
     // A store with a journal has the turn's records durable once journaled; batches go on as before.
     if (this.store.journal === undefined) void this.flush(true);
-    else if (this.#journalNow() && this.#queue.length >= this.#opts.batchSize && !this.#flushing) void this.flush();
+    else {
+      if (this.#journalNow() && this.#queue.length >= this.#opts.batchSize && !this.#flushing) void this.flush();
+      // Journaled, the group is released by now (nearly every turn): its bounded wait starts only
+      // when the journal could not be written (or a record of it was dropped), not as a timer per turn.
+      if (g !== undefined && g.left > 0) g.timer = setTimeout(g.resolve, this.#wait);
+    }
   };
 
   /**
@@ -184,7 +193,10 @@ export class Ledger {
       const g = this.#waiters.get(r);
       if (g === undefined) continue;
       this.#waiters.delete(r);
-      if (--g.left === 0) g.resolve();
+      if (--g.left === 0) {
+        g.resolve();
+        if (g.timer !== undefined) clearTimeout(g.timer);
+      }
     }
   }
 
@@ -197,8 +209,10 @@ export class Ledger {
     let g = this.#group;
     if (g === undefined) {
       let resolve!: () => void;
-      const written = new Promise<void>((r) => (resolve = r));
-      g = { left: 0, resolve, done: bounded(written, this.#wait).catch(() => {}) };
+      const done = new Promise<void>((r) => (resolve = r));
+      g = { left: 0, resolve, done, timer: undefined };
+      // A store without a journal writes the turn's batch asynchronously: its wait starts now.
+      if (this.store.journal === undefined) g.timer = setTimeout(resolve, this.#wait);
     }
     g.left++;
     this.#waiters.set(r, g);
@@ -436,8 +450,12 @@ export class Ledger {
       const batch = this.#queue.splice(0, Math.min(left, this.store.maxAppend));
       left -= batch.length;
       const settled = this.#reservations.settledBy(batch);
+      // The batch's totals by scope and window, computed once: the store adds them to its own, and
+      // they move from this process's pending counts to its cached store totals (a few entries a
+      // batch rather than every record's scopes and windows twice more).
+      const totals = batchTotals(batch);
       try {
-        await this.store.append(batch, settled);
+        await this.store.append(batch, settled, totals);
       } catch (err) {
         this.#queue.unshift(...batch);
         if (Date.now() - this.#warnedAt > 10_000) {
@@ -449,9 +467,9 @@ export class Ledger {
         }
         return false;
       }
-      for (const r of batch) {
-        this.#count(r, -1);
-        this.#addStored(r);
+      for (const t of totals) {
+        this.#uncount(t);
+        this.#addStored(t);
       }
       if (settled.length > 0) this.#reservations.forget(batch);
       this.#written(batch);
@@ -480,28 +498,34 @@ export class Ledger {
     const tokens = sign * budgetTokensOf(r);
     if (cost === 0 && tokens === 0) return;
     const w = windowsOf(r.ts);
-    for (const scope of scopesOfRecord(r)) {
-      let periods = this.#pending.get(scope);
-      if (periods === undefined) this.#pending.set(scope, (periods = new Map()));
-      for (const p of budgetPeriods) countIn(periods, w[p].bucket, cost, tokens);
-      if (periods.size === 0) this.#pending.delete(scope);
-    }
+    // The record's three scopes (ledger-store.ts), without an array per record.
+    this.#countScope(r.key, w, cost, tokens);
+    this.#countScope(workspaceScopeOf(r), w, cost, tokens);
+    this.#countScope(providerScopeOf(r), w, cost, tokens);
   }
 
-  /** An appended record into the cached store totals of its scopes (what the store itself added). */
-  #addStored(r: UsageRecord): void {
-    const tokens = budgetTokensOf(r);
-    let w: Windows | undefined;
-    for (const scope of scopesOfRecord(r)) {
-      const s = this.#stored.get(scope);
-      if (s === undefined) continue;
-      w ??= windowsOf(r.ts);
-      for (const p of budgetPeriods) {
-        if (s.windows[p].bucket !== w[p].bucket) continue;
-        s.totals[p].costNano += r.cost_nano;
-        s.totals[p].tokens += tokens;
-      }
-    }
+  #countScope(scope: string, w: Windows, cost: number, tokens: number): void {
+    let periods = this.#pending.get(scope);
+    if (periods === undefined) this.#pending.set(scope, (periods = new Map()));
+    for (const p of budgetPeriods) countIn(periods, w[p].bucket, cost, tokens);
+    if (periods.size === 0) this.#pending.delete(scope);
+  }
+
+  /** An appended batch's total of one scope and window out of the pending counts (`#count`'s inverse). */
+  #uncount(t: PeriodTotal): void {
+    const periods = this.#pending.get(t.scope);
+    if (periods === undefined) return;
+    countIn(periods, t.period, -t.costNano, -t.tokens);
+    if (periods.size === 0) this.#pending.delete(t.scope);
+  }
+
+  /** An appended batch's total of one scope and window into the cached store totals (what the store itself added). */
+  #addStored(t: PeriodTotal): void {
+    const s = this.#stored.get(t.scope);
+    if (s === undefined || s.windows[t.of].bucket !== t.period) return;
+    const into = s.totals[t.of];
+    into.costNano += t.costNano;
+    into.tokens += t.tokens;
   }
 
   async #prune(): Promise<void> {

@@ -1,6 +1,6 @@
 import { budgetPeriods } from '../../infra/config/budget-spec.ts';
 import type { Windows } from './budget-periods.ts';
-import type { LedgerStore, RowFilter, Spent, SpendTotals } from './ledger-store.ts';
+import type { LedgerStore, PeriodTotal, Reservation, RowFilter, Spent, SpendTotals } from './ledger-store.ts';
 import { batchTotals, zeroSpent } from './ledger-store.ts';
 import { addTo, emptyRow, measuresOf, type UsageRecord, type UsageRow } from './usage-record.ts';
 import { MemoryRequestLog } from './memory-request-log.ts';
@@ -16,7 +16,11 @@ export class MemoryLedgerStore implements LedgerStore {
   readonly requestLog = new MemoryRequestLog(this.records);
   readonly #flags = new Map<string, number>();
 
-  async append(records: UsageRecord[]): Promise<void> {
+  async append(
+    records: UsageRecord[],
+    _settled?: readonly Reservation[],
+    totals?: readonly PeriodTotal[],
+  ): Promise<void> {
     for (const r of records) {
       this.records.push(r);
       const id = JSON.stringify([r.day, r.key, r.model, r.provider]);
@@ -24,7 +28,7 @@ export class MemoryLedgerStore implements LedgerStore {
       if (!row) this.#rows.set(id, (row = emptyRow(r.day, r.key, r.model, r.provider)));
       addTo(row, measuresOf(r));
     }
-    for (const t of batchTotals(records)) {
+    for (const t of totals ?? batchTotals(records)) {
       const id = `${t.scope}\n${t.period}`;
       const was = this.#totals.get(id);
       if (was === undefined) this.#totals.set(id, { costNano: t.costNano, tokens: t.tokens });

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { budgetPeriods, type BudgetPeriod } from '../../infra/config/budget-spec.ts';
 import type { Windows } from './budget-periods.ts';
-import type { LedgerStore, Reservation, RowFilter, ScopeLimits, Spent } from './ledger-store.ts';
+import type { LedgerStore, PeriodTotal, Reservation, RowFilter, ScopeLimits, Spent } from './ledger-store.ts';
 import { batchTotals, reservationTtlMs, toMs, zeroSpent, zeroTotals } from './ledger-store.ts';
 import {
   addTo,
@@ -168,7 +168,11 @@ export class RedisLedgerStore implements LedgerStore {
     return (await this.#r.set(`${this.#p}flag:${flag}`, '1', 'PX', ttl, 'NX')) === 'OK';
   }
 
-  async append(records: UsageRecord[], settled: readonly Reservation[] = []): Promise<void> {
+  async append(
+    records: UsageRecord[],
+    settled: readonly Reservation[] = [],
+    totals: readonly PeriodTotal[] = batchTotals(records),
+  ): Promise<void> {
     const m = this.#r.multi();
     const touched = new Map<string, number>();
     // One HINCRBY per measure of each day, key, model and provider in the batch, not per record.
@@ -190,7 +194,7 @@ export class RedisLedgerStore implements LedgerStore {
         if (v !== 0) m.hincrby(agg, `${row.key}\n${row.model}\n${row.provider}\n${name}`, v);
       }
     }
-    for (const t of batchTotals(records)) {
+    for (const t of totals) {
       const total = `${this.#p}total:${t.scope}:${t.period}`;
       m.hincrby(total, 'cost_nano', t.costNano);
       m.hincrby(total, 'tokens', t.tokens);

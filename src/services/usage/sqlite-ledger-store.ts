@@ -3,11 +3,17 @@ import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { budgetPeriods } from '../../infra/config/budget-spec.ts';
 import type { Windows } from './budget-periods.ts';
-import type { LedgerStore, RowFilter, Spent } from './ledger-store.ts';
+import type { LedgerStore, PeriodTotal, Reservation, RowFilter, Spent } from './ledger-store.ts';
 import { batchTotals, toMs, zeroSpent } from './ledger-store.ts';
 import type { UsageRecord, UsageRow } from './usage-record.ts';
 import { LedgerJournal } from './ledger-journal.ts';
-import { addRequestLogSchema, requestLogColumns, requestLogValues, SqliteRequestLog } from './sqlite-request-log.ts';
+import {
+  addRequestLogSchema,
+  recordOf,
+  requestLogColumns,
+  requestLogValues,
+  SqliteRequestLog,
+} from './sqlite-request-log.ts';
 
 // Tables of their own in the store's database file, opened on a second connection: the WAL journal
 // lets the ledger's batch writes and the store's reads run side by side. `IF NOT EXISTS` instead
@@ -86,38 +92,52 @@ const rowsPerInsert = 64;
  */
 export const sqliteAppendRows = 2 * rowsPerInsert;
 
-/** A record's values in `columns` order. */
-function valuesOf(r: UsageRecord, into: (string | number | null)[]): void {
-  into.push(
-    r.ts,
-    r.day,
-    r.request_id,
-    r.key,
-    r.workspace,
-    r.family,
-    r.model,
-    r.provider,
-    r.upstream_model,
-    r.format_in,
-    r.format_out,
-    r.mode,
-    r.input_tokens,
-    r.output_tokens,
-    r.reasoning_tokens,
-    r.cache_read_tokens,
-    r.cache_write_tokens,
-    r.characters,
-    toMs(r.audio_seconds),
-    r.tasks,
-    r.cost_nano,
-    r.priced ? 1 : 0,
-    r.outcome,
-    r.status,
-    r.usage_source,
-    r.web_search_requests,
-    r.web_fetch_requests,
-  );
-  requestLogValues(r, into);
+/**
+ * A journal line (ledger-journal.ts) as its record: the row's values in `columns` order (columns
+ * are only ever added at the end: a shorter line's missing ones are null), or, from a version
+ * before session 10, the record object itself.
+ */
+function recordOfLine(line: unknown): UsageRecord {
+  if (!Array.isArray(line)) return line as UsageRecord;
+  const row: Record<string, string | number | null> = {};
+  for (let i = 0; i < columns.length; i++) row[columns[i]] = (line[i] as string | number | null | undefined) ?? null;
+  return recordOf(row);
+}
+
+/**
+ * A record's values in `columns` order, written into `into` from `at`: arrays of a fixed length,
+ * reused (emptied and pushed again, their backing store was given up and grown anew: the largest
+ * allocation of the ledger per record).
+ */
+function valuesOf(r: UsageRecord, into: (string | number | null)[], at: number): void {
+  into[at] = r.ts;
+  into[at + 1] = r.day;
+  into[at + 2] = r.request_id;
+  into[at + 3] = r.key;
+  into[at + 4] = r.workspace;
+  into[at + 5] = r.family;
+  into[at + 6] = r.model;
+  into[at + 7] = r.provider;
+  into[at + 8] = r.upstream_model;
+  into[at + 9] = r.format_in;
+  into[at + 10] = r.format_out;
+  into[at + 11] = r.mode;
+  into[at + 12] = r.input_tokens;
+  into[at + 13] = r.output_tokens;
+  into[at + 14] = r.reasoning_tokens;
+  into[at + 15] = r.cache_read_tokens;
+  into[at + 16] = r.cache_write_tokens;
+  into[at + 17] = r.characters;
+  into[at + 18] = toMs(r.audio_seconds);
+  into[at + 19] = r.tasks;
+  into[at + 20] = r.cost_nano;
+  into[at + 21] = r.priced ? 1 : 0;
+  into[at + 22] = r.outcome;
+  into[at + 23] = r.status;
+  into[at + 24] = r.usage_source;
+  into[at + 25] = r.web_search_requests;
+  into[at + 26] = r.web_fetch_requests;
+  requestLogValues(r, into, at + 27);
 }
 
 /**
@@ -144,7 +164,11 @@ export class SqliteLedgerStore implements LedgerStore {
   #journal: LedgerJournal | undefined;
   /** Journal lines appended since the last rotation, and lines dropped unwritten (counted as held). */
   #sinceRotation = 0;
+  readonly #rotateLines: number;
   #skipped = 0;
+  /** One row's values, and `rowsPerInsert` rows' (valuesOf): allocated once. */
+  readonly #lineValues: (string | number | null)[] = new Array<null>(columns.length).fill(null);
+  readonly #manyValues: (string | number | null)[] = new Array<null>(columns.length * rowsPerInsert).fill(null);
   readonly #q: Record<
     | 'begin'
     | 'commit'
@@ -165,7 +189,14 @@ export class SqliteLedgerStore implements LedgerStore {
     StatementSync
   >;
 
-  constructor(path: string) {
+  /**
+   * `journalLines`: the lines a journal generation holds before the next one starts (once every
+   * journaled record is in the database). A rotation is a sqlite transaction, a close, an open, a
+   * directory read and an unlink: once per drained batch (~500 records) it was ~2 % of the
+   * ledger's CPU per record; a start reads at most a generation's lines (4,096: ~1 MB) either way.
+   */
+  constructor(path: string, { journalLines = 4_096 }: { journalLines?: number } = {}) {
+    this.#rotateLines = Math.max(1, journalLines);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.#db = new DatabaseSync(path);
     this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
@@ -220,7 +251,7 @@ export class SqliteLedgerStore implements LedgerStore {
    */
   #recover(path: string): LedgerJournal {
     const state = this.#q.journalState.get() as { generation: number; written: number };
-    const lost = LedgerJournal.read(path, state.generation).slice(state.written);
+    const lost = LedgerJournal.read(path, state.generation).slice(state.written).map(recordOfLine);
     this.#q.begin.run();
     try {
       this.#insert(lost);
@@ -235,9 +266,25 @@ export class SqliteLedgerStore implements LedgerStore {
     return journal;
   }
 
-  /** Written ahead of `append`, in the same order (src/services/usage/ledger.ts). */
+  /**
+   * Written ahead of `append`, in the same order (src/services/usage/ledger.ts): a line of each
+   * record's row values, built in one reused array.
+   */
   journal(records: readonly UsageRecord[]): void {
-    this.#journal?.write(records);
+    const j = this.#journal;
+    if (j === undefined) return;
+    const values = this.#lineValues;
+    try {
+      for (const r of records) {
+        valuesOf(r, values, 0);
+        j.line(JSON.stringify(values));
+      }
+    } catch (e) {
+      // None of them is journaled: no line of theirs may go out with the next write.
+      j.drop();
+      throw e;
+    }
+    j.write();
   }
 
   /** Journaled records the ledger dropped unwritten: the next batch counts their lines as held. */
@@ -245,20 +292,24 @@ export class SqliteLedgerStore implements LedgerStore {
     this.#skipped += n;
   }
 
-  /** Every journaled record is in the database: a fresh generation, the old one deleted. */
+  /** Every journaled record is in the database: a fresh generation once this one holds `journalLines`, the old one deleted. */
   rotate(): void {
     const j = this.#journal;
-    if (j === undefined || this.#sinceRotation === 0) return;
+    if (j === undefined || this.#sinceRotation < this.#rotateLines) return;
     this.#q.journalNext.run(j.generation + 1);
     j.rotate(j.generation + 1);
     this.#sinceRotation = 0;
   }
 
   /** One transaction per call: the records are in the file all or none, with the journal's count of them. */
-  async append(records: UsageRecord[]): Promise<void> {
+  async append(
+    records: UsageRecord[],
+    _settled?: readonly Reservation[],
+    totals?: readonly PeriodTotal[],
+  ): Promise<void> {
     this.#q.begin.run();
     try {
-      this.#insert(records);
+      this.#insert(records, totals);
       if (this.#journal) this.#q.journalWritten.run(records.length + this.#skipped);
       this.#q.commit.run();
     } catch (e) {
@@ -269,20 +320,19 @@ export class SqliteLedgerStore implements LedgerStore {
     this.#skipped = 0;
   }
 
-  #insert(records: readonly UsageRecord[]): void {
+  #insert(records: readonly UsageRecord[], totals: readonly PeriodTotal[] = batchTotals(records)): void {
     let i = 0;
-    const values: (string | number | null)[] = [];
+    const many = this.#manyValues;
     for (; i + rowsPerInsert <= records.length; i += rowsPerInsert) {
-      values.length = 0;
-      for (let j = i; j < i + rowsPerInsert; j++) valuesOf(records[j], values);
-      this.#q.insertMany.run(...values);
+      for (let j = 0; j < rowsPerInsert; j++) valuesOf(records[i + j], many, j * columns.length);
+      this.#q.insertMany.run(...many);
     }
+    const one = this.#lineValues;
     for (; i < records.length; i++) {
-      values.length = 0;
-      valuesOf(records[i], values);
-      this.#q.insert.run(...values);
+      valuesOf(records[i], one, 0);
+      this.#q.insert.run(...one);
     }
-    for (const t of batchTotals(records)) this.#q.addTotal.run(t.scope, t.period, t.costNano, t.tokens);
+    for (const t of totals) this.#q.addTotal.run(t.scope, t.period, t.costNano, t.tokens);
   }
 
   async totals(scope: string, windows: Windows): Promise<Spent> {

@@ -15,15 +15,13 @@ import type {
 /** The request log's columns of usage_records, appended to the store's own; NULL in rows written before them. */
 export const requestLogColumns = ['route', 'latency_ms', 'ttfb_ms', 'warnings', 'content_captured'] as const;
 
-/** A record's values for `requestLogColumns`. */
-export function requestLogValues(r: UsageRecord, into: (string | number | null)[]): void {
-  into.push(
-    r.route ?? null,
-    r.latency_ms ?? null,
-    r.ttfb_ms ?? null,
-    r.warnings === undefined ? null : JSON.stringify(r.warnings),
-    r.content_captured === undefined ? null : r.content_captured ? 1 : 0,
-  );
+/** A record's values for `requestLogColumns`, written into `into` from `at`. */
+export function requestLogValues(r: UsageRecord, into: (string | number | null)[], at: number): void {
+  into[at] = r.route ?? null;
+  into[at + 1] = r.latency_ms ?? null;
+  into[at + 2] = r.ttfb_ms ?? null;
+  into[at + 3] = r.warnings === undefined ? null : JSON.stringify(r.warnings);
+  into[at + 4] = r.content_captured === undefined ? null : r.content_captured ? 1 : 0;
 }
 
 // One index, on the time: pages are newest first by (ts, rowid). Every index is paid by every
@@ -56,7 +54,8 @@ export function addRequestLogSchema(db: DatabaseSync): void {
 
 type Row = Record<string, string | number | null> & { rid: number; has_content: number };
 
-function recordOf(row: Row): UsageRecord {
+/** A row of usage_records (or a journal line's values, sqlite-ledger-store.ts) as its record. */
+export function recordOf(row: Record<string, string | number | null>): UsageRecord {
   const {
     rid: _rid,
     has_content: _hc,
