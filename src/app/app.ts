@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { FormatModule } from '../infra/formats/formats.ts';
@@ -11,12 +12,12 @@ import { closeUnfinished, receiveDeadline } from '../infra/http/receive-deadline
 import pkg from '../../package.json' with { type: 'json' };
 import { GatewayError } from '../ir/gateway-error.ts';
 import { inFlight, primeMetrics, registry } from '../infra/metrics/registry.ts';
-import { afterUpstream, type ChatState } from '../services/runtime/request-state.ts';
+import type { ChatState } from '../services/runtime/request-state.ts';
 import { toGatewayError } from '../infra/errors/to-gateway-error.ts';
 import type { Services } from '../services/runtime/services.ts';
 import { speechStartupWarnings } from '../families/speech/speech-routes.ts';
 import { commitUsage } from './record-usage.ts';
-import { endOfRequest, watchEventStream } from './end-of-request.ts';
+import { closeWith, endOfRequest, watchEventStream } from './end-of-request.ts';
 import { startRequestTrace } from '../services/tracing/request-trace.ts';
 import { adminGate, registerUsageRoutes } from './admin-routes.ts';
 import type { GatewayMiddleware, GatewayRouter } from '../services/runtime/gateway-context.ts';
@@ -118,10 +119,6 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Gat
     state.format = format;
     state.runtime = ref.current;
     state.services = services;
-    // A config reload closes the old runtime's upstream pools (and a drain waits) only after this
-    // request has ended: its response closed and its upstream call, which may outlive the client, ended.
-    const release = state.runtime.hold();
-    ctx.res.once('close', () => afterUpstream(state, release));
     state.timings = {};
     startRequestTrace(ctx, started);
     ctx.set('x-request-id', state.requestId);
@@ -137,17 +134,28 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Gat
     });
     const stream = format ? watchEventStream(ctx.res) : undefined;
     if (format) noteRequest(ctx, state, started, stream);
+    // Counted down as the response closes (RequestEnd.closed).
     if (!ops) inFlight.inc({ family: familyLabel });
     // Answered before the body arrived: the rest may not keep the socket (src/infra/http/receive-deadline.ts).
-    ctx.res.once('finish', () => closeUnfinished(ctx.req));
-    // The log line, metrics and ledger record describe the request once its response has closed
-    // AND its handler has settled (src/app/end-of-request.ts).
-    const end = endOfRequest(ctx, state, { started, format, familyLabel, ops, stream, log, accessLog });
-    ctx.res.once('close', () => {
-      cancelDeadline();
-      if (!ops) inFlight.dec({ family: familyLabel });
-      end.closed();
+    ctx.res.on('finish', finished);
+    // A config reload closes the old runtime's upstream pools (and a drain waits) only after this
+    // request has ended: its response closed and its upstream call, which may outlive the client,
+    // ended. The hold is taken here, with nothing that can throw between it and the listener that
+    // lets it go. The log line, metrics and ledger record describe the request once its response
+    // has closed AND its handler has settled (src/app/end-of-request.ts).
+    const release = state.runtime.hold();
+    const end = endOfRequest(ctx, state, {
+      started,
+      format,
+      familyLabel,
+      ops,
+      stream,
+      log,
+      accessLog,
+      release,
+      cancelDeadline,
     });
+    closeWith(ctx.res, end);
     try {
       await next();
       unmatched(ctx);
@@ -170,6 +178,11 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Gat
       end.settled();
     }
   };
+}
+
+/** A response's 'finish': one listener shared by every response (`once` wraps each in two new objects). */
+function finished(this: ServerResponse): void {
+  closeUnfinished(this.req);
 }
 
 /**
