@@ -20,7 +20,7 @@ import { commitUsage } from './record-usage.ts';
 import { closeWith, endOfRequest, watchEventStream } from './end-of-request.ts';
 import { startRequestTrace } from '../services/tracing/request-trace.ts';
 import { adminGate, registerUsageRoutes } from './admin-routes.ts';
-import type { GatewayMiddleware, GatewayRouter } from '../services/runtime/gateway-context.ts';
+import { queryOf, type GatewayMiddleware, type GatewayRouter } from '../services/runtime/gateway-context.ts';
 import { noteRequest } from './request-log-entry.ts';
 import { registerRequestRoutes } from './admin-request-routes.ts';
 import { registerProviderRoutes } from './admin-providers-routes.ts';
@@ -29,6 +29,7 @@ import { registerKeyRoutes } from './admin-key-routes.ts';
 import { registerTenantRoutes } from './tenant-view.ts';
 import { accessLine } from '../infra/log/logger.ts';
 import { matchBySegment } from './match-by-segment.ts';
+import { GatewayKoa } from './gateway-koa.ts';
 
 /**
  * The app of one gateway: every handler reaches `services` through ctx.state.services
@@ -42,7 +43,7 @@ export function createApp(services: Services, formats: readonly FormatModule[]):
   // src/app/reload-config.ts), so the first scrape sees it at zero before any request moves it.
   primeMetrics(ref.current);
   services.commitUsage = (state, status) => commitUsage(state as ChatState, status);
-  const app = new Koa();
+  const app = new GatewayKoa();
   app.proxy = false;
   // Koa's own error printing would duplicate our request log line.
   app.silent = true;
@@ -106,7 +107,7 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Gat
   const bodyTimeoutMs = ref.current.config.listen.body_timeout_ms;
   return async (ctx, next) => {
     const started = performance.now();
-    const format = formatOfPath(ctx.path, ctx.headers, ctx.query, formats);
+    const format = formatOfPath(ctx.path, ctx.headers, queryOf(ctx), formats);
     const familyLabel = format?.metricLabel ?? 'none';
     const ops = !format && opsPaths.has(ctx.path);
     const state = ctx.state;
