@@ -30,6 +30,7 @@ import { registerTenantRoutes } from './tenant-view.ts';
 import { accessLine } from '../infra/log/logger.ts';
 import { matchBySegment } from './match-by-segment.ts';
 import { GatewayKoa } from './gateway-koa.ts';
+import { dispatchRoutes, type Compose } from './route-dispatch.ts';
 
 /**
  * The app of one gateway: every handler reaches `services` through ctx.state.services
@@ -85,7 +86,8 @@ export function createApp(services: Services, formats: readonly FormatModule[]):
   registerTenantRoutes(router);
 
   app.use(adminGate);
-  app.use(router.routes());
+  // The router's own dispatch, composed once per route (src/app/route-dispatch.ts).
+  app.use(dispatchRoutes(router, (middleware) => (app as unknown as { compose: Compose }).compose(middleware)));
   app.use(router.allowedMethods());
   return app;
 }
