@@ -124,7 +124,8 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Gat
     state.services = services;
     state.timings = {};
     startRequestTrace(ctx, started);
-    ctx.set('x-request-id', state.requestId);
+    // Koa's `ctx.set` builds three arrays per call; no header has been sent yet here.
+    ctx.res.setHeader('x-request-id', state.requestId);
     const cancelDeadline = receiveDeadline(ctx.req, ctx.res, bodyTimeoutMs, () => {
       state.status = 408;
       state.outcome = 'body_timeout';
