@@ -20,7 +20,8 @@ export function admitRequest(format: FormatModule): GatewayMiddleware {
     if (!key) throw new GatewayError('authentication', 'invalid or missing API key');
     if (isRefusal(key)) throw new GatewayError('authentication', key.refused);
     state.key = key;
-    await enforceBudget(ctx);
+    const budget = enforceBudget(ctx);
+    if (budget) await budget;
     await enforceKeyLimits(ctx, next);
   };
 }
