@@ -87,7 +87,7 @@ const pairs: Entry[][] = [[entries[0]]];
 for (const e of entries)
   if (e.name.startsWith('polygate · ')) {
     const b = entries.find((x) => x.name === e.name.replace('polygate · ', 'polygate (before) · '));
-    if (b) pairs.push([e, b]);
+    pairs.push(b ? [e, b] : [e]);
   }
 try {
   for (const e of entries) await runAutocannon(e.t.baseUrl, e.t.request(false), connections, 1);
