@@ -98,7 +98,16 @@ export async function enforceKeyLimits(ctx: GatewayContext, next: Koa.Next): Pro
     slot = s === unanswered ? undefined : s;
     // Held to the response's last byte (streams included), or until the client leaves and the
     // upstream call it started has ended: a client that aborts at once cannot pile up upstream calls.
-    if (slot) releaseOnClose(ctx.res, state, slot);
+    if (slot) {
+      // The client left while the slot was being taken (a Redis round trip, the budget's store read
+      // before it): its 'close' has come and gone, so nothing would release the slot. Released now,
+      // and the request ends as one whose client left before its upstream call (chat-handler.ts).
+      if (ctx.res.closed) {
+        slot.release();
+        throw new GatewayError('internal', 'request aborted', { status: 499 });
+      }
+      releaseOnClose(ctx.res, state, slot);
+    }
   }
   if (l.rpm > 0) {
     const r = await failOpen(state.services.log, 'rpm', counter.take(`${key.id}:rpm`, 1, l.rpm, minute));
