@@ -4,6 +4,10 @@
 // does not). JSON_CPU_ROUNDS (5), JSON_CPU_SECONDS (2), JSON_CPU_CONNECTIONS (32), JSON_CPU_ONLY (a
 // substring of the path names to measure, e.g. "translate"; the floor is always measured),
 // JSON_CPU_FLOOR_PROXY=1 (the floor with polygate's relay client too: http-proxy over node:http).
+// JSON_CPU_TOGETHER=1 (with BENCH_BEFORE): each path's after and before targets are loaded at the
+// same time, on the same core, each by its own client, and each one's CPU per request taken over
+// the same seconds: whatever else the machine does then hits both alike (session 10: on a machine
+// at load 10 the rounds of one target spread 2x and back-to-back pairs flipped from run to run).
 import { join } from 'node:path';
 import { runAutocannon } from './load-autocannon.ts';
 import { benchPaths, polygateConfig } from './paths.ts';
@@ -33,7 +37,8 @@ const floor = await startNodeProcess('framework floor', join(repoRoot, 'bench/fr
 });
 const gw = await startPolygate(polygateConfig(mock.url), { logToFile: true });
 const path = (n: string) => benchPaths.find((p) => p.name === n)!;
-const entries: { name: string; t: Target; pid: number }[] = [
+type Entry = { name: string; t: Target; pid: number };
+const entries: Entry[] = [
   { name: 'framework floor · E → anthropic', t: frameworkFloorTarget('messages', floor.url), pid: floor.pid },
   {
     name: 'polygate · E → openai-chat (translate)',
@@ -76,9 +81,28 @@ if (before)
     if (!only || n.includes(only))
       entries.push({ name: `polygate (before) · ${n}`, t: polygateTarget(path(n), before.url), pid: before.pid });
 const us = new Map(entries.map((e) => [e.name, [] as number[]]));
+// JSON_CPU_TOGETHER: the floor alone, then each after/before pair at once.
+const together = before !== undefined && process.env.JSON_CPU_TOGETHER === '1';
+const pairs: Entry[][] = [[entries[0]]];
+for (const e of entries)
+  if (e.name.startsWith('polygate · ')) {
+    const b = entries.find((x) => x.name === e.name.replace('polygate · ', 'polygate (before) · '));
+    pairs.push(b ? [e, b] : [e]);
+  }
 try {
   for (const e of entries) await runAutocannon(e.t.baseUrl, e.t.request(false), connections, 1);
   for (let r = 0; r < rounds; r++) {
+    if (together) {
+      for (const pair of pairs) {
+        const c0 = pair.map((e) => cpuSecondsPrecise(e.pid));
+        const res = await Promise.all(
+          pair.map((e) => runAutocannon(e.t.baseUrl, e.t.request(false), connections, seconds)),
+        );
+        pair.forEach((e, i) => us.get(e.name)!.push(((cpuSecondsPrecise(e.pid) - c0[i]) * 1e6) / res[i].count));
+      }
+      process.stderr.write(`json-cpu: round ${r + 1}/${rounds}\n`);
+      continue;
+    }
     for (const e of r % 2 === 0 ? entries : [...entries].reverse()) {
       const c0 = cpuSecondsPrecise(e.pid);
       const res = await runAutocannon(e.t.baseUrl, e.t.request(false), connections, seconds);
@@ -103,6 +127,19 @@ process.stdout.write(
         .map((x) => x.toFixed(0))
         .join(' ')} |`;
     }),
+    '',
+    // Each path's after ÷ before, round by round (the pairs measured back to back, or at once).
+    ...entries
+      .filter((e) => e.name.startsWith('polygate · '))
+      .flatMap((e) => {
+        const b = us.get(e.name.replace('polygate · ', 'polygate (before) · '));
+        if (!b) return [];
+        const ratios = us.get(e.name)!.map((x, i) => x / b[i]);
+        const lower = ratios.filter((x) => x < 1).length;
+        return [
+          `${e.name}: after ÷ before per round ${ratios.map((x) => x.toFixed(2)).join(' ')} (median ${median(ratios).toFixed(3)}, ${lower} of ${ratios.length} lower${together ? ', measured at once' : ''})`,
+        ];
+      }),
     '',
   ].join('\n'),
 );

@@ -1,7 +1,8 @@
 // `node bench/per-request-micro.ts`: CPU of three per-request steps in this process, for this
 // checkout and (BENCH_BEFORE) an older one, alternating (issue #28, session 9): the access line
 // (stdout to /dev/null: run with `> /dev/null`; figures go to stderr), @koa/router's match of
-// POST /v1/messages among every route the app registers, and the `anthropic-version` check.
+// POST /v1/messages among every route the app registers, the `anthropic-version` check, and (session
+// 10) authenticating the bench key (its SHA-256 and the key ring's lookup).
 // In-process and single-threaded apart from the log's write(2): steadier than a gateway under load.
 import Router from '@koa/router';
 import { beforeDir, repoRoot } from './processes.ts';
@@ -46,7 +47,7 @@ async function perCall(n: number, step: () => void): Promise<number> {
   return (u.user + u.system) / n;
 }
 
-type Steps = { name: string; line: () => void; match: () => void; version: () => void };
+type Steps = { name: string; line: () => void; match: () => void; version: () => void; auth: () => void };
 
 async function stepsOf(dir: string): Promise<Steps> {
   const logger = (await import(`${dir}/src/infra/log/logger.ts`)) as Record<string, (...a: unknown[]) => unknown>;
@@ -92,17 +93,28 @@ async function stepsOf(dir: string): Promise<Steps> {
     checkVersion: (h: object) => void;
   };
   const headers = { 'anthropic-version': '2023-06-01' };
+  const { KeyRing } = (await import(`${dir}/src/services/auth/key-ring.ts`)) as {
+    KeyRing: new (k: object[]) => object;
+  };
+  const { authenticateKey } = (await import(`${dir}/src/services/auth/runtime-keys.ts`)) as {
+    authenticateKey: (ring: object, runtime: undefined, credential: string) => unknown;
+  };
+  const ring = new KeyRing([{ id: 'bench', secret: 'sk-polygate-bench', workspace: 'bench', models: ['*'] }]);
   return {
     name: dir === repoRoot ? 'this checkout' : `before (${dir})`,
     line,
     match: () => void router.match('/v1/messages', 'POST'),
     version: () => checkVersion(headers),
+    auth: () => void authenticateKey(ring, undefined, 'sk-polygate-bench'),
   };
 }
 
 const all = await Promise.all(dirs.map(stepsOf));
 const results = new Map(
-  all.map((s) => [s.name, { line: [] as number[], match: [] as number[], version: [] as number[] }]),
+  all.map((s) => [
+    s.name,
+    { line: [] as number[], match: [] as number[], version: [] as number[], auth: [] as number[] },
+  ]),
 );
 for (let round = 0; round < 4; round++)
   for (const s of round % 2 === 0 ? all : [...all].reverse()) {
@@ -110,8 +122,11 @@ for (let round = 0; round < 4; round++)
     r.line.push(await perCall(100_000, s.line));
     r.match.push(await perCall(300_000, s.match));
     r.version.push(await perCall(1_000_000, s.version));
+    r.auth.push(await perCall(300_000, s.auth));
   }
 const med = (a: number[]): string => [...a].sort((x, y) => x - y)[a.length >> 1].toFixed(3);
-process.stderr.write('| checkout | access line µs | router match µs | anthropic-version µs |\n|---|---:|---:|---:|\n');
+process.stderr.write(
+  '| checkout | access line µs | router match µs | anthropic-version µs | authenticate µs |\n|---|---:|---:|---:|---:|\n',
+);
 for (const [name, r] of results)
-  process.stderr.write(`| ${name} | ${med(r.line)} | ${med(r.match)} | ${med(r.version)} |\n`);
+  process.stderr.write(`| ${name} | ${med(r.line)} | ${med(r.match)} | ${med(r.version)} | ${med(r.auth)} |\n`);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { FormatModule } from '../infra/formats/formats.ts';
@@ -11,15 +12,15 @@ import { closeUnfinished, receiveDeadline } from '../infra/http/receive-deadline
 import pkg from '../../package.json' with { type: 'json' };
 import { GatewayError } from '../ir/gateway-error.ts';
 import { inFlight, primeMetrics, registry } from '../infra/metrics/registry.ts';
-import { afterUpstream, type ChatState } from '../services/runtime/request-state.ts';
+import type { ChatState } from '../services/runtime/request-state.ts';
 import { toGatewayError } from '../infra/errors/to-gateway-error.ts';
 import type { Services } from '../services/runtime/services.ts';
 import { speechStartupWarnings } from '../families/speech/speech-routes.ts';
 import { commitUsage } from './record-usage.ts';
-import { endOfRequest, watchEventStream } from './end-of-request.ts';
+import { closeWith, endOfRequest, watchEventStream } from './end-of-request.ts';
 import { startRequestTrace } from '../services/tracing/request-trace.ts';
 import { adminGate, registerUsageRoutes } from './admin-routes.ts';
-import type { GatewayMiddleware, GatewayRouter } from '../services/runtime/gateway-context.ts';
+import { queryOf, type GatewayMiddleware, type GatewayRouter } from '../services/runtime/gateway-context.ts';
 import { noteRequest } from './request-log-entry.ts';
 import { registerRequestRoutes } from './admin-request-routes.ts';
 import { registerProviderRoutes } from './admin-providers-routes.ts';
@@ -28,6 +29,8 @@ import { registerKeyRoutes } from './admin-key-routes.ts';
 import { registerTenantRoutes } from './tenant-view.ts';
 import { accessLine } from '../infra/log/logger.ts';
 import { matchBySegment } from './match-by-segment.ts';
+import { GatewayKoa } from './gateway-koa.ts';
+import { dispatchRoutes, type Compose } from './route-dispatch.ts';
 
 /**
  * The app of one gateway: every handler reaches `services` through ctx.state.services
@@ -41,7 +44,7 @@ export function createApp(services: Services, formats: readonly FormatModule[]):
   // src/app/reload-config.ts), so the first scrape sees it at zero before any request moves it.
   primeMetrics(ref.current);
   services.commitUsage = (state, status) => commitUsage(state as ChatState, status);
-  const app = new Koa();
+  const app = new GatewayKoa();
   app.proxy = false;
   // Koa's own error printing would duplicate our request log line.
   app.silent = true;
@@ -83,7 +86,8 @@ export function createApp(services: Services, formats: readonly FormatModule[]):
   registerTenantRoutes(router);
 
   app.use(adminGate);
-  app.use(router.routes());
+  // The router's own dispatch, composed once per route (src/app/route-dispatch.ts).
+  app.use(dispatchRoutes(router, (middleware) => (app as unknown as { compose: Compose }).compose(middleware)));
   app.use(router.allowedMethods());
   return app;
 }
@@ -105,7 +109,7 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Gat
   const bodyTimeoutMs = ref.current.config.listen.body_timeout_ms;
   return async (ctx, next) => {
     const started = performance.now();
-    const format = formatOfPath(ctx.path, ctx.headers, ctx.query, formats);
+    const format = formatOfPath(ctx.path, ctx.headers, queryOf(ctx), formats);
     const familyLabel = format?.metricLabel ?? 'none';
     const ops = !format && opsPaths.has(ctx.path);
     const state = ctx.state;
@@ -118,13 +122,10 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Gat
     state.format = format;
     state.runtime = ref.current;
     state.services = services;
-    // A config reload closes the old runtime's upstream pools (and a drain waits) only after this
-    // request has ended: its response closed and its upstream call, which may outlive the client, ended.
-    const release = state.runtime.hold();
-    ctx.res.once('close', () => afterUpstream(state, release));
     state.timings = {};
     startRequestTrace(ctx, started);
-    ctx.set('x-request-id', state.requestId);
+    // Koa's `ctx.set` builds three arrays per call; no header has been sent yet here.
+    ctx.res.setHeader('x-request-id', state.requestId);
     const cancelDeadline = receiveDeadline(ctx.req, ctx.res, bodyTimeoutMs, () => {
       state.status = 408;
       state.outcome = 'body_timeout';
@@ -137,17 +138,28 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Gat
     });
     const stream = format ? watchEventStream(ctx.res) : undefined;
     if (format) noteRequest(ctx, state, started, stream);
+    // Counted down as the response closes (RequestEnd.closed).
     if (!ops) inFlight.inc({ family: familyLabel });
     // Answered before the body arrived: the rest may not keep the socket (src/infra/http/receive-deadline.ts).
-    ctx.res.once('finish', () => closeUnfinished(ctx.req));
-    // The log line, metrics and ledger record describe the request once its response has closed
-    // AND its handler has settled (src/app/end-of-request.ts).
-    const end = endOfRequest(ctx, state, { started, format, familyLabel, ops, stream, log, accessLog });
-    ctx.res.once('close', () => {
-      cancelDeadline();
-      if (!ops) inFlight.dec({ family: familyLabel });
-      end.closed();
+    ctx.res.on('finish', finished);
+    // A config reload closes the old runtime's upstream pools (and a drain waits) only after this
+    // request has ended: its response closed and its upstream call, which may outlive the client,
+    // ended. The hold is taken here, with nothing that can throw between it and the listener that
+    // lets it go. The log line, metrics and ledger record describe the request once its response
+    // has closed AND its handler has settled (src/app/end-of-request.ts).
+    const release = state.runtime.hold();
+    const end = endOfRequest(ctx, state, {
+      started,
+      format,
+      familyLabel,
+      ops,
+      stream,
+      log,
+      accessLog,
+      release,
+      cancelDeadline,
     });
+    closeWith(ctx.res, end);
     try {
       await next();
       unmatched(ctx);
@@ -170,6 +182,11 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Gat
       end.settled();
     }
   };
+}
+
+/** A response's 'finish': one listener shared by every response (`once` wraps each in two new objects). */
+function finished(this: ServerResponse): void {
+  closeUnfinished(this.req);
 }
 
 /**

@@ -1,8 +1,12 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { LineBatch } from './line-batch.ts';
 
-/** About a dozen access lines per write; none waits more than a tenth of a second. */
-export const logBatch = { bytes: 8192, flushMs: 100 };
+/**
+ * About fifty access lines per write; none waits more than a tenth of a second. 32 KiB rather than
+ * 8: a write's own CPU (~12 µs, a libuv thread-pool job) spread over four times the lines, 0.1-0.45 µs
+ * less per line (bench/RESULTS.md, "Session 10"). sonic-boom's `maxWrite` must stay above it.
+ */
+export const logBatch = { bytes: 32768, flushMs: 100 };
 
 /**
  * JSON logs on stdout, one object a line: the level as a word and the time as ISO 8601, so log
@@ -30,6 +34,7 @@ export function createLogger(level: string, dest?: DestinationStream): Logger {
       dest: 1,
       sync: false,
       minLength: logBatch.bytes,
+      maxWrite: 2 * logBatch.bytes,
       periodicFlush: logBatch.flushMs,
     });
   const flush = (out as { flush?: () => void }).flush?.bind(out);

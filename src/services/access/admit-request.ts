@@ -3,7 +3,7 @@ import { enforceKeyLimits } from './key-limits.ts';
 import { enforceBudget } from './budgets.ts';
 import type { FormatModule } from '../../infra/formats/formats.ts';
 import { authenticateKey, isRefusal } from '../auth/runtime-keys.ts';
-import type { GatewayMiddleware } from '../runtime/gateway-context.ts';
+import { queryOf, type GatewayMiddleware } from '../runtime/gateway-context.ts';
 
 /**
  * The admission every authenticated route mounts, for every format: the caller's key from the
@@ -14,13 +14,14 @@ import type { GatewayMiddleware } from '../runtime/gateway-context.ts';
 export function admitRequest(format: FormatModule): GatewayMiddleware {
   return async (ctx, next) => {
     const state = ctx.state;
-    const credential = format.credential(ctx.headers, ctx.query);
+    const credential = format.credential(ctx.headers, queryOf(ctx));
     // The YAML's keys, then those created at runtime (issue #25); each is one digest lookup.
     const key = authenticateKey(state.runtime.keys, state.services.keys, credential);
     if (!key) throw new GatewayError('authentication', 'invalid or missing API key');
     if (isRefusal(key)) throw new GatewayError('authentication', key.refused);
     state.key = key;
-    await enforceBudget(ctx);
+    const budget = enforceBudget(ctx);
+    if (budget) await budget;
     await enforceKeyLimits(ctx, next);
   };
 }

@@ -51,14 +51,26 @@ export const reservationOf = (state: object): Reservation | undefined => reserva
 /** True when a request of this key answers to a key or workspace budget. */
 export const hasBudgets = (state: RequestState): boolean => requestScopes(state.runtime.config, state.key).length > 0;
 
-/** Runs after authentication (src/services/access/admit-request.ts), before rate limits and any upstream call. */
-export async function enforceBudget(ctx: GatewayContext): Promise<void> {
+/**
+ * Runs after authentication (src/services/access/admit-request.ts), before rate limits and any
+ * upstream call. Undefined when there is nothing to check (no budget applies): the caller then
+ * awaits nothing (an async function's promise and an await per request otherwise).
+ */
+export function enforceBudget(ctx: GatewayContext): Promise<void> | undefined {
   const state = ctx.state;
-  if (!asksForWork(ctx)) return;
+  if (!asksForWork(ctx)) return undefined;
   const scopes = requestScopes(state.runtime.config, state.key);
-  if (scopes.length === 0) return;
+  if (scopes.length === 0) return undefined;
   const ledger = state.services.ledger.of(state.runtime.config);
-  if (!ledger) return;
+  if (!ledger) return undefined;
+  return checkBudgets(state, scopes, ledger);
+}
+
+async function checkBudgets(
+  state: RequestState,
+  scopes: ReturnType<typeof requestScopes>,
+  ledger: NonNullable<ReturnType<RequestState['services']['ledger']['of']>>,
+): Promise<void> {
   const now = Date.now();
   for (const s of scopes) {
     let spent: Readonly<Spent>;

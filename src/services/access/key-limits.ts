@@ -1,6 +1,7 @@
 // Per-key limits (keys[].limits: rpm, tpm, concurrency; 0 = unlimited). Requests that ask a model
 // for work count: every POST but the task queries (POST /tune/fetch) and token counting. Reads
 // (GET /v1/responses/{id}, GET /tune/fetch/{id}) are free, so polling a task never eats the budget.
+import type { ServerResponse } from 'node:http';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { ApiKey } from '../auth/key-ring.ts';
@@ -10,7 +11,7 @@ import { GatewayError } from '../../ir/gateway-error.ts';
 import { limitKinds, rateLimitedTotal } from '../../infra/metrics/registry.ts';
 import { afterUpstream, type RequestState } from '../runtime/request-state.ts';
 import { estimateTokens } from '../tokens/estimate-tokens.ts';
-import type { RateCounter } from '../limits/rate-counter.ts';
+import type { RateCounter, Slot } from '../limits/rate-counter.ts';
 import { asksForWork } from './asks-for-work.ts';
 import type { GatewayContext } from '../runtime/gateway-context.ts';
 
@@ -19,7 +20,12 @@ const minute = 60_000;
 
 /** A request's token reservation, corrected once the upstream reports its usage. */
 type Reservation = { counter: RateCounter; keyId: string; estimate: number; window: number; settled: boolean };
-const reservations = new WeakMap<object, Reservation>();
+/**
+ * On the request's state under a symbol: a WeakMap entry per request cost more (its ephemeron is
+ * collected apart from the state, src/app/request-log-entry.ts says the same).
+ */
+const reservationKey = Symbol('polygate.tpmReservation');
+type Reserving = RequestState & { [reservationKey]?: Reservation };
 
 let warnedAt = 0;
 
@@ -54,6 +60,29 @@ function failOpen<T>(log: Logger, what: string, pending: Promise<T>): Promise<T 
   });
 }
 
+const heldKey = Symbol('polygate.concurrencySlot');
+type Holding = ServerResponse & { [heldKey]?: { state: RequestState; slot: Slot } };
+
+/**
+ * Releases `slot` once `res` has closed and the request's upstream call has ended, through one
+ * 'close' listener shared by every response (`once` and two closures per request before).
+ */
+function releaseOnClose(res: ServerResponse, state: RequestState, slot: Slot): void {
+  const r = res as Holding;
+  // A second admission of the same response (not done today) keeps its own listener.
+  if (r[heldKey] !== undefined) {
+    res.once('close', () => afterUpstream(state, () => slot.release()));
+    return;
+  }
+  r[heldKey] = { state, slot };
+  res.on('close', slotClosed);
+}
+
+function slotClosed(this: Holding): void {
+  const held = this[heldKey];
+  if (held !== undefined) afterUpstream(held.state, () => held.slot.release());
+}
+
 /** Runs after authentication (src/services/access/admit-request.ts): rpm and concurrency, for every family. */
 export async function enforceKeyLimits(ctx: GatewayContext, next: Koa.Next): Promise<void> {
   const state = ctx.state;
@@ -69,7 +98,16 @@ export async function enforceKeyLimits(ctx: GatewayContext, next: Koa.Next): Pro
     slot = s === unanswered ? undefined : s;
     // Held to the response's last byte (streams included), or until the client leaves and the
     // upstream call it started has ended: a client that aborts at once cannot pile up upstream calls.
-    if (slot) ctx.res.once('close', () => afterUpstream(state, () => slot?.release()));
+    if (slot) {
+      // The client left while the slot was being taken (a Redis round trip, the budget's store read
+      // before it): its 'close' has come and gone, so nothing would release the slot. Released now,
+      // and the request ends as one whose client left before its upstream call (chat-handler.ts).
+      if (ctx.res.closed) {
+        slot.release();
+        throw new GatewayError('internal', 'request aborted', { status: 499 });
+      }
+      releaseOnClose(ctx.res, state, slot);
+    }
   }
   if (l.rpm > 0) {
     const r = await failOpen(state.services.log, 'rpm', counter.take(`${key.id}:rpm`, 1, l.rpm, minute));
@@ -101,12 +139,12 @@ export async function reserveTokens(state: RequestState, prompt: ChatRequest | (
       r.retryAfterMs,
       estimate > tpm ? `; this request alone is about ${estimate} tokens` : '',
     );
-  reservations.set(state, { counter, keyId: key.id, estimate, window: r.window, settled: false });
+  (state as Reserving)[reservationKey] = { counter, keyId: key.id, estimate, window: r.window, settled: false };
 }
 
 /** Replaces the estimate by what the upstream reports it used (prompt and answer). */
 export function settleTokens(state: RequestState, usage: Usage): void {
-  const r = reservations.get(state);
+  const r = (state as Reserving)[reservationKey];
   if (!r || r.settled) return;
   r.settled = true;
   const delta = usage.inputTokens + usage.outputTokens - r.estimate;

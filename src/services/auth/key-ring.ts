@@ -18,10 +18,20 @@ type Entry = { hash: Buffer; key: ApiKey };
 
 /**
  * The digest a secret is kept and looked up by (the YAML's keys here, runtime keys in
- * runtime-keys.ts): a request's credential is hashed once for both. The one-shot `crypto.hash`
- * skips the Hash object a createHash chain allocates per request.
+ * runtime-keys.ts), as a latin1 ('binary') string of its 32 bytes: a request's credential is hashed once for
+ * both. The one-shot `crypto.hash` skips the Hash object a createHash chain allocates, and asking it
+ * for a string rather than a Buffer skips the Buffer (an ArrayBuffer outside the heap, which the GC
+ * tracks apart): 0.25 µs instead of 0.8 per request (bench/RESULTS.md, "Session 10").
  */
-export const secretDigest = (s: string): Buffer => hash('sha256', s, 'buffer');
+export const secretDigest = (s: string): string => hash('sha256', s, 'binary');
+
+/**
+ * A stored digest against a presented one, in constant time. Called only once the map lookup has
+ * found the presented digest, so it always holds; kept so that no match is ever decided by a
+ * comparison whose time depends on where two digests differ.
+ */
+export const sameDigest = (presented: string, stored: Buffer): boolean =>
+  timingSafeEqual(Buffer.from(presented, 'latin1'), stored);
 
 /**
  * Secrets are kept only as SHA-256 digests. A presented credential is hashed, its key found by
@@ -32,13 +42,15 @@ export const secretDigest = (s: string): Buffer => hash('sha256', s, 'buffer');
  * key per request: bench/RESULTS.md, "Speed, round two").
  */
 export class KeyRing {
-  /** By digest (as a latin1 string of its 32 bytes); the first key of a secret configured twice wins. */
+  /** By digest (as a latin1 ('binary') string of its 32 bytes); the first key of a secret configured twice wins. */
   readonly #byDigest = new Map<string, Entry>();
   readonly #ids = new Set<string>();
   constructor(keys: KeyConfig[]) {
     for (const k of keys) {
       this.#ids.add(k.id);
-      const digest = k.secret_sha256 ? Buffer.from(k.secret_sha256, 'hex') : secretDigest(k.secret ?? '');
+      const digest = k.secret_sha256
+        ? Buffer.from(k.secret_sha256, 'hex')
+        : Buffer.from(secretDigest(k.secret ?? ''), 'latin1');
       const id = digest.toString('latin1');
       if (this.#byDigest.has(id)) continue;
       this.#byDigest.set(id, {
@@ -63,9 +75,9 @@ export class KeyRing {
   }
 
   /** The key of a presented credential's digest (secretDigest). */
-  byDigest(presented: Buffer): ApiKey | undefined {
-    const e = this.#byDigest.get(presented.toString('latin1'));
-    return e && timingSafeEqual(presented, e.hash) ? e.key : undefined;
+  byDigest(presented: string): ApiKey | undefined {
+    const e = this.#byDigest.get(presented);
+    return e && sameDigest(presented, e.hash) ? e.key : undefined;
   }
 }
 

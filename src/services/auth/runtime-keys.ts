@@ -3,9 +3,9 @@
 // waits on the store. The table's version is polled (a GET on Redis, a one-row read on sqlite);
 // when it moves, the table is read again, so a key created, rotated, disabled or deleted on one
 // instance takes effect on every instance sharing the store within one poll interval.
-import { hash, timingSafeEqual } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { globMatcher, secretDigest, type ApiKey, type KeyRing } from './key-ring.ts';
+import { globMatcher, sameDigest, secretDigest, type ApiKey, type KeyRing } from './key-ring.ts';
 import type { KeyTable, StoredKey } from './key-table.ts';
 
 /** A secret that matches a key that may not be used now: why, in words safe to show its holder. */
@@ -135,10 +135,10 @@ export class RuntimeKeys {
   }
 
   /** The key of a presented secret's digest; a refusal when it is disabled or expired; undefined when unknown. */
-  byDigest(presented: Buffer): ApiKey | KeyRefusal | undefined {
+  byDigest(presented: string): ApiKey | KeyRefusal | undefined {
     if (this.#byDigest.size === 0) return undefined;
-    const e = this.#byDigest.get(presented.toString('latin1'));
-    if (!e || !timingSafeEqual(presented, e.hash)) return undefined;
+    const e = this.#byDigest.get(presented);
+    if (!e || !sameDigest(presented, e.hash)) return undefined;
     const now = this.now();
     // A rotated-away secret past its grace is an unknown secret: nothing about the key is said.
     if (e.previous && (e.key.previous_valid_until ?? 0) <= now) return undefined;

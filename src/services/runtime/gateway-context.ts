@@ -15,3 +15,12 @@ export type GatewayMiddleware = Koa.Middleware<GatewayState>;
 
 /** The router every client and operator route is registered on (src/app/). */
 export type GatewayRouter = Router<GatewayState>;
+
+const noQuery: GatewayContext['query'] = Object.freeze({});
+
+/**
+ * `ctx.query` for code that only reads it: a path without a query string gets one shared empty
+ * object instead of Koa's parse (a URLSearchParams, an object and a cache object per request,
+ * ~0.5 % of a translated request's CPU; bench/RESULTS.md, "Session 10").
+ */
+export const queryOf = (ctx: Koa.Context): GatewayContext['query'] => (ctx.querystring === '' ? noQuery : ctx.query);

@@ -1,0 +1,78 @@
+// A key's concurrency slot taken after its client had already left was never released: the
+// response's 'close' had come and gone while the slot was being taken (a Redis round trip, or the
+// budget's store read before it), so the listener meant to release it never ran, and with Redis its
+// lease was renewed forever. Each such request cost the key one slot for good, until a key of
+// concurrency N refused everything. Now the slot is released at once and the request ends there,
+// as the chat handler ends one whose client left before its upstream call (499, no call, nothing billed).
+import t from 'tap';
+import { EventEmitter } from 'node:events';
+import { enforceKeyLimits } from '../../src/services/access/key-limits.ts';
+import { MemoryRateCounter } from '../../src/services/limits/memory-rate-counter.ts';
+import type { RateCounter } from '../../src/services/limits/rate-counter.ts';
+import { GatewayError } from '../../src/ir/gateway-error.ts';
+
+t.test('a slot taken after the client left is released, and no handler runs', async (t) => {
+  const counter = new MemoryRateCounter();
+  let answer!: () => void;
+  const storeAnswers = new Promise<void>((ok) => (answer = ok));
+  // A store whose answer arrives later (Redis): the client leaves meanwhile.
+  const slow: RateCounter = {
+    take: (key, amount, limit, windowMs) => counter.take(key, amount, limit, windowMs),
+    add: (key, amount, windowMs, window) => counter.add(key, amount, windowMs, window),
+    acquireSlot: async (key, limit) => {
+      await storeAnswers;
+      return counter.acquireSlot(key, limit);
+    },
+    close: async () => {},
+  };
+  const res = Object.assign(new EventEmitter(), { closed: false });
+  const ctx = {
+    method: 'POST',
+    path: '/v1/chat/completions',
+    res,
+    state: {
+      key: { id: 'k', workspace: 'w', limits: { rpm: 0, tpm: 0, concurrency: 1 } },
+      services: { rateCounter: slow, log: { warn: () => {} } },
+    },
+  };
+  let handled = false;
+  const admitted = enforceKeyLimits(ctx as never, async () => {
+    handled = true;
+  });
+  res.closed = true;
+  res.emit('close');
+  answer();
+  const err: unknown = await admitted.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  t.ok(err instanceof GatewayError && err.status === 499, 'the request ends as one whose client left (499)');
+  t.equal(handled, false, 'no handler runs for a client that has left');
+  const again = await counter.acquireSlot('k', 1);
+  t.ok(again, 'the slot is free again');
+  again?.release();
+});
+
+t.test('a slot taken while the client is there is still held to the close', async (t) => {
+  const counter = new MemoryRateCounter();
+  const res = Object.assign(new EventEmitter(), { closed: false });
+  const ctx = {
+    method: 'POST',
+    path: '/v1/chat/completions',
+    res,
+    state: {
+      key: { id: 'k', workspace: 'w', limits: { rpm: 0, tpm: 0, concurrency: 1 } },
+      services: { rateCounter: counter, log: { warn: () => {} } },
+    },
+  };
+  let handled = false;
+  await enforceKeyLimits(ctx as never, async () => {
+    handled = true;
+  });
+  t.equal(handled, true);
+  t.equal(await counter.acquireSlot('k', 1), undefined, 'held while the response is open');
+  res.closed = true;
+  res.emit('close');
+  const again = await counter.acquireSlot('k', 1);
+  t.ok(again, 'released at the close');
+});
