@@ -1,6 +1,5 @@
-// `node bench/koa-micro.ts`: process CPU per request (client, server and all, one process) of four
-// small apps over loopback HTTP, in alternating rounds (issue #28, session 10): Koa against
-// GatewayKoa (src/app/gateway-koa.ts: no on-finished listeners per request), and @koa/router's
+// `node bench/koa-micro.ts`: process CPU per request (client, server and all, one process) of two
+// small apps over loopback HTTP, in alternating rounds (issue #28, session 10): @koa/router's
 // `router.routes()` against dispatchRoutes (src/app/route-dispatch.ts) over the app's own routes.
 // Each app answers POST /v1/messages with a small JSON body; the client and the body are the same
 // for all, so the differences are the server's. KOA_MICRO_ROUNDS (8), KOA_MICRO_REQUESTS (4000).
@@ -9,7 +8,6 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { Pool } from 'undici';
-import { GatewayKoa } from '../src/app/gateway-koa.ts';
 import { dispatchRoutes } from '../src/app/route-dispatch.ts';
 import { matchBySegment } from '../src/app/match-by-segment.ts';
 import { formats } from '../src/infra/formats/formats.ts';
@@ -81,9 +79,7 @@ async function cpuPerRequest(v: Variant, n: number): Promise<number> {
 
 const variants = [
   await variant('Koa + router.routes()', new Koa(), 'router'),
-  await variant('GatewayKoa + router.routes()', new GatewayKoa(), 'router'),
   await variant('Koa + dispatchRoutes', new Koa(), 'dispatch'),
-  await variant('GatewayKoa + dispatchRoutes', new GatewayKoa(), 'dispatch'),
 ];
 for (const v of variants) await cpuPerRequest(v, requests / 2);
 const us = new Map(variants.map((v) => [v.name, [] as number[]]));

@@ -29,7 +29,6 @@ import { registerKeyRoutes } from './admin-key-routes.ts';
 import { registerTenantRoutes } from './tenant-view.ts';
 import { accessLine } from '../infra/log/logger.ts';
 import { matchBySegment } from './match-by-segment.ts';
-import { GatewayKoa } from './gateway-koa.ts';
 import { dispatchRoutes, type Compose } from './route-dispatch.ts';
 
 /**
@@ -44,7 +43,7 @@ export function createApp(services: Services, formats: readonly FormatModule[]):
   // src/app/reload-config.ts), so the first scrape sees it at zero before any request moves it.
   primeMetrics(ref.current);
   services.commitUsage = (state, status) => commitUsage(state as ChatState, status);
-  const app = new GatewayKoa();
+  const app = new Koa();
   app.proxy = false;
   // Koa's own error printing would duplicate our request log line.
   app.silent = true;
