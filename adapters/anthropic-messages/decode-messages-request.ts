@@ -42,8 +42,11 @@ const modelled = new Set([
   'output_format',
 ]);
 
+const noBetas: string[] = [];
+
 /** `anthropic-beta` may be a comma-separated list and may repeat. */
 function betas(headers: WireHeaders): string[] {
+  if (headers['anthropic-beta'] === undefined) return noBetas;
   return header(headers, 'anthropic-beta')
     .flatMap((h) => h.split(','))
     .map((s) => s.trim())
@@ -74,16 +77,19 @@ function decodeSystem(v: unknown, note: UnmappedSink): TextPart[] {
   return decodeTextBlocks(v, 'system', note);
 }
 
+const roles = ['user', 'assistant', 'system'] as const;
+
 function decodeMessages(v: unknown, note: UnmappedSink): Message[] {
   if (v === undefined) throw invalid('messages', 'messages: field required');
   const list = arr(v, 'messages');
   if (list.length === 0) throw invalid('messages', 'messages: at least one message is required');
   const out: Message[] = [];
+  const noteRole = noteUnmapped(note);
   list.forEach((item, i) => {
     const m = obj(item, `messages.${i}`);
     // A role newer than polygate (as `system` was, behind a beta) has no meaning to map to: the
     // message is left out, warned.
-    const role = openEnum(m.role, ['user', 'assistant', 'system'] as const, `messages.${i}.role`, noteUnmapped(note));
+    const role = openEnum(m.role, roles, `messages.${i}.role`, noteRole);
     if (role === undefined) return;
     if (m.content === undefined) throw invalid(`messages.${i}.content`, `messages.${i}.content: field required`);
     // A mid-conversation instruction (SystemMessageParam in node_modules/@anthropic-ai/sdk/resources/messages/messages.d.ts): text only, its own message.
@@ -229,7 +235,7 @@ export function decodeMessagesRequest(body: unknown, ctx: InboundContext): ChatR
 
   // Anthropic's own options, in its namespace (adapters/shared/format-extensions.ts).
   const extensions: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(b)) if (!modelled.has(key)) extensions[key] = value;
+  for (const key of Object.keys(b)) if (!modelled.has(key)) extensions[key] = b[key];
   // The tier is shared with OpenAI and Gemini; a word newer than polygate stays Anthropic's.
   const serviceTier = decodeServiceTier('anthropic-messages', extensions.service_tier);
   if (serviceTier !== undefined) delete extensions.service_tier;
