@@ -173,6 +173,13 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
 
 const ignore = (): void => {};
 
+/** What Koa's `ctx.type = 'json'` sets (mime-types' `contentType('json')`). */
+const jsonContentType = 'application/json; charset=utf-8';
+/** A body Koa serializes as JSON: an object that is not a buffer, a stream or a web body. */
+const isJsonObject = (body: unknown): boolean =>
+  Array.isArray(body) ||
+  (typeof body === 'object' && body !== null && Object.getPrototypeOf(body) === Object.prototype);
+
 const jsonOnly = ['application/json'];
 
 /** A request whose client left before its upstream call was sent: no call is made, nothing billed. */
@@ -278,6 +285,8 @@ async function serveRoute(
     state.timings.encodeMs = performance.now() - t1;
     traceStep(state, 'polygate.encode', t1);
     await session?.completed?.({ request: routed, route, result, body });
+    // The type Koa gives a JSON body, set first (where Koa sets it) so Koa does not look it up per answer.
+    if (isJsonObject(body)) ctx.response.set('content-type', jsonContentType);
     ctx.body = body;
     setWarnings();
     ctx.set(headers);
