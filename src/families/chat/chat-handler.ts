@@ -41,6 +41,7 @@ import { answerText, settleUsage, StreamMeter, type MeteredUsage } from '../../s
 import { estimateTextTokens, estimateTokens } from '../../services/tokens/estimate-tokens.ts';
 import { routeParams } from '../../infra/http/route-params.ts';
 import { isJsonRequest } from '../../infra/http/is-json-request.ts';
+import { setHeaders } from '../../infra/http/set-headers.ts';
 import type { GatewayContext } from '../../services/runtime/gateway-context.ts';
 
 /**
@@ -286,10 +287,10 @@ async function serveRoute(
     traceStep(state, 'polygate.encode', t1);
     await session?.completed?.({ request: routed, route, result, body });
     // The type Koa gives a JSON body, set first (where Koa sets it) so Koa does not look it up per answer.
-    if (isJsonObject(body)) ctx.response.set('content-type', jsonContentType);
+    if (isJsonObject(body) && !ctx.res.headersSent) ctx.res.setHeader('content-type', jsonContentType);
     ctx.body = body;
     setWarnings();
-    ctx.set(headers);
+    setHeaders(ctx.res, headers);
     state.outcome = left.aborted ? 'client_closed' : 'ok';
     return { served: true, upstreamFailed: false };
   }
