@@ -7,6 +7,7 @@ import type {
   ChatRequest,
   Message,
   OutputFormat,
+  Part,
   ReasoningConfig,
   ReasoningEffort,
   SamplingKnobs,
@@ -86,10 +87,12 @@ function decodeMessages(v: unknown, note: UnmappedSink): Message[] {
   const out: Message[] = [];
   const noteRole = noteUnmapped(note);
   list.forEach((item, i) => {
-    const m = obj(item, `messages.${i}`);
+    // Field paths are built when a check needs one: most messages pass every check.
+    const m = isObject(item) ? item : obj(item, `messages.${i}`);
     // A role newer than polygate (as `system` was, behind a beta) has no meaning to map to: the
     // message is left out, warned.
-    const role = openEnum(m.role, roles, `messages.${i}.role`, noteRole);
+    const role =
+      m.role === 'user' || m.role === 'assistant' ? m.role : openEnum(m.role, roles, `messages.${i}.role`, noteRole);
     if (role === undefined) return;
     if (m.content === undefined) throw invalid(`messages.${i}.content`, `messages.${i}.content: field required`);
     // A mid-conversation instruction (SystemMessageParam in node_modules/@anthropic-ai/sdk/resources/messages/messages.d.ts): text only, its own message.
@@ -101,13 +104,11 @@ function decodeMessages(v: unknown, note: UnmappedSink): Message[] {
       return;
     }
     // A final assistant message is continued by the response (prefill), so it may be empty.
-    const parts = decodeContent(
-      m.content,
-      `messages.${i}.content`,
-      role,
-      role === 'assistant' && i === list.length - 1,
-      note,
-    );
+    // Plain text (what decodeContent makes of a non-empty string) without building its field path.
+    const parts: Part[] =
+      typeof m.content === 'string' && m.content.length > 0
+        ? [{ type: 'text', text: m.content }]
+        : decodeContent(m.content, `messages.${i}.content`, role, role === 'assistant' && i === list.length - 1, note);
     // Consecutive same-role messages are one turn (spec, Messages `messages`).
     const last = out.at(-1);
     if (last && last.role === role) last.parts.push(...parts);

@@ -63,11 +63,18 @@ export function encodeChatMessages(req: ChatRequest, warn: WarningSink): ChatWir
         pending.push({ role: 'system', content: textsContent(m.parts) });
         break;
       case 'user':
-        encodeUserTurn(m.parts, i, warn, out, flush);
+        // One text part (most turns) is what the general path makes of it: a plain string.
+        if (m.parts.length === 1 && m.parts[0].type === 'text') {
+          flush();
+          out.push({ role: 'user', content: m.parts[0].text });
+        } else encodeUserTurn(m.parts, i, warn, out, flush);
         break;
       case 'assistant': {
         flush();
-        const assistant = encodeAssistantTurn(m.parts, i, warn);
+        const assistant =
+          m.parts.length === 1 && m.parts[0].type === 'text'
+            ? { role: 'assistant' as const, content: m.parts[0].text }
+            : encodeAssistantTurn(m.parts, i, warn);
         if (assistant) out.push(assistant);
         break;
       }
