@@ -540,19 +540,27 @@ function settleRequestUsage(state: ChatState, metered: MeteredUsage): void {
   state.usage = u;
   state.usageSource = metered.source;
   settleTokens(state, u);
+  // One labels object, its kind changed between counts: the metric copies labels only for a new cell.
   const labels = {
     family: state.format?.metricLabel ?? 'none',
     provider: state.path?.provider ?? 'none',
     model: state.runtime.router.resolve(state.model ?? '')?.entry ?? 'none',
+    kind: 'input',
   };
   if (metered.warning)
     state.services.log.warn(
       { request_id: state.requestId, provider: labels.provider, model: labels.model },
       metered.warning,
     );
-  tokensTotal.inc({ ...labels, kind: 'input' }, u.inputTokens);
-  tokensTotal.inc({ ...labels, kind: 'output' }, u.outputTokens);
-  if (u.reasoningTokens) tokensTotal.inc({ ...labels, kind: 'reasoning' }, u.reasoningTokens);
-  if (u.cacheReadTokens) tokensTotal.inc({ ...labels, kind: 'cache_read' }, u.cacheReadTokens);
-  if (u.cacheWriteTokens) tokensTotal.inc({ ...labels, kind: 'cache_write' }, u.cacheWriteTokens);
+  tokensTotal.inc(labels, u.inputTokens);
+  labels.kind = 'output';
+  tokensTotal.inc(labels, u.outputTokens);
+  const more = (kind: string, n: number | undefined): void => {
+    if (!n) return;
+    labels.kind = kind;
+    tokensTotal.inc(labels, n);
+  };
+  more('reasoning', u.reasoningTokens);
+  more('cache_read', u.cacheReadTokens);
+  more('cache_write', u.cacheWriteTokens);
 }
