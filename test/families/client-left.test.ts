@@ -8,7 +8,7 @@ import { ClientLeft } from '../../src/families/chat/client-left.ts';
 
 /** One request to a server whose handler gets the response; `leave` cuts the client after it was sent. */
 async function withResponse(leave: boolean, handle: (res: ServerResponse) => Promise<void>): Promise<void> {
-  let done!: Promise<void>;
+  let done: Promise<void> | undefined;
   const server = createServer((_req, res) => {
     done = handle(res);
   });
@@ -18,7 +18,7 @@ async function withResponse(leave: boolean, handle: (res: ServerResponse) => Pro
   req.on('error', () => {});
   req.on('response', (r) => r.resume());
   req.write('x');
-  while (!done) await new Promise((ok) => setTimeout(ok, 5));
+  while (done === undefined) await new Promise((ok) => setTimeout(ok, 5));
   if (leave) req.destroy();
   await done;
   req.destroy();
