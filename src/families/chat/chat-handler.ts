@@ -133,9 +133,7 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
       model: fields.model,
       routes,
       breakers: state.services.breakers,
-      get signal() {
-        return left.signal;
-      },
+      signal: () => left.signal,
       report: state.attempts,
       trace: traceOf(state),
       serve: async (route, final) => {
