@@ -1,8 +1,8 @@
 // `node bench/json-cpu.ts`: gateway CPU per non-streamed request (requests per CPU-second) at 32
 // connections, translated vs pass-through vs the framework floor, the targets alternating every
 // round (issue #28: on a shared machine wall-clock req/s measures the scheduler; CPU per request
-// does not). JSON_CPU_ROUNDS (5), JSON_CPU_SECONDS (2), JSON_CPU_CONNECTIONS (32), JSON_CPU_ONLY (a
-// substring of the path names to measure, e.g. "translate"; the floor is always measured),
+// does not). JSON_CPU_ROUNDS (5), JSON_CPU_SECONDS (2), JSON_CPU_CONNECTIONS (32), JSON_CPU_SETTLE_MS (500: idle
+// time after each run still counted to it), JSON_CPU_ONLY (a substring of the path names to measure, e.g. "translate"; the floor is always measured),
 // JSON_CPU_FLOOR_PROXY=1 (the floor with polygate's relay client too: http-proxy over node:http).
 // JSON_CPU_TOGETHER=1 (with BENCH_BEFORE): each path's after and before targets are loaded at the
 // same time, on the same core, each by its own client, and each one's CPU per request taken over
@@ -28,6 +28,7 @@ import { frameworkFloorTarget, polygateTarget, type Target } from './targets.ts'
 const rounds = Number(process.env.JSON_CPU_ROUNDS ?? 5);
 const seconds = Number(process.env.JSON_CPU_SECONDS ?? 2);
 const connections = Number(process.env.JSON_CPU_CONNECTIONS ?? 32);
+const settleMs = Number(process.env.JSON_CPU_SETTLE_MS ?? 500);
 
 pinSelf(LOAD_CORE);
 const mock = await startMockProcess({ chunks: 20, intervalMs: 0 });
@@ -106,6 +107,11 @@ try {
     for (const e of r % 2 === 0 ? entries : [...entries].reverse()) {
       const c0 = cpuSecondsPrecise(e.pid);
       const res = await runAutocannon(e.t.baseUrl, e.t.request(false), connections, seconds);
+      // The work a run leaves behind (its garbage collected, the ledger's last flush) is counted to
+      // that run: without the wait, a target measured twice in a row (the last of a round and the
+      // first of the next, reversed, one) paid its previous run's in its next (session 10: the same
+      // checkout in both slots read ~10 % apart, favouring the slot never run back to back).
+      await new Promise((ok) => setTimeout(ok, settleMs));
       us.get(e.name)!.push(((cpuSecondsPrecise(e.pid) - c0) * 1e6) / res.count);
     }
     process.stderr.write(`json-cpu: round ${r + 1}/${rounds}\n`);

@@ -7,6 +7,7 @@ import type {
   ChatRequest,
   Message,
   OutputFormat,
+  Part,
   ReasoningConfig,
   ReasoningEffort,
   SamplingKnobs,
@@ -42,8 +43,11 @@ const modelled = new Set([
   'output_format',
 ]);
 
+const noBetas: string[] = [];
+
 /** `anthropic-beta` may be a comma-separated list and may repeat. */
 function betas(headers: WireHeaders): string[] {
+  if (headers['anthropic-beta'] === undefined) return noBetas;
   return header(headers, 'anthropic-beta')
     .flatMap((h) => h.split(','))
     .map((s) => s.trim())
@@ -74,16 +78,21 @@ function decodeSystem(v: unknown, note: UnmappedSink): TextPart[] {
   return decodeTextBlocks(v, 'system', note);
 }
 
+const roles = ['user', 'assistant', 'system'] as const;
+
 function decodeMessages(v: unknown, note: UnmappedSink): Message[] {
   if (v === undefined) throw invalid('messages', 'messages: field required');
   const list = arr(v, 'messages');
   if (list.length === 0) throw invalid('messages', 'messages: at least one message is required');
   const out: Message[] = [];
+  const noteRole = noteUnmapped(note);
   list.forEach((item, i) => {
-    const m = obj(item, `messages.${i}`);
+    // Field paths are built when a check needs one: most messages pass every check.
+    const m = isObject(item) ? item : obj(item, `messages.${i}`);
     // A role newer than polygate (as `system` was, behind a beta) has no meaning to map to: the
     // message is left out, warned.
-    const role = openEnum(m.role, ['user', 'assistant', 'system'] as const, `messages.${i}.role`, noteUnmapped(note));
+    const role =
+      m.role === 'user' || m.role === 'assistant' ? m.role : openEnum(m.role, roles, `messages.${i}.role`, noteRole);
     if (role === undefined) return;
     if (m.content === undefined) throw invalid(`messages.${i}.content`, `messages.${i}.content: field required`);
     // A mid-conversation instruction (SystemMessageParam in node_modules/@anthropic-ai/sdk/resources/messages/messages.d.ts): text only, its own message.
@@ -95,13 +104,11 @@ function decodeMessages(v: unknown, note: UnmappedSink): Message[] {
       return;
     }
     // A final assistant message is continued by the response (prefill), so it may be empty.
-    const parts = decodeContent(
-      m.content,
-      `messages.${i}.content`,
-      role,
-      role === 'assistant' && i === list.length - 1,
-      note,
-    );
+    // Plain text (what decodeContent makes of a non-empty string) without building its field path.
+    const parts: Part[] =
+      typeof m.content === 'string' && m.content.length > 0
+        ? [{ type: 'text', text: m.content }]
+        : decodeContent(m.content, `messages.${i}.content`, role, role === 'assistant' && i === list.length - 1, note);
     // Consecutive same-role messages are one turn (spec, Messages `messages`).
     const last = out.at(-1);
     if (last && last.role === role) last.parts.push(...parts);
@@ -229,7 +236,8 @@ export function decodeMessagesRequest(body: unknown, ctx: InboundContext): ChatR
 
   // Anthropic's own options, in its namespace (adapters/shared/format-extensions.ts).
   const extensions: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(b)) if (!modelled.has(key)) extensions[key] = value;
+  const keys = Object.keys(b);
+  for (let i = 0; i < keys.length; i++) if (!modelled.has(keys[i])) extensions[keys[i]] = b[keys[i]];
   // The tier is shared with OpenAI and Gemini; a word newer than polygate stays Anthropic's.
   const serviceTier = decodeServiceTier('anthropic-messages', extensions.service_tier);
   if (serviceTier !== undefined) delete extensions.service_tier;

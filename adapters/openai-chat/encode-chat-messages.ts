@@ -37,39 +37,47 @@ function textContent(parts: ChatTextPart[]): string | ChatTextPart[] {
   return parts.length === 1 ? parts[0].text : parts;
 }
 
+/** The same for IR text parts: no wire part is built for the one-part case. */
+const textsContent = (parts: TextPart[]): string | ChatTextPart[] =>
+  parts.length === 1 ? parts[0].text : parts.map((p) => textPart(p.text));
+
 const textPart = (text: string): ChatTextPart => ({ type: 'text', text });
 
 export function encodeChatMessages(req: ChatRequest, warn: WarningSink): ChatWireMessage[] {
   const out: ChatWireMessage[] = [];
   // One `system` message first. OpenAI treats `system` as `developer` for reasoning models by
   // itself, and compatible servers (vLLM, Ollama, …) only know `system`.
-  if (req.system.length > 0)
-    out.push({ role: 'system', content: textContent(req.system.map((p) => textPart(p.text))) });
+  if (req.system.length > 0) out.push({ role: 'system', content: textsContent(req.system) });
   // A mid-conversation instruction stays in place as a `system` message, but never between an
   // assistant's tool calls and the `tool` messages answering them, which must follow it directly:
   // it waits until the next turn's tool messages are out.
   let pending: ChatWireMessage[] = [];
   const flush = (): void => {
+    if (pending.length === 0) return;
     out.push(...pending);
     pending = [];
   };
   req.messages.forEach((m, i) => {
     switch (m.role) {
       case 'system':
-        pending.push({ role: 'system', content: textContent(m.parts.map((p) => textPart(p.text))) });
+        pending.push({ role: 'system', content: textsContent(m.parts) });
         break;
-      case 'user': {
-        const turn = encodeUserTurn(m.parts, i, warn);
-        const tools = turn.filter((w) => w.role === 'tool');
-        out.push(...tools);
+      case 'user':
+        // One text part (most turns) is what the general path makes of it: a plain string.
+        if (m.parts.length === 1 && m.parts[0].type === 'text') {
+          flush();
+          out.push({ role: 'user', content: m.parts[0].text });
+        } else encodeUserTurn(m.parts, i, warn, out, flush);
+        break;
+      case 'assistant': {
         flush();
-        out.push(...turn.slice(tools.length));
+        const assistant =
+          m.parts.length === 1 && m.parts[0].type === 'text'
+            ? { role: 'assistant' as const, content: m.parts[0].text }
+            : encodeAssistantTurn(m.parts, i, warn);
+        if (assistant) out.push(assistant);
         break;
       }
-      case 'assistant':
-        flush();
-        out.push(...encodeAssistantTurn(m.parts, i, warn));
-        break;
       default:
         assertNever(m, 'message role');
     }
@@ -82,9 +90,10 @@ export function encodeChatMessages(req: ChatRequest, warn: WarningSink): ChatWir
 /**
  * A user turn becomes: one `tool` message per tool result (they must directly follow the
  * assistant message that made the calls, so they go BEFORE the turn's other user content), then
- * one `user` message with everything else.
+ * `flush` (the system messages waiting for the tool messages to be out), then one `user` message
+ * with everything else; all onto `out`.
  */
-function encodeUserTurn(parts: Part[], i: number, warn: WarningSink): ChatWireMessage[] {
+function encodeUserTurn(parts: Part[], i: number, warn: WarningSink, out: ChatWireMessage[], flush: () => void): void {
   const toolMessages: ChatWireMessage[] = [];
   const toolImages: ChatUserPart[] = [];
   const content: ChatUserPart[] = [];
@@ -111,10 +120,12 @@ function encodeUserTurn(parts: Part[], i: number, warn: WarningSink): ChatWireMe
         return assertNever(p, 'part');
     }
   });
-  const user = [...toolImages, ...content];
-  if (user.length === 0) return toolMessages;
+  for (const m of toolMessages) out.push(m);
+  flush();
+  const user = toolImages.length > 0 ? [...toolImages, ...content] : content;
+  if (user.length === 0) return;
   const only = user.length === 1 ? user[0] : undefined;
-  return [...toolMessages, { role: 'user', content: only?.type === 'text' ? only.text : user }];
+  out.push({ role: 'user', content: only?.type === 'text' ? only.text : user });
 }
 
 /**
@@ -140,7 +151,7 @@ function encodeToolResult(p: ToolResultPart, field: string): { message: ChatWire
   return { message, images };
 }
 
-function encodeAssistantTurn(parts: Part[], i: number, warn: WarningSink): ChatWireMessage[] {
+function encodeAssistantTurn(parts: Part[], i: number, warn: WarningSink): ChatWireMessage | undefined {
   const texts: ChatTextPart[] = [];
   const refusals: string[] = [];
   const calls: ChatToolCall[] = [];
@@ -163,16 +174,16 @@ function encodeAssistantTurn(parts: Part[], i: number, warn: WarningSink): ChatW
         return assertNever(p, 'part');
     }
   });
-  if (texts.length === 0 && refusals.length === 0 && calls.length === 0) return [];
-  return [
-    {
-      role: 'assistant',
-      // `content` may be null only when the message carries tool calls.
-      content: texts.length > 0 ? textContent(texts) : calls.length > 0 ? null : '',
-      ...(refusals.length > 0 ? { refusal: refusals.join('') } : {}),
-      ...(calls.length > 0 ? { tool_calls: calls } : {}),
-    },
-  ];
+  if (texts.length === 0 && refusals.length === 0 && calls.length === 0) return undefined;
+  const message: ChatWireMessage = {
+    role: 'assistant',
+    // `content` may be null only when the message carries tool calls.
+    content: texts.length > 0 ? textContent(texts) : calls.length > 0 ? null : '',
+  };
+  // In this order on the wire: role, content, refusal, tool_calls.
+  if (refusals.length > 0) message.refusal = refusals.join('');
+  if (calls.length > 0) message.tool_calls = calls;
+  return message;
 }
 
 /** Arguments go back byte-exact, as the model produced them. */
@@ -268,9 +279,9 @@ function forEachPart<T extends ChatUserPart>(
   visit: (p: Exclude<Part, SameInBothRoles>, field: string) => void,
 ): void {
   let warnedReasoning = false;
+  // The field's path is built only for a part that may need it (a warning, an error).
   parts.forEach((p, j) => {
-    const field = `messages.${i}.content.${j}`;
-    if (!isSameInBothRoles(p)) return visit(p, field);
+    if (!isSameInBothRoles(p)) return visit(p, `messages.${i}.content.${j}`);
     switch (p.type) {
       case 'text':
         texts.push(textPart(p.text));
@@ -282,7 +293,10 @@ function forEachPart<T extends ChatUserPart>(
       case 'code':
       case 'code-result':
         texts.push(textPart(codeAsText(p)));
-        warn(field, 'code-execution parts are sent as text: Chat Completions has no code-execution content');
+        warn(
+          `messages.${i}.content.${j}`,
+          'code-execution parts are sent as text: Chat Completions has no code-execution content',
+        );
         break;
       case 'reasoning':
         if (!warnedReasoning)

@@ -71,7 +71,7 @@ export function encodeChatUpstreamRequest(
   const format = req.output ? encodeOutput(req.output) : undefined;
   if (format) body.response_format = format;
   if (req.maxTokens !== undefined) body.max_completion_tokens = req.maxTokens;
-  Object.assign(body, encodeSampling(req, warn));
+  encodeSampling(req, warn, body);
   const effort = encodeReasoning(req, warn);
   if (effort) body.reasoning_effort = effort;
   if (req.user !== undefined) body.user = req.user;
@@ -158,9 +158,9 @@ function encodeOutput(o: OutputFormat): unknown {
   }
 }
 
-function encodeSampling(req: ChatRequest, warn: WarningSink): Record<string, unknown> {
+/** The sampling knobs, onto the body in the table's order, `stop` after them. */
+function encodeSampling(req: ChatRequest, warn: WarningSink, out: Record<string, unknown>): void {
   const s = req.sampling;
-  const out: Record<string, unknown> = {};
   copySampling(s, samplingNames, out);
   if (s.stop && s.stop.length > 0) {
     // Stop sequences change the answer, so more than the upstream takes is an error, not a drop.
@@ -172,7 +172,6 @@ function encodeSampling(req: ChatRequest, warn: WarningSink): Record<string, unk
     out.stop = s.stop;
   }
   if (s.topK !== undefined) warn('top_k', 'Chat Completions has no top_k; dropped');
-  return out;
 }
 
 /** https://platform.openai.com/docs/api-reference/chat/create#chat-create-reasoning_effort */

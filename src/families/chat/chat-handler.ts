@@ -7,6 +7,7 @@ import type {
 } from '../../../adapters/shared/chat-adapter.ts';
 import type { ChatSession } from '../../services/sessions/chat-session.ts';
 import { StreamAccumulator } from './stream-accumulator.ts';
+import { ClientLeft } from './client-left.ts';
 import { neverAborted } from '../../infra/upstream/upstream-request.ts';
 import { upstreamCodecOf } from '../../services/providers/upstream-codecs.ts';
 import type { ApiKey } from '../../services/auth/key-ring.ts';
@@ -39,6 +40,8 @@ import { traceOf, traceStep } from '../../services/tracing/request-trace.ts';
 import { answerText, settleUsage, StreamMeter, type MeteredUsage } from '../../services/usage/usage-meter.ts';
 import { estimateTextTokens, estimateTokens } from '../../services/tokens/estimate-tokens.ts';
 import { routeParams } from '../../infra/http/route-params.ts';
+import { isJsonRequest } from '../../infra/http/is-json-request.ts';
+import { setHeaders } from '../../infra/http/set-headers.ts';
 import type { GatewayContext } from '../../services/runtime/gateway-context.ts';
 
 /**
@@ -63,7 +66,7 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
   return async (ctx: GatewayContext): Promise<void> => {
     const state = ctx.state;
     const runtime = state.runtime;
-    if (!ctx.is('application/json'))
+    if (!isJsonRequest(ctx, jsonOnly))
       throw new GatewayError('invalid-request', 'content-type must be application/json', {
         status: 415,
         param: 'content-type',
@@ -119,12 +122,8 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
       (expected ??= expectedCost(state, routes, first, body, bodyLength()));
     if (hasBudgets(state)) await reserveBudget(state, expect());
 
-    const abort = new AbortController();
-    ctx.res.once('close', () => {
-      if (!ctx.res.writableFinished) abort.abort();
-    });
-    // A client gone while the request was decoded or its tokens reserved: 'close' came already.
-    if (ctx.res.destroyed) abort.abort();
+    // Built when first asked for: a JSON answer only reads `aborted` (src/families/chat/client-left.ts).
+    const left = new ClientLeft(ctx.res);
 
     // Retries, breakers and fallbacks (src/services/resilience/): a route is left only while nothing has
     // reached the client.
@@ -134,7 +133,7 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
       model: fields.model,
       routes,
       breakers: state.services.breakers,
-      signal: abort.signal,
+      signal: () => left.signal,
       report: state.attempts,
       trace: traceOf(state),
       serve: async (route, final) => {
@@ -148,7 +147,7 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
             ? session?.relayBody?.(route, warnings.warn)
             : (ctx.request.body as Record<string, unknown>);
           if (body) {
-            throwIfClientLeft(abort.signal);
+            throwIfClientLeft(left);
             return relayRoute(
               ctx,
               format,
@@ -162,7 +161,7 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
             );
           }
         }
-        return serveRoute(ctx, format, await decode(), route, abort.signal, session);
+        return serveRoute(ctx, format, await decode(), route, left, session);
       },
       noRoute: () => providerRefusal(state) ?? noRoute(runtime, fields.model),
     });
@@ -173,9 +172,18 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
 
 const ignore = (): void => {};
 
+/** What Koa's `ctx.type = 'json'` sets (mime-types' `contentType('json')`). */
+const jsonContentType = 'application/json; charset=utf-8';
+/** A body Koa serializes as JSON: an object that is not a buffer, a stream or a web body. */
+const isJsonObject = (body: unknown): boolean =>
+  Array.isArray(body) ||
+  (typeof body === 'object' && body !== null && Object.getPrototypeOf(body) === Object.prototype);
+
+const jsonOnly = ['application/json'];
+
 /** A request whose client left before its upstream call was sent: no call is made, nothing billed. */
-function throwIfClientLeft(signal: AbortSignal): void {
-  if (signal.aborted) throw new GatewayError('internal', 'request aborted', { status: 499 });
+function throwIfClientLeft(left: ClientLeft): void {
+  if (left.aborted) throw new GatewayError('internal', 'request aborted', { status: 499 });
 }
 
 /**
@@ -223,7 +231,7 @@ async function serveRoute(
   format: ChatFormatModule,
   request: ChatRequest,
   route: Route,
-  signal: AbortSignal,
+  left: ClientLeft,
   session: ChatSession | undefined,
 ): Promise<ServeResult> {
   const state = ctx.state;
@@ -255,7 +263,7 @@ async function serveRoute(
   const routed = session?.forRoute ? session.forRoute(supported, route, warn) : supported;
 
   if (!routed.stream) {
-    throwIfClientLeft(signal);
+    throwIfClientLeft(left);
     const result = await caller.complete(routed, route.model, {
       signal: runsToItsEnd,
       warn,
@@ -276,16 +284,18 @@ async function serveRoute(
     state.timings.encodeMs = performance.now() - t1;
     traceStep(state, 'polygate.encode', t1);
     await session?.completed?.({ request: routed, route, result, body });
+    // The type Koa gives a JSON body, set first (where Koa sets it) so Koa does not look it up per answer.
+    if (isJsonObject(body) && !ctx.res.headersSent) ctx.res.setHeader('content-type', jsonContentType);
     ctx.body = body;
     setWarnings();
-    ctx.set(headers);
-    state.outcome = signal.aborted ? 'client_closed' : 'ok';
+    setHeaders(ctx.res, headers);
+    state.outcome = left.aborted ? 'client_closed' : 'ok';
     return { served: true, upstreamFailed: false };
   }
 
-  throwIfClientLeft(signal);
+  throwIfClientLeft(left);
   const events = await caller.openStream(routed, route.model, {
-    signal,
+    signal: left.signal,
     warn,
     timeouts: route.timeouts,
     trace: traceOf(state),
@@ -528,19 +538,27 @@ function settleRequestUsage(state: ChatState, metered: MeteredUsage): void {
   state.usage = u;
   state.usageSource = metered.source;
   settleTokens(state, u);
+  // One labels object, its kind changed between counts: the metric copies labels only for a new cell.
   const labels = {
     family: state.format?.metricLabel ?? 'none',
     provider: state.path?.provider ?? 'none',
     model: state.runtime.router.resolve(state.model ?? '')?.entry ?? 'none',
+    kind: 'input',
   };
   if (metered.warning)
     state.services.log.warn(
       { request_id: state.requestId, provider: labels.provider, model: labels.model },
       metered.warning,
     );
-  tokensTotal.inc({ ...labels, kind: 'input' }, u.inputTokens);
-  tokensTotal.inc({ ...labels, kind: 'output' }, u.outputTokens);
-  if (u.reasoningTokens) tokensTotal.inc({ ...labels, kind: 'reasoning' }, u.reasoningTokens);
-  if (u.cacheReadTokens) tokensTotal.inc({ ...labels, kind: 'cache_read' }, u.cacheReadTokens);
-  if (u.cacheWriteTokens) tokensTotal.inc({ ...labels, kind: 'cache_write' }, u.cacheWriteTokens);
+  tokensTotal.inc(labels, u.inputTokens);
+  labels.kind = 'output';
+  tokensTotal.inc(labels, u.outputTokens);
+  const more = (kind: string, n: number | undefined): void => {
+    if (!n) return;
+    labels.kind = kind;
+    tokensTotal.inc(labels, n);
+  };
+  more('reasoning', u.reasoningTokens);
+  more('cache_read', u.cacheReadTokens);
+  more('cache_write', u.cacheWriteTokens);
 }

@@ -6,6 +6,7 @@ import { koaBody } from 'koa-body';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { checkJsonShape } from './json-shape.ts';
+import { isJsonRequest } from './is-json-request.ts';
 import { nextTurn } from './loop-turns.ts';
 
 /** Bodies from this size (characters) take a turn before they are parsed: a few milliseconds of work each. */
@@ -32,7 +33,7 @@ const jsonTypes = [
 
 export const jsonBody: Koa.Middleware = (ctx, next) => {
   const limits = (ctx.state as LimitsState).runtime.config.limits;
-  if (ctx.is(jsonTypes)) {
+  if (isJsonRequest(ctx, jsonTypes)) {
     return readJson(ctx, limits).then((body) => {
       ctx.request.body = body as typeof ctx.request.body;
       return next();

@@ -24,10 +24,11 @@ const CloseBracket = 0x5d;
  */
 export function checkJsonShape(text: string, limits: JsonShapeLimits): void {
   // Per open container: 1 object / 0 array, separators seen, the current key's quote positions.
-  const isObject: number[] = [0];
-  const commas: number[] = [0];
-  const keyAt: number[] = [-1];
-  const keyEnd: number[] = [-1];
+  let { isObject, commas, keyAt, keyEnd } = scratch;
+  isObject[0] = 0;
+  commas[0] = 0;
+  keyAt[0] = -1;
+  keyEnd[0] = -1;
   let depth = 0;
   let strAt = -1;
   let strEnd = -1;
@@ -39,7 +40,8 @@ export function checkJsonShape(text: string, limits: JsonShapeLimits): void {
       i = stringEnd(text, i);
       strEnd = i;
     } else if (c === Comma) {
-      if (++commas[depth] >= (isObject[depth] ? limits.maxKeys : limits.maxItems)) throw tooMany(text, depth);
+      if (++commas[depth] >= (isObject[depth] ? limits.maxKeys : limits.maxItems))
+        throw tooMany(text, depth, { isObject, commas, keyAt, keyEnd }, limits);
     } else if (c === Colon) {
       keyAt[depth] = strAt;
       keyEnd[depth] = strEnd;
@@ -54,6 +56,7 @@ export function checkJsonShape(text: string, limits: JsonShapeLimits): void {
           { param: 'body' },
         );
       }
+      if (depth === isObject.length) ({ isObject, commas, keyAt, keyEnd } = grown(depth));
       isObject[depth] = c === OpenBrace ? 1 : 0;
       commas[depth] = 0;
       keyAt[depth] = -1;
@@ -62,16 +65,40 @@ export function checkJsonShape(text: string, limits: JsonShapeLimits): void {
       if (depth > 0) depth--;
     }
   }
+}
 
-  function tooMany(text: string, d: number): GatewayError {
-    const path: string[] = [];
-    for (let j = 1; j < d; j++) path.push(isObject[j] ? keyText(text, keyAt[j], keyEnd[j]) : String(commas[j]));
-    const param = path.length > 0 ? path.join('.') : 'body';
-    const what = isObject[d]
-      ? `more than ${limits.maxKeys} keys in one object (limits.max_json_keys)`
-      : `more than ${limits.maxItems} items in one array (limits.max_json_items)`;
-    return new GatewayError('invalid-request', `${param}: ${what}`, { param });
-  }
+/**
+ * The pass's per-depth counters, kept between calls (the pass is synchronous), so a body allocates
+ * nothing here; grown (doubled, the levels below kept) as a deeper body comes, never past the depth
+ * one body reached.
+ */
+type Scratch = { isObject: Int32Array; commas: Int32Array; keyAt: Int32Array; keyEnd: Int32Array };
+const scratchOf = (size: number): Scratch => ({
+  isObject: new Int32Array(size),
+  commas: new Int32Array(size),
+  keyAt: new Int32Array(size),
+  keyEnd: new Int32Array(size),
+});
+let scratch = scratchOf(32);
+function grown(depth: number): Scratch {
+  const next = scratchOf(depth * 2);
+  next.isObject.set(scratch.isObject);
+  next.commas.set(scratch.commas);
+  next.keyAt.set(scratch.keyAt);
+  next.keyEnd.set(scratch.keyEnd);
+  return (scratch = next);
+}
+
+/** The error for too many members at depth `d`, naming the path down to it. */
+function tooMany(text: string, d: number, at: Scratch, limits: JsonShapeLimits): GatewayError {
+  const { isObject, commas, keyAt, keyEnd } = at;
+  const path: string[] = [];
+  for (let j = 1; j < d; j++) path.push(isObject[j] ? keyText(text, keyAt[j], keyEnd[j]) : String(commas[j]));
+  const param = path.length > 0 ? path.join('.') : 'body';
+  const what = isObject[d]
+    ? `more than ${limits.maxKeys} keys in one object (limits.max_json_keys)`
+    : `more than ${limits.maxItems} items in one array (limits.max_json_items)`;
+  return new GatewayError('invalid-request', `${param}: ${what}`, { param });
 }
 
 /** The index of the quote that closes the string opened at `at` (the last index when it never closes). */

@@ -67,34 +67,47 @@ function targetOf(url: string): Target | undefined {
  */
 export async function upstreamRequest(c: UpstreamCall): Promise<Dispatcher.ResponseData> {
   const started = performance.now();
-  const observe = (outcome: string): void =>
-    upstreamDuration.observe(
-      { provider: c.provider, upstream_format: c.upstreamFormat, outcome },
-      (performance.now() - started) / 1000,
-    );
   let res: Dispatcher.ResponseData;
   try {
-    const opts = {
-      method: 'POST',
-      signal: c.signal === neverAborted ? undefined : c.signal,
-      headersTimeout: c.timeouts.firstByteMs,
-      bodyTimeout: c.timeouts.idleMs,
-      headers: c.headers,
-      body: c.body,
-    } as const;
+    const signal = c.signal === neverAborted ? undefined : c.signal;
     const target = targetOf(c.url);
     // The dispatcher's own request with the URL already split: what undici's `request(url)` does after parsing it.
     res = await (target
-      ? c.dispatcher.request({ ...opts, ...target })
-      : request(c.url, { ...opts, dispatcher: c.dispatcher }));
+      ? c.dispatcher.request({
+          origin: target.origin,
+          path: target.path,
+          method: 'POST',
+          signal,
+          headersTimeout: c.timeouts.firstByteMs,
+          bodyTimeout: c.timeouts.idleMs,
+          headers: c.headers,
+          body: c.body,
+        })
+      : request(c.url, {
+          method: 'POST',
+          signal,
+          headersTimeout: c.timeouts.firstByteMs,
+          bodyTimeout: c.timeouts.idleMs,
+          headers: c.headers,
+          body: c.body,
+          dispatcher: c.dispatcher,
+        }));
   } catch (e) {
-    observe('error');
+    observe(c, 'error', started);
     c.span?.end(undefined, e as Error);
     throw connectionError(e, c.provider, c.timeouts);
   }
-  observe(String(res.statusCode));
+  observe(c, String(res.statusCode), started);
   c.span?.end(res.statusCode);
   return res;
+}
+
+/** The call's duration in the upstream histogram, by provider, format and outcome (status or `error`). */
+function observe(c: UpstreamCall, outcome: string, started: number): void {
+  upstreamDuration.observe(
+    { provider: c.provider, upstream_format: c.upstreamFormat, outcome },
+    (performance.now() - started) / 1000,
+  );
 }
 
 /** JSON when the text is JSON, else the text: the formats' error decoders take either. */

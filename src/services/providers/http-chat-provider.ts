@@ -150,7 +150,8 @@ export class HttpChatProvider implements ChatProvider {
   }
 
   async complete(req: ChatRequest, model: string, opts: CallOptions): Promise<ChatResult> {
-    const res = await this.#send({ ...req, stream: false }, model, opts);
+    // A copy only to clear the flag: a JSON call's request is not a stream already (the encoders do not write to it).
+    const res = await this.#send(req.stream ? { ...req, stream: false } : req, model, opts);
     const body: unknown = await res.body.json().catch(() => {
       throw new GatewayError('upstream', `provider '${this.name}' answered with a body that is not JSON`);
     });

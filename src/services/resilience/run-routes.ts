@@ -30,8 +30,11 @@ export type RunRoutesOptions = {
   routes: Route[];
   /** The gateway's breakers (src/services/runtime/services.ts). */
   breakers: BreakerBoard;
-  /** The client's connection: aborted when it goes away, which ends retries and backoff waits. */
-  signal: AbortSignal;
+  /**
+   * The client's connection: aborted when it goes away, which ends retries and backoff waits. A
+   * function is called only when a failure needs it (most requests never build one).
+   */
+  signal: AbortSignal | (() => AbortSignal);
   /** Filled in as the loop goes, for the request's log line. */
   report?: RouteAttempts;
   /**
@@ -89,7 +92,8 @@ export async function runRoutes(o: RunRoutesOptions): Promise<void> {
           own = !(e instanceof GatewayError);
           endSpan?.(err);
         }
-        const why = o.signal.aborted || own ? undefined : failureCauseOf(err);
+        const signal = typeof o.signal === 'function' ? o.signal() : o.signal;
+        const why = signal.aborted || own ? undefined : failureCauseOf(err);
         if (!why) {
           // The request's own fault (or the client left): no other attempt would do better.
           permit.release();
@@ -104,8 +108,8 @@ export async function runRoutes(o: RunRoutesOptions): Promise<void> {
         const delay = backoffDelay(attempt, route.retries, err.retryAfter);
         if (delay === undefined) break;
         retriesTotal.inc({ provider: route.provider, cause: why });
-        await sleep(delay, o.signal);
-        if (o.signal.aborted) throw err;
+        await sleep(delay, signal);
+        if (signal.aborted) throw err;
       }
       if (hasNextRoute) fallbacksTotal.inc({ provider: route.provider, cause });
     }
