@@ -7,11 +7,11 @@ import t from 'tap';
 import Anthropic from '@anthropic-ai/sdk';
 import { inProcessWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
-import { singleRoutes } from '../e2e/cloud-providers.ts';
+import { modelRoutes } from '../helpers/model-routes.ts';
 
 const { app, up } = await inProcessWithEmulators(t, {
   upstreams: { oai: 'chat' },
-  models: singleRoutes({ 'claude-via-openai': ['oai', 'gpt-upstream-1'] }),
+  models: modelRoutes({ 'claude-via-openai': 'oai/gpt-upstream-1' }),
 });
 
 type Raw = { status: number; rawHeaders: string[]; body: string };
