@@ -20,76 +20,47 @@ const perTurn = Number(process.env.LEDGER_COMMIT_PER_TURN ?? 2);
 
 type Result = { cpuUs: number; bytes: number };
 
-async function child(src: string): Promise<Result> {
-  const { Ledger } = (await import(
-    join(src, 'src/services/usage/ledger.ts')
-  )) as typeof import('../src/services/usage/ledger.ts');
-  const { SqliteLedgerStore } = (await import(
-    join(src, 'src/services/usage/sqlite-ledger-store.ts')
-  )) as typeof import('../src/services/usage/sqlite-ledger-store.ts');
-  const dir = mkdtempSync(join(tmpdir(), 'ledger-commit-'));
-  const store = new SqliteLedgerStore(join(dir, 'ledger.db'));
-  const ledger = new Ledger(
-    store,
-    { flushIntervalMs: 1000, batchSize: 500, retentionDays: 90, storeWaitMs: 250 },
-    () => undefined,
-  );
-  let n = 0;
-  // What commitUsage builds for E → openai-chat (translate), a priced model, no budget.
-  const record = () => {
-    const ts = Date.now();
-    return {
-      ts,
-      day: new Date(ts).toISOString().slice(0, 10),
-      request_id: `b0f8c5b2-6a47-4c2e-9b7e-${String(n++).padStart(12, '0')}`,
-      key: 'bench',
-      workspace: 'bench',
-      family: 'messages',
-      model: 'bench-openai-chat',
-      provider: 'openai',
-      upstream_model: 'gpt-bench',
-      format_in: 'anthropic-messages',
-      format_out: 'openai-chat',
-      mode: 'translate',
-      input_tokens: 120,
-      output_tokens: 40,
-      reasoning_tokens: 0,
-      cache_read_tokens: 0,
-      cache_write_tokens: 0,
-      usage_source: 'reported' as const,
-      characters: 0,
-      audio_seconds: 0,
-      tasks: 0,
-      web_search_requests: 0,
-      web_fetch_requests: 0,
-      cost_nano: 960_000 + (n % 7),
-      priced: true,
-      outcome: 'ok',
-      status: 200,
-      route: '/v1/messages',
-      latency_ms: 2.3,
-      ttfb_ms: undefined,
-      warnings: undefined,
-      content_captured: undefined,
-    };
+// What commitUsage builds for E → openai-chat (translate), a priced model, no budget.
+function benchRecord(n: number) {
+  const ts = Date.now();
+  return {
+    ts,
+    day: new Date(ts).toISOString().slice(0, 10),
+    request_id: `b0f8c5b2-6a47-4c2e-9b7e-${String(n).padStart(12, '0')}`,
+    key: 'bench',
+    workspace: 'bench',
+    family: 'messages',
+    model: 'bench-openai-chat',
+    provider: 'openai',
+    upstream_model: 'gpt-bench',
+    format_in: 'anthropic-messages',
+    format_out: 'openai-chat',
+    mode: 'translate',
+    input_tokens: 120,
+    output_tokens: 40,
+    reasoning_tokens: 0,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    usage_source: 'reported' as const,
+    characters: 0,
+    audio_seconds: 0,
+    tasks: 0,
+    web_search_requests: 0,
+    web_fetch_requests: 0,
+    cost_nano: 960_000 + (n % 7),
+    priced: true,
+    outcome: 'ok',
+    status: 200,
+    route: '/v1/messages',
+    latency_ms: 2.3,
+    ttfb_ms: undefined,
+    warnings: undefined,
+    content_captured: undefined,
   };
-  const run = async (count: number): Promise<void> => {
-    let waits: Promise<void>[] = [];
-    for (let i = 0; i < count; i += perTurn) {
-      for (let j = 0; j < perTurn; j++) waits.push(ledger.commit(record()));
-      await new Promise((r) => setImmediate(r));
-      if (waits.length >= 256) {
-        await Promise.all(waits);
-        waits = [];
-      }
-    }
-    await Promise.all(waits);
-    await ledger.flush();
-  };
-  await run(requests / 4);
-  const t0 = process.cpuUsage();
-  await run(requests);
-  const u = process.cpuUsage(t0);
+}
+
+/** Bytes allocated while `work` runs (sampling heap profiler); LEDGER_COMMIT_TOP=N prints the N largest allocators per request. */
+async function sampledBytes(work: () => Promise<void>, allocRequests: number): Promise<number> {
   const ins = new Session();
   ins.connect();
   await ins.post('HeapProfiler.enable');
@@ -98,8 +69,7 @@ async function child(src: string): Promise<Result> {
     includeObjectsCollectedByMajorGC: true,
     includeObjectsCollectedByMinorGC: true,
   });
-  const allocRequests = requests / 4;
-  await run(allocRequests);
+  await work();
   const { profile } = await ins.post('HeapProfiler.stopSampling');
   let bytes = 0;
   type Node = {
@@ -119,6 +89,44 @@ async function child(src: string): Promise<Result> {
   const top = Number(process.env.LEDGER_COMMIT_TOP ?? 0);
   for (const [f, b] of [...by].sort((a, b) => b[1] - a[1]).slice(0, top))
     process.stderr.write(`${(b / allocRequests).toFixed(0).padStart(6)} B  ${f}\n`);
+  return bytes;
+}
+
+async function child(src: string): Promise<Result> {
+  const { Ledger } = (await import(
+    join(src, 'src/services/usage/ledger.ts')
+  )) as typeof import('../src/services/usage/ledger.ts');
+  const { SqliteLedgerStore } = (await import(
+    join(src, 'src/services/usage/sqlite-ledger-store.ts')
+  )) as typeof import('../src/services/usage/sqlite-ledger-store.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'ledger-commit-'));
+  const store = new SqliteLedgerStore(join(dir, 'ledger.db'));
+  const ledger = new Ledger(
+    store,
+    { flushIntervalMs: 1000, batchSize: 500, retentionDays: 90, storeWaitMs: 250 },
+    () => undefined,
+  );
+  let n = 0;
+  const record = () => benchRecord(n++);
+  const run = async (count: number): Promise<void> => {
+    let waits: Promise<void>[] = [];
+    for (let i = 0; i < count; i += perTurn) {
+      for (let j = 0; j < perTurn; j++) waits.push(ledger.commit(record()));
+      await new Promise((r) => setImmediate(r));
+      if (waits.length >= 256) {
+        await Promise.all(waits);
+        waits = [];
+      }
+    }
+    await Promise.all(waits);
+    await ledger.flush();
+  };
+  await run(requests / 4);
+  const t0 = process.cpuUsage();
+  await run(requests);
+  const u = process.cpuUsage(t0);
+  const allocRequests = requests / 4;
+  const bytes = await sampledBytes(() => run(allocRequests), allocRequests);
   await ledger.close();
   rmSync(dir, { recursive: true, force: true });
   // The harness's own record object and promise are in both trees' figures alike.
