@@ -84,7 +84,23 @@ function walk(n: ProfileNode, by: Map<string, number>): number {
   return n.children.reduce((s, c) => s + walk(c, by), n.selfSize);
 }
 
-export async function allocPerRequest(dir?: string): Promise<string[]> {
+/** One measured row: path and mode as `alloc` goals name them, KB allocated per request. */
+export type AllocRow = { path: string; mode: 'json' | 'stream'; kb: number };
+
+/**
+ * KB per request before issue #28's work (main at e5ad342, measured with this script on 2026-11-27:
+ * bench/RESULTS.md, "Session 9: per-request work"): goal 4 is to halve them.
+ */
+export const allocBaselineKb: Record<string, number> = {
+  'E → openai-chat (translate) json': 104.4,
+  'E → openai-chat (translate) stream': 159.8,
+  'E → anthropic (pass-through) json': 96.3,
+  'E → anthropic (pass-through) stream': 127.3,
+  'chat → openai-chat (pass-through) json': 91.1,
+  'chat → openai-chat (pass-through) stream': 134.1,
+};
+
+export async function allocPerRequest(dir?: string): Promise<{ lines: string[]; rows: AllocRow[] }> {
   const mock = await startMockProcess({ chunks: 20, intervalMs: 0 });
   const port = await freePort();
   const gw = await startPolygate(polygateConfig(mock.url), {
@@ -99,6 +115,7 @@ export async function allocPerRequest(dir?: string): Promise<string[]> {
     '| path | mode | KB / request | top allocators (KB / request) |',
     '|---|---|---:|---|',
   ];
+  const rows: AllocRow[] = [];
   try {
     for (const name of [
       'E → openai-chat (translate)',
@@ -136,6 +153,7 @@ export async function allocPerRequest(dir?: string): Promise<string[]> {
           .slice(0, topN)
           .map(([k, v]) => `\`${k}\` ${(v / requests / 1024).toFixed(1)}`)
           .join(', ');
+        rows.push({ path: name, mode: stream ? 'stream' : 'json', kb: total / requests / 1024 });
         out.push(`| ${name} | ${stream ? 'stream' : 'json'} | ${(total / requests / 1024).toFixed(1)} | ${top} |`);
         process.stderr.write(`${out[out.length - 1]}\n`);
       }
@@ -144,12 +162,12 @@ export async function allocPerRequest(dir?: string): Promise<string[]> {
     await gw.stop();
     await mock.stop();
   }
-  return out;
+  return { lines: out, rows };
 }
 
 if (import.meta.main) {
   pinSelf(LOAD_CORE);
-  const lines = [...(await allocPerRequest())];
-  if (beforeDir) lines.push('', ...(await allocPerRequest(beforeDir)));
+  const lines = [...(await allocPerRequest()).lines];
+  if (beforeDir) lines.push('', ...(await allocPerRequest(beforeDir)).lines);
   process.stdout.write(`${lines.join('\n')}\n`);
 }

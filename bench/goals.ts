@@ -5,6 +5,7 @@
 import { benchPaths } from './paths.ts';
 import type { JsonRow, Report, StreamRow } from './render-report.ts';
 import type { SoakRound } from './soak.ts';
+import { allocBaselineKb } from './alloc-per-request.ts';
 import { frameworkFloorPath, viaName, type Via } from './targets.ts';
 
 export type GoalRow = { goal: string; path: string; figures: string; bound: string; met: boolean | undefined };
@@ -20,6 +21,7 @@ export const bounds = {
   addedTtfbP50Ms: 0.2,
   soakWaitMs: 100,
   chunkCpuTimesFloor: 1.5,
+  allocShareOfBaseline: 0.5,
   heapGrowthMb: 5,
   rssGrowth: 0.1,
 };
@@ -179,8 +181,28 @@ function chunkCpu(r: Report): GoalRow[] {
   ];
 }
 
+/**
+ * Issue #28's goal 4: bytes allocated per request halved from before the issue's work (the baseline
+ * in alloc-per-request.ts). Unlike the others this is not a ratio to the floor: the sampling heap
+ * profiler's bytes do not depend on the machine or its load.
+ */
+function alloc(r: Report): GoalRow[] {
+  const goal = 'bytes allocated per request ÷ before issue #28 (e5ad342)';
+  if (!r.alloc) return [{ goal, path: '–', figures: 'n/a: not run (BENCH_ALLOC=0)', bound: '–', met: undefined }];
+  return r.alloc.rows.map((a) => {
+    const before = allocBaselineKb[`${a.path} ${a.mode}`] ?? Number.NaN;
+    return {
+      goal,
+      path: `${a.path}, ${a.mode}`,
+      figures: `${fixed(a.kb, 1)} ÷ ${fixed(before, 1)} KB = ${fixed(a.kb / before)}`,
+      bound: `≤ ${bounds.allocShareOfBaseline}`,
+      met: Number.isFinite(a.kb / before) ? a.kb / before <= bounds.allocShareOfBaseline : undefined,
+    };
+  });
+}
+
 export function goalRows(r: Report): GoalRow[] {
-  return [...throughput(r), ...latency(r), ...soak(r), ...chunkCpu(r)];
+  return [...throughput(r), ...latency(r), ...soak(r), ...chunkCpu(r), ...alloc(r)];
 }
 
 export function renderGoals(r: Report): string[] {

@@ -7,6 +7,7 @@ import type { StreamLoadResult } from './load-streams.ts';
 import { median } from './stats.ts';
 import type { SoakReport } from './soak.ts';
 import { renderChunkCpu, type ChunkCpuOptions, type ChunkCpuRow } from './chunk-cpu.ts';
+import type { AllocRow } from './alloc-per-request.ts';
 import { renderGoals } from './goals.ts';
 import { viaName, type Target, type Via } from './targets.ts';
 
@@ -53,6 +54,8 @@ export type Report = {
   soak?: SoakReport;
   /** CPU per streamed chunk, translated vs relayed vs the framework floor (bench/chunk-cpu.ts, issue #28). */
   chunkCpu?: { options: ChunkCpuOptions; rows: ChunkCpuRow[] };
+  /** Bytes allocated per request, per path and mode (bench/alloc-per-request.ts, issue #28's goal 4). */
+  alloc?: { lines: string[]; rows: AllocRow[] };
   /** BENCH_BEFORE runs: this tree against the older checkout, per path, mode and load. */
   ab?: AbRow[];
 };
@@ -224,7 +227,7 @@ export function renderReport(r: Report): string {
     '',
     `polygate ran with: ${m.operatorFeatures}. Its request log: ${m.accessLog}.`,
     '',
-    '### Goals (issue #17)',
+    '### Goals (issues #17 and #28)',
     '',
     ...renderGoals(r),
     '',
@@ -268,5 +271,6 @@ export function renderReport(r: Report): string {
   if (r.soak) lines.push('### Soak', '', ...renderSoak(r.soak), '');
   if (r.chunkCpu)
     lines.push('### CPU per streamed chunk', '', ...renderChunkCpu(r.chunkCpu.rows, r.chunkCpu.options), '');
+  if (r.alloc) lines.push('### Bytes allocated per request', '', ...r.alloc.lines, '');
   return `${lines.join('\n')}\n`;
 }

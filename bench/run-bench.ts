@@ -43,6 +43,7 @@ import { sleep } from './stats.ts';
 import { aggregate, renderReport, type Measured, type Repeat, type Report } from './render-report.ts';
 import { runSoak } from './soak.ts';
 import { chunkCpuDefaults, runChunkCpu } from './chunk-cpu.ts';
+import { allocPerRequest } from './alloc-per-request.ts';
 import { directTarget, frameworkFloorTarget, peerTarget, polygateTarget, probe, type Target } from './targets.ts';
 import type { WireFormat } from './wire-requests.ts';
 
@@ -254,6 +255,8 @@ async function main(): Promise<void> {
     const chunkOptions = { ...chunkCpuDefaults, ...(quick ? { rounds: 2, seconds: 1 } : { rounds: 3, seconds: 2 }) };
     const chunkCpu =
       env.BENCH_CHUNK_CPU === '0' ? undefined : { options: chunkOptions, rows: await runChunkCpu(chunkOptions) };
+    // ~1 min: bytes allocated per request (issue #28's goal 4), a count the machine's load does not move.
+    const alloc = env.BENCH_ALLOC === '0' ? undefined : await allocPerRequest();
     const report: Report = {
       meta: {
         date: new Date().toISOString(),
@@ -294,6 +297,7 @@ async function main(): Promise<void> {
       skipped,
       soak,
       chunkCpu,
+      alloc,
       ...(beforeDir ? { ab: abCompare(measured) } : {}),
     };
     report.meta.wallMinutes = Math.round((Date.now() - started) / 6000) / 10;

@@ -11,6 +11,21 @@ import { MemoryRateCounter } from '../../src/services/limits/memory-rate-counter
 import type { RateCounter } from '../../src/services/limits/rate-counter.ts';
 import { GatewayError } from '../../src/ir/gateway-error.ts';
 
+/** A chat request of a key with one concurrency slot, as `enforceKeyLimits` reads it, and its response. */
+function limitedRequest(rateCounter: RateCounter): { res: EventEmitter & { closed: boolean }; ctx: unknown } {
+  const res = Object.assign(new EventEmitter(), { closed: false });
+  const ctx = {
+    method: 'POST',
+    path: '/v1/chat/completions',
+    res,
+    state: {
+      key: { id: 'k', workspace: 'w', limits: { rpm: 0, tpm: 0, concurrency: 1 } },
+      services: { rateCounter, log: { warn: () => {} } },
+    },
+  };
+  return { res, ctx };
+}
+
 t.test('a slot taken after the client left is released, and no handler runs', async (t) => {
   const counter = new MemoryRateCounter();
   let answer!: () => void;
@@ -25,16 +40,7 @@ t.test('a slot taken after the client left is released, and no handler runs', as
     },
     close: async () => {},
   };
-  const res = Object.assign(new EventEmitter(), { closed: false });
-  const ctx = {
-    method: 'POST',
-    path: '/v1/chat/completions',
-    res,
-    state: {
-      key: { id: 'k', workspace: 'w', limits: { rpm: 0, tpm: 0, concurrency: 1 } },
-      services: { rateCounter: slow, log: { warn: () => {} } },
-    },
-  };
+  const { res, ctx } = limitedRequest(slow);
   let handled = false;
   const admitted = enforceKeyLimits(ctx as never, async () => {
     handled = true;
@@ -55,16 +61,7 @@ t.test('a slot taken after the client left is released, and no handler runs', as
 
 t.test('a slot taken while the client is there is still held to the close', async (t) => {
   const counter = new MemoryRateCounter();
-  const res = Object.assign(new EventEmitter(), { closed: false });
-  const ctx = {
-    method: 'POST',
-    path: '/v1/chat/completions',
-    res,
-    state: {
-      key: { id: 'k', workspace: 'w', limits: { rpm: 0, tpm: 0, concurrency: 1 } },
-      services: { rateCounter: counter, log: { warn: () => {} } },
-    },
-  };
+  const { res, ctx } = limitedRequest(counter);
   let handled = false;
   await enforceKeyLimits(ctx as never, async () => {
     handled = true;
