@@ -8,7 +8,8 @@
 // heap profiler with collected objects included (what alloc-per-request.ts counts), in a second pass.
 // LEDGER_COMMIT_ROUNDS (6), LEDGER_COMMIT_REQUESTS (100,000), LEDGER_COMMIT_TOP (the N largest allocators, one child run:
 // `LEDGER_COMMIT_CHILD=$PWD LEDGER_COMMIT_TOP=20 node bench/ledger-commit-micro.ts`).
-import { spawnSync } from 'node:child_process';
+import { median } from './stats.ts';
+import { childRounds } from './child-rounds.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
@@ -138,22 +139,13 @@ if (process.env.LEDGER_COMMIT_CHILD) {
 } else {
   const dirs = [repoRoot, ...(beforeDir ? [beforeDir] : [])];
   const rounds = Number(process.env.LEDGER_COMMIT_ROUNDS ?? 6);
-  const results = new Map<string, Result[]>(dirs.map((d) => [d, []]));
-  for (let round = 1; round <= rounds; round++) {
-    for (const d of round % 2 ? dirs : [...dirs].reverse()) {
-      const r = spawnSync(process.execPath, [import.meta.filename], {
-        env: { ...process.env, LEDGER_COMMIT_CHILD: d },
-        encoding: 'utf8',
-      });
-      if (r.status !== 0) throw new Error(r.stderr);
-      const v = JSON.parse(r.stdout) as Result;
-      results.get(d)!.push(v);
-      process.stdout.write(
-        `round ${round} ${d}: ${v.cpuUs.toFixed(2)} µs CPU, ${(v.bytes / 1024).toFixed(2)} KB per request\n`,
-      );
-    }
-  }
-  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  const results = childRounds<Result>(
+    import.meta.filename,
+    'LEDGER_COMMIT_CHILD',
+    dirs,
+    rounds,
+    (round, d, v) => `round ${round} ${d}: ${v.cpuUs.toFixed(2)} µs CPU, ${(v.bytes / 1024).toFixed(2)} KB per request`,
+  );
   for (const [d, vs] of results)
     process.stdout.write(
       `${d}: median ${median(vs.map((v) => v.cpuUs)).toFixed(2)} µs CPU, ${(median(vs.map((v) => v.bytes)) / 1024).toFixed(2)} KB per request (${requests} requests, ${perTurn} per turn)\n`,

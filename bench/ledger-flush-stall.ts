@@ -6,7 +6,8 @@
 // two of its callbacks and `monitorEventLoopDelay` (1 ms resolution) the loop's delay, and the main
 // thread's CPU per record (process.threadCpuUsage). Then the store's append alone at 64 … 2,000
 // records a transaction, CPU per record.
-import { spawnSync } from 'node:child_process';
+import { median } from './stats.ts';
+import { childRounds } from './child-rounds.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -86,7 +87,6 @@ if (process.env.LEDGER_STALL_CHILD) {
     const c = process.threadCpuUsage(c0);
     mainCpuUs += c.user + c.system;
   }
-  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
   const gapMs = median(gaps);
   const gapMaxMs = Math.max(...gaps);
   const eldMaxMs = eld.max / 1e6;
@@ -118,23 +118,10 @@ if (process.env.LEDGER_STALL_CHILD) {
 } else {
   const dirs = [here, ...(process.argv[2] ? [resolve(process.argv[2])] : [])];
   const rounds = Number(process.env.LEDGER_STALL_ROUNDS ?? 3);
-  const all = new Map<string, Result[]>(dirs.map((d) => [d, []]));
-  for (let round = 1; round <= rounds; round++) {
-    for (const d of round % 2 ? dirs : [...dirs].reverse()) {
-      const r = spawnSync(process.execPath, [import.meta.filename], {
-        env: { ...process.env, LEDGER_STALL_CHILD: d },
-        encoding: 'utf8',
-      });
-      if (r.status !== 0) throw new Error(r.stderr);
-      const v = JSON.parse(r.stdout) as Result;
-      all.get(d)!.push(v);
-      const per = sizes.map((s) => `${s}: ${v.perRecordUs[s].toFixed(2)}`).join(', ');
-      process.stdout.write(
-        `round ${round} ${d}: flush of ${queued} queued records: longest gap between immediates per flush median ${v.gapMs.toFixed(2)} ms, max ${v.gapMaxMs.toFixed(2)} ms; event-loop delay p99 ${v.eldP99Ms.toFixed(2)} ms, max ${v.eldMaxMs.toFixed(2)} ms; a flush took ${v.flushMs.toFixed(1)} ms, ${v.flushMainUsPerRecord.toFixed(2)} µs of the main thread's CPU per record; append µs CPU per record by records per transaction ${per}\n`,
-      );
-    }
-  }
-  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  const all = childRounds<Result>(import.meta.filename, 'LEDGER_STALL_CHILD', dirs, rounds, (round, d, v) => {
+    const per = sizes.map((s) => `${s}: ${v.perRecordUs[s].toFixed(2)}`).join(', ');
+    return `round ${round} ${d}: flush of ${queued} queued records: longest gap between immediates per flush median ${v.gapMs.toFixed(2)} ms, max ${v.gapMaxMs.toFixed(2)} ms; event-loop delay p99 ${v.eldP99Ms.toFixed(2)} ms, max ${v.eldMaxMs.toFixed(2)} ms; a flush took ${v.flushMs.toFixed(1)} ms, ${v.flushMainUsPerRecord.toFixed(2)} µs of the main thread's CPU per record; append µs CPU per record by records per transaction ${per}`;
+  });
   for (const [d, vs] of all) {
     const per = sizes.map((s) => `${s}: ${median(vs.map((v) => v.perRecordUs[s])).toFixed(2)}`).join(', ');
     process.stdout.write(

@@ -5,7 +5,8 @@
 // run interleaved in this process's rounds (each in its own child process), so a busy moment of the
 // shared machine hits both alike. `npm run bench:ledger` cannot resolve a few µs (bench/RESULTS.md).
 // LEDGER_HOT_NO_BUDGET=1: the key has no budget; LEDGER_HOT_STORE=null: no sqlite writes.
-import { spawnSync } from 'node:child_process';
+import { median } from './stats.ts';
+import { childRounds } from './child-rounds.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -140,24 +141,14 @@ if (process.env.LEDGER_HOT_CHILD) {
 } else {
   const dirs = [here, ...(process.argv[2] ? [resolve(process.argv[2])] : [])];
   const rounds = Number(process.env.LEDGER_HOT_ROUNDS ?? 5);
-  const results = new Map<string, { cpuUs: number; mainUs: number; gcUs: number; dropped: number }[]>(
-    dirs.map((d) => [d, []]),
+  const results = childRounds<{ cpuUs: number; mainUs: number; gcUs: number; dropped: number }>(
+    import.meta.filename,
+    'LEDGER_HOT_CHILD',
+    dirs,
+    rounds,
+    (round, d, v) =>
+      `round ${round} ${d}: ${v.cpuUs.toFixed(2)} µs CPU per request (all threads), ${v.mainUs.toFixed(2)} µs on the serving thread, GC ${v.gcUs.toFixed(2)} µs, ${v.dropped} records dropped`,
   );
-  for (let round = 1; round <= rounds; round++) {
-    for (const d of round % 2 ? dirs : [...dirs].reverse()) {
-      const r = spawnSync(process.execPath, [import.meta.filename], {
-        env: { ...process.env, LEDGER_HOT_CHILD: d },
-        encoding: 'utf8',
-      });
-      if (r.status !== 0) throw new Error(r.stderr);
-      const v = JSON.parse(r.stdout) as { cpuUs: number; mainUs: number; gcUs: number; dropped: number };
-      results.get(d)!.push(v);
-      process.stdout.write(
-        `round ${round} ${d}: ${v.cpuUs.toFixed(2)} µs CPU per request (all threads), ${v.mainUs.toFixed(2)} µs on the serving thread, GC ${v.gcUs.toFixed(2)} µs, ${v.dropped} records dropped\n`,
-      );
-    }
-  }
-  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
   for (const [d, vs] of results) {
     process.stdout.write(
       `${d}: median ${median(vs.map((v) => v.cpuUs)).toFixed(2)} µs CPU per request (all threads), ${median(vs.map((v) => v.mainUs)).toFixed(2)} µs on the serving thread, GC ${median(vs.map((v) => v.gcUs)).toFixed(2)} µs (${requests} requests, ${perTurn} per turn, ${rate} a second)\n`,

@@ -69,29 +69,19 @@ export async function upstreamRequest(c: UpstreamCall): Promise<Dispatcher.Respo
   const started = performance.now();
   let res: Dispatcher.ResponseData;
   try {
-    const signal = c.signal === neverAborted ? undefined : c.signal;
+    const options = {
+      method: 'POST' as const,
+      signal: c.signal === neverAborted ? undefined : c.signal,
+      headersTimeout: c.timeouts.firstByteMs,
+      bodyTimeout: c.timeouts.idleMs,
+      headers: c.headers,
+      body: c.body,
+    };
     const target = targetOf(c.url);
     // The dispatcher's own request with the URL already split: what undici's `request(url)` does after parsing it.
     res = await (target
-      ? c.dispatcher.request({
-          origin: target.origin,
-          path: target.path,
-          method: 'POST',
-          signal,
-          headersTimeout: c.timeouts.firstByteMs,
-          bodyTimeout: c.timeouts.idleMs,
-          headers: c.headers,
-          body: c.body,
-        })
-      : request(c.url, {
-          method: 'POST',
-          signal,
-          headersTimeout: c.timeouts.firstByteMs,
-          bodyTimeout: c.timeouts.idleMs,
-          headers: c.headers,
-          body: c.body,
-          dispatcher: c.dispatcher,
-        }));
+      ? c.dispatcher.request({ origin: target.origin, path: target.path, ...options })
+      : request(c.url, { ...options, dispatcher: c.dispatcher }));
   } catch (e) {
     observe(c, 'error', started);
     c.span?.end(undefined, e as Error);
