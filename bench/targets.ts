@@ -146,19 +146,21 @@ export function requestLoop(
   path: string,
   url: string,
   connections: number,
+  stream = false,
 ): { run: (n: number) => Promise<void>; close: () => Promise<void> } {
   const t = polygateTarget(
     benchPaths.find((p) => p.name === path)!,
     url,
   );
   const pool = new Pool(t.baseUrl, { connections });
-  const req = t.request(false);
+  const req = t.request(stream);
   const run = async (n: number): Promise<void> => {
     let left = n;
     const worker = async (): Promise<void> => {
       while (left-- > 0) {
         const r = await pool.request({ path: req.path, method: 'POST', headers: req.headers, body: req.body });
-        await r.body.text();
+        const text = await r.body.text();
+        if (stream && !text.includes(t.endMarker)) throw new Error(`stream without its end: ${text.slice(-200)}`);
       }
     };
     await Promise.all(Array.from({ length: connections }, worker));
