@@ -7,7 +7,8 @@
 // memoized (src/services/tokens/slice-memo.ts): a client that resends its conversation every turn
 // has only the new text's slices tokenized.
 // gpt-tokenizer builds its vocabulary when loaded (~130 ms of CPU): it is required at the first
-// slice counted, as most requests' usage is the upstream's own and never estimated.
+// slice counted, so a gateway whose keys have no tpm limit and whose upstreams report their usage
+// never loads it.
 import { createRequire } from 'node:module';
 import type { ChatRequest, Message, Part } from '../../ir/chat-request.ts';
 import { assertNever } from '../../ir/stream-event.ts';
@@ -47,7 +48,6 @@ export function estimateTokens(request: ChatRequest, count: SliceCounter = count
 }
 
 export function estimateRequest(request: ChatRequest, count: SliceCounter = countPlain): TokenEstimate {
-  if (exactChars(request) <= tokenSample.chars) return exactEstimate(request, memoized(count));
   // slot -1: the system prompt; i >= 0: message i.
   const texts: { slot: number; text: string }[] = [];
   const fixed = new Array<number>(request.messages.length).fill(perMessage);
@@ -71,111 +71,11 @@ export function estimateRequest(request: ChatRequest, count: SliceCounter = coun
 
 /** One memo per counter: the tests' spies each start empty, and never see the tokenizer's counts. */
 const memos = new WeakMap<SliceCounter, SliceMemo>();
-const plainMemo = new SliceMemo();
-function memoOf(count: SliceCounter): SliceMemo {
-  if (count === countPlain) return plainMemo;
+function memoized(count: SliceCounter): SliceCounter {
   let memo = memos.get(count);
   if (!memo) memos.set(count, (memo = new SliceMemo()));
-  return memo;
-}
-function memoized(count: SliceCounter): SliceCounter {
-  const m = memoOf(count);
+  const m = memo;
   return (slice) => m.count(slice, count);
-}
-
-/**
- * The characters `collect` would hand the tokenizer, or Infinity when a part's text must be built
- * first (hosted-tool traffic, serialized): such a request takes the general path.
- */
-function exactChars(request: ChatRequest): number {
-  // Index loops: no iterator object per list where V8 does not optimize the loop away.
-  let n = 0;
-  const { system, messages } = request;
-  for (let i = 0; i < system.length; i++) n += system[i].text.length;
-  for (let i = 0; i < messages.length; i++) {
-    const parts = messages[i].parts;
-    for (let j = 0; j < parts.length; j++) n += partChars(parts[j]);
-  }
-  return n;
-}
-
-function partChars(p: Part): number {
-  switch (p.type) {
-    case 'text':
-    case 'reasoning':
-    case 'refusal':
-      return p.text.length;
-    case 'tool-call':
-      return p.name.length + p.args.length;
-    case 'tool-result': {
-      let n = 0;
-      for (let i = 0; i < p.content.length; i++) n += partChars(p.content[i]);
-      return n;
-    }
-    case 'code':
-      return p.code.length;
-    case 'code-result':
-      return p.output.length;
-    case 'hosted-call':
-    case 'hosted-result':
-      return Infinity;
-    case 'image':
-      return 0;
-    case 'file':
-      return p.source.kind === 'text' ? p.source.text.length : 0;
-    default:
-      return assertNever(p, 'part');
-  }
-}
-
-/**
- * The estimate of a request whose text fits the sample, every text counted exactly (what
- * `countTexts` does then), without the list of texts the general path builds: the estimate runs
- * on every translated request whose key has a tpm limit. Same counts, same order of sums.
- */
-function exactEstimate(request: ChatRequest, count: SliceCounter): TokenEstimate {
-  let system = 0;
-  for (let i = 0; i < request.system.length; i++) system += countSliced(request.system[i].text, count);
-  const messages = new Array<number>(request.messages.length);
-  let total = system;
-  for (let i = 0; i < messages.length; i++) {
-    let n = perMessage;
-    const parts = request.messages[i].parts;
-    for (let j = 0; j < parts.length; j++) n += exactPart(parts[j], count);
-    messages[i] = n;
-    total += n;
-  }
-  return { system, messages, total };
-}
-
-/** A part's tokens, counted exactly, with its fixed cost (media): the parts `collect` knows, hosted ones excepted. */
-function exactPart(p: Part, count: SliceCounter): number {
-  switch (p.type) {
-    case 'text':
-    case 'reasoning':
-    case 'refusal':
-      return countSliced(p.text, count);
-    case 'tool-call':
-      return countSliced(p.name, count) + countSliced(p.args, count);
-    case 'tool-result': {
-      let n = 0;
-      for (let i = 0; i < p.content.length; i++) n += exactPart(p.content[i], count);
-      return n;
-    }
-    case 'code':
-      return countSliced(p.code, count);
-    case 'code-result':
-      return countSliced(p.output, count);
-    case 'hosted-call':
-    case 'hosted-result':
-      throw new Error('hosted parts take the general path (exactChars)');
-    case 'image':
-      return perMedia;
-    case 'file':
-      return p.source.kind === 'text' ? countSliced(p.source.text, count) : perMedia;
-    default:
-      return assertNever(p, 'part');
-  }
 }
 
 /** Pushes a part's texts; returns its fixed cost (media). */
