@@ -24,6 +24,8 @@ export class MessagesStreamDecoder implements UpstreamStreamDecoder {
   #stopReason: string | null = null;
   #stopSequence: string | null = null;
   #done = false;
+  /** A text delta's frame decodes to its text-delta and changes nothing else (the relay's tap relies on it). */
+  readonly repeatsTextFrames = true;
 
   readonly #handlers = new Map<string, (d: Json) => StreamEvent[]>([
     ['message_start', (d) => this.messageStart(d)],

@@ -31,6 +31,8 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
   #toolIds = new Map<string, number>();
   #finish: ChatFinish | undefined;
   #usage: Usage | undefined;
+  /** A text delta's frame decodes to its text-delta and changes nothing else (a usage on it is set again, to the same): the relay's tap relies on it. */
+  readonly repeatsTextFrames = true;
 
   push(frame: { event?: string; data: string }): StreamEvent[] {
     if (this.#out.over) return [];
