@@ -168,9 +168,9 @@ export async function passThrough(opts: {
 }): Promise<PassThroughResult> {
   const { req, res, provider, codec } = opts;
   // A credential fetched per call (Azure's Entra ID token) before anything is sent.
-  let upstreamHeaders: Record<string, string>;
+  let providerHeaders: Record<string, string>;
   try {
-    upstreamHeaders = await provider.authorizedHeaders();
+    providerHeaders = await provider.authorizedHeaders();
   } catch (e) {
     const error =
       e instanceof GatewayError ? e : new GatewayError('upstream', `provider '${provider.name}' has no credential`);
@@ -178,15 +178,7 @@ export async function passThrough(opts: {
     return { kind: 'failed', error };
   }
   const payload = Buffer.from(JSON.stringify(opts.body));
-  // The client's headers that go upstream, in a fresh object: deleting from the parsed one turns
-  // it into a slow dictionary. The provider's headers and the framing go in http-proxy's `headers`
-  // option, so they never stay on `req` for a fallback's next relay.
-  const named = connectionTokens(req.headers.connection);
-  const relayed: IncomingHttpHeaders = {};
-  for (const h in req.headers)
-    if (!clientOnlyHeaders.has(h) && !opts.credentialHeaders.has(h) && !dropped(h, named)) relayed[h] = req.headers[h];
-  boundTraceContext(relayed);
-  req.headers = relayed;
+  const upstream = upstreamHeaders(req.headers, opts.credentialHeaders, payload.length, providerHeaders, opts.trace);
   return new Promise((settle) => {
     // Every way a relay ends goes through here: its hooks leave the client's request (relay-proxy.ts).
     const resolve = (r: PassThroughResult): void => {
@@ -200,7 +192,7 @@ export async function passThrough(opts: {
       const status = proxyRes.statusCode ?? 502;
       if (status === 401 || status === 403) {
         // The upstream refused polygate's key, not the client's: never relayed as the client's 401.
-        void readErrorText(proxyRes).then(() => {
+        void readErrorText(proxyRes, timers.chunk).then(() => {
           timers.clear();
           resolve({ kind: 'failed', error: provider.rejectedCredentials(status) });
         });
@@ -209,7 +201,7 @@ export async function passThrough(opts: {
       if (opts.canFallBack && retryableStatus(status)) {
         // Nothing went to the client yet: read the upstream's error (its Retry-After included)
         // in its own format, so the next attempt knows how long to wait.
-        void readErrorText(proxyRes).then((text) => {
+        void readErrorText(proxyRes, timers.chunk).then((text) => {
           timers.clear();
           resolve({
             kind: 'failed',
@@ -242,7 +234,7 @@ export async function passThrough(opts: {
       if (status >= 400 && !encoded) {
         // An error body may echo what the upstream was sent (a misconfigured or hostile upstream
         // quoting the provider key): relayed with every configured secret scrubbed.
-        void readErrorText(proxyRes).then(async (text) => {
+        void readErrorText(proxyRes, timers.chunk).then(async (text) => {
           timers.clear();
           await opts.beforeLast?.(status, undefined);
           const body = Buffer.from(provider.scrub(text));
@@ -286,6 +278,7 @@ export async function passThrough(opts: {
         }
       };
       proxyRes.on('data', (chunk: Buffer) => {
+        timers.chunk();
         tap.feed(chunk);
         // A JSON answer whose client left is read to its end for the usage it reports, not written.
         if (res.destroyed) return;
@@ -378,40 +371,64 @@ export async function passThrough(opts: {
         onResponse(proxyRes);
       },
     });
-    opts.proxy.web(
-      req,
-      res,
-      {
-        target: provider.relayTarget(opts.path),
-        agent: provider.relayAgent,
-        buffer: wholeBody(payload),
-        // The relay's own framing last: a provider's configured headers never change it.
-        headers: {
-          ...upstreamHeaders,
-          ...opts.trace?.headers,
-          'content-length': String(payload.length),
-          'content-type': 'application/json',
-          'accept-encoding': 'identity',
+    // http-proxy copies `req.headers` into the upstream request within `web`, and reads them
+    // nowhere else: the client's own headers are back on `req` as soon as it returns.
+    const client = req.headers;
+    req.headers = upstream;
+    try {
+      opts.proxy.web(
+        req,
+        res,
+        { target: provider.relayTarget(opts.path), agent: provider.relayAgent, buffer: wholeBody(payload) },
+        (err) => {
+          timers.clear();
+          opts.trace?.end(undefined, err);
+          resolve({
+            kind: 'failed',
+            error: err instanceof UpstreamTimeout ? err.error : connectionError(err, provider.name, opts.timeouts),
+          });
         },
-      },
-      (err) => {
-        timers.clear();
-        opts.trace?.end(undefined, err);
-        resolve({
-          kind: 'failed',
-          error: err instanceof UpstreamTimeout ? err.error : connectionError(err, provider.name, opts.timeouts),
-        });
-      },
-    );
+      );
+    } finally {
+      req.headers = client;
+    }
   });
 }
 
-/** An upstream error body as text; at most 64 KiB is kept. */
-async function readErrorText(res: IncomingMessage): Promise<string> {
+/**
+ * The headers of the upstream request, in a fresh object (deleting from the parsed one turns it
+ * into a slow dictionary): the client's that may go upstream, then the provider's, the trace's and
+ * the relay's own framing, each over what came before (a provider's configured headers never
+ * change the framing). One object handed to http-proxy as the request's headers, rather than its
+ * `headers` option, which it would merge into a second copy per request.
+ */
+function upstreamHeaders(
+  headers: IncomingHttpHeaders,
+  credentialHeaders: ReadonlySet<string>,
+  length: number,
+  provider: Record<string, string>,
+  trace: UpstreamSpan | undefined,
+): IncomingHttpHeaders {
+  const named = connectionTokens(headers.connection);
+  const out: IncomingHttpHeaders = {};
+  for (const h in headers)
+    if (!clientOnlyHeaders.has(h) && !credentialHeaders.has(h) && !dropped(h, named)) out[h] = headers[h];
+  boundTraceContext(out);
+  for (const h in provider) out[h] = provider[h];
+  if (trace) for (const h in trace.headers) out[h] = trace.headers[h];
+  out['content-length'] = String(length);
+  out['content-type'] = 'application/json';
+  out['accept-encoding'] = 'identity';
+  return out;
+}
+
+/** An upstream error body as text; at most 64 KiB is kept. `onChunk`: each chunk's arrival (the idle timer). */
+async function readErrorText(res: IncomingMessage, onChunk: () => void): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
     for await (const c of res) {
+      onChunk();
       if (size < 65_536) chunks.push(c as Buffer);
       size += (c as Buffer).length;
     }

@@ -18,6 +18,12 @@ export type RelayTimers = {
   watchRequest(proxyReq: ClientRequest): void;
   /** The response headers arrived: from now on the idle gap between body chunks is watched. */
   responded(proxyRes: IncomingMessage): void;
+  /**
+   * A body chunk arrived: the idle timer starts over. Called by the relay's own 'data' handler (and
+   * its error-body reader) rather than from a second 'data' listener, with which node's emitter
+   * would copy its listener array for every chunk.
+   */
+  chunk(): void;
   /** The timeout that cut the response, if one did. */
   fired(): GatewayError | undefined;
   clear(): void;
@@ -64,10 +70,11 @@ export function relayTimers(provider: string, t: RouteTimeouts): RelayTimers {
         // 'close' handler sends the family's in-stream error.
         proxyRes.destroy();
       }, t.idleMs));
-      // Each chunk restarts the same timer (no new one per chunk of a long stream).
-      proxyRes.on('data', () => idle.refresh());
       proxyRes.once('close', () => clearTimeout(idle));
     },
+    // Each chunk restarts the same timer (no new one per chunk of a long stream); before the
+    // response, `timer` is the first-byte timer, which no chunk can come before.
+    chunk: () => timer?.refresh(),
     fired: () => fired,
     clear: () => clearTimeout(timer),
   };
