@@ -1,6 +1,5 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { isIP } from 'node:net';
 import { parse as parseUrl, type Url } from 'node:url';
 import type { Dispatcher } from 'undici';
 import type { ChatUpstreamCodec, WireHeaders } from '../../../adapters/shared/chat-adapter.ts';
@@ -94,10 +93,6 @@ export class HttpChatProvider implements ChatProvider {
       maxSockets: maxConnections,
       scheduling: 'lifo' as const,
       timeout: RELAY_IDLE_SOCKET_MS,
-      // What node:http's agent would work out per request from the Host header, which the relay
-      // always sets to the target's host (http-proxy's changeOrigin): the name TLS sends (SNI),
-      // none for an IP address. Given here, the agent skips that per request (issue #28).
-      servername: relayServerName(this.baseUrl),
     };
     this.relayAgent = this.baseUrl.startsWith('https:') ? new HttpsAgent(pool) : new HttpAgent(pool);
   }
@@ -240,10 +235,4 @@ export class HttpChatProvider implements ChatProvider {
       );
     return res;
   }
-}
-
-/** The TLS server name node:http's agent gives a request whose Host header is `baseUrl`'s host: none for an IP. */
-function relayServerName(baseUrl: string): string {
-  const host = parseUrl(baseUrl).hostname ?? '';
-  return isIP(host) === 0 ? host : '';
 }
