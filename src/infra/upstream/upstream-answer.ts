@@ -1,0 +1,164 @@
+// A non-streamed upstream answer read whole (issue #28): undici's dispatcher API with a handler
+// that keeps the body's chunks and settles once, where `request()` + `.json()` builds a node
+// Readable per call and reads it through its stream state, `nextTick`s and microtasks. The call
+// itself is upstreamRequest's: the same pools, timeouts, metric, span and error classes.
+import { addAbortListener } from 'node:events';
+import { errors as undiciErrors, type Dispatcher } from 'undici';
+import { connectionError } from './connection-error.ts';
+import { neverAborted, observeUpstream, targetOf, upstreamRequest, type UpstreamCall } from './upstream-request.ts';
+
+export type UpstreamAnswer = {
+  statusCode: number;
+  headers: Dispatcher.ResponseData['headers'];
+  /**
+   * The body as UTF-8 text, a leading BOM dropped (as undici's `.text()` and `.json()` read it);
+   * undefined when the read failed after the headers (the socket cut, the idle timeout, the call
+   * aborted), where `.text()` and `.json()` reject.
+   */
+  text: string | undefined;
+};
+
+/**
+ * POSTs one request upstream and reads its answer whole, whatever its status. Rejects, when no
+ * answer came, as upstreamRequest does (a GatewayError naming the timeout that fired, or marked as
+ * a connection failure). There is no bound on the body's size here, as there is none on `.json()`:
+ * the route's timeouts bound the read.
+ */
+export function upstreamAnswer(c: UpstreamCall): Promise<UpstreamAnswer> {
+  const target = typeof c.body === 'string' ? targetOf(c.url) : undefined;
+  // A URL undici should judge itself (or a streamed body): its own request(), read as it reads.
+  if (!target) return viaRequest(c);
+  return new Promise((resolve, reject) => {
+    const handler = new WholeAnswer(c, resolve, reject);
+    // undici hands a dispatch's own errors to the handler; anything thrown all the same is the call's failure.
+    try {
+      c.dispatcher.dispatch(
+        {
+          origin: target.origin,
+          path: target.path,
+          method: 'POST',
+          headersTimeout: c.timeouts.firstByteMs,
+          bodyTimeout: c.timeouts.idleMs,
+          headers: c.headers,
+          body: c.body,
+        },
+        handler,
+      );
+    } catch (e) {
+      handler.fail(e as Error);
+    }
+  });
+}
+
+async function viaRequest(c: UpstreamCall): Promise<UpstreamAnswer> {
+  const res = await upstreamRequest(c);
+  const text = await res.body.text().then(
+    (t) => t,
+    () => undefined,
+  );
+  return { statusCode: res.statusCode, headers: res.headers, text };
+}
+
+/** One call's handler (undici's DispatchHandler, `onRequestStart` … `onResponseEnd`/`onResponseError`). */
+class WholeAnswer implements Dispatcher.DispatchHandler {
+  readonly #call: UpstreamCall;
+  readonly #started = performance.now();
+  readonly #resolve: (a: UpstreamAnswer) => void;
+  readonly #reject: (e: unknown) => void;
+  #controller: Dispatcher.DispatchController | undefined;
+  /** Why the call was aborted before undici started it: it is aborted as it starts. */
+  #reason: Error | undefined;
+  #stopListening: Disposable | undefined;
+  #statusCode = 0;
+  #headers: Dispatcher.ResponseData['headers'] = {};
+  #chunks: Buffer[] = [];
+  #length = 0;
+  #settled = false;
+
+  constructor(c: UpstreamCall, resolve: (a: UpstreamAnswer) => void, reject: (e: unknown) => void) {
+    this.#call = c;
+    this.#resolve = resolve;
+    this.#reject = reject;
+    const signal = c.signal;
+    // A call that runs to its end is given no listener (upstreamRequest's `neverAborted`).
+    if (!signal || signal === neverAborted) return;
+    if (signal.aborted) this.#reason = reasonOf(signal);
+    else this.#stopListening = addAbortListener(signal, () => this.#abort(reasonOf(signal)));
+  }
+
+  /** The client left (or a deadline passed): undici aborts the request, and destroys its socket once sent. */
+  #abort(reason: Error): void {
+    if (this.#controller) this.#controller.abort(reason);
+    else this.#reason = reason;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    if (this.#reason) return controller.abort(this.#reason);
+    this.#controller = controller;
+  }
+
+  onResponseStart(
+    _c: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Dispatcher.ResponseData['headers'],
+  ): void {
+    // 1xx (103 Early Hints) come before the answer's own head.
+    if (statusCode < 200) return;
+    this.#statusCode = statusCode;
+    this.#headers = headers;
+    // The duration to the answer's head, as upstreamRequest measures it.
+    observeUpstream(this.#call, String(statusCode), this.#started);
+    this.#call.span?.end(statusCode);
+  }
+
+  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#chunks.push(chunk);
+    this.#length += chunk.length;
+  }
+
+  onResponseEnd(): void {
+    if (this.#settle()) this.#resolve(this.#answer(textOf(this.#chunks, this.#length)));
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
+    this.fail(err);
+  }
+
+  /** The call failed: before its head, it is rejected; after, its body is missing. */
+  fail(err: Error): void {
+    if (!this.#settle()) return;
+    // After the head, the answer stands and only its body is missing (what `.json()` rejects on).
+    if (this.#statusCode !== 0) return this.#resolve(this.#answer(undefined));
+    const c = this.#call;
+    observeUpstream(c, 'error', this.#started);
+    c.span?.end(undefined, err);
+    this.#reject(connectionError(err, c.provider, c.timeouts));
+  }
+
+  #settle(): boolean {
+    if (this.#settled) return false;
+    this.#settled = true;
+    this.#stopListening?.[Symbol.dispose]();
+    this.#stopListening = undefined;
+    this.#controller = undefined;
+    return true;
+  }
+
+  #answer(text: string | undefined): UpstreamAnswer {
+    const a = { statusCode: this.#statusCode, headers: this.#headers, text };
+    this.#chunks = [];
+    return a;
+  }
+}
+
+/** What undici's request() rejects with for an aborted signal. */
+const reasonOf = (signal: AbortSignal): Error =>
+  (signal.reason as Error | undefined) ?? new undiciErrors.RequestAbortedError();
+
+/** The chunks as text, as undici's `.text()` decodes them (UTF-8, a leading BOM skipped). */
+function textOf(chunks: Buffer[], length: number): string {
+  if (chunks.length === 0 || length === 0) return '';
+  const buf = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length);
+  const start = buf.length > 2 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+  return buf.toString('utf8', start);
+}
