@@ -180,7 +180,7 @@ t.test('an aborted call: 499 before it is sent, its socket destroyed once the an
   t.pass('the upstream saw its connection closed');
 
   // The pool goes on: a later call on the same agent is answered.
-  scripts.set('/ok', (_req, res) => res.end('{"ok":true}'));
+  scripts.set('/ok', (_req, res) => void res.end('{"ok":true}'));
   t.equal((await upstreamAnswer(callOf('/ok', { signal: neverAborted }))).text, '{"ok":true}');
 });
 

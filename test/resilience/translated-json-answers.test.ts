@@ -129,22 +129,23 @@ for (const then of ['cut', 'idle'] as const)
   });
 
 t.test('error statuses in the family’s shape, the provider key scrubbed', async (t) => {
-  queue.push((res) =>
-    res
-      .writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' })
-      .end(JSON.stringify({ error: { message: `slow down, ${UP_KEY}`, type: 'rate_limit_error' } })),
+  queue.push(
+    (res) =>
+      void res
+        .writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' })
+        .end(JSON.stringify({ error: { message: `slow down, ${UP_KEY}`, type: 'rate_limit_error' } })),
   );
   const limited = await ask('solo').catch((x: unknown) => x);
   t.ok(limited instanceof Anthropic.RateLimitError, '429 as the Messages rate-limit error');
   t.notMatch((limited as Error).message, UP_KEY);
   t.match((limited as Error).message, /slow down, \[redacted\]/);
 
-  queue.push((res) => res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"bad key"}'));
+  queue.push((res) => void res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"bad key"}'));
   const rejected = await ask('solo').catch((x: unknown) => x);
   t.equal((rejected as InstanceType<typeof Anthropic.APIError>).status, 502);
   t.match((rejected as Error).message, /provider 'up' rejected polygate's credentials \(HTTP 401\)/);
 
-  queue.push((res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('boom'));
+  queue.push((res) => void res.writeHead(500, { 'content-type': 'text/plain' }).end('boom'));
   const { response } = await ask('backed');
   t.equal(response.headers.get('x-polygate-route'), 'echo/echo-1', 'a 500 falls back');
 });

@@ -5,7 +5,14 @@
 import { addAbortListener } from 'node:events';
 import { errors as undiciErrors, type Dispatcher } from 'undici';
 import { connectionError } from './connection-error.ts';
-import { neverAborted, observeUpstream, targetOf, upstreamRequest, type UpstreamCall } from './upstream-request.ts';
+import {
+  neverAborted,
+  observeUpstream,
+  targetOf,
+  upstreamRequest,
+  type Target,
+  type UpstreamCall,
+} from './upstream-request.ts';
 
 export type UpstreamAnswer = {
   statusCode: number;
@@ -28,26 +35,65 @@ export function upstreamAnswer(c: UpstreamCall): Promise<UpstreamAnswer> {
   const target = typeof c.body === 'string' ? targetOf(c.url) : undefined;
   // A URL undici should judge itself (or a streamed body): its own request(), read as it reads.
   if (!target) return viaRequest(c);
-  return new Promise((resolve, reject) => {
-    const handler = new WholeAnswer(c, resolve, reject);
-    // undici hands a dispatch's own errors to the handler; anything thrown all the same is the call's failure.
-    try {
-      c.dispatcher.dispatch(
-        {
-          origin: target.origin,
-          path: target.path,
-          method: 'POST',
-          headersTimeout: c.timeouts.firstByteMs,
-          bodyTimeout: c.timeouts.idleMs,
-          headers: c.headers,
-          body: c.body,
-        },
-        handler,
-      );
-    } catch (e) {
-      handler.fail(e as Error);
-    }
-  });
+  // Without `open` the handler resolves only with a whole answer.
+  return new Promise((resolve, reject) =>
+    dispatch(
+      c,
+      target,
+      new AnswerRead<never>(c, resolve as (a: UpstreamAnswer | Streamed<never>) => void, reject, undefined),
+    ),
+  );
+}
+
+/** A body taken as it arrives (a stream's), chunk by chunk, then its end or the failure that cut it. */
+export type BodyReader = {
+  data(chunk: Buffer): void;
+  end(): void;
+  fail(e: unknown): void;
+};
+
+/** What a reader may do to its call: hold the upstream (backpressure), let it go on, or end it. */
+export type CallControl = { pause(): void; resume(): void; destroy(): void };
+
+export type Streamed<R extends BodyReader> = {
+  statusCode: number;
+  headers: Dispatcher.ResponseData['headers'];
+  reader: R;
+};
+
+/**
+ * POSTs one request upstream whose answer is read as it arrives: once the head says it is an
+ * answer (status < 400) `open` builds the reader its body goes to, and this resolves with it; an
+ * error status is read whole (its decoder takes the whole body), as upstreamAnswer reads it.
+ * The signal aborts the call until its body ends; the reader's `destroy` ends it sooner.
+ */
+export function upstreamStream<R extends BodyReader>(
+  c: UpstreamCall,
+  open: (control: CallControl) => R,
+): Promise<Streamed<R> | UpstreamAnswer> {
+  const target = typeof c.body === 'string' ? targetOf(c.url) : undefined;
+  if (!target) return viaRequestStreamed(c, open);
+  return new Promise((resolve, reject) => dispatch(c, target, new AnswerRead(c, resolve, reject, open)));
+}
+
+function dispatch<R extends BodyReader>(c: UpstreamCall, target: Target, handler: AnswerRead<R>): void {
+  // undici hands a dispatch's own errors to the handler; anything thrown all the same is the call's failure.
+  try {
+    c.dispatcher.dispatch(
+      {
+        origin: target.origin,
+        path: target.path,
+        method: 'POST',
+        headersTimeout: c.timeouts.firstByteMs,
+        bodyTimeout: c.timeouts.idleMs,
+        headers: c.headers,
+        body: c.body,
+      },
+      handler,
+    );
+  } catch (e) {
+    handler.fail(e as Error);
+  }
 }
 
 async function viaRequest(c: UpstreamCall): Promise<UpstreamAnswer> {
@@ -59,26 +105,58 @@ async function viaRequest(c: UpstreamCall): Promise<UpstreamAnswer> {
   return { statusCode: res.statusCode, headers: res.headers, text };
 }
 
-/** One call's handler (undici's DispatchHandler, `onRequestStart` … `onResponseEnd`/`onResponseError`). */
-class WholeAnswer implements Dispatcher.DispatchHandler {
+async function viaRequestStreamed<R extends BodyReader>(
+  c: UpstreamCall,
+  open: (control: CallControl) => R,
+): Promise<Streamed<R> | UpstreamAnswer> {
+  const res = await upstreamRequest(c);
+  if (res.statusCode >= 400) {
+    const text = await res.body.text().then(
+      (t) => t,
+      () => undefined,
+    );
+    return { statusCode: res.statusCode, headers: res.headers, text };
+  }
+  const body = res.body;
+  const reader = open(body);
+  body.on('data', (chunk: Buffer) => reader.data(chunk));
+  body.on('end', () => reader.end());
+  body.on('error', (e) => reader.fail(e));
+  body.on('close', () => reader.fail(new Error('upstream stream closed before its end')));
+  return { statusCode: res.statusCode, headers: res.headers, reader };
+}
+
+/**
+ * One call's handler (undici's DispatchHandler, `onRequestStart` … `onResponseEnd`/`onResponseError`):
+ * the body kept whole, or, with `open` and an answer (status < 400), handed to the reader it builds.
+ */
+class AnswerRead<R extends BodyReader> implements Dispatcher.DispatchHandler, CallControl {
   readonly #call: UpstreamCall;
   readonly #started = performance.now();
-  readonly #resolve: (a: UpstreamAnswer) => void;
+  readonly #resolve: (a: UpstreamAnswer | Streamed<R>) => void;
   readonly #reject: (e: unknown) => void;
+  readonly #open: ((control: CallControl) => R) | undefined;
   #controller: Dispatcher.DispatchController | undefined;
   /** Why the call was aborted before undici started it: it is aborted as it starts. */
   #reason: Error | undefined;
   #stopListening: Disposable | undefined;
   #statusCode = 0;
   #headers: Dispatcher.ResponseData['headers'] = {};
+  #reader: R | undefined;
   #chunks: Buffer[] = [];
   #length = 0;
-  #settled = false;
+  #done = false;
 
-  constructor(c: UpstreamCall, resolve: (a: UpstreamAnswer) => void, reject: (e: unknown) => void) {
+  constructor(
+    c: UpstreamCall,
+    resolve: (a: UpstreamAnswer | Streamed<R>) => void,
+    reject: (e: unknown) => void,
+    open: ((control: CallControl) => R) | undefined,
+  ) {
     this.#call = c;
     this.#resolve = resolve;
     this.#reject = reject;
+    this.#open = open;
     const signal = c.signal;
     // A call that runs to its end is given no listener (upstreamRequest's `neverAborted`).
     if (!signal || signal === neverAborted) return;
@@ -90,6 +168,19 @@ class WholeAnswer implements Dispatcher.DispatchHandler {
   #abort(reason: Error): void {
     if (this.#controller) this.#controller.abort(reason);
     else this.#reason = reason;
+  }
+
+  pause(): void {
+    this.#controller?.pause();
+  }
+
+  resume(): void {
+    this.#controller?.resume();
+  }
+
+  /** The reader stops early (its consumer left): the call ends and its socket is destroyed, as undici's body does. */
+  destroy(): void {
+    if (!this.#done) this.#abort(new undiciErrors.RequestAbortedError());
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -109,24 +200,32 @@ class WholeAnswer implements Dispatcher.DispatchHandler {
     // The duration to the answer's head, as upstreamRequest measures it.
     observeUpstream(this.#call, String(statusCode), this.#started);
     this.#call.span?.end(statusCode);
+    if (this.#open && statusCode < 400) {
+      const reader = (this.#reader = this.#open(this));
+      this.#resolve({ statusCode, headers, reader });
+    }
   }
 
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#reader) return this.#reader.data(chunk);
     this.#chunks.push(chunk);
     this.#length += chunk.length;
   }
 
   onResponseEnd(): void {
-    if (this.#settle()) this.#resolve(this.#answer(textOf(this.#chunks, this.#length)));
+    if (!this.#finish()) return;
+    if (this.#reader) this.#reader.end();
+    else this.#resolve(this.#answer(textOf(this.#chunks, this.#length)));
   }
 
   onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
     this.fail(err);
   }
 
-  /** The call failed: before its head, it is rejected; after, its body is missing. */
+  /** The call failed: before its head, it is rejected; after, its body is missing (or its reader told). */
   fail(err: Error): void {
-    if (!this.#settle()) return;
+    if (!this.#finish()) return;
+    if (this.#reader) return this.#reader.fail(err);
     // After the head, the answer stands and only its body is missing (what `.json()` rejects on).
     if (this.#statusCode !== 0) return this.#resolve(this.#answer(undefined));
     const c = this.#call;
@@ -135,9 +234,9 @@ class WholeAnswer implements Dispatcher.DispatchHandler {
     this.#reject(connectionError(err, c.provider, c.timeouts));
   }
 
-  #settle(): boolean {
-    if (this.#settled) return false;
-    this.#settled = true;
+  #finish(): boolean {
+    if (this.#done) return false;
+    this.#done = true;
     this.#stopListening?.[Symbol.dispose]();
     this.#stopListening = undefined;
     this.#controller = undefined;

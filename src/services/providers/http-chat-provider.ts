@@ -9,9 +9,9 @@ import type { ChatResult } from '../../ir/chat-result.ts';
 import { credentialsRejected, GatewayError } from '../../ir/gateway-error.ts';
 import type { StreamEvent } from '../../ir/stream-event.ts';
 import { connectionError } from '../../infra/upstream/connection-error.ts';
-import { readSse } from '../../infra/upstream/read-sse.ts';
+import { PushedSse } from '../../infra/upstream/read-sse.ts';
 import { errorBodyOf, jsonOrText, upstreamRequest, type UpstreamCall } from '../../infra/upstream/upstream-request.ts';
-import { upstreamAnswer, type UpstreamAnswer } from '../../infra/upstream/upstream-answer.ts';
+import { upstreamAnswer, upstreamStream, type UpstreamAnswer } from '../../infra/upstream/upstream-answer.ts';
 import { scrubSecrets, secretMatcher } from './scrub-secrets.ts';
 import type { CallOptions, ChatProvider } from './chat-provider.ts';
 import type { UpstreamSpan } from '../../infra/tracing/upstream-span.ts';
@@ -173,13 +173,19 @@ export class HttpChatProvider implements ChatProvider {
   }
 
   async openStream(req: ChatRequest, model: string, opts: CallOptions): Promise<AsyncIterable<StreamEvent>> {
-    const res = await this.#posted(await this.#callFor({ ...req, stream: true }, model, opts));
+    const call = await this.#callFor({ ...req, stream: true }, model, opts);
     const timeouts = opts.timeouts ?? this.#timeouts;
-    // Errors while reading (socket cut, idle timeout) become the stream's last event, in-stream.
-    return readSse(res.body, this.#codec.createStreamDecoder(), (e) => ({
-      type: 'error',
-      error: connectionError(e, this.name, timeouts),
-    }));
+    const decoder = this.#codec.createStreamDecoder();
+    // Read as it arrives through undici's dispatcher API (src/infra/upstream/upstream-answer.ts), not a
+    // Readable; errors while reading (socket cut, idle timeout) become the stream's last event, in-stream.
+    const opened = await upstreamStream(
+      call,
+      (control) =>
+        new PushedSse(control, decoder, (e) => ({ type: 'error', error: connectionError(e, this.name, timeouts) })),
+    );
+    // An answer read whole is one with an error status.
+    if ('reader' in opened) return opened.reader;
+    throw this.#errorOf(opened);
   }
 
   #callFor(req: ChatRequest, model: string, opts: CallOptions): Promise<UpstreamCall> {
@@ -227,10 +233,14 @@ export class HttpChatProvider implements ChatProvider {
 
   /** A whole answer's status judged as `post` judges a streamed one's: 2xx returns, anything else throws. */
   #checked(a: UpstreamAnswer): UpstreamAnswer {
-    if (a.statusCode === 401 || a.statusCode === 403) throw this.rejectedCredentials(a.statusCode);
-    if (a.statusCode >= 400)
-      throw this.#codec.decodeError(a.statusCode, jsonOrText(this.scrub(a.text ?? '')), a.headers as WireHeaders);
+    if (a.statusCode >= 400) throw this.#errorOf(a);
     return a;
+  }
+
+  /** The error of an answer with an error status: polygate's credentials refused, or the format's own error decoded. */
+  #errorOf(a: UpstreamAnswer): GatewayError {
+    if (a.statusCode === 401 || a.statusCode === 403) return this.rejectedCredentials(a.statusCode);
+    return this.#codec.decodeError(a.statusCode, jsonOrText(this.scrub(a.text ?? '')), a.headers as WireHeaders);
   }
 
   /** The upstream call of a JSON body to a path under base_url, with the provider's credentials. */
