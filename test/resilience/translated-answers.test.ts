@@ -1,9 +1,12 @@
-// Translated non-streamed answers as the upstream sends them, through a running polygate
-// (Messages SDK → openai-chat upstream), read whole by src/infra/upstream/upstream-answer.ts: a
+// Translated answers as the upstream sends them, through a running polygate (Messages SDK →
+// openai-chat upstream), read by src/infra/upstream/upstream-answer.ts. Non-streamed, read whole: a
 // large answer in many odd-sized chunks (UTF-8 characters split between them), a BOM, a body cut
 // or idle past the route's idle timeout after the head (the route fails, the fallback serves), error
 // statuses in the family's shape with the provider's key scrubbed, and a client that leaves while
-// the answer is held (the call runs to its end and its connection serves the next call).
+// the answer is held (the call runs to its end and its connection serves the next call). Streamed:
+// SSE frames split anywhere between writes arrive as sent, an error status before the stream is
+// the family's error, and a client that leaves mid-stream ends the upstream call (its connection
+// closed) while the next stream is served.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
@@ -14,7 +17,11 @@ import { route, routesTo } from '../helpers/model-routes.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const UP_KEY = 'sk-up-secret-0123456789';
-type Answer = (res: ServerResponse, json: (text: string) => Buffer) => void | Promise<void>;
+type Answer = (
+  res: ServerResponse,
+  json: (text: string) => Buffer,
+  sse: (words: string[]) => Buffer,
+) => void | Promise<void>;
 const queue: Answer[] = [];
 const seen: { port: number; done: Promise<string> }[] = [];
 const sockets = new Set<Socket>();
@@ -23,7 +30,7 @@ const upstream = createServer((req: IncomingMessage, res: ServerResponse) => {
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
-    const body = JSON.parse(Buffer.concat(chunks).toString()) as { model: string };
+    const body = JSON.parse(Buffer.concat(chunks).toString()) as { model: string; stream?: boolean };
     // How the answer ended for the upstream: written in full, or its connection closed first.
     seen.push({
       port: req.socket.remotePort ?? 0,
@@ -43,9 +50,21 @@ const upstream = createServer((req: IncomingMessage, res: ServerResponse) => {
           usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
         }),
       );
+    const frame = (delta: object, finish: string | null = null): string =>
+      `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const sse = (words: string[]): Buffer =>
+      Buffer.from(
+        [frame({ role: 'assistant', content: '' }), ...words.map((w) => frame({ content: w })), frame({}, 'stop')].join(
+          '',
+        ) + 'data: [DONE]\n\n',
+      );
     const answer =
-      queue.shift() ?? ((r, j) => void r.writeHead(200, { 'content-type': 'application/json' }).end(j('ok')));
-    void answer(res, json);
+      queue.shift() ??
+      ((r, j, s) =>
+        body.stream
+          ? void r.writeHead(200, { 'content-type': 'text/event-stream' }).end(s(['o', 'k']))
+          : void r.writeHead(200, { 'content-type': 'application/json' }).end(j('ok')));
+    void answer(res, json, sse);
   });
 });
 upstream.on('connection', (s) => {
@@ -180,4 +199,70 @@ t.test('a client that leaves while the answer is held: the call runs to its end,
   await waitFor('the request to end', async () => (gw.logs().length > logged ? true : undefined));
   t.equal(textOf((await ask('solo')).data), 'ok', 'the next call is answered');
   t.equal(seen[1].port, seen[0].port, 'on the same upstream connection');
+});
+
+const streamOf = (model: string, signal?: AbortSignal) =>
+  client.messages.create(
+    { model, max_tokens: 16, stream: true, messages: [{ role: 'user', content: 'hello' }] },
+    { signal },
+  );
+
+t.test('a stream whose frames are split anywhere between writes arrives as sent', async (t) => {
+  const words = Array.from({ length: 300 }, (_, i) => `wörd${i}😀 `);
+  queue.push(async (res, _json, sse) => {
+    const bytes = sse(words);
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    for (let at = 0, n = 1; at < bytes.length; at += n, n = (n * 5 + 1) % 97) {
+      res.write(bytes.subarray(at, at + n));
+      if (n % 3 === 0) await new Promise((ok) => setImmediate(ok));
+    }
+    res.end();
+  });
+  let text = '';
+  for await (const e of await streamOf('solo'))
+    if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text;
+  t.equal(text, words.join(''));
+});
+
+t.test('an error status before a stream is the family’s error, scrubbed', async (t) => {
+  queue.push(
+    (res) =>
+      void res
+        .writeHead(429, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: `wait, ${UP_KEY}`, type: 'rate_limit_error' } })),
+  );
+  const e = await streamOf('solo').catch((x: unknown) => x);
+  t.ok(e instanceof Anthropic.RateLimitError);
+  t.match((e as Error).message, /wait, \[redacted\]/);
+});
+
+t.test('a client that leaves mid-stream ends the upstream call; the next stream is served', async (t) => {
+  let wrote!: () => void;
+  const started = new Promise<void>((ok) => (wrote = ok));
+  queue.push((res, _json, sse) => {
+    const bytes = sse(['a', 'b', 'c']);
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(bytes.subarray(0, bytes.length >> 1));
+    wrote();
+    // Held: never ended by the upstream; only the gateway's leaving closes it.
+  });
+  const leaving = new AbortController();
+  const stream = await streamOf('solo', leaving.signal);
+  await started;
+  let deltas = 0;
+  try {
+    for await (const e of stream)
+      if (e.type === 'content_block_delta') {
+        deltas++;
+        leaving.abort();
+      }
+  } catch {
+    // the SDK's abort error: the client leaving, as wanted
+  }
+  t.ok(deltas >= 1, 'the stream had started when the client left');
+  t.equal(await seen[0].done, 'closed', 'the upstream connection was closed by the gateway');
+  let text = '';
+  for await (const e of await streamOf('solo'))
+    if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text;
+  t.equal(text, 'ok', 'the next stream is answered');
 });
