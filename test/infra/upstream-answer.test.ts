@@ -1,6 +1,6 @@
-// upstreamAnswer (src/infra/upstream/upstream-answer.ts), the whole-answer read of translated JSON
-// calls through undici's dispatcher API, against what it replaced: upstreamRequest + `.text()` on
-// undici's body. Same status, headers and text on random answers (chunk splits inside UTF-8
+// upstreamAnswer and upstreamStream (src/infra/upstream/upstream-answer.ts), translated calls' reads
+// through undici's dispatcher API, against what they replaced: upstreamRequest + `.text()` on
+// undici's body, and readSse over it for streams. Same status, headers and text on random answers (chunk splits inside UTF-8
 // characters, a BOM, chunked or sized, error statuses); the same missing body when the read fails
 // after the head (cut, idle timeout); the same errors before it (first-byte timeout, refused
 // connection); the span ended once; an aborted call rejected as 499 or its socket destroyed.
@@ -10,7 +10,10 @@ import t from 'tap';
 import { Agent } from 'undici';
 import { GatewayError } from '../../src/ir/gateway-error.ts';
 import { failureCauseOf } from '../../src/infra/upstream/failure-cause.ts';
-import { upstreamAnswer, type UpstreamAnswer } from '../../src/infra/upstream/upstream-answer.ts';
+import { upstreamAnswer, upstreamStream, type UpstreamAnswer } from '../../src/infra/upstream/upstream-answer.ts';
+import { PushedSse, readSse } from '../../src/infra/upstream/read-sse.ts';
+import { upstreamCodecOf } from '../../src/services/providers/upstream-codecs.ts';
+import type { StreamEvent } from '../../src/ir/stream-event.ts';
 import { neverAborted, upstreamRequest, type UpstreamCall } from '../../src/infra/upstream/upstream-request.ts';
 
 type Script = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -195,3 +198,66 @@ t.test('a call that runs to its end keeps its connection for the next one', asyn
   for (let i = 0; i < 3; i++) await upstreamAnswer(callOf('/port', { dispatcher: one }));
   t.equal(new Set(ports).size, 1, 'one keep-alive connection served all three');
 });
+
+t.test(
+  'streams: the same events as readSse over request()’s body, splits anywhere; error statuses read whole',
+  async (t) => {
+    const codec = upstreamCodecOf('openai-chat');
+    const onError = (e: unknown): StreamEvent => ({ type: 'error', error: new GatewayError('upstream', String(e)) });
+    const collect = async (events: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> => {
+      const out: StreamEvent[] = [];
+      for await (const e of events) out.push(e);
+      return out;
+    };
+    for (let i = 0; i < 20; i++) {
+      const frames = Array.from(
+        { length: 1 + rand(40) },
+        (_, k) =>
+          `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: `${alphabet[rand(alphabet.length)]}${k}` }, finish_reason: null }] })}\n\n`,
+      );
+      const bytes = Buffer.from(frames.join('') + 'data: [DONE]\n\n');
+      const cuts = [
+        0,
+        ...Array.from({ length: rand(12) }, () => rand(bytes.length + 1)).sort((a, b) => a - b),
+        bytes.length,
+      ];
+      scripts.set(`/s${i}`, async (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (let k = 1; k < cuts.length; k++) {
+          res.write(bytes.subarray(cuts[k - 1], cuts[k]));
+          await new Promise((ok) => setImmediate(ok));
+        }
+        res.end();
+      });
+      const opened = await upstreamStream(
+        callOf(`/s${i}`),
+        (c) => new PushedSse(c, codec.createStreamDecoder(), onError),
+      );
+      t.ok('reader' in opened, 'an answer: read as it arrives');
+      const got = 'reader' in opened ? await collect(opened.reader) : [];
+      const res = await upstreamRequest(callOf(`/s${i}`));
+      t.same(got, await collect(readSse(res.body, codec.createStreamDecoder(), onError)), `stream ${i}`);
+    }
+
+    scripts.set('/s-429', (_req, res) => void res.writeHead(429, { 'retry-after': '3' }).end('{"error":"slow"}'));
+    const refused = await upstreamStream(
+      callOf('/s-429'),
+      (c) => new PushedSse(c, codec.createStreamDecoder(), onError),
+    );
+    t.same(
+      'reader' in refused
+        ? undefined
+        : { status: refused.statusCode, retry: refused.headers['retry-after'], text: refused.text },
+      { status: 429, retry: '3', text: '{"error":"slow"}' },
+      'an error status is read whole',
+    );
+
+    // A URL undici judges itself: its request() and its error, as for a whole answer.
+    const odd = await upstreamStream(
+      callOf('/x', { url: 'ftp://127.0.0.1/x' }),
+      (c) => new PushedSse(c, codec.createStreamDecoder(), onError),
+    ).catch((x: unknown) => x);
+    const oddOld = await upstreamRequest(callOf('/x', { url: 'ftp://127.0.0.1/x' })).catch((x: unknown) => x);
+    t.equal((odd as Error).message, (oddOld as Error).message);
+  },
+);

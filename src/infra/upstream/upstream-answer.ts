@@ -1,7 +1,8 @@
-// A non-streamed upstream answer read whole (issue #28): undici's dispatcher API with a handler
-// that keeps the body's chunks and settles once, where `request()` + `.json()` builds a node
-// Readable per call and reads it through its stream state, `nextTick`s and microtasks. The call
-// itself is upstreamRequest's: the same pools, timeouts, metric, span and error classes.
+// Translated chat calls' answers read through undici's dispatcher API with a handler of ours (issue
+// #28), where `request()` builds a node Readable per call and `.json()` or the SSE reader's 'data'
+// events read it through its stream state, `nextTick`s and microtasks: a JSON answer's chunks are
+// kept and decoded once at its end, a stream's go straight to its reader. The call itself is
+// upstreamRequest's: the same pools, timeouts, metric, span and error classes.
 import { addAbortListener } from 'node:events';
 import { errors as undiciErrors, type Dispatcher } from 'undici';
 import { connectionError } from './connection-error.ts';
@@ -72,7 +73,7 @@ export function upstreamStream<R extends BodyReader>(
   open: (control: CallControl) => R,
 ): Promise<Streamed<R> | UpstreamAnswer> {
   const target = typeof c.body === 'string' ? targetOf(c.url) : undefined;
-  if (!target) return viaRequestStreamed(c, open);
+  if (!target) return viaRequest(c, open);
   return new Promise((resolve, reject) => dispatch(c, target, new AnswerRead(c, resolve, reject, open)));
 }
 
@@ -96,21 +97,18 @@ function dispatch<R extends BodyReader>(c: UpstreamCall, target: Target, handler
   }
 }
 
-async function viaRequest(c: UpstreamCall): Promise<UpstreamAnswer> {
-  const res = await upstreamRequest(c);
-  const text = await res.body.text().then(
-    (t) => t,
-    () => undefined,
-  );
-  return { statusCode: res.statusCode, headers: res.headers, text };
-}
-
-async function viaRequestStreamed<R extends BodyReader>(
+/** undici's own request() and Readable body, read as the dispatch handler reads (whole, or by `open`'s reader). */
+async function viaRequest(c: UpstreamCall): Promise<UpstreamAnswer>;
+async function viaRequest<R extends BodyReader>(
   c: UpstreamCall,
   open: (control: CallControl) => R,
+): Promise<Streamed<R> | UpstreamAnswer>;
+async function viaRequest<R extends BodyReader>(
+  c: UpstreamCall,
+  open?: (control: CallControl) => R,
 ): Promise<Streamed<R> | UpstreamAnswer> {
   const res = await upstreamRequest(c);
-  if (res.statusCode >= 400) {
+  if (!open || res.statusCode >= 400) {
     const text = await res.body.text().then(
       (t) => t,
       () => undefined,
