@@ -110,8 +110,13 @@ if (process.argv[2] === 'upstream') {
     const b: number[] = [];
     for (let r = 0; r < rounds; r++) {
       // Alternating which goes first, so drift hits both alike.
-      if (r % 2) (b.push(await cpuPer(dispatch, calls, per)), a.push(await cpuPer(readable, calls, per)));
-      else (a.push(await cpuPer(readable, calls, per)), b.push(await cpuPer(dispatch, calls, per)));
+      if (r % 2) {
+        b.push(await cpuPer(dispatch, calls, per));
+        a.push(await cpuPer(readable, calls, per));
+      } else {
+        a.push(await cpuPer(readable, calls, per));
+        b.push(await cpuPer(dispatch, calls, per));
+      }
     }
     const unit = mode === 'json' ? 'answer' : 'chunk';
     const row = (name: string, x: number[]): string =>
