@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newRequestId } from '../infra/http/request-id.ts';
 import type { ServerResponse } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -128,7 +128,7 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Gat
       ctx
         .get('x-request-id')
         .slice(0, 128)
-        .replace(/[^\x21-\x7e]/g, '') || randomUUID();
+        .replace(/[^\x21-\x7e]/g, '') || newRequestId();
     state.format = format;
     state.runtime = ref.current;
     state.services = services;
