@@ -30,7 +30,6 @@ import { registerTenantRoutes } from './tenant-view.ts';
 import { accessLine } from '../infra/log/logger.ts';
 import { matchBySegment } from './match-by-segment.ts';
 import { dispatchRoutes, type Compose } from './route-dispatch.ts';
-import { skipKoaFinished } from './skip-koa-finished.ts';
 
 /**
  * The app of one gateway: every handler reaches `services` through ctx.state.services
@@ -48,8 +47,6 @@ export function createApp(services: Services, formats: readonly FormatModule[]):
   app.proxy = false;
   // Koa's own error printing would duplicate our request log line.
   app.silent = true;
-  // Koa's per-request onFinished listener does nothing for a silent app (src/app/skip-koa-finished.ts).
-  skipKoaFinished(app);
   app.use(requestScope(services, formats));
 
   // Case-insensitive, one optional trailing slash: format detection (src/infra/http/format-of-path.ts,
