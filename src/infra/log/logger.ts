@@ -111,8 +111,9 @@ export function accessLine(log: Logger): AccessLine {
   // The bindings as pino keeps them, already serialized: `,"service":"polygate"`.
   const bindings = String(own[pino.symbols.chindingsSym] ?? '');
   const batch = batchOf(log);
-  // pino's isoTime (`,"time":"<Date.now() as ISO 8601>"`), made once per millisecond: lines
+  // pino's isoTime (`,"time":"<Date.now() as ISO 8601>"`), asked once per millisecond: lines
   // logged in the same millisecond (several at a few thousand requests a second) share it.
+  const isoTime = pino.stdTimeFunctions.isoTime;
   let timeMs = Number.NaN;
   let time = '';
   return (level, fields) => {
@@ -120,7 +121,7 @@ export function accessLine(log: Logger): AccessLine {
     const now = Date.now();
     if (now !== timeMs) {
       timeMs = now;
-      time = `,"time":"${new Date(now).toISOString()}"`;
+      time = isoTime();
     }
     const json = JSON.stringify(fields);
     const line = `{"level":"${level}"${time}${bindings}${json.length > 2 ? `,${json.slice(1)}` : '}'}\n`;
