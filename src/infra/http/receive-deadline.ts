@@ -19,15 +19,16 @@ export type Deadline = {
   /** When it passes, in performance.now()'s milliseconds. */
   readonly at: number;
   readonly queue: DeadlineQueue;
+  prev: Deadline | undefined;
   next: Deadline | undefined;
 };
 
 /**
  * The deadlines of one duration, in arrival order, which is deadline order (every entry has the
  * same duration): one timer for the whole queue, set for its head, where each request had a timer,
- * a closure and an 'end' listener (bench/RESULTS.md, "Session 11"). A cancelled entry lets its
- * request go at once; cancelled entries leave the queue as they reach its head, and every entry
- * leaves by its deadline at the latest, so the queue holds at most one duration's arrivals.
+ * a closure and an 'end' listener (bench/RESULTS.md, "Session 11"). A list linked both ways: a
+ * cancelled entry leaves it at once, wherever it is (behind a slow body at the head too), so the
+ * queue holds only the requests whose bodies are still awaited.
  */
 class DeadlineQueue {
   readonly #ms: number;
@@ -40,18 +41,19 @@ class DeadlineQueue {
   }
 
   add(d: Deadline): void {
+    d.prev = this.#tail;
     if (this.#tail === undefined) this.head = d;
     else this.#tail.next = d;
     this.#tail = d;
     if (!this.#armed) this.#arm(this.#ms);
   }
 
-  /** Drops cancelled entries from the head. */
-  trim(): void {
-    let d = this.head;
-    while (d !== undefined && d.req === undefined) d = d.next;
-    this.head = d;
-    if (d === undefined) this.#tail = undefined;
+  remove(d: Deadline): void {
+    if (d.prev === undefined) this.head = d.next;
+    else d.prev.next = d.next;
+    if (d.next === undefined) this.#tail = d.prev;
+    else d.next.prev = d.prev;
+    d.prev = d.next = undefined;
   }
 
   #arm(ms: number): void {
@@ -63,11 +65,10 @@ class DeadlineQueue {
   #expire(): void {
     this.#armed = false;
     const now = performance.now();
-    this.trim();
     for (let d = this.head; d !== undefined && d.at <= now; d = this.head) {
       const { req, res, arg } = d;
       d.req = d.res = d.arg = undefined;
-      this.trim();
+      this.remove(d);
       if (req !== undefined && res !== undefined) timedOut(req, res, d.answer, arg as never);
     }
     if (this.head !== undefined) this.#arm(Math.max(1, Math.ceil(this.head.at - now)));
@@ -96,7 +97,7 @@ export function receiveDeadline<T>(
   if (ms <= 0 || !announcesBody(req)) return undefined;
   let queue = queues.get(ms);
   if (queue === undefined) queues.set(ms, (queue = new DeadlineQueue(ms)));
-  const d: Deadline = { req, res, arg, answer, at: performance.now() + ms, queue, next: undefined };
+  const d: Deadline = { req, res, arg, answer, at: performance.now() + ms, queue, prev: undefined, next: undefined };
   queue.add(d);
   return d;
 }
@@ -105,10 +106,10 @@ export function receiveDeadline<T>(
 export function cancelDeadline(d: Deadline): void {
   if (d.req === undefined) return;
   d.req = d.res = d.arg = undefined;
-  if (d.queue.head === d) d.queue.trim();
+  d.queue.remove(d);
 }
 
-/** How many entries the queue of `ms` holds (cancelled ones not yet dropped included): for tests. */
+/** How many entries the queue of `ms` holds: for tests. */
 export function deadlinesHeld(ms: number): number {
   let n = 0;
   for (let d = queues.get(ms)?.head; d !== undefined; d = d.next) n++;
