@@ -81,6 +81,8 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
 
   push(e: StreamEvent): SseFrame[] {
     if (this.#done) return [];
+    const delta = this.#openDelta(e);
+    if (delta !== undefined) return [delta];
     const out: SseFrame[] = [];
     switch (e.type) {
       case 'start':
@@ -155,6 +157,39 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
         return assertNever(e, 'stream event');
     }
     return out;
+  }
+
+  /**
+   * A string delta for a block already open, the event nearly every upstream chunk makes: its one
+   * frame, without the frame list the other events fill (issue #28). Anything else: undefined, and
+   * `push` takes the general path (which gives the same frame for these).
+   */
+  #openDelta(e: StreamEvent): SseFrame | undefined {
+    let kind: BlockKind;
+    let type: StringDelta;
+    let value: string;
+    switch (e.type) {
+      case 'text-delta':
+      case 'refusal-delta':
+        kind = 'text';
+        type = 'text_delta';
+        value = e.text;
+        break;
+      case 'reasoning-delta':
+        kind = 'thinking';
+        type = 'thinking_delta';
+        value = e.text;
+        break;
+      case 'tool-input-delta':
+        kind = 'tool_use';
+        type = 'input_json_delta';
+        value = e.json;
+        break;
+      default:
+        return undefined;
+    }
+    const block = this.#blocks.get(e.index);
+    return block?.open && block.kind === kind ? deltaFrame(block.wire, type, value) : undefined;
   }
 
   /** Lazily, so a stream whose upstream never sent 'start' still opens with message_start. */

@@ -20,6 +20,16 @@ type OpenPart =
   { kind: 'text' | 'reasoning' | 'refusal'; index: number } | { kind: 'tool'; index: number; wireIndex: number };
 type ToolState = { index: number; closed: boolean };
 
+/** The choice at index 0 (or without an index), by a loop: no closure per chunk (issue #28). */
+function firstChoice(choices: unknown): Json | undefined {
+  if (!Array.isArray(choices)) return undefined;
+  for (let i = 0; i < choices.length; i++) {
+    const c: unknown = choices[i];
+    if (isObject(c) && (c.index === 0 || c.index === undefined)) return c;
+  }
+  return undefined;
+}
+
 export class ChatStreamDecoder implements UpstreamStreamDecoder {
   readonly #out = new DecodedEvents();
   #started = false;
@@ -56,10 +66,8 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
     if (chunk instanceof GatewayError) return this.#out.fail(chunk);
     if (chunk.error !== undefined && chunk.error !== null) return this.onError(chunk);
     this.onStart(chunk);
-    const choice = Array.isArray(chunk.choices)
-      ? chunk.choices.find((c) => isObject(c) && (c.index === 0 || c.index === undefined))
-      : undefined;
-    if (isObject(choice)) {
+    const choice = firstChoice(chunk.choices);
+    if (choice !== undefined) {
       const delta = isObject(choice.delta) ? choice.delta : {};
       const reasoning = delta.reasoning_content ?? delta.reasoning;
       if (typeof reasoning === 'string' && reasoning !== '') this.onReasoning(reasoning);

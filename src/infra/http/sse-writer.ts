@@ -10,6 +10,8 @@ export class SseWriter {
   #open = false;
   /** A write (or `sendHeaders`) has sent the head. */
   #headSent = false;
+  /** Frames added and not yet written, already serialized: one string per write, no frame list. */
+  #pending = '';
   constructor(res: ServerResponse) {
     this.#res = res;
   }
@@ -61,6 +63,24 @@ export class SseWriter {
     return this.#res.write(serializeFrames(frames));
   }
 
+  /** Serializes frames to go out with the next `flush()`: the frames of one upstream read make one write. */
+  add(frames: SseFrame[]): void {
+    for (let i = 0; i < frames.length; i++) this.#pending += frameText(frames[i]);
+  }
+
+  /**
+   * Writes what `add` gathered as one chunk, without a promise: false when the socket is full,
+   * and the caller must await `drained()` before writing more (backpressure).
+   */
+  flush(): boolean {
+    const text = this.#pending;
+    if (text === '') return true;
+    this.#pending = '';
+    if (this.closed) return true;
+    this.#headSent = true;
+    return this.#res.write(text);
+  }
+
   /** Resolves when the socket can take more, or the client is gone. */
   drained(): Promise<void> {
     if (this.closed) return Promise.resolve();
@@ -83,7 +103,9 @@ export class SseWriter {
 /** SSE framing, the one place it is written: an `event:` line only for formats that name events. */
 export function serializeFrames(frames: SseFrame[]): string {
   let text = '';
-  for (const f of frames)
-    text += f.event === undefined ? `data: ${f.data}\n\n` : `event: ${f.event}\ndata: ${f.data}\n\n`;
+  for (let i = 0; i < frames.length; i++) text += frameText(frames[i]);
   return text;
 }
+
+const frameText = (f: SseFrame): string =>
+  f.event === undefined ? `data: ${f.data}\n\n` : `event: ${f.event}\ndata: ${f.data}\n\n`;
