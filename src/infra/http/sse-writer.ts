@@ -108,4 +108,18 @@ export function serializeFrames(frames: SseFrame[]): string {
 }
 
 const frameText = (f: SseFrame): string =>
-  f.event === undefined ? `data: ${f.data}\n\n` : `event: ${f.event}\ndata: ${f.data}\n\n`;
+  f.event === undefined ? `data: ${f.data}\n\n` : `${headOf(f.event)}${f.data}\n\n`;
+
+/**
+ * `event: NAME\ndata: ` by event name, made once: a frame is then its head, its data and its end
+ * (issue #28). The names are the encoders' own (a few dozen); past the bound a head is made per frame.
+ */
+const heads = new Map<string, string>();
+function headOf(event: string): string {
+  let head = heads.get(event);
+  if (head === undefined) {
+    head = ['event: ', event, '\ndata: '].join('');
+    if (heads.size < 256) heads.set(event, head);
+  }
+  return head;
+}
