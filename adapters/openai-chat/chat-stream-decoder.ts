@@ -9,7 +9,7 @@ import { emptyUsage } from '../../src/ir/chat-result.ts';
 import { GatewayError } from '../../src/ir/gateway-error.ts';
 import { assertNever, type StreamEvent } from '../../src/ir/stream-event.ts';
 import type { UpstreamStreamDecoder } from '../shared/chat-adapter.ts';
-import { isObject, type Json } from '../shared/narrow.ts';
+import { firstAtIndexZero, isObject, type Json } from '../shared/narrow.ts';
 import { decodeChatStreamError } from './chat-error.ts';
 import { finishOfChatReason } from './chat-finish-reason.ts';
 import { decodeChatUsage } from './chat-usage.ts';
@@ -19,16 +19,6 @@ import { frameObject } from '../shared/frame-json.ts';
 type OpenPart =
   { kind: 'text' | 'reasoning' | 'refusal'; index: number } | { kind: 'tool'; index: number; wireIndex: number };
 type ToolState = { index: number; closed: boolean };
-
-/** The choice at index 0 (or without an index), by a loop: no closure per chunk (issue #28). */
-function firstChoice(choices: unknown): Json | undefined {
-  if (!Array.isArray(choices)) return undefined;
-  for (let i = 0; i < choices.length; i++) {
-    const c: unknown = choices[i];
-    if (isObject(c) && (c.index === 0 || c.index === undefined)) return c;
-  }
-  return undefined;
-}
 
 export class ChatStreamDecoder implements UpstreamStreamDecoder {
   readonly #out = new DecodedEvents();
@@ -66,7 +56,7 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
     if (chunk instanceof GatewayError) return this.#out.fail(chunk);
     if (chunk.error !== undefined && chunk.error !== null) return this.onError(chunk);
     this.onStart(chunk);
-    const choice = firstChoice(chunk.choices);
+    const choice = firstAtIndexZero(chunk.choices);
     if (choice !== undefined) {
       const delta = isObject(choice.delta) ? choice.delta : {};
       const reasoning = delta.reasoning_content ?? delta.reasoning;
