@@ -48,21 +48,6 @@ export class SseWriter {
     return this.#open;
   }
 
-  /** Writes frames as one chunk; resolves when the socket can take more (backpressure). */
-  async write(frames: SseFrame[]): Promise<void> {
-    if (!this.writeNow(frames)) await this.drained();
-  }
-
-  /**
-   * Writes frames as one chunk, without a promise: false when the socket is full, and the caller
-   * must await `drained()` before writing more (backpressure).
-   */
-  writeNow(frames: SseFrame[]): boolean {
-    if (frames.length === 0 || this.closed) return true;
-    this.#headSent = true;
-    return this.#res.write(serializeFrames(frames));
-  }
-
   /** Serializes frames to go out with the next `flush()`: the frames of one upstream read make one write. */
   add(frames: SseFrame[]): void {
     for (let i = 0; i < frames.length; i++) this.#pending += frameText(frames[i]);
