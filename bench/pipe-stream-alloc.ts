@@ -46,8 +46,8 @@ type ProfileNode = {
   children: ProfileNode[];
 };
 
-/** In the child: one direction of one tree, KB per stream and the top allocators on stdout (JSON). */
-async function measure(dir: string, up: WireFormat, client: WireFormat): Promise<{ kb: number; top: string[] }> {
+/** One round: `streams` streams of one direction of one tree, fed read by read, side by side. */
+async function streamRound(dir: string, up: WireFormat, client: WireFormat): Promise<() => Promise<void>> {
   const at = (p: string) => import(resolve(dir, p));
   const { pipeStream, firstEvent } = await at('src/families/chat/pipe-stream.ts');
   const { readSse } = await at('src/infra/upstream/read-sse.ts');
@@ -107,6 +107,12 @@ async function measure(dir: string, up: WireFormat, client: WireFormat): Promise
     }
     await Promise.all(done);
   };
+  return run;
+}
+
+/** In the child: one direction of one tree, KB per stream and the top allocators on stdout (JSON). */
+async function measure(dir: string, up: WireFormat, client: WireFormat): Promise<{ kb: number; top: string[] }> {
+  const run = await streamRound(dir, up, client);
   for (let i = 0; i < 3; i++) await run();
   const session = new Session();
   session.connect();
