@@ -15,6 +15,18 @@ type Block = { index: number; kind: Kind; open: boolean };
 
 const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v !== '';
 
+/** One per wire event, shared by every stream: no closures per decoder (issue #28). */
+const handlers = new Map<string, (dec: MessagesStreamDecoder, d: Json) => StreamEvent[]>([
+  ['message_start', (dec, d) => dec.messageStart(d)],
+  ['content_block_start', (dec, d) => dec.contentBlockStart(d)],
+  ['content_block_delta', (dec, d) => dec.contentBlockDelta(d)],
+  ['content_block_stop', (dec, d) => dec.contentBlockStop(d)],
+  ['message_delta', (dec, d) => dec.messageDelta(d)],
+  ['message_stop', (dec) => dec.messageStop()],
+  ['ping', () => []],
+  ['error', (dec, d) => dec.error(d)],
+]);
+
 export class MessagesStreamDecoder implements UpstreamStreamDecoder {
   /** Wire block index -> IR part; server-tool blocks are not in the map (no IR part for them). */
   readonly #blocks = new Map<number, Block>();
@@ -27,27 +39,16 @@ export class MessagesStreamDecoder implements UpstreamStreamDecoder {
   /** A text delta's frame decodes to its text-delta and changes nothing else (the relay's tap relies on it). */
   readonly repeatsTextFrames = true;
 
-  readonly #handlers = new Map<string, (d: Json) => StreamEvent[]>([
-    ['message_start', (d) => this.messageStart(d)],
-    ['content_block_start', (d) => this.contentBlockStart(d)],
-    ['content_block_delta', (d) => this.contentBlockDelta(d)],
-    ['content_block_stop', (d) => this.contentBlockStop(d)],
-    ['message_delta', (d) => this.messageDelta(d)],
-    ['message_stop', () => this.messageStop()],
-    ['ping', () => []],
-    ['error', (d) => this.error(d)],
-  ]);
-
   push(frame: { event?: string; data: string }): StreamEvent[] {
     if (this.#done) return [];
     const data = parseFrameJson(frame.data);
     if (data === notJson) return this.#fail('anthropic upstream sent a stream event that is not JSON');
     const name = frame.event ?? (isObject(data) && typeof data.type === 'string' ? data.type : '');
-    const handler = this.#handlers.get(name);
+    const handler = handlers.get(name);
     // Unknown events are skipped: the API may add event types (versioning policy).
     if (!handler || !isObject(data)) return [];
     try {
-      return handler(data);
+      return handler(this, data);
     } catch (e) {
       if (e instanceof GatewayError)
         return this.#fail(`anthropic upstream sent a malformed '${name}' event (${e.message})`);

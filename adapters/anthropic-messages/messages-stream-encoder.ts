@@ -26,8 +26,11 @@ type BlockKind =
   | 'server_tool_use'
   | 'web_search_tool_result'
   | 'web_fetch_tool_result';
-/** `foreign`: reasoning another provider produced; its signature is not Anthropic's to show. */
-type Block = { wire: number; kind: BlockKind; open: boolean; foreign?: boolean };
+/**
+ * `foreign`: reasoning another provider produced; its signature is not Anthropic's to show.
+ * `delta`: the text of its string deltas before the JSON string, made at its first delta.
+ */
+type Block = { wire: number; kind: BlockKind; open: boolean; foreign?: boolean; delta?: string };
 
 /** Only Anthropic's own reasoning carries a signature or redacted data a Messages client can send back. */
 const isAnthropic = (origin: ReasoningOrigin): boolean => origin === 'anthropic-messages';
@@ -44,8 +47,11 @@ const fieldOf: Record<StringDelta, string> = {
 };
 const deltaFrame = (wire: number, type: StringDelta, value: string): SseFrame => ({
   event: 'content_block_delta',
-  data: `{"type":"content_block_delta","index":${wire},"delta":{"type":"${type}","${fieldOf[type]}":${JSON.stringify(value)}}}`,
+  data: `${deltaHead(wire, type)}${JSON.stringify(value)}}}`,
 });
+/** Joined, not concatenated: one flat string, where a template makes a string of many pieces per use. */
+const deltaHead = (wire: number, type: StringDelta): string =>
+  ['{"type":"content_block_delta","index":', wire, ',"delta":{"type":"', type, '","', fieldOf[type], '":'].join('');
 
 const usageKeys: ReadonlyArray<keyof Usage> = [
   'inputTokens',
@@ -81,6 +87,8 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
 
   push(e: StreamEvent): SseFrame[] {
     if (this.#done) return [];
+    const delta = this.#openDelta(e);
+    if (delta !== undefined) return [delta];
     const out: SseFrame[] = [];
     switch (e.type) {
       case 'start':
@@ -155,6 +163,42 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
         return assertNever(e, 'stream event');
     }
     return out;
+  }
+
+  /**
+   * A string delta for a block already open, the event nearly every upstream chunk makes: its one
+   * frame, without the frame list the other events fill (issue #28). Anything else: undefined, and
+   * `push` takes the general path (which gives the same frame for these).
+   */
+  #openDelta(e: StreamEvent): SseFrame | undefined {
+    let kind: BlockKind;
+    let type: StringDelta;
+    let value: string;
+    switch (e.type) {
+      case 'text-delta':
+      case 'refusal-delta':
+        kind = 'text';
+        type = 'text_delta';
+        value = e.text;
+        break;
+      case 'reasoning-delta':
+        kind = 'thinking';
+        type = 'thinking_delta';
+        value = e.text;
+        break;
+      case 'tool-input-delta':
+        kind = 'tool_use';
+        type = 'input_json_delta';
+        value = e.json;
+        break;
+      default:
+        return undefined;
+    }
+    const block = this.#blocks.get(e.index);
+    if (!block?.open || block.kind !== kind) return undefined;
+    // The same head for every delta of the block: built once, not per chunk.
+    block.delta ??= deltaHead(block.wire, type);
+    return { event: 'content_block_delta', data: `${block.delta}${JSON.stringify(value)}}}` };
   }
 
   /** Lazily, so a stream whose upstream never sent 'start' still opens with message_start. */

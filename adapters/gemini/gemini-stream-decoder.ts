@@ -12,7 +12,7 @@ import { GatewayError } from '../../src/ir/gateway-error.ts';
 import { assertNever, type StreamEvent } from '../../src/ir/stream-event.ts';
 import type { ReasoningOrigin } from '../../src/ir/wire-format.ts';
 import type { UpstreamStreamDecoder } from '../shared/chat-adapter.ts';
-import { isObject, type Json } from '../shared/narrow.ts';
+import { firstAtIndexZero, isObject, type Json } from '../shared/narrow.ts';
 import { syntheticCallId } from './call-ids.ts';
 import { safetyOf } from './decode-gemini-upstream-result.ts';
 import { decodeGeminiStreamError } from './gemini-error.ts';
@@ -73,10 +73,8 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
     if (chunk.error !== undefined && chunk.error !== null) return this.#out.fail(decodeGeminiStreamError(chunk));
     this.onStart(chunk);
     if (chunk.usageMetadata !== undefined) this.#usage = usageOfGemini(chunk.usageMetadata);
-    const candidate = Array.isArray(chunk.candidates)
-      ? chunk.candidates.find((c) => isObject(c) && (c.index === undefined || c.index === 0))
-      : undefined;
-    if (isObject(candidate)) {
+    const candidate = firstAtIndexZero(chunk.candidates);
+    if (candidate !== undefined) {
       const content = isObject(candidate.content) ? candidate.content : {};
       for (const part of Array.isArray(content.parts) ? content.parts : []) if (isObject(part)) this.onPart(part);
       this.#safety = safetyOf(candidate.safetyRatings) ?? this.#safety;

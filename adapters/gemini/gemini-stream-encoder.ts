@@ -182,15 +182,24 @@ export class GeminiStreamEncoder implements ClientStreamEncoder {
     return signed;
   }
 
+  /** The object `#frame` would serialize, built whole: no copy of the body per chunk (issue #28). */
   #chunk(parts: Json[]): SseFrame[] {
-    const [first, ...rest] = parts;
-    const body: Json = {
-      candidates: [{ content: { parts: [this.#signed(first), ...rest], role: 'model' }, index: 0 }],
-    };
+    const signed = parts.length === 1 ? [this.#signed(parts[0])] : [this.#signed(parts[0]), ...parts.slice(1)];
+    const candidates = [{ content: { parts: signed, role: 'model' }, index: 0 }];
+    const modelVersion = this.#model;
+    const responseId = this.#id;
+    const inputs = this.#usage.inputTokens;
     // Like the real API, every chunk carries the usage known so far (the prompt count).
-    if (this.#usage.inputTokens !== undefined)
-      body.usageMetadata = { promptTokenCount: this.#usage.inputTokens, totalTokenCount: this.#usage.inputTokens };
-    return [this.#frame(body)];
+    const body =
+      inputs === undefined
+        ? { candidates, modelVersion, responseId }
+        : {
+            candidates,
+            usageMetadata: { promptTokenCount: inputs, totalTokenCount: inputs },
+            modelVersion,
+            responseId,
+          };
+    return [{ data: JSON.stringify(body) }];
   }
 
   #frame(body: Json): SseFrame {

@@ -9,12 +9,13 @@ import { emptyUsage } from '../../src/ir/chat-result.ts';
 import { GatewayError } from '../../src/ir/gateway-error.ts';
 import { assertNever, type StreamEvent } from '../../src/ir/stream-event.ts';
 import type { UpstreamStreamDecoder } from '../shared/chat-adapter.ts';
-import { isObject, type Json } from '../shared/narrow.ts';
+import { firstAtIndexZero, isObject, type Json } from '../shared/narrow.ts';
 import { decodeChatStreamError } from './chat-error.ts';
 import { finishOfChatReason } from './chat-finish-reason.ts';
 import { decodeChatUsage } from './chat-usage.ts';
 import { DecodedEvents } from '../shared/decoded-events.ts';
 import { frameObject } from '../shared/frame-json.ts';
+import { ChatTextTemplate } from './chat-text-template.ts';
 
 type OpenPart =
   { kind: 'text' | 'reasoning' | 'refusal'; index: number } | { kind: 'tool'; index: number; wireIndex: number };
@@ -33,12 +34,18 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
   #usage: Usage | undefined;
   /** A text delta's frame decodes to its text-delta and changes nothing else (a usage on it is set again, to the same): the relay's tap relies on it. */
   readonly repeatsTextFrames = true;
+  /** Text chunks read without parsing them whole (chat-text-template.ts). */
+  readonly #template = new ChatTextTemplate();
 
   push(frame: { event?: string; data: string }): StreamEvent[] {
     if (this.#out.over) return [];
     const data = frame.data.trim();
     if (data === '[DONE]') this.onDone();
-    else this.onChunk(data);
+    else {
+      const text = this.#template.match(data);
+      if (text === undefined) this.onChunk(data);
+      else if (text !== '') this.onContent(text);
+    }
     return this.#out.take();
   }
 
@@ -58,10 +65,10 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
     if (chunk instanceof GatewayError) return this.#out.fail(chunk);
     if (chunk.error !== undefined && chunk.error !== null) return this.onError(chunk);
     this.onStart(chunk);
-    const choice = Array.isArray(chunk.choices)
-      ? chunk.choices.find((c) => isObject(c) && (c.index === 0 || c.index === undefined))
-      : undefined;
-    if (isObject(choice)) {
+    const choice = firstAtIndexZero(chunk.choices);
+    // Whether the decoder reads nothing from this chunk but a text (`#template`).
+    let textOnly = choice !== undefined && !isObject(chunk.usage);
+    if (choice !== undefined) {
       const delta = isObject(choice.delta) ? choice.delta : {};
       const reasoning = delta.reasoning_content ?? delta.reasoning;
       if (typeof reasoning === 'string' && reasoning !== '') this.onReasoning(reasoning);
@@ -72,6 +79,15 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
       if (isObject(delta.function_call))
         this.onToolCall({ index: 0, id: 'function_call', function: delta.function_call });
       if (typeof choice.finish_reason === 'string') this.onFinishReason(choice.finish_reason);
+      textOnly &&=
+        typeof delta.content === 'string' &&
+        delta.content !== '' &&
+        !(typeof reasoning === 'string' && reasoning !== '') &&
+        !(typeof delta.refusal === 'string' && delta.refusal !== '') &&
+        !Array.isArray(delta.tool_calls) &&
+        !isObject(delta.function_call) &&
+        typeof choice.finish_reason !== 'string';
+      if (textOnly) this.#template.learn(data, delta.content as string);
     }
     if (isObject(chunk.usage)) this.onUsage(chunk.usage);
   }

@@ -15,6 +15,10 @@ import { chatCompletionId } from './encode-chat-result.ts';
 
 type Delta = Record<string, unknown>;
 
+/** What follows a text chunk's content (`usage: null` while the usage chunk is still to come). */
+const tail = '},"logprobs":null,"finish_reason":null}]}';
+const tailWithUsage = '},"logprobs":null,"finish_reason":null}],"usage":null}';
+
 export class ChatStreamEncoder implements ClientStreamEncoder {
   readonly #model: string;
   readonly #created = Math.floor(Date.now() / 1000);
@@ -23,6 +27,9 @@ export class ChatStreamEncoder implements ClientStreamEncoder {
   #id = 'chatcmpl-polygate';
   /** The role chunk was sent. */
   #started = false;
+  /** `#contentFrame`'s text before the content, and the id it was made for. */
+  #head: string | undefined;
+  #headId = '';
   #over = false;
   /** IR part index → `tool_calls[].index`, which counts tool calls only, from 0. */
   #toolIndex = new Map<number, number>();
@@ -38,7 +45,7 @@ export class ChatStreamEncoder implements ClientStreamEncoder {
       case 'start':
         return this.onStart(e.id);
       case 'text-delta':
-        return this.onDelta({ content: e.text });
+        return this.#started ? [this.#contentFrame(e.text)] : this.onDelta({ content: e.text });
       case 'refusal-delta':
         return this.onDelta({ refusal: e.text });
       case 'tool-input-start':
@@ -98,6 +105,7 @@ export class ChatStreamEncoder implements ClientStreamEncoder {
   }
 
   onDelta(delta: Delta): SseFrame[] {
+    if (this.#started) return [this.#frame(delta, null)];
     return [...this.#announce(), this.#frame(delta, null)];
   }
 
@@ -144,11 +152,38 @@ export class ChatStreamEncoder implements ClientStreamEncoder {
   }
 
   #frame(delta: Delta, finishReason: ChatFinishReason | null): SseFrame {
-    const chunk = {
-      ...this.#envelope(),
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
-      ...(this.#includeUsage ? { usage: null } : {}),
-    };
+    const choices = [{ index: 0, delta, logprobs: null, finish_reason: finishReason }];
+    const chunk = this.#includeUsage
+      ? {
+          id: this.#id,
+          object: 'chat.completion.chunk',
+          created: this.#created,
+          model: this.#model,
+          choices,
+          usage: null,
+        }
+      : { id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.#model, choices };
     return { data: JSON.stringify(chunk) };
+  }
+
+  /**
+   * A text chunk, the frame of nearly every upstream chunk, built as text around the JSON string
+   * of its content: the bytes `#frame({ content }, null)` makes, without the chunk's objects
+   * (issue #28). The text before the content is made once per id.
+   */
+  #contentFrame(text: string): SseFrame {
+    if (this.#head === undefined || this.#headId !== this.#id) {
+      this.#headId = this.#id;
+      this.#head = [
+        '{"id":',
+        JSON.stringify(this.#id),
+        ',"object":"chat.completion.chunk","created":',
+        this.#created,
+        ',"model":',
+        JSON.stringify(this.#model),
+        ',"choices":[{"index":0,"delta":{"content":',
+      ].join('');
+    }
+    return { data: `${this.#head}${JSON.stringify(text)}${this.#includeUsage ? tailWithUsage : tail}` };
   }
 }

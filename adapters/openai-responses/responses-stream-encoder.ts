@@ -35,7 +35,14 @@ import type {
   WebSearchCallItem,
 } from './responses-wire-types.ts';
 
-type OpenMessage = { index: number; item: MessageItem; part: OutputText | RefusalContent | undefined };
+/** `deltaHead`: the text deltas' JSON up to the delta, for the part at `deltaAt` (made at its first delta). */
+type OpenMessage = {
+  index: number;
+  item: MessageItem;
+  part: OutputText | RefusalContent | undefined;
+  deltaHead?: string;
+  deltaAt?: number;
+};
 /**
  * A custom (free-form) tool's call arrives as IR JSON arguments `{"input": …}` (tool-identities.ts):
  * they are gathered in `args` and its input sent as one delta when the call ends.
@@ -263,13 +270,23 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     const part = m.part as OutputText;
     if (delta === '') return;
     part.text += delta;
-    this.#emit('response.output_text.delta', {
-      item_id: m.item.id,
-      output_index: m.index,
-      content_index: m.item.content.length - 1,
-      delta,
-      logprobs: [],
-    });
+    // The frame of nearly every upstream chunk, built as text: the bytes `#emit` makes of
+    // { item_id, output_index, content_index, delta, logprobs: [] }, without its objects (issue #28).
+    const at = m.item.content.length - 1;
+    if (m.deltaAt !== at || m.deltaHead === undefined) {
+      m.deltaAt = at;
+      m.deltaHead = [
+        '{"type":"response.output_text.delta","item_id":',
+        JSON.stringify(m.item.id),
+        ',"output_index":',
+        m.index,
+        ',"content_index":',
+        at,
+        ',"delta":',
+      ].join('');
+    }
+    const data = `${m.deltaHead}${JSON.stringify(delta)},"logprobs":[],"sequence_number":${this.#seq++}}`;
+    this.#frames.push({ event: 'response.output_text.delta', data });
   }
 
   #refusal(delta: string): void {

@@ -7,6 +7,19 @@ export type Json = Record<string, unknown>;
 
 export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * The first object of a list whose `index` is 0 or absent (a stream chunk's choice or candidate),
+ * by a loop: no closure per chunk, as `find` would make (issue #28). Not a list: undefined.
+ */
+export function firstAtIndexZero(list: unknown): Json | undefined {
+  if (!Array.isArray(list)) return undefined;
+  for (let i = 0; i < list.length; i++) {
+    const c: unknown = list[i];
+    if (isObject(c) && (c.index === 0 || c.index === undefined)) return c;
+  }
+  return undefined;
+}
+
 export function obj(v: unknown, field: string): Json {
   if (!isObject(v)) throw invalid(field, `${field}: expected an object`);
   return v;

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { ClientStreamEncoder, SseFrame } from '../../../adapters/shared/chat-adapter.ts';
+import type { ClientStreamEncoder } from '../../../adapters/shared/chat-adapter.ts';
 import type { SseEvents } from '../../infra/upstream/read-sse.ts';
 import type { GatewayError } from '../../ir/gateway-error.ts';
 import type { StreamEvent } from '../../ir/stream-event.ts';
@@ -34,9 +34,6 @@ export type StreamOutcome = {
   encodeMs: number;
 };
 
-/** Nothing decoded ahead: what a plain iterator (no `takeReady`) always has. */
-const noneReady: readonly StreamEvent[] = [];
-
 export async function pipeStream(
   res: ServerResponse,
   headers: Record<string, string>,
@@ -55,26 +52,18 @@ export async function pipeStream(
   let encodeMs = 0;
   // The frames of the events at hand: every event decoded from one upstream read is encoded,
   // then written in one chunk (one write, no promise per event; issue #28).
-  const pending: SseFrame[] = [];
   const encode = (e: StreamEvent): void => {
     const t0 = performance.now();
     const frames = encoder.push(e);
     encodeMs += performance.now() - t0;
-    for (let i = 0; i < frames.length; i++) pending.push(frames[i]);
+    if (frames.length > 0) writer.add(frames);
   };
   /** Writes the pending frames; a promise only when the client's socket is full (backpressure). */
-  const flush = (): Promise<void> | undefined => {
-    if (pending.length === 0) return undefined;
-    const more = writer.writeNow(pending);
-    pending.length = 0;
-    return more ? undefined : writer.drained();
-  };
-  const takeReady = (rest as Partial<SseEvents>).takeReady;
+  const flush = (): Promise<void> | undefined => (writer.flush() ? undefined : writer.drained());
+  const nextReady = (rest as Partial<SseEvents>).nextReady;
   try {
     let next = first;
     for (;;) {
-      const ready = takeReady ? takeReady.call(rest) : noneReady;
-      let i = 0;
       while (next !== undefined) {
         observe(next);
         // An error after the client left is the abort it caused, not an upstream failure.
@@ -85,7 +74,8 @@ export async function pipeStream(
         // nearly always carries its last text too).
         if (next.type === 'finish' && beforeFinish !== undefined && !writer.closed) await beforeFinish();
         encode(next);
-        next = i < ready.length ? ready[i++] : undefined;
+        // The events already decoded from the same read, one by one: no array per read.
+        next = nextReady === undefined ? undefined : nextReady.call(rest);
       }
       const full = flush();
       if (full) await full;

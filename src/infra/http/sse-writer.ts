@@ -10,6 +10,8 @@ export class SseWriter {
   #open = false;
   /** A write (or `sendHeaders`) has sent the head. */
   #headSent = false;
+  /** Frames added and not yet written, already serialized: one string per write, no frame list. */
+  #pending = '';
   constructor(res: ServerResponse) {
     this.#res = res;
   }
@@ -46,19 +48,22 @@ export class SseWriter {
     return this.#open;
   }
 
-  /** Writes frames as one chunk; resolves when the socket can take more (backpressure). */
-  async write(frames: SseFrame[]): Promise<void> {
-    if (!this.writeNow(frames)) await this.drained();
+  /** Serializes frames to go out with the next `flush()`: the frames of one upstream read make one write. */
+  add(frames: SseFrame[]): void {
+    for (let i = 0; i < frames.length; i++) this.#pending += frameText(frames[i]);
   }
 
   /**
-   * Writes frames as one chunk, without a promise: false when the socket is full, and the caller
-   * must await `drained()` before writing more (backpressure).
+   * Writes what `add` gathered as one chunk, without a promise: false when the socket is full,
+   * and the caller must await `drained()` before writing more (backpressure).
    */
-  writeNow(frames: SseFrame[]): boolean {
-    if (frames.length === 0 || this.closed) return true;
+  flush(): boolean {
+    const text = this.#pending;
+    if (text === '') return true;
+    this.#pending = '';
+    if (this.closed) return true;
     this.#headSent = true;
-    return this.#res.write(serializeFrames(frames));
+    return this.#res.write(text);
   }
 
   /** Resolves when the socket can take more, or the client is gone. */
@@ -83,7 +88,23 @@ export class SseWriter {
 /** SSE framing, the one place it is written: an `event:` line only for formats that name events. */
 export function serializeFrames(frames: SseFrame[]): string {
   let text = '';
-  for (const f of frames)
-    text += f.event === undefined ? `data: ${f.data}\n\n` : `event: ${f.event}\ndata: ${f.data}\n\n`;
+  for (let i = 0; i < frames.length; i++) text += frameText(frames[i]);
   return text;
+}
+
+const frameText = (f: SseFrame): string =>
+  f.event === undefined ? `data: ${f.data}\n\n` : `${headOf(f.event)}${f.data}\n\n`;
+
+/**
+ * `event: NAME\ndata: ` by event name, made once: a frame is then its head, its data and its end
+ * (issue #28). The names are the encoders' own (a few dozen); past the bound a head is made per frame.
+ */
+const heads = new Map<string, string>();
+function headOf(event: string): string {
+  let head = heads.get(event);
+  if (head === undefined) {
+    head = ['event: ', event, '\ndata: '].join('');
+    if (heads.size < 256) heads.set(event, head);
+  }
+  return head;
 }

@@ -3,6 +3,9 @@ import { createParser } from 'eventsource-parser';
 import type { UpstreamStreamDecoder } from '../../../adapters/shared/chat-adapter.ts';
 import type { StreamEvent } from '../../ir/stream-event.ts';
 
+/** TextDecoder's options for every read: one object, not one per read (issue #28). */
+const streaming: TextDecodeOptions = { stream: true };
+
 export type SseFeed = {
   /** Parses one chunk of the byte stream; events it completes go to `onEvent` at once. */
   feed(chunk: Uint8Array | string): void;
@@ -24,10 +27,11 @@ export function sseFeed(decoder: UpstreamStreamDecoder, onEvent: (ev: StreamEven
   });
   const text = new TextDecoder();
   return {
-    feed: (chunk) => parser.feed(typeof chunk === 'string' ? chunk : text.decode(chunk, { stream: true })),
+    feed: (chunk) => parser.feed(typeof chunk === 'string' ? chunk : text.decode(chunk, streaming)),
     end: () => {
       parser.reset({ consume: true });
-      for (const ev of decoder.end()) onEvent(ev);
+      const out = decoder.end();
+      for (let i = 0; i < out.length; i++) onEvent(out[i]);
     },
   };
 }
@@ -38,8 +42,8 @@ export function sseFeed(decoder: UpstreamStreamDecoder, onEvent: (ev: StreamEven
  * read and writes them at once.
  */
 export interface SseEvents extends AsyncIterableIterator<StreamEvent> {
-  /** The events decoded and not yet taken, in order (none: an empty array). */
-  takeReady(): StreamEvent[];
+  /** The next event decoded and not yet taken, without waiting (none: undefined). No array per read. */
+  nextReady(): StreamEvent | undefined;
 }
 
 /**
@@ -79,15 +83,22 @@ export type SseSource = { pause(): void; resume(): void; destroy(): void };
 
 /**
  * SSE events pushed in by whoever reads the body (`data`, then `end` or `fail`), taken by an
- * async iterator or `takeReady`; past MAX_READY events not yet taken, the source is paused.
+ * async iterator or `nextReady`; past MAX_READY events not yet taken, the source is paused.
  */
 export class PushedSse implements SseEvents {
-  #ready: StreamEvent[] = [];
+  /**
+   * Decoded events not yet taken: `[#head, #tail)`. Slots are reused from read to read (no array
+   * per read) and cleared when taken, so no event outlives its turn here.
+   */
+  #ready: (StreamEvent | undefined)[] = [];
   #head = 0;
+  #tail = 0;
   #over = false;
   #failure: { error: unknown } | undefined;
   #paused = false;
-  #wake: (() => void) | undefined;
+  /** The pending `next()`'s promise, settled by `#notify`: one promise per wait, no closure. */
+  #resolve: ((r: IteratorResult<StreamEvent>) => void) | undefined;
+  #reject: ((e: unknown) => void) | undefined;
   readonly #source: SseSource;
   readonly #sse: SseFeed;
   readonly #onError: ((e: unknown) => StreamEvent) | undefined;
@@ -95,14 +106,16 @@ export class PushedSse implements SseEvents {
   constructor(source: SseSource, decoder: UpstreamStreamDecoder, onError: ((e: unknown) => StreamEvent) | undefined) {
     this.#source = source;
     this.#onError = onError;
-    this.#sse = sseFeed(decoder, (ev) => this.#ready.push(ev));
+    this.#sse = sseFeed(decoder, (ev) => {
+      this.#ready[this.#tail++] = ev;
+    });
   }
 
   /** The read failed (or a decoder threw): the failure is the last event, or what the iterator rejects with. */
   fail(e: unknown): void {
     if (this.#over) return;
     this.#over = true;
-    if (this.#onError) this.#ready.push(this.#onError(e));
+    if (this.#onError) this.#ready[this.#tail++] = this.#onError(e);
     else this.#failure = { error: e };
     this.#notify();
   }
@@ -116,7 +129,7 @@ export class PushedSse implements SseEvents {
       this.#source.destroy();
       return;
     }
-    if (this.#ready.length - this.#head >= MAX_READY && !this.#paused) {
+    if (this.#tail - this.#head >= MAX_READY && !this.#paused) {
       this.#paused = true;
       this.#source.pause();
     }
@@ -135,39 +148,36 @@ export class PushedSse implements SseEvents {
   }
 
   #notify(): void {
-    const wake = this.#wake;
-    if (wake && (this.#head < this.#ready.length || this.#over)) {
-      this.#wake = undefined;
-      wake();
+    const resolve = this.#resolve;
+    if (resolve === undefined || (this.#head === this.#tail && !this.#over)) return;
+    const reject = this.#reject!;
+    this.#resolve = undefined;
+    this.#reject = undefined;
+    try {
+      resolve(this.#shift() ?? { done: true, value: undefined });
+    } catch (e) {
+      reject(e);
     }
   }
 
-  takeReady(): StreamEvent[] {
-    if (this.#head >= this.#ready.length) return [];
-    const out = this.#head === 0 ? this.#ready : this.#ready.slice(this.#head);
-    this.#ready = [];
-    this.#head = 0;
-    this.#resumeIfDrained();
-    return out;
-  }
-
-  #resumeIfDrained(): void {
-    if (this.#paused && this.#head >= this.#ready.length) {
-      this.#paused = false;
-      this.#source.resume();
+  nextReady(): StreamEvent | undefined {
+    if (this.#head === this.#tail) return undefined;
+    const value = this.#ready[this.#head];
+    this.#ready[this.#head++] = undefined;
+    if (this.#head === this.#tail) {
+      this.#head = 0;
+      this.#tail = 0;
+      if (this.#paused) {
+        this.#paused = false;
+        this.#source.resume();
+      }
     }
+    return value;
   }
 
   #shift(): IteratorResult<StreamEvent> | undefined {
-    if (this.#head < this.#ready.length) {
-      const value = this.#ready[this.#head++];
-      if (this.#head === this.#ready.length) {
-        this.#ready = [];
-        this.#head = 0;
-        this.#resumeIfDrained();
-      }
-      return { done: false, value };
-    }
+    const value = this.nextReady();
+    if (value !== undefined) return { done: false, value };
     if (!this.#over) return undefined;
     if (this.#failure) {
       const { error } = this.#failure;
@@ -189,13 +199,8 @@ export class PushedSse implements SseEvents {
       return Promise.reject(e);
     }
     return new Promise((resolve, reject) => {
-      this.#wake = () => {
-        try {
-          resolve(this.#shift() ?? { done: true, value: undefined });
-        } catch (e) {
-          reject(e);
-        }
-      };
+      this.#resolve = resolve;
+      this.#reject = reject;
     });
   }
 
@@ -207,6 +212,7 @@ export class PushedSse implements SseEvents {
     }
     this.#ready = [];
     this.#head = 0;
+    this.#tail = 0;
     return { done: true, value: undefined };
   }
 
