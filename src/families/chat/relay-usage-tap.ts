@@ -3,10 +3,7 @@
 import type { ChatUpstreamCodec, SseFrame } from '../../../adapters/shared/chat-adapter.ts';
 import { sseFeed } from '../../infra/upstream/read-sse.ts';
 import { StreamMeter } from '../../services/usage/usage-meter.ts';
-import { TextFrames, textFrameShortcut } from './relay-text-frames.ts';
-import type { StreamEvent } from '../../ir/stream-event.ts';
-
-const lf = 0x0a;
+import { textFrameShortcut } from './relay-text-frames.ts';
 
 /**
  * Decodes the relayed bytes with the format's own decoder, to learn what the upstream reported
@@ -23,10 +20,8 @@ export function usageTap(
   const meter = new StreamMeter();
   if (contentType.includes('text/event-stream')) {
     let finished = false;
-    // A stream's text frames are read without JSON.parse where the decoder allows it, and whole
-    // chunks of them without the SSE parser (relay-text-frames.ts), unless every frame is observed.
+    // A stream's text frames are read without JSON.parse where the decoder allows it (relay-text-frames.ts).
     const decoder = textFrameShortcut(codec.createStreamDecoder());
-    const frames = decoder instanceof TextFrames && !observe ? decoder : undefined;
     const watched = observe
       ? {
           push: (frame: SseFrame) => {
@@ -36,20 +31,10 @@ export function usageTap(
           end: () => decoder.end(),
         }
       : decoder;
-    const onEvent = (ev: StreamEvent): void => {
+    const sse = sseFeed(watched, (ev) => {
       meter.observe(ev);
       if (ev.type === 'finish') finished = true;
-    };
-    const sse = sseFeed(watched, onEvent);
-    /** Whether the SSE parser has nothing pending: the bytes it read last ended with a blank line. */
-    let between = true;
-    const feed = (b: Buffer): void => {
-      const read = frames && between ? frames.readWire(b, onEvent) : 0;
-      if (read === b.length) return;
-      between = false;
-      sse.feed(read === 0 ? b : b.subarray(read));
-      between = b.length >= 2 && b[b.length - 1] === lf && b[b.length - 2] === lf;
-    };
+    });
     const end = (): void => {
       try {
         sse.end();
@@ -57,7 +42,7 @@ export function usageTap(
         // In the upstream's 'end' handler a throw would stop the process: the meter bills what it saw.
       }
     };
-    return { feed, end, meter: () => meter, finished: () => finished };
+    return { feed: sse.feed, end, meter: () => meter, finished: () => finished };
   }
   const chunks: Buffer[] = [];
   // Read once: the record (before the body goes out) and the relay's result both ask for it.
