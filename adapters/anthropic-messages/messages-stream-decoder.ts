@@ -36,8 +36,6 @@ export class MessagesStreamDecoder implements UpstreamStreamDecoder {
   #stopReason: string | null = null;
   #stopSequence: string | null = null;
   #done = false;
-  /** A text delta's frame decodes to its text-delta and changes nothing else (the relay's tap relies on it). */
-  readonly repeatsTextFrames = true;
 
   push(frame: { event?: string; data: string }): StreamEvent[] {
     if (this.#done) return [];

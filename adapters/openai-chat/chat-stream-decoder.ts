@@ -32,8 +32,6 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
   #toolIds = new Map<string, number>();
   #finish: ChatFinish | undefined;
   #usage: Usage | undefined;
-  /** A text delta's frame decodes to its text-delta and changes nothing else (a usage on it is set again, to the same): the relay's tap relies on it. */
-  readonly repeatsTextFrames = true;
   /** Text chunks read without parsing them whole (chat-text-template.ts). */
   readonly #template = new ChatTextTemplate();
 

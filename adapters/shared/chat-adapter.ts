@@ -61,13 +61,6 @@ export interface UpstreamStreamDecoder {
   push(frame: { event?: string; data: string }): StreamEvent[];
   /** Called when the upstream stream ends; returns closing events (or an error if it ended early). */
   end(): StreamEvent[];
-  /**
-   * True when a frame that decoded to exactly one text-delta, sent again with only that text
-   * changed (to another non-empty string), decodes to the text-delta of the new text and leaves the
-   * decoder as it was: the relay's usage tap then reads such frames without the decoder
-   * (src/families/chat/relay-text-frames.ts).
-   */
-  readonly repeatsTextFrames?: boolean;
 }
 
 /** A chat format as spoken by upstream providers. */

@@ -3,7 +3,6 @@
 import type { ChatUpstreamCodec, SseFrame } from '../../../adapters/shared/chat-adapter.ts';
 import { sseFeed } from '../../infra/upstream/read-sse.ts';
 import { StreamMeter } from '../../services/usage/usage-meter.ts';
-import { textFrameShortcut } from './relay-text-frames.ts';
 
 /**
  * Decodes the relayed bytes with the format's own decoder, to learn what the upstream reported
@@ -20,8 +19,7 @@ export function usageTap(
   const meter = new StreamMeter();
   if (contentType.includes('text/event-stream')) {
     let finished = false;
-    // A stream's text frames are read without JSON.parse where the decoder allows it (relay-text-frames.ts).
-    const decoder = textFrameShortcut(codec.createStreamDecoder());
+    const decoder = codec.createStreamDecoder();
     const watched = observe
       ? {
           push: (frame: SseFrame) => {
