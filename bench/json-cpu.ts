@@ -4,6 +4,7 @@
 // does not). JSON_CPU_ROUNDS (5), JSON_CPU_SECONDS (2), JSON_CPU_CONNECTIONS (32), JSON_CPU_SETTLE_MS (500: idle
 // time after each run still counted to it), JSON_CPU_ONLY (a substring of the path names to measure, e.g. "translate"; the floor is always measured),
 // JSON_CPU_FLOOR_PROXY=1 (the floor with polygate's relay client too: http-proxy over node:http).
+// JSON_CPU_EXTRA (more bench/paths.ts path names, comma-separated, e.g. "chat → gemini (translate),D → anthropic (translate)").
 // JSON_CPU_TOGETHER=1 (with BENCH_BEFORE): each path's after and before targets are loaded at the
 // same time, on the same core, each by its own client, and each one's CPU per request taken over
 // the same seconds: whatever else the machine does then hits both alike (session 10: on a machine
@@ -57,6 +58,8 @@ const entries: Entry[] = [
     pid: gw.pid,
   },
 ];
+const extra = (process.env.JSON_CPU_EXTRA ?? '').split(',').filter(Boolean);
+for (const n of extra) entries.push({ name: `polygate · ${n}`, t: polygateTarget(path(n), gw.url), pid: gw.pid });
 const only = process.env.JSON_CPU_ONLY;
 if (only) entries.splice(1, entries.length, ...entries.slice(1).filter((e) => e.name.includes(only)));
 // BENCH_BEFORE: an older checkout's polygate beside this one, on the same paths (A/B in pairs).
@@ -78,7 +81,12 @@ if (proxyFloor)
     pid: proxyFloor.pid,
   });
 if (before)
-  for (const n of ['E → openai-chat (translate)', 'E → anthropic (pass-through)', 'chat → openai-chat (pass-through)'])
+  for (const n of [
+    'E → openai-chat (translate)',
+    'E → anthropic (pass-through)',
+    'chat → openai-chat (pass-through)',
+    ...extra,
+  ])
     if (!only || n.includes(only))
       entries.push({ name: `polygate (before) · ${n}`, t: polygateTarget(path(n), before.url), pid: before.pid });
 const us = new Map(entries.map((e) => [e.name, [] as number[]]));

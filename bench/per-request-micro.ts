@@ -1,8 +1,9 @@
 // `node bench/per-request-micro.ts`: CPU of three per-request steps in this process, for this
 // checkout and (BENCH_BEFORE) an older one, alternating (issue #28, session 9): the access line
 // (stdout to /dev/null: run with `> /dev/null`; figures go to stderr), @koa/router's match of
-// POST /v1/messages among every route the app registers, the `anthropic-version` check, and (session
-// 10) authenticating the bench key (its SHA-256 and the key ring's lookup).
+// POST /v1/messages among every route the app registers (session 11: through matchCache where the
+// checkout has it, as the app dispatches), the `anthropic-version` check, and (session 10)
+// authenticating the bench key (its SHA-256 and the key ring's lookup).
 // In-process and single-threaded apart from the log's write(2): steadier than a gateway under load.
 import Router from '@koa/router';
 import { beforeDir, repoRoot } from './processes.ts';
@@ -89,6 +90,11 @@ async function stepsOf(dir: string): Promise<Steps> {
     router.get(p, noop);
   for (const p of ['/admin/keys/:id/disable', '/admin/keys/:id/enable', '/admin/keys/:id/rotate', '/console/session'])
     router.post(p, noop);
+  // Session 11: the app dispatches through matchCache (src/app/route-dispatch.ts) where the checkout has it.
+  const dispatch = (await import(`${dir}/src/app/route-dispatch.ts`)) as {
+    matchCache?: (r: unknown) => (p: string, m: string) => unknown;
+  };
+  const match = dispatch.matchCache?.(router) ?? ((p: string, m: string) => router.match(p, m));
   const { checkVersion } = (await import(`${dir}/adapters/anthropic-messages/messages-version.ts`)) as {
     checkVersion: (h: object) => void;
   };
@@ -103,7 +109,7 @@ async function stepsOf(dir: string): Promise<Steps> {
   return {
     name: dir === repoRoot ? 'this checkout' : `before (${dir})`,
     line,
-    match: () => void router.match('/v1/messages', 'POST'),
+    match: () => void match('/v1/messages', 'POST'),
     version: () => checkVersion(headers),
     auth: () => void authenticateKey(ring, undefined, 'sk-polygate-bench'),
   };

@@ -31,11 +31,12 @@ const requireAdmin: GatewayMiddleware = async (ctx, next) => {
  * checked before routing, so no admin path answers anything (an OPTIONS `allow` list, a 405 naming
  * the methods) to a caller without it (issue #30, finding 11).
  */
-export const adminGate: GatewayMiddleware = async (ctx, next) => {
-  const path = ctx.path.toLowerCase();
-  if (path === '/admin' || path === '/admin/' || path.startsWith('/admin/')) return requireAdmin(ctx, next);
-  await next();
-};
+export const adminGate: GatewayMiddleware = (ctx, next) =>
+  // `/admin` or under it in any case: what lowercasing the path and comparing found, without the
+  // lowercased copy (an ASCII-only case fold; no other character lowercases into these letters).
+  adminPath.test(ctx.path) ? requireAdmin(ctx, next) : next();
+
+const adminPath = /^\/admin(?:\/|$)/i;
 
 function ledgerOfRequest(ctx: GatewayContext) {
   const state = ctx.state;

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newRequestId } from '../infra/http/request-id.ts';
 import type { ServerResponse } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -8,7 +8,7 @@ import { routeHandlers } from './route-handlers.ts';
 import { sameSecret } from '../services/auth/same-secret.ts';
 import { encodeFormatError } from '../infra/http/encode-format-error.ts';
 import { formatOfPath } from '../infra/http/format-of-path.ts';
-import { closeUnfinished, receiveDeadline } from '../infra/http/receive-deadline.ts';
+import { closeUnfinished, receiveDeadline, type DeadlineAnswer } from '../infra/http/receive-deadline.ts';
 import pkg from '../../package.json' with { type: 'json' };
 import { GatewayError } from '../ir/gateway-error.ts';
 import { inFlight, primeMetrics, registry } from '../infra/metrics/registry.ts';
@@ -106,6 +106,17 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Gat
   const accessLog = accessLine(log);
   // `listen` is read once at start, like the listener itself (src/app/reload-config.ts).
   const bodyTimeoutMs = ref.current.config.listen.body_timeout_ms;
+  // The 408 of a body that missed its deadline: one function for every request (no closure each).
+  const bodyTimedOut = (state: ChatState): DeadlineAnswer => {
+    state.status = 408;
+    state.outcome = 'body_timeout';
+    const err = new GatewayError(
+      'timeout',
+      `the request body did not arrive within ${bodyTimeoutMs} ms (listen.body_timeout_ms)`,
+      { status: 408 },
+    );
+    return { ...encodeFormatError(state.format, err), extraHeaders: { 'x-request-id': state.requestId } };
+  };
   return async (ctx, next) => {
     const started = performance.now();
     const format = formatOfPath(ctx.path, ctx.headers, queryOf(ctx), formats);
@@ -117,7 +128,7 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Gat
       ctx
         .get('x-request-id')
         .slice(0, 128)
-        .replace(/[^\x21-\x7e]/g, '') || randomUUID();
+        .replace(/[^\x21-\x7e]/g, '') || newRequestId();
     state.format = format;
     state.runtime = ref.current;
     state.services = services;
@@ -125,16 +136,7 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Gat
     startRequestTrace(ctx, started);
     // Koa's `ctx.set` builds three arrays per call; no header has been sent yet here.
     ctx.res.setHeader('x-request-id', state.requestId);
-    const cancelDeadline = receiveDeadline(ctx.req, ctx.res, bodyTimeoutMs, () => {
-      state.status = 408;
-      state.outcome = 'body_timeout';
-      const err = new GatewayError(
-        'timeout',
-        `the request body did not arrive within ${bodyTimeoutMs} ms (listen.body_timeout_ms)`,
-        { status: 408 },
-      );
-      return { ...encodeFormatError(format, err), extraHeaders: { 'x-request-id': state.requestId } };
-    });
+    const deadline = receiveDeadline(ctx.req, ctx.res, bodyTimeoutMs, bodyTimedOut, state);
     const stream = format ? watchEventStream(ctx.res) : undefined;
     if (format) noteRequest(ctx, state, started, stream);
     // Counted down as the response closes (RequestEnd.closed).
@@ -156,7 +158,7 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Gat
       log,
       accessLog,
       release,
-      cancelDeadline,
+      deadline,
     });
     closeWith(ctx.res, end);
     try {

@@ -7,6 +7,7 @@ import { ServerResponse } from 'node:http';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { AccessLine } from '../infra/log/logger.ts';
+import { cancelDeadline, type Deadline } from '../infra/http/receive-deadline.ts';
 import type { FormatModule } from '../infra/formats/formats.ts';
 import {
   inFlight,
@@ -37,8 +38,8 @@ export type RequestFacts = {
   readonly accessLog: AccessLine;
   /** The request's hold on its runtime (Runtime.hold), let go once the response has closed and its upstream call ended. */
   readonly release?: () => void;
-  /** Cancels the body's receive deadline (src/infra/http/receive-deadline.ts). */
-  readonly cancelDeadline?: () => void;
+  /** The body's receive deadline (src/infra/http/receive-deadline.ts), cancelled at the close. */
+  readonly deadline?: Deadline;
 };
 
 /** The end of one request (RequestEnd below). */
@@ -91,7 +92,7 @@ export class RequestEnd {
   closed(): void {
     const f = this.#facts;
     if (f.release) afterUpstream(this.#state, f.release);
-    f.cancelDeadline?.();
+    if (f.deadline !== undefined) cancelDeadline(f.deadline);
     if (!f.ops) inFlight.dec({ family: f.familyLabel });
     this.#closedAt = performance.now();
     if (this.#settled) this.#record();

@@ -5,7 +5,9 @@
 // (bench/RESULTS.md, "Session 10"). The app's router has no host, no `exclusive`, no `routerPath`
 // option, no NotFound handler and is not nested, so its dispatch is this: the router's own match
 // (by first segment, src/app/match-by-segment.ts), what it matched noted on the context as the
-// router notes it, and the matched layers' chain, composed once per layer.
+// router notes it, and the matched layers' chain, composed once per layer. The router's `match`
+// (its layers' regular expressions, and its disabled `debug` call formatted per layer tested) runs
+// once per method and path of a route without parameters: its answer is kept (matchCache).
 import type Koa from 'koa';
 import type { GatewayMiddleware, GatewayRouter } from '../services/runtime/gateway-context.ts';
 
@@ -48,12 +50,14 @@ export function dispatchRoutes(router: GatewayRouter, compose: Compose): Gateway
     if (c === undefined) chains.set(layer, (c = compose([preludeOf(layer), ...(layer.stack as Koa.Middleware[])])));
     return c;
   };
+  const match = matchCache(router);
   return (context, next) => {
     const ctx = context as Routed;
     const requestPath = ctx.path;
-    const m = router.match(requestPath, ctx.method);
+    const m = match(requestPath, ctx.method);
     if (ctx.matched) ctx.matched.push(...m.path);
-    else ctx.matched = m.path;
+    // A copy: the answer may be a kept one, and the context's list is the request's own.
+    else ctx.matched = m.path.slice();
     ctx.router = router;
     ctx.routeMatched = m.route;
     if (!m.route) return next();
@@ -88,5 +92,40 @@ function prelude(layer: Layer): Koa.Middleware {
     ctx._matchedRoute = layer.path;
     if (layer.name) ctx._matchedRouteName = layer.name;
     return next();
+  };
+}
+
+type Match = ReturnType<GatewayRouter['match']>;
+
+/** How many answers matchCache keeps (the app's client and operator routes need a few dozen). */
+const matchCacheSize = 256;
+
+/**
+ * The router's `match`, its answers kept per method and path for paths that matched a route and
+ * whose matched layers have no parameters (a fixed path: the same answer every time; the answer
+ * does not depend on anything but the path, the method and the routes). A path with parameters
+ * (ids) or no route (404s) is matched every time, so such paths cannot fill it; it holds at most
+ * `matchCacheSize` answers (emptied when full: case variants of a path are distinct paths) and is
+ * emptied when routes are added.
+ */
+export function matchCache(router: GatewayRouter): (path: string, method: string) => Match {
+  let byMethod = new Map<string, Map<string, Match>>();
+  let size = 0;
+  let routes = router.stack.length;
+  return (path, method) => {
+    if (routes !== router.stack.length || size >= matchCacheSize) {
+      byMethod = new Map();
+      size = 0;
+      routes = router.stack.length;
+    }
+    let paths = byMethod.get(method);
+    const kept = paths?.get(path);
+    if (kept !== undefined) return kept;
+    const m = router.match(path, method);
+    if (!m.route || m.path.some((l) => l.paramNames.length > 0)) return m;
+    if (paths === undefined) byMethod.set(method, (paths = new Map()));
+    paths.set(path, m);
+    size++;
+    return m;
   };
 }

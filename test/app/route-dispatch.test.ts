@@ -6,7 +6,7 @@
 import t from 'tap';
 import Koa from 'koa';
 import Router from '@koa/router';
-import { dispatchRoutes } from '../../src/app/route-dispatch.ts';
+import { dispatchRoutes, matchCache } from '../../src/app/route-dispatch.ts';
 import { matchBySegment } from '../../src/app/match-by-segment.ts';
 import type { GatewayRouter } from '../../src/services/runtime/gateway-context.ts';
 
@@ -109,6 +109,8 @@ t.test('dispatchRoutes routes as @koa/router does', async (t) => {
     for (const method of ['GET', 'POST', 'DELETE', 'OPTIONS', 'PROPFIND']) {
       const expected = await theirs(method, path);
       t.same(await ours(method, path), expected, `${method} ${path}`);
+      // Asked again: a path without parameters now has its match kept (matchCache), same answer.
+      t.same(await ours(method, path), expected, `${method} ${path}, again`);
       if (expected.status === 200 && expected.body.includes('"tag"')) routed++;
     }
   t.ok(routed >= 10, `${routed} answers came from a route`);
@@ -118,4 +120,29 @@ t.test('a router option dispatchRoutes does not do is refused', async (t) => {
   const compose = (): Koa.Middleware => () => undefined;
   t.throws(() => dispatchRoutes(new Router({ host: 'example.com' }) as GatewayRouter, compose));
   t.throws(() => dispatchRoutes(new Router({ exclusive: true }) as GatewayRouter, compose));
+});
+
+t.test('matchCache answers as the router does, sees routes added later, and stays bounded', async (t) => {
+  const router = routerWithRoutes();
+  const match = matchCache(router);
+  const names = (m: ReturnType<GatewayRouter['match']>): unknown => ({
+    path: m.path.map((l) => l.path),
+    pathAndMethod: m.pathAndMethod.map((l) => l.path),
+    route: m.route,
+  });
+  for (const path of ['/v1/items', '/v1/items/42', '/nothing', '/V1/ITEMS'])
+    for (const method of ['GET', 'POST', 'PUT'])
+      for (let i = 0; i < 2; i++)
+        t.same(names(match(path, method)), names(router.match(path, method)), `${method} ${path}`);
+  t.equal(match('/v1/items', 'GET'), match('/v1/items', 'GET'), "a fixed path's answer is kept");
+  t.not(match('/v1/items/42', 'GET'), match('/v1/items/42', 'GET'), 'a path with parameters is matched each time');
+  t.not(match('/nothing', 'GET'), match('/nothing', 'GET'), 'a path of no route is matched each time');
+  router.get('/v1/added', async () => {});
+  t.equal(match('/v1/added', 'GET').route, true, 'a route added after the first match is matched');
+  // More case variants of one path than the cache holds: answers stay the router's.
+  for (let i = 0; i < 600; i++) {
+    const path = '/v1/items'.replace(/[a-z]/g, (c, at: number) => ((i >> at) & 1 ? c.toUpperCase() : c));
+    t.equal(match(path, 'GET').route, true);
+  }
+  t.same(names(match('/v1/items', 'POST')), names(router.match('/v1/items', 'POST')), 'after the cache was emptied');
 });

@@ -73,3 +73,48 @@ t.test('a slot taken while the client is there is still held to the close', asyn
   const again = await counter.acquireSlot('k', 1);
   t.ok(again, 'released at the close');
 });
+
+// The memory counter answers at once (no await): a client that left before admission reached the
+// limits (while the budget's store was read) is still seen, and its slot is not kept.
+t.test('an in-process counter: a client gone before its slot was taken gets a 499 and no slot is kept', async (t) => {
+  const counter = new MemoryRateCounter();
+  const { res, ctx } = limitedRequest(counter);
+  res.closed = true;
+  let handled = false;
+  const err: unknown = await enforceKeyLimits(ctx as never, async () => {
+    handled = true;
+  }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  t.ok(err instanceof GatewayError && err.status === 499, 'the request ends as one whose client left (499)');
+  t.equal(handled, false, 'no handler runs');
+  const again = counter.acquireSlotNow('k', 1);
+  t.ok(again, 'the slot is free');
+});
+
+t.test('an in-process counter refuses the slot over its limit and the rpm over its own, as a rejection', async (t) => {
+  const counter = new MemoryRateCounter();
+  const first = limitedRequest(counter);
+  await enforceKeyLimits(first.ctx as never, async () => {});
+  const second = limitedRequest(counter);
+  const err: unknown = await enforceKeyLimits(second.ctx as never, async () => {}).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  t.ok(err instanceof GatewayError && err.kind === 'rate-limit', 'the second concurrent request gets a 429');
+  first.res.closed = true;
+  first.res.emit('close');
+  const rpm = limitedRequest(counter);
+  (rpm.ctx as { state: { key: { limits: { rpm: number } } } }).state.key.limits.rpm = 1;
+  await enforceKeyLimits(rpm.ctx as never, async () => {});
+  rpm.res.emit('close');
+  const over = limitedRequest(counter);
+  (over.ctx as { state: { key: { limits: { rpm: number } } } }).state.key.limits.rpm = 1;
+  const err2: unknown = await enforceKeyLimits(over.ctx as never, async () => {}).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  t.ok(err2 instanceof GatewayError && err2.kind === 'rate-limit', 'the second request in the minute gets a 429');
+  t.ok(counter.acquireSlotNow('k', 1), 'the refused request kept no slot');
+});

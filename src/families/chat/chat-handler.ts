@@ -114,7 +114,9 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
     // The key's tpm: the prompt's estimate now, corrected by the upstream's usage when it comes.
     // A relayed body is not decoded: its size stands for the prompt.
     const bodyLength = (): number => Number(ctx.request.length) || JSON.stringify(body).length;
-    await reserveTokens(state, first ?? (() => Math.ceil(bodyLength() / 4)));
+    // An in-process counter answers at once (no promise to await).
+    const reserving = reserveTokens(state, first ?? (() => Math.ceil(bodyLength() / 4)));
+    if (reserving) await reserving;
     // The key's and workspace's budgets: admitted with its expected cost reserved, settled by its
     // record; a provider's as a route through it is tried.
     let expected: { costNano: number; tokens: number } | undefined;

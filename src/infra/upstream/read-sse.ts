@@ -61,59 +61,77 @@ export function readSse(
   decoder: UpstreamStreamDecoder,
   onError?: (e: unknown) => StreamEvent,
 ): SseEvents {
-  return new PushedSse(isReadable(body) ? body : Readable.from(body, { objectMode: false }), decoder, onError);
+  const readable = isReadable(body) ? body : Readable.from(body, { objectMode: false });
+  const events = new PushedSse(readable, decoder, onError);
+  readable.on('data', (chunk: Uint8Array | string) => events.data(chunk));
+  readable.on('end', () => events.end());
+  readable.on('error', (e) => events.fail(e));
+  // Destroyed without an error or an end (what a for-await on it would call a premature close).
+  readable.on('close', () => events.fail(new Error('upstream stream closed before its end')));
+  return events;
 }
 
 const isReadable = (b: unknown): b is Readable =>
   typeof (b as Readable).on === 'function' && typeof (b as Readable).pause === 'function';
 
-class PushedSse implements SseEvents {
+/** What the reader holds, lets go on and releases: a Readable, or an undici call (src/infra/upstream/upstream-answer.ts). */
+export type SseSource = { pause(): void; resume(): void; destroy(): void };
+
+/**
+ * SSE events pushed in by whoever reads the body (`data`, then `end` or `fail`), taken by an
+ * async iterator or `takeReady`; past MAX_READY events not yet taken, the source is paused.
+ */
+export class PushedSse implements SseEvents {
   #ready: StreamEvent[] = [];
   #head = 0;
   #over = false;
   #failure: { error: unknown } | undefined;
   #paused = false;
   #wake: (() => void) | undefined;
-  readonly #body: Readable;
+  readonly #source: SseSource;
+  readonly #sse: SseFeed;
+  readonly #onError: ((e: unknown) => StreamEvent) | undefined;
 
-  constructor(body: Readable, decoder: UpstreamStreamDecoder, onError: ((e: unknown) => StreamEvent) | undefined) {
-    this.#body = body;
-    const sse = sseFeed(decoder, (ev) => this.#ready.push(ev));
-    const fail = (e: unknown): void => {
-      if (this.#over) return;
-      this.#over = true;
-      if (onError) this.#ready.push(onError(e));
-      else this.#failure = { error: e };
-      this.#notify();
-    };
-    body.on('data', (chunk: Uint8Array | string) => {
-      if (this.#over) return;
-      try {
-        sse.feed(chunk);
-      } catch (e) {
-        fail(e);
-        body.destroy();
-        return;
-      }
-      if (this.#ready.length - this.#head >= MAX_READY && !this.#paused) {
-        this.#paused = true;
-        body.pause();
-      }
-      this.#notify();
-    });
-    body.on('end', () => {
-      if (this.#over) return;
-      try {
-        sse.end();
-      } catch (e) {
-        return fail(e);
-      }
-      this.#over = true;
-      this.#notify();
-    });
-    body.on('error', fail);
-    // Destroyed without an error or an end (what a for-await on it would call a premature close).
-    body.on('close', () => fail(new Error('upstream stream closed before its end')));
+  constructor(source: SseSource, decoder: UpstreamStreamDecoder, onError: ((e: unknown) => StreamEvent) | undefined) {
+    this.#source = source;
+    this.#onError = onError;
+    this.#sse = sseFeed(decoder, (ev) => this.#ready.push(ev));
+  }
+
+  /** The read failed (or a decoder threw): the failure is the last event, or what the iterator rejects with. */
+  fail(e: unknown): void {
+    if (this.#over) return;
+    this.#over = true;
+    if (this.#onError) this.#ready.push(this.#onError(e));
+    else this.#failure = { error: e };
+    this.#notify();
+  }
+
+  data(chunk: Uint8Array | string): void {
+    if (this.#over) return;
+    try {
+      this.#sse.feed(chunk);
+    } catch (e) {
+      this.fail(e);
+      this.#source.destroy();
+      return;
+    }
+    if (this.#ready.length - this.#head >= MAX_READY && !this.#paused) {
+      this.#paused = true;
+      this.#source.pause();
+    }
+    this.#notify();
+  }
+
+  end(): void {
+    if (this.#over) return;
+    try {
+      this.#sse.end();
+    } catch (e) {
+      return this.fail(e);
+    }
+    this.#over = true;
+    this.#notify();
   }
 
   #notify(): void {
@@ -136,7 +154,7 @@ class PushedSse implements SseEvents {
   #resumeIfDrained(): void {
     if (this.#paused && this.#head >= this.#ready.length) {
       this.#paused = false;
-      this.#body.resume();
+      this.#source.resume();
     }
   }
 
@@ -185,7 +203,7 @@ class PushedSse implements SseEvents {
   async return(): Promise<IteratorResult<StreamEvent>> {
     if (!this.#over) {
       this.#over = true;
-      this.#body.destroy();
+      this.#source.destroy();
     }
     this.#ready = [];
     this.#head = 0;

@@ -35,7 +35,7 @@ export type UpstreamCall = {
 export const neverAborted: AbortSignal = new AbortController().signal;
 
 /** Where a URL points, as undici's dispatchers take it; `undefined` for what undici itself should judge. */
-type Target = { origin: string; path: string };
+export type Target = { origin: string; path: string };
 
 /**
  * Upstream URLs by their text: a provider calls the same few URLs (its base_url and paths) for
@@ -44,7 +44,7 @@ type Target = { origin: string; path: string };
  */
 const targets = new Map<string, Target | undefined>();
 
-function targetOf(url: string): Target | undefined {
+export function targetOf(url: string): Target | undefined {
   let t = targets.get(url);
   if (t !== undefined || targets.has(url)) return t;
   try {
@@ -83,17 +83,17 @@ export async function upstreamRequest(c: UpstreamCall): Promise<Dispatcher.Respo
       ? c.dispatcher.request({ origin: target.origin, path: target.path, ...options })
       : request(c.url, { ...options, dispatcher: c.dispatcher }));
   } catch (e) {
-    observe(c, 'error', started);
+    observeUpstream(c, 'error', started);
     c.span?.end(undefined, e as Error);
     throw connectionError(e, c.provider, c.timeouts);
   }
-  observe(c, String(res.statusCode), started);
+  observeUpstream(c, String(res.statusCode), started);
   c.span?.end(res.statusCode);
   return res;
 }
 
 /** The call's duration in the upstream histogram, by provider, format and outcome (status or `error`). */
-function observe(c: UpstreamCall, outcome: string, started: number): void {
+export function observeUpstream(c: UpstreamCall, outcome: string, started: number): void {
   upstreamDuration.observe(
     { provider: c.provider, upstream_format: c.upstreamFormat, outcome },
     (performance.now() - started) / 1000,

@@ -12,7 +12,9 @@ import { queryOf, type GatewayMiddleware } from '../runtime/gateway-context.ts';
  * (src/services/access/key-limits.ts), whose concurrency slot is held to the response's close.
  */
 export function admitRequest(format: FormatModule): GatewayMiddleware {
-  return async (ctx, next) => {
+  // Not an async function: a request admitted at once (no budget store to wait for, an in-process
+  // limit counter) pays for no promise of its own; a throw is the chain's rejection (koa-compose).
+  return (ctx, next) => {
     const state = ctx.state;
     const credential = format.credential(ctx.headers, queryOf(ctx));
     // The YAML's keys, then those created at runtime (issue #25); each is one digest lookup.
@@ -21,7 +23,7 @@ export function admitRequest(format: FormatModule): GatewayMiddleware {
     if (isRefusal(key)) throw new GatewayError('authentication', key.refused);
     state.key = key;
     const budget = enforceBudget(ctx);
-    if (budget) await budget;
-    await enforceKeyLimits(ctx, next);
+    if (budget) return budget.then(() => enforceKeyLimits(ctx, next));
+    return enforceKeyLimits(ctx, next);
   };
 }

@@ -11,7 +11,7 @@ import { GatewayError } from '../../ir/gateway-error.ts';
 import { limitKinds, rateLimitedTotal } from '../../infra/metrics/registry.ts';
 import { afterUpstream, type RequestState } from '../runtime/request-state.ts';
 import { estimateTokens } from '../tokens/estimate-tokens.ts';
-import type { RateCounter, Slot } from '../limits/rate-counter.ts';
+import type { RateCounter, Slot, TakeResult } from '../limits/rate-counter.ts';
 import { asksForWork } from './asks-for-work.ts';
 import type { GatewayContext } from '../runtime/gateway-context.ts';
 
@@ -83,12 +83,43 @@ function slotClosed(this: Holding): void {
   if (held !== undefined) afterUpstream(held.state, () => held.slot.release());
 }
 
-/** Runs after authentication (src/services/access/admit-request.ts): rpm and concurrency, for every family. */
-export async function enforceKeyLimits(ctx: GatewayContext, next: Koa.Next): Promise<void> {
+/**
+ * Runs after authentication (src/services/access/admit-request.ts): rpm and concurrency, for every
+ * family. A counter in this process (`sync`) answers at once; one across the network is awaited.
+ */
+export function enforceKeyLimits(ctx: GatewayContext, next: Koa.Next): Promise<void> {
   const state = ctx.state;
   const key = state.key;
   const l = key.limits;
   if ((l.rpm === 0 && l.concurrency === 0) || !asksForWork(ctx)) return next();
+  const sync = state.services.rateCounter.sync;
+  if (sync === undefined) return enforceAwaited(ctx, next);
+  let slot: Slot | undefined;
+  if (l.concurrency > 0) {
+    slot = sync.acquireSlotNow(key.id, l.concurrency);
+    if (slot === undefined) return Promise.reject(refuse(key, 'concurrency', l.concurrency, 1000));
+    // The client may have left while the budget's store was read (admit-request.ts): see below.
+    if (ctx.res.closed) {
+      slot.release();
+      return Promise.reject(new GatewayError('internal', 'request aborted', { status: 499 }));
+    }
+    releaseOnClose(ctx.res, state, slot);
+  }
+  if (l.rpm > 0) {
+    const r = sync.takeNow(counterKey(key.id, 'rpm'), 1, l.rpm, minute);
+    if (!r.ok) {
+      slot?.release();
+      return Promise.reject(refuse(key, 'rpm', l.rpm, r.retryAfterMs));
+    }
+  }
+  return next();
+}
+
+/** enforceKeyLimits over a store that answers later (Redis), failing open when it cannot. */
+async function enforceAwaited(ctx: GatewayContext, next: Koa.Next): Promise<void> {
+  const state = ctx.state;
+  const key = state.key;
+  const l = key.limits;
   const counter = state.services.rateCounter;
   let slot: Awaited<ReturnType<RateCounter['acquireSlot']>>;
   if (l.concurrency > 0) {
@@ -110,7 +141,7 @@ export async function enforceKeyLimits(ctx: GatewayContext, next: Koa.Next): Pro
     }
   }
   if (l.rpm > 0) {
-    const r = await failOpen(state.services.log, 'rpm', counter.take(`${key.id}:rpm`, 1, l.rpm, minute));
+    const r = await failOpen(state.services.log, 'rpm', counter.take(counterKey(key.id, 'rpm'), 1, l.rpm, minute));
     if (r !== unanswered && !r.ok) {
       slot?.release();
       throw refuse(key, 'rpm', l.rpm, r.retryAfterMs);
@@ -120,17 +151,41 @@ export async function enforceKeyLimits(ctx: GatewayContext, next: Koa.Next): Pro
 }
 
 /**
+ * A key's counter names (`<key id>:rpm`, `<key id>:tpm`), built once per key rather than per
+ * request (a concatenation, then flattened for the Map's hash). Bounded: runtime keys come and go.
+ */
+const counterKeys = new Map<string, { rpm: string; tpm: string }>();
+function counterKey(keyId: string, kind: 'rpm' | 'tpm'): string {
+  let k = counterKeys.get(keyId);
+  if (k === undefined) {
+    if (counterKeys.size >= 4096) counterKeys.clear();
+    counterKeys.set(keyId, (k = { rpm: `${keyId}:rpm`, tpm: `${keyId}:tpm` }));
+  }
+  return k[kind];
+}
+
+/**
  * Chat requests: reserves the prompt's estimated tokens against the key's tpm, or answers 429.
  * `prompt` is the decoded request, or (for a relayed body, never decoded) the estimate itself.
  */
-export async function reserveTokens(state: RequestState, prompt: ChatRequest | (() => number)): Promise<void> {
+export function reserveTokens(state: RequestState, prompt: ChatRequest | (() => number)): Promise<void> | undefined {
   const key = state.key;
   const tpm = key.limits.tpm;
   if (tpm === 0) return;
   const counter = state.services.rateCounter;
   const estimate = typeof prompt === 'function' ? prompt() : estimateTokens(prompt);
-  const r = await failOpen(state.services.log, 'tpm', counter.take(`${key.id}:tpm`, estimate, tpm, minute));
+  const name = counterKey(key.id, 'tpm');
+  if (counter.sync !== undefined) return reserved(state, estimate, counter.sync.takeNow(name, estimate, tpm, minute));
+  return failOpen(state.services.log, 'tpm', counter.take(name, estimate, tpm, minute)).then((r) =>
+    reserved(state, estimate, r),
+  );
+}
+
+/** reserveTokens' answer: the reservation noted on the request, or its 429 (thrown). */
+function reserved(state: RequestState, estimate: number, r: TakeResult | typeof unanswered): undefined {
   if (r === unanswered) return;
+  const key = state.key;
+  const tpm = key.limits.tpm;
   if (!r.ok)
     throw refuse(
       key,
@@ -139,6 +194,7 @@ export async function reserveTokens(state: RequestState, prompt: ChatRequest | (
       r.retryAfterMs,
       estimate > tpm ? `; this request alone is about ${estimate} tokens` : '',
     );
+  const counter = state.services.rateCounter;
   (state as Reserving)[reservationKey] = { counter, keyId: key.id, estimate, window: r.window, settled: false };
 }
 
@@ -148,6 +204,8 @@ export function settleTokens(state: RequestState, usage: Usage): void {
   if (!r || r.settled) return;
   r.settled = true;
   const delta = usage.inputTokens + usage.outputTokens - r.estimate;
-  if (delta !== 0)
-    void failOpen(state.services.log, 'tpm correction', r.counter.add(`${r.keyId}:tpm`, delta, minute, r.window));
+  if (delta === 0) return;
+  const name = counterKey(r.keyId, 'tpm');
+  if (r.counter.sync !== undefined) r.counter.sync.addNow(name, delta, minute, r.window);
+  else void failOpen(state.services.log, 'tpm correction', r.counter.add(name, delta, minute, r.window));
 }

@@ -1,17 +1,26 @@
-import { slidingWindow, type RateCounter, type Slot, type TakeResult } from './rate-counter.ts';
+import { slidingWindow, type RateCounter, type Slot, type SyncRateCounter, type TakeResult } from './rate-counter.ts';
 
-/** Limits of one instance (storage memory or sqlite): counters in this process. */
-export class MemoryRateCounter implements RateCounter {
-  readonly #windows = new Map<string, { window: number; cur: number; prev: number }>();
+type Counts = { window: number; cur: number; prev: number };
+
+/**
+ * Limits of one instance (storage memory or sqlite): counters in this process. They answer at once
+ * (`sync`): key-limits.ts checks them without a promise per check; the async methods are the same
+ * answers for RateCounter's other callers.
+ */
+export class MemoryRateCounter implements RateCounter, SyncRateCounter {
+  readonly #windows = new Map<string, Counts>();
   readonly #slots = new Map<string, number>();
   readonly #now: () => number;
+  readonly sync: SyncRateCounter = this;
+  /** How far into its window `now` was at the last #entry (a field: no result object per call). */
+  #elapsed = 0;
 
   constructor(now: () => number = Date.now) {
     this.#now = now;
   }
 
-  /** The key's counts, rolled forward to the current window, and how far into it `now` is. */
-  #entry(key: string, windowMs: number): { e: { window: number; cur: number; prev: number }; elapsed: number } {
+  /** The key's counts, rolled forward to the current window; how far into it `now` is in #elapsed. */
+  #entry(key: string, windowMs: number): Counts {
     const now = this.#now();
     const window = Math.floor(now / windowMs);
     let e = this.#windows.get(key);
@@ -21,41 +30,65 @@ export class MemoryRateCounter implements RateCounter {
       e.cur = 0;
       e.window = window;
     }
-    return { e, elapsed: now - window * windowMs };
+    this.#elapsed = now - window * windowMs;
+    return e;
   }
 
-  async take(key: string, amount: number, limit: number, windowMs: number): Promise<TakeResult> {
-    const { e, elapsed } = this.#entry(key, windowMs);
-    const r = slidingWindow(e.cur, e.prev, elapsed, windowMs, amount, limit);
+  takeNow(key: string, amount: number, limit: number, windowMs: number): TakeResult {
+    const e = this.#entry(key, windowMs);
+    const r = slidingWindow(e.cur, e.prev, this.#elapsed, windowMs, amount, limit);
     if (!r.ok) return r;
     e.cur += amount;
     return { ok: true, window: e.window };
   }
 
-  async add(key: string, amount: number, windowMs: number, window: number): Promise<void> {
-    const { e } = this.#entry(key, windowMs);
+  addNow(key: string, amount: number, windowMs: number, window: number): void {
+    const e = this.#entry(key, windowMs);
     if (e.window === window) e.cur += amount;
     else if (e.window === window + 1) e.prev += amount;
   }
 
-  async acquireSlot(key: string, limit: number): Promise<Slot | undefined> {
+  acquireSlotNow(key: string, limit: number): Slot | undefined {
     const held = this.#slots.get(key) ?? 0;
     if (held >= limit) return undefined;
     this.#slots.set(key, held + 1);
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        const n = (this.#slots.get(key) ?? 1) - 1;
-        if (n <= 0) this.#slots.delete(key);
-        else this.#slots.set(key, n);
-      },
-    };
+    return new HeldSlot(this.#slots, key);
+  }
+
+  async take(key: string, amount: number, limit: number, windowMs: number): Promise<TakeResult> {
+    return this.takeNow(key, amount, limit, windowMs);
+  }
+
+  async add(key: string, amount: number, windowMs: number, window: number): Promise<void> {
+    this.addNow(key, amount, windowMs, window);
+  }
+
+  async acquireSlot(key: string, limit: number): Promise<Slot | undefined> {
+    return this.acquireSlotNow(key, limit);
   }
 
   async close(): Promise<void> {
     this.#windows.clear();
     this.#slots.clear();
+  }
+}
+
+/** One held slot of `key`, given back once (one object, where a closure took three). */
+class HeldSlot implements Slot {
+  #released = false;
+  readonly #slots: Map<string, number>;
+  readonly #key: string;
+
+  constructor(slots: Map<string, number>, key: string) {
+    this.#slots = slots;
+    this.#key = key;
+  }
+
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    const n = (this.#slots.get(this.#key) ?? 1) - 1;
+    if (n <= 0) this.#slots.delete(this.#key);
+    else this.#slots.set(this.#key, n);
   }
 }

@@ -18,6 +18,19 @@ export interface RateCounter {
   /** One of `limit` concurrency slots, or undefined when all are held. */
   acquireSlot(key: string, limit: number): Promise<Slot | undefined>;
   close(): Promise<void>;
+  /**
+   * The same counter answering at once, when its counts are in this process (the memory driver):
+   * a limit check then costs no promise, closure and microtask per request. A store across the
+   * network (Redis) has none and is awaited, failing open.
+   */
+  readonly sync?: SyncRateCounter;
+}
+
+/** RateCounter's operations, answered synchronously; they never throw. */
+export interface SyncRateCounter {
+  takeNow(key: string, amount: number, limit: number, windowMs: number): TakeResult;
+  addNow(key: string, amount: number, windowMs: number, window: number): void;
+  acquireSlotNow(key: string, limit: number): Slot | undefined;
 }
 
 /**

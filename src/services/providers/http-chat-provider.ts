@@ -9,8 +9,9 @@ import type { ChatResult } from '../../ir/chat-result.ts';
 import { credentialsRejected, GatewayError } from '../../ir/gateway-error.ts';
 import type { StreamEvent } from '../../ir/stream-event.ts';
 import { connectionError } from '../../infra/upstream/connection-error.ts';
-import { readSse } from '../../infra/upstream/read-sse.ts';
-import { errorBodyOf, upstreamRequest } from '../../infra/upstream/upstream-request.ts';
+import { PushedSse } from '../../infra/upstream/read-sse.ts';
+import { errorBodyOf, jsonOrText, upstreamRequest, type UpstreamCall } from '../../infra/upstream/upstream-request.ts';
+import { upstreamAnswer, upstreamStream, type UpstreamAnswer } from '../../infra/upstream/upstream-answer.ts';
 import { scrubSecrets, secretMatcher } from './scrub-secrets.ts';
 import type { CallOptions, ChatProvider } from './chat-provider.ts';
 import type { UpstreamSpan } from '../../infra/tracing/upstream-span.ts';
@@ -151,10 +152,17 @@ export class HttpChatProvider implements ChatProvider {
 
   async complete(req: ChatRequest, model: string, opts: CallOptions): Promise<ChatResult> {
     // A copy only to clear the flag: a JSON call's request is not a stream already (the encoders do not write to it).
-    const res = await this.#send(req.stream ? { ...req, stream: false } : req, model, opts);
-    const body: unknown = await res.body.json().catch(() => {
+    const json = req.stream ? { ...req, stream: false } : req;
+    // Read whole through undici's dispatcher API (src/infra/upstream/upstream-answer.ts), not a Readable.
+    const { text } = this.#checked(await upstreamAnswer(await this.#callFor(json, model, opts)));
+    let body: unknown;
+    try {
+      // A read that failed after the head (cut, idle timeout) is no JSON either, as `.json()` rejects.
+      if (text === undefined) throw new Error('no body');
+      body = JSON.parse(text);
+    } catch {
       throw new GatewayError('upstream', `provider '${this.name}' answered with a body that is not JSON`);
-    });
+    }
     try {
       return this.#codec.decodeResult(body);
     } catch (e) {
@@ -165,19 +173,25 @@ export class HttpChatProvider implements ChatProvider {
   }
 
   async openStream(req: ChatRequest, model: string, opts: CallOptions): Promise<AsyncIterable<StreamEvent>> {
-    const res = await this.#send({ ...req, stream: true }, model, opts);
+    const call = await this.#callFor({ ...req, stream: true }, model, opts);
     const timeouts = opts.timeouts ?? this.#timeouts;
-    // Errors while reading (socket cut, idle timeout) become the stream's last event, in-stream.
-    return readSse(res.body, this.#codec.createStreamDecoder(), (e) => ({
-      type: 'error',
-      error: connectionError(e, this.name, timeouts),
-    }));
+    const decoder = this.#codec.createStreamDecoder();
+    // Read as it arrives through undici's dispatcher API (src/infra/upstream/upstream-answer.ts), not a
+    // Readable; errors while reading (socket cut, idle timeout) become the stream's last event, in-stream.
+    const opened = await upstreamStream(
+      call,
+      (control) =>
+        new PushedSse(control, decoder, (e) => ({ type: 'error', error: connectionError(e, this.name, timeouts) })),
+    );
+    // An answer read whole is one with an error status.
+    if ('reader' in opened) return opened.reader;
+    throw this.#errorOf(opened);
   }
 
-  async #send(req: ChatRequest, model: string, opts: CallOptions): Promise<Dispatcher.ResponseData> {
+  #callFor(req: ChatRequest, model: string, opts: CallOptions): Promise<UpstreamCall> {
     const enc = this.#codec.encodeRequest(req, model, opts.warn);
     const span = opts.trace?.upstream(this.name, this.wireFormat, model);
-    return this.post(
+    return this.#callOf(
       this.upstreamPath(enc.path, model),
       enc.body,
       { accept: req.stream ? 'text/event-stream' : 'application/json', ...enc.headers },
@@ -199,6 +213,44 @@ export class HttpChatProvider implements ChatProvider {
     opts: Pick<CallOptions, 'signal' | 'timeouts'>,
     span?: UpstreamSpan,
   ): Promise<Dispatcher.ResponseData> {
+    return this.#posted(await this.#callOf(path, body, headers, opts, span));
+  }
+
+  async #posted(call: UpstreamCall): Promise<Dispatcher.ResponseData> {
+    const res = await upstreamRequest(call);
+    if (res.statusCode === 401 || res.statusCode === 403) {
+      await res.body.dump().catch(() => {});
+      throw this.rejectedCredentials(res.statusCode);
+    }
+    if (res.statusCode >= 400)
+      throw this.#codec.decodeError(
+        res.statusCode,
+        await errorBodyOf(res, (t) => this.scrub(t)),
+        res.headers as WireHeaders,
+      );
+    return res;
+  }
+
+  /** A whole answer's status judged as `post` judges a streamed one's: 2xx returns, anything else throws. */
+  #checked(a: UpstreamAnswer): UpstreamAnswer {
+    if (a.statusCode >= 400) throw this.#errorOf(a);
+    return a;
+  }
+
+  /** The error of an answer with an error status: polygate's credentials refused, or the format's own error decoded. */
+  #errorOf(a: UpstreamAnswer): GatewayError {
+    if (a.statusCode === 401 || a.statusCode === 403) return this.rejectedCredentials(a.statusCode);
+    return this.#codec.decodeError(a.statusCode, jsonOrText(this.scrub(a.text ?? '')), a.headers as WireHeaders);
+  }
+
+  /** The upstream call of a JSON body to a path under base_url, with the provider's credentials. */
+  async #callOf(
+    path: string,
+    body: unknown,
+    headers: Record<string, string>,
+    opts: Pick<CallOptions, 'signal' | 'timeouts'>,
+    span: UpstreamSpan | undefined,
+  ): Promise<UpstreamCall> {
     // Serialized before the call: a body that cannot be serialized is polygate's fault, not an
     // upstream that "could not be reached" (which would be retried and trip the breaker).
     const payload = JSON.stringify(body);
@@ -206,7 +258,7 @@ export class HttpChatProvider implements ChatProvider {
       span?.end(undefined, e as Error);
       throw e;
     });
-    const res = await upstreamRequest({
+    return {
       provider: this.name,
       upstreamFormat: this.wireFormat,
       url: this.baseUrl + path,
@@ -222,17 +274,6 @@ export class HttpChatProvider implements ChatProvider {
       },
       body: payload,
       span,
-    });
-    if (res.statusCode === 401 || res.statusCode === 403) {
-      await res.body.dump().catch(() => {});
-      throw this.rejectedCredentials(res.statusCode);
-    }
-    if (res.statusCode >= 400)
-      throw this.#codec.decodeError(
-        res.statusCode,
-        await errorBodyOf(res, (t) => this.scrub(t)),
-        res.headers as WireHeaders,
-      );
-    return res;
+    };
   }
 }
