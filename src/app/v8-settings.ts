@@ -11,5 +11,5 @@
 import { setFlagsFromString } from 'node:v8';
 
 /** The operator's own choice on node's command line wins: `node --allocation-site-pretenuring src/main.ts`. */
-const chosen = process.execArgv.some((a) => /^--(no-)?allocation[-_]site[-_]pretenuring$/.test(a));
+const chosen = process.execArgv.some((a) => /^--(no-?)?allocation[-_]site[-_]pretenuring(=|$)/.test(a));
 if (!chosen) setFlagsFromString('--no-allocation-site-pretenuring');
