@@ -11,6 +11,12 @@
 // what that client costs beside undici, with nothing else of polygate's (issue #28, bench/json-cpu.ts).
 //
 //   node bench/framework-floor.ts --port P --target http://127.0.0.1:MOCKPORT [--client http-proxy]
+//
+// The same runtime as polygate: its process-wide V8 settings (allocation-site pretenuring off) are
+// a runtime choice polygate ships, not gateway logic, so the floor runs under them too (first
+// import, as in src/main.ts). `node --allocation-site-pretenuring bench/framework-floor.ts …`
+// restores V8's default for both (bench/RESULTS.md, "Session 11: GC mode").
+import '../src/app/v8-settings.ts';
 import Router from '@koa/router';
 import httpProxy from 'http-proxy';
 import Koa from 'koa';

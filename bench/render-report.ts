@@ -220,6 +220,7 @@ export function renderReport(r: Report): string {
     '',
     `Machine: ${m.cpu}, ${m.memoryGb} GB, Linux ${m.kernel}; Node ${m.node}; autocannon ${m.autocannon}; @portkey-ai/gateway ${m.portkey}; @musistudio/claude-code-router ${m.ccr}. polygate: ${m.polygate}.`,
     `Floors: "framework floor" = Koa + @koa/router + koa-body + an undici Pool, parsing and re-serializing every body, no logic (bench/framework-floor.ts); "bare hop" = node:http relaying bytes, parsing nothing (bench/floor-proxy.ts).`,
+    `Runtime: polygate and the framework floor run under the same process-wide V8 settings, polygate's src/app/v8-settings.ts imported first by both (allocation-site pretenuring off: bench/RESULTS.md, "Session 11: GC mode"); the bare hop and the peers under Node's defaults.`,
     `Pinning: ${m.pinning}. Each figure is the median of ${m.repeats} repeat(s) of ${m.durationS} s, interleaved across targets (warm-up: ${m.warmupS});`,
     `streams carry ${m.streamChunks} text chunks with no delay between them. "added" = the target minus the same load sent straight to the mock in the upstream's format.`,
     `Other work on the machine during the measurements: ${m.otherCpuSeconds} CPU-seconds (1-min load average ${m.loadAtStart} at the start)${Number(m.otherCpuSeconds) > 10 ? ' — the machine was shared; figures are noisier than on an idle one' : ''}.`,

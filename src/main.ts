@@ -1,4 +1,6 @@
 // Entry point: `npm start` (config/gateway.yaml) or `GATEWAY_CONFIG=FILE npm start`.
+// First: process-wide V8 settings (GC mode), before any other module runs.
+import './app/v8-settings.ts';
 import { createApp } from './app/app.ts';
 import { formats } from './infra/formats/formats.ts';
 import { ConfigError, loadConfigFile } from './infra/config/load-config.ts';
