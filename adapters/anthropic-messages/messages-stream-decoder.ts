@@ -6,6 +6,7 @@ import type { StreamEvent } from '../../src/ir/stream-event.ts';
 import type { UpstreamStreamDecoder } from '../shared/chat-adapter.ts';
 import { int, isObject, obj, str, type Json } from '../shared/narrow.ts';
 import { notJson, parseFrameJson } from '../shared/frame-json.ts';
+import { TextTemplate } from '../shared/text-template.ts';
 import { decodeStreamError } from './messages-error.ts';
 import { completeUsage, usageOfWire } from './messages-usage.ts';
 import { finishOfStopReason } from './stop-reason-map.ts';
@@ -27,6 +28,9 @@ const handlers = new Map<string, (dec: MessagesStreamDecoder, d: Json) => Stream
   ['error', (dec, d) => dec.error(d)],
 ]);
 
+/** The text a parsed `content_block_delta` gives the decoder as a text delta's (`delta.text`). */
+const deltaText = (d: unknown): unknown => (isObject(d) && isObject(d.delta) ? d.delta.text : undefined);
+
 export class MessagesStreamDecoder implements UpstreamStreamDecoder {
   /** Wire block index -> IR part; server-tool blocks are not in the map (no IR part for them). */
   readonly #blocks = new Map<number, Block>();
@@ -36,9 +40,22 @@ export class MessagesStreamDecoder implements UpstreamStreamDecoder {
   #stopReason: string | null = null;
   #stopSequence: string | null = null;
   #done = false;
+  /**
+   * Text deltas read without parsing them whole (adapters/shared/text-template.ts), with the event
+   * name and block index of the frame the template is made of: a match is that frame with another
+   * text, handled as it would be (the block's state is checked each time).
+   */
+  readonly #text = new TextTemplate('text', deltaText);
+  #textEvent: string | undefined;
+  #textIndex: unknown;
 
   push(frame: { event?: string; data: string }): StreamEvent[] {
     if (this.#done) return [];
+    if (frame.event === this.#textEvent) {
+      const text = this.#text.match(frame.data);
+      if (text !== undefined)
+        return this.contentBlockDelta({ index: this.#textIndex as Json, delta: { type: 'text_delta', text } });
+    }
     const data = parseFrameJson(frame.data);
     if (data === notJson) return this.#fail('anthropic upstream sent a stream event that is not JSON');
     const name = frame.event ?? (isObject(data) && typeof data.type === 'string' ? data.type : '');
@@ -46,7 +63,9 @@ export class MessagesStreamDecoder implements UpstreamStreamDecoder {
     // Unknown events are skipped: the API may add event types (versioning policy).
     if (!handler || !isObject(data)) return [];
     try {
-      return handler(this, data);
+      const out = handler(this, data);
+      if (name === 'content_block_delta') this.#learnText(frame, data);
+      return out;
     } catch (e) {
       if (e instanceof GatewayError)
         return this.#fail(`anthropic upstream sent a malformed '${name}' event (${e.message})`);
@@ -57,6 +76,15 @@ export class MessagesStreamDecoder implements UpstreamStreamDecoder {
   end(): StreamEvent[] {
     if (this.#done) return [];
     return this.#fail('anthropic upstream stream ended early');
+  }
+
+  /** A text delta, read whole: the decoder read its index, delta type and text, nothing else. */
+  #learnText(frame: { event?: string; data: string }, d: Json): void {
+    const delta = d.delta;
+    if (!isObject(delta) || delta.type !== 'text_delta' || typeof delta.text !== 'string') return;
+    if (!this.#text.learn(frame.data, delta.text)) return;
+    this.#textEvent = frame.event;
+    this.#textIndex = d.index;
   }
 
   messageStart(d: Json): StreamEvent[] {
