@@ -17,6 +17,7 @@ import { Readable } from 'node:stream';
 import { buildMockAnswers } from './mock-bodies.ts';
 import { repoRoot } from './processes.ts';
 import { clientRequest, type WireFormat } from './wire-requests.ts';
+import { countingResponse } from './counting-response.ts';
 
 const env = process.env;
 const streams = Number(env.PIPE_ALLOC_STREAMS ?? 400);
@@ -72,21 +73,7 @@ async function streamRound(dir: string, up: WireFormat, client: WireFormat): Pro
       error,
     }));
     const { first, rest } = await firstEvent(events);
-    let ended = false;
-    const res = {
-      socket: null,
-      destroyed: false,
-      get writableEnded() {
-        return ended;
-      },
-      writeHead: () => res,
-      flushHeaders: () => {},
-      write: () => true,
-      end: () => (ended = true),
-      on: () => res,
-      off: () => res,
-      once: () => res,
-    };
+    const { res } = countingResponse();
     const encoder = formats[client].client.createStreamEncoder(request);
     await pipeStream(
       res,

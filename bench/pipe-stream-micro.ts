@@ -14,6 +14,7 @@ import { buildMockAnswers } from './mock-bodies.ts';
 import { clientRequest } from './wire-requests.ts';
 import { repoRoot } from './processes.ts';
 import { median } from './stats.ts';
+import { countingResponse } from './counting-response.ts';
 
 const env = process.env;
 const rounds = Number(env.MICRO_ROUNDS ?? 12);
@@ -23,27 +24,6 @@ const upstream = buildMockAnswers(chunks).chat.streamWithUsage!;
 const body = JSON.parse(clientRequest.messages('bench', 'key', true).body) as unknown;
 
 type Tree = { name: string; run: () => Promise<number> };
-
-/** Bytes a response got, and the response itself: what pipe-stream and the SSE writer use of one. */
-function countingResponse(): { res: unknown; bytes: () => number } {
-  let bytes = 0;
-  let ended = false;
-  const res = {
-    socket: null,
-    destroyed: false,
-    get writableEnded() {
-      return ended;
-    },
-    writeHead: () => res,
-    flushHeaders: () => {},
-    write: (s: string) => ((bytes += s.length), true),
-    end: () => (ended = true),
-    on: () => res,
-    off: () => res,
-    once: () => res,
-  };
-  return { res, bytes: () => bytes };
-}
 
 async function tree(name: string, dir: string): Promise<Tree> {
   const at = (p: string) => import(resolve(dir, p));
