@@ -509,3 +509,27 @@ t.test(
     });
   },
 );
+
+t.test(
+  'field spellings past the spelling cache: many distinct unknown keys, then snake_case fields still read',
+  async (t) => {
+    // gemini-fields.ts keeps each name's other spelling in a bounded cache; names past it are worked out again.
+    const extra = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`extra_field_${i}`, i]));
+    const r = decode({
+      contents: [user('x')],
+      ...extra,
+      generation_config: { temperature: 0.5, max_output_tokens: 7 },
+    });
+    const kept = r.extensions.gemini ?? {};
+    const camel = (k: string) => k.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+    t.equal(
+      Object.keys(extra).filter((k) => kept[camel(k)] === extra[k]).length,
+      3000,
+      'every unknown key kept under its lowerCamelCase name',
+    );
+    t.equal(r.sampling.temperature, 0.5);
+    t.equal(r.maxTokens, 7);
+    const again = decode({ contents: [user('y')], system_instruction: { parts: [{ text: 'be brief' }] } });
+    t.same(again.system, [{ type: 'text', text: 'be brief' }]);
+  },
+);
