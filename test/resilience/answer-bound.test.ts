@@ -90,6 +90,15 @@ const inPieces =
     }
     res.end();
   };
+/**
+ * Writes `total` bytes of `char` as fast as the reader takes them, and stops early once the
+ * connection is closed (what the gateway does past its bound).
+ */
+async function writeUpTo(res: ServerResponse, char: string, total: number): Promise<void> {
+  const piece = char.repeat(8_192);
+  for (let n = 0; n < total && !res.destroyed; n += piece.length)
+    if (!res.write(piece)) await new Promise((ok) => res.once('drain', ok).once('close', ok));
+}
 const frame = (model: string, delta: object, finish: string | null = null, more: object = {}): string =>
   `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model, choices: [{ index: 0, delta, finish_reason: finish }], ...more })}\n\n`;
 
@@ -126,8 +135,8 @@ t.test('an error body past the bound keeps its first bytes and ends the call', a
   queue.push(async (res) => {
     res.writeHead(500, { 'content-type': 'text/plain' });
     res.write('upstream broke: ');
-    while (!res.destroyed && res.write('x'.repeat(16_384))) await new Promise((ok) => setImmediate(ok));
-    // Held open past a full buffer: only the gateway's ending the call closes it.
+    await writeUpTo(res, 'x', 64 * BOUND);
+    if (!res.destroyed) res.end();
   });
   const e = await client.messages
     .create({ model: 'solo', max_tokens: 16, messages: [{ role: 'user', content: 'hello' }] })
@@ -141,10 +150,9 @@ t.test('a translated stream whose one line never ends gets the family’s error 
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(frame(model, { role: 'assistant', content: '' }) + frame(model, { content: 'start' }));
     res.write('data: {"endless":"');
-    while (!res.destroyed) {
-      if (!res.write('y'.repeat(8_192))) await new Promise((ok) => res.once('drain', ok).once('close', ok));
-      else await new Promise((ok) => setImmediate(ok));
-    }
+    // Endless as far as a bounded read can tell: 64 bounds (a tree without the bound reads it all).
+    await writeUpTo(res, 'y', 64 * BOUND);
+    if (!res.destroyed) res.end('"}\n\n' + frame(model, {}, 'stop') + 'data: [DONE]\n\n');
   });
   const stream = await client.messages.create({
     model: 'solo',
@@ -160,7 +168,7 @@ t.test('a translated stream whose one line never ends gets the family’s error 
   t.equal(text, 'start', 'what came before the endless line');
   t.ok(e instanceof Anthropic.APIError, 'the stream’s error event');
   t.match(
-    (e as Error).message,
+    String((e as Error | undefined)?.message),
     /provider 'up' sent an SSE event larger than upstream\.max_answer_bytes \(65536 bytes\)/,
   );
   t.equal(await ended[0], 'closed', 'the upstream call was ended');
