@@ -13,7 +13,7 @@ import { GatewayError } from '../../src/ir/gateway-error.ts';
 import type { StreamEvent } from '../../src/ir/stream-event.ts';
 import { readSse } from '../../src/infra/upstream/read-sse.ts';
 import { upstreamAnswer } from '../../src/infra/upstream/upstream-answer.ts';
-import type { UpstreamCall } from '../../src/infra/upstream/upstream-request.ts';
+import { boundedJson, upstreamRequest, type UpstreamCall } from '../../src/infra/upstream/upstream-request.ts';
 import { upstreamCodecOf } from '../../src/services/providers/upstream-codecs.ts';
 
 const MAX = 1_000;
@@ -121,4 +121,18 @@ t.test('readSse: one event past the bound fails the stream as a cut one, after t
     "provider 'up' sent an SSE event larger than upstream.max_answer_bytes (1000 bytes)",
   );
   t.ok(destroyed, 'the source destroyed');
+});
+
+t.test('boundedJson (Vertex, Bedrock): past the bound a 502 naming the setting, else JSON or "not JSON"', async (t) => {
+  answer = (res) => void res.end(JSON.stringify({ a: 'x'.repeat(MAX) }));
+  const e = await boundedJson((await upstreamRequest(callOf(reads.dispatch))).body, 'up', MAX).catch((x: unknown) => x);
+  t.equal((e as GatewayError).status, 502);
+  t.match((e as Error).message, /upstream\.max_answer_bytes \(1000 bytes\)/);
+  answer = (res) => void res.end('{"a":1}');
+  t.same(await boundedJson((await upstreamRequest(callOf(reads.dispatch))).body, 'up', MAX), { a: 1 });
+  answer = (res) => void res.end('<html>');
+  const bad = await boundedJson((await upstreamRequest(callOf(reads.dispatch))).body, 'up', MAX).catch(
+    (x: unknown) => x,
+  );
+  t.equal((bad as Error).message, "provider 'up' answered with a body that is not JSON");
 });

@@ -141,6 +141,26 @@ export async function errorBodyOf(
 }
 
 /**
+ * A body parsed as undici's `.json()` parses it, read to at most `max` bytes: past them the call
+ * is ended and this rejects with answerTooLarge; a body cut, timed out or not JSON rejects with
+ * the upstream's "not JSON" failure (a GatewayError, 502), as providers classed `.json()` rejecting.
+ */
+export async function boundedJson(
+  body: Dispatcher.ResponseData['body'],
+  provider: string,
+  max = defaultMaxAnswerBytes,
+): Promise<unknown> {
+  const read = await boundedText(body, max);
+  if (read.over) throw answerTooLarge(provider, max);
+  try {
+    if (read.failed) throw new Error('cut');
+    return JSON.parse(read.text);
+  } catch {
+    throw new GatewayError('upstream', `provider '${provider}' answered with a body that is not JSON`);
+  }
+}
+
+/**
  * A body read as undici's `.text()` reads it (UTF-8, a leading BOM dropped), but never more than
  * `max` bytes: past them the body is destroyed (its connection freed) and `over` is set, the text
  * holding the first `max` bytes. A read that fails (`failed`) keeps what arrived.
