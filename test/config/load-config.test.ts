@@ -55,6 +55,18 @@ t.test('defaults are filled in', async (t) => {
   t.throws(() => parseConfig(`${base}\nupstream: { max_connections: 0 }\n`, 'c.yaml', {}), /max_connections/);
 });
 
+t.test('upstream.max_answer_bytes: 64 MiB by default, a positive integer', async (t) => {
+  t.equal(parseConfig(base, 'c.yaml', {}).config.upstream.max_answer_bytes, 64 * 1024 * 1024);
+  const set = parseConfig(`${base}\nupstream: { max_answer_bytes: 65536 }\n`, 'c.yaml', {});
+  t.equal(set.config.upstream.max_answer_bytes, 65536);
+  for (const bad of ['0', '-1', '"x"', '1.5'])
+    t.throws(
+      () => parseConfig(`${base}\nupstream: { max_answer_bytes: ${bad} }\n`, 'c.yaml', {}),
+      /upstream\.max_answer_bytes|upstream\/max_answer_bytes/,
+      `${bad} is refused, naming the field`,
+    );
+});
+
 t.test('every problem is listed by path and line', async (t) => {
   const bad = `listen: { port: 70000 }
 keys:

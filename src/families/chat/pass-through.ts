@@ -247,7 +247,10 @@ export async function passThrough(opts: {
       res.writeHead(status, headers);
       const contentType = String(proxyRes.headers['content-type'] ?? '');
       const eventStream = contentType.includes('text/event-stream');
-      const tap = usageTap(codec, contentType, status, opts.observeFrames, opts.observeJson);
+      const tap = usageTap(codec, contentType, status, opts.observeFrames, opts.observeJson, {
+        max: provider.maxAnswerBytes,
+        provider: provider.name,
+      });
       const filter = opts.clientStream && eventStream ? opts.clientStream() : undefined;
       const text = filter ? new TextDecoder() : undefined;
       // Relayed by hand rather than piped: a pipe adds and removes eight listeners per response on

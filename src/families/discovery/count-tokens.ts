@@ -17,6 +17,7 @@ import type { ChatFormatModule } from '../../infra/formats/formats.ts';
 import { decodeCountRequest, type CountingFormat } from './decode-count-request.ts';
 import { routeParams } from '../../infra/http/route-params.ts';
 import type { GatewayContext } from '../../services/runtime/gateway-context.ts';
+import { answerTooLarge, boundedText, defaultMaxAnswerBytes } from '../../infra/upstream/upstream-request.ts';
 
 /** Upstream answers that say the input itself is wrong: the client gets them, not an estimate. */
 const clientFaults = new Set([400, 413, 422]);
@@ -121,7 +122,10 @@ async function countUpstream(
       signal: abort.signal,
       timeouts: route.timeouts,
     });
-    answer = await res.body.json();
+    // Bounded (upstream.max_answer_bytes' default): past it, the count fails as the upstream's.
+    const read = await boundedText(res.body, defaultMaxAnswerBytes);
+    if (read.over) throw answerTooLarge(route.provider, defaultMaxAnswerBytes);
+    answer = JSON.parse(read.text);
   } catch (e) {
     return couldNotCount(e, route, warn);
   }

@@ -142,6 +142,8 @@ export type GatewayConfig = {
     first_byte_timeout_ms: number;
     idle_timeout_ms: number;
     max_connections: number;
+    /** An upstream answer (a JSON body, an error body, one SSE event) held in memory may be at most this big (docs/resilience.md). */
+    max_answer_bytes: number;
     retries: RetriesConfig;
     breaker: BreakerConfig;
   };

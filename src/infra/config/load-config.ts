@@ -6,7 +6,7 @@ import schema from '../../../config/gateway.schema.json' with { type: 'json' };
 import type { GatewayConfig, LoadedConfig } from './gateway-config.ts';
 import { interpolateEnv } from './interpolate-env.ts';
 import { isGlob, servingRoutes } from './serving-routes.ts';
-import { defaultBreaker, defaultRetries } from './upstream-defaults.ts';
+import { defaultBreaker, defaultRetries, defaultUpstream } from './upstream-defaults.ts';
 import { tracingDefaults, usageDefaults, usageProblems, usageWarnings } from './usage-config.ts';
 import { hostedToolsDefaults, hostedToolsProblems } from './hosted-tools-config.ts';
 
@@ -138,6 +138,7 @@ function withDefaults(c: GatewayConfig): GatewayConfig {
       first_byte_timeout_ms: c.upstream?.first_byte_timeout_ms ?? 120_000,
       idle_timeout_ms: c.upstream?.idle_timeout_ms ?? 120_000,
       max_connections: c.upstream?.max_connections ?? 4096,
+      max_answer_bytes: c.upstream?.max_answer_bytes ?? defaultUpstream.max_answer_bytes,
       retries: { ...defaultRetries, ...c.upstream?.retries },
       breaker: { ...defaultBreaker, ...c.upstream?.breaker },
     },

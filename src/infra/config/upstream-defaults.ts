@@ -27,6 +27,8 @@ export const defaultUpstream: GatewayConfig['upstream'] = {
   first_byte_timeout_ms: 120_000,
   idle_timeout_ms: 120_000,
   max_connections: 4096,
+  // 64 MiB: far past any chat answer, and still a bound on what one misbehaving upstream can make a request hold.
+  max_answer_bytes: 64 * 1024 * 1024,
   retries: defaultRetries,
   breaker: defaultBreaker,
 };

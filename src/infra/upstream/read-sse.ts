@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { createParser } from 'eventsource-parser';
 import type { UpstreamStreamDecoder } from '../../../adapters/shared/chat-adapter.ts';
 import type { StreamEvent } from '../../ir/stream-event.ts';
+import { answerTooLarge, defaultMaxAnswerBytes } from './upstream-request.ts';
 
 /** TextDecoder's options for every read: one object, not one per read (issue #28). */
 const streaming: TextDecodeOptions = { stream: true };
@@ -13,21 +14,40 @@ export type SseFeed = {
   end(): void;
 };
 
+/** `upstream.max_answer_bytes` and the provider the error names. */
+export type EventBound = { max: number; provider: string };
+
 /**
  * The one SSE reader of upstream streams (eventsource-parser and the format's stream decoder),
  * for translated calls and, push by push, for the relay's usage tap (src/families/chat/pass-through.ts):
- * nothing is buffered beyond the event being parsed.
+ * nothing is buffered beyond the event being parsed, and that is bounded: eventsource-parser keeps
+ * an event until its blank line, so past `bound.max` bytes fed since the last event came out
+ * (`upstream.max_answer_bytes`) `feed` throws the upstream's failure (one endless line would
+ * otherwise grow without end). Counted per chunk (one add, one compare): the bound may be passed
+ * by at most one chunk.
  */
-export function sseFeed(decoder: UpstreamStreamDecoder, onEvent: (ev: StreamEvent) => void): SseFeed {
+export function sseFeed(
+  decoder: UpstreamStreamDecoder,
+  onEvent: (ev: StreamEvent) => void,
+  bound: EventBound | undefined,
+): SseFeed {
+  const max = bound?.max ?? defaultMaxAnswerBytes;
+  /** Bytes (a string chunk: its length) fed since the parser last gave out an event. */
+  let pending = 0;
   const parser = createParser({
     onEvent: (e) => {
+      pending = 0;
       const out = decoder.push({ event: e.event, data: e.data });
       for (let i = 0; i < out.length; i++) onEvent(out[i]);
     },
   });
   const text = new TextDecoder();
   return {
-    feed: (chunk) => parser.feed(typeof chunk === 'string' ? chunk : text.decode(chunk, streaming)),
+    feed: (chunk) => {
+      pending += chunk.length;
+      parser.feed(typeof chunk === 'string' ? chunk : text.decode(chunk, streaming));
+      if (pending > max) throw answerTooLarge(bound?.provider ?? 'upstream', max, 'an SSE event');
+    },
     end: () => {
       parser.reset({ consume: true });
       const out = decoder.end();
@@ -64,9 +84,10 @@ export function readSse(
   body: AsyncIterable<Uint8Array | string>,
   decoder: UpstreamStreamDecoder,
   onError?: (e: unknown) => StreamEvent,
+  bound?: EventBound,
 ): SseEvents {
   const readable = isReadable(body) ? body : Readable.from(body, { objectMode: false });
-  const events = new PushedSse(readable, decoder, onError);
+  const events = new PushedSse(readable, decoder, onError, bound);
   readable.on('data', (chunk: Uint8Array | string) => events.data(chunk));
   readable.on('end', () => events.end());
   readable.on('error', (e) => events.fail(e));
@@ -103,12 +124,22 @@ export class PushedSse implements SseEvents {
   readonly #sse: SseFeed;
   readonly #onError: ((e: unknown) => StreamEvent) | undefined;
 
-  constructor(source: SseSource, decoder: UpstreamStreamDecoder, onError: ((e: unknown) => StreamEvent) | undefined) {
+  /** `bound`: one event past `upstream.max_answer_bytes` fails the stream as a cut one fails, and destroys the source. */
+  constructor(
+    source: SseSource,
+    decoder: UpstreamStreamDecoder,
+    onError: ((e: unknown) => StreamEvent) | undefined,
+    bound?: EventBound,
+  ) {
     this.#source = source;
     this.#onError = onError;
-    this.#sse = sseFeed(decoder, (ev) => {
-      this.#ready[this.#tail++] = ev;
-    });
+    this.#sse = sseFeed(
+      decoder,
+      (ev) => {
+        this.#ready[this.#tail++] = ev;
+      },
+      bound,
+    );
   }
 
   /** The read failed (or a decoder threw): the failure is the last event, or what the iterator rejects with. */

@@ -7,6 +7,9 @@ import { addAbortListener } from 'node:events';
 import { errors as undiciErrors, type Dispatcher } from 'undici';
 import { connectionError } from './connection-error.ts';
 import {
+  answerTooLarge,
+  boundedText,
+  defaultMaxAnswerBytes,
   neverAborted,
   observeUpstream,
   targetOf,
@@ -29,8 +32,9 @@ export type UpstreamAnswer = {
 /**
  * POSTs one request upstream and reads its answer whole, whatever its status. Rejects, when no
  * answer came, as upstreamRequest does (a GatewayError naming the timeout that fired, or marked as
- * a connection failure). There is no bound on the body's size here, as there is none on `.json()`:
- * the route's timeouts bound the read.
+ * a connection failure). The body is bounded by `upstream.max_answer_bytes` (`c.maxAnswerBytes`):
+ * an answer (status < 400) past it ends the call and rejects with a 502 naming the setting; an
+ * error body past it is kept to its first bytes (it is only read for its message) and the call ended.
  */
 export function upstreamAnswer(c: UpstreamCall): Promise<UpstreamAnswer> {
   const target = typeof c.body === 'string' ? targetOf(c.url) : undefined;
@@ -109,11 +113,10 @@ async function viaRequest<R extends BodyReader>(
 ): Promise<Streamed<R> | UpstreamAnswer> {
   const res = await upstreamRequest(c);
   if (!open || res.statusCode >= 400) {
-    const text = await res.body.text().then(
-      (t) => t,
-      () => undefined,
-    );
-    return { statusCode: res.statusCode, headers: res.headers, text };
+    const max = c.maxAnswerBytes ?? defaultMaxAnswerBytes;
+    const read = await boundedText(res.body, max);
+    if (read.over && res.statusCode < 400) throw answerTooLarge(c.provider, max);
+    return { statusCode: res.statusCode, headers: res.headers, text: read.failed ? undefined : read.text };
   }
   const body = res.body;
   const reader = open(body);
@@ -143,6 +146,8 @@ class AnswerRead<R extends BodyReader> implements Dispatcher.DispatchHandler, Ca
   #reader: R | undefined;
   #chunks: Buffer[] = [];
   #length = 0;
+  /** `upstream.max_answer_bytes`: the most of a body read whole that is kept. */
+  readonly #max: number;
   #done = false;
 
   constructor(
@@ -155,6 +160,7 @@ class AnswerRead<R extends BodyReader> implements Dispatcher.DispatchHandler, Ca
     this.#resolve = resolve;
     this.#reject = reject;
     this.#open = open;
+    this.#max = c.maxAnswerBytes ?? defaultMaxAnswerBytes;
     const signal = c.signal;
     // A call that runs to its end is given no listener (upstreamRequest's `neverAborted`).
     if (!signal || signal === neverAborted) return;
@@ -206,8 +212,28 @@ class AnswerRead<R extends BodyReader> implements Dispatcher.DispatchHandler, Ca
 
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.#reader) return this.#reader.data(chunk);
+    // One add and one compare per chunk; past the bound, nothing more is kept (#tooLarge).
+    if ((this.#length += chunk.length) > this.#max) return this.#tooLarge(chunk);
     this.#chunks.push(chunk);
-    this.#length += chunk.length;
+  }
+
+  /**
+   * The body passed `upstream.max_answer_bytes`: the call ends (undici destroys its socket). An
+   * answer fails as the upstream's fault (502, as one that is not JSON); an error body keeps its
+   * first bytes, which is all its message needs.
+   */
+  #tooLarge(chunk: Buffer): void {
+    const controller = this.#controller;
+    if (!this.#finish()) return;
+    const kept = this.#max - (this.#length - chunk.length);
+    if (this.#statusCode >= 400) {
+      if (kept > 0) this.#chunks.push(chunk.subarray(0, kept));
+      this.#resolve(this.#answer(textOf(this.#chunks, this.#max)));
+    } else {
+      this.#chunks = [];
+      this.#reject(answerTooLarge(this.#call.provider, this.#max));
+    }
+    controller?.abort(new undiciErrors.RequestAbortedError());
   }
 
   onResponseEnd(): void {

@@ -9,6 +9,8 @@ import { upstreamDuration } from '../metrics/registry.ts';
 import type { RouteTimeouts } from '../config/route-policy.ts';
 import type { UpstreamSpan } from '../tracing/upstream-span.ts';
 import { connectionError } from './connection-error.ts';
+import { defaultUpstream } from '../config/upstream-defaults.ts';
+import { GatewayError } from '../../ir/gateway-error.ts';
 
 export type UpstreamCall = {
   provider: string;
@@ -24,7 +26,24 @@ export type UpstreamCall = {
   signal?: AbortSignal;
   /** The call's span (traced requests): ended with the status or the error. */
   span?: UpstreamSpan;
+  /** `upstream.max_answer_bytes`: the most of its answer held in memory (unset: the default, 64 MiB). */
+  maxAnswerBytes?: number;
 };
+
+/** The default of `upstream.max_answer_bytes` (src/infra/config/upstream-defaults.ts). */
+export const defaultMaxAnswerBytes = defaultUpstream.max_answer_bytes;
+
+/**
+ * An upstream answer (or one SSE event of it) past `upstream.max_answer_bytes`: the upstream's
+ * failure (502, classed as an answer that is not JSON is), naming the setting and its value,
+ * never the upstream's bytes.
+ */
+export function answerTooLarge(provider: string, max: number, what = 'an answer'): GatewayError {
+  return new GatewayError(
+    'upstream',
+    `provider '${provider}' sent ${what} larger than upstream.max_answer_bytes (${max} bytes)`,
+  );
+}
 
 /**
  * A signal that never aborts: a call that runs to its end whether or not its client stays (a JSON
@@ -109,10 +128,68 @@ export function jsonOrText(text: string): unknown {
   }
 }
 
-/** An upstream error body, read whole (a cut or timed-out read keeps what arrived), for a format's error decoder. */
+/**
+ * An upstream error body for a format's error decoder: its first `max` bytes (it is only read for
+ * its message: the rest is not read, and the call is ended), a cut or timed-out read keeping what arrived.
+ */
 export async function errorBodyOf(
   res: Dispatcher.ResponseData,
   scrub: (text: string) => string = (t) => t,
+  max = defaultMaxAnswerBytes,
 ): Promise<unknown> {
-  return jsonOrText(scrub(await res.body.text().catch(() => '')));
+  return jsonOrText(scrub((await boundedText(res.body, max)).text));
+}
+
+/**
+ * A body parsed as undici's `.json()` parses it, read to at most `max` bytes: past them the call
+ * is ended and this rejects with answerTooLarge; a body cut, timed out or not JSON rejects with
+ * the upstream's "not JSON" failure (a GatewayError, 502), as providers classed `.json()` rejecting.
+ */
+export async function boundedJson(
+  body: Dispatcher.ResponseData['body'],
+  provider: string,
+  max = defaultMaxAnswerBytes,
+): Promise<unknown> {
+  const read = await boundedText(body, max);
+  if (read.over) throw answerTooLarge(provider, max);
+  try {
+    if (read.failed) throw new Error('cut');
+    return JSON.parse(read.text);
+  } catch {
+    throw new GatewayError('upstream', `provider '${provider}' answered with a body that is not JSON`);
+  }
+}
+
+/**
+ * A body read as undici's `.text()` reads it (UTF-8, a leading BOM dropped), but never more than
+ * `max` bytes: past them the body is destroyed (its connection freed) and `over` is set, the text
+ * holding the first `max` bytes. A read that fails (`failed`) keeps what arrived.
+ */
+export async function boundedText(
+  body: Dispatcher.ResponseData['body'],
+  max: number,
+): Promise<{ text: string; over: boolean; failed: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let over = false;
+  let failed = false;
+  try {
+    for await (const c of body as AsyncIterable<Buffer>) {
+      if (size + c.length > max) {
+        chunks.push(c.subarray(0, max - size));
+        size = max;
+        over = true;
+        body.destroy();
+        break;
+      }
+      chunks.push(c);
+      size += c.length;
+    }
+  } catch {
+    // cut or timed out while reading: what arrived stands
+    failed = true;
+  }
+  const buf = Buffer.concat(chunks, size);
+  const start = buf.length > 2 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+  return { text: buf.toString('utf8', start), over, failed };
 }

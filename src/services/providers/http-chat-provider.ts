@@ -10,7 +10,13 @@ import { credentialsRejected, GatewayError } from '../../ir/gateway-error.ts';
 import type { StreamEvent } from '../../ir/stream-event.ts';
 import { connectionError } from '../../infra/upstream/connection-error.ts';
 import { PushedSse } from '../../infra/upstream/read-sse.ts';
-import { errorBodyOf, jsonOrText, upstreamRequest, type UpstreamCall } from '../../infra/upstream/upstream-request.ts';
+import {
+  defaultMaxAnswerBytes,
+  errorBodyOf,
+  jsonOrText,
+  upstreamRequest,
+  type UpstreamCall,
+} from '../../infra/upstream/upstream-request.ts';
 import { upstreamAnswer, upstreamStream, type UpstreamAnswer } from '../../infra/upstream/upstream-answer.ts';
 import { scrubSecrets, secretMatcher } from './scrub-secrets.ts';
 import type { CallOptions, ChatProvider } from './chat-provider.ts';
@@ -62,6 +68,8 @@ export class HttpChatProvider implements ChatProvider {
   readonly #scrub: (text: string) => string;
   /** Azure with `auth: entra`: the Entra ID tokens polygate fetches and refreshes. */
   readonly #entra: EntraTokenSource | undefined;
+  /** `upstream.max_answer_bytes`: the most of one answer (a JSON body, one SSE event) held in memory, relays' usage taps included. */
+  readonly maxAnswerBytes: number;
   /** The path the upstream serves a format path under, for a route's model (Azure's deployments; as is elsewhere). */
   readonly upstreamPath: (path: string, model: string) => string;
 
@@ -75,7 +83,9 @@ export class HttpChatProvider implements ChatProvider {
     dispatcherFor?: (connectMs: number) => Dispatcher,
     maxConnections = 4096,
     secrets: readonly string[] = [],
+    maxAnswerBytes = defaultMaxAnswerBytes,
   ) {
+    this.maxAnswerBytes = maxAnswerBytes;
     this.name = name;
     this.type = cfg.type;
     this.wireFormat = codec.format;
@@ -181,7 +191,10 @@ export class HttpChatProvider implements ChatProvider {
     const opened = await upstreamStream(
       call,
       (control) =>
-        new PushedSse(control, decoder, (e) => ({ type: 'error', error: connectionError(e, this.name, timeouts) })),
+        new PushedSse(control, decoder, (e) => ({ type: 'error', error: connectionError(e, this.name, timeouts) }), {
+          max: this.maxAnswerBytes,
+          provider: this.name,
+        }),
     );
     // An answer read whole is one with an error status.
     if ('reader' in opened) return opened.reader;
@@ -225,7 +238,7 @@ export class HttpChatProvider implements ChatProvider {
     if (res.statusCode >= 400)
       throw this.#codec.decodeError(
         res.statusCode,
-        await errorBodyOf(res, (t) => this.scrub(t)),
+        await errorBodyOf(res, (t) => this.scrub(t), this.maxAnswerBytes),
         res.headers as WireHeaders,
       );
     return res;
@@ -274,6 +287,7 @@ export class HttpChatProvider implements ChatProvider {
       },
       body: payload,
       span,
+      maxAnswerBytes: this.maxAnswerBytes,
     };
   }
 }

@@ -83,6 +83,7 @@ export class Runtime {
             (ms) => this.dispatcherFor(ms),
             this.config.upstream.max_connections,
             secrets,
+            this.config.upstream.max_answer_bytes,
           ),
         );
     }

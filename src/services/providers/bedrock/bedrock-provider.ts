@@ -9,7 +9,7 @@ import type { ProviderConfig } from '../../../infra/config/gateway-config.ts';
 import type { RouteTimeouts } from '../../../infra/config/route-policy.ts';
 import { connectionError } from '../../../infra/upstream/connection-error.ts';
 import { readEventStream } from '../../../infra/upstream/read-event-stream.ts';
-import { errorBodyOf, upstreamRequest } from '../../../infra/upstream/upstream-request.ts';
+import { boundedJson, errorBodyOf, upstreamRequest } from '../../../infra/upstream/upstream-request.ts';
 import type { ChatRequest } from '../../../ir/chat-request.ts';
 import type { ChatResult } from '../../../ir/chat-result.ts';
 import { credentialsRejected, GatewayError } from '../../../ir/gateway-error.ts';
@@ -76,15 +76,12 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay, TokenCounte
     if (this.#converse) {
       const payload = JSON.stringify(encodeConverseRequest(req, model, opts.warn));
       const res = await this.#post(`/model/${encodeURIComponent(model)}/converse`, payload, false, model, opts);
-      const body: unknown = await res.body.json().catch(() => {
-        throw new GatewayError('upstream', `provider '${this.name}' answered with a body that is not JSON`);
-      });
+      const body = await boundedJson(res.body, this.name);
       return decodeConverseResult(body, model);
     }
     const res = await this.#send({ ...req, stream: false }, model, opts);
-    const body: unknown = await res.body.json().catch(() => {
-      throw new GatewayError('upstream', `provider '${this.name}' answered with a body that is not JSON`);
-    });
+    // Bounded by upstream.max_answer_bytes' default (src/infra/upstream/upstream-request.ts).
+    const body = await boundedJson(res.body, this.name);
     try {
       return this.#codec.decodeResult(body);
     } catch (e) {
@@ -121,7 +118,7 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay, TokenCounte
       model,
       opts,
     );
-    const answer: unknown = await res.body.json().catch(() => undefined);
+    const answer = await boundedJson(res.body, this.name).catch(() => undefined);
     return inputTokensOf(answer, this.name);
   }
 

@@ -14,7 +14,7 @@ import type { ProviderConfig } from '../../../infra/config/gateway-config.ts';
 import type { RouteTimeouts } from '../../../infra/config/route-policy.ts';
 import { connectionError } from '../../../infra/upstream/connection-error.ts';
 import { readSse } from '../../../infra/upstream/read-sse.ts';
-import { errorBodyOf, upstreamRequest } from '../../../infra/upstream/upstream-request.ts';
+import { boundedJson, errorBodyOf, upstreamRequest } from '../../../infra/upstream/upstream-request.ts';
 import type { ChatRequest } from '../../../ir/chat-request.ts';
 import type { ChatResult } from '../../../ir/chat-result.ts';
 import { credentialsRejected, GatewayError } from '../../../ir/gateway-error.ts';
@@ -79,9 +79,8 @@ export class VertexProvider implements ChatProvider, EnvelopeRelay {
 
   async complete(req: ChatRequest, model: string, opts: CallOptions): Promise<ChatResult> {
     const { codec, res } = await this.#send({ ...req, stream: false }, model, opts);
-    const body: unknown = await res.body.json().catch(() => {
-      throw new GatewayError('upstream', `provider '${this.name}' answered with a body that is not JSON`);
-    });
+    // Bounded by upstream.max_answer_bytes' default (src/infra/upstream/upstream-request.ts).
+    const body = await boundedJson(res.body, this.name);
     try {
       return codec.decodeResult(body);
     } catch (e) {
