@@ -230,3 +230,44 @@ t.test('a relayed stream with one event past the bound is relayed whole, billed 
   const row = await rowOf(before.requests + 1);
   t.equal(row.estimated, before.estimated + 1, 'estimated: the tap stopped at the event past the bound');
 });
+
+t.test(
+  'a relayed JSON answer past the bound is not held whole: its record is stored, then its bytes go on',
+  async (t) => {
+    const before = await settled();
+    let upstreamDone = false;
+    let release = (): void => {};
+    const released = new Promise<void>((ok) => (release = ok));
+    let sent: Buffer | undefined;
+    queue.push(async (res, model) => {
+      sent = bigJson(model, 4 * BOUND);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(sent.subarray(0, 3 * BOUND));
+      // The rest once the client has had bytes; held whole (before the fix) it has none before the end,
+      // so the upstream also goes on after 5 s (a liveness bound for the test, not a timed assertion).
+      await Promise.race([released, new Promise((ok) => setTimeout(ok, 5_000).unref())]);
+      upstreamDone = true;
+      res.end(sent.subarray(3 * BOUND));
+    });
+    const res = await relayed(false);
+    t.equal(res.status, 200);
+    const reader = res.body!.getReader();
+    const parts: Uint8Array[] = [];
+    let doneAtFirstBytes: boolean | undefined;
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      if (doneAtFirstBytes === undefined) {
+        doneAtFirstBytes = upstreamDone;
+        release();
+      }
+      parts.push(r.value);
+    }
+    t.equal(
+      doneAtFirstBytes,
+      false,
+      'the client had bytes before the upstream finished: the answer was not held whole',
+    );
+    t.ok(sent && Buffer.concat(parts).equals(sent), 'the whole body, byte for byte');
+    const row = await rowOf(before.requests + 1);
+    t.equal(row.estimated, before.estimated + 1, 'billed as estimated: its record stored before its bytes went on');
+  },
+);

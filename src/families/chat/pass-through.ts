@@ -280,13 +280,29 @@ export async function passThrough(opts: {
           res.once('drain', resume);
         }
       };
+      /** Bytes of the JSON answer held so far: past upstream.max_answer_bytes it is no longer held. */
+      let heldBytes = 0;
       proxyRes.on('data', (chunk: Buffer) => {
         timers.chunk();
         tap.feed(chunk);
         // A JSON answer whose client left is read to its end for the usage it reports, not written.
         if (res.destroyed) return;
-        if (held) held.push(chunk);
-        else if (!committed && beforeLast && tap.finished()) {
+        if (held && !committed) {
+          held.push(chunk);
+          heldBytes += chunk.length;
+          // Bounded work: past the bound the tap has stopped copying (the record is an estimate either
+          // way), so the record is stored now and the answer goes on as it comes, not held whole.
+          if (heldBytes > provider.maxAnswerBytes && beforeLast) {
+            committed = true;
+            proxyRes.pause();
+            holding = beforeLast(status, tap.meter()).then(() => {
+              if (res.destroyed) return;
+              for (const c of held.splice(0)) write(c);
+              if (!proxyRes.isPaused() || res.writableNeedDrain) return;
+              resume();
+            });
+          }
+        } else if (!committed && beforeLast && tap.finished()) {
           // The chunk that ends the stream: its record is stored before it goes out.
           committed = true;
           const out = toClient(chunk);
