@@ -198,12 +198,15 @@ t.test('a relayed JSON answer past the bound reaches the client whole, billed as
     sent = bigJson(model, 4 * BOUND);
     await inPieces(4 * BOUND)(res, model);
   });
+  const outputBefore = Number((await rowOf(before.requests)).output_tokens);
   const res = await relayed(false);
   t.equal(res.status, 200);
   const got = Buffer.from(await res.arrayBuffer());
   t.ok(sent && got.equals(sent), `the whole body, byte for byte (${got.length} bytes)`);
   const row = await rowOf(before.requests + 1);
   t.equal(row.estimated, before.estimated + 1, 'the record is an estimate: the tap did not copy the answer');
+  // Its output estimated from its bytes (4 bounds of text), not billed as nothing.
+  t.ok(Number(row.output_tokens) - outputBefore >= BOUND / 8, 'output estimated from the answer bytes');
 });
 
 t.test('a relayed stream with one event past the bound is relayed whole, billed as estimated', async (t) => {

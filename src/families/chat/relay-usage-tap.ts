@@ -65,20 +65,29 @@ export function usageTap(
   let chunks: Buffer[] = [];
   const max = bound?.max ?? Infinity;
   let size = 0;
+  /** The first bytes of an answer past the bound: the sample its output is estimated from. */
+  let firstBytes = '';
   // Read once: the record (before the body goes out) and the relay's result both ask for it.
   let read = false;
   return {
     finished: () => false,
     feed: (b) => {
       // Past the bound the copy is dropped: the meter estimates, as for a body that is not JSON.
-      if ((size += b.length) > max) chunks = [];
-      else chunks.push(b);
+      if ((size += b.length) <= max) chunks.push(b);
+      else if (firstBytes === '') {
+        chunks.push(b);
+        firstBytes = Buffer.concat(chunks).subarray(0, 4096).toString('utf8');
+        chunks = [];
+      }
     },
     end: () => {},
     meter: () => {
       if (read) return meter;
       read = true;
-      if (size > max) return meter;
+      if (size > max) {
+        meter.unread(firstBytes, size);
+        return meter;
+      }
       try {
         // A small body arrives in one chunk: no copy of it.
         const body: unknown = JSON.parse((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8'));

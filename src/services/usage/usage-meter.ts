@@ -97,6 +97,17 @@ export class StreamMeter {
     this.#text(answerText(result.parts));
   }
 
+  /**
+   * An answer too large to read (past upstream.max_answer_bytes, src/families/chat/relay-usage-tap.ts):
+   * nothing reported can be read from it, so its output is estimated from all its bytes, its first
+   * ones as the sample (JSON syntax included: an estimate, marked so, rather than no output at all).
+   */
+  unread(firstBytes: string, bytes: number): void {
+    if (firstBytes === '') return;
+    this.#text(firstBytes);
+    this.#chars += Math.max(0, bytes - firstBytes.length);
+  }
+
   /** The usage the finish event carried, if the stream got that far. */
   get final(): Usage | undefined {
     return this.#final;
