@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable, Stream } from 'node:stream';
 import type { ChatUpstreamCodec, SseFrame, StreamTextFilter } from '../../../adapters/shared/chat-adapter.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
@@ -13,93 +13,13 @@ import { relayTimers, UpstreamTimeout } from './relay-timers.ts';
 import type { UpstreamSpan } from '../../infra/tracing/upstream-span.ts';
 import type { StreamMeter } from '../../services/usage/usage-meter.ts';
 import { usageTap } from './relay-usage-tap.ts';
-import { boundBaggage, boundTraceparent, boundTracestate } from '../../infra/tracing/trace-context.ts';
+import { connectionTokens, dropped, errorHeader, upstreamHeaders } from './relay-headers.ts';
 
 /**
  * Same-format pass-through (docs/architecture.md): the client's body is relayed with only the model name and
  * credentials rewritten, and the upstream's bytes go back as they arrive, so fields polygate does
  * not know still reach both ends. Usage is read off a copy of the response on the way back.
  */
-
-/**
- * Headers the relay sets itself, or that belong to the client alone (beside the formats' credentials,
- * `credentialHeaders`). `content-encoding` among them: a compressed body was decoded on arrival and
- * the relay sends the JSON it parsed, uncompressed; the client's label on it would make the upstream
- * try to decompress plain JSON. `expect` too: the relay has the whole body already (the client's
- * 100-continue was answered on arrival), and http-proxy announces no `proxyReq` for a request
- * carrying it, so the relay's connect and first-byte timers would never arm
- * (test/resilience/relay-expect-continue.test.ts).
- */
-const clientOnlyHeaders = new Set(['cookie', 'host', 'accept-encoding', 'content-encoding', 'expect']);
-/**
- * Headers of one connection and its framing, relayed in neither direction (RFC 9110 7.6.1: the
- * `Connection` header, every field it names, and the classic hop-by-hop set): the relay keeps its
- * own upstream socket alive and re-frames both bodies (the request is sent with a content-length).
- * Also dropped both ways: `Proxy-*` (credentials and challenges for a proxy, not for the origin),
- * and `Forwarded`, `X-Forwarded-*`, `X-Real-IP` and `Via`: polygate calls the upstream as its own
- * client (with its own key), so a client's claims about addresses and proxies on its side are not
- * passed on, and the upstream's proxy chain is not shown to the client.
- */
-const hopByHop = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'content-length',
-  'forwarded',
-  'via',
-  'x-real-ip',
-]);
-
-/**
- * What an upstream's error answer may pass on to the client beside its body: its type, when to
- * retry, and rate-limit state (what SDKs read to back off). Anything else an upstream put on an
- * error (a debug header quoting what it was sent, the operator's key among it) stays here (issue
- * #30, finding 8); every relayed value, on errors and answers alike, has the configured secrets
- * scrubbed as error bodies have.
- */
-const errorHeaders = new Set(['content-type', 'retry-after', 'retry-after-ms', 'x-should-retry', 'request-id']);
-const errorHeader = (name: string): boolean =>
-  errorHeaders.has(name) || name.startsWith('x-ratelimit-') || name.startsWith('anthropic-ratelimit-');
-
-/**
- * The fields a message's `Connection` header names, lower-cased, or undefined when it names none:
- * split once per message, not once per header.
- */
-function connectionTokens(connection: string | string[] | undefined): ReadonlySet<string> | undefined {
-  // `keep-alive` and `close`, what nearly every message says, name no field beyond the hop-by-hop set.
-  if (connection === undefined || connection === 'keep-alive' || connection === 'close') return undefined;
-  const named = new Set<string>();
-  for (const token of (Array.isArray(connection) ? connection.join(',') : connection).split(','))
-    named.add(token.trim().toLowerCase());
-  return named;
-}
-
-/** Whether a header stays on this side of the relay; `named`: what the message's Connection header names. */
-function dropped(name: string, named: ReadonlySet<string> | undefined): boolean {
-  return (
-    hopByHop.has(name) || name.startsWith('proxy-') || name.startsWith('x-forwarded-') || (named?.has(name) ?? false)
-  );
-}
-
-/**
- * The client's trace-context headers as the W3C specifications bound them (a traced request's own
- * traceparent and tracestate replace them later, in the proxy's `headers`): a malformed
- * traceparent is dropped, tracestate and baggage are cut to whole members within their limits.
- */
-function boundTraceContext(headers: IncomingHttpHeaders): void {
-  if (headers.traceparent !== undefined) setOrDelete(headers, 'traceparent', boundTraceparent(headers.traceparent));
-  if (headers.tracestate !== undefined) setOrDelete(headers, 'tracestate', boundTracestate(headers.tracestate));
-  if (headers.baggage !== undefined) setOrDelete(headers, 'baggage', boundBaggage(headers.baggage));
-}
-
-function setOrDelete(headers: IncomingHttpHeaders, name: string, value: string | undefined): void {
-  if (value === undefined) delete headers[name];
-  else headers[name] = value;
-}
 
 /**
  * The relayed body as http-proxy's `buffer`, which it only ever pipes into the upstream request:
@@ -412,33 +332,6 @@ export async function passThrough(opts: {
       req.headers = client;
     }
   });
-}
-
-/**
- * The headers of the upstream request, in a fresh object (deleting from the parsed one turns it
- * into a slow dictionary): the client's that may go upstream, then the provider's, the trace's and
- * the relay's own framing, each over what came before (a provider's configured headers never
- * change the framing). One object handed to http-proxy as the request's headers, rather than its
- * `headers` option, which it would merge into a second copy per request.
- */
-function upstreamHeaders(
-  headers: IncomingHttpHeaders,
-  credentialHeaders: ReadonlySet<string>,
-  length: number,
-  provider: Record<string, string>,
-  trace: UpstreamSpan | undefined,
-): IncomingHttpHeaders {
-  const named = connectionTokens(headers.connection);
-  const out: IncomingHttpHeaders = {};
-  for (const h in headers)
-    if (!clientOnlyHeaders.has(h) && !credentialHeaders.has(h) && !dropped(h, named)) out[h] = headers[h];
-  boundTraceContext(out);
-  for (const h in provider) out[h] = provider[h];
-  if (trace) for (const h in trace.headers) out[h] = trace.headers[h];
-  out['content-length'] = String(length);
-  out['content-type'] = 'application/json';
-  out['accept-encoding'] = 'identity';
-  return out;
 }
 
 /** An upstream error body as text; at most 64 KiB is kept. `onChunk`: each chunk's arrival (the idle timer). */

@@ -62,8 +62,19 @@ export function usageTap(
     };
     return { feed, end, meter: () => meter, finished: () => finished };
   }
+  return jsonTap(codec, meter, observeJson, bound?.max ?? Infinity);
+}
+
+type Tap = ReturnType<typeof usageTap>;
+
+/** A JSON answer's tap: a copy of its bytes (up to `max`), read once for the usage it reports. */
+function jsonTap(
+  codec: ChatUpstreamCodec,
+  meter: StreamMeter,
+  observeJson: ((body: unknown) => void) | undefined,
+  max: number,
+): Tap {
   let chunks: Buffer[] = [];
-  const max = bound?.max ?? Infinity;
   let size = 0;
   /** The first bytes of an answer past the bound: the sample its output is estimated from. */
   let firstBytes = '';
