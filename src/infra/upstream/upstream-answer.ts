@@ -16,6 +16,7 @@ import {
   upstreamRequest,
   type Target,
   type UpstreamCall,
+  textOf,
 } from './upstream-request.ts';
 
 export type UpstreamAnswer = {
@@ -277,11 +278,3 @@ class AnswerRead<R extends BodyReader> implements Dispatcher.DispatchHandler, Ca
 /** What undici's request() rejects with for an aborted signal. */
 const reasonOf = (signal: AbortSignal): Error =>
   (signal.reason as Error | undefined) ?? new undiciErrors.RequestAbortedError();
-
-/** The chunks as text, as undici's `.text()` decodes them (UTF-8, a leading BOM skipped). */
-function textOf(chunks: Buffer[], length: number): string {
-  if (chunks.length === 0 || length === 0) return '';
-  const buf = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length);
-  const start = buf.length > 2 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
-  return buf.toString('utf8', start);
-}

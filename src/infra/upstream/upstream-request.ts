@@ -189,7 +189,13 @@ export async function boundedText(
     // cut or timed out while reading: what arrived stands
     failed = true;
   }
-  const buf = Buffer.concat(chunks, size);
+  return { text: textOf(chunks, size), over, failed };
+}
+
+/** The chunks as text, as undici's `.text()` decodes them (UTF-8, a leading BOM skipped). */
+export function textOf(chunks: Buffer[], length: number): string {
+  if (chunks.length === 0 || length === 0) return '';
+  const buf = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length);
   const start = buf.length > 2 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
-  return { text: buf.toString('utf8', start), over, failed };
+  return buf.toString('utf8', start);
 }
