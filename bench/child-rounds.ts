@@ -2,6 +2,7 @@
 // JIT and heap), the checkouts alternating and their order reversed every other round, so a drift
 // of the machine falls on both alike (bench/RESULTS.md, "Run-to-run variation").
 import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 
 /**
  * Runs `script` `rounds` times per checkout in `dirs`, the checkout's path in the child's `envName`;
@@ -25,4 +26,18 @@ export function childRounds<R>(
     }
   }
   return results;
+}
+
+/** The ledger and its sqlite store as a checkout has them (the ledger benches' children load `src`'s own). */
+export async function ledgerModules(src: string): Promise<{
+  Ledger: typeof import('../src/services/usage/ledger.ts').Ledger;
+  SqliteLedgerStore: typeof import('../src/services/usage/sqlite-ledger-store.ts').SqliteLedgerStore;
+}> {
+  const { Ledger } = (await import(
+    join(src, 'src/services/usage/ledger.ts')
+  )) as typeof import('../src/services/usage/ledger.ts');
+  const { SqliteLedgerStore } = (await import(
+    join(src, 'src/services/usage/sqlite-ledger-store.ts')
+  )) as typeof import('../src/services/usage/sqlite-ledger-store.ts');
+  return { Ledger, SqliteLedgerStore };
 }

@@ -9,7 +9,7 @@
 // LEDGER_COMMIT_ROUNDS (6), LEDGER_COMMIT_REQUESTS (100,000), LEDGER_COMMIT_TOP (the N largest allocators, one child run:
 // `LEDGER_COMMIT_CHILD=$PWD LEDGER_COMMIT_TOP=20 node bench/ledger-commit-micro.ts`).
 import { median } from './stats.ts';
-import { childRounds } from './child-rounds.ts';
+import { childRounds, ledgerModules } from './child-rounds.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
@@ -94,12 +94,7 @@ async function sampledBytes(work: () => Promise<void>, allocRequests: number): P
 }
 
 async function child(src: string): Promise<Result> {
-  const { Ledger } = (await import(
-    join(src, 'src/services/usage/ledger.ts')
-  )) as typeof import('../src/services/usage/ledger.ts');
-  const { SqliteLedgerStore } = (await import(
-    join(src, 'src/services/usage/sqlite-ledger-store.ts')
-  )) as typeof import('../src/services/usage/sqlite-ledger-store.ts');
+  const { Ledger, SqliteLedgerStore } = await ledgerModules(src);
   const dir = mkdtempSync(join(tmpdir(), 'ledger-commit-'));
   const store = new SqliteLedgerStore(join(dir, 'ledger.db'));
   const ledger = new Ledger(

@@ -7,7 +7,7 @@
 // thread's CPU per record (process.threadCpuUsage). Then the store's append alone at 64 … 2,000
 // records a transaction, CPU per record.
 import { median } from './stats.ts';
-import { childRounds } from './child-rounds.ts';
+import { childRounds, ledgerModules } from './child-rounds.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -30,12 +30,7 @@ type Result = {
 
 if (process.env.LEDGER_STALL_CHILD) {
   const src = process.env.LEDGER_STALL_CHILD;
-  const { Ledger } = (await import(
-    join(src, 'src/services/usage/ledger.ts')
-  )) as typeof import('../src/services/usage/ledger.ts');
-  const { SqliteLedgerStore } = (await import(
-    join(src, 'src/services/usage/sqlite-ledger-store.ts')
-  )) as typeof import('../src/services/usage/sqlite-ledger-store.ts');
+  const { Ledger, SqliteLedgerStore } = await ledgerModules(src);
   // This checkout's sample record for every checkout measured: a store keeps the fields it knows.
   const record = (i: number) => sampleRecord(i, { key: `key-${i % 4}` });
   const dir = mkdtempSync(join(tmpdir(), 'ledger-stall-'));

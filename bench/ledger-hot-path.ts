@@ -6,7 +6,7 @@
 // shared machine hits both alike. `npm run bench:ledger` cannot resolve a few µs (bench/RESULTS.md).
 // LEDGER_HOT_NO_BUDGET=1: the key has no budget; LEDGER_HOT_STORE=null: no sqlite writes.
 import { median } from './stats.ts';
-import { childRounds } from './child-rounds.ts';
+import { childRounds, ledgerModules } from './child-rounds.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -25,12 +25,7 @@ const rate = Number(process.env.LEDGER_HOT_RATE ?? 40_000);
 
 if (process.env.LEDGER_HOT_CHILD) {
   const src = process.env.LEDGER_HOT_CHILD;
-  const { Ledger } = (await import(
-    join(src, 'src/services/usage/ledger.ts')
-  )) as typeof import('../src/services/usage/ledger.ts');
-  const { SqliteLedgerStore } = (await import(
-    join(src, 'src/services/usage/sqlite-ledger-store.ts')
-  )) as typeof import('../src/services/usage/sqlite-ledger-store.ts');
+  const { Ledger, SqliteLedgerStore } = await ledgerModules(src);
   const { recordUsage } = (await import(
     join(src, 'src/app/record-usage.ts')
   )) as typeof import('../src/app/record-usage.ts');
