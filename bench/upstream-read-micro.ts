@@ -46,10 +46,19 @@ if (process.argv[2] === 'upstream') {
     });
   });
   server.keepAliveTimeout = 60_000;
+  // A port taken or a listen refused: the parent is told by this process's exit, not left waiting.
+  server.on('error', (e) => {
+    console.error(e);
+    process.exit(1);
+  });
   server.listen(0, '127.0.0.1', () => process.send?.((server.address() as { port: number }).port));
 } else {
   const child = fork(new URL(import.meta.url).pathname, ['upstream'], { env: { ...env, NODE_OPTIONS: '' } });
-  const port = await new Promise<number>((ok) => child.once('message', (m) => ok(m as number)));
+  const port = await new Promise<number>((ok, fail) => {
+    child.once('message', (m) => ok(m as number));
+    child.once('error', fail);
+    child.once('exit', (code) => fail(new Error(`the upstream process exited (${code}) before listening`)));
+  });
   const agent = new UndiciAgent({ keepAliveTimeout: 30_000 });
   const codec = upstreamCodecOf('openai-chat');
   const callTo = (path: string, signal: AbortSignal): UpstreamCall => ({
