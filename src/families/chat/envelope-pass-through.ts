@@ -18,7 +18,8 @@ import type { StreamMeter } from '../../services/usage/usage-meter.ts';
 import type { PassThroughResult } from './pass-through.ts';
 import { usageTap } from './relay-usage-tap.ts';
 
-export async function envelopePassThrough(o: {
+/** What a relay in a cloud's envelope is given. */
+export type EnvelopePassThrough = {
   res: ServerResponse;
   provider: ChatProvider & EnvelopeRelay;
   /** The client's body as it came (the model still the client's: the provider's path names the upstream's). */
@@ -35,7 +36,9 @@ export async function envelopePassThrough(o: {
   observeFrames?: (frames: SseFrame[]) => void;
   /** Awaited before the answer's last bytes go out (the usage record is stored first). */
   beforeLast?: (status: number, meter: StreamMeter | undefined) => Promise<void>;
-}): Promise<PassThroughResult> {
+};
+
+export async function envelopePassThrough(o: EnvelopePassThrough): Promise<PassThroughResult> {
   const { res, provider } = o;
   const abort = new AbortController();
   // A stream stops when its client leaves; a JSON answer's call runs to its end and is billed what
