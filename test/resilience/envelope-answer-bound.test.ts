@@ -31,7 +31,6 @@ const [bedrock, vertex, anthropicUp] = await Promise.all([
   startAnthropicUpstream(),
 ]);
 t.teardown(() => Promise.all([bedrock.close(), vertex.close(), anthropicUp.close()]));
-t.teardown(redirectGoogleTokens(`${vertex.url}/token`));
 
 /** What the fault proxy does with the emulator's next answer (else it passes it on as it came). */
 type Fault = (up: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -59,7 +58,13 @@ async function faultProxy(target: string): Promise<string> {
   });
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
-const [bedrockFront, anthropicFront] = await Promise.all([faultProxy(bedrock.url), faultProxy(anthropicUp.url)]);
+const [bedrockFront, anthropicFront, vertexFront] = await Promise.all([
+  faultProxy(bedrock.url),
+  faultProxy(anthropicUp.url),
+  faultProxy(vertex.url),
+]);
+// Google's token endpoint is the Vertex emulator's, behind the fault proxy.
+t.teardown(redirectGoogleTokens(`${vertexFront}/token`));
 
 const brModel = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 const vxModel = 'claude-sonnet-4-5@20250929';
@@ -76,9 +81,22 @@ const app = await startInProcessApp(
         base_url: vertex.url,
         credentials_file: vertex.keyFile,
       },
+      // Another Vertex provider: its own token, fetched at its first call.
+      vt: {
+        type: 'vertex',
+        project: vertex.project,
+        region: 'us-east5',
+        base_url: vertex.url,
+        credentials_file: vertex.keyFile,
+      },
       an: { type: 'anthropic', base_url: anthropicFront, api_key: 'sk-ant-emulator-0123456789' },
     },
-    models: modelRoutes({ 'claude-br': `br/${brModel}`, 'claude-vx': `vx/${vxModel}`, 'claude-an': 'an/claude-up-1' }),
+    models: modelRoutes({
+      'claude-br': `br/${brModel}`,
+      'claude-vx': `vx/${vxModel}`,
+      'claude-an': 'an/claude-up-1',
+      'claude-vt': `vt/${vxModel}`,
+    }),
     admin: { token: ADMIN_TOKEN },
     usage: { flush_interval_ms: 50 },
   }),
@@ -270,5 +288,26 @@ t.test('a count answer past the bound is not read: the count is estimated', asyn
   t.ok(
     anthropicUp.requests.some((r) => r.path.startsWith('/v1/messages/count_tokens')),
     'the upstream was asked',
+  );
+});
+
+t.test('a Google token answer past the bound is not read whole: the call fails on its credentials', async (t) => {
+  // Every attempt of the library's (it retries a failed token call).
+  const bloated: Fault = async (up, res) => {
+    const answer = (await bodyOf(up)).toString();
+    res.writeHead(200, { 'content-type': 'application/json' });
+    // The emulator's token answer with a field that never ends (read whole, it would be a valid answer).
+    res.write(`${answer.slice(0, -1)},"padding":"`);
+    await writeUpTo(res, 'p', 64 * BOUND);
+    if (!res.destroyed) res.end('"}');
+  };
+  faults.push(...Array.from({ length: 8 }, () => bloated));
+  const e = await anthropic.messages.create({ model: 'claude-vt', max_tokens: 16, messages }).catch((x: unknown) => x);
+  t.ok(e instanceof Anthropic.APIError, 'the Messages error');
+  t.match((e as Error).message, /provider 'vt' could not get a Google access token/);
+  const attempts = await Promise.all(ended);
+  t.ok(
+    attempts.length > 0 && attempts.every((a) => a === 'closed'),
+    `each token call was ended at the bound (${attempts.length})`,
   );
 });

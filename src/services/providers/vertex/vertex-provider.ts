@@ -82,7 +82,13 @@ export class VertexProvider implements ChatProvider, EnvelopeRelay {
     const region = cfg.region ?? 'global';
     this.baseUrl = (cfg.base_url ?? vertexEndpoint(region)).replace(/\/+$/, '');
     this.#models = `/v1/projects/${encodeURIComponent(cfg.project ?? '')}/locations/${encodeURIComponent(region)}/publishers`;
-    this.#authOptions = { scopes: [scope], ...(cfg.credentials_file ? { keyFile: cfg.credentials_file } : {}) };
+    this.#authOptions = {
+      scopes: [scope],
+      ...(cfg.credentials_file ? { keyFile: cfg.credentials_file } : {}),
+      // The token answer is bounded too (a key file names its token endpoint): gaxios refuses a
+      // declared length past it, and node-fetch, its HTTP client on Node, stops reading past `size`.
+      clientOptions: { transporterOptions: { maxContentLength: maxAnswerBytes, size: maxAnswerBytes } },
+    };
     this.#dispatcherFor = dispatcherFor;
     this.#timeouts = timeouts;
     this.#scrub = secretMatcher(secrets);
