@@ -29,20 +29,25 @@ const preludeLength = 12;
 const minLength = 16;
 const maxLength = 16 * 1024 * 1024;
 
+/** A big-endian 32-bit field of a prelude. */
+const u32 = (b: Uint8Array, at: number): number =>
+  ((b[at] << 24) | (b[at + 1] << 16) | (b[at + 2] << 8) | b[at + 3]) >>> 0;
+
 /**
  * The next frame's length, from its prelude (total length, headers length, CRC of both), checked
- * before any of the frame is buffered: a damaged prelude, a length the format does not allow, or
- * one past `upstream.max_answer_bytes` fails the stream as a cut one (the caller's error event).
+ * before any more of the frame is buffered: a length the format does not allow or one past
+ * `upstream.max_answer_bytes` fails the stream as a cut one (the caller's error event), and so does
+ * a damaged prelude when the frame is not all here yet (a whole frame's prelude CRC is checked by
+ * the codec, so it is not computed twice).
  */
-function frameLength(b: Uint8Array, bound: EventBound | undefined): number {
-  const view = new DataView(b.buffer, b.byteOffset, preludeLength);
-  if (crc32(b.subarray(0, 8)) !== view.getUint32(8))
+function frameLength(b: Uint8Array, size: number, bound: EventBound | undefined): number {
+  const length = u32(b, 0);
+  if (size < length && crc32(b.subarray(0, 8)) !== u32(b, 8))
     throw new GatewayError(
       'upstream',
       "the upstream's event stream has a damaged frame prelude (its CRC does not match)",
     );
-  const length = view.getUint32(0);
-  if (length < minLength || length > maxLength || view.getUint32(4) > length - minLength)
+  if (length < minLength || length > maxLength || u32(b, 4) > length - minLength)
     throw new GatewayError('upstream', `the upstream's event stream has a frame of ${length} bytes`);
   const max = bound?.max ?? defaultMaxAnswerBytes;
   if (length > max) throw answerTooLarge(bound?.provider ?? 'upstream', max, 'an event-stream frame');
@@ -70,7 +75,7 @@ export async function* readEventStream(
       if (length === 0) {
         if (size < preludeLength) break;
         if (parts.length > 1) parts = [concat(parts, size)];
-        length = frameLength(parts[0], bound);
+        length = frameLength(parts[0], size, bound);
       }
       if (size < length) break;
       const all = parts.length === 1 ? parts[0] : concat(parts, size);
