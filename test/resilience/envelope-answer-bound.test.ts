@@ -21,6 +21,7 @@ import { redirectGoogleTokens } from '../helpers/google-token-redirect.ts';
 import { startInProcessApp } from '../helpers/in-process-app.ts';
 import { modelRoutes } from '../helpers/model-routes.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
+import { readNotingFirstBytes, writeUpTo } from '../helpers/upstream-writes.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { ADMIN_TOKEN } from '../usage/usage-helpers.ts';
 
@@ -123,19 +124,6 @@ const bodyOf = async (up: IncomingMessage): Promise<Buffer> => {
   for await (const c of up) parts.push(c as Buffer);
   return Buffer.concat(parts);
 };
-/** Writes `total` bytes of `char` as fast as the reader takes them, stopping once the connection is closed. */
-async function writeUpTo(res: ServerResponse, char: string, total: number): Promise<void> {
-  const piece = Buffer.from(char.repeat(8_192));
-  for (let n = 0; n < total && !res.destroyed; n += piece.length)
-    if (!res.write(piece))
-      await new Promise<void>((ok) => {
-        const go = (): void => {
-          res.off('drain', go).off('close', go);
-          ok();
-        };
-        res.once('drain', go).once('close', go);
-      });
-}
 
 t.test('a relayed Bedrock JSON answer past the bound is not held whole: record stored, bytes go on', async (t) => {
   const n = logCount('claude-br') + 1;
@@ -160,18 +148,9 @@ t.test('a relayed Bedrock JSON answer past the bound is not held whole: record s
     body: JSON.stringify({ model: 'claude-br', max_tokens: 16, messages }),
   });
   t.equal(res.status, 200);
-  const reader = res.body!.getReader();
-  const parts: Uint8Array[] = [];
-  let doneAtFirstBytes: boolean | undefined;
-  for (let r = await reader.read(); !r.done; r = await reader.read()) {
-    if (doneAtFirstBytes === undefined) {
-      doneAtFirstBytes = upstreamDone;
-      release();
-    }
-    parts.push(r.value);
-  }
+  const { bytes, doneAtFirstBytes } = await readNotingFirstBytes(res.body!, () => upstreamDone, release);
   t.equal(doneAtFirstBytes, false, 'the client had bytes before the upstream finished: not held whole');
-  t.ok(sent && Buffer.concat(parts).equals(sent), 'the whole body, byte for byte');
+  t.ok(sent && bytes.equals(sent), 'the whole body, byte for byte');
   const line = await logLine('claude-br', n);
   t.equal(line.outcome, 'ok');
   t.equal(line.tokens_source, 'estimated', 'billed as estimated: the tap did not copy the answer');

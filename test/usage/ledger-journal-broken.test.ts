@@ -6,24 +6,11 @@
 import { appendFileSync, mkdirSync, mkdtempSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import t from 'tap';
 import { Ledger } from '../../src/services/usage/ledger.ts';
 import { LedgerJournal, type WriteFile } from '../../src/services/usage/ledger-journal.ts';
 import { SqliteLedgerStore } from '../../src/services/usage/sqlite-ledger-store.ts';
-import { sampleRecord } from './sample-record.ts';
-
-/** The request ids in the database, in order, read on a connection of its own. */
-function idsIn(path: string): string[] {
-  const db = new DatabaseSync(path);
-  try {
-    return (db.prepare('SELECT request_id FROM usage_records ORDER BY rowid').all() as { request_id: string }[]).map(
-      (r) => r.request_id,
-    );
-  } finally {
-    db.close();
-  }
-}
+import { idsIn, sampleRecord } from './sample-record.ts';
 
 const ids = (from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, i) => `req-${from + i}`);
 const dbPath = (): string => join(mkdtempSync(join(tmpdir(), 'ledger-journal-broken-')), 'ledger.db');
