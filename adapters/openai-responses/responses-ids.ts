@@ -10,9 +10,25 @@ export type IdSource = {
   now(): number;
 };
 
+/**
+ * 48 hex digits: a UUID's 32 and the first 16 of another's, dashes left out by position (a UUID is
+ * 8-4-4-4-12), not by a regular expression's replace per UUID.
+ */
+export function hexOfUuids(a: string, b: string): string {
+  return (
+    a.slice(0, 8) +
+    a.slice(9, 13) +
+    a.slice(14, 18) +
+    a.slice(19, 23) +
+    a.slice(24) +
+    b.slice(0, 8) +
+    b.slice(9, 13) +
+    b.slice(14, 18)
+  );
+}
+
 export const randomIds: IdSource = {
-  newId: (prefix) =>
-    `${prefix}_${globalThis.crypto.randomUUID().replace(/-/g, '')}${globalThis.crypto.randomUUID().replace(/-/g, '').slice(0, 16)}`,
+  newId: (prefix) => `${prefix}_${hexOfUuids(globalThis.crypto.randomUUID(), globalThis.crypto.randomUUID())}`,
   now: () => Math.floor(Date.now() / 1000),
 };
 
