@@ -1,10 +1,10 @@
 import type { SseFrame } from '../../../adapters/shared/chat-adapter.ts';
 import type { ConversationWire } from '../../../adapters/shared/format-module.ts';
-import type { ChatRequest, Message, Part, SystemMessage, TextPart } from '../../ir/chat-request.ts';
+import type { ChatRequest, Message, Part, SystemMessage } from '../../ir/chat-request.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import type { ChatSession } from './chat-session.ts';
 import type { Route } from '../routing/model-router.ts';
-import { normalizeInputItems, resolveItemReferences } from './input-items.ts';
+import { leadingInstructions, normalizeInputItems, resolveItemReferences } from './input-items.ts';
 import { ResponseRepository, type RawTurn, type StoredResponse, type StoredTurn } from './response-repository.ts';
 import { applyTruncation } from './truncate-conversation.ts';
 import { conversationChars } from '../tokens/estimate-tokens.ts';
@@ -424,25 +424,3 @@ function outputParts(wire: ConversationWire, response: Record<string, unknown>):
  * bounds how many turns reading a conversation walks (2048 at the default 8 MiB).
  */
 const turnChars = (messages: Message[]): number => (messages.length === 0 ? 0 : 4096) + conversationChars(messages);
-
-/** The text of the developer/system messages that open a first turn's input, in order. */
-export function leadingInstructions(input: unknown): TextPart[] {
-  const parts: TextPart[] = [];
-  if (!Array.isArray(input)) return parts;
-  for (const item of input) {
-    if (!isItem(item)) continue;
-    // An item without `type` but with a `role` is a message (input-items.ts normalizeInputItems).
-    const type = item.type === undefined && item.role !== undefined ? 'message' : item.type;
-    if (type !== 'message' || (item.role !== 'developer' && item.role !== 'system')) break;
-    if (typeof item.content === 'string') {
-      if (item.content !== '') parts.push({ type: 'text', text: item.content });
-      continue;
-    }
-    const content = Array.isArray(item.content) ? item.content : [];
-    for (const c of content) {
-      const text = (c as { text?: unknown } | null)?.text;
-      if (typeof text === 'string' && text !== '') parts.push({ type: 'text', text });
-    }
-  }
-  return parts;
-}

@@ -4,7 +4,11 @@
 // developer/system text of a first turn, and the options a route is sent.
 import t from 'tap';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
-import { createResponsesClientCodec, sequentialIds } from '../../../adapters/openai-responses/index.ts';
+import {
+  createResponsesClientCodec,
+  openaiResponses,
+  sequentialIds,
+} from '../../../adapters/openai-responses/index.ts';
 import {
   encodeUsage,
   responseEnvelope,
@@ -14,11 +18,10 @@ import {
 import { echoRequestFields } from '../../../adapters/openai-responses/echo-request-fields.ts';
 import { hexOfUuids } from '../../../adapters/openai-responses/responses-ids.ts';
 import type { ResponseObject } from '../../../adapters/openai-responses/responses-wire-types.ts';
-import { leadingInstructions, ResponsesSession } from '../../../src/services/sessions/responses-session.ts';
-import { normalizeInputItems } from '../../../src/services/sessions/input-items.ts';
+import { ResponsesSession } from '../../../src/services/sessions/responses-session.ts';
+import { leadingInstructions, normalizeInputItems } from '../../../src/services/sessions/input-items.ts';
 import { ResponseRepository } from '../../../src/services/sessions/response-repository.ts';
 import { MemoryStore } from '../../../src/infra/store/memory-store.ts';
-import { openaiResponses } from '../../../adapters/openai-responses/index.ts';
 import type { Route } from '../../../src/services/routing/model-router.ts';
 
 /** A seeded generator, so a failure names an input that can be replayed. */
@@ -199,7 +202,7 @@ t.test("a first turn's leading instructions read from the raw input as from its 
   for (let i = 0; i < 3000; i++) {
     const input =
       r() < 0.05 ? pick(['plain string', undefined, {}]) : Array.from({ length: Math.floor(r() * 6) }, item);
-    t.same(leadingInstructions(input), before(input), JSON.stringify(input)) && checked++;
+    if (t.same(leadingInstructions(input), before(input), JSON.stringify(input))) checked++;
   }
   t.equal(checked, 3000);
 });
