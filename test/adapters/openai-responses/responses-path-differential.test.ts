@@ -1,7 +1,7 @@
 // Issue #28 (session 12): the Responses-in path does less work per request, with the same bytes.
 // Each rewritten step is checked against a copy of the code it replaced, over generated inputs:
-// the response object's envelope (serialized byte for byte), the id's hex digits, the leading
-// developer/system text of a first turn, and the options a route is sent.
+// the response object's envelope (serialized byte for byte), the leading
+// developer/system text of a first turn, and the options a route is sent; and the ids' form.
 import t from 'tap';
 import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import {
@@ -16,7 +16,7 @@ import {
   type Outcome,
 } from '../../../adapters/openai-responses/encode-response-object.ts';
 import { echoRequestFields } from '../../../adapters/openai-responses/echo-request-fields.ts';
-import { hexOfUuids } from '../../../adapters/openai-responses/responses-ids.ts';
+import { randomHex, randomIds } from '../../../adapters/openai-responses/responses-ids.ts';
 import type { ResponseObject } from '../../../adapters/openai-responses/responses-wire-types.ts';
 import { ResponsesSession } from '../../../src/services/sessions/responses-session.ts';
 import { leadingInstructions, normalizeInputItems } from '../../../src/services/sessions/input-items.ts';
@@ -154,14 +154,15 @@ t.test('the response envelope serializes byte for byte as before, over 2,000 gen
   t.match(one, /"reasoning":\{"effort":null,"summary":null\},"service_tier":"default","store":true/);
 });
 
-t.test('an id has the same 48 hex digits the regular expression replace gave', async (t) => {
-  const before = (a: string, b: string): string => `${a.replace(/-/g, '')}${b.replace(/-/g, '').slice(0, 16)}`;
+t.test('an id is its prefix and 48 random hex digits, none repeated across pool refills', async (t) => {
+  const seen = new Set<string>();
   for (let i = 0; i < 1000; i++) {
-    const a = crypto.randomUUID();
-    const b = crypto.randomUUID();
-    if (hexOfUuids(a, b) !== before(a, b)) t.fail(`${a} ${b}`);
+    const id = randomIds.newId('resp');
+    if (!/^resp_[0-9a-f]{48}$/.test(id)) t.fail(id);
+    seen.add(id);
   }
-  t.match(hexOfUuids(crypto.randomUUID(), crypto.randomUUID()), /^[0-9a-f]{48}$/);
+  t.equal(seen.size, 1000);
+  t.match(randomHex(), /^[0-9a-f]{48}$/);
 });
 
 t.test("a first turn's leading instructions read from the raw input as from its normalized items", async (t) => {
