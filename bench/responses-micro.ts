@@ -4,13 +4,15 @@
 // (prepareBody, prepareRequest, forRoute; `store: false` as the bench sends it, RESPONSES_MICRO_STORE=1
 // for a stored one on the memory store), the decode, the tpm estimate, the Messages request's encode
 // and serialization, the answer's parse and decode, the response object's encode and serialization.
-// RESPONSES_MICRO_N (20000) requests a round, 4 rounds; medians to stderr.
+// RESPONSES_MICRO_N (20000) requests a round, RESPONSES_MICRO_ROUNDS (6) rounds alternating; medians and
+// after ÷ before per round to stderr.
 import { buildMockAnswers } from './mock-bodies.ts';
 import { beforeDir, repoRoot } from './processes.ts';
 import { clientRequest } from './wire-requests.ts';
 
 const n = Number(process.env.RESPONSES_MICRO_N ?? 20_000);
 const stored = process.env.RESPONSES_MICRO_STORE === '1';
+const rounds = Number(process.env.RESPONSES_MICRO_ROUNDS ?? 6);
 const dirs = [repoRoot, ...(beforeDir ? [beforeDir] : [])];
 const wire = clientRequest.responses('bench-anthropic', 'bench-key', false);
 const sent = stored ? wire.body.replace('"store":false', '"store":true') : wire.body;
@@ -77,9 +79,16 @@ async function perCall(count: number, step: () => Promise<void>): Promise<number
 const all = await Promise.all(dirs.map(stepsOf));
 const results = new Map(all.map((s) => [s.name, [] as number[]]));
 for (const s of all) await perCall(n / 4, s.request);
-for (let round = 0; round < 4; round++)
+for (let round = 0; round < rounds; round++)
   for (const s of round % 2 === 0 ? all : [...all].reverse()) results.get(s.name)!.push(await perCall(n, s.request));
 const med = (a: number[]): string => [...a].sort((x, y) => x - y)[a.length >> 1].toFixed(2);
 process.stderr.write(`| checkout | D → anthropic steps µs${stored ? ' (stored)' : ''} | rounds |\n|---|---:|---|\n`);
 for (const [name, r] of results)
   process.stderr.write(`| ${name} | ${med(r)} | ${r.map((x) => x.toFixed(2)).join(' ')} |\n`);
+if (all.length === 2) {
+  const [a, b] = all.map((s) => results.get(s.name)!);
+  const ratios = a.map((x, i) => x / b[i]);
+  process.stderr.write(
+    `after ÷ before per round ${ratios.map((x) => x.toFixed(2)).join(' ')} (median ${[...ratios].sort((x, y) => x - y)[ratios.length >> 1].toFixed(3)}, ${ratios.filter((x) => x < 1).length} of ${ratios.length} lower)\n`,
+  );
+}
