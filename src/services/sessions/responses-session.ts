@@ -314,6 +314,9 @@ export class ResponsesSession implements ChatSession {
   }
 
   observeFrames(frames: SseFrame[]): void {
+    // An answer kept nowhere (`store: false`, not over a socket: #save keeps nothing) needs no copy
+    // of its response object parsed back from the created and final events.
+    if (!this.#store && !this.#memory) return;
     for (const f of frames) {
       if (f.event === 'response.created')
         this.#created = (JSON.parse(f.data) as { response: Record<string, unknown> }).response;
