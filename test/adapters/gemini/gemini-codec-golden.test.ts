@@ -1,0 +1,348 @@
+// Byte-identity of the Gemini client codec across refactors (issue #28, session 12): 1,500 random
+// GenerateContentRequests (either field spelling, unknown keys, every part kind, wrong types, missing
+// and doubled fields, generationConfig, thinkingConfig, schemas, tools) and 400 random ChatResults,
+// each decoded / encoded, its JSON text (or error kind, param and message) digested. The digests in
+// gemini-codec-golden.json were written by the code before the session-12 rewrite of the field
+// reads; any change in a result, a key order, an error's param or message fails here with the case.
+// The generator has its own seeded PRNG, so the cases do not depend on a library's version.
+// GOLDEN_WRITE=1 writes the digests again (only for an intended change in the output).
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import t from 'tap';
+import { geminiClientCodec } from '../../../adapters/gemini/index.ts';
+import type { InboundContext } from '../../../adapters/shared/chat-adapter.ts';
+import type { ChatRequest, Part } from '../../../src/ir/chat-request.ts';
+import type { ChatResult } from '../../../src/ir/chat-result.ts';
+import { GatewayError } from '../../../src/ir/gateway-error.ts';
+
+const goldenFile = new URL('./gemini-codec-golden.json', import.meta.url);
+
+/** mulberry32: a small seeded PRNG. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let x = a;
+    x = Math.imul(x ^ (x >>> 15), x | 1);
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+type J = null | boolean | number | string | J[] | { [k: string]: J };
+type R = () => number;
+const pickOf = <T>(r: R, list: readonly T[]): T => list[Math.floor(r() * list.length)];
+const chance = (r: R, p: number): boolean => r() < p;
+/** Half the cases are valid requests: no wrong type, no value out of range, no doubled field. */
+let valid = false;
+const bad = (r: R, p: number): boolean => r() < p && !valid;
+/** One of `good`, or in an invalid case sometimes one of `wrong`. */
+const val = (r: R, good: readonly J[], wrong: readonly J[] = []): J => pickOf(r, valid ? good : [...good, ...wrong]);
+const snake = (camel: string): string => camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+/** The field under its camelCase name, its snake_case one, or sometimes both. */
+function put(r: R, o: Record<string, J>, camel: string, v: J): void {
+  const x = r();
+  if (x < 0.7) o[camel] = v;
+  else if (x < 0.97) o[snake(camel)] = v;
+  else {
+    o[camel] = v;
+    o[snake(camel)] = val(r, [v], ['other', 1]);
+  }
+}
+/** A value of a random wrong type now and then. */
+const maybeWrong = (r: R, v: J): J => (bad(r, 0.025) ? pickOf(r, [1, 'x', true, null, [], {}] as J[]) : v);
+const unknownKey = (r: R, o: Record<string, J>): void => {
+  if (chance(r, 0.12)) o[pickOf(r, ['videoMetadata', 'media_resolution', 'newField', 'x_y_z', 'willContinue'])] = 1;
+};
+
+function part(r: R): J {
+  const p: Record<string, J> = {};
+  const kind = pickOf(r, [
+    'text',
+    'text',
+    'text',
+    'inlineData',
+    'functionCall',
+    'functionResponse',
+    'code',
+    'result',
+    'text',
+    'text',
+    ...(valid ? [] : ['none']),
+  ]);
+  if (kind === 'text') put(r, p, 'text', maybeWrong(r, pickOf(r, ['Hello', '', 'Ünïcode ✓'])));
+  if (kind === 'inlineData')
+    put(
+      r,
+      p,
+      'inlineData',
+      maybeWrong(r, {
+        mimeType: pickOf(r, ['image/png', 'application/pdf']),
+        data: val(r, ['iVBORw0KGgo='], ['not base64!']),
+      }),
+    );
+  if (kind === 'functionCall')
+    put(
+      r,
+      p,
+      'functionCall',
+      maybeWrong(r, {
+        name: val(r, ['get', 'read_file'], ['']),
+        args: { a: 1 },
+        ...(chance(r, 0.5) ? { id: 'c1' } : {}),
+      }),
+    );
+  if (kind === 'functionResponse')
+    put(
+      r,
+      p,
+      'functionResponse',
+      maybeWrong(r, {
+        name: 'get',
+        response: val(r, [{ output: 'ok' }, { error: 'bad' }], ['x']),
+        ...(chance(r, 0.5) ? { id: 'c1' } : {}),
+      }),
+    );
+  if (kind === 'code')
+    put(r, p, 'executableCode', maybeWrong(r, { language: pickOf(r, ['PYTHON', 'RUST']), code: 'print(1)' }));
+  if (kind === 'result')
+    put(r, p, 'codeExecutionResult', maybeWrong(r, { outcome: pickOf(r, ['OUTCOME_OK', 'OK', 'NEW']), output: '1' }));
+  if (bad(r, 0.05)) put(r, p, 'fileData', { fileUri: 'gs://x', mimeType: 'image/png' });
+  if (bad(r, 0.06)) put(r, p, 'text', 'second');
+  if (kind === 'text' || bad(r, 0.05)) if (chance(r, 0.1)) put(r, p, 'thought', maybeWrong(r, true));
+  if (chance(r, 0.1)) put(r, p, 'thoughtSignature', maybeWrong(r, 'CiQB'));
+  unknownKey(r, p);
+  return maybeWrong(r, p);
+}
+
+function generationConfig(r: R): J {
+  const g: Record<string, J> = {};
+  const fields: Array<[string, () => J]> = [
+    ['temperature', () => val(r, [0, 0.7, 2], [3])],
+    ['topP', () => val(r, [0.5, 1], [1.5])],
+    ['topK', () => val(r, [1, 40], [0])],
+    ['seed', () => val(r, [7], [1.5])],
+    ['maxOutputTokens', () => val(r, [256, '12'], [0])],
+    ['candidateCount', () => val(r, [1], [2])],
+    ['stopSequences', () => val(r, [['END']], [['a', 'b', 'c', 'd', 'e', 'f'], 'END'])],
+    ['presencePenalty', () => 0.5],
+    ['frequencyPenalty', () => 0.5],
+    ['responseLogprobs', () => val(r, [true, false])],
+    ['logprobs', () => val(r, [3], [30])],
+    ['responseMimeType', () => val(r, ['application/json', 'text/plain'], ['text/x.enum'])],
+    [
+      'responseSchema',
+      () =>
+        val(r, [
+          { type: 'STRING', enum: ['a', 'b'] },
+          { type: 'object', properties: { a: { type: 'integer' } } },
+        ]),
+    ],
+    ['responseJsonSchema', () => ({ type: 'object' })],
+    [
+      'thinkingConfig',
+      () =>
+        val(
+          r,
+          [{ includeThoughts: true, thinkingBudget: 128 }, { thinkingLevel: 'HIGH' }, { thinking_level: 'ULTRA' }],
+          [{ thinkingBudget: -2 }],
+        ),
+    ],
+    ['responseModalities', () => val(r, [['TEXT'], ['AUDIO']])],
+    ['mediaResolution', () => 'MEDIA_RESOLUTION_LOW'],
+    ['enableEnhancedCivicAnswers', () => true],
+    ['speechConfig', () => ({ voiceConfig: {} })],
+    ['imageConfig', () => ({ aspectRatio: '1:1' })],
+  ];
+  for (const [name, value] of fields) if (chance(r, 0.18)) put(r, g, name, maybeWrong(r, value()));
+  if (
+    valid &&
+    g.responseSchema === undefined &&
+    g.response_schema === undefined &&
+    g.responseJsonSchema === undefined &&
+    g.response_json_schema === undefined
+  ) {
+    delete g.responseMimeType;
+    delete g.response_mime_type;
+  }
+  if (valid && g.logprobs !== undefined) g.responseLogprobs = true;
+  return maybeWrong(r, g);
+}
+
+function request(r: R): J {
+  const b: Record<string, J> = {};
+  if (!bad(r, 0.03)) {
+    const contents: J[] = [];
+    const n = 1 + Math.floor(r() * 4);
+    for (let i = 0; i < n; i++) {
+      const c: Record<string, J> = {};
+      if (!chance(r, 0.2))
+        put(r, c, 'role', maybeWrong(r, pickOf(r, ['user', 'model', 'user', 'model', 'function', 'tool', 'narrator'])));
+      const parts: J[] = [];
+      const m = Math.floor(r() * 3) + (bad(r, 0.05) ? 0 : 1);
+      for (let j = 0; j < m; j++) parts.push(part(r));
+      if (!bad(r, 0.04)) put(r, c, 'parts', maybeWrong(r, parts));
+      unknownKey(r, c);
+      contents.push(maybeWrong(r, c));
+    }
+    put(r, b, 'contents', maybeWrong(r, contents));
+  }
+  if (chance(r, 0.5))
+    put(
+      r,
+      b,
+      'systemInstruction',
+      maybeWrong(r, { parts: [{ text: 'Be brief.' }, ...(bad(r, 0.1) ? [{ inlineData: {} }] : [])] }),
+    );
+  if (chance(r, 0.6)) put(r, b, 'generationConfig', generationConfig(r));
+  if (chance(r, 0.2))
+    put(
+      r,
+      b,
+      'tools',
+      maybeWrong(r, [
+        {
+          functionDeclarations: [
+            {
+              name: val(r, ['get'], ['9bad']),
+              description: 'd',
+              parameters: { type: 'OBJECT', properties: { q: { type: 'STRING' } } },
+            },
+          ],
+        },
+        ...(chance(r, 0.3) ? [{ googleSearch: {} }] : []),
+      ]),
+    );
+  if (chance(r, 0.1))
+    put(r, b, 'toolConfig', { functionCallingConfig: { mode: pickOf(r, ['ANY', 'AUTO', 'NEWMODE']) } });
+  if (chance(r, 0.1))
+    put(
+      r,
+      b,
+      'safetySettings',
+      maybeWrong(r, [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: val(r, ['BLOCK_NONE'], [1]) }]),
+    );
+  if (chance(r, 0.08)) put(r, b, 'cachedContent', val(r, ['cachedContents/abc'], ['abc']));
+  if (chance(r, 0.08)) put(r, b, 'serviceTier', pickOf(r, ['standard', 'flex', 'newtier']));
+  if (chance(r, 0.08)) put(r, b, 'labels', { team: 'a' });
+  if (chance(r, 0.05)) put(r, b, 'store', false);
+  if (chance(r, 0.1)) b.model = 'models/x';
+  unknownKey(r, b);
+  return maybeWrong(r, b);
+}
+
+function result(r: R): { res: ChatResult; req: ChatRequest } {
+  const parts: Part[] = [];
+  const n = Math.floor(r() * 5);
+  for (let i = 0; i < n; i++) {
+    const kind = pickOf(r, ['text', 'text', 'reasoning', 'tool-call', 'hosted-call', 'hosted-result', 'code']);
+    if (kind === 'text')
+      parts.push({
+        type: 'text',
+        text: pickOf(r, ['Hi', 'Kansai', '"a"']),
+        ...(chance(r, 0.3)
+          ? {
+              citations: [
+                { kind: 'url', url: 'https://a.example/x', title: 't', start: 0, end: 2 },
+                { kind: 'file', fileId: 'f' },
+              ],
+            }
+          : {}),
+      });
+    if (kind === 'reasoning') parts.push({ type: 'reasoning', text: pickOf(r, ['', 'think']) });
+    if (kind === 'tool-call')
+      parts.push({ type: 'tool-call', id: pickOf(r, ['call_1', 'x']), name: 'get', args: '{"a":1}' });
+    if (kind === 'hosted-call')
+      parts.push({
+        type: 'hosted-call',
+        id: 'h1',
+        tool: 'web-search',
+        input: chance(r, 0.7) ? { query: 'kyoto' } : {},
+      });
+    if (kind === 'hosted-result')
+      parts.push({
+        type: 'hosted-result',
+        callId: 'h1',
+        tool: 'web-search',
+        sources: [
+          { url: 'https://b.example/p', ...(chance(r, 0.5) ? { title: 'B' } : {}) },
+          { url: 'https://b.example/p' },
+        ],
+      } as Part);
+    if (kind === 'code') parts.push({ type: 'code', language: 'python', code: 'print(1)' });
+  }
+  const usage = {
+    inputTokens: Math.floor(r() * 100),
+    outputTokens: 40,
+    ...(chance(r, 0.5) ? { reasoningTokens: 12 } : {}),
+    ...(chance(r, 0.3) ? { cacheReadTokens: 4 } : {}),
+  };
+  const res: ChatResult = {
+    id: pickOf(r, ['resp-1', 'r2']),
+    model: 'm',
+    parts,
+    finish: { reason: pickOf(r, ['stop', 'length', 'tool-calls', 'content-filter'] as const), raw: 'x' },
+    usage,
+    ...(chance(r, 0.1) ? { safety: [{ category: 'HARM_CATEGORY_HARASSMENT', probability: 'LOW' }] } : {}),
+    ...(chance(r, 0.05) ? { promptBlocked: { reason: 'SAFETY' } } : {}),
+  };
+  const req = {
+    model: 'gemini-x',
+    system: [],
+    messages: [],
+    tools: [],
+    sampling: {},
+    stream: false,
+    extensions: chance(r, 0.1) ? { gemini: { responseMimeType: 'text/x.enum' } } : {},
+    ...(chance(r, 0.3) ? { reasoning: { enabled: true, includeThoughts: true } } : {}),
+  } as ChatRequest;
+  return { res, req };
+}
+
+function outcome(fn: () => unknown): string {
+  try {
+    return `ok ${JSON.stringify(fn())}`;
+  } catch (e) {
+    if (e instanceof GatewayError) return `error ${e.kind} ${String(e.param)} ${e.message}`;
+    return `throw ${e instanceof Error ? e.constructor.name : typeof e}`;
+  }
+}
+
+const digest = (s: string): string => createHash('sha256').update(s).digest('hex').slice(0, 16);
+
+function cases(): Array<{ input: unknown; out: string }> {
+  const out: Array<{ input: unknown; out: string }> = [];
+  const r = rng(28_12);
+  for (let i = 0; i < 1500; i++) {
+    valid = chance(r, 0.5);
+    const body = request(r);
+    const ctx: InboundContext = {
+      headers: {},
+      params: { model: bad(r, 0.03) ? '' : pickOf(r, ['gemini-x', 'models/gemini-x']) },
+      query: {},
+      streamByRoute: chance(r, 0.3) ? true : undefined,
+    };
+    out.push({
+      input: body,
+      out: outcome(() => [geminiClientCodec.peekRequest(body, ctx), geminiClientCodec.decodeRequest(body, ctx)]),
+    });
+  }
+  for (let i = 0; i < 400; i++) {
+    const { res, req } = result(r);
+    out.push({ input: res, out: outcome(() => geminiClientCodec.encodeResult(res, req)) });
+  }
+  return out;
+}
+
+t.test('the Gemini client codec answers every golden case as before, byte for byte', async (t) => {
+  const all = cases();
+  const digests = all.map((c) => digest(c.out));
+  if (process.env.GOLDEN_WRITE === '1') writeFileSync(goldenFile, `${JSON.stringify(digests, null, 0)}\n`);
+  const golden = JSON.parse(readFileSync(goldenFile, 'utf8')) as string[];
+  t.equal(golden.length, all.length, 'as many cases as the golden set');
+  const answers = all.filter((c) => c.out.startsWith('ok ')).length;
+  t.ok(answers > 600 && all.length - answers > 600, `the cases include answers (${answers}) and 400s`);
+  const wrong = digests.flatMap((d, i) => (d === golden[i] ? [] : [i]));
+  for (const i of wrong.slice(0, 3)) t.fail(`case ${i} differs`, { input: all[i].input, out: all[i].out });
+  t.equal(wrong.length, 0, 'no case differs');
+});
