@@ -9,7 +9,7 @@ import { arr, bool, obj, str, type Json } from '../shared/narrow.ts';
 import { noteInto, openEnum } from '../shared/open-enum.ts';
 import type { CallIdMatcher } from './call-ids.ts';
 import type { DroppedField } from '../shared/dropped-fields.ts';
-import { noteUnknown, pick } from './gemini-fields.ts';
+import { noteUnknown, pick, valueOf } from './gemini-fields.ts';
 import { pushSignature, pushThought } from './thought-signature.ts';
 
 const roles = ['user', 'model', 'function', 'tool'] as const;
@@ -55,7 +55,13 @@ function decodeContent(v: unknown, at: string, matcher: CallIdMatcher, dropped: 
   const c = obj(v, at);
   noteUnknown(c, ['parts', 'role'], at, dropped);
   const role = pick(c, 'role', at);
-  const r = role.value === undefined ? 'user' : openEnum(role.value, roles, role.path, noteInto(dropped));
+  // A known role is taken as is (openEnum's own first test), without its path or a note callback.
+  const r =
+    role.value === undefined
+      ? 'user'
+      : typeof role.value === 'string' && (roles as readonly string[]).includes(role.value)
+        ? (role.value as (typeof roles)[number])
+        : openEnum(role.value, roles, role.path, noteInto(dropped));
   if (r === undefined) return undefined;
   const parts = pick(c, 'parts', at);
   if (parts.value === undefined) throw invalid(parts.path, `${parts.path}: is required`);
@@ -72,32 +78,42 @@ function decodePart(v: unknown, at: string, matcher: CallIdMatcher, out: Part[],
   const before = dropped.length;
   noteUnknown(p, partFields, at, dropped);
   const unknownData = dropped.length > before;
-  const present = dataFields.map((field) => ({ field, ...pick(p, field, at) })).filter((f) => f.value !== undefined);
-  const sig = pick(p, 'thoughtSignature', at);
-  const signature = sig.value === undefined ? undefined : str(sig.value, sig.path);
-  const thoughtField = pick(p, 'thought', at);
-  const thought = thoughtField.value === undefined ? false : bool(thoughtField.value, thoughtField.path);
-  if (present.length > 1)
-    throw invalid(
-      present[1].path,
-      `${present[1].path}: a Part holds exactly one of ${dataFields.join(', ')}; found a second one`,
-    );
-  const data = present[0];
-  if (!data) {
+  // Which data fields the part holds, in the spec's order, read without a Picked each (a part
+  // holds one; the other six are absent).
+  let field: DataField | undefined;
+  let second: DataField | undefined;
+  for (const f of dataFields) {
+    if (valueOf(p, f) === undefined) continue;
+    if (field === undefined) field = f;
+    else if (second === undefined) second = f;
+  }
+  const sig = valueOf(p, 'thoughtSignature');
+  const signature = sig === undefined ? undefined : str(sig, pick(p, 'thoughtSignature', at).path);
+  const thoughtValue = valueOf(p, 'thought');
+  const thought = thoughtValue === undefined ? false : bool(thoughtValue, pick(p, 'thought', at).path);
+  if (second !== undefined) {
+    const path = pick(p, second, at).path;
+    throw invalid(path, `${path}: a Part holds exactly one of ${dataFields.join(', ')}; found a second one`);
+  }
+  if (field === undefined) {
     if (signature !== undefined) return pushSignature(out, signature);
     if (unknownData) return;
     throw invalid(at, `${at}: a Part must hold one of ${dataFields.join(', ')}`);
   }
-  if (data.field === 'text') {
+  const data = pick(p, field, at);
+  if (field === 'text') {
     const text = str(data.value, data.path);
     if (thought) return pushThought(out, text, signature);
     if (signature !== undefined) pushSignature(out, signature);
     if (text !== '') out.push({ type: 'text', text });
     return;
   }
-  if (thought) throw invalid(thoughtField.path, `${thoughtField.path}: only a text part can be a thought`);
+  if (thought) {
+    const path = pick(p, 'thought', at).path;
+    throw invalid(path, `${path}: only a text part can be a thought`);
+  }
   if (signature !== undefined) pushSignature(out, signature);
-  out.push(decodeData(data.field, data.value, data.path, matcher, dropped));
+  out.push(decodeData(field, data.value, data.path, matcher, dropped));
 }
 
 function decodeData(

@@ -3,7 +3,6 @@
 // (`/v1beta/models/{model}:generateContent`), streaming from the route (streamGenerateContent).
 import type { ChatRequest } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
-import { checkModelName } from '../../src/ir/model-name.ts';
 import type { InboundContext } from '../shared/chat-adapter.ts';
 import { recordDropped, type DroppedField } from '../shared/dropped-fields.ts';
 import { decodeServiceTier } from '../shared/service-tier.ts';
@@ -13,6 +12,7 @@ import { decodeContents, decodeSystemInstruction } from './decode-gemini-content
 import { decodeToolConfig, decodeTools } from './decode-gemini-tools.ts';
 import { decodeGenerationConfig } from './decode-generation-config.ts';
 import { pick, unknownKeys } from './gemini-fields.ts';
+import { modelOfPath } from './gemini-relay.ts';
 
 /**
  * Top-level fields the SDK may send that only Gemini understands; they ride in `extensions`
@@ -34,10 +34,7 @@ const known = [
 export function decodeGeminiRequest(body: unknown, ctx: InboundContext): ChatRequest {
   const b = obj(body, 'body');
   const dropped: DroppedField[] = [];
-  const model = (ctx.params.model ?? '').replace(/^models\//, '');
-  if (model === '')
-    throw invalid('model', 'model: the path must name a model (/v1beta/models/{model}:generateContent)');
-  checkModelName(model);
+  const model = modelOfPath(ctx);
 
   const contents = pick(b, 'contents', '');
   if (contents.value === undefined) throw invalid(contents.path, `${contents.path}: is required`);
