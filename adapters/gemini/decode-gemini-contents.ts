@@ -82,7 +82,8 @@ function decodePart(v: unknown, at: string, matcher: CallIdMatcher, out: Part[],
   // holds one; the other six are absent).
   let field: DataField | undefined;
   let second: DataField | undefined;
-  for (const f of dataFields) {
+  for (let k = 0; k < dataFields.length; k++) {
+    const f = dataFields[k];
     if (valueOf(p, f) === undefined) continue;
     if (field === undefined) field = f;
     else if (second === undefined) second = f;
@@ -247,9 +248,9 @@ export function decodeSystemInstruction(v: unknown, path: string, dropped: Dropp
   return arr(parts.value, parts.path).map((p, j) => {
     const at = `${parts.path}[${j}]`;
     const part = obj(p, at);
-    const text = pick(part, 'text', at);
-    if (text.value === undefined || Object.keys(part).length !== 1)
+    const text = valueOf(part, 'text');
+    if (text === undefined || Object.keys(part).length !== 1)
       throw invalid(at, `${at}: systemInstruction accepts text parts only`);
-    return { type: 'text', text: str(text.value, text.path) };
+    return { type: 'text', text: typeof text === 'string' ? text : str(text, pick(part, 'text', at).path) };
   });
 }

@@ -73,7 +73,9 @@ const noKeys: ReadonlyArray<{ camel: string; key: string }> = Object.freeze([]);
  */
 export function unknownKeys(o: Json, known: readonly string[]): ReadonlyArray<{ camel: string; key: string }> {
   let out: Array<{ camel: string; key: string }> | undefined;
-  for (const key of Object.keys(o)) {
+  const keys = Object.keys(o);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
     if (known.includes(key)) continue;
     const camel = camelOf(key);
     if (!known.includes(camel) && o[key] !== undefined) (out ??= []).push({ camel, key });
