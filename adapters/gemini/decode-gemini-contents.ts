@@ -45,7 +45,11 @@ const base64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 export function decodeContents(v: unknown, path: string, matcher: CallIdMatcher, dropped: DroppedField[]): Message[] {
   const list = arr(v, path);
   if (list.length === 0) throw invalid(path, `${path}: must contain at least one Content`);
-  const out = list.flatMap((c, i) => decodeContent(c, `${path}[${i}]`, matcher, dropped) ?? []);
+  const out: Message[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const m = decodeContent(list[i], `${path}[${i}]`, matcher, dropped);
+    if (m !== undefined) out.push(m);
+  }
   if (out.length === 0) throw invalid(path, `${path}: no Content polygate can read (see x-polygate-warnings)`);
   return out;
 }
@@ -68,7 +72,8 @@ function decodeContent(v: unknown, at: string, matcher: CallIdMatcher, dropped: 
   const list = arr(parts.value, parts.path);
   if (list.length === 0) throw invalid(parts.path, `${parts.path}: must contain at least one Part`);
   const out: Part[] = [];
-  list.forEach((p, j) => decodePart(p, `${parts.path}[${j}]`, matcher, out, dropped));
+  const partsPath = parts.path;
+  for (let j = 0; j < list.length; j++) decodePart(list[j], `${partsPath}[${j}]`, matcher, out, dropped);
   // `function` and `tool` turns carry functionResponse parts: the IR puts tool results in user turns.
   return { role: r === 'model' ? 'assistant' : 'user', parts: out };
 }

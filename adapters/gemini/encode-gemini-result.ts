@@ -66,7 +66,8 @@ export function encodeResultParts(parts: Part[], includeThoughts: boolean, enumO
     pending = undefined;
     out.push(p);
   };
-  for (const p of parts) {
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
     switch (p.type) {
       case 'text':
         push({ text: enumOutput ? unquoteEnum(p.text) : p.text });
@@ -177,7 +178,8 @@ export const safetyRatings = (list: SafetyRating[]): Json[] =>
 function citationSources(parts: Part[]): Json[] {
   const out: Json[] = [];
   let offset = 0;
-  for (const p of parts) {
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
     if (p.type !== 'text') continue;
     if (p.citations !== undefined)
       for (const c of p.citations) {

@@ -89,7 +89,8 @@ export function unknownKeys(o: Json, known: readonly string[]): ReadonlyArray<{ 
  * Gemini upstream gets the whole body by relay anyway.
  */
 export function noteUnknown(o: Json, known: readonly string[], at: string, dropped: DroppedField[]): void {
-  for (const { camel, key } of unknownKeys(o, known)) dropped.push({ field: pathOf(at, key), value: camel });
+  const unknown = unknownKeys(o, known);
+  for (let i = 0; i < unknown.length; i++) dropped.push({ field: pathOf(at, unknown[i].key), value: unknown[i].camel });
 }
 
 /** A number inside [min, max], checked with the spec's limit in the message. */

@@ -25,6 +25,7 @@ export function groundingMetadataOf(parts: readonly Part[]): Json | undefined {
 }
 
 function ranHostedTool(parts: readonly Part[]): boolean {
-  for (const p of parts) if (p.type === 'hosted-call' || p.type === 'hosted-result') return true;
+  for (let i = 0; i < parts.length; i++)
+    if (parts[i].type === 'hosted-call' || parts[i].type === 'hosted-result') return true;
   return false;
 }
