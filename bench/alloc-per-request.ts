@@ -5,8 +5,8 @@
 // depend on how busy the machine is. Prints the total per request and the functions that allocate most.
 //
 //   ALLOC_REQUESTS (3000)  ALLOC_WARMUP (2000)  ALLOC_CONNECTIONS (4)  BENCH_POLYGATE_DIR / BENCH_BEFORE (another checkout)
+//   ALLOC_EXTRA (more paths of bench/paths.ts, comma-separated, e.g. "C → openai-chat (translate)")
 //   ALLOC_ONLY (a substring of a path name, e.g. "translate"; mode json/stream too: "translate json")
-//   ALLOC_EXTRA (more bench/paths.ts path names, comma-separated, e.g. "D → anthropic (translate)")
 //   ALLOC_TOP (6: how many allocators to name per row)  ALLOC_SAVE (a folder: each row's .heapprofile is written there)
 //   ALLOC_SURVIVORS=1: only what survived a scavenge (objects a young-generation GC collected are left out, and two
 //     scavenges run before the sample stops): the bytes the scavenger copies and promotes, what sets the GC's cost per

@@ -5,7 +5,7 @@
 // request's encode and serialization, and the answer's parse, decode, encode and serialization.
 // A tree without session 10's helpers (is-json-request.ts, client-left.ts) runs the code it had
 // instead: two `ctx.is` and an AbortController with a `close` listener. TRANSLATE_MICRO_N (20000)
-// iterations a round, 4 rounds; the median is printed to stderr.
+// iterations a round, 4 rounds; the median is printed to stderr. TRANSLATE_MICRO_INBOUND=gemini: Gemini in (C path).
 import { EventEmitter } from 'node:events';
 import Koa from 'koa';
 import { buildMockAnswers } from './mock-bodies.ts';
@@ -14,7 +14,9 @@ import { clientRequest } from './wire-requests.ts';
 
 const n = Number(process.env.TRANSLATE_MICRO_N ?? 20_000);
 const dirs = [repoRoot, ...(beforeDir ? [beforeDir] : [])];
-const wire = clientRequest.messages('bench-openai-chat', 'bench-key', false);
+// TRANSLATE_MICRO_INBOUND=gemini: the C path's client side (the bench's Gemini body, model from the path).
+const inboundGemini = process.env.TRANSLATE_MICRO_INBOUND === 'gemini';
+const wire = clientRequest[inboundGemini ? 'gemini' : 'messages']('bench-openai-chat', 'bench-key', false);
 const answer = buildMockAnswers(20).chat.json.toString();
 const app = new Koa();
 
@@ -76,9 +78,14 @@ async function stepsOf(dir: string): Promise<Steps> {
   const { estimateTokens } = (await import(`${dir}/src/services/tokens/estimate-tokens.ts`)) as {
     estimateTokens: (r: unknown) => number;
   };
-  const client = formatNamed('anthropic-messages').client;
+  const client = formatNamed(inboundGemini ? 'gemini' : 'anthropic-messages').client;
   const upstream = formatNamed('openai-chat').upstream.codec;
-  const inbound = { headers, params: {}, query: {}, streamByRoute: undefined };
+  const inbound = {
+    headers,
+    params: inboundGemini ? { model: 'bench-openai-chat' } : {},
+    query: {},
+    streamByRoute: undefined,
+  };
   const warn = (): void => {};
   const translate = (): void => {
     const body = JSON.parse(wire.body) as unknown;

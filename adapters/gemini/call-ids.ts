@@ -17,11 +17,14 @@ export function isSyntheticCallId(id: string, name: string): boolean {
 
 /** Walks one conversation in order, handing out call ids and matching responses back. */
 export class CallIdMatcher {
-  #count = new Map<string, number>();
-  #pending = new Map<string, string[]>();
+  // Made at the first call or response: most requests hold neither (issue #28, bytes per request).
+  #count: Map<string, number> | undefined;
+  #pending: Map<string, string[]> | undefined;
 
   /** The id of a functionCall: its own if it has one, else `call_<name>_<n>` (n-th call of that name). */
   call(name: string, id: string | undefined): string {
+    this.#count ??= new Map();
+    this.#pending ??= new Map();
     const n = this.#count.get(name) ?? 0;
     this.#count.set(name, n + 1);
     const callId = id ?? syntheticCallId(name, n);
@@ -33,7 +36,8 @@ export class CallIdMatcher {
 
   /** The call id a functionResponse answers: its own id, else the oldest open call of that name. */
   response(name: string, id: string | undefined): string {
-    const queue = this.#pending.get(name) ?? [];
+    this.#count ??= new Map();
+    const queue = this.#pending?.get(name) ?? [];
     if (id !== undefined) {
       const at = queue.indexOf(id);
       if (at >= 0) queue.splice(at, 1);

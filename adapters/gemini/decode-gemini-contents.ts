@@ -9,7 +9,7 @@ import { arr, bool, obj, str, type Json } from '../shared/narrow.ts';
 import { noteInto, openEnum } from '../shared/open-enum.ts';
 import type { CallIdMatcher } from './call-ids.ts';
 import type { DroppedField } from '../shared/dropped-fields.ts';
-import { noteUnknown, pick } from './gemini-fields.ts';
+import { noteUnknown, pick, valueOf } from './gemini-fields.ts';
 import { pushSignature, pushThought } from './thought-signature.ts';
 
 const roles = ['user', 'model', 'function', 'tool'] as const;
@@ -45,7 +45,11 @@ const base64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 export function decodeContents(v: unknown, path: string, matcher: CallIdMatcher, dropped: DroppedField[]): Message[] {
   const list = arr(v, path);
   if (list.length === 0) throw invalid(path, `${path}: must contain at least one Content`);
-  const out = list.flatMap((c, i) => decodeContent(c, `${path}[${i}]`, matcher, dropped) ?? []);
+  const out: Message[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const m = decodeContent(list[i], `${path}[${i}]`, matcher, dropped);
+    if (m !== undefined) out.push(m);
+  }
   if (out.length === 0) throw invalid(path, `${path}: no Content polygate can read (see x-polygate-warnings)`);
   return out;
 }
@@ -55,14 +59,21 @@ function decodeContent(v: unknown, at: string, matcher: CallIdMatcher, dropped: 
   const c = obj(v, at);
   noteUnknown(c, ['parts', 'role'], at, dropped);
   const role = pick(c, 'role', at);
-  const r = role.value === undefined ? 'user' : openEnum(role.value, roles, role.path, noteInto(dropped));
+  // A known role is taken as is (openEnum's own first test), without its path or a note callback.
+  const r =
+    role.value === undefined
+      ? 'user'
+      : typeof role.value === 'string' && (roles as readonly string[]).includes(role.value)
+        ? (role.value as (typeof roles)[number])
+        : openEnum(role.value, roles, role.path, noteInto(dropped));
   if (r === undefined) return undefined;
   const parts = pick(c, 'parts', at);
   if (parts.value === undefined) throw invalid(parts.path, `${parts.path}: is required`);
   const list = arr(parts.value, parts.path);
   if (list.length === 0) throw invalid(parts.path, `${parts.path}: must contain at least one Part`);
   const out: Part[] = [];
-  list.forEach((p, j) => decodePart(p, `${parts.path}[${j}]`, matcher, out, dropped));
+  const partsPath = parts.path;
+  for (let j = 0; j < list.length; j++) decodePart(list[j], `${partsPath}[${j}]`, matcher, out, dropped);
   // `function` and `tool` turns carry functionResponse parts: the IR puts tool results in user turns.
   return { role: r === 'model' ? 'assistant' : 'user', parts: out };
 }
@@ -72,32 +83,43 @@ function decodePart(v: unknown, at: string, matcher: CallIdMatcher, out: Part[],
   const before = dropped.length;
   noteUnknown(p, partFields, at, dropped);
   const unknownData = dropped.length > before;
-  const present = dataFields.map((field) => ({ field, ...pick(p, field, at) })).filter((f) => f.value !== undefined);
-  const sig = pick(p, 'thoughtSignature', at);
-  const signature = sig.value === undefined ? undefined : str(sig.value, sig.path);
-  const thoughtField = pick(p, 'thought', at);
-  const thought = thoughtField.value === undefined ? false : bool(thoughtField.value, thoughtField.path);
-  if (present.length > 1)
-    throw invalid(
-      present[1].path,
-      `${present[1].path}: a Part holds exactly one of ${dataFields.join(', ')}; found a second one`,
-    );
-  const data = present[0];
-  if (!data) {
+  // Which data fields the part holds, in the spec's order, read without a Picked each (a part
+  // holds one; the other six are absent).
+  let field: DataField | undefined;
+  let second: DataField | undefined;
+  for (let k = 0; k < dataFields.length; k++) {
+    const f = dataFields[k];
+    if (valueOf(p, f) === undefined) continue;
+    if (field === undefined) field = f;
+    else if (second === undefined) second = f;
+  }
+  const sig = valueOf(p, 'thoughtSignature');
+  const signature = sig === undefined ? undefined : str(sig, pick(p, 'thoughtSignature', at).path);
+  const thoughtValue = valueOf(p, 'thought');
+  const thought = thoughtValue === undefined ? false : bool(thoughtValue, pick(p, 'thought', at).path);
+  if (second !== undefined) {
+    const path = pick(p, second, at).path;
+    throw invalid(path, `${path}: a Part holds exactly one of ${dataFields.join(', ')}; found a second one`);
+  }
+  if (field === undefined) {
     if (signature !== undefined) return pushSignature(out, signature);
     if (unknownData) return;
     throw invalid(at, `${at}: a Part must hold one of ${dataFields.join(', ')}`);
   }
-  if (data.field === 'text') {
+  const data = pick(p, field, at);
+  if (field === 'text') {
     const text = str(data.value, data.path);
     if (thought) return pushThought(out, text, signature);
     if (signature !== undefined) pushSignature(out, signature);
     if (text !== '') out.push({ type: 'text', text });
     return;
   }
-  if (thought) throw invalid(thoughtField.path, `${thoughtField.path}: only a text part can be a thought`);
+  if (thought) {
+    const path = pick(p, 'thought', at).path;
+    throw invalid(path, `${path}: only a text part can be a thought`);
+  }
   if (signature !== undefined) pushSignature(out, signature);
-  out.push(decodeData(data.field, data.value, data.path, matcher, dropped));
+  out.push(decodeData(field, data.value, data.path, matcher, dropped));
 }
 
 function decodeData(
@@ -231,9 +253,9 @@ export function decodeSystemInstruction(v: unknown, path: string, dropped: Dropp
   return arr(parts.value, parts.path).map((p, j) => {
     const at = `${parts.path}[${j}]`;
     const part = obj(p, at);
-    const text = pick(part, 'text', at);
-    if (text.value === undefined || Object.keys(part).length !== 1)
+    const text = valueOf(part, 'text');
+    if (text === undefined || Object.keys(part).length !== 1)
       throw invalid(at, `${at}: systemInstruction accepts text parts only`);
-    return { type: 'text', text: str(text.value, text.path) };
+    return { type: 'text', text: typeof text === 'string' ? text : str(text, pick(part, 'text', at).path) };
   });
 }

@@ -3,7 +3,6 @@
 // (`/v1beta/models/{model}:generateContent`), streaming from the route (streamGenerateContent).
 import type { ChatRequest } from '../../src/ir/chat-request.ts';
 import { invalid } from '../../src/ir/gateway-error.ts';
-import { checkModelName } from '../../src/ir/model-name.ts';
 import type { InboundContext } from '../shared/chat-adapter.ts';
 import { recordDropped, type DroppedField } from '../shared/dropped-fields.ts';
 import { decodeServiceTier } from '../shared/service-tier.ts';
@@ -12,7 +11,8 @@ import { CallIdMatcher } from './call-ids.ts';
 import { decodeContents, decodeSystemInstruction } from './decode-gemini-contents.ts';
 import { decodeToolConfig, decodeTools } from './decode-gemini-tools.ts';
 import { decodeGenerationConfig } from './decode-generation-config.ts';
-import { pick, unknownKeys } from './gemini-fields.ts';
+import { pick, unknownKeys, valueOf, type Picked } from './gemini-fields.ts';
+import { modelOfPath } from './gemini-relay.ts';
 
 /**
  * Top-level fields the SDK may send that only Gemini understands; they ride in `extensions`
@@ -20,6 +20,8 @@ import { pick, unknownKeys } from './gemini-fields.ts';
  * docs/open-world.md): relayed to a Gemini upstream, named in a warning by the others.
  */
 const relayedTopLevel = ['safetySettings', 'cachedContent', 'labels', 'serviceTier', 'store'] as const;
+/** Relayed as sent, unchecked. */
+const keptAsSent = ['labels', 'serviceTier', 'store'] as const;
 /** `model` in the body is tolerated (some clients send it) but the path names the model. */
 const known = [
   'contents',
@@ -34,10 +36,7 @@ const known = [
 export function decodeGeminiRequest(body: unknown, ctx: InboundContext): ChatRequest {
   const b = obj(body, 'body');
   const dropped: DroppedField[] = [];
-  const model = (ctx.params.model ?? '').replace(/^models\//, '');
-  if (model === '')
-    throw invalid('model', 'model: the path must name a model (/v1beta/models/{model}:generateContent)');
-  checkModelName(model);
+  const model = modelOfPath(ctx);
 
   const contents = pick(b, 'contents', '');
   if (contents.value === undefined) throw invalid(contents.path, `${contents.path}: is required`);
@@ -52,26 +51,29 @@ export function decodeGeminiRequest(body: unknown, ctx: InboundContext): ChatReq
   };
   // Gemini's own options, in its namespace (adapters/shared/format-extensions.ts).
   const e: Record<string, unknown> = {};
+  // An optional field the client left out is undefined, not a Picked (most of these are absent).
+  const field = (name: (typeof known)[number]): Picked | undefined =>
+    valueOf(b, name) === undefined ? undefined : pick(b, name, '');
 
-  const sys = pick(b, 'systemInstruction', '');
-  if (sys.value !== undefined) req.system = decodeSystemInstruction(sys.value, sys.path, dropped);
+  const sys = field('systemInstruction');
+  if (sys !== undefined) req.system = decodeSystemInstruction(sys.value, sys.path, dropped);
 
-  const tools = pick(b, 'tools', '');
-  if (tools.value !== undefined) {
+  const tools = field('tools');
+  if (tools !== undefined) {
     const t = decodeTools(tools.value, tools.path, dropped);
     req.tools = t.tools;
     Object.assign(e, t.extensions);
     if (Object.keys(t.responseSchemas).length > 0) e.functionResponseSchemas = t.responseSchemas;
   }
-  const tc = pick(b, 'toolConfig', '');
-  if (tc.value !== undefined) {
+  const tc = field('toolConfig');
+  if (tc !== undefined) {
     const c = decodeToolConfig(tc.value, tc.path, req.tools, dropped);
     if (c.toolChoice) req.toolChoice = c.toolChoice;
     Object.assign(e, c.extensions);
   }
 
-  const gc = pick(b, 'generationConfig', '');
-  if (gc.value !== undefined) {
+  const gc = field('generationConfig');
+  if (gc !== undefined) {
     const g = decodeGenerationConfig(gc.value, gc.path, dropped);
     req.sampling = g.sampling;
     if (g.maxTokens !== undefined) req.maxTokens = g.maxTokens;
@@ -80,20 +82,21 @@ export function decodeGeminiRequest(body: unknown, ctx: InboundContext): ChatReq
     Object.assign(e, g.extensions);
   }
 
-  const ss = pick(b, 'safetySettings', '');
-  if (ss.value !== undefined) e.safetySettings = checkSafetySettings(ss.value, ss.path);
-  const cached = pick(b, 'cachedContent', '');
-  if (cached.value !== undefined) {
+  const ss = field('safetySettings');
+  if (ss !== undefined) e.safetySettings = checkSafetySettings(ss.value, ss.path);
+  const cached = field('cachedContent');
+  if (cached !== undefined) {
     const name = str(cached.value, cached.path);
     if (!/^cachedContents\/[^/]+$/.test(name))
       throw invalid(cached.path, `${cached.path}: must have the form cachedContents/{cachedContent}`);
     e.cachedContent = name;
   }
-  for (const name of ['labels', 'serviceTier', 'store'] as const) {
-    const f = pick(b, name, '');
-    if (f.value !== undefined) e[name] = f.value;
+  for (let i = 0; i < keptAsSent.length; i++) {
+    const v = valueOf(b, keptAsSent[i]);
+    if (v !== undefined) e[keptAsSent[i]] = v;
   }
-  for (const { camel, key } of unknownKeys(b, known)) e[camel] = b[key];
+  const unknown = unknownKeys(b, known);
+  for (let i = 0; i < unknown.length; i++) e[unknown[i].camel] = b[unknown[i].key];
   // The tier is shared with OpenAI and Anthropic; a word newer than polygate stays Gemini's.
   const tier = decodeServiceTier('gemini', e.serviceTier);
   if (tier !== undefined) {

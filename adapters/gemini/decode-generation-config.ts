@@ -8,7 +8,7 @@ import { invalid } from '../../src/ir/gateway-error.ts';
 import { arr, bool, int, num, obj, oneOf, str } from '../shared/narrow.ts';
 import { nearestEffort, noteInto, openEnum } from '../shared/open-enum.ts';
 import type { DroppedField } from '../shared/dropped-fields.ts';
-import { inRange, noteUnknown, pick, unknownKeys, type Picked } from './gemini-fields.ts';
+import { inRange, noteUnknown, pick, unknownKeys, valueOf, type Picked } from './gemini-fields.ts';
 import { jsonSchemaOfGeminiSchema, stringEnumOf } from './gemini-schema.ts';
 
 const mimeTypes = ['text/plain', 'application/json', 'text/x.enum'] as const;
@@ -49,45 +49,47 @@ export function decodeGenerationConfig(v: unknown, path: string, dropped: Droppe
   // Fields newer than this adapter (imageConfig, audioTranscriptionConfig…) are relayed to a
   // Gemini upstream under `generationConfig.<name>` rather than refused.
   for (const { camel, key } of unknownKeys(g, known)) out.extensions[`generationConfig.${camel}`] = g[key];
-  const f = (name: (typeof known)[number]): Picked => pick(g, name, path);
+  // A field the client left out is undefined, not a Picked: most of these nineteen are absent.
+  const f = (name: (typeof known)[number]): Picked | undefined =>
+    valueOf(g, name) === undefined ? undefined : pick(g, name, path);
   const s = out.sampling;
 
   const stop = f('stopSequences');
-  if (stop.value !== undefined) {
+  if (stop !== undefined) {
     const list = arr(stop.value, stop.path).map((x, i) => str(x, `${stop.path}[${i}]`));
     if (list.length > 5)
       throw invalid(stop.path, `${stop.path}: at most 5 stop sequences are allowed (got ${list.length})`);
     s.stop = list;
   }
   const temp = f('temperature');
-  if (temp.value !== undefined) s.temperature = inRange(num(temp.value, temp.path), 0, 2, temp.path);
+  if (temp !== undefined) s.temperature = inRange(num(temp.value, temp.path), 0, 2, temp.path);
   const topP = f('topP');
-  if (topP.value !== undefined) s.topP = inRange(num(topP.value, topP.path), 0, 1, topP.path);
+  if (topP !== undefined) s.topP = inRange(num(topP.value, topP.path), 0, 1, topP.path);
   const topK = f('topK');
-  if (topK.value !== undefined) s.topK = positive(topK);
+  if (topK !== undefined) s.topK = positive(topK);
   const seed = f('seed');
-  if (seed.value !== undefined) s.seed = int(seed.value, seed.path);
+  if (seed !== undefined) s.seed = int(seed.value, seed.path);
   const pp = f('presencePenalty');
-  if (pp.value !== undefined) s.presencePenalty = num(pp.value, pp.path);
+  if (pp !== undefined) s.presencePenalty = num(pp.value, pp.path);
   const fp = f('frequencyPenalty');
-  if (fp.value !== undefined) s.frequencyPenalty = num(fp.value, fp.path);
+  if (fp !== undefined) s.frequencyPenalty = num(fp.value, fp.path);
   const cc = f('candidateCount');
-  if (cc.value !== undefined) {
+  if (cc !== undefined) {
     const n = positive(cc);
     // One candidate is what every upstream returns; several would need N parallel calls.
     if (n > 1) throw invalid(cc.path, `${cc.path}: only 1 candidate is supported by this service (got ${n})`);
     s.candidateCount = n;
   }
   const mot = f('maxOutputTokens');
-  if (mot.value !== undefined) out.maxTokens = positive(mot);
+  if (mot !== undefined) out.maxTokens = positive(mot);
 
   const rl = f('responseLogprobs');
   const lp = f('logprobs');
-  if (rl.value !== undefined) {
+  if (rl !== undefined) {
     s.logprobs = bool(rl.value, rl.path);
     out.extensions.responseLogprobs = s.logprobs;
   }
-  if (lp.value !== undefined) {
+  if (lp !== undefined) {
     const n = inRange(int(lp.value, lp.path), 0, 20, lp.path);
     if (s.logprobs !== true) throw invalid(lp.path, `${lp.path}: requires responseLogprobs to be true`);
     s.topLogprobs = n;
@@ -96,21 +98,21 @@ export function decodeGenerationConfig(v: unknown, path: string, dropped: Droppe
 
   decodeOutput(f, out, dropped);
   const tc = f('thinkingConfig');
-  if (tc.value !== undefined) out.reasoning = decodeThinking(tc, out.extensions, dropped);
+  if (tc !== undefined) out.reasoning = decodeThinking(tc, out.extensions, dropped);
 
   const rm = f('responseModalities');
   // Any modality word is kept: an upstream encoder refuses every one but TEXT (it changes the
   // answer), a Gemini upstream gets them as sent.
-  if (rm.value !== undefined)
+  if (rm !== undefined)
     out.extensions.responseModalities = arr(rm.value, rm.path).map((m, i) => str(m, `${rm.path}[${i}]`));
   const mr = f('mediaResolution');
   // A tuning knob polygate only relays or warns away: a resolution newer than polygate is no error.
-  if (mr.value !== undefined) out.extensions.mediaResolution = str(mr.value, mr.path);
+  if (mr !== undefined) out.extensions.mediaResolution = str(mr.value, mr.path);
   const civic = f('enableEnhancedCivicAnswers');
-  if (civic.value !== undefined) out.extensions.enableEnhancedCivicAnswers = bool(civic.value, civic.path);
+  if (civic !== undefined) out.extensions.enableEnhancedCivicAnswers = bool(civic.value, civic.path);
   const sc = f('speechConfig');
   // Spoken output: refused with a 400 by every non-Gemini encoder, relayed to Gemini as sent.
-  if (sc.value !== undefined) out.extensions.speechConfig = obj(sc.value, sc.path);
+  if (sc !== undefined) out.extensions.speechConfig = obj(sc.value, sc.path);
   return out;
 }
 
@@ -126,21 +128,21 @@ function positive(p: Picked): number {
  * `extensions.responseMimeType` so the encoders can unquote the JSON string again.
  */
 function decodeOutput(
-  f: (name: (typeof known)[number]) => Picked,
+  f: (name: (typeof known)[number]) => Picked | undefined,
   out: DecodedGenerationConfig,
   dropped: DroppedField[],
 ): void {
   const mt = f('responseMimeType');
-  const mime = mt.value === undefined ? 'text/plain' : oneOf(mt.value, mimeTypes, mt.path);
+  const mime = mt === undefined ? 'text/plain' : oneOf(mt.value, mimeTypes, mt.path);
   const rs = f('responseSchema');
   const rjs = f('responseJsonSchema');
-  if (rs.value !== undefined && rjs.value !== undefined)
+  if (rs !== undefined && rjs !== undefined)
     throw invalid(rjs.path, `${rjs.path}: responseSchema and responseJsonSchema are mutually exclusive`);
-  const schemaField = rs.value !== undefined ? rs : rjs.value !== undefined ? rjs : undefined;
+  const schemaField = rs ?? rjs;
   const schema =
-    rs.value !== undefined
+    rs !== undefined
       ? jsonSchemaOfGeminiSchema(rs.value, rs.path, dropped)
-      : rjs.value !== undefined
+      : rjs !== undefined
         ? obj(rjs.value, rjs.path)
         : undefined;
   if (mime === 'text/plain') {
@@ -156,7 +158,8 @@ function decodeOutput(
     return;
   }
   if (!schema || !schemaField || stringEnumOf(schema) === undefined) {
-    const at = schemaField?.path ?? mt.path;
+    // mt is there: the mime type is text/x.enum.
+    const at = (schemaField ?? mt)?.path ?? 'generationConfig.responseMimeType';
     throw invalid(at, `${at}: responseMimeType 'text/x.enum' needs a responseSchema of type STRING with an enum`);
   }
   out.output = { type: 'json-schema', name: 'response', schema };

@@ -14,13 +14,14 @@ import { codeExecutionResult, executableCode, inlineMedia } from './gemini-wire-
 import { signatureOfReasoning } from './thought-signature.ts';
 
 export function encodeGeminiResult(result: ChatResult, request: ChatRequest): Json {
-  const tail = { usageMetadata: geminiUsageMetadata(result.usage), modelVersion: request.model, responseId: result.id };
   if (result.promptBlocked) {
     // A blocked prompt has no candidate at all; the reason is in promptFeedback.
     const feedback: Json = { blockReason: geminiBlockReason(result.promptBlocked.reason) };
     if (result.safety?.length) feedback.safetyRatings = safetyRatings(result.safety);
-    return { promptFeedback: feedback, ...tail };
+    const usageMetadata = geminiUsageMetadata(result.usage);
+    return { promptFeedback: feedback, usageMetadata, modelVersion: request.model, responseId: result.id };
   }
+  const usageMetadata = geminiUsageMetadata(result.usage);
   const parts = encodeResultParts(result.parts, request.reasoning?.includeThoughts === true, isEnumOutput(request));
   const candidate: Json = {};
   if (parts.length > 0) candidate.content = { parts, role: 'model' };
@@ -33,7 +34,7 @@ export function encodeGeminiResult(result: ChatResult, request: ChatRequest): Js
   if (citations.length > 0) candidate.citationMetadata = { citationSources: citations };
   const grounding = groundingMetadataOf(result.parts);
   if (grounding) candidate.groundingMetadata = grounding;
-  return { candidates: [candidate], ...tail };
+  return { candidates: [candidate], usageMetadata, modelVersion: request.model, responseId: result.id };
 }
 
 export const isEnumOutput = (request: ChatRequest): boolean =>
@@ -65,7 +66,8 @@ export function encodeResultParts(parts: Part[], includeThoughts: boolean, enumO
     pending = undefined;
     out.push(p);
   };
-  for (const p of parts) {
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
     switch (p.type) {
       case 'text':
         push({ text: enumOutput ? unquoteEnum(p.text) : p.text });
@@ -176,17 +178,19 @@ export const safetyRatings = (list: SafetyRating[]): Json[] =>
 function citationSources(parts: Part[]): Json[] {
   const out: Json[] = [];
   let offset = 0;
-  for (const p of parts) {
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
     if (p.type !== 'text') continue;
-    for (const c of p.citations ?? []) {
-      if (c.kind !== 'url') continue;
-      const s: Json = {};
-      if (c.start !== undefined) s.startIndex = offset + c.start;
-      if (c.end !== undefined) s.endIndex = offset + c.end;
-      s.uri = c.url;
-      if (c.title !== undefined) s.title = c.title;
-      out.push(s);
-    }
+    if (p.citations !== undefined)
+      for (const c of p.citations) {
+        if (c.kind !== 'url') continue;
+        const s: Json = {};
+        if (c.start !== undefined) s.startIndex = offset + c.start;
+        if (c.end !== undefined) s.endIndex = offset + c.end;
+        s.uri = c.url;
+        if (c.title !== undefined) s.title = c.title;
+        out.push(s);
+      }
     offset += p.text.length;
   }
   return out;

@@ -29,25 +29,58 @@ const toCamel = (name: string): string => name.replace(/_([a-z0-9])/g, (_m, c: s
 export const snakeOf = (camel: string): string => spelled(spellings.snake, camel, toSnake);
 export const camelOf = (name: string): string => spelled(spellings.camel, name, toCamel);
 
-/** A field's value under either spelling, and its path in the client's own spelling. */
-export type Picked = { value: unknown; path: string };
-
 export const pathOf = (at: string, key: string): string => (at === '' ? key : `${at}.${key}`);
 
-export function pick(o: Json, camel: string, at: string): Picked {
-  if (o[camel] !== undefined) return { value: o[camel], path: pathOf(at, camel) };
-  const snake = snakeOf(camel);
-  return { value: o[snake], path: pathOf(at, snake !== camel && o[snake] !== undefined ? snake : camel) };
+/**
+ * A field's value under either spelling, and its path in the client's own spelling. The path is
+ * written out only when read (issue #28: most fields a decoder asks for are absent, and most paths
+ * are only ever shown in an error; building each one was a string per field read).
+ */
+export class Picked {
+  readonly value: unknown;
+  readonly #at: string;
+  readonly #key: string;
+  constructor(value: unknown, at: string, key: string) {
+    this.value = value;
+    this.#at = at;
+    this.#key = key;
+  }
+  get path(): string {
+    return pathOf(this.#at, this.#key);
+  }
 }
 
-/** Keys of `o` (camelCased) that are not in `known`, with the spelling the client used. */
-export function unknownKeys(o: Json, known: readonly string[]): Array<{ camel: string; key: string }> {
-  const out: Array<{ camel: string; key: string }> = [];
-  for (const key of Object.keys(o)) {
+export function pick(o: Json, camel: string, at: string): Picked {
+  const v = o[camel];
+  if (v !== undefined) return new Picked(v, at, camel);
+  const snake = snakeOf(camel);
+  const s = o[snake];
+  return new Picked(s, at, snake !== camel && s !== undefined ? snake : camel);
+}
+
+/** The value alone, for a read that only asks whether the field is there (no Picked). */
+export function valueOf(o: Json, camel: string): unknown {
+  const v = o[camel];
+  return v !== undefined ? v : o[snakeOf(camel)];
+}
+
+const noKeys: ReadonlyArray<{ camel: string; key: string }> = Object.freeze([]);
+
+/**
+ * Keys of `o` (camelCased) that are not in `known`, with the spelling the client used. A key
+ * spelled as a known name is known without working out its camelCase (known names have no `_`, so
+ * that spelling is their own); nothing unknown, no array.
+ */
+export function unknownKeys(o: Json, known: readonly string[]): ReadonlyArray<{ camel: string; key: string }> {
+  let out: Array<{ camel: string; key: string }> | undefined;
+  const keys = Object.keys(o);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (known.includes(key)) continue;
     const camel = camelOf(key);
-    if (!known.includes(camel) && o[key] !== undefined) out.push({ camel, key });
+    if (!known.includes(camel) && o[key] !== undefined) (out ??= []).push({ camel, key });
   }
-  return out;
+  return out ?? noKeys;
 }
 
 /**
@@ -56,7 +89,8 @@ export function unknownKeys(o: Json, known: readonly string[]): Array<{ camel: s
  * Gemini upstream gets the whole body by relay anyway.
  */
 export function noteUnknown(o: Json, known: readonly string[], at: string, dropped: DroppedField[]): void {
-  for (const { camel, key } of unknownKeys(o, known)) dropped.push({ field: pathOf(at, key), value: camel });
+  const unknown = unknownKeys(o, known);
+  for (let i = 0; i < unknown.length; i++) dropped.push({ field: pathOf(at, unknown[i].key), value: unknown[i].camel });
 }
 
 /** A number inside [min, max], checked with the spec's limit in the message. */

@@ -6,11 +6,17 @@ import { bodyObject, type RoutingFields } from '../shared/routing-fields.ts';
 /** The model is in the path and streaming is the method's; Gemini needs no state kept by polygate. */
 export function peekGeminiRequest(body: unknown, ctx: InboundContext): RoutingFields {
   bodyObject(body);
-  const model = (ctx.params.model ?? '').replace(/^models\//, '');
+  return { model: modelOfPath(ctx), stream: ctx.streamByRoute === true, relayable: true };
+}
+
+/** The model the path names (`models/` dropped), checked; a 400 naming `model` when there is none. */
+export function modelOfPath(ctx: InboundContext): string {
+  const named = ctx.params.model ?? '';
+  const model = named.startsWith('models/') ? named.slice(7) : named;
   if (model === '')
     throw invalid('model', 'model: the path must name a model (/v1beta/models/{model}:generateContent)');
   checkModelName(model);
-  return { model, stream: ctx.streamByRoute === true, relayable: true };
+  return model;
 }
 
 /**

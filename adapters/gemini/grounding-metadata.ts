@@ -6,6 +6,8 @@ import type { Part } from '../../src/ir/chat-request.ts';
 import type { Json } from '../shared/narrow.ts';
 
 export function groundingMetadataOf(parts: readonly Part[]): Json | undefined {
+  // Most answers ran no hosted tool: no lists and no set for them.
+  if (!ranHostedTool(parts)) return undefined;
   const queries: string[] = [];
   const chunks: Json[] = [];
   const seen = new Set<string>();
@@ -20,4 +22,10 @@ export function groundingMetadataOf(parts: readonly Part[]): Json | undefined {
   }
   if (queries.length === 0 && chunks.length === 0) return undefined;
   return { webSearchQueries: queries, groundingChunks: chunks };
+}
+
+function ranHostedTool(parts: readonly Part[]): boolean {
+  for (let i = 0; i < parts.length; i++)
+    if (parts[i].type === 'hosted-call' || parts[i].type === 'hosted-result') return true;
+  return false;
 }
