@@ -56,3 +56,28 @@ t.test('a translated JSON answer and a translated stream: each metric with its o
     `polygate_time_to_first_byte_seconds_count{${path}}`,
   ]);
 });
+
+t.test(
+  'the access line names the path and outcome in the labels order, between the models and the status',
+  async (t) => {
+    const out = await gw.logged(/"mode":"translate"/);
+    const line = out
+      .split('\n')
+      .filter((l) => l.startsWith('{') && l.includes('"mode":"translate"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)[0];
+    t.ok(line, 'a translated request was logged');
+    const keys = Object.keys(line ?? {});
+    const at = keys.indexOf('upstream_model');
+    t.same(keys.slice(at, at + 8), [
+      'upstream_model',
+      'family',
+      'inbound_format',
+      'upstream_format',
+      'provider',
+      'mode',
+      'outcome',
+      'status',
+    ]);
+    t.match(line, { family: 'messages', inbound_format: 'anthropic-messages', provider: 'oai', outcome: 'ok' });
+  },
+);
