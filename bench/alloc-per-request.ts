@@ -6,6 +6,7 @@
 //
 //   ALLOC_REQUESTS (3000)  ALLOC_WARMUP (2000)  ALLOC_CONNECTIONS (4)  BENCH_POLYGATE_DIR / BENCH_BEFORE (another checkout)
 //   ALLOC_ONLY (a substring of a path name, e.g. "translate"; mode json/stream too: "translate json")
+//   ALLOC_EXTRA (more bench/paths.ts path names, comma-separated, e.g. "D → anthropic (translate)")
 //   ALLOC_TOP (6: how many allocators to name per row)  ALLOC_SAVE (a folder: each row's .heapprofile is written there)
 //   ALLOC_SURVIVORS=1: only what survived a scavenge (objects a young-generation GC collected are left out, and two
 //     scavenges run before the sample stops): the bytes the scavenger copies and promotes, what sets the GC's cost per
@@ -121,6 +122,7 @@ export async function allocPerRequest(dir?: string): Promise<{ lines: string[]; 
       'E → openai-chat (translate)',
       'E → anthropic (pass-through)',
       'chat → openai-chat (pass-through)',
+      ...(env.ALLOC_EXTRA ?? '').split(',').filter(Boolean),
     ])
       for (const stream of [false, true]) {
         const label = `${name} ${stream ? 'stream' : 'json'}`;

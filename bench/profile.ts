@@ -17,6 +17,7 @@ const scenarios: { name: string; path: string; stream: boolean }[] = [
   { name: 'messages-to-openai-chat-stream', path: 'E → openai-chat (translate)', stream: true },
   { name: 'messages-to-anthropic-passthrough-json', path: 'E → anthropic (pass-through)', stream: false },
   { name: 'messages-to-echo-json', path: 'E → echo', stream: false },
+  { name: 'responses-to-anthropic-json', path: 'D → anthropic (translate)', stream: false },
 ];
 
 // BENCH_PROFILE_ONLY: a substring of the scenario names to run (e.g. "openai-chat-json").

@@ -65,19 +65,10 @@ export type EnvelopeState = {
   usage: Usage | null;
 };
 
-/** The response object around a given state, every field in the API's order. */
+/** The response object around a given state, every field in the API's order, read from the echoed fields (no rest copy of them). */
 export function responseEnvelope(request: ChatRequest, s: EnvelopeState): ResponseObject {
   const echo = echoRequestFields(request);
-  const o: Outcome = s.outcome === 'in_progress' ? { status: 'in_progress', incomplete: null, error: null } : s.outcome;
-  const {
-    instructions,
-    max_output_tokens,
-    parallel_tool_calls,
-    previous_response_id,
-    reasoning,
-    service_tier,
-    ...rest
-  } = echo;
+  const o: Outcome = s.outcome === 'in_progress' ? inProgress : s.outcome;
   return {
     id: s.id,
     object: 'response',
@@ -85,26 +76,28 @@ export function responseEnvelope(request: ChatRequest, s: EnvelopeState): Respon
     status: o.status,
     error: o.error,
     incomplete_details: o.incomplete,
-    instructions,
-    max_output_tokens,
+    instructions: echo.instructions,
+    max_output_tokens: echo.max_output_tokens,
     model: request.model,
     output: s.output,
-    parallel_tool_calls,
-    previous_response_id,
-    reasoning,
-    ...(service_tier !== undefined ? { service_tier } : {}),
-    store: rest.store,
-    temperature: rest.temperature,
-    text: rest.text,
-    tool_choice: rest.tool_choice,
-    tools: rest.tools,
-    top_p: rest.top_p,
-    truncation: rest.truncation,
+    parallel_tool_calls: echo.parallel_tool_calls,
+    previous_response_id: echo.previous_response_id,
+    reasoning: echo.reasoning,
+    ...(echo.service_tier !== undefined ? { service_tier: echo.service_tier } : {}),
+    store: echo.store,
+    temperature: echo.temperature,
+    text: echo.text,
+    tool_choice: echo.tool_choice,
+    tools: echo.tools,
+    top_p: echo.top_p,
+    truncation: echo.truncation,
     usage: s.usage ? encodeUsage(s.usage) : null,
-    user: rest.user,
-    metadata: rest.metadata,
+    user: echo.user,
+    metadata: echo.metadata,
   };
 }
+
+const inProgress: Outcome = { status: 'in_progress', incomplete: null, error: null };
 
 export function encodeResponseObject(result: ChatResult, request: ChatRequest, ids: IdSource): ResponseObject {
   const includeEncrypted = readEcho(request).include.includes('reasoning.encrypted_content');

@@ -1,7 +1,8 @@
 // Ids and timestamps for objects polygate mints in the Responses wire format. OpenAI ids are a
 // type prefix plus hex (`resp_67cc…`, `msg_…`, `rs_…`, `fc_…`;
 // https://platform.openai.com/docs/api-reference/responses/object). The source is injectable so
-// golden tests are deterministic; the default uses the Web Crypto global, no module state.
+// golden tests are deterministic; the default draws from the Web Crypto global (prepared-turns.ts
+// mints its `resp_` ids the same way: 24 random bytes in hex).
 
 export type IdSource = {
   /** A fresh id with the given prefix, e.g. `resp` → `resp_3f…`. */
@@ -10,9 +11,29 @@ export type IdSource = {
   now(): number;
 };
 
+/**
+ * Random bytes drawn for 256 ids at a time (the Web Crypto global: adapters do no I/O of their
+ * own), each id's 24 decoded to hex at once: `crypto.randomUUID()` twice per id built each UUID
+ * from ~20 short strings and then had a regular expression take its dashes out (~1 KB of garbage
+ * and ~0.9 µs an id; this is one string and ~0.3 µs, bench/RESULTS.md session 12).
+ */
+const idBytes = 24;
+const pool = Buffer.alloc(idBytes * 256);
+let used = pool.length;
+
+/** 48 random lowercase hex digits. */
+export function randomHex(): string {
+  if (used === pool.length) {
+    globalThis.crypto.getRandomValues(pool);
+    used = 0;
+  }
+  const at = used;
+  used += idBytes;
+  return pool.toString('hex', at, at + idBytes);
+}
+
 export const randomIds: IdSource = {
-  newId: (prefix) =>
-    `${prefix}_${globalThis.crypto.randomUUID().replace(/-/g, '')}${globalThis.crypto.randomUUID().replace(/-/g, '').slice(0, 16)}`,
+  newId: (prefix) => `${prefix}_${randomHex()}`,
   now: () => Math.floor(Date.now() / 1000),
 };
 

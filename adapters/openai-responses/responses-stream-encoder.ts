@@ -160,6 +160,11 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     return this.#frames;
   }
 
+  /**
+   * Serializes the event at once: an item or part that changes later (more text, its status) is
+   * written as it is now, with no copy of it taken first (session 12: a structuredClone per
+   * snapshot was ~5 KB a stream of garbage and gave the same bytes).
+   */
   #emit(type: string, fields: Record<string, unknown>): void {
     this.#frames.push({ event: type, data: JSON.stringify({ type, ...fields, sequence_number: this.#seq++ }) });
   }
@@ -193,7 +198,7 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     if (!s) return;
     completeWebSearchCall(s.item, r);
     this.#emit('response.web_search_call.completed', { output_index: s.index, item_id: s.item.id });
-    this.#emit('response.output_item.done', { output_index: s.index, item: structuredClone(s.item) });
+    this.#emit('response.output_item.done', { output_index: s.index, item: s.item });
   }
 
   #citation(irIndex: number, c: Citation): void {
@@ -214,7 +219,7 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
   #addItem(item: OutputItem): number {
     const index = this.#output.length;
     this.#output.push(item);
-    this.#emit('response.output_item.added', { output_index: index, item: structuredClone(item) });
+    this.#emit('response.output_item.added', { output_index: index, item: item });
     return index;
   }
 
@@ -240,7 +245,7 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
       item_id: m.item.id,
       output_index: m.index,
       content_index: m.item.content.length - 1,
-      part: structuredClone(part),
+      part: part,
     });
   }
 
@@ -250,7 +255,7 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     const at = { item_id: m.item.id, output_index: m.index, content_index: m.item.content.length - 1 };
     if (part.type === 'output_text') this.#emit('response.output_text.done', { ...at, text: part.text, logprobs: [] });
     else this.#emit('response.refusal.done', { ...at, refusal: part.refusal });
-    this.#emit('response.content_part.done', { ...at, part: structuredClone(part) });
+    this.#emit('response.content_part.done', { ...at, part: part });
     m.part = undefined;
   }
 
@@ -259,7 +264,7 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     if (!m) return;
     this.#closePart(m);
     m.item.status = status;
-    this.#emit('response.output_item.done', { output_index: m.index, item: structuredClone(m.item) });
+    this.#emit('response.output_item.done', { output_index: m.index, item: m.item });
     this.#message = undefined;
   }
 
@@ -357,8 +362,7 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
       if (encrypted !== undefined) part.encrypted = encrypted;
       r.item.encrypted_content = encryptedContentOf(part);
     }
-    if (status === 'completed')
-      this.#emit('response.output_item.done', { output_index: index, item: structuredClone(r.item) });
+    if (status === 'completed') this.#emit('response.output_item.done', { output_index: index, item: r.item });
   }
 
   #toolStart(irIndex: number, callId: string, name: string): void {
@@ -419,7 +423,7 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
         input: t.item.input,
       });
     }
-    this.#emit('response.output_item.done', { output_index: t.index, item: structuredClone(t.item) });
+    this.#emit('response.output_item.done', { output_index: t.index, item: t.item });
   }
 
   /** Closes what is still open (an upstream may leave parts unterminated before its finish). */
@@ -463,7 +467,7 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
       id: this.#id ?? '',
       createdAt: this.#createdAt,
       outcome,
-      output: structuredClone(this.#output),
+      output: this.#output,
       usage,
     });
     this.#emit(type, { response });

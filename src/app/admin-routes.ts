@@ -1,6 +1,7 @@
 // The admin read API (docs/usage-and-tracing.md): usage and spend for operators, behind its own
 // token (admin.token), never a client key. Off (404) while no token is configured.
 import { sameSecret } from '../services/auth/same-secret.ts';
+import { adminTokenTried, refuseGuesser } from './admin-throttle.ts';
 import { csrfHeader, sessionAdmits } from './console/console-sessions.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
 import { budgetRows, budgetScopes } from '../services/access/budget-status.ts';
@@ -15,7 +16,13 @@ const requireAdmin: GatewayMiddleware = async (ctx, next) => {
   const session = ctx.get('authorization') === '' ? sessionAdmits(ctx, ctx.state.services, token) : 'none';
   if (session === 'no-csrf')
     throw new GatewayError('permission', `a console session must send its CSRF token in the ${csrfHeader} header`);
-  if (session !== 'ok' && !sameSecret(ctx.get('authorization'), `Bearer ${token}`)) {
+  if (session === 'ok') return next();
+  const presented = ctx.get('authorization');
+  // Only a token presented is a guess (a console page whose session ended is told so, not held back).
+  if (presented !== '') refuseGuesser(ctx);
+  const right = sameSecret(presented, `Bearer ${token}`);
+  if (presented !== '') adminTokenTried(ctx, right);
+  if (!right) {
     throw new GatewayError(
       'authentication',
       session === 'expired'

@@ -6,7 +6,8 @@ import { startInProcessApp } from '../helpers/in-process-app.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
 const ADMIN = 'admin-token-abcdef0123456789';
-const app = await startInProcessApp(t, testConfig({ admin: { token: ADMIN } }));
+// Every wrong token here must be a 401: the guessing throttle is test/app/admin-throttle.test.ts's.
+const app = await startInProcessApp(t, testConfig({ admin: { token: ADMIN, wrong_tokens_per_minute: 10_000 } }));
 
 const methods = ['OPTIONS', 'GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'PROPFIND'];
 const paths = ['/admin/usage', '/admin/budgets', '/ADMIN/usage/', '/admin/unknown', '/admin', '/admin/'];

@@ -6,7 +6,11 @@ import { startInProcessApp } from '../helpers/in-process-app.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { admin, ADMIN } from './key-helpers.ts';
 
-const app = await startInProcessApp(t, testConfig({ admin: { token: ADMIN }, limits: { max_body_bytes: 256 * 1024 } }));
+// Every wrong token here must be a 401: the guessing throttle is test/app/admin-throttle.test.ts's.
+const app = await startInProcessApp(
+  t,
+  testConfig({ admin: { token: ADMIN, wrong_tokens_per_minute: 10_000 }, limits: { max_body_bytes: 256 * 1024 } }),
+);
 const a = admin(app.url);
 await a.json('POST', '/admin/keys', { id: 'target', workspace: 'ws-x' });
 

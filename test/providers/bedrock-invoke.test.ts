@@ -1,6 +1,8 @@
 // Bedrock's envelope and framing (src/services/providers/bedrock/, src/infra/upstream/read-event-stream.ts):
-// the InvokeModel body, event-stream frames however the bytes are cut, damaged frames refused,
+// the InvokeModel body, event-stream frames however the bytes are cut, damaged frames refused (a
+// frame's prelude checked before any of it is buffered, its length against upstream.max_answer_bytes),
 // and Bedrock's error types mapped onto the failure causes the route loop acts on.
+import { crc32 } from 'node:zlib';
 import t from 'tap';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { readEventStream } from '../../src/infra/upstream/read-event-stream.ts';
@@ -19,6 +21,14 @@ const codec = new EventStreamCodec(
 
 async function* pieces(bytes: Uint8Array, size: number): AsyncIterable<Uint8Array> {
   for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+}
+/** A frame's 12-byte prelude claiming `length` bytes (and `headers` of them headers), its CRC right. */
+function prelude(length: number, headers = 0): Uint8Array {
+  const b = Buffer.alloc(12);
+  b.writeUInt32BE(length, 0);
+  b.writeUInt32BE(headers, 4);
+  b.writeUInt32BE(crc32(b.subarray(0, 8)), 8);
+  return new Uint8Array(b);
 }
 const join = (...frames: Uint8Array[]): Uint8Array => new Uint8Array(Buffer.concat(frames));
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
@@ -74,9 +84,15 @@ t.test('a cut or damaged stream is an upstream error, not a crash', async (t) =>
   const damaged = new Uint8Array(frame);
   damaged[damaged.length - 6] ^= 0xff;
   await t.rejects(collect(readEventStream(pieces(damaged, 16))), /does not decode/);
-  const absurd = new Uint8Array(16);
-  new DataView(absurd.buffer).setUint32(0, 0x7fffffff);
-  await t.rejects(collect(readEventStream(pieces(absurd, 16))), /frame of/);
+  await t.rejects(collect(readEventStream(pieces(prelude(0x7fffffff), 16))), /frame of 2147483647 bytes/);
+  await t.rejects(
+    collect(readEventStream(pieces(prelude(100, 90), 16))),
+    /frame of 100 bytes/,
+    'headers past the frame',
+  );
+  const badPrelude = new Uint8Array(frame);
+  badPrelude[11] ^= 0xff;
+  await t.rejects(collect(readEventStream(pieces(badPrelude, 16))), /damaged frame prelude/);
   const other = codec.encode({
     headers: {
       ':event-type': { type: 'string', value: 'metadata' },
@@ -86,6 +102,30 @@ t.test('a cut or damaged stream is an upstream error, not a crash', async (t) =>
   });
   const [m] = await collect(readEventStream(pieces(other, 100)));
   t.same(invokeStreamItem(m), { kind: 'skip' });
+});
+
+t.test('a frame claiming more than upstream.max_answer_bytes fails at its prelude, nothing of it read', async (t) => {
+  let pulled = 0;
+  async function* endless(): AsyncIterable<Uint8Array> {
+    yield join(chunkFrame('{"type":"ping"}'), prelude(1_000_000));
+    for (;;) {
+      pulled++;
+      yield new Uint8Array(1_000);
+    }
+  }
+  const seen: unknown[] = [];
+  const read = (async () => {
+    for await (const m of readEventStream(endless(), { max: 65_536, provider: 'br' })) seen.push(invokeStreamItem(m));
+  })();
+  await t.rejects(
+    read,
+    /provider 'br' sent an event-stream frame larger than upstream\.max_answer_bytes \(65536 bytes\)/,
+  );
+  t.equal(seen.length, 1, 'the frame before it');
+  t.equal(pulled, 0, 'no byte after the prelude was read');
+  // Within the bound, a frame is read as always.
+  const ok = chunkFrame(`{"type":"ping","pad":"${'p'.repeat(1_000)}"}`);
+  t.equal((await collect(readEventStream(pieces(ok, 7), { max: ok.length, provider: 'br' }))).length, 1);
 });
 
 t.test("Bedrock's error types, whatever status they came with", async (t) => {

@@ -13,6 +13,7 @@ import t from 'tap';
 import { startInProcessGateway } from '../helpers/in-process-app.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { route, routesTo } from '../helpers/model-routes.ts';
+import { readNotingFirstBytes, writeUpTo } from '../helpers/upstream-writes.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { ADMIN_TOKEN, usage, type Row } from '../usage/usage-helpers.ts';
 
@@ -90,15 +91,6 @@ const inPieces =
     }
     res.end();
   };
-/**
- * Writes `total` bytes of `char` as fast as the reader takes them, and stops early once the
- * connection is closed (what the gateway does past its bound).
- */
-async function writeUpTo(res: ServerResponse, char: string, total: number): Promise<void> {
-  const piece = char.repeat(8_192);
-  for (let n = 0; n < total && !res.destroyed; n += piece.length)
-    if (!res.write(piece)) await new Promise((ok) => res.once('drain', ok).once('close', ok));
-}
 const frame = (model: string, delta: object, finish: string | null = null, more: object = {}): string =>
   `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model, choices: [{ index: 0, delta, finish_reason: finish }], ...more })}\n\n`;
 
@@ -254,22 +246,13 @@ t.test(
     });
     const res = await relayed(false);
     t.equal(res.status, 200);
-    const reader = res.body!.getReader();
-    const parts: Uint8Array[] = [];
-    let doneAtFirstBytes: boolean | undefined;
-    for (let r = await reader.read(); !r.done; r = await reader.read()) {
-      if (doneAtFirstBytes === undefined) {
-        doneAtFirstBytes = upstreamDone;
-        release();
-      }
-      parts.push(r.value);
-    }
+    const { bytes, doneAtFirstBytes } = await readNotingFirstBytes(res.body!, () => upstreamDone, release);
     t.equal(
       doneAtFirstBytes,
       false,
       'the client had bytes before the upstream finished: the answer was not held whole',
     );
-    t.ok(sent && Buffer.concat(parts).equals(sent), 'the whole body, byte for byte');
+    t.ok(sent && bytes.equals(sent), 'the whole body, byte for byte');
     const row = await rowOf(before.requests + 1);
     t.equal(row.estimated, before.estimated + 1, 'billed as estimated: its record stored before its bytes went on');
   },

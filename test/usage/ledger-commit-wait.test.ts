@@ -25,7 +25,7 @@ const count = (path: string): number => {
 };
 
 t.test(
-  'sqlite: a journal that cannot be written releases the requests after the wait; the records stay queued',
+  'sqlite: a journal and a database that cannot be written release the requests after the wait; the records stay queued',
   async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'ledger-commit-wait-'));
     t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,13 +37,16 @@ t.test(
       if (failing) throw new Error('disk full');
       journal(records);
     };
+    // A journal that fails alone sends the records to the database (ledger-journal-broken.test.ts): here both fail.
+    const append = store.append.bind(store);
+    store.append = (...args) => (failing ? Promise.reject(new Error('disk full')) : append(...args));
     const ledger = new Ledger(store, opts, () => undefined);
     // Two turns of commits: each turn's group must be released.
     const first = [ledger.commit(sampleRecord(1)), ledger.commit(sampleRecord(2))];
     await new Promise((r) => setImmediate(r));
     const second = ledger.commit(sampleRecord(3));
     await Promise.all([...first, second]);
-    t.pass('every commit resolved although nothing was journaled');
+    t.pass('every commit resolved although nothing was journaled or written');
     t.equal(count(path), 0, 'nothing in the database yet');
     failing = false;
     t.ok(await ledger.flush(), 'written once the journal takes them');

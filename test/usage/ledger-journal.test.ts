@@ -4,28 +4,15 @@
 import { appendFileSync, existsSync, mkdtempSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import t from 'tap';
 import { Ledger } from '../../src/services/usage/ledger.ts';
 import { LedgerJournal, type WriteFile } from '../../src/services/usage/ledger-journal.ts';
 import { SqliteLedgerStore } from '../../src/services/usage/sqlite-ledger-store.ts';
 import type { UsageRecord } from '../../src/services/usage/usage-record.ts';
 import { windowsOf } from '../../src/services/usage/budget-periods.ts';
-import { sampleRecord } from './sample-record.ts';
+import { idsIn, sampleRecord } from './sample-record.ts';
 
 const record = (i: number): UsageRecord => sampleRecord(i, { family: 'chat', format_in: 'openai-chat' });
-
-/** The request ids in the database, in order, read on a connection of its own. */
-function idsIn(path: string): string[] {
-  const db = new DatabaseSync(path);
-  try {
-    return (db.prepare('SELECT request_id FROM usage_records ORDER BY rowid').all() as { request_id: string }[]).map(
-      (r) => r.request_id,
-    );
-  } finally {
-    db.close();
-  }
-}
 
 // No flush by the timer during a test: only the ones it asks for.
 const opts = { flushIntervalMs: 3_600_000, batchSize: 10_000, retentionDays: 90 };

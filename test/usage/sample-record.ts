@@ -1,5 +1,7 @@
 // One usage record as the gateway writes it (a Messages request translated to an OpenAI Chat upstream),
 // for the tests and benchmarks of the ledger and its stores; each names only the fields it is about.
+// And the ids a ledger database holds (`idsIn`).
+import { DatabaseSync } from 'node:sqlite';
 import { dayOf, type UsageRecord } from '../../src/services/usage/usage-record.ts';
 
 export function sampleRecord(i: number, over: Partial<UsageRecord> = {}): UsageRecord {
@@ -34,4 +36,16 @@ export function sampleRecord(i: number, over: Partial<UsageRecord> = {}): UsageR
     status: 200,
     ...over,
   };
+}
+
+/** The request ids in the database, in order, read on a connection of its own. */
+export function idsIn(path: string): string[] {
+  const db = new DatabaseSync(path);
+  try {
+    return (db.prepare('SELECT request_id FROM usage_records ORDER BY rowid').all() as { request_id: string }[]).map(
+      (r) => r.request_id,
+    );
+  } finally {
+    db.close();
+  }
 }

@@ -175,7 +175,7 @@ function withDefaults(c: GatewayConfig): GatewayConfig {
       },
     },
     usage: usageDefaults(c.usage),
-    admin: { token: c.admin?.token || undefined },
+    admin: { token: c.admin?.token || undefined, wrong_tokens_per_minute: c.admin?.wrong_tokens_per_minute ?? 10 },
     tracing: tracingDefaults(c.tracing),
     search_backends: c.search_backends ?? {},
     hosted_tools: hostedToolsDefaults(c.hosted_tools),

@@ -49,7 +49,11 @@ export type UsageConfig = {
   capture_content: Record<string, { max_bytes: number }>;
 };
 
-export type AdminConfig = { token?: string };
+export type AdminConfig = {
+  token?: string;
+  /** Wrong admin tokens one client address may present a minute; past it, a 429 until the minute ends (src/app/admin-throttle.ts). */
+  wrong_tokens_per_minute: number;
+};
 
 export type TracingConfig = {
   endpoint?: string;

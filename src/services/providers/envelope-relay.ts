@@ -14,6 +14,8 @@ export type RelayedAnswer = {
 };
 
 export interface EnvelopeRelay {
+  /** `upstream.max_answer_bytes`: the most of one answer (a JSON body, one event) held in memory, the relay's usage tap included. */
+  readonly maxAnswerBytes: number;
   /** Whether a client body in `format` for `upstreamModel` can be relayed (Claude models, Messages bodies). */
   relaysFormat(format: string, upstreamModel: string): boolean;
   /**

@@ -58,6 +58,7 @@ export class Runtime {
             (ms) => (ms === undefined ? this.dispatcher : this.dispatcherFor(ms)),
             timeouts,
             secrets,
+            this.config.upstream.max_answer_bytes,
           ),
         );
       else if (p.type === 'bedrock')
@@ -69,6 +70,7 @@ export class Runtime {
             (ms) => (ms === undefined ? this.dispatcher : this.dispatcherFor(ms)),
             timeouts,
             secrets,
+            this.config.upstream.max_answer_bytes,
           ),
         );
       else if (codec)

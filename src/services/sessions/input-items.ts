@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../ir/gateway-error.ts';
+import type { TextPart } from '../../ir/chat-request.ts';
 import type { ResponseRepository } from './response-repository.ts';
 
 type Item = Record<string, unknown>;
@@ -56,4 +57,29 @@ export function normalizeInputItems(input: unknown): Item[] {
       item.id = newId(item.type === 'message' ? 'msg' : item.type === 'function_call_output' ? 'fco' : 'item');
     return item;
   });
+}
+
+/**
+ * The text of the developer/system messages that open a first turn's input, in order, read from
+ * the input as sent: the same items normalizeInputItems would give, without its copies and ids.
+ */
+export function leadingInstructions(input: unknown): TextPart[] {
+  const parts: TextPart[] = [];
+  if (!Array.isArray(input)) return parts;
+  for (const item of input) {
+    if (!isObject(item)) continue;
+    // An item without `type` but with a `role` is a message (input-items.ts normalizeInputItems).
+    const type = item.type === undefined && item.role !== undefined ? 'message' : item.type;
+    if (type !== 'message' || (item.role !== 'developer' && item.role !== 'system')) break;
+    if (typeof item.content === 'string') {
+      if (item.content !== '') parts.push({ type: 'text', text: item.content });
+      continue;
+    }
+    const content = Array.isArray(item.content) ? item.content : [];
+    for (const c of content) {
+      const text = (c as { text?: unknown } | null)?.text;
+      if (typeof text === 'string' && text !== '') parts.push({ type: 'text', text });
+    }
+  }
+  return parts;
 }

@@ -1,10 +1,10 @@
 import type { SseFrame } from '../../../adapters/shared/chat-adapter.ts';
 import type { ConversationWire } from '../../../adapters/shared/format-module.ts';
-import type { ChatRequest, Message, Part, SystemMessage, TextPart } from '../../ir/chat-request.ts';
+import type { ChatRequest, Message, Part, SystemMessage } from '../../ir/chat-request.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import type { ChatSession } from './chat-session.ts';
 import type { Route } from '../routing/model-router.ts';
-import { normalizeInputItems, resolveItemReferences } from './input-items.ts';
+import { leadingInstructions, normalizeInputItems, resolveItemReferences } from './input-items.ts';
 import { ResponseRepository, type RawTurn, type StoredResponse, type StoredTurn } from './response-repository.ts';
 import { applyTruncation } from './truncate-conversation.ts';
 import { conversationChars } from '../tokens/estimate-tokens.ts';
@@ -13,7 +13,13 @@ import { socketMemoryOf, type SocketMemory } from './socket-memory.ts';
 import type { GatewayContext } from '../runtime/gateway-context.ts';
 
 /** Extension keys the Responses decoder writes that polygate itself answers (never sent upstream). */
-const stateKeys = ['previous_response_id', 'item_references', 'item_reference_slots', 'store', 'truncation'];
+const stateKeys: ReadonlySet<string> = new Set([
+  'previous_response_id',
+  'item_references',
+  'item_reference_slots',
+  'store',
+  'truncation',
+]);
 
 /** Final stream events that carry the whole response object. */
 const finalEvents = new Set(['response.completed', 'response.incomplete', 'response.failed']);
@@ -32,7 +38,11 @@ export class ResponsesSession implements ChatSession {
   readonly #repo: ResponseRepository;
   readonly #workspace: string;
   readonly #contextWindow: (model: string) => number | undefined;
-  #inputItems: Record<string, unknown>[] = [];
+  /**
+   * The request's input after item references were resolved: its items get their ids and wire
+   * form (StoredResponse.inputItems) only when the response is kept (#save), not for every request.
+   */
+  #input: unknown;
   /** The request's body after item references were resolved, and its input items as sent (StoredTurn.raw). */
   #body: Record<string, unknown> | undefined;
   #rawInput: Record<string, unknown>[] = [];
@@ -113,7 +123,7 @@ export class ResponsesSession implements ChatSession {
   async prepareBody(body: unknown): Promise<unknown> {
     const resolved = await resolveItemReferences(body, this.#repo, this.#workspace, this.#wire.isItemReference);
     const input = (resolved as { input?: unknown } | null)?.input;
-    this.#inputItems = normalizeInputItems(input);
+    this.#input = input;
     if (this.#memory && isItem(resolved)) {
       this.#body = resolved;
       this.#rawInput =
@@ -134,7 +144,7 @@ export class ResponsesSession implements ChatSession {
     // A first turn's leading developer/system items are its system prompt (the decoder put them
     // there, after `instructions`); they are conversation items all the same, so the stored turn
     // keeps them, as a system message, for the turns that continue it.
-    const leading = typeof previousId === 'string' ? [] : leadingInstructions(this.#inputItems);
+    const leading = typeof previousId === 'string' ? [] : leadingInstructions(this.#input);
     this.#own = leading.length > 0 ? [{ role: 'system', parts: leading }, ...request.messages] : request.messages;
     let chain = { chars: 0, length: 0 };
     if (typeof previousId === 'string') {
@@ -194,23 +204,30 @@ export class ResponsesSession implements ChatSession {
    */
   forRoute(request: ChatRequest, route: Route, warn: (field: string, message: string) => void): ChatRequest {
     this.#warn = warn;
-    const options = { ...request.extensions['openai-responses'] };
-    for (const k of stateKeys) delete options[k];
+    // The client's options without the state keys, copied key by key: deleting them from a copy
+    // left an object in dictionary mode for every encoder's read of it.
+    const own = request.extensions['openai-responses'];
+    const options: Record<string, unknown> = {};
+    if (own) for (const k of Object.keys(own)) if (!stateKeys.has(k)) options[k] = own[k];
     const extensions = { ...request.extensions, 'openai-responses': options };
     let dropped = 0;
-    const messages = request.messages.map((m) => {
-      const producer = this.#producers.get(m);
-      if (
-        m.role === 'system' ||
-        !producer ||
-        producer === route.provider ||
-        !m.parts.some((p) => p.type === 'reasoning')
-      )
-        return m;
-      const parts = m.parts.filter((p) => p.type !== 'reasoning');
-      dropped += m.parts.length - parts.length;
-      return { ...m, parts };
-    });
+    // Only a continued chain has messages another provider produced.
+    const messages =
+      this.#producers.size === 0
+        ? request.messages
+        : request.messages.map((m) => {
+            const producer = this.#producers.get(m);
+            if (
+              m.role === 'system' ||
+              !producer ||
+              producer === route.provider ||
+              !m.parts.some((p) => p.type === 'reasoning')
+            )
+              return m;
+            const parts = m.parts.filter((p) => p.type !== 'reasoning');
+            dropped += m.parts.length - parts.length;
+            return { ...m, parts };
+          });
     if (dropped > 0)
       warn(
         'input.reasoning',
@@ -297,6 +314,9 @@ export class ResponsesSession implements ChatSession {
   }
 
   observeFrames(frames: SseFrame[]): void {
+    // An answer kept nowhere (`store: false`, not over a socket: #save keeps nothing) needs no copy
+    // of its response object parsed back from the created and final events.
+    if (!this.#store && !this.#memory) return;
     for (const f of frames) {
       if (f.event === 'response.created')
         this.#created = (JSON.parse(f.data) as { response: Record<string, unknown> }).response;
@@ -355,7 +375,7 @@ export class ResponsesSession implements ChatSession {
       status,
       createdAt: typeof response.created_at === 'number' ? response.created_at : Math.floor(Date.now() / 1000),
       response,
-      inputItems: this.#inputItems,
+      inputItems: normalizeInputItems(this.#input),
       ...(this.#relayed ? { relayed: true } : {}),
     };
     if (this.#memory) await this.#remember(this.#memory, record, turn);
@@ -407,17 +427,3 @@ function outputParts(wire: ConversationWire, response: Record<string, unknown>):
  * bounds how many turns reading a conversation walks (2048 at the default 8 MiB).
  */
 const turnChars = (messages: Message[]): number => (messages.length === 0 ? 0 : 4096) + conversationChars(messages);
-
-/** The text of the developer/system messages that open a first turn's input, in order. */
-function leadingInstructions(items: readonly Record<string, unknown>[]): TextPart[] {
-  const parts: TextPart[] = [];
-  for (const item of items) {
-    if (item.type !== 'message' || (item.role !== 'developer' && item.role !== 'system')) break;
-    const content = Array.isArray(item.content) ? item.content : [];
-    for (const c of content) {
-      const text = (c as { text?: unknown } | null)?.text;
-      if (typeof text === 'string' && text !== '') parts.push({ type: 'text', text });
-    }
-  }
-  return parts;
-}

@@ -87,7 +87,14 @@ export class LedgerJournal {
     for (const name of names) {
       if (!name.startsWith(prefix)) continue;
       const g = Number(name.slice(prefix.length));
-      if (Number.isInteger(g) && g < generation) unlinkSync(join(dirname(dbPath), name));
+      if (!Number.isInteger(g) || g >= generation) continue;
+      // One left behind is never read (a start reads the database's generation only): it goes at
+      // the next rotation or start, and must not stop either.
+      try {
+        unlinkSync(join(dirname(dbPath), name));
+      } catch {
+        /* kept until the next try */
+      }
     }
   }
 
@@ -142,10 +149,14 @@ export class LedgerJournal {
 
   /** Starts generation `next` and deletes the ones before it (the database holds every record they had). */
   rotate(next: number): void {
+    // The new file opened before the old one is closed: an open that fails (EMFILE, EISDIR) leaves
+    // the journal on a descriptor that is still its own, never on a closed number another file may get.
+    const fd = openSync(LedgerJournal.fileOf(this.#db, next), 'a');
+    const size = fstatSync(fd).size;
     closeSync(this.#fd);
+    this.#fd = fd;
     this.#generation = next;
-    this.#fd = openSync(LedgerJournal.fileOf(this.#db, next), 'a');
-    this.#size = fstatSync(this.#fd).size;
+    this.#size = size;
     this.#cut = false;
     LedgerJournal.removeBefore(this.#db, next);
   }

@@ -93,9 +93,15 @@ export interface LedgerStore {
    * Writes the records and, in the same transaction, ends the reservations they settle (a shared
    * store's: a local store's reservations live in the process, src/services/usage/ledger.ts).
    * `totals`: the records' `batchTotals`, when the caller has them (the ledger adds them to its own
-   * counts too: one computation for both).
+   * counts too: one computation for both). `unjournaled` (stores with a journal): how many of the
+   * last records the journal could not take; the store then starts its journal's next generation.
    */
-  append(records: UsageRecord[], settled: readonly Reservation[], totals?: readonly PeriodTotal[]): Promise<void>;
+  append(
+    records: UsageRecord[],
+    settled: readonly Reservation[],
+    totals?: readonly PeriodTotal[],
+    unjournaled?: number,
+  ): Promise<void>;
   /**
    * Shared stores only (`local` false): one key's totals with the live reservations of every
    * instance and this one's unwritten `pending` counted, and, when `limits` are given and none is

@@ -156,7 +156,9 @@ export class Ledger {
     // A store with a journal has the turn's records durable once journaled; batches go on as before.
     if (this.store.journal === undefined) void this.flush(true);
     else {
-      if (this.#journalNow() && this.#queue.length >= this.#opts.batchSize && !this.#flushing) void this.flush();
+      // A journal that cannot be written: the turn's records go to the database as a store without one's do.
+      if (!this.#journalNow()) void this.flush(true);
+      else if (this.#queue.length >= this.#opts.batchSize && !this.#flushing) void this.flush();
       // Journaled, the group is released by now (nearly every turn): its bounded wait starts only
       // when the journal could not be written (or a record of it was dropped), not as a timer per turn.
       if (g !== undefined && g.left > 0) g.timer = setTimeout(g.resolve, this.#wait);
@@ -439,15 +441,28 @@ export class Ledger {
     }
     if (!ok) this.#failedAt = Date.now();
     // Every journaled record is in the store: the journal starts afresh.
-    else if (this.#queue.length === 0) this.store.rotate?.();
+    else if (this.#queue.length === 0) this.#rotate();
     return ok && this.#queue.length > 0 ? this.flush() : ok;
+  }
+
+  /** The store's journal rotation: a failure there is logged, never a rejected flush (its callers do not wait). */
+  #rotate(): void {
+    try {
+      this.store.rotate?.();
+    } catch (err) {
+      this.#log()?.warn({ err }, 'usage ledger: starting a new journal generation failed');
+    }
   }
 
   async #write(limit: number): Promise<boolean> {
     for (let left = limit; left > 0 && this.#queue.length > 0;) {
-      // Journal order is append order: a record reaches the database only after its journal line.
-      if (!this.#journalNow()) return false;
+      // Journal order is append order: a record reaches the database after its journal line, or
+      // unjournaled when the journal cannot be written (the store then starts a new generation).
+      this.#journalNow();
+      const journaled = this.#queue.length - this.#unjournaled;
       const batch = this.#queue.splice(0, Math.min(left, this.store.maxAppend));
+      const unjournaled = Math.max(0, batch.length - journaled);
+      this.#unjournaled -= unjournaled;
       left -= batch.length;
       const settled = this.#reservations.settledBy(batch);
       // The batch's totals by scope and window, computed once: the store adds them to its own, and
@@ -455,9 +470,10 @@ export class Ledger {
       // batch rather than every record's scopes and windows twice more).
       const totals = batchTotals(batch);
       try {
-        await this.store.append(batch, settled, totals);
+        await this.store.append(batch, settled, totals, unjournaled);
       } catch (err) {
         this.#queue.unshift(...batch);
+        this.#unjournaled += unjournaled;
         if (Date.now() - this.#warnedAt > 10_000) {
           this.#warnedAt = Date.now();
           this.#log()?.warn(

@@ -6,7 +6,7 @@ import type { Windows } from './budget-periods.ts';
 import type { LedgerStore, PeriodTotal, Reservation, RowFilter, Spent } from './ledger-store.ts';
 import { batchTotals, toMs, zeroSpent } from './ledger-store.ts';
 import type { UsageRecord, UsageRow } from './usage-record.ts';
-import { LedgerJournal } from './ledger-journal.ts';
+import { LedgerJournal, type WriteFile } from './ledger-journal.ts';
 import {
   addRequestLogSchema,
   recordOf,
@@ -162,6 +162,13 @@ export class SqliteLedgerStore implements LedgerStore {
   readonly requestLog: SqliteRequestLog;
   /** Undefined for an in-memory database (nothing survives its process anyway). */
   #journal: LedgerJournal | undefined;
+  /** The journal generation the database counts lines of (`usage_journal`). */
+  #generation = 0;
+  /**
+   * The journal's file is not the database's generation (a rotation could not open the next one):
+   * nothing is journaled until an append moves both to a fresh generation.
+   */
+  #journalOff = false;
   /** Journal lines appended since the last rotation, and lines dropped unwritten (counted as held). */
   #sinceRotation = 0;
   readonly #rotateLines: number;
@@ -195,7 +202,10 @@ export class SqliteLedgerStore implements LedgerStore {
    * directory read and an unlink: once per drained batch (~500 records) it was ~2 % of the
    * ledger's CPU per record; a start reads at most a generation's lines (4,096: ~1 MB) either way.
    */
-  constructor(path: string, { journalLines = 4_096 }: { journalLines?: number } = {}) {
+  constructor(
+    path: string,
+    { journalLines = 4_096, journalWrite }: { journalLines?: number; journalWrite?: WriteFile } = {},
+  ) {
     this.#rotateLines = Math.max(1, journalLines);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.#db = new DatabaseSync(path);
@@ -242,14 +252,14 @@ export class SqliteLedgerStore implements LedgerStore {
       journalWritten: this.#db.prepare('UPDATE usage_journal SET written = written + ? WHERE id = 1'),
       journalNext: this.#db.prepare('UPDATE usage_journal SET generation = ?, written = 0 WHERE id = 1'),
     };
-    if (path !== ':memory:') this.#journal = this.#recover(path);
+    if (path !== ':memory:') this.#journal = this.#recover(path, journalWrite);
   }
 
   /**
    * The lines of the last generation the database does not hold yet (a crash came between their
    * write and their batch), written in with the move to the next generation, in one transaction.
    */
-  #recover(path: string): LedgerJournal {
+  #recover(path: string, journalWrite: WriteFile | undefined): LedgerJournal {
     const state = this.#q.journalState.get() as { generation: number; written: number };
     const lost = LedgerJournal.read(path, state.generation).slice(state.written).map(recordOfLine);
     this.#q.begin.run();
@@ -261,8 +271,9 @@ export class SqliteLedgerStore implements LedgerStore {
       this.#q.rollback.run();
       throw e;
     }
-    const journal = new LedgerJournal(path, state.generation + 1);
-    LedgerJournal.removeBefore(path, state.generation + 1);
+    this.#generation = state.generation + 1;
+    const journal = new LedgerJournal(path, this.#generation, journalWrite);
+    LedgerJournal.removeBefore(path, this.#generation);
     return journal;
   }
 
@@ -273,6 +284,7 @@ export class SqliteLedgerStore implements LedgerStore {
   journal(records: readonly UsageRecord[]): void {
     const j = this.#journal;
     if (j === undefined) return;
+    if (this.#journalOff) throw new Error('the ledger journal is off until its next generation opens');
     const values = this.#lineValues;
     try {
       for (const r of records) {
@@ -294,11 +306,26 @@ export class SqliteLedgerStore implements LedgerStore {
 
   /** Every journaled record is in the database: a fresh generation once this one holds `journalLines`, the old one deleted. */
   rotate(): void {
-    const j = this.#journal;
-    if (j === undefined || this.#sinceRotation < this.#rotateLines) return;
-    this.#q.journalNext.run(j.generation + 1);
-    j.rotate(j.generation + 1);
+    if (this.#journal === undefined || this.#sinceRotation < this.#rotateLines) return;
+    this.#q.journalNext.run(this.#generation + 1);
+    this.#nextGeneration();
+  }
+
+  /**
+   * The journal follows the database to its next generation. When the file cannot be opened, the
+   * journal is off: its lines would go to a generation a start no longer reads, so the ledger sends
+   * records to the database unjournaled, and each such append tries a fresh generation again.
+   */
+  #nextGeneration(): void {
+    this.#generation++;
     this.#sinceRotation = 0;
+    this.#skipped = 0;
+    try {
+      this.#journal?.rotate(this.#generation);
+      this.#journalOff = false;
+    } catch {
+      this.#journalOff = true;
+    }
   }
 
   /** One transaction per call: the records are in the file all or none, with the journal's count of them. */
@@ -306,16 +333,24 @@ export class SqliteLedgerStore implements LedgerStore {
     records: UsageRecord[],
     _settled?: readonly Reservation[],
     totals?: readonly PeriodTotal[],
+    unjournaled = 0,
   ): Promise<void> {
+    // Records the journal could not take (the batch's last `unjournaled`; every journaled one is
+    // before them): the journal's lines of this generation are all in the database with them, so
+    // the same transaction moves to the next generation, and a start never reads a line this
+    // generation's file may hold of them (a write that failed part way): none doubled.
+    const next = unjournaled > 0 && this.#journal !== undefined;
     this.#q.begin.run();
     try {
       this.#insert(records, totals);
-      if (this.#journal) this.#q.journalWritten.run(records.length + this.#skipped);
+      if (next) this.#q.journalNext.run(this.#generation + 1);
+      else if (this.#journal) this.#q.journalWritten.run(records.length + this.#skipped);
       this.#q.commit.run();
     } catch (e) {
       this.#q.rollback.run();
       throw e;
     }
+    if (next) return this.#nextGeneration();
     this.#sinceRotation += records.length + this.#skipped;
     this.#skipped = 0;
   }

@@ -9,7 +9,13 @@ import type { ProviderConfig } from '../../../infra/config/gateway-config.ts';
 import type { RouteTimeouts } from '../../../infra/config/route-policy.ts';
 import { connectionError } from '../../../infra/upstream/connection-error.ts';
 import { readEventStream } from '../../../infra/upstream/read-event-stream.ts';
-import { boundedJson, errorBodyOf, upstreamRequest } from '../../../infra/upstream/upstream-request.ts';
+import type { EventBound } from '../../../infra/upstream/read-sse.ts';
+import {
+  boundedJson,
+  defaultMaxAnswerBytes,
+  errorBodyOf,
+  upstreamRequest,
+} from '../../../infra/upstream/upstream-request.ts';
 import type { ChatRequest } from '../../../ir/chat-request.ts';
 import type { ChatResult } from '../../../ir/chat-result.ts';
 import { credentialsRejected, GatewayError } from '../../../ir/gateway-error.ts';
@@ -51,6 +57,9 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay, TokenCounte
   readonly #timeouts: UpstreamTimeouts;
   /** Scrubs the configured secrets from upstream text (compiled once: src/services/providers/scrub-secrets.ts). */
   readonly #scrub: (text: string) => string;
+  readonly maxAnswerBytes: number;
+  /** `upstream.max_answer_bytes` as the stream readers take it: the most one event-stream frame may claim. */
+  readonly #bound: EventBound;
 
   constructor(
     name: string,
@@ -58,8 +67,11 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay, TokenCounte
     dispatcherFor: (connectMs: number | undefined) => Dispatcher,
     timeouts: UpstreamTimeouts,
     secrets: readonly string[],
+    maxAnswerBytes = defaultMaxAnswerBytes,
   ) {
     this.name = name;
+    this.maxAnswerBytes = maxAnswerBytes;
+    this.#bound = { max: maxAnswerBytes, provider: name };
     this.#converse = cfg.api === 'converse';
     this.wireFormat = this.#converse ? undefined : 'anthropic-messages';
     const region = cfg.region ?? 'us-east-1';
@@ -76,12 +88,11 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay, TokenCounte
     if (this.#converse) {
       const payload = JSON.stringify(encodeConverseRequest(req, model, opts.warn));
       const res = await this.#post(`/model/${encodeURIComponent(model)}/converse`, payload, false, model, opts);
-      const body = await boundedJson(res.body, this.name);
+      const body = await boundedJson(res.body, this.name, this.maxAnswerBytes);
       return decodeConverseResult(body, model);
     }
     const res = await this.#send({ ...req, stream: false }, model, opts);
-    // Bounded by upstream.max_answer_bytes' default (src/infra/upstream/upstream-request.ts).
-    const body = await boundedJson(res.body, this.name);
+    const body = await boundedJson(res.body, this.name, this.maxAnswerBytes);
     try {
       return this.#codec.decodeResult(body);
     } catch (e) {
@@ -118,7 +129,7 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay, TokenCounte
       model,
       opts,
     );
-    const answer = await boundedJson(res.body, this.name).catch(() => undefined);
+    const answer = await boundedJson(res.body, this.name, this.maxAnswerBytes).catch(() => undefined);
     return inputTokensOf(answer, this.name);
   }
 
@@ -143,7 +154,7 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay, TokenCounte
 
   /** The event stream's chunks as the Anthropic SSE they carry; an in-stream exception rejects. */
   async *#sse(body: AsyncIterable<Uint8Array>, timeouts: Partial<RouteTimeouts>): AsyncIterable<string> {
-    for await (const m of this.#guarded(readEventStream(body), timeouts)) {
+    for await (const m of this.#guarded(readEventStream(body, this.#bound), timeouts)) {
       const item = invokeStreamItem(m);
       if (item.kind === 'skip') continue;
       if (item.kind === 'error') throw this.#error(bedrockErrorStatus(500, item.type), item.type, item.body);
@@ -162,7 +173,7 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay, TokenCounte
   async *#events(body: AsyncIterable<Uint8Array>, timeouts: Partial<RouteTimeouts>): AsyncIterable<StreamEvent> {
     const decoder = this.#codec.createStreamDecoder();
     try {
-      for await (const m of readEventStream(body)) {
+      for await (const m of readEventStream(body, this.#bound)) {
         const item = invokeStreamItem(m);
         if (item.kind === 'skip') continue;
         if (item.kind === 'error') {
@@ -187,7 +198,7 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay, TokenCounte
   ): AsyncIterable<StreamEvent> {
     const decoder = new ConverseStreamDecoder(model);
     try {
-      for await (const m of readEventStream(body)) {
+      for await (const m of readEventStream(body, this.#bound)) {
         const type = m.headers[':message-type'];
         const text = new TextDecoder().decode(m.body);
         if (type === 'exception' || type === 'error') {
@@ -243,7 +254,7 @@ export class BedrockProvider implements ChatProvider, EnvelopeRelay, TokenCounte
     });
     if (res.statusCode < 400) return res;
     const type = errorTypeOf(res.headers as WireHeaders);
-    const body = await errorBodyOf(res, this.#scrub);
+    const body = await errorBodyOf(res, this.#scrub, this.maxAnswerBytes);
     throw this.#error(res.statusCode, type, body);
   }
 

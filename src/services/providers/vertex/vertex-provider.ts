@@ -13,8 +13,13 @@ import type { ChatUpstreamCodec, WireHeaders } from '../../../../adapters/shared
 import type { ProviderConfig } from '../../../infra/config/gateway-config.ts';
 import type { RouteTimeouts } from '../../../infra/config/route-policy.ts';
 import { connectionError } from '../../../infra/upstream/connection-error.ts';
-import { readSse } from '../../../infra/upstream/read-sse.ts';
-import { boundedJson, errorBodyOf, upstreamRequest } from '../../../infra/upstream/upstream-request.ts';
+import { readSse, type EventBound } from '../../../infra/upstream/read-sse.ts';
+import {
+  boundedJson,
+  defaultMaxAnswerBytes,
+  errorBodyOf,
+  upstreamRequest,
+} from '../../../infra/upstream/upstream-request.ts';
 import type { ChatRequest } from '../../../ir/chat-request.ts';
 import type { ChatResult } from '../../../ir/chat-result.ts';
 import { credentialsRejected, GatewayError } from '../../../ir/gateway-error.ts';
@@ -59,6 +64,9 @@ export class VertexProvider implements ChatProvider, EnvelopeRelay {
   readonly #timeouts: UpstreamTimeouts;
   /** Scrubs the configured secrets from upstream text (compiled once: src/services/providers/scrub-secrets.ts). */
   readonly #scrub: (text: string) => string;
+  readonly maxAnswerBytes: number;
+  /** `upstream.max_answer_bytes` as the SSE reader takes it: the most one event may hold. */
+  readonly #bound: EventBound;
 
   constructor(
     name: string,
@@ -66,12 +74,21 @@ export class VertexProvider implements ChatProvider, EnvelopeRelay {
     dispatcherFor: (connectMs: number | undefined) => Dispatcher,
     timeouts: UpstreamTimeouts,
     secrets: readonly string[],
+    maxAnswerBytes = defaultMaxAnswerBytes,
   ) {
     this.name = name;
+    this.maxAnswerBytes = maxAnswerBytes;
+    this.#bound = { max: maxAnswerBytes, provider: name };
     const region = cfg.region ?? 'global';
     this.baseUrl = (cfg.base_url ?? vertexEndpoint(region)).replace(/\/+$/, '');
     this.#models = `/v1/projects/${encodeURIComponent(cfg.project ?? '')}/locations/${encodeURIComponent(region)}/publishers`;
-    this.#authOptions = { scopes: [scope], ...(cfg.credentials_file ? { keyFile: cfg.credentials_file } : {}) };
+    this.#authOptions = {
+      scopes: [scope],
+      ...(cfg.credentials_file ? { keyFile: cfg.credentials_file } : {}),
+      // The token answer is bounded too (a key file names its token endpoint): gaxios refuses a
+      // declared length past it, and node-fetch, its HTTP client on Node, stops reading past `size`.
+      clientOptions: { transporterOptions: { maxContentLength: maxAnswerBytes, size: maxAnswerBytes } },
+    };
     this.#dispatcherFor = dispatcherFor;
     this.#timeouts = timeouts;
     this.#scrub = secretMatcher(secrets);
@@ -79,8 +96,7 @@ export class VertexProvider implements ChatProvider, EnvelopeRelay {
 
   async complete(req: ChatRequest, model: string, opts: CallOptions): Promise<ChatResult> {
     const { codec, res } = await this.#send({ ...req, stream: false }, model, opts);
-    // Bounded by upstream.max_answer_bytes' default (src/infra/upstream/upstream-request.ts).
-    const body = await boundedJson(res.body, this.name);
+    const body = await boundedJson(res.body, this.name, this.maxAnswerBytes);
     try {
       return codec.decodeResult(body);
     } catch (e) {
@@ -94,10 +110,12 @@ export class VertexProvider implements ChatProvider, EnvelopeRelay {
     const timeouts = opts.timeouts ?? this.#timeouts;
     // The push reader itself (no generator around it, so pipe-stream takes each read's events at
     // once): errors while reading become the stream's last event, in-stream.
-    return readSse(res.body, codec.createStreamDecoder(), (e) => ({
-      type: 'error',
-      error: connectionError(e, this.name, timeouts),
-    }));
+    return readSse(
+      res.body,
+      codec.createStreamDecoder(),
+      (e) => ({ type: 'error', error: connectionError(e, this.name, timeouts) }),
+      this.#bound,
+    );
   }
 
   /** The request in the model's publisher format, under Vertex's path for it. */
@@ -203,7 +221,11 @@ export class VertexProvider implements ChatProvider, EnvelopeRelay {
     if (res.statusCode >= 400) {
       // The access token is fetched at run time, so no config secret covers it: an upstream that
       // echoes the Authorization header it got (a proxy's error page, say) must not hand it on.
-      const err = await errorBodyOf(res, (t) => this.#scrub(token && token.length >= 8 ? scrubSecrets(t, [token]) : t));
+      const err = await errorBodyOf(
+        res,
+        (t) => this.#scrub(token && token.length >= 8 ? scrubSecrets(t, [token]) : t),
+        this.maxAnswerBytes,
+      );
       throw codec.decodeError(res.statusCode, err, res.headers as WireHeaders);
     }
     return res;
