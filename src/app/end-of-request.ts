@@ -117,27 +117,34 @@ export class RequestEnd {
     const state = this.#state;
     const { started, format, familyLabel, ops, stream, log, accessLog } = this.#facts;
     const status = state.status ?? ctx.status;
-    const path = {
+    const labels = {
       family: familyLabel,
       inbound_format: format?.name ?? 'none',
       upstream_format: state.path?.upstream_format ?? 'none',
       provider: state.path?.provider ?? 'none',
       mode: state.path?.mode ?? 'none',
+      outcome: state.outcome ?? (status < 400 ? 'ok' : `http_${status}`),
     };
-    const labels = { ...path, outcome: state.outcome ?? (status < 400 ? 'ok' : `http_${status}`) };
     const seconds = (closedAt - started) / 1000;
     if (!ops) {
       requestsTotal.inc(labels);
       requestDuration.observe(labels, seconds);
     }
     recordUsage(state, labels, status);
+    // The stream and translation metrics read their own label names of `labels` (outcome is not
+    // one of them): no copy of the path's labels per metric. The translation's two observations
+    // share one object, its `direction` set for each (a cell keeps a copy of its labels).
     const { decodeMs, encodeMs } = state.timings;
-    if (decodeMs !== undefined) translationDuration.observe({ ...path, direction: 'decode' }, decodeMs / 1000);
-    if (encodeMs !== undefined) translationDuration.observe({ ...path, direction: 'encode' }, encodeMs / 1000);
+    if (decodeMs !== undefined || encodeMs !== undefined) {
+      const steps = { ...labels, direction: 'decode' };
+      if (decodeMs !== undefined) translationDuration.observe(steps, decodeMs / 1000);
+      steps.direction = 'encode';
+      if (encodeMs !== undefined) translationDuration.observe(steps, encodeMs / 1000);
+    }
     const ttfbMs = stream?.firstByteAt === undefined ? undefined : stream.firstByteAt - started;
     if (stream && ttfbMs !== undefined) {
-      timeToFirstByte.observe(path, ttfbMs / 1000);
-      streamChunksTotal.inc(path, stream.chunks);
+      timeToFirstByte.observe(labels, ttfbMs / 1000);
+      streamChunksTotal.inc(labels, stream.chunks);
     }
     endRequestTrace(ctx, labels, status, ttfbMs);
     const u = state.usage;

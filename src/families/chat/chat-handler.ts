@@ -42,7 +42,7 @@ import { estimateTextTokens, estimateTokens } from '../../services/tokens/estima
 import { routeParams } from '../../infra/http/route-params.ts';
 import { isJsonRequest } from '../../infra/http/is-json-request.ts';
 import { setHeaders } from '../../infra/http/set-headers.ts';
-import type { GatewayContext } from '../../services/runtime/gateway-context.ts';
+import { queryOf, type GatewayContext } from '../../services/runtime/gateway-context.ts';
 
 /**
  * Serves one chat request in any client format: read what routing needs, try the model's routes
@@ -76,7 +76,8 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
     const inbound: InboundContext = {
       headers: ctx.headers,
       params: routeParams(ctx),
-      query: ctx.query as Record<string, string | undefined>,
+      // One shared empty object for a path without a query string (Koa parses and caches one per request).
+      query: queryOf(ctx) as Record<string, string | undefined>,
       streamByRoute: opts.streamByRoute,
     };
     const fields = codec.peekRequest(body, inbound);
@@ -141,7 +142,9 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
       serve: async (route, final) => {
         if (!runtime.chatProviders.has(route.provider)) return { served: false };
         // A provider over its budget: skipped like an unavailable one.
-        if (!(await admitRoute(state, route.provider, expect))) return { served: false };
+        // A provider with no budget is admitted at once (no promise to await).
+        const admitted = admitRoute(state, route.provider, expect);
+        if (admitted !== true && !(await admitted)) return { served: false };
         const relay = relayOf(route);
         if (relay) {
           const warnings = routeWarnings(state, format, format.name);
@@ -458,7 +461,7 @@ async function relayRoute(
       relayed.body,
       route.model,
       fields.stream,
-      ctx.query as Record<string, string | undefined>,
+      queryOf(ctx) as Record<string, string | undefined>,
     );
     r = await passThrough({
       proxy: state.services.proxy,

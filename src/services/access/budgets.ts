@@ -124,9 +124,15 @@ const skipped = new WeakMap<object, { error: GatewayError; outcome: 'budget_exce
  * Before a chat route is tried: admitted when its provider has no budget, or when what the
  * provider spent (reservations included) is below each of its limits, `expected()` then reserved
  * there too (in the request's reservation, settled by its record). False when the provider is over
- * budget: the route is skipped like an unavailable one, and the next one tried.
+ * budget: the route is skipped like an unavailable one, and the next one tried. A provider with no
+ * budget (or one this request already holds) is answered at once, `true` with no promise: the
+ * store is asked, and awaited, only for a budget to check.
  */
-export async function admitRoute(state: RequestState, provider: string, expected: () => SpendTotals): Promise<boolean> {
+export function admitRoute(
+  state: RequestState,
+  provider: string,
+  expected: () => SpendTotals,
+): boolean | Promise<boolean> {
   const config = state.runtime.config;
   const s = providerScope(config, provider);
   if (s === undefined) return true;
@@ -134,6 +140,16 @@ export async function admitRoute(state: RequestState, provider: string, expected
   if (!ledger) return true;
   const held = reservations.get(state);
   if (held?.scopes.includes(s.store)) return true;
+  return reserveForRoute(state, s, ledger, held, expected);
+}
+
+async function reserveForRoute(
+  state: RequestState,
+  s: ScopeBudget,
+  ledger: NonNullable<ReturnType<RequestState['services']['ledger']['of']>>,
+  held: Reservation | undefined,
+  expected: () => SpendTotals,
+): Promise<boolean> {
   const now = Date.now();
   let a: Awaited<ReturnType<typeof ledger.reserve>>;
   try {
