@@ -64,13 +64,14 @@ export function relayTimers(provider: string, t: RouteTimeouts): RelayTimers {
     },
     responded(proxyRes) {
       clearTimeout(timer);
-      const idle = (timer = setTimeout(() => {
+      // Cleared by the relay (`clear`) when the response closes or its error body is read: no
+      // 'close' listener of its own (`once` wraps each listener in two more objects).
+      timer = setTimeout(() => {
         fired = timeoutError(provider, 'idle', t.idleMs);
         // Without an error argument: nobody listens for 'error' on a relayed response; its
         // 'close' handler sends the family's in-stream error.
         proxyRes.destroy();
-      }, t.idleMs));
-      proxyRes.once('close', () => clearTimeout(idle));
+      }, t.idleMs);
     },
     // Each chunk restarts the same timer (no new one per chunk of a long stream); before the
     // response, `timer` is the first-byte timer, which no chunk can come before.
