@@ -8,7 +8,7 @@ import type { RouteTimeouts } from '../../infra/config/route-policy.ts';
 import { connectionError } from '../../infra/upstream/connection-error.ts';
 import { jsonOrText } from '../../infra/upstream/upstream-request.ts';
 import { hookRelay, unhookRelay, type RelayProxy } from '../../infra/upstream/relay-proxy.ts';
-import { relayTimers, UpstreamTimeout } from './relay-timers.ts';
+import { relayTimers, UpstreamTimeout, type RelayTimers } from './relay-timers.ts';
 import type { UpstreamSpan } from '../../infra/tracing/upstream-span.ts';
 import type { StreamMeter } from '../../services/usage/usage-meter.ts';
 import { usageTap } from './relay-usage-tap.ts';
@@ -101,7 +101,7 @@ export async function passThrough(opts: {
       const status = proxyRes.statusCode ?? 502;
       if (status === 401 || status === 403) {
         // The upstream refused polygate's key, not the client's: never relayed as the client's 401.
-        void readErrorText(proxyRes, timers.chunk).then(() => {
+        void readErrorText(proxyRes, timers).then(() => {
           timers.clear();
           resolve({ kind: 'failed', error: provider.rejectedCredentials(status) });
         });
@@ -110,7 +110,7 @@ export async function passThrough(opts: {
       if (opts.canFallBack && retryableStatus(status)) {
         // Nothing went to the client yet: read the upstream's error (its Retry-After included)
         // in its own format, so the next attempt knows how long to wait.
-        void readErrorText(proxyRes, timers.chunk).then((text) => {
+        void readErrorText(proxyRes, timers).then((text) => {
           timers.clear();
           resolve({
             kind: 'failed',
@@ -143,7 +143,7 @@ export async function passThrough(opts: {
       if (status >= 400 && !encoded) {
         // An error body may echo what the upstream was sent (a misconfigured or hostile upstream
         // quoting the provider key): relayed with every configured secret scrubbed.
-        void readErrorText(proxyRes, timers.chunk).then(async (text) => {
+        void readErrorText(proxyRes, timers).then(async (text) => {
           timers.clear();
           await opts.beforeLast?.(status, undefined);
           const body = Buffer.from(provider.scrub(text));
@@ -322,13 +322,13 @@ export async function passThrough(opts: {
   });
 }
 
-/** An upstream error body as text; at most 64 KiB is kept. `onChunk`: each chunk's arrival (the idle timer). */
-async function readErrorText(res: IncomingMessage, onChunk: () => void): Promise<string> {
+/** An upstream error body as text; at most 64 KiB is kept. `timers.chunk`: each chunk's arrival (the idle timer). */
+async function readErrorText(res: IncomingMessage, timers: Pick<RelayTimers, 'chunk'>): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
     for await (const c of res) {
-      onChunk();
+      timers.chunk();
       if (size < 65_536) chunks.push(c as Buffer);
       size += (c as Buffer).length;
     }
