@@ -60,8 +60,7 @@ function parseRead(chunk: Buffer): { head: string; complete: boolean; chunked: b
 t.test('each relayed request reaches the upstream as one read: head and whole body', async (t) => {
   const client = new Anthropic({ baseURL: gw.url, apiKey: TEST_KEY, maxRetries: 0 });
   // A long prompt too (~24 KB), still well under one loopback segment.
-  // And one in UTF-8 of two to four bytes a character: the body is sent as a string, its
-  // content-length counted in bytes.
+  // And one in UTF-8 of two to four bytes a character: its content-length counts bytes.
   const prompts = ['one write', 'x'.repeat(24_000), 'kept-alive socket', 'naïve ☃ 日本語 🎉 \u2028'];
   for (const [i, prompt] of prompts.entries()) {
     await messagesComplete(t, client, { model: 'claude-one-write', content: prompt, stream: i === 1 }, `relay ${i}`);

@@ -27,7 +27,7 @@ import { connectionTokens, dropped, errorHeader, upstreamHeaders } from './relay
  * poll phase then reach the upstream together, after it, rather than one by one between the
  * client requests' parsing (issue #28: the relay's upstream `writev` cost twice undici's per request).
  */
-function endWith(to: ClientRequest, payload: string): void {
+function endWith(to: ClientRequest, payload: Buffer): void {
   if (!to.destroyed) to.end(payload);
 }
 
@@ -83,11 +83,8 @@ export async function passThrough(opts: {
     opts.trace?.end(undefined, error);
     return { kind: 'failed', error };
   }
-  // Sent as the string it is (UTF-8): node:http then writes the request's head and body as one
-  // string, rather than a Buffer of it beside the head in a corked pair of writes.
-  const payload = JSON.stringify(opts.body);
-  const length = Buffer.byteLength(payload);
-  const upstream = upstreamHeaders(req.headers, opts.credentialHeaders, length, providerHeaders, opts.trace);
+  const payload = Buffer.from(JSON.stringify(opts.body));
+  const upstream = upstreamHeaders(req.headers, opts.credentialHeaders, payload.length, providerHeaders, opts.trace);
   return new Promise((settle) => {
     // Every way a relay ends goes through here: its hooks leave the client's request (relay-proxy.ts).
     const resolve = (r: PassThroughResult): void => {
