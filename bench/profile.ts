@@ -6,19 +6,31 @@ import { join } from 'node:path';
 import { runAutocannon } from './load-autocannon.ts';
 import { runStreams } from './load-streams.ts';
 import { benchPaths, polygateConfig } from './paths.ts';
-import { LOAD_CORE, pinSelf, repoRoot, startMockProcess, startPolygate } from './processes.ts';
+import {
+  GATEWAY_CORE,
+  LOAD_CORE,
+  pinSelf,
+  repoRoot,
+  startMockProcess,
+  startNodeProcess,
+  startPolygate,
+} from './processes.ts';
 import { renderProfile, summarizeProfile } from './summarize-profile.ts';
-import { polygateTarget } from './targets.ts';
+import { frameworkFloorTarget, polygateTarget } from './targets.ts';
 
 const seconds = Number(process.env.BENCH_PROFILE_SECONDS ?? 10);
 const connections = 32;
-const scenarios: { name: string; path: string; stream: boolean }[] = [
+/** `floor`: the framework floor with that client (bench/framework-floor.ts), not polygate. */
+const scenarios: { name: string; path: string; stream: boolean; floor?: 'undici' | 'http-proxy' }[] = [
   { name: 'messages-to-openai-chat-json', path: 'E → openai-chat (translate)', stream: false },
   { name: 'messages-to-openai-chat-stream', path: 'E → openai-chat (translate)', stream: true },
   { name: 'messages-to-anthropic-passthrough-json', path: 'E → anthropic (pass-through)', stream: false },
+  { name: 'chat-to-openai-chat-passthrough-json', path: 'chat → openai-chat (pass-through)', stream: false },
   { name: 'messages-to-echo-json', path: 'E → echo', stream: false },
   { name: 'responses-to-anthropic-json', path: 'D → anthropic (translate)', stream: false },
   { name: 'gemini-to-openai-chat-json', path: 'C → openai-chat (translate)', stream: false },
+  { name: 'floor-undici-json', path: 'E → anthropic (pass-through)', stream: false, floor: 'undici' },
+  { name: 'floor-http-proxy-json', path: 'E → anthropic (pass-through)', stream: false, floor: 'http-proxy' },
 ];
 
 // BENCH_PROFILE_ONLY: a substring of the scenario names to run (e.g. "openai-chat-json").
@@ -37,11 +49,20 @@ try {
     if (only && !s.name.includes(only)) continue;
     const tmp = join(dir, `.${s.name}`);
     rmSync(tmp, { recursive: true, force: true });
-    const gw = await startPolygate(polygateConfig(mock.url), { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${tmp}`] });
-    const t = polygateTarget(
-      benchPaths.find((p) => p.name === s.path)!,
-      gw.url,
-    );
+    const nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${tmp}`];
+    const gw = s.floor
+      ? await startNodeProcess(`framework floor (${s.floor})`, join(repoRoot, 'bench/framework-floor.ts'), {
+          core: GATEWAY_CORE,
+          nodeArgs,
+          args: (port) => ['--port', String(port), '--target', mock.url, '--client', s.floor!],
+        })
+      : await startPolygate(polygateConfig(mock.url), { nodeArgs });
+    const t = s.floor
+      ? frameworkFloorTarget('messages', gw.url)
+      : polygateTarget(
+          benchPaths.find((p) => p.name === s.path)!,
+          gw.url,
+        );
     const req = t.request(s.stream);
     // Warm-up first, so the profile shows optimized code, not the JIT's first passes.
     if (s.stream) await runStreams(gw.url, req, connections, 2, t.endMarker);
@@ -59,7 +80,7 @@ try {
     rmSync(tmp, { recursive: true, force: true });
     const rate = 'rps' in r ? `${Math.round(r.rps)} req/s` : `${Math.round(r.sps)} streams/s`;
     out.push(
-      `## ${s.name} (${s.path}, ${s.stream ? 'streaming' : 'non-streaming'}; ${rate} while profiled)`,
+      `## ${s.name} (${s.floor ? `framework floor, ${s.floor} client` : s.path}, ${s.stream ? 'streaming' : 'non-streaming'}; ${rate} while profiled)`,
       '',
       ...renderProfile(summarizeProfile(file, 20, { fromUs, toUs })),
       '',

@@ -43,13 +43,25 @@ const upUrl = `http://127.0.0.1:${(up.address() as AddressInfo).port}/v1`;
 const noBreaker = { consecutive_failures: 0, failure_ratio: 0 };
 const gw = await startInProcessGateway(
   testConfig({
-    providers: { loop: { type: 'openai', base_url: upUrl, api_key: 'sk-up-expect', api: 'chat_completions' } },
+    providers: {
+      loop: { type: 'openai', base_url: upUrl, api_key: 'sk-up-expect', api: 'chat_completions' },
+      // An operator's configured headers with an `Expect` among them: the relay's request hook sends
+      // the body (src/infra/upstream/relay-proxy.ts), and http-proxy announces no request carrying one.
+      configured: {
+        type: 'openai',
+        base_url: upUrl,
+        api_key: 'sk-up-expect',
+        api: 'chat_completions',
+        headers: { Expect: '100-continue' },
+      },
+    },
     models: {
       never: {
         breaker: noBreaker,
         routes: [{ provider: 'loop', model: 'up-never', timeouts: { first_byte_ms: 300 } }],
       },
       fine: { routes: [{ provider: 'loop', model: 'up-ok' }] },
+      configured: { routes: [{ provider: 'configured', model: 'up-ok', timeouts: { first_byte_ms: 2_000 } }] },
     },
   }),
 );
@@ -101,3 +113,17 @@ t.test('the body is relayed whole and the answer comes back', async (t) => {
   t.equal(last?.headers.expect, undefined, 'expect is not relayed');
   t.equal((JSON.parse(last?.body ?? '{}') as { messages: { content: string }[] }).messages[0]?.content, content);
 });
+
+t.test(
+  "a provider's configured Expect header is not sent either: the body goes and the answer comes back",
+  async (t) => {
+    // Without the fix the body is never sent (no request hook) and no timer is armed: the request never settles.
+    t.setTimeout(15_000);
+    const r = await post('configured', 'configured');
+    t.equal(r.status, 200);
+    t.equal(JSON.parse(r.body).choices[0].message.content, 'ok');
+    const last = seen.at(-1);
+    t.equal(last?.headers.expect, undefined, 'expect is not relayed');
+    t.equal((JSON.parse(last?.body ?? '{}') as { messages: { content: string }[] }).messages[0]?.content, 'configured');
+  },
+);

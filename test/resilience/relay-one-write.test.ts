@@ -60,7 +60,8 @@ function parseRead(chunk: Buffer): { head: string; complete: boolean; chunked: b
 t.test('each relayed request reaches the upstream as one read: head and whole body', async (t) => {
   const client = new Anthropic({ baseURL: gw.url, apiKey: TEST_KEY, maxRetries: 0 });
   // A long prompt too (~24 KB), still well under one loopback segment.
-  const prompts = ['one write', 'x'.repeat(24_000), 'kept-alive socket'];
+  // And one in UTF-8 of two to four bytes a character: its content-length counts bytes.
+  const prompts = ['one write', 'x'.repeat(24_000), 'kept-alive socket', 'naïve ☃ 日本語 🎉 \u2028'];
   for (const [i, prompt] of prompts.entries()) {
     await messagesComplete(t, client, { model: 'claude-one-write', content: prompt, stream: i === 1 }, `relay ${i}`);
   }
@@ -71,10 +72,15 @@ t.test('each relayed request reaches the upstream as one read: head and whole bo
     t.notOk(r.chunked, `request ${i} is not chunked`);
     t.ok(r.complete, `read ${i} holds the head and the whole body its content-length announces`);
   }
-  const relayed = emulator.requests.map((r) => r.body as { model?: string });
+  const relayed = emulator.requests.map((r) => r.body as { model?: string; messages?: { content?: unknown }[] });
   t.same(
     relayed.map((b) => b.model),
     prompts.map(() => 'claude-one-write-upstream'),
     'the emulator received every relayed body, model renamed',
+  );
+  t.same(
+    relayed.map((b) => JSON.stringify(b.messages?.[0]?.content)),
+    prompts.map((p) => JSON.stringify(p)),
+    'every prompt arrived as it was sent, the multi-byte one too',
   );
 });

@@ -31,9 +31,12 @@ const {
 
 /** Every client request the relay proxy was handed, in order. */
 const relayed: IncomingMessage[] = [];
-gw.services.proxy.on('start', (req) => {
-  relayed.push(req as IncomingMessage);
-});
+const proxy = gw.services.proxy;
+const web = proxy.web.bind(proxy);
+proxy.web = (req, ...rest) => {
+  relayed.push(req);
+  web(req, ...rest);
+};
 
 const client = new Anthropic({ baseURL: gw.url, apiKey: TEST_KEY, maxRetries: 0 });
 const ask = (model: string) =>

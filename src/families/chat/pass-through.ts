@@ -1,5 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Readable, Stream } from 'node:stream';
+import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import type { ChatUpstreamCodec, SseFrame, StreamTextFilter } from '../../../adapters/shared/chat-adapter.ts';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import { serializeFrames } from '../../infra/http/sse-writer.ts';
@@ -9,7 +8,7 @@ import type { RouteTimeouts } from '../../infra/config/route-policy.ts';
 import { connectionError } from '../../infra/upstream/connection-error.ts';
 import { jsonOrText } from '../../infra/upstream/upstream-request.ts';
 import { hookRelay, unhookRelay, type RelayProxy } from '../../infra/upstream/relay-proxy.ts';
-import { relayTimers, UpstreamTimeout } from './relay-timers.ts';
+import { relayTimers, UpstreamTimeout, type RelayTimers } from './relay-timers.ts';
 import type { UpstreamSpan } from '../../infra/tracing/upstream-span.ts';
 import type { StreamMeter } from '../../services/usage/usage-meter.ts';
 import { usageTap } from './relay-usage-tap.ts';
@@ -22,26 +21,13 @@ import { connectionTokens, dropped, errorHeader, upstreamHeaders } from './relay
  */
 
 /**
- * The relayed body as http-proxy's `buffer`, which it only ever pipes into the upstream request:
- * ending that request with the whole body at once sends the head and the body in one write, with
- * no stream, async iterator and promises per request as `Readable.from([payload])` costs
- * (test/resilience/relay-one-write.test.ts). The write waits for the loop's check phase, as
- * undici's do on the translated path: the requests relayed in one poll phase then reach the
- * upstream together, after it, rather than one by one between the client requests' parsing
- * (issue #28: the relay's upstream `writev` cost twice undici's per request).
+ * Sends the relayed body, whole (head and body in one write: test/resilience/relay-one-write.test.ts),
+ * unless the upstream request was destroyed meanwhile (a timeout, the client gone). Called in the
+ * loop's check phase, as undici's writes are on the translated path: the requests relayed in one
+ * poll phase then reach the upstream together, after it, rather than one by one between the
+ * client requests' parsing (issue #28: the relay's upstream `writev` cost twice undici's per request).
  */
-function wholeBody(payload: Buffer): Stream {
-  const body: Pick<Readable, 'pipe'> = {
-    pipe: <T extends NodeJS.WritableStream>(to: T): T => {
-      setImmediate(endWith, to, payload);
-      return to;
-    },
-  };
-  return body as Stream;
-}
-
-/** Sends the relayed body, unless the upstream request was destroyed meanwhile (a timeout, the client gone). */
-function endWith(to: NodeJS.WritableStream & { destroyed?: boolean }, payload: Buffer): void {
+function endWith(to: ClientRequest, payload: Buffer): void {
   if (!to.destroyed) to.end(payload);
 }
 
@@ -112,7 +98,7 @@ export async function passThrough(opts: {
       const status = proxyRes.statusCode ?? 502;
       if (status === 401 || status === 403) {
         // The upstream refused polygate's key, not the client's: never relayed as the client's 401.
-        void readErrorText(proxyRes, timers.chunk).then(() => {
+        void readErrorText(proxyRes, timers).then(() => {
           timers.clear();
           resolve({ kind: 'failed', error: provider.rejectedCredentials(status) });
         });
@@ -121,7 +107,7 @@ export async function passThrough(opts: {
       if (opts.canFallBack && retryableStatus(status)) {
         // Nothing went to the client yet: read the upstream's error (its Retry-After included)
         // in its own format, so the next attempt knows how long to wait.
-        void readErrorText(proxyRes, timers.chunk).then((text) => {
+        void readErrorText(proxyRes, timers).then((text) => {
           timers.clear();
           resolve({
             kind: 'failed',
@@ -154,7 +140,7 @@ export async function passThrough(opts: {
       if (status >= 400 && !encoded) {
         // An error body may echo what the upstream was sent (a misconfigured or hostile upstream
         // quoting the provider key): relayed with every configured secret scrubbed.
-        void readErrorText(proxyRes, timers.chunk).then(async (text) => {
+        void readErrorText(proxyRes, timers).then(async (text) => {
           timers.clear();
           await opts.beforeLast?.(status, undefined);
           const body = Buffer.from(provider.scrub(text));
@@ -279,6 +265,7 @@ export async function passThrough(opts: {
       // The upstream went away mid-body. A stream gets the family's own error event, never a
       // bare cut (docs/architecture.md); a JSON body cannot be mended, so the client sees the cut.
       proxyRes.on('close', () => {
+        timers.clear();
         if (proxyRes.complete || res.writableEnded) return;
         if (eventStream && !res.destroyed) {
           const err =
@@ -293,10 +280,13 @@ export async function passThrough(opts: {
     hookRelay(req, {
       request: (proxyReq) => {
         timers.watchRequest(proxyReq);
+        // The body, from the buffer the relay holds (http-proxy's own `buffer` pipes nothing: relay-proxy.ts).
+        setImmediate(endWith, proxyReq, payload);
         // http-proxy cancels the upstream request without calling back when the client's socket
         // resets ('econnreset'): the relay ends then all the same, never left pending (the
         // request's concurrency slot and record wait for it: src/services/runtime/request-state.ts).
-        proxyReq.once('close', () => {
+        // `on`, not `once`: a request closes once, and `once` wraps each listener in two more objects.
+        proxyReq.on('close', () => {
           if (responded) return;
           timers.clear();
           resolve({
@@ -315,32 +305,27 @@ export async function passThrough(opts: {
     const client = req.headers;
     req.headers = upstream;
     try {
-      opts.proxy.web(
-        req,
-        res,
-        { target: provider.relayTarget(opts.path), agent: provider.relayAgent, buffer: wholeBody(payload) },
-        (err) => {
-          timers.clear();
-          opts.trace?.end(undefined, err);
-          resolve({
-            kind: 'failed',
-            error: err instanceof UpstreamTimeout ? err.error : connectionError(err, provider.name, opts.timeouts),
-          });
-        },
-      );
+      opts.proxy.web(req, res, provider.relayTarget(opts.path), provider.relayAgent, (err) => {
+        timers.clear();
+        opts.trace?.end(undefined, err);
+        resolve({
+          kind: 'failed',
+          error: err instanceof UpstreamTimeout ? err.error : connectionError(err, provider.name, opts.timeouts),
+        });
+      });
     } finally {
       req.headers = client;
     }
   });
 }
 
-/** An upstream error body as text; at most 64 KiB is kept. `onChunk`: each chunk's arrival (the idle timer). */
-async function readErrorText(res: IncomingMessage, onChunk: () => void): Promise<string> {
+/** An upstream error body as text; at most 64 KiB is kept. `timers.chunk`: each chunk's arrival (the idle timer). */
+async function readErrorText(res: IncomingMessage, timers: Pick<RelayTimers, 'chunk'>): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
     for await (const c of res) {
-      onChunk();
+      timers.chunk();
       if (size < 65_536) chunks.push(c as Buffer);
       size += (c as Buffer).length;
     }

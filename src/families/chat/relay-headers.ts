@@ -103,7 +103,9 @@ export function upstreamHeaders(
   for (const h in headers)
     if (!clientOnlyHeaders.has(h) && !credentialHeaders.has(h) && !dropped(h, named)) out[h] = headers[h];
   boundTraceContext(out);
-  for (const h in provider) out[h] = provider[h];
+  // Never an `expect` (a provider's configured headers included): http-proxy announces no upstream
+  // request carrying one, and the relay's request hook is what sends the body (relay-proxy.ts).
+  for (const h in provider) if (h.toLowerCase() !== 'expect') out[h] = provider[h];
   if (trace) for (const h in trace.headers) out[h] = trace.headers[h];
   out['content-length'] = String(length);
   out['content-type'] = 'application/json';

@@ -35,47 +35,81 @@ export type RelayTimers = {
  * http-proxy only knows one socket inactivity timeout.
  */
 export function relayTimers(provider: string, t: RouteTimeouts): RelayTimers {
-  let timer: NodeJS.Timeout | undefined;
-  let fired: GatewayError | undefined;
-  const arm = (ms: number, onFire: () => void): void => {
-    clearTimeout(timer);
-    timer = setTimeout(onFire, ms);
-  };
-  return {
-    watchRequest(proxyReq) {
-      const fail = (setting: TimeoutSetting, ms: number): void => {
-        fired = timeoutError(provider, setting, ms);
-        proxyReq.destroy(new UpstreamTimeout(fired));
-      };
-      const watchSocket = (socket: Socket): void => {
-        const connected = (): void => arm(t.firstByteMs, () => fail('first-byte', t.firstByteMs));
-        // A kept-alive socket is connected already: no connect timer to start and stop.
-        if (socket.connecting) {
-          arm(t.connectMs, () => fail('connect', t.connectMs));
-          socket.once('connect', connected);
-        } else connected();
-      };
-      // http-proxy announces the request once it has its socket, usually.
-      if (proxyReq.socket) watchSocket(proxyReq.socket);
-      else {
-        arm(t.connectMs, () => fail('connect', t.connectMs));
-        proxyReq.once('socket', watchSocket);
-      }
-    },
-    responded(proxyRes) {
-      clearTimeout(timer);
-      const idle = (timer = setTimeout(() => {
-        fired = timeoutError(provider, 'idle', t.idleMs);
-        // Without an error argument: nobody listens for 'error' on a relayed response; its
-        // 'close' handler sends the family's in-stream error.
-        proxyRes.destroy();
-      }, t.idleMs));
-      proxyRes.once('close', () => clearTimeout(idle));
-    },
-    // Each chunk restarts the same timer (no new one per chunk of a long stream); before the
-    // response, `timer` is the first-byte timer, which no chunk can come before.
-    chunk: () => timer?.refresh(),
-    fired: () => fired,
-    clear: () => clearTimeout(timer),
-  };
+  return new Timers(provider, t);
+}
+
+/**
+ * One object per relay, its timers' callbacks static with their arguments (`setTimeout(fn, ms,
+ * ...args)`): no closure per timer and per method for every relayed request (issue #28, bytes per
+ * request).
+ */
+class Timers implements RelayTimers {
+  readonly #provider: string;
+  readonly #t: RouteTimeouts;
+  #timer: NodeJS.Timeout | undefined;
+  #fired: GatewayError | undefined;
+  #request: ClientRequest | undefined;
+  #response: IncomingMessage | undefined;
+
+  constructor(provider: string, t: RouteTimeouts) {
+    this.#provider = provider;
+    this.#t = t;
+  }
+
+  watchRequest(proxyReq: ClientRequest): void {
+    this.#request = proxyReq;
+    // http-proxy announces the request once it has its socket, usually.
+    if (proxyReq.socket) this.#watchSocket(proxyReq.socket);
+    else {
+      this.#arm('connect', this.#t.connectMs);
+      proxyReq.once('socket', (socket: Socket) => this.#watchSocket(socket));
+    }
+  }
+
+  #watchSocket(socket: Socket): void {
+    // A kept-alive socket is connected already: no connect timer to start and stop.
+    if (socket.connecting) {
+      this.#arm('connect', this.#t.connectMs);
+      socket.once('connect', () => this.#arm('first-byte', this.#t.firstByteMs));
+    } else this.#arm('first-byte', this.#t.firstByteMs);
+  }
+
+  #arm(setting: TimeoutSetting, ms: number): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(Timers.#fail, ms, this, setting, ms);
+  }
+
+  static #fail(self: Timers, setting: TimeoutSetting, ms: number): void {
+    self.#fired = timeoutError(self.#provider, setting, ms);
+    self.#request?.destroy(new UpstreamTimeout(self.#fired));
+  }
+
+  responded(proxyRes: IncomingMessage): void {
+    clearTimeout(this.#timer);
+    this.#response = proxyRes;
+    // Cleared by the relay (`clear`) when the response closes or its error body is read: no
+    // 'close' listener of its own (`once` wraps each listener in two more objects).
+    this.#timer = setTimeout(Timers.#idle, this.#t.idleMs, this);
+  }
+
+  static #idle(self: Timers): void {
+    self.#fired = timeoutError(self.#provider, 'idle', self.#t.idleMs);
+    // Without an error argument: nobody listens for 'error' on a relayed response; its
+    // 'close' handler sends the family's in-stream error.
+    self.#response?.destroy();
+  }
+
+  // Each chunk restarts the same timer (no new one per chunk of a long stream); before the
+  // response, the timer is the first-byte timer, which no chunk can come before.
+  chunk(): void {
+    this.#timer?.refresh();
+  }
+
+  fired(): GatewayError | undefined {
+    return this.#fired;
+  }
+
+  clear(): void {
+    clearTimeout(this.#timer);
+  }
 }
