@@ -156,13 +156,9 @@ class StreamPipe {
 
   /**
    * The events at hand, one by one (no array per read), observed and encoded; false when the pipe
-   * waits for the record before a finish. The encoder's time is taken per upstream read, not per
-   * event: a clock read allocates (~100 bytes: performance.now's array and number), and a read
-   * carries many events (issue #28). It covers what the read's events cost here: observed,
-   * encoded and serialized.
+   * waits for the record before a finish.
    */
   #encodeAtHand(): boolean {
-    const t0 = performance.now();
     let e = this.#next;
     while (e !== undefined) {
       if (!this.#observed) {
@@ -173,9 +169,8 @@ class StreamPipe {
           this.#outcome = this.#writer.closed ? { outcome: 'client_closed' } : { outcome: 'error', error: e.error };
         // The frames before the finish that came in the same upstream read wait for the record
         // with it, so an answer's end is one write, not two (issue #28; a read that ends an answer
-        // nearly always carries its last text too). The wait is not the encoder's time.
+        // nearly always carries its last text too).
         if (e.type === 'finish' && this.#beforeFinish !== undefined && !this.#writer.closed) {
-          this.#encodeMs += performance.now() - t0;
           this.#busy = true;
           this.#beforeFinish().then(this.#resume, this.#failed);
           return false;
@@ -186,12 +181,13 @@ class StreamPipe {
       // The events already decoded from the same read, one by one: no array per read.
       e = this.#next = this.#push?.nextReady();
     }
-    this.#encodeMs += performance.now() - t0;
     return true;
   }
 
   #encode(e: StreamEvent): void {
+    const t0 = performance.now();
     const frames = this.#encoder.push(e);
+    this.#encodeMs += performance.now() - t0;
     if (frames.length > 0) this.#writer.add(frames);
   }
 
