@@ -229,7 +229,11 @@ class StreamPipe {
   #finish(): void {
     if (this.#done) return;
     this.#done = true;
-    this.#writer.end();
+    try {
+      this.#writer.end();
+    } catch (e) {
+      return this.#reject(e);
+    }
     this.#resolve({ ...this.#outcome, encodeMs: this.#encodeMs });
   }
 }
