@@ -1,10 +1,10 @@
-// The SSE reader's text of each upstream read (src/infra/upstream/read-sse.ts, Utf8Reads, issue #28)
-// must be, read for read, what one streaming TextDecoder gives: a whole, valid read is decoded on
-// its own, the rest by the decoder. Compared here on seeded random SSE streams (multi-byte text, a
-// BOM, stray invalid bytes) cut into random reads, on random bytes chosen to split and break
-// characters, and on the BOM's own edge cases.
+// The SSE reader's text of each upstream read (src/infra/upstream/utf8-reads.ts, used by
+// read-sse.ts; issue #28) must be, read for read, what one streaming TextDecoder gives: a whole,
+// valid read is decoded on its own, the rest by the decoder. Compared here on seeded random SSE
+// streams (multi-byte text, a BOM, stray invalid bytes) cut into random reads, on random bytes
+// chosen to split and break characters, and on the BOM's own edge cases.
 import t from 'tap';
-import { Utf8Reads } from '../../src/infra/upstream/read-sse.ts';
+import { Utf8Reads } from '../../src/infra/upstream/utf8-reads.ts';
 import { randomReads, randomSseBytes, seeded } from '../helpers/random-sse.ts';
 
 /** Each read's text from the reference (one streaming TextDecoder) and from Utf8Reads. */
