@@ -10,6 +10,7 @@
 //
 //   PIPE_ALLOC_STREAMS (400)  PIPE_ALLOC_ROUNDS (5)  PIPE_ALLOC_CHUNKS (20)  PIPE_ALLOC_TOP (0: allocators to name)
 //   PIPE_ALLOC_ONLY (a direction, e.g. "chat → messages")  BENCH_BEFORE=<older checkout>
+//   PIPE_ALLOC_WHOLE=1: each answer in one upstream read (as bench/alloc-per-request.ts's zero-latency mock's arrive)
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Session } from 'node:inspector/promises';
@@ -59,7 +60,9 @@ async function streamRound(dir: string, up: WireFormat, client: WireFormat): Pro
     responses: (await at('adapters/openai-responses/index.ts')).openaiResponses,
   };
   const answer = buildMockAnswers(chunks)[up];
-  const reads = answer.streamWithUsage ?? answer.stream;
+  const chunked = answer.streamWithUsage ?? answer.stream;
+  // PIPE_ALLOC_WHOLE=1: the whole answer in one read, as a zero-latency upstream's reaches the gateway.
+  const reads = env.PIPE_ALLOC_WHOLE === '1' ? [Buffer.concat(chunked)] : chunked;
   const request = formats[client].client.decodeRequest(JSON.parse(clientRequest[client]('bench', 'key', true).body), {
     headers: { 'anthropic-version': '2023-06-01' },
     params: { model: 'bench', action: 'streamGenerateContent' },
@@ -134,7 +137,7 @@ if (env.PIPE_ALLOC_CHILD) {
     ...(env.BENCH_BEFORE ? [{ name: 'before', dir: env.BENCH_BEFORE }] : []),
   ];
   const lines = [
-    `Bytes polygate's JS allocates per translated stream (\`node bench/pipe-stream-alloc.ts\`): in process, ${streams} streams × ${rounds} rounds of the mock's ${chunks}-chunk answer, one upstream read per chunk, V8 sampling heap profiler (64-byte interval, collected objects included)`,
+    `Bytes polygate's JS allocates per translated stream (\`node bench/pipe-stream-alloc.ts\`): in process, ${streams} streams × ${rounds} rounds of the mock's ${chunks}-chunk answer, ${env.PIPE_ALLOC_WHOLE === '1' ? 'the whole answer in one upstream read' : 'one upstream read per chunk'}, V8 sampling heap profiler (64-byte interval, collected objects included)`,
     '',
     `| path (upstream → client format) | ${trees.map((t) => `KB / stream, ${t.name}`).join(' | ')} |${trees.length === 2 ? ' after ÷ before |' : ''}`,
     `|---|${trees.map(() => '---:|').join('')}${trees.length === 2 ? '---:|' : ''}`,

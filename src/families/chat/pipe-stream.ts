@@ -34,7 +34,13 @@ export type StreamOutcome = {
   encodeMs: number;
 };
 
-export async function pipeStream(
+/**
+ * Encodes and writes the stream's events as they come. Events decoded from one upstream read are
+ * encoded and written in one chunk (one write, no promise per event; issue #28). From the push
+ * reader (`SseEvents`: src/infra/upstream/read-sse.ts) the events are taken as it calls back, with
+ * no promise or await per upstream read; any other iterator is awaited read by read.
+ */
+export function pipeStream(
   res: ServerResponse,
   headers: Record<string, string>,
   encoder: ClientStreamEncoder,
@@ -44,62 +50,190 @@ export async function pipeStream(
   /** Awaited before the finish event's frames are written (the usage record is stored first). */
   beforeFinish?: () => Promise<void>,
 ): Promise<StreamOutcome> {
-  const writer = new SseWriter(res);
-  // The headers go with the first frames: one write for the first read's frames and the head, and
-  // one in all for an answer that came in one read (its end waits for the record below).
-  writer.open(200, headers);
-  let outcome: Omit<StreamOutcome, 'encodeMs'> = { outcome: 'ok' };
-  let encodeMs = 0;
-  // The frames of the events at hand: every event decoded from one upstream read is encoded,
-  // then written in one chunk (one write, no promise per event; issue #28).
-  const encode = (e: StreamEvent): void => {
-    const t0 = performance.now();
-    const frames = encoder.push(e);
-    encodeMs += performance.now() - t0;
-    if (frames.length > 0) writer.add(frames);
+  return new Promise((resolve, reject) => {
+    const pipe = new StreamPipe(res, headers, encoder, rest, observe, beforeFinish, resolve, reject);
+    pipe.start(first);
+  });
+}
+
+/** One stream's pipe: runs until it must wait (the upstream, the record, the client's socket), then is called back. */
+class StreamPipe {
+  readonly #writer: SseWriter;
+  readonly #encoder: ClientStreamEncoder;
+  readonly #rest: AsyncIterator<StreamEvent>;
+  /** The push reader's calls, when `rest` is one. */
+  readonly #push: Pick<SseEvents, 'nextReady' | 'finished' | 'onReady'> | undefined;
+  readonly #observe: (e: StreamEvent) => void;
+  readonly #beforeFinish: (() => Promise<void>) | undefined;
+  readonly #resolve: (o: StreamOutcome) => void;
+  readonly #reject: (e: unknown) => void;
+  #outcome: Omit<StreamOutcome, 'encodeMs'> = { outcome: 'ok' };
+  #encodeMs = 0;
+  /** The event at hand, and whether it has been observed (a finish waits for the record between the two). */
+  #next: StreamEvent | undefined;
+  #observed = false;
+  /** A step that is not the upstream's is under way (the record, a drain, a pulled read): a wake waits for it. */
+  #busy = false;
+  #done = false;
+  /** Bound once: what the reader and the promises call back. */
+  readonly #resume = (): void => {
+    this.#busy = false;
+    this.#run();
   };
-  /** Writes the pending frames; a promise only when the client's socket is full (backpressure). */
-  const flush = (): Promise<void> | undefined => (writer.flush() ? undefined : writer.drained());
-  const nextReady = (rest as Partial<SseEvents>).nextReady;
-  try {
-    let next = first;
-    for (;;) {
-      while (next !== undefined) {
-        observe(next);
+  /** The reader's call: events are ready (taken at once unless a step is under way, which takes them when it ends). */
+  readonly #wake = (): void => this.#run();
+  readonly #failed = (e: unknown): void => {
+    this.#busy = false;
+    this.#fail(e);
+  };
+  readonly #pulled = (r: IteratorResult<StreamEvent>): void => {
+    this.#busy = false;
+    if (r.done) return void this.#end();
+    this.#next = r.value;
+    this.#run();
+  };
+
+  constructor(
+    res: ServerResponse,
+    headers: Record<string, string>,
+    encoder: ClientStreamEncoder,
+    rest: AsyncIterator<StreamEvent>,
+    observe: (e: StreamEvent) => void,
+    beforeFinish: (() => Promise<void>) | undefined,
+    resolve: (o: StreamOutcome) => void,
+    reject: (e: unknown) => void,
+  ) {
+    this.#writer = new SseWriter(res);
+    this.#encoder = encoder;
+    this.#rest = rest;
+    const push = rest as Partial<SseEvents>;
+    this.#push = push.onReady && push.nextReady && push.finished ? (push as SseEvents) : undefined;
+    this.#observe = observe;
+    this.#beforeFinish = beforeFinish;
+    this.#resolve = resolve;
+    this.#reject = reject;
+    // The headers go with the first frames: one write for the first read's frames and the head, and
+    // one in all for an answer that came in one read (its end waits for the record below).
+    this.#writer.open(200, headers);
+  }
+
+  start(first: StreamEvent | undefined): void {
+    this.#next = first;
+    this.#run();
+    if (this.#push && !this.#done) this.#push.onReady(this.#wake);
+  }
+
+  /** Encodes what is at hand, writes it, and waits for more: returns when it must wait or is over. */
+  #run(): void {
+    if (this.#busy || this.#done) return;
+    try {
+      for (;;) {
+        if (!this.#encodeAtHand()) return;
+        if (!this.#writer.flush()) {
+          this.#busy = true;
+          this.#writer.drained().then(this.#resume, this.#failed);
+          return;
+        }
+        if (this.#writer.closed) return void this.#end();
+        // Waiting for the upstream: a first read that encoded to nothing still shows the client its status.
+        this.#writer.sendHeaders();
+        const push = this.#push;
+        if (push === undefined) {
+          this.#busy = true;
+          this.#rest.next().then(this.#pulled, this.#failed);
+          return;
+        }
+        this.#next = push.nextReady();
+        if (this.#next === undefined) {
+          if (push.finished()) return void this.#end();
+          return;
+        }
+      }
+    } catch (e) {
+      this.#fail(e);
+    }
+  }
+
+  /**
+   * The events at hand, one by one (no array per read), observed and encoded; false when the pipe
+   * waits for the record before a finish.
+   */
+  #encodeAtHand(): boolean {
+    let e = this.#next;
+    while (e !== undefined) {
+      if (!this.#observed) {
+        this.#observed = true;
+        this.#observe(e);
         // An error after the client left is the abort it caused, not an upstream failure.
-        if (next.type === 'error')
-          outcome = writer.closed ? { outcome: 'client_closed' } : { outcome: 'error', error: next.error };
+        if (e.type === 'error')
+          this.#outcome = this.#writer.closed ? { outcome: 'client_closed' } : { outcome: 'error', error: e.error };
         // The frames before the finish that came in the same upstream read wait for the record
         // with it, so an answer's end is one write, not two (issue #28; a read that ends an answer
         // nearly always carries its last text too).
-        if (next.type === 'finish' && beforeFinish !== undefined && !writer.closed) await beforeFinish();
-        encode(next);
-        // The events already decoded from the same read, one by one: no array per read.
-        next = nextReady === undefined ? undefined : nextReady.call(rest);
+        if (e.type === 'finish' && this.#beforeFinish !== undefined && !this.#writer.closed) {
+          this.#busy = true;
+          this.#beforeFinish().then(this.#resume, this.#failed);
+          return false;
+        }
       }
-      const full = flush();
-      if (full) await full;
-      if (writer.closed) break;
-      // Waiting for the upstream: a first read that encoded to nothing still shows the client its status.
-      writer.sendHeaders();
-      const r = await rest.next();
-      if (r.done) break;
-      next = r.value;
+      this.#encode(e);
+      this.#observed = false;
+      // The events already decoded from the same read, one by one: no array per read.
+      e = this.#next = this.#push?.nextReady();
     }
-    if (writer.closed && outcome.outcome === 'ok') {
-      outcome = { outcome: 'client_closed' };
-      await rest.return?.();
-    }
-  } catch (e) {
-    const error = toGatewayError(e);
-    if (!writer.closed) {
-      encode({ type: 'error', error });
-      await flush();
-    }
-    // HTTP providers turn every upstream failure into an error event (src/services/providers/http-chat-provider.ts),
-    // so what is thrown here comes from polygate itself.
-    outcome = writer.closed ? { outcome: 'client_closed' } : { outcome: 'error', error, local: true };
+    return true;
   }
-  writer.end();
-  return { ...outcome, encodeMs };
+
+  #encode(e: StreamEvent): void {
+    const t0 = performance.now();
+    const frames = this.#encoder.push(e);
+    this.#encodeMs += performance.now() - t0;
+    if (frames.length > 0) this.#writer.add(frames);
+  }
+
+  /** Polygate itself failed (HTTP providers turn every upstream failure into an error event): told to the client if it is there. */
+  #fail(e: unknown): void {
+    if (this.#done) return;
+    this.#busy = true;
+    try {
+      const error = toGatewayError(e);
+      const writer = this.#writer;
+      this.#outcome = writer.closed ? { outcome: 'client_closed' } : { outcome: 'error', error, local: true };
+      if (!writer.closed) {
+        this.#encode({ type: 'error', error });
+        if (!writer.flush()) return void writer.drained().then(() => this.#finish(), this.#reject);
+      }
+      this.#finish();
+    } catch (thrown) {
+      this.#done = true;
+      this.#reject(thrown);
+    }
+  }
+
+  /** The upstream's stream is over, or the client left (its upstream is then released). */
+  #end(): void {
+    if (this.#done) return;
+    if (this.#writer.closed && this.#outcome.outcome === 'ok') {
+      this.#outcome = { outcome: 'client_closed' };
+      this.#busy = true;
+      try {
+        const released = this.#rest.return?.();
+        if (released) return void released.then(() => this.#finish(), this.#failed);
+      } catch (e) {
+        return this.#fail(e);
+      }
+    }
+    this.#finish();
+  }
+
+  #finish(): void {
+    if (this.#done) return;
+    this.#done = true;
+    try {
+      this.#writer.end();
+    } catch (e) {
+      return this.#reject(e);
+    }
+    this.#resolve({ ...this.#outcome, encodeMs: this.#encodeMs });
+  }
 }

@@ -3,9 +3,7 @@ import { createParser } from 'eventsource-parser';
 import type { UpstreamStreamDecoder } from '../../../adapters/shared/chat-adapter.ts';
 import type { StreamEvent } from '../../ir/stream-event.ts';
 import { answerTooLarge, defaultMaxAnswerBytes } from './upstream-request.ts';
-
-/** TextDecoder's options for every read: one object, not one per read (issue #28). */
-const streaming: TextDecodeOptions = { stream: true };
+import { Utf8Reads } from './utf8-reads.ts';
 
 export type SseFeed = {
   /** Parses one chunk of the byte stream; events it completes go to `onEvent` at once. */
@@ -37,15 +35,17 @@ export function sseFeed(
   const parser = createParser({
     onEvent: (e) => {
       pending = 0;
-      const out = decoder.push({ event: e.event, data: e.data });
+      // The parser's own event (its `event` and `data`, and an `id` no decoder reads): decoders
+      // only read it, so it is not copied (issue #28).
+      const out = decoder.push(e);
       for (let i = 0; i < out.length; i++) onEvent(out[i]);
     },
   });
-  const text = new TextDecoder();
+  const text = new Utf8Reads();
   return {
     feed: (chunk) => {
       pending += chunk.length;
-      parser.feed(typeof chunk === 'string' ? chunk : text.decode(chunk, streaming));
+      parser.feed(typeof chunk === 'string' ? chunk : text.decode(chunk));
       if (pending > max) throw answerTooLarge(bound?.provider ?? 'upstream', max, 'an SSE event');
     },
     end: () => {
@@ -64,6 +64,15 @@ export function sseFeed(
 export interface SseEvents extends AsyncIterableIterator<StreamEvent> {
   /** The next event decoded and not yet taken, without waiting (none: undefined). No array per read. */
   nextReady(): StreamEvent | undefined;
+  /**
+   * Instead of a `next()` promise per wait: `wake` is called (in a microtask of its own, never
+   * inside the body's callback) when events are ready or the stream is over; the consumer then
+   * takes them with `nextReady` and asks `finished`. `next()` is not used after it (issue #28:
+   * a wait by promise and await allocates ~0.4 KB, one per upstream read when chunks come apart).
+   */
+  onReady(wake: () => void): void;
+  /** After `nextReady()` gave nothing: whether the stream is over. A failure (without `onError`) is thrown here, once. */
+  finished(): boolean;
 }
 
 /**
@@ -117,6 +126,9 @@ export class PushedSse implements SseEvents {
   #over = false;
   #failure: { error: unknown } | undefined;
   #paused = false;
+  /** `onReady`'s consumer, and whether its call is queued. */
+  #wake: (() => void) | undefined;
+  #woken = false;
   /** The pending `next()`'s promise, settled by `#notify`: one promise per wait, no closure. */
   #resolve: ((r: IteratorResult<StreamEvent>) => void) | undefined;
   #reject: ((e: unknown) => void) | undefined;
@@ -179,6 +191,13 @@ export class PushedSse implements SseEvents {
   }
 
   #notify(): void {
+    if (this.#wake !== undefined) {
+      if (!this.#woken && (this.#head !== this.#tail || this.#over)) {
+        this.#woken = true;
+        queueMicrotask(this.#runWake);
+      }
+      return;
+    }
     const resolve = this.#resolve;
     if (resolve === undefined || (this.#head === this.#tail && !this.#over)) return;
     const reject = this.#reject!;
@@ -189,6 +208,27 @@ export class PushedSse implements SseEvents {
     } catch (e) {
       reject(e);
     }
+  }
+
+  /** One closure per stream, queued as is: no closure or promise per wake. */
+  readonly #runWake = (): void => {
+    this.#woken = false;
+    this.#wake?.();
+  };
+
+  onReady(wake: () => void): void {
+    this.#wake = wake;
+    this.#notify();
+  }
+
+  finished(): boolean {
+    if (this.#head !== this.#tail || !this.#over) return false;
+    if (this.#failure) {
+      const { error } = this.#failure;
+      this.#failure = undefined;
+      throw error;
+    }
+    return true;
   }
 
   nextReady(): StreamEvent | undefined {
