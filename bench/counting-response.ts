@@ -1,9 +1,14 @@
-// A stand-in for the client's response in the in-process stream benches (pipe-stream-micro.ts,
-// pipe-stream-alloc.ts): what pipe-stream and the SSE writer use of one, counting the bytes written.
+// What the in-process stream benches (pipe-stream-micro.ts, pipe-stream-alloc.ts,
+// stream-differential.ts) take of a checkout: a stand-in for the client's response (what
+// pipe-stream and the SSE writer use of one), counting the bytes written or keeping them, and the
+// stream path's modules of one tree.
+import { resolve } from 'node:path';
+import type { WireFormat } from './wire-requests.ts';
 
-/** Bytes a response got, and the response itself. */
-export function countingResponse(): { res: unknown; bytes: () => number } {
+/** Bytes a response got, what it got (each write marked with `|`, when `keep`), and the response itself. */
+export function countingResponse(keep = false): { res: unknown; bytes: () => number; text: () => string } {
   let bytes = 0;
+  let out = '';
   let ended = false;
   const res = {
     socket: null,
@@ -13,11 +18,33 @@ export function countingResponse(): { res: unknown; bytes: () => number } {
     },
     writeHead: () => res,
     flushHeaders: () => {},
-    write: (s: string) => ((bytes += s.length), true),
+    write: (s: string) => {
+      bytes += s.length;
+      if (keep) out += `|${s}`;
+      return true;
+    },
     end: () => (ended = true),
     on: () => res,
     off: () => res,
     once: () => res,
   };
-  return { res, bytes: () => bytes };
+  return { res, bytes: () => bytes, text: () => out };
+}
+
+export type Codec = {
+  client: { decodeRequest(body: unknown, ctx: unknown): unknown; createStreamEncoder(req: unknown): unknown };
+  upstream: { codec: { createStreamDecoder(): unknown } };
+};
+
+/** A checkout's module at `path` (its own exports, untyped: trees differ). */
+export const moduleOf = (dir: string, path: string) => import(resolve(dir, path));
+
+/** The four wire formats' codecs of the checkout at `dir`. */
+export async function codecsOf(dir: string): Promise<Record<WireFormat, Codec>> {
+  return {
+    messages: (await moduleOf(dir, 'adapters/anthropic-messages/index.ts')).anthropicMessages,
+    chat: (await moduleOf(dir, 'adapters/openai-chat/index.ts')).openaiChat,
+    gemini: (await moduleOf(dir, 'adapters/gemini/index.ts')).gemini,
+    responses: (await moduleOf(dir, 'adapters/openai-responses/index.ts')).openaiResponses,
+  };
 }

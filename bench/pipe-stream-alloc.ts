@@ -12,13 +12,12 @@
 //   PIPE_ALLOC_ONLY (a direction, e.g. "chat → messages")  BENCH_BEFORE=<older checkout>
 //   PIPE_ALLOC_WHOLE=1: each answer in one upstream read (as bench/alloc-per-request.ts's zero-latency mock's arrive)
 import { execFileSync } from 'node:child_process';
-import { resolve } from 'node:path';
 import { Session } from 'node:inspector/promises';
 import { Readable } from 'node:stream';
 import { buildMockAnswers } from './mock-bodies.ts';
 import { repoRoot } from './processes.ts';
 import { clientRequest, type WireFormat } from './wire-requests.ts';
-import { countingResponse } from './counting-response.ts';
+import { codecsOf, countingResponse, moduleOf } from './counting-response.ts';
 
 const env = process.env;
 const streams = Number(env.PIPE_ALLOC_STREAMS ?? 400);
@@ -35,13 +34,6 @@ const directions: { up: WireFormat; client: WireFormat; path: string }[] = [
   { up: 'gemini', client: 'chat', path: 'chat → gemini' },
 ];
 
-type Codec = {
-  client: {
-    decodeRequest(body: unknown, ctx: unknown): unknown;
-    createStreamEncoder(req: unknown): unknown;
-  };
-  upstream: { codec: { createStreamDecoder(): unknown } };
-};
 type ProfileNode = {
   selfSize: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
@@ -50,15 +42,9 @@ type ProfileNode = {
 
 /** One round: `streams` streams of one direction of one tree, fed read by read, side by side. */
 async function streamRound(dir: string, up: WireFormat, client: WireFormat): Promise<() => Promise<void>> {
-  const at = (p: string) => import(resolve(dir, p));
-  const { pipeStream, firstEvent } = await at('src/families/chat/pipe-stream.ts');
-  const { readSse } = await at('src/infra/upstream/read-sse.ts');
-  const formats: Record<WireFormat, Codec> = {
-    messages: (await at('adapters/anthropic-messages/index.ts')).anthropicMessages,
-    chat: (await at('adapters/openai-chat/index.ts')).openaiChat,
-    gemini: (await at('adapters/gemini/index.ts')).gemini,
-    responses: (await at('adapters/openai-responses/index.ts')).openaiResponses,
-  };
+  const { pipeStream, firstEvent } = await moduleOf(dir, 'src/families/chat/pipe-stream.ts');
+  const { readSse } = await moduleOf(dir, 'src/infra/upstream/read-sse.ts');
+  const formats = await codecsOf(dir);
   const answer = buildMockAnswers(chunks)[up];
   const chunked = answer.streamWithUsage ?? answer.stream;
   // PIPE_ALLOC_WHOLE=1: the whole answer in one read, as a zero-latency upstream's reaches the gateway.

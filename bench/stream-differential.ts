@@ -10,53 +10,21 @@
 // made per run are masked. Prints the differences (0 is the claim) and the first two of them.
 //
 //   DIFF_STREAMS (1500)
-import { resolve } from 'node:path';
-import type { ServerResponse } from 'node:http';
 import { randomReads, randomSseBytes, seeded } from '../test/helpers/random-sse.ts';
 import { buildMockAnswers } from './mock-bodies.ts';
 import { repoRoot } from './processes.ts';
 import { clientRequest, type WireFormat } from './wire-requests.ts';
+import { codecsOf, countingResponse, moduleOf } from './counting-response.ts';
 
-type Codec = {
-  client: { decodeRequest(body: unknown, ctx: unknown): unknown; createStreamEncoder(req: unknown): unknown };
-  upstream: { codec: { createStreamDecoder(): unknown } };
-};
 type Run = (up: WireFormat, client: WireFormat, reads: Buffer[]) => Promise<string>;
 
 const streams = Number(process.env.DIFF_STREAMS ?? 1500);
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
-/** A response that keeps what is written (each write marked), for one tree's run. */
-function keepingResponse(): { res: ServerResponse; text: () => string } {
-  let out = '';
-  let ended = false;
-  const res = {
-    socket: null,
-    destroyed: false,
-    get writableEnded() {
-      return ended;
-    },
-    writeHead: () => res,
-    flushHeaders: () => {},
-    write: (s: string) => ((out += `|${s}`), true),
-    end: () => (ended = true),
-    on: () => res,
-    off: () => res,
-    once: () => res,
-  };
-  return { res: res as unknown as ServerResponse, text: () => out };
-}
-
 async function tree(dir: string): Promise<Run> {
-  const at = (p: string) => import(resolve(dir, p));
-  const { pipeStream, firstEvent } = await at('src/families/chat/pipe-stream.ts');
-  const { PushedSse } = await at('src/infra/upstream/read-sse.ts');
-  const formats: Record<WireFormat, Codec> = {
-    messages: (await at('adapters/anthropic-messages/index.ts')).anthropicMessages,
-    chat: (await at('adapters/openai-chat/index.ts')).openaiChat,
-    gemini: (await at('adapters/gemini/index.ts')).gemini,
-    responses: (await at('adapters/openai-responses/index.ts')).openaiResponses,
-  };
+  const { pipeStream, firstEvent } = await moduleOf(dir, 'src/families/chat/pipe-stream.ts');
+  const { PushedSse } = await moduleOf(dir, 'src/infra/upstream/read-sse.ts');
+  const formats = await codecsOf(dir);
   return async (up, client, reads) => {
     const request = formats[client].client.decodeRequest(JSON.parse(clientRequest[client]('bench', 'key', true).body), {
       headers: { 'anthropic-version': '2023-06-01' },
@@ -68,7 +36,7 @@ async function tree(dir: string): Promise<Run> {
       type: 'error',
       error,
     }));
-    const { res, text } = keepingResponse();
+    const { res, text } = countingResponse(true);
     const feed = (async () => {
       for (const r of reads) {
         await turn();
