@@ -23,6 +23,7 @@ import { leadingInstructions, normalizeInputItems } from '../../../src/services/
 import { ResponseRepository } from '../../../src/services/sessions/response-repository.ts';
 import { MemoryStore } from '../../../src/infra/store/memory-store.ts';
 import type { Route } from '../../../src/services/routing/model-router.ts';
+import { chatRequest } from '../../helpers/chat-request.ts';
 
 /** A seeded generator, so a failure names an input that can be replayed. */
 function rng(seed: number): () => number {
@@ -222,15 +223,7 @@ t.test('a route is sent the client options without the state keys, in their orde
       'w',
       () => undefined,
     );
-    const request = {
-      model: 'm',
-      system: [],
-      messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
-      tools: [],
-      sampling: {},
-      stream: false,
-      extensions: { 'openai-responses': options, gemini: { x: 1 } },
-    } as unknown as ChatRequest;
+    const request = chatRequest({ extensions: { 'openai-responses': options, gemini: { x: 1 } } });
     const sent = JSON.stringify(options);
     const out = session.forRoute(request, route, () => t.fail('no warning'));
     const expected = { ...options };
