@@ -1,6 +1,6 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { parse as parseUrl, type Url } from 'node:url';
+import type { Url } from 'node:url';
 import type { Dispatcher } from 'undici';
 import type { ChatUpstreamCodec, WireHeaders } from '../../../adapters/shared/chat-adapter.ts';
 import type { ProviderConfig } from '../../infra/config/gateway-config.ts';
@@ -10,6 +10,7 @@ import { credentialsRejected, GatewayError } from '../../ir/gateway-error.ts';
 import type { StreamEvent } from '../../ir/stream-event.ts';
 import { connectionError } from '../../infra/upstream/connection-error.ts';
 import { PushedSse } from '../../infra/upstream/read-sse.ts';
+import { relayTargetOf } from '../../infra/upstream/relay-target.ts';
 import {
   defaultMaxAnswerBytes,
   errorBodyOf,
@@ -110,14 +111,14 @@ export class HttpChatProvider implements ChatProvider {
 
   /**
    * The relay target for an upstream path, in the legacy `url.parse` shape http-proxy reads
-   * (`path`, `host`, `port`). A route that passes the client's model name through (a glob entry)
+   * (`path`, `host`, `port`: src/infra/upstream/relay-target.ts). A route that passes the client's model name through (a glob entry)
    * puts client-chosen names in Gemini paths, so the memory starts over past a bound.
    */
   relayTarget(path: string): Url {
     let target = this.#relayTargets.get(path);
     if (!target) {
       if (this.#relayTargets.size >= 1024) this.#relayTargets.clear();
-      this.#relayTargets.set(path, (target = parseUrl(this.baseUrl + path)));
+      this.#relayTargets.set(path, (target = relayTargetOf(this.baseUrl + path)));
     }
     return target;
   }
