@@ -6,7 +6,7 @@ import type { HttpChatProvider } from '../../services/providers/http-chat-provid
 import { retryableStatus } from '../../infra/upstream/failure-cause.ts';
 import type { RouteTimeouts } from '../../infra/config/route-policy.ts';
 import { connectionError } from '../../infra/upstream/connection-error.ts';
-import { jsonOrText } from '../../infra/upstream/upstream-request.ts';
+import { errorBodyBytes, jsonOrText, textOf } from '../../infra/upstream/upstream-request.ts';
 import { hookRelay, unhookRelay, type RelayProxy } from '../../infra/upstream/relay-proxy.ts';
 import { relayTimers, UpstreamTimeout, type RelayTimers } from './relay-timers.ts';
 import type { UpstreamSpan } from '../../infra/tracing/upstream-span.ts';
@@ -186,6 +186,21 @@ export async function passThrough(opts: {
           res.once('drain', resume);
         }
       };
+      /**
+       * Stores the record (`beforeLast`, the upstream paused meanwhile), then writes `outs`: the
+       * held answer, or a stream's last chunk. One 'drain' listener for all of them if the socket
+       * fills (a listener per write past the first full one piled up thousands for a held answer).
+       */
+      const commitThen = (outs: (Buffer | string)[]): void => {
+        committed = true;
+        proxyRes.pause();
+        holding = beforeLast!(status, tap.meter()).then(() => {
+          if (res.destroyed) return;
+          for (const out of outs) if (out.length > 0) res.write(out);
+          if (res.writableNeedDrain) res.once('drain', resume);
+          else resume();
+        });
+      };
       /** Bytes of the JSON answer held so far: past upstream.max_answer_bytes it is no longer held. */
       let heldBytes = 0;
       proxyRes.on('data', (chunk: Buffer) => {
@@ -198,27 +213,10 @@ export async function passThrough(opts: {
           heldBytes += chunk.length;
           // Bounded work: past the bound the tap has stopped copying (the record is an estimate either
           // way), so the record is stored now and the answer goes on as it comes, not held whole.
-          if (heldBytes > provider.maxAnswerBytes && beforeLast) {
-            committed = true;
-            proxyRes.pause();
-            holding = beforeLast(status, tap.meter()).then(() => {
-              if (res.destroyed) return;
-              for (const c of held.splice(0)) write(c);
-              if (!proxyRes.isPaused() || res.writableNeedDrain) return;
-              resume();
-            });
-          }
+          if (heldBytes > provider.maxAnswerBytes) commitThen(held.splice(0));
         } else if (!committed && beforeLast && tap.finished()) {
           // The chunk that ends the stream: its record is stored before it goes out.
-          committed = true;
-          const out = toClient(chunk);
-          proxyRes.pause();
-          holding = beforeLast(status, tap.meter()).then(() => {
-            if (res.destroyed) return;
-            write(out);
-            if (!proxyRes.isPaused() || res.writableNeedDrain) return;
-            resume();
-          });
+          commitThen([toClient(chunk)]);
         } else write(toClient(chunk));
       });
       let settled = false;
@@ -319,18 +317,18 @@ export async function passThrough(opts: {
   });
 }
 
-/** An upstream error body as text; at most 64 KiB is kept. `timers.chunk`: each chunk's arrival (the idle timer). */
+/** An upstream error body as text; at most `errorBodyBytes` is kept. `timers.chunk`: each chunk's arrival (the idle timer). */
 async function readErrorText(res: IncomingMessage, timers: Pick<RelayTimers, 'chunk'>): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
     for await (const c of res) {
       timers.chunk();
-      if (size < 65_536) chunks.push(c as Buffer);
+      if (size < errorBodyBytes) chunks.push(c as Buffer);
       size += (c as Buffer).length;
     }
   } catch {
     // cut or timed out while reading: decode what arrived
   }
-  return Buffer.concat(chunks).subarray(0, 65_536).toString('utf8');
+  return textOf(chunks, Math.min(size, errorBodyBytes));
 }

@@ -87,7 +87,7 @@ function jsonTap(
       if ((size += b.length) <= max) chunks.push(b);
       else if (firstBytes === '') {
         chunks.push(b);
-        firstBytes = Buffer.concat(chunks).subarray(0, 4096).toString('utf8');
+        firstBytes = Buffer.concat(chunks, Math.min(size, 4096)).toString('utf8');
         chunks = [];
       }
     },

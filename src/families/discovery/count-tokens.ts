@@ -17,7 +17,7 @@ import type { ChatFormatModule } from '../../infra/formats/formats.ts';
 import { decodeCountRequest, type CountingFormat } from './decode-count-request.ts';
 import { routeParams } from '../../infra/http/route-params.ts';
 import type { GatewayContext } from '../../services/runtime/gateway-context.ts';
-import { answerTooLarge, boundedText } from '../../infra/upstream/upstream-request.ts';
+import { boundedJson } from '../../infra/upstream/upstream-request.ts';
 
 /** Upstream answers that say the input itself is wrong: the client gets them, not an estimate. */
 const clientFaults = new Set([400, 413, 422]);
@@ -123,9 +123,7 @@ async function countUpstream(
       timeouts: route.timeouts,
     });
     // Bounded (upstream.max_answer_bytes): past it, the count fails as the upstream's.
-    const read = await boundedText(res.body, provider.maxAnswerBytes);
-    if (read.over) throw answerTooLarge(route.provider, provider.maxAnswerBytes);
-    answer = JSON.parse(read.text);
+    answer = await boundedJson(res.body, route.provider, provider.maxAnswerBytes);
   } catch (e) {
     return couldNotCount(e, route, warn);
   }

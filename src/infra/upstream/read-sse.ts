@@ -249,13 +249,7 @@ export class PushedSse implements SseEvents {
   #shift(): IteratorResult<StreamEvent> | undefined {
     const value = this.nextReady();
     if (value !== undefined) return { done: false, value };
-    if (!this.#over) return undefined;
-    if (this.#failure) {
-      const { error } = this.#failure;
-      this.#failure = undefined;
-      throw error;
-    }
-    return { done: true, value: undefined };
+    return this.finished() ? { done: true, value: undefined } : undefined;
   }
 
   /**

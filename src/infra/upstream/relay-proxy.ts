@@ -70,16 +70,16 @@ function proxyFor(target: Url, agent: Agent): ProxyServer {
 
 export function createRelayProxy(): RelayProxy {
   // Keyed by the provider's own target objects (HttpChatProvider.relayTarget, bounded): a proxy
-  // lives as long as its target.
-  const proxies = new WeakMap<Url, { agent: Agent; proxy: ProxyServer }>();
+  // lives as long as its target, and a target's provider always relays through the same agent.
+  const proxies = new WeakMap<Url, ProxyServer>();
   return {
     web(req, res, target, agent, onError) {
-      let p = proxies.get(target);
-      if (p?.agent !== agent) proxies.set(target, (p = { agent, proxy: proxyFor(target, agent) }));
+      let proxy = proxies.get(target);
+      if (!proxy) proxies.set(target, (proxy = proxyFor(target, agent)));
       // `web(req, res, callback)`: its options are optional (http-proxy parses them off the arguments' end),
       // though @types/http-proxy spells the callback after them.
-      const web = p.proxy.web as (req: IncomingMessage, res: ServerResponse, callback: (err: Error) => void) => void;
-      web.call(p.proxy, req, res, onError);
+      const web = proxy.web as (req: IncomingMessage, res: ServerResponse, callback: (err: Error) => void) => void;
+      web.call(proxy, req, res, onError);
     },
   };
 }

@@ -128,16 +128,19 @@ export function jsonOrText(text: string): unknown {
   }
 }
 
+/** What is kept of an upstream's error body: it is read for its message (the relay keeps as much). */
+export const errorBodyBytes = 65_536;
+
 /**
- * An upstream error body for a format's error decoder: its first `max` bytes (it is only read for
- * its message: the rest is not read, and the call is ended), a cut or timed-out read keeping what arrived.
+ * An upstream error body for a format's error decoder: its first `errorBodyBytes` (or `max`, if
+ * less: the rest is not read, and the call is ended), a cut or timed-out read keeping what arrived.
  */
 export async function errorBodyOf(
   res: Dispatcher.ResponseData,
   scrub: (text: string) => string = (t) => t,
   max = defaultMaxAnswerBytes,
 ): Promise<unknown> {
-  return jsonOrText(scrub((await boundedText(res.body, max)).text));
+  return jsonOrText(scrub((await boundedText(res.body, Math.min(max, errorBodyBytes))).text));
 }
 
 /**
