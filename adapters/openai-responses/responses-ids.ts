@@ -1,8 +1,7 @@
 // Ids and timestamps for objects polygate mints in the Responses wire format. OpenAI ids are a
 // type prefix plus hex (`resp_67cc…`, `msg_…`, `rs_…`, `fc_…`;
 // https://platform.openai.com/docs/api-reference/responses/object). The source is injectable so
-// golden tests are deterministic; the default draws from the Web Crypto global (prepared-turns.ts
-// mints its `resp_` ids the same way: 24 random bytes in hex).
+// golden tests are deterministic and a server can draw them from a pool of its own.
 
 export type IdSource = {
   /** A fresh id with the given prefix, e.g. `resp` → `resp_3f…`. */
@@ -12,28 +11,12 @@ export type IdSource = {
 };
 
 /**
- * Random bytes drawn for 256 ids at a time (the Web Crypto global: adapters do no I/O of their
- * own), each id's 24 decoded to hex at once: `crypto.randomUUID()` twice per id built each UUID
- * from ~20 short strings and then had a regular expression take its dashes out (~1 KB of garbage
- * and ~0.9 µs an id; this is one string and ~0.3 µs, bench/RESULTS.md session 12).
+ * 24 random bytes in hex per id, from the Web Crypto global. A server passes its own source
+ * (src/infra/formats/formats.ts: the process's pool of random bytes, one string an id); this
+ * default keeps the adapter free of state.
  */
-const idBytes = 24;
-const pool = Buffer.alloc(idBytes * 256);
-let used = pool.length;
-
-/** 48 random lowercase hex digits. */
-export function randomHex(): string {
-  if (used === pool.length) {
-    globalThis.crypto.getRandomValues(pool);
-    used = 0;
-  }
-  const at = used;
-  used += idBytes;
-  return pool.toString('hex', at, at + idBytes);
-}
-
 export const randomIds: IdSource = {
-  newId: (prefix) => `${prefix}_${randomHex()}`,
+  newId: (prefix) => `${prefix}_${Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(24))).toString('hex')}`,
   now: () => Math.floor(Date.now() / 1000),
 };
 

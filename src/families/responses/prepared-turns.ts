@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../infra/ids/random-pool.ts';
 
 /** A `generate: false` response: its input waits for the turn that continues it. */
 type Prepared = { input: unknown[]; previousId: unknown; bytes: number };
@@ -32,7 +32,7 @@ export class PreparedTurns {
 
   /** The server events of a prepared (empty, completed) response. */
   prepare(body: Record<string, unknown>): Record<string, unknown>[] {
-    const id = `resp_${randomBytes(24).toString('hex')}`;
+    const id = `resp_${randomHex(24)}`;
     const input = asItems(body.input);
     const bytes = JSON.stringify(input).length;
     this.#turns.set(id, { input, previousId: body.previous_response_id, bytes });

@@ -8,7 +8,13 @@ import { openaiChat } from '../../../adapters/openai-chat/index.ts';
 import { openaiResponses } from '../../../adapters/openai-responses/index.ts';
 import { tune } from '../../../adapters/tune/index.ts';
 import type { ChatClientCodec } from '../../../adapters/shared/chat-adapter.ts';
-import { servesProvider, type FormatModule, type UpstreamSide } from '../../../adapters/shared/format-module.ts';
+import {
+  servesProvider,
+  type FormatModule,
+  type IdSource,
+  type UpstreamSide,
+} from '../../../adapters/shared/format-module.ts';
+import { randomHex } from '../ids/random-pool.ts';
 
 export type { FormatModule } from '../../../adapters/shared/format-module.ts';
 
@@ -17,12 +23,23 @@ export type ChatFormatModule = FormatModule & { readonly client: ChatClientCodec
 
 export const isChatFormat = (f: FormatModule): f is ChatFormatModule => f.client !== undefined;
 
+/**
+ * The ids and time a codec mints objects with (`resp_…`, `created_at`), for a codec that takes
+ * them: drawn from the process's pool of random bytes (src/infra/ids/random-pool.ts), so the
+ * adapter itself keeps no state.
+ */
+const serverIds: IdSource = {
+  newId: (prefix) => `${prefix}_${randomHex(24)}`,
+  now: () => Math.floor(Date.now() / 1000),
+};
+const withServerIds = (f: FormatModule): FormatModule => (f.clientFor ? { ...f, client: f.clientFor(serverIds) } : f);
+
 /** Order breaks ties between formats claiming a shared path (`/v1/models`): Gemini's marks first. */
 export const formats: readonly FormatModule[] = [
   tune,
   openaiAudio,
   gemini,
-  openaiResponses,
+  withServerIds(openaiResponses),
   anthropicMessages,
   openaiChat,
 ];

@@ -1,23 +1,15 @@
-import { randomFillSync } from 'node:crypto';
+import { draw, randomPool as pool } from '../ids/random-pool.ts';
 
 // A request's id (x-request-id) when the client sent none: a random (version 4) UUID, as
-// `crypto.randomUUID()` makes, from the same kind of entropy cache (random bytes drawn for 256
-// ids at a time). Node builds its UUID by concatenating 20 short strings (~0.55 KB of garbage a
+// `crypto.randomUUID()` makes, from the same kind of entropy cache (src/infra/ids/random-pool.ts). Node builds its UUID by concatenating 20 short strings (~0.55 KB of garbage a
 // request); this writes the 36 characters into one buffer and decodes it once (one string).
 
-const pool = Buffer.allocUnsafeSlow(16 * 256);
-let used = pool.length;
 const text = Buffer.allocUnsafeSlow(36);
 const hex = Buffer.from('0123456789abcdef', 'latin1');
 
 /** A new random UUID (RFC 9562 version 4, lowercase), e.g. `0b9c7a52-7c1e-4d2a-9f3e-5a1b2c3d4e5f`. */
 export function newRequestId(): string {
-  if (used === pool.length) {
-    randomFillSync(pool);
-    used = 0;
-  }
-  const at = used;
-  used += 16;
+  const at = draw(16);
   let w = 0;
   for (let i = 0; i < 16; i++) {
     let b = pool[at + i];

@@ -16,7 +16,9 @@ import {
   type Outcome,
 } from '../../../adapters/openai-responses/encode-response-object.ts';
 import { echoRequestFields } from '../../../adapters/openai-responses/echo-request-fields.ts';
-import { randomHex, randomIds } from '../../../adapters/openai-responses/responses-ids.ts';
+import { randomIds } from '../../../adapters/openai-responses/responses-ids.ts';
+import { newRequestId } from '../../../src/infra/http/request-id.ts';
+import { randomHex } from '../../../src/infra/ids/random-pool.ts';
 import type { ResponseObject } from '../../../adapters/openai-responses/responses-wire-types.ts';
 import { ResponsesSession } from '../../../src/services/sessions/responses-session.ts';
 import { leadingInstructions, normalizeInputItems } from '../../../src/services/sessions/input-items.ts';
@@ -158,12 +160,14 @@ t.test('the response envelope serializes byte for byte as before, over 2,000 gen
 t.test('an id is its prefix and 48 random hex digits, none repeated across pool refills', async (t) => {
   const seen = new Set<string>();
   for (let i = 0; i < 1000; i++) {
-    const id = randomIds.newId('resp');
+    // The server's ids (src/infra/formats/formats.ts) share their pool with the request ids.
+    const id = `resp_${randomHex(24)}`;
+    newRequestId();
     if (!/^resp_[0-9a-f]{48}$/.test(id)) t.fail(id);
     seen.add(id);
   }
   t.equal(seen.size, 1000);
-  t.match(randomHex(), /^[0-9a-f]{48}$/);
+  t.match(randomIds.newId('msg'), /^msg_[0-9a-f]{48}$/, "the adapter's own default");
 });
 
 t.test("a first turn's leading instructions read from the raw input as from its normalized items", async (t) => {
