@@ -1,7 +1,6 @@
 // The admin read API (docs/usage-and-tracing.md): usage and spend for operators, behind its own
 // token (admin.token), never a client key. Off (404) while no token is configured.
-import { sameSecret } from '../services/auth/same-secret.ts';
-import { adminTokenTried, refuseGuesser } from './admin-throttle.ts';
+import { adminTokenMatches } from './admin-throttle.ts';
 import { csrfHeader, sessionAdmits } from './console/console-sessions.ts';
 import { GatewayError } from '../ir/gateway-error.ts';
 import { budgetRows, budgetScopes } from '../services/access/budget-status.ts';
@@ -19,10 +18,7 @@ const requireAdmin: GatewayMiddleware = async (ctx, next) => {
   if (session === 'ok') return next();
   const presented = ctx.get('authorization');
   // Only a token presented is a guess (a console page whose session ended is told so, not held back).
-  if (presented !== '') refuseGuesser(ctx);
-  const right = sameSecret(presented, `Bearer ${token}`);
-  if (presented !== '') adminTokenTried(ctx, right);
-  if (!right) {
+  if (presented === '' || !adminTokenMatches(ctx, presented, `Bearer ${token}`)) {
     throw new GatewayError(
       'authentication',
       session === 'expired'

@@ -4,6 +4,7 @@
 // a console page whose session ended is told so, not held back.
 import { GatewayError } from '../ir/gateway-error.ts';
 import { FailedAuthThrottle } from '../services/auth/failed-auth-throttle.ts';
+import { sameSecret } from '../services/auth/same-secret.ts';
 import type { GatewayContext } from '../services/runtime/gateway-context.ts';
 
 const throttles = new WeakMap<object, FailedAuthThrottle>();
@@ -16,19 +17,20 @@ function throttleOf(services: object): FailedAuthThrottle {
 
 const addressOf = (ctx: GatewayContext): string => ctx.req.socket.remoteAddress ?? '';
 
-/** Refuses an address past `admin.wrong_tokens_per_minute`, before its token is compared. */
-export function refuseGuesser(ctx: GatewayContext): void {
-  const limit = ctx.state.runtime.config.admin.wrong_tokens_per_minute;
-  const wait = throttleOf(ctx.state.services).waitSeconds(addressOf(ctx), limit);
+/**
+ * Whether `presented` is the admin token, compared in constant time, for a caller not past its
+ * wrong tokens (else a 429, before comparing); the answer is counted for its address.
+ */
+export function adminTokenMatches(ctx: GatewayContext, presented: string, expected: string): boolean {
+  const throttle = throttleOf(ctx.state.services);
+  const address = addressOf(ctx);
+  const wait = throttle.waitSeconds(address, ctx.state.runtime.config.admin.wrong_tokens_per_minute);
   if (wait > 0)
     throw new GatewayError('rate-limit', `too many wrong admin tokens from this address; try again in ${wait} s`, {
       retryAfter: wait,
     });
-}
-
-/** Counts the token just compared: right, or one more wrong one. */
-export function adminTokenTried(ctx: GatewayContext, right: boolean): void {
-  const t = throttleOf(ctx.state.services);
-  if (right) t.succeeded(addressOf(ctx));
-  else t.failed(addressOf(ctx));
+  const right = sameSecret(presented, expected);
+  if (right) throttle.succeeded(address);
+  else throttle.failed(address);
+  return right;
 }

@@ -4,7 +4,7 @@
 import coBody from 'co-body';
 import { GatewayError, invalid } from '../../ir/gateway-error.ts';
 import { sameSecret } from '../../services/auth/same-secret.ts';
-import { adminTokenTried, refuseGuesser } from '../admin-throttle.ts';
+import { adminTokenMatches } from '../admin-throttle.ts';
 import { assetText, consoleAssets, consolePage } from './console-assets.ts';
 import { consoleHeaders, noStore } from './console-headers.ts';
 import { csrfHeader, sessionCookie, sessionLifetimeMs, sessionsOf } from './console-sessions.ts';
@@ -78,11 +78,9 @@ export function registerConsoleRoutes(router: GatewayRouter): void {
   router.post('/console/session', consoleScope, async (ctx) => {
     sameOrigin(ctx);
     const token = tokenOf(ctx);
-    refuseGuesser(ctx);
     const presented = await readToken(ctx);
-    const right = sameSecret(presented, token);
-    adminTokenTried(ctx, right);
-    if (!right) throw new GatewayError('authentication', 'that is not the admin token');
+    if (!adminTokenMatches(ctx, presented, token))
+      throw new GatewayError('authentication', 'that is not the admin token');
     const { id, view } = sessionsOf(ctx.state.services).create(token);
     setSessionCookie(ctx, id, sessionLifetimeMs);
     ctx.set(noStore);
