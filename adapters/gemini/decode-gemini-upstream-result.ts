@@ -4,7 +4,7 @@
 import type { Citation, Part } from '../../src/ir/chat-request.ts';
 import type { ChatFinish, ChatResult, SafetyRating } from '../../src/ir/chat-result.ts';
 import { GatewayError } from '../../src/ir/gateway-error.ts';
-import { isObject, type Json } from '../shared/narrow.ts';
+import { firstAtIndexZero, isObject, type Json } from '../shared/narrow.ts';
 import { syntheticCallId } from './call-ids.ts';
 import { finishOfGemini } from './gemini-finish-reason.ts';
 import { usageOfGemini } from './gemini-usage.ts';
@@ -22,9 +22,7 @@ export function decodeGeminiUpstreamResult(body: unknown): ChatResult {
     finish: { reason: 'other', raw: '' },
     usage: usageOfGemini(body.usageMetadata),
   };
-  const candidate = Array.isArray(body.candidates)
-    ? body.candidates.find((c) => isObject(c) && (c.index === undefined || c.index === 0))
-    : undefined;
+  const candidate = firstAtIndexZero(body.candidates);
   const feedback = isObject(body.promptFeedback) ? body.promptFeedback : undefined;
   if (!isObject(candidate)) {
     const reason = s(feedback?.blockReason);
