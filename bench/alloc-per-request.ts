@@ -15,9 +15,19 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { benchPaths, polygateConfig } from './paths.ts';
-import { beforeDir, freePort, LOAD_CORE, pinSelf, startMockProcess, startPolygate } from './processes.ts';
+import {
+  beforeDir,
+  freePort,
+  GATEWAY_CORE,
+  LOAD_CORE,
+  pinSelf,
+  repoRoot,
+  startMockProcess,
+  startNodeProcess,
+  startPolygate,
+} from './processes.ts';
 import { streamOnce } from './stream-client.ts';
-import { polygateTarget, type Target } from './targets.ts';
+import { frameworkFloorTarget, polygateTarget, type Target } from './targets.ts';
 
 const env = process.env;
 const requests = Number(env.ALLOC_REQUESTS ?? 3000);
@@ -85,8 +95,11 @@ function walk(n: ProfileNode, by: Map<string, number>): number {
   return n.children.reduce((s, c) => s + walk(c, by), n.selfSize);
 }
 
-/** One measured row: path and mode as `alloc` goals name them, KB allocated per request. */
-export type AllocRow = { path: string; mode: 'json' | 'stream'; kb: number };
+/**
+ * One measured row: path and mode as `alloc` goals name them, KB allocated per request; `floor`: a framework
+ * floor's row (its upstream client), not polygate's.
+ */
+export type AllocRow = { path: string; mode: 'json' | 'stream'; kb: number; floor?: 'undici' | 'http-proxy' };
 
 /**
  * KB per request before issue #28's work (main at e5ad342, measured with this script on 2026-11-27:
@@ -101,6 +114,79 @@ export const allocBaselineKb: Record<string, number> = {
   'chat → openai-chat (pass-through) stream': 134.1,
 };
 
+/** Samples one process's allocations over `requests` requests of each row (after a warm-up of each). */
+async function measureRows(
+  ins: Awaited<ReturnType<typeof inspector>>,
+  rows: { name: string; t: Target }[],
+  out: string[],
+  found: AllocRow[],
+  floor?: AllocRow['floor'],
+): Promise<void> {
+  for (const { name, t } of rows)
+    for (const stream of [false, true]) {
+      const label = `${name} ${stream ? 'stream' : 'json'}`;
+      if (!only.every((w) => label.includes(w))) continue;
+      await load(t, stream, warmup);
+      await ins.call('HeapProfiler.collectGarbage');
+      await ins.call('HeapProfiler.startSampling', {
+        samplingInterval: 512,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: !survivors,
+      });
+      await load(t, stream, requests);
+      if (survivors)
+        for (let i = 0; i < 2; i++)
+          await ins.call('Runtime.evaluate', { expression: "gc({ type: 'minor' })", includeCommandLineAPI: true });
+      const { profile } = (await ins.call('HeapProfiler.stopSampling')) as { profile: { head: ProfileNode } };
+      if (env.ALLOC_SAVE)
+        writeFileSync(
+          join(env.ALLOC_SAVE, `${name.replace(/[^a-z-]+/gi, '_')}-${stream ? 'stream' : 'json'}.heapprofile`),
+          JSON.stringify(profile),
+        );
+      const by = new Map<string, number>();
+      const total = walk(profile.head, by);
+      const top = [...by.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, topN)
+        .map(([k, v]) => `\`${k}\` ${(v / requests / 1024).toFixed(1)}`)
+        .join(', ');
+      found.push({ path: name, mode: stream ? 'stream' : 'json', kb: total / requests / 1024, floor });
+      out.push(`| ${name} | ${stream ? 'stream' : 'json'} | ${(total / requests / 1024).toFixed(1)} | ${top} |`);
+      process.stderr.write(`${out[out.length - 1]}\n`);
+    }
+}
+
+/**
+ * The framework floor (bench/framework-floor.ts: Koa, @koa/router, koa-body and the upstream client, no gateway
+ * logic) measured the same way: what the design card's packages allocate for the same requests before any of
+ * polygate's own work. With `--client http-proxy` its upstream call goes through http-proxy and node:http, as
+ * polygate's same-format relay does: the bytes a relay cannot go below with the card's relay package.
+ */
+async function floorRows(mockUrl: string, client: 'undici' | 'http-proxy', out: string[], found: AllocRow[]) {
+  const port = await freePort();
+  const floor = await startNodeProcess(`framework floor (${client})`, join(repoRoot, 'bench/framework-floor.ts'), {
+    core: GATEWAY_CORE,
+    nodeArgs: [`--inspect=127.0.0.1:${port}`, ...(survivors ? ['--expose-gc'] : [])],
+    args: (p) => ['--port', String(p), '--target', mockUrl, '--client', client],
+  });
+  const ins = await inspector(port);
+  try {
+    await measureRows(
+      ins,
+      (['messages', 'chat'] as const).map((inbound) => {
+        const t = frameworkFloorTarget(inbound, floor.url);
+        return { name: `framework floor, ${client} client · ${t.path}`, t };
+      }),
+      out,
+      found,
+      client,
+    );
+  } finally {
+    ins.close();
+    await floor.stop();
+  }
+}
+
 export async function allocPerRequest(dir?: string): Promise<{ lines: string[]; rows: AllocRow[] }> {
   const mock = await startMockProcess({ chunks: 20, intervalMs: 0 });
   const port = await freePort();
@@ -111,57 +197,38 @@ export async function allocPerRequest(dir?: string): Promise<{ lines: string[]; 
   });
   const ins = await inspector(port);
   const out = [
-    `Bytes ${survivors ? 'surviving a scavenge' : 'allocated'} per request (\`${survivors ? 'ALLOC_SURVIVORS=1 ' : ''}node bench/alloc-per-request.ts\`${dir ? `, ${dir}` : ''}): V8 sampling heap profiler, ${survivors ? 'objects collected by a major GC included, by a scavenge left out' : 'collected objects included'}, 512-byte interval, ${requests} requests after ${warmup} of warm-up, ${connections} connections; stream answers of 20 chunks.`,
+    `Bytes ${survivors ? 'surviving a scavenge' : 'allocated'} per request (\`${survivors ? 'ALLOC_SURVIVORS=1 ' : ''}node bench/alloc-per-request.ts\`${dir ? `, ${dir}` : ''}): V8 sampling heap profiler, ${survivors ? 'objects collected by a major GC included, by a scavenge left out' : 'collected objects included'}, 512-byte interval, ${requests} requests after ${warmup} of warm-up, ${connections} connections; stream answers of 20 chunks. The framework floor's rows (without \`dir\`; ALLOC_FLOORS=0 leaves them out): the design card's packages alone on the same requests, with undici and with http-proxy (the relay's package) as the upstream client.`,
     '',
     '| path | mode | KB / request | top allocators (KB / request) |',
     '|---|---|---:|---|',
   ];
   const rows: AllocRow[] = [];
   try {
-    for (const name of [
-      'E → openai-chat (translate)',
-      'E → anthropic (pass-through)',
-      'chat → openai-chat (pass-through)',
-      ...(env.ALLOC_EXTRA ?? '').split(',').filter(Boolean),
-    ])
-      for (const stream of [false, true]) {
-        const label = `${name} ${stream ? 'stream' : 'json'}`;
-        if (!only.every((w) => label.includes(w))) continue;
-        const t = polygateTarget(
+    await measureRows(
+      ins,
+      [
+        'E → openai-chat (translate)',
+        'E → anthropic (pass-through)',
+        'chat → openai-chat (pass-through)',
+        ...(env.ALLOC_EXTRA ?? '').split(',').filter(Boolean),
+      ].map((name) => ({
+        name,
+        t: polygateTarget(
           benchPaths.find((p) => p.name === name)!,
           gw.url,
-        );
-        await load(t, stream, warmup);
-        await ins.call('HeapProfiler.collectGarbage');
-        await ins.call('HeapProfiler.startSampling', {
-          samplingInterval: 512,
-          includeObjectsCollectedByMajorGC: true,
-          includeObjectsCollectedByMinorGC: !survivors,
-        });
-        await load(t, stream, requests);
-        if (survivors)
-          for (let i = 0; i < 2; i++)
-            await ins.call('Runtime.evaluate', { expression: "gc({ type: 'minor' })", includeCommandLineAPI: true });
-        const { profile } = (await ins.call('HeapProfiler.stopSampling')) as { profile: { head: ProfileNode } };
-        if (env.ALLOC_SAVE)
-          writeFileSync(
-            join(env.ALLOC_SAVE, `${name.replace(/[^a-z-]+/gi, '_')}-${stream ? 'stream' : 'json'}.heapprofile`),
-            JSON.stringify(profile),
-          );
-        const by = new Map<string, number>();
-        const total = walk(profile.head, by);
-        const top = [...by.entries()]
-          .sort((a, b) => b[1] - a[1])
-          .slice(0, topN)
-          .map(([k, v]) => `\`${k}\` ${(v / requests / 1024).toFixed(1)}`)
-          .join(', ');
-        rows.push({ path: name, mode: stream ? 'stream' : 'json', kb: total / requests / 1024 });
-        out.push(`| ${name} | ${stream ? 'stream' : 'json'} | ${(total / requests / 1024).toFixed(1)} | ${top} |`);
-        process.stderr.write(`${out[out.length - 1]}\n`);
-      }
+        ),
+      })),
+      out,
+      rows,
+    );
   } finally {
     ins.close();
     await gw.stop();
+  }
+  try {
+    if (!dir && env.ALLOC_FLOORS !== '0')
+      for (const client of ['undici', 'http-proxy'] as const) await floorRows(mock.url, client, out, rows);
+  } finally {
     await mock.stop();
   }
   return { lines: out, rows };

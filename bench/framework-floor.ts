@@ -6,9 +6,10 @@
 // on the same requests; the bare hop (floor-proxy.ts) is the floor of Node's HTTP stack alone.
 //
 //
-// `--client http-proxy`: the non-streamed upstream call goes through http-proxy and a keep-alive
-// node:http Agent instead, as polygate's same-format relay does (the design card's relay package):
-// what that client costs beside undici, with nothing else of polygate's (issue #28, bench/json-cpu.ts).
+// `--client http-proxy`: the upstream call goes through http-proxy and a keep-alive node:http Agent
+// instead, as polygate's same-format relay does (the design card's relay package): what that client
+// costs beside undici, with nothing else of polygate's (issue #28, bench/json-cpu.ts,
+// bench/alloc-per-request.ts); a stream is relayed as its bytes arrive there too.
 //
 //   node bench/framework-floor.ts --port P --target http://127.0.0.1:MOCKPORT [--client http-proxy]
 //
@@ -50,7 +51,7 @@ const relay: Koa.Middleware = async (ctx) => {
     const v = ctx.get(h);
     if (v) headers[h] = v;
   }
-  if (!stream && values.client === 'http-proxy') return viaHttpProxy(ctx, body, headers);
+  if (values.client === 'http-proxy') return viaHttpProxy(ctx, body, headers, stream);
   const up = await pools.get(origin)!.request({ method: 'POST', path: ctx.url, headers, body });
   ctx.status = up.statusCode;
   if (stream) {
@@ -75,8 +76,8 @@ const kAnswer = Symbol('answer');
 type Hooked = IncomingMessage & { [kAnswer]?: { answer: (proxyRes: IncomingMessage) => void } };
 proxy.on('proxyRes', (proxyRes, req: Hooked) => req[kAnswer]?.answer(proxyRes));
 
-/** The answer read whole, parsed and serialized again, as the undici branch does. */
-function viaHttpProxy(ctx: Koa.Context, body: string, headers: Record<string, string>): Promise<void> {
+/** The answer read whole, parsed and serialized again, as the undici branch does; a stream relayed as it arrives. */
+function viaHttpProxy(ctx: Koa.Context, body: string, headers: Record<string, string>, stream: boolean): Promise<void> {
   const payload = Buffer.from(body);
   let target = targets.get(ctx.url);
   if (!target) targets.set(ctx.url, (target = parseUrl(origin + ctx.url)));
@@ -88,6 +89,12 @@ function viaHttpProxy(ctx: Koa.Context, body: string, headers: Record<string, st
     req[kAnswer] = {
       answer: (proxyRes) => {
         req[kAnswer] = undefined;
+        if (stream) {
+          ctx.status = proxyRes.statusCode ?? 502;
+          ctx.type = String(proxyRes.headers['content-type'] ?? 'text/event-stream');
+          ctx.body = proxyRes;
+          return resolve();
+        }
         const chunks: Buffer[] = [];
         proxyRes.on('data', (c: Buffer) => chunks.push(c));
         proxyRes.on('end', () => {

@@ -152,7 +152,7 @@ function streamTable(rows: StreamRow[]): string[] {
 
 /** polygate beside the other targets measured on one of its paths (peers, floors). */
 function sideBySide(r: Report, path: string): string[] {
-  const order: Via[] = ['polygate', 'portkey', 'ccr', 'framework', 'floor'];
+  const order: Via[] = ['polygate', 'portkey', 'ccr', 'framework', 'framework-http-proxy', 'floor'];
   const vias = order.filter(
     (v) => r.json.some((x) => x.via === v && x.path === path) || r.stream.some((x) => x.via === v && x.path === path),
   );

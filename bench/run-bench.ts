@@ -175,6 +175,16 @@ async function main(): Promise<void> {
       args: (port) => ['--port', String(port), '--target', mock.url],
     });
     procs.push(framework);
+    // The same floor with http-proxy over node:http as its upstream client, the relay's package: the pass-through
+    // goal's reference for what the card's relay package costs (issue #28; BENCH_PROXY_FLOOR=0 leaves it out).
+    const proxyFramework =
+      env.BENCH_PROXY_FLOOR === '0'
+        ? undefined
+        : await startNodeProcess('framework floor (http-proxy)', join(repoRoot, 'bench/framework-floor.ts'), {
+            core: GATEWAY_CORE,
+            args: (port) => ['--port', String(port), '--target', mock.url, '--client', 'http-proxy'],
+          });
+    if (proxyFramework) procs.push(proxyFramework);
 
     const paths = benchPaths.filter((p) => !pathFilter || pathFilter.some((f) => p.name.toLowerCase().includes(f)));
     // Each path's before target right after its after target: the pair is measured back to back.
@@ -194,6 +204,11 @@ async function main(): Promise<void> {
     }
     // The framework floor on both same-format paths, so Chat-in and Messages-in paths each have a floor of their own format.
     candidates.push(frameworkFloorTarget('chat', framework.url), frameworkFloorTarget('messages', framework.url));
+    if (proxyFramework)
+      candidates.push(
+        frameworkFloorTarget('chat', proxyFramework.url, 'framework-http-proxy'),
+        frameworkFloorTarget('messages', proxyFramework.url, 'framework-http-proxy'),
+      );
     candidates.push(peerTarget('floor', 'chat', 'openai-chat', floor.url, 'gpt-bench'));
 
     const skipped: Report['skipped'] = [];

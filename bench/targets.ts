@@ -7,9 +7,11 @@ import { clientRequest, streamEndMarker, type ClientRequest, type WireFormat } f
 /**
  * `polygate-before`: the older checkout of an A/B run (BENCH_BEFORE), on the same paths as
  * `polygate`. `floor`: the bare hop (floor-proxy.ts); `framework`: the framework floor
- * (framework-floor.ts); `portkey` and `ccr` (claude-code-router): the peers.
+ * (framework-floor.ts); `framework-http-proxy`: the same with http-proxy over node:http as its upstream client,
+ * polygate's relay package (issue #28); `portkey` and `ccr` (claude-code-router): the peers.
  */
-export type Via = 'direct' | 'polygate' | 'polygate-before' | 'portkey' | 'floor' | 'framework' | 'ccr';
+export type Via =
+  'direct' | 'polygate' | 'polygate-before' | 'portkey' | 'floor' | 'framework' | 'framework-http-proxy' | 'ccr';
 
 /** How the report names each way through. */
 export const viaName: Record<Via, string> = {
@@ -19,6 +21,7 @@ export const viaName: Record<Via, string> = {
   portkey: 'portkey',
   floor: 'bare hop',
   framework: 'framework floor',
+  'framework-http-proxy': 'framework floor (http-proxy client)',
   ccr: 'claude-code-router',
 };
 
@@ -111,9 +114,13 @@ export function frameworkFloorPath(inbound: WireFormat): { inbound: WireFormat; 
 }
 
 /** The framework floor's target of the same-format path `frameworkFloorPath(inbound)` names. */
-export function frameworkFloorTarget(inbound: WireFormat, url: string): Target {
+export function frameworkFloorTarget(
+  inbound: WireFormat,
+  url: string,
+  via: 'framework' | 'framework-http-proxy' = 'framework',
+): Target {
   const f = frameworkFloorPath(inbound);
-  return peerTarget('framework', f.inbound, f.upstream, url, f.model);
+  return peerTarget(via, f.inbound, f.upstream, url, f.model);
 }
 
 /** One request of each kind; the reason a target cannot serve, or undefined when it can. */
