@@ -117,6 +117,10 @@ export class RequestEnd {
     const state = this.#state;
     const { started, format, familyLabel, ops, stream, log, accessLog } = this.#facts;
     const status = state.status ?? ctx.status;
+    // A response that closed before its last byte went to the socket did not reach its client, whatever its handler
+    // saw: a JSON answer whose client left while Koa was still writing it was logged and recorded `ok`.
+    if (!ctx.res.writableFinished && (state.outcome ?? (status < 400 ? 'ok' : undefined)) === 'ok')
+      state.outcome = 'client_closed';
     const labels = {
       family: familyLabel,
       inbound_format: format?.name ?? 'none',
