@@ -9,7 +9,7 @@ import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
 import { startInProcessApp, type InProcessApp } from '../helpers/in-process-app.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 const LIMITED = 'sk-isolated-rpm-0001';
 
 const upstreams: Emulator[] = [];

@@ -11,7 +11,7 @@ import { startOpenAIChatUpstream } from '../emulators/openai-chat-upstream.ts';
 import { startInProcessApp } from '../helpers/in-process-app.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 const LIMITED = 'sk-reload-rpm-00001';
 
 const up = await startOpenAIChatUpstream();

@@ -12,7 +12,7 @@ import { TEST_KEY } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { postMessages } from '../e2e/post-messages.ts';
 
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 
 const { gw, anth, oai } = await gatewayWithUpstreams(t, {
   models: modelRoutes({

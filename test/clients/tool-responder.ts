@@ -5,7 +5,7 @@
 // the request as the emulator recorded it.
 import type { RecordedRequest, Reply, Responder } from '../emulators/emulator-types.ts';
 
-type Json = Record<string, unknown>;
+import type { JsonObject as Json } from '../helpers/json.ts';
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A tool as offered upstream: its name and its JSON-schema parameters. */

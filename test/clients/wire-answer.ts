@@ -3,7 +3,7 @@
 // client would have accepted it. Formats as in the emulators of test/emulators/.
 export type Family = 'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini';
 
-type Json = Record<string, unknown>;
+import type { JsonObject as Json } from '../helpers/json.ts';
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The family a request path belongs to, or undefined for other endpoints. */

@@ -10,7 +10,7 @@ import { cloudGateway, lastRequest } from './cloud-gateway.ts';
 import { bedrockSigned } from './cloud-providers.ts';
 import { reasoningBudget, thinkingText } from './matrix/fixtures.ts';
 
-type Json = Record<string, unknown>;
+import type { JsonObject as Json } from '../helpers/json.ts';
 const emu = await startBedrockUpstream();
 t.teardown(() => emu.close());
 const modelId = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';

@@ -8,7 +8,7 @@ import { cloudGateway, lastRequest } from './cloud-gateway.ts';
 import { bedrockSigned } from './cloud-providers.ts';
 import { pixel, thinkingText, toolArgPieces, toolArgs, weatherTool } from './matrix/fixtures.ts';
 
-type Json = Record<string, unknown>;
+import type { JsonObject as Json } from '../helpers/json.ts';
 const emu = await startBedrockUpstream();
 t.teardown(() => emu.close());
 const modelId = 'mistral.mistral-large-2407-v1:0';

@@ -11,7 +11,7 @@ import { startInProcessApp } from '../helpers/in-process-app.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { bedrockSigned } from './cloud-providers.ts';
 
-type Json = Record<string, unknown>;
+import type { JsonObject as Json } from '../helpers/json.ts';
 const emu = await startBedrockUpstream();
 t.teardown(() => emu.close());
 t.beforeEach(() => emu.reset());

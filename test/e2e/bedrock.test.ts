@@ -12,7 +12,7 @@ import { bedrockAt, bedrockSigned } from './cloud-providers.ts';
 import { thinkingText } from './matrix/fixtures.ts';
 import { modelRoutes } from '../helpers/model-routes.ts';
 
-type Json = Record<string, unknown>;
+import type { JsonObject as Json } from '../helpers/json.ts';
 const emu = await startBedrockUpstream();
 t.teardown(() => emu.close());
 // The default chain reads the environment first.

@@ -10,7 +10,7 @@ import { gatewayWithUpstreams } from '../helpers/gateway-with-upstreams.ts';
 import { modelRoutes } from '../helpers/model-routes.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
 
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 
 const { gw, anth, oai } = await gatewayWithUpstreams(t, {
   models: modelRoutes({

@@ -15,7 +15,7 @@ import { bedrockSigned, vertexAt } from './cloud-providers.ts';
 import { postMessages } from './post-messages.ts';
 import { modelRoutes } from '../helpers/model-routes.ts';
 
-type Json = Record<string, unknown>;
+import type { JsonObject as Json } from '../helpers/json.ts';
 const [bedrock, vertex] = await Promise.all([startBedrockUpstream(), startVertexUpstream()]);
 t.teardown(() => Promise.all([bedrock.close(), vertex.close()]));
 t.teardown(redirectGoogleTokens(`${vertex.url}/token`));

@@ -13,7 +13,7 @@ import { responsesDriver } from './matrix/drivers/responses-driver.ts';
 import { thinkingText, toolArgs, toolArgPieces, weatherTool } from './matrix/fixtures.ts';
 import { ADMIN_TOKEN, usage } from '../usage/usage-helpers.ts';
 
-type Json = Record<string, unknown>;
+import type { JsonObject as Json } from '../helpers/json.ts';
 type Tap = Pick<typeof t, 'match' | 'notOk'>;
 const dialects = ['vllm', 'ollama', 'deepseek', 'openrouter'] as const satisfies readonly ChatDialect[];
 const emus = Object.fromEntries(

@@ -17,7 +17,7 @@ import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
 import { modelRoutes } from '../helpers/model-routes.ts';
 
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 
 const { gw, up } = await gatewayWithEmulators(t, {
   upstreams: { anth: 'anthropic', chat: 'chat' },

@@ -7,7 +7,7 @@ import { jsonSchema, streamText, tool } from 'ai';
 import { gatewayWithUpstreams } from '../helpers/gateway-with-upstreams.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
 
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 
 const { gw, anth, oai } = await gatewayWithUpstreams(t, {
   models: {

@@ -11,7 +11,7 @@ import { modelRoutes } from '../helpers/model-routes.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { pixel, toolArgPieces, toolArgs } from './matrix/fixtures.ts';
 
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 
 const { gw, anth, oai } = await gatewayWithUpstreams(t, {
   providers: {

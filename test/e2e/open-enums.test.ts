@@ -11,7 +11,7 @@ import { inProcessWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
 import { modelRoutes } from '../helpers/model-routes.ts';
 
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 
 const { app, up } = await inProcessWithEmulators(t, {
   upstreams: { oai: 'chat', resp: 'responses', gem: 'gemini' },

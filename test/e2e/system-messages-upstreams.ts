@@ -8,7 +8,7 @@ import type { Emulator } from '../emulators/emulator-types.ts';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { TEST_KEY, type RunningGateway } from '../helpers/start-gateway.ts';
 
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 export type Upstream = 'anthropic' | 'chat' | 'responses' | 'gemini';
 export const upstreams: readonly Upstream[] = ['anthropic', 'chat', 'responses', 'gemini'];
 

@@ -10,7 +10,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
 
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 const { gw, up } = await gatewayWithEmulators(t, {
   upstreams: { chat: 'chat' },
   models: { 'chat-relay': { routes: [{ provider: 'chat', model: 'gpt-up' }] } },

@@ -7,7 +7,7 @@ import { brotliCompressSync, gzipSync, zstdCompressSync } from 'node:zlib';
 import { gatewayWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
 
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 const maxBody = 64 * 1024;
 const { gw, up } = await gatewayWithEmulators(t, {
   upstreams: { chat: 'chat' },

@@ -8,7 +8,7 @@ import { startInProcessGateway } from '../helpers/in-process-app.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 const gw = await startInProcessGateway(testConfig({}));
 t.teardown(() => gw.stop());
 

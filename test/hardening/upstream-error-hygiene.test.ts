@@ -9,7 +9,7 @@ import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { startHostileUpstream } from './hostile-upstream.ts';
 import { postMessages, userSays } from '../helpers/post-messages.ts';
 
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 const upstreamKey = 'sk-upstream-secret-key-0123456789';
 const up = await startHostileUpstream();
 const gw = await startInProcessGateway(

@@ -10,7 +10,7 @@ import { TEST_KEY, testConfig } from '../helpers/start-gateway.ts';
 import { startSearchWeb } from '../emulators/search-web.ts';
 import { registry } from '../../src/infra/metrics/registry.ts';
 
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 
 const web = await startSearchWeb();
 t.teardown(() => web.close());

@@ -7,7 +7,7 @@ import { inProcessWithEmulators } from '../helpers/gateway-with-upstreams.ts';
 import { TEST_KEY } from '../helpers/start-gateway.ts';
 import { startSearchWeb } from '../emulators/search-web.ts';
 
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 
 const web = await startSearchWeb();
 t.teardown(() => web.close());

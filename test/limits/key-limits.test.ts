@@ -7,7 +7,7 @@ import { testConfig } from '../helpers/start-gateway.ts';
 import { postFamilyTurn, postJson, type ChatFamily } from '../helpers/post-family.ts';
 import { metricValue, waitUntil } from '../resilience/resilience-helpers.ts';
 
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 const RPM_KEY = 'sk-limits-rpm-0001';
 const TPM_KEY = 'sk-limits-tpm-0001';
 const CC_KEY = 'sk-limits-cc-00001';

@@ -9,7 +9,7 @@ import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { sseEvents, type SseEvent } from './resilience-helpers.ts';
 import { postFamilyTurn, type ChatFamily } from '../helpers/post-family.ts';
 
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 const fault = await startFaultUpstream();
 const hole = await startBlackhole();
 const tight = { first_byte_ms: 400, idle_ms: 400 };

@@ -10,7 +10,7 @@ import { TEST_KEY, type RunningGateway } from '../helpers/start-gateway.ts';
 import { openRaw } from './raw-socket.ts';
 import { closeWs, connectWs, finalResponse, weatherTool, wsTurn } from './ws-client.ts';
 
-type Json = Record<string, unknown>;
+import type { JsonObject as Json } from '../helpers/json.ts';
 type Create = Omit<ResponsesClientEvent & { type: 'response.create' }, 'type'>;
 
 /** A top-level field and an input item type newer than polygate (and than the SDK's types). */

@@ -1,6 +1,6 @@
 // Reads what an emulated upstream received back into one neutral shape, so a test can say "the
 // upstream got the whole history" the same way for every wire format.
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 export type Turn = { role: 'user' | 'assistant'; text: string };
 
 const textOf = (content: unknown): string =>

@@ -14,7 +14,7 @@ import { modelRoutes, routesTo } from '../helpers/model-routes.ts';
 import { OTHER_KEY, testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { conversationOf, systemOf } from './conversation-texts.ts';
 
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 const [anth, chat, resp, gem] = await Promise.all([
   startAnthropicUpstream(),
   startOpenAIChatUpstream(),

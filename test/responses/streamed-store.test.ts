@@ -11,7 +11,7 @@ import { modelRoutes } from '../helpers/model-routes.ts';
 import { testConfig, TEST_KEY } from '../helpers/start-gateway.ts';
 import { systemOf } from './conversation-texts.ts';
 
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 const anth = await startAnthropicUpstream();
 const gw = await startInProcessGateway(
   testConfig({

@@ -7,7 +7,7 @@ import type { ChatRequest } from '../../../src/ir/chat-request.ts';
 import { caught, ctx, fixtureJson, warnings } from './fixtures.ts';
 import { chatRequest } from '../../helpers/chat-request.ts';
 
-type Json = Record<string, unknown>;
+import type { JsonObject as Json } from '../../helpers/json.ts';
 const ir = (patch: Partial<ChatRequest> = {}): ChatRequest => chatRequest({ model: 'client-model', ...patch });
 const encode = (req: ChatRequest) => {
   const w = warnings();

@@ -11,7 +11,7 @@ import type { ChatUpstreamCodec } from '../../../adapters/shared/chat-adapter.ts
 import type { ChatRequest, ReasoningConfig } from '../../../src/ir/chat-request.ts';
 import { chatRequest } from '../../helpers/chat-request.ts';
 
-type Json = Record<string, any>;
+import type { Json } from '../../helpers/json.ts';
 const ir = (patch: Partial<ChatRequest>): ChatRequest => chatRequest({ model: 'm', ...patch });
 const encode = (codec: ChatUpstreamCodec, req: ChatRequest): { body: Json; warnings: string[] } => {
   const warnings: string[] = [];
