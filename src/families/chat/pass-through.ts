@@ -150,6 +150,7 @@ export async function passThrough(opts: {
         });
         return;
       }
+      res.writeHead(status, headers);
       const contentType = String(proxyRes.headers['content-type'] ?? '');
       const eventStream = contentType.includes('text/event-stream');
       const tap = usageTap(codec, contentType, status, opts.observeFrames, opts.observeJson, {
@@ -166,23 +167,12 @@ export async function passThrough(opts: {
       const beforeLast = opts.beforeLast;
       /** A JSON body waits whole for its record (`beforeLast`); a stream only its last chunk. */
       const held: Buffer[] | undefined = beforeLast && !eventStream ? [] : undefined;
-      // A held answer's head waits too (`head`): when the body comes whole before it has gone
-      // out, the head gives its length, as the translated path's answers do, rather than chunked
-      // framing (one chunk-size line, CRLFs and a last chunk less to write: issue #28).
-      if (!held) res.writeHead(status, headers);
-      /** The held answer's head, chunked (its length not known yet), when a body chunk must go out before the whole. */
-      const head = (): void => {
-        if (!res.headersSent) res.writeHead(status, headers);
-      };
       // The client has the answer's status and headers at once, as without the hold: only the body
       // waits. Unless the body came whole in the same turn (a short answer, nearly always): then
       // headers and body leave in one write once the record is stored, not two (issue #28).
       if (held)
         setImmediate(() => {
-          if (!proxyRes.complete && !res.writableEnded && !res.destroyed) {
-            head();
-            res.flushHeaders();
-          }
+          if (!proxyRes.complete && !res.writableEnded && !res.destroyed) res.flushHeaders();
         });
       let committed = beforeLast === undefined;
       /** The last chunk, written once its record is stored; 'end' can come first and must wait for it. */
@@ -206,7 +196,6 @@ export async function passThrough(opts: {
         proxyRes.pause();
         holding = beforeLast!(status, tap.meter()).then(() => {
           if (res.destroyed) return;
-          if (held) head();
           for (const out of outs) if (out.length > 0) res.write(out);
           if (res.writableNeedDrain) res.once('drain', resume);
           else resume();
@@ -261,15 +250,7 @@ export async function passThrough(opts: {
         tap.end();
         const rest = filter && text ? filter.push(text.decode()) + filter.end() : '';
         const ending = (): void => {
-          if (res.destroyed) {
-            // read to its end for its usage: nothing to write
-          } else if (held && !res.headersSent) {
-            // The whole answer, with its length. A short answer comes in one chunk: no copy of it.
-            const body = held.length === 1 ? held[0] : Buffer.concat(held);
-            headers['content-length'] = String(body.length);
-            res.writeHead(status, headers);
-            res.end(body);
-          } else res.end(held ? Buffer.concat(held) : rest.length > 0 ? rest : undefined);
+          if (!res.destroyed) res.end(held ? Buffer.concat(held) : rest.length > 0 ? rest : undefined);
           finish(clientLeft ? 'client_closed' : 'ok');
         };
         if (holding) void holding.then(ending);
