@@ -94,13 +94,8 @@ function serve(way: Way, port: number, target: string): void {
       };
       const onError = (): void => void res.destroy();
       if (way === 'undici') {
-        // The answer read whole, then written as the other ways write it.
         pool ??= new Pool(new URL(target).origin, { keepAliveTimeout: 60_000 });
-        pool.request({ method: 'POST', path: t.path!, headers: req.headers, body: payload }).then(async (up) => {
-          const body = Buffer.from(await up.body.arrayBuffer());
-          res.writeHead(up.statusCode, { 'content-type': 'application/json', 'content-length': body.length });
-          res.end(body);
-        }, onError);
+        viaUndici(pool, t.path!, req, res, payload, onError);
       } else if (way === 'options') {
         req[kHook] = { request: () => {}, response: answer(res) };
         const buffer = {
@@ -115,6 +110,22 @@ function serve(way: Way, port: number, target: string): void {
     });
   }).listen(port, '127.0.0.1');
   process.on('SIGTERM', () => process.exit(0));
+}
+
+/** The `undici` way: the answer read whole, then written as the other ways write it. */
+function viaUndici(
+  pool: Pool,
+  path: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  payload: Buffer | string,
+  onError: () => void,
+): void {
+  pool.request({ method: 'POST', path, headers: req.headers, body: payload }).then(async (up) => {
+    const body = Buffer.from(await up.body.arrayBuffer());
+    res.writeHead(up.statusCode, { 'content-type': 'application/json', 'content-length': body.length });
+    res.end(body);
+  }, onError);
 }
 
 async function measure(): Promise<void> {
