@@ -7,14 +7,17 @@
 //   hook     one proxy per target with target, agent and a no-op `buffer` in its options,
 //            `web(req, res, cb)`, the body a Buffer written from the `proxyReq` hook
 //   string   as `hook`, the body sent as the JSON string (head and body one string write)
+//   undici   no http-proxy: an undici Pool (keep-alive), the translated path's client, the same body,
+//            headers and answer (session 13: what the relay's client costs beside undici, bare)
 // Each round loads every way at once (RELAY_MICRO_CONNECTIONS each) and reads each server's CPU time.
 //   node bench/relay-client-micro.ts   RELAY_MICRO_ROUNDS (8)  RELAY_MICRO_SECONDS (2)  RELAY_MICRO_CONNECTIONS (16)
 import { Agent, createServer, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { parse as parseUrl, type Url } from 'node:url';
 import { parseArgs } from 'node:util';
 import httpProxy from 'http-proxy';
+import { Pool } from 'undici';
 
-const ways = ['options', 'hook', 'string'] as const;
+const ways = ['options', 'hook', 'string', 'undici'] as const;
 const kHook = Symbol('hook');
 type Hooked = IncomingMessage & {
   [kHook]?: { request: (p: ClientRequest) => void; response: (p: IncomingMessage) => void };
@@ -70,6 +73,7 @@ function serve(way: Way, port: number, target: string): void {
       res.end(body);
     });
   };
+  let pool: Pool | undefined;
   createServer((req: Hooked, res) => {
     if (req.method !== 'POST') return void res.end('relay-client-micro');
     const chunks: Buffer[] = [];
@@ -89,7 +93,10 @@ function serve(way: Way, port: number, target: string): void {
         'accept-encoding': 'identity',
       };
       const onError = (): void => void res.destroy();
-      if (way === 'options') {
+      if (way === 'undici') {
+        pool ??= new Pool(new URL(target).origin, { keepAliveTimeout: 60_000 });
+        viaUndici(pool, t.path!, req, res, payload, onError);
+      } else if (way === 'options') {
         req[kHook] = { request: () => {}, response: answer(res) };
         const buffer = {
           pipe: (to: ClientRequest) => (setImmediate(() => to.destroyed || to.end(payload)), to),
@@ -103,6 +110,22 @@ function serve(way: Way, port: number, target: string): void {
     });
   }).listen(port, '127.0.0.1');
   process.on('SIGTERM', () => process.exit(0));
+}
+
+/** The `undici` way: the answer read whole, then written as the other ways write it. */
+function viaUndici(
+  pool: Pool,
+  path: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  payload: Buffer | string,
+  onError: () => void,
+): void {
+  pool.request({ method: 'POST', path, headers: req.headers, body: payload }).then(async (up) => {
+    const body = Buffer.from(await up.body.arrayBuffer());
+    res.writeHead(up.statusCode, { 'content-type': 'application/json', 'content-length': body.length });
+    res.end(body);
+  }, onError);
 }
 
 async function measure(): Promise<void> {
