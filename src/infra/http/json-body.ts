@@ -5,7 +5,7 @@ import coBody from 'co-body';
 import { koaBody } from 'koa-body';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
-import { checkJsonShape } from './json-shape.ts';
+import { checkJsonShape, type JsonShapeLimits } from './json-shape.ts';
 import { isJsonRequest } from './is-json-request.ts';
 import { nextTurn } from './loop-turns.ts';
 
@@ -65,6 +65,21 @@ const decoders: Record<string, (() => NodeJS.ReadWriteStream) | undefined> = {
   zstd: createZstdDecompress,
 };
 
+/** The reader's and the shape check's options, made once per limits of a runtime (neither changes them: co-body copies its own). */
+type ReadOptions = { read: { limit: number; encoding: 'utf8' }; shape: JsonShapeLimits };
+const readOptions = new WeakMap<GatewayConfig['limits'], ReadOptions>();
+function optionsOf(limits: GatewayConfig['limits']): ReadOptions {
+  let o = readOptions.get(limits);
+  if (o === undefined) {
+    o = {
+      read: { limit: limits.max_body_bytes, encoding: 'utf8' },
+      shape: { maxDepth: limits.max_json_depth, maxItems: limits.max_json_items, maxKeys: limits.max_json_keys },
+    };
+    readOptions.set(limits, o);
+  }
+  return o;
+}
+
 /**
  * A JSON body, decoded when compressed: the size limit is counted on the decoded bytes (decoding
  * stops there, so a small bomb cannot fill memory), data that does not decode is a 400 naming
@@ -106,10 +121,7 @@ async function readJson(ctx: Koa.Context, limits: GatewayConfig['limits']): Prom
     source === ctx.req ? ctx.req : Object.assign(source, { headers: { 'content-type': ctx.get('content-type') } });
   let text: string;
   try {
-    text = await coBody.text(reader as unknown as Koa.Context['req'], {
-      limit: limits.max_body_bytes,
-      encoding: 'utf8',
-    });
+    text = await coBody.text(reader as unknown as Koa.Context['req'], optionsOf(limits).read);
   } catch (err) {
     const status = (err as { status?: unknown }).status;
     if (typeof status === 'number' && !(decodeFailed && status >= 500)) throw err;
@@ -125,11 +137,7 @@ async function readJson(ctx: Koa.Context, limits: GatewayConfig['limits']): Prom
   if (text.trim() === '') return {};
   if (!/^[\x20\x09\x0a\x0d]*[[{]/.test(text))
     throw new GatewayError('invalid-request', 'request body is not valid JSON (an object or an array)');
-  checkJsonShape(text, {
-    maxDepth: limits.max_json_depth,
-    maxItems: limits.max_json_items,
-    maxKeys: limits.max_json_keys,
-  });
+  checkJsonShape(text, optionsOf(limits).shape);
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -50,20 +50,27 @@ const countPlain: SliceCounter = (text) => tokenizer().countTokens(text, plainTe
  * "Session 13"); past it, the sampled estimate needs the list.
  */
 export function estimateTokens(request: ChatRequest, count: SliceCounter = countPlain): number {
+  // Indexed loops: an estimate runs once a request, often before V8 optimizes it, and a `for…of`
+  // there makes an iterator and a result object per item (1.1 KB a request in the profile).
+  const { system, messages } = request;
   const chars = new CharTally();
-  for (const p of request.system) chars.add(-1, p.text);
-  for (const m of request.messages) for (const p of m.parts) collect(p, 0, chars);
+  for (let i = 0; i < system.length; i++) chars.add(-1, system[i].text);
+  for (let i = 0; i < messages.length; i++) {
+    const parts = messages[i].parts;
+    for (let j = 0; j < parts.length; j++) collect(parts[j], 0, chars);
+  }
   if (chars.n > tokenSample.chars) return estimateRequest(request, count).total;
   // The same sums as estimateRequest's, in its order: each message's fixed cost and its texts'
   // tokens (whole numbers, so exact in any order) rounded per message, the system's on its own.
   const tokens = new TokenTally(memoOf(count), count);
-  for (const p of request.system) tokens.add(-1, p.text);
+  for (let i = 0; i < system.length; i++) tokens.add(-1, system[i].text);
   let total = Math.round(tokens.n);
-  for (const m of request.messages) {
+  for (let i = 0; i < messages.length; i++) {
+    const parts = messages[i].parts;
     tokens.n = perMessage;
-    for (const p of m.parts) {
+    for (let j = 0; j < parts.length; j++) {
       // Read after collect has added the part's texts to `tokens.n`.
-      const media = collect(p, 0, tokens);
+      const media = collect(parts[j], 0, tokens);
       tokens.n += media;
     }
     total += Math.round(tokens.n);
