@@ -53,7 +53,7 @@ export function estimateTokens(request: ChatRequest, count: SliceCounter = count
   // Indexed loops: an estimate runs once a request, often before V8 optimizes it, and a `for…of`
   // there makes an iterator and a result object per item (1.1 KB a request in the profile).
   const { system, messages } = request;
-  const chars = new CharTally();
+  const chars = new TextSink();
   for (let i = 0; i < system.length; i++) chars.add(-1, system[i].text);
   for (let i = 0; i < messages.length; i++) {
     const parts = messages[i].parts;
@@ -62,7 +62,7 @@ export function estimateTokens(request: ChatRequest, count: SliceCounter = count
   if (chars.n > tokenSample.chars) return estimateRequest(request, count).total;
   // The same sums as estimateRequest's, in its order: each message's fixed cost and its texts'
   // tokens (whole numbers, so exact in any order) rounded per message, the system's on its own.
-  const tokens = new TokenTally(memoOf(count), count);
+  const tokens = new TextSink(undefined, memoOf(count), count);
   for (let i = 0; i < system.length; i++) tokens.add(-1, system[i].text);
   let total = Math.round(tokens.n);
   for (let i = 0; i < messages.length; i++) {
@@ -80,16 +80,16 @@ export function estimateTokens(request: ChatRequest, count: SliceCounter = count
 
 export function estimateRequest(request: ChatRequest, count: SliceCounter = countPlain): TokenEstimate {
   // slot -1: the system prompt; i >= 0: message i.
-  const texts = new TextList();
+  const texts = new TextSink([]);
   const fixed = new Array<number>(request.messages.length).fill(perMessage);
   for (const p of request.system) texts.add(-1, p.text);
   request.messages.forEach((m: Message, i) => {
     for (const p of m.parts) fixed[i] += collect(p, i, texts);
   });
-  const tokens = countTexts(texts.list, memoOf(count), count);
+  const tokens = countTexts(texts.list!, memoOf(count), count);
   let system = 0;
   const messages = fixed;
-  texts.list.forEach((t, i) => {
+  texts.list!.forEach((t, i) => {
     if (t.slot < 0) system += tokens[i];
     else messages[t.slot] += tokens[i];
   });
@@ -108,36 +108,27 @@ function memoOf(count: SliceCounter): SliceMemo {
   return memo;
 }
 
-/** Where `collect` puts a part's texts: slot -1 is the system prompt, i >= 0 message i. */
-type TextSink = { add(slot: number, text: string): void };
-
-/** The texts in order, with their slots (the sampled estimate needs them all). */
-class TextList implements TextSink {
-  readonly list: { slot: number; text: string }[] = [];
-  add(slot: number, text: string): void {
-    this.list.push({ slot, text });
-  }
-}
-
-/** The texts' characters, summed. */
-class CharTally implements TextSink {
+/**
+ * Where `collect` puts a part's texts (slot -1 is the system prompt, i >= 0 message i): kept in
+ * `list` (the sampled estimate needs them all), or summed in `n`, as characters or, with a memo,
+ * as tokens counted exactly (in slices, through the memo). One class for the three, so `collect`
+ * sees one kind of sink (three classes made its call to `add` polymorphic: 2-3× the CPU of a
+ * repeated estimate, bench/estimate-micro.ts).
+ */
+class TextSink {
   n = 0;
-  add(_slot: number, text: string): void {
-    this.n += text.length;
-  }
-}
-
-/** The texts' tokens, each counted exactly (in slices, through the memo), summed. */
-class TokenTally implements TextSink {
-  n = 0;
-  readonly #memo: SliceMemo;
-  readonly #count: SliceCounter;
-  constructor(memo: SliceMemo, count: SliceCounter) {
+  readonly list: { slot: number; text: string }[] | undefined;
+  readonly #memo: SliceMemo | undefined;
+  readonly #count: SliceCounter | undefined;
+  constructor(list?: { slot: number; text: string }[], memo?: SliceMemo, count?: SliceCounter) {
+    this.list = list;
     this.#memo = memo;
     this.#count = count;
   }
-  add(_slot: number, text: string): void {
-    this.n += countSliced(text, this.#memo, this.#count);
+  add(slot: number, text: string): void {
+    if (this.list !== undefined) this.list.push({ slot, text });
+    else if (this.#memo !== undefined) this.n += countSliced(text, this.#memo, this.#count!);
+    else this.n += text.length;
   }
 }
 
@@ -263,7 +254,7 @@ function slicesAt(texts: { text: string }[], stride: number): number {
  * echo's usage and the cap on stored chains (src/services/sessions/responses-session.ts) measure.
  */
 export function conversationChars(messages: Message[]): number {
-  const chars = new CharTally();
+  const chars = new TextSink();
   let n = 0;
   for (const m of messages) for (const p of m.parts) n += 16 + collect(p, 0, chars) * 4;
   return chars.n + n;
