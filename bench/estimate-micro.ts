@@ -34,6 +34,8 @@ const small = JSON.parse(clientRequest.messages('m', 'k', false).body) as Json;
 
 /** Real prose and code from this repository, so the tokenizer sees what it would in a real session. */
 const docs = readdirSync(join(root, 'docs'))
+  // Files only: docs/ has folders of its own now.
+  .filter((f) => f.endsWith('.md'))
   .sort()
   .map((f) => readFileSync(join(root, 'docs', f), 'utf8'))
   .join('\n');

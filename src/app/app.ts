@@ -17,7 +17,7 @@ import { toGatewayError } from '../infra/errors/to-gateway-error.ts';
 import type { Services } from '../services/runtime/services.ts';
 import { speechStartupWarnings } from '../families/speech/speech-routes.ts';
 import { commitUsage } from './record-usage.ts';
-import { closeWith, endOfRequest, watchEventStream } from './end-of-request.ts';
+import { closeWith, endOfRequest, familyLabelsOf, watchEventStream } from './end-of-request.ts';
 import { startRequestTrace } from '../services/tracing/request-trace.ts';
 import { adminGate, registerUsageRoutes } from './admin-routes.ts';
 import { queryOf, type GatewayMiddleware, type GatewayRouter } from '../services/runtime/gateway-context.ts';
@@ -140,7 +140,7 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Gat
     const stream = format ? watchEventStream(ctx.res) : undefined;
     if (format) noteRequest(ctx, state, started, stream);
     // Counted down as the response closes (RequestEnd.closed).
-    if (!ops) inFlight.inc({ family: familyLabel });
+    if (!ops) inFlight.inc(familyLabelsOf(familyLabel));
     // Answered before the body arrived: the rest may not keep the socket (src/infra/http/receive-deadline.ts).
     ctx.res.on('finish', finished);
     // A config reload closes the old runtime's upstream pools (and a drain waits) only after this

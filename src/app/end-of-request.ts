@@ -42,6 +42,17 @@ export type RequestFacts = {
   readonly deadline?: Deadline;
 };
 
+/**
+ * The in-flight gauge's labels of a family, one object per family label for every request (the
+ * gauge's cell keeps a copy of its own): not two label objects a request, at its start and close.
+ */
+const familyLabels = new Map<string, { family: string }>();
+export function familyLabelsOf(family: string): { readonly family: string } {
+  let labels = familyLabels.get(family);
+  if (labels === undefined) familyLabels.set(family, (labels = Object.freeze({ family })));
+  return labels;
+}
+
 /** The end of one request (RequestEnd below). */
 export function endOfRequest(ctx: Koa.Context, state: ChatState, facts: RequestFacts): RequestEnd {
   return new RequestEnd(ctx, state, facts);
@@ -93,7 +104,7 @@ export class RequestEnd {
     const f = this.#facts;
     if (f.release) afterUpstream(this.#state, f.release);
     if (f.deadline !== undefined) cancelDeadline(f.deadline);
-    if (!f.ops) inFlight.dec({ family: f.familyLabel });
+    if (!f.ops) inFlight.dec(familyLabelsOf(f.familyLabel));
     this.#closedAt = performance.now();
     if (this.#settled) this.#record();
     else

@@ -15,9 +15,13 @@ export function routeComparable(path: string): string {
   return lower.length > 1 && lower.endsWith('/') ? lower.slice(0, -1) : lower;
 }
 
-/** A prefix ending in `/` claims only what is under it; any other, itself too. */
+/**
+ * A prefix ending in `/` claims only what is under it; any other, itself too (and what follows it
+ * after a `/`, read in place: no `prefix + '/'` string per rule per request).
+ */
 const under = (path: string, prefix: string): boolean =>
-  prefix.endsWith('/') ? path.startsWith(prefix) : path === prefix || path.startsWith(`${prefix}/`);
+  path.startsWith(prefix) &&
+  (prefix.endsWith('/') || path.length === prefix.length || path.charCodeAt(prefix.length) === 47);
 
 /**
  * The format claiming the path. A rule with a `when` that holds (a shared path such as

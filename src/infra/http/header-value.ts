@@ -19,5 +19,28 @@ function percentEncoded(c: string): string {
   return out;
 }
 
-/** The `x-polygate-route` value: the provider (a config name) and the upstream model (possibly the client's). */
-export const routeHeader = (provider: string, model: string): string => headerValue(`${provider}/${model}`);
+/**
+ * The `x-polygate-route` value: the provider (a config name) and the upstream model (possibly the
+ * client's). Kept per provider and model (the same few pairs on every request; the joined string
+ * and the check's flat copy of it were made per request): models up to `routeModelChars`
+ * characters, at most `routeValuesMax` pairs (emptied when full, as a client may name many models).
+ */
+export function routeHeader(provider: string, model: string): string {
+  if (model.length > routeModelChars) return headerValue(`${provider}/${model}`);
+  let byModel = routeValues.get(provider);
+  if (byModel === undefined) routeValues.set(provider, (byModel = new Map()));
+  let value = byModel.get(model);
+  if (value === undefined) {
+    if (++routeValuesHeld > routeValuesMax) {
+      routeValues.clear();
+      routeValues.set(provider, (byModel = new Map()));
+      routeValuesHeld = 1;
+    }
+    byModel.set(model, (value = headerValue(`${provider}/${model}`)));
+  }
+  return value;
+}
+const routeModelChars = 256;
+const routeValuesMax = 1000;
+const routeValues = new Map<string, Map<string, string>>();
+let routeValuesHeld = 0;

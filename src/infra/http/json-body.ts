@@ -1,13 +1,13 @@
 import type Koa from 'koa';
 import { PassThrough, pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createUnzip, createZstdDecompress } from 'node:zlib';
-import coBody from 'co-body';
 import { koaBody } from 'koa-body';
 import { GatewayError } from '../../ir/gateway-error.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
-import { checkJsonShape } from './json-shape.ts';
+import { checkJsonShape, type JsonShapeLimits } from './json-shape.ts';
 import { isJsonRequest } from './is-json-request.ts';
 import { nextTurn } from './loop-turns.ts';
+import { readBodyText } from './read-body-text.ts';
 
 /** Bodies from this size (characters) take a turn before they are parsed: a few milliseconds of work each. */
 const largeBody = 64 * 1024;
@@ -65,6 +65,17 @@ const decoders: Record<string, (() => NodeJS.ReadWriteStream) | undefined> = {
   zstd: createZstdDecompress,
 };
 
+/** The shape check's options, made once per limits of a runtime (the check does not change them). */
+const shapeLimits = new WeakMap<GatewayConfig['limits'], JsonShapeLimits>();
+function shapeOf(limits: GatewayConfig['limits']): JsonShapeLimits {
+  let o = shapeLimits.get(limits);
+  if (o === undefined) {
+    o = { maxDepth: limits.max_json_depth, maxItems: limits.max_json_items, maxKeys: limits.max_json_keys };
+    shapeLimits.set(limits, o);
+  }
+  return o;
+}
+
 /**
  * A JSON body, decoded when compressed: the size limit is counted on the decoded bytes (decoding
  * stops there, so a small bomb cannot fill memory), data that does not decode is a 400 naming
@@ -93,23 +104,19 @@ async function readJson(ctx: Koa.Context, limits: GatewayConfig['limits']): Prom
     });
     source = z;
   }
-  // co-body's text reader keeps the limit, the declared-length check and the abort handling the
-  // parser had. It reads the stream's own headers (length, coding): a decoded stream gets headers
-  // of its own, the request keeps its own for the relay. An explicit `identity` label in another
-  // case (which co-body's decompressor would refuse) is read through a plain pass-through.
+  // The text reader (src/infra/http/read-body-text.ts) keeps the limit, the declared-length check
+  // and the abort handling co-body's had. An explicit `identity` label in another case (which
+  // co-body's decompressor refused) is read through a plain pass-through, as before.
   if (source === ctx.req && ctx.req.headers['content-encoding'] !== undefined) {
     const plain = new PassThrough();
     pipeline(ctx.req, plain, () => {});
     source = plain;
   }
-  const reader =
-    source === ctx.req ? ctx.req : Object.assign(source, { headers: { 'content-type': ctx.get('content-type') } });
+  // The declared length is checked on a body read as sent (co-body's rule: `~~` of the header).
+  const declared = source === ctx.req ? ctx.req.headers['content-length'] : undefined;
   let text: string;
   try {
-    text = await coBody.text(reader as unknown as Koa.Context['req'], {
-      limit: limits.max_body_bytes,
-      encoding: 'utf8',
-    });
+    text = await readBodyText(source, declared ? ~~declared : undefined, limits.max_body_bytes);
   } catch (err) {
     const status = (err as { status?: unknown }).status;
     if (typeof status === 'number' && !(decodeFailed && status >= 500)) throw err;
@@ -125,11 +132,7 @@ async function readJson(ctx: Koa.Context, limits: GatewayConfig['limits']): Prom
   if (text.trim() === '') return {};
   if (!/^[\x20\x09\x0a\x0d]*[[{]/.test(text))
     throw new GatewayError('invalid-request', 'request body is not valid JSON (an object or an array)');
-  checkJsonShape(text, {
-    maxDepth: limits.max_json_depth,
-    maxItems: limits.max_json_items,
-    maxKeys: limits.max_json_keys,
-  });
+  checkJsonShape(text, shapeOf(limits));
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -112,19 +112,28 @@ export function accessLine(log: Logger): AccessLine {
   const bindings = String(own[pino.symbols.chindingsSym] ?? '');
   const batch = batchOf(log);
   // pino's isoTime (`,"time":"<Date.now() as ISO 8601>"`), asked once per millisecond: lines
-  // logged in the same millisecond (several at a few thousand requests a second) share it.
+  // logged in the same millisecond (several at a few thousand requests a second) share it, and
+  // share the line's head before the fields (level, time, bindings, as one string: each line
+  // then joins two strings to it, not seven).
   const isoTime = pino.stdTimeFunctions.isoTime;
   let timeMs = Number.NaN;
   let time = '';
+  let headLevel = '';
+  let head = '';
   return (level, fields) => {
     if (!log.isLevelEnabled(level)) return;
     const now = Date.now();
     if (now !== timeMs) {
       timeMs = now;
       time = isoTime();
+      headLevel = '';
+    }
+    if (level !== headLevel) {
+      headLevel = level;
+      head = `{"level":"${level}"${time}${bindings},`;
     }
     const json = JSON.stringify(fields);
-    const line = `{"level":"${level}"${time}${bindings}${json.length > 2 ? `,${json.slice(1)}` : '}'}\n`;
+    const line = json.length > 2 ? `${head}${json.slice(1)}\n` : `${head.slice(0, -1)}}\n`;
     if (batch) batch.add(line);
     else dest.write(line);
   };

@@ -47,15 +47,23 @@ export function slidingWindow(
   limit: number,
 ): { ok: true } | { ok: false; retryAfterMs: number } {
   const estimate = (prev * (windowMs - elapsed)) / windowMs + cur;
-  if (estimate + amount <= limit) return { ok: true };
+  // One answer for every take that fits (read, never changed, by the counters): no object, and no
+  // context for a closure, per take (two takes a request with rpm and tpm limits).
+  if (estimate + amount <= limit) return fits;
   if (amount > limit) return { ok: false, retryAfterMs: windowMs };
   // In the next window this one's count becomes the weighted previous one.
-  // The estimate spreads a window's count evenly over it, so it can say "later" than a true
-  // sliding window would; a wait is never announced as longer than one window.
-  const wait = (ms: number): { ok: false; retryAfterMs: number } => ({
-    ok: false,
-    retryAfterMs: Math.min(windowMs, Math.max(1, Math.ceil(ms))),
-  });
-  if (cur + amount > limit) return wait(windowMs - elapsed + (cur > 0 ? windowMs * (1 - (limit - amount) / cur) : 0));
-  return wait(windowMs * (1 - (limit - cur - amount) / prev) - elapsed);
+  if (cur + amount > limit)
+    return wait(windowMs, windowMs - elapsed + (cur > 0 ? windowMs * (1 - (limit - amount) / cur) : 0));
+  return wait(windowMs, windowMs * (1 - (limit - cur - amount) / prev) - elapsed);
 }
+
+const fits: { readonly ok: true } = Object.freeze({ ok: true });
+
+/**
+ * The estimate spreads a window's count evenly over it, so it can say "later" than a true sliding
+ * window would; a wait is never announced as longer than one window.
+ */
+const wait = (windowMs: number, ms: number): { ok: false; retryAfterMs: number } => ({
+  ok: false,
+  retryAfterMs: Math.min(windowMs, Math.max(1, Math.ceil(ms))),
+});

@@ -43,22 +43,53 @@ export const tokenizer = (): GptTokenizer =>
   (gptTokenizer ??= createRequire(import.meta.url)('gpt-tokenizer') as GptTokenizer);
 const countPlain: SliceCounter = (text) => tokenizer().countTokens(text, plainText);
 
+/**
+ * The request's total: `estimateRequest(request).total`. While the request's text fits the sample
+ * (the common case) every text is counted exactly, and the total is summed as the texts are walked,
+ * with no list of them and no per-message arrays (~1.5 KB a request less; bench/RESULTS.md,
+ * "Session 13"); past it, the sampled estimate needs the list.
+ */
 export function estimateTokens(request: ChatRequest, count: SliceCounter = countPlain): number {
-  return estimateRequest(request, count).total;
+  // Indexed loops: an estimate runs once a request, often before V8 optimizes it, and a `for…of`
+  // there makes an iterator and a result object per item (1.1 KB a request in the profile).
+  const { system, messages } = request;
+  const chars = new TextSink();
+  for (let i = 0; i < system.length; i++) chars.add(-1, system[i].text);
+  for (let i = 0; i < messages.length; i++) {
+    const parts = messages[i].parts;
+    for (let j = 0; j < parts.length; j++) collect(parts[j], 0, chars);
+  }
+  if (chars.n > tokenSample.chars) return estimateRequest(request, count).total;
+  // The same sums as estimateRequest's, in its order: each message's fixed cost and its texts'
+  // tokens (whole numbers, so exact in any order) rounded per message, the system's on its own.
+  const tokens = new TextSink(undefined, memoOf(count), count);
+  for (let i = 0; i < system.length; i++) tokens.add(-1, system[i].text);
+  let total = Math.round(tokens.n);
+  for (let i = 0; i < messages.length; i++) {
+    const parts = messages[i].parts;
+    tokens.n = perMessage;
+    for (let j = 0; j < parts.length; j++) {
+      // Read after collect has added the part's texts to `tokens.n`.
+      const media = collect(parts[j], 0, tokens);
+      tokens.n += media;
+    }
+    total += Math.round(tokens.n);
+  }
+  return total;
 }
 
 export function estimateRequest(request: ChatRequest, count: SliceCounter = countPlain): TokenEstimate {
   // slot -1: the system prompt; i >= 0: message i.
-  const texts: { slot: number; text: string }[] = [];
+  const texts = new TextSink([]);
   const fixed = new Array<number>(request.messages.length).fill(perMessage);
-  for (const p of request.system) texts.push({ slot: -1, text: p.text });
+  for (const p of request.system) texts.add(-1, p.text);
   request.messages.forEach((m: Message, i) => {
     for (const p of m.parts) fixed[i] += collect(p, i, texts);
   });
-  const tokens = countTexts(texts, memoized(count));
+  const tokens = countTexts(texts.list!, memoOf(count), count);
   let system = 0;
   const messages = fixed;
-  texts.forEach((t, i) => {
+  texts.list!.forEach((t, i) => {
     if (t.slot < 0) system += tokens[i];
     else messages[t.slot] += tokens[i];
   });
@@ -71,42 +102,66 @@ export function estimateRequest(request: ChatRequest, count: SliceCounter = coun
 
 /** One memo per counter: the tests' spies each start empty, and never see the tokenizer's counts. */
 const memos = new WeakMap<SliceCounter, SliceMemo>();
-function memoized(count: SliceCounter): SliceCounter {
+function memoOf(count: SliceCounter): SliceMemo {
   let memo = memos.get(count);
   if (!memo) memos.set(count, (memo = new SliceMemo()));
-  const m = memo;
-  return (slice) => m.count(slice, count);
+  return memo;
 }
 
-/** Pushes a part's texts; returns its fixed cost (media). */
-function collect(p: Part, slot: number, texts: { slot: number; text: string }[]): number {
+/**
+ * Where `collect` puts a part's texts (slot -1 is the system prompt, i >= 0 message i): kept in
+ * `list` (the sampled estimate needs them all), or summed in `n`, as characters or, with a memo,
+ * as tokens counted exactly (in slices, through the memo). One class for the three, so `collect`
+ * sees one kind of sink (three classes made its call to `add` polymorphic: 2-3× the CPU of a
+ * repeated estimate, bench/estimate-micro.ts).
+ */
+class TextSink {
+  n = 0;
+  readonly list: { slot: number; text: string }[] | undefined;
+  readonly #memo: SliceMemo | undefined;
+  readonly #count: SliceCounter | undefined;
+  constructor(list?: { slot: number; text: string }[], memo?: SliceMemo, count?: SliceCounter) {
+    this.list = list;
+    this.#memo = memo;
+    this.#count = count;
+  }
+  add(slot: number, text: string): void {
+    if (this.list !== undefined) this.list.push({ slot, text });
+    else if (this.#memo !== undefined) this.n += countSliced(text, this.#memo, this.#count!);
+    else this.n += text.length;
+  }
+}
+
+/** Gives a part's texts to `sink`; returns its fixed cost (media). */
+function collect(p: Part, slot: number, sink: TextSink): number {
   switch (p.type) {
     case 'text':
     case 'reasoning':
     case 'refusal':
-      texts.push({ slot, text: p.text });
+      sink.add(slot, p.text);
       return 0;
     case 'tool-call':
-      texts.push({ slot, text: p.name }, { slot, text: p.args });
+      sink.add(slot, p.name);
+      sink.add(slot, p.args);
       return 0;
     case 'tool-result':
-      return p.content.reduce((n, c) => n + collect(c, slot, texts), 0);
+      return p.content.reduce((n, c) => n + collect(c, slot, sink), 0);
     case 'code':
-      texts.push({ slot, text: p.code });
+      sink.add(slot, p.code);
       return 0;
     case 'code-result':
-      texts.push({ slot, text: p.output });
+      sink.add(slot, p.output);
       return 0;
     case 'hosted-call':
     case 'hosted-result':
       // About what an upstream reads of it (adapters/shared/hosted-part-text.ts).
-      texts.push({ slot, text: JSON.stringify(p.type === 'hosted-call' ? p.input : (p.page ?? p.sources)) });
+      sink.add(slot, JSON.stringify(p.type === 'hosted-call' ? p.input : (p.page ?? p.sources)));
       return 0;
     case 'image':
       return perMedia;
     case 'file':
       if (p.source.kind !== 'text') return perMedia;
-      texts.push({ slot, text: p.source.text });
+      sink.add(slot, p.source.text);
       return 0;
     default:
       return assertNever(p, 'part');
@@ -114,7 +169,7 @@ function collect(p: Part, slot: number, texts: { slot: number; text: string }[])
 }
 
 /** Counts text in slices, each cut before a space where one is near its end, so few words are split. */
-function countSliced(text: string, count: SliceCounter): number {
+function countSliced(text: string, memo: SliceMemo, count: SliceCounter): number {
   let n = 0;
   for (let at = 0; at < text.length;) {
     let end = Math.min(text.length, at + tokenSample.slice);
@@ -123,17 +178,17 @@ function countSliced(text: string, count: SliceCounter): number {
       // The next slice starts with the space: o200k counts a word with its leading space.
       if (space > at + tokenSample.slice / 2) end = space;
     }
-    n += count(text.slice(at, end));
+    n += memo.count(text.slice(at, end), count);
     at = end;
   }
   return n;
 }
 
 /** Each text's tokens: exact (sliced) while all the text fits the sample, else sampled. */
-function countTexts(texts: { text: string }[], count: SliceCounter): number[] {
+function countTexts(texts: { text: string }[], memo: SliceMemo, count: SliceCounter): number[] {
   const total = texts.reduce((n, t) => n + t.text.length, 0);
-  if (total <= tokenSample.chars) return texts.map((t) => countSliced(t.text, count));
-  return sampled(texts, total, count);
+  if (total <= tokenSample.chars) return texts.map((t) => countSliced(t.text, memo, count));
+  return sampled(texts, total, memo, count);
 }
 
 const sampleSlices = Math.floor(tokenSample.chars / tokenSample.slice);
@@ -149,7 +204,7 @@ const sampleSlices = Math.floor(tokenSample.chars / tokenSample.slice);
  * Counting every short text instead would let many short messages send all their text to the
  * tokenizer; they are sampled like the rest.
  */
-function sampled(texts: { text: string }[], total: number, count: SliceCounter): number[] {
+function sampled(texts: { text: string }[], total: number, memo: SliceMemo, count: SliceCounter): number[] {
   let stride = tokenSample.slice * 2 ** Math.max(0, Math.ceil(Math.log2(total / tokenSample.chars)));
   while (slicesAt(texts, stride) > sampleSlices) stride *= 2;
   const tokens = new Array<number>(texts.length).fill(0);
@@ -162,7 +217,7 @@ function sampled(texts: { text: string }[], total: number, count: SliceCounter):
     if (text.length >= stride) {
       for (let at = 0; at < text.length; at += stride) {
         const s = text.slice(at, at + tokenSample.slice);
-        tokens[i] += (count(s) * Math.min(stride, text.length - at)) / s.length;
+        tokens[i] += (memo.count(s, count) * Math.min(stride, text.length - at)) / s.length;
       }
       return;
     }
@@ -172,7 +227,7 @@ function sampled(texts: { text: string }[], total: number, count: SliceCounter):
     // The text holding the offset (at most one: it is shorter than the stride), from its start:
     // a fragment cut mid-word would count more tokens per character than the text has.
     const s = text.slice(0, tokenSample.slice);
-    ratios += count(s) / s.length;
+    ratios += memo.count(s, count) / s.length;
     sampledShort++;
     next += stride;
   });
@@ -199,14 +254,14 @@ function slicesAt(texts: { text: string }[], stride: number): number {
  * echo's usage and the cap on stored chains (src/services/sessions/responses-session.ts) measure.
  */
 export function conversationChars(messages: Message[]): number {
-  const texts: { slot: number; text: string }[] = [];
+  const chars = new TextSink();
   let n = 0;
-  for (const m of messages) for (const p of m.parts) n += 16 + collect(p, 0, texts) * 4;
-  return texts.reduce((k, t) => k + t.text.length, n);
+  for (const m of messages) for (const p of m.parts) n += 16 + collect(p, 0, chars) * 4;
+  return chars.n + n;
 }
 
 /** Tokens of one text (an answer's streamed text): exact while it fits the sample, else sampled. */
 export function estimateTextTokens(text: string, count: SliceCounter = countPlain): number {
   if (text.length === 0) return 0;
-  return Math.round(countTexts([{ text }], memoized(count))[0]);
+  return Math.round(countTexts([{ text }], memoOf(count), count)[0]);
 }

@@ -153,7 +153,9 @@ export type PeriodTotal = { scope: string; period: string; of: BudgetPeriod; cos
 export function batchTotals(records: readonly UsageRecord[]): PeriodTotal[] {
   const byScope = new Map<string, Map<string, PeriodTotal>>();
   const out: PeriodTotal[] = [];
-  for (const r of records) {
+  // Indexed: no iterator and result objects per record.
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i];
     const cost = r.cost_nano;
     const tokens = budgetTokensOf(r);
     // A request that cost nothing (refused, an error answer) adds nothing: no write for it.

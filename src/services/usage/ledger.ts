@@ -191,7 +191,9 @@ export class Ledger {
   /** Releases the requests whose records are now durable. */
   #written(records: readonly UsageRecord[]): void {
     if (this.#waiters.size === 0) return;
-    for (const r of records) {
+    // Indexed: no iterator and result objects per record.
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i];
       const g = this.#waiters.get(r);
       if (g === undefined) continue;
       this.#waiters.delete(r);

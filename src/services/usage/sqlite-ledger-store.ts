@@ -287,8 +287,9 @@ export class SqliteLedgerStore implements LedgerStore {
     if (this.#journalOff) throw new Error('the ledger journal is off until its next generation opens');
     const values = this.#lineValues;
     try {
-      for (const r of records) {
-        valuesOf(r, values, 0);
+      // Indexed: no iterator and result objects per record.
+      for (let i = 0; i < records.length; i++) {
+        valuesOf(records[i], values, 0);
         j.line(JSON.stringify(values));
       }
     } catch (e) {

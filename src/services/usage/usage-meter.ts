@@ -23,7 +23,9 @@ const counters = ['inputTokens', 'outputTokens', 'reasoningTokens', 'cacheReadTo
 
 /** Why a reported usage cannot be billed as it is, or undefined when every counter is sane. */
 export function usageProblem(u: Partial<Usage>): string | undefined {
-  for (const c of counters) {
+  // Indexed: a `for…of` made an iterator and a result object per counter, on every request.
+  for (let i = 0; i < counters.length; i++) {
+    const c = counters[i];
     const v = u[c];
     if (v === undefined) continue;
     if (!Number.isSafeInteger(v) || v < 0) return `${c} is not a non-negative integer (${String(v)})`;

@@ -14,7 +14,7 @@
 // short messages, with and without tool calls: before −2 % to +27 %, now −2.5 % to +5 %).
 import t from 'tap';
 import { countTokens } from 'gpt-tokenizer';
-import type { ChatRequest } from '../../../src/ir/chat-request.ts';
+import type { ChatRequest, Part } from '../../../src/ir/chat-request.ts';
 import { estimateRequest, estimateTokens, tokenSample } from '../../../src/services/tokens/estimate-tokens.ts';
 
 const plain = { disallowedSpecial: new Set<string>() };
@@ -182,3 +182,54 @@ t.test('the default counter: a repeated estimate equals the first (memo hits cou
     t.equal(estimateTokens(r), expected, `${words} words, again`);
   }
 });
+
+t.test(
+  'estimateTokens (summed as the texts are walked) equals estimateRequest().total, exact and sampled',
+  async (t) => {
+    // Every kind of part, random sizes on both sides of the sample: the total path keeps no list of
+    // texts while they fit the sample, and hands over to estimateRequest past it.
+    let seed = 41;
+    const rand = (n: number): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0), (seed >>> 8) % n);
+    const write = writer(23);
+    const part = (): Part => {
+      const text = (): string => write(1 + rand(rand(4) === 0 ? 1500 : 60));
+      switch (rand(9)) {
+        case 0:
+          return { type: 'tool-call', id: 'c', name: 'Read', args: `{"q":"${text()}"}` };
+        case 1:
+          return { type: 'tool-result', callId: 'c', isError: false, content: [{ type: 'text', text: text() }] };
+        case 2:
+          return { type: 'image', source: { kind: 'url', url: 'https://example.com/a.png' } } as Part;
+        case 3:
+          return { type: 'file', source: { kind: 'text', text: text() } } as Part;
+        case 4:
+          return { type: 'hosted-call', id: 'h', tool: 'web_search', input: { query: text() } };
+        case 5:
+          return {
+            type: 'hosted-result',
+            callId: 'h',
+            tool: 'web_fetch',
+            sources: [{ url: 'https://x', title: text() }],
+          };
+        case 6:
+          return { type: 'code', language: 'python', code: text() };
+        default:
+          return { type: 'text', text: text() };
+      }
+    };
+    let exact = 0;
+    for (let i = 0; i < 300; i++) {
+      const r = request(rand(3) === 0 ? '' : write(1 + rand(300)), []);
+      r.messages = Array.from({ length: rand(12) }, (_, k) => ({
+        role: k % 2 === 0 ? 'user' : 'assistant',
+        parts: Array.from({ length: rand(4) }, part),
+      })) as ChatRequest['messages'];
+      const fresh = spy();
+      const total = estimateTokens(r, fresh.count);
+      t.equal(total, estimateRequest(r, fresh.count).total, `request ${i}`);
+      t.equal(estimateTokens(r), total, `request ${i}, the default counter`);
+      if (JSON.stringify(r).length < tokenSample.chars) exact++;
+    }
+    t.ok(exact > 50 && exact < 250, `both sides of the sample (${exact} of 300 small)`);
+  },
+);
