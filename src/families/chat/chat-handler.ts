@@ -87,21 +87,29 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
     if (routes.length === 0) throw noRoute(runtime, fields.model);
 
     // The full decode (validation included) runs once, for the first route that translates; its
-    // 400 is the client's, whichever route asked for it.
-    let decoded: Promise<ChatRequest> | undefined;
-    const decode = (): Promise<ChatRequest> =>
-      (decoded ??= (async () => {
-        const t0 = performance.now();
-        if (session?.prepareBody) {
-          body = await session.prepareBody(body);
-          (ctx.request as { body: unknown }).body = body;
-        }
-        const request = codec.decodeRequest(body, inbound);
-        state.timings.decodeMs = performance.now() - t0;
-        traceOf(state)?.decoded(request, t0);
-        await session?.prepareRequest?.(request);
-        return request;
-      })());
+    // 400 is the client's, whichever route asked for it. Without a session's steps to await, it is
+    // the request itself (no promise).
+    let decoded: ChatRequest | Promise<ChatRequest> | undefined;
+    const decodeNow = (t0: number): ChatRequest => {
+      const request = codec.decodeRequest(body, inbound);
+      state.timings.decodeMs = performance.now() - t0;
+      traceOf(state)?.decoded(request, t0);
+      return request;
+    };
+    const decode = (): ChatRequest | Promise<ChatRequest> =>
+      (decoded ??=
+        session?.prepareBody || session?.prepareRequest
+          ? (async () => {
+              const t0 = performance.now();
+              if (session.prepareBody) {
+                body = await session.prepareBody(body);
+                (ctx.request as { body: unknown }).body = body;
+              }
+              const request = decodeNow(t0);
+              if (session.prepareRequest) await session.prepareRequest(request);
+              return request;
+            })()
+          : decodeNow(performance.now()));
     // A session that keeps every turn decodes first: it builds the relayed body from the decoded
     // chain, and keeps the relayed answer as a turn (src/services/sessions/chat-session.ts).
     const keeps = session?.keepsEveryTurn === true;
@@ -111,7 +119,8 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
         ? relayProvider(runtime, route, format)
         : undefined;
     // A first route that translates decodes now, so its errors come before any token is reserved.
-    const first = relayOf(routes[0]) && !keeps ? undefined : await decode();
+    const decoding = relayOf(routes[0]) && !keeps ? undefined : decode();
+    const first = decoding instanceof Promise ? await decoding : decoding;
     // The key's tpm: the prompt's estimate now, corrected by the upstream's usage when it comes.
     // A relayed body is not decoded: its size stands for the prompt.
     const bodyLength = (): number => Number(ctx.request.length) || JSON.stringify(body).length;
@@ -147,7 +156,7 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
         if (admitted !== true && !(await admitted)) return { served: false };
         const relay = relayOf(route);
         if (relay) {
-          const warnings = routeWarnings(state, format, format.name);
+          const warnings = new RouteWarnings(state, format, format.name);
           const body = keeps
             ? session?.relayBody?.(route, warnings.warn)
             : (ctx.request.body as Record<string, unknown>);
@@ -166,7 +175,8 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
             );
           }
         }
-        return serveRoute(ctx, format, await decode(), route, left, session);
+        const request = decode();
+        return serveRoute(ctx, format, request instanceof Promise ? await request : request, route, left, session);
       },
       noRoute: () => providerRefusal(state) ?? noRoute(runtime, fields.model),
     });
@@ -250,12 +260,12 @@ async function serveRoute(
     mode: 'translate',
     upstreamModel: route.model,
   };
-  const { warn, addTo } = routeWarnings(state, format, upstreamFormat);
+  const warnings = new RouteWarnings(state, format, upstreamFormat);
+  const warn = warnings.warn;
   const headers: Record<string, string> = {
     'x-polygate-route': routeHeader(route.provider, route.model),
     'x-request-id': state.requestId,
   };
-  const setWarnings = (): void => addTo(headers);
 
   const hosted = provider.wireFormat ? upstreamCodecOf(provider.wireFormat).hostedTools : noHostedTools;
   // Web search and fetch the upstream cannot run: run by polygate where the route says so (#27).
@@ -288,11 +298,11 @@ async function serveRoute(
     const body = codec.encodeResult(result, request);
     state.timings.encodeMs = performance.now() - t1;
     traceStep(state, 'polygate.encode', t1);
-    await session?.completed?.({ request: routed, route, result, body });
+    if (session?.completed) await session.completed({ request: routed, route, result, body });
     // The type Koa gives a JSON body, set first (where Koa sets it) so Koa does not look it up per answer.
     if (isJsonObject(body) && !ctx.res.headersSent) ctx.res.setHeader('content-type', jsonContentType);
     ctx.body = body;
-    setWarnings();
+    warnings.addTo(headers);
     setHeaders(ctx.res, headers);
     state.outcome = left.aborted ? 'client_closed' : 'ok';
     return { served: true, upstreamFailed: false };
@@ -306,7 +316,7 @@ async function serveRoute(
     trace: traceOf(state),
   });
   const { first, rest } = await firstEvent(events);
-  setWarnings();
+  warnings.addTo(headers);
   ctx.respond = false;
   openStreams.inc({ family: format.metricLabel });
   state.streaming = true;
@@ -370,32 +380,40 @@ async function serveRoute(
   return { served: true, upstreamFailed };
 }
 
-type RouteWarnings = {
-  warn: (field: string, message: string) => void;
-  addTo: (headers: Record<string, string>) => void;
-};
+/**
+ * The warnings of one route: counted in the metric as they come, then named in full in the
+ * answer's header and the trace. One object a route (its `warn` the one closure the encoders call).
+ */
+class RouteWarnings {
+  readonly #list: string[] = [];
+  readonly #state: ChatState;
+  readonly #format: string;
+  readonly #upstreamFormat: string;
 
-/** The warnings of one route: counted in the metric as they come, then named in full in the answer's header and the trace. */
-function routeWarnings(state: ChatState, format: ChatFormatModule, upstreamFormat: string): RouteWarnings {
-  const warnings: string[] = [];
-  return {
-    warn: (field, message) => {
-      warnings.push(`${field}: ${message}`);
-      // The label is bounded (src/infra/metrics/warning-fields.ts); the header names the field in full.
-      translationWarnings.inc({
-        inbound_format: format.name,
-        upstream_format: upstreamFormat,
-        field: warningFieldLabel(format.name, field),
-      });
-    },
-    addTo: (headers) => {
-      const value = warningsHeader(warnings);
-      if (value) headers['x-polygate-warnings'] = value;
-      // The answering route's own: a failed route's warnings do not describe the answer.
-      state.warnings = warnings.length > 0 ? warnings : undefined;
-      traceOf(state)?.warnings(warnings);
-    },
+  constructor(state: ChatState, format: ChatFormatModule, upstreamFormat: string) {
+    this.#state = state;
+    this.#format = format.name;
+    this.#upstreamFormat = upstreamFormat;
+  }
+
+  readonly warn = (field: string, message: string): void => {
+    this.#list.push(`${field}: ${message}`);
+    // The label is bounded (src/infra/metrics/warning-fields.ts); the header names the field in full.
+    translationWarnings.inc({
+      inbound_format: this.#format,
+      upstream_format: this.#upstreamFormat,
+      field: warningFieldLabel(this.#format, field),
+    });
   };
+
+  addTo(headers: Record<string, string>): void {
+    const warnings = this.#list;
+    const value = warningsHeader(warnings);
+    if (value) headers['x-polygate-warnings'] = value;
+    // The answering route's own: a failed route's warnings do not describe the answer.
+    this.#state.warnings = warnings.length > 0 ? warnings : undefined;
+    traceOf(this.#state)?.warnings(warnings);
+  }
 }
 
 /** Built-in providers (echo) run no hosted tools. */
