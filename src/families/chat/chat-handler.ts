@@ -90,12 +90,6 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
     // 400 is the client's, whichever route asked for it. Without a session's steps to await, it is
     // the request itself (no promise).
     let decoded: ChatRequest | Promise<ChatRequest> | undefined;
-    const decodeNow = (t0: number): ChatRequest => {
-      const request = codec.decodeRequest(body, inbound);
-      state.timings.decodeMs = performance.now() - t0;
-      traceOf(state)?.decoded(request, t0);
-      return request;
-    };
     const decode = (): ChatRequest | Promise<ChatRequest> =>
       (decoded ??=
         session?.prepareBody || session?.prepareRequest
@@ -105,11 +99,11 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
                 body = await session.prepareBody(body);
                 (ctx.request as { body: unknown }).body = body;
               }
-              const request = decodeNow(t0);
+              const request = decodeNow(codec, body, inbound, state, t0);
               if (session.prepareRequest) await session.prepareRequest(request);
               return request;
             })()
-          : decodeNow(performance.now()));
+          : decodeNow(codec, body, inbound, state, performance.now()));
     // A session that keeps every turn decodes first: it builds the relayed body from the decoded
     // chain, and keeps the relayed answer as a turn (src/services/sessions/chat-session.ts).
     const keeps = session?.keepsEveryTurn === true;
@@ -137,6 +131,33 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
     // Built when first asked for: a JSON answer only reads `aborted` (src/families/chat/client-left.ts).
     const left = new ClientLeft(ctx.res);
 
+    /** One route the request may use: relayed as it came, or translated. */
+    const serveAdmitted = (route: Route, final: boolean): Promise<ServeResult> => {
+      const relay = relayOf(route);
+      if (relay) {
+        const warnings = new RouteWarnings(state, format, format.name);
+        const body = keeps ? session?.relayBody?.(route, warnings.warn) : (ctx.request.body as Record<string, unknown>);
+        if (body) {
+          throwIfClientLeft(left);
+          return relayRoute(
+            ctx,
+            format,
+            fields,
+            relay,
+            route,
+            !final,
+            { body, warnings, session: keeps ? session : undefined },
+            opts.credentialHeaders,
+            () => relayedPromptTokens(codec, body, inbound),
+          );
+        }
+      }
+      const request = decode();
+      return request instanceof Promise
+        ? request.then((r) => serveRoute(ctx, format, r, route, left, session))
+        : serveRoute(ctx, format, request, route, left, session);
+    };
+
     // Retries, breakers and fallbacks (src/services/resilience/): a route is left only while nothing has
     // reached the client.
     state.attempts = { attempts: 0 };
@@ -148,35 +169,13 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
       signal: () => left.signal,
       report: state.attempts,
       trace: traceOf(state),
-      serve: async (route, final) => {
-        if (!runtime.chatProviders.has(route.provider)) return { served: false };
-        // A provider over its budget: skipped like an unavailable one.
-        // A provider with no budget is admitted at once (no promise to await).
+      serve: (route, final) => {
+        if (!runtime.chatProviders.has(route.provider)) return notServed;
+        // A provider over its budget: skipped like an unavailable one. A provider with no budget is
+        // admitted at once (no promise to await): the route is served with no async step of its own.
         const admitted = admitRoute(state, route.provider, expect);
-        if (admitted !== true && !(await admitted)) return { served: false };
-        const relay = relayOf(route);
-        if (relay) {
-          const warnings = new RouteWarnings(state, format, format.name);
-          const body = keeps
-            ? session?.relayBody?.(route, warnings.warn)
-            : (ctx.request.body as Record<string, unknown>);
-          if (body) {
-            throwIfClientLeft(left);
-            return relayRoute(
-              ctx,
-              format,
-              fields,
-              relay,
-              route,
-              !final,
-              { body, warnings, session: keeps ? session : undefined },
-              opts.credentialHeaders,
-              () => relayedPromptTokens(codec, body, inbound),
-            );
-          }
-        }
-        const request = decode();
-        return serveRoute(ctx, format, request instanceof Promise ? await request : request, route, left, session);
+        if (admitted === true) return serveAdmitted(route, final);
+        return Promise.resolve(admitted).then((ok) => (ok ? serveAdmitted(route, final) : notServed));
       },
       noRoute: () => providerRefusal(state) ?? noRoute(runtime, fields.model),
     });
@@ -186,6 +185,37 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
 }
 
 const ignore = (): void => {};
+
+/** A route that answered (the loop only reads it): one object for every JSON answer. */
+const answered: ServeResult = Object.freeze({ served: true, upstreamFailed: false });
+
+/**
+ * Each route's `x-polygate-route` value, made once: a route lives as long as the router (or the
+ * router's memory of glob names) that planned it.
+ */
+const routeHeaders = new WeakMap<Route, string>();
+function routeHeaderOf(route: Route): string {
+  let value = routeHeaders.get(route);
+  if (value === undefined) routeHeaders.set(route, (value = routeHeader(route.provider, route.model)));
+  return value;
+}
+
+/** A route with no provider here, or over its provider's budget: the next is tried. */
+const notServed: Promise<ServeResult> = Promise.resolve({ served: false });
+
+/** The client's body decoded to the IR, timed and traced. */
+function decodeNow(
+  codec: ChatClientCodec,
+  body: unknown,
+  inbound: InboundContext,
+  state: ChatState,
+  t0: number,
+): ChatRequest {
+  const request = codec.decodeRequest(body, inbound);
+  state.timings.decodeMs = performance.now() - t0;
+  traceOf(state)?.decoded(request, t0);
+  return request;
+}
 
 /** What Koa's `ctx.type = 'json'` sets (mime-types' `contentType('json')`). */
 const jsonContentType = 'application/json; charset=utf-8';
@@ -263,7 +293,7 @@ async function serveRoute(
   const warnings = new RouteWarnings(state, format, upstreamFormat);
   const warn = warnings.warn;
   const headers: Record<string, string> = {
-    'x-polygate-route': routeHeader(route.provider, route.model),
+    'x-polygate-route': routeHeaderOf(route),
     'x-request-id': state.requestId,
   };
 
@@ -305,7 +335,7 @@ async function serveRoute(
     warnings.addTo(headers);
     setHeaders(ctx.res, headers);
     state.outcome = left.aborted ? 'client_closed' : 'ok';
-    return { served: true, upstreamFailed: false };
+    return answered;
   }
 
   throwIfClientLeft(left);
@@ -446,7 +476,7 @@ async function relayRoute(
     upstreamModel: route.model,
   };
   const responseHeaders: Record<string, string> = {
-    'x-polygate-route': routeHeader(route.provider, route.model),
+    'x-polygate-route': routeHeaderOf(route),
     'x-request-id': state.requestId,
   };
   relayed.warnings.addTo(responseHeaders);
@@ -576,12 +606,14 @@ function settleRequestUsage(state: ChatState, metered: MeteredUsage): void {
   tokensTotal.inc(labels, u.inputTokens);
   labels.kind = 'output';
   tokensTotal.inc(labels, u.outputTokens);
-  const more = (kind: string, n: number | undefined): void => {
-    if (!n) return;
-    labels.kind = kind;
-    tokensTotal.inc(labels, n);
-  };
-  more('reasoning', u.reasoningTokens);
-  more('cache_read', u.cacheReadTokens);
-  more('cache_write', u.cacheWriteTokens);
+  countMore(labels, 'reasoning', u.reasoningTokens);
+  countMore(labels, 'cache_read', u.cacheReadTokens);
+  countMore(labels, 'cache_write', u.cacheWriteTokens);
+}
+
+/** Tokens of a kind the upstream may leave out: counted when there are some. */
+function countMore(labels: { kind: string } & Record<string, string>, kind: string, n: number | undefined): void {
+  if (!n) return;
+  labels.kind = kind;
+  tokensTotal.inc(labels, n);
 }
