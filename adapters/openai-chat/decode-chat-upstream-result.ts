@@ -49,9 +49,8 @@ function decodeMessageParts(m: Json): Part[] {
   const content = optStr(m.content, 'choices[0].message.content');
   if (content !== undefined && content !== '') {
     const text: TextPart = { type: 'text', text: content };
-    // Most answers carry no annotations: no empty list to build.
-    const citations = Array.isArray(m.annotations) ? decodeAnnotations(m.annotations) : undefined;
-    if (citations && citations.length > 0) text.citations = citations;
+    const citations = decodeAnnotations(m.annotations);
+    if (citations.length > 0) text.citations = citations;
     parts.push(text);
   }
   const refusal = optStr(m.refusal, 'choices[0].message.refusal');

@@ -28,9 +28,6 @@ const samplingNames: SamplingNames = [
   ['topLogprobs', 'top_logprobs'],
 ];
 
-/** Chat Completions needs no headers of its own: one empty set shared by every call, never written to. */
-const noHeaders: Readonly<Record<string, string>> = Object.freeze({});
-
 /** Chat Completions accepts at most 4 stop sequences. */
 const maxStop = 4;
 
@@ -93,7 +90,7 @@ export function encodeChatUpstreamRequest(
     // Always ask for the usage chunk: without it a streamed answer has no token counts at all.
     body.stream_options = { include_usage: true };
   }
-  return { path: '/chat/completions', body, headers: noHeaders };
+  return { path: '/chat/completions', body, headers: {} };
 }
 
 function encodeTool(t: Tool, n: number, warn: WarningSink): Array<Record<string, unknown>> {
