@@ -239,8 +239,8 @@ export function decodeMessagesRequest(body: unknown, ctx: InboundContext): ChatR
 
   // Anthropic's own options, in its namespace (adapters/shared/format-extensions.ts).
   const extensions: Record<string, unknown> = {};
-  const keys = Object.keys(b);
-  for (let i = 0; i < keys.length; i++) if (!modelled.has(keys[i])) extensions[keys[i]] = b[keys[i]];
+  // The body's own keys in their order (Object.keys' own), with no array of them built.
+  for (const key in b) if (Object.hasOwn(b, key) && !modelled.has(key)) extensions[key] = b[key];
   // The tier is shared with OpenAI and Gemini; a word newer than polygate stays Anthropic's.
   const serviceTier = decodeServiceTier('anthropic-messages', extensions.service_tier);
   if (serviceTier !== undefined) delete extensions.service_tier;
