@@ -270,8 +270,12 @@ export function noRoute(runtime: Runtime, model: string): GatewayError {
   );
 }
 
-/** Serves the request through one route; not served when the route has no provider here (try the next). */
-async function serveRoute(
+/**
+ * Serves the request through one route; not served when the route has no provider here (try the
+ * next). A JSON answer is one step after the upstream call (no async function of its own: every
+ * translated JSON request passes here); a stream is served by serveStream.
+ */
+function serveRoute(
   ctx: GatewayContext,
   format: ChatFormatModule,
   request: ChatRequest,
@@ -280,9 +284,8 @@ async function serveRoute(
   session: ChatSession | undefined,
 ): Promise<ServeResult> {
   const state = ctx.state;
-  const codec = format.client;
   const provider = state.runtime.chatProviders.get(route.provider);
-  if (!provider) return { served: false };
+  if (!provider) return notServed;
   const upstreamFormat = provider.wireFormat ?? provider.type;
   state.path = {
     provider: route.provider,
@@ -307,38 +310,64 @@ async function serveRoute(
   const supported = applyHostedToolPolicy(offer?.request ?? request, route.provider, hosted, policy, warn);
   const routed = session?.forRoute ? session.forRoute(supported, route, warn) : supported;
 
-  if (!routed.stream) {
-    throwIfClientLeft(left);
-    const result = await caller.complete(routed, route.model, {
-      signal: runsToItsEnd,
-      warn,
-      timeouts: route.timeouts,
-      trace: traceOf(state),
-    });
-    settleRequestUsage(
-      state,
-      settleUsage(
-        { final: result.usage },
-        () => estimateTextTokens(answerText(result.parts)),
-        () => estimateTokens(routed),
-      ),
-    );
-    const t1 = performance.now();
-    // The client's encoder sees the client's request; `routed` is what the upstream saw.
-    const body = codec.encodeResult(result, request);
-    state.timings.encodeMs = performance.now() - t1;
-    traceStep(state, 'polygate.encode', t1);
-    if (session?.completed) await session.completed({ request: routed, route, result, body });
-    // The type Koa gives a JSON body, set first (where Koa sets it) so Koa does not look it up per answer.
-    if (isJsonObject(body) && !ctx.res.headersSent) ctx.res.setHeader('content-type', jsonContentType);
-    ctx.body = body;
-    warnings.addTo(headers);
-    setHeaders(ctx.res, headers);
-    state.outcome = left.aborted ? 'client_closed' : 'ok';
-    return answered;
-  }
-
   throwIfClientLeft(left);
+  if (routed.stream) return serveStream(ctx, format, request, routed, route, left, session, caller, warnings, headers);
+  return caller
+    .complete(routed, route.model, { signal: runsToItsEnd, warn, timeouts: route.timeouts, trace: traceOf(state) })
+    .then((result) => {
+      settleRequestUsage(
+        state,
+        settleUsage(
+          { final: result.usage },
+          () => estimateTextTokens(answerText(result.parts)),
+          () => estimateTokens(routed),
+        ),
+      );
+      const t1 = performance.now();
+      // The client's encoder sees the client's request; `routed` is what the upstream saw.
+      const body = format.client.encodeResult(result, request);
+      state.timings.encodeMs = performance.now() - t1;
+      traceStep(state, 'polygate.encode', t1);
+      if (!session?.completed) return answerJson(ctx, body, warnings, headers, left);
+      return session
+        .completed({ request: routed, route, result, body })
+        .then(() => answerJson(ctx, body, warnings, headers, left));
+    });
+}
+
+/** A JSON answer's body and headers onto the response. */
+function answerJson(
+  ctx: GatewayContext,
+  body: unknown,
+  warnings: RouteWarnings,
+  headers: Record<string, string>,
+  left: ClientLeft,
+): ServeResult {
+  // The type Koa gives a JSON body, set first (where Koa sets it) so Koa does not look it up per answer.
+  if (isJsonObject(body) && !ctx.res.headersSent) ctx.res.setHeader('content-type', jsonContentType);
+  ctx.body = body;
+  warnings.addTo(headers);
+  setHeaders(ctx.res, headers);
+  ctx.state.outcome = left.aborted ? 'client_closed' : 'ok';
+  return answered;
+}
+
+/** A stream through one route, from the upstream's first event to its end. */
+async function serveStream(
+  ctx: GatewayContext,
+  format: ChatFormatModule,
+  request: ChatRequest,
+  routed: ChatRequest,
+  route: Route,
+  left: ClientLeft,
+  session: ChatSession | undefined,
+  caller: Pick<ChatProvider, 'openStream'>,
+  warnings: RouteWarnings,
+  headers: Record<string, string>,
+): Promise<ServeResult> {
+  const state = ctx.state;
+  const codec = format.client;
+  const warn = warnings.warn;
   const events = await caller.openStream(routed, route.model, {
     signal: left.signal,
     warn,
