@@ -85,15 +85,18 @@ function decodeMessages(v: unknown, note: UnmappedSink): Message[] {
   const list = arr(v, 'messages');
   if (list.length === 0) throw invalid('messages', 'messages: at least one message is required');
   const out: Message[] = [];
-  const noteRole = noteUnmapped(note);
-  list.forEach((item, i) => {
+  // A loop, not forEach with a callback: every translated Messages request passes here.
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
     // Field paths are built when a check needs one: most messages pass every check.
     const m = isObject(item) ? item : obj(item, `messages.${i}`);
     // A role newer than polygate (as `system` was, behind a beta) has no meaning to map to: the
     // message is left out, warned.
     const role =
-      m.role === 'user' || m.role === 'assistant' ? m.role : openEnum(m.role, roles, `messages.${i}.role`, noteRole);
-    if (role === undefined) return;
+      m.role === 'user' || m.role === 'assistant'
+        ? m.role
+        : openEnum(m.role, roles, `messages.${i}.role`, noteUnmapped(note));
+    if (role === undefined) continue;
     if (m.content === undefined) throw invalid(`messages.${i}.content`, `messages.${i}.content: field required`);
     // A mid-conversation instruction (SystemMessageParam in node_modules/@anthropic-ai/sdk/resources/messages/messages.d.ts): text only, its own message.
     if (role === 'system') {
@@ -101,7 +104,7 @@ function decodeMessages(v: unknown, note: UnmappedSink): Message[] {
       if (parts.length === 0)
         throw invalid(`messages.${i}.content`, `messages.${i}.content: a system message must have non-empty content`);
       out.push({ role, parts });
-      return;
+      continue;
     }
     // A final assistant message is continued by the response (prefill), so it may be empty.
     // Plain text (what decodeContent makes of a non-empty string) without building its field path.
@@ -113,7 +116,7 @@ function decodeMessages(v: unknown, note: UnmappedSink): Message[] {
     const last = out.at(-1);
     if (last && last.role === role) last.parts.push(...parts);
     else out.push({ role, parts });
-  });
+  }
   if (out.length === 0) throw invalid('messages', 'messages: no message polygate can read (see x-polygate-warnings)');
   return out;
 }
@@ -236,8 +239,8 @@ export function decodeMessagesRequest(body: unknown, ctx: InboundContext): ChatR
 
   // Anthropic's own options, in its namespace (adapters/shared/format-extensions.ts).
   const extensions: Record<string, unknown> = {};
-  const keys = Object.keys(b);
-  for (let i = 0; i < keys.length; i++) if (!modelled.has(keys[i])) extensions[keys[i]] = b[keys[i]];
+  // The body's own keys in their order (Object.keys' own), with no array of them built.
+  for (const key in b) if (Object.hasOwn(b, key) && !modelled.has(key)) extensions[key] = b[key];
   // The tier is shared with OpenAI and Gemini; a word newer than polygate stays Anthropic's.
   const serviceTier = decodeServiceTier('anthropic-messages', extensions.service_tier);
   if (serviceTier !== undefined) delete extensions.service_tier;
@@ -262,21 +265,22 @@ export function decodeMessagesRequest(body: unknown, ctx: InboundContext): ChatR
   const beta = betas(ctx.headers);
   if (beta.length > 0) extensions['anthropic-beta'] = beta;
 
+  // An absent field spreads `false` (nothing, no object built): most requests leave most of them out.
   return {
     model,
     system,
     messages,
     tools,
-    ...(toolChoice ? { toolChoice } : {}),
-    ...(parallelToolCalls !== undefined ? { parallelToolCalls } : {}),
-    ...(output ? { output } : {}),
+    ...(toolChoice && { toolChoice }),
+    ...(parallelToolCalls !== undefined && { parallelToolCalls }),
+    ...(output && { output }),
     maxTokens,
     sampling: decodeSampling(b),
-    ...(reasoning ? { reasoning } : {}),
-    ...(user !== undefined ? { user } : {}),
-    ...(serviceTier !== undefined ? { serviceTier } : {}),
+    ...(reasoning && { reasoning }),
+    ...(user !== undefined && { user }),
+    ...(serviceTier !== undefined && { serviceTier }),
     stream,
-    ...(unmapped.length > 0 ? { unmapped } : {}),
+    ...(unmapped.length > 0 && { unmapped }),
     extensions: Object.keys(extensions).length > 0 ? { 'anthropic-messages': extensions } : {},
   };
 }

@@ -84,6 +84,19 @@ function splitLongText(block: Json): Json[] {
   return out;
 }
 
+/** The response's content blocks, built in one array (no array per part): every translated Messages answer passes here. */
+function contentOf(parts: Part[]): Json[] {
+  const out: Json[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const block = responseBlockOf(parts[i]);
+    if (block === undefined) continue;
+    if (block.type === 'text' && typeof block.text === 'string' && block.text.length > MAX_TEXT_BLOCK)
+      out.push(...splitLongText(block));
+    else out.push(block);
+  }
+  return out;
+}
+
 export function encodeMessagesResult(result: ChatResult, request: ChatRequest): Json {
   const failed = failedFinish(result.finish);
   if (failed) throw failed;
@@ -92,10 +105,7 @@ export function encodeMessagesResult(result: ChatResult, request: ChatRequest): 
     type: 'message',
     role: 'assistant',
     model: request.model,
-    content: result.parts.flatMap((p) => {
-      const block = responseBlockOf(p);
-      return block === undefined ? [] : splitLongText(block);
-    }),
+    content: contentOf(result.parts),
     stop_reason: stopReasonOf(result.finish),
     stop_sequence: result.finish.stopSequence ?? null,
     usage: wireUsageOf(result.usage),

@@ -50,7 +50,7 @@ function decodeMessageParts(m: Json): Part[] {
   if (content !== undefined && content !== '') {
     const text: TextPart = { type: 'text', text: content };
     const citations = decodeAnnotations(m.annotations);
-    if (citations.length > 0) text.citations = citations;
+    if (citations) text.citations = citations;
     parts.push(text);
   }
   const refusal = optStr(m.refusal, 'choices[0].message.refusal');
@@ -83,10 +83,12 @@ function decodeMessageParts(m: Json): Part[] {
 }
 
 /** `url_citation` annotations (web search models) become URL citations on the text. */
-function decodeAnnotations(v: unknown): Citation[] {
-  if (!Array.isArray(v)) return [];
+function decodeAnnotations(v: unknown): Citation[] | undefined {
+  // OpenAI sends `annotations: []` with every answer: no list (nor iterator) built for it.
+  if (!Array.isArray(v) || v.length === 0) return undefined;
   const out: Citation[] = [];
-  for (const a of v) {
+  for (let i = 0; i < v.length; i++) {
+    const a: unknown = v[i];
     if (!isObject(a) || a.type !== 'url_citation' || !isObject(a.url_citation)) continue;
     const c = a.url_citation;
     if (typeof c.url !== 'string') continue;
@@ -98,5 +100,5 @@ function decodeAnnotations(v: unknown): Citation[] {
       ...(typeof c.end_index === 'number' ? { end: c.end_index } : {}),
     });
   }
-  return out;
+  return out.length > 0 ? out : undefined;
 }

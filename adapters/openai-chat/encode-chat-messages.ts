@@ -57,7 +57,8 @@ export function encodeChatMessages(req: ChatRequest, warn: WarningSink): ChatWir
     out.push(...pending);
     pending = [];
   };
-  req.messages.forEach((m, i) => {
+  for (let i = 0; i < req.messages.length; i++) {
+    const m = req.messages[i];
     switch (m.role) {
       case 'system':
         pending.push({ role: 'system', content: textsContent(m.parts) });
@@ -81,7 +82,7 @@ export function encodeChatMessages(req: ChatRequest, warn: WarningSink): ChatWir
       default:
         assertNever(m, 'message role');
     }
-  });
+  }
   flush();
   warnCacheHints(req, warn);
   return out;
@@ -316,9 +317,19 @@ function codeAsText(p: CodePart | CodeResultPart): string {
 
 /** Anthropic-style cache breakpoints have no Chat Completions field: OpenAI caches prompts by itself. */
 function warnCacheHints(req: ChatRequest, warn: WarningSink): void {
-  const hinted =
-    req.system.some((p) => p.cache) ||
-    req.tools.some((t) => t.cache) ||
-    req.messages.some((m) => m.parts.some((p) => 'cache' in p && p.cache !== undefined));
-  if (hinted) warn('cache_control', 'prompt-cache hints dropped: OpenAI caches prompts automatically');
+  if (hinted(req)) warn('cache_control', 'prompt-cache hints dropped: OpenAI caches prompts automatically');
+}
+
+/** Any part or tool with a cache hint; loops, not callbacks: every translated Chat call asks, for every part. */
+function hinted(req: ChatRequest): boolean {
+  for (let i = 0; i < req.system.length; i++) if (req.system[i].cache) return true;
+  for (let i = 0; i < req.tools.length; i++) if (req.tools[i].cache) return true;
+  for (let i = 0; i < req.messages.length; i++) {
+    const parts = req.messages[i].parts;
+    for (let j = 0; j < parts.length; j++) {
+      const p = parts[j];
+      if ('cache' in p && p.cache !== undefined) return true;
+    }
+  }
+  return false;
 }

@@ -191,7 +191,10 @@ function encodeReasoning(req: ChatRequest, warn: WarningSink): string | undefine
 /** Every option is carried, or named in a warning: never dropped silently (docs/architecture.md "Cross-format data"). */
 function relayExtensions(req: ChatRequest, body: Record<string, unknown>, warn: WarningSink): void {
   dropForeignExtensions(req, FORMAT, warn);
-  for (const [key, value] of Object.entries(ownExtensions(req, FORMAT))) {
+  const own = req.extensions[FORMAT];
+  // Most requests carry none of Chat Completions' own options: no entries to build.
+  if (!own) return;
+  for (const [key, value] of Object.entries(own)) {
     if (isClientSideExtension(FORMAT, key) || value === undefined) continue;
     if ((relayedExtensions as readonly string[]).includes(key)) body[key] = value;
     else {

@@ -22,7 +22,12 @@ export function liftOpenAIKnobs(req: ChatRequest, own: Record<string, unknown>):
 
 /** The shared knobs in an OpenAI request body. */
 export function encodeOpenAIKnobs(req: ChatRequest, body: Record<string, unknown>): void {
-  for (const [wire, field] of knobs) if (req[field] !== undefined) body[wire] = req[field];
+  // Indexed, not destructured: every translated OpenAI call passes here, and unoptimized code builds an iterator per pair.
+  for (let i = 0; i < knobs.length; i++) {
+    const wire = knobs[i][0];
+    const field = knobs[i][1];
+    if (req[field] !== undefined) body[wire] = req[field];
+  }
 }
 
 /** For a format without them: each set knob named in a warning (a safety id that is also the user id is carried as the user). */

@@ -30,6 +30,8 @@ const words: Record<TierFormat, Record<ServiceTier, string | undefined>> = {
 
 /** The IR tier a wire word names; undefined for a word outside the IR (the decoder keeps it in its namespace). */
 export function decodeServiceTier(format: TierFormat, word: unknown): ServiceTier | undefined {
+  // Most requests name no tier: no keys to list.
+  if (word === undefined) return undefined;
   const table = words[format];
   return (Object.keys(table) as ServiceTier[]).find((t) => table[t] !== undefined && table[t] === word);
 }

@@ -20,8 +20,8 @@ import { GatewayError } from '../../ir/gateway-error.ts';
 import { checkModelName } from '../../ir/model-name.ts';
 import { routeHeader } from '../../infra/http/header-value.ts';
 import type { StreamEvent } from '../../ir/stream-event.ts';
-import { openStreams, tokensTotal, translationWarnings } from '../../infra/metrics/registry.ts';
-import { warningFieldLabel, warningsHeader } from '../../infra/metrics/warning-fields.ts';
+import { openStreams, tokensTotal } from '../../infra/metrics/registry.ts';
+import { RouteWarnings } from './route-warnings.ts';
 import { HttpChatProvider } from '../../services/providers/http-chat-provider.ts';
 import type { Route } from '../../services/routing/model-router.ts';
 import type { Runtime } from '../../services/runtime/runtime.ts';
@@ -87,21 +87,23 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
     if (routes.length === 0) throw noRoute(runtime, fields.model);
 
     // The full decode (validation included) runs once, for the first route that translates; its
-    // 400 is the client's, whichever route asked for it.
-    let decoded: Promise<ChatRequest> | undefined;
-    const decode = (): Promise<ChatRequest> =>
-      (decoded ??= (async () => {
-        const t0 = performance.now();
-        if (session?.prepareBody) {
-          body = await session.prepareBody(body);
-          (ctx.request as { body: unknown }).body = body;
-        }
-        const request = codec.decodeRequest(body, inbound);
-        state.timings.decodeMs = performance.now() - t0;
-        traceOf(state)?.decoded(request, t0);
-        await session?.prepareRequest?.(request);
-        return request;
-      })());
+    // 400 is the client's, whichever route asked for it. Without a session's steps to await, it is
+    // the request itself (no promise).
+    let decoded: ChatRequest | Promise<ChatRequest> | undefined;
+    const decode = (): ChatRequest | Promise<ChatRequest> =>
+      (decoded ??=
+        session?.prepareBody || session?.prepareRequest
+          ? (async () => {
+              const t0 = performance.now();
+              if (session.prepareBody) {
+                body = await session.prepareBody(body);
+                (ctx.request as { body: unknown }).body = body;
+              }
+              const request = decodeNow(codec, body, inbound, state, t0);
+              if (session.prepareRequest) await session.prepareRequest(request);
+              return request;
+            })()
+          : decodeNow(codec, body, inbound, state, performance.now()));
     // A session that keeps every turn decodes first: it builds the relayed body from the decoded
     // chain, and keeps the relayed answer as a turn (src/services/sessions/chat-session.ts).
     const keeps = session?.keepsEveryTurn === true;
@@ -111,7 +113,8 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
         ? relayProvider(runtime, route, format)
         : undefined;
     // A first route that translates decodes now, so its errors come before any token is reserved.
-    const first = relayOf(routes[0]) && !keeps ? undefined : await decode();
+    const decoding = relayOf(routes[0]) && !keeps ? undefined : decode();
+    const first = decoding instanceof Promise ? await decoding : decoding;
     // The key's tpm: the prompt's estimate now, corrected by the upstream's usage when it comes.
     // A relayed body is not decoded: its size stands for the prompt.
     const bodyLength = (): number => Number(ctx.request.length) || JSON.stringify(body).length;
@@ -128,6 +131,33 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
     // Built when first asked for: a JSON answer only reads `aborted` (src/families/chat/client-left.ts).
     const left = new ClientLeft(ctx.res);
 
+    /** One route the request may use: relayed as it came, or translated. */
+    const serveAdmitted = (route: Route, final: boolean): Promise<ServeResult> => {
+      const relay = relayOf(route);
+      if (relay) {
+        const warnings = new RouteWarnings(state, format, format.name);
+        const body = keeps ? session?.relayBody?.(route, warnings.warn) : (ctx.request.body as Record<string, unknown>);
+        if (body) {
+          throwIfClientLeft(left);
+          return relayRoute(
+            ctx,
+            format,
+            fields,
+            relay,
+            route,
+            !final,
+            { body, warnings, session: keeps ? session : undefined },
+            opts.credentialHeaders,
+            () => relayedPromptTokens(codec, body, inbound),
+          );
+        }
+      }
+      const request = decode();
+      return request instanceof Promise
+        ? request.then((r) => serveRoute(ctx, format, r, route, left, session))
+        : serveRoute(ctx, format, request, route, left, session);
+    };
+
     // Retries, breakers and fallbacks (src/services/resilience/): a route is left only while nothing has
     // reached the client.
     state.attempts = { attempts: 0 };
@@ -139,34 +169,13 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
       signal: () => left.signal,
       report: state.attempts,
       trace: traceOf(state),
-      serve: async (route, final) => {
-        if (!runtime.chatProviders.has(route.provider)) return { served: false };
-        // A provider over its budget: skipped like an unavailable one.
-        // A provider with no budget is admitted at once (no promise to await).
+      serve: (route, final) => {
+        if (!runtime.chatProviders.has(route.provider)) return notServed;
+        // A provider over its budget: skipped like an unavailable one. A provider with no budget is
+        // admitted at once (no promise to await): the route is served with no async step of its own.
         const admitted = admitRoute(state, route.provider, expect);
-        if (admitted !== true && !(await admitted)) return { served: false };
-        const relay = relayOf(route);
-        if (relay) {
-          const warnings = routeWarnings(state, format, format.name);
-          const body = keeps
-            ? session?.relayBody?.(route, warnings.warn)
-            : (ctx.request.body as Record<string, unknown>);
-          if (body) {
-            throwIfClientLeft(left);
-            return relayRoute(
-              ctx,
-              format,
-              fields,
-              relay,
-              route,
-              !final,
-              { body, warnings, session: keeps ? session : undefined },
-              opts.credentialHeaders,
-              () => relayedPromptTokens(codec, body, inbound),
-            );
-          }
-        }
-        return serveRoute(ctx, format, await decode(), route, left, session);
+        if (admitted === true) return serveAdmitted(route, final);
+        return Promise.resolve(admitted).then((ok) => (ok ? serveAdmitted(route, final) : notServed));
       },
       noRoute: () => providerRefusal(state) ?? noRoute(runtime, fields.model),
     });
@@ -176,6 +185,37 @@ export function chatHandler(format: ChatFormatModule, opts: ChatHandlerOptions) 
 }
 
 const ignore = (): void => {};
+
+/** A route that answered (the loop only reads it): one object for every JSON answer. */
+const answered: ServeResult = Object.freeze({ served: true, upstreamFailed: false });
+
+/**
+ * Each route's `x-polygate-route` value, made once: a route lives as long as the router (or the
+ * router's memory of glob names) that planned it.
+ */
+const routeHeaders = new WeakMap<Route, string>();
+function routeHeaderOf(route: Route): string {
+  let value = routeHeaders.get(route);
+  if (value === undefined) routeHeaders.set(route, (value = routeHeader(route.provider, route.model)));
+  return value;
+}
+
+/** A route with no provider here, or over its provider's budget: the next is tried. */
+const notServed: Promise<ServeResult> = Promise.resolve({ served: false });
+
+/** The client's body decoded to the IR, timed and traced. */
+function decodeNow(
+  codec: ChatClientCodec,
+  body: unknown,
+  inbound: InboundContext,
+  state: ChatState,
+  t0: number,
+): ChatRequest {
+  const request = codec.decodeRequest(body, inbound);
+  state.timings.decodeMs = performance.now() - t0;
+  traceOf(state)?.decoded(request, t0);
+  return request;
+}
 
 /** What Koa's `ctx.type = 'json'` sets (mime-types' `contentType('json')`). */
 const jsonContentType = 'application/json; charset=utf-8';
@@ -230,8 +270,12 @@ export function noRoute(runtime: Runtime, model: string): GatewayError {
   );
 }
 
-/** Serves the request through one route; not served when the route has no provider here (try the next). */
-async function serveRoute(
+/**
+ * Serves the request through one route; not served when the route has no provider here (try the
+ * next). A JSON answer is one step after the upstream call (no async function of its own: every
+ * translated JSON request passes here); a stream is served by serveStream.
+ */
+function serveRoute(
   ctx: GatewayContext,
   format: ChatFormatModule,
   request: ChatRequest,
@@ -240,9 +284,8 @@ async function serveRoute(
   session: ChatSession | undefined,
 ): Promise<ServeResult> {
   const state = ctx.state;
-  const codec = format.client;
   const provider = state.runtime.chatProviders.get(route.provider);
-  if (!provider) return { served: false };
+  if (!provider) return notServed;
   const upstreamFormat = provider.wireFormat ?? provider.type;
   state.path = {
     provider: route.provider,
@@ -250,12 +293,12 @@ async function serveRoute(
     mode: 'translate',
     upstreamModel: route.model,
   };
-  const { warn, addTo } = routeWarnings(state, format, upstreamFormat);
+  const warnings = new RouteWarnings(state, format, upstreamFormat);
+  const warn = warnings.warn;
   const headers: Record<string, string> = {
-    'x-polygate-route': routeHeader(route.provider, route.model),
+    'x-polygate-route': routeHeaderOf(route),
     'x-request-id': state.requestId,
   };
-  const setWarnings = (): void => addTo(headers);
 
   const hosted = provider.wireFormat ? upstreamCodecOf(provider.wireFormat).hostedTools : noHostedTools;
   // Web search and fetch the upstream cannot run: run by polygate where the route says so (#27).
@@ -267,38 +310,64 @@ async function serveRoute(
   const supported = applyHostedToolPolicy(offer?.request ?? request, route.provider, hosted, policy, warn);
   const routed = session?.forRoute ? session.forRoute(supported, route, warn) : supported;
 
-  if (!routed.stream) {
-    throwIfClientLeft(left);
-    const result = await caller.complete(routed, route.model, {
-      signal: runsToItsEnd,
-      warn,
-      timeouts: route.timeouts,
-      trace: traceOf(state),
-    });
-    settleRequestUsage(
-      state,
-      settleUsage(
-        { final: result.usage },
-        () => estimateTextTokens(answerText(result.parts)),
-        () => estimateTokens(routed),
-      ),
-    );
-    const t1 = performance.now();
-    // The client's encoder sees the client's request; `routed` is what the upstream saw.
-    const body = codec.encodeResult(result, request);
-    state.timings.encodeMs = performance.now() - t1;
-    traceStep(state, 'polygate.encode', t1);
-    await session?.completed?.({ request: routed, route, result, body });
-    // The type Koa gives a JSON body, set first (where Koa sets it) so Koa does not look it up per answer.
-    if (isJsonObject(body) && !ctx.res.headersSent) ctx.res.setHeader('content-type', jsonContentType);
-    ctx.body = body;
-    setWarnings();
-    setHeaders(ctx.res, headers);
-    state.outcome = left.aborted ? 'client_closed' : 'ok';
-    return { served: true, upstreamFailed: false };
-  }
-
   throwIfClientLeft(left);
+  if (routed.stream) return serveStream(ctx, format, request, routed, route, left, session, caller, warnings, headers);
+  return caller
+    .complete(routed, route.model, { signal: runsToItsEnd, warn, timeouts: route.timeouts, trace: traceOf(state) })
+    .then((result) => {
+      settleRequestUsage(
+        state,
+        settleUsage(
+          { final: result.usage },
+          () => estimateTextTokens(answerText(result.parts)),
+          () => estimateTokens(routed),
+        ),
+      );
+      const t1 = performance.now();
+      // The client's encoder sees the client's request; `routed` is what the upstream saw.
+      const body = format.client.encodeResult(result, request);
+      state.timings.encodeMs = performance.now() - t1;
+      traceStep(state, 'polygate.encode', t1);
+      if (!session?.completed) return answerJson(ctx, body, warnings, headers, left);
+      return session
+        .completed({ request: routed, route, result, body })
+        .then(() => answerJson(ctx, body, warnings, headers, left));
+    });
+}
+
+/** A JSON answer's body and headers onto the response. */
+function answerJson(
+  ctx: GatewayContext,
+  body: unknown,
+  warnings: RouteWarnings,
+  headers: Record<string, string>,
+  left: ClientLeft,
+): ServeResult {
+  // The type Koa gives a JSON body, set first (where Koa sets it) so Koa does not look it up per answer.
+  if (isJsonObject(body) && !ctx.res.headersSent) ctx.res.setHeader('content-type', jsonContentType);
+  ctx.body = body;
+  warnings.addTo(headers);
+  setHeaders(ctx.res, headers);
+  ctx.state.outcome = left.aborted ? 'client_closed' : 'ok';
+  return answered;
+}
+
+/** A stream through one route, from the upstream's first event to its end. */
+async function serveStream(
+  ctx: GatewayContext,
+  format: ChatFormatModule,
+  request: ChatRequest,
+  routed: ChatRequest,
+  route: Route,
+  left: ClientLeft,
+  session: ChatSession | undefined,
+  caller: Pick<ChatProvider, 'openStream'>,
+  warnings: RouteWarnings,
+  headers: Record<string, string>,
+): Promise<ServeResult> {
+  const state = ctx.state;
+  const codec = format.client;
+  const warn = warnings.warn;
   const events = await caller.openStream(routed, route.model, {
     signal: left.signal,
     warn,
@@ -306,7 +375,7 @@ async function serveRoute(
     trace: traceOf(state),
   });
   const { first, rest } = await firstEvent(events);
-  setWarnings();
+  warnings.addTo(headers);
   ctx.respond = false;
   openStreams.inc({ family: format.metricLabel });
   state.streaming = true;
@@ -370,34 +439,6 @@ async function serveRoute(
   return { served: true, upstreamFailed };
 }
 
-type RouteWarnings = {
-  warn: (field: string, message: string) => void;
-  addTo: (headers: Record<string, string>) => void;
-};
-
-/** The warnings of one route: counted in the metric as they come, then named in full in the answer's header and the trace. */
-function routeWarnings(state: ChatState, format: ChatFormatModule, upstreamFormat: string): RouteWarnings {
-  const warnings: string[] = [];
-  return {
-    warn: (field, message) => {
-      warnings.push(`${field}: ${message}`);
-      // The label is bounded (src/infra/metrics/warning-fields.ts); the header names the field in full.
-      translationWarnings.inc({
-        inbound_format: format.name,
-        upstream_format: upstreamFormat,
-        field: warningFieldLabel(format.name, field),
-      });
-    },
-    addTo: (headers) => {
-      const value = warningsHeader(warnings);
-      if (value) headers['x-polygate-warnings'] = value;
-      // The answering route's own: a failed route's warnings do not describe the answer.
-      state.warnings = warnings.length > 0 ? warnings : undefined;
-      traceOf(state)?.warnings(warnings);
-    },
-  };
-}
-
 /** Built-in providers (echo) run no hosted tools. */
 const noHostedTools: ReadonlySet<BuiltinTool['kind']> = new Set();
 
@@ -428,7 +469,7 @@ async function relayRoute(
     upstreamModel: route.model,
   };
   const responseHeaders: Record<string, string> = {
-    'x-polygate-route': routeHeader(route.provider, route.model),
+    'x-polygate-route': routeHeaderOf(route),
     'x-request-id': state.requestId,
   };
   relayed.warnings.addTo(responseHeaders);
@@ -558,12 +599,14 @@ function settleRequestUsage(state: ChatState, metered: MeteredUsage): void {
   tokensTotal.inc(labels, u.inputTokens);
   labels.kind = 'output';
   tokensTotal.inc(labels, u.outputTokens);
-  const more = (kind: string, n: number | undefined): void => {
-    if (!n) return;
-    labels.kind = kind;
-    tokensTotal.inc(labels, n);
-  };
-  more('reasoning', u.reasoningTokens);
-  more('cache_read', u.cacheReadTokens);
-  more('cache_write', u.cacheWriteTokens);
+  countMore(labels, 'reasoning', u.reasoningTokens);
+  countMore(labels, 'cache_read', u.cacheReadTokens);
+  countMore(labels, 'cache_write', u.cacheWriteTokens);
+}
+
+/** Tokens of a kind the upstream may leave out: counted when there are some. */
+function countMore(labels: { kind: string } & Record<string, string>, kind: string, n: number | undefined): void {
+  if (!n) return;
+  labels.kind = kind;
+  tokensTotal.inc(labels, n);
 }

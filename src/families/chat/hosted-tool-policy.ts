@@ -18,7 +18,10 @@ export function applyHostedToolPolicy(
   policy: UnsupportedTools,
   warn: WarningSink,
 ): ChatRequest {
-  for (const u of request.unmapped ?? []) {
+  const unmapped = request.unmapped;
+  // Most requests left nothing unmapped and offer no built-in tool: nothing to warn, drop or refuse.
+  if (!unmapped && !offersBuiltin(request.tools)) return request;
+  for (const u of unmapped ?? []) {
     if (u.hostedTool && policy === 'refuse')
       throw invalid(u.field, `${u.field}: ${u.message.replace(/; dropped$/, '')} for provider '${provider}'`);
     warn(u.field, u.message);
@@ -54,4 +57,9 @@ export function applyHostedToolPolicy(
     );
   const { toolChoice: _moot, ...rest } = request;
   return { ...rest, tools };
+}
+
+function offersBuiltin(tools: ChatRequest['tools']): boolean {
+  for (let i = 0; i < tools.length; i++) if (tools[i].type === 'builtin') return true;
+  return false;
 }

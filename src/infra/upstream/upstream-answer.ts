@@ -143,7 +143,7 @@ class AnswerRead<R extends BodyReader> implements Dispatcher.DispatchHandler, Ca
   #reason: Error | undefined;
   #stopListening: Disposable | undefined;
   #statusCode = 0;
-  #headers: Dispatcher.ResponseData['headers'] = {};
+  #headers: Dispatcher.ResponseData['headers'] = noHeaders;
   #reader: R | undefined;
   #chunks: Buffer[] = [];
   #length = 0;
@@ -215,7 +215,9 @@ class AnswerRead<R extends BodyReader> implements Dispatcher.DispatchHandler, Ca
     if (this.#reader) return this.#reader.data(chunk);
     // One add and one compare per chunk; past the bound, nothing more is kept (#tooLarge).
     if ((this.#length += chunk.length) > this.#max) return this.#tooLarge(chunk);
-    this.#chunks.push(chunk);
+    // Most answers come in one chunk: a list of one, not an empty list grown by a push.
+    if (this.#chunks.length === 0) this.#chunks = [chunk];
+    else this.#chunks.push(chunk);
   }
 
   /**
@@ -274,6 +276,9 @@ class AnswerRead<R extends BodyReader> implements Dispatcher.DispatchHandler, Ca
     return a;
   }
 }
+
+/** The headers of an answer before its head came (never read then): one empty set, never written to. */
+const noHeaders: Dispatcher.ResponseData['headers'] = Object.freeze({});
 
 /** What undici's request() rejects with for an aborted signal. */
 const reasonOf = (signal: AbortSignal): Error =>

@@ -55,6 +55,12 @@ export class HttpChatProvider implements ChatProvider {
   readonly baseUrl: string;
   readonly #codec: ChatUpstreamCodec;
   readonly #headers: Record<string, string>;
+  /**
+   * The whole headers of a JSON call and of a stream's with the configured credentials (no Entra
+   * ID), built once: a translated call with no headers of its own sends one of them as it is.
+   */
+  readonly #jsonHeaders: Readonly<Record<string, string>>;
+  readonly #streamHeaders: Readonly<Record<string, string>>;
   readonly #dispatcher: Dispatcher;
   readonly #timeouts: UpstreamTimeouts;
   readonly #dispatcherFor: ((connectMs: number) => Dispatcher) | undefined;
@@ -95,6 +101,8 @@ export class HttpChatProvider implements ChatProvider {
     this.upstreamPath = upstreamPathOf(cfg);
     this.#headers = { ...(cfg.headers ?? {}), ...authHeaders(cfg) };
     this.#entra = cfg.type === 'azure-openai' && cfg.auth === 'entra' ? new EntraTokenSource(cfg) : undefined;
+    this.#jsonHeaders = Object.freeze({ ...jsonContent, ...this.#headers });
+    this.#streamHeaders = Object.freeze({ ...jsonContent, accept: 'text/event-stream', ...this.#headers });
     // What this provider is sent (its key, its extra headers) is scrubbed whatever the caller passed.
     this.#scrub = secretMatcher([...secrets, ...Object.values(this.#headers)]);
     this.#dispatcher = dispatcher;
@@ -164,8 +172,9 @@ export class HttpChatProvider implements ChatProvider {
   async complete(req: ChatRequest, model: string, opts: CallOptions): Promise<ChatResult> {
     // A copy only to clear the flag: a JSON call's request is not a stream already (the encoders do not write to it).
     const json = req.stream ? { ...req, stream: false } : req;
+    const call = this.#callFor(json, model, opts);
     // Read whole through undici's dispatcher API (src/infra/upstream/upstream-answer.ts), not a Readable.
-    const { text } = this.#checked(await upstreamAnswer(await this.#callFor(json, model, opts)));
+    const { text } = this.#checked(await upstreamAnswer(call instanceof Promise ? await call : call));
     let body: unknown;
     try {
       // A read that failed after the head (cut, idle timeout) is no JSON either, as `.json()` rejects.
@@ -202,16 +211,19 @@ export class HttpChatProvider implements ChatProvider {
     throw this.#errorOf(opened);
   }
 
-  #callFor(req: ChatRequest, model: string, opts: CallOptions): Promise<UpstreamCall> {
+  #callFor(req: ChatRequest, model: string, opts: CallOptions): UpstreamCall | Promise<UpstreamCall> {
     const enc = this.#codec.encodeRequest(req, model, opts.warn);
     const span = opts.trace?.upstream(this.name, this.wireFormat, model);
-    return this.#callOf(
-      this.upstreamPath(enc.path, model),
-      enc.body,
-      { accept: req.stream ? 'text/event-stream' : 'application/json', ...enc.headers },
-      opts,
-      span,
-    );
+    const accept = req.stream ? 'text/event-stream' : 'application/json';
+    // The format's own headers (none for Chat Completions) and a span's traceparent make the call's
+    // headers its own; without them they are the provider's, built once per Accept.
+    const headers =
+      span || !isEmpty(enc.headers) || this.#entra
+        ? { accept, ...enc.headers }
+        : req.stream
+          ? this.#streamHeaders
+          : this.#jsonHeaders;
+    return this.#callOf(this.upstreamPath(enc.path, model), enc.body, headers, opts, span);
   }
 
   /**
@@ -257,21 +269,45 @@ export class HttpChatProvider implements ChatProvider {
     return this.#codec.decodeError(a.statusCode, jsonOrText(this.scrub(a.text ?? '')), a.headers as WireHeaders);
   }
 
-  /** The upstream call of a JSON body to a path under base_url, with the provider's credentials. */
-  async #callOf(
+  /**
+   * The upstream call of a JSON body to a path under base_url, with the provider's credentials:
+   * at once with configured ones, once an Entra ID token is had with those. `headers` are the
+   * call's own, or one of the provider's whole sets (#jsonHeaders, #streamHeaders) as they are.
+   */
+  #callOf(
     path: string,
     body: unknown,
     headers: Record<string, string>,
     opts: Pick<CallOptions, 'signal' | 'timeouts'>,
     span: UpstreamSpan | undefined,
-  ): Promise<UpstreamCall> {
+  ): UpstreamCall | Promise<UpstreamCall> {
     // Serialized before the call: a body that cannot be serialized is polygate's fault, not an
     // upstream that "could not be reached" (which would be retried and trip the breaker).
     const payload = JSON.stringify(body);
-    const auth = await this.authorizedHeaders().catch((e: unknown) => {
-      span?.end(undefined, e as Error);
-      throw e;
-    });
+    if (headers === this.#jsonHeaders || headers === this.#streamHeaders)
+      return this.#call(path, payload, headers, opts, span);
+    if (!this.#entra) return this.#call(path, payload, this.#withAuth(headers, this.#headers, span), opts, span);
+    return this.authorizedHeaders().then(
+      (auth) => this.#call(path, payload, this.#withAuth(headers, auth, span), opts, span),
+      (e: unknown) => {
+        span?.end(undefined, e as Error);
+        throw e;
+      },
+    );
+  }
+
+  /** A call's headers: the JSON ones, the caller's, the credentials, the span's traceparent, in that order. */
+  #withAuth(headers: Record<string, string>, auth: Record<string, string>, span: UpstreamSpan | undefined) {
+    return { ...jsonContent, ...headers, ...auth, ...span?.headers };
+  }
+
+  #call(
+    path: string,
+    payload: string,
+    headers: Record<string, string>,
+    opts: Pick<CallOptions, 'signal' | 'timeouts'>,
+    span: UpstreamSpan | undefined,
+  ): UpstreamCall {
     return {
       provider: this.name,
       upstreamFormat: this.wireFormat,
@@ -279,16 +315,18 @@ export class HttpChatProvider implements ChatProvider {
       dispatcher: this.dispatcherFor(opts.timeouts?.connectMs),
       timeouts: opts.timeouts ?? this.#timeouts,
       signal: opts.signal,
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json',
-        ...headers,
-        ...auth,
-        ...span?.headers,
-      },
+      headers,
       body: payload,
       span,
       maxAnswerBytes: this.maxAnswerBytes,
     };
   }
+}
+
+/** What every call sends first (a caller's `accept` takes the second place's value). */
+const jsonContent = { 'content-type': 'application/json', accept: 'application/json' } as const;
+
+function isEmpty(o: Record<string, string>): boolean {
+  for (const _ in o) return false;
+  return true;
 }

@@ -9,6 +9,7 @@ import { CircuitBreaker, type BreakerState } from './circuit-breaker.ts';
 
 export class BreakerBoard {
   readonly #breakers = new Map<string, { provider: string; model: string; breaker: CircuitBreaker }>();
+  readonly #byProvider = new Map<string, Map<string, CircuitBreaker>>();
   /** Where breaker transitions are logged. */
   readonly #log: Logger | undefined;
 
@@ -17,13 +18,16 @@ export class BreakerBoard {
   }
 
   of(provider: string, model: string): CircuitBreaker {
-    const id = `${provider}\u0000${model}`;
-    let b = this.#breakers.get(id);
-    if (!b) {
-      const breaker = new CircuitBreaker((state, why) => this.#changed(provider, model, state, why));
-      this.#breakers.set(id, (b = { provider, model, breaker }));
+    // By provider, then model: every upstream call asks, and a joined key would be a new string each time.
+    let models = this.#byProvider.get(provider);
+    if (!models) this.#byProvider.set(provider, (models = new Map()));
+    let breaker = models.get(model);
+    if (!breaker) {
+      breaker = new CircuitBreaker((state, why) => this.#changed(provider, model, state, why));
+      models.set(model, breaker);
+      this.#breakers.set(`${provider}\u0000${model}`, { provider, model, breaker });
     }
-    return b.breaker;
+    return breaker;
   }
 
   /** Every route's breaker as it is now, for the operator (GET /admin/providers). */

@@ -10,6 +10,44 @@ export type BreakerState = 'closed' | 'open' | 'half_open';
  */
 export type BreakerPermit = { success(): void; failure(): void; release(): void };
 
+type Outcome = 'success' | 'failure' | 'release';
+
+/** A permit settled once: the first of its calls counts, later ones do nothing. */
+class Permit implements BreakerPermit {
+  #settled = false;
+  readonly #settle: (outcome: Outcome, cfg: BreakerConfig, probe: boolean) => void;
+  readonly #cfg: BreakerConfig;
+  readonly #probe: boolean;
+
+  constructor(
+    settle: (outcome: Outcome, cfg: BreakerConfig, probe: boolean) => void,
+    cfg: BreakerConfig,
+    probe: boolean,
+  ) {
+    this.#settle = settle;
+    this.#cfg = cfg;
+    this.#probe = probe;
+  }
+
+  success(): void {
+    this.#end('success');
+  }
+
+  failure(): void {
+    this.#end('failure');
+  }
+
+  release(): void {
+    this.#end('release');
+  }
+
+  #end(outcome: Outcome): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#settle(outcome, this.#cfg, this.#probe);
+  }
+}
+
 /** Outcomes of a time window, in ten slices so old calls age out without keeping each one. */
 type Slice = { start: number; calls: number; failures: number };
 const slices = 10;
@@ -74,25 +112,18 @@ export class CircuitBreaker {
   }
 
   #permit(cfg: BreakerConfig, probe: boolean): BreakerPermit {
-    let settled = false;
-    const once = (fn: () => void) => (): void => {
-      if (settled) return;
-      settled = true;
-      if (probe) this.#probing = false;
-      fn();
-    };
-    return {
-      success: once(() => {
-        this.#recent.record(false);
-        this.#succeeded(cfg, probe);
-      }),
-      failure: once(() => {
-        this.#recent.record(true);
-        this.#failed(cfg, probe);
-      }),
-      release: once(() => {}),
-    };
+    return new Permit(this.#settle, cfg, probe);
   }
+
+  /** How a permit settles; one function per breaker, so a permit is one object and no closures (every upstream call takes one). */
+  readonly #settle = (outcome: Outcome, cfg: BreakerConfig, probe: boolean): void => {
+    if (probe) this.#probing = false;
+    if (outcome === 'release') return;
+    const failed = outcome === 'failure';
+    this.#recent.record(failed);
+    if (failed) this.#failed(cfg, probe);
+    else this.#succeeded(cfg, probe);
+  };
 
   #succeeded(cfg: BreakerConfig, probe: boolean): void {
     if (probe && this.#state === 'half_open') {
