@@ -10,14 +10,8 @@ export class SseWriter {
   #open = false;
   /** A write (or `sendHeaders`) has sent the head. */
   #headSent = false;
-  /**
-   * Frames added and not yet written, as their pieces (head, data, end): joined at `flush` into the
-   * one flat string Node writes (issue #28: concatenated, each frame made two cons strings and
-   * each next frame one more, which Node then flattened to the same string). One array for the
-   * stream, refilled write by write; `#count` pieces are the pending ones.
-   */
-  readonly #pieces: string[] = [];
-  #count = 0;
+  /** Frames added and not yet written, already serialized: one string per write, no frame list. */
+  #pending = '';
   constructor(res: ServerResponse) {
     this.#res = res;
   }
@@ -56,9 +50,7 @@ export class SseWriter {
 
   /** Serializes frames to go out with the next `flush()`: the frames of one upstream read make one write. */
   add(frames: SseFrame[]): void {
-    let n = this.#count;
-    for (let i = 0; i < frames.length; i++) n = putFrame(this.#pieces, n, frames[i]);
-    this.#count = n;
+    for (let i = 0; i < frames.length; i++) this.#pending += frameText(frames[i]);
   }
 
   /**
@@ -66,15 +58,9 @@ export class SseWriter {
    * and the caller must await `drained()` before writing more (backpressure).
    */
   flush(): boolean {
-    const n = this.#count;
-    if (n === 0) return true;
-    this.#count = 0;
-    const pieces = this.#pieces;
-    // Trimmed in place (n ≥ 3; never to 0, which would drop the backing store), then emptied so
-    // no frame's data is kept past its write.
-    if (pieces.length !== n) pieces.length = n;
-    const text = pieces.join('');
-    for (let i = 1; i < n; i += 3) pieces[i] = '';
+    const text = this.#pending;
+    if (text === '') return true;
+    this.#pending = '';
     if (this.closed) return true;
     this.#headSent = true;
     return this.#res.write(text);
@@ -99,24 +85,15 @@ export class SseWriter {
   }
 }
 
+/** SSE framing, the one place it is written: an `event:` line only for formats that name events. */
 export function serializeFrames(frames: SseFrame[]): string {
-  const pieces: string[] = [];
-  let n = 0;
-  for (let i = 0; i < frames.length; i++) n = putFrame(pieces, n, frames[i]);
-  return pieces.join('');
+  let text = '';
+  for (let i = 0; i < frames.length; i++) text += frameText(frames[i]);
+  return text;
 }
 
-/**
- * SSE framing, the one place it is written: a frame's head (an `event:` line only for formats that
- * name events), its data and its blank line, as three pieces into `pieces` from `at`; returns the
- * index past them.
- */
-function putFrame(pieces: string[], at: number, f: SseFrame): number {
-  pieces[at] = f.event === undefined ? 'data: ' : headOf(f.event);
-  pieces[at + 1] = f.data;
-  pieces[at + 2] = '\n\n';
-  return at + 3;
-}
+const frameText = (f: SseFrame): string =>
+  f.event === undefined ? `data: ${f.data}\n\n` : `${headOf(f.event)}${f.data}\n\n`;
 
 /**
  * `event: NAME\ndata: ` by event name, made once: a frame is then its head, its data and its end
