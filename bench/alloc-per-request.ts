@@ -8,6 +8,8 @@
 //   ALLOC_EXTRA (more paths of bench/paths.ts, comma-separated, e.g. "C → openai-chat (translate)")
 //   ALLOC_ONLY (a substring of a path name, e.g. "translate"; mode json/stream too: "translate json")
 //   ALLOC_TOP (6: how many allocators to name per row)  ALLOC_SAVE (a folder: each row's .heapprofile is written there)
+//   ALLOC_INTERVAL_MS (0: the mock's chunks as fast as it writes them, often several to one gateway read; 2: each chunk
+//     a read of its own, as a model's stream comes, so the per-read and per-write costs count once a chunk)
 //   ALLOC_SURVIVORS=1: only what survived a scavenge (objects a young-generation GC collected are left out, and two
 //     scavenges run before the sample stops): the bytes the scavenger copies and promotes, what sets the GC's cost per
 //     request beyond the bytes allocated (issue #28: a relayed request kept 16 KB of its objects past a scavenge)
@@ -36,6 +38,7 @@ const connections = Number(env.ALLOC_CONNECTIONS ?? 4);
 const only = (env.ALLOC_ONLY ?? '').split(' ').filter(Boolean);
 const topN = Number(env.ALLOC_TOP ?? 6);
 const survivors = env.ALLOC_SURVIVORS === '1';
+const intervalMs = Number(env.ALLOC_INTERVAL_MS ?? 0);
 
 type ProfileNode = {
   selfSize: number;
@@ -188,7 +191,7 @@ async function floorRows(mockUrl: string, client: 'undici' | 'http-proxy', out: 
 }
 
 export async function allocPerRequest(dir?: string): Promise<{ lines: string[]; rows: AllocRow[] }> {
-  const mock = await startMockProcess({ chunks: 20, intervalMs: 0 });
+  const mock = await startMockProcess({ chunks: 20, intervalMs: intervalMs });
   const port = await freePort();
   const gw = await startPolygate(polygateConfig(mock.url), {
     dir,
@@ -197,7 +200,7 @@ export async function allocPerRequest(dir?: string): Promise<{ lines: string[]; 
   });
   const ins = await inspector(port);
   const out = [
-    `Bytes ${survivors ? 'surviving a scavenge' : 'allocated'} per request (\`${survivors ? 'ALLOC_SURVIVORS=1 ' : ''}node bench/alloc-per-request.ts\`${dir ? `, ${dir}` : ''}): V8 sampling heap profiler, ${survivors ? 'objects collected by a major GC included, by a scavenge left out' : 'collected objects included'}, 512-byte interval, ${requests} requests after ${warmup} of warm-up, ${connections} connections; stream answers of 20 chunks. The framework floor's rows (without \`dir\`; ALLOC_FLOORS=0 leaves them out): the design card's packages alone on the same requests, with undici and with http-proxy (the relay's package) as the upstream client.`,
+    `Bytes ${survivors ? 'surviving a scavenge' : 'allocated'} per request (\`${survivors ? 'ALLOC_SURVIVORS=1 ' : ''}node bench/alloc-per-request.ts\`${dir ? `, ${dir}` : ''}): V8 sampling heap profiler, ${survivors ? 'objects collected by a major GC included, by a scavenge left out' : 'collected objects included'}, 512-byte interval, ${requests} requests after ${warmup} of warm-up, ${connections} connections; stream answers of 20 chunks${intervalMs > 0 ? `, one every ${intervalMs} ms` : ''}. The framework floor's rows (without \`dir\`; ALLOC_FLOORS=0 leaves them out): the design card's packages alone on the same requests, with undici and with http-proxy (the relay's package) as the upstream client.`,
     '',
     '| path | mode | KB / request | top allocators (KB / request) |',
     '|---|---|---:|---|',

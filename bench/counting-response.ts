@@ -19,7 +19,9 @@ export function countingResponse(keep = false): { res: unknown; bytes: () => num
     writeHead: () => res,
     flushHeaders: () => {},
     write: (s: string) => {
-      bytes += s.length;
+      // Counted as Node's chunked `res.write` counts a string: its UTF-8 length, which flattens a
+      // cons string (a copy of the whole chunk: what a writer builds by concatenation costs here too).
+      bytes += Buffer.byteLength(s);
       if (keep) out += `|${s}`;
       return true;
     },

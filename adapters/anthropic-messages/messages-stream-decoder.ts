@@ -48,13 +48,14 @@ export class MessagesStreamDecoder implements UpstreamStreamDecoder {
   readonly #text = new TextTemplate('text', deltaText);
   #textEvent: string | undefined;
   #textIndex: unknown;
+  /** `#textDelta`'s batch, one for the stream. */
+  readonly #one: StreamEvent[] = [];
 
   push(frame: { event?: string; data: string }): StreamEvent[] {
     if (this.#done) return [];
     if (frame.event === this.#textEvent) {
       const text = this.#text.match(frame.data);
-      if (text !== undefined)
-        return this.contentBlockDelta({ index: this.#textIndex as Json, delta: { type: 'text_delta', text } });
+      if (text !== undefined) return this.#textDelta(this.#textIndex, text);
     }
     const data = parseFrameJson(frame.data);
     if (data === notJson) return this.#fail('anthropic upstream sent a stream event that is not JSON');
@@ -173,6 +174,18 @@ export class MessagesStreamDecoder implements UpstreamStreamDecoder {
       default:
         return [];
     }
+  }
+
+  /**
+   * A text delta read through the template: what `contentBlockDelta` gives for it, without the
+   * wire objects, in the decoder's one-event batch (issue #28: no array per chunk; the batch is
+   * the decoder's own until its next push, as UpstreamStreamDecoder allows).
+   */
+  #textDelta(wireIndex: unknown, text: string): StreamEvent[] {
+    const block = this.#blocks.get(int(wireIndex, 'index'));
+    if (!block?.open || block.kind !== 'text') return [];
+    this.#one[0] = { type: 'text-delta', index: block.index, text };
+    return this.#one;
   }
 
   contentBlockStop(d: Json): StreamEvent[] {

@@ -80,6 +80,8 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
   #started = false;
   #done = false;
   #usage: Partial<Usage> = {};
+  /** A string delta's frame list, one for the stream (ClientStreamEncoder: valid until the next push). */
+  readonly #one: SseFrame[] = [];
 
   constructor(request: ChatRequest) {
     this.#model = request.model;
@@ -88,7 +90,10 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
   push(e: StreamEvent): SseFrame[] {
     if (this.#done) return [];
     const delta = this.#openDelta(e);
-    if (delta !== undefined) return [delta];
+    if (delta !== undefined) {
+      this.#one[0] = delta;
+      return this.#one;
+    }
     const out: SseFrame[] = [];
     switch (e.type) {
       case 'start':

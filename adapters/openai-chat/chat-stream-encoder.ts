@@ -33,6 +33,8 @@ export class ChatStreamEncoder implements ClientStreamEncoder {
   #over = false;
   /** IR part index → `tool_calls[].index`, which counts tool calls only, from 0. */
   #toolIndex = new Map<number, number>();
+  /** A text chunk's frame list, one for the stream (ClientStreamEncoder: valid until the next push). */
+  readonly #one: SseFrame[] = [];
 
   constructor(request: ChatRequest) {
     this.#model = request.model;
@@ -45,7 +47,9 @@ export class ChatStreamEncoder implements ClientStreamEncoder {
       case 'start':
         return this.onStart(e.id);
       case 'text-delta':
-        return this.#started ? [this.#contentFrame(e.text)] : this.onDelta({ content: e.text });
+        if (!this.#started) return this.onDelta({ content: e.text });
+        this.#one[0] = this.#contentFrame(e.text);
+        return this.#one;
       case 'refusal-delta':
         return this.onDelta({ refusal: e.text });
       case 'tool-input-start':

@@ -26,7 +26,10 @@ export type EncodedError = { status: number; body: unknown; headers?: Record<str
 
 /** Encodes an IR stream into one client's SSE frames, event by event. Stateful, one per stream. */
 export interface ClientStreamEncoder {
-  /** Frames to write for this event (possibly none). */
+  /**
+   * Frames to write for this event (possibly none). The array may be the encoder's own, reused
+   * by its next `push` (issue #28: no array per chunk): read it before then, never add to it.
+   */
   push(event: StreamEvent): SseFrame[];
 }
 
@@ -57,9 +60,13 @@ export type UpstreamHttpRequest = {
 
 /** Decodes an upstream's SSE stream into IR events. Stateful, one per stream. */
 export interface UpstreamStreamDecoder {
-  /** One parsed SSE event (event name may be undefined). */
+  /**
+   * One parsed SSE event (event name may be undefined). The array returned may be the decoder's
+   * own, reused for the next frame (issue #28: no array per upstream chunk): read it before the
+   * next `push` or `end`, and never add to it.
+   */
   push(frame: { event?: string; data: string }): StreamEvent[];
-  /** Called when the upstream stream ends; returns closing events (or an error if it ended early). */
+  /** Called when the upstream stream ends; returns closing events (or an error if it ended early). Read as `push`'s. */
   end(): StreamEvent[];
 }
 

@@ -34,13 +34,14 @@ export class TextTemplate {
   match(data: string): string | undefined {
     const head = this.#head;
     const tail = this.#tail;
-    // Compared as slices: V8's startsWith walks the characters one by one (0.7 µs for a Chat
-    // chunk's 240-character head, nearly a JSON.parse of it), a slice's equality compares memory.
+    // The head compared as a slice: V8's startsWith walks the characters one by one (0.7 µs for a
+    // Chat chunk's 240-character head, nearly a JSON.parse of it), a slice's equality compares
+    // memory. The tail searched for where it must start: as fast, without a slice (issue #28).
     if (
       head === '' ||
       data.length <= head.length + tail.length ||
       data.slice(0, head.length) !== head ||
-      data.slice(data.length - tail.length) !== tail
+      data.indexOf(tail, data.length - tail.length) === -1
     )
       return undefined;
     const v = parseFrameJson(data.slice(head.length, data.length - tail.length));

@@ -115,7 +115,8 @@ t.test('safety stops and blocked prompts finish as content-filter, malformed cal
 
 t.test('an {error} chunk becomes an error event and nothing follows', async (t) => {
   const d = geminiUpstreamCodec.createStreamDecoder();
-  const first = d.push({ data: JSON.stringify(chunk([{ text: 'par' }])) });
+  // Copied: a decoder's batch is its own, reused by its next push (UpstreamStreamDecoder).
+  const first = [...d.push({ data: JSON.stringify(chunk([{ text: 'par' }])) })];
   const err = d.push({
     data: JSON.stringify({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } }),
   });

@@ -59,6 +59,11 @@ t.test('chunks built to mislead the template', async (t) => {
       [text('a'), text('b'), `${base}{"content": "x" },"logprobs":null,"finish_reason":null}]}`],
     ],
     [
+      // The tail as long as the template's but not its text: only the tail's comparison tells them apart.
+      'a tail of the same length that finishes the answer',
+      [text('a'), text('b'), text('c', ',"logprobs":null,"finish_reason":"ab"}]}'), text('d')],
+    ],
+    [
       'a duplicate content key: the later one counts',
       [
         `${base}{"content":"a","content":"b"},"logprobs":null,"finish_reason":null}]}`,
