@@ -189,17 +189,6 @@ const ignore = (): void => {};
 /** A route that answered (the loop only reads it): one object for every JSON answer. */
 const answered: ServeResult = Object.freeze({ served: true, upstreamFailed: false });
 
-/**
- * Each route's `x-polygate-route` value, made once: a route lives as long as the router (or the
- * router's memory of glob names) that planned it.
- */
-const routeHeaders = new WeakMap<Route, string>();
-function routeHeaderOf(route: Route): string {
-  let value = routeHeaders.get(route);
-  if (value === undefined) routeHeaders.set(route, (value = routeHeader(route.provider, route.model)));
-  return value;
-}
-
 /** A route with no provider here, or over its provider's budget: the next is tried. */
 const notServed: Promise<ServeResult> = Promise.resolve({ served: false });
 
@@ -296,7 +285,7 @@ function serveRoute(
   const warnings = new RouteWarnings(state, format, upstreamFormat);
   const warn = warnings.warn;
   const headers: Record<string, string> = {
-    'x-polygate-route': routeHeaderOf(route),
+    'x-polygate-route': routeHeader(route.provider, route.model),
     'x-request-id': state.requestId,
   };
 
@@ -469,7 +458,7 @@ async function relayRoute(
     upstreamModel: route.model,
   };
   const responseHeaders: Record<string, string> = {
-    'x-polygate-route': routeHeaderOf(route),
+    'x-polygate-route': routeHeader(route.provider, route.model),
     'x-request-id': state.requestId,
   };
   relayed.warnings.addTo(responseHeaders);
