@@ -46,50 +46,48 @@ const countPlain: SliceCounter = (text) => tokenizer().countTokens(text, plainTe
 /**
  * The request's total: `estimateRequest(request).total`. While the request's text fits the sample
  * (the common case) every text is counted exactly, and the total is summed as the texts are walked,
- * with no list of them and no per-message arrays (~1.5 KB a request less; bench/RESULTS.md,
+ * with no list of them and no per-message arrays (~1.4 KB a request less; bench/RESULTS.md,
  * "Session 13"); past it, the sampled estimate needs the list.
  */
 export function estimateTokens(request: ChatRequest, count: SliceCounter = countPlain): number {
   // Indexed loops: an estimate runs once a request, often before V8 optimizes it, and a `for…of`
   // there makes an iterator and a result object per item (1.1 KB a request in the profile).
   const { system, messages } = request;
-  const chars = new TextSink();
-  for (let i = 0; i < system.length; i++) chars.add(-1, system[i].text);
-  for (let i = 0; i < messages.length; i++) {
+  const budget = tokenSample.chars;
+  // The characters, up to the budget only: a long conversation (a coding CLI's) hands over at its
+  // first texts instead of being walked twice.
+  let chars = 0;
+  for (let i = 0; i < system.length && chars <= budget; i++) chars += system[i].text.length;
+  for (let i = 0; i < messages.length && chars <= budget; i++) {
     const parts = messages[i].parts;
-    for (let j = 0; j < parts.length; j++) collect(parts[j], 0, chars);
+    for (let j = 0; j < parts.length; j++) chars += partSum(parts[j], undefined, count);
   }
-  if (chars.n > tokenSample.chars) return estimateRequest(request, count).total;
-  // The same sums as estimateRequest's, in its order: each message's fixed cost and its texts'
-  // tokens (whole numbers, so exact in any order) rounded per message, the system's on its own.
-  const tokens = new TextSink(undefined, memoOf(count), count);
-  for (let i = 0; i < system.length; i++) tokens.add(-1, system[i].text);
-  let total = Math.round(tokens.n);
+  if (chars > budget) return estimateRequest(request, count).total;
+  // The same sums as estimateRequest's: each message's fixed cost and its texts' tokens (whole
+  // numbers, so exact in any order), the system's on its own.
+  const memo = memoOf(count);
+  let total = 0;
+  for (let i = 0; i < system.length; i++) total += countSliced(system[i].text, memo, count);
   for (let i = 0; i < messages.length; i++) {
     const parts = messages[i].parts;
-    tokens.n = perMessage;
-    for (let j = 0; j < parts.length; j++) {
-      // Read after collect has added the part's texts to `tokens.n`.
-      const media = collect(parts[j], 0, tokens);
-      tokens.n += media;
-    }
-    total += Math.round(tokens.n);
+    total += perMessage;
+    for (let j = 0; j < parts.length; j++) total += partSum(parts[j], memo, count);
   }
   return total;
 }
 
 export function estimateRequest(request: ChatRequest, count: SliceCounter = countPlain): TokenEstimate {
   // slot -1: the system prompt; i >= 0: message i.
-  const texts = new TextSink([]);
+  const texts: { slot: number; text: string }[] = [];
   const fixed = new Array<number>(request.messages.length).fill(perMessage);
-  for (const p of request.system) texts.add(-1, p.text);
+  for (const p of request.system) texts.push({ slot: -1, text: p.text });
   request.messages.forEach((m: Message, i) => {
     for (const p of m.parts) fixed[i] += collect(p, i, texts);
   });
-  const tokens = countTexts(texts.list!, memoOf(count), count);
+  const tokens = countTexts(texts, memoOf(count), count);
   let system = 0;
   const messages = fixed;
-  texts.list!.forEach((t, i) => {
+  texts.forEach((t, i) => {
     if (t.slot < 0) system += tokens[i];
     else messages[t.slot] += tokens[i];
   });
@@ -108,65 +106,82 @@ function memoOf(count: SliceCounter): SliceMemo {
   return memo;
 }
 
-/**
- * Where `collect` puts a part's texts (slot -1 is the system prompt, i >= 0 message i): kept in
- * `list` (the sampled estimate needs them all), or summed in `n`, as characters or, with a memo,
- * as tokens counted exactly (in slices, through the memo). One class for the three, so `collect`
- * sees one kind of sink (three classes made its call to `add` polymorphic: 2-3× the CPU of a
- * repeated estimate, bench/estimate-micro.ts).
- */
-class TextSink {
-  n = 0;
-  readonly list: { slot: number; text: string }[] | undefined;
-  readonly #memo: SliceMemo | undefined;
-  readonly #count: SliceCounter | undefined;
-  constructor(list?: { slot: number; text: string }[], memo?: SliceMemo, count?: SliceCounter) {
-    this.list = list;
-    this.#memo = memo;
-    this.#count = count;
-  }
-  add(slot: number, text: string): void {
-    if (this.list !== undefined) this.list.push({ slot, text });
-    else if (this.#memo !== undefined) this.n += countSliced(text, this.#memo, this.#count!);
-    else this.n += text.length;
-  }
-}
-
-/** Gives a part's texts to `sink`; returns its fixed cost (media). */
-function collect(p: Part, slot: number, sink: TextSink): number {
+/** Pushes a part's texts; returns its fixed cost (media). */
+function collect(p: Part, slot: number, texts: { slot: number; text: string }[]): number {
   switch (p.type) {
     case 'text':
     case 'reasoning':
     case 'refusal':
-      sink.add(slot, p.text);
+      texts.push({ slot, text: p.text });
       return 0;
     case 'tool-call':
-      sink.add(slot, p.name);
-      sink.add(slot, p.args);
+      texts.push({ slot, text: p.name }, { slot, text: p.args });
       return 0;
     case 'tool-result':
-      return p.content.reduce((n, c) => n + collect(c, slot, sink), 0);
+      return p.content.reduce((n, c) => n + collect(c, slot, texts), 0);
     case 'code':
-      sink.add(slot, p.code);
+      texts.push({ slot, text: p.code });
       return 0;
     case 'code-result':
-      sink.add(slot, p.output);
+      texts.push({ slot, text: p.output });
       return 0;
     case 'hosted-call':
     case 'hosted-result':
-      // About what an upstream reads of it (adapters/shared/hosted-part-text.ts).
-      sink.add(slot, JSON.stringify(p.type === 'hosted-call' ? p.input : (p.page ?? p.sources)));
+      texts.push({ slot, text: hostedText(p) });
       return 0;
     case 'image':
       return perMedia;
     case 'file':
       if (p.source.kind !== 'text') return perMedia;
-      sink.add(slot, p.source.text);
+      texts.push({ slot, text: p.source.text });
       return 0;
     default:
       return assertNever(p, 'part');
   }
 }
+
+/**
+ * The same texts as `collect`'s, summed instead of listed: their characters (no memo), or their
+ * exact tokens plus the part's fixed cost. A function of its own rather than a sink object that
+ * `collect` fills: a sink with three ways of adding cost estimateTokens more CPU than the list it
+ * replaced (bench/estimate-micro.ts, bench/RESULTS.md "The estimate's CPU").
+ */
+function partSum(p: Part, memo: SliceMemo | undefined, count: SliceCounter): number {
+  switch (p.type) {
+    case 'text':
+    case 'reasoning':
+    case 'refusal':
+      return size(p.text, memo, count);
+    case 'tool-call':
+      return size(p.name, memo, count) + size(p.args, memo, count);
+    case 'tool-result': {
+      let n = 0;
+      for (let i = 0; i < p.content.length; i++) n += partSum(p.content[i], memo, count);
+      return n;
+    }
+    case 'code':
+      return size(p.code, memo, count);
+    case 'code-result':
+      return size(p.output, memo, count);
+    case 'hosted-call':
+    case 'hosted-result':
+      return size(hostedText(p), memo, count);
+    case 'image':
+      return memo === undefined ? 0 : perMedia;
+    case 'file':
+      if (p.source.kind !== 'text') return memo === undefined ? 0 : perMedia;
+      return size(p.source.text, memo, count);
+    default:
+      return assertNever(p, 'part');
+  }
+}
+
+const size = (text: string, memo: SliceMemo | undefined, count: SliceCounter): number =>
+  memo === undefined ? text.length : countSliced(text, memo, count);
+
+/** About what an upstream reads of a hosted tool's part (adapters/shared/hosted-part-text.ts). */
+const hostedText = (p: Extract<Part, { type: 'hosted-call' | 'hosted-result' }>): string =>
+  JSON.stringify(p.type === 'hosted-call' ? p.input : (p.page ?? p.sources));
 
 /** Counts text in slices, each cut before a space where one is near its end, so few words are split. */
 function countSliced(text: string, memo: SliceMemo, count: SliceCounter): number {
@@ -254,10 +269,10 @@ function slicesAt(texts: { text: string }[], stride: number): number {
  * echo's usage and the cap on stored chains (src/services/sessions/responses-session.ts) measure.
  */
 export function conversationChars(messages: Message[]): number {
-  const chars = new TextSink();
+  const texts: { slot: number; text: string }[] = [];
   let n = 0;
-  for (const m of messages) for (const p of m.parts) n += 16 + collect(p, 0, chars) * 4;
-  return chars.n + n;
+  for (const m of messages) for (const p of m.parts) n += 16 + collect(p, 0, texts) * 4;
+  return texts.reduce((k, t) => k + t.text.length, n);
 }
 
 /** Tokens of one text (an answer's streamed text): exact while it fits the sample, else sampled. */
