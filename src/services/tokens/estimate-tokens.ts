@@ -77,25 +77,29 @@ export function estimateTokens(request: ChatRequest, count: SliceCounter = count
 }
 
 export function estimateRequest(request: ChatRequest, count: SliceCounter = countPlain): TokenEstimate {
-  // slot -1: the system prompt; i >= 0: message i.
+  // slot -1: the system prompt; i >= 0: message i. Indexed loops, as in estimateTokens: this is
+  // every long conversation's estimate.
   const texts: { slot: number; text: string }[] = [];
   const fixed = new Array<number>(request.messages.length).fill(perMessage);
-  for (const p of request.system) texts.push({ slot: -1, text: p.text });
-  request.messages.forEach((m: Message, i) => {
-    for (const p of m.parts) fixed[i] += collect(p, i, texts);
-  });
+  for (let i = 0; i < request.system.length; i++) texts.push({ slot: -1, text: request.system[i].text });
+  for (let i = 0; i < request.messages.length; i++) {
+    const parts = request.messages[i].parts;
+    for (let j = 0; j < parts.length; j++) fixed[i] += collect(parts[j], i, texts);
+  }
   const tokens = countTexts(texts, memoOf(count), count);
   let system = 0;
   const messages = fixed;
-  texts.forEach((t, i) => {
-    if (t.slot < 0) system += tokens[i];
-    else messages[t.slot] += tokens[i];
-  });
+  for (let i = 0; i < texts.length; i++) {
+    const slot = texts[i].slot;
+    if (slot < 0) system += tokens[i];
+    else messages[slot] += tokens[i];
+  }
   // Sampled counts are fractions: rounded per message, not per text, and to the nearest, not up,
   // which would add half a token per text (6 % on a conversation of many short parts).
-  const rounded = messages.map(Math.round);
   system = Math.round(system);
-  return { system, messages: rounded, total: rounded.reduce((a, b) => a + b, system) };
+  let total = system;
+  for (let i = 0; i < messages.length; i++) total += messages[i] = Math.round(messages[i]);
+  return { system, messages, total };
 }
 
 /** One memo per counter: the tests' spies each start empty, and never see the tokenizer's counts. */
@@ -117,8 +121,11 @@ function collect(p: Part, slot: number, texts: { slot: number; text: string }[])
     case 'tool-call':
       texts.push({ slot, text: p.name }, { slot, text: p.args });
       return 0;
-    case 'tool-result':
-      return p.content.reduce((n, c) => n + collect(c, slot, texts), 0);
+    case 'tool-result': {
+      let n = 0;
+      for (let i = 0; i < p.content.length; i++) n += collect(p.content[i], slot, texts);
+      return n;
+    }
     case 'code':
       texts.push({ slot, text: p.code });
       return 0;
@@ -228,27 +235,28 @@ function sampled(texts: { text: string }[], total: number, memo: SliceMemo, coun
   let ratios = 0; // the sampled short texts' tokens per character, summed
   let sampledShort = 0;
   const short: number[] = [];
-  texts.forEach(({ text }, i) => {
+  for (let i = 0; i < texts.length; i++) {
+    const text = texts[i].text;
     if (text.length >= stride) {
       for (let at = 0; at < text.length; at += stride) {
         const s = text.slice(at, at + tokenSample.slice);
         tokens[i] += (memo.count(s, count) * Math.min(stride, text.length - at)) / s.length;
       }
-      return;
+      continue;
     }
     short.push(i);
     shortAt += text.length;
-    if (next >= shortAt) return;
+    if (next >= shortAt) continue;
     // The text holding the offset (at most one: it is shorter than the stride), from its start:
     // a fragment cut mid-word would count more tokens per character than the text has.
     const s = text.slice(0, tokenSample.slice);
     ratios += memo.count(s, count) / s.length;
     sampledShort++;
     next += stride;
-  });
+  }
   // Texts are picked in proportion to their length, so the mean of their ratios is per character.
   const ratio = sampledShort > 0 ? ratios / sampledShort : 0;
-  for (const i of short) tokens[i] = texts[i].text.length * ratio;
+  for (let k = 0; k < short.length; k++) tokens[short[k]] = texts[short[k]].text.length * ratio;
   return tokens;
 }
 
@@ -256,7 +264,8 @@ function sampled(texts: { text: string }[], total: number, memo: SliceMemo, coun
 function slicesAt(texts: { text: string }[], stride: number): number {
   let n = 0;
   let short = 0;
-  for (const { text } of texts) {
+  for (let i = 0; i < texts.length; i++) {
+    const text = texts[i].text;
     if (text.length >= stride) n += Math.ceil(text.length / stride);
     else short += text.length;
   }
