@@ -46,7 +46,7 @@ const countPlain: SliceCounter = (text) => tokenizer().countTokens(text, plainTe
 /**
  * The request's total: `estimateRequest(request).total`. While the request's text fits the sample
  * (the common case) every text is counted exactly, and the total is summed as the texts are walked,
- * with no list of them and no per-message arrays (~1.4 KB a request less; bench/RESULTS.md,
+ * with no list of them and no per-message arrays (~1.8 KB a request less; bench/RESULTS.md,
  * "Session 13"); past it, the sampled estimate needs the list.
  */
 export function estimateTokens(request: ChatRequest, count: SliceCounter = countPlain): number {
@@ -55,7 +55,8 @@ export function estimateTokens(request: ChatRequest, count: SliceCounter = count
   const { system, messages } = request;
   const budget = tokenSample.chars;
   // The characters, up to the budget only: a long conversation (a coding CLI's) hands over at its
-  // first texts instead of being walked twice.
+  // first texts instead of being walked twice. (A hosted tool's part is stringified here and again
+  // below: rare, and small while the request fits.)
   let chars = 0;
   for (let i = 0; i < system.length && chars <= budget; i++) chars += system[i].text.length;
   for (let i = 0; i < messages.length && chars <= budget; i++) {
@@ -63,15 +64,17 @@ export function estimateTokens(request: ChatRequest, count: SliceCounter = count
     for (let j = 0; j < parts.length; j++) chars += partSum(parts[j], undefined, count);
   }
   if (chars > budget) return estimateRequest(request, count).total;
-  // The same sums as estimateRequest's: each message's fixed cost and its texts' tokens (whole
-  // numbers, so exact in any order), the system's on its own.
+  // The same sums as estimateRequest's, rounded as it rounds them: the system's, then each
+  // message's fixed cost and its texts' tokens.
   const memo = memoOf(count);
   let total = 0;
   for (let i = 0; i < system.length; i++) total += countSliced(system[i].text, memo, count);
+  total = Math.round(total);
   for (let i = 0; i < messages.length; i++) {
     const parts = messages[i].parts;
-    total += perMessage;
-    for (let j = 0; j < parts.length; j++) total += partSum(parts[j], memo, count);
+    let n = perMessage;
+    for (let j = 0; j < parts.length; j++) n += partSum(parts[j], memo, count);
+    total += Math.round(n);
   }
   return total;
 }
@@ -149,9 +152,9 @@ function collect(p: Part, slot: number, texts: { slot: number; text: string }[])
 
 /**
  * The same texts as `collect`'s, summed instead of listed: their characters (no memo), or their
- * exact tokens plus the part's fixed cost. A function of its own rather than a sink object that
- * `collect` fills: a sink with three ways of adding cost estimateTokens more CPU than the list it
- * replaced (bench/estimate-micro.ts, bench/RESULTS.md "The estimate's CPU").
+ * exact tokens plus the part's fixed cost. A function of its own rather than one sink object for
+ * `collect` to fill: that sink (three ways of adding behind one call, inlined everywhere) made
+ * estimateTokens slower than the list it replaced (bench/RESULTS.md, "The estimate's CPU").
  */
 function partSum(p: Part, memo: SliceMemo | undefined, count: SliceCounter): number {
   switch (p.type) {
