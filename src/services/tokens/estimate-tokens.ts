@@ -46,58 +46,63 @@ const countPlain: SliceCounter = (text) => tokenizer().countTokens(text, plainTe
 /**
  * The request's total: `estimateRequest(request).total`. While the request's text fits the sample
  * (the common case) every text is counted exactly, and the total is summed as the texts are walked,
- * with no list of them and no per-message arrays (~1.5 KB a request less; bench/RESULTS.md,
+ * with no list of them and no per-message arrays (~1.8 KB a request less; bench/RESULTS.md,
  * "Session 13"); past it, the sampled estimate needs the list.
  */
 export function estimateTokens(request: ChatRequest, count: SliceCounter = countPlain): number {
   // Indexed loops: an estimate runs once a request, often before V8 optimizes it, and a `for…of`
   // there makes an iterator and a result object per item (1.1 KB a request in the profile).
   const { system, messages } = request;
-  const chars = new TextSink();
-  for (let i = 0; i < system.length; i++) chars.add(-1, system[i].text);
-  for (let i = 0; i < messages.length; i++) {
+  const budget = tokenSample.chars;
+  // The characters, up to the budget only: a long conversation (a coding CLI's) hands over at its
+  // first texts instead of being walked twice. (A hosted tool's part is stringified here and again
+  // below: rare, and small while the request fits.)
+  let chars = 0;
+  for (let i = 0; i < system.length && chars <= budget; i++) chars += system[i].text.length;
+  for (let i = 0; i < messages.length && chars <= budget; i++) {
     const parts = messages[i].parts;
-    for (let j = 0; j < parts.length; j++) collect(parts[j], 0, chars);
+    for (let j = 0; j < parts.length; j++) chars += partSum(parts[j], undefined, count);
   }
-  if (chars.n > tokenSample.chars) return estimateRequest(request, count).total;
-  // The same sums as estimateRequest's, in its order: each message's fixed cost and its texts'
-  // tokens (whole numbers, so exact in any order) rounded per message, the system's on its own.
-  const tokens = new TextSink(undefined, memoOf(count), count);
-  for (let i = 0; i < system.length; i++) tokens.add(-1, system[i].text);
-  let total = Math.round(tokens.n);
+  if (chars > budget) return estimateRequest(request, count).total;
+  // The same sums as estimateRequest's, rounded as it rounds them: the system's, then each
+  // message's fixed cost and its texts' tokens.
+  const memo = memoOf(count);
+  let total = 0;
+  for (let i = 0; i < system.length; i++) total += countSliced(system[i].text, memo, count);
+  total = Math.round(total);
   for (let i = 0; i < messages.length; i++) {
     const parts = messages[i].parts;
-    tokens.n = perMessage;
-    for (let j = 0; j < parts.length; j++) {
-      // Read after collect has added the part's texts to `tokens.n`.
-      const media = collect(parts[j], 0, tokens);
-      tokens.n += media;
-    }
-    total += Math.round(tokens.n);
+    let n = perMessage;
+    for (let j = 0; j < parts.length; j++) n += partSum(parts[j], memo, count);
+    total += Math.round(n);
   }
   return total;
 }
 
 export function estimateRequest(request: ChatRequest, count: SliceCounter = countPlain): TokenEstimate {
-  // slot -1: the system prompt; i >= 0: message i.
-  const texts = new TextSink([]);
+  // slot -1: the system prompt; i >= 0: message i. Indexed loops, as in estimateTokens: this is
+  // every long conversation's estimate.
+  const texts: { slot: number; text: string }[] = [];
   const fixed = new Array<number>(request.messages.length).fill(perMessage);
-  for (const p of request.system) texts.add(-1, p.text);
-  request.messages.forEach((m: Message, i) => {
-    for (const p of m.parts) fixed[i] += collect(p, i, texts);
-  });
-  const tokens = countTexts(texts.list!, memoOf(count), count);
+  for (let i = 0; i < request.system.length; i++) texts.push({ slot: -1, text: request.system[i].text });
+  for (let i = 0; i < request.messages.length; i++) {
+    const parts = request.messages[i].parts;
+    for (let j = 0; j < parts.length; j++) fixed[i] += collect(parts[j], i, texts);
+  }
+  const tokens = countTexts(texts, memoOf(count), count);
   let system = 0;
   const messages = fixed;
-  texts.list!.forEach((t, i) => {
-    if (t.slot < 0) system += tokens[i];
-    else messages[t.slot] += tokens[i];
-  });
+  for (let i = 0; i < texts.length; i++) {
+    const slot = texts[i].slot;
+    if (slot < 0) system += tokens[i];
+    else messages[slot] += tokens[i];
+  }
   // Sampled counts are fractions: rounded per message, not per text, and to the nearest, not up,
   // which would add half a token per text (6 % on a conversation of many short parts).
-  const rounded = messages.map(Math.round);
   system = Math.round(system);
-  return { system, messages: rounded, total: rounded.reduce((a, b) => a + b, system) };
+  let total = system;
+  for (let i = 0; i < messages.length; i++) total += messages[i] = Math.round(messages[i]);
+  return { system, messages, total };
 }
 
 /** One memo per counter: the tests' spies each start empty, and never see the tokenizer's counts. */
@@ -108,65 +113,85 @@ function memoOf(count: SliceCounter): SliceMemo {
   return memo;
 }
 
-/**
- * Where `collect` puts a part's texts (slot -1 is the system prompt, i >= 0 message i): kept in
- * `list` (the sampled estimate needs them all), or summed in `n`, as characters or, with a memo,
- * as tokens counted exactly (in slices, through the memo). One class for the three, so `collect`
- * sees one kind of sink (three classes made its call to `add` polymorphic: 2-3× the CPU of a
- * repeated estimate, bench/estimate-micro.ts).
- */
-class TextSink {
-  n = 0;
-  readonly list: { slot: number; text: string }[] | undefined;
-  readonly #memo: SliceMemo | undefined;
-  readonly #count: SliceCounter | undefined;
-  constructor(list?: { slot: number; text: string }[], memo?: SliceMemo, count?: SliceCounter) {
-    this.list = list;
-    this.#memo = memo;
-    this.#count = count;
-  }
-  add(slot: number, text: string): void {
-    if (this.list !== undefined) this.list.push({ slot, text });
-    else if (this.#memo !== undefined) this.n += countSliced(text, this.#memo, this.#count!);
-    else this.n += text.length;
-  }
-}
-
-/** Gives a part's texts to `sink`; returns its fixed cost (media). */
-function collect(p: Part, slot: number, sink: TextSink): number {
+/** Pushes a part's texts; returns its fixed cost (media). */
+function collect(p: Part, slot: number, texts: { slot: number; text: string }[]): number {
   switch (p.type) {
     case 'text':
     case 'reasoning':
     case 'refusal':
-      sink.add(slot, p.text);
+      texts.push({ slot, text: p.text });
       return 0;
     case 'tool-call':
-      sink.add(slot, p.name);
-      sink.add(slot, p.args);
+      texts.push({ slot, text: p.name }, { slot, text: p.args });
       return 0;
-    case 'tool-result':
-      return p.content.reduce((n, c) => n + collect(c, slot, sink), 0);
+    case 'tool-result': {
+      let n = 0;
+      for (let i = 0; i < p.content.length; i++) n += collect(p.content[i], slot, texts);
+      return n;
+    }
     case 'code':
-      sink.add(slot, p.code);
+      texts.push({ slot, text: p.code });
       return 0;
     case 'code-result':
-      sink.add(slot, p.output);
+      texts.push({ slot, text: p.output });
       return 0;
     case 'hosted-call':
     case 'hosted-result':
-      // About what an upstream reads of it (adapters/shared/hosted-part-text.ts).
-      sink.add(slot, JSON.stringify(p.type === 'hosted-call' ? p.input : (p.page ?? p.sources)));
+      texts.push({ slot, text: hostedText(p) });
       return 0;
     case 'image':
       return perMedia;
     case 'file':
       if (p.source.kind !== 'text') return perMedia;
-      sink.add(slot, p.source.text);
+      texts.push({ slot, text: p.source.text });
       return 0;
     default:
       return assertNever(p, 'part');
   }
 }
+
+/**
+ * The same texts as `collect`'s, summed instead of listed: their characters (no memo), or their
+ * exact tokens plus the part's fixed cost. A function of its own rather than one sink object for
+ * `collect` to fill: that sink (three ways of adding behind one call, inlined everywhere) made
+ * estimateTokens slower than the list it replaced (bench/RESULTS.md, "The estimate's CPU").
+ */
+function partSum(p: Part, memo: SliceMemo | undefined, count: SliceCounter): number {
+  switch (p.type) {
+    case 'text':
+    case 'reasoning':
+    case 'refusal':
+      return size(p.text, memo, count);
+    case 'tool-call':
+      return size(p.name, memo, count) + size(p.args, memo, count);
+    case 'tool-result': {
+      let n = 0;
+      for (let i = 0; i < p.content.length; i++) n += partSum(p.content[i], memo, count);
+      return n;
+    }
+    case 'code':
+      return size(p.code, memo, count);
+    case 'code-result':
+      return size(p.output, memo, count);
+    case 'hosted-call':
+    case 'hosted-result':
+      return size(hostedText(p), memo, count);
+    case 'image':
+      return memo === undefined ? 0 : perMedia;
+    case 'file':
+      if (p.source.kind !== 'text') return memo === undefined ? 0 : perMedia;
+      return size(p.source.text, memo, count);
+    default:
+      return assertNever(p, 'part');
+  }
+}
+
+const size = (text: string, memo: SliceMemo | undefined, count: SliceCounter): number =>
+  memo === undefined ? text.length : countSliced(text, memo, count);
+
+/** About what an upstream reads of a hosted tool's part (adapters/shared/hosted-part-text.ts). */
+const hostedText = (p: Extract<Part, { type: 'hosted-call' | 'hosted-result' }>): string =>
+  JSON.stringify(p.type === 'hosted-call' ? p.input : (p.page ?? p.sources));
 
 /** Counts text in slices, each cut before a space where one is near its end, so few words are split. */
 function countSliced(text: string, memo: SliceMemo, count: SliceCounter): number {
@@ -213,27 +238,28 @@ function sampled(texts: { text: string }[], total: number, memo: SliceMemo, coun
   let ratios = 0; // the sampled short texts' tokens per character, summed
   let sampledShort = 0;
   const short: number[] = [];
-  texts.forEach(({ text }, i) => {
+  for (let i = 0; i < texts.length; i++) {
+    const text = texts[i].text;
     if (text.length >= stride) {
       for (let at = 0; at < text.length; at += stride) {
         const s = text.slice(at, at + tokenSample.slice);
         tokens[i] += (memo.count(s, count) * Math.min(stride, text.length - at)) / s.length;
       }
-      return;
+      continue;
     }
     short.push(i);
     shortAt += text.length;
-    if (next >= shortAt) return;
+    if (next >= shortAt) continue;
     // The text holding the offset (at most one: it is shorter than the stride), from its start:
     // a fragment cut mid-word would count more tokens per character than the text has.
     const s = text.slice(0, tokenSample.slice);
     ratios += memo.count(s, count) / s.length;
     sampledShort++;
     next += stride;
-  });
+  }
   // Texts are picked in proportion to their length, so the mean of their ratios is per character.
   const ratio = sampledShort > 0 ? ratios / sampledShort : 0;
-  for (const i of short) tokens[i] = texts[i].text.length * ratio;
+  for (let k = 0; k < short.length; k++) tokens[short[k]] = texts[short[k]].text.length * ratio;
   return tokens;
 }
 
@@ -241,7 +267,8 @@ function sampled(texts: { text: string }[], total: number, memo: SliceMemo, coun
 function slicesAt(texts: { text: string }[], stride: number): number {
   let n = 0;
   let short = 0;
-  for (const { text } of texts) {
+  for (let i = 0; i < texts.length; i++) {
+    const text = texts[i].text;
     if (text.length >= stride) n += Math.ceil(text.length / stride);
     else short += text.length;
   }
@@ -254,10 +281,10 @@ function slicesAt(texts: { text: string }[], stride: number): number {
  * echo's usage and the cap on stored chains (src/services/sessions/responses-session.ts) measure.
  */
 export function conversationChars(messages: Message[]): number {
-  const chars = new TextSink();
+  const texts: { slot: number; text: string }[] = [];
   let n = 0;
-  for (const m of messages) for (const p of m.parts) n += 16 + collect(p, 0, chars) * 4;
-  return chars.n + n;
+  for (const m of messages) for (const p of m.parts) n += 16 + collect(p, 0, texts) * 4;
+  return texts.reduce((k, t) => k + t.text.length, n);
 }
 
 /** Tokens of one text (an answer's streamed text): exact while it fits the sample, else sampled. */

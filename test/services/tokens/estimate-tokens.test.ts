@@ -193,7 +193,7 @@ t.test(
     const write = writer(23);
     const part = (): Part => {
       const text = (): string => write(1 + rand(rand(4) === 0 ? 1500 : 60));
-      switch (rand(9)) {
+      switch (rand(13)) {
         case 0:
           return { type: 'tool-call', id: 'c', name: 'Read', args: `{"q":"${text()}"}` };
         case 1:
@@ -202,6 +202,26 @@ t.test(
           return { type: 'image', source: { kind: 'url', url: 'https://example.com/a.png' } } as Part;
         case 3:
           return { type: 'file', source: { kind: 'text', text: text() } } as Part;
+        case 9:
+          return { type: 'file', source: { kind: 'file-id', fileId: 'f' } } as Part;
+        case 10:
+          // A tool's result with an image and several texts: media inside a part.
+          return {
+            type: 'tool-result',
+            callId: 'c',
+            isError: false,
+            content: [
+              { type: 'text', text: text() },
+              { type: 'image', source: { kind: 'url', url: 'https://example.com/b.png' } },
+              { type: 'text', text: text() },
+            ],
+          } as Part;
+        case 11:
+          return { type: 'code-result', outcome: 'ok', output: text() };
+        case 12:
+          return rand(2) === 0
+            ? { type: 'reasoning', text: text(), origin: 'anthropic-messages' }
+            : { type: 'refusal', text: text() };
         case 4:
           return { type: 'hosted-call', id: 'h', tool: 'web_search', input: { query: text() } };
         case 5:
@@ -233,3 +253,31 @@ t.test(
     t.ok(exact > 50 && exact < 250, `both sides of the sample (${exact} of 300 small)`);
   },
 );
+
+t.test('estimateTokens equals estimateRequest().total at the sample budget and one character past it', async (t) => {
+  // The character walk stops once past the budget: the boundary itself, split over the system
+  // prompt, a text, a tool call's name and arguments, and a tool result, counts as fitting.
+  const write = writer(5);
+  for (const extra of [-1, 0, 1]) {
+    const system = write(40);
+    const name = 'Read';
+    const result = write(30);
+    const text = write(200);
+    const used = system.length + name.length + result.length + text.length;
+    const args = write(2000).slice(0, tokenSample.chars - used + extra);
+    const r = request(system, [text]);
+    r.messages.push({
+      role: 'assistant',
+      parts: [
+        { type: 'tool-call', id: 'c', name, args },
+        { type: 'tool-result', callId: 'c', isError: false, content: [{ type: 'text', text: result }] },
+      ],
+    } as ChatRequest['messages'][number]);
+    const fresh = spy();
+    const total = estimateTokens(r, fresh.count);
+    t.equal(total, estimateRequest(r, spy().count).total, `budget ${extra >= 0 ? '+' : ''}${extra}`);
+    const counted = fresh.log.reduce((n, s) => n + s.length, 0);
+    if (extra <= 0) t.equal(counted, tokenSample.chars + extra, `every character counted (${extra})`);
+    else t.ok(counted < tokenSample.chars, `sampled past the budget (${counted} characters counted)`);
+  }
+});
