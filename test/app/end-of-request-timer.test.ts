@@ -20,6 +20,8 @@ function leftEarly(lines: unknown[]): WeakRef<object> {
     path: '/v1/chat/completions',
     state: {},
     is: () => false,
+    // The client left before the answer was written.
+    res: { writableFinished: false },
     // What a request holds: its bodies.
     held: Buffer.alloc(1024 * 1024),
   };
