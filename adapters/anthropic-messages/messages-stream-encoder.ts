@@ -9,6 +9,7 @@ import type { Usage } from '../../src/ir/chat-result.ts';
 import type { GatewayError } from '../../src/ir/gateway-error.ts';
 import { assertNever, type StreamEvent } from '../../src/ir/stream-event.ts';
 import type { ClientStreamEncoder, SseFrame } from '../shared/chat-adapter.ts';
+import { Batch } from '../shared/batch.ts';
 import { failedFinish } from '../shared/failed-finish.ts';
 import type { Json } from '../shared/narrow.ts';
 import { messageId } from './encode-messages-result.ts';
@@ -80,21 +81,23 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
   #started = false;
   #done = false;
   #usage: Partial<Usage> = {};
-  /** A string delta's frame list, one for the stream (ClientStreamEncoder: valid until the next push). */
-  readonly #one: SseFrame[] = [];
+  /** What a push hands back, one array for the stream (ClientStreamEncoder: valid until the next push). */
+  readonly #frames = new Batch<SseFrame>();
 
   constructor(request: ChatRequest) {
     this.#model = request.model;
   }
 
   push(e: StreamEvent): SseFrame[] {
-    if (this.#done) return [];
+    const out = this.#frames;
+    // Frames of a push that threw half-way are not sent with the next one.
+    out.clear();
+    if (this.#done) return out.take();
     const delta = this.#openDelta(e);
     if (delta !== undefined) {
-      this.#one[0] = delta;
-      return this.#one;
+      out.push(delta);
+      return out.take();
     }
-    const out: SseFrame[] = [];
     switch (e.type) {
       case 'start':
         if (e.usage) this.#usage = mergeUsage(this.#usage, e.usage);
@@ -167,12 +170,12 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
       default:
         return assertNever(e, 'stream event');
     }
-    return out;
+    return out.take();
   }
 
   /**
    * A string delta for a block already open, the event nearly every upstream chunk makes: its one
-   * frame, without the frame list the other events fill (issue #28). Anything else: undefined, and
+   * frame, without the general path below (issue #28). Anything else: undefined, and
    * `push` takes the general path (which gives the same frame for these).
    */
   #openDelta(e: StreamEvent): SseFrame | undefined {
@@ -207,7 +210,7 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
   }
 
   /** Lazily, so a stream whose upstream never sent 'start' still opens with message_start. */
-  #start(out: SseFrame[], id?: string): void {
+  #start(out: Batch<SseFrame>, id?: string): void {
     if (this.#started) return;
     this.#started = true;
     const message = {
@@ -224,7 +227,7 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
   }
 
   /** Opens the block for an IR index unless it exists; returns the block (whatever its kind). */
-  #open(out: SseFrame[], index: number, kind: BlockKind, fields: Json = {}): Block {
+  #open(out: Batch<SseFrame>, index: number, kind: BlockKind, fields: Json = {}): Block {
     const existing = this.#blocks.get(index);
     if (existing) return existing;
     this.#start(out);
@@ -235,24 +238,24 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
     return block;
   }
 
-  #delta(out: SseFrame[], index: number, delta: Json): void {
+  #delta(out: Batch<SseFrame>, index: number, delta: Json): void {
     const block = this.#blocks.get(index);
     if (block?.open) out.push(frame('content_block_delta', { index: block.wire, delta }));
   }
 
-  #stringDelta(out: SseFrame[], index: number, type: StringDelta, value: string): void {
+  #stringDelta(out: Batch<SseFrame>, index: number, type: StringDelta, value: string): void {
     const block = this.#blocks.get(index);
     if (block?.open) out.push(deltaFrame(block.wire, type, value));
   }
 
-  #close(out: SseFrame[], index: number): void {
+  #close(out: Batch<SseFrame>, index: number): void {
     const block = this.#blocks.get(index);
     if (!block?.open) return;
     block.open = false;
     out.push(frame('content_block_stop', { index: block.wire }));
   }
 
-  #finish(out: SseFrame[], e: Extract<StreamEvent, { type: 'finish' }>): void {
+  #finish(out: Batch<SseFrame>, e: Extract<StreamEvent, { type: 'finish' }>): void {
     this.#start(out);
     const failed = failedFinish(e.finish);
     if (failed) return this.#error(out, failed);
@@ -269,7 +272,7 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
   }
 
   /** An error after the first byte travels inside the stream, in the family's error shape. */
-  #error(out: SseFrame[], err: GatewayError): void {
+  #error(out: Batch<SseFrame>, err: GatewayError): void {
     out.push({ event: 'error', data: JSON.stringify(errorBodyOf(err)) });
     this.#done = true;
   }
