@@ -37,6 +37,12 @@ type Block = { wire: number; kind: BlockKind; open: boolean; foreign?: boolean; 
 const isAnthropic = (origin: ReasoningOrigin): boolean => origin === 'anthropic-messages';
 
 const frame = (event: string, body: Json): SseFrame => ({ event, data: JSON.stringify({ type: event, ...body }) });
+/**
+ * Frames of fixed text, made once as `frame` would make them (issue #28: no objects and stringify
+ * per stream): the stream's end, and a block's end for the first block indexes.
+ */
+const messageStop = JSON.stringify({ type: 'message_stop' });
+const blockStops = Array.from({ length: 16 }, (_, index) => JSON.stringify({ type: 'content_block_stop', index }));
 
 /** The string deltas, one per upstream chunk: built as text, the bytes `frame` would make (issue #28). */
 type StringDelta = 'text_delta' | 'thinking_delta' | 'signature_delta' | 'input_json_delta';
@@ -252,14 +258,20 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
     const block = this.#blocks.get(index);
     if (!block?.open) return;
     block.open = false;
-    out.push(frame('content_block_stop', { index: block.wire }));
+    const stop = blockStops[block.wire];
+    out.push(
+      stop === undefined
+        ? frame('content_block_stop', { index: block.wire })
+        : { event: 'content_block_stop', data: stop },
+    );
   }
 
   #finish(out: Batch<SseFrame>, e: Extract<StreamEvent, { type: 'finish' }>): void {
     this.#start(out);
     const failed = failedFinish(e.finish);
     if (failed) return this.#error(out, failed);
-    for (const [index] of [...this.#blocks].sort((a, b) => a[1].wire - b[1].wire)) this.#close(out, index);
+    // In wire order: blocks are numbered as they open, which is the map's order (no copy and sort).
+    for (const index of this.#blocks.keys()) this.#close(out, index);
     this.#usage = mergeUsage(this.#usage, e.usage);
     out.push(
       frame('message_delta', {
@@ -267,7 +279,7 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
         usage: wireUsageOf(this.#usage),
       }),
     );
-    out.push(frame('message_stop', {}));
+    out.push({ event: 'message_stop', data: messageStop });
     this.#done = true;
   }
 
