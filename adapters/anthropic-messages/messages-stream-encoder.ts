@@ -73,7 +73,9 @@ const usageKeys: ReadonlyArray<keyof Usage> = [
 /** Later counters win unless they are zero where an earlier event had a real count. */
 function mergeUsage(a: Partial<Usage>, b: Partial<Usage>): Partial<Usage> {
   const out: Partial<Usage> = { ...a };
-  for (const k of usageKeys) {
+  // Indexed: run a few times a stream, not optimized, a `for...of` makes an iterator result per key.
+  for (let i = 0; i < usageKeys.length; i++) {
+    const k = usageKeys[i];
     const v = b[k];
     if (v !== undefined && (v !== 0 || out[k] === undefined)) out[k] = v;
   }
