@@ -39,10 +39,13 @@ const isAnthropic = (origin: ReasoningOrigin): boolean => origin === 'anthropic-
 const frame = (event: string, body: Json): SseFrame => ({ event, data: JSON.stringify({ type: event, ...body }) });
 /**
  * Frames of fixed text, made once as `frame` would make them (issue #28: no objects and stringify
- * per stream): the stream's end, and a block's end for the first block indexes.
+ * per stream): the stream's end; a text block's start and any block's end, for the first indexes.
  */
 const messageStop = JSON.stringify({ type: 'message_stop' });
 const blockStops = Array.from({ length: 16 }, (_, index) => JSON.stringify({ type: 'content_block_stop', index }));
+const textStarts = Array.from({ length: 16 }, (_, index) =>
+  JSON.stringify({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } }),
+);
 
 /** The string deltas, one per upstream chunk: built as text, the bytes `frame` would make (issue #28). */
 type StringDelta = 'text_delta' | 'thinking_delta' | 'signature_delta' | 'input_json_delta';
@@ -235,12 +238,17 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
   }
 
   /** Opens the block for an IR index unless it exists; returns the block (whatever its kind). */
-  #open(out: Batch<SseFrame>, index: number, kind: BlockKind, fields: Json = {}): Block {
+  #open(out: Batch<SseFrame>, index: number, kind: BlockKind, fields?: Json): Block {
     const existing = this.#blocks.get(index);
     if (existing) return existing;
     this.#start(out);
     const block: Block = { wire: this.#next++, kind, open: true };
     this.#blocks.set(index, block);
+    const textStart = kind === 'text' && fields === undefined ? textStarts[block.wire] : undefined;
+    if (textStart !== undefined) {
+      out.push({ event: 'content_block_start', data: textStart });
+      return block;
+    }
     const initial: Json = kind === 'text' ? { text: '' } : kind === 'thinking' ? { thinking: '', signature: '' } : {};
     out.push(frame('content_block_start', { index: block.wire, content_block: { type: kind, ...initial, ...fields } }));
     return block;
