@@ -60,8 +60,17 @@ const deltaFrame = (wire: number, type: StringDelta, value: string): SseFrame =>
   data: `${deltaHead(wire, type)}${JSON.stringify(value)}}}`,
 });
 /** Joined, not concatenated: one flat string, where a template makes a string of many pieces per use. */
-const deltaHead = (wire: number, type: StringDelta): string =>
+const joinDeltaHead = (wire: number, type: StringDelta): string =>
   ['{"type":"content_block_delta","index":', wire, ',"delta":{"type":"', type, '","', fieldOf[type], '":'].join('');
+/** The heads of the first block indexes, made once for every stream (issue #28), as the fixed frames are. */
+const deltaHeads: Record<StringDelta, string[]> = {
+  text_delta: [],
+  thinking_delta: [],
+  signature_delta: [],
+  input_json_delta: [],
+};
+const deltaHead = (wire: number, type: StringDelta): string =>
+  wire < 16 ? (deltaHeads[type][wire] ??= joinDeltaHead(wire, type)) : joinDeltaHead(wire, type);
 
 const usageKeys: ReadonlyArray<keyof Usage> = [
   'inputTokens',
