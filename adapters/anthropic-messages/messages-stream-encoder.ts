@@ -110,14 +110,13 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
 
   push(e: StreamEvent): SseFrame[] {
     const out = this.#frames;
-    // Frames of a push that threw half-way are not sent with the next one.
+    if (!this.#done) {
+      const delta = this.#openDelta(e);
+      if (delta !== undefined) return out.only(delta);
+    }
+    // Frames of a push that threw half-way are not sent with this one.
     out.clear();
     if (this.#done) return out.take();
-    const delta = this.#openDelta(e);
-    if (delta !== undefined) {
-      out.push(delta);
-      return out.take();
-    }
     switch (e.type) {
       case 'start':
         if (e.usage) this.#usage = mergeUsage(this.#usage, e.usage);

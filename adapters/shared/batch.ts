@@ -18,6 +18,18 @@ export class Batch<T> {
     this.#items[this.#count++] = item;
   }
 
+  /**
+   * A call's only item, taken at once (what most calls of a stream make: a text delta's frame):
+   * the same array as `push` then `take`, with less work per call.
+   */
+  only(item: T): T[] {
+    this.#count = 0;
+    const out = this.#items;
+    out[0] = item;
+    if (out.length !== 1) out.length = 1;
+    return out;
+  }
+
   /** Forgets what was pushed and not taken (a call that threw half-way). */
   clear(): void {
     this.#count = 0;

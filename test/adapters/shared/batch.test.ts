@@ -19,6 +19,20 @@ t.test('each take holds what was pushed since the last, after longer and empty t
   }
 });
 
+t.test('only is a take of one item, between longer and empty takes', async (t) => {
+  const batch = new Batch<number>();
+  batch.push(1);
+  batch.push(2);
+  batch.push(3);
+  t.strictSame([...batch.take()], [1, 2, 3]);
+  t.strictSame([...batch.only(4)], [4]);
+  batch.push(5);
+  batch.push(6);
+  t.strictSame([...batch.take()], [5, 6]);
+  t.strictSame(batch.take(), []);
+  t.strictSame([...batch.only(7)], [7]);
+});
+
 t.test('clear forgets what a call that threw half-way pushed', async (t) => {
   const batch = new Batch<string>();
   batch.push('a');
