@@ -9,6 +9,7 @@ import type { Usage } from '../../src/ir/chat-result.ts';
 import type { GatewayError } from '../../src/ir/gateway-error.ts';
 import { assertNever, type StreamEvent } from '../../src/ir/stream-event.ts';
 import type { ClientStreamEncoder, SseFrame } from '../shared/chat-adapter.ts';
+import { Batch } from '../shared/batch.ts';
 import { failedFinish } from '../shared/failed-finish.ts';
 import type { Json } from '../shared/narrow.ts';
 import { messageId } from './encode-messages-result.ts';
@@ -36,6 +37,15 @@ type Block = { wire: number; kind: BlockKind; open: boolean; foreign?: boolean; 
 const isAnthropic = (origin: ReasoningOrigin): boolean => origin === 'anthropic-messages';
 
 const frame = (event: string, body: Json): SseFrame => ({ event, data: JSON.stringify({ type: event, ...body }) });
+/**
+ * Frames of fixed text, made once as `frame` would make them (issue #28: no objects and stringify
+ * per stream): the stream's end; a text block's start and any block's end, for the first indexes.
+ */
+const messageStop = JSON.stringify({ type: 'message_stop' });
+const blockStops = Array.from({ length: 16 }, (_, index) => JSON.stringify({ type: 'content_block_stop', index }));
+const textStarts = Array.from({ length: 16 }, (_, index) =>
+  JSON.stringify({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } }),
+);
 
 /** The string deltas, one per upstream chunk: built as text, the bytes `frame` would make (issue #28). */
 type StringDelta = 'text_delta' | 'thinking_delta' | 'signature_delta' | 'input_json_delta';
@@ -50,8 +60,17 @@ const deltaFrame = (wire: number, type: StringDelta, value: string): SseFrame =>
   data: `${deltaHead(wire, type)}${JSON.stringify(value)}}}`,
 });
 /** Joined, not concatenated: one flat string, where a template makes a string of many pieces per use. */
-const deltaHead = (wire: number, type: StringDelta): string =>
+const joinDeltaHead = (wire: number, type: StringDelta): string =>
   ['{"type":"content_block_delta","index":', wire, ',"delta":{"type":"', type, '","', fieldOf[type], '":'].join('');
+/** The heads of the first block indexes, made once for every stream (issue #28), as the fixed frames are. */
+const deltaHeads: Record<StringDelta, string[]> = {
+  text_delta: [],
+  thinking_delta: [],
+  signature_delta: [],
+  input_json_delta: [],
+};
+const deltaHead = (wire: number, type: StringDelta): string =>
+  wire < 16 ? (deltaHeads[type][wire] ??= joinDeltaHead(wire, type)) : joinDeltaHead(wire, type);
 
 const usageKeys: ReadonlyArray<keyof Usage> = [
   'inputTokens',
@@ -66,7 +85,9 @@ const usageKeys: ReadonlyArray<keyof Usage> = [
 /** Later counters win unless they are zero where an earlier event had a real count. */
 function mergeUsage(a: Partial<Usage>, b: Partial<Usage>): Partial<Usage> {
   const out: Partial<Usage> = { ...a };
-  for (const k of usageKeys) {
+  // Indexed: run a few times a stream, not optimized, a `for...of` makes an iterator result per key.
+  for (let i = 0; i < usageKeys.length; i++) {
+    const k = usageKeys[i];
     const v = b[k];
     if (v !== undefined && (v !== 0 || out[k] === undefined)) out[k] = v;
   }
@@ -80,21 +101,22 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
   #started = false;
   #done = false;
   #usage: Partial<Usage> = {};
-  /** A string delta's frame list, one for the stream (ClientStreamEncoder: valid until the next push). */
-  readonly #one: SseFrame[] = [];
+  /** What a push hands back, one array for the stream (ClientStreamEncoder: valid until the next push). */
+  readonly #frames = new Batch<SseFrame>();
 
   constructor(request: ChatRequest) {
     this.#model = request.model;
   }
 
   push(e: StreamEvent): SseFrame[] {
-    if (this.#done) return [];
-    const delta = this.#openDelta(e);
-    if (delta !== undefined) {
-      this.#one[0] = delta;
-      return this.#one;
+    const out = this.#frames;
+    if (!this.#done) {
+      const delta = this.#openDelta(e);
+      if (delta !== undefined) return out.only(delta);
     }
-    const out: SseFrame[] = [];
+    // Frames of a push that threw half-way are not sent with this one.
+    out.clear();
+    if (this.#done) return out.take();
     switch (e.type) {
       case 'start':
         if (e.usage) this.#usage = mergeUsage(this.#usage, e.usage);
@@ -167,12 +189,12 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
       default:
         return assertNever(e, 'stream event');
     }
-    return out;
+    return out.take();
   }
 
   /**
    * A string delta for a block already open, the event nearly every upstream chunk makes: its one
-   * frame, without the frame list the other events fill (issue #28). Anything else: undefined, and
+   * frame, without the general path below (issue #28). Anything else: undefined, and
    * `push` takes the general path (which gives the same frame for these).
    */
   #openDelta(e: StreamEvent): SseFrame | undefined {
@@ -207,7 +229,7 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
   }
 
   /** Lazily, so a stream whose upstream never sent 'start' still opens with message_start. */
-  #start(out: SseFrame[], id?: string): void {
+  #start(out: Batch<SseFrame>, id?: string): void {
     if (this.#started) return;
     this.#started = true;
     const message = {
@@ -224,39 +246,50 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
   }
 
   /** Opens the block for an IR index unless it exists; returns the block (whatever its kind). */
-  #open(out: SseFrame[], index: number, kind: BlockKind, fields: Json = {}): Block {
+  #open(out: Batch<SseFrame>, index: number, kind: BlockKind, fields?: Json): Block {
     const existing = this.#blocks.get(index);
     if (existing) return existing;
     this.#start(out);
     const block: Block = { wire: this.#next++, kind, open: true };
     this.#blocks.set(index, block);
+    const textStart = kind === 'text' && fields === undefined ? textStarts[block.wire] : undefined;
+    if (textStart !== undefined) {
+      out.push({ event: 'content_block_start', data: textStart });
+      return block;
+    }
     const initial: Json = kind === 'text' ? { text: '' } : kind === 'thinking' ? { thinking: '', signature: '' } : {};
     out.push(frame('content_block_start', { index: block.wire, content_block: { type: kind, ...initial, ...fields } }));
     return block;
   }
 
-  #delta(out: SseFrame[], index: number, delta: Json): void {
+  #delta(out: Batch<SseFrame>, index: number, delta: Json): void {
     const block = this.#blocks.get(index);
     if (block?.open) out.push(frame('content_block_delta', { index: block.wire, delta }));
   }
 
-  #stringDelta(out: SseFrame[], index: number, type: StringDelta, value: string): void {
+  #stringDelta(out: Batch<SseFrame>, index: number, type: StringDelta, value: string): void {
     const block = this.#blocks.get(index);
     if (block?.open) out.push(deltaFrame(block.wire, type, value));
   }
 
-  #close(out: SseFrame[], index: number): void {
+  #close(out: Batch<SseFrame>, index: number): void {
     const block = this.#blocks.get(index);
     if (!block?.open) return;
     block.open = false;
-    out.push(frame('content_block_stop', { index: block.wire }));
+    const stop = blockStops[block.wire];
+    out.push(
+      stop === undefined
+        ? frame('content_block_stop', { index: block.wire })
+        : { event: 'content_block_stop', data: stop },
+    );
   }
 
-  #finish(out: SseFrame[], e: Extract<StreamEvent, { type: 'finish' }>): void {
+  #finish(out: Batch<SseFrame>, e: Extract<StreamEvent, { type: 'finish' }>): void {
     this.#start(out);
     const failed = failedFinish(e.finish);
     if (failed) return this.#error(out, failed);
-    for (const [index] of [...this.#blocks].sort((a, b) => a[1].wire - b[1].wire)) this.#close(out, index);
+    // In wire order: blocks are numbered as they open, which is the map's order (no copy and sort).
+    for (const index of this.#blocks.keys()) this.#close(out, index);
     this.#usage = mergeUsage(this.#usage, e.usage);
     out.push(
       frame('message_delta', {
@@ -264,12 +297,12 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
         usage: wireUsageOf(this.#usage),
       }),
     );
-    out.push(frame('message_stop', {}));
+    out.push({ event: 'message_stop', data: messageStop });
     this.#done = true;
   }
 
   /** An error after the first byte travels inside the stream, in the family's error shape. */
-  #error(out: SseFrame[], err: GatewayError): void {
+  #error(out: Batch<SseFrame>, err: GatewayError): void {
     out.push({ event: 'error', data: JSON.stringify(errorBodyOf(err)) });
     this.#done = true;
   }

@@ -26,10 +26,14 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
   #started = false;
   #nextIndex = 0;
   #open: OpenPart | undefined;
-  /** Tool calls by the wire's `tool_calls[].index`: fragments are matched by index, not by id. */
-  #tools = new Map<number, ToolState>();
+  /**
+   * Tool calls by the wire's `tool_calls[].index`: fragments are matched by index, not by id. Made
+   * at the first call, as the next map is (issue #28: most streams call no tool, and two empty maps
+   * were ~120 bytes each a stream).
+   */
+  #tools: Map<number, ToolState> | undefined;
   /** Wire index by call id, for servers that omit `index`. */
-  #toolIds = new Map<string, number>();
+  #toolIds: Map<string, number> | undefined;
   #finish: ChatFinish | undefined;
   #usage: Usage | undefined;
   /** Text chunks read without parsing them whole (chat-text-template.ts). */
@@ -120,14 +124,14 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
     const fn = isObject(tc.function) ? tc.function : {};
     const fragment = typeof fn.arguments === 'string' ? fn.arguments : '';
     const wireIndex = typeof tc.index === 'number' ? tc.index : this.#wireIndexWithoutIndex(tc);
-    const known = this.#tools.get(wireIndex);
+    const known = this.#tools?.get(wireIndex);
     if (!known) {
       this.#closeOpen();
       const index = this.#nextIndex++;
-      this.#tools.set(wireIndex, { index, closed: false });
+      (this.#tools ??= new Map()).set(wireIndex, { index, closed: false });
       this.#open = { kind: 'tool', index, wireIndex };
       const id = typeof tc.id === 'string' ? tc.id : `call_${wireIndex}`;
-      this.#toolIds.set(id, wireIndex);
+      (this.#toolIds ??= new Map()).set(id, wireIndex);
       this.#out.push({ type: 'tool-input-start', index, id, name: typeof fn.name === 'string' ? fn.name : '' });
       if (fragment !== '') this.#out.push({ type: 'tool-input-delta', index, json: fragment });
       return;
@@ -169,8 +173,9 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
 
   /** Servers that omit `index` (some compatible ones) name the call by id, or continue the open one. */
   #wireIndexWithoutIndex(tc: Json): number {
-    if (typeof tc.id === 'string') return this.#toolIds.get(tc.id) ?? this.#tools.size;
-    return this.#open?.kind === 'tool' ? this.#open.wireIndex : this.#tools.size;
+    const calls = this.#tools?.size ?? 0;
+    if (typeof tc.id === 'string') return this.#toolIds?.get(tc.id) ?? calls;
+    return this.#open?.kind === 'tool' ? this.#open.wireIndex : calls;
   }
 
   #openPart(kind: 'text' | 'reasoning' | 'refusal'): number {
@@ -195,7 +200,7 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
         this.#out.push({ type: 'reasoning-end', index: open.index });
         break;
       case 'tool': {
-        const t = this.#tools.get(open.wireIndex);
+        const t = this.#tools?.get(open.wireIndex);
         if (t) t.closed = true;
         this.#out.push({ type: 'tool-input-end', index: open.index });
         break;

@@ -69,6 +69,10 @@ t.test("the stream's BOM is dropped once, however the first reads cut it; a late
     [[], [0xef, 0xbb], [0xbf], [0x41], bom],
     [[0x41], bom, [0x42]],
     [[...bom, ...bom], [0x41]],
+    // Text read whole before the decoder has given any (an empty first read made it), then a BOM
+    // cut between reads: text, as the stream's text had begun.
+    [[], [0x41], [0xef, 0xbb], [0xbf, 0x42]],
+    [[0x41], [0xef], [0xbb, 0xbf], [0x42]],
   ];
   for (const c of cases) {
     const { want, got } = both(c.map((b) => Buffer.from(b)));
@@ -76,4 +80,10 @@ t.test("the stream's BOM is dropped once, however the first reads cut it; a late
   }
   t.same(both([Buffer.from([...bom, 0x41]), Buffer.from([0x42])]).got, ['A', 'B']);
   t.same(both([Buffer.from([0x41]), Buffer.from([...bom, 0x42])]).got, ['A', '\ufeffB']);
+  t.same(both([Buffer.from([]), Buffer.from([0x41]), Buffer.from([0xef, 0xbb]), Buffer.from([0xbf])]).got, [
+    '',
+    'A',
+    '',
+    '\ufeff',
+  ]);
 });
