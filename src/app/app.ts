@@ -134,8 +134,6 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Gat
     state.services = services;
     state.timings = {};
     startRequestTrace(ctx, started);
-    // Koa's `ctx.set` builds three arrays per call; no header has been sent yet here.
-    ctx.res.setHeader('x-request-id', state.requestId);
     const deadline = receiveDeadline(ctx.req, ctx.res, bodyTimeoutMs, bodyTimedOut, state);
     const stream = format ? watchEventStream(ctx.res) : undefined;
     if (format) noteRequest(ctx, state, started, stream);
@@ -177,6 +175,12 @@ function requestScope(services: Services, formats: readonly FormatModule[]): Gat
       if (err.headers) ctx.set(err.headers);
       state.outcome = state.outcome ?? err.kind;
     } finally {
+      // The id goes on every answer Koa sends, set last: a response that writes its own head
+      // (streams, relays, the body deadline's 408) names it in that head, which Node then writes
+      // in one step; one header set before any handler sent every such head through Node's
+      // header-by-header path (~1.7 KB a stream, bench/RESULTS.md "Session 13"). Koa's `ctx.set`
+      // builds three arrays per call.
+      if (!ctx.headerSent && ctx.respond !== false) ctx.res.setHeader('x-request-id', state.requestId);
       // A body Koa sends after this: its record is in the store first (streams commit before
       // their final event, src/families/chat/).
       if (format && ctx.respond !== false && !ctx.headerSent) await commitUsage(state, state.status ?? ctx.status);

@@ -211,19 +211,36 @@ const ms = (v: number | undefined): number | undefined => (v === undefined ? und
  */
 export function watchEventStream(res: ServerResponse): EventStreamWatch {
   const seen: EventStreamWatch = { chunks: 0 };
-  (res as Watched)[watchKey] = { seen, isStream: undefined };
+  (res as Watched)[watchKey] = { seen, isStream: undefined, headType: undefined };
   res.write = countedWrite as ServerResponse['write'];
+  res.writeHead = notedWriteHead as ServerResponse['writeHead'];
   return seen;
 }
 
 const watchKey = Symbol('polygate.eventStreamWatch');
-type Watched = ServerResponse & { [watchKey]: { seen: EventStreamWatch; isStream: boolean | undefined } };
+type Watched = ServerResponse & {
+  [watchKey]: { seen: EventStreamWatch; isStream: boolean | undefined; headType: string | undefined };
+};
 const plainWrite = ServerResponse.prototype.write as (...args: unknown[]) => boolean;
+const plainWriteHead = ServerResponse.prototype.writeHead as (...args: unknown[]) => ServerResponse;
+
+/**
+ * A head written whole (`writeHead(status, headers)` with no header set before, as streams and
+ * relays write theirs) is not kept where `getHeader` reads: its content type is noted here.
+ */
+function notedWriteHead(this: Watched, ...args: unknown[]): ServerResponse {
+  const headers = args[args.length - 1];
+  if (headers !== null && typeof headers === 'object' && !Array.isArray(headers)) {
+    const type = (headers as Record<string, unknown>)['content-type'];
+    if (type !== undefined) this[watchKey].headType = String(type);
+  }
+  return plainWriteHead.apply(this, args);
+}
 
 function countedWrite(this: Watched, ...args: unknown[]): boolean {
   const w = this[watchKey];
   // Headers are out before the first body write, so the content type is known by then.
-  w.isStream ??= String(this.getHeader('content-type') ?? '').startsWith('text/event-stream');
+  w.isStream ??= String(this.getHeader('content-type') ?? w.headType ?? '').startsWith('text/event-stream');
   if (w.isStream) {
     w.seen.firstByteAt ??= performance.now();
     w.seen.chunks++;

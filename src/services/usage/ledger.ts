@@ -525,7 +525,8 @@ export class Ledger {
   #countScope(scope: string, w: Windows, cost: number, tokens: number): void {
     let periods = this.#pending.get(scope);
     if (periods === undefined) this.#pending.set(scope, (periods = new Map()));
-    for (const p of budgetPeriods) countIn(periods, w[p].bucket, cost, tokens);
+    // Indexed: a `for…of` made an iterator result per period (~0.3 KB a request, run before V8 optimizes it).
+    for (let i = 0; i < budgetPeriods.length; i++) countIn(periods, w[budgetPeriods[i]].bucket, cost, tokens);
     if (periods.size === 0) this.#pending.delete(scope);
   }
 
