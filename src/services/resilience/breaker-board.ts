@@ -8,7 +8,7 @@ import { breakerRouteState, breakerState, breakerStates } from '../../infra/metr
 import { CircuitBreaker, type BreakerState } from './circuit-breaker.ts';
 
 export class BreakerBoard {
-  readonly #breakers = new Map<string, { provider: string; model: string; breaker: CircuitBreaker }>();
+  /** Each provider's breakers by upstream model: the one record of them (listing and lookup alike). */
   readonly #byProvider = new Map<string, Map<string, CircuitBreaker>>();
   /** Where breaker transitions are logged. */
   readonly #log: Logger | undefined;
@@ -25,22 +25,23 @@ export class BreakerBoard {
     if (!breaker) {
       breaker = new CircuitBreaker((state, why) => this.#changed(provider, model, state, why));
       models.set(model, breaker);
-      this.#breakers.set(`${provider}\u0000${model}`, { provider, model, breaker });
     }
     return breaker;
   }
 
   /** Every route's breaker as it is now, for the operator (GET /admin/providers). */
   routes(): { provider: string; model: string; breaker: CircuitBreaker }[] {
-    return [...this.#breakers.values()];
+    const out: { provider: string; model: string; breaker: CircuitBreaker }[] = [];
+    for (const [provider, models] of this.#byProvider)
+      for (const [model, breaker] of models) out.push({ provider, model, breaker });
+    return out;
   }
 
   #changed(provider: string, model: string, state: BreakerState, why: string): void {
     breakerRouteState.set({ provider, upstream_model: model }, breakerStates[state]);
     // The provider's series is its worst route: the dashboard panel shows providers.
     let worst = 0;
-    for (const b of this.#breakers.values())
-      if (b.provider === provider) worst = Math.max(worst, breakerStates[b.breaker.state]);
+    for (const b of this.#byProvider.get(provider)?.values() ?? []) worst = Math.max(worst, breakerStates[b.state]);
     breakerState.set({ provider }, worst);
     const line = { provider, upstream_model: model, breaker: state, reason: why };
     if (state === 'open') this.#log?.warn(line, 'circuit breaker opened');
