@@ -284,10 +284,8 @@ function serveRoute(
   };
   const warnings = new RouteWarnings(state, format, upstreamFormat);
   const warn = warnings.warn;
-  const headers: Record<string, string> = {
-    'x-polygate-route': routeHeader(route.provider, route.model),
-    'x-request-id': state.requestId,
-  };
+  // A JSON answer's x-request-id is the request scope's (src/app/app.ts); a stream names it in its own head.
+  const headers: Record<string, string> = { 'x-polygate-route': routeHeader(route.provider, route.model) };
 
   const hosted = provider.wireFormat ? upstreamCodecOf(provider.wireFormat).hostedTools : noHostedTools;
   // Web search and fetch the upstream cannot run: run by polygate where the route says so (#27).
@@ -365,6 +363,7 @@ async function serveStream(
   });
   const { first, rest } = await firstEvent(events);
   warnings.addTo(headers);
+  headers['x-request-id'] = state.requestId;
   ctx.respond = false;
   openStreams.inc({ family: format.metricLabel });
   state.streaming = true;
